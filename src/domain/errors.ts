@@ -1,0 +1,81 @@
+/**
+ * Request error codes: exactly the codes of SPEC part 7, plus RATE_LIMIT_EXCEEDED
+ * (a 429 other than the spending limit, which the spec allows: "a 429 with another code").
+ */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  API_KEY_LIMIT_REACHED: 400,
+  WEBHOOK_API_KEY_NOT_FOUND: 400,
+  DESTINATIONS_INVALID_PROVIDER: 400,
+  UNAUTHORIZED: 401,
+  INVALID_TOKEN: 401,
+  TOKEN_EXPIRED: 401,
+  INSUFFICIENT_SCOPE: 403,
+  SCOPE_ESCALATION: 403,
+  TASK_NOT_FOUND: 404,
+  API_KEY_NOT_FOUND: 404,
+  DESTINATION_NOT_FOUND: 404,
+  WEBHOOK_NOT_FOUND: 404,
+  NOT_FOUND: 404,
+  DESTINATION_NAME_TAKEN: 409,
+  INSUFFICIENT_BALANCE: 422,
+  SPENDING_LIMIT_EXCEEDED: 429,
+  RATE_LIMIT_EXCEEDED: 429,
+  INTERNAL_SERVER_ERROR: 500,
+  UNKNOWN_ERROR: 500,
+  ENQUEUE_FAILED: 500,
+  DESTINATION_TEST_FAILED: 502,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Codes whose body never carries a message (SPEC part 7). */
+const SILENT_CODES: ReadonlySet<ErrorCode> = new Set([
+  'TASK_NOT_FOUND',
+  'API_KEY_NOT_FOUND',
+  'INVALID_TOKEN',
+  'TOKEN_EXPIRED',
+]);
+
+export interface ScopeDetails {
+  required?: string[];
+  current?: string[];
+  requested?: string[];
+  allowed?: string[];
+}
+
+/**
+ * The one request error. Services throw it; the API's error handler turns it into the
+ * flat `{ code, message? }` body with the status from ERROR_STATUS.
+ */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly scopes?: ScopeDetails;
+  /** Status override: 413 VALIDATION_ERROR on an oversized upload body. */
+  readonly statusOverride?: number;
+
+  constructor(code: ErrorCode, message?: string, options: { scopes?: ScopeDetails; status?: number } = {}) {
+    super(message ?? code);
+    this.name = 'AppError';
+    this.code = code;
+    this.scopes = options.scopes;
+    this.statusOverride = options.status;
+    this.silent = !message || SILENT_CODES.has(code);
+  }
+
+  /** True when the body must not carry a message. */
+  readonly silent: boolean;
+
+  get status(): number {
+    return this.statusOverride ?? ERROR_STATUS[this.code];
+  }
+
+  toBody(): { code: ErrorCode; message?: string; scopes?: ScopeDetails } {
+    const body: { code: ErrorCode; message?: string; scopes?: ScopeDetails } = { code: this.code };
+    if (!this.silent) body.message = this.message;
+    if (this.scopes) body.scopes = this.scopes;
+    return body;
+  }
+}
+
+export const isAppError = (err: unknown): err is AppError => err instanceof AppError;

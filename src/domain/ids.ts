@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Uniform base62 text from secure random bytes (rejection sampling, no modulo bias). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+let lastMillis = 0;
+let counter = 0;
+
+/**
+ * Time-sortable id: `prefix_` + 9 chars of milliseconds + 3 chars of a per-millisecond
+ * counter (base36, fixed width) + 10 random base62 chars. Ids made later sort later,
+ * even within one millisecond, so listings can page by id.
+ */
+export function sortableId(prefix: string, now: number = Date.now()): string {
+  if (now <= lastMillis) {
+    counter += 1;
+    now = lastMillis;
+  } else {
+    lastMillis = now;
+    counter = 0;
+  }
+  const time = now.toString(36).padStart(9, '0');
+  const seq = (counter % 46656).toString(36).padStart(3, '0');
+  return `${prefix}_${time}${seq}${randomBase62(10)}`;
+}
+
+/** Opaque random id: `prefix_` + 22 base62 chars (~131 bits). */
+export const randomId = (prefix: string): string => `${prefix}_${randomBase62(22)}`;

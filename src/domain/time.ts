@@ -1,0 +1,13 @@
+/** Timestamps are ISO 8601 with milliseconds in UTC ("2026-11-22T08:00:00.000Z"). */
+export const isoTime = (millis: number): string => new Date(millis).toISOString();
+
+const DURATION = /^(\d+)(ms|s|m|h|d)$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** Parses "90s", "15m", "1h", "30d" into milliseconds, or null. */
+export function parseDuration(text: string): number | null {
+  const match = DURATION.exec(text.trim());
+  if (!match) return null;
+  const value = Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+  return value > 0 && Number.isSafeInteger(value) ? value : null;
+}

@@ -1,0 +1,215 @@
+import { access, open, unlink, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Low } from 'lowdb';
+import { fsyncDir } from './durable-fs.js';
+import { readJournal, StoreCorruptError } from './journal/journal-reader.js';
+import { JournalWriter } from './journal/journal-writer.js';
+import { encodeRecord, type JournalRecord } from './journal/record.js';
+import { acquireLock } from './lock.js';
+import { SnapshotFile, type SnapshotData } from './snapshot-file.js';
+import { applyOp, State } from './state.js';
+
+export interface JournalEngineOptions {
+  /** Folder of the store's files; created 0700 if missing. */
+  dir: string;
+  /** Write a snapshot and cut the journal once it passes this many bytes. @default 67108864 */
+  snapshotEveryBytes?: number;
+  /** Write a snapshot on close when the journal holds anything, so the next start is fast. @default true */
+  snapshotOnClose?: boolean;
+  log?: (message: string) => void;
+  /** Called once if the journal cannot be written: memory is then ahead of disk and the process must stop. */
+  onFatal?: (err: Error) => void;
+}
+
+export class StoreClosedError extends Error {}
+
+const fileExists = (path: string): Promise<boolean> =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+/**
+ * The journaled store's engine: in-memory state, an append-only checksummed journal with
+ * group commit, and snapshots through lowdb. Start-up = snapshot + replay.
+ *
+ * Files in `dir`: LOCK, journal.jsonl, journal.old.jsonl (only between a journal cut and
+ * the snapshot that makes it redundant), snapshot.json.
+ */
+export class JournalEngine {
+  readonly state: State;
+  private seq: number;
+  private snapshotting: Promise<void> | null = null;
+  private snapshotFailure: Error | null = null;
+  private closed = false;
+  private fatalReported = false;
+
+  private constructor(
+    private readonly options: Required<Omit<JournalEngineOptions, 'onFatal'>> & Pick<JournalEngineOptions, 'onFatal'>,
+    state: State,
+    seq: number,
+    private readonly writer: JournalWriter,
+    private readonly snapshotDb: Low<SnapshotData>,
+    private readonly releaseLock: () => Promise<void>,
+  ) {
+    this.state = state;
+    this.seq = seq;
+  }
+
+  static async open(options: JournalEngineOptions): Promise<JournalEngine> {
+    const opts = { snapshotEveryBytes: 64 * 1024 * 1024, snapshotOnClose: true, log: () => undefined, ...options };
+    await mkdir(opts.dir, { recursive: true, mode: 0o700 });
+    const releaseLock = await acquireLock(join(opts.dir, 'LOCK'));
+    try {
+      const paths = storePaths(opts.dir);
+      const state = new State();
+      const snapshotDb = new Low<SnapshotData>(new SnapshotFile(paths.snapshot), { seq: 0, collections: {} });
+      await snapshotDb.read();
+      loadCollections(state, snapshotDb.data);
+      const snapshotSeq = snapshotDb.data.seq;
+      let seq = snapshotSeq;
+
+      const replay = (file: string) => (record: JournalRecord) => {
+        if (record.seq <= snapshotSeq) return;
+        if (record.seq !== seq + 1) {
+          throw new StoreCorruptError(`${file}: record seq ${record.seq} follows seq ${seq}; records are missing. Refusing to start.`);
+        }
+        try {
+          applyOp(state, record.op, record.p);
+        } catch (err) {
+          throw new StoreCorruptError(`${file}: record seq ${record.seq} (${record.op}) cannot be applied: ${(err as Error).message}`);
+        }
+        seq = record.seq;
+      };
+
+      const hadOld = await fileExists(paths.old);
+      if (hadOld) await readJournal(paths.old, replay('journal.old.jsonl'), { allowTornTail: false });
+      const hasJournal = await fileExists(paths.journal);
+      if (hasJournal) {
+        const result = await readJournal(paths.journal, replay('journal.jsonl'), { allowTornTail: true });
+        if (result.droppedTail) {
+          opts.log(`store: ${result.droppedTail}`);
+          await truncateDurably(paths.journal, result.goodBytes);
+        }
+      }
+
+      if (hadOld) {
+        // A cut whose snapshot never landed: fold both journals into a snapshot now,
+        // before any new write, so the next cut never overwrites journal.old.jsonl.
+        await snapshotDb.adapter.write(captureState(state, seq));
+        await unlink(paths.old);
+        if (hasJournal) await truncateDurably(paths.journal, 0);
+        await fsyncDir(opts.dir);
+      }
+
+      const writer = await JournalWriter.open(paths.journal, paths.old);
+      return new JournalEngine(opts, state, seq, writer, snapshotDb, releaseLock);
+    } catch (err) {
+      await releaseLock();
+      throw err;
+    }
+  }
+
+  /** Last sequence number applied. */
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  /**
+   * Applies an op to the state now (so checks made in the same tick see it) and resolves
+   * once its journal record is durable. The payload is stored as its JSON round-trip, so
+   * live state equals replayed state exactly.
+   */
+  commit(op: string, payload: unknown): Promise<void> {
+    if (this.closed) return Promise.reject(new StoreClosedError('the store is closed'));
+    if (this.writer.failed) return Promise.reject(this.writer.failed);
+    const canonical: unknown = JSON.parse(JSON.stringify(payload));
+    applyOp(this.state, op, canonical);
+    this.seq += 1;
+    const written = this.writer.append(encodeRecord({ seq: this.seq, t: Date.now(), op, p: canonical }));
+    if (this.writer.bytes >= this.options.snapshotEveryBytes) void this.snapshot();
+    return written.catch((err: Error) => {
+      this.reportFatal(err);
+      throw err;
+    });
+  }
+
+  /**
+   * Writes a snapshot of the state as of now and cuts the journal. The state is captured
+   * and the journal cut in the same tick; serialising happens while writes go on.
+   */
+  snapshot(): Promise<void> {
+    if (this.snapshotting) return this.snapshotting;
+    if (this.snapshotFailure) return Promise.resolve();
+    const data = captureState(this.state, this.seq);
+    const cut = this.writer.rotate();
+    const paths = storePaths(this.options.dir);
+    this.snapshotting = (async () => {
+      await cut;
+      await this.snapshotDb.adapter.write(data);
+      await unlink(paths.old);
+      await fsyncDir(this.options.dir);
+    })()
+      .catch((err: Error) => {
+        // The journals still hold everything; the next start folds them into a snapshot.
+        this.snapshotFailure = err;
+        this.options.log(`store: snapshot failed, journal kept (${err.message})`);
+      })
+      .finally(() => {
+        this.snapshotting = null;
+      });
+    return this.snapshotting;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.writer.drain();
+    if (this.snapshotting) await this.snapshotting;
+    if (this.options.snapshotOnClose && this.writer.bytes > 0 && !this.writer.failed) await this.snapshot();
+    await this.writer.close();
+    await this.releaseLock();
+  }
+
+  private reportFatal(err: Error): void {
+    if (this.fatalReported) return;
+    this.fatalReported = true;
+    this.options.log(`store: journal write failed, refusing further writes: ${err.message}`);
+    this.options.onFatal?.(err);
+  }
+}
+
+const storePaths = (dir: string) => ({
+  journal: join(dir, 'journal.jsonl'),
+  old: join(dir, 'journal.old.jsonl'),
+  snapshot: join(dir, 'snapshot.json'),
+});
+
+function captureState(state: State, seq: number): SnapshotData {
+  const collections: Record<string, unknown[]> = {};
+  const counts: Record<string, number> = {};
+  for (const collection of state.collections()) {
+    collections[collection.name] = collection.capture();
+    counts[collection.name] = collections[collection.name].length;
+  }
+  return { seq, collections, counts };
+}
+
+function loadCollections(state: State, data: SnapshotData): void {
+  const known = new Map(state.collections().map((collection) => [collection.name, collection]));
+  for (const [name, records] of Object.entries(data.collections)) {
+    const collection = known.get(name);
+    if (!collection) throw new StoreCorruptError(`snapshot.json: unknown collection "${name}". Refusing to start.`);
+    for (const record of records) collection.put(record as { id: string });
+  }
+}
+
+async function truncateDurably(path: string, length: number): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.truncate(length);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,23 @@
+import { JournalEngine, type JournalEngineOptions } from './journal-engine.js';
+import { createAccountRepo } from './repos/accounts.js';
+import { createApiKeyRepo } from './repos/api-keys.js';
+import type { AccountRepo, ApiKeyRepo, Store } from './types.js';
+
+/** The journaled JSON store: the Store interface over a JournalEngine. */
+export class JsonStore implements Store {
+  readonly accounts: AccountRepo;
+  readonly apiKeys: ApiKeyRepo;
+
+  private constructor(readonly engine: JournalEngine) {
+    this.accounts = createAccountRepo(engine);
+    this.apiKeys = createApiKeyRepo(engine);
+  }
+
+  static async open(options: JournalEngineOptions): Promise<JsonStore> {
+    return new JsonStore(await JournalEngine.open(options));
+  }
+
+  close(): Promise<void> {
+    return this.engine.close();
+  }
+}
