@@ -1,0 +1,20 @@
+import { Hono } from 'hono';
+import { randomId } from '../domain/ids.js';
+import { createErrorHandler, notFound } from './errors.js';
+import { registerRoutes } from './routes.js';
+import type { ApiDeps, ApiEnv } from './types.js';
+
+/** Builds the HTTP API over the given services; it owns no state of its own. */
+export function createApi(deps: ApiDeps): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  app.use('*', async (c, next) => {
+    const requestId = randomId('req');
+    c.set('requestId', requestId);
+    await next();
+    c.header('x-request-id', requestId);
+  });
+  registerRoutes(app, deps);
+  app.notFound(notFound);
+  app.onError(createErrorHandler(deps.log));
+  return app;
+}

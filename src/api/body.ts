@@ -1,0 +1,36 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { z } from 'zod';
+import { toSchemaIssues } from './schema-issues.js';
+
+/**
+ * Route families shape their schema rejections differently (SPEC part 7):
+ * `image` (/image/*, /video/*) echoes the body; `resource` (/tasks, /api-key, /webhook,
+ * /destinations) lists the issues under `errors`.
+ */
+export type SchemaFamily = 'image' | 'resource';
+
+const reject = (response: Response): never => {
+  throw new HTTPException(400, { res: response });
+};
+
+/**
+ * Reads a JSON body and validates it. A body that is not JSON gets the plain-text 400; a
+ * body that fails the schema gets the family's rejection shape. An empty body counts as `{}`.
+ */
+export async function parseJsonBody<S extends z.ZodType>(c: Context, schema: S, family: SchemaFamily): Promise<z.infer<S>> {
+  const text = await c.req.text();
+  let input: unknown = {};
+  if (text.trim() !== '') {
+    try {
+      input = JSON.parse(text);
+    } catch {
+      reject(new Response('Malformed JSON in request body', { status: 400, headers: { 'content-type': 'text/plain; charset=UTF-8' } }));
+    }
+  }
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issues = toSchemaIssues(result.error, input);
+  const body = family === 'image' ? { data: input, error: issues, success: false } : { success: false, errors: issues };
+  return reject(Response.json(body, { status: 400 }));
+}

@@ -1,0 +1,60 @@
+import type { Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { z } from 'zod';
+import { AppError, type ErrorCode } from '../domain/errors.js';
+import type { Principal, RouteGuard } from '../services/auth.js';
+import { parseJsonBody, type SchemaFamily } from './body.js';
+import type { ApiDeps, ApiEnv } from './types.js';
+
+export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
+
+/** Everything known about a route: used to mount it and, later, to describe it. */
+export interface RouteSpec<S extends z.ZodType | undefined = z.ZodType | undefined> {
+  method: Method;
+  /** Hono path syntax: `/api-key/:id`. */
+  path: string;
+  summary: string;
+  /** Credentials and scope; omitted for public routes. */
+  guard?: RouteGuard;
+  family: SchemaFamily;
+  body?: S;
+  /** Status of a successful answer. */
+  status: number;
+  /** Request error codes the route can answer with, beyond the auth ones. */
+  errors?: ErrorCode[];
+}
+
+export interface RouteInput<S> {
+  principal: Principal;
+  body: S extends z.ZodType ? z.infer<S> : undefined;
+}
+
+/** Every mounted route, in order, for the API description and for tests. */
+export const mountedRoutes: RouteSpec[] = [];
+
+/**
+ * Mounts a route: authenticate → authorize → bounded body → validate → handler. Auth runs
+ * before the body is read, so an anonymous caller never gets to make the server parse.
+ */
+export function addRoute<S extends z.ZodType | undefined>(
+  app: Hono<ApiEnv>,
+  deps: ApiDeps,
+  spec: RouteSpec<S>,
+  handler: (c: Context<ApiEnv>, input: RouteInput<S>) => Promise<Response> | Response,
+): void {
+  if (!mountedRoutes.some((r) => r.method === spec.method && r.path === spec.path)) mountedRoutes.push(spec as RouteSpec);
+  const limit = bodyLimit({
+    maxSize: deps.config.server.bodyLimitBytes,
+    onError: (c) => c.json(new AppError('VALIDATION_ERROR', `the request body is larger than ${deps.config.server.bodyLimitBytes} bytes`).toBody(), 413),
+  });
+  app.on(spec.method.toUpperCase(), spec.path, limit, async (c) => {
+    let principal = undefined as unknown as Principal;
+    if (spec.guard) {
+      principal = await deps.auth.authenticate(c.req.header('authorization'));
+      deps.auth.authorize(principal, spec.guard);
+      c.set('principal', principal);
+    }
+    const body = spec.body ? await parseJsonBody(c, spec.body, spec.family) : undefined;
+    return handler(c, { principal, body: body as RouteInput<S>['body'] });
+  });
+}

@@ -1,0 +1,45 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { parseUsd } from '../../../domain/money.js';
+import { ALL_SCOPES } from '../../../domain/scopes.js';
+import { addRoute } from '../../route.js';
+import type { ApiDeps, ApiEnv } from '../../types.js';
+
+export const CreateApiKeyBody = z.object({
+  name: z.string().min(1).max(64).optional(),
+  /** Defaults to every scope an API key may hold. `keys` and `manage` pass the schema and are refused with SCOPE_ESCALATION. */
+  scopes: z.array(z.enum(ALL_SCOPES)).max(ALL_SCOPES.length * 2).optional(),
+  spendingLimit: z
+    .string()
+    .refine((value) => parseUsd(value) !== null, 'a decimal USD amount such as "25" or "0.5"')
+    .optional(),
+  spendingLimitPeriod: z.enum(['day', 'week', 'month']).optional(),
+});
+export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;
+
+export function registerApiKeysCreate(app: Hono<ApiEnv>, deps: ApiDeps): void {
+  addRoute(
+    app,
+    deps,
+    {
+      method: 'post',
+      path: '/api-key',
+      summary: 'Create an API key; the raw key is in the answer once',
+      guard: { accept: ['accessToken'], scope: 'keys' },
+      family: 'resource',
+      body: CreateApiKeyBody,
+      status: 201,
+      errors: ['API_KEY_LIMIT_REACHED', 'SCOPE_ESCALATION'],
+    },
+    async (c, { principal, body }) => {
+      const created = await deps.apiKeys.create({
+        accountId: principal.accountId,
+        name: body.name,
+        scopes: body.scopes,
+        spendingLimit: body.spendingLimit === undefined ? undefined : parseUsd(body.spendingLimit)!,
+        spendingLimitPeriod: body.spendingLimitPeriod,
+      });
+      return c.json({ data: created }, 201);
+    },
+  );
+}

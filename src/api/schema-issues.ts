@@ -1,0 +1,94 @@
+import type { z } from 'zod';
+
+/** One schema-rejection issue, as SPEC part 7 shapes it. */
+export interface SchemaIssue {
+  path: (string | number)[];
+  code: string;
+  expected: string;
+  actual: string;
+  message: string;
+}
+
+const typeOf = (value: unknown): string => {
+  if (value === undefined) return 'undefined';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+};
+
+const valueAt = (root: unknown, path: PropertyKey[]): unknown => {
+  let value = root;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+};
+
+const shortJson = (value: unknown): string => {
+  const text = JSON.stringify(value) ?? typeOf(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+};
+
+const measure = (value: unknown): string => {
+  if (typeof value === 'string') return `string of length ${value.length}`;
+  if (Array.isArray(value)) return `array of ${value.length} items`;
+  if (typeof value === 'number') return String(value);
+  return typeOf(value);
+};
+
+const bound = (issue: { origin?: string; inclusive?: boolean }, op: '>' | '<', limit: unknown): string => {
+  const cmp = `${op}${issue.inclusive === false ? '' : '='} ${String(limit)}`;
+  switch (issue.origin) {
+    case 'string':
+      return `string of length ${cmp}`;
+    case 'array':
+    case 'set':
+      return `array of ${cmp} items`;
+    default:
+      return `${issue.origin ?? 'value'} ${cmp}`;
+  }
+};
+
+/** Maps zod issues to SPEC issues: every issue carries path, code, expected, actual and message. */
+export function toSchemaIssues(error: z.ZodError, input: unknown): SchemaIssue[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key));
+    const value = valueAt(input, issue.path);
+    let expected: string;
+    let actual = typeOf(value);
+    switch (issue.code) {
+      case 'invalid_type':
+        expected = issue.expected;
+        break;
+      case 'too_small':
+        expected = bound(issue, '>', issue.minimum);
+        actual = measure(value);
+        break;
+      case 'too_big':
+        expected = bound(issue, '<', issue.maximum);
+        actual = measure(value);
+        break;
+      case 'invalid_value':
+        expected = issue.values.map((v) => JSON.stringify(v)).join(' | ');
+        actual = shortJson(value);
+        break;
+      case 'invalid_format':
+        expected = issue.format;
+        actual = shortJson(value);
+        break;
+      case 'unrecognized_keys':
+        expected = 'no other keys';
+        actual = issue.keys.join(', ');
+        break;
+      case 'invalid_union':
+        expected = 'one of the accepted shapes';
+        actual = shortJson(value);
+        break;
+      default:
+        expected = 'a valid value';
+        actual = shortJson(value);
+    }
+    return { path, code: issue.code, expected, actual, message: issue.message };
+  });
+}

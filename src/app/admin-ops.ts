@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { AppError } from '../domain/errors.js';
+import { parseUsd } from '../domain/money.js';
+import { ALL_SCOPES, API_KEY_SCOPES } from '../domain/scopes.js';
+import { parseDuration } from '../domain/time.js';
+import { toAccountView } from '../services/accounts.js';
+import type { Services } from './services.js';
+
+const Usd = z.string().refine((value) => parseUsd(value) !== null, 'expected a USD amount such as 10 or 0.5');
+const ScopeList = (allowed: readonly string[]) =>
+  z
+    .string()
+    .transform((text) => text.split(',').map((s) => s.trim()).filter(Boolean))
+    .refine((scopes) => scopes.every((s) => allowed.includes(s)), `scopes are a comma-separated list of: ${allowed.join(', ')}`);
+
+/**
+ * Operator actions, shared by the CLI (on a stopped server's data dir) and the admin socket
+ * (on a running one), so both paths run the very same code.
+ */
+const OPS = {
+  'accounts.create': {
+    args: z.object({ name: z.string(), credit: Usd.optional() }),
+    run: async (s: Services, a: { name: string; credit?: string }) => toAccountView(await s.accounts.create(a.name, a.credit ? parseUsd(a.credit)! : 0)),
+  },
+  'accounts.credit': {
+    args: z.object({ account: z.string(), amount: Usd, note: z.string().optional() }),
+    run: async (s: Services, a: { account: string; amount: string; note?: string }) => toAccountView(await s.accounts.credit(a.account, parseUsd(a.amount)!, a.note)),
+  },
+  'accounts.list': {
+    args: z.object({}),
+    run: async (s: Services) => (await s.accounts.list()).map((account) => toAccountView(account)),
+  },
+  'accounts.show': {
+    args: z.object({ account: z.string() }),
+    run: async (s: Services, a: { account: string }) => {
+      const account = await s.accounts.find(a.account);
+      return { ...toAccountView(account), keys: await s.apiKeys.list(account.id) };
+    },
+  },
+  'keys.create': {
+    args: z.object({
+      account: z.string(),
+      name: z.string().min(1).max(64).optional(),
+      scopes: ScopeList(ALL_SCOPES).optional(),
+      spendingLimit: Usd.optional(),
+      period: z.enum(['day', 'week', 'month']).optional(),
+    }),
+    run: async (s: Services, a: { account: string; name?: string; scopes?: string[]; spendingLimit?: string; period?: 'day' | 'week' | 'month' }) => {
+      const account = await s.accounts.find(a.account);
+      return s.apiKeys.create({
+        accountId: account.id,
+        name: a.name,
+        scopes: a.scopes,
+        spendingLimit: a.spendingLimit ? parseUsd(a.spendingLimit)! : undefined,
+        spendingLimitPeriod: a.period,
+      });
+    },
+  },
+  'keys.list': {
+    args: z.object({ account: z.string() }),
+    run: async (s: Services, a: { account: string }) => s.apiKeys.list((await s.accounts.find(a.account)).id),
+  },
+  'keys.revoke': {
+    args: z.object({ id: z.string() }),
+    run: async (s: Services, a: { id: string }) => {
+      const key = await s.store.apiKeys.get(a.id);
+      if (!key) throw new AppError('API_KEY_NOT_FOUND', `no API key ${a.id}`);
+      return { ...(await s.apiKeys.revoke(key.accountId, key.id)), revoked: true };
+    },
+  },
+  'tokens.issue': {
+    args: z.object({ account: z.string(), scopes: ScopeList(ALL_SCOPES).optional(), ttl: z.string().optional() }),
+    run: async (s: Services, a: { account: string; scopes?: string[]; ttl?: string }) => {
+      const account = await s.accounts.find(a.account);
+      const ttl = parseDuration(a.ttl ?? s.config.auth.accessTokenTtl);
+      if (ttl === null) throw new AppError('VALIDATION_ERROR', 'ttl is a duration such as 90s, 15m, 1h or 30d');
+      return s.tokens.issueAccessToken(account.id, a.scopes ?? [...ALL_SCOPES], ttl);
+    },
+  },
+} as const;
+
+export type AdminOpName = keyof typeof OPS;
+export const ADMIN_OPS = Object.keys(OPS) as AdminOpName[];
+export { API_KEY_SCOPES };
+
+export const isAdminOp = (name: string): name is AdminOpName => Object.hasOwn(OPS, name);
+
+/** Validates the arguments and runs one operator action. Bad arguments are VALIDATION_ERROR. */
+export async function runAdminOp(services: Services, name: AdminOpName, rawArgs: unknown): Promise<unknown> {
+  const op = OPS[name];
+  const parsed = op.args.safeParse(rawArgs ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new AppError('VALIDATION_ERROR', `${issue.path.join('.') || 'arguments'}: ${issue.message}`);
+  }
+  return (op.run as (s: Services, a: unknown) => Promise<unknown>)(services, parsed.data);
+}

@@ -1,0 +1,68 @@
+import { chmod, unlink } from 'node:fs/promises';
+import { createServer, request, type Server } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { Hono } from 'hono';
+import { AppError, isAppError } from '../domain/errors.js';
+import { isAdminOp, runAdminOp } from './admin-ops.js';
+import type { Services } from './services.js';
+
+/**
+ * The running server's local admin endpoint: HTTP over a Unix socket in the data dir,
+ * mode 0600 inside a 0700 folder, so only the operator's user can reach it. CLI admin
+ * commands use it while `serve` holds the store's lock.
+ */
+export async function listenAdminSocket(services: Services, path: string): Promise<{ close(): Promise<void> }> {
+  const app = new Hono();
+  app.post('/admin/:op', async (c) => {
+    const op = c.req.param('op');
+    if (!isAdminOp(op)) return c.json({ code: 'NOT_FOUND', message: `no admin operation ${op}` }, 404);
+    const args = await c.req.json().catch(() => ({}));
+    return c.json({ data: await runAdminOp(services, op, args) });
+  });
+  app.onError((err, c) => {
+    if (isAppError(err)) return c.json(err.toBody(), err.status as 400);
+    services.log(`admin: ${err.stack ?? err.message}`);
+    return c.json({ code: 'INTERNAL_SERVER_ERROR', message: err.message }, 500);
+  });
+  await unlink(path).catch(() => undefined); // left by a crashed server; we hold the lock now
+  const server: Server = createServer(getRequestListener(app.fetch));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(path, () => resolve());
+  });
+  await chmod(path, 0o600);
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }).then(() => unlink(path).catch(() => undefined)),
+  };
+}
+
+/** Calls an admin operation on a running server through its socket. */
+export function callAdminSocket(path: string, op: string, args: unknown): Promise<unknown> {
+  const payload = JSON.stringify(args ?? {});
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { socketPath: path, method: 'POST', path: `/admin/${op}`, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => {
+          let body: { data?: unknown; code?: string; message?: string };
+          try {
+            body = JSON.parse(text);
+          } catch {
+            return reject(new Error(`the admin socket answered ${res.statusCode} with no JSON`));
+          }
+          if (res.statusCode === 200) return resolve(body.data);
+          reject(new AppError((body.code ?? 'INTERNAL_SERVER_ERROR') as never, body.message ?? 'admin operation failed'));
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}

@@ -1,0 +1,37 @@
+import { Command, CommanderError } from 'commander';
+import { registerAccountCommands } from './commands/accounts.js';
+import { registerKeyCommands } from './commands/keys.js';
+import { registerServeCommand } from './commands/serve.js';
+import { registerTokenCommands } from './commands/tokens.js';
+import { EXIT } from './output.js';
+
+const program = new Command('imgtask')
+  .description('Self-hosted asynchronous image task service')
+  .option('--data <dir>', 'data dir (env IMGTASK_DATA, default ./data)')
+  .option('--config <file>', 'config file merged over config/default.json (env IMGTASK_CONFIG)')
+  .showHelpAfterError(false)
+  .exitOverride()
+  .configureOutput({
+    // One line for usage errors, never the whole help.
+    outputError: (text, write) => write(`imgtask: ${text.replace(/^error: /, '').trim()}\n`),
+  });
+
+registerServeCommand(program);
+registerAccountCommands(program);
+registerKeyCommands(program);
+registerTokenCommands(program);
+for (const command of program.commands) {
+  command.exitOverride();
+  for (const sub of command.commands) sub.exitOverride();
+}
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    const helpShown = err.code === 'commander.helpDisplayed' || err.code === 'commander.help' || err.code === 'commander.version';
+    process.exit(helpShown ? EXIT.ok : EXIT.usage);
+  }
+  process.stderr.write(`imgtask: ${(err as Error).message}\n`);
+  process.exit(EXIT.failure);
+}

@@ -1,0 +1,111 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ConfigSchema, type Config } from './schema.js';
+
+const DEFAULT_FILE = new URL('../../config/default.json', import.meta.url);
+
+/** Maps whose entries a config file adds or replaces whole, by id, instead of merging field by field. */
+const WHOLE_ENTRY_MAPS = new Set(['models', 'providers']);
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Drops documentation keys (`$comment`, `$comment_…`) at every level. */
+function stripComments(value: Json): Json {
+  if (Array.isArray(value)) return value.map(stripComments);
+  if (!isObject(value)) return value;
+  const out: JsonObject = {};
+  for (const [key, inner] of Object.entries(value)) if (!key.startsWith('$comment')) out[key] = stripComments(inner);
+  return out;
+}
+
+export function deepMerge(base: JsonObject, over: JsonObject, path: string[] = []): JsonObject {
+  const out: JsonObject = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const inWholeMap = path.length === 1 && WHOLE_ENTRY_MAPS.has(path[0]);
+    out[key] = !inWholeMap && isObject(value) && isObject(base[key]) ? deepMerge(base[key] as JsonObject, value, [...path, key]) : value;
+  }
+  return out;
+}
+
+function readJson(path: string | URL, label: string): JsonObject {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`config: cannot read ${label}: ${(err as Error).message}`);
+  }
+  try {
+    const parsed = JSON.parse(text) as Json;
+    if (!isObject(parsed)) throw new Error('the top level must be an object');
+    return parsed;
+  } catch (err) {
+    throw new ConfigError(`config: ${label} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** Validates a merged config; the error names every offending key. */
+export function validateConfig(raw: unknown): Config {
+  const result = ConfigSchema.safeParse(raw);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(top level)'}: ${issue.message}`);
+    throw new ConfigError(`config: invalid settings:\n${lines.join('\n')}`);
+  }
+  const config = result.data;
+  if (!config.models[config.defaultModel]) throw new ConfigError(`config: defaultModel: no model "${config.defaultModel}" in models`);
+  for (const [id, model] of Object.entries(config.models)) {
+    for (const provider of model.providers ?? (model.provider ? [model.provider] : [])) {
+      if (!config.providers[provider]) throw new ConfigError(`config: models.${id}: no provider "${provider}" in providers`);
+    }
+  }
+  return config;
+}
+
+export interface ConfigFlags {
+  host?: string;
+  port?: number;
+}
+
+/** Reads the env settings that shape the config. */
+function envOverrides(env: NodeJS.ProcessEnv): JsonObject {
+  const server: JsonObject = {};
+  if (env.IMGTASK_HOST) server.host = env.IMGTASK_HOST;
+  if (env.IMGTASK_PORT) {
+    const port = Number(env.IMGTASK_PORT);
+    if (!Number.isInteger(port)) throw new ConfigError(`config: IMGTASK_PORT: not a port number: ${env.IMGTASK_PORT}`);
+    server.port = port;
+  }
+  const out: JsonObject = { server };
+  if (env.IMGTASK_PUBLIC_URL) out.publicUrl = env.IMGTASK_PUBLIC_URL;
+  return out;
+}
+
+/** Loads the config: defaults → file → env → flags, then validates. */
+export function loadConfig(options: { file?: string; flags?: ConfigFlags; env?: NodeJS.ProcessEnv } = {}): Config {
+  const env = options.env ?? process.env;
+  let merged = stripComments(readJson(DEFAULT_FILE, 'config/default.json')) as JsonObject;
+  if (options.file) merged = deepMerge(merged, stripComments(readJson(resolve(options.file), options.file)) as JsonObject);
+  merged = deepMerge(merged, envOverrides(env));
+  const server: JsonObject = {};
+  if (options.flags?.host !== undefined) server.host = options.flags.host;
+  if (options.flags?.port !== undefined) server.port = options.flags.port;
+  merged = deepMerge(merged, { server });
+  return validateConfig(merged);
+}
+
+/** Settings that are not config but come from the environment, read only here. */
+export const environment = {
+  dataDir: (): string | undefined => process.env.IMGTASK_DATA,
+  configFile: (): string | undefined => process.env.IMGTASK_CONFIG,
+  serverUrl: (): string | undefined => process.env.IMGTASK_URL,
+  apiKey: (): string | undefined => process.env.IMGTASK_API_KEY,
+};

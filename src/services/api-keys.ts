@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import { AppError } from '../domain/errors.js';
+import { randomBase62, sortableId } from '../domain/ids.js';
+import { formatUsd, type Micros } from '../domain/money.js';
+import { API_KEY_SCOPES, isTokenOnlyScope } from '../domain/scopes.js';
+import { isoTime } from '../domain/time.js';
+import type { ApiKeyRecord, SpendingLimitPeriod } from '../store/records.js';
+import type { Store } from '../store/types.js';
+import type { Clock } from './ports.js';
+
+/** SPEC part 2: an account can hold at most 100 live keys. */
+export const MAX_LIVE_KEYS = 100;
+
+export const hashApiKey = (raw: string): string => createHash('sha256').update(raw).digest('hex');
+
+export interface ApiKeyView {
+  id: string;
+  keyPreview: string;
+  userId: string;
+  name?: string;
+  scopes: string[];
+  spendingLimit?: string;
+  spendingLimitPeriod: SpendingLimitPeriod;
+  createdAt: string;
+}
+
+export function toApiKeyView(key: ApiKeyRecord): ApiKeyView {
+  const view: ApiKeyView = { id: key.id, keyPreview: key.preview, userId: key.accountId, scopes: key.scopes, spendingLimitPeriod: key.spendingLimitPeriod, createdAt: key.createdAt };
+  if (key.name !== undefined) view.name = key.name;
+  if (key.spendingLimit !== undefined) view.spendingLimit = formatUsd(key.spendingLimit);
+  return view;
+}
+
+export interface CreateKeyInput {
+  accountId: string;
+  name?: string;
+  /** Defaults to every scope an API key may hold. */
+  scopes?: string[];
+  spendingLimit?: Micros;
+  spendingLimitPeriod?: SpendingLimitPeriod;
+}
+
+export function createApiKeyService(store: Store, clock: Clock) {
+  return {
+    /** Makes a key; the raw key is returned here once and never stored. */
+    async create(input: CreateKeyInput): Promise<{ apiKey: ApiKeyView; raw: string }> {
+      const scopes = [...new Set(input.scopes ?? API_KEY_SCOPES)];
+      const escalating = scopes.filter(isTokenOnlyScope);
+      if (escalating.length > 0) {
+        throw new AppError('SCOPE_ESCALATION', `an API key cannot hold the scope ${escalating.join(', ')}; such actions are done with an access token`, {
+          scopes: { requested: escalating, allowed: [...API_KEY_SCOPES] },
+        });
+      }
+      // 32 random bytes of entropy: 43 base62 characters.
+      const raw = `mak_${randomBase62(43)}`;
+      const record: ApiKeyRecord = {
+        id: sortableId('key', clock.now()),
+        accountId: input.accountId,
+        hash: hashApiKey(raw),
+        preview: `${raw.slice(0, 8)}...${raw.slice(-4)}`,
+        scopes,
+        spendingLimitPeriod: input.spendingLimitPeriod ?? 'month',
+        createdAt: isoTime(clock.now()),
+      };
+      if (input.name !== undefined) record.name = input.name;
+      if (input.spendingLimit !== undefined) record.spendingLimit = input.spendingLimit;
+      const stored = await store.apiKeys.create(record, { maxLive: MAX_LIVE_KEYS });
+      return { apiKey: toApiKeyView(stored), raw };
+    },
+
+    async list(accountId: string): Promise<ApiKeyView[]> {
+      return (await store.apiKeys.listLive(accountId)).map(toApiKeyView);
+    },
+
+    /** A live key of this account; another account's or a deleted key is API_KEY_NOT_FOUND. */
+    async get(accountId: string, id: string): Promise<ApiKeyView> {
+      const key = await store.apiKeys.get(id);
+      if (!key || key.revokedAt || key.accountId !== accountId) throw new AppError('API_KEY_NOT_FOUND');
+      return toApiKeyView(key);
+    },
+
+    async revoke(accountId: string, id: string): Promise<ApiKeyView> {
+      const key = await store.apiKeys.get(id);
+      if (!key || key.revokedAt || key.accountId !== accountId) throw new AppError('API_KEY_NOT_FOUND');
+      const revoked = await store.apiKeys.revoke(id, isoTime(clock.now()));
+      if (!revoked) throw new AppError('API_KEY_NOT_FOUND');
+      return toApiKeyView(revoked);
+    },
+
+    /** The live key a raw key names, if any. Lookup is by hash, so no raw key is compared. */
+    async resolve(raw: string): Promise<ApiKeyRecord | undefined> {
+      return store.apiKeys.getLiveByHash(hashApiKey(raw));
+    },
+  };
+}
+
+export type ApiKeyService = ReturnType<typeof createApiKeyService>;

@@ -1,0 +1,69 @@
+import { AppError } from '../domain/errors.js';
+import { API_KEY_SCOPES, isTokenOnlyScope, type Scope } from '../domain/scopes.js';
+import { PAT_PREFIX, type TokenService } from './tokens.js';
+import type { ApiKeyService } from './api-keys.js';
+import type { Store } from '../store/types.js';
+
+export type CredentialKind = 'apiKey' | 'accessToken' | 'pat';
+
+export type Principal =
+  | { kind: 'apiKey'; accountId: string; keyId: string; scopes: string[] }
+  | { kind: 'accessToken'; accountId: string; scopes: string[] }
+  | { kind: 'pat'; accountId: string; taskId: string; scopes: string[] };
+
+const BEARER = /^Bearer[ ]+([^\s]+)\s*$/i;
+
+export interface RouteGuard {
+  /** Credentials the route accepts (SPEC part 5). */
+  accept: readonly CredentialKind[];
+  /** Scope the credential must hold; PATs carry none and are checked against their task instead. */
+  scope?: Scope;
+}
+
+const ACCEPTED_TEXT: Record<CredentialKind, string> = { apiKey: 'an API key', accessToken: 'an OAuth access token', pat: 'a public access token' };
+
+export function createAuthService(deps: { store: Store; apiKeys: ApiKeyService; tokens: TokenService }) {
+  async function authenticate(header: string | undefined): Promise<Principal> {
+    const match = header ? BEARER.exec(header) : null;
+    if (!match) throw new AppError('UNAUTHORIZED', 'send a credential in the header Authorization: Bearer <token>');
+    const token = match[1];
+
+    if (token.startsWith('mak_')) {
+      const key = await deps.apiKeys.resolve(token);
+      if (!key || !(await deps.store.accounts.get(key.accountId))) throw new AppError('UNAUTHORIZED', 'unknown or deleted API key');
+      return { kind: 'apiKey', accountId: key.accountId, keyId: key.id, scopes: key.scopes };
+    }
+    if (token.startsWith(PAT_PREFIX)) {
+      const claims = await deps.tokens.verifyPat(token);
+      return { kind: 'pat', accountId: claims.accountId, taskId: claims.taskId, scopes: [] };
+    }
+    const claims = await deps.tokens.verifyAccessToken(token);
+    const account = claims.external
+      ? ((await deps.store.accounts.get(claims.account)) ?? (await deps.store.accounts.getByName(claims.account)))
+      : await deps.store.accounts.get(claims.account);
+    if (!account) throw new AppError('UNAUTHORIZED', 'the access token names no account of this service');
+    return { kind: 'accessToken', accountId: account.id, scopes: claims.scopes };
+  }
+
+  /** Checks a principal against a route's guard; throws the SPEC part 5 error when it fails. */
+  function authorize(principal: Principal, guard: RouteGuard): void {
+    const { scope } = guard;
+    if (!guard.accept.includes(principal.kind)) {
+      // An API key on a route that needs a token-only scope is asking for that scope (rule 4).
+      if (principal.kind === 'apiKey' && scope && isTokenOnlyScope(scope)) {
+        throw new AppError('SCOPE_ESCALATION', `an API key cannot use the scope ${scope}; this is done with an access token`, {
+          scopes: { requested: [scope], allowed: [...API_KEY_SCOPES] },
+        });
+      }
+      const accepted = guard.accept.map((kind) => ACCEPTED_TEXT[kind]).join(' or ');
+      throw new AppError('UNAUTHORIZED', `this route takes ${accepted}, not ${ACCEPTED_TEXT[principal.kind]}`);
+    }
+    if (principal.kind !== 'pat' && scope && !principal.scopes.includes(scope)) {
+      throw new AppError('INSUFFICIENT_SCOPE', `this route needs the scope ${scope}`, { scopes: { required: [scope], current: principal.scopes } });
+    }
+  }
+
+  return { authenticate, authorize };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

@@ -1,0 +1,20 @@
+/** Time as services see it; tests pass a clock they can move. */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** A clock that moves only when told to. */
+export class ManualClock implements Clock {
+  constructor(private millis: number = Date.parse('2026-11-22T08:00:00.000Z')) {}
+  now(): number {
+    return this.millis;
+  }
+  advance(ms: number): void {
+    this.millis += ms;
+  }
+  set(millis: number): void {
+    this.millis = millis;
+  }
+}

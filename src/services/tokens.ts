@@ -1,0 +1,117 @@
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { AppError } from '../domain/errors.js';
+import { randomId } from '../domain/ids.js';
+import { ALL_SCOPES, isScope } from '../domain/scopes.js';
+import { isoTime } from '../domain/time.js';
+import type { Clock } from './ports.js';
+
+const ISSUER = 'imgtask';
+const ACCESS_AUDIENCE = 'imgtask-api';
+const PAT_AUDIENCE = 'imgtask-pat';
+export const PAT_PREFIX = 'pat_';
+/** SPEC part 2: a PAT is valid for one hour. */
+export const PAT_LIFETIME_MS = 60 * 60 * 1000;
+
+export interface ExternalIssuer {
+  issuer: string;
+  jwksUrl: string;
+  audience?: string;
+  accountClaim: string;
+}
+
+export interface AccessTokenClaims {
+  /** The account id, or for an external issuer the claim that names the account (id or name). */
+  account: string;
+  scopes: string[];
+  external: boolean;
+}
+
+export interface PatClaims {
+  accountId: string;
+  taskId: string;
+}
+
+const scopesOf = (payload: JWTPayload): string[] => {
+  const raw = typeof payload.scope === 'string' ? payload.scope.split(' ') : Array.isArray(payload.scp) ? payload.scp : [];
+  return raw.filter((scope): scope is string => typeof scope === 'string' && isScope(scope));
+};
+
+/**
+ * OAuth access tokens and Public Access Tokens: HS256 JWTs signed with the server's key.
+ * Both verify against the injected clock, so expiry is testable without sleeping.
+ */
+export function createTokenService(options: { signingKey: Uint8Array; clock: Clock; externalIssuer?: ExternalIssuer | null }) {
+  const { signingKey, clock } = options;
+  const external = options.externalIssuer ?? null;
+  const jwks = external ? createRemoteJWKSet(new URL(external.jwksUrl)) : null;
+  const seconds = (ms: number) => Math.floor(ms / 1000);
+
+  async function verifyOwn(token: string, audience: string) {
+    return jwtVerify(token, signingKey, { issuer: ISSUER, audience, algorithms: ['HS256'], currentDate: new Date(clock.now()) });
+  }
+
+  return {
+    async issueAccessToken(accountId: string, scopes: readonly string[] = ALL_SCOPES, ttlMs: number): Promise<{ accessToken: string; expiresAt: string }> {
+      const now = clock.now();
+      const accessToken = await new SignJWT({ scope: scopes.join(' ') })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setIssuer(ISSUER)
+        .setAudience(ACCESS_AUDIENCE)
+        .setSubject(accountId)
+        .setJti(randomId('tok'))
+        .setIssuedAt(seconds(now))
+        .setExpirationTime(seconds(now + ttlMs))
+        .sign(signingKey);
+      return { accessToken, expiresAt: isoTime(seconds(now + ttlMs) * 1000) };
+    },
+
+    /** Verifies an access token; any failure is 401 UNAUTHORIZED (the PAT codes are for PATs). */
+    async verifyAccessToken(token: string): Promise<AccessTokenClaims> {
+      try {
+        const { payload } = await verifyOwn(token, ACCESS_AUDIENCE);
+        if (typeof payload.sub !== 'string') throw new Error('no subject');
+        return { account: payload.sub, scopes: scopesOf(payload), external: false };
+      } catch (err) {
+        if (err instanceof joseErrors.JWTExpired) throw new AppError('UNAUTHORIZED', 'the access token has expired');
+        if (!jwks || !external) throw new AppError('UNAUTHORIZED', 'the access token is not valid');
+      }
+      try {
+        const { payload } = await jwtVerify(token, jwks, { issuer: external.issuer, audience: external.audience, currentDate: new Date(clock.now()) });
+        const account = payload[external.accountClaim];
+        if (typeof account !== 'string' || account === '') throw new Error(`no ${external.accountClaim} claim`);
+        return { account, scopes: scopesOf(payload), external: true };
+      } catch (err) {
+        if (err instanceof joseErrors.JWTExpired) throw new AppError('UNAUTHORIZED', 'the access token has expired');
+        throw new AppError('UNAUTHORIZED', 'the access token is not valid');
+      }
+    },
+
+    async issuePat(accountId: string, taskId: string): Promise<string> {
+      const now = clock.now();
+      const jwt = await new SignJWT({ tid: taskId })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setIssuer(ISSUER)
+        .setAudience(PAT_AUDIENCE)
+        .setSubject(accountId)
+        .setIssuedAt(seconds(now))
+        .setExpirationTime(seconds(now + PAT_LIFETIME_MS))
+        .sign(signingKey);
+      return `${PAT_PREFIX}${jwt}`;
+    },
+
+    /** 401 INVALID_TOKEN when malformed or not signed here; 401 TOKEN_EXPIRED after an hour. */
+    async verifyPat(token: string): Promise<PatClaims> {
+      if (!token.startsWith(PAT_PREFIX)) throw new AppError('INVALID_TOKEN');
+      try {
+        const { payload } = await verifyOwn(token.slice(PAT_PREFIX.length), PAT_AUDIENCE);
+        if (typeof payload.sub !== 'string' || typeof payload.tid !== 'string') throw new AppError('INVALID_TOKEN');
+        return { accountId: payload.sub, taskId: payload.tid };
+      } catch (err) {
+        if (err instanceof joseErrors.JWTExpired) throw new AppError('TOKEN_EXPIRED');
+        throw new AppError('INVALID_TOKEN');
+      }
+    },
+  };
+}
+
+export type TokenService = ReturnType<typeof createTokenService>;
