@@ -15,7 +15,7 @@ export class ConfigError extends Error {
 }
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
 
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -90,10 +90,11 @@ function envOverrides(env: NodeJS.ProcessEnv): JsonObject {
 }
 
 /** Loads the config: defaults → file → env → flags, then validates. */
-export function loadConfig(options: { file?: string; flags?: ConfigFlags; env?: NodeJS.ProcessEnv } = {}): Config {
+export function loadConfig(options: { file?: string; flags?: ConfigFlags; env?: NodeJS.ProcessEnv; overrides?: JsonObject } = {}): Config {
   const env = options.env ?? process.env;
   let merged = stripComments(readJson(DEFAULT_FILE, 'config/default.json')) as JsonObject;
   if (options.file) merged = deepMerge(merged, stripComments(readJson(resolve(options.file), options.file)) as JsonObject);
+  if (options.overrides) merged = deepMerge(merged, options.overrides);
   merged = deepMerge(merged, envOverrides(env));
   const server: JsonObject = {};
   if (options.flags?.host !== undefined) server.host = options.flags.host;

@@ -86,18 +86,17 @@ export class JournalWriter {
   private async flushLoop(): Promise<void> {
     while (this.queue.length > 0 && !this.failure) {
       const cut = this.queue.findIndex((entry) => entry.kind === 'rotate');
-      const batch = cut === -1 ? this.queue.splice(0) : this.queue.splice(0, cut);
+      // Either a run of lines (up to the next cut) or the cut itself.
+      const batch = cut === 0 ? this.queue.splice(0, 1) : this.queue.splice(0, cut === -1 ? this.queue.length : cut);
       try {
-        if (batch.length > 0) {
+        if (batch[0].kind === 'rotate') {
+          await this.swapFiles();
+        } else {
           const data = Buffer.from(batch.map((entry) => (entry.kind === 'line' ? entry.line : '')).join(''));
           await writeAll(this.handle, data);
           await this.handle.datasync();
-          for (const entry of batch) entry.resolve();
-        } else {
-          const rotation = this.queue.shift()!;
-          await this.swapFiles();
-          rotation.resolve();
         }
+        for (const entry of batch) entry.resolve();
       } catch (err) {
         this.failure = err instanceof Error ? err : new Error(String(err));
         for (const entry of [...batch, ...this.queue.splice(0)]) entry.reject(this.failure);

@@ -1,0 +1,82 @@
+import type { TestContext } from 'node:test';
+import { startServer, type RunningServer } from '../../src/app/server.js';
+import { loadConfig, type JsonObject } from '../../src/config/load.js';
+import { ALL_SCOPES } from '../../src/domain/scopes.js';
+import type { Clock } from '../../src/services/ports.js';
+import { closeBeforeRemoval, tempDir } from './temp-dir.js';
+
+export interface Harness {
+  url: string;
+  dataDir: string;
+  server: RunningServer;
+  accountId: string;
+  /** Raw API key with every API-key scope. */
+  apiKey: string;
+  keyId: string;
+  /** OAuth access token with every scope, valid one hour. */
+  token: string;
+  logs: string[];
+  request(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
+}
+
+export interface RequestOptions {
+  /** Bearer credential; null sends no Authorization header. */
+  auth?: string | null;
+  /** A value to send as JSON, or a string sent as it is. */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+}
+
+export async function send(url: string, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.auth) headers.authorization = `Bearer ${options.auth}`;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(`${url}${path}`, { method, headers, body });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+/**
+ * A real server on an ephemeral port over a fresh temporary data dir, with one seeded
+ * account ("acme", 100 USD), an API key and an access token. Closed when the test ends.
+ */
+export async function startService(t: TestContext, options: { config?: JsonObject; clock?: Clock; credit?: number } = {}): Promise<Harness> {
+  const dataDir = await tempDir(t);
+  const logs: string[] = [];
+  const config = loadConfig({ env: {}, overrides: { server: { host: '127.0.0.1', port: 0 }, ...options.config } });
+  const server = await startServer({ dataDir, config, clock: options.clock, log: (m) => logs.push(m) });
+  closeBeforeRemoval(dataDir, () => server.close());
+  const { services } = server;
+  const account = await services.accounts.create('acme', (options.credit ?? 100) * 1_000_000);
+  const { apiKey, raw } = await services.apiKeys.create({ accountId: account.id, name: 'harness' });
+  const { accessToken } = await services.tokens.issueAccessToken(account.id, ALL_SCOPES, 3_600_000);
+  return {
+    url: server.url,
+    dataDir,
+    server,
+    accountId: account.id,
+    apiKey: raw,
+    keyId: apiKey.id,
+    token: accessToken,
+    logs,
+    request: (method, path, requestOptions) => send(server.url, method, path, requestOptions),
+  };
+}
