@@ -2,12 +2,10 @@ import type { Config } from '../config/schema.js';
 import type { AccountService } from '../services/accounts.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import type { AuthService, Principal } from '../services/auth.js';
-import type { Store } from '../store/types.js';
 
 /** What the API needs from the rest of the service; tests hand it real ones. */
 export interface ApiDeps {
   config: Config;
-  store: Store;
   accounts: AccountService;
   apiKeys: ApiKeyService;
   auth: AuthService;

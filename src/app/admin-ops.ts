@@ -82,6 +82,9 @@ const OPS = {
 export type AdminOpName = keyof typeof OPS;
 export const ADMIN_OPS = Object.keys(OPS) as AdminOpName[];
 export { API_KEY_SCOPES };
+/** Shapes the operator actions answer with, for the CLI. */
+export type { AccountView } from '../services/accounts.js';
+export type { ApiKeyView } from '../services/api-keys.js';
 
 export const isAdminOp = (name: string): name is AdminOpName => Object.hasOwn(OPS, name);
 

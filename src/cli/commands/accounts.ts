@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import type { AccountView } from '../../services/accounts.js';
-import type { ApiKeyView } from '../../services/api-keys.js';
+import type { AccountView, ApiKeyView } from '../../app/admin-ops.js';
 import { admin, globals } from '../context.js';
 import { fail, print, table } from '../output.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ApiKeyView } from '../../services/api-keys.js';
+import type { ApiKeyView } from '../../app/admin-ops.js';
 import { admin, globals } from '../context.js';
 import { fail, print, table, UsageError } from '../output.js';
 

@@ -30,6 +30,8 @@ export class JournalWriter {
 
   static async open(path: string, oldPath: string): Promise<JournalWriter> {
     const handle = await open(path, 'a', 0o600);
+    // The file may have just been created: make its name durable before any record is acknowledged.
+    await fsyncDir(dirname(path));
     const { size } = await handle.stat();
     return new JournalWriter(handle, path, oldPath, size);
   }

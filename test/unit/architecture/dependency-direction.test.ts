@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { test } from 'node:test';
+
+const SRC = resolve(import.meta.dirname, '../../../src');
+
+/**
+ * Which top-level folders of src each folder may import (DESIGN "Shape of the code").
+ * Arrows point one way; `domain` imports nothing of ours; `app` is the composition root.
+ */
+const ALLOWED: Record<string, string[]> = {
+  domain: [],
+  config: ['domain'],
+  store: ['domain'],
+  net: ['domain', 'config'],
+  providers: ['domain', 'config', 'net'],
+  destinations: ['domain', 'config', 'net'],
+  webhooks: ['domain', 'config', 'net'],
+  services: ['domain', 'config', 'store', 'providers', 'destinations', 'webhooks'],
+  worker: ['domain', 'config', 'services', 'providers', 'destinations', 'webhooks'],
+  api: ['domain', 'config', 'services'],
+  app: ['domain', 'config', 'store', 'net', 'providers', 'destinations', 'webhooks', 'services', 'worker', 'api'],
+  client: ['domain'],
+  tui: ['domain', 'client'],
+  cli: ['domain', 'config', 'client', 'app', 'tui'],
+};
+/** Type-only imports that are allowed on top: the client describes the API's shapes. */
+const TYPE_ONLY_ALLOWED: Record<string, string[]> = { client: ['api'] };
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const nested = await Promise.all(entries.map((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : Promise.resolve(/\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []))));
+  return nested.flat();
+}
+
+const IMPORT = /^\s*(import|export)\s+(type\s+)?[^'";]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
+
+test('imports between source folders follow the one-way dependency rule', async () => {
+  const violations: string[] = [];
+  for (const file of await sourceFiles(SRC)) {
+    const from = relative(SRC, file).split('/')[0];
+    assert.ok(from in ALLOWED, `src/${from} is not a known layer: add it to the rule`);
+    const text = await readFile(file, 'utf8');
+    for (const match of text.matchAll(IMPORT)) {
+      const specifier = match[3] ?? match[4];
+      if (!specifier.startsWith('.')) continue;
+      const to = relative(SRC, resolve(dirname(file), specifier)).split('/')[0];
+      if (to === from) continue;
+      const typeOnly = Boolean(match[2]);
+      const ok = ALLOWED[from].includes(to) || (typeOnly && (TYPE_ONLY_ALLOWED[from] ?? []).includes(to));
+      if (!ok) violations.push(`${relative(SRC, file)} imports ${specifier} (${from} → ${to})`);
+    }
+  }
+  assert.deepEqual(violations, []);
+});
+
+test('only src/config reads process.env', async () => {
+  const readers = [];
+  for (const file of await sourceFiles(SRC)) {
+    if (relative(SRC, file).startsWith('config/')) continue;
+    if (/process\.env/.test(await readFile(file, 'utf8'))) readers.push(relative(SRC, file));
+  }
+  assert.deepEqual(readers, []);
+});
