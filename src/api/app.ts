@@ -5,7 +5,7 @@ import { registerRoutes } from './routes.js';
 import type { ApiDeps, ApiEnv } from './types.js';
 
 /** Builds the HTTP API over the given services; it owns no state of its own. */
-export function createApi(deps: ApiDeps): Hono<ApiEnv> {
+export function createApi(deps: ApiDeps, extend?: (app: Hono<ApiEnv>, deps: ApiDeps) => void): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.use('*', async (c, next) => {
     const requestId = randomId('req');
@@ -14,6 +14,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
     c.header('x-request-id', requestId);
   });
   registerRoutes(app, deps);
+  extend?.(app, deps);
   app.notFound(notFound);
   app.onError(createErrorHandler(deps.log));
   return app;

@@ -34,3 +34,13 @@ export async function parseJsonBody<S extends z.ZodType>(c: Context, schema: S, 
   const body = family === 'image' ? { data: input, error: issues, success: false } : { success: false, errors: issues };
   return reject(Response.json(body, { status: 400 }));
 }
+
+/** Validates query parameters; failures get the family's rejection shape, like bodies. */
+export function parseQuery<S extends z.ZodType>(c: Context, schema: S, family: SchemaFamily): z.infer<S> {
+  const input = c.req.query();
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issues = toSchemaIssues(result.error, input);
+  const body = family === 'image' ? { data: input, error: issues, success: false } : { success: false, errors: issues };
+  return reject(Response.json(body, { status: 400 }));
+}

@@ -4,6 +4,12 @@ import { registerApiKeysDelete } from './routes/api-keys/delete.js';
 import { registerApiKeysGet } from './routes/api-keys/get.js';
 import { registerApiKeysList } from './routes/api-keys/list.js';
 import { registerHealth } from './routes/health.js';
+import { registerModelsList } from './routes/models/list.js';
+import { registerTasksEstimate } from './routes/tasks/estimate.js';
+import { registerTasksGet } from './routes/tasks/get.js';
+import { registerTasksList } from './routes/tasks/list.js';
+import { registerTasksResult } from './routes/tasks/result.js';
+import { registerTasksStatus } from './routes/tasks/status.js';
 import type { ApiDeps, ApiEnv } from './types.js';
 
 /** Every route of the API, in one list. */
@@ -13,4 +19,10 @@ export function registerRoutes(app: Hono<ApiEnv>, deps: ApiDeps): void {
   registerApiKeysList(app, deps);
   registerApiKeysGet(app, deps);
   registerApiKeysDelete(app, deps);
+  registerTasksList(app, deps);
+  registerTasksEstimate(app, deps);
+  registerTasksGet(app, deps);
+  registerTasksStatus(app, deps);
+  registerTasksResult(app, deps);
+  registerModelsList(app, deps);
 }

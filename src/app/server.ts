@@ -1,26 +1,43 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
+import type { Hono } from 'hono';
 import { createApi } from '../api/app.js';
+import type { ApiDeps, ApiEnv } from '../api/types.js';
+import { Lanes } from '../worker/lanes.js';
+import { createTaskRunner } from '../worker/task-runner.js';
+import { startSweepTimer } from '../worker/sweep-timer.js';
 import { listenAdminSocket } from './admin-socket.js';
 import { openServices, type ServiceOptions, type Services } from './services.js';
+
+export interface ServerOptions extends ServiceOptions {
+  /** Mounts extra routes (tests add create routes for test-only task types). */
+  extendApi?: (app: Hono<ApiEnv>, deps: ApiDeps) => void;
+}
 
 export interface RunningServer {
   url: string;
   port: number;
   services: Services;
-  /** Stops accepting, finishes open requests, closes the store (flushes the journal). */
+  /** Stops accepting, lets running items finish within the grace, closes the store (flushes the journal). */
   close(): Promise<void>;
 }
 
 const urlHost = (host: string): string => (host.includes(':') ? `[${host}]` : host);
 
-/** Starts the whole service on the config's host and port (0 = any free port). */
-export async function startServer(options: ServiceOptions): Promise<RunningServer> {
+/** Starts the whole service: store, workers (resuming pending tasks), HTTP API, admin socket. */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const services = await openServices(options);
   let http: ServerType | undefined;
   let admin: { close(): Promise<void> } | undefined;
+  const config = () => services.config;
+  const lanes = new Lanes((lane) => config().work.lanes[lane] ?? (config().providers[lane]?.concurrency as number | undefined) ?? config().work.defaultConcurrency);
+  const runner = createTaskRunner({ tasks: services.tasks, lanes, log: services.log, retryBaseMs: options.config.work.retryBaseMs });
+  services.tasks.attachQueue(runner);
+  let sweeper: { stop(): void } | undefined;
   try {
-    const api = createApi(services);
+    runner.resume(await services.store.tasks.listPending());
+    sweeper = startSweepTimer(services.tasks, options.config.work.sweepIntervalMs, services.log);
+    const api = createApi(services, options.extendApi);
     const { host, port } = options.config.server;
     const address = await new Promise<AddressInfo>((resolve, reject) => {
       http = serve({ fetch: api.fetch, hostname: host, port }, (info) => resolve(info));
@@ -35,17 +52,20 @@ export async function startServer(options: ServiceOptions): Promise<RunningServe
       services,
       close: () =>
         (closing ??= (async () => {
-          await new Promise<void>((resolve) => {
-            http!.close(() => resolve());
-            if ('closeIdleConnections' in http!) http.closeIdleConnections();
-          });
+          sweeper?.stop();
+          const httpClosed = new Promise<void>((resolve) => http!.close(() => resolve()));
+          if ('closeIdleConnections' in http!) http.closeIdleConnections();
+          await runner.close(config().work.shutdownGraceMs);
+          await httpClosed;
           await admin!.close();
           await services.close();
         })()),
     };
   } catch (err) {
+    sweeper?.stop();
     http?.close();
     await admin?.close();
+    await runner.close(0);
     await services.close();
     throw err;
   }

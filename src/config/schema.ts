@@ -29,6 +29,17 @@ export const ConfigSchema = z.strictObject({
   }),
   publicUrl: z.url({ protocol: /^https?$/ }).nullable(),
   store: z.strictObject({ snapshotEveryBytes: z.number().int().min(4096) }),
+  work: z.strictObject({
+    defaultConcurrency: z.number().int().min(1).max(64),
+    lanes: z.record(z.string(), z.number().int().min(1).max(64)),
+    shutdownGraceMs: z.number().int().min(0).max(600_000),
+    retryBaseMs: z.number().int().min(0).max(60_000),
+    sweepIntervalMs: z.number().int().min(1000),
+  }),
+  limits: z.strictObject({
+    requestsPerMinutePerKey: z.number().int().min(1).nullable(),
+    maxPendingTasks: z.number().int().min(1),
+  }),
   auth: z.strictObject({
     accessTokenTtl: Duration,
     externalIssuer: z

@@ -18,3 +18,9 @@ export class ManualClock implements Clock {
     this.millis = millis;
   }
 }
+
+/** Where created tasks go to be worked on. The worker implements it. */
+export interface TaskQueue {
+  /** Schedules the task's pending items. Throws when the queue cannot take work (then the task fails with ENQUEUE_FAILED). */
+  enqueue(task: import('../store/records.js').TaskRecord): void;
+}

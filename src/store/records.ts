@@ -34,3 +34,47 @@ export interface ApiKeyRecord {
   /** Set when the key is deleted; a revoked key is kept for the ledger but never accepted. */
   revokedAt?: string;
 }
+
+export type ItemStatus = 'pending' | 'success' | 'failed';
+
+/** One unit of a task's work (an image, a URL). Items finish independently. */
+export interface ItemRecord {
+  status: ItemStatus;
+  /** Charged for this item at settlement, when it succeeded. */
+  cost?: Micros;
+  /** Type-specific output of a successful item. */
+  result?: unknown;
+  /** Why a failed item failed. `details` holds type-specific extras. */
+  error?: { code: string; message?: string };
+  attempts?: number;
+}
+
+export interface TaskRecord {
+  id: string;
+  type: string;
+  status: 'pending' | 'completed' | 'failed';
+  accountId: string;
+  /** The key that created the task; null when it was an OAuth access token. */
+  apiKeyId: string | null;
+  /** The validated request, unknown fields dropped. */
+  request: unknown;
+  items: ItemRecord[];
+  /** Reserved at creation; held while pending. */
+  estimate: Micros;
+  /** Charged at settlement (0 before). */
+  cost: Micros;
+  result: unknown;
+  errors?: { code: string; message?: string }[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TaskSettlement {
+  id: string;
+  status: 'completed' | 'failed';
+  result: unknown;
+  errors?: { code: string; message?: string }[];
+  /** Sum charged; the rest of the estimate is released. */
+  cost: Micros;
+  at: string;
+}

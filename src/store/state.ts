@@ -1,5 +1,6 @@
 import { Collection, GroupIndex, UniqueIndex } from './collection.js';
-import type { AccountRecord, ApiKeyRecord, CreditRecord } from './records.js';
+import { MoneyIndex, OrderedGroupIndex, SetIndex } from './indexes.js';
+import type { AccountRecord, ApiKeyRecord, CreditRecord, TaskRecord, TaskSettlement, ItemRecord } from './records.js';
 
 /** All state, in memory, with its indexes. Changed only by `applyOp`. */
 export class State {
@@ -13,9 +14,14 @@ export class State {
   readonly liveKeysByAccount = new GroupIndex<ApiKeyRecord>((key) => (key.revokedAt ? undefined : key.accountId));
   readonly apiKeys = new Collection<ApiKeyRecord>('apiKeys', [this.liveKeyByHash, this.liveKeysByAccount]);
 
+  readonly tasksByAccount = new OrderedGroupIndex<TaskRecord>((task) => task.accountId);
+  readonly pendingTasks = new SetIndex<TaskRecord>((task) => task.status === 'pending');
+  readonly money = new MoneyIndex();
+  readonly tasks = new Collection<TaskRecord>('tasks', [this.tasksByAccount, this.pendingTasks, this.money]);
+
   /** Every collection, by the name it has in snapshots. */
   collections(): Collection<{ id: string }>[] {
-    return [this.accounts, this.credits, this.apiKeys] as unknown as Collection<{ id: string }>[];
+    return [this.accounts, this.credits, this.apiKeys, this.tasks] as unknown as Collection<{ id: string }>[];
   }
 }
 
@@ -36,6 +42,25 @@ const HANDLERS: Record<string, Handler> = {
   'apiKey.revoke': (state, { id, at }: { id: string; at: string }) => {
     const key = state.apiKeys.get(id)!;
     state.apiKeys.put({ ...key, revokedAt: at });
+  },
+  'task.create': (state, task: TaskRecord) => state.tasks.put(task),
+  'task.item': (state, { id, index, item, at }: { id: string; index: number; item: ItemRecord; at: string }) => {
+    const task = state.tasks.get(id)!;
+    const items = task.items.slice();
+    items[index] = item;
+    state.tasks.put({ ...task, items, updatedAt: at });
+  },
+  // One record settles the task and moves the money: the charge leaves the balance and the
+  // reserve (derived from the pending task) is released with it.
+  'task.settle': (state, s: TaskSettlement) => {
+    const task = state.tasks.get(s.id)!;
+    const settled: TaskRecord = { ...task, status: s.status, result: s.result, cost: s.cost, updatedAt: s.at };
+    if (s.errors) settled.errors = s.errors;
+    state.tasks.put(settled);
+    if (s.cost > 0) {
+      const account = state.accounts.get(task.accountId)!;
+      state.accounts.put({ ...account, balance: account.balance - s.cost, updatedAt: s.at });
+    }
   },
 };
 

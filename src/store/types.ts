@@ -1,4 +1,5 @@
-import type { AccountRecord, ApiKeyRecord, CreditRecord } from './records.js';
+import type { Period } from '../domain/periods.js';
+import type { AccountRecord, ApiKeyRecord, CreditRecord, ItemRecord, TaskRecord, TaskSettlement } from './records.js';
 
 /**
  * The store as services see it. Each write method is atomic: its checks and its change
@@ -8,6 +9,7 @@ import type { AccountRecord, ApiKeyRecord, CreditRecord } from './records.js';
 export interface Store {
   readonly accounts: AccountRepo;
   readonly apiKeys: ApiKeyRepo;
+  readonly tasks: TaskRepo;
   /** Flushes, writes a snapshot if the journal holds anything, and releases the lock. */
   close(): Promise<void>;
 }
@@ -32,4 +34,34 @@ export interface ApiKeyRepo {
   /** The live key with this hash, if any. */
   getLiveByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   listLive(accountId: string): Promise<ApiKeyRecord[]>;
+}
+
+export interface TaskListQuery {
+  limit: number;
+  /** Only tasks whose id sorts before this one (the cursor). */
+  before?: string;
+  createdAfter?: string;
+  createdBefore?: string;
+  filter: (task: TaskRecord) => boolean;
+}
+
+export interface TaskRepo {
+  /**
+   * Inserts a pending task and so reserves its estimate, atomically with the checks:
+   * INSUFFICIENT_BALANCE when the account's available balance is below the estimate;
+   * SPENDING_LIMIT_EXCEEDED when the key's spend in the period plus the estimate passes the limit.
+   */
+  create(task: TaskRecord, limits: { spendingLimit?: { limit: number; period: Period } }): Promise<TaskRecord>;
+  /** Records a finished item; undefined (nothing written) when the task or item is no longer pending. */
+  recordItem(id: string, index: number, item: ItemRecord, at: string): Promise<TaskRecord | undefined>;
+  /** Settles a pending task: one record charges `cost` and releases the rest. Undefined when already settled. */
+  settle(settlement: TaskSettlement): Promise<TaskRecord | undefined>;
+  get(id: string): Promise<TaskRecord | undefined>;
+  listPending(): Promise<TaskRecord[]>;
+  countPending(): Promise<number>;
+  /** The account's tasks, newest first. `more` says another page exists. */
+  list(accountId: string, query: TaskListQuery): Promise<{ tasks: TaskRecord[]; more: boolean }>;
+  reserved(accountId: string): Promise<number>;
+  keySpend(keyId: string, period: Period, millis: number): Promise<number>;
+  all(): Promise<Iterable<TaskRecord>>;
 }

@@ -1,9 +1,10 @@
 import type { TestContext } from 'node:test';
 import { startServer, type RunningServer } from '../../src/app/server.js';
-import { loadConfig, type JsonObject } from '../../src/config/load.js';
+import { deepMerge, loadConfig, type JsonObject } from '../../src/config/load.js';
 import { ALL_SCOPES } from '../../src/domain/scopes.js';
 import type { Clock } from '../../src/services/ports.js';
 import { closeBeforeRemoval, tempDir } from './temp-dir.js';
+import { mountTestRoutes, testTaskType } from '../fixtures/test-task-type.js';
 
 export interface Harness {
   url: string;
@@ -61,8 +62,18 @@ export async function send(url: string, method: string, path: string, options: R
 export async function startService(t: TestContext, options: { config?: JsonObject; clock?: Clock; credit?: number } = {}): Promise<Harness> {
   const dataDir = await tempDir(t);
   const logs: string[] = [];
-  const config = loadConfig({ env: {}, overrides: { server: { host: '127.0.0.1', port: 0 }, ...options.config } });
-  const server = await startServer({ dataDir, config, clock: options.clock, log: (m) => logs.push(m) });
+  const config = loadConfig({
+    env: {},
+    overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 }, work: { shutdownGraceMs: 200, retryBaseMs: 1 } }, options.config ?? {}),
+  });
+  const server = await startServer({
+    dataDir,
+    config,
+    clock: options.clock,
+    log: (m) => logs.push(m),
+    taskTypes: [testTaskType as never],
+    extendApi: mountTestRoutes,
+  });
   closeBeforeRemoval(dataDir, () => server.close());
   const { services } = server;
   const account = await services.accounts.create('acme', (options.credit ?? 100) * 1_000_000);

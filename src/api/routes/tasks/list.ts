@@ -1,0 +1,59 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { TASK_STATUSES } from '../../../domain/tasks.js';
+import { metadataOf, toTaskView } from '../../../services/task-views.js';
+import { parseQuery } from '../../body.js';
+import { addRoute } from '../../route.js';
+import type { ApiDeps, ApiEnv } from '../../types.js';
+
+export const ListTasksQuery = z
+  .object({
+    status: z.enum(TASK_STATUSES as [string, ...string[]]).optional(),
+    type: z.string().min(1).max(64).optional(),
+    createdAfter: z.iso.datetime().optional(),
+    createdBefore: z.iso.datetime().optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: z.string().regex(/^tsk_[0-9A-Za-z]+$/, 'a cursor from a previous page').optional(),
+  })
+  .catchall(z.string().max(256));
+
+const matchesMetadata = (metadata: unknown, filters: [string, string][]): boolean => {
+  if (filters.length === 0) return true;
+  if (!metadata || typeof metadata !== 'object') return false;
+  return filters.every(([key, value]) => {
+    const actual = (metadata as Record<string, unknown>)[key];
+    return actual !== undefined && actual !== null && typeof actual !== 'object' && String(actual) === value;
+  });
+};
+
+export function registerTasksList(app: Hono<ApiEnv>, deps: ApiDeps): void {
+  addRoute(
+    app,
+    deps,
+    {
+      method: 'get',
+      path: '/tasks',
+      summary: "The caller's tasks, newest first; filters: status, type, createdAfter, createdBefore, metadata.<key>=<value>",
+      guard: { accept: ['apiKey'], scope: 'tasks:read' },
+      family: 'resource',
+      status: 200,
+    },
+    async (c, { principal }) => {
+      const query = parseQuery(c, ListTasksQuery, 'resource');
+      const metadataFilters = Object.entries(query)
+        .filter(([key]) => key.startsWith('metadata.'))
+        .map(([key, value]): [string, string] => [key.slice('metadata.'.length), String(value)]);
+      const createdAfter = query.createdAfter ? new Date(query.createdAfter).toISOString() : undefined;
+      const createdBefore = query.createdBefore ? new Date(query.createdBefore).toISOString() : undefined;
+      const page = await deps.tasks.list(principal.accountId, {
+        limit: query.limit,
+        before: query.cursor,
+        createdAfter,
+        createdBefore,
+        filter: (task) => (!query.status || task.status === query.status) && (!query.type || task.type === query.type) && matchesMetadata(metadataOf(task), metadataFilters),
+      });
+      const last = page.tasks.at(-1);
+      return c.json({ data: page.tasks.map(toTaskView), nextCursor: page.more && last ? last.id : null });
+    },
+  );
+}

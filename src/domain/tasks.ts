@@ -1,0 +1,61 @@
+/** Task types of SPEC part 1. */
+export const TASK_TYPES = ['image.generate', 'image.rate', 'image.alt', 'image.remove_background', 'image.review', 'video.generate'] as const;
+export type TaskType = (typeof TASK_TYPES)[number];
+
+export type TaskStatus = 'pending' | 'completed' | 'failed';
+export const TASK_STATUSES: readonly TaskStatus[] = ['pending', 'completed', 'failed'];
+export const isSettled = (status: TaskStatus): boolean => status !== 'pending';
+
+/** Task failure codes of SPEC part 7. */
+export const TASK_ERROR_CODES = [
+  'RESTRICTED_CONTENT',
+  'INVALID_PROMPT',
+  'INVALID_INPUT',
+  'CAPABILITY_NOT_SUPPORTED',
+  'PROVIDERS_BUSY',
+  'RATE_LIMITED',
+  'TIMEOUT',
+  'PROVIDER_ERROR',
+  'FETCH_FAILED',
+  'RATING_FAILED',
+  'ALT_GENERATION_FAILED',
+  'REVIEW_FAILED',
+  'TASK_EXPIRED',
+  'ENQUEUE_FAILED',
+  'UNKNOWN_ERROR',
+] as const;
+export type TaskErrorCode = (typeof TASK_ERROR_CODES)[number];
+
+/** Codes worth another attempt on another provider (SPEC part 7, "Retry"). */
+const RETRYABLE: ReadonlySet<TaskErrorCode> = new Set(['PROVIDERS_BUSY', 'RATE_LIMITED', 'TIMEOUT', 'PROVIDER_ERROR']);
+export const isRetryable = (code: TaskErrorCode): boolean => RETRYABLE.has(code);
+
+export interface TaskError {
+  code: TaskErrorCode;
+  message?: string;
+}
+
+/**
+ * What a driver (provider, fetcher) throws when work fails. Task failures are data: the
+ * worker records it on the item rather than letting it escape as a request error.
+ */
+export class ProviderError extends Error {
+  readonly code: TaskErrorCode;
+  readonly retryable: boolean;
+  /** The provider's own words, kept for operators (never a secret). */
+  readonly providerResponse?: string;
+
+  constructor(code: TaskErrorCode, message?: string, options: { retryable?: boolean; providerResponse?: string } = {}) {
+    super(message ?? code);
+    this.name = 'ProviderError';
+    this.code = code;
+    this.retryable = options.retryable ?? isRetryable(code);
+    this.providerResponse = options.providerResponse;
+  }
+}
+
+/** SPEC part 7: up to 4 attempts per image and 3 per video before a retryable code is reported. */
+export const MAX_ATTEMPTS = { image: 4, video: 3 } as const;
+
+/** SPEC part 3: a task pending this long after its last update is swept as TASK_EXPIRED. */
+export const TASK_EXPIRY_MS = 24 * 60 * 60 * 1000;

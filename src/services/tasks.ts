@@ -1,0 +1,171 @@
+import { AppError } from '../domain/errors.js';
+import { sortableId } from '../domain/ids.js';
+import type { Micros } from '../domain/money.js';
+import { TASK_EXPIRY_MS, type TaskError } from '../domain/tasks.js';
+import { isoTime } from '../domain/time.js';
+import type { ItemRecord, TaskRecord } from '../store/records.js';
+import type { Store } from '../store/types.js';
+import type { Principal } from './auth.js';
+import type { EventBus } from './events.js';
+import type { createLoadLimits } from './load-limits.js';
+import type { Clock, TaskQueue } from './ports.js';
+import type { TaskTypeRegistry } from './task-types.js';
+import type { TokenService } from './tokens.js';
+
+export interface CreatedTask {
+  task: TaskRecord;
+  estimate: Micros;
+  publicAccessToken?: string;
+}
+
+export interface TaskServiceDeps {
+  store: Store;
+  registry: TaskTypeRegistry;
+  tokens: TokenService;
+  clock: Clock;
+  events: EventBus;
+  limits: ReturnType<typeof createLoadLimits>;
+  log: (message: string) => void;
+}
+
+export function createTaskService(deps: TaskServiceDeps) {
+  const { store, registry, clock, events } = deps;
+  let queue: TaskQueue | null = null;
+
+  const definition = (type: string) => {
+    const def = registry.get(type);
+    if (!def) throw new Error(`no task type ${type} is registered`);
+    return def;
+  };
+
+  async function settle(task: TaskRecord, status: 'completed' | 'failed', result: unknown, errors?: TaskError[]): Promise<TaskRecord | undefined> {
+    // Only successful items are charged; a failed task is free.
+    const cost = status === 'failed' ? 0 : task.items.reduce((sum, item) => sum + (item.status === 'success' ? (item.cost ?? 0) : 0), 0);
+    const settled = await store.tasks.settle({ id: task.id, status, result, errors, cost, at: isoTime(clock.now()) });
+    if (settled) events.emitTaskSettled(settled);
+    return settled;
+  }
+
+  async function fail(taskId: string, errors: TaskError[]): Promise<TaskRecord | undefined> {
+    const task = await store.tasks.get(taskId);
+    if (!task || task.status !== 'pending') return undefined;
+    return settle(task, 'failed', null, errors);
+  }
+
+  /** Settles the task once no item is pending; a no-op before that or if already settled. */
+  async function settleIfDone(taskId: string): Promise<TaskRecord | undefined> {
+    const task = await store.tasks.get(taskId);
+    if (!task || task.status !== 'pending' || task.items.some((item) => item.status === 'pending')) return undefined;
+    const outcome = definition(task.type).settle(task, task.request);
+    return settle(task, outcome.status, outcome.result, outcome.errors);
+  }
+
+  return {
+    attachQueue(taskQueue: TaskQueue): void {
+      queue = taskQueue;
+    },
+
+    /**
+     * Creates a task: load limits, the type's own checks, then the task record and its reserve
+     * in one atomic store write, then the queue. If queueing fails the task is failed with
+     * ENQUEUE_FAILED, its reserve released, and the call answers 500.
+     */
+    async create(principal: Principal, type: string, request: unknown, options: { pat: boolean }): Promise<CreatedTask> {
+      const def = definition(type);
+      const credentialId = principal.kind === 'apiKey' ? principal.keyId : `token:${principal.accountId}`;
+      deps.limits.check(credentialId, await store.tasks.countPending());
+      await def.validate?.(request, { accountId: principal.accountId });
+
+      const count = def.itemCount(request);
+      const costs = Array.from({ length: count }, (_, index) => def.itemCost(request, index));
+      const estimate = costs.reduce((a, b) => a + b, 0);
+      const now = clock.now();
+      const key = principal.kind === 'apiKey' ? await store.apiKeys.get(principal.keyId) : undefined;
+      const record: TaskRecord = {
+        id: sortableId('tsk', now),
+        type,
+        status: 'pending',
+        accountId: principal.accountId,
+        apiKeyId: key?.id ?? null,
+        request,
+        items: costs.map((): ItemRecord => ({ status: 'pending' })),
+        estimate,
+        cost: 0,
+        result: null,
+        createdAt: isoTime(now),
+        updatedAt: isoTime(now),
+      };
+      const spendingLimit = key?.spendingLimit === undefined ? undefined : { limit: key.spendingLimit, period: key.spendingLimitPeriod };
+      const task = await store.tasks.create(record, { spendingLimit });
+
+      try {
+        if (!queue) throw new Error('no worker is attached');
+        queue.enqueue(task);
+      } catch (err) {
+        deps.log(`task ${task.id}: enqueue failed: ${(err as Error).message}`);
+        await fail(task.id, [{ code: 'ENQUEUE_FAILED', message: 'the task could not be queued; its reserve was released' }]);
+        throw new AppError('ENQUEUE_FAILED', `task ${task.id} could not be queued and was failed; nothing was charged`);
+      }
+      const publicAccessToken = options.pat ? await deps.tokens.issuePat(principal.accountId, task.id) : undefined;
+      return { task, estimate, publicAccessToken };
+    },
+
+    /** Records one finished item, then settles the task if it was the last. */
+    async finishItem(taskId: string, index: number, item: ItemRecord): Promise<void> {
+      const recorded = await store.tasks.recordItem(taskId, index, item, isoTime(clock.now()));
+      if (recorded) await settleIfDone(taskId);
+    },
+
+    settleIfDone,
+    fail,
+    definition,
+    getTask: (id: string) => store.tasks.get(id),
+    list: (accountId: string, query: import('../store/types.js').TaskListQuery) => store.tasks.list(accountId, query),
+
+    /** The owner's task (GET /tasks/{id}): another account's task is TASK_NOT_FOUND. */
+    async getOwned(principal: Principal, id: string): Promise<TaskRecord> {
+      const task = await store.tasks.get(id);
+      if (!task || task.accountId !== principal.accountId) throw new AppError('TASK_NOT_FOUND');
+      return task;
+    },
+
+    /** For status and result: the owner's API key, or a PAT minted for this very task. */
+    async getReadable(principal: Principal, id: string): Promise<TaskRecord> {
+      const task = await store.tasks.get(id);
+      const allowed = task && task.accountId === principal.accountId && (principal.kind !== 'pat' || principal.taskId === id);
+      if (!allowed) throw new AppError('TASK_NOT_FOUND');
+      return task;
+    },
+
+    /** Fails every task pending 24 h after its last update with TASK_EXPIRED (reserve released). */
+    async sweep(): Promise<string[]> {
+      const cutoff = clock.now() - TASK_EXPIRY_MS;
+      const expired: string[] = [];
+      for (const task of await store.tasks.listPending()) {
+        if (Date.parse(task.updatedAt) > cutoff) continue;
+        if (await fail(task.id, [{ code: 'TASK_EXPIRED', message: 'the task was still pending 24 hours after its last update' }])) expired.push(task.id);
+      }
+      return expired;
+    },
+
+    /** Resolves with the task once settled, or as it stands after `timeoutMs`. */
+    async waitForSettled(id: string, timeoutMs: number): Promise<TaskRecord> {
+      let unsubscribe = () => {};
+      const settledEvent = new Promise<void>((resolve) => {
+        unsubscribe = events.onTaskSettled((event) => event.task.id === id && resolve());
+      });
+      try {
+        const task = await store.tasks.get(id);
+        if (!task || task.status !== 'pending') return task!;
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([settledEvent, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+        clearTimeout(timer);
+        return (await store.tasks.get(id))!;
+      } finally {
+        unsubscribe();
+      }
+    },
+  };
+}
+
+export type TaskService = ReturnType<typeof createTaskService>;

@@ -1,0 +1,77 @@
+import { AppError } from '../../domain/errors.js';
+import type { Period } from '../../domain/periods.js';
+import type { JournalEngine } from '../journal-engine.js';
+import type { ItemRecord, TaskRecord, TaskSettlement } from '../records.js';
+import type { TaskListQuery, TaskRepo } from '../types.js';
+import { lowerBound } from '../indexes.js';
+
+export function createTaskRepo(engine: JournalEngine): TaskRepo {
+  const { state } = engine;
+  const pending = (id: string) => {
+    const task = state.tasks.get(id);
+    return task && task.status === 'pending' ? task : undefined;
+  };
+  return {
+    async create(task, { spendingLimit }) {
+      const account = state.accounts.get(task.accountId);
+      if (!account) throw new AppError('UNAUTHORIZED', 'the account no longer exists');
+      // Checks and insert run in one synchronous step: no other create can slip between them.
+      const available = account.balance - state.money.reserved(account.id);
+      if (available < task.estimate) {
+        throw new AppError('INSUFFICIENT_BALANCE', `the estimate is ${task.estimate / 1e6} USD and the available balance is ${available / 1e6} USD`);
+      }
+      if (spendingLimit && task.apiKeyId) {
+        const spent = state.money.spend(task.apiKeyId, spendingLimit.period, Date.parse(task.createdAt));
+        if (spent + task.estimate > spendingLimit.limit) {
+          throw new AppError('SPENDING_LIMIT_EXCEEDED', `this key's spending limit for the current ${spendingLimit.period} is used up`);
+        }
+      }
+      await engine.commit('task.create', task);
+      return state.tasks.get(task.id)!;
+    },
+    async recordItem(id, index, item: ItemRecord, at) {
+      const task = pending(id);
+      if (!task || task.items[index]?.status !== 'pending') return undefined;
+      await engine.commit('task.item', { id, index, item, at });
+      return state.tasks.get(id);
+    },
+    async settle(settlement: TaskSettlement) {
+      const task = pending(settlement.id);
+      if (!task) return undefined;
+      if (settlement.cost < 0 || settlement.cost > task.estimate) throw new Error(`settlement of ${task.id} charges ${settlement.cost}, outside 0..${task.estimate}`);
+      await engine.commit('task.settle', settlement);
+      return state.tasks.get(settlement.id);
+    },
+    async get(id) {
+      return state.tasks.get(id);
+    },
+    async listPending() {
+      return Array.from(state.pendingTasks.ids, (id) => state.tasks.get(id)!);
+    },
+    async countPending() {
+      return state.pendingTasks.ids.size;
+    },
+    async list(accountId: string, query: TaskListQuery) {
+      const ids = state.tasksByAccount.ids(accountId);
+      const out: TaskRecord[] = [];
+      let i = (query.before === undefined ? ids.length : lowerBound(ids, query.before)) - 1;
+      for (; i >= 0 && out.length < query.limit + 1; i--) {
+        const task = state.tasks.get(ids[i])!;
+        if (query.createdBefore !== undefined && task.createdAt >= query.createdBefore) continue;
+        if (query.createdAfter !== undefined && task.createdAt < query.createdAfter) break; // older from here on
+        if (query.filter(task)) out.push(task);
+      }
+      const more = out.length > query.limit;
+      return { tasks: out.slice(0, query.limit), more };
+    },
+    async reserved(accountId) {
+      return state.money.reserved(accountId);
+    },
+    async keySpend(keyId: string, period: Period, millis: number) {
+      return state.money.spend(keyId, period, millis);
+    },
+    async all() {
+      return state.tasks.values();
+    },
+  };
+}

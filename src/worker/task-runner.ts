@@ -1,0 +1,113 @@
+import { ProviderError } from '../domain/tasks.js';
+import type { TaskQueue } from '../services/ports.js';
+import type { TaskService } from '../services/tasks.js';
+import type { ItemRecord, TaskRecord } from '../store/records.js';
+import type { Lanes } from './lanes.js';
+import { abortableSleep, withRetry } from './retry.js';
+
+export interface TaskRunnerOptions {
+  tasks: TaskService;
+  lanes: Lanes;
+  log: (message: string) => void;
+  /** Base of the retry backoff. @default 1000 */
+  retryBaseMs?: number;
+}
+
+/**
+ * Runs tasks: each pending item of a task becomes one job in its type's lane; each finished
+ * item is journaled at once, so after a crash only unfinished items run again, and the task
+ * is settled (charged) exactly once, by whichever item finishes last.
+ */
+export function createTaskRunner(options: TaskRunnerOptions): TaskQueue & {
+  resume(pending: TaskRecord[]): void;
+  close(graceMs: number): Promise<void>;
+} {
+  const { tasks, lanes, log } = options;
+  const stopping = new AbortController();
+  let accepting = true;
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(promise: Promise<T>): Promise<T> => {
+    inFlight.add(promise);
+    promise.finally(() => inFlight.delete(promise)).catch(() => undefined);
+    return promise;
+  };
+
+  async function stillPending(taskId: string, index: number): Promise<boolean> {
+    const task = await tasks.getTask(taskId);
+    return task?.status === 'pending' && task.items[index]?.status === 'pending';
+  }
+
+  async function runItem(taskId: string, index: number, prepared: unknown): Promise<void> {
+    if (stopping.signal.aborted || !(await stillPending(taskId, index))) return;
+    const task = (await tasks.getTask(taskId))!;
+    const def = tasks.definition(task.type);
+    const outcome = await withRetry((attempt) => def.runItem({ task, request: task.request, index, attempt, prepared, signal: stopping.signal }), {
+      maxAttempts: def.maxAttempts,
+      baseMs: options.retryBaseMs ?? 1000,
+      sleep: abortableSleep,
+      signal: stopping.signal,
+      shouldContinue: () => stillPending(taskId, index),
+    });
+    // Stopping mid-item: leave it pending so the next start runs it again.
+    if (stopping.signal.aborted && !outcome.ok && outcome.error.retryable) return;
+    const item: ItemRecord = outcome.ok
+      ? { status: 'success', result: outcome.value, cost: def.itemCost(task.request, index), attempts: outcome.attempts }
+      : { status: 'failed', error: { code: outcome.error.code, message: outcome.error.message }, attempts: outcome.attempts };
+    if (!outcome.ok && outcome.error.code === 'UNKNOWN_ERROR') log(`task ${taskId} item ${index}: unexpected failure`);
+    await tasks.finishItem(taskId, index, item);
+  }
+
+  async function start(task: TaskRecord, lane: ReturnType<Lanes['get']>): Promise<void> {
+    const def = tasks.definition(task.type);
+    let prepared: unknown;
+    if (def.prepare) {
+      try {
+        prepared = await def.prepare(task, task.request);
+      } catch (err) {
+        const error = err instanceof ProviderError ? err : new ProviderError('UNKNOWN_ERROR', 'the task could not be prepared');
+        await tasks.fail(task.id, [{ code: error.code, message: error.message }]);
+        return;
+      }
+    }
+    const pendingItems = task.items.flatMap((item, index) => (item.status === 'pending' ? [index] : []));
+    if (pendingItems.length === 0) {
+      await tasks.settleIfDone(task.id); // every item finished before a crash; only the settlement is missing
+      return;
+    }
+    for (const index of pendingItems) {
+      void track(
+        lane.add(() => runItem(task.id, index, prepared)).catch((err: Error) => log(`task ${task.id} item ${index}: ${err.message}`)),
+      );
+    }
+  }
+
+  return {
+    enqueue(task: TaskRecord): void {
+      if (!accepting) throw new Error('the worker is stopping');
+      // Resolved now, so an unknown type or lane fails the create call (ENQUEUE_FAILED) instead of the task later.
+      const lane = lanes.get(tasks.definition(task.type).lane(task.request));
+      void track(start(task, lane).catch((err: Error) => log(`task ${task.id}: ${err.message}`)));
+    },
+
+    /** Re-enqueues tasks found pending at start-up, oldest first. */
+    resume(pending: TaskRecord[]): void {
+      for (const task of [...pending].sort((a, b) => (a.id < b.id ? -1 : 1))) this.enqueue(task);
+    },
+
+    /**
+     * Stops taking work, drops queued jobs (they stay pending and run after a restart), and
+     * gives running items `graceMs` to finish before they are told to stop.
+     */
+    async close(graceMs: number): Promise<void> {
+      accepting = false;
+      lanes.clearQueued();
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+      await Promise.race([Promise.allSettled([...inFlight]).then(() => lanes.idle()), graceOver]);
+      clearTimeout(timer);
+      stopping.abort();
+      // A handler that ignores its signal still gets only a short while more.
+      await Promise.race([Promise.allSettled([...inFlight]), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    },
+  };
+}
