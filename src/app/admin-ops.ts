@@ -4,6 +4,9 @@ import { parseUsd } from '../domain/money.js';
 import { ALL_SCOPES, API_KEY_SCOPES } from '../domain/scopes.js';
 import { parseDuration } from '../domain/time.js';
 import { toAccountView } from '../services/accounts.js';
+import { checkLedger } from '../services/doctor.js';
+import { formatUsd } from '../domain/money.js';
+import { periodKey } from '../domain/periods.js';
 import type { Services } from './services.js';
 
 const Usd = z.string().refine((value) => parseUsd(value) !== null, 'expected a USD amount such as 10 or 0.5');
@@ -20,21 +23,30 @@ const ScopeList = (allowed: readonly string[]) =>
 const OPS = {
   'accounts.create': {
     args: z.object({ name: z.string(), credit: Usd.optional() }),
-    run: async (s: Services, a: { name: string; credit?: string }) => toAccountView(await s.accounts.create(a.name, a.credit ? parseUsd(a.credit)! : 0)),
+    run: async (s: Services, a: { name: string; credit?: string }) => view(s, await s.accounts.create(a.name, a.credit ? parseUsd(a.credit)! : 0)),
   },
   'accounts.credit': {
     args: z.object({ account: z.string(), amount: Usd, note: z.string().optional() }),
-    run: async (s: Services, a: { account: string; amount: string; note?: string }) => toAccountView(await s.accounts.credit(a.account, parseUsd(a.amount)!, a.note)),
+    run: async (s: Services, a: { account: string; amount: string; note?: string }) => view(s, await s.accounts.credit(a.account, parseUsd(a.amount)!, a.note)),
   },
   'accounts.list': {
     args: z.object({}),
-    run: async (s: Services) => (await s.accounts.list()).map((account) => toAccountView(account)),
+    run: async (s: Services) => Promise.all((await s.accounts.list()).map((account) => view(s, account))),
   },
   'accounts.show': {
     args: z.object({ account: z.string() }),
     run: async (s: Services, a: { account: string }) => {
       const account = await s.accounts.find(a.account);
-      return { ...toAccountView(account), keys: await s.apiKeys.list(account.id) };
+      const now = s.clock.now();
+      const keys = await Promise.all(
+        (await s.apiKeys.list(account.id)).map(async (key) => ({
+          ...key,
+          // Charged + reserved in the key's current UTC period (the figure its limit is checked against).
+          periodSpend: formatUsd(await s.store.tasks.keySpend(key.id, key.spendingLimitPeriod, now)),
+          period: periodKey(key.spendingLimitPeriod, now).slice(2),
+        })),
+      );
+      return { ...(await view(s, account)), keys };
     },
   },
   'keys.create': {
@@ -77,7 +89,23 @@ const OPS = {
       return s.tokens.issueAccessToken(account.id, a.scopes ?? [...ALL_SCOPES], ttl);
     },
   },
+  doctor: {
+    args: z.object({}),
+    run: async (s: Services) => checkLedger(s.store),
+  },
+  sweep: {
+    args: z.object({}),
+    run: async (s: Services) => {
+      const expired = await s.tasks.sweep();
+      return { expired: expired.length, taskIds: expired };
+    },
+  },
 } as const;
+
+/** An account with its reserve, as every command shows it. */
+async function view(s: Services, account: Parameters<typeof toAccountView>[0]) {
+  return toAccountView(account, await s.store.tasks.reserved(account.id));
+}
 
 export type AdminOpName = keyof typeof OPS;
 export const ADMIN_OPS = Object.keys(OPS) as AdminOpName[];

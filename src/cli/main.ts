@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerAccountCommands } from './commands/accounts.js';
 import { registerKeyCommands } from './commands/keys.js';
+import { registerLedgerCommands } from './commands/ledger.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerTokenCommands } from './commands/tokens.js';
 import { EXIT } from './output.js';
@@ -20,6 +21,7 @@ registerServeCommand(program);
 registerAccountCommands(program);
 registerKeyCommands(program);
 registerTokenCommands(program);
+registerLedgerCommands(program);
 for (const command of program.commands) {
   command.exitOverride();
   for (const sub of command.commands) sub.exitOverride();

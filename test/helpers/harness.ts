@@ -91,3 +91,30 @@ export async function startService(t: TestContext, options: { config?: JsonObjec
     request: (method, path, requestOptions) => send(server.url, method, path, requestOptions),
   };
 }
+
+/** Polls a task's status until it settles; returns the full task (read with the harness key). */
+export async function waitForTask(h: Harness, taskId: string, timeoutMs = 10_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await h.request('GET', `/tasks/${taskId}`, { auth: h.apiKey });
+    if (res.json?.data?.status && res.json.data.status !== 'pending') return res.json.data;
+    if (Date.now() > deadline) throw new Error(`task ${taskId} still pending after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The account as the operator sees it: balance, reserved, available. */
+export async function accountOf(h: Harness): Promise<{ balance: string; reserved: string; available: string }> {
+  const { toAccountView } = await import('../../src/services/accounts.js');
+  const store = h.server.services.store;
+  return toAccountView((await store.accounts.get(h.accountId))!, await store.tasks.reserved(h.accountId));
+}
+
+/** Waits until `check` returns true (polling), or fails after `timeoutMs`. */
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

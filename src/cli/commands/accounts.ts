@@ -61,11 +61,13 @@ export function registerAccountCommands(program: Command): void {
     .action(async (account: string, _opts: unknown, cmd: Command) => {
       const g = globals(cmd);
       try {
-        const shown = (await admin(cmd, 'accounts.show', { account })) as AccountView & { keys: ApiKeyView[] };
+        const shown = (await admin(cmd, 'accounts.show', { account })) as AccountView & { keys: (ApiKeyView & { periodSpend: string; period: string })[] };
         print(g, shown, () =>
           [
             accountLine(shown),
-            shown.keys.length ? table([['KEY', 'PREVIEW', 'NAME', 'LIMIT', 'PERIOD'], ...shown.keys.map((k) => [k.id, k.keyPreview, k.name ?? '', k.spendingLimit ?? '-', k.spendingLimitPeriod])]) : 'no live API keys',
+            shown.keys.length
+              ? table([['KEY', 'PREVIEW', 'NAME', 'SPENT', 'LIMIT', 'PERIOD'], ...shown.keys.map((k) => [k.id, k.keyPreview, k.name ?? '', k.periodSpend, k.spendingLimit ?? '-', `${k.spendingLimitPeriod} ${k.period}`])])
+              : 'no live API keys',
           ].join('\n'),
         );
       } catch (err) {

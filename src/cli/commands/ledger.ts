@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import { admin, globals } from '../context.js';
+import { EXIT, fail, print } from '../output.js';
+
+interface DoctorReport {
+  ok: boolean;
+  problems: string[];
+  checked: { accounts: number; tasks: number; keys: number };
+}
+
+export function registerLedgerCommands(program: Command): void {
+  program
+    .command('doctor')
+    .description('Check the ledger invariants; exits 1 when one is broken')
+    .option('--json', 'print one JSON document')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const g = globals(cmd);
+      try {
+        const report = (await admin(cmd, 'doctor', {})) as DoctorReport;
+        print(g, report, () =>
+          report.ok
+            ? `ledger ok: ${report.checked.accounts} accounts, ${report.checked.keys} keys, ${report.checked.tasks} tasks checked`
+            : [`ledger BROKEN (${report.problems.length} problem(s)):`, ...report.problems.map((p) => `  - ${p}`)].join('\n'),
+        );
+        if (!report.ok) process.exit(EXIT.failure);
+      } catch (err) {
+        fail(err, g);
+      }
+    });
+
+  program
+    .command('sweep')
+    .description('Fail tasks still pending 24 hours after their last update (TASK_EXPIRED)')
+    .option('--json', 'print one JSON document')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const g = globals(cmd);
+      try {
+        const result = (await admin(cmd, 'sweep', {})) as { expired: number; taskIds: string[] };
+        print(g, result, () => (result.expired ? `expired ${result.expired} task(s): ${result.taskIds.join(', ')}` : 'no task to expire'));
+      } catch (err) {
+        fail(err, g);
+      }
+    });
+}
