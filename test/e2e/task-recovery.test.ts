@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { JsonStore } from '../../src/store/json-store.js';
+import { runCli } from '../helpers/cli.js';
+import { eventually, send } from '../helpers/harness.js';
+import { closeBeforeRemoval, tempDir } from '../helpers/temp-dir.js';
+
+const FIXTURE = join(import.meta.dirname, '../fixtures/serve-test-tasks.ts');
+
+function startFixture(data: string): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, data], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    let out = '';
+    child.stdout!.on('data', (chunk) => {
+      out += chunk;
+      const match = /listening (http:\/\/\S+)/.exec(out);
+      if (match) resolve({ child, url: match[1], exited });
+    });
+    child.stderr!.on('data', () => undefined);
+    exited.then((code) => reject(new Error(`fixture exited with ${code}`)));
+  });
+}
+
+async function seed(data: string): Promise<string> {
+  await runCli(['--data', data, 'accounts', 'create', 'acme', '--credit', '10']);
+  return (await runCli(['--data', data, 'keys', 'create', '--account', 'acme', '--json'])).json.raw;
+}
+
+const runsPerItem = async (log: string) => {
+  const counts = new Map<number, number>();
+  for (const line of (await readFile(log, 'utf8')).trim().split('\n')) {
+    const index = Number(line.split(':')[1]);
+    counts.set(index, (counts.get(index) ?? 0) + 1);
+  }
+  return counts;
+};
+
+async function waitForSettled(url: string, key: string, taskId: string) {
+  let task: { status: string; cost: string } | undefined;
+  await eventually(async () => {
+    task = (await send(url, 'GET', `/tasks/${taskId}`, { auth: key })).json.data;
+    return task!.status !== 'pending';
+  }, 20_000);
+  return task!;
+}
+
+test('a server killed with SIGKILL mid-task runs only the unfinished items after a restart and charges once', async (t) => {
+  const data = await tempDir(t);
+  const log = join(data, 'runs.log');
+  await writeFile(log, '');
+  const key = await seed(data);
+  let server = await startFixture(data);
+  closeBeforeRemoval(data, async () => server.child.kill('SIGKILL'));
+
+  const created = await send(server.url, 'POST', '/test/tasks', { auth: key, body: { items: 6, price: '0.5', delayMs: 300, runLog: log } });
+  const { taskId } = created.json.data;
+  // Two items run at a time and a lane slot frees only once its item is journaled: when a third
+  // item starts, at least one item is durably done.
+  await eventually(async () => (await readFile(log, 'utf8')).trim().split('\n').length >= 3, 10_000);
+  server.child.kill('SIGKILL');
+  await server.exited;
+
+  const store = await JsonStore.open({ dir: join(data, 'store'), snapshotOnClose: false });
+  const before = (await store.tasks.get(taskId))!;
+  const doneBefore = before.items.flatMap((item, index) => (item.status === 'success' ? [index] : []));
+  await store.close();
+  assert.equal(before.status, 'pending');
+  assert.ok(doneBefore.length >= 1 && doneBefore.length < 6, `done before the kill: ${doneBefore}`);
+
+  server = await startFixture(data);
+  const task = await waitForSettled(server.url, key, taskId);
+  assert.equal(task.status, 'completed');
+  assert.equal(task.cost, '3');
+
+  const runs = await runsPerItem(log);
+  for (const index of doneBefore) assert.equal(runs.get(index), 1, `item ${index} finished before the kill and must not run again`);
+  for (let index = 0; index < 6; index++) assert.ok((runs.get(index) ?? 0) >= 1, `item ${index} ran`);
+
+  server.child.kill('SIGTERM');
+  assert.equal(await server.exited, 0);
+  const shown = await runCli(['--data', data, 'accounts', 'show', 'acme', '--json']);
+  assert.equal(shown.json.balance, '7', 'charged exactly once: 10 − 6 × 0.5');
+  assert.equal(shown.json.reserved, '0');
+  const doctor = await runCli(['--data', data, 'doctor', '--json']);
+  assert.equal(doctor.code, 0, doctor.stdout);
+  assert.equal(doctor.json.ok, true);
+});
+
+test('SIGTERM lets running items finish, exits 0, and the queued items run after a restart', async (t) => {
+  const data = await tempDir(t);
+  const log = join(data, 'runs.log');
+  await writeFile(log, '');
+  const key = await seed(data);
+  let server = await startFixture(data);
+  closeBeforeRemoval(data, async () => server.child.kill('SIGKILL'));
+
+  const { taskId } = (await send(server.url, 'POST', '/test/tasks', { auth: key, body: { items: 4, price: '1', delayMs: 400, runLog: log } })).json.data;
+  await eventually(async () => (await readFile(log, 'utf8')).trim().split('\n').length >= 2, 10_000);
+  server.child.kill('SIGTERM');
+  assert.equal(await server.exited, 0);
+
+  const store = await JsonStore.open({ dir: join(data, 'store'), snapshotOnClose: false });
+  const after = (await store.tasks.get(taskId))!;
+  await store.close();
+  assert.deepEqual(
+    after.items.map((item) => item.status),
+    ['success', 'success', 'pending', 'pending'],
+    'the two running items finished within the grace; the two queued ones were left pending',
+  );
+
+  server = await startFixture(data);
+  const task = await waitForSettled(server.url, key, taskId);
+  assert.equal(task.status, 'completed');
+  assert.equal(task.cost, '4');
+  const runs = await runsPerItem(log);
+  assert.deepEqual([0, 1, 2, 3].map((index) => runs.get(index)), [1, 1, 1, 1]);
+});
