@@ -4,6 +4,9 @@ import type { Scope } from '../domain/scopes.js';
 import type { TaskError } from '../domain/tasks.js';
 import type { TaskRecord } from '../store/records.js';
 
+/** The records task types and the worker handle, as services expose them. */
+export type { ItemRecord, TaskRecord } from '../store/records.js';
+
 export interface ItemContext<Req> {
   task: TaskRecord;
   request: Req;

@@ -1,7 +1,7 @@
 import { ProviderError } from '../domain/tasks.js';
 import type { TaskQueue } from '../services/ports.js';
 import type { TaskService } from '../services/tasks.js';
-import type { ItemRecord, TaskRecord } from '../store/records.js';
+import type { ItemRecord, TaskRecord } from '../services/task-types.js';
 import type { Lanes } from './lanes.js';
 import { abortableSleep, withRetry } from './retry.js';
 
