@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { z } from 'zod';
+import { AppError } from '../domain/errors.js';
 import { toSchemaIssues } from './schema-issues.js';
 
 /**
@@ -18,8 +19,8 @@ const reject = (response: Response): never => {
  * Reads a JSON body and validates it. A body that is not JSON gets the plain-text 400; a
  * body that fails the schema gets the family's rejection shape. An empty body counts as `{}`.
  */
-export async function parseJsonBody<S extends z.ZodType>(c: Context, schema: S, family: SchemaFamily): Promise<z.infer<S>> {
-  const text = await c.req.text();
+export async function parseJsonBody<S extends z.ZodType>(c: Context, schema: S, family: SchemaFamily, limitBytes: number): Promise<z.infer<S>> {
+  const text = await readBoundedText(c, limitBytes);
   let input: unknown = {};
   if (text.trim() !== '') {
     try {
@@ -43,4 +44,36 @@ export function parseQuery<S extends z.ZodType>(c: Context, schema: S, family: S
   const issues = toSchemaIssues(result.error, input);
   const body = family === 'image' ? { data: input, error: issues, success: false } : { success: false, errors: issues };
   return reject(Response.json(body, { status: 400 }));
+}
+
+const tooLarge = (limit: number) => new AppError('VALIDATION_ERROR', `the request body is larger than ${limit} bytes`, { status: 413 });
+
+/**
+ * Reads the body as text, refusing more than `limit` bytes with 413. A declared
+ * Content-Length is checked before reading (Node's parser never delivers more than it
+ * declares), and such a body is read on the adapter's direct path; a chunked body is
+ * counted as it streams and cut off at the bound.
+ */
+export async function readBoundedText(c: Context, limit: number): Promise<string> {
+  const declared = c.req.header('content-length');
+  if (declared !== undefined) {
+    if (Number(declared) > limit) throw tooLarge(limit);
+    return c.req.text();
+  }
+  const body = c.req.raw.body;
+  if (!body) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel();
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,7 +1,6 @@
 import type { Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { z } from 'zod';
-import { AppError, type ErrorCode } from '../domain/errors.js';
+import type { ErrorCode } from '../domain/errors.js';
 import type { Principal, RouteGuard } from '../services/auth.js';
 import { parseJsonBody, type SchemaFamily } from './body.js';
 import type { ApiDeps, ApiEnv } from './types.js';
@@ -34,7 +33,7 @@ export const mountedRoutes: RouteSpec[] = [];
 
 /**
  * Mounts a route: authenticate → authorize → bounded body → validate → handler. Auth runs
- * before the body is read, so an anonymous caller never gets to make the server parse.
+ * before the body is read, so an anonymous caller never gets to make the server read it.
  */
 export function addRoute<S extends z.ZodType | undefined>(
   app: Hono<ApiEnv>,
@@ -43,18 +42,14 @@ export function addRoute<S extends z.ZodType | undefined>(
   handler: (c: Context<ApiEnv>, input: RouteInput<S>) => Promise<Response> | Response,
 ): void {
   if (!mountedRoutes.some((r) => r.method === spec.method && r.path === spec.path)) mountedRoutes.push(spec as RouteSpec);
-  const limit = bodyLimit({
-    maxSize: deps.config.server.bodyLimitBytes,
-    onError: (c) => c.json(new AppError('VALIDATION_ERROR', `the request body is larger than ${deps.config.server.bodyLimitBytes} bytes`).toBody(), 413),
-  });
-  app.on(spec.method.toUpperCase(), spec.path, limit, async (c) => {
+  app.on(spec.method.toUpperCase(), spec.path, async (c) => {
     let principal = undefined as unknown as Principal;
     if (spec.guard) {
       principal = await deps.auth.authenticate(c.req.header('authorization'));
       deps.auth.authorize(principal, spec.guard);
       c.set('principal', principal);
     }
-    const body = spec.body ? await parseJsonBody(c, spec.body, spec.family) : undefined;
+    const body = spec.body ? await parseJsonBody(c, spec.body, spec.family, deps.config.server.bodyLimitBytes) : undefined;
     return handler(c, { principal, body: body as RouteInput<S>['body'] });
   });
 }

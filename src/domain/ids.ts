@@ -2,14 +2,26 @@ import { randomBytes } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
+// Secure random bytes drawn from a pool refilled 4 KiB at a time: one call into the CSPRNG
+// serves many ids instead of one call per id.
+const POOL_SIZE = 4096;
+let pool = randomBytes(POOL_SIZE);
+let poolOffset = 0;
+
+function randomByte(): number {
+  if (poolOffset === POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++];
+}
+
 /** Uniform base62 text from secure random bytes (rejection sampling, no modulo bias). */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = randomByte();
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }

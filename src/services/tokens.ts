@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { webcrypto } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
 import { randomId } from '../domain/ids.js';
 import { ALL_SCOPES, isScope } from '../domain/scopes.js';
@@ -41,13 +42,15 @@ const scopesOf = (payload: JWTPayload): string[] => {
  * Both verify against the injected clock, so expiry is testable without sleeping.
  */
 export function createTokenService(options: { signingKey: Uint8Array; clock: Clock; externalIssuer?: ExternalIssuer | null }) {
-  const { signingKey, clock } = options;
+  const { clock } = options;
+  // jose turns raw key bytes into a CryptoKey on every sign and verify; importing once saves that.
+  const signingKey: Promise<webcrypto.CryptoKey> = webcrypto.subtle.importKey('raw', new Uint8Array(options.signingKey), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   const external = options.externalIssuer ?? null;
   const jwks = external ? createRemoteJWKSet(new URL(external.jwksUrl)) : null;
   const seconds = (ms: number) => Math.floor(ms / 1000);
 
   async function verifyOwn(token: string, audience: string) {
-    return jwtVerify(token, signingKey, { issuer: ISSUER, audience, algorithms: ['HS256'], currentDate: new Date(clock.now()) });
+    return jwtVerify(token, await signingKey, { issuer: ISSUER, audience, algorithms: ['HS256'], currentDate: new Date(clock.now()) });
   }
 
   return {
@@ -61,7 +64,7 @@ export function createTokenService(options: { signingKey: Uint8Array; clock: Clo
         .setJti(randomId('tok'))
         .setIssuedAt(seconds(now))
         .setExpirationTime(seconds(now + ttlMs))
-        .sign(signingKey);
+        .sign(await signingKey);
       return { accessToken, expiresAt: isoTime(seconds(now + ttlMs) * 1000) };
     },
 
@@ -95,7 +98,7 @@ export function createTokenService(options: { signingKey: Uint8Array; clock: Clo
         .setSubject(accountId)
         .setIssuedAt(seconds(now))
         .setExpirationTime(seconds(now + PAT_LIFETIME_MS))
-        .sign(signingKey);
+        .sign(await signingKey);
       return `${PAT_PREFIX}${jwt}`;
     },
 

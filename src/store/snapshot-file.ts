@@ -1,10 +1,9 @@
-import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Adapter } from 'lowdb';
 import { replaceFileDurably } from './durable-fs.js';
 import { StoreCorruptError } from './journal/journal-reader.js';
+import { forEachLine } from './line-reader.js';
 
 export const SNAPSHOT_FORMAT = 'imgtask-snapshot';
 export const SNAPSHOT_VERSION = 1;
@@ -65,7 +64,6 @@ export class SnapshotFile implements Adapter<SnapshotData> {
 
 async function readSnapshot(path: string): Promise<SnapshotData> {
   const name = basename(path);
-  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
   const collections: Record<string, unknown[]> = {};
   let header: { format?: string; version?: number; seq?: number; counts?: Record<string, number> } | null = null;
   let current: unknown[] | null = null;
@@ -75,7 +73,8 @@ async function readSnapshot(path: string): Promise<SnapshotData> {
     throw new StoreCorruptError(`${name}: line ${lineNumber}: ${why}. Refusing to start; the file is left untouched.`);
   };
 
-  for await (const line of lines) {
+  const onLine = (bytes: Buffer): void => {
+    const line = bytes.toString('utf8');
     lineNumber += 1;
     if (complete) corrupt('data after the end of the snapshot');
     if (header === null) {
@@ -86,28 +85,30 @@ async function readSnapshot(path: string): Promise<SnapshotData> {
         corrupt('unreadable header');
       }
       if (header?.format !== SNAPSHOT_FORMAT || header.version !== SNAPSHOT_VERSION) corrupt('unknown snapshot format');
-      continue;
+      return;
     }
     if (current === null) {
       if (line === '}}') {
         complete = true;
-        continue;
+        return;
       }
       const open = /^("(?:[^"\\]|\\.)*"):\[$/.exec(line);
       if (!open) corrupt('expected a collection');
       current = collections[JSON.parse(open![1]) as string] = [];
-      continue;
+      return;
     }
     if (line === ']' || line === '],') {
       current = null;
-      continue;
+      return;
     }
     try {
       current.push(JSON.parse(line.startsWith(',') ? line.slice(1) : line));
     } catch {
       corrupt('unreadable record');
     }
-  }
+  };
+  const { tail } = await forEachLine(path, onLine);
+  if (tail.length) corrupt('the snapshot ends without a newline');
   if (!header || !complete) corrupt('the snapshot ends early');
   for (const [collection, count] of Object.entries(header!.counts ?? {})) {
     if ((collections[collection]?.length ?? 0) !== count) corrupt(`collection ${collection} holds ${collections[collection]?.length ?? 0} records, expected ${count}`);

@@ -1,5 +1,5 @@
-import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { forEachLine } from '../line-reader.js';
 import { decodeRecord, type JournalRecord } from './record.js';
 
 /** Corruption that start-up must not paper over: it names the file and the record. */
@@ -17,8 +17,6 @@ export interface ReadJournalResult {
   droppedTail?: string;
 }
 
-const CHUNK = 1 << 20;
-
 /**
  * Streams a journal file and hands each good record to `onRecord`, in order.
  * A bad last line (torn write) is reported in `droppedTail` when `allowTornTail` is set;
@@ -29,14 +27,10 @@ export async function readJournal(
   onRecord: (record: JournalRecord) => void,
   { allowTornTail }: { allowTornTail: boolean },
 ): Promise<ReadJournalResult> {
-  const handle = await open(path, 'r');
   const name = basename(path);
   let goodBytes = 0;
   let lineNumber = 0;
   let pendingBad: { line: number; offset: number; reason: string; seq?: number } | null = null;
-  let carry = Buffer.alloc(0);
-  let offset = 0;
-
   const fail = (bad: { line: number; offset: number; reason: string; seq?: number }): never => {
     const seq = bad.seq === undefined ? '' : ` (seq ${bad.seq})`;
     throw new StoreCorruptError(
@@ -59,30 +53,13 @@ export async function readJournal(
     goodBytes = lineOffset + bytes.length + 1;
   };
 
-  try {
-    for (;;) {
-      const buffer = Buffer.allocUnsafe(CHUNK);
-      const { bytesRead } = await handle.read(buffer, 0, CHUNK, null);
-      if (bytesRead === 0) break;
-      let data = carry.length ? Buffer.concat([carry, buffer.subarray(0, bytesRead)]) : buffer.subarray(0, bytesRead);
-      let start = 0;
-      for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
-        onLine(data.subarray(start, nl), offset + start);
-        start = nl + 1;
-      }
-      offset += start;
-      carry = Buffer.from(data.subarray(start));
-      data = Buffer.alloc(0);
-    }
-  } finally {
-    await handle.close();
-  }
+  const { tail, tailOffset } = await forEachLine(path, onLine);
 
   // A final line without its newline is a write cut short by a crash.
-  if (carry.length) {
+  if (tail.length) {
     lineNumber += 1;
     if (pendingBad) fail(pendingBad);
-    pendingBad = { line: lineNumber, offset, reason: 'torn write, no newline' };
+    pendingBad = { line: lineNumber, offset: tailOffset, reason: 'torn write, no newline' };
   }
   if (!pendingBad) return { goodBytes };
   const bad: { line: number; offset: number; reason: string; seq?: number } = pendingBad;

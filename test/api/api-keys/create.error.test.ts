@@ -88,3 +88,18 @@ test('a body over the bound is 413 before it is parsed', async (t) => {
   assert.equal(res.status, 413);
   assert.equal(res.json.code, 'VALIDATION_ERROR');
 });
+
+test('a chunked body (no Content-Length) is cut off at the bound with 413', async (t) => {
+  const h = await startService(t, { config: { server: { bodyLimitBytes: 4096 } } });
+  const chunk = new TextEncoder().encode(`{"name":"${'x'.repeat(1000)}`);
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent++ < 50) controller.enqueue(chunk);
+      else controller.close();
+    },
+  });
+  const res = await fetch(`${h.url}/api-key`, { method: 'POST', headers: { authorization: `Bearer ${h.token}` }, body, duplex: 'half' } as RequestInit);
+  assert.equal(res.status, 413);
+  assert.equal(((await res.json()) as { code: string }).code, 'VALIDATION_ERROR');
+});
