@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { JsonStore } from '../../src/store/json-store.js';
 import { runCli } from '../helpers/cli.js';
 import { eventually, send } from '../helpers/harness.js';
@@ -25,9 +25,14 @@ function startFixture(data: string): Promise<{ child: ChildProcess; url: string;
   });
 }
 
-async function seed(data: string): Promise<string> {
+/** A data dir with an account (10 USD) and a key, a run log, and a fixture server on it. */
+async function setup(t: TestContext) {
+  const data = await tempDir(t);
+  const log = join(data, 'runs.log');
+  await writeFile(log, '');
   await runCli(['--data', data, 'accounts', 'create', 'acme', '--credit', '10']);
-  return (await runCli(['--data', data, 'keys', 'create', '--account', 'acme', '--json'])).json.raw;
+  const key: string = (await runCli(['--data', data, 'keys', 'create', '--account', 'acme', '--json'])).json.raw;
+  return { data, log, key, fixture: await startFixture(data) };
 }
 
 const runsPerItem = async (log: string) => {
@@ -49,11 +54,8 @@ async function waitForSettled(url: string, key: string, taskId: string) {
 }
 
 test('a server killed with SIGKILL mid-task runs only the unfinished items after a restart and charges once', async (t) => {
-  const data = await tempDir(t);
-  const log = join(data, 'runs.log');
-  await writeFile(log, '');
-  const key = await seed(data);
-  let server = await startFixture(data);
+  const { data, log, key, fixture } = await setup(t);
+  let server = fixture;
   closeBeforeRemoval(data, async () => server.child.kill('SIGKILL'));
 
   const created = await send(server.url, 'POST', '/test/tasks', { auth: key, body: { items: 6, price: '0.5', delayMs: 300, runLog: log } });
@@ -91,11 +93,8 @@ test('a server killed with SIGKILL mid-task runs only the unfinished items after
 });
 
 test('SIGTERM lets running items finish, exits 0, and the queued items run after a restart', async (t) => {
-  const data = await tempDir(t);
-  const log = join(data, 'runs.log');
-  await writeFile(log, '');
-  const key = await seed(data);
-  let server = await startFixture(data);
+  const { data, log, key, fixture } = await setup(t);
+  let server = fixture;
   closeBeforeRemoval(data, async () => server.child.kill('SIGKILL'));
 
   const { taskId } = (await send(server.url, 'POST', '/test/tasks', { auth: key, body: { items: 4, price: '1', delayMs: 400, runLog: log } })).json.data;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { AccountView, ApiKeyView } from '../../app/admin-ops.js';
-import { admin, globals } from '../context.js';
-import { fail, print, table } from '../output.js';
+import { action, admin } from '../context.js';
+import { print, table } from '../output.js';
 
 const accountLine = (a: AccountView) => `${a.id}  ${a.name}  balance ${a.balance}  reserved ${a.reserved}  available ${a.available}`;
 
@@ -13,54 +13,44 @@ export function registerAccountCommands(program: Command): void {
     .description('Create an account, optionally with an initial credit in USD')
     .option('--credit <usd>', 'initial credit, for example 10 or 0.5')
     .option('--json', 'print one JSON document')
-    .action(async (name: string, opts: { credit?: string }, cmd: Command) => {
-      const g = globals(cmd);
-      try {
+    .action(
+      action(async (g, name: string, opts: { credit?: string }, cmd: Command) => {
         const account = (await admin(cmd, 'accounts.create', { name, credit: opts.credit })) as AccountView;
         print(g, account, () => `created ${accountLine(account)}`);
-      } catch (err) {
-        fail(err, g);
-      }
-    });
+      }),
+    );
 
   accounts
     .command('credit <account> <usd>')
     .description('Add credit (USD) to an account, named by name or id')
     .option('--note <text>', 'a note kept with the credit')
     .option('--json', 'print one JSON document')
-    .action(async (account: string, usd: string, opts: { note?: string }, cmd: Command) => {
-      const g = globals(cmd);
-      try {
+    .action(
+      action(async (g, account: string, usd: string, opts: { note?: string }, cmd: Command) => {
         const result = (await admin(cmd, 'accounts.credit', { account, amount: usd, note: opts.note })) as AccountView;
         print(g, result, () => `credited ${usd}: ${accountLine(result)}`);
-      } catch (err) {
-        fail(err, g);
-      }
-    });
+      }),
+    );
 
   accounts
     .command('list')
     .description('List accounts with balances')
     .option('--json', 'print one JSON document')
-    .action(async (_opts: unknown, cmd: Command) => {
-      const g = globals(cmd);
-      try {
+    .action(
+      action(async (g, _opts: unknown, cmd: Command) => {
         const list = (await admin(cmd, 'accounts.list', {})) as AccountView[];
         print(g, list, () =>
           list.length === 0 ? 'no accounts yet: imgtask accounts create <name> --credit 10' : table([['ID', 'NAME', 'BALANCE', 'RESERVED', 'AVAILABLE'], ...list.map((a) => [a.id, a.name, a.balance, a.reserved, a.available])]),
         );
-      } catch (err) {
-        fail(err, g);
-      }
-    });
+      }),
+    );
 
   accounts
     .command('show <account>')
     .description('Show an account: balance, reserved, available and its keys')
     .option('--json', 'print one JSON document')
-    .action(async (account: string, _opts: unknown, cmd: Command) => {
-      const g = globals(cmd);
-      try {
+    .action(
+      action(async (g, account: string, _opts: unknown, cmd: Command) => {
         const shown = (await admin(cmd, 'accounts.show', { account })) as AccountView & { keys: (ApiKeyView & { periodSpend: string; period: string })[] };
         print(g, shown, () =>
           [
@@ -70,8 +60,6 @@ export function registerAccountCommands(program: Command): void {
               : 'no live API keys',
           ].join('\n'),
         );
-      } catch (err) {
-        fail(err, g);
-      }
-    });
+      }),
+    );
 }

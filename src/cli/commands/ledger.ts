@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { admin, globals } from '../context.js';
-import { EXIT, fail, print } from '../output.js';
+import { action, admin } from '../context.js';
+import { EXIT, print } from '../output.js';
 
 interface DoctorReport {
   ok: boolean;
@@ -13,9 +13,8 @@ export function registerLedgerCommands(program: Command): void {
     .command('doctor')
     .description('Check the ledger invariants; exits 1 when one is broken')
     .option('--json', 'print one JSON document')
-    .action(async (_opts: unknown, cmd: Command) => {
-      const g = globals(cmd);
-      try {
+    .action(
+      action(async (g, _opts: unknown, cmd: Command) => {
         const report = (await admin(cmd, 'doctor', {})) as DoctorReport;
         print(g, report, () =>
           report.ok
@@ -23,22 +22,17 @@ export function registerLedgerCommands(program: Command): void {
             : [`ledger BROKEN (${report.problems.length} problem(s)):`, ...report.problems.map((p) => `  - ${p}`)].join('\n'),
         );
         if (!report.ok) process.exit(EXIT.failure);
-      } catch (err) {
-        fail(err, g);
-      }
-    });
+      }),
+    );
 
   program
     .command('sweep')
     .description('Fail tasks still pending 24 hours after their last update (TASK_EXPIRED)')
     .option('--json', 'print one JSON document')
-    .action(async (_opts: unknown, cmd: Command) => {
-      const g = globals(cmd);
-      try {
+    .action(
+      action(async (g, _opts: unknown, cmd: Command) => {
         const result = (await admin(cmd, 'sweep', {})) as { expired: number; taskIds: string[] };
         print(g, result, () => (result.expired ? `expired ${result.expired} task(s): ${result.taskIds.join(', ')}` : 'no task to expire'));
-      } catch (err) {
-        fail(err, g);
-      }
-    });
+      }),
+    );
 }

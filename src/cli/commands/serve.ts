@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { loadConfig } from '../../config/load.js';
 import { startServer } from '../../app/server.js';
-import { globals } from '../context.js';
-import { fail, print, UsageError } from '../output.js';
+import { action } from '../context.js';
+import { print, UsageError } from '../output.js';
 
 const log = (message: string) => process.stderr.write(`${new Date().toISOString()} ${message}\n`);
 
@@ -14,9 +14,8 @@ export function registerServeCommand(program: Command): void {
     .option('--host <host>', 'address to listen on (default: server.host)')
     .option('--port <port>', 'port to listen on; 0 picks a free one (default: server.port)')
     .option('--json', 'print one JSON document once listening')
-    .action(async (opts: { host?: string; port?: string }, cmd: Command) => {
-      const g = globals(cmd);
-      try {
+    .action(
+      action(async (g, opts: { host?: string; port?: string }, cmd: Command) => {
         const port = opts.port === undefined ? undefined : Number(opts.port);
         if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError(`--port: not a port number: ${opts.port}`);
         const config = loadConfig({ file: g.config, flags: { host: opts.host, port } });
@@ -54,8 +53,6 @@ export function registerServeCommand(program: Command): void {
         };
         process.once('SIGINT', () => stop('SIGINT'));
         process.once('SIGTERM', () => stop('SIGTERM'));
-      } catch (err) {
-        fail(err, g);
-      }
-    });
+      }),
+    );
 }

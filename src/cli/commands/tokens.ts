@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { admin, globals } from '../context.js';
-import { fail, print } from '../output.js';
+import { action, admin } from '../context.js';
+import { print } from '../output.js';
 
 export function registerTokenCommands(program: Command): void {
   const tokens = program.command('tokens').description('Issue OAuth access tokens');
@@ -11,13 +11,10 @@ export function registerTokenCommands(program: Command): void {
     .option('--scopes <list>', 'comma-separated scopes (default: every scope)')
     .option('--ttl <duration>', 'lifetime such as 15m, 1h or 30d (default: auth.accessTokenTtl)')
     .option('--json', 'print one JSON document')
-    .action(async (opts: { account: string; scopes?: string; ttl?: string }, cmd: Command) => {
-      const g = globals(cmd);
-      try {
+    .action(
+      action(async (g, opts: { account: string; scopes?: string; ttl?: string }, cmd: Command) => {
         const issued = (await admin(cmd, 'tokens.issue', { account: opts.account, scopes: opts.scopes, ttl: opts.ttl })) as { accessToken: string; expiresAt: string };
         print(g, issued, () => `${issued.accessToken}\nexpires ${issued.expiresAt}`);
-      } catch (err) {
-        fail(err, g);
-      }
-    });
+      }),
+    );
 }
