@@ -1,0 +1,8 @@
+import type { Micros } from './money.js';
+
+/** Fixed unit prices of SPEC part 1, in micro-USD. */
+export const UNIT_PRICES = {
+  removeBackground: 20_000, // 0.02 USD per request
+  rate: 200, // 0.0002 USD per URL
+  alt: 400, // 0.0004 USD per URL
+} as const satisfies Record<string, Micros>;
