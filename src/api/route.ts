@@ -16,7 +16,8 @@ export interface RouteSpec<S extends z.ZodType | undefined = z.ZodType | undefin
   /** Credentials and scope; omitted for public routes. */
   guard?: RouteGuard;
   family: SchemaFamily;
-  body?: S;
+  /** The body schema, or a function giving it when it depends on config (generate's model ids). */
+  body?: S | (() => S);
   /** Status of a successful answer. */
   status: number;
   /** Request error codes the route can answer with, beyond the auth ones. */
@@ -49,7 +50,8 @@ export function addRoute<S extends z.ZodType | undefined>(
       deps.auth.authorize(principal, spec.guard);
       c.set('principal', principal);
     }
-    const body = spec.body ? await parseJsonBody(c, spec.body, spec.family, deps.config.server.bodyLimitBytes) : undefined;
+    const schema = typeof spec.body === 'function' ? spec.body() : spec.body;
+    const body = schema ? await parseJsonBody(c, schema, spec.family, deps.config.server.bodyLimitBytes) : undefined;
     return handler(c, { principal, body: body as RouteInput<S>['body'] });
   });
 }

@@ -4,6 +4,8 @@ import type { ApiKeyService } from '../services/api-keys.js';
 import type { AuthService, Principal } from '../services/auth.js';
 import type { TaskTypeRegistry } from '../services/task-types.js';
 import type { TaskService } from '../services/tasks.js';
+import type { ImageLibrary } from '../services/images.js';
+import type { HttpBindings } from '@hono/node-server';
 
 /** What the API needs from the rest of the service; tests hand it real ones. */
 export interface ApiDeps {
@@ -13,10 +15,13 @@ export interface ApiDeps {
   auth: AuthService;
   tasks: TaskService;
   registry: TaskTypeRegistry;
+  images: ImageLibrary;
   log: (message: string) => void;
 }
 
 export type ApiEnv = {
+  /** Present when served by @hono/node-server: the raw Node request, for streaming uploads. */
+  Bindings: Partial<HttpBindings>;
   Variables: {
     requestId: string;
     principal: Principal;

@@ -45,6 +45,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     admin = await listenAdminSocket(services, services.layout.adminSocket);
     const url = `http://${urlHost(host)}:${address.port}`;
+    services.setServerUrl(url);
     let closing: Promise<void> | undefined;
     return {
       url,

@@ -9,7 +9,17 @@ import { TaskTypeRegistry, type TaskTypeDefinition } from '../services/task-type
 import { createTaskService } from '../services/tasks.js';
 import { createTokenService } from '../services/tokens.js';
 import { JsonStore } from '../store/json-store.js';
+import { join } from 'node:path';
+import { createSafeFetcher } from '../net/safe-fetch.js';
+import type { ProviderSet } from '../providers/types.js';
+import { createImageLibrary } from '../services/images.js';
+import { BlobStore } from '../store/blobs.js';
+import { createGenerateType } from '../worker/handlers/image-generate.js';
+import { createAltType, createRateType } from '../worker/handlers/image-rate-alt.js';
+import { createRemoveBackgroundType } from '../worker/handlers/image-remove-background.js';
+import type { ImageTypeDeps } from '../worker/handlers/deps.js';
 import { prepareDataDir } from './data-dir.js';
+import { buildProviderSet } from './providers.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -19,6 +29,8 @@ export interface ServiceOptions {
   onFatal?: (err: Error) => void;
   /** Extra task types (tests register test-only ones). */
   taskTypes?: TaskTypeDefinition<never>[];
+  /** Replaces providers by capability (tests use fakes of remote ones). */
+  providers?: Partial<ProviderSet>;
 }
 
 /** Opens the store and builds every service over it. The one place they are constructed. */
@@ -33,7 +45,27 @@ export async function openServices(options: ServiceOptions) {
     onFatal: options.onFatal,
   });
   const config = { current: options.config };
+  let serverUrl = `http://${options.config.server.host}:${options.config.server.port}`;
+  const publicBase = () => (config.current.publicUrl ?? serverUrl).replace(/\/+$/, '');
+  let providers = buildProviderSet(options.config, options.providers);
+  const images = createImageLibrary({
+    blobs: new BlobStore(join(layout.root, 'images')),
+    // Built per call from the config in force, so a reload applies to the next fetch.
+    fetcher: { fetch: (url) => createSafeFetcher(config.current.fetch).fetch(url) },
+    publicBase,
+    maxPixels: () => config.current.fetch.maxPixels,
+  });
+  const imageDeps: ImageTypeDeps = {
+    config: () => config.current,
+    providers: () => providers,
+    images,
+    destinations: { exists: async () => false },
+  };
   const registry = new TaskTypeRegistry();
+  registry.register(createGenerateType(imageDeps));
+  registry.register(createRateType(imageDeps));
+  registry.register(createAltType(imageDeps));
+  registry.register(createRemoveBackgroundType(imageDeps));
   for (const type of options.taskTypes ?? []) registry.register(type as TaskTypeDefinition<unknown>);
   const events = new EventBus();
   const accounts = createAccountService(store, clock);
@@ -48,7 +80,14 @@ export async function openServices(options: ServiceOptions) {
     },
     setConfig(next: Config) {
       config.current = next;
+      providers = buildProviderSet(next, options.providers);
     },
+    /** The address the server listens on, for service URLs when publicUrl is not set. */
+    setServerUrl(url: string) {
+      serverUrl = url;
+    },
+    publicBase,
+    images,
     clock,
     log,
     layout,

@@ -12,6 +12,8 @@ export const ModelSchema = z.strictObject({
     maxInputs: z.number().int().min(0).max(20),
     supports4k: z.boolean(),
     negativePrompt: z.boolean(),
+    /** What `size: auto` resolves to, as WxH. Default: the 1:1 base size. */
+    nativeSize: z.string().regex(/^\d{2,5}x\d{2,5}$/, 'a size such as 1024x1024').optional(),
   }),
   options: z.record(z.string(), z.unknown()).default({}),
 });
@@ -51,7 +53,14 @@ export const ConfigSchema = z.strictObject({
       })
       .nullable(),
   }),
-  fetch: z.strictObject({ allowPrivateAddresses: z.boolean() }),
+  fetch: z.strictObject({
+    allowPrivateAddresses: z.boolean(),
+    maxBytes: z.number().int().min(1024),
+    timeoutMs: z.number().int().min(100),
+    maxRedirects: z.number().int().min(0).max(20),
+    maxPixels: z.number().int().min(1024),
+  }),
+  images: z.strictObject({ cacheMaxAgeSeconds: z.number().int().min(0) }),
   sync: z.strictObject({ timeoutMs: z.number().int().min(0).max(600_000) }),
   defaultModel: z.string().min(1),
   models: z.record(z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a model id (lowercase letters, digits, . _ -)'), ModelSchema),

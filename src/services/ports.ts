@@ -24,3 +24,13 @@ export interface TaskQueue {
   /** Schedules the task's pending items. Throws when the queue cannot take work (then the task fails with ENQUEUE_FAILED). */
   enqueue(task: import('../store/records.js').TaskRecord): void;
 }
+
+/** Fetches a user URL through the SSRF guard (src/net). Throws when it cannot. */
+export interface UrlFetcher {
+  fetch(url: string): Promise<{ data: Buffer }>;
+}
+
+/** Whether an account has a destination of this name (the destinations part answers it). */
+export interface DestinationLookup {
+  exists(accountId: string, name: string): Promise<boolean>;
+}

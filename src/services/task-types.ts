@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Micros } from '../domain/money.js';
 import type { Scope } from '../domain/scopes.js';
-import type { TaskError } from '../domain/tasks.js';
+import type { TaskError, TaskErrorCode } from '../domain/tasks.js';
 import type { TaskRecord } from '../store/records.js';
 
 /** The records task types and the worker handle, as services expose them. */
@@ -13,9 +13,14 @@ export interface ItemContext<Req> {
   index: number;
   /** 1-based; a retry runs the same item again, possibly on another provider. */
   attempt: number;
-  /** What `prepare` returned. */
-  prepared: unknown;
+  /** What `prepare` returned: `saved` is journaled with the task, `runtime` lives in memory only. */
+  prepared: Prepared;
   signal: AbortSignal;
+}
+
+export interface Prepared {
+  saved?: unknown;
+  runtime?: unknown;
 }
 
 export interface Settled {
@@ -30,7 +35,8 @@ export interface Settled {
  */
 export interface TaskTypeDefinition<Req = unknown> {
   type: string;
-  schema: z.ZodType<Req>;
+  /** The request schema; a function because some depend on config (the model ids). */
+  schema(): z.ZodType<Req>;
   /** The scope an API key or access token needs to create it. */
   scope: Scope;
   itemCount(request: Req): number;
@@ -42,8 +48,14 @@ export interface TaskTypeDefinition<Req = unknown> {
   maxAttempts: number;
   /** Checks beyond the schema, before anything is reserved; throws AppError (VALIDATION_ERROR). */
   validate?(request: Req, ctx: { accountId: string }): Promise<void> | void;
-  /** Work before the items (resolving a model, a size); a ProviderError fails the whole task. */
-  prepare?(task: TaskRecord, request: Req): Promise<unknown>;
+  /**
+   * Work before the items (resolving a model, a size, fetching inputs); a ProviderError fails
+   * the whole task. It runs again after a restart, seeing `task.prepared` (what it saved the
+   * first time), so a non-deterministic step is not redone.
+   */
+  prepare?(task: TaskRecord, request: Req): Promise<Prepared>;
+  /** The code an item reports for a final failure, when the type allows fewer codes than providers give. */
+  itemErrorCode?(code: TaskErrorCode): TaskErrorCode;
   /** Runs one item; throws ProviderError when it fails. */
   runItem(ctx: ItemContext<Req>): Promise<unknown>;
   /** The task's status and result once every item is done. */

@@ -116,6 +116,11 @@ export function createTaskService(deps: TaskServiceDeps) {
       if (recorded) await settleIfDone(taskId);
     },
 
+    /** Journals what `prepare` worked out, once. */
+    async savePrepared(taskId: string, prepared: unknown): Promise<void> {
+      await store.tasks.savePrepared(taskId, prepared, isoTime(clock.now()));
+    },
+
     settleIfDone,
     fail,
     definition,

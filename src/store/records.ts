@@ -65,6 +65,8 @@ export interface TaskRecord {
   cost: Micros;
   result: unknown;
   errors?: { code: string; message?: string }[];
+  /** What the type's `prepare` worked out and must survive a restart (resolved model, size, magic prompt). */
+  prepared?: unknown;
   createdAt: string;
   updatedAt: string;
 }

@@ -50,6 +50,10 @@ const HANDLERS: Record<string, Handler> = {
     items[index] = item;
     state.tasks.put({ ...task, items, updatedAt: at });
   },
+  'task.prepare': (state, { id, prepared, at }: { id: string; prepared: unknown; at: string }) => {
+    const task = state.tasks.get(id)!;
+    state.tasks.put({ ...task, prepared, updatedAt: at });
+  },
   // One record settles the task and moves the money: the charge leaves the balance and the
   // reserve (derived from the pending task) is released with it.
   'task.settle': (state, s: TaskSettlement) => {

@@ -54,6 +54,8 @@ export interface TaskRepo {
   create(task: TaskRecord, limits: { spendingLimit?: { limit: number; period: Period } }): Promise<TaskRecord>;
   /** Records a finished item; undefined (nothing written) when the task or item is no longer pending. */
   recordItem(id: string, index: number, item: ItemRecord, at: string): Promise<TaskRecord | undefined>;
+  /** Keeps what `prepare` worked out; undefined (nothing written) when the task is no longer pending. */
+  savePrepared(id: string, prepared: unknown, at: string): Promise<TaskRecord | undefined>;
   /** Settles a pending task: one record charges `cost` and releases the rest. Undefined when already settled. */
   settle(settlement: TaskSettlement): Promise<TaskRecord | undefined>;
   get(id: string): Promise<TaskRecord | undefined>;

@@ -1,7 +1,7 @@
 import { ProviderError } from '../domain/tasks.js';
 import type { TaskQueue } from '../services/ports.js';
 import type { TaskService } from '../services/tasks.js';
-import type { ItemRecord, TaskRecord } from '../services/task-types.js';
+import type { ItemRecord, Prepared, TaskRecord } from '../services/task-types.js';
 import type { Lanes } from './lanes.js';
 import { abortableSleep, withRetry } from './retry.js';
 
@@ -37,7 +37,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue & {
     return task?.status === 'pending' && task.items[index]?.status === 'pending';
   }
 
-  async function runItem(taskId: string, index: number, prepared: unknown): Promise<void> {
+  async function runItem(taskId: string, index: number, prepared: Prepared): Promise<void> {
     if (stopping.signal.aborted || !(await stillPending(taskId, index))) return;
     const task = (await tasks.getTask(taskId))!;
     const def = tasks.definition(task.type);
@@ -50,29 +50,32 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue & {
     });
     // Stopping mid-item: leave it pending so the next start runs it again.
     if (stopping.signal.aborted && !outcome.ok && outcome.error.retryable) return;
+    const code = outcome.ok ? undefined : (def.itemErrorCode?.(outcome.error.code) ?? outcome.error.code);
     const item: ItemRecord = outcome.ok
       ? { status: 'success', result: outcome.value, cost: def.itemCost(task.request, index), attempts: outcome.attempts }
-      : { status: 'failed', error: { code: outcome.error.code, message: outcome.error.message }, attempts: outcome.attempts };
-    if (!outcome.ok && outcome.error.code === 'UNKNOWN_ERROR') log(`task ${taskId} item ${index}: unexpected failure`);
+      : { status: 'failed', error: { code: code!, message: outcome.error.message }, attempts: outcome.attempts };
+    if (!outcome.ok && outcome.error.code === 'UNKNOWN_ERROR') log(`task ${taskId} item ${index}: unexpected failure: ${outcome.error.message}`);
     await tasks.finishItem(taskId, index, item);
   }
 
   async function start(task: TaskRecord, lane: ReturnType<Lanes['get']>): Promise<void> {
     const def = tasks.definition(task.type);
-    let prepared: unknown;
-    if (def.prepare) {
-      try {
-        prepared = await def.prepare(task, task.request);
-      } catch (err) {
-        const error = err instanceof ProviderError ? err : new ProviderError('UNKNOWN_ERROR', 'the task could not be prepared');
-        await tasks.fail(task.id, [{ code: error.code, message: error.message }]);
-        return;
-      }
-    }
     const pendingItems = task.items.flatMap((item, index) => (item.status === 'pending' ? [index] : []));
     if (pendingItems.length === 0) {
       await tasks.settleIfDone(task.id); // every item finished before a crash; only the settlement is missing
       return;
+    }
+    let prepared: Prepared = {};
+    if (def.prepare) {
+      try {
+        prepared = await def.prepare(task, task.request);
+        if (prepared.saved !== undefined && task.prepared === undefined) await tasks.savePrepared(task.id, prepared.saved);
+      } catch (err) {
+        const error = err instanceof ProviderError ? err : new ProviderError('UNKNOWN_ERROR', 'the task could not be prepared');
+        if (!(err instanceof ProviderError)) log(`task ${task.id}: prepare failed: ${(err as Error).stack ?? err}`);
+        await tasks.fail(task.id, [{ code: error.code, message: error.message }]);
+        return;
+      }
     }
     for (const index of pendingItems) {
       void track(

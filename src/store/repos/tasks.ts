@@ -35,6 +35,11 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
       await engine.commit('task.item', { id, index, item, at });
       return state.tasks.get(id);
     },
+    async savePrepared(id, prepared, at) {
+      if (!pending(id)) return undefined;
+      await engine.commit('task.prepare', { id, prepared, at });
+      return state.tasks.get(id);
+    },
     async settle(settlement: TaskSettlement) {
       const task = pending(settlement.id);
       if (!task) return undefined;

@@ -29,7 +29,7 @@ export function registerTasksEstimate(app: Hono<ApiEnv>, deps: ApiDeps): void {
       const def = deps.registry.get(body.type);
       if (!def) throw new AppError('VALIDATION_ERROR', `no task type "${body.type}"; known: ${deps.registry.list().map((d) => d.type).join(', ')}`);
       deps.auth.authorize(principal, { accept: ['apiKey', 'accessToken'], scope: def.scope });
-      const parsed = def.schema.safeParse(body.request ?? {});
+      const parsed = def.schema().safeParse(body.request ?? {});
       if (!parsed.success) {
         const issues = toSchemaIssues(parsed.error, body.request).map((issue) => ({ ...issue, path: ['request', ...issue.path] }));
         return c.json({ success: false, errors: issues }, 400);

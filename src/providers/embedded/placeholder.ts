@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import sharp from 'sharp';
+import { ProviderError, TASK_ERROR_CODES, type TaskErrorCode } from '../../domain/tasks.js';
+import type { GenerateParams, GeneratedImage, ImageGenerator } from '../types.js';
+
+const escapeXml = (text: string) => text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
+
+/** Splits text into at most `maxLines` lines of about `width` characters. */
+function wrap(text: string, width: number, maxLines: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if ((line + ' ' + word).trim().length > width && line) {
+      lines.push(line);
+      line = '';
+      if (lines.length === maxLines) break;
+    }
+    line = `${line} ${word}`.trim();
+  }
+  if (line && lines.length < maxLines) lines.push(line);
+  return lines;
+}
+
+const failOption = (options: Record<string, unknown>): { code: TaskErrorCode; every: number } | null => {
+  const fail = options.fail as { code?: string; every?: number } | undefined;
+  if (!fail || typeof fail.every !== 'number' || fail.every < 1) return null;
+  const code = (TASK_ERROR_CODES as readonly string[]).includes(fail.code ?? '') ? (fail.code as TaskErrorCode) : 'PROVIDER_ERROR';
+  return { code, every: fail.every };
+};
+
+/**
+ * The embedded development generator: a deterministic image drawn from the prompt (colours
+ * from its hash, the prompt as text, input images composited as thumbnails). Same prompt,
+ * size and index, same pixels. `options.fail = { code, every }` makes every Nth image fail
+ * with that code, so item failures can be exercised end to end.
+ */
+export function createPlaceholderGenerator(): ImageGenerator {
+  return {
+    async generate(params: GenerateParams): Promise<GeneratedImage> {
+      const fail = failOption(params.options);
+      if (fail && (params.index + 1) % fail.every === 0) throw new ProviderError(fail.code, `placeholder: image ${params.index + 1} fails by options.fail`);
+      const { width, height } = params;
+      const hash = createHash('sha256').update(`${params.prompt}\n${params.negativePrompt ?? ''}\n${params.index}`).digest();
+      const hue = (hash[0] * 360) / 256;
+      const hue2 = (hue + 40 + (hash[1] % 140)) % 360;
+      const fontSize = Math.max(12, Math.round(Math.min(width, height) / 18));
+      const lines = wrap(params.prompt, Math.max(8, Math.floor(width / (fontSize * 0.6))), 6);
+      const text = lines
+        .map((line, i) => `<text x="50%" y="${Math.round(height / 2 + (i - (lines.length - 1) / 2) * fontSize * 1.3)}" font-family="DejaVu Sans, sans-serif" font-size="${fontSize}" fill="white" text-anchor="middle" dominant-baseline="middle">${escapeXml(line)}</text>`)
+        .join('');
+      const thumb = Math.round(Math.min(width, height) / 5);
+      const thumbs = await Promise.all(
+        params.inputs.slice(0, 4).map(async (input, i) => {
+          const png = await sharp(input.data).resize(thumb, thumb, { fit: 'cover' }).png().toBuffer();
+          return `<image x="${Math.round(thumb * 0.2 + i * thumb * 1.1)}" y="${Math.round(height - thumb * 1.2)}" width="${thumb}" height="${thumb}" href="data:image/png;base64,${png.toString('base64')}"/>`;
+        }),
+      );
+      const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
+<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="hsl(${hue},65%,45%)"/><stop offset="1" stop-color="hsl(${hue2},70%,30%)"/></linearGradient></defs>
+<rect width="100%" height="100%" fill="url(#g)"/>
+<circle cx="${Math.round(width * (0.2 + (hash[2] / 255) * 0.6))}" cy="${Math.round(height * (0.2 + (hash[3] / 255) * 0.6))}" r="${Math.round(Math.min(width, height) * (0.1 + (hash[4] / 255) * 0.2))}" fill="hsl(${(hue + 180) % 360},60%,60%)" fill-opacity="0.5"/>
+${text}${thumbs.join('')}</svg>`;
+      // Rendered to PNG at once: the worker re-encodes to the requested format.
+      return { data: await sharp(Buffer.from(svg)).png({ compressionLevel: 1 }).toBuffer() };
+    },
+  };
+}

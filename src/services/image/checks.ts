@@ -1,0 +1,20 @@
+import { AppError } from '../../domain/errors.js';
+import { LIMITS } from './requests.js';
+import type { DestinationLookup } from '../ports.js';
+
+/** Checks after the schema passed (SPEC part 7, VALIDATION_ERROR): they answer 400 with a code. */
+export function checkMetadata(metadata: unknown): void {
+  if (metadata === undefined) return;
+  const bytes = Buffer.byteLength(JSON.stringify(metadata));
+  if (bytes > LIMITS.metadataBytes) throw new AppError('VALIDATION_ERROR', `metadata is ${bytes} bytes; at most ${LIMITS.metadataBytes} are allowed`);
+}
+
+export async function checkDestination(destinations: DestinationLookup, accountId: string, name: string | undefined): Promise<void> {
+  if (name !== undefined && !(await destinations.exists(accountId, name))) {
+    throw new AppError('VALIDATION_ERROR', `the account has no destination named "${name}"`);
+  }
+}
+
+export function requireProvider(available: unknown, what: string): void {
+  if (!available) throw new AppError('VALIDATION_ERROR', `${what} needs a provider that this service has not configured`);
+}

@@ -1,0 +1,84 @@
+import { randomId } from '../domain/ids.js';
+import { ProviderError, type TaskErrorCode } from '../domain/tasks.js';
+import { encodeImage, extensionOf, ImageReadError, probeImage, type OutputFormat } from '../media/images.js';
+import type { SourceImage } from '../providers/types.js';
+import { BlobStore } from '../store/blobs.js';
+import type { UrlFetcher } from './ports.js';
+
+export interface StoredImage {
+  id: string;
+  fileName: string;
+  format: 'png' | 'jpg' | 'webp' | 'gif';
+  width: number;
+  height: number;
+  bytes: number;
+  serviceUrl: string;
+}
+
+const IMAGE_ID = /^img_[0-9A-Za-z]{22}$/;
+
+/**
+ * Images the service stores and reads. Its own images (service URLs, or bare `img_…` ids)
+ * are read from disk, never fetched; every other URL goes through the SSRF-guarded fetcher.
+ */
+export function createImageLibrary(deps: { blobs: BlobStore; fetcher: UrlFetcher; publicBase: () => string; maxPixels: () => number }) {
+  const serviceUrl = (fileName: string) => `${deps.publicBase()}/images/${fileName}`;
+
+  /** The stored file a URL or id names, if it is one of ours. */
+  async function ownFile(ref: string): Promise<string | null> {
+    if (IMAGE_ID.test(ref)) return deps.blobs.findById(ref);
+    const prefix = `${deps.publicBase()}/images/`;
+    if (!ref.startsWith(prefix)) return null;
+    const name = ref.slice(prefix.length).split(/[?#]/)[0];
+    return BlobStore.isFileName(name) ? name : null;
+  }
+
+  return {
+    serviceUrl,
+    /** Where a stored image lives on disk; throws for a name that is not an image file name. */
+    pathOf: (fileName: string) => deps.blobs.pathOf(fileName),
+
+    /**
+     * Loads an image for a provider. `fetchCode` is what a URL that cannot be fetched or read
+     * fails with: FETCH_FAILED for rating and alt text, INVALID_INPUT for inputs.
+     */
+    async load(ref: string, fetchCode: TaskErrorCode): Promise<SourceImage> {
+      let data: Buffer | null;
+      const own = await ownFile(ref);
+      if (own) {
+        data = await deps.blobs.read(own);
+        if (!data) throw new ProviderError(fetchCode, `no stored image ${own}`, { retryable: false });
+      } else {
+        try {
+          data = (await deps.fetcher.fetch(ref)).data;
+        } catch (err) {
+          throw new ProviderError(fetchCode, `cannot fetch the image: ${(err as Error).message}`, { retryable: false });
+        }
+      }
+      try {
+        const { format, width, height } = await probeImage(data, deps.maxPixels());
+        return { data, format, width, height };
+      } catch (err) {
+        throw new ProviderError(fetchCode, err instanceof ImageReadError ? err.message : 'the image cannot be read', { retryable: false });
+      }
+    },
+
+    /** Encodes to the requested format and stores it durably. */
+    async saveEncoded(data: Buffer, format: OutputFormat, quality: number): Promise<StoredImage> {
+      const encoded = await encodeImage(data, format, quality, deps.maxPixels());
+      return this.saveAsIs(encoded.data, format, encoded.width, encoded.height);
+    },
+
+    /** Stores bytes as they are (uploads; provider output already in the right format). */
+    async saveAsIs(data: Buffer, format: 'png' | 'jpg' | 'webp' | 'gif', width: number, height: number): Promise<StoredImage> {
+      const id = randomId('img');
+      const fileName = `${id}.${format}`;
+      await deps.blobs.put(fileName, data);
+      return { id, fileName, format, width, height, bytes: data.length, serviceUrl: serviceUrl(fileName) };
+    },
+
+    extensionOf,
+  };
+}
+
+export type ImageLibrary = ReturnType<typeof createImageLibrary>;

@@ -1,0 +1,53 @@
+import { AppError } from '../domain/errors.js';
+import { sizeText } from '../domain/sizes.js';
+import { ImageReadError, probeImage } from '../media/images.js';
+import type { ImageLibrary } from './images.js';
+
+/** SPEC part 4 and 8: upload limits. */
+export const UPLOAD_LIMITS = { minFiles: 1, maxFiles: 10, minBytes: 1024, maxBytes: 10 * 1024 * 1024, maxBody: 100 * 1024 * 1024 } as const;
+
+export interface ReceivedFile {
+  filename: string;
+  data: Buffer;
+  /** More than maxBytes arrived; the rest was not kept. */
+  truncated: boolean;
+}
+
+export interface UploadedImage {
+  id: string;
+  url: string;
+  service_url: string;
+  format: 'png' | 'jpg' | 'webp';
+  size: string;
+  bytes: number;
+  filename: string;
+}
+
+/**
+ * Checks every file before storing any (all or nothing): 1 to 10 files, each 1 KB to 10 MB,
+ * JPEG, PNG or WEBP by its bytes (never its name), readable within the pixel limit.
+ */
+export async function storeUploads(images: ImageLibrary, files: ReceivedFile[], maxPixels: number): Promise<UploadedImage[]> {
+  if (files.length < UPLOAD_LIMITS.minFiles) throw new AppError('VALIDATION_ERROR', 'send at least one file in the multipart field "files"');
+  if (files.length > UPLOAD_LIMITS.maxFiles) throw new AppError('VALIDATION_ERROR', `at most ${UPLOAD_LIMITS.maxFiles} files per upload`);
+  const checked = [];
+  for (const [index, file] of files.entries()) {
+    const label = `file ${index + 1} (${file.filename || 'unnamed'})`;
+    if (file.truncated || file.data.length > UPLOAD_LIMITS.maxBytes) throw new AppError('VALIDATION_ERROR', `${label} is larger than 10 MB`);
+    if (file.data.length < UPLOAD_LIMITS.minBytes) throw new AppError('VALIDATION_ERROR', `${label} is smaller than 1 KB`);
+    let probe;
+    try {
+      probe = await probeImage(file.data, maxPixels);
+    } catch (err) {
+      throw new AppError('VALIDATION_ERROR', `${label} is not a readable JPEG, PNG or WEBP image${err instanceof ImageReadError ? `: ${err.message}` : ''}`);
+    }
+    if (probe.format === 'gif') throw new AppError('VALIDATION_ERROR', `${label} is a GIF; uploads take JPEG, PNG or WEBP`);
+    checked.push({ file, probe: { ...probe, format: probe.format === 'jpeg' ? ('jpg' as const) : probe.format } });
+  }
+  const stored: UploadedImage[] = [];
+  for (const { file, probe } of checked) {
+    const image = await images.saveAsIs(file.data, probe.format, probe.width, probe.height);
+    stored.push({ id: image.id, url: image.serviceUrl, service_url: image.serviceUrl, format: probe.format, size: sizeText(probe.width, probe.height), bytes: image.bytes, filename: file.filename });
+  }
+  return stored;
+}

@@ -1,0 +1,49 @@
+import sharp from 'sharp';
+import { UNIT_PRICES } from '../../domain/prices.js';
+import { sizeText } from '../../domain/sizes.js';
+import { MAX_ATTEMPTS, ProviderError, type TaskErrorCode } from '../../domain/tasks.js';
+import { checkDestination, checkMetadata, requireProvider } from '../../services/image/checks.js';
+import { RemoveBackgroundBody, type RemoveBackgroundRequest } from '../../services/image/requests.js';
+import type { TaskTypeDefinition } from '../../services/task-types.js';
+import type { ImageTypeDeps } from './deps.js';
+
+/** SPEC part 4: the failure codes a background-removal task reports. */
+const ALLOWED: ReadonlySet<TaskErrorCode> = new Set(['INVALID_INPUT', 'PROVIDER_ERROR', 'PROVIDERS_BUSY', 'TIMEOUT', 'UNKNOWN_ERROR']);
+
+export function createRemoveBackgroundType(deps: ImageTypeDeps): TaskTypeDefinition<RemoveBackgroundRequest> {
+  return {
+    type: 'image.remove_background',
+    schema: () => RemoveBackgroundBody,
+    scope: 'image:remove-background',
+    maxAttempts: MAX_ATTEMPTS.image,
+    itemCount: () => 1,
+    itemCost: () => UNIT_PRICES.removeBackground,
+    lane: () => 'image.remove_background',
+    itemErrorCode: (code) => (ALLOWED.has(code) ? code : 'PROVIDER_ERROR'),
+
+    async validate(request, { accountId }) {
+      checkMetadata(request.metadata);
+      await checkDestination(deps.destinations, accountId, request.destination);
+      requireProvider(deps.providers().backgroundRemover, 'background removal');
+    },
+
+    async runItem({ request, signal }) {
+      const source = await deps.images.load(request.url, 'INVALID_INPUT');
+      const remover = deps.providers().backgroundRemover;
+      if (!remover) throw new ProviderError('PROVIDER_ERROR', 'no background remover is configured', { retryable: false });
+      const removed = await remover.remove(source, signal);
+      const format = request.output?.format ?? removed.format;
+      // Alpha must survive: png is lossless; webp at full quality keeps the cut-out edges clean.
+      const data = format === removed.format ? removed.data : await (format === 'png' ? sharp(removed.data).png() : sharp(removed.data).webp({ quality: 100, alphaQuality: 100 })).toBuffer();
+      const { width = 0, height = 0 } = await sharp(data).metadata();
+      const stored = await deps.images.saveAsIs(data, format, width, height);
+      return { id: stored.id, url: stored.serviceUrl, service_url: stored.serviceUrl, size: sizeText(width, height), format };
+    },
+
+    settle(task) {
+      const [item] = task.items;
+      if (item.status === 'success') return { status: 'completed', result: { image: item.result } };
+      return { status: 'failed', result: null, errors: [{ code: item.error!.code as TaskErrorCode, message: item.error!.message }] };
+    },
+  };
+}
