@@ -5,6 +5,8 @@ import { ALL_SCOPES } from '../../src/domain/scopes.js';
 import type { Clock } from '../../src/services/ports.js';
 import { closeBeforeRemoval, tempDir } from './temp-dir.js';
 import { mountTestRoutes, testTaskType } from '../fixtures/test-task-type.js';
+import { fakeProviders } from '../fixtures/test-providers.js';
+import type { ProviderSet } from '../../src/providers/types.js';
 
 export interface Harness {
   url: string;
@@ -59,7 +61,7 @@ export async function send(url: string, method: string, path: string, options: R
  * A real server on an ephemeral port over a fresh temporary data dir, with one seeded
  * account ("acme", 100 USD), an API key and an access token. Closed when the test ends.
  */
-export async function startService(t: TestContext, options: { config?: JsonObject; clock?: Clock; credit?: number } = {}): Promise<Harness> {
+export async function startService(t: TestContext, options: { config?: JsonObject; clock?: Clock; credit?: number; providers?: Partial<ProviderSet> } = {}): Promise<Harness> {
   const dataDir = await tempDir(t);
   const logs: string[] = [];
   const config = loadConfig({
@@ -73,6 +75,7 @@ export async function startService(t: TestContext, options: { config?: JsonObjec
     log: (m) => logs.push(m),
     taskTypes: [testTaskType as never],
     extendApi: mountTestRoutes,
+    providers: options.providers ?? fakeProviders(),
   });
   closeBeforeRemoval(dataDir, () => server.close());
   const { services } = server;
