@@ -50,9 +50,25 @@ const bound = (issue: { origin?: string; inclusive?: boolean }, op: '>' | '<', l
   }
 };
 
+type Issue = z.core.$ZodIssue;
+
+/**
+ * A union that failed because one branch matched the value's shape but not its details (a
+ * rating object with eight levels) is reported as that branch's own issues, at their real
+ * paths: "levels: at most 7" helps where "rating: invalid input" does not.
+ */
+function unwrapUnions(issues: readonly Issue[]): Issue[] {
+  return issues.flatMap((issue) => {
+    if (issue.code !== 'invalid_union' || !('errors' in issue) || !Array.isArray(issue.errors)) return [issue];
+    const deep = issue.errors.filter((branch) => branch.length > 0 && branch.every((inner) => inner.path.length > 0));
+    if (deep.length !== 1) return [issue];
+    return unwrapUnions(deep[0].map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }) as Issue));
+  });
+}
+
 /** Maps zod issues to SPEC issues: every issue carries path, code, expected, actual and message. */
 export function toSchemaIssues(error: z.ZodError, input: unknown): SchemaIssue[] {
-  return error.issues.map((issue) => {
+  return unwrapUnions(error.issues).map((issue) => {
     const path = issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key));
     const value = valueAt(input, issue.path);
     let expected: string;

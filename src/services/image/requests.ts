@@ -18,7 +18,7 @@ export const DestinationName = z.string().min(1).max(LIMITS.destinationName);
 export const RatingLevel = z.object({ value: z.string().min(1).max(LIMITS.levelValue), description: z.string().min(1).max(LIMITS.levelDescription) });
 const Levels = z.array(RatingLevel).min(LIMITS.levelsMin).max(LIMITS.levelsMax);
 
-export const GenerateRating = z.union([z.literal(true), z.object({ mode: z.literal('nsfw_sfw') }), z.object({ mode: z.literal('custom'), levels: Levels })]);
+export const GenerateRating = z.union([z.literal(true), z.discriminatedUnion('mode', [z.object({ mode: z.literal('nsfw_sfw') }), z.object({ mode: z.literal('custom'), levels: Levels })])]);
 
 export const SizeValue = z.union([
   z.enum(SIZE_PRESETS),
