@@ -1,0 +1,72 @@
+import sharp from 'sharp';
+import type { AltTextWriter, SourceImage } from '../../types.js';
+import { colourName } from './colour-names.js';
+import { createOcr } from './ocr.js';
+
+/** What can be said of an image without a vision model. */
+export interface ImageTraits {
+  kind: 'photo' | 'drawing';
+  orientation: 'landscape' | 'portrait' | 'square';
+  colours: string[];
+  text: string | null;
+}
+
+/**
+ * Photo or drawing: drawings and graphics use few distinct colours; photos (noise, gradients,
+ * texture) use many. Counted on a 64×64 copy with 4 bits per channel.
+ */
+async function traits(image: SourceImage): Promise<Omit<ImageTraits, 'text'>> {
+  const ratio = image.width / image.height;
+  const orientation = ratio > 1.15 ? 'landscape' : ratio < 0.87 ? 'portrait' : 'square';
+  const small = await sharp(image.data).removeAlpha().resize(64, 64, { fit: 'fill' }).raw().toBuffer();
+  const bins = new Set<number>();
+  const names = new Map<string, number>();
+  for (let i = 0; i < small.length; i += 3) {
+    bins.add(((small[i] >> 4) << 8) | ((small[i + 1] >> 4) << 4) | (small[i + 2] >> 4));
+    const name = colourName(small[i], small[i + 1], small[i + 2]);
+    names.set(name, (names.get(name) ?? 0) + 1);
+  }
+  // Colours covering at least 12% of the image, most common first, at most two.
+  const colours = [...names].filter(([, count]) => count >= 64 * 64 * 0.12).sort((a, b) => b[1] - a[1]).slice(0, 2).map(([name]) => name);
+  return { kind: bins.size > 400 ? 'photo' : 'drawing', orientation, colours };
+}
+
+/** OCR text worth quoting: confident, with letters, tidied to one line. */
+function usableText(result: { text: string; confidence: number }): string | null {
+  const text = result.text.replace(/\s+/g, ' ').trim();
+  if (result.confidence < 70 || text.replace(/[^A-Za-z]/g, '').length < 3) return null;
+  return text.length > 80 ? `${text.slice(0, 77).replace(/\s\S*$/, '')}…` : text;
+}
+
+export function describeTraits(t: ImageTraits): string {
+  const colours = t.colours.length === 2 ? `mostly ${t.colours[0]} and ${t.colours[1]}` : t.colours.length === 1 ? `mostly ${t.colours[0]}` : 'in many colours';
+  const kind = t.kind === 'photo' ? 'photo' : 'drawing or graphic';
+  const base = `A ${t.orientation} ${kind}, ${colours}`;
+  return t.text ? `${base}, with the text "${t.text}".` : `${base}.`;
+}
+
+/**
+ * Basic alt text, computed locally: photo or drawing, orientation, dominant colours, and the
+ * text in the image when OCR reads it with confidence. For real descriptions, configure a
+ * vision provider (`providers.vision`), which replaces this one.
+ */
+export function createBasicAltWriter(options: { ocr?: boolean } = {}): AltTextWriter & { traits(image: SourceImage): Promise<ImageTraits>; close(): Promise<void> } {
+  const ocr = options.ocr === false ? null : createOcr();
+  async function allTraits(image: SourceImage): Promise<ImageTraits> {
+    const visual = await traits(image);
+    let text: string | null = null;
+    if (ocr) {
+      // OCR works best on a moderate size; bigger images only cost time.
+      const png = await sharp(image.data).resize({ width: 1600, height: 1600, fit: 'inside', withoutEnlargement: true }).png().toBuffer();
+      text = usableText(await ocr.read(png));
+    }
+    return { ...visual, text };
+  }
+  return {
+    traits: allTraits,
+    async describe(image) {
+      return describeTraits(await allTraits(image));
+    },
+    close: async () => ocr?.close(),
+  };
+}

@@ -1,0 +1,41 @@
+// Worker thread for the embedded NSFW classifier (nsfwjs MobileNetV2 on tfjs). Kept as plain
+// JavaScript: worker threads do not inherit the TypeScript loader of the main thread.
+// Protocol: in { id, pixels (Uint8Array, RGB), width, height } → out { id, predictions, backend } | { id, error }.
+import { parentPort } from 'node:worker_threads';
+
+let ready = null;
+
+async function load() {
+  const tf = await import('@tensorflow/tfjs');
+  await import('@tensorflow/tfjs-backend-wasm'); // reads its .wasm from node_modules; no network
+  try {
+    await tf.setBackend('wasm');
+    await tf.ready();
+  } catch {
+    // fall through to the pure-JS backend
+  }
+  // tfjs can stay on another backend silently: check, and fall back to cpu explicitly.
+  if (tf.getBackend() !== 'wasm') {
+    await tf.setBackend('cpu');
+    await tf.ready();
+  }
+  const nsfwjs = await import('nsfwjs');
+  const model = await nsfwjs.load('MobileNetV2'); // bundled in the package as JS modules
+  return { tf, model, backend: tf.getBackend() };
+}
+
+parentPort.on('message', async ({ id, pixels, width, height }) => {
+  try {
+    ready ??= load();
+    const { tf, model, backend } = await ready;
+    const tensor = tf.tensor3d(pixels, [height, width, 3], 'int32');
+    try {
+      const predictions = await model.classify(tensor, 5);
+      parentPort.postMessage({ id, predictions, backend });
+    } finally {
+      tensor.dispose();
+    }
+  } catch (err) {
+    parentPort.postMessage({ id, error: String(err?.message ?? err) });
+  }
+});

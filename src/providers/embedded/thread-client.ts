@@ -1,0 +1,64 @@
+import { Worker } from 'node:worker_threads';
+import { ProviderError } from '../../domain/tasks.js';
+
+/**
+ * Talks to a model running in a worker thread: started lazily on first use, one request map,
+ * per-request timeout, and a fresh thread after a crash. The event loop only posts messages,
+ * so the API keeps answering while the model computes.
+ */
+export class ThreadClient<In extends object, Out> {
+  private worker: Worker | null = null;
+  private nextId = 0;
+  private readonly pending = new Map<number, { resolve: (value: Out) => void; reject: (err: Error) => void; timer: NodeJS.Timeout }>();
+
+  constructor(
+    private readonly script: URL,
+    private readonly label: string,
+    private readonly options: { resourceLimits?: { maxOldGenerationSizeMb?: number } } = {},
+  ) {}
+
+  call(message: In, timeoutMs: number, transfer: ArrayBuffer[] = []): Promise<Out> {
+    const worker = this.start();
+    const id = this.nextId++;
+    return new Promise<Out>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new ProviderError('TIMEOUT', `${this.label} did not answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(id, { resolve, reject, timer });
+      worker.postMessage({ ...message, id }, transfer);
+    });
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    if (worker) await worker.terminate();
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(this.script, { resourceLimits: this.options.resourceLimits });
+    worker.unref(); // an idle model never keeps the process alive
+    worker.on('message', (message: { id: number; error?: string } & Out) => {
+      const waiter = this.pending.get(message.id);
+      if (!waiter) return;
+      this.pending.delete(message.id);
+      clearTimeout(waiter.timer);
+      if (message.error) waiter.reject(new ProviderError('PROVIDER_ERROR', `${this.label}: ${message.error}`));
+      else waiter.resolve(message);
+    });
+    const failAll = (reason: string) => {
+      if (this.worker === worker) this.worker = null;
+      for (const [id, waiter] of this.pending) {
+        clearTimeout(waiter.timer);
+        waiter.reject(new ProviderError('PROVIDER_ERROR', `${this.label} stopped: ${reason}`));
+        this.pending.delete(id);
+      }
+    };
+    worker.on('error', (err) => failAll(err.message));
+    worker.on('exit', (code) => failAll(`exit code ${code}`));
+    this.worker = worker;
+    return worker;
+  }
+}
