@@ -1,17 +1,87 @@
-import type { Config } from '../config/schema.js';
+import { environment } from '../config/load.js';
+import type { Config, ProviderConfig } from '../config/schema.js';
+import { createSafeFetcher } from '../net/safe-fetch.js';
+import { providerRequest } from '../net/provider-http.js';
+import { limitGenerator } from '../providers/capacity.js';
+import { createBasicAltWriter } from '../providers/embedded/alt/describer.js';
+import { createEmbeddedBackgroundRemover } from '../providers/embedded/background/remover.js';
+import { createEmbeddedNsfwRater } from '../providers/embedded/nsfw/rater.js';
 import { createPlaceholderGenerator } from '../providers/embedded/placeholder.js';
 import { createRulePromptEnhancer } from '../providers/embedded/prompt-rules.js';
+import { createAutomatic1111 } from '../providers/remote/automatic1111.js';
+import { createOpenAiChat } from '../providers/remote/openai-chat.js';
+import { createOpenAiImages } from '../providers/remote/openai-images.js';
 import type { ImageGenerator, ProviderSet } from '../providers/types.js';
 
-/** Builds the providers the config names. `overrides` replace capabilities (tests add fakes). */
-export function buildProviderSet(config: Config, overrides: Partial<ProviderSet> = {}): ProviderSet {
+const keyOf = (provider: { apiKey?: string; apiKeyEnv?: string }) => (provider.apiKeyEnv ? environment.secret(provider.apiKeyEnv) : provider.apiKey);
+
+/**
+ * The embedded models, created once per process (they load lazily, in worker threads) and
+ * kept across config reloads; closed when the server stops.
+ */
+export function createEmbeddedRuntime(config: () => Config) {
+  let nsfw: ReturnType<typeof createEmbeddedNsfwRater> | undefined;
+  let background: ReturnType<typeof createEmbeddedBackgroundRemover> | undefined;
+  let alt: ReturnType<typeof createBasicAltWriter> | undefined;
+  return {
+    nsfw: () => (nsfw ??= createEmbeddedNsfwRater({ timeoutMs: config().embedded.nsfw.timeoutMs })),
+    background: () => {
+      const settings = config().embedded.backgroundRemoval;
+      return (background ??= createEmbeddedBackgroundRemover({ model: settings.model, threads: settings.threads, timeoutMs: settings.timeoutMs }));
+    },
+    alt: () => (alt ??= createBasicAltWriter({ ocr: config().embedded.altText.ocr })),
+    async close() {
+      await Promise.all([nsfw?.close(), background?.close(), alt?.close()]);
+    },
+  };
+}
+export type EmbeddedRuntime = ReturnType<typeof createEmbeddedRuntime>;
+
+function generatorFor(name: string, provider: ProviderConfig, config: Config): ImageGenerator | undefined {
+  if (provider.type === 'placeholder') return createPlaceholderGenerator();
+  if (provider.type === 'automatic1111') return createAutomatic1111({ name, ...provider, apiKey: keyOf(provider) });
+  const origin = new URL(provider.baseUrl).origin;
+  return createOpenAiImages({
+    name,
+    ...provider,
+    apiKey: keyOf(provider),
+    // An image answered by URL on the provider's own host is read directly (LocalAI serves its
+    // files there); any other URL goes through the SSRF guard like a user URL.
+    fetchImage: async (url) =>
+      new URL(url).origin === origin
+        ? (await providerRequest(url, { method: 'GET', timeoutMs: provider.timeoutMs })).body
+        : (await createSafeFetcher(config.fetch).fetch(url)).data,
+  });
+}
+
+/**
+ * The providers the config names: generators by provider name (each capped at its
+ * concurrency); `providers.vision` for alt text and custom rating (and nsfw_sfw when its `nsfw`
+ * is set); `providers.chat` for magic prompts; the embedded models for the rest.
+ * `overrides` replace capabilities (tests use fakes).
+ */
+export function buildProviderSet(config: Config, embedded: EmbeddedRuntime, overrides: Partial<ProviderSet> = {}): ProviderSet {
   const generators = new Map<string, ImageGenerator>();
   for (const [name, provider] of Object.entries(config.providers)) {
-    if (provider.type === 'placeholder') generators.set(name, createPlaceholderGenerator());
+    if (name === 'vision' || name === 'chat') continue;
+    const generator = generatorFor(name, provider, config);
+    if (generator) generators.set(name, limitGenerator(generator, () => provider.concurrency));
   }
-  return {
-    generator: (name) => generators.get(name),
-    promptEnhancer: createRulePromptEnhancer(),
-    ...overrides,
+  const remote = (name: 'vision' | 'chat') => {
+    const provider = config.providers[name];
+    return provider?.type === 'openai' ? { provider, chat: createOpenAiChat({ name, ...provider, apiKey: keyOf(provider) }) } : undefined;
   };
+  const vision = remote('vision');
+  const chat = remote('chat');
+  const set: ProviderSet = { generator: (name) => generators.get(name) };
+  if (vision) {
+    set.visionRater = vision.chat.rater;
+    set.altText = vision.chat.altText;
+    if (vision.provider.nsfw) set.nsfwRater = vision.chat.rater;
+  }
+  if (!set.nsfwRater && config.embedded.nsfw.enabled) set.nsfwRater = embedded.nsfw();
+  if (!set.altText && config.embedded.altText.enabled) set.altText = embedded.alt();
+  if (config.embedded.backgroundRemoval.enabled) set.backgroundRemover = embedded.background();
+  set.promptEnhancer = chat ? chat.chat.enhancer : createRulePromptEnhancer();
+  return { ...set, ...overrides };
 }

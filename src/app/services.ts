@@ -19,7 +19,7 @@ import { createAltType, createRateType } from '../worker/handlers/image-rate-alt
 import { createRemoveBackgroundType } from '../worker/handlers/image-remove-background.js';
 import type { ImageTypeDeps } from '../worker/handlers/deps.js';
 import { prepareDataDir } from './data-dir.js';
-import { buildProviderSet } from './providers.js';
+import { buildProviderSet, createEmbeddedRuntime } from './providers.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -47,7 +47,8 @@ export async function openServices(options: ServiceOptions) {
   const config = { current: options.config };
   let serverUrl = `http://${options.config.server.host}:${options.config.server.port}`;
   const publicBase = () => (config.current.publicUrl ?? serverUrl).replace(/\/+$/, '');
-  let providers = buildProviderSet(options.config, options.providers);
+  const embedded = createEmbeddedRuntime(() => config.current);
+  let providers = buildProviderSet(options.config, embedded, options.providers);
   const images = createImageLibrary({
     blobs: new BlobStore(join(layout.root, 'images')),
     // Built per call from the config in force, so a reload applies to the next fetch.
@@ -80,7 +81,7 @@ export async function openServices(options: ServiceOptions) {
     },
     setConfig(next: Config) {
       config.current = next;
-      providers = buildProviderSet(next, options.providers);
+      providers = buildProviderSet(next, embedded, options.providers);
     },
     /** The address the server listens on, for service URLs when publicUrl is not set. */
     setServerUrl(url: string) {
@@ -100,7 +101,10 @@ export async function openServices(options: ServiceOptions) {
     tokens,
     auth,
     tasks,
-    close: () => store.close(),
+    close: async () => {
+      await embedded.close();
+      await store.close();
+    },
   };
 }
 

@@ -67,6 +67,10 @@ export function validateConfig(raw: unknown): Config {
       if (!config.providers[provider]) throw new ConfigError(`config: models.${id}: no provider "${provider}" in providers`);
     }
   }
+  for (const name of ['vision', 'chat'] as const) {
+    const provider = config.providers[name];
+    if (provider && provider.type !== 'openai') throw new ConfigError(`config: providers.${name}: must be an OpenAI-compatible provider (type "openai")`);
+  }
   return config;
 }
 
@@ -109,4 +113,6 @@ export const environment = {
   configFile: (): string | undefined => process.env.IMGTASK_CONFIG,
   serverUrl: (): string | undefined => process.env.IMGTASK_URL,
   apiKey: (): string | undefined => process.env.IMGTASK_API_KEY,
+  /** A provider key named by `apiKeyEnv`. */
+  secret: (name: string): string | undefined => process.env[name],
 };

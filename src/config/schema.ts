@@ -18,10 +18,51 @@ export const ModelSchema = z.strictObject({
   options: z.record(z.string(), z.unknown()).default({}),
 });
 
-export const ProviderSchema = z.looseObject({
-  type: z.string().min(1),
-  concurrency: z.number().int().min(1).max(64).default(1),
-});
+const ProviderBase = {
+  /** Requests in flight at once; past it the provider counts as busy (failover, then PROVIDERS_BUSY). */
+  concurrency: z.number().int().min(1).max(64).default(2),
+  timeoutMs: z.number().int().min(100).max(600_000).default(120_000),
+};
+/** A provider's key: `apiKeyEnv` names an environment variable (preferred), `apiKey` holds it inline. */
+const ProviderKey = {
+  apiKey: z.string().min(1).optional(),
+  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
+};
+const BaseUrl = z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, ''));
+
+export const ProviderSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('placeholder'), ...ProviderBase }),
+  z.strictObject({
+    type: z.literal('openai'),
+    /** Includes the /v1 prefix, as OpenAI clients do. */
+    baseUrl: BaseUrl,
+    model: z.string().min(1),
+    /** Sizes the model takes; a request's size maps to the one of nearest aspect ratio. */
+    sizes: z.array(z.string().regex(/^\d{2,5}x\d{2,5}$/, 'a size such as 1024x1024')).min(1).default(['1024x1024', '1536x1024', '1024x1536']),
+    /** `b64_json` or `url` for models that take response_format (dall-e-*); null to not send it (gpt-image-1). */
+    responseFormat: z.enum(['b64_json', 'url']).nullable().default(null),
+    /** The multipart field of input images on /images/edits: `image[]` (several, gpt-image-1) or `image` (one, dall-e-2). */
+    editImageField: z.enum(['image', 'image[]']).default('image[]'),
+    /** As providers.vision: also serve the built-in nsfw_sfw scale instead of the embedded model. */
+    nsfw: z.boolean().default(false),
+    ...ProviderKey,
+    ...ProviderBase,
+  }),
+  z.strictObject({
+    type: z.literal('automatic1111'),
+    baseUrl: BaseUrl,
+    /** A checkpoint name to switch to (override_settings.sd_model_checkpoint); omit to use the loaded one. */
+    model: z.string().min(1).optional(),
+    steps: z.number().int().min(1).max(150).default(25),
+    cfgScale: z.number().min(1).max(30).default(7),
+    sampler: z.string().min(1).optional(),
+    /** img2img: how far from the input image to go (0..1). */
+    denoisingStrength: z.number().min(0).max(1).default(0.6),
+    ...ProviderKey,
+    ...ProviderBase,
+  }),
+]);
+export type ProviderConfig = z.infer<typeof ProviderSchema>;
 
 export const ConfigSchema = z.strictObject({
   server: z.strictObject({
@@ -65,6 +106,11 @@ export const ConfigSchema = z.strictObject({
   defaultModel: z.string().min(1),
   models: z.record(z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a model id (lowercase letters, digits, . _ -)'), ModelSchema),
   providers: z.record(z.string().min(1), ProviderSchema),
+  embedded: z.strictObject({
+    nsfw: z.strictObject({ enabled: z.boolean(), timeoutMs: z.number().int().min(1000) }),
+    backgroundRemoval: z.strictObject({ enabled: z.boolean(), model: z.enum(['small', 'medium']), threads: z.number().int().min(1).max(16), timeoutMs: z.number().int().min(1000) }),
+    altText: z.strictObject({ enabled: z.boolean(), ocr: z.boolean() }),
+  }),
   destinations: z.strictObject({
     local: z.strictObject({ allowedRoots: z.array(z.string().startsWith('/', 'an absolute path')) }),
   }),

@@ -28,6 +28,8 @@ export interface GeneratedImage {
 
 export interface ImageGenerator {
   generate(params: GenerateParams): Promise<GeneratedImage>;
+  /** True when the provider has no capacity now (see capacity.ts); absent = never busy. */
+  busy?(): boolean;
 }
 
 export interface RatingLevel {

@@ -100,9 +100,12 @@ export function createGenerateType(deps: ImageTypeDeps): TaskTypeDefinition<Gene
       const plan = (task.prepared ?? prepared.saved) as GenerationPlan;
       const model = deps.config().models[plan.model];
       if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `model ${plan.model} is no longer configured`);
-      // Attempt n goes to the model's providers in turn: failover across them.
+      // Attempt n starts at the model's n-th provider (failover across them) and takes the
+      // first one with capacity; when every one is busy the attempt fails PROVIDERS_BUSY.
       const names = providersOf(model);
-      const name = names[(attempt - 1) % names.length];
+      const turn = names.map((_, i) => names[(attempt - 1 + i) % names.length]);
+      const name = turn.find((candidate) => !deps.providers().generator(candidate)?.busy?.());
+      if (!name) throw new ProviderError('PROVIDERS_BUSY', `every provider of model ${plan.model} is at capacity`);
       const generator = deps.providers().generator(name);
       if (!generator) throw new ProviderError('PROVIDER_ERROR', `provider ${name} is not available`, { retryable: names.length > 1 });
       const generated = await generator.generate({

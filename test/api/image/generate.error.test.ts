@@ -52,7 +52,8 @@ test('schema rejections on /image/generate echo the body with every issue', asyn
 });
 
 test('checks after the schema answer 400 VALIDATION_ERROR and create nothing', async (t) => {
-  const h = await startService(t, { config: NO_4K, providers: {} });
+  const noRaters = { embedded: { nsfw: { enabled: false, timeoutMs: 1000 }, altText: { enabled: false, ocr: false } } };
+  const h = await startService(t, { config: { ...NO_4K, ...noRaters }, providers: {} });
   const cases: Array<[string, Record<string, unknown>, RegExp]> = [
     ['metadata over 2048 bytes', { prompt: 'p', metadata: { blob: 'é'.repeat(1100) } }, /metadata is \d+ bytes/],
     ['an unknown destination', { prompt: 'p', destination: 'nowhere' }, /no destination named "nowhere"/],

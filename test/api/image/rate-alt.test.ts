@@ -107,7 +107,7 @@ test('a provider failure on alt text reports ALT_GENERATION_FAILED', async (t) =
 });
 
 test('rate and alt validate their bodies and need their providers', async (t) => {
-  const h = await startService(t, { providers: {} });
+  const h = await startService(t, { providers: {}, config: { embedded: { nsfw: { enabled: false, timeoutMs: 1000 }, altText: { enabled: false, ocr: false } } } });
   const level = (value: string, description = 'd') => ({ value, description });
   const cases: Array<[string, string, unknown, (string | number)[]]> = [
     ['rate', 'no urls', { mode: 'nsfw_sfw', urls: [] }, ['urls']],

@@ -1,0 +1,68 @@
+import { ProviderError } from '../../domain/tasks.js';
+import { providerRequest } from '../../net/provider-http.js';
+import type { GenerateParams, GeneratedImage, ImageGenerator } from '../types.js';
+import { excerpt, httpFailure, transportFailure } from './errors.js';
+
+export interface Automatic1111Options {
+  name: string;
+  baseUrl: string;
+  model?: string;
+  steps: number;
+  cfgScale: number;
+  sampler?: string;
+  denoisingStrength: number;
+  /** `user:pass` for a web UI started with --api-auth. */
+  apiKey?: string;
+  timeoutMs: number;
+}
+
+/** SD models want sides in multiples of 8. */
+const multipleOf8 = (value: number) => Math.max(64, Math.round(value / 8) * 8);
+
+/**
+ * AUTOMATIC1111's web UI API: `POST /sdapi/v1/txt2img`, or `/sdapi/v1/img2img` with the first
+ * input as `init_images` when there are inputs. The seed is derived from the item's index, so a
+ * retried item asks for the same picture.
+ */
+export function createAutomatic1111(options: Automatic1111Options): ImageGenerator {
+  return {
+    async generate(params: GenerateParams): Promise<GeneratedImage> {
+      const body: Record<string, unknown> = {
+        prompt: params.prompt,
+        negative_prompt: params.negativePrompt ?? '',
+        width: multipleOf8(params.width),
+        height: multipleOf8(params.height),
+        steps: options.steps,
+        cfg_scale: options.cfgScale,
+        seed: 1000 + params.index,
+        batch_size: 1,
+        n_iter: 1,
+      };
+      if (options.sampler) body.sampler_name = options.sampler;
+      if (options.model) body.override_settings = { sd_model_checkpoint: options.model };
+      const img2img = params.inputs.length > 0;
+      if (img2img) {
+        body.init_images = [params.inputs[0].data.toString('base64')];
+        body.denoising_strength = options.denoisingStrength;
+      }
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (options.apiKey) headers.authorization = `Basic ${Buffer.from(options.apiKey).toString('base64')}`;
+      let res;
+      try {
+        res = await providerRequest(`${options.baseUrl}/sdapi/v1/${img2img ? 'img2img' : 'txt2img'}`, { method: 'POST', headers, body: JSON.stringify(body), timeoutMs: options.timeoutMs, signal: params.signal });
+      } catch (err) {
+        throw transportFailure(options.name, err);
+      }
+      if (res.status < 200 || res.status >= 300) throw httpFailure(options.name, res);
+      let image: string | undefined;
+      try {
+        image = (res.json() as { images?: string[] }).images?.[0];
+      } catch {
+        throw new ProviderError('PROVIDER_ERROR', `${options.name} answered something that is not JSON`, { providerResponse: excerpt(res.text()) });
+      }
+      if (!image) throw new ProviderError('PROVIDER_ERROR', `${options.name} answered without an image`, { providerResponse: excerpt(res.text()) });
+      // Some builds prefix a data URL.
+      return { data: Buffer.from(image.replace(/^data:image\/\w+;base64,/, ''), 'base64') };
+    },
+  };
+}

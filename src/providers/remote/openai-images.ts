@@ -1,0 +1,76 @@
+import { ProviderError } from '../../domain/tasks.js';
+import { providerRequest } from '../../net/provider-http.js';
+import type { GenerateParams, GeneratedImage, ImageGenerator } from '../types.js';
+import { excerpt, httpFailure, transportFailure } from './errors.js';
+import { nearestSize } from './sizes.js';
+
+export interface OpenAiImagesOptions {
+  name: string;
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  sizes: readonly string[];
+  responseFormat: 'b64_json' | 'url' | null;
+  editImageField: 'image' | 'image[]';
+  timeoutMs: number;
+  /** Fetches an image the provider answers with by URL (the SSRF-guarded fetcher, or a direct read of the provider's own host). */
+  fetchImage: (url: string) => Promise<Buffer>;
+}
+
+const MIME = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' } as const;
+
+/**
+ * OpenAI-compatible image generation (OpenAI, LocalAI and compatible servers):
+ * `POST {baseUrl}/images/generations` with JSON, or `POST {baseUrl}/images/edits` with the
+ * inputs as multipart files when there are any. Answers come as `b64_json` or `url`.
+ */
+export function createOpenAiImages(options: OpenAiImagesOptions): ImageGenerator {
+  const headers = (): Record<string, string> => (options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {});
+  return {
+    async generate(params: GenerateParams): Promise<GeneratedImage> {
+      const size = nearestSize(options.sizes, params.width, params.height);
+      let res;
+      try {
+        if (params.inputs.length === 0) {
+          const body: Record<string, unknown> = { model: options.model, prompt: params.prompt, n: 1, size };
+          if (options.responseFormat) body.response_format = options.responseFormat;
+          res = await providerRequest(`${options.baseUrl}/images/generations`, {
+            method: 'POST',
+            headers: { ...headers(), 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+            timeoutMs: options.timeoutMs,
+            signal: params.signal,
+          });
+        } else {
+          const form = new FormData();
+          form.append('model', options.model);
+          form.append('prompt', params.prompt);
+          form.append('n', '1');
+          form.append('size', size);
+          if (options.responseFormat) form.append('response_format', options.responseFormat);
+          const inputs = options.editImageField === 'image' ? params.inputs.slice(0, 1) : params.inputs;
+          inputs.forEach((input, i) => form.append(options.editImageField, new Blob([new Uint8Array(input.data)], { type: MIME[input.format] }), `input-${i}.${input.format}`));
+          res = await providerRequest(`${options.baseUrl}/images/edits`, { method: 'POST', headers: headers(), body: form, timeoutMs: options.timeoutMs, signal: params.signal });
+        }
+      } catch (err) {
+        throw transportFailure(options.name, err);
+      }
+      if (res.status < 200 || res.status >= 300) throw httpFailure(options.name, res);
+      let first: { b64_json?: string; url?: string } | undefined;
+      try {
+        first = (res.json() as { data?: { b64_json?: string; url?: string }[] }).data?.[0];
+      } catch {
+        throw new ProviderError('PROVIDER_ERROR', `${options.name} answered something that is not JSON`, { providerResponse: excerpt(res.text()) });
+      }
+      if (first?.b64_json) return { data: Buffer.from(first.b64_json, 'base64') };
+      if (first?.url) {
+        try {
+          return { data: await options.fetchImage(first.url) };
+        } catch (err) {
+          throw new ProviderError('PROVIDER_ERROR', `${options.name}: cannot fetch the image it answered with: ${(err as Error).message}`);
+        }
+      }
+      throw new ProviderError('PROVIDER_ERROR', `${options.name} answered without an image`, { providerResponse: excerpt(res.text()) });
+    },
+  };
+}
