@@ -11,14 +11,19 @@ export interface ImageTraits {
   text: string | null;
 }
 
+const SAMPLE = 128;
+/** Distinct colours (4 bits per channel) past which an image counts as a photo. */
+const PHOTO_COLOURS = 150;
+
 /**
- * Photo or drawing: drawings and graphics use few distinct colours; photos (noise, gradients,
- * texture) use many. Counted on a 64×64 copy with 4 bits per channel.
+ * Photo or drawing: drawings, graphics and text use few distinct colours (flat fills, 15–65
+ * here); photos, with their texture and noise, use hundreds. Counted on a 128×128 sample taken
+ * with nearest-neighbour scaling (averaging would smooth the texture away), 4 bits per channel.
  */
 async function traits(image: SourceImage): Promise<Omit<ImageTraits, 'text'>> {
   const ratio = image.width / image.height;
   const orientation = ratio > 1.15 ? 'landscape' : ratio < 0.87 ? 'portrait' : 'square';
-  const small = await sharp(image.data).removeAlpha().resize(64, 64, { fit: 'fill' }).raw().toBuffer();
+  const small = await sharp(image.data).removeAlpha().resize(SAMPLE, SAMPLE, { fit: 'fill', kernel: 'nearest' }).raw().toBuffer();
   const bins = new Set<number>();
   const names = new Map<string, number>();
   for (let i = 0; i < small.length; i += 3) {
@@ -27,8 +32,8 @@ async function traits(image: SourceImage): Promise<Omit<ImageTraits, 'text'>> {
     names.set(name, (names.get(name) ?? 0) + 1);
   }
   // Colours covering at least 12% of the image, most common first, at most two.
-  const colours = [...names].filter(([, count]) => count >= 64 * 64 * 0.12).sort((a, b) => b[1] - a[1]).slice(0, 2).map(([name]) => name);
-  return { kind: bins.size > 400 ? 'photo' : 'drawing', orientation, colours };
+  const colours = [...names].filter(([, count]) => count >= SAMPLE * SAMPLE * 0.12).sort((a, b) => b[1] - a[1]).slice(0, 2).map(([name]) => name);
+  return { kind: bins.size > PHOTO_COLOURS ? 'photo' : 'drawing', orientation, colours };
 }
 
 /** OCR text worth quoting: confident, with letters, tidied to one line. */
