@@ -89,6 +89,26 @@ const OPS = {
       return s.tokens.issueAccessToken(account.id, a.scopes ?? [...ALL_SCOPES], ttl);
     },
   },
+  'secrets.set': {
+    args: z.object({ name: z.string(), value: z.string() }),
+    run: async (s: Services, a: { name: string; value: string }) => {
+      const saved = await s.secrets.set(a.name, a.value);
+      await s.refreshProviders();
+      return saved;
+    },
+  },
+  'secrets.list': {
+    args: z.object({}),
+    run: async (s: Services) => s.secrets.list(),
+  },
+  'secrets.delete': {
+    args: z.object({ name: z.string() }),
+    run: async (s: Services, a: { name: string }) => {
+      if (!(await s.secrets.delete(a.name))) throw new AppError('VALIDATION_ERROR', `no secret "${a.name}"`);
+      await s.refreshProviders();
+      return { name: a.name, deleted: true };
+    },
+  },
   doctor: {
     args: z.object({}),
     run: async (s: Services) => checkLedger(s.store),

@@ -6,6 +6,7 @@ export interface DataDirLayout {
   root: string;
   store: string;
   signingKey: string;
+  secretsKey: string;
   adminSocket: string;
 }
 
@@ -13,31 +14,37 @@ export const dataDirLayout = (root: string): DataDirLayout => ({
   root,
   store: join(root, 'store'),
   signingKey: join(root, 'keys', 'token-signing.key'),
+  secretsKey: join(root, 'keys', 'secrets.key'),
   adminSocket: join(root, 'admin.sock'),
 });
 
 /**
- * Creates the data dir (0700) and the token signing key (32 random bytes, 0600) on first
- * use. Returns the key and whether this was the first start.
+ * Creates the data dir (0700) and its keys on first use: the token signing key and the
+ * secrets key (32 random bytes each, 0600). Returns them and whether this was the first start.
  */
-export async function prepareDataDir(root: string): Promise<{ layout: DataDirLayout; signingKey: Uint8Array; created: boolean }> {
+export async function prepareDataDir(root: string): Promise<{ layout: DataDirLayout; signingKey: Uint8Array; secretsKey: Uint8Array; created: boolean }> {
   const layout = dataDirLayout(root);
   const created = !(await stat(layout.store).catch(() => null));
   await mkdir(root, { recursive: true, mode: 0o700 });
   await mkdir(join(root, 'keys'), { recursive: true, mode: 0o700 });
+  return { layout, signingKey: await keyFile(layout.signingKey), secretsKey: await keyFile(layout.secretsKey), created };
+}
+
+/** Reads a 32-byte key file, creating it (random, 0600) on first use. */
+async function keyFile(path: string): Promise<Uint8Array> {
   let encoded: string;
   try {
-    encoded = (await readFile(layout.signingKey, 'utf8')).trim();
+    encoded = (await readFile(path, 'utf8')).trim();
   } catch {
     encoded = randomBytes(32).toString('base64url');
     // 'wx' so two first starts racing cannot both write a different key.
-    await writeFile(layout.signingKey, `${encoded}\n`, { mode: 0o600, flag: 'wx' }).catch(async (err: NodeJS.ErrnoException) => {
+    await writeFile(path, `${encoded}\n`, { mode: 0o600, flag: 'wx' }).catch(async (err: NodeJS.ErrnoException) => {
       if (err.code !== 'EEXIST') throw err;
-      encoded = (await readFile(layout.signingKey, 'utf8')).trim();
+      encoded = (await readFile(path, 'utf8')).trim();
     });
   }
-  await chmod(layout.signingKey, 0o600);
-  const signingKey = Buffer.from(encoded, 'base64url');
-  if (signingKey.length < 32) throw new Error(`${layout.signingKey} holds a key shorter than 32 bytes`);
-  return { layout, signingKey: new Uint8Array(signingKey), created };
+  await chmod(path, 0o600);
+  const key = Buffer.from(encoded, 'base64url');
+  if (key.length < 32) throw new Error(`${path} holds a key shorter than 32 bytes`);
+  return new Uint8Array(key.subarray(0, 32));
 }

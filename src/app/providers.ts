@@ -13,7 +13,15 @@ import { createOpenAiChat } from '../providers/remote/openai-chat.js';
 import { createOpenAiImages } from '../providers/remote/openai-images.js';
 import type { ImageGenerator, ProviderSet } from '../providers/types.js';
 
-const keyOf = (provider: { apiKey?: string; apiKeyEnv?: string }) => (provider.apiKeyEnv ? environment.secret(provider.apiKeyEnv) : provider.apiKey);
+type KeyedProvider = { apiKey?: string; apiKeyEnv?: string; apiKeySecret?: string };
+/** Provider keys held in the secret store, decrypted before the providers are built. */
+export type SecretValues = ReadonlyMap<string, string>;
+
+const keyOf = (provider: KeyedProvider, secrets: SecretValues) =>
+  provider.apiKeySecret ? secrets.get(provider.apiKeySecret) : provider.apiKeyEnv ? environment.secret(provider.apiKeyEnv) : provider.apiKey;
+
+/** The secret names the config's providers use. */
+export const secretNames = (config: Config): string[] => Object.values(config.providers).flatMap((p) => ('apiKeySecret' in p && p.apiKeySecret ? [p.apiKeySecret] : []));
 
 /**
  * The embedded models, created once per process (they load lazily, in worker threads) and
@@ -37,14 +45,14 @@ export function createEmbeddedRuntime(config: () => Config) {
 }
 export type EmbeddedRuntime = ReturnType<typeof createEmbeddedRuntime>;
 
-function generatorFor(name: string, provider: ProviderConfig, config: Config): ImageGenerator | undefined {
+function generatorFor(name: string, provider: ProviderConfig, config: Config, secrets: SecretValues): ImageGenerator | undefined {
   if (provider.type === 'placeholder') return createPlaceholderGenerator();
-  if (provider.type === 'automatic1111') return createAutomatic1111({ name, ...provider, apiKey: keyOf(provider) });
+  if (provider.type === 'automatic1111') return createAutomatic1111({ name, ...provider, apiKey: keyOf(provider, secrets) });
   const origin = new URL(provider.baseUrl).origin;
   return createOpenAiImages({
     name,
     ...provider,
-    apiKey: keyOf(provider),
+    apiKey: keyOf(provider, secrets),
     // An image answered by URL on the provider's own host is read directly (LocalAI serves its
     // files there); any other URL goes through the SSRF guard like a user URL.
     fetchImage: async (url) =>
@@ -60,16 +68,16 @@ function generatorFor(name: string, provider: ProviderConfig, config: Config): I
  * is set); `providers.chat` for magic prompts; the embedded models for the rest.
  * `overrides` replace capabilities (tests use fakes).
  */
-export function buildProviderSet(config: Config, embedded: EmbeddedRuntime, overrides: Partial<ProviderSet> = {}): ProviderSet {
+export function buildProviderSet(config: Config, embedded: EmbeddedRuntime, secrets: SecretValues, overrides: Partial<ProviderSet> = {}): ProviderSet {
   const generators = new Map<string, ImageGenerator>();
   for (const [name, provider] of Object.entries(config.providers)) {
     if (name === 'vision' || name === 'chat') continue;
-    const generator = generatorFor(name, provider, config);
+    const generator = generatorFor(name, provider, config, secrets);
     if (generator) generators.set(name, limitGenerator(generator, () => provider.concurrency));
   }
   const remote = (name: 'vision' | 'chat') => {
     const provider = config.providers[name];
-    return provider?.type === 'openai' ? { provider, chat: createOpenAiChat({ name, ...provider, apiKey: keyOf(provider) }) } : undefined;
+    return provider?.type === 'openai' ? { provider, chat: createOpenAiChat({ name, ...provider, apiKey: keyOf(provider, secrets) }) } : undefined;
   };
   const vision = remote('vision');
   const chat = remote('chat');

@@ -19,7 +19,8 @@ import { createAltType, createRateType } from '../worker/handlers/image-rate-alt
 import { createRemoveBackgroundType } from '../worker/handlers/image-remove-background.js';
 import type { ImageTypeDeps } from '../worker/handlers/deps.js';
 import { prepareDataDir } from './data-dir.js';
-import { buildProviderSet, createEmbeddedRuntime } from './providers.js';
+import { buildProviderSet, createEmbeddedRuntime, secretNames } from './providers.js';
+import { createSecretService } from '../services/secrets.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -37,7 +38,7 @@ export interface ServiceOptions {
 export async function openServices(options: ServiceOptions) {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? (() => undefined);
-  const { layout, signingKey, created } = await prepareDataDir(options.dataDir);
+  const { layout, signingKey, secretsKey, created } = await prepareDataDir(options.dataDir);
   const store = await JsonStore.open({
     dir: layout.store,
     snapshotEveryBytes: options.config.store.snapshotEveryBytes,
@@ -47,8 +48,19 @@ export async function openServices(options: ServiceOptions) {
   const config = { current: options.config };
   let serverUrl = `http://${options.config.server.host}:${options.config.server.port}`;
   const publicBase = () => (config.current.publicUrl ?? serverUrl).replace(/\/+$/, '');
+  const secrets = createSecretService(store, secretsKey, clock);
   const embedded = createEmbeddedRuntime(() => config.current);
-  let providers = buildProviderSet(options.config, embedded, options.providers);
+  /** Builds the providers for a config, decrypting the secrets their keys live in. */
+  const providersFor = async (next: Config) => {
+    const values = new Map<string, string>();
+    for (const name of secretNames(next)) {
+      const value = await secrets.get(name);
+      if (value === undefined) log(`providers: no secret "${name}" (imgtask secrets set ${name}); its provider runs without a key`);
+      else values.set(name, value);
+    }
+    return buildProviderSet(next, embedded, values, options.providers);
+  };
+  let providers = await providersFor(options.config);
   const images = createImageLibrary({
     blobs: new BlobStore(join(layout.root, 'images')),
     // Built per call from the config in force, so a reload applies to the next fetch.
@@ -79,10 +91,15 @@ export async function openServices(options: ServiceOptions) {
     get config() {
       return config.current;
     },
-    setConfig(next: Config) {
+    async setConfig(next: Config) {
+      providers = await providersFor(next);
       config.current = next;
-      providers = buildProviderSet(next, embedded, options.providers);
     },
+    /** Rebuilds the providers, after a secret they use changed. */
+    async refreshProviders() {
+      providers = await providersFor(config.current);
+    },
+    secrets,
     /** The address the server listens on, for service URLs when publicUrl is not set. */
     setServerUrl(url: string) {
       serverUrl = url;

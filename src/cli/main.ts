@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { registerAccountCommands } from './commands/accounts.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerLedgerCommands } from './commands/ledger.js';
+import { registerSecretCommands } from './commands/secrets.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerTokenCommands } from './commands/tokens.js';
 import { EXIT } from './output.js';
@@ -22,6 +23,7 @@ registerAccountCommands(program);
 registerKeyCommands(program);
 registerTokenCommands(program);
 registerLedgerCommands(program);
+registerSecretCommands(program);
 for (const command of program.commands) {
   command.exitOverride();
   for (const sub of command.commands) sub.exitOverride();

@@ -23,8 +23,12 @@ const ProviderBase = {
   concurrency: z.number().int().min(1).max(64).default(2),
   timeoutMs: z.number().int().min(100).max(600_000).default(120_000),
 };
-/** A provider's key: `apiKeyEnv` names an environment variable (preferred), `apiKey` holds it inline. */
+/**
+ * A provider's key: `apiKeySecret` names a secret in the encrypted store (`imgtask secrets set`),
+ * `apiKeyEnv` an environment variable, `apiKey` holds it inline (least safe).
+ */
 const ProviderKey = {
+  apiKeySecret: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a secret name').optional(),
   apiKey: z.string().min(1).optional(),
   apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
 };

@@ -2,18 +2,21 @@ import { JournalEngine, type JournalEngineOptions } from './journal-engine.js';
 import { createAccountRepo } from './repos/accounts.js';
 import { createApiKeyRepo } from './repos/api-keys.js';
 import { createTaskRepo } from './repos/tasks.js';
-import type { AccountRepo, ApiKeyRepo, Store, TaskRepo } from './types.js';
+import { createSecretRepo } from './repos/secrets.js';
+import type { AccountRepo, ApiKeyRepo, SecretRepo, Store, TaskRepo } from './types.js';
 
 /** The journaled JSON store: the Store interface over a JournalEngine. */
 export class JsonStore implements Store {
   readonly accounts: AccountRepo;
   readonly apiKeys: ApiKeyRepo;
   readonly tasks: TaskRepo;
+  readonly secrets: SecretRepo;
 
   private constructor(readonly engine: JournalEngine) {
     this.accounts = createAccountRepo(engine);
     this.apiKeys = createApiKeyRepo(engine);
     this.tasks = createTaskRepo(engine);
+    this.secrets = createSecretRepo(engine);
   }
 
   static async open(options: JournalEngineOptions): Promise<JsonStore> {

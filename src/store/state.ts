@@ -1,6 +1,6 @@
 import { Collection, GroupIndex, UniqueIndex } from './collection.js';
 import { MoneyIndex, OrderedGroupIndex, SetIndex } from './indexes.js';
-import type { AccountRecord, ApiKeyRecord, CreditRecord, TaskRecord, TaskSettlement, ItemRecord } from './records.js';
+import type { AccountRecord, ApiKeyRecord, CreditRecord, ItemRecord, SecretRecord, TaskRecord, TaskSettlement } from './records.js';
 
 /** All state, in memory, with its indexes. Changed only by `applyOp`. */
 export class State {
@@ -19,9 +19,11 @@ export class State {
   readonly money = new MoneyIndex();
   readonly tasks = new Collection<TaskRecord>('tasks', [this.tasksByAccount, this.pendingTasks, this.money]);
 
+  readonly secrets = new Collection<SecretRecord>('secrets');
+
   /** Every collection, by the name it has in snapshots. */
   collections(): Collection<{ id: string }>[] {
-    return [this.accounts, this.credits, this.apiKeys, this.tasks] as unknown as Collection<{ id: string }>[];
+    return [this.accounts, this.credits, this.apiKeys, this.tasks, this.secrets] as unknown as Collection<{ id: string }>[];
   }
 }
 
@@ -43,6 +45,8 @@ const HANDLERS: Record<string, Handler> = {
     const key = state.apiKeys.get(id)!;
     state.apiKeys.put({ ...key, revokedAt: at });
   },
+  'secret.put': (state, secret: SecretRecord) => state.secrets.put(secret),
+  'secret.delete': (state, { id }: { id: string }) => state.secrets.delete(id),
   'task.create': (state, task: TaskRecord) => state.tasks.put(task),
   'task.item': (state, { id, index, item, at }: { id: string; index: number; item: ItemRecord; at: string }) => {
     const task = state.tasks.get(id)!;

@@ -1,5 +1,5 @@
 import type { Period } from '../domain/periods.js';
-import type { AccountRecord, ApiKeyRecord, CreditRecord, ItemRecord, TaskRecord, TaskSettlement } from './records.js';
+import type { AccountRecord, ApiKeyRecord, CreditRecord, ItemRecord, SecretRecord, TaskRecord, TaskSettlement } from './records.js';
 
 /**
  * The store as services see it. Each write method is atomic: its checks and its change
@@ -10,6 +10,7 @@ export interface Store {
   readonly accounts: AccountRepo;
   readonly apiKeys: ApiKeyRepo;
   readonly tasks: TaskRepo;
+  readonly secrets: SecretRepo;
   /** Flushes, writes a snapshot if the journal holds anything, and releases the lock. */
   close(): Promise<void>;
 }
@@ -66,4 +67,12 @@ export interface TaskRepo {
   reserved(accountId: string): Promise<number>;
   keySpend(keyId: string, period: Period, millis: number): Promise<number>;
   all(): Promise<Iterable<TaskRecord>>;
+}
+
+export interface SecretRepo {
+  put(secret: SecretRecord): Promise<void>;
+  /** False when there was no such secret. */
+  delete(id: string): Promise<boolean>;
+  get(id: string): Promise<SecretRecord | undefined>;
+  list(): Promise<SecretRecord[]>;
 }

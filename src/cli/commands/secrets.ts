@@ -1,0 +1,49 @@
+import type { Command } from 'commander';
+import { action, admin } from '../context.js';
+import { print, table, UsageError } from '../output.js';
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+export function registerSecretCommands(program: Command): void {
+  const secrets = program.command('secrets').description('Secrets encrypted at rest (provider keys): set, list, delete');
+
+  secrets
+    .command('set <name>')
+    .description('Store a secret; the value comes from standard input (keeps it out of shell history) or --value')
+    .option('--value <value>', 'the value (prefer standard input)')
+    .option('--json', 'print one JSON document')
+    .action(
+      action(async (g, name: string, opts: { value?: string }, cmd: Command) => {
+        const value = opts.value ?? (process.stdin.isTTY ? undefined : await readStdin());
+        if (!value) throw new UsageError('give the value on standard input (echo "$KEY" | imgtask secrets set NAME) or with --value');
+        const saved = (await admin(cmd, 'secrets.set', { name, value })) as { name: string };
+        print(g, saved, () => `secret ${saved.name} saved (encrypted)`);
+      }),
+    );
+
+  secrets
+    .command('list')
+    .description('List secret names (never their values)')
+    .option('--json', 'print one JSON document')
+    .action(
+      action(async (g, _opts: unknown, cmd: Command) => {
+        const list = (await admin(cmd, 'secrets.list', {})) as { name: string; updatedAt: string }[];
+        print(g, list, () => (list.length ? table([['NAME', 'UPDATED'], ...list.map((s) => [s.name, s.updatedAt])]) : 'no secrets'));
+      }),
+    );
+
+  secrets
+    .command('delete <name>')
+    .description('Delete a secret')
+    .option('--json', 'print one JSON document')
+    .action(
+      action(async (g, name: string, _opts: unknown, cmd: Command) => {
+        const result = await admin(cmd, 'secrets.delete', { name });
+        print(g, result, () => `secret ${name} deleted`);
+      }),
+    );
+}
