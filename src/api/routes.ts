@@ -11,6 +11,7 @@ import { registerImageRemoveBackground } from './routes/image/remove-background.
 import { registerImageFile } from './routes/image/serve-file.js';
 import { registerImageUpload } from './routes/image/upload.js';
 import { registerModelsList } from './routes/models/list.js';
+import { registerWebhookRoutes } from './routes/webhooks/manage.js';
 import { registerTasksEstimate } from './routes/tasks/estimate.js';
 import { registerTasksGet } from './routes/tasks/get.js';
 import { registerTasksList } from './routes/tasks/list.js';
@@ -37,4 +38,5 @@ export function registerRoutes(app: Hono<ApiEnv>, deps: ApiDeps): void {
   registerTasksStatus(app, deps);
   registerTasksResult(app, deps);
   registerModelsList(app, deps);
+  registerWebhookRoutes(app, deps);
 }

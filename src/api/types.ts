@@ -5,6 +5,8 @@ import type { AuthService, Principal } from '../services/auth.js';
 import type { TaskTypeRegistry } from '../services/task-types.js';
 import type { TaskService } from '../services/tasks.js';
 import type { ImageLibrary } from '../services/images.js';
+import type { WebhookService } from '../services/webhooks.js';
+import type { Outbox } from '../services/outbox.js';
 import type { HttpBindings } from '@hono/node-server';
 
 /** What the API needs from the rest of the service; tests hand it real ones. */
@@ -16,6 +18,8 @@ export interface ApiDeps {
   tasks: TaskService;
   registry: TaskTypeRegistry;
   images: ImageLibrary;
+  webhooks: WebhookService;
+  outbox: Outbox;
   log: (message: string) => void;
 }
 

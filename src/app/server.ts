@@ -6,6 +6,8 @@ import type { ApiDeps, ApiEnv } from '../api/types.js';
 import { Lanes } from '../worker/lanes.js';
 import { createTaskRunner } from '../worker/task-runner.js';
 import { startSweepTimer } from '../worker/sweep-timer.js';
+import { createWebhookDispatcher } from '../worker/webhook-dispatcher.js';
+import { deliverWebhook } from '../webhooks/deliver.js';
 import { listenAdminSocket } from './admin-socket.js';
 import { openServices, type ServiceOptions, type Services } from './services.js';
 
@@ -33,8 +35,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const lanes = new Lanes((lane) => config().work.lanes[lane] ?? (config().providers[lane]?.concurrency as number | undefined) ?? config().work.defaultConcurrency);
   const runner = createTaskRunner({ tasks: services.tasks, lanes, log: services.log, retryBaseMs: options.config.work.retryBaseMs });
   services.tasks.attachQueue(runner);
+  const dispatcher = createWebhookDispatcher({
+    outbox: services.outbox,
+    concurrency: options.config.webhooks.concurrency,
+    log: services.log,
+    send: (delivery, message) =>
+      deliverWebhook({ url: delivery.url, secret: message.secret }, message, { timeoutMs: config().webhooks.timeoutMs, allowPrivateAddresses: config().webhooks.allowPrivateAddresses, now: () => services.clock.now() }),
+  });
+  services.outbox.onRecorded(() => dispatcher.kick());
   let sweeper: { stop(): void } | undefined;
   try {
+    const recovered = await services.outbox.recoverMissing();
+    if (recovered) services.log(`webhooks: recorded ${recovered} event(s) missing after a crash`);
+    dispatcher.start();
     runner.resume(await services.store.tasks.listPending());
     sweeper = startSweepTimer(services.tasks, options.config.work.sweepIntervalMs, services.log);
     const api = createApi(services, options.extendApi);
@@ -57,6 +70,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           const httpClosed = new Promise<void>((resolve) => http!.close(() => resolve()));
           if ('closeIdleConnections' in http!) http.closeIdleConnections();
           await runner.close(config().work.shutdownGraceMs);
+          await dispatcher.close(Math.min(config().work.shutdownGraceMs, config().webhooks.timeoutMs));
           await httpClosed;
           await admin!.close();
           await services.close();
@@ -67,6 +81,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     http?.close();
     await admin?.close();
     await runner.close(0);
+    await dispatcher.close(0);
     await services.close();
     throw err;
   }

@@ -21,6 +21,9 @@ import type { ImageTypeDeps } from '../worker/handlers/deps.js';
 import { prepareDataDir } from './data-dir.js';
 import { buildProviderSet, createEmbeddedRuntime, secretNames } from './providers.js';
 import { createSecretService } from '../services/secrets.js';
+import { createOutbox } from '../services/outbox.js';
+import { createWebhookService } from '../services/webhooks.js';
+import { newWebhookSecret } from '../webhooks/sign.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -87,6 +90,12 @@ export async function openServices(options: ServiceOptions) {
   const auth = createAuthService({ store, apiKeys, tokens });
   const limits = createLoadLimits(() => config.current.limits, clock);
   const tasks = createTaskService({ store, registry, tokens, clock, events, limits, log });
+  const webhooks = createWebhookService({ store, clock, secretsKey, newSecret: newWebhookSecret });
+  const outbox = createOutbox({ store, webhooks, clock, settings: () => config.current.webhooks, log });
+  // Every settlement becomes an event in the outbox (durably, after the settlement itself).
+  events.onTaskSettled(({ task }) => {
+    outbox.recordTaskEvent(task).catch((err: Error) => log(`webhooks: event for task ${task.id} not recorded yet (${err.message}); the next start records it`));
+  });
   return {
     get config() {
       return config.current;
@@ -118,6 +127,8 @@ export async function openServices(options: ServiceOptions) {
     tokens,
     auth,
     tasks,
+    webhooks,
+    outbox,
     close: async () => {
       await embedded.close();
       await store.close();

@@ -106,6 +106,13 @@ export const ConfigSchema = z.strictObject({
     maxPixels: z.number().int().min(1024),
   }),
   images: z.strictObject({ cacheMaxAgeSeconds: z.number().int().min(0) }),
+  webhooks: z.strictObject({
+    retryScheduleMs: z.array(z.number().int().min(0)).min(1).max(20),
+    timeoutMs: z.number().int().min(100).max(120_000),
+    disableAfterMs: z.number().int().min(0),
+    concurrency: z.number().int().min(1).max(256),
+    allowPrivateAddresses: z.boolean(),
+  }),
   sync: z.strictObject({ timeoutMs: z.number().int().min(0).max(600_000) }),
   defaultModel: z.string().min(1),
   models: z.record(z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a model id (lowercase letters, digits, . _ -)'), ModelSchema),

@@ -32,6 +32,12 @@ export interface FetchedBody {
   data: Buffer;
   contentType: string | null;
   finalUrl: string;
+  status: number;
+}
+
+export interface OutgoingRequest {
+  headers: Record<string, string>;
+  body: string;
 }
 
 /**
@@ -54,17 +60,17 @@ export function createSafeFetcher(options: SafeFetchOptions) {
     });
   };
 
-  function fetchOnce(url: URL, signal: AbortSignal): Promise<{ redirect: string } | FetchedBody> {
+  function fetchOnce(url: URL, signal: AbortSignal, send?: OutgoingRequest): Promise<{ redirect: string } | FetchedBody> {
     return new Promise((resolve, reject) => {
       const host = url.hostname.replace(/^\[|\]$/g, '');
       if (isIP(host) && blocked(host)) return reject(new SafeFetchError('refused', `${host} is an address user URLs may not reach`));
       const client = url.protocol === 'https:' ? https : http;
       const req = client.request(url, {
-        method: 'GET',
+        method: send ? 'POST' : 'GET',
         lookup: guardedLookup,
         signal,
         agent: false,
-        headers: { 'user-agent': 'imgtask', accept: 'image/*', 'accept-encoding': 'identity' },
+        headers: send ? { 'user-agent': 'imgtask', 'content-length': String(Buffer.byteLength(send.body)), ...send.headers } : { 'user-agent': 'imgtask', accept: 'image/*', 'accept-encoding': 'identity' },
       });
       req.on('error', (err) => {
         if (err instanceof SafeFetchError) return reject(err);
@@ -73,6 +79,13 @@ export function createSafeFetcher(options: SafeFetchOptions) {
       });
       req.on('response', (res) => {
         const status = res.statusCode ?? 0;
+        if (send) {
+          // A POST's answer: only the status matters (webhooks); the body is read and dropped.
+          res.resume();
+          res.on('end', () => resolve({ data: Buffer.alloc(0), contentType: null, finalUrl: url.href, status }));
+          res.on('error', () => reject(new SafeFetchError('unreachable', `the answer from ${url.host} was cut off`)));
+          return;
+        }
         if (status >= 300 && status < 400 && res.headers.location) {
           res.resume();
           return resolve({ redirect: new URL(res.headers.location, url).href });
@@ -101,26 +114,39 @@ export function createSafeFetcher(options: SafeFetchOptions) {
           } else chunks.push(chunk);
         });
         res.on('error', () => reject(new SafeFetchError(signal.aborted ? 'timeout' : 'unreachable', `the answer from ${url.host} was cut off`)));
-        res.on('end', () => resolve({ data: Buffer.concat(chunks), contentType: res.headers['content-type'] ?? null, finalUrl: url.href }));
+        res.on('end', () => resolve({ data: Buffer.concat(chunks), contentType: res.headers['content-type'] ?? null, finalUrl: url.href, status }));
       });
-      req.end();
+      req.end(send?.body);
     });
   }
 
+  const checkUrl = (raw: string): URL => {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new SafeFetchError('refused', 'not a valid URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SafeFetchError('refused', `only http and https URLs are fetched, not ${url.protocol}`);
+    if (url.username || url.password) throw new SafeFetchError('refused', 'URLs with credentials are not fetched');
+    return url;
+  };
+
   return {
+    /**
+     * POSTs a body (webhook deliveries) with the same address checks; redirects are not
+     * followed (a delivery must reach the URL it was made for). Resolves with the status.
+     */
+    async post(rawUrl: string, request: OutgoingRequest): Promise<{ status: number }> {
+      const result = await fetchOnce(checkUrl(rawUrl), AbortSignal.timeout(options.timeoutMs), request);
+      return { status: 'redirect' in result ? 0 : result.status };
+    },
+
     async fetch(rawUrl: string): Promise<FetchedBody> {
       const signal = AbortSignal.timeout(options.timeoutMs);
       let current = rawUrl;
       for (let hop = 0; ; hop++) {
-        let url: URL;
-        try {
-          url = new URL(current);
-        } catch {
-          throw new SafeFetchError('refused', 'not a valid URL');
-        }
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SafeFetchError('refused', `only http and https URLs are fetched, not ${url.protocol}`);
-        if (url.username || url.password) throw new SafeFetchError('refused', 'URLs with credentials are not fetched');
-        const result = await fetchOnce(url, signal);
+        const result = await fetchOnce(checkUrl(current), signal);
         if (!('redirect' in result)) return result;
         if (hop >= options.maxRedirects) throw new SafeFetchError('refused', `more than ${options.maxRedirects} redirects`);
         current = result.redirect;

@@ -3,7 +3,8 @@ import { createAccountRepo } from './repos/accounts.js';
 import { createApiKeyRepo } from './repos/api-keys.js';
 import { createTaskRepo } from './repos/tasks.js';
 import { createSecretRepo } from './repos/secrets.js';
-import type { AccountRepo, ApiKeyRepo, SecretRepo, Store, TaskRepo } from './types.js';
+import { createWebhookRepo } from './repos/webhooks.js';
+import type { AccountRepo, ApiKeyRepo, SecretRepo, Store, TaskRepo, WebhookRepo } from './types.js';
 
 /** The journaled JSON store: the Store interface over a JournalEngine. */
 export class JsonStore implements Store {
@@ -11,12 +12,14 @@ export class JsonStore implements Store {
   readonly apiKeys: ApiKeyRepo;
   readonly tasks: TaskRepo;
   readonly secrets: SecretRepo;
+  readonly webhooks: WebhookRepo;
 
   private constructor(readonly engine: JournalEngine) {
     this.accounts = createAccountRepo(engine);
     this.apiKeys = createApiKeyRepo(engine);
     this.tasks = createTaskRepo(engine);
     this.secrets = createSecretRepo(engine);
+    this.webhooks = createWebhookRepo(engine);
   }
 
   static async open(options: JournalEngineOptions): Promise<JsonStore> {

@@ -65,6 +65,8 @@ export interface TaskRecord {
   cost: Micros;
   result: unknown;
   errors?: { code: string; message?: string }[];
+  /** The event recorded for this task's settlement (webhooks). */
+  eventId?: string;
   /** What the type's `prepare` worked out and must survive a restart (resolved model, size, magic prompt). */
   prepared?: unknown;
   createdAt: string;
@@ -86,6 +88,57 @@ export interface SecretRecord {
   id: string;
   /** base64 of iv (12 bytes) ‖ tag (16 bytes) ‖ ciphertext. */
   sealed: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WebhookRecord {
+  id: string;
+  accountId: string;
+  url: string;
+  enabled: boolean;
+  /** Event kinds, or null for all. */
+  events: string[] | null;
+  /** Keys whose tasks it receives; empty = every key of the account. */
+  apiKeyIds: string[];
+  /** The `whsec_…` signing secret, sealed with the secrets key (name = the webhook id). */
+  sealedSecret: string;
+  createdAt: string;
+  updatedAt: string;
+  /** When deliveries started failing with no success since. */
+  failingSince?: string;
+  /** Why the service disabled it (it kept failing). */
+  disabledReason?: string;
+}
+
+export interface EventRecord {
+  id: string;
+  type: string;
+  accountId: string;
+  taskId: string | null;
+  createdAt: string;
+  /** The envelope delivered, as JSON. */
+  payload: unknown;
+}
+
+export interface DeliveryAttempt {
+  at: string;
+  /** HTTP status; null when no answer came. */
+  status: number | null;
+  latencyMs: number;
+  error?: string;
+}
+
+export interface DeliveryRecord {
+  id: string;
+  eventId: string;
+  accountId: string;
+  /** The dashboard webhook; null for a per-task custom endpoint (unsigned). */
+  webhookId: string | null;
+  url: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: DeliveryAttempt[];
+  nextAttemptAt: string | null;
   createdAt: string;
   updatedAt: string;
 }

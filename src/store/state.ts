@@ -1,6 +1,6 @@
 import { Collection, GroupIndex, UniqueIndex } from './collection.js';
 import { MoneyIndex, OrderedGroupIndex, SetIndex } from './indexes.js';
-import type { AccountRecord, ApiKeyRecord, CreditRecord, ItemRecord, SecretRecord, TaskRecord, TaskSettlement } from './records.js';
+import type { AccountRecord, ApiKeyRecord, CreditRecord, DeliveryAttempt, DeliveryRecord, EventRecord, ItemRecord, SecretRecord, TaskRecord, TaskSettlement, WebhookRecord } from './records.js';
 
 /** All state, in memory, with its indexes. Changed only by `applyOp`. */
 export class State {
@@ -17,13 +17,22 @@ export class State {
   readonly tasksByAccount = new OrderedGroupIndex<TaskRecord>((task) => task.accountId);
   readonly pendingTasks = new SetIndex<TaskRecord>((task) => task.status === 'pending');
   readonly money = new MoneyIndex();
-  readonly tasks = new Collection<TaskRecord>('tasks', [this.tasksByAccount, this.pendingTasks, this.money]);
+  /** Settled tasks whose event is not recorded yet: a crash fell between the two. */
+  readonly settledWithoutEvent = new SetIndex<TaskRecord>((task) => task.status !== 'pending' && !task.eventId);
+  readonly tasks = new Collection<TaskRecord>('tasks', [this.tasksByAccount, this.pendingTasks, this.money, this.settledWithoutEvent]);
+
+  readonly webhooksByAccount = new GroupIndex<WebhookRecord>((webhook) => webhook.accountId);
+  readonly webhooks = new Collection<WebhookRecord>('webhooks', [this.webhooksByAccount]);
+  readonly events = new Collection<EventRecord>('events');
+  readonly deliveriesByWebhook = new OrderedGroupIndex<DeliveryRecord>((delivery) => delivery.webhookId ?? undefined);
+  readonly pendingDeliveries = new SetIndex<DeliveryRecord>((delivery) => delivery.status === 'pending');
+  readonly deliveries = new Collection<DeliveryRecord>('deliveries', [this.deliveriesByWebhook, this.pendingDeliveries]);
 
   readonly secrets = new Collection<SecretRecord>('secrets');
 
   /** Every collection, by the name it has in snapshots. */
   collections(): Collection<{ id: string }>[] {
-    return [this.accounts, this.credits, this.apiKeys, this.tasks, this.secrets] as unknown as Collection<{ id: string }>[];
+    return [this.accounts, this.credits, this.apiKeys, this.tasks, this.secrets, this.webhooks, this.events, this.deliveries] as unknown as Collection<{ id: string }>[];
   }
 }
 
@@ -47,6 +56,23 @@ const HANDLERS: Record<string, Handler> = {
   },
   'secret.put': (state, secret: SecretRecord) => state.secrets.put(secret),
   'secret.delete': (state, { id }: { id: string }) => state.secrets.delete(id),
+  'webhook.put': (state, webhook: WebhookRecord) => state.webhooks.put(webhook),
+  'webhook.delete': (state, { id }: { id: string }) => state.webhooks.delete(id),
+  // One record per event: the event, every delivery it fans out to, and the task's mark.
+  'event.record': (state, { event, deliveries }: { event: EventRecord; deliveries: DeliveryRecord[] }) => {
+    state.events.put(event);
+    for (const delivery of deliveries) state.deliveries.put(delivery);
+    const task = event.taskId ? state.tasks.get(event.taskId) : undefined;
+    if (task) state.tasks.put({ ...task, eventId: event.id });
+  },
+  'delivery.attempt': (state, a: { id: string; attempt: DeliveryAttempt; status: DeliveryRecord['status']; nextAttemptAt: string | null }) => {
+    const delivery = state.deliveries.get(a.id)!;
+    state.deliveries.put({ ...delivery, status: a.status, attempts: [...delivery.attempts, a.attempt], nextAttemptAt: a.nextAttemptAt, updatedAt: a.attempt.at });
+  },
+  'delivery.redeliver': (state, { id, at }: { id: string; at: string }) => {
+    const delivery = state.deliveries.get(id)!;
+    state.deliveries.put({ ...delivery, status: 'pending', nextAttemptAt: at, updatedAt: at });
+  },
   'task.create': (state, task: TaskRecord) => state.tasks.put(task),
   'task.item': (state, { id, index, item, at }: { id: string; index: number; item: ItemRecord; at: string }) => {
     const task = state.tasks.get(id)!;

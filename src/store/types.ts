@@ -1,5 +1,5 @@
 import type { Period } from '../domain/periods.js';
-import type { AccountRecord, ApiKeyRecord, CreditRecord, ItemRecord, SecretRecord, TaskRecord, TaskSettlement } from './records.js';
+import type { AccountRecord, ApiKeyRecord, CreditRecord, DeliveryAttempt, DeliveryRecord, EventRecord, ItemRecord, SecretRecord, TaskRecord, TaskSettlement, WebhookRecord } from './records.js';
 
 /**
  * The store as services see it. Each write method is atomic: its checks and its change
@@ -11,6 +11,7 @@ export interface Store {
   readonly apiKeys: ApiKeyRepo;
   readonly tasks: TaskRepo;
   readonly secrets: SecretRepo;
+  readonly webhooks: WebhookRepo;
   /** Flushes, writes a snapshot if the journal holds anything, and releases the lock. */
   close(): Promise<void>;
 }
@@ -75,4 +76,22 @@ export interface SecretRepo {
   delete(id: string): Promise<boolean>;
   get(id: string): Promise<SecretRecord | undefined>;
   list(): Promise<SecretRecord[]>;
+}
+
+export interface WebhookRepo {
+  put(webhook: WebhookRecord): Promise<WebhookRecord>;
+  delete(id: string): Promise<void>;
+  get(id: string): Promise<WebhookRecord | undefined>;
+  listByAccount(accountId: string): Promise<WebhookRecord[]>;
+  /** Records an event with all its deliveries, and marks its task, in one write. */
+  recordEvent(event: EventRecord, deliveries: DeliveryRecord[]): Promise<void>;
+  getEvent(id: string): Promise<EventRecord | undefined>;
+  /** Settled tasks whose event was never recorded (a crash fell between). */
+  settledWithoutEvent(): Promise<TaskRecord[]>;
+  recordAttempt(id: string, attempt: DeliveryAttempt, status: DeliveryRecord['status'], nextAttemptAt: string | null): Promise<DeliveryRecord>;
+  redeliver(id: string, at: string): Promise<DeliveryRecord | undefined>;
+  getDelivery(id: string): Promise<DeliveryRecord | undefined>;
+  pendingDeliveries(): Promise<DeliveryRecord[]>;
+  /** A webhook's deliveries, newest first. */
+  deliveriesOf(webhookId: string, limit: number): Promise<DeliveryRecord[]>;
 }

@@ -1,0 +1,194 @@
+import { AppError } from '../domain/errors.js';
+import { eventMatches, TEST_EVENT_KIND } from '../domain/events.js';
+import { randomId, sortableId } from '../domain/ids.js';
+import { isoTime } from '../domain/time.js';
+import type { DeliveryAttempt, DeliveryRecord, EventRecord, TaskRecord } from '../store/records.js';
+import type { Store } from '../store/types.js';
+import { settledEventKind } from './events.js';
+import type { Clock } from './ports.js';
+import { toTaskView } from './task-views.js';
+import type { WebhookService } from './webhooks.js';
+
+export type { DeliveryRecord } from '../store/records.js';
+
+export interface WebhookSettings {
+  retryScheduleMs: number[];
+  disableAfterMs: number;
+}
+
+export interface DeliveryView {
+  id: string;
+  eventId: string;
+  eventType: string;
+  webhookId: string | null;
+  url: string;
+  status: DeliveryRecord['status'];
+  attempts: DeliveryAttempt[];
+  nextAttemptAt: string | null;
+  createdAt: string;
+}
+
+/** The event envelope: the values are those of the task endpoints. */
+export function taskEnvelope(eventId: string, createdAt: string, task: TaskRecord) {
+  const view = toTaskView(task);
+  const data: Record<string, unknown> = { taskId: task.id, taskType: task.type, status: task.status, cost: view.cost };
+  if (task.status === 'completed') data.result = view.result;
+  else data.errors = view.errors;
+  data.metadata = view.metadata;
+  return { id: eventId, type: settledEventKind(task), createdAt, data };
+}
+
+/**
+ * The durable outbox: each settled task becomes one event whose deliveries (one per
+ * matching dashboard webhook and per custom endpoint of the task) are recorded with it in a
+ * single journal write; attempts are journaled too, so deliveries survive restarts and are
+ * at least once, with the same event id every time.
+ */
+export function createOutbox(deps: { store: Store; webhooks: WebhookService; clock: Clock; settings: () => WebhookSettings; log: (message: string) => void }) {
+  const { store, clock } = deps;
+  let onRecorded: () => void = () => {};
+
+  const delivery = (event: EventRecord, url: string, webhookId: string | null, at: string): DeliveryRecord => ({
+    id: randomId('dlv'),
+    eventId: event.id,
+    accountId: event.accountId,
+    webhookId,
+    url,
+    status: 'pending',
+    attempts: [],
+    nextAttemptAt: at,
+    createdAt: at,
+    updatedAt: at,
+  });
+
+  async function recordTaskEvent(task: TaskRecord): Promise<void> {
+    if (task.status === 'pending' || task.eventId) return;
+    const at = isoTime(clock.now());
+    const id = sortableId('evt', clock.now());
+    const event: EventRecord = { id, type: settledEventKind(task), accountId: task.accountId, taskId: task.id, createdAt: at, payload: taskEnvelope(id, at, task) };
+    const options = (task.request as { webhook?: { dashboard?: boolean; custom?: { url: string }[] } } | null)?.webhook;
+    const deliveries: DeliveryRecord[] = [];
+    if (options?.dashboard !== false) {
+      for (const webhook of await store.webhooks.listByAccount(task.accountId)) {
+        if (!webhook.enabled || !eventMatches(webhook.events, task.type, task.status)) continue;
+        if (webhook.apiKeyIds.length > 0 && (!task.apiKeyId || !webhook.apiKeyIds.includes(task.apiKeyId))) continue;
+        deliveries.push(delivery(event, webhook.url, webhook.id, at));
+      }
+    }
+    for (const custom of options?.custom ?? []) deliveries.push(delivery(event, custom.url, null, at));
+    await store.webhooks.recordEvent(event, deliveries);
+    if (deliveries.length) onRecorded();
+  }
+
+  return {
+    recordTaskEvent,
+    /** Called when new deliveries are due now (the dispatcher wakes up). */
+    onRecorded(listener: () => void) {
+      onRecorded = listener;
+    },
+
+    /** Records events for tasks that settled just before a crash, before their event was written. */
+    async recoverMissing(): Promise<number> {
+      const missing = await store.webhooks.settledWithoutEvent();
+      for (const task of missing) await recordTaskEvent(task);
+      return missing.length;
+    },
+
+    /** A `webhook.test` event delivered to one webhook, whatever it subscribes to. */
+    async sendTest(accountId: string, webhookId: string): Promise<DeliveryView> {
+      const webhook = await deps.webhooks.owned(accountId, webhookId);
+      const at = isoTime(clock.now());
+      const id = sortableId('evt', clock.now());
+      const event: EventRecord = { id, type: TEST_EVENT_KIND, accountId, taskId: null, createdAt: at, payload: { id, type: TEST_EVENT_KIND, createdAt: at, data: { webhookId } } };
+      const record = delivery(event, webhook.url, webhook.id, at);
+      await store.webhooks.recordEvent(event, [record]);
+      onRecorded();
+      return this.view((await store.webhooks.getDelivery(record.id))!);
+    },
+
+    async due(now: number): Promise<DeliveryRecord[]> {
+      return (await store.webhooks.pendingDeliveries()).filter((d) => d.nextAttemptAt !== null && Date.parse(d.nextAttemptAt) <= now);
+    },
+
+    /** When the next pending delivery falls due, if any. */
+    async nextDueAt(): Promise<number | null> {
+      let next: number | null = null;
+      for (const d of await store.webhooks.pendingDeliveries()) if (d.nextAttemptAt) next = Math.min(next ?? Infinity, Date.parse(d.nextAttemptAt));
+      return next;
+    },
+
+    /** What to send for a delivery: the event id, the body, and the signing secret of its webhook (none for custom endpoints). */
+    async message(d: DeliveryRecord): Promise<{ id: string; body: string; secret?: string } | { skip: string }> {
+      const event = await store.webhooks.getEvent(d.eventId);
+      if (!event) return { skip: 'the event is gone' };
+      if (d.webhookId === null) return { id: event.id, body: JSON.stringify(event.payload) };
+      const webhook = await store.webhooks.get(d.webhookId);
+      if (!webhook) return { skip: 'the webhook was deleted' };
+      if (!webhook.enabled) return { skip: 'the webhook is disabled' };
+      return { id: event.id, body: JSON.stringify(event.payload), secret: deps.webhooks.secretOf(webhook) };
+    },
+
+    /**
+     * Journals an attempt: 2xx → delivered; otherwise retried on the schedule until it runs out.
+     * A dashboard webhook with no success for `disableAfterMs` is disabled, and the operator told.
+     */
+    async recordAttempt(d: DeliveryRecord, result: { status: number | null; latencyMs: number; error?: string } | { skip: string }): Promise<DeliveryRecord> {
+      const now = clock.now();
+      const at = isoTime(now);
+      if ('skip' in result) return store.webhooks.recordAttempt(d.id, { at, status: null, latencyMs: 0, error: result.skip }, 'failed', null);
+      const ok = result.status !== null && result.status >= 200 && result.status < 300;
+      const attempt: DeliveryAttempt = { at, status: result.status, latencyMs: result.latencyMs };
+      if (!ok) attempt.error = result.error ?? `HTTP ${result.status}`;
+      const schedule = deps.settings().retryScheduleMs;
+      const made = d.attempts.length + 1;
+      const status = ok ? 'delivered' : made >= schedule.length ? 'failed' : 'pending';
+      const next = status === 'pending' ? isoTime(now + schedule[made]) : null;
+      const saved = await store.webhooks.recordAttempt(d.id, attempt, status, next);
+      if (d.webhookId) await updateHealth(d.webhookId, ok, now);
+      return saved;
+    },
+
+    async redeliver(accountId: string | null, deliveryId: string): Promise<DeliveryView> {
+      const d = await store.webhooks.getDelivery(deliveryId);
+      if (!d || (accountId !== null && d.accountId !== accountId)) throw new AppError('WEBHOOK_NOT_FOUND', `no delivery ${deliveryId}`);
+      const again = (await store.webhooks.redeliver(deliveryId, isoTime(clock.now())))!;
+      onRecorded();
+      return this.view(again);
+    },
+
+    async deliveries(accountId: string | null, webhookId: string, limit = 50): Promise<DeliveryView[]> {
+      const webhook = await store.webhooks.get(webhookId);
+      if (!webhook || (accountId !== null && webhook.accountId !== accountId)) throw new AppError('WEBHOOK_NOT_FOUND', `no webhook ${webhookId}`);
+      return Promise.all((await store.webhooks.deliveriesOf(webhookId, limit)).map((d) => this.view(d)));
+    },
+
+    async view(d: DeliveryRecord): Promise<DeliveryView> {
+      const event = await store.webhooks.getEvent(d.eventId);
+      return { id: d.id, eventId: d.eventId, eventType: event?.type ?? 'unknown', webhookId: d.webhookId, url: d.url, status: d.status, attempts: d.attempts, nextAttemptAt: d.nextAttemptAt, createdAt: d.createdAt };
+    },
+  };
+
+  async function updateHealth(webhookId: string, ok: boolean, now: number): Promise<void> {
+    const webhook = await store.webhooks.get(webhookId);
+    if (!webhook) return;
+    if (ok) {
+      if (webhook.failingSince) {
+        const healthy = { ...webhook };
+        delete healthy.failingSince;
+        await store.webhooks.put(healthy);
+      }
+      return;
+    }
+    if (!webhook.failingSince) {
+      await store.webhooks.put({ ...webhook, failingSince: isoTime(now) });
+      return;
+    }
+    if (webhook.enabled && now - Date.parse(webhook.failingSince) >= deps.settings().disableAfterMs) {
+      const reason = `no successful delivery since ${webhook.failingSince}`;
+      deps.log(`webhooks: disabled webhook ${webhook.id} (${webhook.url}): ${reason}`);
+      await store.webhooks.put({ ...webhook, enabled: false, disabledReason: reason, updatedAt: isoTime(now) });
+    }
+  }
+}
+
+export type Outbox = ReturnType<typeof createOutbox>;

@@ -1,0 +1,131 @@
+import { AppError } from '../domain/errors.js';
+import { randomId } from '../domain/ids.js';
+import { isoTime } from '../domain/time.js';
+import type { WebhookRecord } from '../store/records.js';
+import type { Store } from '../store/types.js';
+import type { Clock } from './ports.js';
+import { open, seal } from './secrets.js';
+
+export interface WebhookView {
+  id: string;
+  userId: string;
+  url: string;
+  enabled: boolean;
+  events: string[] | null;
+  secret: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WebhookChanges {
+  url?: string;
+  events?: string[] | null;
+  apiKeyIds?: string[];
+  enabled?: boolean;
+}
+
+const isHttpUrl = (url: string) => {
+  try {
+    return ['http:', 'https:'].includes(new URL(url).protocol);
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Dashboard webhooks: CRUD for an account, the signing secret sealed at rest with the
+ * secrets key, and the resource exactly as SPEC part 2 shows it (apiKeyIds and health are
+ * kept but not shown).
+ */
+export function createWebhookService(deps: { store: Store; clock: Clock; secretsKey: Uint8Array; newSecret: () => string }) {
+  const { store, clock } = deps;
+  const now = () => isoTime(clock.now());
+
+  const view = (webhook: WebhookRecord): WebhookView => ({
+    id: webhook.id,
+    userId: webhook.accountId,
+    url: webhook.url,
+    enabled: webhook.enabled,
+    events: webhook.events,
+    secret: open(deps.secretsKey, webhook.id, webhook.sealedSecret),
+    createdAt: webhook.createdAt,
+    updatedAt: webhook.updatedAt,
+  });
+
+  async function owned(accountId: string, id: string): Promise<WebhookRecord> {
+    const webhook = await store.webhooks.get(id);
+    if (!webhook || webhook.accountId !== accountId) throw new AppError('WEBHOOK_NOT_FOUND', `no webhook ${id}`);
+    return webhook;
+  }
+
+  async function checkKeys(accountId: string, apiKeyIds: string[]): Promise<void> {
+    for (const id of apiKeyIds) {
+      const key = await store.apiKeys.get(id);
+      if (!key || key.revokedAt || key.accountId !== accountId) throw new AppError('WEBHOOK_API_KEY_NOT_FOUND', `the account has no API key ${id}`);
+    }
+  }
+
+  const checkUrl = (url: string) => {
+    if (!isHttpUrl(url)) throw new AppError('VALIDATION_ERROR', 'a webhook URL must be http or https');
+  };
+
+  return {
+    view,
+    owned,
+    async create(accountId: string, input: { url: string; events?: string[] | null; apiKeyIds?: string[] }): Promise<WebhookView> {
+      checkUrl(input.url);
+      const apiKeyIds = [...new Set(input.apiKeyIds ?? [])];
+      await checkKeys(accountId, apiKeyIds);
+      const id = randomId('wh');
+      const at = now();
+      const webhook = await store.webhooks.put({
+        id,
+        accountId,
+        url: input.url,
+        enabled: true,
+        events: input.events === undefined ? null : input.events,
+        apiKeyIds,
+        sealedSecret: seal(deps.secretsKey, id, deps.newSecret()),
+        createdAt: at,
+        updatedAt: at,
+      });
+      return view(webhook);
+    },
+    async list(accountId: string): Promise<WebhookView[]> {
+      return (await store.webhooks.listByAccount(accountId)).map(view);
+    },
+    async get(accountId: string, id: string): Promise<WebhookView> {
+      return view(await owned(accountId, id));
+    },
+    async update(accountId: string, id: string, changes: WebhookChanges): Promise<WebhookView> {
+      const webhook = await owned(accountId, id);
+      if (changes.url !== undefined) checkUrl(changes.url);
+      if (changes.apiKeyIds !== undefined) await checkKeys(accountId, changes.apiKeyIds);
+      const next: WebhookRecord = { ...webhook, updatedAt: now() };
+      if (changes.url !== undefined) next.url = changes.url;
+      if (changes.events !== undefined) next.events = changes.events;
+      if (changes.apiKeyIds !== undefined) next.apiKeyIds = [...new Set(changes.apiKeyIds)];
+      if (changes.enabled !== undefined) {
+        next.enabled = changes.enabled;
+        // Re-enabling by hand clears the health record that disabled it.
+        if (changes.enabled) {
+          delete next.failingSince;
+          delete next.disabledReason;
+        }
+      }
+      return view(await store.webhooks.put(next));
+    },
+    async rotateSecret(accountId: string, id: string): Promise<WebhookView> {
+      const webhook = await owned(accountId, id);
+      return view(await store.webhooks.put({ ...webhook, sealedSecret: seal(deps.secretsKey, id, deps.newSecret()), updatedAt: now() }));
+    },
+    async delete(accountId: string, id: string): Promise<void> {
+      await owned(accountId, id);
+      await store.webhooks.delete(id);
+    },
+    /** The raw secret of a webhook, for signing. */
+    secretOf: (webhook: WebhookRecord) => open(deps.secretsKey, webhook.id, webhook.sealedSecret),
+  };
+}
+
+export type WebhookService = ReturnType<typeof createWebhookService>;

@@ -1,0 +1,50 @@
+import type { JournalEngine } from '../journal-engine.js';
+import type { WebhookRepo } from '../types.js';
+
+export function createWebhookRepo(engine: JournalEngine): WebhookRepo {
+  const { state } = engine;
+  return {
+    async put(webhook) {
+      await engine.commit('webhook.put', webhook);
+      return state.webhooks.get(webhook.id)!;
+    },
+    async delete(id) {
+      if (state.webhooks.get(id)) await engine.commit('webhook.delete', { id });
+    },
+    async get(id) {
+      return state.webhooks.get(id);
+    },
+    async listByAccount(accountId) {
+      return Array.from(state.webhooksByAccount.ids(accountId), (id) => state.webhooks.get(id)!);
+    },
+    async recordEvent(event, deliveries) {
+      if (state.events.get(event.id)) return;
+      await engine.commit('event.record', { event, deliveries });
+    },
+    async getEvent(id) {
+      return state.events.get(id);
+    },
+    async settledWithoutEvent() {
+      return Array.from(state.settledWithoutEvent.ids, (id) => state.tasks.get(id)!);
+    },
+    async recordAttempt(id, attempt, status, nextAttemptAt) {
+      await engine.commit('delivery.attempt', { id, attempt, status, nextAttemptAt });
+      return state.deliveries.get(id)!;
+    },
+    async redeliver(id, at) {
+      if (!state.deliveries.get(id)) return undefined;
+      await engine.commit('delivery.redeliver', { id, at });
+      return state.deliveries.get(id);
+    },
+    async getDelivery(id) {
+      return state.deliveries.get(id);
+    },
+    async pendingDeliveries() {
+      return Array.from(state.pendingDeliveries.ids, (id) => state.deliveries.get(id)!);
+    },
+    async deliveriesOf(webhookId, limit) {
+      const ids = state.deliveriesByWebhook.ids(webhookId);
+      return ids.slice(Math.max(0, ids.length - limit)).reverse().map((id) => state.deliveries.get(id)!);
+    },
+  };
+}

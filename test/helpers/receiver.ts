@@ -1,0 +1,65 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TestContext } from 'node:test';
+
+export interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  json: any;
+  at: number;
+}
+
+export interface Receiver {
+  url: (path?: string) => string;
+  received: Received[];
+  /** Statuses to answer, in order; the last one repeats. `'hang'` never answers. */
+  answers: Array<number | 'hang'>;
+  waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
+  close(): Promise<void>;
+}
+
+/** A real webhook receiver on loopback: records every request, answers as scripted. */
+export async function startReceiver(t: TestContext | null, answers: Array<number | 'hang'> = [200]): Promise<Receiver> {
+  const received: Received[] = [];
+  let served = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString();
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        json = undefined;
+      }
+      received.push({ path: req.url ?? '', headers: req.headers, body, json, at: Date.now() });
+      const answer = receiver.answers[Math.min(served++, receiver.answers.length - 1)];
+      if (answer === 'hang') return;
+      res.statusCode = answer;
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const receiver: Receiver = {
+    url: (path = '/hook') => `${base}${path}`,
+    received,
+    answers,
+    async waitFor(count, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      while (received.length < count) {
+        if (Date.now() > deadline) throw new Error(`the receiver got ${received.length} of ${count} requests`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      return received;
+    },
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+  t?.after(() => receiver.close());
+  return receiver;
+}
