@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -7,23 +6,8 @@ import { JsonStore } from '../../src/store/json-store.js';
 import { runCli } from '../helpers/cli.js';
 import { eventually, send } from '../helpers/harness.js';
 import { closeBeforeRemoval, tempDir } from '../helpers/temp-dir.js';
+import { startFixture } from '../helpers/fixture-server.js';
 
-const FIXTURE = join(import.meta.dirname, '../fixtures/serve-test-tasks.ts');
-
-function startFixture(data: string): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, data], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening (http:\/\/\S+)/.exec(out);
-      if (match) resolve({ child, url: match[1], exited });
-    });
-    child.stderr!.on('data', () => undefined);
-    exited.then((code) => reject(new Error(`fixture exited with ${code}`)));
-  });
-}
 
 /** A data dir with an account (10 USD) and a key, a run log, and a fixture server on it. */
 async function setup(t: TestContext) {
