@@ -7,6 +7,7 @@ import { toAccountView } from '../services/accounts.js';
 import { checkLedger } from '../services/doctor.js';
 import { formatUsd } from '../domain/money.js';
 import { periodKey } from '../domain/periods.js';
+import { EVENT_KINDS } from '../domain/events.js';
 import type { Services } from './services.js';
 
 const Usd = z.string().refine((value) => parseUsd(value) !== null, 'expected a USD amount such as 10 or 0.5');
@@ -109,6 +110,61 @@ const OPS = {
       return { name: a.name, deleted: true };
     },
   },
+  'webhooks.create': {
+    args: z.object({ account: z.string(), url: z.string(), events: z.string().optional(), apiKeyIds: z.string().optional() }),
+    run: async (s: Services, a: { account: string; url: string; events?: string; apiKeyIds?: string }) => {
+      const account = await s.accounts.find(a.account);
+      return s.webhooks.create(account.id, { url: a.url, events: listArg(a.events, EVENT_KINDS), apiKeyIds: listArg(a.apiKeyIds) ?? undefined });
+    },
+  },
+  'webhooks.list': {
+    args: z.object({ account: z.string() }),
+    run: async (s: Services, a: { account: string }) => Promise.all((await s.store.webhooks.listByAccount((await s.accounts.find(a.account)).id)).map((w) => operatorView(s, w))),
+  },
+  'webhooks.show': {
+    args: z.object({ id: z.string() }),
+    run: async (s: Services, a: { id: string }) => operatorView(s, await webhookById(s, a.id)),
+  },
+  'webhooks.update': {
+    args: z.object({ id: z.string(), url: z.string().optional(), events: z.string().optional(), apiKeyIds: z.string().optional(), enabled: z.boolean().optional() }),
+    run: async (s: Services, a: { id: string; url?: string; events?: string; apiKeyIds?: string; enabled?: boolean }) => {
+      const webhook = await webhookById(s, a.id);
+      const changes: { url?: string; events?: string[] | null; apiKeyIds?: string[]; enabled?: boolean } = { url: a.url, enabled: a.enabled };
+      if (a.events !== undefined) changes.events = listArg(a.events, EVENT_KINDS);
+      if (a.apiKeyIds !== undefined) changes.apiKeyIds = listArg(a.apiKeyIds) ?? [];
+      return s.webhooks.update(webhook.accountId, webhook.id, changes);
+    },
+  },
+  'webhooks.delete': {
+    args: z.object({ id: z.string() }),
+    run: async (s: Services, a: { id: string }) => {
+      const webhook = await webhookById(s, a.id);
+      await s.webhooks.delete(webhook.accountId, webhook.id);
+      return { id: webhook.id, deleted: true };
+    },
+  },
+  'webhooks.rotate-secret': {
+    args: z.object({ id: z.string() }),
+    run: async (s: Services, a: { id: string }) => {
+      const webhook = await webhookById(s, a.id);
+      return s.webhooks.rotateSecret(webhook.accountId, webhook.id);
+    },
+  },
+  'webhooks.test': {
+    args: z.object({ id: z.string() }),
+    run: async (s: Services, a: { id: string }) => {
+      const webhook = await webhookById(s, a.id);
+      return s.outbox.sendTest(webhook.accountId, webhook.id);
+    },
+  },
+  'webhooks.deliveries': {
+    args: z.object({ id: z.string(), limit: z.number().int().min(1).max(1000).optional() }),
+    run: async (s: Services, a: { id: string; limit?: number }) => s.outbox.deliveries(null, (await webhookById(s, a.id)).id, a.limit ?? 50),
+  },
+  'webhooks.redeliver': {
+    args: z.object({ deliveryId: z.string() }),
+    run: async (s: Services, a: { deliveryId: string }) => s.outbox.redeliver(null, a.deliveryId),
+  },
   doctor: {
     args: z.object({}),
     run: async (s: Services) => checkLedger(s.store),
@@ -121,6 +177,27 @@ const OPS = {
     },
   },
 } as const;
+
+/** A comma-separated list; "all" or empty means null (every kind) for events. */
+function listArg(text: string | undefined, allowed?: readonly string[]): string[] | null | undefined {
+  if (text === undefined) return undefined;
+  const items = text.split(',').map((item) => item.trim()).filter(Boolean);
+  if (allowed && (items.length === 0 || (items.length === 1 && items[0] === 'all'))) return null;
+  const unknown = allowed ? items.filter((item) => !allowed.includes(item)) : [];
+  if (unknown.length) throw new AppError('VALIDATION_ERROR', `unknown event kind ${unknown.join(', ')}; known: ${allowed!.join(', ')}`);
+  return items;
+}
+
+async function webhookById(s: Services, id: string) {
+  const webhook = await s.store.webhooks.get(id);
+  if (!webhook) throw new AppError('VALIDATION_ERROR', `no webhook ${id}`);
+  return webhook;
+}
+
+/** What an operator sees of a webhook: the resource plus its key binding and health. */
+async function operatorView(s: Services, webhook: Awaited<ReturnType<typeof webhookById>>) {
+  return { ...s.webhooks.view(webhook), apiKeyIds: webhook.apiKeyIds, failingSince: webhook.failingSince ?? null, disabledReason: webhook.disabledReason ?? null };
+}
 
 /** An account with its reserve, as every command shows it. */
 async function view(s: Services, account: Parameters<typeof toAccountView>[0]) {

@@ -3,6 +3,7 @@ import { registerAccountCommands } from './commands/accounts.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerLedgerCommands } from './commands/ledger.js';
 import { registerSecretCommands } from './commands/secrets.js';
+import { registerWebhookCommands } from './commands/webhooks.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerTokenCommands } from './commands/tokens.js';
 import { EXIT } from './output.js';
@@ -24,6 +25,7 @@ registerKeyCommands(program);
 registerTokenCommands(program);
 registerLedgerCommands(program);
 registerSecretCommands(program);
+registerWebhookCommands(program);
 for (const command of program.commands) {
   command.exitOverride();
   for (const sub of command.commands) sub.exitOverride();
