@@ -12,6 +12,7 @@ import { registerImageFile } from './routes/image/serve-file.js';
 import { registerImageUpload } from './routes/image/upload.js';
 import { registerModelsList } from './routes/models/list.js';
 import { registerWebhookRoutes } from './routes/webhooks/manage.js';
+import { registerDestinationRoutes } from './routes/destinations/manage.js';
 import { registerTasksEstimate } from './routes/tasks/estimate.js';
 import { registerTasksGet } from './routes/tasks/get.js';
 import { registerTasksList } from './routes/tasks/list.js';
@@ -39,4 +40,5 @@ export function registerRoutes(app: Hono<ApiEnv>, deps: ApiDeps): void {
   registerTasksResult(app, deps);
   registerModelsList(app, deps);
   registerWebhookRoutes(app, deps);
+  registerDestinationRoutes(app, deps);
 }

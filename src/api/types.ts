@@ -7,6 +7,7 @@ import type { TaskService } from '../services/tasks.js';
 import type { ImageLibrary } from '../services/images.js';
 import type { WebhookService } from '../services/webhooks.js';
 import type { Outbox } from '../services/outbox.js';
+import type { DestinationService } from '../services/destinations.js';
 import type { HttpBindings } from '@hono/node-server';
 
 /** What the API needs from the rest of the service; tests hand it real ones. */
@@ -20,6 +21,7 @@ export interface ApiDeps {
   images: ImageLibrary;
   webhooks: WebhookService;
   outbox: Outbox;
+  destinations: DestinationService;
   log: (message: string) => void;
 }
 

@@ -24,6 +24,9 @@ import { createSecretService } from '../services/secrets.js';
 import { createOutbox } from '../services/outbox.js';
 import { createWebhookService } from '../services/webhooks.js';
 import { newWebhookSecret } from '../webhooks/sign.js';
+import { createDestinationService } from '../services/destinations.js';
+import { isUnderAllowedRoot } from '../destinations/local-folder.js';
+import { createDriverFactory } from './storage-drivers.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -71,11 +74,19 @@ export async function openServices(options: ServiceOptions) {
     publicBase,
     maxPixels: () => config.current.fetch.maxPixels,
   });
+  const destinations = createDestinationService({
+    store,
+    clock,
+    secretsKey,
+    allowedRoots: () => config.current.destinations.local.allowedRoots,
+    driver: createDriverFactory(() => config.current),
+    isUnderAllowedRoot,
+  });
   const imageDeps: ImageTypeDeps = {
     config: () => config.current,
     providers: () => providers,
     images,
-    destinations: { exists: async () => false },
+    destinations,
   };
   const registry = new TaskTypeRegistry();
   registry.register(createGenerateType(imageDeps));
@@ -129,6 +140,7 @@ export async function openServices(options: ServiceOptions) {
     tasks,
     webhooks,
     outbox,
+    destinations,
     close: async () => {
       await embedded.close();
       await store.close();

@@ -124,6 +124,8 @@ export const ConfigSchema = z.strictObject({
   }),
   destinations: z.strictObject({
     local: z.strictObject({ allowedRoots: z.array(z.string().startsWith('/', 'an absolute path')) }),
+    allowPrivateAddresses: z.boolean(),
+    timeoutMs: z.number().int().min(100).max(600_000),
   }),
 });
 

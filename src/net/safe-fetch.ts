@@ -36,8 +36,9 @@ export interface FetchedBody {
 }
 
 export interface OutgoingRequest {
+  method: 'POST' | 'PUT';
   headers: Record<string, string>;
-  body: string;
+  body: string | Buffer;
 }
 
 /**
@@ -66,7 +67,7 @@ export function createSafeFetcher(options: SafeFetchOptions) {
       if (isIP(host) && blocked(host)) return reject(new SafeFetchError('refused', `${host} is an address user URLs may not reach`));
       const client = url.protocol === 'https:' ? https : http;
       const req = client.request(url, {
-        method: send ? 'POST' : 'GET',
+        method: send ? send.method : 'GET',
         lookup: guardedLookup,
         signal,
         agent: false,
@@ -80,9 +81,14 @@ export function createSafeFetcher(options: SafeFetchOptions) {
       req.on('response', (res) => {
         const status = res.statusCode ?? 0;
         if (send) {
-          // A POST's answer: only the status matters (webhooks); the body is read and dropped.
-          res.resume();
-          res.on('end', () => resolve({ data: Buffer.alloc(0), contentType: null, finalUrl: url.href, status }));
+          // The answer to a POST or PUT: its status and a bounded excerpt of its body (a storage's error message).
+          const chunks: Buffer[] = [];
+          let kept = 0;
+          res.on('data', (chunk: Buffer) => {
+            if (kept < 4096) chunks.push(chunk);
+            kept += chunk.length;
+          });
+          res.on('end', () => resolve({ data: Buffer.concat(chunks).subarray(0, 4096), contentType: res.headers['content-type'] ?? null, finalUrl: url.href, status }));
           res.on('error', () => reject(new SafeFetchError('unreachable', `the answer from ${url.host} was cut off`)));
           return;
         }
@@ -134,12 +140,24 @@ export function createSafeFetcher(options: SafeFetchOptions) {
 
   return {
     /**
-     * POSTs a body (webhook deliveries) with the same address checks; redirects are not
-     * followed (a delivery must reach the URL it was made for). Resolves with the status.
+     * Sends a body (webhook deliveries, PUTs to storage) with the same address checks;
+     * redirects are not followed (it must reach the URL it was made for). Resolves with the
+     * status and the start of the answer's body.
      */
-    async post(rawUrl: string, request: OutgoingRequest): Promise<{ status: number }> {
+    async send(rawUrl: string, request: OutgoingRequest): Promise<{ status: number; body: string }> {
       const result = await fetchOnce(checkUrl(rawUrl), AbortSignal.timeout(options.timeoutMs), request);
-      return { status: 'redirect' in result ? 0 : result.status };
+      return 'redirect' in result ? { status: 0, body: '' } : { status: result.status, body: result.data.toString('utf8') };
+    },
+
+    /** Node agents whose connections go only to checked addresses (for clients such as the S3 SDK). */
+    agents() {
+      return { http: new http.Agent({ lookup: guardedLookup }), https: new https.Agent({ lookup: guardedLookup }) };
+    },
+
+    /** Refuses an IP-literal host that is off limits (agents' lookups never see IP literals). */
+    checkHost(rawUrl: string): void {
+      const host = checkUrl(rawUrl).hostname.replace(/^\[|\]$/g, '');
+      if (isIP(host) && blocked(host)) throw new SafeFetchError('refused', `${host} is an address user URLs may not reach`);
     },
 
     async fetch(rawUrl: string): Promise<FetchedBody> {

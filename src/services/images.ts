@@ -63,18 +63,18 @@ export function createImageLibrary(deps: { blobs: BlobStore; fetcher: UrlFetcher
       }
     },
 
-    /** Encodes to the requested format and stores it durably. */
-    async saveEncoded(data: Buffer, format: OutputFormat, quality: number): Promise<StoredImage> {
+    /** Encodes to the requested format and stores it durably; returns the stored bytes too (for a destination). */
+    async saveEncoded(data: Buffer, format: OutputFormat, quality: number): Promise<StoredImage & { data: Buffer }> {
       const encoded = await encodeImage(data, format, quality, deps.maxPixels());
       return this.saveAsIs(encoded.data, format, encoded.width, encoded.height);
     },
 
     /** Stores bytes as they are (uploads; provider output already in the right format). */
-    async saveAsIs(data: Buffer, format: 'png' | 'jpg' | 'webp' | 'gif', width: number, height: number): Promise<StoredImage> {
+    async saveAsIs(data: Buffer, format: 'png' | 'jpg' | 'webp' | 'gif', width: number, height: number): Promise<StoredImage & { data: Buffer }> {
       const id = randomId('img');
       const fileName = `${id}.${format}`;
       await deps.blobs.put(fileName, data);
-      return { id, fileName, format, width, height, bytes: data.length, serviceUrl: serviceUrl(fileName) };
+      return { id, fileName, format, width, height, bytes: data.length, serviceUrl: serviceUrl(fileName), data };
     },
 
     extensionOf,

@@ -4,7 +4,8 @@ import { createApiKeyRepo } from './repos/api-keys.js';
 import { createTaskRepo } from './repos/tasks.js';
 import { createSecretRepo } from './repos/secrets.js';
 import { createWebhookRepo } from './repos/webhooks.js';
-import type { AccountRepo, ApiKeyRepo, SecretRepo, Store, TaskRepo, WebhookRepo } from './types.js';
+import { createDestinationRepo } from './repos/destinations.js';
+import type { AccountRepo, ApiKeyRepo, DestinationRepo, SecretRepo, Store, TaskRepo, WebhookRepo } from './types.js';
 
 /** The journaled JSON store: the Store interface over a JournalEngine. */
 export class JsonStore implements Store {
@@ -13,6 +14,7 @@ export class JsonStore implements Store {
   readonly tasks: TaskRepo;
   readonly secrets: SecretRepo;
   readonly webhooks: WebhookRepo;
+  readonly destinations: DestinationRepo;
 
   private constructor(readonly engine: JournalEngine) {
     this.accounts = createAccountRepo(engine);
@@ -20,6 +22,7 @@ export class JsonStore implements Store {
     this.tasks = createTaskRepo(engine);
     this.secrets = createSecretRepo(engine);
     this.webhooks = createWebhookRepo(engine);
+    this.destinations = createDestinationRepo(engine);
   }
 
   static async open(options: JournalEngineOptions): Promise<JsonStore> {

@@ -1,6 +1,6 @@
 import { Collection, GroupIndex, UniqueIndex } from './collection.js';
 import { MoneyIndex, OrderedGroupIndex, SetIndex } from './indexes.js';
-import type { AccountRecord, ApiKeyRecord, CreditRecord, DeliveryAttempt, DeliveryRecord, EventRecord, ItemRecord, SecretRecord, TaskRecord, TaskSettlement, WebhookRecord } from './records.js';
+import type { AccountRecord, ApiKeyRecord, CreditRecord, DestinationRecord, DeliveryAttempt, DeliveryRecord, EventRecord, ItemRecord, SecretRecord, TaskRecord, TaskSettlement, WebhookRecord } from './records.js';
 
 /** All state, in memory, with its indexes. Changed only by `applyOp`. */
 export class State {
@@ -28,11 +28,15 @@ export class State {
   readonly pendingDeliveries = new SetIndex<DeliveryRecord>((delivery) => delivery.status === 'pending');
   readonly deliveries = new Collection<DeliveryRecord>('deliveries', [this.deliveriesByWebhook, this.pendingDeliveries]);
 
+  readonly destinationByName = new UniqueIndex<DestinationRecord>((d) => `${d.accountId}/${d.name}`);
+  readonly destinationsByAccount = new GroupIndex<DestinationRecord>((d) => d.accountId);
+  readonly destinations = new Collection<DestinationRecord>('destinations', [this.destinationByName, this.destinationsByAccount]);
+
   readonly secrets = new Collection<SecretRecord>('secrets');
 
   /** Every collection, by the name it has in snapshots. */
   collections(): Collection<{ id: string }>[] {
-    return [this.accounts, this.credits, this.apiKeys, this.tasks, this.secrets, this.webhooks, this.events, this.deliveries] as unknown as Collection<{ id: string }>[];
+    return [this.accounts, this.credits, this.apiKeys, this.tasks, this.secrets, this.webhooks, this.events, this.deliveries, this.destinations] as unknown as Collection<{ id: string }>[];
   }
 }
 
@@ -73,6 +77,8 @@ const HANDLERS: Record<string, Handler> = {
     const delivery = state.deliveries.get(id)!;
     state.deliveries.put({ ...delivery, status: 'pending', nextAttemptAt: at, updatedAt: at });
   },
+  'destination.put': (state, destination: DestinationRecord) => state.destinations.put(destination),
+  'destination.delete': (state, { id }: { id: string }) => state.destinations.delete(id),
   'task.create': (state, task: TaskRecord) => state.tasks.put(task),
   'task.item': (state, { id, index, item, at }: { id: string; index: number; item: ItemRecord; at: string }) => {
     const task = state.tasks.get(id)!;

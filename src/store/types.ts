@@ -1,5 +1,5 @@
 import type { Period } from '../domain/periods.js';
-import type { AccountRecord, ApiKeyRecord, CreditRecord, DeliveryAttempt, DeliveryRecord, EventRecord, ItemRecord, SecretRecord, TaskRecord, TaskSettlement, WebhookRecord } from './records.js';
+import type { AccountRecord, ApiKeyRecord, CreditRecord, DestinationRecord, DeliveryAttempt, DeliveryRecord, EventRecord, ItemRecord, SecretRecord, TaskRecord, TaskSettlement, WebhookRecord } from './records.js';
 
 /**
  * The store as services see it. Each write method is atomic: its checks and its change
@@ -12,6 +12,7 @@ export interface Store {
   readonly tasks: TaskRepo;
   readonly secrets: SecretRepo;
   readonly webhooks: WebhookRepo;
+  readonly destinations: DestinationRepo;
   /** Flushes, writes a snapshot if the journal holds anything, and releases the lock. */
   close(): Promise<void>;
 }
@@ -94,4 +95,13 @@ export interface WebhookRepo {
   pendingDeliveries(): Promise<DeliveryRecord[]>;
   /** A webhook's deliveries, newest first. */
   deliveriesOf(webhookId: string, limit: number): Promise<DeliveryRecord[]>;
+}
+
+export interface DestinationRepo {
+  /** Inserts or replaces; DESTINATION_NAME_TAKEN when another destination of the account has the name. */
+  put(destination: DestinationRecord): Promise<DestinationRecord>;
+  delete(id: string): Promise<void>;
+  get(id: string): Promise<DestinationRecord | undefined>;
+  getByName(accountId: string, name: string): Promise<DestinationRecord | undefined>;
+  listByAccount(accountId: string): Promise<DestinationRecord[]>;
 }

@@ -30,7 +30,7 @@ export async function deliverWebhook(
   const fetcher = createSafeFetcher({ allowPrivateAddresses: options.allowPrivateAddresses, maxBytes: 1024 * 1024, timeoutMs: options.timeoutMs, maxRedirects: 0 });
   const started = performance.now();
   try {
-    const { status } = await fetcher.post(target.url, { headers, body: message.body });
+    const { status } = await fetcher.send(target.url, { method: 'POST', headers, body: message.body });
     return { status, latencyMs: Math.round(performance.now() - started) };
   } catch (err) {
     const reason = err instanceof SafeFetchError ? err.message : (err as Error).message;

@@ -1,12 +1,38 @@
 import type { Config } from '../../config/schema.js';
 import type { ProviderSet } from '../../providers/types.js';
 import type { ImageLibrary } from '../../services/images.js';
-import type { DestinationLookup } from '../../services/ports.js';
+import type { DestinationService } from '../../services/destinations.js';
 
 /** What the image task types need from the running service. */
 export interface ImageTypeDeps {
   config: () => Config;
   providers: () => ProviderSet;
   images: ImageLibrary;
-  destinations: DestinationLookup;
+  destinations: Pick<DestinationService, 'exists' | 'deliver'>;
+}
+
+const MIME: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
+
+/**
+ * Sends a stored image to the request's destination, if it names one. The image item keeps
+ * `destination` (success: name, status, key, url; failure: name, status, error) and its `url`
+ * becomes the destination's public URL, or null when the storage has none or delivery failed
+ * (the image stays at its service_url either way, and is charged: it was made).
+ */
+export async function deliverToDestination(
+  deps: ImageTypeDeps,
+  item: Record<string, unknown>,
+  args: { accountId: string; destination?: string; taskId: string; index: number; image: { id: string; format: string; data: Buffer } },
+): Promise<void> {
+  if (!args.destination) return;
+  const delivered = await deps.destinations.deliver(args.accountId, args.destination, {
+    taskId: args.taskId,
+    imageId: args.image.id,
+    index: args.index,
+    ext: args.image.format,
+    data: args.image.data,
+    contentType: MIME[args.image.format] ?? 'application/octet-stream',
+  });
+  item.url = delivered.status === 'success' ? (delivered.url ?? null) : null;
+  item.destination = delivered;
 }

@@ -8,7 +8,7 @@ import type { RatingRequest, SourceImage } from '../../providers/types.js';
 import { checkDestination, checkMetadata, requireProvider } from '../../services/image/checks.js';
 import { generateBody, inputUrl, type GenerateRequest } from '../../services/image/requests.js';
 import type { TaskTypeDefinition } from '../../services/task-types.js';
-import type { ImageTypeDeps } from './deps.js';
+import { deliverToDestination, type ImageTypeDeps } from './deps.js';
 
 /** Saved by `prepare` and journaled: the resolved model and size, and the magic prompt. */
 interface GenerationPlan {
@@ -128,6 +128,7 @@ export function createGenerateType(deps: ImageTypeDeps): TaskTypeDefinition<Gene
         size: sizeText(stored.width, stored.height),
         cost: formatUsd(imageCost(request)),
       };
+      await deliverToDestination(deps, item, { accountId: task.accountId, destination: request.destination, taskId: task.id, index, image: stored });
       const rating = ratingRequestOf(request.rating);
       if (rating) item.rating = await rateImage(deps, rating, { data: generated.data, format: sniffImage(generated.data) ?? 'png', width: stored.width, height: stored.height }, signal);
       return item;

@@ -5,7 +5,7 @@ import { MAX_ATTEMPTS, ProviderError, type TaskErrorCode } from '../../domain/ta
 import { checkDestination, checkMetadata, requireProvider } from '../../services/image/checks.js';
 import { RemoveBackgroundBody, type RemoveBackgroundRequest } from '../../services/image/requests.js';
 import type { TaskTypeDefinition } from '../../services/task-types.js';
-import type { ImageTypeDeps } from './deps.js';
+import { deliverToDestination, type ImageTypeDeps } from './deps.js';
 
 /** SPEC part 4: the failure codes a background-removal task reports. */
 const ALLOWED: ReadonlySet<TaskErrorCode> = new Set(['INVALID_INPUT', 'PROVIDER_ERROR', 'PROVIDERS_BUSY', 'TIMEOUT', 'UNKNOWN_ERROR']);
@@ -27,7 +27,7 @@ export function createRemoveBackgroundType(deps: ImageTypeDeps): TaskTypeDefinit
       requireProvider(deps.providers().backgroundRemover, 'background removal');
     },
 
-    async runItem({ request, signal }) {
+    async runItem({ task, request, signal }) {
       const source = await deps.images.load(request.url, 'INVALID_INPUT');
       const remover = deps.providers().backgroundRemover;
       if (!remover) throw new ProviderError('PROVIDER_ERROR', 'no background remover is configured', { retryable: false });
@@ -37,7 +37,9 @@ export function createRemoveBackgroundType(deps: ImageTypeDeps): TaskTypeDefinit
       const data = format === removed.format ? removed.data : await (format === 'png' ? sharp(removed.data).png() : sharp(removed.data).webp({ quality: 100, alphaQuality: 100 })).toBuffer();
       const { width = 0, height = 0 } = await sharp(data).metadata();
       const stored = await deps.images.saveAsIs(data, format, width, height);
-      return { id: stored.id, url: stored.serviceUrl, service_url: stored.serviceUrl, size: sizeText(width, height), format };
+      const image: Record<string, unknown> = { id: stored.id, url: stored.serviceUrl, service_url: stored.serviceUrl, size: sizeText(width, height), format };
+      await deliverToDestination(deps, image, { accountId: task.accountId, destination: request.destination, taskId: task.id, index: 0, image: stored });
+      return image;
     },
 
     settle(task) {

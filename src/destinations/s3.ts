@@ -1,0 +1,47 @@
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { Agent as HttpAgent } from 'node:http';
+import type { Agent as HttpsAgent } from 'node:https';
+import type { StorageDriver } from './types.js';
+import { StorageError } from './types.js';
+
+export interface S3Options {
+  bucket: string;
+  region: string;
+  endpoint?: string;
+  prefix?: string;
+  forcePathStyle?: boolean;
+  accessKeyId: string;
+  secretAccessKey: string;
+  publicBaseUrl?: string;
+  timeoutMs: number;
+  /** Agents whose connections go only to checked addresses (the endpoint is user-supplied). */
+  agents: { http: HttpAgent; https: HttpsAgent };
+}
+
+/** Any S3-compatible store (AWS, MinIO, R2, …) through @aws-sdk/client-s3. */
+export function createS3(options: S3Options): StorageDriver {
+  const client = new S3Client({
+    region: options.region,
+    endpoint: options.endpoint,
+    forcePathStyle: options.forcePathStyle ?? Boolean(options.endpoint),
+    credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
+    maxAttempts: 2,
+    requestHandler: new NodeHttpHandler({ httpAgent: options.agents.http, httpsAgent: options.agents.https, requestTimeout: options.timeoutMs, connectionTimeout: options.timeoutMs }),
+  });
+  return {
+    async put(object) {
+      const key = `${options.prefix ?? ''}${object.key}`;
+      try {
+        await client.send(new PutObjectCommand({ Bucket: options.bucket, Key: key, Body: object.data, ContentType: object.contentType }));
+      } catch (err) {
+        const e = err as Error & { Code?: string; $metadata?: { httpStatusCode?: number } };
+        const status = e.$metadata?.httpStatusCode;
+        throw new StorageError(`${e.name}: ${e.message}`, `${status ? `HTTP ${status} ` : ''}${e.Code ?? e.name}: ${e.message}`.slice(0, 500), /timeout/i.test(e.name));
+      } finally {
+        // One client per upload: nothing to keep between tasks, and no idle sockets left behind.
+      }
+      return { url: options.publicBaseUrl ? `${options.publicBaseUrl.replace(/\/+$/, '')}/${key.split('/').map(encodeURIComponent).join('/')}` : null };
+    },
+  };
+}

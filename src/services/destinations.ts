@@ -1,0 +1,200 @@
+import { z } from 'zod';
+import { AppError } from '../domain/errors.js';
+import { randomBase62, sortableId } from '../domain/ids.js';
+import { isoTime } from '../domain/time.js';
+import type { DestinationRecord } from '../store/records.js';
+import type { Store } from '../store/types.js';
+import type { Clock } from './ports.js';
+import { open, seal } from './secrets.js';
+
+const HttpUrl = z.url({ protocol: /^https?$/, error: 'an http or https URL' }).max(2048);
+/** Object keys: `{taskId}`, `{imageId}`, `{index}`, `{date}` (YYYY-MM-DD, UTC) and `{ext}`. */
+const KeyTemplate = z.string().min(1).max(512).regex(/\{imageId\}/, 'must contain {imageId} so keys are unique').default('{date}/{taskId}/{imageId}.{ext}');
+
+export const DESTINATION_CONFIGS = {
+  local: z.object({ path: z.string().startsWith('/', 'an absolute folder path').max(1024), publicBaseUrl: HttpUrl.optional(), keyTemplate: KeyTemplate }),
+  s3: z.object({
+    bucket: z.string().min(3).max(63),
+    region: z.string().min(1).max(64).default('us-east-1'),
+    endpoint: HttpUrl.optional(),
+    prefix: z.string().max(512).optional(),
+    forcePathStyle: z.boolean().optional(),
+    accessKeyId: z.string().min(1).max(256),
+    secretAccessKey: z.string().min(1).max(512),
+    publicBaseUrl: HttpUrl.optional(),
+    keyTemplate: KeyTemplate,
+  }),
+  http: z.object({
+    urlTemplate: HttpUrl.refine((url) => url.includes('%7Bkey%7D') || url.includes('{key}'), 'must contain {key}'),
+    headers: z.record(z.string().min(1).max(128), z.string().max(4096)).optional(),
+    publicUrlTemplate: z.string().max(2048).optional(),
+    keyTemplate: KeyTemplate,
+  }),
+} as const;
+export type DestinationProviderId = keyof typeof DESTINATION_CONFIGS;
+export const DESTINATION_PROVIDERS = Object.keys(DESTINATION_CONFIGS) as [DestinationProviderId, ...DestinationProviderId[]];
+
+/** Config fields that are secrets: sealed at rest, masked in answers. */
+const SECRET_FIELDS: Record<DestinationProviderId, string[]> = { local: [], s3: ['secretAccessKey'], http: ['headers'] };
+
+const mask = (value: string) => (value.length <= 4 ? '****' : `****${value.slice(-4)}`);
+const isMasked = (value: unknown) => typeof value === 'string' && value.startsWith('****');
+
+export interface DestinationView {
+  id: string;
+  name: string;
+  provider: { id: DestinationProviderId };
+  config: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Builds a driver for a destination (the composition root wires the real ones). */
+export type DriverFactory = (providerId: DestinationProviderId, config: Record<string, unknown>) => { put(object: { key: string; data: Buffer; contentType: string }): Promise<{ url: string | null }> };
+
+export interface DeliveredTo {
+  name: string;
+  status: 'success' | 'failed';
+  key?: string;
+  url?: string | null;
+  error?: { code: string; message: string; provider_response?: string };
+}
+
+export function renderKey(template: string, vars: { taskId: string; imageId: string; index: number; date: string; ext: string }): string {
+  return template.replace(/\{(taskId|imageId|index|date|ext)\}/g, (_, name: keyof typeof vars) => String(vars[name]));
+}
+
+/**
+ * Destinations: named storage targets of an account (SPEC part 2). Secret config fields are
+ * sealed with the secrets key and answered masked; reading a secret that cannot be decrypted is
+ * 500 UNKNOWN_ERROR (SPEC part 7).
+ */
+export function createDestinationService(deps: { store: Store; clock: Clock; secretsKey: Uint8Array; allowedRoots: () => readonly string[]; driver: DriverFactory; isUnderAllowedRoot: (path: string, roots: readonly string[]) => boolean }) {
+  const { store, clock } = deps;
+
+  function secretsOf(record: DestinationRecord): Record<string, unknown> {
+    if (!record.sealedSecrets) return {};
+    try {
+      return JSON.parse(open(deps.secretsKey, record.id, record.sealedSecrets)) as Record<string, unknown>;
+    } catch {
+      throw new AppError('UNKNOWN_ERROR', `the secrets of destination ${record.name} cannot be read with this data dir's key`);
+    }
+  }
+
+  const fullConfig = (record: DestinationRecord) => ({ ...record.config, ...secretsOf(record) });
+
+  function view(record: DestinationRecord): DestinationView {
+    const secrets = secretsOf(record);
+    const masked: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(secrets)) {
+      masked[field] = typeof value === 'string' ? mask(value) : Object.fromEntries(Object.entries(value as Record<string, string>).map(([k, v]) => [k, mask(v)]));
+    }
+    return { id: record.id, name: record.name, provider: record.provider, config: { ...record.config, ...masked }, createdAt: record.createdAt, updatedAt: record.updatedAt };
+  }
+
+  function parseConfig(providerId: DestinationProviderId, config: unknown): Record<string, unknown> {
+    const parsed = DESTINATION_CONFIGS[providerId].safeParse(config);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new AppError('VALIDATION_ERROR', `config.${issue.path.join('.')}: ${issue.message}`);
+    }
+    if (providerId === 'local' && !deps.isUnderAllowedRoot((parsed.data as { path: string }).path, deps.allowedRoots())) {
+      throw new AppError('VALIDATION_ERROR', `config.path must lie under one of the server's destinations.local.allowedRoots (${deps.allowedRoots().join(', ') || 'none configured'})`);
+    }
+    return parsed.data as Record<string, unknown>;
+  }
+
+  function split(id: string, providerId: DestinationProviderId, config: Record<string, unknown>): Pick<DestinationRecord, 'config' | 'sealedSecrets'> {
+    const plain: Record<string, unknown> = {};
+    const secret: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(config)) (SECRET_FIELDS[providerId].includes(field) ? secret : plain)[field] = value;
+    try {
+      return { config: plain, sealedSecrets: Object.keys(secret).length ? seal(deps.secretsKey, id, JSON.stringify(secret)) : undefined };
+    } catch {
+      throw new AppError('UNKNOWN_ERROR', 'the destination secrets could not be stored');
+    }
+  }
+
+  async function owned(accountId: string, id: string): Promise<DestinationRecord> {
+    const record = await store.destinations.get(id);
+    if (!record || record.accountId !== accountId) throw new AppError('DESTINATION_NOT_FOUND', `no destination ${id}`);
+    return record;
+  }
+
+  /** Puts one object; a storage failure is returned, not thrown (the image itself succeeded). */
+  async function putObject(record: DestinationRecord, key: string, data: Buffer, contentType: string): Promise<{ url: string | null }> {
+    return deps.driver(record.provider.id, fullConfig(record)).put({ key, data, contentType });
+  }
+
+  return {
+    view,
+    async create(accountId: string, input: { name: string; provider: { id: DestinationProviderId }; config: unknown }): Promise<DestinationView> {
+      const config = parseConfig(input.provider.id, input.config);
+      const id = sortableId('dst', clock.now());
+      const at = isoTime(clock.now());
+      return view(await store.destinations.put({ id, accountId, name: input.name, provider: { id: input.provider.id }, ...split(id, input.provider.id, config), createdAt: at, updatedAt: at }));
+    },
+    async list(accountId: string): Promise<DestinationView[]> {
+      return (await store.destinations.listByAccount(accountId)).map(view);
+    },
+    async get(accountId: string, id: string): Promise<DestinationView> {
+      return view(await owned(accountId, id));
+    },
+    /** Changes name and/or config; the provider cannot change (DESTINATIONS_INVALID_PROVIDER). Masked secrets sent back keep their values. */
+    async update(accountId: string, id: string, input: { name?: string; provider?: { id: string }; config?: Record<string, unknown> }): Promise<DestinationView> {
+      const record = await owned(accountId, id);
+      if (input.provider && input.provider.id !== record.provider.id) {
+        throw new AppError('DESTINATIONS_INVALID_PROVIDER', `a destination's provider cannot change (it is ${record.provider.id}); create a new destination`);
+      }
+      let stored: Pick<DestinationRecord, 'config' | 'sealedSecrets'> = { config: record.config, sealedSecrets: record.sealedSecrets };
+      if (input.config) {
+        const current = fullConfig(record);
+        const merged: Record<string, unknown> = { ...input.config };
+        for (const field of SECRET_FIELDS[record.provider.id]) {
+          const sent = merged[field];
+          if (sent === undefined || isMasked(sent) || (typeof sent === 'object' && sent && Object.values(sent).every(isMasked))) merged[field] = current[field];
+        }
+        stored = split(id, record.provider.id, parseConfig(record.provider.id, merged));
+      }
+      return view(await store.destinations.put({ ...record, name: input.name ?? record.name, ...stored, updatedAt: isoTime(clock.now()) }));
+    },
+    async delete(accountId: string, id: string): Promise<void> {
+      await store.destinations.delete((await owned(accountId, id)).id);
+    },
+    /** Writes a small test object; a refusal is 502 DESTINATION_TEST_FAILED with the storage's own message. */
+    async test(accountId: string, id: string): Promise<{ ok: true; key: string; url: string | null }> {
+      const record = await owned(accountId, id);
+      const key = `imgtask-test/${randomBase62(12)}.txt`;
+      try {
+        const { url } = await putObject(record, key, Buffer.from(`imgtask destination test ${isoTime(clock.now())}\n`), 'text/plain');
+        return { ok: true, key, url };
+      } catch (err) {
+        const e = err as Error & { providerResponse?: string };
+        throw new AppError('DESTINATION_TEST_FAILED', e.providerResponse ?? e.message);
+      }
+    },
+    async exists(accountId: string, name: string): Promise<boolean> {
+      return (await store.destinations.getByName(accountId, name)) !== undefined;
+    },
+    /**
+     * Delivers one image to the named destination. Success: `{ name, status, key, url }` (url
+     * null when the storage has no public URL). Failure: `{ name, status: failed, error }`.
+     */
+    async deliver(accountId: string, name: string, image: { taskId: string; imageId: string; index: number; ext: string; data: Buffer; contentType: string }): Promise<DeliveredTo> {
+      const record = await store.destinations.getByName(accountId, name);
+      if (!record) return { name, status: 'failed', error: { code: 'PROVIDER_ERROR', message: `the destination "${name}" no longer exists` } };
+      const key = renderKey(String(record.config.keyTemplate ?? '{date}/{taskId}/{imageId}.{ext}'), { ...image, date: isoTime(clock.now()).slice(0, 10) });
+      try {
+        const { url } = await putObject(record, key, image.data, image.contentType);
+        return { name, status: 'success', key, url };
+      } catch (err) {
+        const e = err as Error & { providerResponse?: string; timedOut?: boolean };
+        const error: DeliveredTo['error'] = { code: e.timedOut ? 'TIMEOUT' : 'PROVIDER_ERROR', message: e.message };
+        if (e.providerResponse) error.provider_response = e.providerResponse;
+        return { name, status: 'failed', error };
+      }
+    },
+  };
+}
+
+export type DestinationService = ReturnType<typeof createDestinationService>;

@@ -1,0 +1,29 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import S3rver from 's3rver';
+
+/** A real S3-compatible server (s3rver) on loopback with one bucket, and a client to read it back. */
+export async function startS3(t: TestContext, bucket = 'images') {
+  const directory = await mkdtemp(join(tmpdir(), 'imgtask-s3-'));
+  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
+  const { port } = (await server.run()) as unknown as { port: number };
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  t.after(async () => {
+    client.destroy();
+    await server.close();
+    await rm(directory, { recursive: true, force: true });
+  });
+  return {
+    endpoint,
+    bucket,
+    async read(key: string): Promise<{ body: Buffer; contentType?: string }> {
+      const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      return { body: Buffer.from(await object.Body!.transformToByteArray()), contentType: object.ContentType };
+    },
+  };
+}
