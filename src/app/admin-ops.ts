@@ -8,6 +8,7 @@ import { checkLedger } from '../services/doctor.js';
 import { formatUsd } from '../domain/money.js';
 import { periodKey } from '../domain/periods.js';
 import { EVENT_KINDS } from '../domain/events.js';
+import { DESTINATION_PROVIDERS, type DestinationProviderId } from '../services/destinations.js';
 import type { Services } from './services.js';
 
 const Usd = z.string().refine((value) => parseUsd(value) !== null, 'expected a USD amount such as 10 or 0.5');
@@ -165,6 +166,44 @@ const OPS = {
     args: z.object({ deliveryId: z.string() }),
     run: async (s: Services, a: { deliveryId: string }) => s.outbox.redeliver(null, a.deliveryId),
   },
+  'destinations.create': {
+    args: z.object({ account: z.string(), name: z.string(), provider: z.string(), config: z.string() }),
+    run: async (s: Services, a: { account: string; name: string; provider: string; config: string }) => {
+      const account = await s.accounts.find(a.account);
+      if (!(DESTINATION_PROVIDERS as readonly string[]).includes(a.provider)) throw new AppError('VALIDATION_ERROR', `provider is one of ${DESTINATION_PROVIDERS.join(', ')}`);
+      return s.destinations.create(account.id, { name: a.name, provider: { id: a.provider as DestinationProviderId }, config: jsonArg(a.config, 'config') });
+    },
+  },
+  'destinations.list': {
+    args: z.object({ account: z.string() }),
+    run: async (s: Services, a: { account: string }) => s.destinations.list((await s.accounts.find(a.account)).id),
+  },
+  'destinations.show': {
+    args: z.object({ id: z.string() }),
+    run: async (s: Services, a: { id: string }) => s.destinations.view(await destinationById(s, a.id)),
+  },
+  'destinations.update': {
+    args: z.object({ id: z.string(), name: z.string().optional(), config: z.string().optional() }),
+    run: async (s: Services, a: { id: string; name?: string; config?: string }) => {
+      const d = await destinationById(s, a.id);
+      return s.destinations.update(d.accountId, d.id, { name: a.name, config: a.config === undefined ? undefined : jsonArg(a.config, 'config') });
+    },
+  },
+  'destinations.delete': {
+    args: z.object({ id: z.string() }),
+    run: async (s: Services, a: { id: string }) => {
+      const d = await destinationById(s, a.id);
+      await s.destinations.delete(d.accountId, d.id);
+      return { id: d.id, deleted: true };
+    },
+  },
+  'destinations.test': {
+    args: z.object({ id: z.string() }),
+    run: async (s: Services, a: { id: string }) => {
+      const d = await destinationById(s, a.id);
+      return s.destinations.test(d.accountId, d.id);
+    },
+  },
   doctor: {
     args: z.object({}),
     run: async (s: Services) => checkLedger(s.store),
@@ -186,6 +225,22 @@ function listArg(text: string | undefined, allowed?: readonly string[]): string[
   const unknown = allowed ? items.filter((item) => !allowed.includes(item)) : [];
   if (unknown.length) throw new AppError('VALIDATION_ERROR', `unknown event kind ${unknown.join(', ')}; known: ${allowed!.join(', ')}`);
   return items;
+}
+
+function jsonArg(text: string, label: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // reported below
+  }
+  throw new AppError('VALIDATION_ERROR', `${label} must be a JSON object`);
+}
+
+async function destinationById(s: Services, id: string) {
+  const destination = await s.store.destinations.get(id);
+  if (!destination) throw new AppError('VALIDATION_ERROR', `no destination ${id}`);
+  return destination;
 }
 
 async function webhookById(s: Services, id: string) {

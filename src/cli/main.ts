@@ -4,6 +4,7 @@ import { registerKeyCommands } from './commands/keys.js';
 import { registerLedgerCommands } from './commands/ledger.js';
 import { registerSecretCommands } from './commands/secrets.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
+import { registerDestinationCommands } from './commands/destinations.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerTokenCommands } from './commands/tokens.js';
 import { EXIT } from './output.js';
@@ -26,6 +27,7 @@ registerTokenCommands(program);
 registerLedgerCommands(program);
 registerSecretCommands(program);
 registerWebhookCommands(program);
+registerDestinationCommands(program);
 for (const command of program.commands) {
   command.exitOverride();
   for (const sub of command.commands) sub.exitOverride();

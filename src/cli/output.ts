@@ -17,6 +17,7 @@ export function print(options: OutputOptions, value: unknown, human: () => strin
 
 /** Bad arguments exit 2 with one line; other failures exit 1. Never a stack trace. */
 export function fail(err: unknown, options: OutputOptions): never {
+  // Bad arguments (any 4xx-class AppError) exit 2; a storage refusing a test (502) or a fault exits 1.
   const usage = err instanceof UsageError || (err instanceof AppError && err.status >= 400 && err.status < 500);
   const code = err instanceof AppError ? err.code : usage ? 'VALIDATION_ERROR' : err instanceof ConfigError ? 'CONFIG_ERROR' : 'ERROR';
   const message = (err instanceof Error ? err.message : String(err)).split('\n').join(' ');
