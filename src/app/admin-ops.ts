@@ -204,6 +204,47 @@ const OPS = {
       return s.destinations.test(d.accountId, d.id);
     },
   },
+  dashboard: {
+    args: z.object({}),
+    run: async (s: Services) => {
+      const now = s.clock.now();
+      const recent = await s.store.tasks.recent(200);
+      const names = new Map((await s.accounts.list()).map((a) => [a.id, a.name]));
+      const failures = new Map<string, number>();
+      for (const task of recent) {
+        const codes = task.status === 'failed' ? (task.errors ?? []).map((e) => e.code) : task.items.flatMap((i) => (i.status === 'failed' && i.error ? [i.error.code] : []));
+        for (const code of codes) failures.set(code, (failures.get(code) ?? 0) + 1);
+      }
+      const deliveries = await s.store.webhooks.deliveryCounts();
+      return {
+        url: s.publicBase(),
+        generatedAt: new Date(now).toISOString(),
+        counts: await s.store.tasks.countsByStatus(),
+        throughputPerMinute: recent.filter((t) => t.status !== 'pending' && now - Date.parse(t.updatedAt) <= 60_000).length,
+        failures: [...failures].sort((a, b) => b[1] - a[1]).map(([code, count]) => ({ code, count })),
+        accounts: await Promise.all(
+          (await s.accounts.list()).map(async (a) => {
+            const view = toAccountView(a, await s.store.tasks.reserved(a.id));
+            return { name: view.name, balance: view.balance, reserved: view.reserved, available: view.available };
+          }),
+        ),
+        webhooks: {
+          ...deliveries,
+          disabled: (await s.store.webhooks.listAll()).filter((w) => !w.enabled && w.disabledReason).map((w) => ({ id: w.id, url: w.url, reason: w.disabledReason! })),
+        },
+        tasks: recent.slice(0, 50).map((t) => ({
+          id: t.id,
+          type: t.type,
+          status: t.status,
+          account: names.get(t.accountId) ?? t.accountId,
+          cost: formatUsd(t.cost),
+          createdAt: t.createdAt,
+          updatedAt: t.updatedAt,
+          errorCode: t.errors?.[0]?.code ?? t.items.find((i) => i.status === 'failed')?.error?.code,
+        })),
+      };
+    },
+  },
   doctor: {
     args: z.object({}),
     run: async (s: Services) => checkLedger(s.store),

@@ -5,6 +5,7 @@ import { registerLedgerCommands } from './commands/ledger.js';
 import { registerSecretCommands } from './commands/secrets.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
 import { registerDestinationCommands } from './commands/destinations.js';
+import { registerClientCommands } from './commands/client.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerTokenCommands } from './commands/tokens.js';
 import { EXIT } from './output.js';
@@ -13,6 +14,8 @@ const program = new Command('imgtask')
   .description('Self-hosted asynchronous image task service')
   .option('--data <dir>', 'data dir (env IMGTASK_DATA, default ./data)')
   .option('--config <file>', 'config file merged over config/default.json (env IMGTASK_CONFIG)')
+  .option('--url <url>', 'the server, for client commands (env IMGTASK_URL, default http://127.0.0.1:8080)')
+  .option('--key <key>', 'API key (or PAT for tasks show/watch), for client commands (env IMGTASK_API_KEY)')
   .showHelpAfterError(false)
   .exitOverride()
   .configureOutput({
@@ -28,6 +31,7 @@ registerLedgerCommands(program);
 registerSecretCommands(program);
 registerWebhookCommands(program);
 registerDestinationCommands(program);
+registerClientCommands(program);
 for (const command of program.commands) {
   command.exitOverride();
   for (const sub of command.commands) sub.exitOverride();

@@ -101,3 +101,21 @@ export class MoneyIndex implements Index<TaskRecord> {
 }
 
 export const spendKey = (keyId: string, period: Period, millis: number): string => `${keyId}|${periodKey(period, millis)}`;
+
+/** How many records have each value of a key (tasks by status): kept in step, never counted by scanning. */
+export class CountIndex<T extends { id: string }> implements Index<T> {
+  readonly counts = new Map<string, number>();
+  constructor(private readonly keyOf: (record: T) => string) {}
+  add(record: T): void {
+    bump(this.counts, this.keyOf(record), 1);
+  }
+  remove(record: T): void {
+    bump(this.counts, this.keyOf(record), -1);
+  }
+  clear(): void {
+    this.counts.clear();
+  }
+  get(key: string): number {
+    return this.counts.get(key) ?? 0;
+  }
+}

@@ -1,5 +1,5 @@
 import { Collection, GroupIndex, UniqueIndex } from './collection.js';
-import { MoneyIndex, OrderedGroupIndex, SetIndex } from './indexes.js';
+import { CountIndex, MoneyIndex, OrderedGroupIndex, SetIndex } from './indexes.js';
 import type { AccountRecord, ApiKeyRecord, CreditRecord, DestinationRecord, DeliveryAttempt, DeliveryRecord, EventRecord, ItemRecord, SecretRecord, TaskRecord, TaskSettlement, WebhookRecord } from './records.js';
 
 /** All state, in memory, with its indexes. Changed only by `applyOp`. */
@@ -19,14 +19,16 @@ export class State {
   readonly money = new MoneyIndex();
   /** Settled tasks whose event is not recorded yet: a crash fell between the two. */
   readonly settledWithoutEvent = new SetIndex<TaskRecord>((task) => task.status !== 'pending' && !task.eventId);
-  readonly tasks = new Collection<TaskRecord>('tasks', [this.tasksByAccount, this.pendingTasks, this.money, this.settledWithoutEvent]);
+  readonly tasksByStatus = new CountIndex<TaskRecord>((task) => task.status);
+  readonly tasks = new Collection<TaskRecord>('tasks', [this.tasksByAccount, this.pendingTasks, this.money, this.settledWithoutEvent, this.tasksByStatus]);
 
   readonly webhooksByAccount = new GroupIndex<WebhookRecord>((webhook) => webhook.accountId);
   readonly webhooks = new Collection<WebhookRecord>('webhooks', [this.webhooksByAccount]);
   readonly events = new Collection<EventRecord>('events');
   readonly deliveriesByWebhook = new OrderedGroupIndex<DeliveryRecord>((delivery) => delivery.webhookId ?? undefined);
   readonly pendingDeliveries = new SetIndex<DeliveryRecord>((delivery) => delivery.status === 'pending');
-  readonly deliveries = new Collection<DeliveryRecord>('deliveries', [this.deliveriesByWebhook, this.pendingDeliveries]);
+  readonly deliveriesByStatus = new CountIndex<DeliveryRecord>((delivery) => delivery.status);
+  readonly deliveries = new Collection<DeliveryRecord>('deliveries', [this.deliveriesByWebhook, this.pendingDeliveries, this.deliveriesByStatus]);
 
   readonly destinationByName = new UniqueIndex<DestinationRecord>((d) => `${d.accountId}/${d.name}`);
   readonly destinationsByAccount = new GroupIndex<DestinationRecord>((d) => d.accountId);

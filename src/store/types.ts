@@ -69,6 +69,9 @@ export interface TaskRepo {
   reserved(accountId: string): Promise<number>;
   keySpend(keyId: string, period: Period, millis: number): Promise<number>;
   all(): Promise<Iterable<TaskRecord>>;
+  countsByStatus(): Promise<{ pending: number; completed: number; failed: number }>;
+  /** The newest tasks across accounts, newest first. */
+  recent(limit: number): Promise<TaskRecord[]>;
 }
 
 export interface SecretRepo {
@@ -95,6 +98,8 @@ export interface WebhookRepo {
   pendingDeliveries(): Promise<DeliveryRecord[]>;
   /** A webhook's deliveries, newest first. */
   deliveriesOf(webhookId: string, limit: number): Promise<DeliveryRecord[]>;
+  deliveryCounts(): Promise<{ pending: number; delivered: number; failed: number }>;
+  listAll(): Promise<WebhookRecord[]>;
 }
 
 export interface DestinationRepo {

@@ -78,5 +78,18 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
     async all() {
       return state.tasks.values();
     },
+    async countsByStatus() {
+      const c = state.tasksByStatus;
+      return { pending: c.get('pending'), completed: c.get('completed'), failed: c.get('failed') };
+    },
+    async recent(limit) {
+      // Each account's ids are sorted by time; their tails merged give the newest overall.
+      const tails: string[] = [];
+      for (const account of state.accounts.values()) {
+        const ids = state.tasksByAccount.ids(account.id);
+        tails.push(...ids.slice(Math.max(0, ids.length - limit)));
+      }
+      return tails.sort().slice(-limit).reverse().map((id) => state.tasks.get(id)!);
+    },
   };
 }

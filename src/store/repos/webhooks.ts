@@ -42,6 +42,13 @@ export function createWebhookRepo(engine: JournalEngine): WebhookRepo {
     async pendingDeliveries() {
       return Array.from(state.pendingDeliveries.ids, (id) => state.deliveries.get(id)!);
     },
+    async deliveryCounts() {
+      const c = state.deliveriesByStatus;
+      return { pending: c.get('pending'), delivered: c.get('delivered'), failed: c.get('failed') };
+    },
+    async listAll() {
+      return state.webhooks.capture();
+    },
     async deliveriesOf(webhookId, limit) {
       const ids = state.deliveriesByWebhook.ids(webhookId);
       return ids.slice(Math.max(0, ids.length - limit)).reverse().map((id) => state.deliveries.get(id)!);

@@ -1,0 +1,253 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { render } from 'ink';
+import { ApiError, type Client, type TaskView } from '../../client/http-client.js';
+import { TaskWatchApp, type SettledTask } from '../../tui/components/TaskWatchApp.js';
+import { clientOf, resolveSources, wantsJson } from '../client-context.js';
+import { UsageError } from '../output.js';
+
+/** Exit codes of the client commands (0 ok, 2 bad arguments as everywhere). */
+export const CLIENT_EXIT = { requestFailed: 1, taskFailed: 3, itemsFailed: 4 } as const;
+
+type Image = { status: 'success' | 'failed'; id?: string; size?: string; url?: string | null; service_url?: string; error?: { code: string; message?: string }; savedTo?: string };
+
+const imagesOf = (task: TaskView): Image[] => (task.type === 'image.remove_background' ? (task.result?.image ? [{ status: 'success', ...task.result.image }] : []) : (task.result?.images ?? []));
+
+/** Saves the task's successful images into `dir` as `<id>.<ext>`. */
+async function saveImages(client: Client, images: Image[], dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  for (const image of images) {
+    if (image.status !== 'success' || !image.service_url) continue;
+    const path = join(dir, image.service_url.split('/').pop()!);
+    await writeFile(path, await client.download(image.service_url));
+    image.savedTo = path;
+  }
+}
+
+/** The exit code a settled task calls for. */
+export const exitCodeOf = (task: TaskView): number =>
+  task.status === 'failed' ? CLIENT_EXIT.taskFailed : imagesOf(task).some((i) => i.status === 'failed') || (task.result?.results ?? []).some((r: { status: string }) => r.status === 'failed') ? CLIENT_EXIT.itemsFailed : 0;
+
+/** Follows a task to its end: the Ink view on a terminal, quiet polling otherwise; then saves images. */
+export async function follow(client: Client, taskId: string, type: string, expected: number, options: { json: boolean; out?: string }): Promise<TaskView> {
+  const finish = async () => {
+    const task = await client.watch(taskId);
+    if (options.out) await saveImages(client, imagesOf(task), options.out);
+    return task;
+  };
+  if (options.json) return finish();
+  let settled: TaskView | undefined;
+  let failure: Error | undefined;
+  const app = render(
+    <TaskWatchApp
+      taskId={taskId}
+      type={type}
+      expected={expected}
+      follow={async (): Promise<SettledTask> => {
+        settled = await finish();
+        return { status: settled.status, cost: settled.cost, images: imagesOf(settled), errors: settled.errors };
+      }}
+      onDone={(result) => {
+        if (result instanceof Error) failure = result;
+      }}
+    />,
+  );
+  await app.waitUntilExit().catch(() => undefined);
+  if (failure || !settled) throw failure ?? new Error('the watch ended early');
+  return settled;
+}
+
+/** Runs a client command body with the client exit codes and output rules. */
+function clientAction<T extends unknown[]>(run: (client: Client, json: boolean, ...args: T) => Promise<number | void>) {
+  return async (...args: T): Promise<void> => {
+    const cmd = args[args.length - 1] as Command;
+    const json = wantsJson((cmd.opts() as { json?: boolean }).json);
+    try {
+      const code = await run(clientOf(cmd), json, ...args);
+      process.exitCode = code ?? 0;
+    } catch (err) {
+      const usage = err instanceof UsageError || (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.code === 'SCHEMA_REJECTED');
+      const code = err instanceof ApiError ? err.code : usage ? 'VALIDATION_ERROR' : 'ERROR';
+      if (json) process.stdout.write(`${JSON.stringify({ error: { code, message: (err as Error).message, status: err instanceof ApiError ? err.status : undefined } })}\n`);
+      process.stderr.write(`imgtask: ${code === 'ERROR' ? '' : `${code}: `}${(err as Error).message}\n`);
+      process.exitCode = usage ? 2 : CLIENT_EXIT.requestFailed;
+    }
+  };
+}
+
+const out = (json: boolean, value: unknown, human: string): void => {
+  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`);
+};
+
+function describeTask(task: TaskView): string {
+  const lines = [`${task.id} ${task.type} ${task.status}${task.cost ? ` cost ${task.cost} USD` : ''}`];
+  for (const [i, image] of imagesOf(task).entries()) {
+    lines.push(image.status === 'success' ? `  image ${i + 1} ✓ ${image.size} ${image.url ?? image.service_url}${image.savedTo ? `  saved ${image.savedTo}` : ''}` : `  image ${i + 1} ✗ ${image.error?.code}${image.error?.message ? `: ${image.error.message}` : ''}`);
+  }
+  for (const r of task.result?.results ?? []) lines.push(r.status === 'success' ? `  ${r.url}: ${r.level ?? r.alt}` : `  ${r.url}: ✗ ${r.error.code}`);
+  for (const e of task.status === 'failed' ? (task.errors ?? []) : []) lines.push(`  ✗ ${e.code}${e.message ? `: ${e.message}` : ''}`);
+  return lines.join('\n');
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export function registerClientCommands(program: Command): void {
+  program
+    .command('generate <prompt>')
+    .description('Generate images (local files given with --input are uploaded first)')
+    .option('--model <id>', 'a model id or auto')
+    .option('--size <size>', 'a preset (square, 16:9, 1:1_4k, …) or auto')
+    .option('--count <n>', 'images, 1 to 20')
+    .option('--format <format>', 'png, jpg or webp')
+    .option('--quality <n>', '1 to 100')
+    .option('--negative <prompt>', 'negative prompt')
+    .option('--magic', 'enhance the prompt (magic_prompt)')
+    .option('--input <url|file>', 'an input image (repeatable)', collect)
+    .option('--rating <mode>', 'nsfw_sfw, or a JSON file of custom levels')
+    .option('--destination <name>', 'a destination name')
+    .option('--metadata <json>', 'metadata as a JSON object')
+    .option('--watch', 'follow the task until it settles')
+    .option('--out <dir>', 'with --watch: save the images here')
+    .option('--json', 'print one JSON document')
+    .action(
+      clientAction(async (client, json, prompt: string, opts: Record<string, any>) => {
+        const body: Record<string, unknown> = { prompt };
+        if (opts.model) body.model = opts.model;
+        if (opts.size) body.size = opts.size;
+        if (opts.count) body.count = Number(opts.count);
+        if (opts.format || opts.quality) body.output = { ...(opts.format ? { format: opts.format } : {}), ...(opts.quality ? { quality: Number(opts.quality) } : {}) };
+        if (opts.negative) body.negative_prompt = opts.negative;
+        if (opts.magic) body.magic_prompt = true;
+        if (opts.destination) body.destination = opts.destination;
+        if (opts.metadata) body.metadata = parseJson(opts.metadata, '--metadata');
+        if (opts.rating) body.rating = opts.rating === 'nsfw_sfw' ? { mode: 'nsfw_sfw' } : { mode: 'custom', levels: parseJson(await readLevels(opts.rating), '--rating file') };
+        if (opts.input?.length) body.inputs = await resolveSources(client, opts.input, 'id');
+        const created = await client.generate(body);
+        if (!opts.watch) return out(json, created, `task ${created.taskId}${created.access ? `\npat ${created.access.publicAccessToken}` : ''}`);
+        const task = await follow(client, created.taskId, 'image.generate', Number(opts.count ?? 1), { json, out: opts.out });
+        out(json, task, describeTask(task));
+        return exitCodeOf(task);
+      }),
+    );
+
+  program
+    .command('rate <sources...>')
+    .description('Rate images (URLs, ids or local files): nsfw_sfw, or custom levels from a JSON file')
+    .option('--levels <file>', 'a JSON file of 2 to 7 { value, description } levels (custom mode)')
+    .option('--async', 'do not wait: answer with the task to poll')
+    .option('--json', 'print one JSON document')
+    .action(
+      clientAction(async (client, json, sources: string[], opts: { levels?: string; async?: boolean }) => {
+        const urls = await resolveSources(client, sources, 'id');
+        const body = opts.levels ? { mode: 'custom', levels: parseJson(await readLevels(opts.levels), '--levels file'), urls, sync: !opts.async } : { mode: 'nsfw_sfw', urls, sync: !opts.async };
+        return urlListAnswer(json, await client.rate(body));
+      }),
+    );
+
+  program
+    .command('alt <sources...>')
+    .description('Alt text for images (URLs, ids or local files)')
+    .option('--async', 'do not wait: answer with the task to poll')
+    .option('--json', 'print one JSON document')
+    .action(
+      clientAction(async (client, json, sources: string[], opts: { async?: boolean }) => urlListAnswer(json, await client.alt({ urls: await resolveSources(client, sources, 'id'), sync: !opts.async }))),
+    );
+
+  program
+    .command('remove-bg <source>')
+    .description('Remove the background of an image (URL or local file)')
+    .option('--format <format>', 'png or webp')
+    .option('--destination <name>', 'a destination name')
+    .option('--watch', 'follow the task until it settles')
+    .option('--out <dir>', 'with --watch: save the image here')
+    .option('--json', 'print one JSON document')
+    .action(
+      clientAction(async (client, json, source: string, opts: { format?: string; destination?: string; watch?: boolean; out?: string }) => {
+        const [url] = await resolveSources(client, [source], 'url');
+        const body: Record<string, unknown> = { url };
+        if (opts.format) body.output = { format: opts.format };
+        if (opts.destination) body.destination = opts.destination;
+        const created = await client.removeBackground(body);
+        if (!opts.watch) return out(json, created, `task ${created.taskId} (reserved ${created.estimatedCost} USD)`);
+        const task = await follow(client, created.taskId, 'image.remove_background', 1, { json, out: opts.out });
+        out(json, task, describeTask(task));
+        return exitCodeOf(task);
+      }),
+    );
+
+  program
+    .command('upload <files...>')
+    .description('Upload 1 to 10 images; prints their ids and service URLs')
+    .option('--json', 'print one JSON document')
+    .action(
+      clientAction(async (client, json, files: string[]) => {
+        for (const file of files) if (!existsSync(file)) throw new UsageError(`no file ${file}`);
+        const uploaded = await client.upload(await Promise.all(files.map(async (name) => ({ name, data: await readFile(name) }))));
+        out(json, uploaded, uploaded.map((f) => `${f.id}  ${f.size}  ${f.service_url}`).join('\n'));
+      }),
+    );
+
+  const tasks = program.command('tasks').description('Read tasks: list, show, watch');
+  tasks
+    .command('list')
+    .description("The account's tasks, newest first")
+    .option('--status <status>', 'pending, completed or failed')
+    .option('--type <type>', 'a task type')
+    .option('--limit <n>', '1 to 100', '20')
+    .option('--json', 'print one JSON document')
+    .action(
+      clientAction(async (client, json, opts: { status?: string; type?: string; limit: string }) => {
+        const page = await client.tasks({ status: opts.status, type: opts.type, limit: opts.limit });
+        out(json, page, page.tasks.map((t) => `${t.id}  ${t.type.padEnd(24)} ${t.status.padEnd(9)} ${t.cost ?? ''}`).join('\n') || 'no tasks');
+      }),
+    );
+  tasks
+    .command('show <id>')
+    .description('One task (a PAT given as --key reads its status and result)')
+    .option('--json', 'print one JSON document')
+    .action(
+      clientAction(async (client, json, id: string) => {
+        const task = await client.task(id);
+        out(json, task, describeTask(task));
+      }),
+    );
+  tasks
+    .command('watch <id>')
+    .description('Follow a task until it settles (works with a PAT as --key)')
+    .option('--out <dir>', 'save its images here')
+    .option('--json', 'print one JSON document')
+    .action(
+      clientAction(async (client, json, id: string, opts: { out?: string }) => {
+        const status = await client.status(id);
+        const task = status === 'pending' ? await follow(client, id, 'task', 1, { json, out: opts.out }) : await client.task(id);
+        if (status !== 'pending' && opts.out) await saveImages(client, imagesOf(task), opts.out);
+        out(json, task, describeTask(task));
+        return exitCodeOf(task);
+      }),
+    );
+}
+
+async function urlListAnswer(json: boolean, answer: { status: number; data: { task: { id: string; status: string; cost?: string }; results?: unknown[] } }): Promise<number> {
+  if (answer.status === 202) {
+    out(json, answer.data, `task ${answer.data.task.id} pending: imgtask tasks watch ${answer.data.task.id}`);
+    return 0;
+  }
+  const results = (answer.data.results ?? []) as { status: string; url: string; level?: string; alt?: string; error?: { code: string } }[];
+  out(json, answer.data, [`${answer.data.task.id} cost ${answer.data.task.cost} USD`, ...results.map((r) => (r.status === 'success' ? `  ${r.url}: ${r.level ?? r.alt}` : `  ${r.url}: ✗ ${r.error?.code}`))].join('\n'));
+  return results.some((r) => r.status === 'failed') ? CLIENT_EXIT.itemsFailed : 0;
+}
+
+async function readLevels(file: string): Promise<string> {
+  if (!existsSync(file)) throw new UsageError(`no levels file ${file}`);
+  return readFile(file, 'utf8');
+}
+
+function parseJson(text: string, label: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`${label} is not valid JSON`);
+  }
+}

@@ -1,0 +1,88 @@
+import { Box, Text, useInput } from 'ink';
+import { useState } from 'react';
+
+export interface DashboardTask {
+  id: string;
+  type: string;
+  status: 'pending' | 'completed' | 'failed';
+  account: string;
+  cost: string;
+  createdAt: string;
+  updatedAt: string;
+  errorCode?: string;
+}
+
+export interface DashboardData {
+  url: string;
+  generatedAt: string;
+  counts: { pending: number; completed: number; failed: number };
+  /** Tasks settled in the last minute. */
+  throughputPerMinute: number;
+  failures: { code: string; count: number }[];
+  accounts: { name: string; balance: string; reserved: string; available: string }[];
+  webhooks: { pending: number; delivered: number; failed: number; disabled: { id: string; url: string; reason: string }[] };
+  tasks: DashboardTask[];
+}
+
+const ROWS = 8;
+const clip = (text: string, width: number) => (text.length > width ? `${text.slice(0, width - 1)}…` : text);
+
+/**
+ * The operator's view over a running server, for an 80×24 terminal: task counts, throughput,
+ * failures by code, balances, webhook health, and recent tasks (j/k to move, enter for
+ * details, q to quit). It shows data; it decides nothing.
+ */
+export function Dashboard({ data, error, onQuit }: { data: DashboardData | null; error?: string; onQuit: () => void }) {
+  const [selected, setSelected] = useState(0);
+  const [details, setDetails] = useState(false);
+  const tasks = data?.tasks ?? [];
+  useInput((input, key) => {
+    if (input === 'q' || (key.ctrl && input === 'c')) onQuit();
+    else if (input === 'j' || key.downArrow) setSelected((s) => Math.min(s + 1, Math.max(0, tasks.length - 1)));
+    else if (input === 'k' || key.upArrow) setSelected((s) => Math.max(0, s - 1));
+    else if (key.return) setDetails((d) => !d);
+    else if (key.escape) setDetails(false);
+  });
+  if (!data) return <Text>{error ? `cannot reach the server: ${error}` : 'loading…'}</Text>;
+  const first = Math.max(0, Math.min(selected - ROWS + 1, tasks.length - ROWS));
+  const visible = tasks.slice(first, first + ROWS);
+  const task = tasks[selected];
+  return (
+    <Box flexDirection="column" width={80}>
+      <Text>
+        <Text bold>imgtask</Text> {clip(data.url, 34)} <Text dimColor>{data.generatedAt.slice(11, 19)}  j/k enter q</Text>
+      </Text>
+      <Text>
+        Tasks <Text color="yellow">pending {data.counts.pending}</Text> <Text color="green">completed {data.counts.completed}</Text> <Text color="red">failed {data.counts.failed}</Text>  {data.throughputPerMinute}/min
+      </Text>
+      <Text>{clip(`Failures ${data.failures.length ? data.failures.map((f) => `${f.code} ${f.count}`).join('  ') : 'none'}`, 80)}</Text>
+      <Text>{clip(`Accounts ${data.accounts.map((a) => `${a.name} ${a.available}/${a.balance}${a.reserved !== '0' ? ` (held ${a.reserved})` : ''}`).join('  ') || 'none'}`, 80)}</Text>
+      <Text>
+        Webhooks pending {data.webhooks.pending} delivered {data.webhooks.delivered} <Text color={data.webhooks.failed ? 'red' : undefined}>failed {data.webhooks.failed}</Text>
+        {data.webhooks.disabled.length ? <Text color="red"> disabled {data.webhooks.disabled.length}</Text> : ''}
+      </Text>
+      {data.webhooks.disabled.slice(0, 2).map((w) => (
+        <Text key={w.id} color="red">
+          {clip(`  ${w.id} ${w.url}: ${w.reason}`, 80)}
+        </Text>
+      ))}
+      <Text dimColor>{'─'.repeat(30)} recent tasks {'─'.repeat(35)}</Text>
+      {visible.length === 0 && <Text dimColor>no tasks yet</Text>}
+      {visible.map((t, i) => {
+        const index = first + i;
+        const colour = t.status === 'completed' ? 'green' : t.status === 'failed' ? 'red' : 'yellow';
+        return (
+          <Text key={t.id} inverse={index === selected}>
+            {index === selected ? '>' : ' '} {t.id.slice(0, 26).padEnd(26)} {t.type.slice(0, 23).padEnd(23)} <Text color={colour}>{t.status.padEnd(9)}</Text> {clip(t.account, 10).padEnd(10)} {t.cost}
+          </Text>
+        );
+      })}
+      {details && task && (
+        <Box flexDirection="column" borderStyle="single" width={80}>
+          <Text>{clip(`${task.id}  ${task.type}  ${task.status}  account ${task.account}  cost ${task.cost}`, 76)}</Text>
+          <Text>{clip(`created ${task.createdAt}  updated ${task.updatedAt}${task.errorCode ? `  error ${task.errorCode}` : ''}`, 76)}</Text>
+        </Box>
+      )}
+    </Box>
+  );
+}
