@@ -9,9 +9,13 @@ import { startSweepTimer } from '../worker/sweep-timer.js';
 import { createWebhookDispatcher } from '../worker/webhook-dispatcher.js';
 import { deliverWebhook } from '../webhooks/deliver.js';
 import { listenAdminSocket } from './admin-socket.js';
+import { watchConfig } from './config-watch.js';
+import type { ConfigFlags } from '../config/load.js';
 import { openServices, type ServiceOptions, type Services } from './services.js';
 
 export interface ServerOptions extends ServiceOptions {
+  /** The config file to watch and reload live (with the flags it was loaded with). */
+  configFile?: { path: string; flags: ConfigFlags };
   /** Mounts extra routes (tests add create routes for test-only task types). */
   extendApi?: (app: Hono<ApiEnv>, deps: ApiDeps) => void;
 }
@@ -44,6 +48,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   services.outbox.onRecorded(() => dispatcher.kick());
   let sweeper: { stop(): void } | undefined;
+  let configWatch: { close(): Promise<void> } | undefined;
   try {
     const recovered = await services.outbox.recoverMissing();
     if (recovered) services.log(`webhooks: recorded ${recovered} event(s) missing after a crash`);
@@ -57,6 +62,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       http.once('error', reject);
     });
     admin = await listenAdminSocket(services, services.layout.adminSocket);
+    if (options.configFile) {
+      configWatch = await watchConfig({
+        file: options.configFile.path,
+        flags: options.configFile.flags,
+        current: () => services.config,
+        apply: async (next) => {
+          await services.setConfig(next);
+          lanes.refresh();
+        },
+        log: services.log,
+      });
+    }
     const url = `http://${urlHost(host)}:${address.port}`;
     services.setServerUrl(url);
     let closing: Promise<void> | undefined;
@@ -67,6 +84,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       close: () =>
         (closing ??= (async () => {
           sweeper?.stop();
+          await configWatch?.close();
           const httpClosed = new Promise<void>((resolve) => http!.close(() => resolve()));
           if ('closeIdleConnections' in http!) http.closeIdleConnections();
           await runner.close(config().work.shutdownGraceMs);

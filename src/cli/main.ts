@@ -6,6 +6,7 @@ import { registerSecretCommands } from './commands/secrets.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
 import { registerDestinationCommands } from './commands/destinations.js';
 import { registerClientCommands } from './commands/client.js';
+import { registerDashboardCommand } from './commands/dashboard.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerTokenCommands } from './commands/tokens.js';
 import { EXIT } from './output.js';
@@ -32,6 +33,7 @@ registerSecretCommands(program);
 registerWebhookCommands(program);
 registerDestinationCommands(program);
 registerClientCommands(program);
+registerDashboardCommand(program);
 for (const command of program.commands) {
   command.exitOverride();
   for (const sub of command.commands) sub.exitOverride();

@@ -43,7 +43,7 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
   const doFetch = options.fetch ?? fetch;
   const auth = (): Record<string, string> => (options.key ? { authorization: `Bearer ${options.key}` } : {});
 
-  async function call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; data: T }> {
+  async function call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; data: T; json: any }> {
     let res: Response;
     try {
       res = await doFetch(`${base}${path}`, {
@@ -68,7 +68,7 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
       }
       throw new ApiError(res.status, json?.code ?? `HTTP_${res.status}`, json?.message ?? json?.code ?? text.slice(0, 200), json);
     }
-    return { status: res.status, data: json?.data as T };
+    return { status: res.status, data: json?.data as T, json };
   }
 
   const isPat = () => options.key?.startsWith('pat_') ?? false;
@@ -93,10 +93,8 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
     status: async (id: string) => (await call<{ status: TaskView['status'] }>('GET', `/tasks/${id}/status`)).data.status,
     async tasks(query: Record<string, string | number | undefined> = {}): Promise<{ tasks: TaskView[]; nextCursor: string | null }> {
       const params = new URLSearchParams(Object.entries(query).flatMap(([k, v]): [string, string][] => (v === undefined ? [] : [[k, String(v)]])));
-      const res = await doFetch(`${base}/tasks${params.size ? `?${params}` : ''}`, { headers: auth() });
-      const json = (await res.json()) as { data: TaskView[]; nextCursor: string | null; code?: string; message?: string };
-      if (!res.ok) throw new ApiError(res.status, json.code ?? `HTTP_${res.status}`, json.message ?? 'request failed', json);
-      return { tasks: json.data, nextCursor: json.nextCursor };
+      const { data, json } = await call<TaskView[]>('GET', `/tasks${params.size ? `?${params}` : ''}`);
+      return { tasks: data, nextCursor: json.nextCursor ?? null };
     },
     /** Follows a task until it settles: polls with backoff (250 ms doubling to 5 s). */
     async watch(id: string, onPoll?: (status: TaskView['status']) => void, timeoutMs = 24 * 3600 * 1000): Promise<TaskView> {

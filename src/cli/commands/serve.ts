@@ -22,6 +22,7 @@ export function registerServeCommand(program: Command): void {
         const server = await startServer({
           dataDir: g.data,
           config,
+          configFile: g.config ? { path: g.config, flags: { host: opts.host, port } } : undefined,
           log,
           onFatal: (err) => {
             log(`fatal: ${err.message}; stopping`);

@@ -80,7 +80,8 @@ export function Dashboard({ data, error, onQuit }: { data: DashboardData | null;
       {details && task && (
         <Box flexDirection="column" borderStyle="single" width={80}>
           <Text>{clip(`${task.id}  ${task.type}  ${task.status}  account ${task.account}  cost ${task.cost}`, 76)}</Text>
-          <Text>{clip(`created ${task.createdAt}  updated ${task.updatedAt}${task.errorCode ? `  error ${task.errorCode}` : ''}`, 76)}</Text>
+          <Text>{clip(`created ${task.createdAt}  updated ${task.updatedAt}`, 76)}</Text>
+          {task.errorCode && <Text color="red">{clip(`error ${task.errorCode}`, 76)}</Text>}
         </Box>
       )}
     </Box>

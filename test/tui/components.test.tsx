@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { renderToString } from 'ink';
+import { render } from 'ink-testing-library';
+import { TaskWatch } from '../../src/tui/components/TaskWatch.js';
+import { Dashboard, type DashboardData } from '../../src/tui/screens/Dashboard.js';
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+test('TaskWatch shows a spinner line per image while pending, then sizes, URLs and per-item errors', () => {
+  const pending = renderToString(<TaskWatch taskId="tsk_1" type="image.generate" expected={3} status="pending" elapsedMs={1234} spinner="⠋" />, { columns: 80 });
+  assert.match(pending, /tsk_1 image\.generate ⠋ pending 1\.2s/);
+  assert.equal(pending.match(/image \d ⠋ working/g)?.length, 3);
+
+  const done = renderToString(
+    <TaskWatch
+      taskId="tsk_1"
+      type="image.generate"
+      expected={2}
+      status="completed"
+      elapsedMs={4100}
+      spinner="⠋"
+      cost="0.001"
+      images={[
+        { status: 'success', size: '1024x1024', url: 'http://h/images/img_a.webp', savedTo: 'out/img_a.webp' },
+        { status: 'failed', error: { code: 'RESTRICTED_CONTENT', message: 'refused' } },
+      ]}
+    />,
+    { columns: 120 },
+  );
+  assert.match(done, /completed 4\.1s\s+cost 0\.001 USD/);
+  assert.match(done, /image 1 ✓ 1024x1024 http:\/\/h\/images\/img_a\.webp\s+saved out\/img_a\.webp/);
+  assert.match(done, /image 2 ✗ RESTRICTED_CONTENT: refused/);
+  assert.doesNotMatch(done, /working/);
+
+  const failed = renderToString(<TaskWatch taskId="tsk_2" type="image.remove_background" expected={1} status="failed" elapsedMs={10} spinner="⠋" errors={[{ code: 'INVALID_INPUT', message: 'no image' }]} />);
+  assert.match(failed, /failed/);
+  assert.match(failed, /INVALID_INPUT: no image/);
+});
+
+const sample = (): DashboardData => ({
+  url: 'http://127.0.0.1:8080',
+  generatedAt: '2026-11-22T09:50:00.000Z',
+  counts: { pending: 2, completed: 40, failed: 3 },
+  throughputPerMinute: 12,
+  failures: [
+    { code: 'PROVIDER_ERROR', count: 2 },
+    { code: 'TASK_EXPIRED', count: 1 },
+  ],
+  accounts: [{ name: 'acme', balance: '99.5', reserved: '0.2', available: '99.3' }],
+  webhooks: { pending: 1, delivered: 30, failed: 2, disabled: [{ id: 'wh_1', url: 'https://hooks.example/x', reason: 'no successful delivery since 2026-11-17T00:00:00.000Z' }] },
+  tasks: Array.from({ length: 12 }, (_, i) => ({
+    id: `tsk_${String(i).padStart(22, '0')}`,
+    type: i % 2 ? 'image.rate' : 'image.generate',
+    status: i === 1 ? ('failed' as const) : ('completed' as const),
+    account: 'acme',
+    cost: '0.001',
+    createdAt: '2026-11-22T09:49:00.000Z',
+    updatedAt: '2026-11-22T09:49:01.000Z',
+    errorCode: i === 1 ? 'FETCH_FAILED' : undefined,
+  })),
+});
+
+test('the dashboard fits 80 columns and 24 rows and shows counts, throughput, failures, balances and webhook health', () => {
+  const { lastFrame, unmount } = render(<Dashboard data={sample()} onQuit={() => undefined} />);
+  const frame = lastFrame()!;
+  unmount();
+  const lines = frame.split('\n');
+  assert.ok(lines.length <= 24, `${lines.length} lines`);
+  for (const line of lines) assert.ok([...line].length <= 80, `too wide: ${line}`);
+  assert.match(frame, /pending 2 completed 40 failed 3\s+12\/min/);
+  assert.match(frame, /PROVIDER_ERROR 2\s+TASK_EXPIRED 1/);
+  assert.match(frame, /acme 99\.3\/99\.5 \(held 0\.2\)/);
+  assert.match(frame, /pending 1 delivered 30 failed 2 disabled 1/);
+  assert.match(frame, /wh_1 https:\/\/hooks\.example\/x/);
+  assert.match(frame, /> tsk_0000000000000000000000/);
+});
+
+test('dashboard keys: j/k move the selection, enter opens details, q quits', async () => {
+  let quit = false;
+  const { lastFrame, stdin, unmount } = render(<Dashboard data={sample()} onQuit={() => (quit = true)} />);
+  await tick();
+  stdin.write('j');
+  await tick();
+  assert.match(lastFrame()!, /> tsk_0000000000000000000001/);
+  stdin.write('k');
+  stdin.write('j');
+  await tick();
+  stdin.write('\r');
+  await tick();
+  assert.match(lastFrame()!, /error FETCH_FAILED/, 'details of the selected (failed) task');
+  for (let i = 0; i < 20; i++) stdin.write('j');
+  await tick();
+  assert.match(lastFrame()!, /> tsk_0000000000000000000011/, 'the list scrolls and stops at the last task');
+  stdin.write('q');
+  await tick();
+  assert.equal(quit, true);
+  unmount();
+});
+
+test('the dashboard says when it cannot reach the server', () => {
+  const { lastFrame, unmount } = render(<Dashboard data={null} error="connect ENOENT admin.sock" onQuit={() => undefined} />);
+  assert.match(lastFrame()!, /cannot reach the server: connect ENOENT admin\.sock/);
+  unmount();
+});
