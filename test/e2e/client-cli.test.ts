@@ -13,7 +13,7 @@ test('client commands against a running server: generate --watch --out, upload, 
     config,
     JSON.stringify({
       models: { flaky: { provider: 'placeholder', price: { perImage: '0.01', perInput: '0' }, capabilities: { maxInputs: 2, supports4k: false, negativePrompt: true }, options: { fail: { code: 'RESTRICTED_CONTENT', every: 2 } } } },
-      embedded: { altText: { enabled: true, ocr: false } },
+      embedded: { altText: { enabled: true, ocr: false }, backgroundRemoval: { enabled: false, model: 'small', threads: 1, timeoutMs: 1000 } },
     }),
   );
   const serve = await startServeProcess(['--data', data, '--config', config]);
@@ -41,6 +41,12 @@ test('client commands against a running server: generate --watch --out, upload, 
   const alt = await cli('alt', photo, '--json');
   assert.equal(alt.code, 0, alt.stderr);
   assert.match(alt.json.results[0].alt, /^A landscape /);
+  const rated = await cli('rate', photo, uploaded.json[0].id, '--json');
+  assert.equal(rated.code, 0, rated.stderr);
+  assert.deepEqual(rated.json.results.map((r: { level: string }) => r.level), ['sfw', 'sfw']);
+  const noRemover = await cli('remove-bg', photo, '--json');
+  assert.equal(noRemover.code, 1, 'a refused request exits 1');
+  assert.equal(noRemover.json.error.code, 'VALIDATION_ERROR');
   const withInput = await cli('generate', 'from a photo', '--input', photo, '--watch', '--json');
   assert.equal(withInput.json.request.inputs.length, 1, 'the local file was uploaded and sent as an input');
   assert.match(withInput.json.request.inputs[0], /^img_/);
