@@ -7,12 +7,12 @@ import { UsageError } from './output.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 
-/** The API client for a command: --server (IMGTASK_URL) and --key (IMGTASK_API_KEY). */
+/** The API client for a command: --url (IMGTASK_URL) and --key (IMGTASK_API_KEY). */
 export function clientOf(command: Command, needKey = true): Client {
-  const all = command.optsWithGlobals() as { server?: string; key?: string };
+  const all = command.optsWithGlobals() as { url?: string; key?: string };
   const key = all.key ?? environment.apiKey();
   if (needKey && !key) throw new UsageError('give an API key with --key or IMGTASK_API_KEY (imgtask keys create --account NAME)');
-  return createClient({ url: all.server ?? environment.serverUrl() ?? DEFAULT_URL, key });
+  return createClient({ url: all.url ?? environment.serverUrl() ?? DEFAULT_URL, key });
 }
 
 /** Machine-readable output: asked for with --json, or whenever stdout is not a terminal. */

@@ -18,12 +18,12 @@ test('imgtask webhooks create|list|show|update|rotate-secret|test|deliveries|red
   const cli = (...args: string[]) => runCli(['--data', data, ...args]);
   await cli('accounts', 'create', 'acme');
 
-  const created = await cli('webhooks', 'create', '--account', 'acme', '--url', receiver.url(), '--events', 'task.completed,task.image.generate.failed', '--json');
+  const created = await cli('webhooks', 'create', '--account', 'acme', '--endpoint', receiver.url(), '--events', 'task.completed,task.image.generate.failed', '--json');
   assert.equal(created.code, 0, created.stderr);
   const { id, secret } = created.json;
   assert.match(secret, /^whsec_/);
   assert.deepEqual(created.json.events, ['task.completed', 'task.image.generate.failed']);
-  const bad = await cli('webhooks', 'create', '--account', 'acme', '--url', receiver.url(), '--events', 'task.nope');
+  const bad = await cli('webhooks', 'create', '--account', 'acme', '--endpoint', receiver.url(), '--events', 'task.nope');
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /unknown event kind task\.nope/);
 

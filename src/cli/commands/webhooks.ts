@@ -31,13 +31,13 @@ export function registerWebhookCommands(program: Command): void {
     .command('create')
     .description('Create a webhook for an account; prints its signing secret')
     .requiredOption('--account <account>', 'account name or id')
-    .requiredOption('--url <url>', 'the http(s) endpoint')
+    .requiredOption('--endpoint <url>', 'the http(s) endpoint (the global --url names the server)')
     .option('--events <list>', 'comma-separated event kinds (default: all)')
     .option('--api-keys <list>', 'comma-separated API key ids whose tasks it receives (default: every key)')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, opts: { account: string; url: string; events?: string; apiKeys?: string }, cmd: Command) => {
-        const created = (await admin(cmd, 'webhooks.create', { account: opts.account, url: opts.url, events: opts.events, apiKeyIds: opts.apiKeys })) as WebhookOut;
+      action(async (g, opts: { account: string; endpoint: string; events?: string; apiKeys?: string }, cmd: Command) => {
+        const created = (await admin(cmd, 'webhooks.create', { account: opts.account, url: opts.endpoint, events: opts.events, apiKeyIds: opts.apiKeys })) as WebhookOut;
         print(g, created, () => `${line(created)}\nsecret ${created.secret}`);
       }),
     );
@@ -81,17 +81,17 @@ export function registerWebhookCommands(program: Command): void {
 
   webhooks
     .command('update <id>')
-    .description('Change a webhook: --url, --events, --api-keys, --enable / --disable')
-    .option('--url <url>', 'the http(s) endpoint')
+    .description('Change a webhook: --endpoint, --events, --api-keys, --enable / --disable')
+    .option('--endpoint <url>', 'the http(s) endpoint')
     .option('--events <list>', 'comma-separated event kinds; "all" for every kind')
     .option('--api-keys <list>', 'comma-separated API key ids; empty for every key')
     .option('--enable', 'turn it on (also clears a disable for failing)')
     .option('--disable', 'turn it off')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, id: string, opts: { url?: string; events?: string; apiKeys?: string; enable?: boolean; disable?: boolean }, cmd: Command) => {
+      action(async (g, id: string, opts: { endpoint?: string; events?: string; apiKeys?: string; enable?: boolean; disable?: boolean }, cmd: Command) => {
         const enabled = opts.enable ? true : opts.disable ? false : undefined;
-        const updated = (await admin(cmd, 'webhooks.update', { id, url: opts.url, events: opts.events, apiKeyIds: opts.apiKeys, enabled })) as WebhookOut;
+        const updated = (await admin(cmd, 'webhooks.update', { id, url: opts.endpoint, events: opts.events, apiKeyIds: opts.apiKeys, enabled })) as WebhookOut;
         print(g, updated, () => line(updated));
       }),
     );
