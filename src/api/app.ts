@@ -2,6 +2,8 @@ import { Hono } from 'hono';
 import { randomId } from '../domain/ids.js';
 import { createErrorHandler, notFound } from './errors.js';
 import { registerRoutes } from './routes.js';
+import { routesOf } from './route.js';
+import { registerDocs, setDocumented } from './routes/docs.js';
 import type { ApiDeps, ApiEnv } from './types.js';
 
 /** Builds the HTTP API over the given services; it owns no state of its own. */
@@ -14,6 +16,10 @@ export function createApi(deps: ApiDeps, extend?: (app: Hono<ApiEnv>, deps: ApiD
     c.header('x-request-id', requestId);
   });
   registerRoutes(app, deps);
+  registerDocs(app, deps);
+  // What the description describes: every route mounted so far, not what an extension adds.
+  const documented = [...routesOf(app)];
+  setDocumented(app, documented);
   extend?.(app, deps);
   app.notFound(notFound);
   app.onError(createErrorHandler(deps.log));

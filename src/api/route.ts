@@ -22,6 +22,10 @@ export interface RouteSpec<S extends z.ZodType | undefined = z.ZodType | undefin
   status: number;
   /** Request error codes the route can answer with, beyond the auth ones. */
   errors?: ErrorCode[];
+  /** The schema of a successful answer, for the API description. */
+  response?: z.ZodType;
+  /** Kept out of the API description (tests' own routes). */
+  internal?: boolean;
 }
 
 export interface RouteInput<S> {
@@ -29,8 +33,10 @@ export interface RouteInput<S> {
   body: S extends z.ZodType ? z.infer<S> : undefined;
 }
 
-/** Every mounted route, in order, for the API description and for tests. */
-export const mountedRoutes: RouteSpec[] = [];
+const ROUTES = new WeakMap<object, RouteSpec[]>();
+
+/** The routes mounted on an app through addRoute, in order: what the API description describes. */
+export const routesOf = (app: object): RouteSpec[] => ROUTES.get(app) ?? [];
 
 /**
  * Mounts a route: authenticate → authorize → bounded body → validate → handler. Auth runs
@@ -42,7 +48,8 @@ export function addRoute<S extends z.ZodType | undefined>(
   spec: RouteSpec<S>,
   handler: (c: Context<ApiEnv>, input: RouteInput<S>) => Promise<Response> | Response,
 ): void {
-  if (!mountedRoutes.some((r) => r.method === spec.method && r.path === spec.path)) mountedRoutes.push(spec as RouteSpec);
+  if (!ROUTES.has(app)) ROUTES.set(app, []);
+  ROUTES.get(app)!.push(spec as RouteSpec);
   app.on(spec.method.toUpperCase(), spec.path, async (c) => {
     let principal = undefined as unknown as Principal;
     if (spec.guard) {
