@@ -20,8 +20,13 @@ test('imgtask dashboard in a real 80×24 terminal: it shows the server, moves wi
   tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '24', `${process.execPath} ${BIN} --data ${data} dashboard --interval 300`);
   t.after(() => spawnSync('tmux', ['kill-session', '-t', session]));
   const screen = () => tmux('capture-pane', '-p', '-t', session);
+  // On failure, show what the terminal showed.
+  const until = (check: (text: string) => boolean, ms: number) =>
+    eventually(() => check(screen()), ms).catch((err: Error) => {
+      throw new Error(`${err.message}; the screen was:\n${spawnSync('tmux', ['capture-pane', '-p', '-t', session], { encoding: 'utf8' }).stdout}`);
+    });
 
-  await eventually(() => /completed 2/.test(screen()), 15_000);
+  await until((text) => /completed 2/.test(text), 40_000);
   const first = screen();
   assert.match(first, /imgtask http:\/\/127\.0\.0\.1:\d+/);
   assert.match(first, /acme 4\.998\/4\.998/);
@@ -29,9 +34,9 @@ test('imgtask dashboard in a real 80×24 terminal: it shows the server, moves wi
   for (const line of first.split('\n')) assert.ok([...line.trimEnd()].length <= 80);
 
   tmux('send-keys', '-t', session, 'j');
-  await eventually(() => /^\s+tsk_.*\n> tsk_/m.test(screen()), 5000);
+  await until((text) => /^\s+tsk_.*\n> tsk_/m.test(text), 10_000);
   tmux('send-keys', '-t', session, 'Enter');
-  await eventually(() => /created \d{4}-/.test(screen()), 5000);
+  await until((text) => /created \d{4}-/.test(text), 10_000);
   tmux('send-keys', '-t', session, 'q');
-  await eventually(() => spawnSync('tmux', ['has-session', '-t', session]).status !== 0, 5000);
+  await eventually(() => spawnSync('tmux', ['has-session', '-t', session]).status !== 0, 10_000);
 });
