@@ -59,6 +59,13 @@ export async function follow(client: Client, taskId: string, type: string, expec
   return settled;
 }
 
+/** Follows a task to its end, prints it, and answers the exit code it calls for. */
+async function followAndReport(client: Client, taskId: string, type: string, expected: number, options: { json: boolean; out?: string }): Promise<number> {
+  const task = await follow(client, taskId, type, expected, options);
+  out(options.json, task, describeTask(task));
+  return exitCodeOf(task);
+}
+
 /** Runs a client command body with the client exit codes and output rules. */
 function clientAction<T extends unknown[]>(run: (client: Client, json: boolean, ...args: T) => Promise<number | void>) {
   return async (...args: T): Promise<void> => {
@@ -126,9 +133,7 @@ export function registerClientCommands(program: Command): void {
         if (opts.input?.length) body.inputs = await resolveSources(client, opts.input, 'id');
         const created = await client.generate(body);
         if (!opts.watch) return out(json, created, `task ${created.taskId}${created.access ? `\npat ${created.access.publicAccessToken}` : ''}`);
-        const task = await follow(client, created.taskId, 'image.generate', Number(opts.count ?? 1), { json, out: opts.out });
-        out(json, task, describeTask(task));
-        return exitCodeOf(task);
+        return followAndReport(client, created.taskId, 'image.generate', Number(opts.count ?? 1), { json, out: opts.out });
       }),
     );
 
@@ -171,9 +176,7 @@ export function registerClientCommands(program: Command): void {
         if (opts.destination) body.destination = opts.destination;
         const created = await client.removeBackground(body);
         if (!opts.watch) return out(json, created, `task ${created.taskId} (reserved ${created.estimatedCost} USD)`);
-        const task = await follow(client, created.taskId, 'image.remove_background', 1, { json, out: opts.out });
-        out(json, task, describeTask(task));
-        return exitCodeOf(task);
+        return followAndReport(client, created.taskId, 'image.remove_background', 1, { json, out: opts.out });
       }),
     );
 
@@ -220,9 +223,9 @@ export function registerClientCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(
       clientAction(async (client, json, id: string, opts: { out?: string }) => {
-        const status = await client.status(id);
-        const task = status === 'pending' ? await follow(client, id, 'task', 1, { json, out: opts.out }) : await client.task(id);
-        if (status !== 'pending' && opts.out) await saveImages(client, imagesOf(task), opts.out);
+        if ((await client.status(id)) === 'pending') return followAndReport(client, id, 'task', 1, { json, out: opts.out });
+        const task = await client.task(id);
+        if (opts.out) await saveImages(client, imagesOf(task), opts.out);
         out(json, task, describeTask(task));
         return exitCodeOf(task);
       }),
