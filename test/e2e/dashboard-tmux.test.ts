@@ -17,7 +17,8 @@ test('imgtask dashboard in a real 80×24 terminal: it shows the server, moves wi
 
   const session = `imgtask-${process.pid}`;
   const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
-  tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '24', `${process.execPath} ${BIN} --data ${data} dashboard --interval 300`);
+  // CI runs with CI=true, and Ink then renders only a final frame; an operator's terminal has no CI.
+  tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '24', `env CI=false ${process.execPath} ${BIN} --data ${data} dashboard --interval 300`);
   t.after(() => spawnSync('tmux', ['kill-session', '-t', session]));
   const screen = () => tmux('capture-pane', '-p', '-t', session);
   // On failure, show what the terminal showed.
