@@ -76,8 +76,10 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
       }
     }
     for (const custom of options?.custom ?? []) deliveries.push(delivery(event, custom.url, null, at));
+    // Nobody to tell: keep only the mark, not a second copy of the result.
+    if (deliveries.length === 0) return store.webhooks.markNoEvent(task.id);
     await store.webhooks.recordEvent(event, deliveries);
-    if (deliveries.length) onRecorded();
+    onRecorded();
   }
 
   return {

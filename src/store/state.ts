@@ -71,6 +71,11 @@ const HANDLERS: Record<string, Handler> = {
     const task = event.taskId ? state.tasks.get(event.taskId) : undefined;
     if (task) state.tasks.put({ ...task, eventId: event.id });
   },
+  // A settled task whose event no endpoint wants: only the mark, so recovery knows it was handled.
+  'task.noEvent': (state, { id }: { id: string }) => {
+    const task = state.tasks.get(id);
+    if (task) state.tasks.put({ ...task, eventId: 'none' });
+  },
   'delivery.attempt': (state, a: { id: string; attempt: DeliveryAttempt; status: DeliveryRecord['status']; nextAttemptAt: string | null }) => {
     const delivery = state.deliveries.get(a.id)!;
     state.deliveries.put({ ...delivery, status: a.status, attempts: [...delivery.attempts, a.attempt], nextAttemptAt: a.nextAttemptAt, updatedAt: a.attempt.at });

@@ -89,6 +89,8 @@ export interface WebhookRepo {
   listByAccount(accountId: string): Promise<WebhookRecord[]>;
   /** Records an event with all its deliveries, and marks its task, in one write. */
   recordEvent(event: EventRecord, deliveries: DeliveryRecord[]): Promise<void>;
+  /** Marks a settled task whose event no endpoint wanted (nothing else is stored). */
+  markNoEvent(taskId: string): Promise<void>;
   getEvent(id: string): Promise<EventRecord | undefined>;
   /** Settled tasks whose event was never recorded (a crash fell between). */
   settledWithoutEvent(): Promise<TaskRecord[]>;

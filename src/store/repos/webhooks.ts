@@ -21,6 +21,10 @@ export function createWebhookRepo(engine: JournalEngine): WebhookRepo {
       if (state.events.get(event.id)) return;
       await engine.commit('event.record', { event, deliveries });
     },
+    async markNoEvent(taskId) {
+      const task = state.tasks.get(taskId);
+      if (task && !task.eventId) await engine.commit('task.noEvent', { id: taskId });
+    },
     async getEvent(id) {
       return state.events.get(id);
     },

@@ -168,3 +168,16 @@ test('webhook URLs on private addresses are refused by the SSRF guard unless all
   assert.match(log.attempts[0].error, /may not reach/);
   assert.equal(receiver.received.length, 0);
 });
+
+test('a task nobody subscribes to stores no event, only a mark; one with a receiver stores its event', async (t) => {
+  const h = await startService(t, { config: FAST });
+  const quiet = await task(h);
+  await eventually(async () => (await h.server.services.store.tasks.get(quiet))?.eventId === 'none');
+  assert.equal(h.server.services.store.engine.state.events.size, 0);
+  const receiver = await startReceiver(t);
+  await hook(h, receiver.url());
+  const heard = await task(h);
+  await receiver.waitFor(1);
+  assert.match((await h.server.services.store.tasks.get(heard))!.eventId!, /^evt_/);
+  assert.equal(h.server.services.store.engine.state.events.size, 1);
+});
