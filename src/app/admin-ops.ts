@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { parseUsd } from '../domain/money.js';
-import { ALL_SCOPES, API_KEY_SCOPES } from '../domain/scopes.js';
+import { ALL_SCOPES } from '../domain/scopes.js';
 import { parseDuration } from '../domain/time.js';
 import { toAccountView } from '../services/accounts.js';
 import { checkLedger } from '../services/doctor.js';
@@ -302,7 +302,6 @@ async function view(s: Services, account: Parameters<typeof toAccountView>[0]) {
 
 export type AdminOpName = keyof typeof OPS;
 export const ADMIN_OPS = Object.keys(OPS) as AdminOpName[];
-export { API_KEY_SCOPES };
 /** Shapes the operator actions answer with, for the CLI. */
 export type { AccountView } from '../services/accounts.js';
 export type { ApiKeyView } from '../services/api-keys.js';

@@ -21,17 +21,18 @@ export interface S3Options {
 
 /** Any S3-compatible store (AWS, MinIO, R2, …) through @aws-sdk/client-s3. */
 export function createS3(options: S3Options): StorageDriver {
-  const client = new S3Client({
-    region: options.region,
-    endpoint: options.endpoint,
-    forcePathStyle: options.forcePathStyle ?? Boolean(options.endpoint),
-    credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
-    maxAttempts: 2,
-    requestHandler: new NodeHttpHandler({ httpAgent: options.agents.http, httpsAgent: options.agents.https, requestTimeout: options.timeoutMs, connectionTimeout: options.timeoutMs }),
-  });
   return {
     async put(object) {
       const key = `${options.prefix ?? ''}${object.key}`;
+      // One client per upload: nothing is kept between tasks, so nothing is left open either.
+      const client = new S3Client({
+        region: options.region,
+        endpoint: options.endpoint,
+        forcePathStyle: options.forcePathStyle ?? Boolean(options.endpoint),
+        credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
+        maxAttempts: 2,
+        requestHandler: new NodeHttpHandler({ httpAgent: options.agents.http, httpsAgent: options.agents.https, requestTimeout: options.timeoutMs, connectionTimeout: options.timeoutMs }),
+      });
       try {
         await client.send(new PutObjectCommand({ Bucket: options.bucket, Key: key, Body: object.data, ContentType: object.contentType }));
       } catch (err) {
@@ -39,7 +40,7 @@ export function createS3(options: S3Options): StorageDriver {
         const status = e.$metadata?.httpStatusCode;
         throw new StorageError(`${e.name}: ${e.message}`, `${status ? `HTTP ${status} ` : ''}${e.Code ?? e.name}: ${e.message}`.slice(0, 500), /timeout/i.test(e.name));
       } finally {
-        // One client per upload: nothing to keep between tasks, and no idle sockets left behind.
+        client.destroy();
       }
       return { url: options.publicBaseUrl ? `${options.publicBaseUrl.replace(/\/+$/, '')}/${key.split('/').map(encodeURIComponent).join('/')}` : null };
     },

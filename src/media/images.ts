@@ -3,9 +3,6 @@ import sharp from 'sharp';
 export type ImageFormat = 'png' | 'jpeg' | 'webp' | 'gif';
 export type OutputFormat = 'png' | 'jpg' | 'webp';
 
-/** The file extension (and URL suffix) of a stored image format. */
-export const extensionOf = (format: ImageFormat): string => (format === 'jpeg' ? 'jpg' : format);
-export const MIME: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
 
 /** The image format from the first bytes, never from a name or a header. */
 export function sniffImage(data: Uint8Array): ImageFormat | null {

@@ -1,6 +1,6 @@
 import { randomId } from '../domain/ids.js';
 import { ProviderError, type TaskErrorCode } from '../domain/tasks.js';
-import { encodeImage, extensionOf, ImageReadError, probeImage, type OutputFormat } from '../media/images.js';
+import { encodeImage, ImageReadError, probeImage, type OutputFormat } from '../media/images.js';
 import type { SourceImage } from '../providers/types.js';
 import { BlobStore } from '../store/blobs.js';
 import type { UrlFetcher } from './ports.js';
@@ -77,7 +77,6 @@ export function createImageLibrary(deps: { blobs: BlobStore; fetcher: UrlFetcher
       return { id, fileName, format, width, height, bytes: data.length, serviceUrl: serviceUrl(fileName), data };
     },
 
-    extensionOf,
   };
 }
 

@@ -1,6 +1,6 @@
-import { mkdir, open, readFile, rename, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { fsyncDir } from './durable-fs.js';
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { replaceFileDurably } from './durable-fs.js';
 
 const FILE = /^(img_[0-9A-Za-z]{22})\.(png|jpg|webp|gif)$/;
 
@@ -24,18 +24,9 @@ export class BlobStore {
 
   async put(fileName: string, data: Buffer): Promise<void> {
     const path = this.pathOf(fileName);
-    const dir = join(path, '..');
+    const dir = dirname(path);
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    const temp = `${path}.tmp`;
-    const handle = await open(temp, 'w', 0o600);
-    try {
-      await handle.writeFile(data);
-      await handle.datasync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, path);
-    await fsyncDir(dir);
+    await replaceFileDurably(path, dir, (handle) => handle.writeFile(data));
   }
 
   async read(fileName: string): Promise<Buffer | null> {

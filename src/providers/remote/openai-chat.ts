@@ -1,3 +1,4 @@
+import { IMAGE_MIME } from '../../domain/media-types.js';
 import { ProviderError } from '../../domain/tasks.js';
 import { providerRequest } from '../../net/provider-http.js';
 import type { AltTextWriter, ImageRater, PromptEnhancer, RatingLevel, SourceImage } from '../types.js';
@@ -13,10 +14,9 @@ export interface OpenAiChatOptions {
 
 type Content = string | Array<{ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }>;
 
-const MIME = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' } as const;
 
 /** Images go as data URLs: the provider never fetches a user URL (nor one of ours). */
-const dataUrl = (image: SourceImage) => `data:${MIME[image.format]};base64,${image.data.toString('base64')}`;
+const dataUrl = (image: SourceImage) => `data:${IMAGE_MIME[image.format]};base64,${image.data.toString('base64')}`;
 
 /**
  * Reads a rating reply: exactly one of the values (trimmed, any case, quotes and a final full

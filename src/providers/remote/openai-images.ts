@@ -1,3 +1,4 @@
+import { IMAGE_MIME } from '../../domain/media-types.js';
 import { ProviderError } from '../../domain/tasks.js';
 import { providerRequest } from '../../net/provider-http.js';
 import type { GenerateParams, GeneratedImage, ImageGenerator } from '../types.js';
@@ -17,7 +18,6 @@ export interface OpenAiImagesOptions {
   fetchImage: (url: string) => Promise<Buffer>;
 }
 
-const MIME = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' } as const;
 
 /**
  * OpenAI-compatible image generation (OpenAI, LocalAI and compatible servers):
@@ -49,7 +49,7 @@ export function createOpenAiImages(options: OpenAiImagesOptions): ImageGenerator
           form.append('size', size);
           if (options.responseFormat) form.append('response_format', options.responseFormat);
           const inputs = options.editImageField === 'image' ? params.inputs.slice(0, 1) : params.inputs;
-          inputs.forEach((input, i) => form.append(options.editImageField, new Blob([new Uint8Array(input.data)], { type: MIME[input.format] }), `input-${i}.${input.format}`));
+          inputs.forEach((input, i) => form.append(options.editImageField, new Blob([new Uint8Array(input.data)], { type: IMAGE_MIME[input.format] }), `input-${i}.${input.format}`));
           res = await providerRequest(`${options.baseUrl}/images/edits`, { method: 'POST', headers: headers(), body: form, timeoutMs: options.timeoutMs, signal: params.signal });
         }
       } catch (err) {

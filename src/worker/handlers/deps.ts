@@ -1,4 +1,5 @@
 import type { Config } from '../../config/schema.js';
+import { IMAGE_MIME } from '../../domain/media-types.js';
 import type { ProviderSet } from '../../providers/types.js';
 import type { ImageLibrary } from '../../services/images.js';
 import type { DestinationService } from '../../services/destinations.js';
@@ -11,7 +12,6 @@ export interface ImageTypeDeps {
   destinations: Pick<DestinationService, 'exists' | 'deliver'>;
 }
 
-const MIME: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
 
 /**
  * Sends a stored image to the request's destination, if it names one. The image item keeps
@@ -31,7 +31,7 @@ export async function deliverToDestination(
     index: args.index,
     ext: args.image.format,
     data: args.image.data,
-    contentType: MIME[args.image.format] ?? 'application/octet-stream',
+    contentType: IMAGE_MIME[args.image.format] ?? 'application/octet-stream',
   });
   item.url = delivered.status === 'success' ? (delivered.url ?? null) : null;
   item.destination = delivered;

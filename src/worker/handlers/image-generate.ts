@@ -1,6 +1,7 @@
 import { AppError } from '../../domain/errors.js';
 import { formatUsd, parseUsd } from '../../domain/money.js';
 import { dimensionsFor, normalizeSize, parseSizeText, sizeText } from '../../domain/sizes.js';
+import { NSFW_LEVELS } from '../../domain/rating.js';
 import { MAX_ATTEMPTS, ProviderError } from '../../domain/tasks.js';
 import type { ModelConfig } from '../../config/schema.js';
 import { sniffImage } from '../../media/images.js';
@@ -18,14 +19,9 @@ interface GenerationPlan {
   magicPrompt?: { positive: string; negative?: string };
 }
 
-const NSFW_LEVELS = [
-  { value: 'sfw', description: 'safe for work' },
-  { value: 'nsfw', description: 'not safe for work' },
-];
-
 export const ratingRequestOf = (rating: GenerateRequest['rating']): RatingRequest | null => {
   if (rating === undefined) return null;
-  if (rating === true || rating.mode === 'nsfw_sfw') return { mode: 'nsfw_sfw', levels: NSFW_LEVELS };
+  if (rating === true || rating.mode === 'nsfw_sfw') return { mode: 'nsfw_sfw', levels: [...NSFW_LEVELS] };
   return { mode: 'custom', levels: rating.levels };
 };
 

@@ -1,4 +1,5 @@
 import { UNIT_PRICES } from '../../domain/prices.js';
+import { NSFW_LEVELS } from '../../domain/rating.js';
 import { ProviderError } from '../../domain/tasks.js';
 import { requireProvider } from '../../services/image/checks.js';
 import { type AltRequest, type RateRequest } from '../../services/image/requests.js';
@@ -7,11 +8,6 @@ import { z } from 'zod';
 import type { ImageTypeDeps } from './deps.js';
 import { createUrlListType } from './image-url-list.js';
 import { RatingLevel } from '../../services/image/requests.js';
-
-const NSFW_LEVELS = [
-  { value: 'sfw', description: 'safe for work: no nudity, sexual content or graphic violence' },
-  { value: 'nsfw', description: 'not safe for work: nudity, sexual content or graphic violence' },
-];
 
 /** The stored request of a rate task: mode, urls and, in custom mode, levels (SPEC part 2). */
 export const StoredRateRequest: z.ZodType<RateRequest> = z.object({
@@ -43,7 +39,7 @@ export function createRateType(deps: ImageTypeDeps): TaskTypeDefinition<RateRequ
     },
     async run(image, request, signal) {
       const custom = request.mode === 'custom';
-      const levels = custom ? request.levels! : NSFW_LEVELS;
+      const levels = custom ? request.levels! : [...NSFW_LEVELS];
       const rater = custom ? deps.providers().visionRater : deps.providers().nsfwRater;
       if (!rater) throw new ProviderError('RATING_FAILED', 'no rater is configured', { retryable: false });
       const level = await rater.rate(image, { mode: request.mode, levels }, signal);

@@ -3,10 +3,10 @@ import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { Hono } from 'hono';
 import { AppError } from '../../../domain/errors.js';
+import { IMAGE_MIME } from '../../../domain/media-types.js';
 import { addRoute } from '../../route.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 
-const MIME: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
 
 /**
  * The service's own image URLs (`service_url`). Public: the id is 131 random bits, so the URL
@@ -26,7 +26,7 @@ export function registerImageFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
     if (!info) throw new AppError('NOT_FOUND', 'no such image');
     const etag = `"${file}"`;
     const headers = {
-      'content-type': MIME[file.split('.').pop()!],
+      'content-type': IMAGE_MIME[file.split('.').pop()!],
       'cache-control': `public, max-age=${deps.config.images.cacheMaxAgeSeconds}, immutable`,
       etag,
       'x-content-type-options': 'nosniff',

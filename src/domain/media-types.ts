@@ -1,0 +1,2 @@
+/** Content types of the image formats the service reads and writes, by format name or file extension. */
+export const IMAGE_MIME: Readonly<Record<string, string>> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
