@@ -9,8 +9,9 @@ import type { ApiDeps, ApiEnv } from './types.js';
  * a completed task answers 200 with the results, a failed one 500 UNKNOWN_ERROR, and one
  * still pending (or `sync: false`) answers 202 with the task to poll.
  */
-export async function createAndMaybeWait(c: Context<ApiEnv>, deps: ApiDeps, principal: Principal, type: string, request: unknown, sync: boolean): Promise<Response> {
-  const { task } = await deps.tasks.create(principal, type, request, { pat: false });
+export async function createAndMaybeWait(c: Context<ApiEnv>, deps: ApiDeps, principal: Principal, type: string, body: { sync: boolean }): Promise<Response> {
+  const { sync } = body;
+  const { task } = await deps.tasks.create(principal, type, body, { pat: false });
   if (!sync) return c.json({ data: { task: { id: task.id, status: 'pending' } } }, 202);
   const settled = await deps.tasks.waitForSettled(task.id, deps.config.sync.timeoutMs);
   if (settled.status === 'pending') return c.json({ data: { task: { id: task.id, status: 'pending' } } }, 202);

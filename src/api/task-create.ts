@@ -1,14 +1,22 @@
 import type { Context } from 'hono';
 import { formatUsd } from '../domain/money.js';
 import type { Principal } from '../services/auth.js';
+import type { AnyTaskType } from '../services/task-types.js';
 import type { ApiDeps, ApiEnv } from './types.js';
 
 /** `access.pat.enabled` (default true) decides whether a PAT is returned. */
 const patEnabled = (body: unknown): boolean => (body as { access?: { pat?: { enabled?: boolean } } })?.access?.pat?.enabled !== false;
 
+/** The registered task type a create route serves; a missing one is a wiring mistake, found at start-up. */
+export function taskTypeOf(deps: ApiDeps, type: string): AnyTaskType {
+  const def = deps.registry.get(type);
+  if (!def) throw new Error(`the route for ${type} is mounted but no such task type is registered`);
+  return def;
+}
+
 /**
- * The handler every task-creating route shares: one service call, then the SPEC answer
- * `{ data: { taskId, estimatedCost?, access?: { publicAccessToken } } }`.
+ * The handler every task-creating route shares: one service call with the parsed body, then
+ * the SPEC answer `{ data: { taskId, estimatedCost?, access?: { publicAccessToken } } }`.
  */
 export function createTaskHandler(deps: ApiDeps, type: string, options: { status: 201 | 202; estimatedCost?: boolean }) {
   return async (c: Context<ApiEnv>, { principal, body }: { principal: Principal; body: unknown }) => {

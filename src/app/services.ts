@@ -5,7 +5,7 @@ import { createAuthService } from '../services/auth.js';
 import { EventBus } from '../services/events.js';
 import { createLoadLimits } from '../services/load-limits.js';
 import { systemClock, type Clock } from '../services/ports.js';
-import { TaskTypeRegistry, type TaskTypeDefinition } from '../services/task-types.js';
+import { type AnyTaskType, TaskTypeRegistry } from '../services/task-types.js';
 import { createTaskService } from '../services/tasks.js';
 import { createTokenService } from '../services/tokens.js';
 import { JsonStore } from '../store/json-store.js';
@@ -14,10 +14,7 @@ import { createSafeFetcher } from '../net/safe-fetch.js';
 import type { ProviderSet } from '../providers/types.js';
 import { createImageLibrary } from '../services/images.js';
 import { BlobStore } from '../store/blobs.js';
-import { createGenerateType } from '../worker/handlers/image-generate.js';
-import { createAltType, createRateType } from '../worker/handlers/image-rate-alt.js';
-import { createRemoveBackgroundType } from '../worker/handlers/image-remove-background.js';
-import type { ImageTypeDeps } from '../worker/handlers/deps.js';
+import { createTaskTypes } from '../tasks/index.js';
 import { prepareDataDir } from './data-dir.js';
 import { buildProviderSet, createEmbeddedRuntime, secretNames } from './providers.js';
 import { createSecretService } from '../services/secrets.js';
@@ -35,7 +32,7 @@ export interface ServiceOptions {
   log?: (message: string) => void;
   onFatal?: (err: Error) => void;
   /** Extra task types (tests register test-only ones). */
-  taskTypes?: TaskTypeDefinition<never>[];
+  taskTypes?: AnyTaskType[];
   /** Replaces providers by capability (tests use fakes of remote ones). */
   providers?: Partial<ProviderSet>;
 }
@@ -82,18 +79,9 @@ export async function openServices(options: ServiceOptions) {
     driver: createDriverFactory(() => config.current),
     isUnderAllowedRoot,
   });
-  const imageDeps: ImageTypeDeps = {
-    config: () => config.current,
-    providers: () => providers,
-    images,
-    destinations,
-  };
   const registry = new TaskTypeRegistry();
-  registry.register(createGenerateType(imageDeps));
-  registry.register(createRateType(imageDeps));
-  registry.register(createAltType(imageDeps));
-  registry.register(createRemoveBackgroundType(imageDeps));
-  for (const type of options.taskTypes ?? []) registry.register(type as TaskTypeDefinition<unknown>);
+  const builtIn = createTaskTypes({ config: { current: () => config.current }, providers: () => providers, images, destinations });
+  for (const type of [...builtIn, ...(options.taskTypes ?? [])]) registry.register(type);
   const events = new EventBus();
   const accounts = createAccountService(store, clock);
   const apiKeys = createApiKeyService(store, clock);

@@ -30,24 +30,34 @@ export interface Settled {
 }
 
 /**
- * What a task type brings to the generic engine: its request schema, how it splits into
- * items and what they cost, how to run an item, and how items become the task's result.
+ * What a task type brings to the generic engine, in two parts.
+ *
+ * The request part, used when a task is created or estimated: the body its create route
+ * takes, what the task keeps of it, the scope, checks beyond the schema, and the cost of
+ * each item. The work part, used by the worker: the lane, how to prepare, run one item and
+ * turn the finished items into the task's result.
+ *
+ * `Body` is the parsed body of the create route; `Req` is the task's stored `request`.
  */
-export interface TaskTypeDefinition<Req = unknown> {
+export interface TaskTypeDefinition<Body = unknown, Req = Body> {
   type: string;
-  /** The request schema; a function because some depend on config (the model ids). */
-  schema(): z.ZodType<Req>;
-  /** The scope an API key or access token needs to create it. */
+  /** The scope an API key or access token needs to create it (and to estimate it). */
   scope: Scope;
+
+  /** The create route's body schema; a function because some depend on config (the model ids). */
+  body(): z.ZodType<Body>;
+  /** What the task keeps of a parsed body (SPEC part 2, the task's `request`). */
+  toRequest(body: Body): Req;
+  /** Checks beyond the schema, before anything is reserved; throws AppError (VALIDATION_ERROR). */
+  validate?(request: Req, ctx: { accountId: string }): Promise<void> | void;
   itemCount(request: Req): number;
   /** Charged for one successful item. The reserve is the sum over items. */
   itemCost(request: Req, index: number): Micros;
+
   /** The work lane (a p-queue with its own concurrency) items run in. */
   lane(request: Req): string;
   /** Attempts per item for retryable failures (SPEC: 4 per image, 3 per video). */
   maxAttempts: number;
-  /** Checks beyond the schema, before anything is reserved; throws AppError (VALIDATION_ERROR). */
-  validate?(request: Req, ctx: { accountId: string }): Promise<void> | void;
   /**
    * Work before the items (resolving a model, a size, fetching inputs); a ProviderError fails
    * the whole task. It runs again after a restart, seeing `task.prepared` (what it saved the
@@ -62,15 +72,20 @@ export interface TaskTypeDefinition<Req = unknown> {
   settle(task: TaskRecord, request: Req): Settled;
 }
 
+/** Any task type, as the engine holds them (the request is only known to its own type). */
+// biome-ignore lint/suspicious/noExplicitAny: a registry of definitions whose body and request types differ by type
+export type AnyTaskType = TaskTypeDefinition<any, any>;
+
 export class TaskTypeRegistry {
-  private readonly types = new Map<string, TaskTypeDefinition<unknown>>();
-  register<Req>(definition: TaskTypeDefinition<Req>): void {
-    this.types.set(definition.type, definition as TaskTypeDefinition<unknown>);
+  private readonly types = new Map<string, AnyTaskType>();
+  register(definition: AnyTaskType): void {
+    if (this.types.has(definition.type)) throw new Error(`task type ${definition.type} is registered twice`);
+    this.types.set(definition.type, definition);
   }
-  get(type: string): TaskTypeDefinition<unknown> | undefined {
+  get(type: string): AnyTaskType | undefined {
     return this.types.get(type);
   }
-  list(): TaskTypeDefinition<unknown>[] {
+  list(): AnyTaskType[] {
     return [...this.types.values()];
   }
 }

@@ -9,13 +9,21 @@ import type { Principal } from './auth.js';
 import type { EventBus } from './events.js';
 import type { createLoadLimits } from './load-limits.js';
 import type { Clock, TaskQueue } from './ports.js';
-import type { TaskTypeRegistry } from './task-types.js';
+import type { AnyTaskType, TaskTypeRegistry } from './task-types.js';
 import type { TokenService } from './tokens.js';
 
 export interface CreatedTask {
   task: TaskRecord;
   estimate: Micros;
   publicAccessToken?: string;
+}
+
+/** What creating a task would reserve: the request the task would keep, and each item's cost. */
+export interface Estimate {
+  type: AnyTaskType;
+  request: unknown;
+  items: Micros[];
+  total: Micros;
 }
 
 export interface TaskServiceDeps {
@@ -37,6 +45,19 @@ export function createTaskService(deps: TaskServiceDeps) {
     if (!def) throw new Error(`no task type ${type} is registered`);
     return def;
   };
+
+  /**
+   * The type's request part over a body its schema already parsed: what the task keeps, the
+   * type's own checks (VALIDATION_ERROR), then the cost of each item. Creating and
+   * `POST /tasks/estimate` both go through here, so an estimate is what a create reserves.
+   */
+  async function estimate(principal: Principal, type: string, body: unknown): Promise<Estimate> {
+    const def = definition(type);
+    const request = def.toRequest(body);
+    await def.validate?.(request, { accountId: principal.accountId });
+    const items = Array.from({ length: def.itemCount(request) }, (_, index) => def.itemCost(request, index));
+    return { type: def, request, items, total: items.reduce((a, b) => a + b, 0) };
+  }
 
   async function settle(task: TaskRecord, status: 'completed' | 'failed', result: unknown, errors?: TaskError[]): Promise<TaskRecord | undefined> {
     // Only successful items are charged; a failed task is free.
@@ -65,20 +86,25 @@ export function createTaskService(deps: TaskServiceDeps) {
       queue = taskQueue;
     },
 
+    estimate,
+
+    /** The registered type named `type`; VALIDATION_ERROR, listing the known ones, when there is none. */
+    typeNamed(type: string): AnyTaskType {
+      const def = registry.get(type);
+      if (!def) throw new AppError('VALIDATION_ERROR', `no task type "${type}"; known: ${registry.list().map((d) => d.type).join(', ')}`);
+      return def;
+    },
+
     /**
-     * Creates a task: load limits, the type's own checks, then the task record and its reserve
-     * in one atomic store write, then the queue. If queueing fails the task is failed with
-     * ENQUEUE_FAILED, its reserve released, and the call answers 500.
+     * Creates a task from a body its type's schema parsed: load limits, the estimate (the
+     * type's own checks included), then the task record and its reserve in one atomic store
+     * write, then the queue. If queueing fails the task is failed with ENQUEUE_FAILED, its
+     * reserve released, and the call answers 500.
      */
-    async create(principal: Principal, type: string, request: unknown, options: { pat: boolean }): Promise<CreatedTask> {
-      const def = definition(type);
+    async create(principal: Principal, type: string, body: unknown, options: { pat: boolean }): Promise<CreatedTask> {
       const credentialId = principal.kind === 'apiKey' ? principal.keyId : `token:${principal.accountId}`;
       deps.limits.check(credentialId, await store.tasks.countPending());
-      await def.validate?.(request, { accountId: principal.accountId });
-
-      const count = def.itemCount(request);
-      const costs = Array.from({ length: count }, (_, index) => def.itemCost(request, index));
-      const estimate = costs.reduce((a, b) => a + b, 0);
+      const { request, items: costs, total } = await estimate(principal, type, body);
       const now = clock.now();
       const key = principal.kind === 'apiKey' ? await store.apiKeys.get(principal.keyId) : undefined;
       const record: TaskRecord = {
@@ -89,7 +115,7 @@ export function createTaskService(deps: TaskServiceDeps) {
         apiKeyId: key?.id ?? null,
         request,
         items: costs.map((): ItemRecord => ({ status: 'pending' })),
-        estimate,
+        estimate: total,
         cost: 0,
         result: null,
         createdAt: isoTime(now),
@@ -107,7 +133,7 @@ export function createTaskService(deps: TaskServiceDeps) {
         throw new AppError('ENQUEUE_FAILED', `task ${task.id} could not be queued and was failed; nothing was charged`);
       }
       const publicAccessToken = options.pat ? await deps.tokens.issuePat(principal.accountId, task.id) : undefined;
-      return { task, estimate, publicAccessToken };
+      return { task, estimate: total, publicAccessToken };
     },
 
     /** Records one finished item, then settles the task if it was the last. */

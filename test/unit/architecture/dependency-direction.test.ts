@@ -6,8 +6,9 @@ import { test } from 'node:test';
 const SRC = resolve(import.meta.dirname, '../../../src');
 
 /**
- * Which top-level folders of src each folder may import (DESIGN "Shape of the code").
- * Arrows point one way; `domain` imports nothing of ours; `app` is the composition root.
+ * Which top-level folders of src each folder may import (shared/STYLE.md, "Layout and the
+ * one-way dependency rule"). Arrows point one way; `domain` imports nothing of ours; `app` is
+ * the composition root. A folder that only needs another's shapes gets it type-only.
  */
 const ALLOWED: Record<string, string[]> = {
   domain: [],
@@ -15,19 +16,30 @@ const ALLOWED: Record<string, string[]> = {
   config: ['domain'],
   store: ['domain'],
   net: ['domain', 'config'],
-  providers: ['domain', 'config', 'net', 'media'],
-  destinations: ['domain', 'config', 'net'],
-  webhooks: ['domain', 'config', 'net'],
-  services: ['domain', 'media', 'config', 'store', 'providers', 'destinations', 'webhooks'],
-  worker: ['domain', 'media', 'config', 'services', 'providers', 'destinations', 'webhooks'],
-  api: ['domain', 'config', 'services'],
-  app: ['domain', 'media', 'config', 'store', 'net', 'providers', 'destinations', 'webhooks', 'services', 'worker', 'api'],
+  providers: ['domain', 'net'],
+  destinations: ['domain', 'net'],
+  webhooks: ['domain', 'net'],
+  services: ['domain', 'media', 'store'],
+  tasks: ['domain', 'media'],
+  worker: ['domain', 'services', 'tasks'],
+  api: ['domain', 'services', 'tasks'],
+  app: ['domain', 'media', 'config', 'store', 'net', 'providers', 'destinations', 'webhooks', 'services', 'tasks', 'worker', 'api', 'client'],
   client: ['domain'],
   tui: ['domain', 'client'],
   cli: ['domain', 'config', 'client', 'app', 'tui'],
 };
-/** Type-only imports that are allowed on top: the client describes the API's shapes. */
-const TYPE_ONLY_ALLOWED: Record<string, string[]> = { client: ['api'] };
+/**
+ * Type-only imports allowed on top: drivers and config are seen by services and task types
+ * through their shapes only (the composition root hands them the real ones); task types use
+ * services' ports; the client describes the API's shapes.
+ */
+const TYPE_ONLY_ALLOWED: Record<string, string[]> = {
+  providers: ['media', 'config'],
+  services: ['providers', 'destinations', 'webhooks', 'config'],
+  tasks: ['services', 'providers', 'config'],
+  api: ['config'],
+  client: ['api'],
+};
 
 async function sourceFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });

@@ -1,10 +1,12 @@
 import type { Hono } from 'hono';
-import { RemoveBackgroundBody } from '../../../services/image/requests.js';
-import { createTaskHandler } from '../../task-create.js';
+import { RemoveBackgroundBody } from '../../../tasks/image-remove-background.js';
 import { addRoute } from '../../route.js';
+import { createTaskHandler, taskTypeOf } from '../../task-create.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 
+
 export function registerImageRemoveBackground(app: Hono<ApiEnv>, deps: ApiDeps): void {
+  const type = taskTypeOf(deps, 'image.remove_background');
   addRoute(
     app,
     deps,
@@ -12,12 +14,12 @@ export function registerImageRemoveBackground(app: Hono<ApiEnv>, deps: ApiDeps):
       method: 'post',
       path: '/image/remove-background',
       summary: 'Create an image.remove_background task (async only)',
-      guard: { accept: ['apiKey', 'accessToken'], scope: 'image:remove-background' },
+      guard: { accept: ['apiKey', 'accessToken'], scope: type.scope },
       family: 'image',
       body: RemoveBackgroundBody,
       status: 201,
       errors: ['VALIDATION_ERROR', 'INSUFFICIENT_BALANCE', 'SPENDING_LIMIT_EXCEEDED', 'RATE_LIMIT_EXCEEDED', 'ENQUEUE_FAILED'],
     },
-    createTaskHandler(deps, 'image.remove_background', { status: 201, estimatedCost: true }),
+    createTaskHandler(deps, type.type, { status: 201, estimatedCost: true }),
   );
 }

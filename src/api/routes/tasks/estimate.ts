@@ -1,9 +1,8 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { AppError } from '../../../domain/errors.js';
 import { formatUsd } from '../../../domain/money.js';
-import { toSchemaIssues } from '../../schema-issues.js';
 import { addRoute } from '../../route.js';
+import { toSchemaIssues } from '../../schema-issues.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 
 export const EstimateBody = z.object({
@@ -26,20 +25,16 @@ export function registerTasksEstimate(app: Hono<ApiEnv>, deps: ApiDeps): void {
       errors: ['VALIDATION_ERROR'],
     },
     async (c, { principal, body }) => {
-      const def = deps.registry.get(body.type);
-      if (!def) throw new AppError('VALIDATION_ERROR', `no task type "${body.type}"; known: ${deps.registry.list().map((d) => d.type).join(', ')}`);
-      deps.auth.authorize(principal, { accept: ['apiKey', 'accessToken'], scope: def.scope });
-      const parsed = def.schema().safeParse(body.request ?? {});
+      const type = deps.tasks.typeNamed(body.type);
+      deps.auth.authorize(principal, { accept: ['apiKey', 'accessToken'], scope: type.scope });
+      // `request` is what the type's create route takes as its body; its issues are reported under `request`.
+      const parsed = type.body().safeParse(body.request ?? {});
       if (!parsed.success) {
         const issues = toSchemaIssues(parsed.error, body.request).map((issue) => ({ ...issue, path: ['request', ...issue.path] }));
         return c.json({ success: false, errors: issues }, 400);
       }
-      await def.validate?.(parsed.data, { accountId: principal.accountId });
-      const count = def.itemCount(parsed.data);
-      const items = Array.from({ length: count }, (_, index) => def.itemCost(parsed.data, index));
-      return c.json({
-        data: { type: def.type, estimatedCost: formatUsd(items.reduce((a, b) => a + b, 0)), items: items.map(formatUsd), currency: 'USD' },
-      });
+      const estimate = await deps.tasks.estimate(principal, type.type, parsed.data);
+      return c.json({ data: { type: type.type, estimatedCost: formatUsd(estimate.total), items: estimate.items.map(formatUsd), currency: 'USD' } });
     },
   );
 }

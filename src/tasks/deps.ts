@@ -1,17 +1,17 @@
-import type { Config } from '../../config/schema.js';
-import { IMAGE_MIME } from '../../domain/media-types.js';
-import type { ProviderSet } from '../../providers/types.js';
-import type { ImageLibrary } from '../../services/images.js';
-import type { DestinationService } from '../../services/destinations.js';
+import type { ConfigSource } from '../config/source.js';
+import { IMAGE_MIME } from '../domain/media-types.js';
+import type { ProviderSet } from '../providers/types.js';
+import type { DestinationService } from '../services/destinations.js';
+import type { ImageLibrary } from '../services/images.js';
 
-/** What the image task types need from the running service. */
-export interface ImageTypeDeps {
-  config: () => Config;
+/** What the image task types need from the running service (the composition root wires it). */
+export interface ImageTaskDeps {
+  config: Pick<ConfigSource, 'current'>;
+  /** The providers in force; rebuilt on a config reload or a secret change. */
   providers: () => ProviderSet;
   images: ImageLibrary;
   destinations: Pick<DestinationService, 'exists' | 'deliver'>;
 }
-
 
 /**
  * Sends a stored image to the request's destination, if it names one. The image item keeps
@@ -20,7 +20,7 @@ export interface ImageTypeDeps {
  * (the image stays at its service_url either way, and is charged: it was made).
  */
 export async function deliverToDestination(
-  deps: ImageTypeDeps,
+  deps: ImageTaskDeps,
   item: Record<string, unknown>,
   args: { accountId: string; destination?: string; taskId: string; index: number; image: { id: string; format: string; data: Buffer } },
 ): Promise<void> {

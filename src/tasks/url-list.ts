@@ -1,10 +1,15 @@
-import { MAX_ATTEMPTS, type TaskError, type TaskErrorCode } from '../../domain/tasks.js';
-import type { Micros } from '../../domain/money.js';
-import type { Scope } from '../../domain/scopes.js';
-import type { SourceImage } from '../../providers/types.js';
-import type { TaskTypeDefinition } from '../../services/task-types.js';
 import type { z } from 'zod';
-import type { ImageTypeDeps } from './deps.js';
+import type { Micros } from '../domain/money.js';
+import type { Scope } from '../domain/scopes.js';
+import { MAX_ATTEMPTS, type TaskError, type TaskErrorCode } from '../domain/tasks.js';
+import type { SourceImage } from '../providers/types.js';
+import type { TaskTypeDefinition } from '../services/task-types.js';
+import type { ImageTaskDeps } from './deps.js';
+
+/** What rate and alt keep of their body: the URLs (plus the rating's mode and levels). */
+export interface UrlListRequest {
+  urls: string[];
+}
 
 /**
  * Rating and alt text share a shape: one item per URL, in order; each item fetches its URL
@@ -12,30 +17,33 @@ import type { ImageTypeDeps } from './deps.js';
  * reports the type's own code (RATING_FAILED, ALT_GENERATION_FAILED). The task completes
  * unless every URL failed, and is charged per successful URL.
  */
-export function createUrlListType<Req extends { urls: string[] }>(
-  deps: ImageTypeDeps,
+export function createUrlListType<Body, Req extends UrlListRequest>(
+  deps: ImageTaskDeps,
   spec: {
     type: string;
     scope: Scope;
-    schema: z.ZodType<Req>;
+    body: z.ZodType<Body>;
+    toRequest(body: Body): Req;
     unitPrice: Micros;
     lane: string;
     failureCode: TaskErrorCode;
     validate(request: Req): void;
     run(image: SourceImage, request: Req, signal: AbortSignal): Promise<Record<string, unknown>>;
   },
-): TaskTypeDefinition<Req> {
-  const ALLOWED: ReadonlySet<TaskErrorCode> = new Set(['FETCH_FAILED', 'UNKNOWN_ERROR', spec.failureCode]);
+): TaskTypeDefinition<Body, Req> {
+  const allowed: ReadonlySet<TaskErrorCode> = new Set(['FETCH_FAILED', 'UNKNOWN_ERROR', spec.failureCode]);
   return {
     type: spec.type,
-    schema: () => spec.schema,
     scope: spec.scope,
-    maxAttempts: MAX_ATTEMPTS.image,
+    body: () => spec.body,
+    toRequest: spec.toRequest,
+    validate: (request) => spec.validate(request),
     itemCount: (request) => request.urls.length,
     itemCost: () => spec.unitPrice,
+
     lane: () => spec.lane,
-    validate: (request) => spec.validate(request),
-    itemErrorCode: (code) => (ALLOWED.has(code) ? code : spec.failureCode),
+    maxAttempts: MAX_ATTEMPTS.image,
+    itemErrorCode: (code) => (allowed.has(code) ? code : spec.failureCode),
     async runItem({ request, index, signal }) {
       const url = request.urls[index];
       const image = await deps.images.load(url, 'FETCH_FAILED');

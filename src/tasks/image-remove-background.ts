@@ -1,31 +1,45 @@
 import sharp from 'sharp';
-import { UNIT_PRICES } from '../../domain/prices.js';
-import { sizeText } from '../../domain/sizes.js';
-import { MAX_ATTEMPTS, ProviderError, type TaskErrorCode } from '../../domain/tasks.js';
-import { checkDestination, checkMetadata, requireProvider } from '../../services/image/checks.js';
-import { RemoveBackgroundBody, type RemoveBackgroundRequest } from '../../services/image/requests.js';
-import type { TaskTypeDefinition } from '../../services/task-types.js';
-import { deliverToDestination, type ImageTypeDeps } from './deps.js';
+import { z } from 'zod';
+import { UNIT_PRICES } from '../domain/prices.js';
+import { sizeText } from '../domain/sizes.js';
+import { MAX_ATTEMPTS, ProviderError, type TaskErrorCode } from '../domain/tasks.js';
+import type { TaskTypeDefinition } from '../services/task-types.js';
+import { checkDestination, checkMetadata, requireProvider } from './checks.js';
+import { deliverToDestination, type ImageTaskDeps } from './deps.js';
+import { AccessOptions, DestinationName, HttpUrl, Metadata, WebhookOptions } from './request-parts.js';
+
+/** POST /image/remove-background; the task keeps the body as it is. */
+export const RemoveBackgroundBody = z.object({
+  url: HttpUrl,
+  output: z.object({ format: z.enum(['png', 'webp']) }).optional(),
+  destination: DestinationName.optional(),
+  webhook: WebhookOptions.optional(),
+  metadata: Metadata.optional(),
+  access: AccessOptions.optional(),
+});
+export type RemoveBackgroundBody = z.infer<typeof RemoveBackgroundBody>;
 
 /** SPEC part 4: the failure codes a background-removal task reports. */
 const ALLOWED: ReadonlySet<TaskErrorCode> = new Set(['INVALID_INPUT', 'PROVIDER_ERROR', 'PROVIDERS_BUSY', 'TIMEOUT', 'UNKNOWN_ERROR']);
 
-export function createRemoveBackgroundType(deps: ImageTypeDeps): TaskTypeDefinition<RemoveBackgroundRequest> {
+/** image.remove_background: one item, the cut-out with real alpha, stored (and delivered) as png or webp. */
+export function createRemoveBackgroundType(deps: ImageTaskDeps): TaskTypeDefinition<RemoveBackgroundBody> {
   return {
     type: 'image.remove_background',
-    schema: () => RemoveBackgroundBody,
     scope: 'image:remove-background',
-    maxAttempts: MAX_ATTEMPTS.image,
-    itemCount: () => 1,
-    itemCost: () => UNIT_PRICES.removeBackground,
-    lane: () => 'image.remove_background',
-    itemErrorCode: (code) => (ALLOWED.has(code) ? code : 'PROVIDER_ERROR'),
-
+    body: () => RemoveBackgroundBody,
+    toRequest: (body) => body,
     async validate(request, { accountId }) {
       checkMetadata(request.metadata);
       await checkDestination(deps.destinations, accountId, request.destination);
       requireProvider(deps.providers().backgroundRemover, 'background removal');
     },
+    itemCount: () => 1,
+    itemCost: () => UNIT_PRICES.removeBackground,
+
+    lane: () => 'image.remove_background',
+    maxAttempts: MAX_ATTEMPTS.image,
+    itemErrorCode: (code) => (ALLOWED.has(code) ? code : 'PROVIDER_ERROR'),
 
     async runItem({ task, request, signal }) {
       const source = await deps.images.load(request.url, 'INVALID_INPUT');

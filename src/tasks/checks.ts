@@ -1,6 +1,6 @@
-import { AppError } from '../../domain/errors.js';
-import { LIMITS } from './requests.js';
-import type { DestinationLookup } from '../ports.js';
+import { AppError } from '../domain/errors.js';
+import type { DestinationLookup } from '../services/ports.js';
+import { LIMITS } from './request-parts.js';
 
 /** Checks after the schema passed (SPEC part 7, VALIDATION_ERROR): they answer 400 with a code. */
 export function checkMetadata(metadata: unknown): void {

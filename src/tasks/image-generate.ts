@@ -1,0 +1,177 @@
+import { z } from 'zod';
+import type { ModelConfig } from '../config/schema.js';
+import { AppError } from '../domain/errors.js';
+import { formatUsd, parseUsd } from '../domain/money.js';
+import { ASPECT_RATIOS, SIZE_PRESETS, dimensionsFor, normalizeSize, parseSizeText, sizeText } from '../domain/sizes.js';
+import { MAX_ATTEMPTS, ProviderError } from '../domain/tasks.js';
+import { sniffImage } from '../media/images.js';
+import type { SourceImage } from '../providers/types.js';
+import type { TaskTypeDefinition } from '../services/task-types.js';
+import { checkDestination, checkMetadata, requireProvider } from './checks.js';
+import { deliverToDestination, type ImageTaskDeps } from './deps.js';
+import { rateGeneratedImage, ratingRequestOf } from './image-generate-rating.js';
+import { AccessOptions, DestinationName, ImageRef, LIMITS, Levels, Metadata, WebhookOptions } from './request-parts.js';
+
+const GenerateRating = z.union([z.literal(true), z.discriminatedUnion('mode', [z.object({ mode: z.literal('nsfw_sfw') }), z.object({ mode: z.literal('custom'), levels: Levels })])]);
+
+const SizeValue = z.union([
+  z.enum(SIZE_PRESETS),
+  z.object({ type: z.literal('aspect_ratio'), aspectRatio: z.enum(ASPECT_RATIOS), scale: z.enum(['base', '4k']).optional() }),
+  z.object({ type: z.literal('auto') }),
+]);
+
+const InputEntry = z.union([ImageRef, z.object({ type: z.literal('image'), source: z.object({ type: z.literal('url'), url: ImageRef }) })]);
+
+/** POST /image/generate. Built per set of model ids: an unknown id fails the schema. The task keeps the body as it is. */
+export function generateBody(modelIds: readonly string[]) {
+  return z.object({
+    prompt: z.string().min(1).max(LIMITS.prompt),
+    negative_prompt: z.string().min(1).max(LIMITS.prompt).optional(),
+    magic_prompt: z.literal(true).optional(),
+    model: z.enum(['auto', ...modelIds] as [string, ...string[]]).default('auto'),
+    size: SizeValue.default('auto'),
+    count: z.number().int().min(1).max(LIMITS.count).default(1),
+    inputs: z.array(InputEntry).max(LIMITS.inputs).default([]),
+    output: z
+      .object({ format: z.enum(['png', 'jpg', 'webp']).default('webp'), quality: z.number().int().min(1).max(100).default(80) })
+      .default({ format: 'webp', quality: 80 }),
+    webhook: WebhookOptions.optional(),
+    rating: GenerateRating.optional(),
+    destination: DestinationName.optional(),
+    metadata: Metadata.optional(),
+    access: AccessOptions.optional(),
+  });
+}
+export type GenerateBody = z.infer<ReturnType<typeof generateBody>>;
+
+/** The URL of an input entry, whichever of its two forms was sent. */
+const inputUrl = (entry: z.infer<typeof InputEntry>): string => (typeof entry === 'string' ? entry : entry.source.url);
+
+/** Saved by `prepare` and journaled: the resolved model and size, and the magic prompt. */
+interface GenerationPlan {
+  model: string;
+  width: number;
+  height: number;
+  magicPrompt?: { positive: string; negative?: string };
+}
+
+/** image.generate: one item per image, on the model's providers in turn (failover), priced per image from config. */
+export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<GenerateBody> {
+  const resolveModel = (request: GenerateBody): { id: string; model: ModelConfig | undefined } => {
+    const config = deps.config.current();
+    const id = request.model === 'auto' ? config.defaultModel : request.model;
+    return { id, model: config.models[id] };
+  };
+  const providersOf = (model: ModelConfig) => model.providers ?? (model.provider ? [model.provider] : []);
+
+  /** perImage (or the 4K price at 4K scale, when the model has one) + perInput × inputs. */
+  const imageCost = (request: GenerateBody): number => {
+    const { model } = resolveModel(request);
+    if (!model) return 0;
+    const size = normalizeSize(request.size);
+    const fourK = size.kind === 'ratio' && size.scale === '4k' && model.capabilities.supports4k && model.price.perImage4k;
+    return parseUsd(fourK ? model.price.perImage4k! : model.price.perImage)! + parseUsd(model.price.perInput)! * request.inputs.length;
+  };
+
+  /** Resolves model, size and (once) the magic prompt; a plan saved before a restart is reused. */
+  async function plan(task: { prepared?: unknown }, request: GenerateBody): Promise<GenerationPlan> {
+    const { id, model } = resolveModel(request);
+    if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `model ${id} is no longer configured`);
+    if (task.prepared) return task.prepared as GenerationPlan;
+    const size = normalizeSize(request.size);
+    if (size.kind === 'ratio' && size.scale === '4k' && !model.capabilities.supports4k) {
+      throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `model ${id} has no 4K output`);
+    }
+    const native = parseSizeText(model.capabilities.nativeSize ?? '') ?? dimensionsFor('1:1', 'base');
+    const { width, height } = size.kind === 'auto' ? native : dimensionsFor(size.ratio, size.scale);
+    const planned: GenerationPlan = { model: id, width, height };
+    if (request.magic_prompt) {
+      const enhancer = deps.providers().promptEnhancer;
+      if (!enhancer) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', 'no prompt enhancer is configured');
+      planned.magicPrompt = await enhancer.enhance(request.prompt, request.negative_prompt, new AbortController().signal);
+    }
+    return planned;
+  }
+
+  return {
+    type: 'image.generate',
+    scope: 'image:generate',
+    body: () => generateBody(Object.keys(deps.config.current().models)),
+    toRequest: (body) => body,
+    async validate(request, { accountId }) {
+      checkMetadata(request.metadata);
+      await checkDestination(deps.destinations, accountId, request.destination);
+      const { id, model } = resolveModel(request);
+      if (!model) throw new AppError('VALIDATION_ERROR', `the default model "${id}" is not configured`);
+      const { capabilities } = model;
+      if (request.inputs.length > capabilities.maxInputs) {
+        throw new AppError('VALIDATION_ERROR', `model ${id} takes at most ${capabilities.maxInputs} input image(s); ${request.inputs.length} were sent`);
+      }
+      if (request.negative_prompt !== undefined && !capabilities.negativePrompt) throw new AppError('VALIDATION_ERROR', `model ${id} does not take a negative_prompt`);
+      const rating = ratingRequestOf(request.rating);
+      if (rating?.mode === 'custom') requireProvider(deps.providers().visionRater, 'custom rating (a vision model)');
+      if (rating?.mode === 'nsfw_sfw') requireProvider(deps.providers().nsfwRater, 'nsfw_sfw rating');
+    },
+    itemCount: (request) => request.count,
+    itemCost: (request) => imageCost(request),
+
+    lane: (request) => {
+      const { model } = resolveModel(request);
+      return (model && providersOf(model)[0]) || 'image.generate';
+    },
+    maxAttempts: MAX_ATTEMPTS.image,
+
+    async prepare(task, request) {
+      const saved = await plan(task, request);
+      const inputs: SourceImage[] = await Promise.all(request.inputs.map((entry) => deps.images.load(inputUrl(entry), 'INVALID_INPUT')));
+      return { saved, runtime: inputs };
+    },
+
+    async runItem({ task, request, index, attempt, prepared, signal }) {
+      const planned = (task.prepared ?? prepared.saved) as GenerationPlan;
+      const model = deps.config.current().models[planned.model];
+      if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `model ${planned.model} is no longer configured`);
+      // Attempt n starts at the model's n-th provider (failover across them) and takes the
+      // first one with capacity; when every one is busy the attempt fails PROVIDERS_BUSY.
+      const names = providersOf(model);
+      const turn = names.map((_, i) => names[(attempt - 1 + i) % names.length]);
+      const name = turn.find((candidate) => !deps.providers().generator(candidate)?.busy?.());
+      if (!name) throw new ProviderError('PROVIDERS_BUSY', `every provider of model ${planned.model} is at capacity`);
+      const generator = deps.providers().generator(name);
+      if (!generator) throw new ProviderError('PROVIDER_ERROR', `provider ${name} is not available`, { retryable: names.length > 1 });
+      const generated = await generator.generate({
+        model: planned.model,
+        prompt: planned.magicPrompt?.positive ?? request.prompt,
+        negativePrompt: planned.magicPrompt?.negative ?? request.negative_prompt,
+        width: planned.width,
+        height: planned.height,
+        inputs: prepared.runtime as SourceImage[],
+        index,
+        options: model.options,
+        signal,
+      });
+      const stored = await deps.images.saveEncoded(generated.data, request.output.format, request.output.quality);
+      const item: Record<string, unknown> = {
+        status: 'success',
+        id: stored.id,
+        url: stored.serviceUrl,
+        service_url: stored.serviceUrl,
+        size: sizeText(stored.width, stored.height),
+        cost: formatUsd(imageCost(request)),
+      };
+      await deliverToDestination(deps, item, { accountId: task.accountId, destination: request.destination, taskId: task.id, index, image: stored });
+      const rating = ratingRequestOf(request.rating);
+      if (rating) item.rating = await rateGeneratedImage(deps, rating, { data: generated.data, format: sniffImage(generated.data) ?? 'png', width: stored.width, height: stored.height }, signal);
+      return item;
+    },
+
+    settle(task, request) {
+      const planned = task.prepared as GenerationPlan | undefined;
+      const images = task.items.map((item) => (item.status === 'success' ? item.result : { status: 'failed', error: item.error }));
+      const result: Record<string, unknown> = { model: planned?.model ?? resolveModel(request).id, images };
+      if (planned?.magicPrompt) result.magic_prompt = planned.magicPrompt;
+      // SPEC part 3, rule 1: failed images are item failures; the task completes.
+      return { status: 'completed', result };
+    },
+  };
+}
