@@ -58,7 +58,7 @@ export function addRoute<S extends z.ZodType | undefined>(
       c.set('principal', principal);
     }
     const schema = typeof spec.body === 'function' ? spec.body() : spec.body;
-    const body = schema ? await parseJsonBody(c, schema, spec.family, deps.config.server.bodyLimitBytes) : undefined;
+    const body = schema ? await parseJsonBody(c, schema, spec.family, deps.config.current().server.bodyLimitBytes) : undefined;
     return handler(c, { principal, body: body as RouteInput<S>['body'] });
   });
 }

@@ -13,7 +13,7 @@ export async function createAndMaybeWait(c: Context<ApiEnv>, deps: ApiDeps, prin
   const { sync } = body;
   const { task } = await deps.tasks.create(principal, type, body, { pat: false });
   if (!sync) return c.json({ data: { task: { id: task.id, status: 'pending' } } }, 202);
-  const settled = await deps.tasks.waitForSettled(task.id, deps.config.sync.timeoutMs);
+  const settled = await deps.tasks.waitForSettled(task.id, deps.config.current().sync.timeoutMs);
   if (settled.status === 'pending') return c.json({ data: { task: { id: task.id, status: 'pending' } } }, 202);
   if (settled.status === 'failed') throw new AppError('UNKNOWN_ERROR', `task ${task.id} failed: ${(settled.errors ?? []).map((e) => e.code).join(', ')}`);
   const results = (settled.result as { results: unknown[] }).results;

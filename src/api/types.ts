@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema.js';
+import type { ConfigSource } from '../config/source.js';
 import type { AccountService } from '../services/accounts.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import type { AuthService, Principal } from '../services/auth.js';
@@ -12,7 +12,8 @@ import type { HttpBindings } from '@hono/node-server';
 
 /** What the API needs from the rest of the service; tests hand it real ones. */
 export interface ApiDeps {
-  config: Config;
+  /** The config in force: read `current()` when a setting is used, so a reload applies at once. */
+  config: ConfigSource;
   accounts: AccountService;
   apiKeys: ApiKeyService;
   auth: AuthService;

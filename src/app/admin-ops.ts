@@ -86,7 +86,7 @@ const OPS = {
     args: z.object({ account: z.string(), scopes: ScopeList(ALL_SCOPES).optional(), ttl: z.string().optional() }),
     run: async (s: Services, a: { account: string; scopes?: string[]; ttl?: string }) => {
       const account = await s.accounts.find(a.account);
-      const ttl = parseDuration(a.ttl ?? s.config.auth.accessTokenTtl);
+      const ttl = parseDuration(a.ttl ?? s.config.current().auth.accessTokenTtl);
       if (ttl === null) throw new AppError('VALIDATION_ERROR', 'ttl is a duration such as 90s, 15m, 1h or 30d');
       return s.tokens.issueAccessToken(account.id, a.scopes ?? [...ALL_SCOPES], ttl);
     },

@@ -1,6 +1,7 @@
 import { watch } from 'chokidar';
 import { ConfigError, loadConfig, type ConfigFlags } from '../config/load.js';
 import type { Config } from '../config/schema.js';
+import type { ConfigSource } from '../config/source.js';
 
 /** Keys a running server cannot change: they need a restart. */
 const RESTART_KEYS = ['server', 'store'] as const;
@@ -11,7 +12,7 @@ const RESTART_KEYS = ['server', 'store'] as const;
  * naming the key, and the old config stays in force; changes to server or store settings are
  * kept for the next start.
  */
-export async function watchConfig(options: { file: string; flags: ConfigFlags; current: () => Config; apply: (next: Config) => Promise<void>; log: (message: string) => void }): Promise<{ close(): Promise<void> }> {
+export async function watchConfig(options: { file: string; flags: ConfigFlags; config: Pick<ConfigSource, 'current'>; apply: (next: Config) => Promise<void>; log: (message: string) => void }): Promise<{ close(): Promise<void> }> {
   const watcher = watch(options.file, { ignoreInitial: true, awaitWriteFinish: { stabilityThreshold: 100, pollInterval: 20 } });
   let applying = Promise.resolve();
   const reload = () => {
@@ -23,7 +24,7 @@ export async function watchConfig(options: { file: string; flags: ConfigFlags; c
         options.log(`config: reload refused, the old config stays in force: ${err instanceof ConfigError ? err.message.replace(/\n\s*/g, ' ') : (err as Error).message}`);
         return;
       }
-      const current = options.current();
+      const current = options.config.current();
       for (const key of RESTART_KEYS) {
         if (JSON.stringify(next[key]) !== JSON.stringify(current[key])) {
           options.log(`config: ${key} changes apply at the next start`);

@@ -1,5 +1,6 @@
 import { environment } from '../config/load.js';
 import type { Config, ProviderConfig } from '../config/schema.js';
+import type { ConfigSource } from '../config/source.js';
 import { createSafeFetcher } from '../net/safe-fetch.js';
 import { providerRequest } from '../net/provider-http.js';
 import { limitGenerator } from '../providers/capacity.js';
@@ -27,17 +28,17 @@ export const secretNames = (config: Config): string[] => Object.values(config.pr
  * The embedded models, created once per process (they load lazily, in worker threads) and
  * kept across config reloads; closed when the server stops.
  */
-export function createEmbeddedRuntime(config: () => Config) {
+export function createEmbeddedRuntime(config: Pick<ConfigSource, 'current'>) {
   let nsfw: ReturnType<typeof createEmbeddedNsfwRater> | undefined;
   let background: ReturnType<typeof createEmbeddedBackgroundRemover> | undefined;
   let alt: ReturnType<typeof createBasicAltWriter> | undefined;
   return {
-    nsfw: () => (nsfw ??= createEmbeddedNsfwRater({ timeoutMs: config().embedded.nsfw.timeoutMs })),
+    nsfw: () => (nsfw ??= createEmbeddedNsfwRater({ timeoutMs: config.current().embedded.nsfw.timeoutMs })),
     background: () => {
-      const settings = config().embedded.backgroundRemoval;
+      const settings = config.current().embedded.backgroundRemoval;
       return (background ??= createEmbeddedBackgroundRemover({ model: settings.model, threads: settings.threads, timeoutMs: settings.timeoutMs }));
     },
-    alt: () => (alt ??= createBasicAltWriter({ ocr: config().embedded.altText.ocr })),
+    alt: () => (alt ??= createBasicAltWriter({ ocr: config.current().embedded.altText.ocr })),
     async close() {
       await Promise.all([nsfw?.close(), background?.close(), alt?.close()]);
     },

@@ -1,16 +1,14 @@
 import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
+import { type ServerType, serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { createApi } from '../api/app.js';
 import type { ApiDeps, ApiEnv } from '../api/types.js';
-import { Lanes } from '../worker/lanes.js';
-import { createTaskRunner } from '../worker/task-runner.js';
+import type { ConfigFlags } from '../config/load.js';
+import { deliverWebhook } from '../webhooks/deliver.js';
 import { startSweepTimer } from '../worker/sweep-timer.js';
 import { createWebhookDispatcher } from '../worker/webhook-dispatcher.js';
-import { deliverWebhook } from '../webhooks/deliver.js';
 import { listenAdminSocket } from './admin-socket.js';
 import { watchConfig } from './config-watch.js';
-import type { ConfigFlags } from '../config/load.js';
 import { openServices, type ServiceOptions, type Services } from './services.js';
 
 export interface ServerOptions extends ServiceOptions {
@@ -24,6 +22,8 @@ export interface RunningServer {
   url: string;
   port: number;
   services: Services;
+  /** The HTTP API as mounted (tests read its route table). */
+  api: Hono<ApiEnv>;
   /** Stops accepting, lets running items finish within the grace, closes the store (flushes the journal). */
   close(): Promise<void>;
 }
@@ -33,20 +33,19 @@ const urlHost = (host: string): string => (host.includes(':') ? `[${host}]` : ho
 /** Starts the whole service: store, workers (resuming pending tasks), HTTP API, admin socket. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const services = await openServices(options);
+  const { config, runner } = services;
   let http: ServerType | undefined;
   let admin: { close(): Promise<void> } | undefined;
-  const config = () => services.config;
-  const lanes = new Lanes((lane) => config().work.lanes[lane] ?? (config().providers[lane]?.concurrency as number | undefined) ?? config().work.defaultConcurrency);
-  const runner = createTaskRunner({ tasks: services.tasks, lanes, log: services.log, retryBaseMs: options.config.work.retryBaseMs });
-  services.tasks.attachQueue(runner);
   const dispatcher = createWebhookDispatcher({
     outbox: services.outbox,
-    concurrency: options.config.webhooks.concurrency,
+    events: services.events,
+    config,
     log: services.log,
-    send: (delivery, message) =>
-      deliverWebhook({ url: delivery.url, secret: message.secret }, message, { timeoutMs: config().webhooks.timeoutMs, allowPrivateAddresses: config().webhooks.allowPrivateAddresses, now: () => services.clock.now() }),
+    send: (delivery, message) => {
+      const { timeoutMs, allowPrivateAddresses } = config.current().webhooks;
+      return deliverWebhook({ url: delivery.url, secret: message.secret }, message, { timeoutMs, allowPrivateAddresses, now: () => services.clock.now() });
+    },
   });
-  services.outbox.onRecorded(() => dispatcher.kick());
   let sweeper: { stop(): void } | undefined;
   let configWatch: { close(): Promise<void> } | undefined;
   try {
@@ -54,25 +53,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (recovered) services.log(`webhooks: recorded ${recovered} event(s) missing after a crash`);
     dispatcher.start();
     runner.resume(await services.store.tasks.listPending());
-    sweeper = startSweepTimer(services.tasks, options.config.work.sweepIntervalMs, services.log);
+    sweeper = startSweepTimer(services.tasks, config, services.log);
     const api = createApi(services, options.extendApi);
-    const { host, port } = options.config.server;
+    const { host, port } = config.current().server;
     const address = await new Promise<AddressInfo>((resolve, reject) => {
       http = serve({ fetch: api.fetch, hostname: host, port }, (info) => resolve(info));
       http.once('error', reject);
     });
     admin = await listenAdminSocket(services, services.layout.adminSocket);
     if (options.configFile) {
-      configWatch = await watchConfig({
-        file: options.configFile.path,
-        flags: options.configFile.flags,
-        current: () => services.config,
-        apply: async (next) => {
-          await services.setConfig(next);
-          lanes.refresh();
-        },
-        log: services.log,
-      });
+      configWatch = await watchConfig({ file: options.configFile.path, flags: options.configFile.flags, config, apply: (next) => services.reload(next), log: services.log });
     }
     const url = `http://${urlHost(host)}:${address.port}`;
     services.setServerUrl(url);
@@ -81,14 +71,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       url,
       port: address.port,
       services,
+      api,
       close: () =>
         (closing ??= (async () => {
           sweeper?.stop();
           await configWatch?.close();
           const httpClosed = new Promise<void>((resolve) => http!.close(() => resolve()));
           if ('closeIdleConnections' in http!) http.closeIdleConnections();
-          await runner.close(config().work.shutdownGraceMs);
-          await dispatcher.close(Math.min(config().work.shutdownGraceMs, config().webhooks.timeoutMs));
+          const { work, webhooks } = config.current();
+          await runner.close(work.shutdownGraceMs);
+          await dispatcher.close(Math.min(work.shutdownGraceMs, webhooks.timeoutMs));
           await httpClosed;
           await admin!.close();
           await services.close();

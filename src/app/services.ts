@@ -1,28 +1,32 @@
+import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
+import { type ConfigSource, createConfigSource } from '../config/source.js';
+import { isUnderAllowedRoot } from '../destinations/local-folder.js';
+import { createSafeFetcher } from '../net/safe-fetch.js';
+import type { ProviderSet } from '../providers/types.js';
 import { createAccountService } from '../services/accounts.js';
 import { createApiKeyService } from '../services/api-keys.js';
 import { createAuthService } from '../services/auth.js';
+import { createDestinationService } from '../services/destinations.js';
 import { EventBus } from '../services/events.js';
+import { createImageLibrary } from '../services/images.js';
 import { createLoadLimits } from '../services/load-limits.js';
-import { systemClock, type Clock } from '../services/ports.js';
+import { createOutbox } from '../services/outbox.js';
+import { type Clock, systemClock } from '../services/ports.js';
+import { createSecretService } from '../services/secrets.js';
+import { createTaskProgress } from '../services/task-progress.js';
 import { type AnyTaskType, TaskTypeRegistry } from '../services/task-types.js';
 import { createTaskService } from '../services/tasks.js';
 import { createTokenService } from '../services/tokens.js';
-import { JsonStore } from '../store/json-store.js';
-import { join } from 'node:path';
-import { createSafeFetcher } from '../net/safe-fetch.js';
-import type { ProviderSet } from '../providers/types.js';
-import { createImageLibrary } from '../services/images.js';
+import { createWebhookService } from '../services/webhooks.js';
 import { BlobStore } from '../store/blobs.js';
+import { JsonStore } from '../store/json-store.js';
 import { createTaskTypes } from '../tasks/index.js';
+import { newWebhookSecret } from '../webhooks/sign.js';
+import { Lanes } from '../worker/lanes.js';
+import { createTaskRunner } from '../worker/task-runner.js';
 import { prepareDataDir } from './data-dir.js';
 import { buildProviderSet, createEmbeddedRuntime, secretNames } from './providers.js';
-import { createSecretService } from '../services/secrets.js';
-import { createOutbox } from '../services/outbox.js';
-import { createWebhookService } from '../services/webhooks.js';
-import { newWebhookSecret } from '../webhooks/sign.js';
-import { createDestinationService } from '../services/destinations.js';
-import { isUnderAllowedRoot } from '../destinations/local-folder.js';
 import { createDriverFactory } from './storage-drivers.js';
 
 export interface ServiceOptions {
@@ -37,7 +41,11 @@ export interface ServiceOptions {
   providers?: Partial<ProviderSet>;
 }
 
-/** Opens the store and builds every service over it. The one place they are constructed. */
+/**
+ * Opens the store and builds every service over it, in dependency order: the one place they
+ * are constructed. The task runner is built here too (the task service queues into it), but
+ * runs nothing until `serve` resumes it; operator commands on a stopped data dir never do.
+ */
 export async function openServices(options: ServiceOptions) {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? (() => undefined);
@@ -48,11 +56,13 @@ export async function openServices(options: ServiceOptions) {
     log,
     onFatal: options.onFatal,
   });
-  const config = { current: options.config };
+  const config = createConfigSource(options.config);
   let serverUrl = `http://${options.config.server.host}:${options.config.server.port}`;
-  const publicBase = () => (config.current.publicUrl ?? serverUrl).replace(/\/+$/, '');
+  const publicBase = () => (config.current().publicUrl ?? serverUrl).replace(/\/+$/, '');
+  const events = new EventBus((name, err) => log(`events: a ${name} listener failed: ${(err as Error).stack ?? err}`));
+
   const secrets = createSecretService(store, secretsKey, clock);
-  const embedded = createEmbeddedRuntime(() => config.current);
+  const embedded = createEmbeddedRuntime(config);
   /** Builds the providers for a config, decrypting the secrets their keys live in. */
   const providersFor = async (next: Config) => {
     const values = new Map<string, string>();
@@ -64,48 +74,45 @@ export async function openServices(options: ServiceOptions) {
     return buildProviderSet(next, embedded, values, options.providers);
   };
   let providers = await providersFor(options.config);
+
   const images = createImageLibrary({
     blobs: new BlobStore(join(layout.root, 'images')),
     // Built per call from the config in force, so a reload applies to the next fetch.
-    fetcher: { fetch: (url) => createSafeFetcher(config.current.fetch).fetch(url) },
+    fetcher: { fetch: (url) => createSafeFetcher(config.current().fetch).fetch(url) },
     publicBase,
-    maxPixels: () => config.current.fetch.maxPixels,
+    config,
   });
-  const destinations = createDestinationService({
-    store,
-    clock,
-    secretsKey,
-    allowedRoots: () => config.current.destinations.local.allowedRoots,
-    driver: createDriverFactory(() => config.current),
-    isUnderAllowedRoot,
-  });
+  const destinations = createDestinationService({ store, clock, config, secretsKey, driver: createDriverFactory(config), isUnderAllowedRoot });
   const registry = new TaskTypeRegistry();
-  const builtIn = createTaskTypes({ config: { current: () => config.current }, providers: () => providers, images, destinations });
+  const builtIn = createTaskTypes({ config, providers: () => providers, images, destinations });
   for (const type of [...builtIn, ...(options.taskTypes ?? [])]) registry.register(type);
-  const events = new EventBus();
+
   const accounts = createAccountService(store, clock);
   const apiKeys = createApiKeyService(store, clock);
-  const tokens = createTokenService({ signingKey, clock, externalIssuer: options.config.auth.externalIssuer });
+  const tokens = createTokenService({ signingKey, clock, config });
   const auth = createAuthService({ store, apiKeys, tokens });
-  const limits = createLoadLimits(() => config.current.limits, clock);
-  const tasks = createTaskService({ store, registry, tokens, clock, events, limits, log });
+  const progress = createTaskProgress({ store, registry, clock, events });
+  const lanes = new Lanes(config);
+  const runner = createTaskRunner({ progress, lanes, config, log });
+  const tasks = createTaskService({ store, registry, progress, queue: runner, tokens, clock, events, limits: createLoadLimits(config, clock), log });
   const webhooks = createWebhookService({ store, clock, secretsKey, newSecret: newWebhookSecret });
-  const outbox = createOutbox({ store, webhooks, clock, settings: () => config.current.webhooks, log });
+  const outbox = createOutbox({ store, webhooks, clock, config, events, log });
   // Every settlement becomes an event in the outbox (durably, after the settlement itself).
-  events.onTaskSettled(({ task }) => {
+  events.on('task:settled', ({ task }) => {
     outbox.recordTaskEvent(task).catch((err: Error) => log(`webhooks: event for task ${task.id} not recorded yet (${err.message}); the next start records it`));
   });
+
   return {
-    get config() {
-      return config.current;
-    },
-    async setConfig(next: Config) {
+    /** The config in force; `reload` replaces it. */
+    config: config as ConfigSource,
+    /** Makes `next` the config in force: providers are rebuilt first, so no request sees the new config with the old providers. */
+    async reload(next: Config) {
       providers = await providersFor(next);
-      config.current = next;
+      await config.set(next);
     },
     /** Rebuilds the providers, after a secret they use changed. */
     async refreshProviders() {
-      providers = await providersFor(config.current);
+      providers = await providersFor(config.current());
     },
     secrets,
     /** The address the server listens on, for service URLs when publicUrl is not set. */
@@ -125,6 +132,8 @@ export async function openServices(options: ServiceOptions) {
     apiKeys,
     tokens,
     auth,
+    progress,
+    runner,
     tasks,
     webhooks,
     outbox,

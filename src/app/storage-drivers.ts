@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema.js';
+import type { ConfigSource } from '../config/source.js';
 import { createHttpPut } from '../destinations/http-put.js';
 import { createLocalFolder } from '../destinations/local-folder.js';
 import { createS3 } from '../destinations/s3.js';
@@ -9,9 +9,9 @@ import type { DriverFactory } from '../services/destinations.js';
  * Builds the storage driver of a destination. The S3 endpoint and the HTTP URL are
  * user-supplied, so both connect only through the SSRF guard's checked addresses.
  */
-export function createDriverFactory(config: () => Config): DriverFactory {
+export function createDriverFactory(config: Pick<ConfigSource, 'current'>): DriverFactory {
   return (providerId, settings) => {
-    const { destinations } = config();
+    const { destinations } = config.current();
     const guard = createSafeFetcher({ allowPrivateAddresses: destinations.allowPrivateAddresses, maxBytes: 1024 * 1024, timeoutMs: destinations.timeoutMs, maxRedirects: 0 });
     const s = settings as Record<string, never>;
     if (providerId === 'local') return createLocalFolder({ path: s.path, publicBaseUrl: s.publicBaseUrl, allowedRoots: destinations.local.allowedRoots });

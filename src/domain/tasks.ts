@@ -59,3 +59,22 @@ export const MAX_ATTEMPTS = { image: 4, video: 3 } as const;
 
 /** SPEC part 3: a task pending this long after its last update is swept as TASK_EXPIRED. */
 export const TASK_EXPIRY_MS = 24 * 60 * 60 * 1000;
+
+/** A task's metadata: what its request carried under `metadata` (SPEC part 4), else null. */
+export function metadataOf(request: unknown): unknown {
+  return request !== null && typeof request === 'object' && 'metadata' in request ? (request as { metadata: unknown }).metadata : null;
+}
+
+/**
+ * Whether metadata matches every `key = value` filter: the value at the top-level key,
+ * a string, number or boolean, compared as text (as query strings carry it).
+ */
+export function metadataMatches(metadata: unknown, filters: Readonly<Record<string, string>>): boolean {
+  const entries = Object.entries(filters);
+  if (entries.length === 0) return true;
+  if (metadata === null || typeof metadata !== 'object') return false;
+  return entries.every(([key, value]) => {
+    const actual = Object.hasOwn(metadata, key) ? (metadata as Record<string, unknown>)[key] : undefined;
+    return actual !== undefined && actual !== null && typeof actual !== 'object' && String(actual) === value;
+  });
+}

@@ -4,6 +4,7 @@ import { randomBase62, sortableId } from '../domain/ids.js';
 import { isoTime } from '../domain/time.js';
 import type { DestinationRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
+import type { ConfigSource } from '../config/source.js';
 import type { Clock } from './ports.js';
 import { open, seal } from './secrets.js';
 
@@ -69,7 +70,8 @@ export function renderKey(template: string, vars: { taskId: string; imageId: str
  * sealed with the secrets key and answered masked; reading a secret that cannot be decrypted is
  * 500 UNKNOWN_ERROR (SPEC part 7).
  */
-export function createDestinationService(deps: { store: Store; clock: Clock; secretsKey: Uint8Array; allowedRoots: () => readonly string[]; driver: DriverFactory; isUnderAllowedRoot: (path: string, roots: readonly string[]) => boolean }) {
+export function createDestinationService(deps: { store: Store; clock: Clock; config: Pick<ConfigSource, 'current'>; secretsKey: Uint8Array; driver: DriverFactory; isUnderAllowedRoot: (path: string, roots: readonly string[]) => boolean }) {
+  const allowedRoots = () => deps.config.current().destinations.local.allowedRoots;
   const { store, clock } = deps;
 
   function secretsOf(record: DestinationRecord): Record<string, unknown> {
@@ -98,8 +100,8 @@ export function createDestinationService(deps: { store: Store; clock: Clock; sec
       const issue = parsed.error.issues[0];
       throw new AppError('VALIDATION_ERROR', `config.${issue.path.join('.')}: ${issue.message}`);
     }
-    if (providerId === 'local' && !deps.isUnderAllowedRoot((parsed.data as { path: string }).path, deps.allowedRoots())) {
-      throw new AppError('VALIDATION_ERROR', `config.path must lie under one of the server's destinations.local.allowedRoots (${deps.allowedRoots().join(', ') || 'none configured'})`);
+    if (providerId === 'local' && !deps.isUnderAllowedRoot((parsed.data as { path: string }).path, allowedRoots())) {
+      throw new AppError('VALIDATION_ERROR', `config.path must lie under one of the server's destinations.local.allowedRoots (${allowedRoots().join(', ') || 'none configured'})`);
     }
     return parsed.data as Record<string, unknown>;
   }

@@ -3,6 +3,7 @@ import { ProviderError, type TaskErrorCode } from '../domain/tasks.js';
 import { encodeImage, ImageReadError, probeImage, type OutputFormat } from '../media/images.js';
 import type { SourceImage } from '../providers/types.js';
 import { BlobStore } from '../store/blobs.js';
+import type { ConfigSource } from '../config/source.js';
 import type { UrlFetcher } from './ports.js';
 
 export interface StoredImage {
@@ -21,7 +22,8 @@ const IMAGE_ID = /^img_[0-9A-Za-z]{22}$/;
  * Images the service stores and reads. Its own images (service URLs, or bare `img_…` ids)
  * are read from disk, never fetched; every other URL goes through the SSRF-guarded fetcher.
  */
-export function createImageLibrary(deps: { blobs: BlobStore; fetcher: UrlFetcher; publicBase: () => string; maxPixels: () => number }) {
+export function createImageLibrary(deps: { blobs: BlobStore; fetcher: UrlFetcher; publicBase: () => string; config: Pick<ConfigSource, 'current'> }) {
+  const maxPixels = () => deps.config.current().fetch.maxPixels;
   const serviceUrl = (fileName: string) => `${deps.publicBase()}/images/${fileName}`;
 
   /** The stored file a URL or id names, if it is one of ours. */
@@ -56,7 +58,7 @@ export function createImageLibrary(deps: { blobs: BlobStore; fetcher: UrlFetcher
         }
       }
       try {
-        const { format, width, height } = await probeImage(data, deps.maxPixels());
+        const { format, width, height } = await probeImage(data, maxPixels());
         return { data, format, width, height };
       } catch (err) {
         throw new ProviderError(fetchCode, err instanceof ImageReadError ? err.message : 'the image cannot be read', { retryable: false });
@@ -65,7 +67,7 @@ export function createImageLibrary(deps: { blobs: BlobStore; fetcher: UrlFetcher
 
     /** Encodes to the requested format and stores it durably; returns the stored bytes too (for a destination). */
     async saveEncoded(data: Buffer, format: OutputFormat, quality: number): Promise<StoredImage & { data: Buffer }> {
-      const encoded = await encodeImage(data, format, quality, deps.maxPixels());
+      const encoded = await encodeImage(data, format, quality, maxPixels());
       return this.saveAsIs(encoded.data, format, encoded.width, encoded.height);
     },
 

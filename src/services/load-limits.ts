@@ -1,23 +1,17 @@
 import { AppError } from '../domain/errors.js';
+import type { ConfigSource } from '../config/source.js';
 import type { Clock } from './ports.js';
-
-export interface LoadLimitOptions {
-  /** Create calls per minute per credential; null = unlimited. */
-  requestsPerMinutePerKey: number | null;
-  /** Pending tasks across the service past which creates are refused. */
-  maxPendingTasks: number;
-}
 
 /**
  * Back-pressure before anything is reserved: a per-credential token bucket and a bound on
  * pending work. Past either, 429 RATE_LIMIT_EXCEEDED (not the spending limit's code; no
  * Retry-After, per SPEC part 7), so the service degrades instead of falling over.
  */
-export function createLoadLimits(options: () => LoadLimitOptions, clock: Clock) {
+export function createLoadLimits(config: Pick<ConfigSource, 'current'>, clock: Clock) {
   const buckets = new Map<string, { tokens: number; at: number }>();
   return {
     check(credentialId: string, pendingTasks: number): void {
-      const { requestsPerMinutePerKey: rate, maxPendingTasks } = options();
+      const { requestsPerMinutePerKey: rate, maxPendingTasks } = config.current().limits;
       if (pendingTasks >= maxPendingTasks) {
         throw new AppError('RATE_LIMIT_EXCEEDED', `the service has ${pendingTasks} tasks pending; retry shortly`);
       }
@@ -36,3 +30,5 @@ export function createLoadLimits(options: () => LoadLimitOptions, clock: Clock) 
     },
   };
 }
+
+export type LoadLimits = ReturnType<typeof createLoadLimits>;

@@ -4,17 +4,13 @@ import { randomId, sortableId } from '../domain/ids.js';
 import { isoTime } from '../domain/time.js';
 import type { DeliveryAttempt, DeliveryRecord, EventRecord, TaskRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
-import { settledEventKind } from './events.js';
+import type { ConfigSource } from '../config/source.js';
+import { type EventBus, settledEventKind } from './events.js';
 import type { Clock } from './ports.js';
 import { toTaskView } from './task-views.js';
 import type { WebhookService } from './webhooks.js';
 
 export type { DeliveryRecord } from '../store/records.js';
-
-export interface WebhookSettings {
-  retryScheduleMs: number[];
-  disableAfterMs: number;
-}
 
 export interface DeliveryView {
   id: string;
@@ -44,9 +40,10 @@ export function taskEnvelope(eventId: string, createdAt: string, task: TaskRecor
  * single journal write; attempts are journaled too, so deliveries survive restarts and are
  * at least once, with the same event id every time.
  */
-export function createOutbox(deps: { store: Store; webhooks: WebhookService; clock: Clock; settings: () => WebhookSettings; log: (message: string) => void }) {
-  const { store, clock } = deps;
-  let onRecorded: () => void = () => {};
+export function createOutbox(deps: { store: Store; webhooks: WebhookService; clock: Clock; config: Pick<ConfigSource, 'current'>; events: EventBus; log: (message: string) => void }) {
+  const { store, clock, events } = deps;
+  const settings = () => deps.config.current().webhooks;
+  const due = () => events.emit('delivery:due', {});
 
   const delivery = (event: EventRecord, url: string, webhookId: string | null, at: string): DeliveryRecord => ({
     id: randomId('dlv'),
@@ -79,16 +76,11 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
     // Nobody to tell: keep only the mark, not a second copy of the result.
     if (deliveries.length === 0) return store.webhooks.markNoEvent(task.id);
     await store.webhooks.recordEvent(event, deliveries);
-    onRecorded();
+    due();
   }
 
   return {
     recordTaskEvent,
-    /** Called when new deliveries are due now (the dispatcher wakes up). */
-    onRecorded(listener: () => void) {
-      onRecorded = listener;
-    },
-
     /** Records events for tasks that settled just before a crash, before their event was written. */
     async recoverMissing(): Promise<number> {
       const missing = await store.webhooks.settledWithoutEvent();
@@ -104,7 +96,7 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
       const event: EventRecord = { id, type: TEST_EVENT_KIND, accountId, taskId: null, createdAt: at, payload: { id, type: TEST_EVENT_KIND, createdAt: at, data: { webhookId } } };
       const record = delivery(event, webhook.url, webhook.id, at);
       await store.webhooks.recordEvent(event, [record]);
-      onRecorded();
+      due();
       return this.view((await store.webhooks.getDelivery(record.id))!);
     },
 
@@ -141,11 +133,12 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
       const ok = result.status !== null && result.status >= 200 && result.status < 300;
       const attempt: DeliveryAttempt = { at, status: result.status, latencyMs: result.latencyMs };
       if (!ok) attempt.error = result.error ?? `HTTP ${result.status}`;
-      const schedule = deps.settings().retryScheduleMs;
+      const schedule = settings().retryScheduleMs;
       const made = d.attempts.length + 1;
       const status = ok ? 'delivered' : made >= schedule.length ? 'failed' : 'pending';
       const next = status === 'pending' ? isoTime(now + schedule[made]) : null;
       const saved = await store.webhooks.recordAttempt(d.id, attempt, status, next);
+      events.emit('delivery:attempted', { delivery: saved });
       if (d.webhookId) await updateHealth(d.webhookId, ok, now);
       return saved;
     },
@@ -154,7 +147,7 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
       const d = await store.webhooks.getDelivery(deliveryId);
       if (!d || (accountId !== null && d.accountId !== accountId)) throw new AppError('WEBHOOK_NOT_FOUND', `no delivery ${deliveryId}`);
       const again = (await store.webhooks.redeliver(deliveryId, isoTime(clock.now())))!;
-      onRecorded();
+      due();
       return this.view(again);
     },
 
@@ -185,7 +178,7 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
       await store.webhooks.put({ ...webhook, failingSince: isoTime(now) });
       return;
     }
-    if (webhook.enabled && now - Date.parse(webhook.failingSince) >= deps.settings().disableAfterMs) {
+    if (webhook.enabled && now - Date.parse(webhook.failingSince) >= settings().disableAfterMs) {
       const reason = `no successful delivery since ${webhook.failingSince}`;
       deps.log(`webhooks: disabled webhook ${webhook.id} (${webhook.url}): ${reason}`);
       await store.webhooks.put({ ...webhook, enabled: false, disabledReason: reason, updatedAt: isoTime(now) });

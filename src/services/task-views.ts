@@ -1,10 +1,7 @@
 import { formatUsd } from '../domain/money.js';
+import { metadataOf } from '../domain/tasks.js';
 import type { TaskRecord } from '../store/records.js';
 
-const metadataOf = (task: TaskRecord): unknown => {
-  const request = task.request as { metadata?: unknown } | null;
-  return request && typeof request === 'object' && 'metadata' in request ? request.metadata : null;
-};
 
 /** The full task object of SPEC part 2 (GET /tasks/{id}). */
 export function toTaskView(task: TaskRecord) {
@@ -21,7 +18,7 @@ export function toTaskView(task: TaskRecord) {
   if (task.status === 'failed') view.errors = task.errors ?? [];
   view.apiKeyId = task.apiKeyId;
   view.userId = task.accountId;
-  view.metadata = metadataOf(task);
+  view.metadata = metadataOf(task.request);
   return view;
 }
 
@@ -33,4 +30,3 @@ export const toResultView = (task: TaskRecord) => ({
   result: task.status === 'pending' ? null : (task.result ?? null),
 });
 
-export { metadataOf };

@@ -1,13 +1,14 @@
 import { AppError } from '../domain/errors.js';
 import { sortableId } from '../domain/ids.js';
 import type { Micros } from '../domain/money.js';
-import { TASK_EXPIRY_MS, type TaskError } from '../domain/tasks.js';
+import { TASK_EXPIRY_MS } from '../domain/tasks.js';
 import { isoTime } from '../domain/time.js';
 import type { ItemRecord, TaskRecord } from '../store/records.js';
-import type { Store } from '../store/types.js';
+import type { Store, TaskListQuery } from '../store/types.js';
 import type { Principal } from './auth.js';
 import type { EventBus } from './events.js';
-import type { createLoadLimits } from './load-limits.js';
+import type { LoadLimits } from './load-limits.js';
+import type { TaskProgress } from './task-progress.js';
 import type { Clock, TaskQueue } from './ports.js';
 import type { AnyTaskType, TaskTypeRegistry } from './task-types.js';
 import type { TokenService } from './tokens.js';
@@ -29,22 +30,19 @@ export interface Estimate {
 export interface TaskServiceDeps {
   store: Store;
   registry: TaskTypeRegistry;
+  progress: TaskProgress;
+  /** Where created tasks go to be worked on (the worker's runner). */
+  queue: TaskQueue;
   tokens: TokenService;
   clock: Clock;
   events: EventBus;
-  limits: ReturnType<typeof createLoadLimits>;
+  limits: LoadLimits;
   log: (message: string) => void;
 }
 
+/** The request side of tasks: estimate, create, read, list, sweep and waiting for a settlement. */
 export function createTaskService(deps: TaskServiceDeps) {
-  const { store, registry, clock, events } = deps;
-  let queue: TaskQueue | null = null;
-
-  const definition = (type: string) => {
-    const def = registry.get(type);
-    if (!def) throw new Error(`no task type ${type} is registered`);
-    return def;
-  };
+  const { store, registry, progress, queue, clock, events } = deps;
 
   /**
    * The type's request part over a body its schema already parsed: what the task keeps, the
@@ -52,40 +50,14 @@ export function createTaskService(deps: TaskServiceDeps) {
    * `POST /tasks/estimate` both go through here, so an estimate is what a create reserves.
    */
   async function estimate(principal: Principal, type: string, body: unknown): Promise<Estimate> {
-    const def = definition(type);
+    const def = progress.definition(type);
     const request = def.toRequest(body);
     await def.validate?.(request, { accountId: principal.accountId });
     const items = Array.from({ length: def.itemCount(request) }, (_, index) => def.itemCost(request, index));
     return { type: def, request, items, total: items.reduce((a, b) => a + b, 0) };
   }
 
-  async function settle(task: TaskRecord, status: 'completed' | 'failed', result: unknown, errors?: TaskError[]): Promise<TaskRecord | undefined> {
-    // Only successful items are charged; a failed task is free.
-    const cost = status === 'failed' ? 0 : task.items.reduce((sum, item) => sum + (item.status === 'success' ? (item.cost ?? 0) : 0), 0);
-    const settled = await store.tasks.settle({ id: task.id, status, result, errors, cost, at: isoTime(clock.now()) });
-    if (settled) events.emitTaskSettled(settled);
-    return settled;
-  }
-
-  async function fail(taskId: string, errors: TaskError[]): Promise<TaskRecord | undefined> {
-    const task = await store.tasks.get(taskId);
-    if (!task || task.status !== 'pending') return undefined;
-    return settle(task, 'failed', null, errors);
-  }
-
-  /** Settles the task once no item is pending; a no-op before that or if already settled. */
-  async function settleIfDone(taskId: string): Promise<TaskRecord | undefined> {
-    const task = await store.tasks.get(taskId);
-    if (!task || task.status !== 'pending' || task.items.some((item) => item.status === 'pending')) return undefined;
-    const outcome = definition(task.type).settle(task, task.request);
-    return settle(task, outcome.status, outcome.result, outcome.errors);
-  }
-
   return {
-    attachQueue(taskQueue: TaskQueue): void {
-      queue = taskQueue;
-    },
-
     estimate,
 
     /** The registered type named `type`; VALIDATION_ERROR, listing the known ones, when there is none. */
@@ -123,35 +95,20 @@ export function createTaskService(deps: TaskServiceDeps) {
       };
       const spendingLimit = key?.spendingLimit === undefined ? undefined : { limit: key.spendingLimit, period: key.spendingLimitPeriod };
       const task = await store.tasks.create(record, { spendingLimit });
+      events.emit('task:created', { task });
 
       try {
-        if (!queue) throw new Error('no worker is attached');
         queue.enqueue(task);
       } catch (err) {
         deps.log(`task ${task.id}: enqueue failed: ${(err as Error).message}`);
-        await fail(task.id, [{ code: 'ENQUEUE_FAILED', message: 'the task could not be queued; its reserve was released' }]);
+        await progress.fail(task.id, [{ code: 'ENQUEUE_FAILED', message: 'the task could not be queued; its reserve was released' }]);
         throw new AppError('ENQUEUE_FAILED', `task ${task.id} could not be queued and was failed; nothing was charged`);
       }
       const publicAccessToken = options.pat ? await deps.tokens.issuePat(principal.accountId, task.id) : undefined;
       return { task, estimate: total, publicAccessToken };
     },
 
-    /** Records one finished item, then settles the task if it was the last. */
-    async finishItem(taskId: string, index: number, item: ItemRecord): Promise<void> {
-      const recorded = await store.tasks.recordItem(taskId, index, item, isoTime(clock.now()));
-      if (recorded) await settleIfDone(taskId);
-    },
-
-    /** Journals what `prepare` worked out, once. */
-    async savePrepared(taskId: string, prepared: unknown): Promise<void> {
-      await store.tasks.savePrepared(taskId, prepared, isoTime(clock.now()));
-    },
-
-    settleIfDone,
-    fail,
-    definition,
-    getTask: (id: string) => store.tasks.get(id),
-    list: (accountId: string, query: import('../store/types.js').TaskListQuery) => store.tasks.list(accountId, query),
+    list: (accountId: string, query: TaskListQuery) => store.tasks.list(accountId, query),
 
     /** The owner's task (GET /tasks/{id}): another account's task is TASK_NOT_FOUND. */
     async getOwned(principal: Principal, id: string): Promise<TaskRecord> {
@@ -174,7 +131,7 @@ export function createTaskService(deps: TaskServiceDeps) {
       const expired: string[] = [];
       for (const task of await store.tasks.listPending()) {
         if (Date.parse(task.updatedAt) > cutoff) continue;
-        if (await fail(task.id, [{ code: 'TASK_EXPIRED', message: 'the task was still pending 24 hours after its last update' }])) expired.push(task.id);
+        if (await progress.fail(task.id, [{ code: 'TASK_EXPIRED', message: 'the task was still pending 24 hours after its last update' }])) expired.push(task.id);
       }
       return expired;
     },
@@ -183,7 +140,7 @@ export function createTaskService(deps: TaskServiceDeps) {
     async waitForSettled(id: string, timeoutMs: number): Promise<TaskRecord> {
       let unsubscribe = () => {};
       const settledEvent = new Promise<void>((resolve) => {
-        unsubscribe = events.onTaskSettled((event) => event.task.id === id && resolve());
+        unsubscribe = events.on('task:settled', (event) => event.task.id === id && resolve());
       });
       try {
         const task = await store.tasks.get(id);

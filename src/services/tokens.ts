@@ -4,6 +4,7 @@ import { AppError } from '../domain/errors.js';
 import { randomId } from '../domain/ids.js';
 import { ALL_SCOPES, isScope } from '../domain/scopes.js';
 import { isoTime } from '../domain/time.js';
+import type { ConfigSource } from '../config/source.js';
 import type { Clock } from './ports.js';
 
 const ISSUER = 'imgtask';
@@ -12,13 +13,6 @@ const PAT_AUDIENCE = 'imgtask-pat';
 export const PAT_PREFIX = 'pat_';
 /** SPEC part 2: a PAT is valid for one hour. */
 export const PAT_LIFETIME_MS = 60 * 60 * 1000;
-
-export interface ExternalIssuer {
-  issuer: string;
-  jwksUrl: string;
-  audience?: string;
-  accountClaim: string;
-}
 
 export interface AccessTokenClaims {
   /** The account id, or for an external issuer the claim that names the account (id or name). */
@@ -41,12 +35,18 @@ const scopesOf = (payload: JWTPayload): string[] => {
  * OAuth access tokens and Public Access Tokens: HS256 JWTs signed with the server's key.
  * Both verify against the injected clock, so expiry is testable without sleeping.
  */
-export function createTokenService(options: { signingKey: Uint8Array; clock: Clock; externalIssuer?: ExternalIssuer | null }) {
+export function createTokenService(options: { signingKey: Uint8Array; clock: Clock; config: Pick<ConfigSource, 'current'> }) {
   const { clock } = options;
   // jose turns raw key bytes into a CryptoKey on every sign and verify; importing once saves that.
   const signingKey: Promise<webcrypto.CryptoKey> = webcrypto.subtle.importKey('raw', new Uint8Array(options.signingKey), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
-  const external = options.externalIssuer ?? null;
-  const jwks = external ? createRemoteJWKSet(new URL(external.jwksUrl)) : null;
+  // The external issuer's key set, kept while its jwksUrl stays the same (jose caches the keys).
+  let jwksFor: { url: string; keys: ReturnType<typeof createRemoteJWKSet> } | null = null;
+  const externalIssuer = () => {
+    const issuer = options.config.current().auth.externalIssuer;
+    if (!issuer) return null;
+    if (jwksFor?.url !== issuer.jwksUrl) jwksFor = { url: issuer.jwksUrl, keys: createRemoteJWKSet(new URL(issuer.jwksUrl)) };
+    return { issuer, jwks: jwksFor.keys };
+  };
   const seconds = (ms: number) => Math.floor(ms / 1000);
 
   async function verifyOwn(token: string, audience: string) {
@@ -76,8 +76,10 @@ export function createTokenService(options: { signingKey: Uint8Array; clock: Clo
         return { account: payload.sub, scopes: scopesOf(payload), external: false };
       } catch (err) {
         if (err instanceof joseErrors.JWTExpired) throw new AppError('UNAUTHORIZED', 'the access token has expired');
-        if (!jwks || !external) throw new AppError('UNAUTHORIZED', 'the access token is not valid');
       }
+      const trusted = externalIssuer();
+      if (!trusted) throw new AppError('UNAUTHORIZED', 'the access token is not valid');
+      const { issuer: external, jwks } = trusted;
       try {
         const { payload } = await jwtVerify(token, jwks, { issuer: external.issuer, audience: external.audience, currentDate: new Date(clock.now()) });
         const account = payload[external.accountClaim];

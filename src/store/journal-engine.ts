@@ -5,6 +5,7 @@ import { fsyncDir } from './durable-fs.js';
 import { readJournal, StoreCorruptError } from './journal/journal-reader.js';
 import { JournalWriter } from './journal/journal-writer.js';
 import { encodeRecord, type JournalRecord } from './journal/record.js';
+import type { JournalOp, JournalOps } from './records.js';
 import { acquireLock } from './lock.js';
 import { SnapshotFile, type SnapshotData } from './snapshot-file.js';
 import { applyOp, State } from './state.js';
@@ -120,7 +121,7 @@ export class JournalEngine {
    * once its journal record is durable. The payload is stored as its JSON round-trip, so
    * live state equals replayed state exactly.
    */
-  commit(op: string, payload: unknown): Promise<void> {
+  commit<Op extends JournalOp>(op: Op, payload: JournalOps[Op]): Promise<void> {
     if (this.closed) return Promise.reject(new StoreClosedError('the store is closed'));
     if (this.writer.failed) return Promise.reject(this.writer.failed);
     const canonical: unknown = JSON.parse(JSON.stringify(payload));

@@ -155,3 +155,34 @@ export interface DestinationRecord {
   createdAt: string;
   updatedAt: string;
 }
+
+/**
+ * Every journaled op and its payload: one record each. `JournalEngine.commit` and the state's
+ * handlers are typed by this map, so a repo cannot journal a payload its op does not take.
+ */
+export interface JournalOps {
+  'account.create': AccountRecord;
+  'account.credit': CreditRecord;
+  'apiKey.create': ApiKeyRecord;
+  'apiKey.revoke': { id: string; at: string };
+  'secret.put': SecretRecord;
+  'secret.delete': { id: string };
+  'webhook.put': WebhookRecord;
+  'webhook.delete': { id: string };
+  /** An event with every delivery it fans out to, and its task's mark. */
+  'event.record': { event: EventRecord; deliveries: DeliveryRecord[] };
+  /** A settled task whose event no endpoint wants: only the mark. */
+  'task.noEvent': { id: string };
+  'delivery.attempt': { id: string; attempt: DeliveryAttempt; status: DeliveryRecord['status']; nextAttemptAt: string | null };
+  'delivery.redeliver': { id: string; at: string };
+  'destination.put': DestinationRecord;
+  'destination.delete': { id: string };
+  /** A pending task; its estimate is reserved by being pending. */
+  'task.create': TaskRecord;
+  'task.item': { id: string; index: number; item: ItemRecord; at: string };
+  'task.prepare': { id: string; prepared: unknown; at: string };
+  /** Settles a task and moves the money in one record. */
+  'task.settle': TaskSettlement;
+}
+
+export type JournalOp = keyof JournalOps;

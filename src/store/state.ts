@@ -1,6 +1,6 @@
 import { Collection, GroupIndex, UniqueIndex } from './collection.js';
 import { CountIndex, MoneyIndex, OrderedGroupIndex, SetIndex } from './indexes.js';
-import type { AccountRecord, ApiKeyRecord, CreditRecord, DestinationRecord, DeliveryAttempt, DeliveryRecord, EventRecord, ItemRecord, SecretRecord, TaskRecord, TaskSettlement, WebhookRecord } from './records.js';
+import type { AccountRecord, ApiKeyRecord, CreditRecord, DeliveryRecord, DestinationRecord, EventRecord, JournalOp, JournalOps, SecretRecord, TaskRecord, WebhookRecord } from './records.js';
 
 /** All state, in memory, with its indexes. Changed only by `applyOp`. */
 export class State {
@@ -42,64 +42,62 @@ export class State {
   }
 }
 
-type Handler = (state: State, payload: never) => void;
-
 /**
  * How each journaled op changes the state. Handlers must be deterministic and must not
  * throw for an op that passed its repo's checks: replay runs the very same code.
  */
-const HANDLERS: Record<string, Handler> = {
-  'account.create': (state, account: AccountRecord) => state.accounts.put(account),
-  'account.credit': (state, credit: CreditRecord) => {
+const HANDLERS: { [Op in JournalOp]: (state: State, payload: JournalOps[Op]) => void } = {
+  'account.create': (state, account) => state.accounts.put(account),
+  'account.credit': (state, credit) => {
     const account = state.accounts.get(credit.accountId)!;
     state.credits.put(credit);
     state.accounts.put({ ...account, balance: account.balance + credit.amount, updatedAt: credit.createdAt });
   },
-  'apiKey.create': (state, key: ApiKeyRecord) => state.apiKeys.put(key),
-  'apiKey.revoke': (state, { id, at }: { id: string; at: string }) => {
+  'apiKey.create': (state, key) => state.apiKeys.put(key),
+  'apiKey.revoke': (state, { id, at }) => {
     const key = state.apiKeys.get(id)!;
     state.apiKeys.put({ ...key, revokedAt: at });
   },
-  'secret.put': (state, secret: SecretRecord) => state.secrets.put(secret),
-  'secret.delete': (state, { id }: { id: string }) => state.secrets.delete(id),
-  'webhook.put': (state, webhook: WebhookRecord) => state.webhooks.put(webhook),
-  'webhook.delete': (state, { id }: { id: string }) => state.webhooks.delete(id),
+  'secret.put': (state, secret) => state.secrets.put(secret),
+  'secret.delete': (state, { id }) => state.secrets.delete(id),
+  'webhook.put': (state, webhook) => state.webhooks.put(webhook),
+  'webhook.delete': (state, { id }) => state.webhooks.delete(id),
   // One record per event: the event, every delivery it fans out to, and the task's mark.
-  'event.record': (state, { event, deliveries }: { event: EventRecord; deliveries: DeliveryRecord[] }) => {
+  'event.record': (state, { event, deliveries }) => {
     state.events.put(event);
     for (const delivery of deliveries) state.deliveries.put(delivery);
     const task = event.taskId ? state.tasks.get(event.taskId) : undefined;
     if (task) state.tasks.put({ ...task, eventId: event.id });
   },
   // A settled task whose event no endpoint wants: only the mark, so recovery knows it was handled.
-  'task.noEvent': (state, { id }: { id: string }) => {
+  'task.noEvent': (state, { id }) => {
     const task = state.tasks.get(id);
     if (task) state.tasks.put({ ...task, eventId: 'none' });
   },
-  'delivery.attempt': (state, a: { id: string; attempt: DeliveryAttempt; status: DeliveryRecord['status']; nextAttemptAt: string | null }) => {
+  'delivery.attempt': (state, a) => {
     const delivery = state.deliveries.get(a.id)!;
     state.deliveries.put({ ...delivery, status: a.status, attempts: [...delivery.attempts, a.attempt], nextAttemptAt: a.nextAttemptAt, updatedAt: a.attempt.at });
   },
-  'delivery.redeliver': (state, { id, at }: { id: string; at: string }) => {
+  'delivery.redeliver': (state, { id, at }) => {
     const delivery = state.deliveries.get(id)!;
     state.deliveries.put({ ...delivery, status: 'pending', nextAttemptAt: at, updatedAt: at });
   },
-  'destination.put': (state, destination: DestinationRecord) => state.destinations.put(destination),
-  'destination.delete': (state, { id }: { id: string }) => state.destinations.delete(id),
-  'task.create': (state, task: TaskRecord) => state.tasks.put(task),
-  'task.item': (state, { id, index, item, at }: { id: string; index: number; item: ItemRecord; at: string }) => {
+  'destination.put': (state, destination) => state.destinations.put(destination),
+  'destination.delete': (state, { id }) => state.destinations.delete(id),
+  'task.create': (state, task) => state.tasks.put(task),
+  'task.item': (state, { id, index, item, at }) => {
     const task = state.tasks.get(id)!;
     const items = task.items.slice();
     items[index] = item;
     state.tasks.put({ ...task, items, updatedAt: at });
   },
-  'task.prepare': (state, { id, prepared, at }: { id: string; prepared: unknown; at: string }) => {
+  'task.prepare': (state, { id, prepared, at }) => {
     const task = state.tasks.get(id)!;
     state.tasks.put({ ...task, prepared, updatedAt: at });
   },
   // One record settles the task and moves the money: the charge leaves the balance and the
   // reserve (derived from the pending task) is released with it.
-  'task.settle': (state, s: TaskSettlement) => {
+  'task.settle': (state, s) => {
     const task = state.tasks.get(s.id)!;
     const settled: TaskRecord = { ...task, status: s.status, result: s.result, cost: s.cost, updatedAt: s.at };
     if (s.errors) settled.errors = s.errors;
@@ -113,8 +111,10 @@ const HANDLERS: Record<string, Handler> = {
 
 export class UnknownOpError extends Error {}
 
+const isOp = (op: string): op is JournalOp => Object.hasOwn(HANDLERS, op);
+
+/** Applies a journaled op; replay passes what it read, so an op name from disk is checked first. */
 export function applyOp(state: State, op: string, payload: unknown): void {
-  const handler = HANDLERS[op];
-  if (!handler) throw new UnknownOpError(`unknown op "${op}"`);
-  handler(state, payload as never);
+  if (!isOp(op)) throw new UnknownOpError(`unknown op "${op}"`);
+  (HANDLERS[op] as (state: State, payload: unknown) => void)(state, payload);
 }

@@ -39,13 +39,18 @@ export interface ApiKeyRepo {
   listLive(accountId: string): Promise<ApiKeyRecord[]>;
 }
 
+/** A page of an account's tasks, as plain data, so any backend can answer it (SQL included). */
 export interface TaskListQuery {
   limit: number;
   /** Only tasks whose id sorts before this one (the cursor). */
   before?: string;
+  /** ISO timestamps: createdAt >= createdAfter and < createdBefore. */
   createdAfter?: string;
   createdBefore?: string;
-  filter: (task: TaskRecord) => boolean;
+  status?: TaskRecord['status'];
+  type?: string;
+  /** Top-level metadata keys and the text their value must equal. */
+  metadata?: Readonly<Record<string, string>>;
 }
 
 export interface TaskRepo {

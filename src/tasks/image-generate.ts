@@ -93,10 +93,17 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
     return planned;
   }
 
+  // The schema names the model ids, so it is built once per config (a reload builds it anew).
+  let bodyFor: { config: object; schema: ReturnType<typeof generateBody> } | null = null;
+
   return {
     type: 'image.generate',
     scope: 'image:generate',
-    body: () => generateBody(Object.keys(deps.config.current().models)),
+    body: () => {
+      const config = deps.config.current();
+      if (bodyFor?.config !== config) bodyFor = { config, schema: generateBody(Object.keys(config.models)) };
+      return bodyFor.schema;
+    },
     toRequest: (body) => body,
     async validate(request, { accountId }) {
       checkMetadata(request.metadata);

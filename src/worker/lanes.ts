@@ -1,12 +1,26 @@
 import PQueue from 'p-queue';
+import type { ConfigSource } from '../config/source.js';
 
 /**
  * One p-queue per lane (a provider or a task type) with its own concurrency, so slow work
- * in one lane (background removal) never holds up another (rating).
+ * in one lane (background removal) never holds up another (rating). A lane's concurrency is
+ * `work.lanes.<lane>`, else the provider's own `concurrency`, else `work.defaultConcurrency`;
+ * a config reload applies to the lanes at once.
  */
 export class Lanes {
   private readonly queues = new Map<string, PQueue>();
-  constructor(private readonly concurrencyOf: (lane: string) => number) {}
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly config: ConfigSource) {
+    this.unsubscribe = config.onChange(() => {
+      for (const [lane, queue] of this.queues) queue.concurrency = this.concurrencyOf(lane);
+    });
+  }
+
+  private concurrencyOf(lane: string): number {
+    const { work, providers } = this.config.current();
+    return work.lanes[lane] ?? providers[lane]?.concurrency ?? work.defaultConcurrency;
+  }
 
   get(lane: string): PQueue {
     let queue = this.queues.get(lane);
@@ -14,13 +28,9 @@ export class Lanes {
     return queue;
   }
 
-  /** Applies changed concurrency settings to the lanes that exist (config reload). */
-  refresh(): void {
-    for (const [lane, queue] of this.queues) queue.concurrency = this.concurrencyOf(lane);
-  }
-
-  /** Drops queued jobs that have not started; they stay pending in the store and run after a restart. */
-  clearQueued(): void {
+  /** Drops queued jobs that have not started (they stay pending in the store and run after a restart) and stops following the config. */
+  stop(): void {
+    this.unsubscribe();
     for (const queue of this.queues.values()) queue.clear();
   }
 

@@ -14,7 +14,8 @@ export function backoffMs(attempt: number, baseMs: number): number {
 
 export interface RetryOptions {
   maxAttempts: number;
-  baseMs: number;
+  /** The backoff base, read at each retry (a config reload applies to the next one). */
+  baseMs: () => number;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   signal: AbortSignal;
   /** Checked before each retry; false stops retrying (the task was settled meanwhile). */
@@ -33,7 +34,7 @@ export async function withRetry<T>(attempt: (n: number) => Promise<T>, options: 
     } catch (err) {
       const error = asProviderError(err);
       if (!error.retryable || n >= options.maxAttempts || options.signal.aborted) return { ok: false, error, attempts: n };
-      await options.sleep(backoffMs(n, options.baseMs), options.signal);
+      await options.sleep(backoffMs(n, options.baseMs()), options.signal);
       if (!(await options.shouldContinue())) return { ok: false, error, attempts: n };
     }
   }

@@ -1,14 +1,34 @@
+import type { ConfigSource } from '../config/source.js';
 import type { TaskService } from '../services/tasks.js';
 
-/** Runs the expiry sweep every `intervalMs` while the server runs (and once at start). */
-export function startSweepTimer(tasks: TaskService, intervalMs: number, log: (message: string) => void): { stop(): void } {
+/**
+ * Runs the expiry sweep once at start and then every `work.sweepIntervalMs` while the server
+ * runs; a config reload that changes the interval reschedules it.
+ */
+export function startSweepTimer(tasks: Pick<TaskService, 'sweep'>, config: ConfigSource, log: (message: string) => void): { stop(): void } {
   const run = () =>
     tasks.sweep().then(
       (expired) => expired.length && log(`sweep: ${expired.length} task(s) expired (TASK_EXPIRED)`),
       (err: Error) => log(`sweep failed: ${err.message}`),
     );
+  let interval = config.current().work.sweepIntervalMs;
+  const schedule = () => {
+    const timer = setInterval(run, interval);
+    timer.unref();
+    return timer;
+  };
   void run();
-  const timer = setInterval(run, intervalMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+  let timer = schedule();
+  const unsubscribe = config.onChange((next) => {
+    if (next.work.sweepIntervalMs === interval) return;
+    interval = next.work.sweepIntervalMs;
+    clearInterval(timer);
+    timer = schedule();
+  });
+  return {
+    stop: () => {
+      unsubscribe();
+      clearInterval(timer);
+    },
+  };
 }

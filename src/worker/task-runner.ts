@@ -1,16 +1,17 @@
 import { ProviderError } from '../domain/tasks.js';
 import type { TaskQueue } from '../services/ports.js';
-import type { TaskService } from '../services/tasks.js';
+import type { ConfigSource } from '../config/source.js';
+import type { TaskProgress } from '../services/task-progress.js';
 import type { ItemRecord, Prepared, TaskRecord } from '../services/task-types.js';
 import type { Lanes } from './lanes.js';
 import { abortableSleep, withRetry } from './retry.js';
 
 export interface TaskRunnerOptions {
-  tasks: TaskService;
+  progress: TaskProgress;
   lanes: Lanes;
+  /** `work.retryBaseMs`, the base of the retry backoff, is read as each retry waits. */
+  config: Pick<ConfigSource, 'current'>;
   log: (message: string) => void;
-  /** Base of the retry backoff. @default 1000 */
-  retryBaseMs?: number;
 }
 
 /**
@@ -22,7 +23,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue & {
   resume(pending: TaskRecord[]): void;
   close(graceMs: number): Promise<void>;
 } {
-  const { tasks, lanes, log } = options;
+  const { progress: tasks, lanes, log } = options;
   const stopping = new AbortController();
   let accepting = true;
   const inFlight = new Set<Promise<unknown>>();
@@ -43,7 +44,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue & {
     const def = tasks.definition(task.type);
     const outcome = await withRetry((attempt) => def.runItem({ task, request: task.request, index, attempt, prepared, signal: stopping.signal }), {
       maxAttempts: def.maxAttempts,
-      baseMs: options.retryBaseMs ?? 1000,
+      baseMs: () => options.config.current().work.retryBaseMs,
       sleep: abortableSleep,
       signal: stopping.signal,
       shouldContinue: () => stillPending(taskId, index),
@@ -103,7 +104,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue & {
      */
     async close(graceMs: number): Promise<void> {
       accepting = false;
-      lanes.clearQueued();
+      lanes.stop();
       let timer: NodeJS.Timeout | undefined;
       const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
       await Promise.race([Promise.allSettled([...inFlight]).then(() => lanes.idle()), graceOver]);

@@ -1,19 +1,28 @@
 import PQueue from 'p-queue';
+import type { ConfigSource } from '../config/source.js';
+import type { EventBus } from '../services/events.js';
 import type { DeliveryRecord, Outbox } from '../services/outbox.js';
 
 /**
- * Sends due deliveries: wakes when new ones are recorded and when the earliest retry falls
- * due, runs at most `concurrency` at once, journals each attempt. After a restart it simply
- * finds the pending deliveries in the store.
+ * Sends due deliveries: wakes on `delivery:due` and when the earliest retry falls due, runs
+ * at most `webhooks.concurrency` at once (a reload resizes it), journals each attempt. After
+ * a restart it simply finds the pending deliveries in the store.
  */
 export function createWebhookDispatcher(options: {
   outbox: Outbox;
+  events: EventBus;
+  config: ConfigSource;
   send: (delivery: DeliveryRecord, message: { id: string; body: string; secret?: string }) => Promise<{ status: number | null; latencyMs: number; error?: string }>;
-  concurrency: number;
   log: (message: string) => void;
 }) {
   const { outbox } = options;
-  const queue = new PQueue({ concurrency: options.concurrency });
+  const queue = new PQueue({ concurrency: options.config.current().webhooks.concurrency });
+  const subscriptions = [
+    options.events.on('delivery:due', () => kick()),
+    options.config.onChange((next) => {
+      queue.concurrency = next.webhooks.concurrency;
+    }),
+  ];
   const inFlight = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -68,9 +77,9 @@ export function createWebhookDispatcher(options: {
 
   return {
     start: kick,
-    kick,
     /** Stops sending; attempts in flight get `graceMs` to finish and be journaled. */
     async close(graceMs: number): Promise<void> {
+      for (const unsubscribe of subscriptions) unsubscribe();
       clearTimeout(timer);
       queue.clear();
       await Promise.race([queue.onIdle(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);

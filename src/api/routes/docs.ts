@@ -12,9 +12,10 @@ export const setDocumented = (app: object, routes: RouteSpec[]) => DOCUMENTED.se
 export function registerDocs(app: Hono<ApiEnv>, deps: ApiDeps): void {
   let cache: { config: Config; doc: ReturnType<typeof buildOpenApi>; html: string } | null = null;
   const current = (base: string) => {
-    if (!cache || cache.config !== deps.config) {
-      const doc = buildOpenApi(DOCUMENTED.get(app) ?? [], deps.config.publicUrl ?? base);
-      cache = { config: deps.config, doc, html: renderDocsHtml(doc) };
+    const config = deps.config.current();
+    if (!cache || cache.config !== config) {
+      const doc = buildOpenApi(DOCUMENTED.get(app) ?? [], config.publicUrl ?? base);
+      cache = { config, doc, html: renderDocsHtml(doc) };
     }
     return cache;
   };

@@ -1,4 +1,5 @@
 import { AppError } from '../../domain/errors.js';
+import { metadataMatches, metadataOf } from '../../domain/tasks.js';
 import type { Period } from '../../domain/periods.js';
 import type { JournalEngine } from '../journal-engine.js';
 import type { ItemRecord, TaskRecord, TaskSettlement } from '../records.js';
@@ -57,6 +58,8 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
       return state.pendingTasks.ids.size;
     },
     async list(accountId: string, query: TaskListQuery) {
+      const matches = (task: TaskRecord) =>
+        (query.status === undefined || task.status === query.status) && (query.type === undefined || task.type === query.type) && (query.metadata === undefined || metadataMatches(metadataOf(task.request), query.metadata));
       const ids = state.tasksByAccount.ids(accountId);
       const out: TaskRecord[] = [];
       let i = (query.before === undefined ? ids.length : lowerBound(ids, query.before)) - 1;
@@ -64,7 +67,7 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
         const task = state.tasks.get(ids[i])!;
         if (query.createdBefore !== undefined && task.createdAt >= query.createdBefore) continue;
         if (query.createdAfter !== undefined && task.createdAt < query.createdAfter) break; // older from here on
-        if (query.filter(task)) out.push(task);
+        if (matches(task)) out.push(task);
       }
       const more = out.length > query.limit;
       return { tasks: out.slice(0, query.limit), more };

@@ -50,7 +50,7 @@ test('access tokens that are expired, forged or for a deleted account are 401 UN
   assert.equal(expired.status, 401);
   assert.deepEqual(expired.json, { code: 'UNAUTHORIZED', message: 'the access token has expired' });
 
-  const forger = createTokenService({ signingKey: new Uint8Array(32).fill(7), clock });
+  const forger = createTokenService({ signingKey: new Uint8Array(32).fill(7), clock, config: h.server.services.config });
   const forged = (await forger.issueAccessToken(h.accountId, ['keys'], 60_000)).accessToken;
   const tampered = `${accessToken.slice(0, -4)}AAAA`;
   for (const token of [forged, tampered, 'not-a-jwt', 'a.b.c']) {
@@ -70,7 +70,7 @@ test('PATs: malformed or foreign → INVALID_TOKEN, expired → TOKEN_EXPIRED (n
   assert.match(pat, /^pat_ey/);
   assert.deepEqual(await tokens.verifyPat(pat), { accountId: h.accountId, taskId: 'tsk_example' });
 
-  const foreign = await createTokenService({ signingKey: new Uint8Array(32).fill(9), clock }).issuePat(h.accountId, 'tsk_example');
+  const foreign = await createTokenService({ signingKey: new Uint8Array(32).fill(9), clock, config: h.server.services.config }).issuePat(h.accountId, 'tsk_example');
   for (const bad of ['pat_garbage', 'pat_a.b.c', foreign, `pat_${(await tokens.issueAccessToken(h.accountId, ['keys'], 60_000)).accessToken}`]) {
     const res = await h.request('GET', '/api-key', { auth: bad });
     assert.equal(res.status, 401);

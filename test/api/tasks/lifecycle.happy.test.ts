@@ -7,7 +7,7 @@ const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 test('a created task answers 201 with its id and a PAT, runs, and is charged for its items', async (t) => {
   const h = await startService(t);
   const settled: string[] = [];
-  h.server.services.events.onTaskSettled((event) => settled.push(event.kind));
+  h.server.services.events.on('task:settled', (event) => settled.push(event.kind));
   const res = await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 3, price: '0.25', metadata: { order: 'A-1' }, unknownField: 'dropped' } });
   assert.equal(res.status, 201);
   assert.match(res.json.data.taskId, /^tsk_/);
@@ -69,7 +69,7 @@ test('items fail independently: the task completes and only successful items are
 test('a task whose work fails is failed with errors, free, and emits .failed', async (t) => {
   const h = await startService(t);
   const kinds: string[] = [];
-  h.server.services.events.onTaskSettled((event) => kinds.push(event.kind));
+  h.server.services.events.on('task:settled', (event) => kinds.push(event.kind));
   const { taskId } = (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 2, price: '1', failItems: [0, 1], failCode: 'INVALID_INPUT' } })).json.data;
   const task = await waitForTask(h, taskId);
   assert.equal(task.status, 'failed');

@@ -7,7 +7,7 @@ test('the sweep fails tasks pending 24 h after their last update with TASK_EXPIR
   const clock = new ManualClock();
   const h = await startService(t, { clock });
   const kinds: string[] = [];
-  h.server.services.events.onTaskSettled((event) => kinds.push(event.kind));
+  h.server.services.events.on('task:settled', (event) => kinds.push(event.kind));
   const old = (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 2, price: '1', delayMs: 60_000 } })).json.data.taskId;
   clock.advance(23 * 60 * 60 * 1000);
   const recent = (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 1, price: '1', delayMs: 60_000 } })).json.data.taskId;

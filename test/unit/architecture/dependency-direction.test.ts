@@ -30,13 +30,15 @@ const ALLOWED: Record<string, string[]> = {
 };
 /**
  * Type-only imports allowed on top: drivers and config are seen by services and task types
- * through their shapes only (the composition root hands them the real ones); task types use
+ * through their shapes only (the composition root hands them the real ones, the config as a
+ * ConfigSource); task types use
  * services' ports; the client describes the API's shapes.
  */
 const TYPE_ONLY_ALLOWED: Record<string, string[]> = {
   providers: ['media', 'config'],
   services: ['providers', 'destinations', 'webhooks', 'config'],
   tasks: ['services', 'providers', 'config'],
+  worker: ['config'],
   api: ['config'],
   client: ['api'],
 };

@@ -27,7 +27,7 @@ export function registerImageFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
     const etag = `"${file}"`;
     const headers = {
       'content-type': IMAGE_MIME[file.split('.').pop()!],
-      'cache-control': `public, max-age=${deps.config.images.cacheMaxAgeSeconds}, immutable`,
+      'cache-control': `public, max-age=${deps.config.current().images.cacheMaxAgeSeconds}, immutable`,
       etag,
       'x-content-type-options': 'nosniff',
     };

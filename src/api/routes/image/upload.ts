@@ -81,7 +81,7 @@ export function registerImageUpload(app: Hono<ApiEnv>, deps: ApiDeps): void {
     },
     async (c) => {
       const files = await receiveFiles(c);
-      const stored = await storeUploads(deps.images, files, deps.config.fetch.maxPixels);
+      const stored = await storeUploads(deps.images, files, deps.config.current().fetch.maxPixels);
       return c.json({ data: { files: stored } }, 201);
     },
   );

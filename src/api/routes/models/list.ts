@@ -15,7 +15,7 @@ export function registerModelsList(app: Hono<ApiEnv>, deps: ApiDeps): void {
       status: 200,
     },
     (c) => {
-      const { models, defaultModel } = deps.config;
+      const { models, defaultModel } = deps.config.current();
       return c.json({
         data: Object.entries(models).map(([id, model]) => ({ id, default: id === defaultModel, price: model.price, capabilities: model.capabilities })),
       });

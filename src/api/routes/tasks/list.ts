@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { TASK_STATUSES } from '../../../domain/tasks.js';
-import { metadataOf, toTaskView } from '../../../services/task-views.js';
+import { TASK_STATUSES, type TaskStatus } from '../../../domain/tasks.js';
+import { toTaskView } from '../../../services/task-views.js';
 import { parseQuery } from '../../body.js';
 import { addRoute } from '../../route.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
@@ -17,15 +17,6 @@ export const ListTasksQuery = z
   })
   .catchall(z.string().max(256));
 
-const matchesMetadata = (metadata: unknown, filters: [string, string][]): boolean => {
-  if (filters.length === 0) return true;
-  if (!metadata || typeof metadata !== 'object') return false;
-  return filters.every(([key, value]) => {
-    const actual = (metadata as Record<string, unknown>)[key];
-    return actual !== undefined && actual !== null && typeof actual !== 'object' && String(actual) === value;
-  });
-};
-
 export function registerTasksList(app: Hono<ApiEnv>, deps: ApiDeps): void {
   addRoute(
     app,
@@ -40,9 +31,11 @@ export function registerTasksList(app: Hono<ApiEnv>, deps: ApiDeps): void {
     },
     async (c, { principal }) => {
       const query = parseQuery(c, ListTasksQuery, 'resource');
-      const metadataFilters = Object.entries(query)
-        .filter(([key]) => key.startsWith('metadata.'))
-        .map(([key, value]): [string, string] => [key.slice('metadata.'.length), String(value)]);
+      const metadata = Object.fromEntries(
+        Object.entries(query)
+          .filter(([key]) => key.startsWith('metadata.'))
+          .map(([key, value]) => [key.slice('metadata.'.length), String(value)]),
+      );
       const createdAfter = query.createdAfter ? new Date(query.createdAfter).toISOString() : undefined;
       const createdBefore = query.createdBefore ? new Date(query.createdBefore).toISOString() : undefined;
       const page = await deps.tasks.list(principal.accountId, {
@@ -50,7 +43,9 @@ export function registerTasksList(app: Hono<ApiEnv>, deps: ApiDeps): void {
         before: query.cursor,
         createdAfter,
         createdBefore,
-        filter: (task) => (!query.status || task.status === query.status) && (!query.type || task.type === query.type) && matchesMetadata(metadataOf(task), metadataFilters),
+        status: query.status as TaskStatus | undefined,
+        type: query.type,
+        metadata,
       });
       const last = page.tasks.at(-1);
       return c.json({ data: page.tasks.map(toTaskView), nextCursor: page.more && last ? last.id : null });

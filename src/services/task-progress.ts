@@ -1,0 +1,66 @@
+import type { TaskError } from '../domain/tasks.js';
+import { isoTime } from '../domain/time.js';
+import type { ItemRecord, TaskRecord } from '../store/records.js';
+import type { Store } from '../store/types.js';
+import { type EventBus, settledEventKind } from './events.js';
+import type { Clock } from './ports.js';
+import type { AnyTaskType, TaskTypeRegistry } from './task-types.js';
+
+/**
+ * The work side of tasks: what the runner records as items finish, and settlement. Settling
+ * charges the successful items and releases the rest of the reserve in one store write, then
+ * emits `task:settled` once.
+ */
+export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegistry; clock: Clock; events: EventBus }) {
+  const { store, registry, clock, events } = deps;
+
+  const definition = (type: string): AnyTaskType => {
+    const def = registry.get(type);
+    if (!def) throw new Error(`no task type ${type} is registered`);
+    return def;
+  };
+
+  async function settle(task: TaskRecord, status: 'completed' | 'failed', result: unknown, errors?: TaskError[]): Promise<TaskRecord | undefined> {
+    // Only successful items are charged; a failed task is free.
+    const cost = status === 'failed' ? 0 : task.items.reduce((sum, item) => sum + (item.status === 'success' ? (item.cost ?? 0) : 0), 0);
+    const settled = await store.tasks.settle({ id: task.id, status, result, errors, cost, at: isoTime(clock.now()) });
+    if (settled) events.emit('task:settled', { kind: settledEventKind(settled), task: settled });
+    return settled;
+  }
+
+  /** Settles the task once no item is pending; a no-op before that or if already settled. */
+  async function settleIfDone(taskId: string): Promise<TaskRecord | undefined> {
+    const task = await store.tasks.get(taskId);
+    if (!task || task.status !== 'pending' || task.items.some((item) => item.status === 'pending')) return undefined;
+    const outcome = definition(task.type).settle(task, task.request);
+    return settle(task, outcome.status, outcome.result, outcome.errors);
+  }
+
+  return {
+    definition,
+    getTask: (id: string) => store.tasks.get(id),
+    settleIfDone,
+
+    /** Fails a pending task as a whole (prepare failed, queueing failed, swept); undefined when it had settled. */
+    async fail(taskId: string, errors: TaskError[]): Promise<TaskRecord | undefined> {
+      const task = await store.tasks.get(taskId);
+      if (!task || task.status !== 'pending') return undefined;
+      return settle(task, 'failed', null, errors);
+    },
+
+    /** Records one finished item, then settles the task if it was the last. */
+    async finishItem(taskId: string, index: number, item: ItemRecord): Promise<void> {
+      const recorded = await store.tasks.recordItem(taskId, index, item, isoTime(clock.now()));
+      if (!recorded) return;
+      events.emit('task:item', { task: recorded, index });
+      await settleIfDone(taskId);
+    },
+
+    /** Journals what `prepare` worked out, once. */
+    async savePrepared(taskId: string, prepared: unknown): Promise<void> {
+      await store.tasks.savePrepared(taskId, prepared, isoTime(clock.now()));
+    },
+  };
+}
+
+export type TaskProgress = ReturnType<typeof createTaskProgress>;
