@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { z } from 'zod';
 import { AppError } from '../domain/errors.js';
-import { toSchemaIssues } from './schema-issues.js';
+import { type SchemaIssue, toSchemaIssues } from './schema-issues.js';
 
 /**
  * Route families shape their schema rejections differently (SPEC part 7):
@@ -31,7 +31,11 @@ export async function parseJsonBody<S extends z.ZodType>(c: Context, schema: S, 
   }
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const issues = toSchemaIssues(result.error, input);
+  return rejectSchema(family, toSchemaIssues(result.error, input), input);
+}
+
+/** Answers 400 with the family's schema-rejection shape (SPEC part 7). */
+export function rejectSchema(family: SchemaFamily, issues: SchemaIssue[], input: unknown): never {
   const body = family === 'image' ? { data: input, error: issues, success: false } : { success: false, errors: issues };
   return reject(Response.json(body, { status: 400 }));
 }
@@ -41,9 +45,7 @@ export function parseQuery<S extends z.ZodType>(c: Context, schema: S, family: S
   const input = c.req.query();
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const issues = toSchemaIssues(result.error, input);
-  const body = family === 'image' ? { data: input, error: issues, success: false } : { success: false, errors: issues };
-  return reject(Response.json(body, { status: 400 }));
+  return rejectSchema(family, toSchemaIssues(result.error, input), input);
 }
 
 const tooLarge = (limit: number) => new AppError('VALIDATION_ERROR', `the request body is larger than ${limit} bytes`, { status: 413 });

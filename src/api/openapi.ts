@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../domain/errors.js';
-import { EVENT_KINDS } from '../domain/events.js';
-import { ErrorBody, EventEnvelope, ImageSchemaRejection, RESPONSES, ResourceSchemaRejection } from './openapi-schemas.js';
+import { EVENT_KINDS } from '../tasks/index.js';
+import { ErrorBody, EventEnvelope, ImageSchemaRejection, ResourceSchemaRejection } from './openapi-schemas.js';
 import type { RouteSpec } from './route.js';
 
 const SECURITY: Record<string, string> = { apiKey: 'apiKey', accessToken: 'accessToken', pat: 'publicAccessToken' };
@@ -57,13 +57,12 @@ export function buildOpenApi(routes: RouteSpec[], serverUrl: string) {
     const path = openApiPath(route.path);
     const params = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
     const body = typeof route.body === 'function' ? route.body() : route.body;
-    const response = RESPONSES[`${route.method.toUpperCase()} ${route.path}`];
     const operation: Record<string, unknown> = {
       operationId: `${route.method}${route.path.replace(/[:/-](\w)/g, (_, c: string) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')}`,
       summary: route.summary,
       tags: [route.path.split('/')[1]],
       responses: {
-        [String(route.status)]: { description: 'Success', content: { [route.path === '/images/:file' ? 'image/*' : 'application/json']: { schema: response ? jsonSchema(response, 'output') : {} } } },
+        [String(route.status)]: { description: 'Success', content: { [route.produces ?? 'application/json']: { schema: route.response ? jsonSchema(route.response, 'output') : {} } } },
         ...errorResponses(route),
       },
     };

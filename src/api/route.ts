@@ -1,4 +1,5 @@
 import type { Context, Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import type { ErrorCode } from '../domain/errors.js';
 import type { Principal, RouteGuard } from '../services/auth.js';
@@ -7,8 +8,10 @@ import type { ApiDeps, ApiEnv } from './types.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
-/** Everything known about a route: used to mount it and, later, to describe it. */
-export interface RouteSpec<S extends z.ZodType | undefined = z.ZodType | undefined> {
+type Schema = z.ZodType | undefined;
+
+/** Everything known about a route: used to mount it and to describe it. */
+export interface RouteSpec<B extends Schema = Schema, R extends Schema = Schema> {
   method: Method;
   /** Hono path syntax: `/api-key/:id`. */
   path: string;
@@ -17,21 +20,35 @@ export interface RouteSpec<S extends z.ZodType | undefined = z.ZodType | undefin
   guard?: RouteGuard;
   family: SchemaFamily;
   /** The body schema, or a function giving it when it depends on config (generate's model ids). */
-  body?: S | (() => S);
+  body?: B | (() => B);
   /** Status of a successful answer. */
   status: number;
   /** Request error codes the route can answer with, beyond the auth ones. */
   errors?: ErrorCode[];
-  /** The schema of a successful answer, for the API description. */
-  response?: z.ZodType;
+  /**
+   * The schema of a successful JSON answer. The handler's reply is typed by it, the API
+   * description shows it, and the API tests check every answer against it. Omitted only for
+   * routes that answer something else, with `produces` naming it.
+   */
+  response?: R;
+  /** The content type of a route without a JSON answer (an image, the HTML reference). */
+  produces?: string;
   /** Kept out of the API description (tests' own routes). */
   internal?: boolean;
 }
 
-export interface RouteInput<S> {
+export interface RouteInput<B extends Schema> {
   principal: Principal;
-  body: S extends z.ZodType ? z.infer<S> : undefined;
+  body: B extends z.ZodType ? z.infer<B> : undefined;
 }
+
+/** What a handler of a JSON route answers: the body its response schema describes, and a status when it is not the route's own. */
+export interface Reply<Body> {
+  body: Body;
+  status?: ContentfulStatusCode;
+}
+
+type Handler<B extends Schema, Answer> = (c: Context<ApiEnv>, input: RouteInput<NoInfer<B>>) => Promise<Answer>;
 
 const ROUTES = new WeakMap<object, RouteSpec[]>();
 
@@ -39,17 +56,16 @@ const ROUTES = new WeakMap<object, RouteSpec[]>();
 export const routesOf = (app: object): RouteSpec[] => ROUTES.get(app) ?? [];
 
 /**
- * Mounts a route: authenticate → authorize → bounded body → validate → handler. Auth runs
- * before the body is read, so an anonymous caller never gets to make the server read it.
+ * Mounts a route: authenticate → authorize → bounded body → validate → handler → answer.
+ * Auth runs before the body is read, so an anonymous caller never gets to make the server read it.
+ * A route with a response schema gets its handler's reply checked against it at compile time
+ * and sent as JSON; a route without one (an image, the HTML reference) answers a raw Response.
  */
-export function addRoute<S extends z.ZodType | undefined>(
-  app: Hono<ApiEnv>,
-  deps: ApiDeps,
-  spec: RouteSpec<S>,
-  handler: (c: Context<ApiEnv>, input: RouteInput<S>) => Promise<Response> | Response,
-): void {
+export function addRoute<B extends Schema = undefined, R extends z.ZodType = z.ZodType>(app: Hono<ApiEnv>, deps: ApiDeps, spec: RouteSpec<B, R> & { response: R }, handler: Handler<B, Reply<z.input<NoInfer<R>>>>): void;
+export function addRoute<B extends Schema = undefined>(app: Hono<ApiEnv>, deps: ApiDeps, spec: RouteSpec<B, undefined> & { response?: undefined; produces: string }, handler: Handler<B, Response>): void;
+export function addRoute(app: Hono<ApiEnv>, deps: ApiDeps, spec: RouteSpec, handler: Handler<Schema, Reply<unknown> | Response>): void {
   if (!ROUTES.has(app)) ROUTES.set(app, []);
-  ROUTES.get(app)!.push(spec as RouteSpec);
+  ROUTES.get(app)!.push(spec);
   app.on(spec.method.toUpperCase(), spec.path, async (c) => {
     let principal = undefined as unknown as Principal;
     if (spec.guard) {
@@ -59,6 +75,9 @@ export function addRoute<S extends z.ZodType | undefined>(
     }
     const schema = typeof spec.body === 'function' ? spec.body() : spec.body;
     const body = schema ? await parseJsonBody(c, schema, spec.family, deps.config.current().server.bodyLimitBytes) : undefined;
-    return handler(c, { principal, body: body as RouteInput<S>['body'] });
+    const reply = await handler(c, { principal, body: body as undefined });
+    if (!spec.response) return reply as Response;
+    const { body: answer, status } = reply as Reply<unknown>;
+    return c.json(answer as object, status ?? (spec.status as ContentfulStatusCode));
   });
 }

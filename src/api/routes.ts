@@ -3,6 +3,12 @@ import { registerApiKeysCreate } from './routes/api-keys/create.js';
 import { registerApiKeysDelete } from './routes/api-keys/delete.js';
 import { registerApiKeysGet } from './routes/api-keys/get.js';
 import { registerApiKeysList } from './routes/api-keys/list.js';
+import { registerDestinationsCreate } from './routes/destinations/create.js';
+import { registerDestinationsDelete } from './routes/destinations/delete.js';
+import { registerDestinationsGet } from './routes/destinations/get.js';
+import { registerDestinationsList } from './routes/destinations/list.js';
+import { registerDestinationsTest } from './routes/destinations/test.js';
+import { registerDestinationsUpdate } from './routes/destinations/update.js';
 import { registerHealth } from './routes/health.js';
 import { registerImageAlt } from './routes/image/alt.js';
 import { registerImageGenerate } from './routes/image/generate.js';
@@ -11,16 +17,23 @@ import { registerImageRemoveBackground } from './routes/image/remove-background.
 import { registerImageFile } from './routes/image/serve-file.js';
 import { registerImageUpload } from './routes/image/upload.js';
 import { registerModelsList } from './routes/models/list.js';
-import { registerWebhookRoutes } from './routes/webhooks/manage.js';
-import { registerDestinationRoutes } from './routes/destinations/manage.js';
 import { registerTasksEstimate } from './routes/tasks/estimate.js';
 import { registerTasksGet } from './routes/tasks/get.js';
 import { registerTasksList } from './routes/tasks/list.js';
 import { registerTasksResult } from './routes/tasks/result.js';
 import { registerTasksStatus } from './routes/tasks/status.js';
+import { registerWebhooksCreate } from './routes/webhooks/create.js';
+import { registerWebhooksDelete } from './routes/webhooks/delete.js';
+import { registerWebhooksDeliveries } from './routes/webhooks/deliveries.js';
+import { registerWebhooksGet } from './routes/webhooks/get.js';
+import { registerWebhooksList } from './routes/webhooks/list.js';
+import { registerWebhooksRedeliver } from './routes/webhooks/redeliver.js';
+import { registerWebhooksRotateSecret } from './routes/webhooks/rotate-secret.js';
+import { registerWebhooksTest } from './routes/webhooks/test.js';
+import { registerWebhooksUpdate } from './routes/webhooks/update.js';
 import type { ApiDeps, ApiEnv } from './types.js';
 
-/** Every route of the API, in one list. */
+/** Every route of the API, in one list (the docs routes are mounted last, by createApi). */
 export function registerRoutes(app: Hono<ApiEnv>, deps: ApiDeps): void {
   registerHealth(app, deps);
   registerImageGenerate(app, deps);
@@ -39,6 +52,19 @@ export function registerRoutes(app: Hono<ApiEnv>, deps: ApiDeps): void {
   registerTasksStatus(app, deps);
   registerTasksResult(app, deps);
   registerModelsList(app, deps);
-  registerWebhookRoutes(app, deps);
-  registerDestinationRoutes(app, deps);
+  registerWebhooksCreate(app, deps);
+  registerWebhooksList(app, deps);
+  registerWebhooksGet(app, deps);
+  registerWebhooksUpdate(app, deps);
+  registerWebhooksDelete(app, deps);
+  registerWebhooksRotateSecret(app, deps);
+  registerWebhooksTest(app, deps);
+  registerWebhooksDeliveries(app, deps);
+  registerWebhooksRedeliver(app, deps);
+  registerDestinationsCreate(app, deps);
+  registerDestinationsList(app, deps);
+  registerDestinationsGet(app, deps);
+  registerDestinationsUpdate(app, deps);
+  registerDestinationsDelete(app, deps);
+  registerDestinationsTest(app, deps);
 }

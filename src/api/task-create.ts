@@ -1,8 +1,8 @@
-import type { Context } from 'hono';
 import { formatUsd } from '../domain/money.js';
 import type { Principal } from '../services/auth.js';
 import type { AnyTaskType } from '../services/task-types.js';
-import type { ApiDeps, ApiEnv } from './types.js';
+import type { CreatedTaskResponse } from './routes/image/schemas.js';
+import type { ApiDeps } from './types.js';
 
 /** `access.pat.enabled` (default true) decides whether a PAT is returned. */
 const patEnabled = (body: unknown): boolean => (body as { access?: { pat?: { enabled?: boolean } } })?.access?.pat?.enabled !== false;
@@ -15,15 +15,15 @@ export function taskTypeOf(deps: ApiDeps, type: string): AnyTaskType {
 }
 
 /**
- * The handler every task-creating route shares: one service call with the parsed body, then
- * the SPEC answer `{ data: { taskId, estimatedCost?, access?: { publicAccessToken } } }`.
+ * The handler every asynchronous task-creating route shares: one service call with the parsed
+ * body, then the SPEC answer `{ data: { taskId, estimatedCost?, access?: { publicAccessToken } } }`.
  */
-export function createTaskHandler(deps: ApiDeps, type: string, options: { status: 201 | 202; estimatedCost?: boolean }) {
-  return async (c: Context<ApiEnv>, { principal, body }: { principal: Principal; body: unknown }) => {
+export function createTaskHandler(deps: ApiDeps, type: string, options: { estimatedCost?: boolean } = {}) {
+  return async (_c: unknown, { principal, body }: { principal: Principal; body: unknown }): Promise<{ body: CreatedTaskResponse }> => {
     const created = await deps.tasks.create(principal, type, body, { pat: patEnabled(body) });
-    const data: Record<string, unknown> = { taskId: created.task.id };
+    const data: CreatedTaskResponse['data'] = { taskId: created.task.id };
     if (options.estimatedCost) data.estimatedCost = formatUsd(created.estimate);
     if (created.publicAccessToken) data.access = { publicAccessToken: created.publicAccessToken };
-    return c.json({ data }, options.status);
+    return { body: { data } };
   };
 }

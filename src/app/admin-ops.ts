@@ -7,7 +7,7 @@ import { toAccountView } from '../services/accounts.js';
 import { checkLedger } from '../services/doctor.js';
 import { formatUsd } from '../domain/money.js';
 import { periodKey } from '../domain/periods.js';
-import { EVENT_KINDS } from '../domain/events.js';
+import { EVENT_KINDS } from '../tasks/index.js';
 import { DESTINATION_PROVIDERS, type DestinationProviderId } from '../services/destinations.js';
 import type { Services } from './services.js';
 

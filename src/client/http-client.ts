@@ -1,4 +1,14 @@
 import { basename } from 'node:path';
+import type { z } from 'zod';
+import type { AltBody, AltResponse } from '../api/routes/image/alt.js';
+import type { GenerateResponse, generateBody } from '../api/routes/image/generate.js';
+import type { RateBody, RateResponse } from '../api/routes/image/rate.js';
+import type { RemoveBackgroundBody, RemoveBackgroundResponse } from '../api/routes/image/remove-background.js';
+import type { UploadResponse } from '../api/routes/image/upload.js';
+import type { GetTaskResponse } from '../api/routes/tasks/get.js';
+import type { ListTasksResponse } from '../api/routes/tasks/list.js';
+import type { GetTaskResultResponse } from '../api/routes/tasks/result.js';
+import type { GetTaskStatusResponse } from '../api/routes/tasks/status.js';
 
 /** A request error from the API: its status and flat `{ code, message }` body. */
 export class ApiError extends Error {
@@ -13,25 +23,31 @@ export class ApiError extends Error {
   }
 }
 
-export interface TaskView {
-  id: string;
-  status: 'pending' | 'completed' | 'failed';
-  type: string;
-  cost?: string;
-  result: any;
-  errors?: { code: string; message?: string }[];
-  metadata?: unknown;
-  createdAt?: string;
+/** What the create routes take: their body schemas' input (defaults may be left out). */
+export type GenerateInput = z.input<ReturnType<typeof generateBody>>;
+export type RateInput = z.input<typeof RateBody>;
+export type AltInput = z.input<typeof AltBody>;
+export type RemoveBackgroundInput = z.input<typeof RemoveBackgroundBody>;
+
+/** The full task (GET /tasks/{id}), typed by its task type. */
+export type Task = GetTaskResponse['data'];
+/** What a PAT may read of a task (GET /tasks/{id}/result). */
+export type TaskResult = GetTaskResultResponse['data'];
+export type TaskStatus = GetTaskStatusResponse['data']['status'];
+export type UploadedFile = UploadResponse['data']['files'][number];
+
+/** A task as a credential can read it: the full task with an API key, its result view with a PAT. */
+export type TaskView = Task | TaskResult;
+
+/** Answers of rate and alt: 200 with the results, or 202 with the task to poll. */
+export interface SyncAnswer<Data> {
+  status: number;
+  data: Data;
 }
 
-export interface UploadedFile {
-  id: string;
-  url: string;
-  service_url: string;
-  format: string;
-  size: string;
-  bytes: number;
-  filename: string;
+interface Answer<T> {
+  status: number;
+  body: T;
 }
 
 /**
@@ -43,7 +59,8 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
   const doFetch = options.fetch ?? fetch;
   const auth = (): Record<string, string> => (options.key ? { authorization: `Bearer ${options.key}` } : {});
 
-  async function call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; data: T; json: any }> {
+  /** One request; a non-2xx answer becomes an ApiError carrying the API's code. */
+  async function call<T>(method: string, path: string, body?: unknown): Promise<Answer<T>> {
     let res: Response;
     try {
       res = await doFetch(`${base}${path}`, {
@@ -55,54 +72,60 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
       throw new ApiError(0, 'UNREACHABLE', `cannot reach ${base}: ${(err as Error & { cause?: { code?: string } }).cause?.code ?? (err as Error).message}`);
     }
     const text = await res.text();
-    let json: any;
+    let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
       json = undefined;
     }
     if (!res.ok) {
-      if (json?.success === false) {
-        const issues = (json.errors ?? json.error ?? []) as { path: (string | number)[]; message: string }[];
+      const error = (json ?? {}) as { success?: boolean; errors?: Issue[]; error?: Issue[]; code?: string; message?: string };
+      if (error.success === false) {
+        const issues = error.errors ?? error.error ?? [];
         throw new ApiError(res.status, 'SCHEMA_REJECTED', issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '), json);
       }
-      throw new ApiError(res.status, json?.code ?? `HTTP_${res.status}`, json?.message ?? json?.code ?? text.slice(0, 200), json);
+      throw new ApiError(res.status, error.code ?? `HTTP_${res.status}`, error.message ?? error.code ?? text.slice(0, 200), json);
     }
-    return { status: res.status, data: json?.data as T, json };
+    return { status: res.status, body: json as T };
   }
 
   const isPat = () => options.key?.startsWith('pat_') ?? false;
+  const status = async (id: string): Promise<TaskStatus> => (await call<GetTaskStatusResponse>('GET', `/tasks/${id}/status`)).body.data.status;
+  /** The full task with an API key; with a PAT, its result view (the routes a PAT may read). */
+  const task = async (id: string): Promise<TaskView> =>
+    isPat() ? (await call<GetTaskResultResponse>('GET', `/tasks/${id}/result`)).body.data : (await call<GetTaskResponse>('GET', `/tasks/${id}`)).body.data;
 
   return {
     base,
-    generate: (body: Record<string, unknown>) => call<{ taskId: string; access?: { publicAccessToken: string } }>('POST', '/image/generate', body).then((r) => r.data),
-    removeBackground: (body: Record<string, unknown>) => call<{ taskId: string; estimatedCost: string; access?: { publicAccessToken: string } }>('POST', '/image/remove-background', body).then((r) => r.data),
-    rate: (body: Record<string, unknown>) => call<{ task: { id: string; status: string; cost?: string }; results?: unknown[] }>('POST', '/image/rate', body),
-    alt: (body: Record<string, unknown>) => call<{ task: { id: string; status: string; cost?: string }; results?: unknown[] }>('POST', '/image/alt', body),
+    generate: async (body: GenerateInput) => (await call<GenerateResponse>('POST', '/image/generate', body)).body.data,
+    removeBackground: async (body: RemoveBackgroundInput) => (await call<RemoveBackgroundResponse>('POST', '/image/remove-background', body)).body.data,
+    rate: async (body: RateInput): Promise<SyncAnswer<RateResponse['data']>> => {
+      const answer = await call<RateResponse>('POST', '/image/rate', body);
+      return { status: answer.status, data: answer.body.data };
+    },
+    alt: async (body: AltInput): Promise<SyncAnswer<AltResponse['data']>> => {
+      const answer = await call<AltResponse>('POST', '/image/alt', body);
+      return { status: answer.status, data: answer.body.data };
+    },
     async upload(files: { name: string; data: Buffer }[]): Promise<UploadedFile[]> {
       const form = new FormData();
       for (const file of files) form.append('files', new Blob([new Uint8Array(file.data)]), basename(file.name));
-      return (await call<{ files: UploadedFile[] }>('POST', '/image/upload', form)).data.files;
+      return (await call<UploadResponse>('POST', '/image/upload', form)).body.data.files;
     },
-    /** The full task with an API key; with a PAT, status and result (the routes a PAT may read). */
-    async task(id: string): Promise<TaskView> {
-      if (!isPat()) return (await call<TaskView>('GET', `/tasks/${id}`)).data;
-      const { data } = await call<{ id: string; status: TaskView['status']; type: string; result: unknown }>('GET', `/tasks/${id}/result`);
-      return { ...data, errors: undefined };
-    },
-    status: async (id: string) => (await call<{ status: TaskView['status'] }>('GET', `/tasks/${id}/status`)).data.status,
-    async tasks(query: Record<string, string | number | undefined> = {}): Promise<{ tasks: TaskView[]; nextCursor: string | null }> {
+    task,
+    status,
+    async tasks(query: Record<string, string | number | undefined> = {}): Promise<{ tasks: Task[]; nextCursor: string | null }> {
       const params = new URLSearchParams(Object.entries(query).flatMap(([k, v]): [string, string][] => (v === undefined ? [] : [[k, String(v)]])));
-      const { data, json } = await call<TaskView[]>('GET', `/tasks${params.size ? `?${params}` : ''}`);
-      return { tasks: data, nextCursor: json.nextCursor ?? null };
+      const { body } = await call<ListTasksResponse>('GET', `/tasks${params.size ? `?${params}` : ''}`);
+      return { tasks: body.data, nextCursor: body.nextCursor };
     },
     /** Follows a task until it settles: polls with backoff (250 ms doubling to 5 s). */
-    async watch(id: string, onPoll?: (status: TaskView['status']) => void, timeoutMs = 24 * 3600 * 1000): Promise<TaskView> {
+    async watch(id: string, onPoll?: (status: TaskStatus) => void, timeoutMs = 24 * 3600 * 1000): Promise<TaskView> {
       const started = Date.now();
       for (let wait = 250; ; wait = Math.min(5000, wait * 2)) {
-        const status = await this.status(id);
-        onPoll?.(status);
-        if (status !== 'pending') return this.task(id);
+        const now = await status(id);
+        onPoll?.(now);
+        if (now !== 'pending') return task(id);
         if (Date.now() - started > timeoutMs) throw new ApiError(0, 'WATCH_TIMEOUT', `task ${id} is still pending`);
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
@@ -113,6 +136,11 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
       return Buffer.from(await res.arrayBuffer());
     },
   };
+}
+
+interface Issue {
+  path: (string | number)[];
+  message: string;
 }
 
 export type Client = ReturnType<typeof createClient>;

@@ -1,12 +1,3 @@
-/** Task types that emit webhook events. */
-export const EVENT_TASK_TYPES = ['image.generate', 'image.rate', 'image.alt', 'image.remove_background'] as const;
-
-/**
- * Event kinds of SPEC part 6, plus `task.image.remove_background.completed|failed` (ours).
- * `all` subscribes to every kind.
- */
-export const EVENT_KINDS = ['all', 'task.completed', 'task.failed', ...EVENT_TASK_TYPES.flatMap((type) => [`task.${type}.completed`, `task.${type}.failed`])] as [string, ...string[]];
-
 /** A delivery check sent by `imgtask webhooks test` / `POST /webhook/{id}/test`, to that webhook only. */
 export const TEST_EVENT_KIND = 'webhook.test';
 

@@ -5,11 +5,15 @@ import type { TaskTypeDefinition } from '../services/task-types.js';
 import { requireProvider } from './checks.js';
 import type { ImageTaskDeps } from './deps.js';
 import { ImageRef, LIMITS } from './request-parts.js';
+import { urlResults } from './result-parts.js';
 import { createUrlListType, type UrlListRequest } from './url-list.js';
 
 /** POST /image/alt. */
 export const AltBody = z.object({ urls: z.array(ImageRef).min(1).max(LIMITS.urls), sync: z.boolean().default(true) });
 export type AltBody = z.infer<typeof AltBody>;
+
+/** The task's result: each URL's alt text (1 to 160 characters), or why it failed. */
+export const AltResult = urlResults({ alt: z.string().min(1).max(160) });
 
 /** Alt text: whitespace folded, cut on a word boundary to at most 160 characters. */
 export function tidyAlt(text: string): string {

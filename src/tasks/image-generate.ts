@@ -11,6 +11,7 @@ import { checkDestination, checkMetadata, requireProvider } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { rateGeneratedImage, ratingRequestOf } from './image-generate-rating.js';
 import { AccessOptions, DestinationName, ImageRef, LIMITS, Levels, Metadata, WebhookOptions } from './request-parts.js';
+import { DestinationOutcome, ItemError, UsdText } from './result-parts.js';
 
 const GenerateRating = z.union([z.literal(true), z.discriminatedUnion('mode', [z.object({ mode: z.literal('nsfw_sfw') }), z.object({ mode: z.literal('custom'), levels: Levels })])]);
 
@@ -43,6 +44,28 @@ export function generateBody(modelIds: readonly string[]) {
   });
 }
 export type GenerateBody = z.infer<ReturnType<typeof generateBody>>;
+
+/** One image item (SPEC part 2): made (and charged), or failed on its own while the task completes. */
+const GeneratedImage = z.discriminatedUnion('status', [
+  z.object({
+    status: z.literal('success'),
+    id: z.string(),
+    url: z.string().nullable().describe('the destination URL when one was named, else the service URL; null when delivered only to a destination that has none'),
+    service_url: z.string(),
+    size: z.string().describe('{width}x{height}'),
+    cost: UsdText,
+    destination: DestinationOutcome.optional(),
+    rating: z.discriminatedUnion('status', [z.object({ status: z.literal('success'), level: z.string() }), z.object({ status: z.literal('failed'), error: z.object({ code: z.literal('RATING_FAILED') }) })]).optional(),
+  }),
+  z.object({ status: z.literal('failed'), error: ItemError }),
+]);
+
+/** The task's result: the resolved model, one item per image, and the magic prompt when one was applied. */
+export const GenerateResult = z.object({
+  model: z.string(),
+  images: z.array(GeneratedImage),
+  magic_prompt: z.object({ positive: z.string(), negative: z.string().optional() }).optional(),
+});
 
 /** The URL of an input entry, whichever of its two forms was sent. */
 const inputUrl = (entry: z.infer<typeof InputEntry>): string => (typeof entry === 'string' ? entry : entry.source.url);

@@ -6,6 +6,7 @@ import type { TaskTypeDefinition } from '../services/task-types.js';
 import { requireProvider } from './checks.js';
 import type { ImageTaskDeps } from './deps.js';
 import { ImageRef, LIMITS, Levels, type RatingLevel } from './request-parts.js';
+import { urlResults } from './result-parts.js';
 import { createUrlListType } from './url-list.js';
 
 /** POST /image/rate. `levels` is required, and kept, only in custom mode. */
@@ -20,6 +21,9 @@ export const RateBody = z
     if (body.mode === 'custom' && !body.levels) ctx.addIssue({ code: 'custom', path: ['levels'], message: 'levels are required when mode is custom' });
   });
 export type RateBody = z.infer<typeof RateBody>;
+
+/** The task's result: each URL's level, or why it failed. */
+export const RateResult = urlResults({ level: z.string() });
 
 /** The task's request: mode, urls and, in custom mode only, levels (SPEC part 2). */
 export interface RateRequest {

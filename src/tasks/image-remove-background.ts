@@ -7,6 +7,7 @@ import type { TaskTypeDefinition } from '../services/task-types.js';
 import { checkDestination, checkMetadata, requireProvider } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { AccessOptions, DestinationName, HttpUrl, Metadata, WebhookOptions } from './request-parts.js';
+import { DestinationOutcome } from './result-parts.js';
 
 /** POST /image/remove-background; the task keeps the body as it is. */
 export const RemoveBackgroundBody = z.object({
@@ -18,6 +19,18 @@ export const RemoveBackgroundBody = z.object({
   access: AccessOptions.optional(),
 });
 export type RemoveBackgroundBody = z.infer<typeof RemoveBackgroundBody>;
+
+/** The task's result: the cut-out image; `url` is the destination's when one was named (null when delivery failed). */
+export const RemoveBackgroundResult = z.object({
+  image: z.object({
+    id: z.string(),
+    url: z.string().nullable(),
+    service_url: z.string(),
+    size: z.string().describe('{width}x{height}'),
+    format: z.enum(['png', 'webp']),
+    destination: DestinationOutcome.optional(),
+  }),
+});
 
 /** SPEC part 4: the failure codes a background-removal task reports. */
 const ALLOWED: ReadonlySet<TaskErrorCode> = new Set(['INVALID_INPUT', 'PROVIDER_ERROR', 'PROVIDERS_BUSY', 'TIMEOUT', 'UNKNOWN_ERROR']);

@@ -1,13 +1,37 @@
 import type { AnyTaskType } from '../services/task-types.js';
 import type { ImageTaskDeps } from './deps.js';
-import { createAltType } from './image-alt.js';
-import { createGenerateType } from './image-generate.js';
-import { createRateType } from './image-rate.js';
-import { createRemoveBackgroundType } from './image-remove-background.js';
+import { AltResult, createAltType } from './image-alt.js';
+import { createGenerateType, GenerateResult } from './image-generate.js';
+import { createRateType, RateResult } from './image-rate.js';
+import { createRemoveBackgroundType, RemoveBackgroundResult } from './image-remove-background.js';
 
 export type { ImageTaskDeps } from './deps.js';
 
-/** Every built-in task type, in one list: a new type is one module here plus its create route. */
+/**
+ * Every built-in task type, in one list: its name, the schema of its result (the API
+ * describes and checks task results with it) and the factory of its definition. A new type
+ * is one module, one entry here, and its create route.
+ */
+export const TASK_MODULES = [
+  { type: 'image.generate', result: GenerateResult, create: createGenerateType },
+  { type: 'image.rate', result: RateResult, create: createRateType },
+  { type: 'image.alt', result: AltResult, create: createAltType },
+  { type: 'image.remove_background', result: RemoveBackgroundResult, create: createRemoveBackgroundType },
+] as const;
+
+export type BuiltInTaskType = (typeof TASK_MODULES)[number]['type'];
+
+/**
+ * Webhook event kinds (SPEC part 6): `all`, `task.completed|failed`, and each built-in type's
+ * `task.<type>.completed|failed` (for background removal, ours).
+ */
+export const EVENT_KINDS = ['all', 'task.completed', 'task.failed', ...TASK_MODULES.flatMap(({ type }) => [`task.${type}.completed`, `task.${type}.failed`])] as [string, ...string[]];
+
+/** The definitions of every built-in type, wired to the running service. */
 export function createTaskTypes(deps: ImageTaskDeps): AnyTaskType[] {
-  return [createGenerateType(deps), createRateType(deps), createAltType(deps), createRemoveBackgroundType(deps)];
+  return TASK_MODULES.map((module) => {
+    const definition: AnyTaskType = module.create(deps);
+    if (definition.type !== module.type) throw new Error(`task module ${module.type} defines ${definition.type}`);
+    return definition;
+  });
 }

@@ -7,6 +7,7 @@ import { closeBeforeRemoval, tempDir } from './temp-dir.js';
 import { mountTestRoutes, testTaskType } from '../fixtures/test-task-type.js';
 import { fakeProviders } from '../fixtures/test-providers.js';
 import type { ProviderSet } from '../../src/providers/types.js';
+import { createResponseChecker } from './response-check.js';
 
 export interface Harness {
   url: string;
@@ -19,6 +20,7 @@ export interface Harness {
   /** OAuth access token with every scope, valid one hour. */
   token: string;
   logs: string[];
+  /** A request over real HTTP; a 2xx JSON answer is checked against its route's response schema. */
   request(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
 }
 
@@ -34,7 +36,7 @@ export interface ApiResponse {
   status: number;
   headers: Headers;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: tests read answers freely; `request` has checked them against their route's schema
   json: any;
 }
 
@@ -79,6 +81,7 @@ export async function startService(t: TestContext, options: { config?: JsonObjec
   });
   closeBeforeRemoval(dataDir, () => server.close());
   const { services } = server;
+  const checkAnswer = createResponseChecker(server.api);
   const account = await services.accounts.create('acme', (options.credit ?? 100) * 1_000_000);
   const { apiKey, raw } = await services.apiKeys.create({ accountId: account.id, name: 'harness' });
   const { accessToken } = await services.tokens.issueAccessToken(account.id, ALL_SCOPES, 3_600_000);
@@ -91,7 +94,11 @@ export async function startService(t: TestContext, options: { config?: JsonObjec
     keyId: apiKey.id,
     token: accessToken,
     logs,
-    request: (method, path, requestOptions) => send(server.url, method, path, requestOptions),
+    request: async (method, path, requestOptions) => {
+      const res = await send(server.url, method, path, requestOptions);
+      checkAnswer(method, path, res.status, res.json);
+      return res;
+    },
   };
 }
 

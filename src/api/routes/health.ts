@@ -1,9 +1,14 @@
 import type { Hono } from 'hono';
+import { z } from 'zod';
 import { addRoute } from '../route.js';
+import { dataOf } from '../schemas.js';
 import type { ApiDeps, ApiEnv } from '../types.js';
 
+export const HealthResponse = dataOf(z.object({ status: z.literal('ok') }));
+export type HealthResponse = z.infer<typeof HealthResponse>;
+
 export function registerHealth(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  addRoute(app, deps, { method: 'get', path: '/health', summary: 'Liveness: answers while the server accepts requests', family: 'resource', status: 200 }, (c) =>
-    c.json({ data: { status: 'ok' } }),
-  );
+  addRoute(app, deps, { method: 'get', path: '/health', summary: 'Liveness: answers while the server accepts requests', family: 'resource', status: 200, response: HealthResponse }, async () => ({
+    body: { data: { status: 'ok' as const } },
+  }));
 }

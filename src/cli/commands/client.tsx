@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { render } from 'ink';
-import { ApiError, type Client, type TaskView } from '../../client/http-client.js';
+import { ApiError, type Client, type GenerateInput, type RateInput, type RemoveBackgroundInput, type TaskView } from '../../client/http-client.js';
 import { TaskWatchApp, type SettledTask } from '../../tui/components/TaskWatchApp.js';
 import { clientOf, resolveSources, wantsJson } from '../client-context.js';
 import { UsageError } from '../output.js';
@@ -13,7 +13,18 @@ export const CLIENT_EXIT = { requestFailed: 1, taskFailed: 3, itemsFailed: 4 } a
 
 type Image = { status: 'success' | 'failed'; id?: string; size?: string; url?: string | null; service_url?: string; error?: { code: string; message?: string }; savedTo?: string };
 
-const imagesOf = (task: TaskView): Image[] => (task.type === 'image.remove_background' ? (task.result?.image ? [{ status: 'success', ...task.result.image }] : []) : (task.result?.images ?? []));
+function imagesOf(task: TaskView): Image[] {
+  if (task.type === 'image.remove_background') return task.result ? [{ status: 'success', ...task.result.image }] : [];
+  if (task.type === 'image.generate') return task.result?.images ?? [];
+  return [];
+}
+
+/** Rate and alt results: one per URL, with its level or alt text. */
+const urlResultsOf = (task: TaskView): { status: 'success' | 'failed'; url: string; level?: string; alt?: string; error?: { code: string } }[] =>
+  task.type === 'image.rate' || task.type === 'image.alt' ? (task.result?.results ?? []) : [];
+/** Cost and errors are on the full task; a PAT reads only the result view. */
+const costOf = (task: TaskView): string | undefined => ('cost' in task ? task.cost : undefined);
+const errorsOf = (task: TaskView) => ('errors' in task ? (task.errors ?? []) : []);
 
 /** Saves the task's successful images into `dir` as `<id>.<ext>`. */
 async function saveImages(client: Client, images: Image[], dir: string): Promise<void> {
@@ -28,7 +39,7 @@ async function saveImages(client: Client, images: Image[], dir: string): Promise
 
 /** The exit code a settled task calls for. */
 export const exitCodeOf = (task: TaskView): number =>
-  task.status === 'failed' ? CLIENT_EXIT.taskFailed : imagesOf(task).some((i) => i.status === 'failed') || (task.result?.results ?? []).some((r: { status: string }) => r.status === 'failed') ? CLIENT_EXIT.itemsFailed : 0;
+  task.status === 'failed' ? CLIENT_EXIT.taskFailed : imagesOf(task).some((i) => i.status === 'failed') || urlResultsOf(task).some((r) => r.status === 'failed') ? CLIENT_EXIT.itemsFailed : 0;
 
 /** Follows a task to its end: the Ink view on a terminal, quiet polling otherwise; then saves images. */
 export async function follow(client: Client, taskId: string, type: string, expected: number, options: { json: boolean; out?: string }): Promise<TaskView> {
@@ -47,7 +58,7 @@ export async function follow(client: Client, taskId: string, type: string, expec
       expected={expected}
       follow={async (): Promise<SettledTask> => {
         settled = await finish();
-        return { status: settled.status, cost: settled.cost, images: imagesOf(settled), errors: settled.errors };
+        return { status: settled.status, cost: costOf(settled), images: imagesOf(settled), errors: errorsOf(settled) };
       }}
       onDone={(result) => {
         if (result instanceof Error) failure = result;
@@ -89,12 +100,13 @@ const out = (json: boolean, value: unknown, human: string): void => {
 };
 
 function describeTask(task: TaskView): string {
-  const lines = [`${task.id} ${task.type} ${task.status}${task.cost ? ` cost ${task.cost} USD` : ''}`];
+  const cost = costOf(task);
+  const lines = [`${task.id} ${task.type} ${task.status}${cost ? ` cost ${cost} USD` : ''}`];
   for (const [i, image] of imagesOf(task).entries()) {
     lines.push(image.status === 'success' ? `  image ${i + 1} ✓ ${image.size} ${image.url ?? image.service_url}${image.savedTo ? `  saved ${image.savedTo}` : ''}` : `  image ${i + 1} ✗ ${image.error?.code}${image.error?.message ? `: ${image.error.message}` : ''}`);
   }
-  for (const r of task.result?.results ?? []) lines.push(r.status === 'success' ? `  ${r.url}: ${r.level ?? r.alt}` : `  ${r.url}: ✗ ${r.error.code}`);
-  for (const e of task.status === 'failed' ? (task.errors ?? []) : []) lines.push(`  ✗ ${e.code}${e.message ? `: ${e.message}` : ''}`);
+  for (const r of urlResultsOf(task)) lines.push(r.status === 'success' ? `  ${r.url}: ${r.level ?? r.alt}` : `  ${r.url}: ✗ ${r.error?.code}`);
+  for (const e of task.status === 'failed' ? errorsOf(task) : []) lines.push(`  ✗ ${e.code}${e.message ? `: ${e.message}` : ''}`);
   return lines.join('\n');
 }
 
@@ -120,16 +132,17 @@ export function registerClientCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(
       clientAction(async (client, json, prompt: string, opts: Record<string, any>) => {
-        const body: Record<string, unknown> = { prompt };
+        // The server validates every field; the CLI passes them through as given.
+        const body: GenerateInput = { prompt };
         if (opts.model) body.model = opts.model;
-        if (opts.size) body.size = opts.size;
+        if (opts.size) body.size = opts.size as GenerateInput['size'];
         if (opts.count) body.count = Number(opts.count);
-        if (opts.format || opts.quality) body.output = { ...(opts.format ? { format: opts.format } : {}), ...(opts.quality ? { quality: Number(opts.quality) } : {}) };
+        if (opts.format || opts.quality) body.output = { ...(opts.format ? { format: opts.format } : {}), ...(opts.quality ? { quality: Number(opts.quality) } : {}) } as GenerateInput['output'];
         if (opts.negative) body.negative_prompt = opts.negative;
         if (opts.magic) body.magic_prompt = true;
         if (opts.destination) body.destination = opts.destination;
-        if (opts.metadata) body.metadata = parseJson(opts.metadata, '--metadata');
-        if (opts.rating) body.rating = opts.rating === 'nsfw_sfw' ? { mode: 'nsfw_sfw' } : { mode: 'custom', levels: parseJson(await readLevels(opts.rating), '--rating file') };
+        if (opts.metadata) body.metadata = parseJson(opts.metadata, '--metadata') as GenerateInput['metadata'];
+        if (opts.rating) body.rating = opts.rating === 'nsfw_sfw' ? { mode: 'nsfw_sfw' } : { mode: 'custom', levels: parseJson(await readLevels(opts.rating), '--rating file') as RateInput['levels'] & {} };
         if (opts.input?.length) body.inputs = await resolveSources(client, opts.input, 'id');
         const created = await client.generate(body);
         if (!opts.watch) return out(json, created, `task ${created.taskId}${created.access ? `\npat ${created.access.publicAccessToken}` : ''}`);
@@ -146,7 +159,7 @@ export function registerClientCommands(program: Command): void {
     .action(
       clientAction(async (client, json, sources: string[], opts: { levels?: string; async?: boolean }) => {
         const urls = await resolveSources(client, sources, 'id');
-        const body = opts.levels ? { mode: 'custom', levels: parseJson(await readLevels(opts.levels), '--levels file'), urls, sync: !opts.async } : { mode: 'nsfw_sfw', urls, sync: !opts.async };
+        const body: RateInput = opts.levels ? { mode: 'custom', levels: parseJson(await readLevels(opts.levels), '--levels file') as RateInput['levels'], urls, sync: !opts.async } : { mode: 'nsfw_sfw', urls, sync: !opts.async };
         return urlListAnswer(json, await client.rate(body));
       }),
     );
@@ -171,8 +184,8 @@ export function registerClientCommands(program: Command): void {
     .action(
       clientAction(async (client, json, source: string, opts: { format?: string; destination?: string; watch?: boolean; out?: string }) => {
         const [url] = await resolveSources(client, [source], 'url');
-        const body: Record<string, unknown> = { url };
-        if (opts.format) body.output = { format: opts.format };
+        const body: RemoveBackgroundInput = { url };
+        if (opts.format) body.output = { format: opts.format as 'png' | 'webp' };
         if (opts.destination) body.destination = opts.destination;
         const created = await client.removeBackground(body);
         if (!opts.watch) return out(json, created, `task ${created.taskId} (reserved ${created.estimatedCost} USD)`);

@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { parseUsd } from '../../../domain/money.js';
 import { ALL_SCOPES } from '../../../domain/scopes.js';
 import { addRoute } from '../../route.js';
+import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
+import { ApiKey } from './schemas.js';
 
 export const CreateApiKeyBody = z.object({
   name: z.string().min(1).max(64).optional(),
@@ -17,6 +19,9 @@ export const CreateApiKeyBody = z.object({
 });
 export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;
 
+export const CreateApiKeyResponse = dataOf(z.object({ apiKey: ApiKey, raw: z.string().describe('the full key, shown only here') }));
+export type CreateApiKeyResponse = z.infer<typeof CreateApiKeyResponse>;
+
 export function registerApiKeysCreate(app: Hono<ApiEnv>, deps: ApiDeps): void {
   addRoute(
     app,
@@ -29,9 +34,10 @@ export function registerApiKeysCreate(app: Hono<ApiEnv>, deps: ApiDeps): void {
       family: 'resource',
       body: CreateApiKeyBody,
       status: 201,
+      response: CreateApiKeyResponse,
       errors: ['API_KEY_LIMIT_REACHED', 'SCOPE_ESCALATION'],
     },
-    async (c, { principal, body }) => {
+    async (_c, { principal, body }) => {
       const created = await deps.apiKeys.create({
         accountId: principal.accountId,
         name: body.name,
@@ -39,7 +45,7 @@ export function registerApiKeysCreate(app: Hono<ApiEnv>, deps: ApiDeps): void {
         spendingLimit: body.spendingLimit === undefined ? undefined : parseUsd(body.spendingLimit)!,
         spendingLimitPeriod: body.spendingLimitPeriod,
       });
-      return c.json({ data: created }, 201);
+      return { body: { data: created } };
     },
   );
 }

@@ -1,6 +1,11 @@
 import type { Hono } from 'hono';
+import type { z } from 'zod';
 import { addRoute } from '../../route.js';
+import { Deleted, dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
+
+export const DeleteApiKeyResponse = dataOf(Deleted);
+export type DeleteApiKeyResponse = z.infer<typeof DeleteApiKeyResponse>;
 
 export function registerApiKeysDelete(app: Hono<ApiEnv>, deps: ApiDeps): void {
   addRoute(
@@ -13,11 +18,12 @@ export function registerApiKeysDelete(app: Hono<ApiEnv>, deps: ApiDeps): void {
       guard: { accept: ['accessToken'], scope: 'keys' },
       family: 'resource',
       status: 200,
+      response: DeleteApiKeyResponse,
       errors: ['API_KEY_NOT_FOUND'],
     },
     async (c, { principal }) => {
       const key = await deps.apiKeys.revoke(principal.accountId, c.req.param('id')!);
-      return c.json({ data: { id: key.id, deleted: true } });
+      return { body: { data: { id: key.id, deleted: true as const } } };
     },
   );
 }

@@ -1,6 +1,12 @@
 import type { Hono } from 'hono';
+import type { z } from 'zod';
 import { addRoute } from '../../route.js';
+import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
+import { ApiKey } from './schemas.js';
+
+export const GetApiKeyResponse = dataOf(ApiKey);
+export type GetApiKeyResponse = z.infer<typeof GetApiKeyResponse>;
 
 export function registerApiKeysGet(app: Hono<ApiEnv>, deps: ApiDeps): void {
   addRoute(
@@ -13,8 +19,9 @@ export function registerApiKeysGet(app: Hono<ApiEnv>, deps: ApiDeps): void {
       guard: { accept: ['accessToken'], scope: 'keys' },
       family: 'resource',
       status: 200,
+      response: GetApiKeyResponse,
       errors: ['API_KEY_NOT_FOUND'],
     },
-    async (c, { principal }) => c.json({ data: await deps.apiKeys.get(principal.accountId, c.req.param('id')!) }),
+    async (c, { principal }) => ({ body: { data: await deps.apiKeys.get(principal.accountId, c.req.param('id')!) } }),
   );
 }

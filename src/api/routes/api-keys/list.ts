@@ -1,12 +1,26 @@
 import type { Hono } from 'hono';
+import { z } from 'zod';
 import { addRoute } from '../../route.js';
+import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
+import { ApiKey } from './schemas.js';
+
+export const ListApiKeysResponse = dataOf(z.array(ApiKey));
+export type ListApiKeysResponse = z.infer<typeof ListApiKeysResponse>;
 
 export function registerApiKeysList(app: Hono<ApiEnv>, deps: ApiDeps): void {
   addRoute(
     app,
     deps,
-    { method: 'get', path: '/api-key', summary: "List the account's live API keys, oldest first", guard: { accept: ['accessToken'], scope: 'keys' }, family: 'resource', status: 200 },
-    async (c, { principal }) => c.json({ data: await deps.apiKeys.list(principal.accountId) }),
+    {
+      method: 'get',
+      path: '/api-key',
+      summary: "List the account's live API keys, oldest first",
+      guard: { accept: ['accessToken'], scope: 'keys' },
+      family: 'resource',
+      status: 200,
+      response: ListApiKeysResponse,
+    },
+    async (_c, { principal }) => ({ body: { data: await deps.apiKeys.list(principal.accountId) } }),
   );
 }

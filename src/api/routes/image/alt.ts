@@ -1,10 +1,15 @@
 import type { Hono } from 'hono';
-import { AltBody } from '../../../tasks/image-alt.js';
+import type { z } from 'zod';
+import { AltBody, AltResult } from '../../../tasks/image-alt.js';
 import { addRoute } from '../../route.js';
 import { createAndMaybeWait } from '../../sync-answer.js';
 import { taskTypeOf } from '../../task-create.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
+import { syncAnswer } from './schemas.js';
 
+export { AltBody } from '../../../tasks/image-alt.js';
+export const AltResponse = syncAnswer(AltResult.shape.results);
+export type AltResponse = z.infer<typeof AltResponse>;
 
 export function registerImageAlt(app: Hono<ApiEnv>, deps: ApiDeps): void {
   const type = taskTypeOf(deps, 'image.alt');
@@ -19,8 +24,9 @@ export function registerImageAlt(app: Hono<ApiEnv>, deps: ApiDeps): void {
       family: 'image',
       body: AltBody,
       status: 200,
+      response: AltResponse,
       errors: ['VALIDATION_ERROR', 'INSUFFICIENT_BALANCE', 'SPENDING_LIMIT_EXCEEDED', 'RATE_LIMIT_EXCEEDED', 'UNKNOWN_ERROR', 'ENQUEUE_FAILED'],
     },
-    (c, { principal, body }) => createAndMaybeWait(c, deps, principal, type.type, body),
+    (_c, { principal, body }) => createAndMaybeWait<z.infer<typeof AltResult>['results']>(deps, principal, type.type, body),
   );
 }

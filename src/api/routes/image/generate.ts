@@ -4,7 +4,12 @@ import type { GenerateBody } from '../../../tasks/image-generate.js';
 import { addRoute } from '../../route.js';
 import { createTaskHandler, taskTypeOf } from '../../task-create.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
+import { CreatedTaskResponse } from './schemas.js';
 
+/** The body schema lives with the task type (built per config: unknown model ids fail it). */
+export { generateBody } from '../../../tasks/image-generate.js';
+export const GenerateResponse = CreatedTaskResponse;
+export type GenerateResponse = CreatedTaskResponse;
 
 export function registerImageGenerate(app: Hono<ApiEnv>, deps: ApiDeps): void {
   const type = taskTypeOf(deps, 'image.generate');
@@ -17,11 +22,12 @@ export function registerImageGenerate(app: Hono<ApiEnv>, deps: ApiDeps): void {
       summary: 'Create an image.generate task',
       guard: { accept: ['apiKey'], scope: type.scope },
       family: 'image',
-      // Built per call: the model ids come from the config in force.
+      // Its model ids come from the config in force (built once per config).
       body: () => type.body() as z.ZodType<GenerateBody>,
       status: 201,
+      response: GenerateResponse,
       errors: ['VALIDATION_ERROR', 'INSUFFICIENT_BALANCE', 'SPENDING_LIMIT_EXCEEDED', 'RATE_LIMIT_EXCEEDED', 'ENQUEUE_FAILED'],
     },
-    createTaskHandler(deps, type.type, { status: 201 }),
+    createTaskHandler(deps, type.type),
   );
 }

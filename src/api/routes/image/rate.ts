@@ -1,10 +1,15 @@
 import type { Hono } from 'hono';
-import { RateBody } from '../../../tasks/image-rate.js';
+import type { z } from 'zod';
+import { RateBody, RateResult } from '../../../tasks/image-rate.js';
 import { addRoute } from '../../route.js';
 import { createAndMaybeWait } from '../../sync-answer.js';
 import { taskTypeOf } from '../../task-create.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
+import { syncAnswer } from './schemas.js';
 
+export { RateBody } from '../../../tasks/image-rate.js';
+export const RateResponse = syncAnswer(RateResult.shape.results);
+export type RateResponse = z.infer<typeof RateResponse>;
 
 export function registerImageRate(app: Hono<ApiEnv>, deps: ApiDeps): void {
   const type = taskTypeOf(deps, 'image.rate');
@@ -19,8 +24,9 @@ export function registerImageRate(app: Hono<ApiEnv>, deps: ApiDeps): void {
       family: 'image',
       body: RateBody,
       status: 200,
+      response: RateResponse,
       errors: ['VALIDATION_ERROR', 'INSUFFICIENT_BALANCE', 'SPENDING_LIMIT_EXCEEDED', 'RATE_LIMIT_EXCEEDED', 'UNKNOWN_ERROR', 'ENQUEUE_FAILED'],
     },
-    (c, { principal, body }) => createAndMaybeWait(c, deps, principal, type.type, body),
+    (_c, { principal, body }) => createAndMaybeWait<z.infer<typeof RateResult>['results']>(deps, principal, type.type, body),
   );
 }

@@ -3,7 +3,11 @@ import { RemoveBackgroundBody } from '../../../tasks/image-remove-background.js'
 import { addRoute } from '../../route.js';
 import { createTaskHandler, taskTypeOf } from '../../task-create.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
+import { CreatedTaskResponse } from './schemas.js';
 
+export { RemoveBackgroundBody } from '../../../tasks/image-remove-background.js';
+export const RemoveBackgroundResponse = CreatedTaskResponse;
+export type RemoveBackgroundResponse = CreatedTaskResponse;
 
 export function registerImageRemoveBackground(app: Hono<ApiEnv>, deps: ApiDeps): void {
   const type = taskTypeOf(deps, 'image.remove_background');
@@ -18,8 +22,9 @@ export function registerImageRemoveBackground(app: Hono<ApiEnv>, deps: ApiDeps):
       family: 'image',
       body: RemoveBackgroundBody,
       status: 201,
+      response: RemoveBackgroundResponse,
       errors: ['VALIDATION_ERROR', 'INSUFFICIENT_BALANCE', 'SPENDING_LIMIT_EXCEEDED', 'RATE_LIMIT_EXCEEDED', 'ENQUEUE_FAILED'],
     },
-    createTaskHandler(deps, type.type, { status: 201, estimatedCost: true }),
+    createTaskHandler(deps, type.type, { estimatedCost: true }),
   );
 }

@@ -14,7 +14,7 @@ import type { ApiDeps, ApiEnv } from '../../types.js';
  * cached as immutable.
  */
 export function registerImageFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  addRoute(app, deps, { method: 'get', path: '/images/:file', summary: 'A stored image, by its service URL', family: 'resource', status: 200, errors: ['NOT_FOUND'] }, async (c) => {
+  addRoute(app, deps, { method: 'get', path: '/images/:file', summary: 'A stored image, by its service URL', family: 'resource', status: 200, produces: 'image/*', errors: ['NOT_FOUND'] }, async (c) => {
     const file = c.req.param('file')!;
     let path: string;
     try {

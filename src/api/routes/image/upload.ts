@@ -1,10 +1,17 @@
 import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Context, Hono } from 'hono';
+import { z } from 'zod';
 import { AppError } from '../../../domain/errors.js';
 import { storeUploads, UPLOAD_LIMITS, type ReceivedFile } from '../../../services/uploads.js';
 import { addRoute } from '../../route.js';
+import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
+
+/** One stored upload: use its id (or service_url) wherever an image URL is taken. */
+export const UploadedFile = z.object({ id: z.string(), url: z.string(), service_url: z.string(), format: z.enum(['png', 'jpg', 'webp']), size: z.string(), bytes: z.number(), filename: z.string() });
+export const UploadResponse = dataOf(z.object({ files: z.array(UploadedFile) }));
+export type UploadResponse = z.infer<typeof UploadResponse>;
 
 const tooLarge = () => new AppError('VALIDATION_ERROR', `the upload body is larger than ${UPLOAD_LIMITS.maxBody / 1024 / 1024} MB`, { status: 413 });
 
@@ -77,12 +84,13 @@ export function registerImageUpload(app: Hono<ApiEnv>, deps: ApiDeps): void {
       guard: { accept: ['apiKey'], scope: 'image:upload' },
       family: 'image',
       status: 201,
+      response: UploadResponse,
       errors: ['VALIDATION_ERROR'],
     },
     async (c) => {
       const files = await receiveFiles(c);
       const stored = await storeUploads(deps.images, files, deps.config.current().fetch.maxPixels);
-      return c.json({ data: { files: stored } }, 201);
+      return { body: { data: { files: stored } } };
     },
   );
 }

@@ -1,6 +1,18 @@
 import type { Hono } from 'hono';
+import { z } from 'zod';
 import { addRoute } from '../../route.js';
+import { dataOf, Usd } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
+
+/** A generation model as the config defines it: prices (USD per image) and capabilities. */
+export const Model = z.object({
+  id: z.string(),
+  default: z.boolean().describe('the model `auto` resolves to'),
+  price: z.object({ perImage: Usd, perInput: Usd, perImage4k: Usd.optional() }),
+  capabilities: z.object({ maxInputs: z.number(), supports4k: z.boolean(), negativePrompt: z.boolean(), nativeSize: z.string().optional() }),
+});
+export const ListModelsResponse = dataOf(z.array(Model));
+export type ListModelsResponse = z.infer<typeof ListModelsResponse>;
 
 export function registerModelsList(app: Hono<ApiEnv>, deps: ApiDeps): void {
   addRoute(
@@ -13,12 +25,11 @@ export function registerModelsList(app: Hono<ApiEnv>, deps: ApiDeps): void {
       guard: { accept: ['apiKey', 'accessToken'] },
       family: 'resource',
       status: 200,
+      response: ListModelsResponse,
     },
-    (c) => {
+    async () => {
       const { models, defaultModel } = deps.config.current();
-      return c.json({
-        data: Object.entries(models).map(([id, model]) => ({ id, default: id === defaultModel, price: model.price, capabilities: model.capabilities })),
-      });
+      return { body: { data: Object.entries(models).map(([id, model]) => ({ id, default: id === defaultModel, price: model.price, capabilities: model.capabilities })) } };
     },
   );
 }

@@ -1,7 +1,12 @@
 import type { Hono } from 'hono';
-import { toTaskView } from '../../../services/task-views.js';
+import type { z } from 'zod';
 import { addRoute } from '../../route.js';
+import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
+import { Task, taskBody } from './schemas.js';
+
+export const GetTaskResponse = dataOf(Task);
+export type GetTaskResponse = z.infer<typeof GetTaskResponse>;
 
 export function registerTasksGet(app: Hono<ApiEnv>, deps: ApiDeps): void {
   addRoute(
@@ -14,8 +19,9 @@ export function registerTasksGet(app: Hono<ApiEnv>, deps: ApiDeps): void {
       guard: { accept: ['apiKey'], scope: 'tasks:read' },
       family: 'resource',
       status: 200,
+      response: GetTaskResponse,
       errors: ['TASK_NOT_FOUND'],
     },
-    async (c, { principal }) => c.json({ data: toTaskView(await deps.tasks.getOwned(principal, c.req.param('id')!)) }),
+    async (c, { principal }) => ({ body: { data: taskBody(await deps.tasks.getOwned(principal, c.req.param('id')!)) } }),
   );
 }

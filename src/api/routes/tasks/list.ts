@@ -1,14 +1,13 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { TASK_STATUSES, type TaskStatus } from '../../../domain/tasks.js';
-import { toTaskView } from '../../../services/task-views.js';
 import { parseQuery } from '../../body.js';
 import { addRoute } from '../../route.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
+import { Task, TaskStatusSchema, taskBody } from './schemas.js';
 
 export const ListTasksQuery = z
   .object({
-    status: z.enum(TASK_STATUSES as [string, ...string[]]).optional(),
+    status: TaskStatusSchema.optional(),
     type: z.string().min(1).max(64).optional(),
     createdAfter: z.iso.datetime().optional(),
     createdBefore: z.iso.datetime().optional(),
@@ -16,6 +15,9 @@ export const ListTasksQuery = z
     cursor: z.string().regex(/^tsk_[0-9A-Za-z]+$/, 'a cursor from a previous page').optional(),
   })
   .catchall(z.string().max(256));
+
+export const ListTasksResponse = z.object({ data: z.array(Task), nextCursor: z.string().nullable().describe('the cursor of the next page; null on the last') });
+export type ListTasksResponse = z.infer<typeof ListTasksResponse>;
 
 export function registerTasksList(app: Hono<ApiEnv>, deps: ApiDeps): void {
   addRoute(
@@ -28,6 +30,7 @@ export function registerTasksList(app: Hono<ApiEnv>, deps: ApiDeps): void {
       guard: { accept: ['apiKey'], scope: 'tasks:read' },
       family: 'resource',
       status: 200,
+      response: ListTasksResponse,
     },
     async (c, { principal }) => {
       const query = parseQuery(c, ListTasksQuery, 'resource');
@@ -43,12 +46,12 @@ export function registerTasksList(app: Hono<ApiEnv>, deps: ApiDeps): void {
         before: query.cursor,
         createdAfter,
         createdBefore,
-        status: query.status as TaskStatus | undefined,
+        status: query.status,
         type: query.type,
         metadata,
       });
       const last = page.tasks.at(-1);
-      return c.json({ data: page.tasks.map(toTaskView), nextCursor: page.more && last ? last.id : null });
+      return { body: { data: page.tasks.map(taskBody), nextCursor: page.more && last ? last.id : null } };
     },
   );
 }

@@ -1,7 +1,12 @@
 import type { Hono } from 'hono';
-import { toResultView } from '../../../services/task-views.js';
+import type { z } from 'zod';
 import { addRoute } from '../../route.js';
+import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
+import { TaskResult, taskResultBody } from './schemas.js';
+
+export const GetTaskResultResponse = dataOf(TaskResult);
+export type GetTaskResultResponse = z.infer<typeof GetTaskResultResponse>;
 
 export function registerTasksResult(app: Hono<ApiEnv>, deps: ApiDeps): void {
   addRoute(
@@ -14,8 +19,9 @@ export function registerTasksResult(app: Hono<ApiEnv>, deps: ApiDeps): void {
       guard: { accept: ['apiKey', 'pat'], scope: 'tasks:read' },
       family: 'resource',
       status: 200,
+      response: GetTaskResultResponse,
       errors: ['TASK_NOT_FOUND'],
     },
-    async (c, { principal }) => c.json({ data: toResultView(await deps.tasks.getReadable(principal, c.req.param('id')!)) }),
+    async (c, { principal }) => ({ body: { data: taskResultBody(await deps.tasks.getReadable(principal, c.req.param('id')!)) } }),
   );
 }

@@ -1,6 +1,12 @@
 import type { Hono } from 'hono';
+import { z } from 'zod';
 import { addRoute } from '../../route.js';
+import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
+import { TaskStatusSchema } from './schemas.js';
+
+export const GetTaskStatusResponse = dataOf(z.object({ status: TaskStatusSchema }));
+export type GetTaskStatusResponse = z.infer<typeof GetTaskStatusResponse>;
 
 export function registerTasksStatus(app: Hono<ApiEnv>, deps: ApiDeps): void {
   addRoute(
@@ -13,8 +19,9 @@ export function registerTasksStatus(app: Hono<ApiEnv>, deps: ApiDeps): void {
       guard: { accept: ['apiKey', 'pat'], scope: 'tasks:read' },
       family: 'resource',
       status: 200,
+      response: GetTaskStatusResponse,
       errors: ['TASK_NOT_FOUND'],
     },
-    async (c, { principal }) => c.json({ data: { status: (await deps.tasks.getReadable(principal, c.req.param('id')!)).status } }),
+    async (c, { principal }) => ({ body: { data: { status: (await deps.tasks.getReadable(principal, c.req.param('id')!)).status } } }),
   );
 }

@@ -1,10 +1,26 @@
 import { z } from 'zod';
-import { EVENT_KINDS } from '../../../domain/events.js';
+import { EVENT_KINDS } from '../../../tasks/index.js';
+import { Timestamp } from '../../schemas.js';
 
-const WebhookUrl = z.url({ protocol: /^https?$/, error: 'an http or https URL' }).max(2048);
+export const WebhookUrl = z.url({ protocol: /^https?$/, error: 'an http or https URL' }).max(2048);
 /** Event kinds to receive; null (or omitted, or ["all"]) for every kind. */
-const Events = z.array(z.enum(EVENT_KINDS)).min(1).max(EVENT_KINDS.length).nullable();
-const ApiKeyIds = z.array(z.string().min(1).max(64)).max(100);
+export const Events = z.array(z.enum(EVENT_KINDS)).min(1).max(EVENT_KINDS.length).nullable();
+export const ApiKeyIds = z.array(z.string().min(1).max(64)).max(100);
 
-export const CreateWebhookBody = z.object({ url: WebhookUrl, events: Events.optional(), apiKeyIds: ApiKeyIds.optional() });
-export const UpdateWebhookBody = z.object({ url: WebhookUrl.optional(), events: Events.optional(), apiKeyIds: ApiKeyIds.optional(), enabled: z.boolean().optional() });
+/** The webhook resource, exactly as SPEC part 2 shows it. */
+export const Webhook = z.object({ id: z.string(), userId: z.string(), url: z.string(), enabled: z.boolean(), events: z.array(z.string()).nullable(), secret: z.string(), createdAt: Timestamp, updatedAt: Timestamp });
+export type Webhook = z.infer<typeof Webhook>;
+
+/** One delivery of an event to one endpoint, with every attempt made. */
+export const Delivery = z.object({
+  id: z.string(),
+  eventId: z.string(),
+  eventType: z.string(),
+  webhookId: z.string().nullable(),
+  url: z.string(),
+  status: z.enum(['pending', 'delivered', 'failed']),
+  attempts: z.array(z.object({ at: Timestamp, status: z.number().nullable(), latencyMs: z.number(), error: z.string().optional() })),
+  nextAttemptAt: Timestamp.nullable(),
+  createdAt: Timestamp,
+});
+export type Delivery = z.infer<typeof Delivery>;

@@ -1,0 +1,26 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { addRoute } from '../../route.js';
+import { dataOf } from '../../schemas.js';
+import type { ApiDeps, ApiEnv } from '../../types.js';
+
+export const TestDestinationResponse = dataOf(z.object({ ok: z.literal(true), key: z.string().describe('the full object key written'), url: z.string().nullable() }));
+export type TestDestinationResponse = z.infer<typeof TestDestinationResponse>;
+
+export function registerDestinationsTest(app: Hono<ApiEnv>, deps: ApiDeps): void {
+  addRoute(
+    app,
+    deps,
+    {
+      method: 'post',
+      path: '/destinations/:id/test',
+      summary: 'Write a small test object; 502 with the storage message when it refuses',
+      guard: { accept: ['accessToken'], scope: 'manage' },
+      family: 'resource',
+      status: 200,
+      response: TestDestinationResponse,
+      errors: ['DESTINATION_NOT_FOUND', 'DESTINATION_TEST_FAILED', 'UNKNOWN_ERROR'],
+    },
+    async (c, { principal }) => ({ body: { data: await deps.destinations.test(principal.accountId, c.req.param('id')!) } }),
+  );
+}

@@ -1,0 +1,32 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { addRoute } from '../../route.js';
+import { dataOf } from '../../schemas.js';
+import type { ApiDeps, ApiEnv } from '../../types.js';
+import { DestinationName } from '../../../tasks/request-parts.js';
+import { Destination } from './schemas.js';
+/** A new name, or a whole new config (masked secrets sent back keep their values); `provider.id` cannot change. */
+export const UpdateDestinationBody = z.object({ name: DestinationName.optional(), provider: z.object({ id: z.string().min(1) }).optional(), config: z.record(z.string(), z.unknown()).optional() });
+export type UpdateDestinationBody = z.infer<typeof UpdateDestinationBody>;
+
+export const UpdateDestinationResponse = dataOf(Destination);
+export type UpdateDestinationResponse = z.infer<typeof UpdateDestinationResponse>;
+
+export function registerDestinationsUpdate(app: Hono<ApiEnv>, deps: ApiDeps): void {
+  addRoute(
+    app,
+    deps,
+    {
+      method: 'patch',
+      path: '/destinations/:id',
+      summary: 'Rename or reconfigure a destination; masked secrets sent back keep their values',
+      guard: { accept: ['accessToken'], scope: 'manage' },
+      family: 'resource',
+      body: UpdateDestinationBody,
+      status: 200,
+      response: UpdateDestinationResponse,
+      errors: ['DESTINATION_NOT_FOUND', 'DESTINATIONS_INVALID_PROVIDER', 'DESTINATION_NAME_TAKEN', 'VALIDATION_ERROR', 'UNKNOWN_ERROR'],
+    },
+    async (c, { principal, body }) => ({ body: { data: await deps.destinations.update(principal.accountId, c.req.param('id')!, body) } }),
+  );
+}

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { dataOf, Usd } from '../../schemas.js';
+
+/** The answer of an asynchronous create (SPEC part 4): the task id, and its PAT when enabled. */
+export const CreatedTaskResponse = dataOf(
+  z.object({
+    taskId: z.string(),
+    estimatedCost: Usd.optional().describe('USD reserved (remove-background)'),
+    access: z.object({ publicAccessToken: z.string().describe('a pat_ token for this task, valid one hour') }).optional(),
+  }),
+);
+export type CreatedTaskResponse = z.infer<typeof CreatedTaskResponse>;
+
+/**
+ * The answer of rate and alt (SPEC part 4): with the results when the task finished within the
+ * sync timeout (200), or only the pending task to poll (202).
+ */
+export const syncAnswer = <Results extends z.ZodType>(results: Results) =>
+  dataOf(
+    z.object({
+      task: z.object({ id: z.string(), status: z.enum(['pending', 'completed']), cost: Usd.optional() }),
+      results: results.optional().describe('one entry per URL, in the order sent; absent on 202'),
+    }),
+  );

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { TASK_STATUSES, type TaskStatus } from '../../../domain/tasks.js';
+import type { TaskRecord } from '../../../services/task-types.js';
+import { toResultView, toTaskView } from '../../../services/task-views.js';
+import { TASK_MODULES } from '../../../tasks/index.js';
+import { Timestamp, Usd } from '../../schemas.js';
+
+export const TaskStatusSchema = z.enum(TASK_STATUSES as [TaskStatus, ...TaskStatus[]]);
+const TaskError = z.object({ code: z.string(), message: z.string().optional() });
+
+/** The full task object of SPEC part 2, for one task type and its result schema. */
+const fullTask = <Type extends string, Result extends z.ZodType>(type: Type, result: Result) =>
+  z.object({
+    id: z.string(),
+    status: TaskStatusSchema,
+    type: z.literal(type),
+    cost: Usd,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    request: z.record(z.string(), z.unknown()).describe('the parameters as submitted (for image.rate: mode, urls and, in custom mode, levels)'),
+    result: result.nullable().describe('null while pending, and for a failed task that produced nothing'),
+    errors: z.array(TaskError).optional().describe('on failed tasks'),
+    apiKeyId: z.string().nullable(),
+    userId: z.string(),
+    metadata: z.unknown().nullable(),
+  });
+
+/** What `GET /tasks/{id}/result` shows of a task. */
+const taskResult = <Type extends string, Result extends z.ZodType>(type: Type, result: Result) => z.object({ id: z.string(), status: TaskStatusSchema, type: z.literal(type), result: result.nullable() });
+
+// Mapped over the module tuple (generic, so the tuple stays a tuple): one member per type.
+type Module = { type: string; result: z.ZodType };
+type FullTasks<M extends readonly Module[]> = { -readonly [K in keyof M]: ReturnType<typeof fullTask<M[K]['type'], M[K]['result']>> };
+type TaskResults<M extends readonly Module[]> = { -readonly [K in keyof M]: ReturnType<typeof taskResult<M[K]['type'], M[K]['result']>> };
+
+/** A task, by its type: each built-in type with the shape of its own result. */
+export const Task = z.discriminatedUnion('type', TASK_MODULES.map((m) => fullTask(m.type, m.result)) as unknown as FullTasks<typeof TASK_MODULES>);
+export type Task = z.infer<typeof Task>;
+
+export const TaskResult = z.discriminatedUnion('type', TASK_MODULES.map((m) => taskResult(m.type, m.result)) as unknown as TaskResults<typeof TASK_MODULES>);
+export type TaskResult = z.infer<typeof TaskResult>;
+
+// The views are built from what each type's module produced, to its result schema (the API
+// tests check every answer against these schemas); here they take the schemas' types.
+export const taskBody = (task: TaskRecord): Task => toTaskView(task) as Task;
+export const taskResultBody = (task: TaskRecord): TaskResult => toResultView(task) as TaskResult;

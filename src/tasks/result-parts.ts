@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { TASK_ERROR_CODES } from '../domain/tasks.js';
+
+/**
+ * Result pieces several task types share (SPEC part 2). Each type's module exports its own
+ * `…Result` schema built from these: the API describes and checks task results with them.
+ */
+export const UsdText = z.string().describe('decimal USD, e.g. "0.0002"');
+export const ItemError = z.object({ code: z.enum(TASK_ERROR_CODES), message: z.string().optional() });
+
+/** Where a stored image went: the destination's own URL, or why delivery failed (the image stays at its service_url). */
+export const DestinationOutcome = z.union([
+  z.object({ name: z.string(), status: z.literal('success'), key: z.string(), url: z.string().nullable() }),
+  z.object({ name: z.string(), status: z.literal('failed'), error: z.object({ code: z.string(), message: z.string(), provider_response: z.string().optional() }) }),
+]);
+
+/** One result per submitted URL, in order (rate and alt). */
+export const urlResults = <Success extends z.ZodRawShape>(success: Success) =>
+  z.object({
+    results: z.array(
+      z.discriminatedUnion('status', [
+        z.object({ status: z.literal('success'), url: z.string(), ...success }),
+        z.object({ status: z.literal('failed'), url: z.string(), error: z.object({ code: z.enum(TASK_ERROR_CODES) }) }),
+      ]),
+    ),
+  });
