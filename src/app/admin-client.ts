@@ -1,7 +1,7 @@
+import { callAdminSocket } from '../client/admin-client.js';
 import { loadConfig } from '../config/load.js';
 import { lockHolder } from '../store/lock.js';
-import { type AdminOpName, runAdminOp } from './admin-ops.js';
-import { callAdminSocket } from './admin-socket.js';
+import { type AdminArgs, type AdminOpName, type AdminResult, runAdminOp } from './admin/ops.js';
 import { dataDirLayout } from './data-dir.js';
 import { openServices } from './services.js';
 
@@ -9,12 +9,12 @@ import { openServices } from './services.js';
  * Runs an operator action on a data dir: through the running server's admin socket when
  * one holds the store, else by opening the store here (and closing it after).
  */
-export async function runOnDataDir(dataDir: string, configFile: string | undefined, op: AdminOpName, args: unknown): Promise<unknown> {
+export async function runOnDataDir<Name extends AdminOpName>(dataDir: string, configFile: string | undefined, op: Name, args: AdminArgs<Name>): Promise<AdminResult<Name>> {
   const layout = dataDirLayout(dataDir);
   const holder = await lockHolder(`${layout.store}/LOCK`);
   if (holder !== null) {
     try {
-      return await callAdminSocket(layout.adminSocket, op, args);
+      return await callAdminSocket<AdminResult<Name>>(layout.adminSocket, op, args);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ECONNREFUSED') {

@@ -1,9 +1,9 @@
 import { chmod, unlink } from 'node:fs/promises';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
-import { AppError, isAppError } from '../domain/errors.js';
-import { isAdminOp, runAdminOp } from './admin-ops.js';
+import { isAppError } from '../domain/errors.js';
+import { isAdminOp, runAdminOp } from './admin/ops.js';
 import type { Services } from './services.js';
 
 /**
@@ -38,31 +38,4 @@ export async function listenAdminSocket(services: Services, path: string): Promi
         server.closeAllConnections();
       }).then(() => unlink(path).catch(() => undefined)),
   };
-}
-
-/** Calls an admin operation on a running server through its socket. */
-export function callAdminSocket(path: string, op: string, args: unknown): Promise<unknown> {
-  const payload = JSON.stringify(args ?? {});
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { socketPath: path, method: 'POST', path: `/admin/${op}`, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => {
-          let body: { data?: unknown; code?: string; message?: string };
-          try {
-            body = JSON.parse(text);
-          } catch {
-            return reject(new Error(`the admin socket answered ${res.statusCode} with no JSON`));
-          }
-          if (res.statusCode === 200) return resolve(body.data);
-          reject(new AppError((body.code ?? 'INTERNAL_SERVER_ERROR') as never, body.message ?? 'admin operation failed'));
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
 }

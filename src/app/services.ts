@@ -11,6 +11,7 @@ import { createDestinationService } from '../services/destinations.js';
 import { EventBus } from '../services/events.js';
 import { createImageLibrary } from '../services/images.js';
 import { createLoadLimits } from '../services/load-limits.js';
+import { createOperatorService } from '../services/operator.js';
 import { createOutbox } from '../services/outbox.js';
 import { type Clock, systemClock } from '../services/ports.js';
 import { createSecretService } from '../services/secrets.js';
@@ -97,6 +98,7 @@ export async function openServices(options: ServiceOptions) {
   const tasks = createTaskService({ store, registry, progress, queue: runner, tokens, clock, events, limits: createLoadLimits(config, clock), log });
   const webhooks = createWebhookService({ store, clock, secretsKey, newSecret: newWebhookSecret });
   const outbox = createOutbox({ store, webhooks, clock, config, events, log });
+  const operator = createOperatorService({ store, accounts, clock, publicBase });
   // Every settlement becomes an event in the outbox (durably, after the settlement itself).
   events.on('task:settled', ({ task }) => {
     outbox.recordTaskEvent(task).catch((err: Error) => log(`webhooks: event for task ${task.id} not recorded yet (${err.message}); the next start records it`));
@@ -138,6 +140,7 @@ export async function openServices(options: ServiceOptions) {
     webhooks,
     outbox,
     destinations,
+    operator,
     close: async () => {
       await embedded.close();
       await store.close();

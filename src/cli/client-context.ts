@@ -1,22 +1,16 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import type { Command } from 'commander';
-import { createClient, type Client } from '../client/http-client.js';
-import { environment } from '../config/load.js';
+import { type Client, createClient } from '../client/http-client.js';
 import { UsageError } from './output.js';
+import type { CommandContext } from './run.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 
 /** The API client for a command: --url (IMGTASK_URL) and --key (IMGTASK_API_KEY). */
-export function clientOf(command: Command, needKey = true): Client {
-  const all = command.optsWithGlobals() as { url?: string; key?: string };
-  const key = all.key ?? environment.apiKey();
-  if (needKey && !key) throw new UsageError('give an API key with --key or IMGTASK_API_KEY (imgtask keys create --account NAME)');
-  return createClient({ url: all.url ?? environment.serverUrl() ?? DEFAULT_URL, key });
+export function clientOf(context: CommandContext): Client {
+  if (!context.key) throw new UsageError('give an API key with --key or IMGTASK_API_KEY (imgtask keys create --account NAME)');
+  return createClient({ url: context.url ?? DEFAULT_URL, key: context.key });
 }
-
-/** Machine-readable output: asked for with --json, or whenever stdout is not a terminal. */
-export const wantsJson = (json: boolean | undefined): boolean => Boolean(json) || !process.stdout.isTTY;
 
 /** Uploads the local files among `sources` (in order) and answers what each source becomes: an image id, or the URL as given. */
 export async function resolveSources(client: Client, sources: string[], as: 'id' | 'url'): Promise<string[]> {

@@ -44,9 +44,16 @@ export function createAccountService(store: Store, clock: Clock) {
     return store.accounts.credit({ id: randomId('crd'), accountId: account.id, amount, note, createdAt: isoTime(clock.now()) });
   }
 
+  /** An account with its reserve, as operators see it. */
+  const view = async (account: AccountRecord): Promise<AccountView> => toAccountView(account, await store.tasks.reserved(account.id));
+
   return {
     find,
     credit,
+    view,
+    async views(): Promise<AccountView[]> {
+      return Promise.all((await store.accounts.list()).map(view));
+    },
     async create(name: string, initialCredit: Micros = 0): Promise<AccountRecord> {
       if (!ACCOUNT_NAME.test(name) || name.startsWith('acc_')) {
         throw new AppError('VALIDATION_ERROR', 'an account name is 1 to 64 letters, digits, ".", "_" or "-", and does not start with "acc_"');

@@ -6,7 +6,7 @@ import { API_KEY_SCOPES, isTokenOnlyScope } from '../domain/scopes.js';
 import { isoTime } from '../domain/time.js';
 import type { ApiKeyRecord, SpendingLimitPeriod } from '../store/records.js';
 import type { Store } from '../store/types.js';
-import type { Clock } from './ports.js';
+import { type Clock, type Owner, ownedBy } from './ports.js';
 
 /** SPEC part 2: an account can hold at most 100 live keys. */
 export const MAX_LIVE_KEYS = 100;
@@ -79,9 +79,9 @@ export function createApiKeyService(store: Store, clock: Clock) {
       return toApiKeyView(key);
     },
 
-    async revoke(accountId: string, id: string): Promise<ApiKeyView> {
+    async revoke(owner: Owner, id: string): Promise<ApiKeyView> {
       const key = await store.apiKeys.get(id);
-      if (!key || key.revokedAt || key.accountId !== accountId) throw new AppError('API_KEY_NOT_FOUND');
+      if (!key || key.revokedAt || !ownedBy(owner, key.accountId)) throw new AppError('API_KEY_NOT_FOUND');
       const revoked = await store.apiKeys.revoke(id, isoTime(clock.now()));
       if (!revoked) throw new AppError('API_KEY_NOT_FOUND');
       return toApiKeyView(revoked);

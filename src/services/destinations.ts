@@ -5,7 +5,7 @@ import { isoTime } from '../domain/time.js';
 import type { DestinationRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
 import type { ConfigSource } from '../config/source.js';
-import type { Clock } from './ports.js';
+import { type Clock, type Owner, ownedBy } from './ports.js';
 import { open, seal } from './secrets.js';
 
 const HttpUrl = z.url({ protocol: /^https?$/, error: 'an http or https URL' }).max(2048);
@@ -117,9 +117,9 @@ export function createDestinationService(deps: { store: Store; clock: Clock; con
     }
   }
 
-  async function owned(accountId: string, id: string): Promise<DestinationRecord> {
+  async function owned(owner: Owner, id: string): Promise<DestinationRecord> {
     const record = await store.destinations.get(id);
-    if (!record || record.accountId !== accountId) throw new AppError('DESTINATION_NOT_FOUND', `no destination ${id}`);
+    if (!record || !ownedBy(owner, record.accountId)) throw new AppError('DESTINATION_NOT_FOUND', `no destination ${id}`);
     return record;
   }
 
@@ -139,12 +139,12 @@ export function createDestinationService(deps: { store: Store; clock: Clock; con
     async list(accountId: string): Promise<DestinationView[]> {
       return (await store.destinations.listByAccount(accountId)).map(view);
     },
-    async get(accountId: string, id: string): Promise<DestinationView> {
-      return view(await owned(accountId, id));
+    async get(owner: Owner, id: string): Promise<DestinationView> {
+      return view(await owned(owner, id));
     },
     /** Changes name and/or config; the provider cannot change (DESTINATIONS_INVALID_PROVIDER). Masked secrets sent back keep their values. */
-    async update(accountId: string, id: string, input: { name?: string; provider?: { id: string }; config?: Record<string, unknown> }): Promise<DestinationView> {
-      const record = await owned(accountId, id);
+    async update(owner: Owner, id: string, input: { name?: string; provider?: { id: string }; config?: Record<string, unknown> }): Promise<DestinationView> {
+      const record = await owned(owner, id);
       if (input.provider && input.provider.id !== record.provider.id) {
         throw new AppError('DESTINATIONS_INVALID_PROVIDER', `a destination's provider cannot change (it is ${record.provider.id}); create a new destination`);
       }
@@ -160,12 +160,12 @@ export function createDestinationService(deps: { store: Store; clock: Clock; con
       }
       return view(await store.destinations.put({ ...record, name: input.name ?? record.name, ...stored, updatedAt: isoTime(clock.now()) }));
     },
-    async delete(accountId: string, id: string): Promise<void> {
-      await store.destinations.delete((await owned(accountId, id)).id);
+    async delete(owner: Owner, id: string): Promise<void> {
+      await store.destinations.delete((await owned(owner, id)).id);
     },
     /** Writes a small test object; a refusal is 502 DESTINATION_TEST_FAILED with the storage's own message. */
-    async test(accountId: string, id: string): Promise<{ ok: true; key: string; url: string | null }> {
-      const record = await owned(accountId, id);
+    async test(owner: Owner, id: string): Promise<{ ok: true; key: string; url: string | null }> {
+      const record = await owned(owner, id);
       const key = `imgtask-test/${randomBase62(12)}.txt`;
       try {
         const { url } = await putObject(record, key, Buffer.from(`imgtask destination test ${isoTime(clock.now())}\n`), 'text/plain');

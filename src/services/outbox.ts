@@ -6,7 +6,7 @@ import type { DeliveryAttempt, DeliveryRecord, EventRecord, TaskRecord } from '.
 import type { Store } from '../store/types.js';
 import type { ConfigSource } from '../config/source.js';
 import { type EventBus, settledEventKind } from './events.js';
-import type { Clock } from './ports.js';
+import { type Clock, type Owner, ownedBy } from './ports.js';
 import { toTaskView } from './task-views.js';
 import type { WebhookService } from './webhooks.js';
 
@@ -89,11 +89,11 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
     },
 
     /** A `webhook.test` event delivered to one webhook, whatever it subscribes to. */
-    async sendTest(accountId: string, webhookId: string): Promise<DeliveryView> {
-      const webhook = await deps.webhooks.owned(accountId, webhookId);
+    async sendTest(owner: Owner, webhookId: string): Promise<DeliveryView> {
+      const webhook = await deps.webhooks.owned(owner, webhookId);
       const at = isoTime(clock.now());
       const id = sortableId('evt', clock.now());
-      const event: EventRecord = { id, type: TEST_EVENT_KIND, accountId, taskId: null, createdAt: at, payload: { id, type: TEST_EVENT_KIND, createdAt: at, data: { webhookId } } };
+      const event: EventRecord = { id, type: TEST_EVENT_KIND, accountId: webhook.accountId, taskId: null, createdAt: at, payload: { id, type: TEST_EVENT_KIND, createdAt: at, data: { webhookId } } };
       const record = delivery(event, webhook.url, webhook.id, at);
       await store.webhooks.recordEvent(event, [record]);
       due();
@@ -143,17 +143,17 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
       return saved;
     },
 
-    async redeliver(accountId: string | null, deliveryId: string): Promise<DeliveryView> {
+    async redeliver(owner: Owner, deliveryId: string): Promise<DeliveryView> {
       const d = await store.webhooks.getDelivery(deliveryId);
-      if (!d || (accountId !== null && d.accountId !== accountId)) throw new AppError('WEBHOOK_NOT_FOUND', `no delivery ${deliveryId}`);
+      if (!d || !ownedBy(owner, d.accountId)) throw new AppError('WEBHOOK_NOT_FOUND', `no delivery ${deliveryId}`);
       const again = (await store.webhooks.redeliver(deliveryId, isoTime(clock.now())))!;
       due();
       return this.view(again);
     },
 
-    async deliveries(accountId: string | null, webhookId: string, limit = 50): Promise<DeliveryView[]> {
+    async deliveries(owner: Owner, webhookId: string, limit = 50): Promise<DeliveryView[]> {
       const webhook = await store.webhooks.get(webhookId);
-      if (!webhook || (accountId !== null && webhook.accountId !== accountId)) throw new AppError('WEBHOOK_NOT_FOUND', `no webhook ${webhookId}`);
+      if (!webhook || !ownedBy(owner, webhook.accountId)) throw new AppError('WEBHOOK_NOT_FOUND', `no webhook ${webhookId}`);
       return Promise.all((await store.webhooks.deliveriesOf(webhookId, limit)).map((d) => this.view(d)));
     },
 

@@ -1,3 +1,12 @@
+/**
+ * Whose resource a call acts on: an account id (API routes: only that account's), or null for
+ * the operator (CLI, admin socket), who may act on any account's. Either way an unknown id is
+ * the resource's own *_NOT_FOUND.
+ */
+export type Owner = string | null;
+
+export const ownedBy = (owner: Owner, accountId: string): boolean => owner === null || owner === accountId;
+
 /** Time as services see it; tests pass a clock they can move. */
 export interface Clock {
   now(): number;

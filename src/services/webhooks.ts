@@ -3,7 +3,7 @@ import { randomId } from '../domain/ids.js';
 import { isoTime } from '../domain/time.js';
 import type { WebhookRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
-import type { Clock } from './ports.js';
+import { type Clock, type Owner, ownedBy } from './ports.js';
 import { open, seal } from './secrets.js';
 
 export interface WebhookView {
@@ -52,9 +52,9 @@ export function createWebhookService(deps: { store: Store; clock: Clock; secrets
     updatedAt: webhook.updatedAt,
   });
 
-  async function owned(accountId: string, id: string): Promise<WebhookRecord> {
+  async function owned(owner: Owner, id: string): Promise<WebhookRecord> {
     const webhook = await store.webhooks.get(id);
-    if (!webhook || webhook.accountId !== accountId) throw new AppError('WEBHOOK_NOT_FOUND', `no webhook ${id}`);
+    if (!webhook || !ownedBy(owner, webhook.accountId)) throw new AppError('WEBHOOK_NOT_FOUND', `no webhook ${id}`);
     return webhook;
   }
 
@@ -94,13 +94,13 @@ export function createWebhookService(deps: { store: Store; clock: Clock; secrets
     async list(accountId: string): Promise<WebhookView[]> {
       return (await store.webhooks.listByAccount(accountId)).map(view);
     },
-    async get(accountId: string, id: string): Promise<WebhookView> {
-      return view(await owned(accountId, id));
+    async get(owner: Owner, id: string): Promise<WebhookView> {
+      return view(await owned(owner, id));
     },
-    async update(accountId: string, id: string, changes: WebhookChanges): Promise<WebhookView> {
-      const webhook = await owned(accountId, id);
+    async update(owner: Owner, id: string, changes: WebhookChanges): Promise<WebhookView> {
+      const webhook = await owned(owner, id);
       if (changes.url !== undefined) checkUrl(changes.url);
-      if (changes.apiKeyIds !== undefined) await checkKeys(accountId, changes.apiKeyIds);
+      if (changes.apiKeyIds !== undefined) await checkKeys(webhook.accountId, changes.apiKeyIds);
       const next: WebhookRecord = { ...webhook, updatedAt: now() };
       if (changes.url !== undefined) next.url = changes.url;
       if (changes.events !== undefined) next.events = changes.events;
@@ -115,13 +115,18 @@ export function createWebhookService(deps: { store: Store; clock: Clock; secrets
       }
       return view(await store.webhooks.put(next));
     },
-    async rotateSecret(accountId: string, id: string): Promise<WebhookView> {
-      const webhook = await owned(accountId, id);
+    async rotateSecret(owner: Owner, id: string): Promise<WebhookView> {
+      const webhook = await owned(owner, id);
       return view(await store.webhooks.put({ ...webhook, sealedSecret: seal(deps.secretsKey, id, deps.newSecret()), updatedAt: now() }));
     },
-    async delete(accountId: string, id: string): Promise<void> {
-      await owned(accountId, id);
+    async delete(owner: Owner, id: string): Promise<void> {
+      await owned(owner, id);
       await store.webhooks.delete(id);
+    },
+    /** What an operator sees of a webhook: the resource plus its key binding and health. */
+    async operatorView(owner: Owner, id: string): Promise<WebhookView & { apiKeyIds: string[]; failingSince: string | null; disabledReason: string | null }> {
+      const webhook = await owned(owner, id);
+      return { ...view(webhook), apiKeyIds: webhook.apiKeyIds, failingSince: webhook.failingSince ?? null, disabledReason: webhook.disabledReason ?? null };
     },
     /** The raw secret of a webhook, for signing. */
     secretOf: (webhook: WebhookRecord) => open(deps.secretsKey, webhook.id, webhook.sealedSecret),

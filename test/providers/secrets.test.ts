@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runAdminOp } from '../../src/app/admin-ops.js';
+import { runAdminOp } from '../../src/app/admin/ops.js';
 import { open, seal } from '../../src/services/secrets.js';
 import { startFakeOpenAi } from '../fixtures/fake-openai.js';
 import { BIN, runCli } from '../helpers/cli.js';

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import type { AccountView, ApiKeyView } from '../../app/admin-ops.js';
-import { action, admin } from '../context.js';
+import type { AdminResult } from '../../app/admin/ops.js';
+import { admin } from '../context.js';
 import { print, table } from '../output.js';
+import { command } from '../run.js';
 
-const accountLine = (a: AccountView) => `${a.id}  ${a.name}  balance ${a.balance}  reserved ${a.reserved}  available ${a.available}`;
+const accountLine = (a: AdminResult<'accounts.create'>) => `${a.id}  ${a.name}  balance ${a.balance}  reserved ${a.reserved}  available ${a.available}`;
 
 export function registerAccountCommands(program: Command): void {
   const accounts = program.command('accounts').description('Manage accounts and their balances');
@@ -14,9 +15,9 @@ export function registerAccountCommands(program: Command): void {
     .option('--credit <usd>', 'initial credit, for example 10 or 0.5')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, name: string, opts: { credit?: string }, cmd: Command) => {
-        const account = (await admin(cmd, 'accounts.create', { name, credit: opts.credit })) as AccountView;
-        print(g, account, () => `created ${accountLine(account)}`);
+      command(async (ctx, name: string, opts: { credit?: string }) => {
+        const account = await admin(ctx, 'accounts.create', { name, credit: opts.credit });
+        print(ctx, account, () => `created ${accountLine(account)}`);
       }),
     );
 
@@ -26,9 +27,9 @@ export function registerAccountCommands(program: Command): void {
     .option('--note <text>', 'a note kept with the credit')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, account: string, usd: string, opts: { note?: string }, cmd: Command) => {
-        const result = (await admin(cmd, 'accounts.credit', { account, amount: usd, note: opts.note })) as AccountView;
-        print(g, result, () => `credited ${usd}: ${accountLine(result)}`);
+      command(async (ctx, account: string, usd: string, opts: { note?: string }) => {
+        const result = await admin(ctx, 'accounts.credit', { account, amount: usd, note: opts.note });
+        print(ctx, result, () => `credited ${usd}: ${accountLine(result)}`);
       }),
     );
 
@@ -37,9 +38,9 @@ export function registerAccountCommands(program: Command): void {
     .description('List accounts with balances')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, _opts: unknown, cmd: Command) => {
-        const list = (await admin(cmd, 'accounts.list', {})) as AccountView[];
-        print(g, list, () =>
+      command(async (ctx) => {
+        const list = await admin(ctx, 'accounts.list', {});
+        print(ctx, list, () =>
           list.length === 0 ? 'no accounts yet: imgtask accounts create <name> --credit 10' : table([['ID', 'NAME', 'BALANCE', 'RESERVED', 'AVAILABLE'], ...list.map((a) => [a.id, a.name, a.balance, a.reserved, a.available])]),
         );
       }),
@@ -50,9 +51,9 @@ export function registerAccountCommands(program: Command): void {
     .description('Show an account: balance, reserved, available and its keys')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, account: string, _opts: unknown, cmd: Command) => {
-        const shown = (await admin(cmd, 'accounts.show', { account })) as AccountView & { keys: (ApiKeyView & { periodSpend: string; period: string })[] };
-        print(g, shown, () =>
+      command(async (ctx, account: string) => {
+        const shown = await admin(ctx, 'accounts.show', { account });
+        print(ctx, shown, () =>
           [
             accountLine(shown),
             shown.keys.length

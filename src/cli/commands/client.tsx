@@ -3,13 +3,11 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { render } from 'ink';
-import { ApiError, type Client, type GenerateInput, type RateInput, type RemoveBackgroundInput, type TaskView } from '../../client/http-client.js';
+import { type Client, type GenerateInput, type RateInput, type RemoveBackgroundInput, type TaskView } from '../../client/http-client.js';
 import { TaskWatchApp, type SettledTask } from '../../tui/components/TaskWatchApp.js';
-import { clientOf, resolveSources, wantsJson } from '../client-context.js';
-import { UsageError } from '../output.js';
-
-/** Exit codes of the client commands (0 ok, 2 bad arguments as everywhere). */
-export const CLIENT_EXIT = { requestFailed: 1, taskFailed: 3, itemsFailed: 4 } as const;
+import { clientOf, resolveSources } from '../client-context.js';
+import { EXIT, print, UsageError } from '../output.js';
+import { command } from '../run.js';
 
 type Image = { status: 'success' | 'failed'; id?: string; size?: string; url?: string | null; service_url?: string; error?: { code: string; message?: string }; savedTo?: string };
 
@@ -39,7 +37,7 @@ async function saveImages(client: Client, images: Image[], dir: string): Promise
 
 /** The exit code a settled task calls for. */
 export const exitCodeOf = (task: TaskView): number =>
-  task.status === 'failed' ? CLIENT_EXIT.taskFailed : imagesOf(task).some((i) => i.status === 'failed') || urlResultsOf(task).some((r) => r.status === 'failed') ? CLIENT_EXIT.itemsFailed : 0;
+  task.status === 'failed' ? EXIT.taskFailed : imagesOf(task).some((i) => i.status === 'failed') || urlResultsOf(task).some((r) => r.status === 'failed') ? EXIT.itemsFailed : 0;
 
 /** Follows a task to its end: the Ink view on a terminal, quiet polling otherwise; then saves images. */
 export async function follow(client: Client, taskId: string, type: string, expected: number, options: { json: boolean; out?: string }): Promise<TaskView> {
@@ -73,31 +71,13 @@ export async function follow(client: Client, taskId: string, type: string, expec
 /** Follows a task to its end, prints it, and answers the exit code it calls for. */
 async function followAndReport(client: Client, taskId: string, type: string, expected: number, options: { json: boolean; out?: string }): Promise<number> {
   const task = await follow(client, taskId, type, expected, options);
-  out(options.json, task, describeTask(task));
+  print(options, task, describeTask(task));
   return exitCodeOf(task);
 }
 
-/** Runs a client command body with the client exit codes and output rules. */
-function clientAction<T extends unknown[]>(run: (client: Client, json: boolean, ...args: T) => Promise<number | void>) {
-  return async (...args: T): Promise<void> => {
-    const cmd = args[args.length - 1] as Command;
-    const json = wantsJson((cmd.opts() as { json?: boolean }).json);
-    try {
-      const code = await run(clientOf(cmd), json, ...args);
-      process.exitCode = code ?? 0;
-    } catch (err) {
-      const usage = err instanceof UsageError || (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.code === 'SCHEMA_REJECTED');
-      const code = err instanceof ApiError ? err.code : usage ? 'VALIDATION_ERROR' : 'ERROR';
-      if (json) process.stdout.write(`${JSON.stringify({ error: { code, message: (err as Error).message, status: err instanceof ApiError ? err.status : undefined } })}\n`);
-      process.stderr.write(`imgtask: ${code === 'ERROR' ? '' : `${code}: `}${(err as Error).message}\n`);
-      process.exitCode = usage ? 2 : CLIENT_EXIT.requestFailed;
-    }
-  };
-}
-
-const out = (json: boolean, value: unknown, human: string): void => {
-  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`);
-};
+/** A client command: the API client, JSON off a terminal, and the shared exit codes. */
+const clientCommand = <Args extends unknown[]>(run: (client: Client, json: boolean, ...args: Args) => Promise<number | void>) =>
+  command((ctx, ...args: Args) => run(clientOf(ctx), ctx.json, ...args), { json: 'auto' });
 
 function describeTask(task: TaskView): string {
   const cost = costOf(task);
@@ -131,7 +111,7 @@ export function registerClientCommands(program: Command): void {
     .option('--out <dir>', 'with --watch: save the images here')
     .option('--json', 'print one JSON document')
     .action(
-      clientAction(async (client, json, prompt: string, opts: Record<string, any>) => {
+      clientCommand(async (client, json, prompt: string, opts: Record<string, any>) => {
         // The server validates every field; the CLI passes them through as given.
         const body: GenerateInput = { prompt };
         if (opts.model) body.model = opts.model;
@@ -145,7 +125,7 @@ export function registerClientCommands(program: Command): void {
         if (opts.rating) body.rating = opts.rating === 'nsfw_sfw' ? { mode: 'nsfw_sfw' } : { mode: 'custom', levels: parseJson(await readLevels(opts.rating), '--rating file') as RateInput['levels'] & {} };
         if (opts.input?.length) body.inputs = await resolveSources(client, opts.input, 'id');
         const created = await client.generate(body);
-        if (!opts.watch) return out(json, created, `task ${created.taskId}${created.access ? `\npat ${created.access.publicAccessToken}` : ''}`);
+        if (!opts.watch) return print({ json }, created, `task ${created.taskId}${created.access ? `\npat ${created.access.publicAccessToken}` : ''}`);
         return followAndReport(client, created.taskId, 'image.generate', Number(opts.count ?? 1), { json, out: opts.out });
       }),
     );
@@ -157,7 +137,7 @@ export function registerClientCommands(program: Command): void {
     .option('--async', 'do not wait: answer with the task to poll')
     .option('--json', 'print one JSON document')
     .action(
-      clientAction(async (client, json, sources: string[], opts: { levels?: string; async?: boolean }) => {
+      clientCommand(async (client, json, sources: string[], opts: { levels?: string; async?: boolean }) => {
         const urls = await resolveSources(client, sources, 'id');
         const body: RateInput = opts.levels ? { mode: 'custom', levels: parseJson(await readLevels(opts.levels), '--levels file') as RateInput['levels'], urls, sync: !opts.async } : { mode: 'nsfw_sfw', urls, sync: !opts.async };
         return urlListAnswer(json, await client.rate(body));
@@ -170,7 +150,7 @@ export function registerClientCommands(program: Command): void {
     .option('--async', 'do not wait: answer with the task to poll')
     .option('--json', 'print one JSON document')
     .action(
-      clientAction(async (client, json, sources: string[], opts: { async?: boolean }) => urlListAnswer(json, await client.alt({ urls: await resolveSources(client, sources, 'id'), sync: !opts.async }))),
+      clientCommand(async (client, json, sources: string[], opts: { async?: boolean }) => urlListAnswer(json, await client.alt({ urls: await resolveSources(client, sources, 'id'), sync: !opts.async }))),
     );
 
   program
@@ -182,13 +162,13 @@ export function registerClientCommands(program: Command): void {
     .option('--out <dir>', 'with --watch: save the image here')
     .option('--json', 'print one JSON document')
     .action(
-      clientAction(async (client, json, source: string, opts: { format?: string; destination?: string; watch?: boolean; out?: string }) => {
+      clientCommand(async (client, json, source: string, opts: { format?: string; destination?: string; watch?: boolean; out?: string }) => {
         const [url] = await resolveSources(client, [source], 'url');
         const body: RemoveBackgroundInput = { url };
         if (opts.format) body.output = { format: opts.format as 'png' | 'webp' };
         if (opts.destination) body.destination = opts.destination;
         const created = await client.removeBackground(body);
-        if (!opts.watch) return out(json, created, `task ${created.taskId} (reserved ${created.estimatedCost} USD)`);
+        if (!opts.watch) return print({ json }, created, `task ${created.taskId} (reserved ${created.estimatedCost} USD)`);
         return followAndReport(client, created.taskId, 'image.remove_background', 1, { json, out: opts.out });
       }),
     );
@@ -198,10 +178,10 @@ export function registerClientCommands(program: Command): void {
     .description('Upload 1 to 10 images; prints their ids and service URLs')
     .option('--json', 'print one JSON document')
     .action(
-      clientAction(async (client, json, files: string[]) => {
+      clientCommand(async (client, json, files: string[]) => {
         for (const file of files) if (!existsSync(file)) throw new UsageError(`no file ${file}`);
         const uploaded = await client.upload(await Promise.all(files.map(async (name) => ({ name, data: await readFile(name) }))));
-        out(json, uploaded, uploaded.map((f) => `${f.id}  ${f.size}  ${f.service_url}`).join('\n'));
+        print({ json }, uploaded, uploaded.map((f) => `${f.id}  ${f.size}  ${f.service_url}`).join('\n'));
       }),
     );
 
@@ -214,9 +194,9 @@ export function registerClientCommands(program: Command): void {
     .option('--limit <n>', '1 to 100', '20')
     .option('--json', 'print one JSON document')
     .action(
-      clientAction(async (client, json, opts: { status?: string; type?: string; limit: string }) => {
+      clientCommand(async (client, json, opts: { status?: string; type?: string; limit: string }) => {
         const page = await client.tasks({ status: opts.status, type: opts.type, limit: opts.limit });
-        out(json, page, page.tasks.map((t) => `${t.id}  ${t.type.padEnd(24)} ${t.status.padEnd(9)} ${t.cost ?? ''}`).join('\n') || 'no tasks');
+        print({ json }, page, page.tasks.map((t) => `${t.id}  ${t.type.padEnd(24)} ${t.status.padEnd(9)} ${t.cost ?? ''}`).join('\n') || 'no tasks');
       }),
     );
   tasks
@@ -224,9 +204,9 @@ export function registerClientCommands(program: Command): void {
     .description('One task (a PAT given as --key reads its status and result)')
     .option('--json', 'print one JSON document')
     .action(
-      clientAction(async (client, json, id: string) => {
+      clientCommand(async (client, json, id: string) => {
         const task = await client.task(id);
-        out(json, task, describeTask(task));
+        print({ json }, task, describeTask(task));
       }),
     );
   tasks
@@ -235,11 +215,11 @@ export function registerClientCommands(program: Command): void {
     .option('--out <dir>', 'save its images here')
     .option('--json', 'print one JSON document')
     .action(
-      clientAction(async (client, json, id: string, opts: { out?: string }) => {
+      clientCommand(async (client, json, id: string, opts: { out?: string }) => {
         if ((await client.status(id)) === 'pending') return followAndReport(client, id, 'task', 1, { json, out: opts.out });
         const task = await client.task(id);
         if (opts.out) await saveImages(client, imagesOf(task), opts.out);
-        out(json, task, describeTask(task));
+        print({ json }, task, describeTask(task));
         return exitCodeOf(task);
       }),
     );
@@ -247,12 +227,12 @@ export function registerClientCommands(program: Command): void {
 
 async function urlListAnswer(json: boolean, answer: { status: number; data: { task: { id: string; status: string; cost?: string }; results?: unknown[] } }): Promise<number> {
   if (answer.status === 202) {
-    out(json, answer.data, `task ${answer.data.task.id} pending: imgtask tasks watch ${answer.data.task.id}`);
+    print({ json }, answer.data, `task ${answer.data.task.id} pending: imgtask tasks watch ${answer.data.task.id}`);
     return 0;
   }
   const results = (answer.data.results ?? []) as { status: string; url: string; level?: string; alt?: string; error?: { code: string } }[];
-  out(json, answer.data, [`${answer.data.task.id} cost ${answer.data.task.cost} USD`, ...results.map((r) => (r.status === 'success' ? `  ${r.url}: ${r.level ?? r.alt}` : `  ${r.url}: ✗ ${r.error?.code}`))].join('\n'));
-  return results.some((r) => r.status === 'failed') ? CLIENT_EXIT.itemsFailed : 0;
+  print({ json }, answer.data, [`${answer.data.task.id} cost ${answer.data.task.cost} USD`, ...results.map((r) => (r.status === 'success' ? `  ${r.url}: ${r.level ?? r.alt}` : `  ${r.url}: ✗ ${r.error?.code}`))].join('\n'));
+  return results.some((r) => r.status === 'failed') ? EXIT.itemsFailed : 0;
 }
 
 async function readLevels(file: string): Promise<string> {

@@ -1,15 +1,12 @@
 import type { Command } from 'commander';
-import { action, admin } from '../context.js';
-import { print, table } from '../output.js';
+import type { AdminArgs, AdminResult } from '../../app/admin/ops.js';
+import { admin } from '../context.js';
+import { jsonOption, print, table } from '../output.js';
+import { command } from '../run.js';
 
-interface DestinationOut {
-  id: string;
-  name: string;
-  provider: { id: string };
-  config: Record<string, unknown>;
-}
-
-const describe = (d: DestinationOut) => `${d.id}  ${d.name}  ${d.provider.id}  ${JSON.stringify(d.config)}`;
+const describe = (d: AdminResult<'destinations.show'>) => `${d.id}  ${d.name}  ${d.provider.id}  ${JSON.stringify(d.config)}`;
+/** --settings: the provider config as a JSON object, checked by the server against the provider's schema. */
+const settingsOption = (text: string) => jsonOption(text, '--settings') as Record<string, unknown>;
 
 export function registerDestinationCommands(program: Command): void {
   const destinations = program.command('destinations').description('Storage targets: local folders, S3-compatible buckets, HTTP PUT');
@@ -23,9 +20,10 @@ export function registerDestinationCommands(program: Command): void {
     .requiredOption('--settings <json>', 'the provider config as JSON, e.g. {"path":"/srv/images"} (the global --config names the server config file)')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, opts: { account: string; name: string; provider: string; settings: string }, cmd: Command) => {
-        const created = (await admin(cmd, 'destinations.create', { account: opts.account, name: opts.name, provider: opts.provider, config: opts.settings })) as DestinationOut;
-        print(g, created, () => `created ${describe(created)}`);
+      command(async (ctx, opts: { account: string; name: string; provider: string; settings: string }) => {
+        const provider = { id: opts.provider } as AdminArgs<'destinations.create'>['provider'];
+        const created = await admin(ctx, 'destinations.create', { account: opts.account, name: opts.name, provider, config: settingsOption(opts.settings) });
+        print(ctx, created, () => `created ${describe(created)}`);
       }),
     );
 
@@ -35,9 +33,20 @@ export function registerDestinationCommands(program: Command): void {
     .requiredOption('--account <account>', 'account name or id')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, opts: { account: string }, cmd: Command) => {
-        const list = (await admin(cmd, 'destinations.list', { account: opts.account })) as DestinationOut[];
-        print(g, list, () => (list.length ? table([['ID', 'NAME', 'PROVIDER'], ...list.map((d) => [d.id, d.name, d.provider.id])]) : 'no destinations'));
+      command(async (ctx, opts: { account: string }) => {
+        const list = await admin(ctx, 'destinations.list', { account: opts.account });
+        print(ctx, list, () => (list.length ? table([['ID', 'NAME', 'PROVIDER'], ...list.map((d) => [d.id, d.name, d.provider.id])]) : 'no destinations'));
+      }),
+    );
+
+  destinations
+    .command('show <id>')
+    .description('Show a destination (secrets masked)')
+    .option('--json', 'print one JSON document')
+    .action(
+      command(async (ctx, id: string) => {
+        const shown = await admin(ctx, 'destinations.show', { id });
+        print(ctx, shown, () => describe(shown));
       }),
     );
 
@@ -48,26 +57,31 @@ export function registerDestinationCommands(program: Command): void {
     .option('--settings <json>', 'the whole new provider config as JSON')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, id: string, opts: { name?: string; settings?: string }, cmd: Command) => {
-        const updated = (await admin(cmd, 'destinations.update', { id, name: opts.name, config: opts.settings })) as DestinationOut;
-        print(g, updated, () => `updated ${describe(updated)}`);
+      command(async (ctx, id: string, opts: { name?: string; settings?: string }) => {
+        const updated = await admin(ctx, 'destinations.update', { id, name: opts.name, config: opts.settings === undefined ? undefined : settingsOption(opts.settings) });
+        print(ctx, updated, () => `updated ${describe(updated)}`);
       }),
     );
 
-  for (const [name, op, description] of [
-    ['show', 'destinations.show', 'Show a destination (secrets masked)'],
-    ['delete', 'destinations.delete', 'Delete a destination'],
-    ['test', 'destinations.test', 'Write a small test object; exits 1 with the storage message when it refuses'],
-  ] as const) {
-    destinations
-      .command(`${name} <id>`)
-      .description(description)
-      .option('--json', 'print one JSON document')
-      .action(
-        action(async (g, id: string, _opts: unknown, cmd: Command) => {
-          const result = (await admin(cmd, op, { id })) as DestinationOut & { key?: string; url?: string | null };
-          print(g, result, () => (name === 'delete' ? `deleted ${id}` : name === 'test' ? `test object written: ${result.key}${result.url ? ` (${result.url})` : ''}` : describe(result)));
-        }),
-      );
-  }
+  destinations
+    .command('delete <id>')
+    .description('Delete a destination')
+    .option('--json', 'print one JSON document')
+    .action(
+      command(async (ctx, id: string) => {
+        const deleted = await admin(ctx, 'destinations.delete', { id });
+        print(ctx, deleted, () => `deleted ${id}`);
+      }),
+    );
+
+  destinations
+    .command('test <id>')
+    .description('Write a small test object; exits 1 with the storage message when it refuses')
+    .option('--json', 'print one JSON document')
+    .action(
+      command(async (ctx, id: string) => {
+        const result = await admin(ctx, 'destinations.test', { id });
+        print(ctx, result, () => `test object written: ${result.key}${result.url ? ` (${result.url})` : ''}`);
+      }),
+    );
 }

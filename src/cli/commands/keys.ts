@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import type { ApiKeyView } from '../../app/admin-ops.js';
-import { action, admin } from '../context.js';
-import { print, table, UsageError } from '../output.js';
+import type { AdminArgs } from '../../app/admin/ops.js';
+import { admin } from '../context.js';
+import { listOption, print, table, UsageError } from '../output.js';
+import { command } from '../run.js';
 
 export function registerKeyCommands(program: Command): void {
   const keys = program.command('keys').description('Manage API keys');
@@ -16,13 +17,18 @@ export function registerKeyCommands(program: Command): void {
     .option('--period <period>', 'day, week or month (default month)')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, opts: { account: string; name?: string; scopes?: string; spendingLimit?: string; period?: string }, cmd: Command) => {
+      command(async (ctx, opts: { account: string; name?: string; scopes?: string; spendingLimit?: string; period?: string }) => {
         if (opts.period && !opts.spendingLimit) throw new UsageError('--period goes with --spending-limit');
-        const created = (await admin(cmd, 'keys.create', { account: opts.account, name: opts.name, scopes: opts.scopes, spendingLimit: opts.spendingLimit, period: opts.period })) as {
-          apiKey: ApiKeyView;
-          raw: string;
-        };
-        print(g, created, () => `created ${created.apiKey.id} (${created.apiKey.scopes.join(' ')})\n${created.raw}\nThis is the only time the key is shown.`);
+        // The body of POST /api-key: the server checks scopes, amount and period.
+        const args = {
+          account: opts.account,
+          name: opts.name,
+          scopes: opts.scopes === undefined ? undefined : listOption(opts.scopes),
+          spendingLimit: opts.spendingLimit,
+          spendingLimitPeriod: opts.period,
+        } as AdminArgs<'keys.create'>;
+        const created = await admin(ctx, 'keys.create', args);
+        print(ctx, created, () => `created ${created.apiKey.id} (${created.apiKey.scopes.join(' ')})\n${created.raw}\nThis is the only time the key is shown.`);
       }),
     );
 
@@ -32,9 +38,9 @@ export function registerKeyCommands(program: Command): void {
     .requiredOption('--account <account>', 'account name or id')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, opts: { account: string }, cmd: Command) => {
-        const list = (await admin(cmd, 'keys.list', { account: opts.account })) as ApiKeyView[];
-        print(g, list, () =>
+      command(async (ctx, opts: { account: string }) => {
+        const list = await admin(ctx, 'keys.list', { account: opts.account });
+        print(ctx, list, () =>
           list.length ? table([['ID', 'PREVIEW', 'NAME', 'SCOPES', 'LIMIT', 'PERIOD'], ...list.map((k) => [k.id, k.keyPreview, k.name ?? '', k.scopes.join(','), k.spendingLimit ?? '-', k.spendingLimitPeriod])]) : 'no live API keys',
         );
       }),
@@ -45,9 +51,9 @@ export function registerKeyCommands(program: Command): void {
     .description('Revoke (delete) an API key; it stops working at once')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, id: string, _opts: unknown, cmd: Command) => {
-        const revoked = (await admin(cmd, 'keys.revoke', { id })) as ApiKeyView;
-        print(g, revoked, () => `revoked ${revoked.id}`);
+      command(async (ctx, id: string) => {
+        const revoked = await admin(ctx, 'keys.revoke', { id });
+        print(ctx, revoked, () => `revoked ${revoked.id}`);
       }),
     );
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import { action, admin } from '../context.js';
+import { admin } from '../context.js';
 import { print, table, UsageError } from '../output.js';
+import { command } from '../run.js';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -17,11 +18,11 @@ export function registerSecretCommands(program: Command): void {
     .option('--value <value>', 'the value (prefer standard input)')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, name: string, opts: { value?: string }, cmd: Command) => {
+      command(async (ctx, name: string, opts: { value?: string }) => {
         const value = opts.value ?? (process.stdin.isTTY ? undefined : await readStdin());
         if (!value) throw new UsageError('give the value on standard input (echo "$KEY" | imgtask secrets set NAME) or with --value');
-        const saved = (await admin(cmd, 'secrets.set', { name, value })) as { name: string };
-        print(g, saved, () => `secret ${saved.name} saved (encrypted)`);
+        const saved = await admin(ctx, 'secrets.set', { name, value });
+        print(ctx, saved, () => `secret ${saved.name} saved (encrypted)`);
       }),
     );
 
@@ -30,9 +31,9 @@ export function registerSecretCommands(program: Command): void {
     .description('List secret names (never their values)')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, _opts: unknown, cmd: Command) => {
-        const list = (await admin(cmd, 'secrets.list', {})) as { name: string; updatedAt: string }[];
-        print(g, list, () => (list.length ? table([['NAME', 'UPDATED'], ...list.map((s) => [s.name, s.updatedAt])]) : 'no secrets'));
+      command(async (ctx) => {
+        const list = await admin(ctx, 'secrets.list', {});
+        print(ctx, list, () => (list.length ? table([['NAME', 'UPDATED'], ...list.map((s) => [s.name, s.updatedAt])]) : 'no secrets'));
       }),
     );
 
@@ -41,9 +42,9 @@ export function registerSecretCommands(program: Command): void {
     .description('Delete a secret')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, name: string, _opts: unknown, cmd: Command) => {
-        const result = await admin(cmd, 'secrets.delete', { name });
-        print(g, result, () => `secret ${name} deleted`);
+      command(async (ctx, name: string) => {
+        const result = await admin(ctx, 'secrets.delete', { name });
+        print(ctx, result, () => `secret ${name} deleted`);
       }),
     );
 }

@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { loadConfig } from '../../config/load.js';
 import { startServer } from '../../app/server.js';
-import { action } from '../context.js';
 import { print, UsageError } from '../output.js';
+import { command } from '../run.js';
 
 const log = (message: string) => process.stderr.write(`${new Date().toISOString()} ${message}\n`);
 
@@ -15,22 +15,22 @@ export function registerServeCommand(program: Command): void {
     .option('--port <port>', 'port to listen on; 0 picks a free one (default: server.port)')
     .option('--json', 'print one JSON document once listening')
     .action(
-      action(async (g, opts: { host?: string; port?: string }, cmd: Command) => {
+      command(async (ctx, opts: { host?: string; port?: string }) => {
         const port = opts.port === undefined ? undefined : Number(opts.port);
         if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError(`--port: not a port number: ${opts.port}`);
-        const config = loadConfig({ file: g.config, flags: { host: opts.host, port } });
+        const config = loadConfig({ file: ctx.config, flags: { host: opts.host, port } });
         const server = await startServer({
-          dataDir: g.data,
+          dataDir: ctx.data,
           config,
-          configFile: g.config ? { path: g.config, flags: { host: opts.host, port } } : undefined,
+          configFile: ctx.config ? { path: ctx.config, flags: { host: opts.host, port } } : undefined,
           log,
           onFatal: (err) => {
             log(`fatal: ${err.message}; stopping`);
             process.exit(1);
           },
         });
-        const dataDir = resolve(g.data);
-        print(g, { url: server.url, dataDir, firstStart: server.services.firstStart }, () => {
+        const dataDir = resolve(ctx.data);
+        print(ctx, { url: server.url, dataDir, firstStart: server.services.firstStart }, () => {
           const lines = [`imgtask listening on ${server.url} (data dir ${dataDir})`];
           if (server.services.firstStart) {
             lines.push(

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
-import { action, admin } from '../context.js';
-import { print } from '../output.js';
+import type { AdminArgs } from '../../app/admin/ops.js';
+import { admin } from '../context.js';
+import { listOption, print } from '../output.js';
+import { command } from '../run.js';
 
 export function registerTokenCommands(program: Command): void {
   const tokens = program.command('tokens').description('Issue OAuth access tokens');
@@ -12,9 +14,10 @@ export function registerTokenCommands(program: Command): void {
     .option('--ttl <duration>', 'lifetime such as 15m, 1h or 30d (default: auth.accessTokenTtl)')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, opts: { account: string; scopes?: string; ttl?: string }, cmd: Command) => {
-        const issued = (await admin(cmd, 'tokens.issue', { account: opts.account, scopes: opts.scopes, ttl: opts.ttl })) as { accessToken: string; expiresAt: string };
-        print(g, issued, () => `${issued.accessToken}\nexpires ${issued.expiresAt}`);
+      command(async (ctx, opts: { account: string; scopes?: string; ttl?: string }) => {
+        const scopes = opts.scopes === undefined ? undefined : (listOption(opts.scopes) as AdminArgs<'tokens.issue'>['scopes']);
+        const issued = await admin(ctx, 'tokens.issue', { account: opts.account, scopes, ttl: opts.ttl });
+        print(ctx, issued, () => `${issued.accessToken}\nexpires ${issued.expiresAt}`);
       }),
     );
 }

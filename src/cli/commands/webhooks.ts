@@ -1,28 +1,16 @@
 import type { Command } from 'commander';
-import { action, admin } from '../context.js';
-import { print, table } from '../output.js';
+import type { AdminArgs, AdminResult } from '../../app/admin/ops.js';
+import { admin } from '../context.js';
+import { listOption, print, table } from '../output.js';
+import { command } from '../run.js';
 
-interface WebhookOut {
-  id: string;
-  url: string;
-  enabled: boolean;
-  events: string[] | null;
-  secret: string;
-  apiKeyIds?: string[];
-  failingSince?: string | null;
-  disabledReason?: string | null;
-}
+/** --events: a list of kinds, or "all" (null: every kind), checked by the server. */
+const eventsOption = (text: string): AdminArgs<'webhooks.create'>['events'] => {
+  const kinds = listOption(text);
+  return kinds.length === 0 || (kinds.length === 1 && kinds[0] === 'all') ? null : (kinds as AdminArgs<'webhooks.create'>['events']);
+};
 
-interface DeliveryOut {
-  id: string;
-  eventId: string;
-  eventType: string;
-  status: string;
-  attempts: { at: string; status: number | null; latencyMs: number; error?: string }[];
-  nextAttemptAt: string | null;
-}
-
-const line = (w: WebhookOut) => `${w.id}  ${w.enabled ? 'enabled ' : 'DISABLED'}  ${w.url}  events: ${w.events?.join(',') ?? 'all'}`;
+const line = (w: Pick<AdminResult<'webhooks.show'>, 'id' | 'enabled' | 'url' | 'events'>) => `${w.id}  ${w.enabled ? 'enabled ' : 'DISABLED'}  ${w.url}  events: ${w.events?.join(',') ?? 'all'}`;
 
 export function registerWebhookCommands(program: Command): void {
   const webhooks = program.command('webhooks').description('Dashboard webhooks: manage, test, inspect deliveries');
@@ -36,9 +24,14 @@ export function registerWebhookCommands(program: Command): void {
     .option('--api-keys <list>', 'comma-separated API key ids whose tasks it receives (default: every key)')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, opts: { account: string; endpoint: string; events?: string; apiKeys?: string }, cmd: Command) => {
-        const created = (await admin(cmd, 'webhooks.create', { account: opts.account, url: opts.endpoint, events: opts.events, apiKeyIds: opts.apiKeys })) as WebhookOut;
-        print(g, created, () => `${line(created)}\nsecret ${created.secret}`);
+      command(async (ctx, opts: { account: string; endpoint: string; events?: string; apiKeys?: string }) => {
+        const created = await admin(ctx, 'webhooks.create', {
+          account: opts.account,
+          url: opts.endpoint,
+          events: opts.events === undefined ? undefined : eventsOption(opts.events),
+          apiKeyIds: opts.apiKeys === undefined ? undefined : listOption(opts.apiKeys),
+        });
+        print(ctx, created, () => `${line(created)}\nsecret ${created.secret}`);
       }),
     );
 
@@ -48,36 +41,60 @@ export function registerWebhookCommands(program: Command): void {
     .requiredOption('--account <account>', 'account name or id')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, opts: { account: string }, cmd: Command) => {
-        const list = (await admin(cmd, 'webhooks.list', { account: opts.account })) as WebhookOut[];
-        print(g, list, () =>
+      command(async (ctx, opts: { account: string }) => {
+        const list = await admin(ctx, 'webhooks.list', { account: opts.account });
+        print(ctx, list, () =>
           list.length ? table([['ID', 'STATE', 'URL', 'EVENTS', 'FAILING SINCE'], ...list.map((w) => [w.id, w.enabled ? 'enabled' : 'disabled', w.url, w.events?.join(',') ?? 'all', w.failingSince ?? '-'])]) : 'no webhooks',
         );
       }),
     );
 
-  for (const [name, op, description] of [
-    ['show', 'webhooks.show', 'Show a webhook: secret, key binding, health'],
-    ['delete', 'webhooks.delete', 'Delete a webhook'],
-    ['rotate-secret', 'webhooks.rotate-secret', 'Replace the signing secret; prints the new one'],
-    ['test', 'webhooks.test', 'Send a webhook.test event to it'],
-  ] as const) {
-    webhooks
-      .command(`${name} <id>`)
-      .description(description)
-      .option('--json', 'print one JSON document')
-      .action(
-        action(async (g, id: string, _opts: unknown, cmd: Command) => {
-          const result = (await admin(cmd, op, { id })) as WebhookOut & DeliveryOut & { deleted?: boolean };
-          print(g, result, () => {
-            if (name === 'delete') return `deleted ${id}`;
-            if (name === 'test') return `sent webhook.test (delivery ${result.id}, event ${result.eventId})`;
-            const health = result.disabledReason ? `\ndisabled: ${result.disabledReason}` : result.failingSince ? `\nfailing since ${result.failingSince}` : '';
-            return `${line(result)}\nsecret ${result.secret}${result.apiKeyIds?.length ? `\nkeys ${result.apiKeyIds.join(', ')}` : ''}${health}`;
-          });
-        }),
-      );
-  }
+  webhooks
+    .command('show <id>')
+    .description('Show a webhook: secret, key binding, health')
+    .option('--json', 'print one JSON document')
+    .action(
+      command(async (ctx, id: string) => {
+        const shown = await admin(ctx, 'webhooks.show', { id });
+        print(ctx, shown, () => {
+          const health = shown.disabledReason ? `\ndisabled: ${shown.disabledReason}` : shown.failingSince ? `\nfailing since ${shown.failingSince}` : '';
+          return `${line(shown)}\nsecret ${shown.secret}${shown.apiKeyIds.length ? `\nkeys ${shown.apiKeyIds.join(', ')}` : ''}${health}`;
+        });
+      }),
+    );
+
+  webhooks
+    .command('delete <id>')
+    .description('Delete a webhook')
+    .option('--json', 'print one JSON document')
+    .action(
+      command(async (ctx, id: string) => {
+        const deleted = await admin(ctx, 'webhooks.delete', { id });
+        print(ctx, deleted, () => `deleted ${id}`);
+      }),
+    );
+
+  webhooks
+    .command('rotate-secret <id>')
+    .description('Replace the signing secret; prints the new one')
+    .option('--json', 'print one JSON document')
+    .action(
+      command(async (ctx, id: string) => {
+        const rotated = await admin(ctx, 'webhooks.rotate-secret', { id });
+        print(ctx, rotated, () => `${line(rotated)}\nsecret ${rotated.secret}`);
+      }),
+    );
+
+  webhooks
+    .command('test <id>')
+    .description('Send a webhook.test event to it')
+    .option('--json', 'print one JSON document')
+    .action(
+      command(async (ctx, id: string) => {
+        const delivery = await admin(ctx, 'webhooks.test', { id });
+        print(ctx, delivery, () => `sent webhook.test (delivery ${delivery.id}, event ${delivery.eventId})`);
+      }),
+    );
 
   webhooks
     .command('update <id>')
@@ -89,10 +106,15 @@ export function registerWebhookCommands(program: Command): void {
     .option('--disable', 'turn it off')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, id: string, opts: { endpoint?: string; events?: string; apiKeys?: string; enable?: boolean; disable?: boolean }, cmd: Command) => {
-        const enabled = opts.enable ? true : opts.disable ? false : undefined;
-        const updated = (await admin(cmd, 'webhooks.update', { id, url: opts.endpoint, events: opts.events, apiKeyIds: opts.apiKeys, enabled })) as WebhookOut;
-        print(g, updated, () => line(updated));
+      command(async (ctx, id: string, opts: { endpoint?: string; events?: string; apiKeys?: string; enable?: boolean; disable?: boolean }) => {
+        const updated = await admin(ctx, 'webhooks.update', {
+          id,
+          url: opts.endpoint,
+          events: opts.events === undefined ? undefined : eventsOption(opts.events),
+          apiKeyIds: opts.apiKeys === undefined ? undefined : listOption(opts.apiKeys),
+          enabled: opts.enable ? true : opts.disable ? false : undefined,
+        });
+        print(ctx, updated, () => line(updated));
       }),
     );
 
@@ -102,9 +124,9 @@ export function registerWebhookCommands(program: Command): void {
     .option('--limit <n>', 'how many', '20')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, id: string, opts: { limit: string }, cmd: Command) => {
-        const list = (await admin(cmd, 'webhooks.deliveries', { id, limit: Number(opts.limit) })) as DeliveryOut[];
-        print(g, list, () =>
+      command(async (ctx, id: string, opts: { limit: string }) => {
+        const list = await admin(ctx, 'webhooks.deliveries', { id, limit: Number(opts.limit) });
+        print(ctx, list, () =>
           list.length
             ? table([
                 ['DELIVERY', 'EVENT', 'STATUS', 'ATTEMPTS (code/ms)', 'NEXT'],
@@ -120,9 +142,9 @@ export function registerWebhookCommands(program: Command): void {
     .description('Send a delivery again, with the same event id')
     .option('--json', 'print one JSON document')
     .action(
-      action(async (g, deliveryId: string, _opts: unknown, cmd: Command) => {
-        const result = (await admin(cmd, 'webhooks.redeliver', { deliveryId })) as DeliveryOut;
-        print(g, result, () => `queued ${result.id} again (event ${result.eventId})`);
+      command(async (ctx, deliveryId: string) => {
+        const result = await admin(ctx, 'webhooks.redeliver', { deliveryId });
+        print(ctx, result, () => `queued ${result.id} again (event ${result.eventId})`);
       }),
     );
 }

@@ -4,7 +4,11 @@ import { Timestamp } from '../../schemas.js';
 
 export const WebhookUrl = z.url({ protocol: /^https?$/, error: 'an http or https URL' }).max(2048);
 /** Event kinds to receive; null (or omitted, or ["all"]) for every kind. */
-export const Events = z.array(z.enum(EVENT_KINDS)).min(1).max(EVENT_KINDS.length).nullable();
+export const Events = z
+  .array(z.enum(EVENT_KINDS, { error: (issue) => `unknown event kind ${String(issue.input)}; known: ${EVENT_KINDS.join(', ')}` }))
+  .min(1)
+  .max(EVENT_KINDS.length)
+  .nullable();
 export const ApiKeyIds = z.array(z.string().min(1).max(64)).max(100);
 
 /** The webhook resource, exactly as SPEC part 2 shows it. */

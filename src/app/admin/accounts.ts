@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { parseUsd } from '../../domain/money.js';
+import { adminOp } from './op.js';
+
+const Usd = z.string().refine((value) => parseUsd(value) !== null, 'expected a USD amount such as 10 or 0.5');
+/** An account, by id (`acc_…`) or by name. */
+export const AccountRef = z.string().min(1);
+
+export const accountOps = {
+  'accounts.create': adminOp({
+    args: z.object({ name: z.string(), credit: Usd.optional() }),
+    run: async (s, a) => s.accounts.view(await s.accounts.create(a.name, a.credit ? parseUsd(a.credit)! : 0)),
+  }),
+  'accounts.credit': adminOp({
+    args: z.object({ account: AccountRef, amount: Usd, note: z.string().optional() }),
+    run: async (s, a) => s.accounts.view(await s.accounts.credit(a.account, parseUsd(a.amount)!, a.note)),
+  }),
+  'accounts.list': adminOp({
+    args: z.object({}),
+    run: (s) => s.accounts.views(),
+  }),
+  'accounts.show': adminOp({
+    args: z.object({ account: AccountRef }),
+    run: (s, a) => s.operator.accountDetail(a.account),
+  }),
+};

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { CreateApiKeyBody } from '../../api/routes/api-keys/create.js';
+import { AppError } from '../../domain/errors.js';
+import { parseUsd } from '../../domain/money.js';
+import { ALL_SCOPES } from '../../domain/scopes.js';
+import { parseDuration } from '../../domain/time.js';
+import { AccountRef } from './accounts.js';
+import { adminOp } from './op.js';
+
+export const credentialOps = {
+  /** The body of `POST /api-key`, for an account the operator names. */
+  'keys.create': adminOp({
+    args: CreateApiKeyBody.extend({ account: AccountRef }),
+    run: async (s, a) => {
+      const account = await s.accounts.find(a.account);
+      return s.apiKeys.create({
+        accountId: account.id,
+        name: a.name,
+        scopes: a.scopes,
+        spendingLimit: a.spendingLimit === undefined ? undefined : parseUsd(a.spendingLimit)!,
+        spendingLimitPeriod: a.spendingLimitPeriod,
+      });
+    },
+  }),
+  'keys.list': adminOp({
+    args: z.object({ account: AccountRef }),
+    run: async (s, a) => s.apiKeys.list((await s.accounts.find(a.account)).id),
+  }),
+  'keys.revoke': adminOp({
+    args: z.object({ id: z.string().min(1) }),
+    run: async (s, a) => ({ ...(await s.apiKeys.revoke(null, a.id)), revoked: true as const }),
+  }),
+  'tokens.issue': adminOp({
+    args: z.object({ account: AccountRef, scopes: z.array(z.enum(ALL_SCOPES)).optional(), ttl: z.string().optional() }),
+    run: async (s, a) => {
+      const account = await s.accounts.find(a.account);
+      const ttl = parseDuration(a.ttl ?? s.config.current().auth.accessTokenTtl);
+      if (ttl === null) throw new AppError('VALIDATION_ERROR', 'ttl is a duration such as 90s, 15m, 1h or 30d');
+      return s.tokens.issueAccessToken(account.id, a.scopes ?? [...ALL_SCOPES], ttl);
+    },
+  }),
+  'secrets.set': adminOp({
+    args: z.object({ name: z.string(), value: z.string() }),
+    run: async (s, a) => {
+      const saved = await s.secrets.set(a.name, a.value);
+      await s.refreshProviders();
+      return saved;
+    },
+  }),
+  'secrets.list': adminOp({
+    args: z.object({}),
+    run: (s) => s.secrets.list(),
+  }),
+  'secrets.delete': adminOp({
+    args: z.object({ name: z.string() }),
+    run: async (s, a) => {
+      if (!(await s.secrets.delete(a.name))) throw new AppError('VALIDATION_ERROR', `no secret "${a.name}"`);
+      await s.refreshProviders();
+      return { name: a.name, deleted: true as const };
+    },
+  }),
+};

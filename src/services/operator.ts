@@ -1,0 +1,86 @@
+import { formatUsd } from '../domain/money.js';
+import { periodKey } from '../domain/periods.js';
+import type { Store } from '../store/types.js';
+import type { AccountService, AccountView } from './accounts.js';
+import { type ApiKeyView, toApiKeyView } from './api-keys.js';
+import type { Clock } from './ports.js';
+
+/** How many of the newest tasks the dashboard's figures are computed from. */
+const RECENT = 200;
+
+export interface DashboardFigures {
+  url: string;
+  generatedAt: string;
+  counts: { pending: number; completed: number; failed: number };
+  /** Tasks settled in the last minute. */
+  throughputPerMinute: number;
+  failures: { code: string; count: number }[];
+  accounts: { name: string; balance: string; reserved: string; available: string }[];
+  webhooks: { pending: number; delivered: number; failed: number; disabled: { id: string; url: string; reason: string }[] };
+  tasks: { id: string; type: string; status: 'pending' | 'completed' | 'failed'; account: string; cost: string; createdAt: string; updatedAt: string; errorCode?: string }[];
+}
+
+export interface AccountDetail extends AccountView {
+  /** Live keys, each with its spend (charged + reserved) in its limit's current UTC period. */
+  keys: (ApiKeyView & { periodSpend: string; period: string })[];
+}
+
+/** What operators see across accounts: the dashboard's figures and an account in detail. */
+export function createOperatorService(deps: { store: Store; accounts: AccountService; clock: Clock; publicBase: () => string }) {
+  const { store, clock } = deps;
+  return {
+    async accountDetail(ref: string): Promise<AccountDetail> {
+      const account = await deps.accounts.find(ref);
+      const now = clock.now();
+      const keys = await Promise.all(
+        (await store.apiKeys.listLive(account.id)).map(async (key) => ({
+          ...toApiKeyView(key),
+          periodSpend: formatUsd(await store.tasks.keySpend(key.id, key.spendingLimitPeriod, now)),
+          period: periodKey(key.spendingLimitPeriod, now).slice(2),
+        })),
+      );
+      return { ...(await deps.accounts.view(account)), keys };
+    },
+
+    async dashboard(): Promise<DashboardFigures> {
+      const now = clock.now();
+      const recent = await store.tasks.recent(RECENT);
+      const accounts = await store.accounts.list();
+      const names = new Map(accounts.map((a) => [a.id, a.name]));
+      const failures = new Map<string, number>();
+      for (const task of recent) {
+        const codes = task.status === 'failed' ? (task.errors ?? []).map((e) => e.code) : task.items.flatMap((i) => (i.status === 'failed' && i.error ? [i.error.code] : []));
+        for (const code of codes) failures.set(code, (failures.get(code) ?? 0) + 1);
+      }
+      return {
+        url: deps.publicBase(),
+        generatedAt: new Date(now).toISOString(),
+        counts: await store.tasks.countsByStatus(),
+        throughputPerMinute: recent.filter((t) => t.status !== 'pending' && now - Date.parse(t.updatedAt) <= 60_000).length,
+        failures: [...failures].sort((a, b) => b[1] - a[1]).map(([code, count]) => ({ code, count })),
+        accounts: await Promise.all(
+          accounts.map(async (account) => {
+            const { name, balance, reserved, available } = await deps.accounts.view(account);
+            return { name, balance, reserved, available };
+          }),
+        ),
+        webhooks: {
+          ...(await store.webhooks.deliveryCounts()),
+          disabled: (await store.webhooks.listAll()).filter((w) => !w.enabled && w.disabledReason).map((w) => ({ id: w.id, url: w.url, reason: w.disabledReason! })),
+        },
+        tasks: recent.slice(0, 50).map((t) => ({
+          id: t.id,
+          type: t.type,
+          status: t.status,
+          account: names.get(t.accountId) ?? t.accountId,
+          cost: formatUsd(t.cost),
+          createdAt: t.createdAt,
+          updatedAt: t.updatedAt,
+          errorCode: t.errors?.[0]?.code ?? t.items.find((i) => i.status === 'failed')?.error?.code,
+        })),
+      };
+    },
+  };
+}
+
+export type OperatorService = ReturnType<typeof createOperatorService>;
