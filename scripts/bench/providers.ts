@@ -8,7 +8,7 @@
  *
  *   npm run bench:providers        (about three minutes)
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -51,10 +51,14 @@ async function scenario(kind: string, size: number): Promise<Record<string, unkn
   if (kind === 'bare') {
     const ort = await import('onnxruntime-node');
     const create = ort.InferenceSession.create.bind(ort.InferenceSession);
-    (ort.InferenceSession as { create: unknown }).create = (m: never, o: object = {}) => create(m, { ...o, executionMode: 'sequential', intraOpNumThreads: 2, interOpNumThreads: 1, enableMemPattern: false });
+    (ort.InferenceSession as { create: unknown }).create = (m: never, o: object = {}) =>
+      create(m, { ...o, executionMode: 'sequential', intraOpNumThreads: 2, interOpNumThreads: 1, enableMemPattern: false });
     const imgly = await import('@imgly/background-removal-node');
     const publicPath = pathToFileURL(`${dirname(fileURLToPath(import.meta.resolve('@imgly/background-removal-node')))}/`).href;
-    const r = await timeCalls(async () => (await imgly.removeBackground(new Blob([new Uint8Array(image)], { type: 'image/png' }), { publicPath, model: 'small', output: { format: 'image/png' } })).arrayBuffer(), 3);
+    const r = await timeCalls(
+      async () => (await imgly.removeBackground(new Blob([new Uint8Array(image)], { type: 'image/png' }), { publicPath, model: 'small', output: { format: 'image/png' } })).arrayBuffer(),
+      3,
+    );
     return { ...r, maxRssKb: process.resourceUsage().maxRSS };
   }
   if (kind === 'nsfw') {
@@ -95,7 +99,9 @@ async function apiUnderLoad() {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const form = new FormData();
   form.append('files', new Blob([new Uint8Array(await scene(1024))]), 'scene.png');
-  const upload = (await (await fetch(`${url}/image/upload`, { method: 'POST', headers: { authorization: headers.authorization }, body: form })).json()) as { data: { files: { service_url: string }[] } };
+  const upload = (await (await fetch(`${url}/image/upload`, { method: 'POST', headers: { authorization: headers.authorization }, body: form })).json()) as {
+    data: { files: { service_url: string }[] };
+  };
   const imageUrl = upload.data.files[0].service_url;
   const taskId = ((await (await fetch(`${url}/image/generate`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'x' }) })).json()) as { data: { taskId: string } }).data.taskId;
   const status = () => autocannon({ url: `${url}/tasks/${taskId}/status`, headers, connections: 10, duration: 8 });
@@ -126,10 +132,14 @@ if (process.argv[2] === 'scenario') {
   for (const size of [512, 1024]) {
     const ours = runChild('ours', String(size));
     const bare = runChild('bare', String(size));
-    console.log(`${String(size).padEnd(5)} | ${(ours.cold / 1000).toFixed(2)} s / ${(ours.warm / 1000).toFixed(2)} s  ${mb(ours.maxRssKb)} | ${(bare.cold / 1000).toFixed(2)} s / ${(bare.warm / 1000).toFixed(2)} s  ${mb(bare.maxRssKb)} | ${(ours.warm / bare.warm).toFixed(3)}`);
+    console.log(
+      `${String(size).padEnd(5)} | ${(ours.cold / 1000).toFixed(2)} s / ${(ours.warm / 1000).toFixed(2)} s  ${mb(ours.maxRssKb)} | ${(bare.cold / 1000).toFixed(2)} s / ${(bare.warm / 1000).toFixed(2)} s  ${mb(bare.maxRssKb)} | ${(ours.warm / bare.warm).toFixed(3)}`,
+    );
   }
   const nsfw = runChild('nsfw', '512');
-  console.log(`\nNSFW rating (nsfwjs MobileNetV2, wasm, worker thread): cold ${nsfw.cold.toFixed(0)} ms (model load included), warm ${nsfw.warm.toFixed(1)} ms per image, ${nsfw.perSecond.toFixed(1)} images/s with 2 in flight, peak RSS ${mb(nsfw.maxRssKb)}`);
+  console.log(
+    `\nNSFW rating (nsfwjs MobileNetV2, wasm, worker thread): cold ${nsfw.cold.toFixed(0)} ms (model load included), warm ${nsfw.warm.toFixed(1)} ms per image, ${nsfw.perSecond.toFixed(1)} images/s with 2 in flight, peak RSS ${mb(nsfw.maxRssKb)}`,
+  );
   const { idle, busy } = await apiUnderLoad();
   console.log('\nGET /tasks/{id}/status, 10 connections, 8 s:');
   console.log(`idle                           ${Math.round(idle.requests.average)} req/s  p50 ${idle.latency.p50} ms  p99 ${idle.latency.p99} ms`);

@@ -7,12 +7,12 @@
  *   node --import tsx scripts/bench/store.ts scenario writes 100000
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, open, rm, mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { JsonStore } from '../../src/store/json-store.js';
 import { encodeRecord } from '../../src/store/journal/record.js';
+import { JsonStore } from '../../src/store/json-store.js';
 import { SnapshotFile } from '../../src/store/snapshot-file.js';
 
 const at = '2026-11-22T08:00:00.000Z';
@@ -76,7 +76,16 @@ async function scenario(kind: string, count: number): Promise<Record<string, unk
       const concurrent = rounds.sort((a, b) => a.perSecond - b.perSecond)[1];
       const rss = process.memoryUsage().rss;
       await store.close();
-      return { stored: count, seqPerSec: sequential.perSecond, seqP50: sequential.p50, concPerSec: concurrent.perSecond, concP50: concurrent.p50, concP99: concurrent.p99, usPerWrite: concurrent.usPerWrite, rss };
+      return {
+        stored: count,
+        seqPerSec: sequential.perSecond,
+        seqP50: sequential.p50,
+        concPerSec: concurrent.perSecond,
+        concP50: concurrent.p50,
+        concP99: concurrent.p99,
+        usPerWrite: concurrent.usPerWrite,
+        rss,
+      };
     }
     if (kind === 'startup-snapshot' || kind === 'startup-replay') {
       if (kind === 'startup-snapshot') await seedSnapshot(dir, count);

@@ -7,15 +7,15 @@
  *
  *   npm run bench:tasks
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { JsonStore } from '../../src/store/json-store.js';
-import { SnapshotFile } from '../../src/store/snapshot-file.js';
 import type { TaskRecord } from '../../src/store/records.js';
+import { SnapshotFile } from '../../src/store/snapshot-file.js';
 
 const SERVER = join(import.meta.dirname, 'fixtures/bench-server.ts');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -81,11 +81,17 @@ async function httpBenchmarks() {
 
   console.log(`\nHTTP over loopback, 50 connections, ${DURATION} s (autocannon in this process, servers in child processes):`);
   console.log(`bare hono hello-world     ${Math.round(bare.requests.average).toString().padStart(7)} req/s  p50 ${bare.latency.p50} ms  p99 ${bare.latency.p99} ms`);
-  console.log(`POST create (durable ack) ${Math.round(creates.requests.average).toString().padStart(7)} req/s  p50 ${creates.latency.p50} ms  p99 ${creates.latency.p99} ms  non-2xx ${creates.non2xx}`);
+  console.log(
+    `POST create (durable ack) ${Math.round(creates.requests.average).toString().padStart(7)} req/s  p50 ${creates.latency.p50} ms  p99 ${creates.latency.p99} ms  non-2xx ${creates.non2xx}`,
+  );
   console.log(`ratio create / hello      ${(creates.requests.average / bare.requests.average).toFixed(3)}`);
-  console.log(`tasks completed under that load: ${saturated.completed} in ${saturated.seconds.toFixed(1)} s = ${Math.round(saturated.completed / saturated.seconds)} tasks/s (create → completed p50 ${saturated.p50} ms, p99 ${saturated.p99} ms)`);
+  console.log(
+    `tasks completed under that load: ${saturated.completed} in ${saturated.seconds.toFixed(1)} s = ${Math.round(saturated.completed / saturated.seconds)} tasks/s (create → completed p50 ${saturated.p50} ms, p99 ${saturated.p99} ms)`,
+  );
   console.log(`\nEnd to end at a steady 500 creates/s with a no-op handler (create → completed, from settlement events):`);
-  console.log(`completed ${stats.completed} tasks in ${stats.seconds.toFixed(1)} s = ${Math.round(stats.completed / stats.seconds)} tasks/s; p50 ${stats.p50} ms, p99 ${stats.p99} ms (ms resolution); server RSS ${mb(stats.rss)}; non-2xx ${steady.non2xx}`);
+  console.log(
+    `completed ${stats.completed} tasks in ${stats.seconds.toFixed(1)} s = ${Math.round(stats.completed / stats.seconds)} tasks/s; p50 ${stats.p50} ms, p99 ${stats.p99} ms (ms resolution); server RSS ${mb(stats.rss)}; non-2xx ${steady.non2xx}`,
+  );
 }
 
 function taskRecord(n: number): TaskRecord {
@@ -101,7 +107,10 @@ function taskRecord(n: number): TaskRecord {
     items: [{ status: 'success', cost: 1000, result: { id: `img_${n}`, size: '1024x1024' }, attempts: 1 }],
     estimate: 1000,
     cost: 1000,
-    result: { model: 'placeholder', images: [{ status: 'success', id: `img_${n}`, url: `http://127.0.0.1:8080/images/img_${n}.webp`, service_url: `http://127.0.0.1:8080/images/img_${n}.webp`, size: '1024x1024', cost: '0.001' }] },
+    result: {
+      model: 'placeholder',
+      images: [{ status: 'success', id: `img_${n}`, url: `http://127.0.0.1:8080/images/img_${n}.webp`, service_url: `http://127.0.0.1:8080/images/img_${n}.webp`, size: '1024x1024', cost: '0.001' }],
+    },
     createdAt: at,
     updatedAt: at,
   };
@@ -113,7 +122,11 @@ async function storedTasks(count: number) {
   function* tasks() {
     for (let n = 0; n < count; n++) yield taskRecord(n);
   }
-  await new SnapshotFile(join(dir, 'snapshot.json')).write({ seq: 0, collections: { accounts: [], credits: [], apiKeys: [], tasks: tasks() }, counts: { accounts: 0, credits: 0, apiKeys: 0, tasks: count } });
+  await new SnapshotFile(join(dir, 'snapshot.json')).write({
+    seq: 0,
+    collections: { accounts: [], credits: [], apiKeys: [], tasks: tasks() },
+    counts: { accounts: 0, credits: 0, apiKeys: 0, tasks: count },
+  });
   const base = process.memoryUsage().rss;
   const t0 = performance.now();
   const store = await JsonStore.open({ dir, snapshotOnClose: false });

@@ -7,8 +7,8 @@
  *   npm run bench:webhooks
  */
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,7 +36,14 @@ const line = await new Promise<string>((resolve) => server.stdout!.on('data', (c
 const [, url, , key] = line.split(' ');
 
 const started = Date.now();
-await autocannon({ url: `${url}/bench/tasks`, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"access":{"pat":{"enabled":false}}}', connections: 20, amount: TASKS });
+await autocannon({
+  url: `${url}/bench/tasks`,
+  method: 'POST',
+  headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+  body: '{"access":{"pat":{"enabled":false}}}',
+  connections: 20,
+  amount: TASKS,
+});
 const created = Date.now();
 while (receipts.length < TASKS && Date.now() - created < 120_000) await new Promise((resolve) => setTimeout(resolve, 50));
 

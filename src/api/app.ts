@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
 import { randomId } from '../domain/ids.js';
 import { createErrorHandler, notFound } from './errors.js';
-import { registerRoutes } from './routes.js';
 import { routesOf } from './route.js';
 import { setDocumented } from './routes/docs/document.js';
 import { registerOpenApiJson } from './routes/docs/openapi-json.js';
 import { registerDocsReference } from './routes/docs/reference.js';
+import { registerRoutes } from './routes.js';
 import type { ApiDeps, ApiEnv } from './types.js';
 
 /** Builds the HTTP API over the given services; it owns no state of its own. */

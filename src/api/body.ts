@@ -56,7 +56,7 @@ const tooLarge = (limit: number) => new AppError('VALIDATION_ERROR', `the reques
  * declares), and such a body is read on the adapter's direct path; a chunked body is
  * counted as it streams and cut off at the bound.
  */
-export async function readBoundedText(c: Context, limit: number): Promise<string> {
+async function readBoundedText(c: Context, limit: number): Promise<string> {
   const declared = c.req.header('content-length');
   if (declared !== undefined) {
     if (Number(declared) > limit) throw tooLarge(limit);

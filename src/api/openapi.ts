@@ -72,14 +72,23 @@ export function buildOpenApi(routes: RouteSpec[], serverUrl: string) {
     } else operation.security = [];
     if (params.length) operation.parameters = params;
     if (body) operation.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(body, 'input') } } };
-    if (route.path === '/image/upload') operation.requestBody = { required: true, content: { 'multipart/form-data': { schema: { type: 'object', properties: { files: { type: 'array', items: { type: 'string', format: 'binary' }, minItems: 1, maxItems: 10 } }, required: ['files'] } } } };
-    (paths[path] ??= {})[route.method] = operation;
+    if (route.path === '/image/upload')
+      operation.requestBody = {
+        required: true,
+        content: {
+          'multipart/form-data': { schema: { type: 'object', properties: { files: { type: 'array', items: { type: 'string', format: 'binary' }, minItems: 1, maxItems: 10 } }, required: ['files'] } },
+        },
+      };
+    paths[path] = { ...paths[path], [route.method]: operation };
   }
   const webhooks: Record<string, unknown> = {};
   for (const kind of EVENT_KINDS.filter((k) => k !== 'all')) {
     webhooks[kind] = {
       post: {
-        summary: `Sent when ${kind.replace(/^task\./, '').replace(/\.(completed|failed)$/, ' tasks $1').replace(/^(completed|failed)$/, 'any task $1s')} (dashboard webhooks are signed the Standard Webhooks way)`,
+        summary: `Sent when ${kind
+          .replace(/^task\./, '')
+          .replace(/\.(completed|failed)$/, ' tasks $1')
+          .replace(/^(completed|failed)$/, 'any task $1s')} (dashboard webhooks are signed the Standard Webhooks way)`,
         parameters: ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({ name, in: 'header', required: name === 'webhook-id', schema: { type: 'string' } })),
         requestBody: { content: { 'application/json': { schema: jsonSchema(EventEnvelope, 'output') } } },
         responses: { '200': { description: 'Any 2xx marks the delivery delivered; anything else is retried on the schedule' } },
@@ -88,7 +97,11 @@ export function buildOpenApi(routes: RouteSpec[], serverUrl: string) {
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'imgtask', version: '1.0.0', description: 'Self-hosted asynchronous image task service: image generation, rating, alt text, background removal, uploads, tasks, webhooks, API keys and destinations.' },
+    info: {
+      title: 'imgtask',
+      version: '1.0.0',
+      description: 'Self-hosted asynchronous image task service: image generation, rating, alt text, background removal, uploads, tasks, webhooks, API keys and destinations.',
+    },
     servers: [{ url: serverUrl }],
     paths,
     webhooks,

@@ -6,7 +6,7 @@ import type { Principal, RouteGuard } from '../services/auth.js';
 import { parseJsonBody, type SchemaFamily } from './body.js';
 import type { ApiDeps, ApiEnv } from './types.js';
 
-export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
+type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
 type Schema = z.ZodType | undefined;
 
@@ -37,7 +37,7 @@ export interface RouteSpec<B extends Schema = Schema, R extends Schema = Schema>
   internal?: boolean;
 }
 
-export interface RouteInput<B extends Schema> {
+interface RouteInput<B extends Schema> {
   principal: Principal;
   body: B extends z.ZodType ? z.infer<B> : undefined;
 }
@@ -61,8 +61,18 @@ export const routesOf = (app: object): RouteSpec[] => ROUTES.get(app) ?? [];
  * A route with a response schema gets its handler's reply checked against it at compile time
  * and sent as JSON; a route without one (an image, the HTML reference) answers a raw Response.
  */
-export function addRoute<B extends Schema = undefined, R extends z.ZodType = z.ZodType>(app: Hono<ApiEnv>, deps: ApiDeps, spec: RouteSpec<B, R> & { response: R }, handler: Handler<B, Reply<z.input<NoInfer<R>>>>): void;
-export function addRoute<B extends Schema = undefined>(app: Hono<ApiEnv>, deps: ApiDeps, spec: RouteSpec<B, undefined> & { response?: undefined; produces: string }, handler: Handler<B, Response>): void;
+export function addRoute<B extends Schema = undefined, R extends z.ZodType = z.ZodType>(
+  app: Hono<ApiEnv>,
+  deps: ApiDeps,
+  spec: RouteSpec<B, R> & { response: R },
+  handler: Handler<B, Reply<z.input<NoInfer<R>>>>,
+): void;
+export function addRoute<B extends Schema = undefined>(
+  app: Hono<ApiEnv>,
+  deps: ApiDeps,
+  spec: RouteSpec<B, undefined> & { response?: undefined; produces: string },
+  handler: Handler<B, Response>,
+): void;
 export function addRoute(app: Hono<ApiEnv>, deps: ApiDeps, spec: RouteSpec, handler: Handler<Schema, Reply<unknown> | Response>): void {
   if (!ROUTES.has(app)) ROUTES.set(app, []);
   ROUTES.get(app)!.push(spec);

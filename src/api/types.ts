@@ -1,14 +1,14 @@
+import type { HttpBindings } from '@hono/node-server';
 import type { ConfigSource } from '../config/source.js';
 import type { AccountService } from '../services/accounts.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import type { AuthService, Principal } from '../services/auth.js';
+import type { DestinationService } from '../services/destinations.js';
+import type { ImageLibrary } from '../services/images.js';
+import type { Outbox } from '../services/outbox.js';
 import type { TaskTypeRegistry } from '../services/task-types.js';
 import type { TaskService } from '../services/tasks.js';
-import type { ImageLibrary } from '../services/images.js';
 import type { WebhookService } from '../services/webhooks.js';
-import type { Outbox } from '../services/outbox.js';
-import type { DestinationService } from '../services/destinations.js';
-import type { HttpBindings } from '@hono/node-server';
 
 /** What the API needs from the rest of the service; tests hand it real ones. */
 export interface ApiDeps {

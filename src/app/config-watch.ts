@@ -1,5 +1,5 @@
 import { watch } from 'chokidar';
-import { ConfigError, loadConfig, type ConfigFlags } from '../config/load.js';
+import { ConfigError, type ConfigFlags, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { ConfigSource } from '../config/source.js';
 
@@ -12,7 +12,13 @@ const RESTART_KEYS = ['server', 'store'] as const;
  * naming the key, and the old config stays in force; changes to server or store settings are
  * kept for the next start.
  */
-export async function watchConfig(options: { file: string; flags: ConfigFlags; config: Pick<ConfigSource, 'current'>; apply: (next: Config) => Promise<void>; log: (message: string) => void }): Promise<{ close(): Promise<void> }> {
+export async function watchConfig(options: {
+  file: string;
+  flags: ConfigFlags;
+  config: Pick<ConfigSource, 'current'>;
+  apply: (next: Config) => Promise<void>;
+  log: (message: string) => void;
+}): Promise<{ close(): Promise<void> }> {
   const watcher = watch(options.file, { ignoreInitial: true, awaitWriteFinish: { stabilityThreshold: 100, pollInterval: 20 } });
   let applying = Promise.resolve();
   const reload = () => {

@@ -1,8 +1,8 @@
 import { environment } from '../config/load.js';
 import type { Config, ProviderConfig } from '../config/schema.js';
 import type { ConfigSource } from '../config/source.js';
-import { createSafeFetcher } from '../net/safe-fetch.js';
 import { providerRequest } from '../net/provider-http.js';
+import { createSafeFetcher } from '../net/safe-fetch.js';
 import { limitGenerator } from '../providers/capacity.js';
 import { createBasicAltWriter } from '../providers/embedded/alt/describer.js';
 import { createEmbeddedBackgroundRemover } from '../providers/embedded/background/remover.js';
@@ -33,12 +33,19 @@ export function createEmbeddedRuntime(config: Pick<ConfigSource, 'current'>) {
   let background: ReturnType<typeof createEmbeddedBackgroundRemover> | undefined;
   let alt: ReturnType<typeof createBasicAltWriter> | undefined;
   return {
-    nsfw: () => (nsfw ??= createEmbeddedNsfwRater({ timeoutMs: config.current().embedded.nsfw.timeoutMs })),
+    nsfw: () => {
+      nsfw ??= createEmbeddedNsfwRater({ timeoutMs: config.current().embedded.nsfw.timeoutMs });
+      return nsfw;
+    },
     background: () => {
       const settings = config.current().embedded.backgroundRemoval;
-      return (background ??= createEmbeddedBackgroundRemover({ model: settings.model, threads: settings.threads, timeoutMs: settings.timeoutMs }));
+      background ??= createEmbeddedBackgroundRemover({ model: settings.model, threads: settings.threads, timeoutMs: settings.timeoutMs });
+      return background;
     },
-    alt: () => (alt ??= createBasicAltWriter({ ocr: config.current().embedded.altText.ocr })),
+    alt: () => {
+      alt ??= createBasicAltWriter({ ocr: config.current().embedded.altText.ocr });
+      return alt;
+    },
     async close() {
       await Promise.all([nsfw?.close(), background?.close(), alt?.close()]);
     },
@@ -57,9 +64,7 @@ function generatorFor(name: string, provider: ProviderConfig, config: Config, se
     // An image answered by URL on the provider's own host is read directly (LocalAI serves its
     // files there); any other URL goes through the SSRF guard like a user URL.
     fetchImage: async (url) =>
-      new URL(url).origin === origin
-        ? (await providerRequest(url, { method: 'GET', timeoutMs: provider.timeoutMs })).body
-        : (await createSafeFetcher(config.fetch).fetch(url)).data,
+      new URL(url).origin === origin ? (await providerRequest(url, { method: 'GET', timeoutMs: provider.timeoutMs })).body : (await createSafeFetcher(config.fetch).fetch(url)).data,
   });
 }
 
@@ -74,7 +79,11 @@ export function buildProviderSet(config: Config, embedded: EmbeddedRuntime, secr
   for (const [name, provider] of Object.entries(config.providers)) {
     if (name === 'vision' || name === 'chat') continue;
     const generator = generatorFor(name, provider, config, secrets);
-    if (generator) generators.set(name, limitGenerator(generator, () => provider.concurrency));
+    if (generator)
+      generators.set(
+        name,
+        limitGenerator(generator, () => provider.concurrency),
+      );
   }
   const remote = (name: 'vision' | 'chat') => {
     const provider = config.providers[name];

@@ -19,6 +19,11 @@ export function createDriverFactory(config: Pick<ConfigSource, 'current'>): Driv
       if (s.endpoint) guard.checkHost(s.endpoint);
       return createS3({ ...(settings as unknown as Parameters<typeof createS3>[0]), timeoutMs: destinations.timeoutMs, agents: guard.agents() });
     }
-    return createHttpPut({ urlTemplate: String(s.urlTemplate).replaceAll('%7Bkey%7D', '{key}'), headers: s.headers, publicUrlTemplate: s.publicUrlTemplate, send: (url, request) => guard.send(url, request) });
+    return createHttpPut({
+      urlTemplate: String(s.urlTemplate).replaceAll('%7Bkey%7D', '{key}'),
+      headers: s.headers,
+      publicUrlTemplate: s.publicUrlTemplate,
+      send: (url, request) => guard.send(url, request),
+    });
   };
 }

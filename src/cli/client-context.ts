@@ -4,7 +4,7 @@ import { type Client, createClient } from '../client/http-client.js';
 import { UsageError } from './output.js';
 import type { CommandContext } from './run.js';
 
-export const DEFAULT_URL = 'http://127.0.0.1:8080';
+const DEFAULT_URL = 'http://127.0.0.1:8080';
 
 /** The API client for a command: --url (IMGTASK_URL) and --key (IMGTASK_API_KEY). */
 export function clientOf(context: CommandContext): Client {

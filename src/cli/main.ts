@@ -1,14 +1,14 @@
 import { Command, CommanderError } from 'commander';
 import { registerAccountCommands } from './commands/accounts.js';
+import { registerClientCommands } from './commands/client.js';
+import { registerDashboardCommand } from './commands/dashboard.js';
+import { registerDestinationCommands } from './commands/destinations.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerLedgerCommands } from './commands/ledger.js';
 import { registerSecretCommands } from './commands/secrets.js';
-import { registerWebhookCommands } from './commands/webhooks.js';
-import { registerDestinationCommands } from './commands/destinations.js';
-import { registerClientCommands } from './commands/client.js';
-import { registerDashboardCommand } from './commands/dashboard.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerTokenCommands } from './commands/tokens.js';
+import { registerWebhookCommands } from './commands/webhooks.js';
 import { EXIT } from './output.js';
 
 const program = new Command('imgtask')

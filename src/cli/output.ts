@@ -16,7 +16,14 @@ export function print(options: { json: boolean }, value: unknown, human: string 
 export function table(rows: string[][]): string {
   if (rows.length === 0) return '';
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** A comma-separated list; empty items dropped. */

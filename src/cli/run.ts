@@ -67,13 +67,14 @@ function report(err: unknown, context: Pick<CommandContext, 'json'>): void {
  * reports its failure with the exit code of `exitCodeFor`.
  */
 export const command =
-  <Args extends unknown[]>(run: (context: CommandContext, ...args: Args) => Promise<number | void>, options: { json?: JsonPolicy } = {}) =>
-  async (...args: Args): Promise<void> => {
-    const context = contextOf(args[args.length - 1] as Command, options.json ?? 'flag');
-    try {
-      process.exitCode = (await run(context, ...args)) ?? EXIT.ok;
-    } catch (err) {
-      report(err, context);
-      process.exitCode = exitCodeFor(err);
-    }
-  };
+  // biome-ignore lint/suspicious/noConfusingVoidType: a command body answers an exit code, or nothing for 0
+    <Args extends unknown[]>(run: (context: CommandContext, ...args: Args) => Promise<number | void>, options: { json?: JsonPolicy } = {}) =>
+    async (...args: Args): Promise<void> => {
+      const context = contextOf(args[args.length - 1] as Command, options.json ?? 'flag');
+      try {
+        process.exitCode = (await run(context, ...args)) ?? EXIT.ok;
+      } catch (err) {
+        report(err, context);
+        process.exitCode = exitCodeFor(err);
+      }
+    };

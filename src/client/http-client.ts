@@ -32,7 +32,7 @@ export type RemoveBackgroundInput = z.input<typeof RemoveBackgroundBody>;
 /** The full task (GET /tasks/{id}), typed by its task type. */
 export type Task = GetTaskResponse['data'];
 /** What a PAT may read of a task (GET /tasks/{id}/result). */
-export type TaskResult = GetTaskResultResponse['data'];
+type TaskResult = GetTaskResultResponse['data'];
 export type TaskStatus = GetTaskStatusResponse['data']['status'];
 export type UploadedFile = UploadResponse['data']['files'][number];
 

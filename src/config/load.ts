@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ConfigSchema, type Config } from './schema.js';
+import { type Config, ConfigSchema } from './schema.js';
 
 const DEFAULT_FILE = new URL('../../config/default.json', import.meta.url);
 
@@ -54,7 +54,7 @@ function readJson(path: string | URL, label: string): JsonObject {
 }
 
 /** Validates a merged config; the error names every offending key. */
-export function validateConfig(raw: unknown): Config {
+function validateConfig(raw: unknown): Config {
   const result = ConfigSchema.safeParse(raw);
   if (!result.success) {
     const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(top level)'}: ${issue.message}`);

@@ -4,7 +4,7 @@ import { parseDuration } from '../domain/time.js';
 const UsdString = z.string().regex(/^\d{1,10}(\.\d{1,6})?$/, 'a decimal USD amount such as "0.002"');
 const Duration = z.string().refine((value) => parseDuration(value) !== null, 'a duration such as 90s, 15m, 1h or 30d');
 
-export const ModelSchema = z.strictObject({
+const ModelSchema = z.strictObject({
   provider: z.string().min(1).optional(),
   providers: z.array(z.string().min(1)).min(1).optional(),
   price: z.strictObject({ perImage: UsdString, perInput: UsdString, perImage4k: UsdString.optional() }),
@@ -13,7 +13,10 @@ export const ModelSchema = z.strictObject({
     supports4k: z.boolean(),
     negativePrompt: z.boolean(),
     /** What `size: auto` resolves to, as WxH. Default: the 1:1 base size. */
-    nativeSize: z.string().regex(/^\d{2,5}x\d{2,5}$/, 'a size such as 1024x1024').optional(),
+    nativeSize: z
+      .string()
+      .regex(/^\d{2,5}x\d{2,5}$/, 'a size such as 1024x1024')
+      .optional(),
   }),
   options: z.record(z.string(), z.unknown()).default({}),
 });
@@ -28,13 +31,19 @@ const ProviderBase = {
  * `apiKeyEnv` an environment variable, `apiKey` holds it inline (least safe).
  */
 const ProviderKey = {
-  apiKeySecret: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a secret name').optional(),
+  apiKeySecret: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a secret name')
+    .optional(),
   apiKey: z.string().min(1).optional(),
-  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+    .optional(),
 };
 const BaseUrl = z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, ''));
 
-export const ProviderSchema = z.discriminatedUnion('type', [
+const ProviderSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('placeholder'), ...ProviderBase }),
   z.strictObject({
     type: z.literal('openai'),
@@ -42,7 +51,10 @@ export const ProviderSchema = z.discriminatedUnion('type', [
     baseUrl: BaseUrl,
     model: z.string().min(1),
     /** Sizes the model takes; a request's size maps to the one of nearest aspect ratio. */
-    sizes: z.array(z.string().regex(/^\d{2,5}x\d{2,5}$/, 'a size such as 1024x1024')).min(1).default(['1024x1024', '1536x1024', '1024x1536']),
+    sizes: z
+      .array(z.string().regex(/^\d{2,5}x\d{2,5}$/, 'a size such as 1024x1024'))
+      .min(1)
+      .default(['1024x1024', '1536x1024', '1024x1536']),
     /** `b64_json` or `url` for models that take response_format (dall-e-*); null to not send it (gpt-image-1). */
     responseFormat: z.enum(['b64_json', 'url']).nullable().default(null),
     /** The multipart field of input images on /images/edits: `image[]` (several, gpt-image-1) or `image` (one, dall-e-2). */

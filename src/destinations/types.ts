@@ -1,4 +1,4 @@
-export interface StoredObject {
+interface StoredObject {
   key: string;
   data: Buffer;
   contentType: string;

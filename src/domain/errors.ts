@@ -30,12 +30,7 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /** Codes whose body never carries a message (SPEC part 7). */
-const SILENT_CODES: ReadonlySet<ErrorCode> = new Set([
-  'TASK_NOT_FOUND',
-  'API_KEY_NOT_FOUND',
-  'INVALID_TOKEN',
-  'TOKEN_EXPIRED',
-]);
+const SILENT_CODES: ReadonlySet<ErrorCode> = new Set(['TASK_NOT_FOUND', 'API_KEY_NOT_FOUND', 'INVALID_TOKEN', 'TOKEN_EXPIRED']);
 
 export interface ScopeDetails {
   required?: string[];

@@ -6,6 +6,3 @@ export function eventMatches(events: readonly string[] | null, taskType: string,
   if (events === null || events.includes('all')) return true;
   return events.includes(`task.${taskType}.${status}`) || events.includes(`task.${status}`);
 }
-
-/** Standard Webhooks retry schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
-export const DEFAULT_RETRY_SCHEDULE_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];

@@ -4,9 +4,9 @@
  */
 export type Micros = number;
 
-export const MICROS_PER_USD = 1_000_000;
+const MICROS_PER_USD = 1_000_000;
 /** Largest amount accepted anywhere: one billion USD keeps every sum a safe integer. */
-export const MAX_MICROS = 1_000_000_000 * MICROS_PER_USD;
+const MAX_MICROS = 1_000_000_000 * MICROS_PER_USD;
 
 const DECIMAL = /^(\d{1,10})(?:\.(\d{1,6}))?$/;
 
@@ -26,6 +26,8 @@ export function formatUsd(micros: Micros): string {
   const sign = micros < 0 ? '-' : '';
   const abs = Math.abs(micros);
   const whole = Math.floor(abs / MICROS_PER_USD);
-  const fraction = String(abs % MICROS_PER_USD).padStart(6, '0').replace(/0+$/, '');
+  const fraction = String(abs % MICROS_PER_USD)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
   return fraction ? `${sign}${whole}.${fraction}` : `${sign}${whole}`;
 }

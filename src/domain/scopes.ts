@@ -1,20 +1,12 @@
 /** Scopes an API key may hold. */
-export const API_KEY_SCOPES = [
-  'image:generate',
-  'image:rate',
-  'image:alt',
-  'image:remove-background',
-  'image:upload',
-  'tasks:read',
-] as const;
+export const API_KEY_SCOPES = ['image:generate', 'image:rate', 'image:alt', 'image:remove-background', 'image:upload', 'tasks:read'] as const;
 
 /** Scopes only an OAuth access token may hold: `keys` (the /api-key routes), `manage` (/webhook, /destinations). */
-export const TOKEN_ONLY_SCOPES = ['keys', 'manage'] as const;
+const TOKEN_ONLY_SCOPES = ['keys', 'manage'] as const;
 
 export const ALL_SCOPES = [...API_KEY_SCOPES, ...TOKEN_ONLY_SCOPES] as const;
 
 export type Scope = (typeof ALL_SCOPES)[number];
-export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 export const isScope = (value: string): value is Scope => (ALL_SCOPES as readonly string[]).includes(value);
 export const isTokenOnlyScope = (value: string): boolean => (TOKEN_ONLY_SCOPES as readonly string[]).includes(value);

@@ -3,7 +3,7 @@ export const ASPECT_RATIOS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '
 export type AspectRatio = (typeof ASPECT_RATIOS)[number];
 
 /** Named presets and the ratio each stands for. */
-export const NAMED_SIZES = { square: '1:1', portrait: '3:4', landscape: '4:3', portrait_tall: '9:16', landscape_wide: '16:9' } as const satisfies Record<string, AspectRatio>;
+const NAMED_SIZES = { square: '1:1', portrait: '3:4', landscape: '4:3', portrait_tall: '9:16', landscape_wide: '16:9' } as const satisfies Record<string, AspectRatio>;
 
 export const SIZE_PRESETS: [string, ...string[]] = ['auto', ...Object.keys(NAMED_SIZES), ...ASPECT_RATIOS, ...ASPECT_RATIOS.map((r) => `${r}_4k`)];
 

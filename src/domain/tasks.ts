@@ -1,10 +1,5 @@
-/** Task types of SPEC part 1. */
-export const TASK_TYPES = ['image.generate', 'image.rate', 'image.alt', 'image.remove_background', 'image.review', 'video.generate'] as const;
-export type TaskType = (typeof TASK_TYPES)[number];
-
 export type TaskStatus = 'pending' | 'completed' | 'failed';
 export const TASK_STATUSES: readonly TaskStatus[] = ['pending', 'completed', 'failed'];
-export const isSettled = (status: TaskStatus): boolean => status !== 'pending';
 
 /** Task failure codes of SPEC part 7. */
 export const TASK_ERROR_CODES = [
@@ -28,7 +23,7 @@ export type TaskErrorCode = (typeof TASK_ERROR_CODES)[number];
 
 /** Codes worth another attempt on another provider (SPEC part 7, "Retry"). */
 const RETRYABLE: ReadonlySet<TaskErrorCode> = new Set(['PROVIDERS_BUSY', 'RATE_LIMITED', 'TIMEOUT', 'PROVIDER_ERROR']);
-export const isRetryable = (code: TaskErrorCode): boolean => RETRYABLE.has(code);
+const isRetryable = (code: TaskErrorCode): boolean => RETRYABLE.has(code);
 
 export interface TaskError {
   code: TaskErrorCode;

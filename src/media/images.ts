@@ -3,7 +3,6 @@ import sharp from 'sharp';
 export type ImageFormat = 'png' | 'jpeg' | 'webp' | 'gif';
 export type OutputFormat = 'png' | 'jpg' | 'webp';
 
-
 /** The image format from the first bytes, never from a name or a header. */
 export function sniffImage(data: Uint8Array): ImageFormat | null {
   if (data.length >= 8 && data[0] === 0x89 && data[1] === 0x50 && data[2] === 0x4e && data[3] === 0x47 && data[4] === 0x0d && data[5] === 0x0a && data[6] === 0x1a && data[7] === 0x0a) return 'png';

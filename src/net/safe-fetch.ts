@@ -71,7 +71,9 @@ export function createSafeFetcher(options: SafeFetchOptions) {
         lookup: guardedLookup,
         signal,
         agent: false,
-        headers: send ? { 'user-agent': 'imgtask', 'content-length': String(Buffer.byteLength(send.body)), ...send.headers } : { 'user-agent': 'imgtask', accept: 'image/*', 'accept-encoding': 'identity' },
+        headers: send
+          ? { 'user-agent': 'imgtask', 'content-length': String(Buffer.byteLength(send.body)), ...send.headers }
+          : { 'user-agent': 'imgtask', accept: 'image/*', 'accept-encoding': 'identity' },
       });
       req.on('error', (err) => {
         if (err instanceof SafeFetchError) return reject(err);
@@ -172,5 +174,3 @@ export function createSafeFetcher(options: SafeFetchOptions) {
     },
   };
 }
-
-export type SafeFetcher = ReturnType<typeof createSafeFetcher>;

@@ -9,9 +9,9 @@ import type { Store } from '../store/types.js';
 import { type Clock, type Owner, ownedBy } from './ports.js';
 
 /** SPEC part 2: an account can hold at most 100 live keys. */
-export const MAX_LIVE_KEYS = 100;
+const MAX_LIVE_KEYS = 100;
 
-export const hashApiKey = (raw: string): string => createHash('sha256').update(raw).digest('hex');
+const hashApiKey = (raw: string): string => createHash('sha256').update(raw).digest('hex');
 
 export interface ApiKeyView {
   id: string;

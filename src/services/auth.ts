@@ -1,10 +1,10 @@
 import { AppError } from '../domain/errors.js';
 import { API_KEY_SCOPES, isTokenOnlyScope, type Scope } from '../domain/scopes.js';
-import { PAT_PREFIX, type TokenService } from './tokens.js';
-import type { ApiKeyService } from './api-keys.js';
 import type { Store } from '../store/types.js';
+import type { ApiKeyService } from './api-keys.js';
+import { PAT_PREFIX, type TokenService } from './tokens.js';
 
-export type CredentialKind = 'apiKey' | 'accessToken' | 'pat';
+type CredentialKind = 'apiKey' | 'accessToken' | 'pat';
 
 export type Principal =
   | { kind: 'apiKey'; accountId: string; keyId: string; scopes: string[] }
@@ -38,9 +38,7 @@ export function createAuthService(deps: { store: Store; apiKeys: ApiKeyService; 
       return { kind: 'pat', accountId: claims.accountId, taskId: claims.taskId, scopes: [] };
     }
     const claims = await deps.tokens.verifyAccessToken(token);
-    const account = claims.external
-      ? ((await deps.store.accounts.get(claims.account)) ?? (await deps.store.accounts.getByName(claims.account)))
-      : await deps.store.accounts.get(claims.account);
+    const account = claims.external ? ((await deps.store.accounts.get(claims.account)) ?? (await deps.store.accounts.getByName(claims.account))) : await deps.store.accounts.get(claims.account);
     if (!account) throw new AppError('UNAUTHORIZED', 'the access token names no account of this service');
     return { kind: 'accessToken', accountId: account.id, scopes: claims.scopes };
   }

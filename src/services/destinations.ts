@@ -1,16 +1,21 @@
 import { z } from 'zod';
+import type { ConfigSource } from '../config/source.js';
 import { AppError } from '../domain/errors.js';
 import { randomBase62, sortableId } from '../domain/ids.js';
 import { isoTime } from '../domain/time.js';
 import type { DestinationRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
-import type { ConfigSource } from '../config/source.js';
 import { type Clock, type Owner, ownedBy } from './ports.js';
 import { open, seal } from './secrets.js';
 
 const HttpUrl = z.url({ protocol: /^https?$/, error: 'an http or https URL' }).max(2048);
 /** Object keys: `{taskId}`, `{imageId}`, `{index}`, `{date}` (YYYY-MM-DD, UTC) and `{ext}`. */
-const KeyTemplate = z.string().min(1).max(512).regex(/\{imageId\}/, 'must contain {imageId} so keys are unique').default('{date}/{taskId}/{imageId}.{ext}');
+const KeyTemplate = z
+  .string()
+  .min(1)
+  .max(512)
+  .regex(/\{imageId\}/, 'must contain {imageId} so keys are unique')
+  .default('{date}/{taskId}/{imageId}.{ext}');
 
 export const DESTINATION_CONFIGS = {
   local: z.object({ path: z.string().startsWith('/', 'an absolute folder path').max(1024), publicBaseUrl: HttpUrl.optional(), keyTemplate: KeyTemplate }),
@@ -51,7 +56,10 @@ export interface DestinationView {
 }
 
 /** Builds a driver for a destination (the composition root wires the real ones). */
-export type DriverFactory = (providerId: DestinationProviderId, config: Record<string, unknown>) => { put(object: { key: string; data: Buffer; contentType: string }): Promise<{ url: string | null }> };
+export type DriverFactory = (
+  providerId: DestinationProviderId,
+  config: Record<string, unknown>,
+) => { put(object: { key: string; data: Buffer; contentType: string }): Promise<{ url: string | null }> };
 
 export interface DeliveredTo {
   name: string;
@@ -61,7 +69,7 @@ export interface DeliveredTo {
   error?: { code: string; message: string; provider_response?: string };
 }
 
-export function renderKey(template: string, vars: { taskId: string; imageId: string; index: number; date: string; ext: string }): string {
+function renderKey(template: string, vars: { taskId: string; imageId: string; index: number; date: string; ext: string }): string {
   return template.replace(/\{(taskId|imageId|index|date|ext)\}/g, (_, name: keyof typeof vars) => String(vars[name]));
 }
 
@@ -70,7 +78,14 @@ export function renderKey(template: string, vars: { taskId: string; imageId: str
  * sealed with the secrets key and answered masked; reading a secret that cannot be decrypted is
  * 500 UNKNOWN_ERROR (SPEC part 7).
  */
-export function createDestinationService(deps: { store: Store; clock: Clock; config: Pick<ConfigSource, 'current'>; secretsKey: Uint8Array; driver: DriverFactory; isUnderAllowedRoot: (path: string, roots: readonly string[]) => boolean }) {
+export function createDestinationService(deps: {
+  store: Store;
+  clock: Clock;
+  config: Pick<ConfigSource, 'current'>;
+  secretsKey: Uint8Array;
+  driver: DriverFactory;
+  isUnderAllowedRoot: (path: string, roots: readonly string[]) => boolean;
+}) {
   const allowedRoots = () => deps.config.current().destinations.local.allowedRoots;
   const { store, clock } = deps;
 

@@ -34,8 +34,8 @@ export class EventBus {
 
   /** Subscribes; returns the unsubscribe function. */
   on<Name extends EventName>(name: Name, listener: Listener<Name>): () => void {
-    let set = this.listeners.get(name);
-    if (!set) this.listeners.set(name, (set = new Set()));
+    const set = this.listeners.get(name) ?? new Set();
+    this.listeners.set(name, set);
     set.add(listener as Listener<never>);
     return () => set.delete(listener as Listener<never>);
   }

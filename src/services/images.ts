@@ -1,9 +1,9 @@
+import type { ConfigSource } from '../config/source.js';
 import { randomId } from '../domain/ids.js';
 import { ProviderError, type TaskErrorCode } from '../domain/tasks.js';
-import { encodeImage, ImageReadError, probeImage, type OutputFormat } from '../media/images.js';
+import { encodeImage, ImageReadError, type OutputFormat, probeImage } from '../media/images.js';
 import type { SourceImage } from '../providers/types.js';
 import { BlobStore } from '../store/blobs.js';
-import type { ConfigSource } from '../config/source.js';
 import type { UrlFetcher } from './ports.js';
 
 export interface StoredImage {
@@ -78,7 +78,6 @@ export function createImageLibrary(deps: { blobs: BlobStore; fetcher: UrlFetcher
       await deps.blobs.put(fileName, data);
       return { id, fileName, format, width, height, bytes: data.length, serviceUrl: serviceUrl(fileName), data };
     },
-
   };
 }
 

@@ -1,5 +1,5 @@
-import { AppError } from '../domain/errors.js';
 import type { ConfigSource } from '../config/source.js';
+import { AppError } from '../domain/errors.js';
 import type { Clock } from './ports.js';
 
 /**

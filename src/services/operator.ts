@@ -82,5 +82,3 @@ export function createOperatorService(deps: { store: Store; accounts: AccountSer
     },
   };
 }
-
-export type OperatorService = ReturnType<typeof createOperatorService>;

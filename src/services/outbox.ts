@@ -1,10 +1,10 @@
+import type { ConfigSource } from '../config/source.js';
 import { AppError } from '../domain/errors.js';
 import { eventMatches, TEST_EVENT_KIND } from '../domain/events.js';
 import { randomId, sortableId } from '../domain/ids.js';
 import { isoTime } from '../domain/time.js';
 import type { DeliveryAttempt, DeliveryRecord, EventRecord, TaskRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
-import type { ConfigSource } from '../config/source.js';
 import { type EventBus, settledEventKind } from './events.js';
 import { type Clock, type Owner, ownedBy } from './ports.js';
 import { toTaskView } from './task-views.js';
@@ -25,7 +25,7 @@ export interface DeliveryView {
 }
 
 /** The event envelope: the values are those of the task endpoints. */
-export function taskEnvelope(eventId: string, createdAt: string, task: TaskRecord) {
+function taskEnvelope(eventId: string, createdAt: string, task: TaskRecord) {
   const view = toTaskView(task);
   const data: Record<string, unknown> = { taskId: task.id, taskType: task.type, status: task.status, cost: view.cost };
   if (task.status === 'completed') data.result = view.result;
@@ -159,7 +159,17 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
 
     async view(d: DeliveryRecord): Promise<DeliveryView> {
       const event = await store.webhooks.getEvent(d.eventId);
-      return { id: d.id, eventId: d.eventId, eventType: event?.type ?? 'unknown', webhookId: d.webhookId, url: d.url, status: d.status, attempts: d.attempts, nextAttemptAt: d.nextAttemptAt, createdAt: d.createdAt };
+      return {
+        id: d.id,
+        eventId: d.eventId,
+        eventType: event?.type ?? 'unknown',
+        webhookId: d.webhookId,
+        url: d.url,
+        status: d.status,
+        attempts: d.attempts,
+        nextAttemptAt: d.nextAttemptAt,
+        createdAt: d.createdAt,
+      };
     },
   };
 

@@ -56,5 +56,3 @@ export function createSecretService(store: Store, key: Uint8Array, clock: Clock)
     },
   };
 }
-
-export type SecretService = ReturnType<typeof createSecretService>;

@@ -31,7 +31,7 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
   /** Settles the task once no item is pending; a no-op before that or if already settled. */
   async function settleIfDone(taskId: string): Promise<TaskRecord | undefined> {
     const task = await store.tasks.get(taskId);
-    if (!task || task.status !== 'pending' || task.items.some((item) => item.status === 'pending')) return undefined;
+    if (task?.status !== 'pending' || task.items.some((item) => item.status === 'pending')) return undefined;
     const outcome = definition(task.type).settle(task, task.request);
     return settle(task, outcome.status, outcome.result, outcome.errors);
   }
@@ -44,7 +44,7 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
     /** Fails a pending task as a whole (prepare failed, queueing failed, swept); undefined when it had settled. */
     async fail(taskId: string, errors: TaskError[]): Promise<TaskRecord | undefined> {
       const task = await store.tasks.get(taskId);
-      if (!task || task.status !== 'pending') return undefined;
+      if (task?.status !== 'pending') return undefined;
       return settle(task, 'failed', null, errors);
     },
 

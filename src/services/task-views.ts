@@ -2,7 +2,6 @@ import { formatUsd } from '../domain/money.js';
 import { metadataOf } from '../domain/tasks.js';
 import type { TaskRecord } from '../store/records.js';
 
-
 /** The full task object of SPEC part 2 (GET /tasks/{id}). */
 export function toTaskView(task: TaskRecord) {
   const view: Record<string, unknown> = {
@@ -29,4 +28,3 @@ export const toResultView = (task: TaskRecord) => ({
   type: task.type,
   result: task.status === 'pending' ? null : (task.result ?? null),
 });
-

@@ -8,8 +8,8 @@ import type { Store, TaskListQuery } from '../store/types.js';
 import type { Principal } from './auth.js';
 import type { EventBus } from './events.js';
 import type { LoadLimits } from './load-limits.js';
-import type { TaskProgress } from './task-progress.js';
 import type { Clock, TaskQueue } from './ports.js';
+import type { TaskProgress } from './task-progress.js';
 import type { AnyTaskType, TaskTypeRegistry } from './task-types.js';
 import type { TokenService } from './tokens.js';
 
@@ -63,7 +63,14 @@ export function createTaskService(deps: TaskServiceDeps) {
     /** The registered type named `type`; VALIDATION_ERROR, listing the known ones, when there is none. */
     typeNamed(type: string): AnyTaskType {
       const def = registry.get(type);
-      if (!def) throw new AppError('VALIDATION_ERROR', `no task type "${type}"; known: ${registry.list().map((d) => d.type).join(', ')}`);
+      if (!def)
+        throw new AppError(
+          'VALIDATION_ERROR',
+          `no task type "${type}"; known: ${registry
+            .list()
+            .map((d) => d.type)
+            .join(', ')}`,
+        );
       return def;
     },
 
@@ -144,7 +151,7 @@ export function createTaskService(deps: TaskServiceDeps) {
       });
       try {
         const task = await store.tasks.get(id);
-        if (!task || task.status !== 'pending') return task!;
+        if (task?.status !== 'pending') return task!;
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([settledEvent, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
         clearTimeout(timer);

@@ -1,10 +1,10 @@
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { webcrypto } from 'node:crypto';
+import { createRemoteJWKSet, type JWTPayload, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import type { ConfigSource } from '../config/source.js';
 import { AppError } from '../domain/errors.js';
 import { randomId } from '../domain/ids.js';
 import { ALL_SCOPES, isScope } from '../domain/scopes.js';
 import { isoTime } from '../domain/time.js';
-import type { ConfigSource } from '../config/source.js';
 import type { Clock } from './ports.js';
 
 const ISSUER = 'imgtask';
@@ -12,7 +12,7 @@ const ACCESS_AUDIENCE = 'imgtask-api';
 const PAT_AUDIENCE = 'imgtask-pat';
 export const PAT_PREFIX = 'pat_';
 /** SPEC part 2: a PAT is valid for one hour. */
-export const PAT_LIFETIME_MS = 60 * 60 * 1000;
+const PAT_LIFETIME_MS = 60 * 60 * 1000;
 
 export interface AccessTokenClaims {
   /** The account id, or for an external issuer the claim that names the account (id or name). */

@@ -35,7 +35,7 @@ export async function storeUploads(images: ImageLibrary, files: ReceivedFile[], 
     const label = `file ${index + 1} (${file.filename || 'unnamed'})`;
     if (file.truncated || file.data.length > UPLOAD_LIMITS.maxBytes) throw new AppError('VALIDATION_ERROR', `${label} is larger than 10 MB`);
     if (file.data.length < UPLOAD_LIMITS.minBytes) throw new AppError('VALIDATION_ERROR', `${label} is smaller than 1 KB`);
-    let probe;
+    let probe: Awaited<ReturnType<typeof probeImage>>;
     try {
       probe = await probeImage(file.data, maxPixels);
     } catch (err) {

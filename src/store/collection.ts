@@ -32,9 +32,9 @@ export class GroupIndex<T extends { id: string }> implements Index<T> {
   add(record: T): void {
     const key = this.keyOf(record);
     if (key === undefined) return;
-    let group = this.groups.get(key);
-    if (!group) this.groups.set(key, (group = new Set()));
-    group.add(record.id);
+    const group = this.groups.get(key);
+    if (group) group.add(record.id);
+    else this.groups.set(key, new Set([record.id]));
   }
   remove(record: T): void {
     const key = this.keyOf(record);

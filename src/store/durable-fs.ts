@@ -1,4 +1,4 @@
-import { open, rename, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, open, rename } from 'node:fs/promises';
 
 /**
  * fsync a directory so that a rename or unlink inside it survives a crash
@@ -26,12 +26,7 @@ export async function writeAll(handle: FileHandle, data: Buffer): Promise<void> 
  * Replaces `path` atomically with what `fill` writes: temp file, fsync, rename, fsync dir.
  * A crash leaves either the old file or the new one, never a mix.
  */
-export async function replaceFileDurably(
-  path: string,
-  dir: string,
-  fill: (handle: FileHandle) => Promise<void>,
-  mode = 0o600,
-): Promise<void> {
+export async function replaceFileDurably(path: string, dir: string, fill: (handle: FileHandle) => Promise<void>, mode = 0o600): Promise<void> {
   const temp = `${path}.tmp`;
   const handle = await open(temp, 'w', mode);
   try {

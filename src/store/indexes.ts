@@ -1,4 +1,4 @@
-import { PERIODS, periodKey, type Period } from '../domain/periods.js';
+import { PERIODS, type Period, periodKey } from '../domain/periods.js';
 import type { Index } from './collection.js';
 import type { TaskRecord } from './records.js';
 
@@ -10,7 +10,10 @@ export class OrderedGroupIndex<T extends { id: string }> implements Index<T> {
     const key = this.keyOf(record);
     if (key === undefined) return;
     let ids = this.groups.get(key);
-    if (!ids) this.groups.set(key, (ids = []));
+    if (!ids) {
+      ids = [];
+      this.groups.set(key, ids);
+    }
     if (ids.length === 0 || ids[ids.length - 1] < record.id) ids.push(record.id);
     else {
       const at = lowerBound(ids, record.id);
@@ -100,7 +103,7 @@ export class MoneyIndex implements Index<TaskRecord> {
   }
 }
 
-export const spendKey = (keyId: string, period: Period, millis: number): string => `${keyId}|${periodKey(period, millis)}`;
+const spendKey = (keyId: string, period: Period, millis: number): string => `${keyId}|${periodKey(period, millis)}`;
 
 /** How many records have each value of a key (tasks by status): kept in step, never counted by scanning. */
 export class CountIndex<T extends { id: string }> implements Index<T> {

@@ -1,13 +1,13 @@
-import { access, open, unlink, mkdir } from 'node:fs/promises';
+import { access, mkdir, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { fsyncDir } from './durable-fs.js';
 import { readJournal, StoreCorruptError } from './journal/journal-reader.js';
 import { JournalWriter } from './journal/journal-writer.js';
 import { encodeRecord, type JournalRecord } from './journal/record.js';
-import type { JournalOp, JournalOps } from './records.js';
 import { acquireLock } from './lock.js';
-import { SnapshotFile, type SnapshotData } from './snapshot-file.js';
+import type { JournalOp, JournalOps } from './records.js';
+import { type SnapshotData, SnapshotFile } from './snapshot-file.js';
 import { applyOp, State } from './state.js';
 
 export interface JournalEngineOptions {
@@ -22,7 +22,7 @@ export interface JournalEngineOptions {
   onFatal?: (err: Error) => void;
 }
 
-export class StoreClosedError extends Error {}
+class StoreClosedError extends Error {}
 
 const fileExists = (path: string): Promise<boolean> =>
   access(path).then(

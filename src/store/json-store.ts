@@ -1,10 +1,10 @@
 import { JournalEngine, type JournalEngineOptions } from './journal-engine.js';
 import { createAccountRepo } from './repos/accounts.js';
 import { createApiKeyRepo } from './repos/api-keys.js';
-import { createTaskRepo } from './repos/tasks.js';
-import { createSecretRepo } from './repos/secrets.js';
-import { createWebhookRepo } from './repos/webhooks.js';
 import { createDestinationRepo } from './repos/destinations.js';
+import { createSecretRepo } from './repos/secrets.js';
+import { createTaskRepo } from './repos/tasks.js';
+import { createWebhookRepo } from './repos/webhooks.js';
 import type { AccountRepo, ApiKeyRepo, DestinationRepo, SecretRepo, Store, TaskRepo, WebhookRepo } from './types.js';
 
 /** The journaled JSON store: the Store interface over a JournalEngine. */

@@ -1,7 +1,10 @@
 import { open, readFile, unlink } from 'node:fs/promises';
 
 export class StoreLockedError extends Error {
-  constructor(readonly path: string, readonly pid: number) {
+  constructor(
+    readonly path: string,
+    readonly pid: number,
+  ) {
     super(`the data dir is in use by process ${pid} (lock file ${path}); one writer per data dir`);
     this.name = 'StoreLockedError';
   }

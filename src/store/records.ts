@@ -35,7 +35,7 @@ export interface ApiKeyRecord {
   revokedAt?: string;
 }
 
-export type ItemStatus = 'pending' | 'success' | 'failed';
+type ItemStatus = 'pending' | 'success' | 'failed';
 
 /** One unit of a task's work (an image, a URL). Items finish independently. */
 export interface ItemRecord {

@@ -5,8 +5,8 @@ import { replaceFileDurably } from './durable-fs.js';
 import { StoreCorruptError } from './journal/journal-reader.js';
 import { forEachLine } from './line-reader.js';
 
-export const SNAPSHOT_FORMAT = 'imgtask-snapshot';
-export const SNAPSHOT_VERSION = 1;
+const SNAPSHOT_FORMAT = 'imgtask-snapshot';
+const SNAPSHOT_VERSION = 1;
 
 export interface SnapshotData {
   /** Sequence number of the last journal record the snapshot includes. */

@@ -109,7 +109,7 @@ const HANDLERS: { [Op in JournalOp]: (state: State, payload: JournalOps[Op]) => 
   },
 };
 
-export class UnknownOpError extends Error {}
+class UnknownOpError extends Error {}
 
 const isOp = (op: string): op is JournalOp => Object.hasOwn(HANDLERS, op);
 

@@ -1,5 +1,18 @@
 import type { Period } from '../domain/periods.js';
-import type { AccountRecord, ApiKeyRecord, CreditRecord, DestinationRecord, DeliveryAttempt, DeliveryRecord, EventRecord, ItemRecord, SecretRecord, TaskRecord, TaskSettlement, WebhookRecord } from './records.js';
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  CreditRecord,
+  DeliveryAttempt,
+  DeliveryRecord,
+  DestinationRecord,
+  EventRecord,
+  ItemRecord,
+  SecretRecord,
+  TaskRecord,
+  TaskSettlement,
+  WebhookRecord,
+} from './records.js';
 
 /**
  * The store as services see it. Each write method is atomic: its checks and its change

@@ -16,8 +16,12 @@ export type AltBody = z.infer<typeof AltBody>;
 export const AltResult = urlResults({ alt: z.string().min(1).max(160) });
 
 /** Alt text: whitespace folded, cut on a word boundary to at most 160 characters. */
-export function tidyAlt(text: string): string {
-  const folded = text.replace(/\s+/g, ' ').trim().replace(/^["']|["']$/g, '').trim();
+function tidyAlt(text: string): string {
+  const folded = text
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^["']|["']$/g, '')
+    .trim();
   if (folded.length <= 160) return folded;
   const cut = folded.slice(0, 160);
   const space = cut.lastIndexOf(' ');

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ModelConfig } from '../config/schema.js';
 import { AppError } from '../domain/errors.js';
 import { formatUsd, parseUsd } from '../domain/money.js';
-import { ASPECT_RATIOS, SIZE_PRESETS, dimensionsFor, normalizeSize, parseSizeText, sizeText } from '../domain/sizes.js';
+import { ASPECT_RATIOS, dimensionsFor, normalizeSize, parseSizeText, SIZE_PRESETS, sizeText } from '../domain/sizes.js';
 import { MAX_ATTEMPTS, ProviderError } from '../domain/tasks.js';
 import { sniffImage } from '../media/images.js';
 import type { SourceImage } from '../providers/types.js';
@@ -10,7 +10,7 @@ import type { TaskTypeDefinition } from '../services/task-types.js';
 import { checkDestination, checkMetadata, requireProvider } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { rateGeneratedImage, ratingRequestOf } from './image-generate-rating.js';
-import { AccessOptions, DestinationName, ImageRef, LIMITS, Levels, Metadata, WebhookOptions } from './request-parts.js';
+import { AccessOptions, DestinationName, ImageRef, Levels, LIMITS, Metadata, WebhookOptions } from './request-parts.js';
 import { DestinationOutcome, ItemError, UsdText } from './result-parts.js';
 
 const GenerateRating = z.union([z.literal(true), z.discriminatedUnion('mode', [z.object({ mode: z.literal('nsfw_sfw') }), z.object({ mode: z.literal('custom'), levels: Levels })])]);
@@ -33,9 +33,7 @@ export function generateBody(modelIds: readonly string[]) {
     size: SizeValue.default('auto'),
     count: z.number().int().min(1).max(LIMITS.count).default(1),
     inputs: z.array(InputEntry).max(LIMITS.inputs).default([]),
-    output: z
-      .object({ format: z.enum(['png', 'jpg', 'webp']).default('webp'), quality: z.number().int().min(1).max(100).default(80) })
-      .default({ format: 'webp', quality: 80 }),
+    output: z.object({ format: z.enum(['png', 'jpg', 'webp']).default('webp'), quality: z.number().int().min(1).max(100).default(80) }).default({ format: 'webp', quality: 80 }),
     webhook: WebhookOptions.optional(),
     rating: GenerateRating.optional(),
     destination: DestinationName.optional(),
@@ -55,7 +53,9 @@ const GeneratedImage = z.discriminatedUnion('status', [
     size: z.string().describe('{width}x{height}'),
     cost: UsdText,
     destination: DestinationOutcome.optional(),
-    rating: z.discriminatedUnion('status', [z.object({ status: z.literal('success'), level: z.string() }), z.object({ status: z.literal('failed'), error: z.object({ code: z.literal('RATING_FAILED') }) })]).optional(),
+    rating: z
+      .discriminatedUnion('status', [z.object({ status: z.literal('success'), level: z.string() }), z.object({ status: z.literal('failed'), error: z.object({ code: z.literal('RATING_FAILED') }) })])
+      .optional(),
   }),
   z.object({ status: z.literal('failed'), error: ItemError }),
 ]);

@@ -5,7 +5,7 @@ import { ProviderError } from '../domain/tasks.js';
 import type { TaskTypeDefinition } from '../services/task-types.js';
 import { requireProvider } from './checks.js';
 import type { ImageTaskDeps } from './deps.js';
-import { ImageRef, LIMITS, Levels, type RatingLevel } from './request-parts.js';
+import { ImageRef, Levels, LIMITS, type RatingLevel } from './request-parts.js';
 import { urlResults } from './result-parts.js';
 import { createUrlListType } from './url-list.js';
 

@@ -19,8 +19,6 @@ export const TASK_MODULES = [
   { type: 'image.remove_background', result: RemoveBackgroundResult, create: createRemoveBackgroundType },
 ] as const;
 
-export type BuiltInTaskType = (typeof TASK_MODULES)[number]['type'];
-
 /**
  * Webhook event kinds (SPEC part 6): `all`, `task.completed|failed`, and each built-in type's
  * `task.<type>.completed|failed` (for background removal, ours).

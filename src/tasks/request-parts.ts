@@ -1,7 +1,20 @@
 import { z } from 'zod';
 
 /** SPEC part 8 limits, written where the schemas use them. */
-export const LIMITS = { prompt: 8192, count: 20, inputs: 20, inputUrl: 2048, customWebhooks: 5, destinationName: 64, metadataBytes: 2048, urls: 10, levelsMin: 2, levelsMax: 7, levelValue: 24, levelDescription: 150 } as const;
+export const LIMITS = {
+  prompt: 8192,
+  count: 20,
+  inputs: 20,
+  inputUrl: 2048,
+  customWebhooks: 5,
+  destinationName: 64,
+  metadataBytes: 2048,
+  urls: 10,
+  levelsMin: 2,
+  levelsMax: 7,
+  levelValue: 24,
+  levelDescription: 150,
+} as const;
 
 /**
  * Body pieces several task types share (SPEC part 4). A type's own fields live in its module;
@@ -13,7 +26,10 @@ export const HttpUrl = z.url({ protocol: /^https?$/, error: 'an http or https UR
 
 export const WebhookOptions = z.object({
   dashboard: z.boolean().optional(),
-  custom: z.array(z.object({ url: HttpUrl })).max(LIMITS.customWebhooks).optional(),
+  custom: z
+    .array(z.object({ url: HttpUrl }))
+    .max(LIMITS.customWebhooks)
+    .optional(),
 });
 export const AccessOptions = z.object({ pat: z.object({ enabled: z.boolean().default(true) }).optional() });
 export const Metadata = z.record(z.string(), z.unknown());
@@ -22,4 +38,3 @@ export const DestinationName = z.string().min(1).max(LIMITS.destinationName);
 export const RatingLevel = z.object({ value: z.string().min(1).max(LIMITS.levelValue), description: z.string().min(1).max(LIMITS.levelDescription) });
 export type RatingLevel = z.infer<typeof RatingLevel>;
 export const Levels = z.array(RatingLevel).min(LIMITS.levelsMin).max(LIMITS.levelsMax);
-

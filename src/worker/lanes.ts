@@ -24,7 +24,10 @@ export class Lanes {
 
   get(lane: string): PQueue {
     let queue = this.queues.get(lane);
-    if (!queue) this.queues.set(lane, (queue = new PQueue({ concurrency: this.concurrencyOf(lane) })));
+    if (!queue) {
+      queue = new PQueue({ concurrency: this.concurrencyOf(lane) });
+      this.queues.set(lane, queue);
+    }
     return queue;
   }
 

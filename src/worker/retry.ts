@@ -1,13 +1,13 @@
 import { ProviderError } from '../domain/tasks.js';
 
 /** Anything thrown by a driver, as a ProviderError; an unexpected error is UNKNOWN_ERROR, not retried. */
-export function asProviderError(err: unknown): ProviderError {
+function asProviderError(err: unknown): ProviderError {
   if (err instanceof ProviderError) return err;
   return new ProviderError('UNKNOWN_ERROR', 'the work failed unexpectedly', { retryable: false });
 }
 
 /** Capped exponential backoff with ±20% jitter: base, 2×base, 4×base … at most 30 s. */
-export function backoffMs(attempt: number, baseMs: number): number {
+function backoffMs(attempt: number, baseMs: number): number {
   const plain = Math.min(30_000, baseMs * 2 ** (attempt - 1));
   return Math.round(plain * (0.8 + Math.random() * 0.4));
 }
@@ -27,7 +27,10 @@ export interface RetryOptions {
  * attempts; the last failure is the one reported. Each attempt learns its number, so a
  * provider list can be walked across attempts (failover).
  */
-export async function withRetry<T>(attempt: (n: number) => Promise<T>, options: RetryOptions): Promise<{ ok: true; value: T; attempts: number } | { ok: false; error: ProviderError; attempts: number }> {
+export async function withRetry<T>(
+  attempt: (n: number) => Promise<T>,
+  options: RetryOptions,
+): Promise<{ ok: true; value: T; attempts: number } | { ok: false; error: ProviderError; attempts: number }> {
   for (let n = 1; ; n++) {
     try {
       return { ok: true, value: await attempt(n), attempts: n };
@@ -43,8 +46,12 @@ export async function withRetry<T>(attempt: (n: number) => Promise<T>, options: 
 export const abortableSleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });

@@ -1,6 +1,6 @@
+import type { ConfigSource } from '../config/source.js';
 import { ProviderError } from '../domain/tasks.js';
 import type { TaskQueue } from '../services/ports.js';
-import type { ConfigSource } from '../config/source.js';
 import type { TaskProgress } from '../services/task-progress.js';
 import type { ItemRecord, Prepared, TaskRecord } from '../services/task-types.js';
 import type { Lanes } from './lanes.js';
@@ -79,9 +79,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue & {
       }
     }
     for (const index of pendingItems) {
-      void track(
-        lane.add(() => runItem(task.id, index, prepared)).catch((err: Error) => log(`task ${task.id} item ${index}: ${err.message}`)),
-      );
+      void track(lane.add(() => runItem(task.id, index, prepared)).catch((err: Error) => log(`task ${task.id} item ${index}: ${err.message}`)));
     }
   }
 

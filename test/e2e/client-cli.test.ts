@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { makeImage } from '../helpers/images.js';
 import { runCli, startServeProcess } from '../helpers/cli.js';
+import { makeImage } from '../helpers/images.js';
 import { closeBeforeRemoval, tempDir } from '../helpers/temp-dir.js';
 
 test('client commands against a running server: generate --watch --out, upload, alt, tasks list|show|watch with a PAT, exit codes', async (t) => {
@@ -12,7 +12,14 @@ test('client commands against a running server: generate --watch --out, upload, 
   await writeFile(
     config,
     JSON.stringify({
-      models: { flaky: { provider: 'placeholder', price: { perImage: '0.01', perInput: '0' }, capabilities: { maxInputs: 2, supports4k: false, negativePrompt: true }, options: { fail: { code: 'RESTRICTED_CONTENT', every: 2 } } } },
+      models: {
+        flaky: {
+          provider: 'placeholder',
+          price: { perImage: '0.01', perInput: '0' },
+          capabilities: { maxInputs: 2, supports4k: false, negativePrompt: true },
+          options: { fail: { code: 'RESTRICTED_CONTENT', every: 2 } },
+        },
+      },
       embedded: { altText: { enabled: true, ocr: false }, backgroundRemoval: { enabled: false, model: 'small', threads: 1, timeoutMs: 1000 } },
     }),
   );
@@ -43,7 +50,10 @@ test('client commands against a running server: generate --watch --out, upload, 
   assert.match(alt.json.results[0].alt, /^A landscape /);
   const rated = await cli('rate', photo, uploaded.json[0].id, '--json');
   assert.equal(rated.code, 0, rated.stderr);
-  assert.deepEqual(rated.json.results.map((r: { level: string }) => r.level), ['sfw', 'sfw']);
+  assert.deepEqual(
+    rated.json.results.map((r: { level: string }) => r.level),
+    ['sfw', 'sfw'],
+  );
   const noRemover = await cli('remove-bg', photo, '--json');
   assert.equal(noRemover.code, 1, 'a refused request exits 1');
   assert.equal(noRemover.json.error.code, 'VALIDATION_ERROR');

@@ -7,7 +7,9 @@ import { loadConfig } from '../../src/config/load.js';
 import { eventually, send } from '../helpers/harness.js';
 import { closeBeforeRemoval, tempDir } from '../helpers/temp-dir.js';
 
-const model = (perImage: string) => ({ models: { placeholder: { provider: 'placeholder', price: { perImage, perInput: '0' }, capabilities: { maxInputs: 4, supports4k: false, negativePrompt: true } } } });
+const model = (perImage: string) => ({
+  models: { placeholder: { provider: 'placeholder', price: { perImage, perInput: '0' }, capabilities: { maxInputs: 4, supports4k: false, negativePrompt: true } } },
+});
 
 test('serve reloads its config file: a new price is used by the next estimate; an invalid edit is refused and the old config stays', async (t) => {
   const data = await tempDir(t);

@@ -7,7 +7,9 @@ import { closeBeforeRemoval, tempDir } from '../helpers/temp-dir.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
-test('imgtask dashboard in a real 80×24 terminal: it shows the server, moves with j/k, opens details, quits with q', { skip: hasTmux ? false : 'tmux is not installed (.ci/run installs it)' }, async (t) => {
+test('imgtask dashboard in a real 80×24 terminal: it shows the server, moves with j/k, opens details, quits with q', {
+  skip: hasTmux ? false : 'tmux is not installed (.ci/run installs it)',
+}, async (t) => {
   const data = await tempDir(t);
   const serve = await startServeProcess(['--data', data]);
   closeBeforeRemoval(data, async () => serve.child.kill('SIGKILL'));

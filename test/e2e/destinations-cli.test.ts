@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { writeFile } from 'node:fs/promises';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -17,7 +16,10 @@ test('imgtask destinations create|list|show|update|test|delete', async (t) => {
   assert.equal(created.code, 0, created.stderr);
   const { id } = created.json;
   assert.equal(created.json.config.path, join(root, 'images'));
-  assert.deepEqual((await cli('destinations', 'list', '--account', 'acme', '--json')).json.map((d: { name: string }) => d.name), ['disk']);
+  assert.deepEqual(
+    (await cli('destinations', 'list', '--account', 'acme', '--json')).json.map((d: { name: string }) => d.name),
+    ['disk'],
+  );
   const tested = await cli('destinations', 'test', id, '--json');
   assert.equal(tested.code, 0, tested.stderr);
   assert.match(await readFile(join(root, 'images', tested.json.key), 'utf8'), /imgtask destination test/);

@@ -20,7 +20,23 @@ test('operator commands work on a stopped data dir and print one JSON document w
   assert.equal(credited.json.balance, '12.5');
   assert.equal(credited.json.available, '12.5');
 
-  const key = await runCli(['--data', data, 'keys', 'create', '--account', created.json.id, '--name', 'ci', '--scopes', 'image:generate,tasks:read', '--spending-limit', '5', '--period', 'day', '--json']);
+  const key = await runCli([
+    '--data',
+    data,
+    'keys',
+    'create',
+    '--account',
+    created.json.id,
+    '--name',
+    'ci',
+    '--scopes',
+    'image:generate,tasks:read',
+    '--spending-limit',
+    '5',
+    '--period',
+    'day',
+    '--json',
+  ]);
   assert.equal(key.code, 0, key.stderr);
   assert.deepEqual(Object.keys(key.json), ['apiKey', 'raw']);
   assert.match(key.json.raw, /^mak_/);
@@ -121,10 +137,7 @@ test('with a server running, commands go through its admin socket and the server
 
   // Everything acknowledged while it ran is there after it stopped.
   const after = await runCli(['--data', data, 'accounts', 'list', '--json']);
-  assert.deepEqual(
-    after.json.map((a: { name: string }) => a.name).sort(),
-    ['early', 'live'],
-  );
+  assert.deepEqual(after.json.map((a: { name: string }) => a.name).sort(), ['early', 'live']);
 });
 
 test('a first start creates the data dir and says how to get an account, a key and a token', async (t) => {

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { test, type TestContext } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { JsonStore } from '../../src/store/json-store.js';
 import { runCli } from '../helpers/cli.js';
+import { startFixture } from '../helpers/fixture-server.js';
 import { eventually, send } from '../helpers/harness.js';
 import { closeBeforeRemoval, tempDir } from '../helpers/temp-dir.js';
-import { startFixture } from '../helpers/fixture-server.js';
-
 
 /** A data dir with an account (10 USD) and a key, a run log, and a fixture server on it. */
 async function setup(t: TestContext) {
@@ -100,5 +99,8 @@ test('SIGTERM lets running items finish, exits 0, and the queued items run after
   assert.equal(task.status, 'completed');
   assert.equal(task.cost, '4');
   const runs = await runsPerItem(log);
-  assert.deepEqual([0, 1, 2, 3].map((index) => runs.get(index)), [1, 1, 1, 1]);
+  assert.deepEqual(
+    [0, 1, 2, 3].map((index) => runs.get(index)),
+    [1, 1, 1, 1],
+  );
 });

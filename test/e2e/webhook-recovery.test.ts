@@ -36,7 +36,10 @@ test('a server killed with SIGKILL while a delivery waits for its retry complete
   assert.equal(second.headers['webhook-id'], first.headers['webhook-id']);
   assert.equal(second.body, first.body, 'the same event, byte for byte');
   const log = await send(server.url, 'GET', `/webhook/${hook.json.data.id}/deliveries`, { auth: token });
-  assert.deepEqual(log.json.data[0].attempts.map((a: { status: number }) => a.status), [500, 200]);
+  assert.deepEqual(
+    log.json.data[0].attempts.map((a: { status: number }) => a.status),
+    [500, 200],
+  );
 });
 
 test('a task that settled just before a crash, before its event was written, is delivered at the next start', async (t) => {

@@ -28,7 +28,10 @@ test('imgtask webhooks create|list|show|update|rotate-secret|test|deliveries|red
   assert.match(bad.stderr, /unknown event kind task\.nope/);
 
   const list = await cli('webhooks', 'list', '--account', 'acme', '--json');
-  assert.deepEqual(list.json.map((w: { id: string }) => w.id), [id]);
+  assert.deepEqual(
+    list.json.map((w: { id: string }) => w.id),
+    [id],
+  );
 
   const tested = await cli('webhooks', 'test', id, '--json');
   assert.equal(tested.code, 0, tested.stderr);
@@ -39,7 +42,10 @@ test('imgtask webhooks create|list|show|update|rotate-secret|test|deliveries|red
     deliveries = (await cli('webhooks', 'deliveries', id, '--json')).json;
     return deliveries[0]?.status === 'delivered';
   });
-  assert.deepEqual(deliveries[0].attempts.map((a) => a.status), [500, 200]);
+  assert.deepEqual(
+    deliveries[0].attempts.map((a) => a.status),
+    [500, 200],
+  );
   const human = await cli('webhooks', 'deliveries', id);
   assert.match(human.stdout, /webhook\.test\s+delivered\s+500\/\d+ 200\/\d+/);
 

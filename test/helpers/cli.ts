@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 export const BIN = join(import.meta.dirname, '../../bin/imgtask.js');
@@ -7,7 +7,6 @@ export interface CliResult {
   code: number | null;
   stdout: string;
   stderr: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
 }
 

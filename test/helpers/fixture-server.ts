@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 const FIXTURE = join(import.meta.dirname, '../fixtures/serve-test-tasks.ts');
@@ -18,4 +18,3 @@ export function startFixture(data: string, overrides: object = {}): Promise<{ ch
     exited.then((code) => reject(new Error(`fixture exited with ${code}`)));
   });
 }
-

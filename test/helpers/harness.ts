@@ -1,13 +1,13 @@
 import type { TestContext } from 'node:test';
-import { startServer, type RunningServer } from '../../src/app/server.js';
-import { deepMerge, loadConfig, type JsonObject } from '../../src/config/load.js';
+import { type RunningServer, startServer } from '../../src/app/server.js';
+import { deepMerge, type JsonObject, loadConfig } from '../../src/config/load.js';
 import { ALL_SCOPES } from '../../src/domain/scopes.js';
-import type { Clock } from '../../src/services/ports.js';
-import { closeBeforeRemoval, tempDir } from './temp-dir.js';
-import { mountTestRoutes, testTaskType } from '../fixtures/test-task-type.js';
-import { fakeProviders } from '../fixtures/test-providers.js';
 import type { ProviderSet } from '../../src/providers/types.js';
+import type { Clock } from '../../src/services/ports.js';
+import { fakeProviders } from '../fixtures/test-providers.js';
+import { mountTestRoutes, testTaskType } from '../fixtures/test-task-type.js';
 import { createResponseChecker } from './response-check.js';
+import { closeBeforeRemoval, tempDir } from './temp-dir.js';
 
 export interface Harness {
   url: string;
@@ -36,7 +36,6 @@ export interface ApiResponse {
   status: number;
   headers: Headers;
   text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: tests read answers freely; `request` has checked them against their route's schema
   json: any;
 }
 

@@ -22,7 +22,9 @@ export async function makeImage(options: { width?: number; height?: number; form
 /** A PNG of random pixels: incompressible, so its size is about width × height × 3 bytes. */
 export async function makeNoisePng(width: number, height: number): Promise<Buffer> {
   const { randomBytes } = await import('node:crypto');
-  return sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } }).png({ compressionLevel: 1 }).toBuffer();
+  return sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
 }
 
 /** Serves fixed bodies on loopback: `url(path)` gives each one's URL. */

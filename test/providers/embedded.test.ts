@@ -19,7 +19,9 @@ async function photoLike(width: number, height: number): Promise<Buffer> {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
     data[i] = Math.max(0, Math.min(255, data[i] + ((seed >> 16) % 31) - 15));
   }
-  return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }).png().toBuffer();
+  return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
+    .png()
+    .toBuffer();
 }
 
 test('nsfwjs classes map to the built-in scale by the documented thresholds', () => {
@@ -68,28 +70,46 @@ test('basic alt text tells photo from drawing, orientation, colours, and reads t
     assert.equal(photoTraits.kind, 'photo');
     assert.equal(photoTraits.orientation, 'landscape');
     assert.ok(photoTraits.colours.includes('blue'), photoTraits.colours.join());
-    const drawing = await sharp(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="200" height="300"><rect width="100%" height="100%" fill="#2e7d32"/><circle cx="100" cy="150" r="60" fill="#fdd835"/></svg>')).png().toBuffer();
+    const drawing = await sharp(
+      Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="200" height="300"><rect width="100%" height="100%" fill="#2e7d32"/><circle cx="100" cy="150" r="60" fill="#fdd835"/></svg>'),
+    )
+      .png()
+      .toBuffer();
     const alt = await writer.describe({ data: drawing, format: 'png', width: 200, height: 300 }, signal);
     assert.equal(alt, 'A portrait drawing or graphic, mostly green and yellow.');
-    const sign = await sharp(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="512" height="256"><rect width="100%" height="100%" fill="white"/><text x="20" y="140" font-family="DejaVu Sans" font-size="40" fill="black">OPEN DAILY 9 TO 5</text></svg>')).png().toBuffer();
+    const sign = await sharp(
+      Buffer.from(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="512" height="256"><rect width="100%" height="100%" fill="white"/><text x="20" y="140" font-family="DejaVu Sans" font-size="40" fill="black">OPEN DAILY 9 TO 5</text></svg>',
+      ),
+    )
+      .png()
+      .toBuffer();
     assert.equal(await writer.describe({ data: sign, format: 'png', width: 512, height: 256 }, signal), 'A landscape drawing or graphic, mostly white, with the text "OPEN DAILY 9 TO 5".');
   } finally {
     await writer.close();
   }
   assert.ok(describeTraits({ kind: 'photo', orientation: 'square', colours: [], text: 'x'.repeat(80) }).length <= 160);
-  assert.deepEqual(['red', 'white', 'black', 'grey', 'navy', 'yellow'], [colourName(220, 20, 20), colourName(250, 250, 250), colourName(5, 5, 5), colourName(128, 128, 128), colourName(10, 20, 90), colourName(240, 220, 30)]);
+  assert.deepEqual(
+    ['red', 'white', 'black', 'grey', 'navy', 'yellow'],
+    [colourName(220, 20, 20), colourName(250, 250, 250), colourName(5, 5, 5), colourName(128, 128, 128), colourName(10, 20, 90), colourName(240, 220, 30)],
+  );
 });
 
 test('over HTTP with the embedded models: rate, alt and remove-background on an uploaded image', async (t) => {
   const h = await startService(t, { providers: {} });
   const form = new FormData();
   form.append('files', new Blob([new Uint8Array(await photoLike(320, 240))]), 'scene.png');
-  const [file] = ((await (await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: form })).json()) as { data: { files: { id: string }[] } }).data.files;
+  const [file] = ((await (await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: form })).json()) as { data: { files: { id: string }[] } }).data
+    .files;
   const rated = await h.request('POST', '/image/rate', { auth: h.apiKey, body: { mode: 'nsfw_sfw', urls: [file.id] } });
   assert.deepEqual(rated.json.data.results[0], { status: 'success', url: file.id, level: 'sfw' });
   const alt = await h.request('POST', '/image/alt', { auth: h.apiKey, body: { urls: [file.id] } });
   assert.match(alt.json.data.results[0].alt, /^A landscape photo, mostly /);
-  const cut = await waitForTask(h, (await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: `${h.url}/images/${file.id}.png`, output: { format: 'webp' } } })).json.data.taskId, 60_000);
+  const cut = await waitForTask(
+    h,
+    (await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: `${h.url}/images/${file.id}.png`, output: { format: 'webp' } } })).json.data.taskId,
+    60_000,
+  );
   assert.equal(cut.status, 'completed', JSON.stringify(cut.errors));
   assert.equal(cut.result.image.size, '320x240');
   const bytes = Buffer.from(await (await fetch(cut.result.image.service_url)).arrayBuffer());

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startFakeA1111, startFakeOpenAi, type FakeMode } from '../fixtures/fake-openai.js';
-import { startService, waitForTask, type Harness } from '../helpers/harness.js';
+import { type FakeMode, startFakeA1111, startFakeOpenAi } from '../fixtures/fake-openai.js';
+import { type Harness, startService, waitForTask } from '../helpers/harness.js';
 import { makeImage } from '../helpers/images.js';
 
 const KEY = 'sk-test-secret-0123456789';
@@ -42,7 +42,13 @@ test('OpenAI images: generations with JSON and edits with multipart inputs, base
   const edit = fake.requests.at(-1)!;
   assert.equal(edit.path, '/v1/images/edits');
   assert.deepEqual(edit.fields, { model: 'gpt-image-1', prompt: 'a red kite', n: '1', size: '1024x1024' });
-  assert.deepEqual(edit.files!.map((f) => [f.field, f.type]), [['image[]', 'image/png'], ['image[]', 'image/png']]);
+  assert.deepEqual(
+    edit.files!.map((f) => [f.field, f.type]),
+    [
+      ['image[]', 'image/png'],
+      ['image[]', 'image/png'],
+    ],
+  );
 
   fake.mode = 'url';
   const byUrl = await generate(h, { model: 'gpt' });
@@ -55,7 +61,9 @@ test('OpenAI images: generations with JSON and edits with multipart inputs, base
 
 test('provider failures map to the SPEC codes, retrying only what is worth retrying', async (t) => {
   const fake = await startFakeOpenAi(t, KEY);
-  const h = await startService(t, { config: { providers: { oa: openai(fake.baseUrl, { timeoutMs: 300 }) }, models: { gpt: { provider: 'oa', price: { perImage: '0.04', perInput: '0' }, capabilities: caps } } } });
+  const h = await startService(t, {
+    config: { providers: { oa: openai(fake.baseUrl, { timeoutMs: 300 }) }, models: { gpt: { provider: 'oa', price: { perImage: '0.04', perInput: '0' }, capabilities: caps } } },
+  });
   const cases: Array<[FakeMode, string, number]> = [
     ['policy', 'RESTRICTED_CONTENT', 1],
     ['bad-prompt', 'INVALID_PROMPT', 1],
@@ -77,7 +85,12 @@ test('provider failures map to the SPEC codes, retrying only what is worth retry
     });
   }
   fake.mode = 'ok';
-  const wrongKey = await startService(t, { config: { providers: { oa: openai(fake.baseUrl, { apiKeyEnv: undefined, apiKey: 'sk-wrong' }) }, models: { gpt: { provider: 'oa', price: { perImage: '0.04', perInput: '0' }, capabilities: caps } } } });
+  const wrongKey = await startService(t, {
+    config: {
+      providers: { oa: openai(fake.baseUrl, { apiKeyEnv: undefined, apiKey: 'sk-wrong' }) },
+      models: { gpt: { provider: 'oa', price: { perImage: '0.04', perInput: '0' }, capabilities: caps } },
+    },
+  });
   const refused = await generate(wrongKey, { model: 'gpt' });
   assert.equal(refused.result.images[0].error.code, 'PROVIDER_ERROR');
   assert.doesNotMatch(JSON.stringify(refused), /sk-wrong/);
@@ -102,7 +115,11 @@ test('when every provider of the model is at capacity the image fails PROVIDERS_
   const fake = await startFakeOpenAi(t, KEY);
   fake.delayMs = 800;
   const h = await startService(t, {
-    config: { providers: { oa: openai(fake.baseUrl, { concurrency: 1, timeoutMs: 5000 }) }, models: { one: { provider: 'oa', price: { perImage: '0.04', perInput: '0' }, capabilities: caps } }, work: { lanes: { oa: 2 } } },
+    config: {
+      providers: { oa: openai(fake.baseUrl, { concurrency: 1, timeoutMs: 5000 }) },
+      models: { one: { provider: 'oa', price: { perImage: '0.04', perInput: '0' }, capabilities: caps } },
+      work: { lanes: { oa: 2 } },
+    },
   });
   const task = await generate(h, { model: 'one', count: 2 });
   const codes = task.result.images.map((image: { status: string; error?: { code: string } }) => image.error?.code ?? image.status).sort();

@@ -39,7 +39,9 @@ test('a provider key kept in the secret store is used, updated without a restart
   assert.equal(after.result.images[0].status, 'success');
   assert.equal(fake.requests.at(-1)!.authorization, 'Bearer sk-from-the-store');
 
-  assert.deepEqual((await runAdminOp(h.server.services, 'secrets.list', {})) as unknown[], [{ name: 'openai-key', createdAt: (await h.server.services.secrets.list())[0].createdAt, updatedAt: (await h.server.services.secrets.list())[0].updatedAt }]);
+  assert.deepEqual((await runAdminOp(h.server.services, 'secrets.list', {})) as unknown[], [
+    { name: 'openai-key', createdAt: (await h.server.services.secrets.list())[0].createdAt, updatedAt: (await h.server.services.secrets.list())[0].updatedAt },
+  ]);
   await h.server.services.store.close().catch(() => undefined);
   for (const file of await readdir(join(h.dataDir, 'store'))) {
     const text = await readFile(join(h.dataDir, 'store', file), 'utf8').catch(() => '');
@@ -57,7 +59,10 @@ test('imgtask secrets set reads the value from standard input; list shows names 
   assert.equal(await new Promise((resolve) => child.on('close', resolve)), 0);
   assert.equal(JSON.parse(out).name, 'a1111-auth');
   const list = await runCli(['--data', data, 'secrets', 'list', '--json']);
-  assert.deepEqual(list.json.map((s: { name: string }) => s.name), ['a1111-auth']);
+  assert.deepEqual(
+    list.json.map((s: { name: string }) => s.name),
+    ['a1111-auth'],
+  );
   assert.equal(list.stdout.includes('hunter2'), false);
   const bad = await runCli(['--data', data, 'secrets', 'delete', 'nope']);
   assert.equal(bad.code, 2);

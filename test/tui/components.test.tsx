@@ -33,7 +33,9 @@ test('TaskWatch shows a spinner line per image while pending, then sizes, URLs a
   assert.match(done, /image 2 ✗ RESTRICTED_CONTENT: refused/);
   assert.doesNotMatch(done, /working/);
 
-  const failed = renderToString(<TaskWatch taskId="tsk_2" type="image.remove_background" expected={1} status="failed" elapsedMs={10} spinner="⠋" errors={[{ code: 'INVALID_INPUT', message: 'no image' }]} />);
+  const failed = renderToString(
+    <TaskWatch taskId="tsk_2" type="image.remove_background" expected={1} status="failed" elapsedMs={10} spinner="⠋" errors={[{ code: 'INVALID_INPUT', message: 'no image' }]} />,
+  );
   assert.match(failed, /failed/);
   assert.match(failed, /INVALID_INPUT: no image/);
 });

@@ -41,7 +41,9 @@ export function registerAccountCommands(program: Command): void {
       command(async (ctx) => {
         const list = await admin(ctx, 'accounts.list', {});
         print(ctx, list, () =>
-          list.length === 0 ? 'no accounts yet: imgtask accounts create <name> --credit 10' : table([['ID', 'NAME', 'BALANCE', 'RESERVED', 'AVAILABLE'], ...list.map((a) => [a.id, a.name, a.balance, a.reserved, a.available])]),
+          list.length === 0
+            ? 'no accounts yet: imgtask accounts create <name> --credit 10'
+            : table([['ID', 'NAME', 'BALANCE', 'RESERVED', 'AVAILABLE'], ...list.map((a) => [a.id, a.name, a.balance, a.reserved, a.available])]),
         );
       }),
     );
@@ -57,7 +59,10 @@ export function registerAccountCommands(program: Command): void {
           [
             accountLine(shown),
             shown.keys.length
-              ? table([['KEY', 'PREVIEW', 'NAME', 'SPENT', 'LIMIT', 'PERIOD'], ...shown.keys.map((k) => [k.id, k.keyPreview, k.name ?? '', k.periodSpend, k.spendingLimit ?? '-', `${k.spendingLimitPeriod} ${k.period}`])])
+              ? table([
+                  ['KEY', 'PREVIEW', 'NAME', 'SPENT', 'LIMIT', 'PERIOD'],
+                  ...shown.keys.map((k) => [k.id, k.keyPreview, k.name ?? '', k.periodSpend, k.spendingLimit ?? '-', `${k.spendingLimitPeriod} ${k.period}`]),
+                ])
               : 'no live API keys',
           ].join('\n'),
         );

@@ -3,8 +3,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { render } from 'ink';
-import { type Client, type GenerateInput, type RateInput, type RemoveBackgroundInput, type TaskView } from '../../client/http-client.js';
-import { TaskWatchApp, type SettledTask } from '../../tui/components/TaskWatchApp.js';
+import type { Client, GenerateInput, RateInput, RemoveBackgroundInput, TaskView } from '../../client/http-client.js';
+import { type SettledTask, TaskWatchApp } from '../../tui/components/TaskWatchApp.js';
 import { clientOf, resolveSources } from '../client-context.js';
 import { EXIT, print, UsageError } from '../output.js';
 import { command } from '../run.js';
@@ -36,11 +36,11 @@ async function saveImages(client: Client, images: Image[], dir: string): Promise
 }
 
 /** The exit code a settled task calls for. */
-export const exitCodeOf = (task: TaskView): number =>
+const exitCodeOf = (task: TaskView): number =>
   task.status === 'failed' ? EXIT.taskFailed : imagesOf(task).some((i) => i.status === 'failed') || urlResultsOf(task).some((r) => r.status === 'failed') ? EXIT.itemsFailed : 0;
 
 /** Follows a task to its end: the Ink view on a terminal, quiet polling otherwise; then saves images. */
-export async function follow(client: Client, taskId: string, type: string, expected: number, options: { json: boolean; out?: string }): Promise<TaskView> {
+async function follow(client: Client, taskId: string, type: string, expected: number, options: { json: boolean; out?: string }): Promise<TaskView> {
   const finish = async () => {
     const task = await client.watch(taskId);
     if (options.out) await saveImages(client, imagesOf(task), options.out);
@@ -75,7 +75,25 @@ async function followAndReport(client: Client, taskId: string, type: string, exp
   return exitCodeOf(task);
 }
 
+/** The options of `imgtask generate`, as commander gives them (strings; the server checks values). */
+interface GenerateOptions {
+  model?: string;
+  size?: string;
+  count?: string;
+  format?: string;
+  quality?: string;
+  negative?: string;
+  magic?: boolean;
+  input?: string[];
+  rating?: string;
+  destination?: string;
+  metadata?: string;
+  watch?: boolean;
+  out?: string;
+}
+
 /** A client command: the API client, JSON off a terminal, and the shared exit codes. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a command body answers an exit code, or nothing for 0
 const clientCommand = <Args extends unknown[]>(run: (client: Client, json: boolean, ...args: Args) => Promise<number | void>) =>
   command((ctx, ...args: Args) => run(clientOf(ctx), ctx.json, ...args), { json: 'auto' });
 
@@ -83,7 +101,11 @@ function describeTask(task: TaskView): string {
   const cost = costOf(task);
   const lines = [`${task.id} ${task.type} ${task.status}${cost ? ` cost ${cost} USD` : ''}`];
   for (const [i, image] of imagesOf(task).entries()) {
-    lines.push(image.status === 'success' ? `  image ${i + 1} ✓ ${image.size} ${image.url ?? image.service_url}${image.savedTo ? `  saved ${image.savedTo}` : ''}` : `  image ${i + 1} ✗ ${image.error?.code}${image.error?.message ? `: ${image.error.message}` : ''}`);
+    lines.push(
+      image.status === 'success'
+        ? `  image ${i + 1} ✓ ${image.size} ${image.url ?? image.service_url}${image.savedTo ? `  saved ${image.savedTo}` : ''}`
+        : `  image ${i + 1} ✗ ${image.error?.code}${image.error?.message ? `: ${image.error.message}` : ''}`,
+    );
   }
   for (const r of urlResultsOf(task)) lines.push(r.status === 'success' ? `  ${r.url}: ${r.level ?? r.alt}` : `  ${r.url}: ✗ ${r.error?.code}`);
   for (const e of task.status === 'failed' ? errorsOf(task) : []) lines.push(`  ✗ ${e.code}${e.message ? `: ${e.message}` : ''}`);
@@ -111,7 +133,7 @@ export function registerClientCommands(program: Command): void {
     .option('--out <dir>', 'with --watch: save the images here')
     .option('--json', 'print one JSON document')
     .action(
-      clientCommand(async (client, json, prompt: string, opts: Record<string, any>) => {
+      clientCommand(async (client, json, prompt: string, opts: GenerateOptions) => {
         // The server validates every field; the CLI passes them through as given.
         const body: GenerateInput = { prompt };
         if (opts.model) body.model = opts.model;
@@ -122,7 +144,8 @@ export function registerClientCommands(program: Command): void {
         if (opts.magic) body.magic_prompt = true;
         if (opts.destination) body.destination = opts.destination;
         if (opts.metadata) body.metadata = parseJson(opts.metadata, '--metadata') as GenerateInput['metadata'];
-        if (opts.rating) body.rating = opts.rating === 'nsfw_sfw' ? { mode: 'nsfw_sfw' } : { mode: 'custom', levels: parseJson(await readLevels(opts.rating), '--rating file') as RateInput['levels'] & {} };
+        if (opts.rating)
+          body.rating = opts.rating === 'nsfw_sfw' ? { mode: 'nsfw_sfw' } : { mode: 'custom', levels: parseJson(await readLevels(opts.rating), '--rating file') as RateInput['levels'] & {} };
         if (opts.input?.length) body.inputs = await resolveSources(client, opts.input, 'id');
         const created = await client.generate(body);
         if (!opts.watch) return print({ json }, created, `task ${created.taskId}${created.access ? `\npat ${created.access.publicAccessToken}` : ''}`);
@@ -139,7 +162,9 @@ export function registerClientCommands(program: Command): void {
     .action(
       clientCommand(async (client, json, sources: string[], opts: { levels?: string; async?: boolean }) => {
         const urls = await resolveSources(client, sources, 'id');
-        const body: RateInput = opts.levels ? { mode: 'custom', levels: parseJson(await readLevels(opts.levels), '--levels file') as RateInput['levels'], urls, sync: !opts.async } : { mode: 'nsfw_sfw', urls, sync: !opts.async };
+        const body: RateInput = opts.levels
+          ? { mode: 'custom', levels: parseJson(await readLevels(opts.levels), '--levels file') as RateInput['levels'], urls, sync: !opts.async }
+          : { mode: 'nsfw_sfw', urls, sync: !opts.async };
         return urlListAnswer(json, await client.rate(body));
       }),
     );
@@ -150,7 +175,9 @@ export function registerClientCommands(program: Command): void {
     .option('--async', 'do not wait: answer with the task to poll')
     .option('--json', 'print one JSON document')
     .action(
-      clientCommand(async (client, json, sources: string[], opts: { async?: boolean }) => urlListAnswer(json, await client.alt({ urls: await resolveSources(client, sources, 'id'), sync: !opts.async }))),
+      clientCommand(async (client, json, sources: string[], opts: { async?: boolean }) =>
+        urlListAnswer(json, await client.alt({ urls: await resolveSources(client, sources, 'id'), sync: !opts.async })),
+      ),
     );
 
   program
@@ -231,7 +258,11 @@ async function urlListAnswer(json: boolean, answer: { status: number; data: { ta
     return 0;
   }
   const results = (answer.data.results ?? []) as { status: string; url: string; level?: string; alt?: string; error?: { code: string } }[];
-  print({ json }, answer.data, [`${answer.data.task.id} cost ${answer.data.task.cost} USD`, ...results.map((r) => (r.status === 'success' ? `  ${r.url}: ${r.level ?? r.alt}` : `  ${r.url}: ✗ ${r.error?.code}`))].join('\n'));
+  print(
+    { json },
+    answer.data,
+    [`${answer.data.task.id} cost ${answer.data.task.cost} USD`, ...results.map((r) => (r.status === 'success' ? `  ${r.url}: ${r.level ?? r.alt}` : `  ${r.url}: ✗ ${r.error?.code}`))].join('\n'),
+  );
   return results.some((r) => r.status === 'failed') ? EXIT.itemsFailed : 0;
 }
 

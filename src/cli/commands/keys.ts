@@ -41,7 +41,9 @@ export function registerKeyCommands(program: Command): void {
       command(async (ctx, opts: { account: string }) => {
         const list = await admin(ctx, 'keys.list', { account: opts.account });
         print(ctx, list, () =>
-          list.length ? table([['ID', 'PREVIEW', 'NAME', 'SCOPES', 'LIMIT', 'PERIOD'], ...list.map((k) => [k.id, k.keyPreview, k.name ?? '', k.scopes.join(','), k.spendingLimit ?? '-', k.spendingLimitPeriod])]) : 'no live API keys',
+          list.length
+            ? table([['ID', 'PREVIEW', 'NAME', 'SCOPES', 'LIMIT', 'PERIOD'], ...list.map((k) => [k.id, k.keyPreview, k.name ?? '', k.scopes.join(','), k.spendingLimit ?? '-', k.spendingLimitPeriod])])
+            : 'no live API keys',
         );
       }),
     );

@@ -1,7 +1,7 @@
-import type { Command } from 'commander';
 import { resolve } from 'node:path';
-import { loadConfig } from '../../config/load.js';
+import type { Command } from 'commander';
 import { startServer } from '../../app/server.js';
+import { loadConfig } from '../../config/load.js';
 import { print, UsageError } from '../output.js';
 import { command } from '../run.js';
 

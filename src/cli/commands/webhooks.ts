@@ -44,7 +44,9 @@ export function registerWebhookCommands(program: Command): void {
       command(async (ctx, opts: { account: string }) => {
         const list = await admin(ctx, 'webhooks.list', { account: opts.account });
         print(ctx, list, () =>
-          list.length ? table([['ID', 'STATE', 'URL', 'EVENTS', 'FAILING SINCE'], ...list.map((w) => [w.id, w.enabled ? 'enabled' : 'disabled', w.url, w.events?.join(',') ?? 'all', w.failingSince ?? '-'])]) : 'no webhooks',
+          list.length
+            ? table([['ID', 'STATE', 'URL', 'EVENTS', 'FAILING SINCE'], ...list.map((w) => [w.id, w.enabled ? 'enabled' : 'disabled', w.url, w.events?.join(',') ?? 'all', w.failingSince ?? '-'])])
+            : 'no webhooks',
         );
       }),
     );

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { ProviderError, TASK_ERROR_CODES, type TaskErrorCode } from '../../domain/tasks.js';
-import type { GenerateParams, GeneratedImage, ImageGenerator } from '../types.js';
+import type { GeneratedImage, GenerateParams, ImageGenerator } from '../types.js';
 
 const escapeXml = (text: string) => text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
 
@@ -10,7 +10,7 @@ function wrap(text: string, width: number, maxLines: number): string[] {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(/\s+/).filter(Boolean)) {
-    if ((line + ' ' + word).trim().length > width && line) {
+    if (`${line} ${word}`.trim().length > width && line) {
       lines.push(line);
       line = '';
       if (lines.length === maxLines) break;
@@ -40,13 +40,18 @@ export function createPlaceholderGenerator(): ImageGenerator {
       const fail = failOption(params.options);
       if (fail && (params.index + 1) % fail.every === 0) throw new ProviderError(fail.code, `placeholder: image ${params.index + 1} fails by options.fail`);
       const { width, height } = params;
-      const hash = createHash('sha256').update(`${params.prompt}\n${params.negativePrompt ?? ''}\n${params.index}`).digest();
+      const hash = createHash('sha256')
+        .update(`${params.prompt}\n${params.negativePrompt ?? ''}\n${params.index}`)
+        .digest();
       const hue = (hash[0] * 360) / 256;
       const hue2 = (hue + 40 + (hash[1] % 140)) % 360;
       const fontSize = Math.max(12, Math.round(Math.min(width, height) / 18));
       const lines = wrap(params.prompt, Math.max(8, Math.floor(width / (fontSize * 0.6))), 6);
       const text = lines
-        .map((line, i) => `<text x="50%" y="${Math.round(height / 2 + (i - (lines.length - 1) / 2) * fontSize * 1.3)}" font-family="DejaVu Sans, sans-serif" font-size="${fontSize}" fill="white" text-anchor="middle" dominant-baseline="middle">${escapeXml(line)}</text>`)
+        .map(
+          (line, i) =>
+            `<text x="50%" y="${Math.round(height / 2 + (i - (lines.length - 1) / 2) * fontSize * 1.3)}" font-family="DejaVu Sans, sans-serif" font-size="${fontSize}" fill="white" text-anchor="middle" dominant-baseline="middle">${escapeXml(line)}</text>`,
+        )
         .join('');
       const thumb = Math.round(Math.min(width, height) / 5);
       const thumbs = await Promise.all(

@@ -1,7 +1,7 @@
 import type { PromptEnhancer } from '../types.js';
 
 /** Added to every negative prompt. */
-export const DEFAULT_NEGATIVE = 'blurry, low quality, jpeg artifacts, distorted, deformed, watermark, signature, text';
+const DEFAULT_NEGATIVE = 'blurry, low quality, jpeg artifacts, distorted, deformed, watermark, signature, text';
 
 const STYLES: Array<{ when: RegExp; terms: string }> = [
   { when: /\b(photo|photograph|photorealistic|portrait of|dslr|camera)\b/i, terms: 'photorealistic, natural light, 50mm lens, shallow depth of field, sharp focus, high detail' },
@@ -21,9 +21,7 @@ const DEFAULT_TERMS = 'highly detailed, balanced composition, soft natural light
 export function createRulePromptEnhancer(): PromptEnhancer {
   return {
     async enhance(prompt, negativePrompt) {
-      const terms = (STYLES.find((style) => style.when.test(prompt))?.terms ?? DEFAULT_TERMS)
-        .split(', ')
-        .filter((term) => !prompt.toLowerCase().includes(term.toLowerCase()));
+      const terms = (STYLES.find((style) => style.when.test(prompt))?.terms ?? DEFAULT_TERMS).split(', ').filter((term) => !prompt.toLowerCase().includes(term.toLowerCase()));
       const positive = terms.length ? `${prompt.trim().replace(/[.,;\s]+$/, '')}, ${terms.join(', ')}` : prompt.trim();
       const negative = negativePrompt ? `${negativePrompt.trim()}, ${DEFAULT_NEGATIVE}` : DEFAULT_NEGATIVE;
       return { positive: positive.slice(0, 8192), negative: negative.slice(0, 8192) };

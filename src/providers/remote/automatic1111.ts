@@ -1,6 +1,6 @@
 import { ProviderError } from '../../domain/tasks.js';
-import { providerRequest } from '../../net/provider-http.js';
-import type { GenerateParams, GeneratedImage, ImageGenerator } from '../types.js';
+import { type ProviderHttpResponse, providerRequest } from '../../net/provider-http.js';
+import type { GeneratedImage, GenerateParams, ImageGenerator } from '../types.js';
 import { excerpt, httpFailure, transportFailure } from './errors.js';
 
 export interface Automatic1111Options {
@@ -47,9 +47,15 @@ export function createAutomatic1111(options: Automatic1111Options): ImageGenerat
       }
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (options.apiKey) headers.authorization = `Basic ${Buffer.from(options.apiKey).toString('base64')}`;
-      let res;
+      let res: ProviderHttpResponse;
       try {
-        res = await providerRequest(`${options.baseUrl}/sdapi/v1/${img2img ? 'img2img' : 'txt2img'}`, { method: 'POST', headers, body: JSON.stringify(body), timeoutMs: options.timeoutMs, signal: params.signal });
+        res = await providerRequest(`${options.baseUrl}/sdapi/v1/${img2img ? 'img2img' : 'txt2img'}`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(body),
+          timeoutMs: options.timeoutMs,
+          signal: params.signal,
+        });
       } catch (err) {
         throw transportFailure(options.name, err);
       }

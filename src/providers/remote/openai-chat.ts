@@ -1,6 +1,6 @@
 import { IMAGE_MIME } from '../../domain/media-types.js';
 import { ProviderError } from '../../domain/tasks.js';
-import { providerRequest } from '../../net/provider-http.js';
+import { type ProviderHttpResponse, providerRequest } from '../../net/provider-http.js';
 import type { AltTextWriter, ImageRater, PromptEnhancer, RatingLevel, SourceImage } from '../types.js';
 import { excerpt, httpFailure, transportFailure } from './errors.js';
 
@@ -14,7 +14,6 @@ export interface OpenAiChatOptions {
 
 type Content = string | Array<{ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }>;
 
-
 /** Images go as data URLs: the provider never fetches a user URL (nor one of ours). */
 const dataUrl = (image: SourceImage) => `data:${IMAGE_MIME[image.format]};base64,${image.data.toString('base64')}`;
 
@@ -22,8 +21,8 @@ const dataUrl = (image: SourceImage) => `data:${IMAGE_MIME[image.format]};base64
  * Reads a rating reply: exactly one of the values (trimmed, any case, quotes and a final full
  * stop ignored), or JSON `{ "level": "…" }`. Anything else is not a rating.
  */
-export function parseLevel(reply: string, levels: readonly RatingLevel[]): string | null {
-  const match = (candidate: unknown) => (typeof candidate === 'string' ? levels.find((level) => level.value.toLowerCase() === candidate.trim().toLowerCase())?.value ?? null : null);
+function parseLevel(reply: string, levels: readonly RatingLevel[]): string | null {
+  const match = (candidate: unknown) => (typeof candidate === 'string' ? (levels.find((level) => level.value.toLowerCase() === candidate.trim().toLowerCase())?.value ?? null) : null);
   const plain = reply.trim().replace(/^["'`]+|["'`.]+$/g, '');
   const direct = match(plain);
   if (direct) return direct;
@@ -45,7 +44,7 @@ export function createOpenAiChat(options: OpenAiChatOptions): { rater: ImageRate
   async function complete(messages: Array<{ role: 'system' | 'user'; content: Content }>, signal: AbortSignal, maxTokens: number): Promise<string> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-    let res;
+    let res: ProviderHttpResponse;
     try {
       res = await providerRequest(`${options.baseUrl}/chat/completions`, {
         method: 'POST',
@@ -79,7 +78,13 @@ export function createOpenAiChat(options: OpenAiChatOptions): { rater: ImageRate
         const reply = await complete(
           [
             { role: 'system', content: 'You rate images against a given scale. Answer with exactly one level value from the scale and nothing else.' },
-            { role: 'user', content: [{ type: 'text', text: `Scale:\n${scale}\n\nWhich single level value best matches this image? Answer with the value only.` }, { type: 'image_url', image_url: { url: dataUrl(image) } }] },
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: `Scale:\n${scale}\n\nWhich single level value best matches this image? Answer with the value only.` },
+                { type: 'image_url', image_url: { url: dataUrl(image) } },
+              ],
+            },
           ],
           signal,
           30,
@@ -94,7 +99,13 @@ export function createOpenAiChat(options: OpenAiChatOptions): { rater: ImageRate
         return complete(
           [
             { role: 'system', content: 'You write alt text for images: one plain sentence of at most 150 characters describing what the image shows, for someone who cannot see it. No preamble.' },
-            { role: 'user', content: [{ type: 'text', text: 'Write the alt text for this image.' }, { type: 'image_url', image_url: { url: dataUrl(image) } }] },
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'Write the alt text for this image.' },
+                { type: 'image_url', image_url: { url: dataUrl(image) } },
+              ],
+            },
           ],
           signal,
           80,

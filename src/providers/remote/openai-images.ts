@@ -1,7 +1,7 @@
 import { IMAGE_MIME } from '../../domain/media-types.js';
 import { ProviderError } from '../../domain/tasks.js';
-import { providerRequest } from '../../net/provider-http.js';
-import type { GenerateParams, GeneratedImage, ImageGenerator } from '../types.js';
+import { type ProviderHttpResponse, providerRequest } from '../../net/provider-http.js';
+import type { GeneratedImage, GenerateParams, ImageGenerator } from '../types.js';
 import { excerpt, httpFailure, transportFailure } from './errors.js';
 import { nearestSize } from './sizes.js';
 
@@ -18,7 +18,6 @@ export interface OpenAiImagesOptions {
   fetchImage: (url: string) => Promise<Buffer>;
 }
 
-
 /**
  * OpenAI-compatible image generation (OpenAI, LocalAI and compatible servers):
  * `POST {baseUrl}/images/generations` with JSON, or `POST {baseUrl}/images/edits` with the
@@ -29,7 +28,7 @@ export function createOpenAiImages(options: OpenAiImagesOptions): ImageGenerator
   return {
     async generate(params: GenerateParams): Promise<GeneratedImage> {
       const size = nearestSize(options.sizes, params.width, params.height);
-      let res;
+      let res: ProviderHttpResponse;
       try {
         if (params.inputs.length === 0) {
           const body: Record<string, unknown> = { model: options.model, prompt: params.prompt, n: 1, size };
@@ -49,7 +48,7 @@ export function createOpenAiImages(options: OpenAiImagesOptions): ImageGenerator
           form.append('size', size);
           if (options.responseFormat) form.append('response_format', options.responseFormat);
           const inputs = options.editImageField === 'image' ? params.inputs.slice(0, 1) : params.inputs;
-          inputs.forEach((input, i) => form.append(options.editImageField, new Blob([new Uint8Array(input.data)], { type: IMAGE_MIME[input.format] }), `input-${i}.${input.format}`));
+          for (const [i, input] of inputs.entries()) form.append(options.editImageField, new Blob([new Uint8Array(input.data)], { type: IMAGE_MIME[input.format] }), `input-${i}.${input.format}`);
           res = await providerRequest(`${options.baseUrl}/images/edits`, { method: 'POST', headers: headers(), body: form, timeoutMs: options.timeoutMs, signal: params.signal });
         }
       } catch (err) {

@@ -22,11 +22,7 @@ export interface ReadJournalResult {
  * A bad last line (torn write) is reported in `droppedTail` when `allowTornTail` is set;
  * a bad line with a good one after it is corruption and throws StoreCorruptError.
  */
-export async function readJournal(
-  path: string,
-  onRecord: (record: JournalRecord) => void,
-  { allowTornTail }: { allowTornTail: boolean },
-): Promise<ReadJournalResult> {
+export async function readJournal(path: string, onRecord: (record: JournalRecord) => void, { allowTornTail }: { allowTornTail: boolean }): Promise<ReadJournalResult> {
   const name = basename(path);
   let goodBytes = 0;
   let lineNumber = 0;
@@ -65,8 +61,7 @@ export async function readJournal(
   const bad: { line: number; offset: number; reason: string; seq?: number } = pendingBad;
   if (!allowTornTail) {
     throw new StoreCorruptError(
-      `${name}: last record at line ${bad.line}, byte offset ${bad.offset}, is corrupt (${bad.reason}) ` +
-        `in a journal that should be complete. Refusing to start; the file is left untouched.`,
+      `${name}: last record at line ${bad.line}, byte offset ${bad.offset}, is corrupt (${bad.reason}) in a journal that should be complete. Refusing to start; the file is left untouched.`,
     );
   }
   return { goodBytes, droppedTail: `${name}: dropped the torn last record at line ${bad.line} (${bad.reason})` };

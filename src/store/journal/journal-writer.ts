@@ -1,10 +1,8 @@
-import { open, rename, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, open, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fsyncDir, writeAll } from '../durable-fs.js';
 
-type Entry =
-  | { kind: 'line'; line: string; resolve: () => void; reject: (err: Error) => void }
-  | { kind: 'rotate'; resolve: () => void; reject: (err: Error) => void };
+type Entry = { kind: 'line'; line: string; resolve: () => void; reject: (err: Error) => void } | { kind: 'rotate'; resolve: () => void; reject: (err: Error) => void };
 
 /**
  * Appends journal lines with group commit: every line queued while the previous batch

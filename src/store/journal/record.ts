@@ -1,7 +1,7 @@
 import { crc32 } from 'node:zlib';
 
 /** One change to the state: an op name and its payload. */
-export interface Op {
+interface Op {
   op: string;
   p: unknown;
 }

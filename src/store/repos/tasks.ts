@@ -1,10 +1,10 @@
 import { AppError } from '../../domain/errors.js';
-import { metadataMatches, metadataOf } from '../../domain/tasks.js';
 import type { Period } from '../../domain/periods.js';
+import { metadataMatches, metadataOf } from '../../domain/tasks.js';
+import { lowerBound } from '../indexes.js';
 import type { JournalEngine } from '../journal-engine.js';
 import type { ItemRecord, TaskRecord, TaskSettlement } from '../records.js';
 import type { TaskListQuery, TaskRepo } from '../types.js';
-import { lowerBound } from '../indexes.js';
 
 export function createTaskRepo(engine: JournalEngine): TaskRepo {
   const { state } = engine;
@@ -32,7 +32,7 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
     },
     async recordItem(id, index, item: ItemRecord, at) {
       const task = pending(id);
-      if (!task || task.items[index]?.status !== 'pending') return undefined;
+      if (task?.items[index]?.status !== 'pending') return undefined;
       await engine.commit('task.item', { id, index, item, at });
       return state.tasks.get(id);
     },
@@ -59,7 +59,9 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
     },
     async list(accountId: string, query: TaskListQuery) {
       const matches = (task: TaskRecord) =>
-        (query.status === undefined || task.status === query.status) && (query.type === undefined || task.type === query.type) && (query.metadata === undefined || metadataMatches(metadataOf(task.request), query.metadata));
+        (query.status === undefined || task.status === query.status) &&
+        (query.type === undefined || task.type === query.type) &&
+        (query.metadata === undefined || metadataMatches(metadataOf(task.request), query.metadata));
       const ids = state.tasksByAccount.ids(accountId);
       const out: TaskRecord[] = [];
       let i = (query.before === undefined ? ids.length : lowerBound(ids, query.before)) - 1;
@@ -92,7 +94,11 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
         const ids = state.tasksByAccount.ids(account.id);
         tails.push(...ids.slice(Math.max(0, ids.length - limit)));
       }
-      return tails.sort().slice(-limit).reverse().map((id) => state.tasks.get(id)!);
+      return tails
+        .sort()
+        .slice(-limit)
+        .reverse()
+        .map((id) => state.tasks.get(id)!);
     },
   };
 }

@@ -55,7 +55,10 @@ export function createWebhookRepo(engine: JournalEngine): WebhookRepo {
     },
     async deliveriesOf(webhookId, limit) {
       const ids = state.deliveriesByWebhook.ids(webhookId);
-      return ids.slice(Math.max(0, ids.length - limit)).reverse().map((id) => state.deliveries.get(id)!);
+      return ids
+        .slice(Math.max(0, ids.length - limit))
+        .reverse()
+        .map((id) => state.deliveries.get(id)!);
     },
   };
 }

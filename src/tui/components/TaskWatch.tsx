@@ -25,6 +25,9 @@ export interface TaskWatchProps {
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
 
 /** One task being followed: a line per image with a spinner, then sizes, URLs and per-item errors. */
+/** Items with their 1-based position: a settled task's lists never reorder, so the position is their identity. */
+const numbered = <T,>(items: T[]) => items.map((item, i) => ({ n: i + 1, item }));
+
 export function TaskWatch(props: TaskWatchProps) {
   const done = props.status !== 'pending';
   const colour = props.status === 'completed' ? 'green' : props.status === 'failed' ? 'red' : 'yellow';
@@ -35,28 +38,28 @@ export function TaskWatch(props: TaskWatchProps) {
         {props.cost !== undefined && done ? `  cost ${props.cost} USD` : ''}
       </Text>
       {!done &&
-        Array.from({ length: props.expected }, (_, i) => (
-          <Text key={i}>
-            {'  '}image {i + 1} <Text color="yellow">{props.spinner}</Text> working
+        Array.from({ length: props.expected }, (_, i) => i + 1).map((n) => (
+          <Text key={`working-${n}`}>
+            {'  '}image {n} <Text color="yellow">{props.spinner}</Text> working
           </Text>
         ))}
       {done &&
-        (props.images ?? []).map((image, i) =>
+        numbered(props.images ?? []).map(({ n, item: image }) =>
           image.status === 'success' ? (
-            <Text key={i}>
-              {'  '}image {i + 1} <Text color="green">✓</Text> {image.size} {image.url ?? image.service_url}
+            <Text key={`image-${n}`}>
+              {'  '}image {n} <Text color="green">✓</Text> {image.size} {image.url ?? image.service_url}
               {image.savedTo ? `  saved ${image.savedTo}` : ''}
             </Text>
           ) : (
-            <Text key={i}>
-              {'  '}image {i + 1} <Text color="red">✗ {image.error?.code}</Text>
+            <Text key={`image-${n}`}>
+              {'  '}image {n} <Text color="red">✗ {image.error?.code}</Text>
               {image.error?.message ? `: ${image.error.message}` : ''}
             </Text>
           ),
         )}
       {props.status === 'failed' &&
-        (props.errors ?? []).map((error, i) => (
-          <Text key={i} color="red">
+        numbered(props.errors ?? []).map(({ n, item: error }) => (
+          <Text key={`error-${n}`} color="red">
             {'  '}
             {error.code}
             {error.message ? `: ${error.message}` : ''}

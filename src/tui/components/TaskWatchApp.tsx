@@ -16,6 +16,7 @@ export function TaskWatchApp(props: { taskId: string; type: string; expected: nu
   const [started] = useState(() => Date.now());
   const [task, setTask] = useState<SettledTask | null>(null);
   const tick = useTicker(100, task === null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: follows the task once, for the life of the view
   useEffect(() => {
     props.follow().then(
       (settled) => {

@@ -1,7 +1,7 @@
 import { Box, Text, useInput } from 'ink';
 import { useState } from 'react';
 
-export interface DashboardTask {
+interface DashboardTask {
   id: string;
   type: string;
   status: 'pending' | 'completed' | 'failed';
@@ -50,10 +50,11 @@ export function Dashboard({ data, error, onQuit }: { data: DashboardData | null;
   return (
     <Box flexDirection="column" width={80}>
       <Text>
-        <Text bold>imgtask</Text> {clip(data.url, 34)} <Text dimColor>{data.generatedAt.slice(11, 19)}  j/k enter q</Text>
+        <Text bold>imgtask</Text> {clip(data.url, 34)} <Text dimColor>{data.generatedAt.slice(11, 19)} j/k enter q</Text>
       </Text>
       <Text>
-        Tasks <Text color="yellow">pending {data.counts.pending}</Text> <Text color="green">completed {data.counts.completed}</Text> <Text color="red">failed {data.counts.failed}</Text>  {data.throughputPerMinute}/min
+        Tasks <Text color="yellow">pending {data.counts.pending}</Text> <Text color="green">completed {data.counts.completed}</Text> <Text color="red">failed {data.counts.failed}</Text>{' '}
+        {data.throughputPerMinute}/min
       </Text>
       <Text>{clip(`Failures ${data.failures.length ? data.failures.map((f) => `${f.code} ${f.count}`).join('  ') : 'none'}`, 80)}</Text>
       <Text>{clip(`Accounts ${data.accounts.map((a) => `${a.name} ${a.available}/${a.balance}${a.reserved !== '0' ? ` (held ${a.reserved})` : ''}`).join('  ') || 'none'}`, 80)}</Text>
@@ -66,7 +67,9 @@ export function Dashboard({ data, error, onQuit }: { data: DashboardData | null;
           {clip(`  ${w.id} ${w.url}: ${w.reason}`, 80)}
         </Text>
       ))}
-      <Text dimColor>{'─'.repeat(30)} recent tasks {'─'.repeat(35)}</Text>
+      <Text dimColor>
+        {'─'.repeat(30)} recent tasks {'─'.repeat(35)}
+      </Text>
       {visible.length === 0 && <Text dimColor>no tasks yet</Text>}
       {visible.map((t, i) => {
         const index = first + i;

@@ -7,6 +7,7 @@ export function DashboardApp({ load, intervalMs }: { load: () => Promise<Dashboa
   const { exit } = useApp();
   const [data, setData] = useState<DashboardData | null>(null);
   const [error, setError] = useState<string | undefined>();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: one polling loop for the life of the screen
   useEffect(() => {
     let stopped = false;
     const poll = () =>

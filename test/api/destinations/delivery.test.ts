@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdir, readFile, readdir, symlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { sniffImage } from '../../../src/media/images.js';
-import { startService, waitForTask, type Harness } from '../../helpers/harness.js';
+import { type Harness, startService, waitForTask } from '../../helpers/harness.js';
 import { startReceiver } from '../../helpers/receiver.js';
 import { startS3 } from '../../helpers/s3.js';
 import { tempDir } from '../../helpers/temp-dir.js';
@@ -16,7 +16,8 @@ async function destination(h: Harness, name: string, provider: string, config: R
   return res.json.data as { id: string };
 }
 
-const generate = async (h: Harness, body: Record<string, unknown>) => waitForTask(h, (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse', ...body } })).json.data.taskId);
+const generate = async (h: Harness, body: Record<string, unknown>) =>
+  waitForTask(h, (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse', ...body } })).json.data.taskId);
 
 test('local: each image is written under the folder with the key template; url is the public base or null', async (t) => {
   const root = await tempDir(t);
@@ -58,7 +59,15 @@ test('local: a symlink that leads out of the allowed roots is refused at write t
 test('s3: images are put into a real S3-compatible store, with prefix, content type and public URL', async (t) => {
   const s3 = await startS3(t);
   const h = await startService(t, { config: PRIVATE_OK });
-  await destination(h, 'bucket', 's3', { bucket: s3.bucket, endpoint: s3.endpoint, forcePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', prefix: 'renders/', publicBaseUrl: 'https://img.example' });
+  await destination(h, 'bucket', 's3', {
+    bucket: s3.bucket,
+    endpoint: s3.endpoint,
+    forcePathStyle: true,
+    accessKeyId: 'S3RVER',
+    secretAccessKey: 'S3RVER',
+    prefix: 'renders/',
+    publicBaseUrl: 'https://img.example',
+  });
   const task = await generate(h, { count: 2, destination: 'bucket', output: { format: 'jpg' } });
   for (const image of task.result.images) {
     assert.equal(image.destination.status, 'success');
@@ -73,7 +82,7 @@ test('s3: images are put into a real S3-compatible store, with prefix, content t
   assert.match((await s3.read(`renders/${tested.json.data.key}`)).body.toString(), /imgtask destination test/);
 });
 
-test('s3: a bucket that does not exist fails the test with 502 DESTINATION_TEST_FAILED and the storage\'s message', async (t) => {
+test("s3: a bucket that does not exist fails the test with 502 DESTINATION_TEST_FAILED and the storage's message", async (t) => {
   const s3 = await startS3(t);
   const h = await startService(t, { config: PRIVATE_OK });
   const d = await destination(h, 'missing', 's3', { bucket: 'no-such-bucket', endpoint: s3.endpoint, forcePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
@@ -83,7 +92,7 @@ test('s3: a bucket that does not exist fails the test with 502 DESTINATION_TEST_
   assert.match(res.json.message, /NoSuchBucket/);
 });
 
-test('http: each image is PUT to the URL template with the headers; a storage that refuses mid-task fails those images\' delivery only', async (t) => {
+test("http: each image is PUT to the URL template with the headers; a storage that refuses mid-task fails those images' delivery only", async (t) => {
   const store = await startReceiver(t, [201, 500, 201]);
   const h = await startService(t, { config: PRIVATE_OK });
   await destination(h, 'put', 'http', { urlTemplate: store.url('/bucket/{key}'), headers: { authorization: 'Bearer storage-token-abcd' }, publicUrlTemplate: 'https://files.example/{key}' });
@@ -118,7 +127,9 @@ test('remove-background delivers its image too, and an unknown destination is re
   const form = new FormData();
   const { makeImage } = await import('../../helpers/images.js');
   form.append('files', new Blob([new Uint8Array(await makeImage({ width: 80, height: 80 }))]), 'a.png');
-  const [file] = ((await (await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: form })).json()) as { data: { files: { service_url: string }[] } }).data.files;
+  const [file] = (
+    (await (await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: form })).json()) as { data: { files: { service_url: string }[] } }
+  ).data.files;
   const task = await waitForTask(h, (await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: file.service_url, destination: 'cutouts' } })).json.data.taskId);
   assert.equal(task.status, 'completed');
   assert.equal(task.result.image.destination.status, 'success');

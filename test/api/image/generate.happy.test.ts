@@ -64,9 +64,12 @@ test('every size form resolves to the documented pixels', async (t) => {
   }
 });
 
-test('a 4K size renders at 4K and is billed at the model\'s 4K price', async (t) => {
+test("a 4K size renders at 4K and is billed at the model's 4K price", async (t) => {
   const h = await startService(t);
-  const res = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'big', size: { type: 'aspect_ratio', aspectRatio: '16:9', scale: '4k' }, output: { format: 'jpg', quality: 50 } } });
+  const res = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'big', size: { type: 'aspect_ratio', aspectRatio: '16:9', scale: '4k' }, output: { format: 'jpg', quality: 50 } },
+  });
   const task = await waitForTask(h, res.json.data.taskId, 30_000);
   assert.equal(task.result.images[0].size, '4096x2304');
   assert.equal(task.result.images[0].cost, '0.002');
@@ -96,7 +99,9 @@ test('inputs (a URL and an uploaded image, in both forms) are fetched, composite
   const url = await serveFiles(t, { '/red.png': await makeImage({ rgb: [220, 30, 30], width: 200, height: 200 }) });
   const upload = new FormData();
   upload.append('files', new Blob([new Uint8Array(await makeImage({ rgb: [30, 30, 220], width: 200, height: 200 }))]), 'blue.png');
-  const uploaded = await (await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: upload })).json() as { data: { files: { id: string; service_url: string }[] } };
+  const uploaded = (await (await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: upload })).json()) as {
+    data: { files: { id: string; service_url: string }[] };
+  };
   const [file] = uploaded.data.files;
   const res = await h.request('POST', '/image/generate', {
     auth: h.apiKey,
@@ -112,28 +117,57 @@ test('inputs (a URL and an uploaded image, in both forms) are fetched, composite
 
 test('magic_prompt returns the enhanced prompt; rating rates each image', async (t) => {
   const h = await startService(t);
-  const task = await waitForTask(h, (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a photo of a cat', negative_prompt: 'dogs', magic_prompt: true, rating: true, count: 2 } })).json.data.taskId);
+  const task = await waitForTask(
+    h,
+    (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a photo of a cat', negative_prompt: 'dogs', magic_prompt: true, rating: true, count: 2 } })).json.data.taskId,
+  );
   assert.match(task.result.magic_prompt.positive, /^a photo of a cat, photorealistic/);
   assert.match(task.result.magic_prompt.negative, /^dogs, blurry/);
   for (const image of task.result.images) {
     assert.equal(image.rating.status, 'success');
     assert.ok(['sfw', 'nsfw'].includes(image.rating.level));
   }
-  const custom = await waitForTask(h, (await h.request('POST', '/image/generate', {
-    auth: h.apiKey,
-    body: { prompt: 'custom scale', rating: { mode: 'custom', levels: [{ value: 'bright', description: 'a bright image' }, { value: 'dark', description: 'a dark image' }] } },
-  })).json.data.taskId);
+  const custom = await waitForTask(
+    h,
+    (
+      await h.request('POST', '/image/generate', {
+        auth: h.apiKey,
+        body: {
+          prompt: 'custom scale',
+          rating: {
+            mode: 'custom',
+            levels: [
+              { value: 'bright', description: 'a bright image' },
+              { value: 'dark', description: 'a dark image' },
+            ],
+          },
+        },
+      })
+    ).json.data.taskId,
+  );
   assert.ok(['bright', 'dark'].includes(custom.result.images[0].rating.level));
   assert.equal('magic_prompt' in custom.result, false, 'no magic_prompt unless asked');
 });
 
 test('placeholder options.fail makes every Nth image fail; the task completes and charges only successes', async (t) => {
   const h = await startService(t, {
-    config: { models: { flaky: { provider: 'placeholder', price: { perImage: '0.01', perInput: '0' }, capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false }, options: { fail: { code: 'RESTRICTED_CONTENT', every: 2 } } } } },
+    config: {
+      models: {
+        flaky: {
+          provider: 'placeholder',
+          price: { perImage: '0.01', perInput: '0' },
+          capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false },
+          options: { fail: { code: 'RESTRICTED_CONTENT', every: 2 } },
+        },
+      },
+    },
   });
   const task = await waitForTask(h, (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'x', model: 'flaky', count: 4 } })).json.data.taskId);
   assert.equal(task.status, 'completed');
-  assert.deepEqual(task.result.images.map((image: { status: string }) => image.status), ['success', 'failed', 'success', 'failed']);
+  assert.deepEqual(
+    task.result.images.map((image: { status: string }) => image.status),
+    ['success', 'failed', 'success', 'failed'],
+  );
   assert.equal(task.result.images[1].error.code, 'RESTRICTED_CONTENT');
   assert.equal(task.cost, '0.02');
   assert.equal((await accountOf(h)).reserved, '0');

@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { startService, waitForTask, type Harness } from '../../helpers/harness.js';
+import { type Harness, startService, waitForTask } from '../../helpers/harness.js';
 import { makeImage, makeNoisePng } from '../../helpers/images.js';
 
 async function upload(h: Harness, files: Array<{ data: Buffer | string; name: string }>, field = 'files') {
@@ -22,8 +22,14 @@ test('uploads answer ids and service URLs that work as inputs and as rate, alt a
   ]);
   assert.equal(res.status, 201);
   const files = res.json.data.files;
-  assert.deepEqual(files.map((f: { format: string }) => f.format), ['png', 'jpg', 'webp']);
-  assert.deepEqual(files.map((f: { size: string }) => f.size), ['80x60', '128x128', '40x90']);
+  assert.deepEqual(
+    files.map((f: { format: string }) => f.format),
+    ['png', 'jpg', 'webp'],
+  );
+  assert.deepEqual(
+    files.map((f: { size: string }) => f.size),
+    ['80x60', '128x128', '40x90'],
+  );
   for (const file of files) {
     assert.match(file.id, /^img_/);
     assert.equal(file.url, file.service_url);
@@ -33,7 +39,10 @@ test('uploads answer ids and service URLs that work as inputs and as rate, alt a
   }
   // Read from storage, not fetched: these work although the server is on loopback and the SSRF guard is on.
   const rated = await h.request('POST', '/image/rate', { auth: h.apiKey, body: { mode: 'nsfw_sfw', urls: [files[0].service_url, files[1].id] } });
-  assert.deepEqual(rated.json.data.results.map((r: { status: string }) => r.status), ['success', 'success']);
+  assert.deepEqual(
+    rated.json.data.results.map((r: { status: string }) => r.status),
+    ['success', 'success'],
+  );
   const alt = await h.request('POST', '/image/alt', { auth: h.apiKey, body: { urls: [files[2].service_url] } });
   assert.equal(alt.json.data.results[0].alt, 'A 40 by 90 webp image.');
   const cut = await waitForTask(h, (await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: files[0].service_url } })).json.data.taskId);
@@ -65,7 +74,14 @@ test('file count and size limits are 400 VALIDATION_ERROR, and nothing is stored
   const cases: Array<[string, Array<{ data: Buffer | string; name: string }>, RegExp, string?]> = [
     ['no files', [], /at least one file/],
     ['eleven files', Array.from({ length: 11 }, (_, i) => ({ data: ok, name: `${i}.png` })), /at most 10 files/],
-    ['a file under 1 KB', [{ data: ok, name: 'ok.png' }, { data: ok.subarray(0, 900), name: 'tiny.png' }], /file 2 \(tiny\.png\) is smaller than 1 KB/],
+    [
+      'a file under 1 KB',
+      [
+        { data: ok, name: 'ok.png' },
+        { data: ok.subarray(0, 900), name: 'tiny.png' },
+      ],
+      /file 2 \(tiny\.png\) is smaller than 1 KB/,
+    ],
     ['a file over 10 MB', [{ data: big, name: 'big.png' }], /larger than 10 MB/],
     ['another field name', [{ data: ok, name: 'ok.png' }], /use "files"/, 'file'],
   ];
@@ -115,7 +131,12 @@ test('a body over 100 MB is 413 VALIDATION_ERROR, decided without reading it who
       else controller.close();
     },
   });
-  const res = await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}`, 'content-type': 'multipart/form-data; boundary=x' }, body, duplex: 'half' } as RequestInit).catch((err: Error) => err);
+  const res = await fetch(`${h.url}/image/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.apiKey}`, 'content-type': 'multipart/form-data; boundary=x' },
+    body,
+    duplex: 'half',
+  } as RequestInit).catch((err: Error) => err);
   assert.ok(!(res instanceof Error), `the server answered instead of dropping the connection: ${res instanceof Error ? res.message : ''}`);
   assert.equal((res as Response).status, 413);
 });

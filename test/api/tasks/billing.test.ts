@@ -24,7 +24,9 @@ test('reserves count against the available balance: a pending task blocks a seco
 
 test('200 parallel creates against a balance that covers 50 create exactly 50 tasks', async (t) => {
   const h = await startService(t, { credit: 5 });
-  const results = await Promise.all(Array.from({ length: 200 }, () => h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 1, price: '0.1', delayMs: 20, access: { pat: { enabled: false } } } })));
+  const results = await Promise.all(
+    Array.from({ length: 200 }, () => h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 1, price: '0.1', delayMs: 20, access: { pat: { enabled: false } } } })),
+  );
   const created = results.filter((res) => res.status === 201);
   assert.equal(created.length, 50);
   assert.ok(results.filter((res) => res.status !== 201).every((res) => res.status === 422 && res.json.code === 'INSUFFICIENT_BALANCE'));

@@ -13,7 +13,7 @@ test('POST /tasks/estimate answers what a create would reserve, without creating
   assert.equal((await accountOf(h)).reserved, '0');
 });
 
-test('the estimate refuses an unknown type, an invalid request and a credential without the type\'s scope', async (t) => {
+test("the estimate refuses an unknown type, an invalid request and a credential without the type's scope", async (t) => {
   const h = await startService(t);
   const unknown = await h.request('POST', '/tasks/estimate', { auth: h.apiKey, body: { type: 'image.nothing', request: {} } });
   assert.equal(unknown.status, 400);

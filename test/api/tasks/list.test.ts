@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { ManualClock } from '../../../src/services/ports.js';
 import { startService, waitForTask } from '../../helpers/harness.js';
 
-test('GET /tasks lists the caller\'s tasks newest first with cursor pagination', async (t) => {
+test("GET /tasks lists the caller's tasks newest first with cursor pagination", async (t) => {
   const h = await startService(t);
   const ids: string[] = [];
   for (let i = 0; i < 7; i++) ids.push((await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { metadata: { n: i } } })).json.data.taskId);

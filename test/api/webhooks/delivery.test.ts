@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { eventually, startService, waitForTask, type Harness } from '../../helpers/harness.js';
+import { eventually, type Harness, startService, waitForTask } from '../../helpers/harness.js';
 import { startReceiver } from '../../helpers/receiver.js';
 
 const FAST = { webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, 50, 100, 150], timeoutMs: 300 } };
@@ -57,15 +57,21 @@ test('failed tasks carry errors; subscriptions filter by kind; null and ["all"] 
   await new Promise((resolve) => setTimeout(resolve, 200));
   assert.deepEqual(all.received.map((r) => r.json.type).sort(), ['task.image.generate.completed', 'task.test.echo.failed']);
   assert.equal(everything.received.length, 2);
-  assert.deepEqual(failedOnly.received.map((r) => r.json.type), ['task.test.echo.failed']);
+  assert.deepEqual(
+    failedOnly.received.map((r) => r.json.type),
+    ['task.test.echo.failed'],
+  );
   assert.deepEqual(failedOnly.received[0].json.data.errors, [{ code: 'INVALID_INPUT' }]);
   assert.equal('result' in failedOnly.received[0].json.data, false, '.failed events carry errors, not a result');
-  assert.deepEqual(specific.received.map((r) => r.json.type), ['task.image.generate.completed']);
+  assert.deepEqual(
+    specific.received.map((r) => r.json.type),
+    ['task.image.generate.completed'],
+  );
   assert.equal(specific.received[0].json.data.result.images.length, 1);
   assert.equal(other.received.length, 0);
 });
 
-test('custom endpoints get the task\'s event unsigned; dashboard:false skips dashboard webhooks', async (t) => {
+test("custom endpoints get the task's event unsigned; dashboard:false skips dashboard webhooks", async (t) => {
   const h = await startService(t, { config: FAST });
   const dashboard = await startReceiver(t);
   const custom = await startReceiver(t);
@@ -96,7 +102,10 @@ test('a webhook tied to API keys receives only the events of tasks created with 
   await unbound.waitFor(2);
   await bound.waitFor(1);
   await new Promise((resolve) => setTimeout(resolve, 150));
-  assert.deepEqual(bound.received.map((r) => r.json.data.taskId), [viaSecond]);
+  assert.deepEqual(
+    bound.received.map((r) => r.json.data.taskId),
+    [viaSecond],
+  );
   assert.deepEqual(unbound.received.map((r) => r.json.data.taskId).sort(), [viaFirst, viaSecond].sort());
 });
 
@@ -116,7 +125,10 @@ test('a receiver that answers 500, or times out, is retried with the same event 
   await eventually(async () => (await h.request('GET', `/webhook/${flakyHook.id}/deliveries`, { auth: h.token })).json.data[0]?.status === 'delivered');
   const [log] = (await h.request('GET', `/webhook/${flakyHook.id}/deliveries`, { auth: h.token })).json.data;
   assert.equal(log.eventType, 'task.test.echo.completed');
-  assert.deepEqual(log.attempts.map((a: { status: number }) => a.status), [500, 503, 200]);
+  assert.deepEqual(
+    log.attempts.map((a: { status: number }) => a.status),
+    [500, 503, 200],
+  );
   assert.ok(log.attempts.every((a: { latencyMs: number }) => typeof a.latencyMs === 'number'));
   await eventually(async () => (await h.request('GET', `/webhook/${slowHook.id}/deliveries`, { auth: h.token })).json.data[0]?.status === 'delivered');
   const [slowLog] = (await h.request('GET', `/webhook/${slowHook.id}/deliveries`, { auth: h.token })).json.data;

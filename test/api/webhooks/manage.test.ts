@@ -20,7 +20,10 @@ test('webhooks are read, listed, updated, re-keyed and deleted; an unknown id is
   const h = await startService(t);
   const created = (await h.request('POST', '/webhook', { auth: h.token, body: { url: 'https://hooks.example/a' } })).json.data;
   assert.deepEqual((await h.request('GET', `/webhook/${created.id}`, { auth: h.token })).json.data, created);
-  assert.deepEqual((await h.request('GET', '/webhook', { auth: h.token })).json.data.map((w: { id: string }) => w.id), [created.id]);
+  assert.deepEqual(
+    (await h.request('GET', '/webhook', { auth: h.token })).json.data.map((w: { id: string }) => w.id),
+    [created.id],
+  );
 
   const updated = await h.request('PATCH', `/webhook/${created.id}`, { auth: h.token, body: { enabled: false, url: 'https://hooks.example/b', events: ['all'], apiKeyIds: [h.keyId] } });
   assert.equal(updated.status, 200);

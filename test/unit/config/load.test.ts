@@ -38,7 +38,7 @@ test('a config file is deep-merged, and model entries are added or replaced whol
   assert.equal(config.models.other.capabilities.maxInputs, 2);
 });
 
-test('env settings override the file and flags override env', async (t) => {
+test('env settings override the file and flags override env', async () => {
   const config = loadConfig({ env: { IMGTASK_PORT: '7000', IMGTASK_HOST: '0.0.0.0', IMGTASK_PUBLIC_URL: 'https://img.example' }, flags: { port: 7001 } });
   assert.equal(config.server.port, 7001);
   assert.equal(config.server.host, '0.0.0.0');
@@ -50,16 +50,27 @@ test('invalid settings are refused with errors that name the key', async (t) => 
   const cases: Array<[string, unknown, RegExp]> = [
     ['a port of the wrong type', { server: { port: 'eighty' } }, /server\.port/],
     ['an unknown key', { server: { prot: 1 } }, /server: Unrecognized key: "prot"/],
-    ['a price that is not a decimal string', { models: { m: { provider: 'placeholder', price: { perImage: 0.1, perInput: '0' }, capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false } } } }, /models\.m\.price\.perImage/],
+    [
+      'a price that is not a decimal string',
+      { models: { m: { provider: 'placeholder', price: { perImage: 0.1, perInput: '0' }, capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false } } } },
+      /models\.m\.price\.perImage/,
+    ],
     ['a default model that does not exist', { defaultModel: 'ghost' }, /defaultModel: no model "ghost"/],
-    ['a model with an unknown provider', { models: { m: { provider: 'nope', price: { perImage: '1', perInput: '0' }, capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false } } } }, /models\.m: no provider "nope"/],
+    [
+      'a model with an unknown provider',
+      { models: { m: { provider: 'nope', price: { perImage: '1', perInput: '0' }, capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false } } } },
+      /models\.m: no provider "nope"/,
+    ],
     ['a relative local root', { destinations: { local: { allowedRoots: ['tmp'] } } }, /destinations\.local\.allowedRoots\.0/],
   ];
   for (const [name, body, pattern] of cases) {
     await t.test(`refuses ${name}`, async () => {
       const file = join(dir, `${name.replace(/\W+/g, '-')}.json`);
       await writeFile(file, JSON.stringify(body));
-      assert.throws(() => loadConfig({ file, env: {} }), (err: unknown) => err instanceof ConfigError && pattern.test(err.message));
+      assert.throws(
+        () => loadConfig({ file, env: {} }),
+        (err: unknown) => err instanceof ConfigError && pattern.test(err.message),
+      );
     });
   }
   await t.test('refuses a file that is not JSON, naming it', async () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type TestContext, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { test, type TestContext } from 'node:test';
 import { isBlockedAddress } from '../../../src/net/ip-guard.js';
 import { createSafeFetcher, SafeFetchError } from '../../../src/net/safe-fetch.js';
 

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFile, writeFile, readdir, access } from 'node:fs/promises';
+import { access, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { StoreCorruptError } from '../../../src/store/journal/journal-reader.js';
 import { JsonStore } from '../../../src/store/json-store.js';
 import { StoreLockedError } from '../../../src/store/lock.js';
-import { StoreCorruptError } from '../../../src/store/journal/journal-reader.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const at = '2026-11-22T08:00:00.000Z';
@@ -16,10 +16,7 @@ async function fill(store: JsonStore, count: number): Promise<void> {
   for (let n = 0; n < count; n += 3) {
     await store.accounts.credit({ id: `crd_${n}`, accountId: `acc_${n}`, amount: 1000 + n, note: 'seed', createdAt: at });
   }
-  await store.apiKeys.create(
-    { id: 'key_1', accountId: 'acc_0', hash: 'h1', preview: 'mak_x', scopes: ['tasks:read'], spendingLimitPeriod: 'month', createdAt: at },
-    { maxLive: 100 },
-  );
+  await store.apiKeys.create({ id: 'key_1', accountId: 'acc_0', hash: 'h1', preview: 'mak_x', scopes: ['tasks:read'], spendingLimitPeriod: 'month', createdAt: at }, { maxLive: 100 });
   await store.apiKeys.revoke('key_1', at);
 }
 

@@ -10,7 +10,10 @@ import { ApiKey } from './schemas.js';
 export const CreateApiKeyBody = z.object({
   name: z.string().min(1).max(64).optional(),
   /** Defaults to every scope an API key may hold. `keys` and `manage` pass the schema and are refused with SCOPE_ESCALATION. */
-  scopes: z.array(z.enum(ALL_SCOPES)).max(ALL_SCOPES.length * 2).optional(),
+  scopes: z
+    .array(z.enum(ALL_SCOPES))
+    .max(ALL_SCOPES.length * 2)
+    .optional(),
   spendingLimit: z
     .string()
     .refine((value) => parseUsd(value) !== null, 'a decimal USD amount such as "25" or "0.5"')

@@ -1,10 +1,10 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
+import { DESTINATION_CONFIGS, DESTINATION_PROVIDERS } from '../../../services/destinations.js';
+import { DestinationName } from '../../../tasks/request-parts.js';
 import { addRoute } from '../../route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
-import { DESTINATION_CONFIGS, DESTINATION_PROVIDERS } from '../../../services/destinations.js';
-import { DestinationName } from '../../../tasks/request-parts.js';
 import { Destination } from './schemas.js';
 /** `{ name, provider: { id }, config }`, the config checked against the provider's own schema. */
 export const CreateDestinationBody = z

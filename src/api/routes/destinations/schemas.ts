@@ -2,5 +2,12 @@ import { z } from 'zod';
 import { Timestamp } from '../../schemas.js';
 
 /** The destination resource (SPEC part 2); secret config fields are masked (`****1234`). */
-export const Destination = z.object({ id: z.string(), name: z.string(), provider: z.object({ id: z.enum(['local', 's3', 'http']) }), config: z.record(z.string(), z.unknown()), createdAt: Timestamp, updatedAt: Timestamp });
+export const Destination = z.object({
+  id: z.string(),
+  name: z.string(),
+  provider: z.object({ id: z.enum(['local', 's3', 'http']) }),
+  config: z.record(z.string(), z.unknown()),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
 export type Destination = z.infer<typeof Destination>;

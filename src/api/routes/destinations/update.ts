@@ -1,9 +1,9 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
+import { DestinationName } from '../../../tasks/request-parts.js';
 import { addRoute } from '../../route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
-import { DestinationName } from '../../../tasks/request-parts.js';
 import { Destination } from './schemas.js';
 /** A new name, or a whole new config (masked secrets sent back keep their values); `provider.id` cannot change. */
 export const UpdateDestinationBody = z.object({ name: DestinationName.optional(), provider: z.object({ id: z.string().min(1) }).optional(), config: z.record(z.string(), z.unknown()).optional() });

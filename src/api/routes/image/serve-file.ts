@@ -7,31 +7,35 @@ import { IMAGE_MIME } from '../../../domain/media-types.js';
 import { addRoute } from '../../route.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 
-
 /**
  * The service's own image URLs (`service_url`). Public: the id is 131 random bits, so the URL
  * is the capability, as with signed storage URLs. Content never changes under a URL, so it is
  * cached as immutable.
  */
 export function registerImageFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  addRoute(app, deps, { method: 'get', path: '/images/:file', summary: 'A stored image, by its service URL', family: 'resource', status: 200, produces: 'image/*', errors: ['NOT_FOUND'] }, async (c) => {
-    const file = c.req.param('file')!;
-    let path: string;
-    try {
-      path = deps.images.pathOf(file);
-    } catch {
-      throw new AppError('NOT_FOUND', 'no such image');
-    }
-    const info = await stat(path).catch(() => null);
-    if (!info) throw new AppError('NOT_FOUND', 'no such image');
-    const etag = `"${file}"`;
-    const headers = {
-      'content-type': IMAGE_MIME[file.split('.').pop()!],
-      'cache-control': `public, max-age=${deps.config.current().images.cacheMaxAgeSeconds}, immutable`,
-      etag,
-      'x-content-type-options': 'nosniff',
-    };
-    if (c.req.header('if-none-match') === etag) return new Response(null, { status: 304, headers });
-    return new Response(Readable.toWeb(createReadStream(path)) as ReadableStream, { status: 200, headers: { ...headers, 'content-length': String(info.size) } });
-  });
+  addRoute(
+    app,
+    deps,
+    { method: 'get', path: '/images/:file', summary: 'A stored image, by its service URL', family: 'resource', status: 200, produces: 'image/*', errors: ['NOT_FOUND'] },
+    async (c) => {
+      const file = c.req.param('file')!;
+      let path: string;
+      try {
+        path = deps.images.pathOf(file);
+      } catch {
+        throw new AppError('NOT_FOUND', 'no such image');
+      }
+      const info = await stat(path).catch(() => null);
+      if (!info) throw new AppError('NOT_FOUND', 'no such image');
+      const etag = `"${file}"`;
+      const headers = {
+        'content-type': IMAGE_MIME[file.split('.').pop()!],
+        'cache-control': `public, max-age=${deps.config.current().images.cacheMaxAgeSeconds}, immutable`,
+        etag,
+        'x-content-type-options': 'nosniff',
+      };
+      if (c.req.header('if-none-match') === etag) return new Response(null, { status: 304, headers });
+      return new Response(Readable.toWeb(createReadStream(path)) as ReadableStream, { status: 200, headers: { ...headers, 'content-length': String(info.size) } });
+    },
+  );
 }

@@ -3,7 +3,7 @@ import busboy from 'busboy';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { AppError } from '../../../domain/errors.js';
-import { storeUploads, UPLOAD_LIMITS, type ReceivedFile } from '../../../services/uploads.js';
+import { type ReceivedFile, storeUploads, UPLOAD_LIMITS } from '../../../services/uploads.js';
 import { addRoute } from '../../route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';

@@ -12,7 +12,10 @@ export const ListTasksQuery = z
     createdAfter: z.iso.datetime().optional(),
     createdBefore: z.iso.datetime().optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
-    cursor: z.string().regex(/^tsk_[0-9A-Za-z]+$/, 'a cursor from a previous page').optional(),
+    cursor: z
+      .string()
+      .regex(/^tsk_[0-9A-Za-z]+$/, 'a cursor from a previous page')
+      .optional(),
   })
   .catchall(z.string().max(256));
 

@@ -26,7 +26,8 @@ const fullTask = <Type extends string, Result extends z.ZodType>(type: Type, res
   });
 
 /** What `GET /tasks/{id}/result` shows of a task. */
-const taskResult = <Type extends string, Result extends z.ZodType>(type: Type, result: Result) => z.object({ id: z.string(), status: TaskStatusSchema, type: z.literal(type), result: result.nullable() });
+const taskResult = <Type extends string, Result extends z.ZodType>(type: Type, result: Result) =>
+  z.object({ id: z.string(), status: TaskStatusSchema, type: z.literal(type), result: result.nullable() });
 
 // Mapped over the module tuple (generic, so the tuple stays a tuple): one member per type.
 type Module = { type: string; result: z.ZodType };

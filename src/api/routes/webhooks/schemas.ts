@@ -12,7 +12,16 @@ export const Events = z
 export const ApiKeyIds = z.array(z.string().min(1).max(64)).max(100);
 
 /** The webhook resource, exactly as SPEC part 2 shows it. */
-export const Webhook = z.object({ id: z.string(), userId: z.string(), url: z.string(), enabled: z.boolean(), events: z.array(z.string()).nullable(), secret: z.string(), createdAt: Timestamp, updatedAt: Timestamp });
+export const Webhook = z.object({
+  id: z.string(),
+  userId: z.string(),
+  url: z.string(),
+  enabled: z.boolean(),
+  events: z.array(z.string()).nullable(),
+  secret: z.string(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
 export type Webhook = z.infer<typeof Webhook>;
 
 /** One delivery of an event to one endpoint, with every attempt made. */

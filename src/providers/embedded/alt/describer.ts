@@ -32,7 +32,11 @@ async function traits(image: SourceImage): Promise<Omit<ImageTraits, 'text'>> {
     names.set(name, (names.get(name) ?? 0) + 1);
   }
   // Colours covering at least 12% of the image, most common first, at most two.
-  const colours = [...names].filter(([, count]) => count >= SAMPLE * SAMPLE * 0.12).sort((a, b) => b[1] - a[1]).slice(0, 2).map(([name]) => name);
+  const colours = [...names]
+    .filter(([, count]) => count >= SAMPLE * SAMPLE * 0.12)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 2)
+    .map(([name]) => name);
   return { kind: bins.size > PHOTO_COLOURS ? 'photo' : 'drawing', orientation, colours };
 }
 

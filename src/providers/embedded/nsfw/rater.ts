@@ -25,8 +25,13 @@ const INPUT = 224;
  * wasm backend, in a worker thread, loaded once on first use. The image is decoded and scaled
  * to 224×224 RGB here (sharp works off the event loop) and only pixels cross to the thread.
  */
-export function createEmbeddedNsfwRater(options: { timeoutMs?: number } = {}): ImageRater & { predict(data: Buffer): Promise<{ predictions: NsfwPrediction[]; backend: string }>; close(): Promise<void> } {
-  const thread = new ThreadClient<{ pixels: Uint8Array; width: number; height: number }, { predictions: NsfwPrediction[]; backend: string }>(new URL('./nsfw-worker.mjs', import.meta.url), 'the nsfw model');
+export function createEmbeddedNsfwRater(
+  options: { timeoutMs?: number } = {},
+): ImageRater & { predict(data: Buffer): Promise<{ predictions: NsfwPrediction[]; backend: string }>; close(): Promise<void> } {
+  const thread = new ThreadClient<{ pixels: Uint8Array; width: number; height: number }, { predictions: NsfwPrediction[]; backend: string }>(
+    new URL('./nsfw-worker.mjs', import.meta.url),
+    'the nsfw model',
+  );
   const predict = async (data: Buffer) => {
     const pixels = await sharp(data).removeAlpha().resize(INPUT, INPUT, { fit: 'fill' }).raw().toBuffer();
     const array = new Uint8Array(pixels);
