@@ -43,6 +43,17 @@ const TYPE_ONLY_ALLOWED: Record<string, string[]> = {
   client: ['api'],
 };
 
+/**
+ * Within a type-only edge, the files that may be seen: task types see the services' ports and
+ * the shapes the composition root hands them; the client sees the route files (their schemas'
+ * types), never the API's internals; config is seen as `Config` and `ConfigSource` only.
+ */
+const TYPE_ONLY_FILES: Record<string, Record<string, RegExp>> = {
+  tasks: { services: /^services\/(ports|task-types|images|destinations)\.ts$/ },
+  client: { api: /^api\/routes\// },
+  '*': { config: /^config\/(schema|source)\.ts$/ },
+};
+
 async function sourceFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
   const nested = await Promise.all(entries.map((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : Promise.resolve(/\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []))));
@@ -60,10 +71,12 @@ test('imports between source folders follow the one-way dependency rule', async 
     for (const match of text.matchAll(IMPORT)) {
       const specifier = match[3] ?? match[4];
       if (!specifier.startsWith('.')) continue;
-      const to = relative(SRC, resolve(dirname(file), specifier)).split('/')[0];
+      const target = relative(SRC, resolve(dirname(file), specifier)).replace(/\.js$/, '.ts');
+      const to = target.split('/')[0];
       if (to === from) continue;
       const typeOnly = Boolean(match[2]);
-      const ok = ALLOWED[from].includes(to) || (typeOnly && (TYPE_ONLY_ALLOWED[from] ?? []).includes(to));
+      const files = TYPE_ONLY_FILES[from]?.[to] ?? TYPE_ONLY_FILES['*'][to];
+      const ok = ALLOWED[from].includes(to) || (typeOnly && (TYPE_ONLY_ALLOWED[from] ?? []).includes(to) && (!files || files.test(target)));
       if (!ok) violations.push(`${relative(SRC, file)} imports ${specifier} (${from} → ${to})`);
     }
   }
