@@ -1,22 +1,17 @@
 import { watch } from 'chokidar';
 import { ConfigError, type ConfigFlags, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import type { ConfigSource } from '../config/source.js';
-
-/** Keys a running server cannot change: they need a restart. */
-const RESTART_KEYS = ['server', 'store'] as const;
 
 /**
  * Watches the config file and applies edits without a restart: models, prices, providers,
  * limits, webhooks and the rest. An edit that does not validate is refused, with the reason
- * naming the key, and the old config stays in force; changes to server or store settings are
- * kept for the next start.
+ * naming the key, and the old config stays in force; `apply` keeps changes to server or store
+ * settings for the next start and names them.
  */
 export async function watchConfig(options: {
   file: string;
   flags: ConfigFlags;
-  config: Pick<ConfigSource, 'current'>;
-  apply: (next: Config) => Promise<void>;
+  apply: (next: Config) => Promise<{ deferred: string[] }>;
   log: (message: string) => void;
 }): Promise<{ close(): Promise<void> }> {
   const watcher = watch(options.file, { ignoreInitial: true, awaitWriteFinish: { stabilityThreshold: 100, pollInterval: 20 } });
@@ -30,14 +25,8 @@ export async function watchConfig(options: {
         options.log(`config: reload refused, the old config stays in force: ${err instanceof ConfigError ? err.message.replace(/\n\s*/g, ' ') : (err as Error).message}`);
         return;
       }
-      const current = options.config.current();
-      for (const key of RESTART_KEYS) {
-        if (JSON.stringify(next[key]) !== JSON.stringify(current[key])) {
-          options.log(`config: ${key} changes apply at the next start`);
-          next = { ...next, [key]: current[key] };
-        }
-      }
-      await options.apply(next);
+      const { deferred } = await options.apply(next);
+      for (const key of deferred) options.log(`config: ${key} changes apply at the next start`);
       options.log(`config: reloaded ${options.file}`);
     });
   };

@@ -62,7 +62,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     admin = await listenAdminSocket(services, services.layout.adminSocket);
     if (options.configFile) {
-      configWatch = await watchConfig({ file: options.configFile.path, flags: options.configFile.flags, config, apply: (next) => services.reload(next), log: services.log });
+      configWatch = await watchConfig({ file: options.configFile.path, flags: options.configFile.flags, apply: (next) => services.reload(next), log: services.log });
     }
     const url = `http://${urlHost(host)}:${address.port}`;
     services.setServerUrl(url);

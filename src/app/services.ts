@@ -30,6 +30,9 @@ import { prepareDataDir } from './data-dir.js';
 import { buildProviderSet, createEmbeddedRuntime, secretNames } from './providers.js';
 import { createDriverFactory } from './storage-drivers.js';
 
+/** Config keys a running process cannot change: they need a restart. */
+const RESTART_KEYS = ['server', 'store'] as const;
+
 export interface ServiceOptions {
   dataDir: string;
   config: Config;
@@ -107,10 +110,18 @@ export async function openServices(options: ServiceOptions) {
   return {
     /** The config in force; `reload` replaces it. */
     config: config as ConfigSource,
-    /** Makes `next` the config in force: providers are rebuilt first, so no request sees the new config with the old providers. */
-    async reload(next: Config) {
-      providers = await providersFor(next);
-      await config.set(next);
+    /**
+     * Makes `next` the config in force, except `server` and `store`, which a running process
+     * cannot change: those keep their values and are answered as deferred to the next start.
+     * Providers are rebuilt first, so no request sees the new config with the old providers.
+     */
+    async reload(next: Config): Promise<{ deferred: string[] }> {
+      const current = config.current();
+      const deferred = RESTART_KEYS.filter((key) => JSON.stringify(next[key]) !== JSON.stringify(current[key]));
+      const applied: Config = { ...next, server: current.server, store: current.store };
+      providers = await providersFor(applied);
+      await config.set(applied);
+      return { deferred };
     },
     /** Rebuilds the providers, after a secret they use changed. */
     async refreshProviders() {
