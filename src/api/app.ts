@@ -3,8 +3,6 @@ import { randomId } from '../domain/ids.js';
 import { createErrorHandler, notFound } from './errors.js';
 import { routesOf } from './route.js';
 import { setDocumented } from './routes/docs/document.js';
-import { registerOpenApiJson } from './routes/docs/openapi-json.js';
-import { registerDocsReference } from './routes/docs/reference.js';
 import { registerRoutes } from './routes.js';
 import type { ApiDeps, ApiEnv } from './types.js';
 
@@ -18,8 +16,6 @@ export function createApi(deps: ApiDeps, extend?: (app: Hono<ApiEnv>, deps: ApiD
     c.header('x-request-id', requestId);
   });
   registerRoutes(app, deps);
-  registerOpenApiJson(app, deps);
-  registerDocsReference(app, deps);
   // What the description describes: every route mounted so far, not what an extension adds.
   const documented = [...routesOf(app)];
   setDocumented(app, documented);

@@ -9,6 +9,8 @@ import { registerDestinationsGet } from './routes/destinations/get.js';
 import { registerDestinationsList } from './routes/destinations/list.js';
 import { registerDestinationsTest } from './routes/destinations/test.js';
 import { registerDestinationsUpdate } from './routes/destinations/update.js';
+import { registerOpenApiJson } from './routes/docs/openapi-json.js';
+import { registerDocsReference } from './routes/docs/reference.js';
 import { registerHealth } from './routes/health.js';
 import { registerImageAlt } from './routes/image/alt.js';
 import { registerImageGenerate } from './routes/image/generate.js';
@@ -33,7 +35,7 @@ import { registerWebhooksTest } from './routes/webhooks/test.js';
 import { registerWebhooksUpdate } from './routes/webhooks/update.js';
 import type { ApiDeps, ApiEnv } from './types.js';
 
-/** Every route of the API, in one list (the docs routes are mounted last, by createApi). */
+/** Every route of the API, in one list. */
 export function registerRoutes(app: Hono<ApiEnv>, deps: ApiDeps): void {
   registerHealth(app, deps);
   registerImageGenerate(app, deps);
@@ -67,4 +69,6 @@ export function registerRoutes(app: Hono<ApiEnv>, deps: ApiDeps): void {
   registerDestinationsUpdate(app, deps);
   registerDestinationsDelete(app, deps);
   registerDestinationsTest(app, deps);
+  registerOpenApiJson(app, deps);
+  registerDocsReference(app, deps);
 }

@@ -25,9 +25,14 @@ export async function watchConfig(options: {
         options.log(`config: reload refused, the old config stays in force: ${err instanceof ConfigError ? err.message.replace(/\n\s*/g, ' ') : (err as Error).message}`);
         return;
       }
-      const { deferred } = await options.apply(next);
-      for (const key of deferred) options.log(`config: ${key} changes apply at the next start`);
-      options.log(`config: reloaded ${options.file}`);
+      try {
+        const { deferred } = await options.apply(next);
+        for (const key of deferred) options.log(`config: ${key} changes apply at the next start`);
+        options.log(`config: reloaded ${options.file}`);
+      } catch (err) {
+        // Logged, never thrown: a rejected chain would skip every later edit.
+        options.log(`config: reload of ${options.file} failed: ${(err as Error).message}`);
+      }
     });
   };
   watcher.on('change', reload);

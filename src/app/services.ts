@@ -153,6 +153,7 @@ export async function openServices(options: ServiceOptions) {
     destinations,
     operator,
     close: async () => {
+      lanes.stop();
       await embedded.close();
       await store.close();
     },

@@ -57,7 +57,7 @@ function report(err: unknown, context: Pick<CommandContext, 'json'>): void {
   const code = codeOf(err);
   const message = (err instanceof Error ? err.message : String(err)).split('\n').join(' ');
   if (context.json) process.stdout.write(`${JSON.stringify({ error: { code, message, status: err instanceof ApiError ? err.status : undefined } })}\n`);
-  const named = err instanceof AppError || err instanceof ApiError;
+  const named = err instanceof AppError || err instanceof ApiError || err instanceof UsageError;
   process.stderr.write(`imgtask: ${named && message !== code ? `${code}: ` : ''}${message}\n`);
 }
 

@@ -13,7 +13,7 @@ export interface ConfigSource {
 
 /** A ConfigSource whose owner (the config watcher, a test) replaces the config with `set`. */
 export interface SettableConfigSource extends ConfigSource {
-  /** Makes `next` current, then runs the listeners (awaited one by one). */
+  /** Makes `next` current, then runs every listener (awaited one by one); rejects, after all ran, if any failed. */
   set(next: Config): Promise<void>;
 }
 
@@ -29,7 +29,16 @@ export function createConfigSource(initial: Config): SettableConfigSource {
     async set(next) {
       const previous = current;
       current = next;
-      for (const listener of listeners) await listener(next, previous);
+      // Every listener runs even if one fails: the config is already in force for the rest.
+      const failures: unknown[] = [];
+      for (const listener of listeners) {
+        try {
+          await listener(next, previous);
+        } catch (err) {
+          failures.push(err);
+        }
+      }
+      if (failures.length) throw new AggregateError(failures, `${failures.length} config listener(s) failed: ${failures.map((err) => (err as Error).message).join('; ')}`);
     },
   };
 }

@@ -72,18 +72,18 @@ export function createApiKeyService(store: Store, clock: Clock) {
       return (await store.apiKeys.listLive(accountId)).map(toApiKeyView);
     },
 
-    /** A live key of this account; another account's or a deleted key is API_KEY_NOT_FOUND. */
+    /** A live key of this account; another account's or a deleted key is API_KEY_NOT_FOUND (its message stays out of API answers, SPEC part 7). */
     async get(accountId: string, id: string): Promise<ApiKeyView> {
       const key = await store.apiKeys.get(id);
-      if (!key || key.revokedAt || key.accountId !== accountId) throw new AppError('API_KEY_NOT_FOUND');
+      if (!key || key.revokedAt || key.accountId !== accountId) throw new AppError('API_KEY_NOT_FOUND', `no API key ${id}`);
       return toApiKeyView(key);
     },
 
     async revoke(owner: Owner, id: string): Promise<ApiKeyView> {
       const key = await store.apiKeys.get(id);
-      if (!key || key.revokedAt || !ownedBy(owner, key.accountId)) throw new AppError('API_KEY_NOT_FOUND');
+      if (!key || key.revokedAt || !ownedBy(owner, key.accountId)) throw new AppError('API_KEY_NOT_FOUND', `no API key ${id}`);
       const revoked = await store.apiKeys.revoke(id, isoTime(clock.now()));
-      if (!revoked) throw new AppError('API_KEY_NOT_FOUND');
+      if (!revoked) throw new AppError('API_KEY_NOT_FOUND', `no API key ${id}`);
       return toApiKeyView(revoked);
     },
 

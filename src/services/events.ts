@@ -1,4 +1,4 @@
-import type { DeliveryRecord, TaskRecord } from '../store/records.js';
+import type { TaskRecord } from '../store/records.js';
 
 /** `task.<type>.completed` or `task.<type>.failed`, as in SPEC part 6. */
 export const settledEventKind = (task: TaskRecord): string => `task.${task.type}.${task.status}`;
@@ -8,24 +8,19 @@ export const settledEventKind = (task: TaskRecord): string => `task.${task.type}
  * durable, so a listener may act on it (record a webhook event, wake a dispatcher) at once.
  */
 export interface ServiceEvents {
-  /** A task and its reserve were stored. */
-  'task:created': { task: TaskRecord };
-  /** One item of a pending task finished (success or failure) and was journaled. */
-  'task:item': { task: TaskRecord; index: number };
   /** A task settled; fires once per task. `kind` is its SPEC part 6 event kind. */
   'task:settled': { kind: string; task: TaskRecord };
   /** Webhook deliveries became due now (recorded, or queued again): the dispatcher wakes. */
   'delivery:due': Record<string, never>;
-  /** A delivery attempt was journaled, with the delivery as it now stands. */
-  'delivery:attempted': { delivery: DeliveryRecord };
 }
 
 export type EventName = keyof ServiceEvents;
-type Listener<Name extends EventName> = (payload: ServiceEvents[Name]) => void;
+/** What a listener returns is ignored, except that a rejected promise is reported like a throw. */
+type Listener<Name extends EventName> = (payload: ServiceEvents[Name]) => unknown;
 
 /**
  * One bus for task and delivery events: any number of listeners per event, called in
- * subscription order. A listener that throws is reported and does not stop the others or
+ * subscription order. A listener that throws (or whose promise rejects) is reported and does not stop the others or
  * the emitter (the change it reports is already durable).
  */
 export class EventBus {
@@ -45,7 +40,8 @@ export class EventBus {
     if (!set) return;
     for (const listener of [...set]) {
       try {
-        (listener as Listener<Name>)(payload);
+        const result = (listener as Listener<Name>)(payload);
+        if (result instanceof Promise) result.catch((err: unknown) => this.onListenerError(name, err));
       } catch (err) {
         this.onListenerError(name, err);
       }

@@ -138,7 +138,6 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
       const status = ok ? 'delivered' : made >= schedule.length ? 'failed' : 'pending';
       const next = status === 'pending' ? isoTime(now + schedule[made]) : null;
       const saved = await store.webhooks.recordAttempt(d.id, attempt, status, next);
-      events.emit('delivery:attempted', { delivery: saved });
       if (d.webhookId) await updateHealth(d.webhookId, ok, now);
       return saved;
     },

@@ -52,7 +52,6 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
     async finishItem(taskId: string, index: number, item: ItemRecord): Promise<void> {
       const recorded = await store.tasks.recordItem(taskId, index, item, isoTime(clock.now()));
       if (!recorded) return;
-      events.emit('task:item', { task: recorded, index });
       await settleIfDone(taskId);
     },
 

@@ -102,7 +102,6 @@ export function createTaskService(deps: TaskServiceDeps) {
       };
       const spendingLimit = key?.spendingLimit === undefined ? undefined : { limit: key.spendingLimit, period: key.spendingLimitPeriod };
       const task = await store.tasks.create(record, { spendingLimit });
-      events.emit('task:created', { task });
 
       try {
         queue.enqueue(task);

@@ -2,9 +2,11 @@
 // after `services.reload` (what the config-file watcher applies), without a restart.
 import assert from 'node:assert/strict';
 import { readFile, stat, writeFile } from 'node:fs/promises';
-import { get, type IncomingHttpHeaders } from 'node:http';
+import { createServer, get, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { startServer } from '../../src/app/server.js';
 import { deepMerge, type JsonObject, loadConfig } from '../../src/config/load.js';
 import { ManualClock } from '../../src/services/ports.js';
@@ -474,4 +476,31 @@ test('a reload never changes server or store settings: it keeps them and names t
   assert.deepEqual([now.server, now.store, now.sync.timeoutMs], [before.server, before.store, 1234], 'the rest of the edit applies');
   const big = await h.request('POST', '/tasks/estimate', { auth: h.apiKey, body: { type: 'image.generate', request: { prompt: 'p'.repeat(4000) } } });
   assert.equal(big.status, 200, 'the running server keeps its body limit');
+});
+
+test('a reload that sets or removes auth.externalIssuer starts or stops accepting the tokens of that issuer', async (t) => {
+  const { publicKey, privateKey } = await generateKeyPair('RS256');
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+  const jwks = createServer((_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ keys: [jwk] }));
+  });
+  await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise((resolve) => jwks.close(resolve)));
+  const jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
+  const h = await startService(t);
+  const token = await new SignJWT({ account: 'acme', scope: 'keys' })
+    .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+    .setIssuer('https://id.example')
+    .setAudience('imgtask')
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .sign(privateKey);
+  const listKeys = async () => (await h.request('GET', '/api-key', { auth: token })).status;
+
+  assert.equal(await listKeys(), 401, 'no external issuer is trusted yet');
+  await reloadWith(h, { auth: { externalIssuer: { issuer: 'https://id.example', jwksUrl, audience: 'imgtask', accountClaim: 'account' } } });
+  assert.equal(await listKeys(), 200, 'the issuer set by the reload is trusted');
+  await reloadWith(h, { auth: { externalIssuer: null } });
+  assert.equal(await listKeys(), 401, 'and no longer once the reload removes it');
 });

@@ -93,6 +93,10 @@ test('bad arguments give one line and exit code 2, never a stack trace', async (
       noStackTrace(result.stderr);
     });
   }
+  const unknownKey = await runCli(['--data', data, 'keys', 'revoke', 'key_nope']);
+  assert.equal(unknownKey.stderr.trim(), 'imgtask: API_KEY_NOT_FOUND: no API key key_nope', 'the code and what was not found');
+  const noFlag = await runCli(['--data', data, 'keys', 'create', '--account', 'taken', '--period', 'day']);
+  assert.equal(noFlag.stderr.trim(), 'imgtask: VALIDATION_ERROR: --period goes with --spending-limit');
   const json = await runCli(['--data', data, 'keys', 'create', '--account', 'nobody', '--json']);
   assert.equal(json.code, 2);
   assert.equal(json.json.error.code, 'VALIDATION_ERROR');

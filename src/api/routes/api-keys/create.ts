@@ -11,7 +11,7 @@ export const CreateApiKeyBody = z.object({
   name: z.string().min(1).max(64).optional(),
   /** Defaults to every scope an API key may hold. `keys` and `manage` pass the schema and are refused with SCOPE_ESCALATION. */
   scopes: z
-    .array(z.enum(ALL_SCOPES))
+    .array(z.enum(ALL_SCOPES, { error: (issue) => `unknown scope ${String(issue.input)}; known: ${ALL_SCOPES.join(', ')}` }))
     .max(ALL_SCOPES.length * 2)
     .optional(),
   spendingLimit: z
