@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { z } from 'zod';
 import { AppError } from '../domain/errors.js';
+import { MalformedJsonError, parseRequestJson } from './json-depth.js';
 import { type SchemaIssue, toSchemaIssues } from './schema-issues.js';
 
 /**
@@ -24,9 +25,10 @@ export async function parseJsonBody<S extends z.ZodType>(c: Context, schema: S, 
   let input: unknown = {};
   if (text.trim() !== '') {
     try {
-      input = JSON.parse(text);
-    } catch {
-      reject(new Response('Malformed JSON in request body', { status: 400, headers: { 'content-type': 'text/plain; charset=UTF-8' } }));
+      input = parseRequestJson(text);
+    } catch (err) {
+      if (!(err instanceof MalformedJsonError)) throw err;
+      reject(new Response(err.message, { status: 400, headers: { 'content-type': 'text/plain; charset=UTF-8' } }));
     }
   }
   const result = schema.safeParse(input);

@@ -2,7 +2,8 @@ import { chmod, unlink } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
-import { isAppError } from '../domain/errors.js';
+import { MalformedJsonError, parseRequestJson } from '../api/json-depth.js';
+import { AppError, isAppError } from '../domain/errors.js';
 import { isAdminOp, runAdminOp } from './admin/ops.js';
 import type { Services } from './services.js';
 
@@ -16,7 +17,16 @@ export async function listenAdminSocket(services: Services, path: string): Promi
   app.post('/admin/:op', async (c) => {
     const op = c.req.param('op');
     if (!isAdminOp(op)) return c.json({ code: 'NOT_FOUND', message: `no admin operation ${op}` }, 404);
-    const args = await c.req.json().catch(() => ({}));
+    const text = await c.req.text();
+    let args: unknown = {};
+    if (text.trim() !== '') {
+      try {
+        args = parseRequestJson(text);
+      } catch (err) {
+        if (!(err instanceof MalformedJsonError)) throw err;
+        throw new AppError('VALIDATION_ERROR', err.message);
+      }
+    }
     return c.json({ data: await runAdminOp(services, op, args) });
   });
   app.onError((err, c) => {

@@ -34,23 +34,44 @@ export function toApiKeyView(key: ApiKeyRecord): ApiKeyView {
 export interface CreateKeyInput {
   accountId: string;
   name?: string;
-  /** Defaults to every scope an API key may hold. */
+  /** Defaults to every scope the creator may grant. */
   scopes?: string[];
+  /**
+   * The scopes of the credential creating the key: a key may hold only scopes its creator holds.
+   * Omitted for the operator (CLI, admin socket), who may grant every API-key scope.
+   */
+  creatorScopes?: readonly string[];
   spendingLimit?: Micros;
   spendingLimitPeriod?: SpendingLimitPeriod;
+}
+
+/**
+ * The scopes a new key gets. It may hold only API-key scopes (never `keys` or `manage`) that its
+ * creator holds: asking for more is SCOPE_ESCALATION naming the excess and what may be granted;
+ * asking for none gets everything the creator may grant, never more.
+ */
+function grantedScopes(input: CreateKeyInput): string[] {
+  const grantable: string[] = API_KEY_SCOPES.filter((scope) => !input.creatorScopes || input.creatorScopes.includes(scope));
+  const requested = [...new Set(input.scopes ?? grantable)];
+  const tokenOnly = requested.filter(isTokenOnlyScope);
+  if (tokenOnly.length > 0) {
+    throw new AppError('SCOPE_ESCALATION', `an API key cannot hold the scope ${tokenOnly.join(', ')}; such actions are done with an access token`, {
+      scopes: { requested: tokenOnly, allowed: grantable },
+    });
+  }
+  const beyond = requested.filter((scope) => !grantable.includes(scope));
+  if (beyond.length > 0) {
+    throw new AppError('SCOPE_ESCALATION', `requested scopes exceed the caller's: ${beyond.join(', ')}`, { scopes: { requested: beyond, allowed: grantable } });
+  }
+  if (requested.length === 0) throw new AppError('VALIDATION_ERROR', 'the key would hold no scope: the credential creating it holds none of the API-key scopes');
+  return requested;
 }
 
 export function createApiKeyService(store: Store, clock: Clock) {
   return {
     /** Makes a key; the raw key is returned here once and never stored. */
     async create(input: CreateKeyInput): Promise<{ apiKey: ApiKeyView; raw: string }> {
-      const scopes = [...new Set(input.scopes ?? API_KEY_SCOPES)];
-      const escalating = scopes.filter(isTokenOnlyScope);
-      if (escalating.length > 0) {
-        throw new AppError('SCOPE_ESCALATION', `an API key cannot hold the scope ${escalating.join(', ')}; such actions are done with an access token`, {
-          scopes: { requested: escalating, allowed: [...API_KEY_SCOPES] },
-        });
-      }
+      const scopes = grantedScopes(input);
       // 32 random bytes of entropy: 43 base62 characters.
       const raw = `mak_${randomBase62(43)}`;
       const record: ApiKeyRecord = {

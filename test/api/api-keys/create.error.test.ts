@@ -103,3 +103,27 @@ test('a chunked body (no Content-Length) is cut off at the bound with 413', asyn
   assert.equal(res.status, 413);
   assert.equal(((await res.json()) as { code: string }).code, 'VALIDATION_ERROR');
 });
+
+test('a key never holds a scope its creator lacks: more is SCOPE_ESCALATION, none given is the intersection', async (t) => {
+  const h = await startService(t);
+  const { accessToken: rateOnly } = await h.server.services.tokens.issueAccessToken(h.accountId, ['keys', 'image:rate'], 60_000);
+
+  const wider = await h.request('POST', '/api-key', { auth: rateOnly, body: { scopes: ['image:rate', 'image:generate', 'tasks:read'] } });
+  assert.equal(wider.status, 403);
+  assert.deepEqual(wider.json.scopes, { requested: ['image:generate', 'tasks:read'], allowed: ['image:rate'] });
+  assert.equal(wider.json.code, 'SCOPE_ESCALATION');
+  assert.match(wider.json.message, /requested scopes exceed the caller's: image:generate, tasks:read/);
+
+  const byDefault = await h.request('POST', '/api-key', { auth: rateOnly, body: {} });
+  assert.equal(byDefault.status, 201, byDefault.text);
+  assert.deepEqual(byDefault.json.data.apiKey.scopes, ['image:rate'], 'the intersection, never more');
+  const named = await h.request('POST', '/api-key', { auth: rateOnly, body: { scopes: ['image:rate'] } });
+  assert.deepEqual(named.json.data.apiKey.scopes, ['image:rate']);
+
+  const { accessToken: keysOnly } = await h.server.services.tokens.issueAccessToken(h.accountId, ['keys'], 60_000);
+  const nothingToGrant = await h.request('POST', '/api-key', { auth: keysOnly, body: {} });
+  assert.equal(nothingToGrant.status, 400);
+  assert.equal(nothingToGrant.json.code, 'VALIDATION_ERROR');
+  const anyScope = await h.request('POST', '/api-key', { auth: keysOnly, body: { scopes: ['image:generate'] } });
+  assert.deepEqual([anyScope.status, anyScope.json.code, anyScope.json.scopes.allowed], [403, 'SCOPE_ESCALATION', []]);
+});

@@ -9,7 +9,11 @@ import { ApiKey } from './schemas.js';
 
 export const CreateApiKeyBody = z.object({
   name: z.string().min(1).max(64).optional(),
-  /** Defaults to every scope an API key may hold. `keys` and `manage` pass the schema and are refused with SCOPE_ESCALATION. */
+  /**
+   * Defaults to every API-key scope the caller's token holds. A key never holds more than its
+   * creator: other scopes, `keys` and `manage` included, pass the schema and are refused with
+   * SCOPE_ESCALATION.
+   */
   scopes: z
     .array(z.enum(ALL_SCOPES, { error: (issue) => `unknown scope ${String(issue.input)}; known: ${ALL_SCOPES.join(', ')}` }))
     .max(ALL_SCOPES.length * 2)
@@ -38,13 +42,14 @@ export function registerApiKeysCreate(app: Hono<ApiEnv>, deps: ApiDeps): void {
       body: CreateApiKeyBody,
       status: 201,
       response: CreateApiKeyResponse,
-      errors: ['API_KEY_LIMIT_REACHED', 'SCOPE_ESCALATION'],
+      errors: ['API_KEY_LIMIT_REACHED', 'SCOPE_ESCALATION', 'VALIDATION_ERROR'],
     },
     async (_c, { principal, body }) => {
       const created = await deps.apiKeys.create({
         accountId: principal.accountId,
         name: body.name,
         scopes: body.scopes,
+        creatorScopes: principal.scopes,
         spendingLimit: body.spendingLimit === undefined ? undefined : parseUsd(body.spendingLimit)!,
         spendingLimitPeriod: body.spendingLimitPeriod,
       });
