@@ -80,7 +80,7 @@ export function addRoute(app: Hono<ApiEnv>, deps: ApiDeps, spec: RouteSpec, hand
     let principal = undefined as unknown as Principal;
     if (spec.guard) {
       principal = await deps.auth.authenticate(c.req.header('authorization'));
-      deps.auth.authorize(principal, spec.guard);
+      deps.auth.authorize(principal, spec.guard, c.req.param());
       c.set('principal', principal);
     }
     const schema = typeof spec.body === 'function' ? spec.body() : spec.body;

@@ -18,6 +18,11 @@ export interface RouteGuard {
   accept: readonly CredentialKind[];
   /** Scope the credential must hold; PATs carry none and are checked against their task instead. */
   scope?: Scope;
+  /**
+   * The path parameter naming a task: a PAT minted for another task is TASK_NOT_FOUND (SPEC
+   * part 4), even on a route that refuses PATs; a PAT for this very task gets the usual answer.
+   */
+  taskParam?: string;
 }
 
 const ACCEPTED_TEXT: Record<CredentialKind, string> = { apiKey: 'an API key', accessToken: 'an OAuth access token', pat: 'a public access token' };
@@ -44,8 +49,9 @@ export function createAuthService(deps: { store: Store; apiKeys: ApiKeyService; 
   }
 
   /** Checks a principal against a route's guard; throws the SPEC part 5 error when it fails. */
-  function authorize(principal: Principal, guard: RouteGuard): void {
+  function authorize(principal: Principal, guard: RouteGuard, params: Readonly<Record<string, string>> = {}): void {
     const { scope } = guard;
+    if (principal.kind === 'pat' && guard.taskParam && principal.taskId !== params[guard.taskParam]) throw new AppError('TASK_NOT_FOUND');
     if (!guard.accept.includes(principal.kind)) {
       // An API key on a route that needs a token-only scope is asking for that scope (rule 4).
       if (principal.kind === 'apiKey' && scope && isTokenOnlyScope(scope)) {

@@ -23,7 +23,7 @@ test('a PAT reads status and result of its own task only', async (t) => {
   assert.deepEqual((await h.request('GET', `/tasks/${mine.taskId}/status`, { auth: pat })).json, { data: { status: 'completed' } });
   assert.equal((await h.request('GET', `/tasks/${mine.taskId}/result`, { auth: pat })).json.data.id, mine.taskId);
 
-  for (const path of [`/tasks/${other.taskId}/status`, `/tasks/${other.taskId}/result`]) {
+  for (const path of [`/tasks/${other.taskId}`, `/tasks/${other.taskId}/status`, `/tasks/${other.taskId}/result`, '/tasks/tsk_unknown']) {
     const res = await h.request('GET', path, { auth: pat });
     assert.equal(res.status, 404);
     assert.deepEqual(res.json, { code: 'TASK_NOT_FOUND' });

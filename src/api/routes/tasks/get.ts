@@ -16,7 +16,7 @@ export function registerTasksGet(app: Hono<ApiEnv>, deps: ApiDeps): void {
       method: 'get',
       path: '/tasks/:id',
       summary: 'The full task (owner API key only)',
-      guard: { accept: ['apiKey'], scope: 'tasks:read' },
+      guard: { accept: ['apiKey'], scope: 'tasks:read', taskParam: 'id' },
       family: 'resource',
       status: 200,
       response: GetTaskResponse,
