@@ -24,13 +24,35 @@ export async function providerRequest(
   url: string,
   init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | FormData; timeoutMs: number; signal?: AbortSignal; maxBytes?: number },
 ): Promise<ProviderHttpResponse> {
-  const deadline = AbortSignal.timeout(init.timeoutMs);
-  const signal = init.signal ? AbortSignal.any([deadline, init.signal]) : deadline;
+  // One controller for the deadline and the caller's signal, both unhooked when the request is
+  // done (AbortSignal.any would leave a listener on the caller's long-lived signal until GC).
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, init.timeoutMs);
+  const abortFromCaller = () => controller.abort();
+  init.signal?.addEventListener('abort', abortFromCaller, { once: true });
+  try {
+    return await request(url, init, controller.signal, () => timedOut);
+  } finally {
+    clearTimeout(timer);
+    init.signal?.removeEventListener('abort', abortFromCaller);
+  }
+}
+
+async function request(
+  url: string,
+  init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | FormData; timeoutMs: number; maxBytes?: number },
+  signal: AbortSignal,
+  timedOut: () => boolean,
+): Promise<ProviderHttpResponse> {
   let res: Response;
   try {
     res = await fetch(url, { method: init.method, headers: init.headers, body: init.body, signal, redirect: 'error' });
   } catch (err) {
-    if (deadline.aborted) throw new ProviderHttpError('timeout', `no answer within ${init.timeoutMs} ms`);
+    if (timedOut()) throw new ProviderHttpError('timeout', `no answer within ${init.timeoutMs} ms`);
     throw new ProviderHttpError('transport', `cannot reach the provider: ${(err as Error & { cause?: { code?: string } }).cause?.code ?? (err as Error).message}`);
   }
   const max = init.maxBytes ?? 64 * 1024 * 1024;
@@ -44,7 +66,7 @@ export async function providerRequest(
     }
   } catch (err) {
     if (err instanceof ProviderHttpError) throw err;
-    if (deadline.aborted) throw new ProviderHttpError('timeout', `the answer did not finish within ${init.timeoutMs} ms`);
+    if (timedOut()) throw new ProviderHttpError('timeout', `the answer did not finish within ${init.timeoutMs} ms`);
     throw new ProviderHttpError('transport', 'the answer was cut off');
   }
   const body = Buffer.concat(chunks);

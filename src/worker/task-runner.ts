@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { ConfigSource } from '../config/source.js';
 import { ProviderError } from '../domain/tasks.js';
 import type { TaskQueue } from '../services/ports.js';
@@ -25,6 +26,9 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue & {
 } {
   const { progress: tasks, lanes, log } = options;
   const stopping = new AbortController();
+  // One abort listener per running item (see withItemSignal): bounded by the lanes' concurrency,
+  // which may pass EventTarget's default warning threshold of 10 without any leak.
+  setMaxListeners(0, stopping.signal);
   let accepting = true;
   const inFlight = new Set<Promise<unknown>>();
   const track = <T>(promise: Promise<T>): Promise<T> => {
@@ -38,17 +42,35 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue & {
     return task?.status === 'pending' && task.items[index]?.status === 'pending';
   }
 
+  /**
+   * Runs `work` with a signal of its own that aborts when the runner stops. Whatever a handler
+   * hangs on that signal goes with the item, and the runner's signal holds one listener per
+   * running item, removed when the item ends.
+   */
+  async function withItemSignal<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const item = new AbortController();
+    const abort = () => item.abort();
+    stopping.signal.addEventListener('abort', abort, { once: true });
+    try {
+      return await work(item.signal);
+    } finally {
+      stopping.signal.removeEventListener('abort', abort);
+    }
+  }
+
   async function runItem(taskId: string, index: number, prepared: Prepared): Promise<void> {
     if (stopping.signal.aborted || !(await stillPending(taskId, index))) return;
     const task = (await tasks.getTask(taskId))!;
     const def = tasks.definition(task.type);
-    const outcome = await withRetry((attempt) => def.runItem({ task, request: task.request, index, attempt, prepared, signal: stopping.signal }), {
-      maxAttempts: def.maxAttempts,
-      baseMs: () => options.config.current().work.retryBaseMs,
-      sleep: abortableSleep,
-      signal: stopping.signal,
-      shouldContinue: () => stillPending(taskId, index),
-    });
+    const outcome = await withItemSignal((signal) =>
+      withRetry((attempt) => def.runItem({ task, request: task.request, index, attempt, prepared, signal }), {
+        maxAttempts: def.maxAttempts,
+        baseMs: () => options.config.current().work.retryBaseMs,
+        sleep: abortableSleep,
+        signal,
+        shouldContinue: () => stillPending(taskId, index),
+      }),
+    );
     // Stopping mid-item: leave it pending so the next start runs it again.
     if (stopping.signal.aborted && !outcome.ok && outcome.error.retryable) return;
     const code = outcome.ok ? undefined : (def.itemErrorCode?.(outcome.error.code) ?? outcome.error.code);
