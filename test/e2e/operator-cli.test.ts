@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCli, startServeProcess } from '../helpers/cli.js';
-import { send } from '../helpers/harness.js';
+import { eventually, send } from '../helpers/harness.js';
 import { closeBeforeRemoval, tempDir } from '../helpers/temp-dir.js';
 
 const noStackTrace = (text: string) => assert.doesNotMatch(text, /^\s+at .+:\d+:\d+\)?$/m);
@@ -151,7 +151,7 @@ test('a first start creates the data dir and says how to get an account, a key a
   closeBeforeRemoval(parent, async () => {
     if (serve.child.exitCode === null) serve.child.kill('SIGKILL');
   });
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await eventually(() => /tokens issue/.test(serve.output()));
   const out = serve.output();
   assert.match(out, /First start/);
   assert.match(out, /accounts create/);

@@ -7,7 +7,7 @@ import { JsonStore } from '../../src/store/json-store.js';
 import { mountTestRoutes, testTaskType } from '../fixtures/test-task-type.js';
 import { runCli } from '../helpers/cli.js';
 import { startFixture } from '../helpers/fixture-server.js';
-import { send } from '../helpers/harness.js';
+import { eventually, send } from '../helpers/harness.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { closeBeforeRemoval, tempDir } from '../helpers/temp-dir.js';
 
@@ -26,7 +26,8 @@ test('a server killed with SIGKILL while a delivery waits for its retry complete
   assert.equal(hook.status, 201);
   await send(server.url, 'POST', '/test/tasks', { auth: key, body: {} });
   const [first] = await receiver.waitFor(1);
-  await new Promise((resolve) => setTimeout(resolve, 100)); // the failed attempt is journaled
+  // The failed attempt is journaled before the kill.
+  await eventually(async () => (await send(server.url, 'GET', `/webhook/${hook.json.data.id}/deliveries`, { auth: token })).json.data[0]?.attempts.length === 1);
   server.child.kill('SIGKILL');
   await server.exited;
 

@@ -127,3 +127,13 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+/**
+ * Waits until no task is pending, every settled task's event is recorded and no delivery is
+ * pending: from then on, every request a receiver will ever get for them has been made.
+ */
+export async function webhooksQuiet(h: Harness, timeoutMs = 5000): Promise<void> {
+  const { store } = h.server.services;
+  const quiet = async () => (await store.tasks.countPending()) === 0 && (await store.webhooks.settledWithoutEvent()).length === 0 && (await store.webhooks.deliveryCounts()).pending === 0;
+  await eventually(quiet, timeoutMs);
+}

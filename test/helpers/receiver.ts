@@ -1,3 +1,4 @@
+import { EventEmitter, once } from 'node:events';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
@@ -22,6 +23,7 @@ export interface Receiver {
 /** A real webhook receiver on loopback: records every request, answers as scripted. */
 export async function startReceiver(t: TestContext | null, answers: Array<number | 'hang'> = [200]): Promise<Receiver> {
   const received: Received[] = [];
+  const arrivals = new EventEmitter();
   let served = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -35,6 +37,7 @@ export async function startReceiver(t: TestContext | null, answers: Array<number
         json = undefined;
       }
       received.push({ path: req.url ?? '', headers: req.headers, body, json, at: Date.now() });
+      arrivals.emit('request');
       const answer = receiver.answers[Math.min(served++, receiver.answers.length - 1)];
       if (answer === 'hang') return;
       res.statusCode = answer;
@@ -48,10 +51,11 @@ export async function startReceiver(t: TestContext | null, answers: Array<number
     received,
     answers,
     async waitFor(count, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      while (received.length < count) {
-        if (Date.now() > deadline) throw new Error(`the receiver got ${received.length} of ${count} requests`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
+      const signal = AbortSignal.timeout(timeoutMs);
+      try {
+        while (received.length < count) await once(arrivals, 'request', { signal });
+      } catch {
+        throw new Error(`the receiver got ${received.length} of ${count} requests`);
       }
       return received;
     },

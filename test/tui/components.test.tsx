@@ -4,8 +4,7 @@ import { renderToString } from 'ink';
 import { render } from 'ink-testing-library';
 import { TaskWatch } from '../../src/tui/components/TaskWatch.js';
 import { Dashboard, type DashboardData } from '../../src/tui/screens/Dashboard.js';
-
-const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+import { eventually } from '../helpers/harness.js';
 
 test('TaskWatch shows a spinner line per image while pending, then sizes, URLs and per-item errors', () => {
   const pending = renderToString(<TaskWatch taskId="tsk_1" type="image.generate" expected={3} status="pending" elapsedMs={1234} spinner="⠋" />, { columns: 80 });
@@ -81,22 +80,22 @@ test('the dashboard fits 80 columns and 24 rows and shows counts, throughput, fa
 test('dashboard keys: j/k move the selection, enter opens details, q quits', async () => {
   let quit = false;
   const { lastFrame, stdin, unmount } = render(<Dashboard data={sample()} onQuit={() => (quit = true)} />);
-  await tick();
+  const shows = (pattern: RegExp, why?: string) => eventually(() => pattern.test(lastFrame() ?? '')).catch(() => assert.match(lastFrame()!, pattern, why));
+  await shows(/> tsk_0000000000000000000000/);
+  // Keys reach the screen once its input handler listens on stdin.
+  await eventually(() => stdin.listenerCount('readable') + stdin.listenerCount('data') > 0);
   stdin.write('j');
-  await tick();
-  assert.match(lastFrame()!, /> tsk_0000000000000000000001/);
+  await shows(/> tsk_0000000000000000000001/);
   stdin.write('k');
+  await shows(/> tsk_0000000000000000000000/);
   stdin.write('j');
-  await tick();
+  await shows(/> tsk_0000000000000000000001/);
   stdin.write('\r');
-  await tick();
-  assert.match(lastFrame()!, /error FETCH_FAILED/, 'details of the selected (failed) task');
+  await shows(/error FETCH_FAILED/, 'details of the selected (failed) task');
   for (let i = 0; i < 20; i++) stdin.write('j');
-  await tick();
-  assert.match(lastFrame()!, /> tsk_0000000000000000000011/, 'the list scrolls and stops at the last task');
+  await shows(/> tsk_0000000000000000000011/, 'the list scrolls and stops at the last task');
   stdin.write('q');
-  await tick();
-  assert.equal(quit, true);
+  await eventually(() => quit);
   unmount();
 });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { eventually, type Harness, startService, waitForTask } from '../../helpers/harness.js';
+import { eventually, type Harness, startService, waitForTask, webhooksQuiet } from '../../helpers/harness.js';
 import { startReceiver } from '../../helpers/receiver.js';
 
 const FAST = { webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, 50, 100, 150], timeoutMs: 300 } };
@@ -54,7 +54,7 @@ test('failed tasks carry errors; subscriptions filter by kind; null and ["all"] 
   await everything.waitFor(2);
   await failedOnly.waitFor(1);
   await specific.waitFor(1);
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await webhooksQuiet(h);
   assert.deepEqual(all.received.map((r) => r.json.type).sort(), ['task.image.generate.completed', 'task.test.echo.failed']);
   assert.equal(everything.received.length, 2);
   assert.deepEqual(
@@ -86,7 +86,7 @@ test("custom endpoints get the task's event unsigned; dashboard:false skips dash
   await task(h, { webhook: { custom: [{ url: custom.url('/c') }] } });
   await dashboard.waitFor(1);
   await custom.waitFor(3);
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  await webhooksQuiet(h);
   assert.equal(dashboard.received.length, 1, 'only the second task went to the dashboard webhook');
 });
 
@@ -101,7 +101,7 @@ test('a webhook tied to API keys receives only the events of tasks created with 
   const viaSecond = await task(h, {}, second.raw);
   await unbound.waitFor(2);
   await bound.waitFor(1);
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  await webhooksQuiet(h);
   assert.deepEqual(
     bound.received.map((r) => r.json.data.taskId),
     [viaSecond],
@@ -150,7 +150,7 @@ test('a delivery that never succeeds fails after the schedule; a webhook failing
   assert.equal(log.status, 'failed');
   assert.equal(log.attempts.length, 4, 'one attempt per step of the schedule');
   await task(h);
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await webhooksQuiet(h);
   assert.equal(down.received.length, 4, 'a disabled webhook gets nothing new');
 });
 
