@@ -76,7 +76,7 @@ function object(schema: JsonSchema): fc.Arbitrary<Record<string, unknown>> {
 /** Every path to a value inside `root` (objects and arrays walked), the root included. */
 function paths(root: unknown, prefix: (string | number)[] = []): (string | number)[][] {
   const out = [prefix];
-  if (Array.isArray(root)) root.forEach((item, i) => out.push(...paths(item, [...prefix, i])));
+  if (Array.isArray(root)) for (const [i, item] of root.entries()) out.push(...paths(item, [...prefix, i]));
   else if (root !== null && typeof root === 'object') for (const [key, item] of Object.entries(root)) out.push(...paths(item, [...prefix, key]));
   return out;
 }
