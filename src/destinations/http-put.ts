@@ -1,5 +1,7 @@
 import type { StorageDriver } from './types.js';
-import { StorageError } from './types.js';
+import { encodeKey, StorageError } from './types.js';
+
+type HttpRequest = { method: 'PUT' | 'DELETE'; headers: Record<string, string>; body: Buffer };
 
 export interface HttpPutOptions {
   /** The URL to PUT each object to; `{key}` is replaced by the object key. */
@@ -8,23 +10,48 @@ export interface HttpPutOptions {
   /** Where the stored object can be read; `{key}` as above. Omitted: no public URL. */
   publicUrlTemplate?: string;
   /** The SSRF-guarded sender. */
-  send: (url: string, request: { method: 'PUT'; headers: Record<string, string>; body: Buffer }) => Promise<{ status: number; body: string }>;
+  send: (url: string, request: HttpRequest) => Promise<{ status: number; body: string }>;
 }
 
-const fill = (template: string, key: string) => template.replaceAll('{key}', key.split('/').map(encodeURIComponent).join('/'));
+/** The template with the key in it, encoded. A `.` or `..` segment is refused: URL parsing would resolve it to another path. */
+function fill(template: string, key: string): string {
+  if (key.split('/').some((segment) => segment === '.' || segment === '..')) throw new StorageError(`the key ${key} has a "." or ".." segment, which a URL cannot hold`);
+  return template.replaceAll('{key}', encodeKey(key));
+}
 
-/** Stores objects with an HTTP PUT (WebDAV, presigning gateways, simple upload services). */
+/** Our headers plus the configured ones, which replace ours of the same name in any case. */
+function withConfigured(ours: Record<string, string>, configured: Record<string, string> = {}): Record<string, string> {
+  const replaced = new Set(Object.keys(configured).map((name) => name.toLowerCase()));
+  return { ...Object.fromEntries(Object.entries(ours).filter(([name]) => !replaced.has(name))), ...configured };
+}
+
+/**
+ * Stores objects with an HTTP PUT (WebDAV, presigning gateways, simple upload services), and
+ * deletes them with a DELETE of the same URL. Each PUT carries `cache-control` and
+ * `x-imgtask-task-id` (the configured headers win over both).
+ */
 export function createHttpPut(options: HttpPutOptions): StorageDriver {
+  async function request(key: string, method: HttpRequest['method'], headers: Record<string, string>, body: Buffer): Promise<void> {
+    const url = fill(options.urlTemplate, key);
+    let answer: { status: number; body: string };
+    try {
+      answer = await options.send(url, { method, headers: withConfigured(headers, options.headers), body });
+    } catch (err) {
+      throw new StorageError((err as Error).message, undefined, /in time|timeout/i.test((err as Error).message));
+    }
+    if (answer.status < 200 || answer.status >= 300) throw new StorageError(`the storage answered HTTP ${answer.status}`, `HTTP ${answer.status}: ${answer.body.slice(0, 400)}`);
+  }
+
   return {
     async put(object) {
-      let answer: { status: number; body: string };
-      try {
-        answer = await options.send(fill(options.urlTemplate, object.key), { method: 'PUT', headers: { 'content-type': object.contentType, ...options.headers }, body: object.data });
-      } catch (err) {
-        throw new StorageError((err as Error).message, undefined, /in time|timeout/i.test((err as Error).message));
-      }
-      if (answer.status < 200 || answer.status >= 300) throw new StorageError(`the storage answered HTTP ${answer.status}`, `HTTP ${answer.status}: ${answer.body.slice(0, 400)}`);
-      return { url: options.publicUrlTemplate ? fill(options.publicUrlTemplate, object.key) : null };
+      const headers: Record<string, string> = { 'content-type': object.contentType };
+      if (object.cacheControl) headers['cache-control'] = object.cacheControl;
+      if (object.taskId) headers['x-imgtask-task-id'] = object.taskId;
+      await request(object.key, 'PUT', headers, object.data);
+      return { key: object.key, url: options.publicUrlTemplate ? fill(options.publicUrlTemplate, object.key) : null };
+    },
+    async remove(key) {
+      await request(key, 'DELETE', {}, Buffer.alloc(0));
     },
   };
 }

@@ -1,12 +1,14 @@
-import { mkdir, open, realpath, rename } from 'node:fs/promises';
-import { dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
+import { mkdir, open, realpath, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import type { StorageDriver } from './types.js';
-import { StorageError } from './types.js';
+import { publicUrl, StorageError } from './types.js';
 
 const inside = (root: string, path: string) => {
   const rel = relative(root, path);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 };
+
+const failure = (what: string, err: unknown) => new StorageError(`cannot ${what}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
 
 /**
  * Writes objects under a folder on this server. The folder must lie under one of the
@@ -14,23 +16,41 @@ const inside = (root: string, path: string) => {
  * neither `..` in a key nor a symlink planted in the tree can escape.
  */
 export function createLocalFolder(options: { path: string; publicBaseUrl?: string; allowedRoots: readonly string[] }): StorageDriver {
+  const base = normalize(options.path);
+
+  /** The file a key names, and the key as written (normalized: `a//b` and `a/./b` name the file `a/b`). */
+  function target(key: string): { path: string; key: string } {
+    const path = normalize(join(base, key));
+    if (!inside(base, path) || path === base) throw new StorageError(`the key ${key} leaves the destination folder`);
+    return { path, key: relative(base, path).split(sep).join('/') };
+  }
+
+  /** The file's path with its folder's symlinks resolved, refused when that lies outside the folder or the allowed roots. */
+  async function realFile(path: string): Promise<string> {
+    const roots = await Promise.all(options.allowedRoots.map((root) => realpath(root).catch(() => null)));
+    let realDir: string;
+    let realBase: string;
+    try {
+      [realDir, realBase] = await Promise.all([realpath(dirname(path)), realpath(base)]);
+    } catch (err) {
+      throw failure('find the folder', err);
+    }
+    if (!inside(realBase, realDir) || !roots.some((root) => root !== null && inside(root, realDir))) {
+      throw new StorageError('the destination folder resolves outside the allowed roots (a symlink?)');
+    }
+    return join(realDir, basename(path));
+  }
+
   return {
     async put(object) {
-      const base = normalize(options.path);
-      const target = normalize(join(base, object.key));
-      if (!inside(base, target) || target === base) throw new StorageError(`the key ${object.key} leaves the destination folder`);
-      const roots = await Promise.all(options.allowedRoots.map((root) => realpath(root).catch(() => null)));
+      const { path, key } = target(object.key);
       try {
-        await mkdir(dirname(target), { recursive: true, mode: 0o755 });
+        await mkdir(dirname(path), { recursive: true, mode: 0o755 });
       } catch (err) {
-        throw new StorageError(`cannot create the folder: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        throw failure('create the folder', err);
       }
-      const realDir = await realpath(dirname(target));
-      const realBase = await realpath(base);
-      if (!inside(realBase, realDir) || !roots.some((root) => root !== null && inside(root, realDir))) {
-        throw new StorageError('the destination folder resolves outside the allowed roots (a symlink?)');
-      }
-      const file = join(realDir, target.split(sep).pop()!);
+      const file = await realFile(path);
+      // Written aside and renamed, so a reader never sees half a file.
       const temp = `${file}.${process.pid}.tmp`;
       try {
         const handle = await open(temp, 'w', 0o644);
@@ -42,9 +62,18 @@ export function createLocalFolder(options: { path: string; publicBaseUrl?: strin
         }
         await rename(temp, file);
       } catch (err) {
-        throw new StorageError(`cannot write the file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        await unlink(temp).catch(() => undefined);
+        throw failure('write the file', err);
       }
-      return { url: options.publicBaseUrl ? `${options.publicBaseUrl.replace(/\/+$/, '')}/${object.key.split('/').map(encodeURIComponent).join('/')}` : null };
+      return { key, url: publicUrl(options.publicBaseUrl, key) };
+    },
+    async remove(key) {
+      const file = await realFile(target(key).path);
+      try {
+        await unlink(file);
+      } catch (err) {
+        throw failure('delete the file', err);
+      }
     },
   };
 }

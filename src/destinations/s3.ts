@@ -1,9 +1,9 @@
 import type { Agent as HttpAgent } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { StorageDriver } from './types.js';
-import { StorageError } from './types.js';
+import { publicUrl, StorageError } from './types.js';
 
 export interface S3Options {
   bucket: string;
@@ -19,30 +19,53 @@ export interface S3Options {
   agents: { http: HttpAgent; https: HttpsAgent };
 }
 
+/** The SDK's error as a StorageError carrying the store's own words. */
+function storageError(err: unknown): StorageError {
+  const e = err as Error & { Code?: string; $metadata?: { httpStatusCode?: number } };
+  const status = e.$metadata?.httpStatusCode;
+  return new StorageError(`${e.name}: ${e.message}`, `${status ? `HTTP ${status} ` : ''}${e.Code ?? e.name}: ${e.message}`.slice(0, 500), /timeout/i.test(e.name));
+}
+
 /** Any S3-compatible store (AWS, MinIO, R2, …) through @aws-sdk/client-s3. */
 export function createS3(options: S3Options): StorageDriver {
+  /** Runs one request on a fresh client: nothing is kept between tasks, so nothing is left open either. */
+  async function withClient(send: (client: S3Client) => Promise<unknown>): Promise<void> {
+    const client = new S3Client({
+      region: options.region,
+      endpoint: options.endpoint,
+      forcePathStyle: options.forcePathStyle ?? Boolean(options.endpoint),
+      credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
+      maxAttempts: 2,
+      requestHandler: new NodeHttpHandler({ httpAgent: options.agents.http, httpsAgent: options.agents.https, requestTimeout: options.timeoutMs, connectionTimeout: options.timeoutMs }),
+    });
+    try {
+      await send(client);
+    } catch (err) {
+      throw storageError(err);
+    } finally {
+      client.destroy();
+    }
+  }
+
   return {
     async put(object) {
       const key = `${options.prefix ?? ''}${object.key}`;
-      // One client per upload: nothing is kept between tasks, so nothing is left open either.
-      const client = new S3Client({
-        region: options.region,
-        endpoint: options.endpoint,
-        forcePathStyle: options.forcePathStyle ?? Boolean(options.endpoint),
-        credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
-        maxAttempts: 2,
-        requestHandler: new NodeHttpHandler({ httpAgent: options.agents.http, httpsAgent: options.agents.https, requestTimeout: options.timeoutMs, connectionTimeout: options.timeoutMs }),
-      });
-      try {
-        await client.send(new PutObjectCommand({ Bucket: options.bucket, Key: key, Body: object.data, ContentType: object.contentType }));
-      } catch (err) {
-        const e = err as Error & { Code?: string; $metadata?: { httpStatusCode?: number } };
-        const status = e.$metadata?.httpStatusCode;
-        throw new StorageError(`${e.name}: ${e.message}`, `${status ? `HTTP ${status} ` : ''}${e.Code ?? e.name}: ${e.message}`.slice(0, 500), /timeout/i.test(e.name));
-      } finally {
-        client.destroy();
-      }
-      return { url: options.publicBaseUrl ? `${options.publicBaseUrl.replace(/\/+$/, '')}/${key.split('/').map(encodeURIComponent).join('/')}` : null };
+      await withClient((client) =>
+        client.send(
+          new PutObjectCommand({
+            Bucket: options.bucket,
+            Key: key,
+            Body: object.data,
+            ContentType: object.contentType,
+            CacheControl: object.cacheControl,
+            Metadata: object.taskId ? { 'task-id': object.taskId } : undefined,
+          }),
+        ),
+      );
+      return { key, url: publicUrl(options.publicBaseUrl, key) };
+    },
+    async remove(key) {
+      await withClient((client) => client.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: key })));
     },
   };
 }

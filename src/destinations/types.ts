@@ -1,12 +1,22 @@
-interface StoredObject {
+export interface StoredObject {
   key: string;
   data: Buffer;
   contentType: string;
+  /** For whoever reads the object from the storage (stored images never change under their key). */
+  cacheControl?: string;
+  /** The task that made the object, kept as object metadata where the storage has any. */
+  taskId?: string;
 }
 
-/** A storage target. `put` resolves with the object's public URL, or null when it has none. */
+/** A storage target. */
 export interface StorageDriver {
-  put(object: StoredObject): Promise<{ url: string | null }>;
+  /**
+   * Writes an object. Resolves with the key it was written under, exactly as the storage names
+   * it (an S3 prefix included), and its public URL, or null when it has none.
+   */
+  put(object: StoredObject): Promise<{ key: string; url: string | null }>;
+  /** Deletes an object by the key `put` resolved with. */
+  remove(key: string): Promise<void>;
 }
 
 /** A storage refused or failed; `providerResponse` is what it said, for the caller and the operator. */
@@ -20,3 +30,9 @@ export class StorageError extends Error {
     this.name = 'StorageError';
   }
 }
+
+/** A key in a URL path: each segment percent-encoded, the slashes kept. */
+export const encodeKey = (key: string) => key.split('/').map(encodeURIComponent).join('/');
+
+/** `base/<key>`, the key encoded; null without a base. */
+export const publicUrl = (base: string | undefined, key: string) => (base ? `${base.replace(/\/+$/, '')}/${encodeKey(key)}` : null);

@@ -36,7 +36,7 @@ export interface FetchedBody {
 }
 
 export interface OutgoingRequest {
-  method: 'POST' | 'PUT';
+  method: 'POST' | 'PUT' | 'DELETE';
   headers: Record<string, string>;
   body: string | Buffer;
 }
@@ -83,7 +83,7 @@ export function createSafeFetcher(options: SafeFetchOptions) {
       req.on('response', (res) => {
         const status = res.statusCode ?? 0;
         if (send) {
-          // The answer to a POST or PUT: its status and a bounded excerpt of its body (a storage's error message).
+          // The answer to a POST, PUT or DELETE: its status and a bounded excerpt of its body (a storage's error message).
           const chunks: Buffer[] = [];
           let kept = 0;
           res.on('data', (chunk: Buffer) => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ConfigSource } from '../config/source.js';
+import type { StorageDriver, StoredObject } from '../destinations/types.js';
 import { AppError } from '../domain/errors.js';
 import { randomBase62, sortableId } from '../domain/ids.js';
 import { isoTime } from '../domain/time.js';
@@ -9,13 +10,21 @@ import { type Clock, type Owner, ownedBy } from './ports.js';
 import { open, seal } from './secrets.js';
 
 const HttpUrl = z.url({ protocol: /^https?$/, error: 'an http or https URL' }).max(2048);
+/** A `.` or `..` segment would name another object once a URL or a folder path resolves it. */
+const hasDotSegment = (path: string) => path.split('/').some((segment) => segment === '.' || segment === '..');
 /** Object keys: `{taskId}`, `{imageId}`, `{index}`, `{date}` (YYYY-MM-DD, UTC) and `{ext}`. */
 const KeyTemplate = z
   .string()
   .min(1)
   .max(512)
   .regex(/\{imageId\}/, 'must contain {imageId} so keys are unique')
+  .refine((template) => !template.split('/').includes('') && !hasDotSegment(template), 'segments between slashes must not be empty, "." or ".."')
   .default('{date}/{taskId}/{imageId}.{ext}');
+/** Put before every key as it is (`renders/` makes a folder); only its last segment may be empty. */
+const KeyPrefix = z
+  .string()
+  .max(512)
+  .refine((prefix) => !prefix.split('/').slice(0, -1).includes('') && !hasDotSegment(prefix), 'segments between slashes must not be empty, "." or ".."');
 
 export const DESTINATION_CONFIGS = {
   local: z.object({ path: z.string().startsWith('/', 'an absolute folder path').max(1024), publicBaseUrl: HttpUrl.optional(), keyTemplate: KeyTemplate }),
@@ -23,7 +32,7 @@ export const DESTINATION_CONFIGS = {
     bucket: z.string().min(3).max(63),
     region: z.string().min(1).max(64).default('us-east-1'),
     endpoint: HttpUrl.optional(),
-    prefix: z.string().max(512).optional(),
+    prefix: KeyPrefix.optional(),
     forcePathStyle: z.boolean().optional(),
     accessKeyId: z.string().min(1).max(256),
     secretAccessKey: z.string().min(1).max(512),
@@ -56,10 +65,7 @@ export interface DestinationView {
 }
 
 /** Builds a driver for a destination (the composition root wires the real ones). */
-export type DriverFactory = (
-  providerId: DestinationProviderId,
-  config: Record<string, unknown>,
-) => { put(object: { key: string; data: Buffer; contentType: string }): Promise<{ url: string | null }> };
+export type DriverFactory = (providerId: DestinationProviderId, config: Record<string, unknown>) => StorageDriver;
 
 export interface DeliveredTo {
   name: string;
@@ -68,6 +74,15 @@ export interface DeliveredTo {
   url?: string | null;
   error?: { code: string; message: string; provider_response?: string };
 }
+
+/**
+ * The answer to a test upload: the object's full key (as `put` reported it) and its public URL,
+ * and whether it was deleted afterwards (the URL then no longer serves it).
+ */
+type TestUpload = { ok: true; key: string; url: string | null } & ({ deleted: true } | { deleted: false; deleteError: string });
+
+/** What a storage said: its own answer when it gave one, else the error's message. */
+const storageMessage = (err: unknown) => (err as { providerResponse?: string }).providerResponse ?? (err as Error).message;
 
 function renderKey(template: string, vars: { taskId: string; imageId: string; index: number; date: string; ext: string }): string {
   return template.replace(/\{(taskId|imageId|index|date|ext)\}/g, (_, name: keyof typeof vars) => String(vars[name]));
@@ -138,9 +153,19 @@ export function createDestinationService(deps: {
     return record;
   }
 
-  /** Puts one object; a storage failure is returned, not thrown (the image itself succeeded). */
-  async function putObject(record: DestinationRecord, key: string, data: Buffer, contentType: string): Promise<{ url: string | null }> {
-    return deps.driver(record.provider.id, fullConfig(record)).put({ key, data, contentType });
+  const driverOf = (record: DestinationRecord) => deps.driver(record.provider.id, fullConfig(record));
+
+  /** Stored images never change under their key: readers may keep them as long as the service's own copies. */
+  const imageCacheControl = () => `public, max-age=${deps.config.current().images.cacheMaxAgeSeconds}, immutable`;
+
+  /** Deletes the test object; a failure is reported, not thrown: the write, which is what was tested, succeeded. */
+  async function removeTestObject(driver: StorageDriver, key: string): Promise<{ deleted: true } | { deleted: false; deleteError: string }> {
+    try {
+      await driver.remove(key);
+      return { deleted: true };
+    } catch (err) {
+      return { deleted: false, deleteError: storageMessage(err) };
+    }
   }
 
   return {
@@ -178,17 +203,23 @@ export function createDestinationService(deps: {
     async delete(owner: Owner, id: string): Promise<void> {
       await store.destinations.delete((await owned(owner, id)).id);
     },
-    /** Writes a small test object; a refusal is 502 DESTINATION_TEST_FAILED with the storage's own message. */
-    async test(owner: Owner, id: string): Promise<{ ok: true; key: string; url: string | null }> {
+    /**
+     * Writes a small test object, then deletes it. A refused write is 502 DESTINATION_TEST_FAILED
+     * with the storage's own message; a refused delete only says `deleted: false` and why.
+     */
+    async test(owner: Owner, id: string): Promise<TestUpload> {
       const record = await owned(owner, id);
-      const key = `imgtask-test/${randomBase62(12)}.txt`;
+      const object: StoredObject = { key: `imgtask-test/${randomBase62(12)}.txt`, data: Buffer.from(`imgtask destination test ${isoTime(clock.now())}\n`), contentType: 'text/plain' };
+      let driver: StorageDriver;
+      let written: { key: string; url: string | null };
       try {
-        const { url } = await putObject(record, key, Buffer.from(`imgtask destination test ${isoTime(clock.now())}\n`), 'text/plain');
-        return { ok: true, key, url };
+        // Building the driver checks the address too (the SSRF guard): a refusal is a failed test as well.
+        driver = driverOf(record);
+        written = await driver.put(object);
       } catch (err) {
-        const e = err as Error & { providerResponse?: string };
-        throw new AppError('DESTINATION_TEST_FAILED', e.providerResponse ?? e.message);
+        throw new AppError('DESTINATION_TEST_FAILED', storageMessage(err));
       }
+      return { ok: true, ...written, ...(await removeTestObject(driver, written.key)) };
     },
     async exists(accountId: string, name: string): Promise<boolean> {
       return (await store.destinations.getByName(accountId, name)) !== undefined;
@@ -202,8 +233,8 @@ export function createDestinationService(deps: {
       if (!record) return { name, status: 'failed', error: { code: 'PROVIDER_ERROR', message: `the destination "${name}" no longer exists` } };
       const key = renderKey(String(record.config.keyTemplate ?? '{date}/{taskId}/{imageId}.{ext}'), { ...image, date: isoTime(clock.now()).slice(0, 10) });
       try {
-        const { url } = await putObject(record, key, image.data, image.contentType);
-        return { name, status: 'success', key, url };
+        const written = await driverOf(record).put({ key, data: image.data, contentType: image.contentType, cacheControl: imageCacheControl(), taskId: image.taskId });
+        return { name, status: 'success', key: written.key, url: written.url };
       } catch (err) {
         const e = err as Error & { providerResponse?: string; timedOut?: boolean };
         const error: DeliveredTo['error'] = { code: e.timedOut ? 'TIMEOUT' : 'PROVIDER_ERROR', message: e.message };

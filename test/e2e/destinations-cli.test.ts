@@ -22,7 +22,8 @@ test('imgtask destinations create|list|show|update|test|delete', async (t) => {
   );
   const tested = await cli('destinations', 'test', id, '--json');
   assert.equal(tested.code, 0, tested.stderr);
-  assert.match(await readFile(join(root, 'images', tested.json.key), 'utf8'), /imgtask destination test/);
+  assert.equal(tested.json.deleted, true, 'the test object is written, then deleted');
+  await assert.rejects(readFile(join(root, 'images', tested.json.key)), { code: 'ENOENT' });
   assert.equal((await cli('destinations', 'update', id, '--name', 'archive', '--json')).json.name, 'archive');
   assert.equal((await cli('destinations', 'show', id, '--json')).json.name, 'archive');
   const outside = await cli('destinations', 'create', '--account', 'acme', '--name', 'etc', '--provider', 'local', '--settings', '{"path":"/etc"}');

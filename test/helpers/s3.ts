@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 
 /** A real S3-compatible server (s3rver) on loopback with one bucket, and a client to read it back. */
@@ -24,6 +24,21 @@ export async function startS3(t: TestContext, bucket = 'images') {
     async read(key: string): Promise<{ body: Buffer; contentType?: string }> {
       const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
       return { body: Buffer.from(await object.Body!.transformToByteArray()), contentType: object.ContentType };
+    },
+    /** HeadObject with exactly this key: the object's headers and user metadata, or null on 404. */
+    async head(key: string): Promise<{ contentType?: string; cacheControl?: string; metadata: Record<string, string> } | null> {
+      try {
+        const object = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+        return { contentType: object.ContentType, cacheControl: object.CacheControl, metadata: object.Metadata ?? {} };
+      } catch (err) {
+        if ((err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return null;
+        throw err;
+      }
+    },
+    /** Every key in the bucket that starts with `prefix`. */
+    async keys(prefix = ''): Promise<string[]> {
+      const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
+      return (listed.Contents ?? []).map((object) => object.Key!);
     },
   };
 }

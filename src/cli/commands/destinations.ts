@@ -81,7 +81,7 @@ export function registerDestinationCommands(program: Command): void {
     .action(
       command(async (ctx, id: string) => {
         const result = await admin(ctx, 'destinations.test', { id });
-        print(ctx, result, () => `test object written: ${result.key}${result.url ? ` (${result.url})` : ''}`);
+        print(ctx, result, () => `test object written: ${result.key}${result.url ? ` (${result.url})` : ''}; ${result.deleted ? 'deleted again' : `not deleted: ${result.deleteError}`}`);
       }),
     );
 }

@@ -4,7 +4,15 @@ import { addRoute } from '../../route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 
-export const TestDestinationResponse = dataOf(z.object({ ok: z.literal(true), key: z.string().describe('the full object key written'), url: z.string().nullable() }));
+export const TestDestinationResponse = dataOf(
+  z.object({
+    ok: z.literal(true),
+    key: z.string().describe('the full object key written'),
+    url: z.string().nullable(),
+    deleted: z.boolean().describe('whether the test object was deleted afterwards'),
+    deleteError: z.string().optional().describe("why not: the storage's answer"),
+  }),
+);
 export type TestDestinationResponse = z.infer<typeof TestDestinationResponse>;
 
 export function registerDestinationsTest(app: Hono<ApiEnv>, deps: ApiDeps): void {
