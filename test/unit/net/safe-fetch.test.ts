@@ -3,7 +3,6 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { type TestContext, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { isBlockedAddress } from '../../../src/net/ip-guard.js';
 import { createSafeFetcher, SafeFetchError } from '../../../src/net/safe-fetch.js';
 
 async function server(t: TestContext, handler: (req: IncomingMessage, res: ServerResponse) => void, host = '127.0.0.1'): Promise<string> {
@@ -116,7 +115,16 @@ test('gives up at the deadline, refuses compressed bodies and reports error stat
   await assert.rejects(createSafeFetcher({ ...base, allowPrivateAddresses: true }).fetch('http://127.0.0.1:1/'), refusedWith('unreachable'));
 });
 
-test('the address guard knows the IPv6 forms of forbidden IPv4 addresses', () => {
-  for (const address of ['::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '64:ff9b::7f00:1', '::127.0.0.1']) assert.equal(isBlockedAddress(address), true, address);
-  for (const address of ['8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8']) assert.equal(isBlockedAddress(address), false, address);
+test('IPv6 URL hosts that carry a forbidden IPv4 address are refused before connecting, by fetch, send and checkHost', async (t) => {
+  // Nothing listens there: without the guard these would fail as unreachable or time out, not as refused.
+  const fetcher = createSafeFetcher({ ...base, timeoutMs: 500 });
+  const post = { method: 'POST', headers: {}, body: '{}' } as const;
+  for (const host of ['[::127.0.0.1]', '[::ffff:0:127.0.0.1]', '[64:ff9b::a9fe:a9fe]', '[64:ff9b:1:7f00:0:100::]', '[64:ff9b:1::7f00:1]', '[2002:7f00:1::]', '[2001:0:808:808::80ff:fffe]']) {
+    const target = `http://${host}:8080/a.png`;
+    await t.test(target, async () => {
+      await assert.rejects(fetcher.fetch(target), refusedWith('refused'));
+      await assert.rejects(fetcher.send(target, post), refusedWith('refused'));
+      assert.throws(() => fetcher.checkHost(target), refusedWith('refused'));
+    });
+  }
 });
