@@ -2,8 +2,11 @@ import { access, mkdir, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { fsyncDir } from './durable-fs.js';
-import { readJournal, StoreCorruptError } from './journal/journal-reader.js';
+import { readCheckpoint, writeCheckpoint } from './journal/checkpoint-file.js';
+import { Checkpointer } from './journal/checkpointer.js';
+import { describeTornTail, readJournal, StoreCorruptError } from './journal/journal-reader.js';
 import { JournalWriter } from './journal/journal-writer.js';
+import { assertNoRecordsMissing } from './journal/missing-records.js';
 import { encodeRecord, type JournalRecord } from './journal/record.js';
 import { acquireLock } from './lock.js';
 import type { JournalOp, JournalOps } from './records.js';
@@ -17,6 +20,12 @@ export interface JournalEngineOptions {
   snapshotEveryBytes?: number;
   /** Write a snapshot on close when the journal holds anything, so the next start is fast. @default true */
   snapshotOnClose?: boolean;
+  /**
+   * How often, at most, journal.checkpoint is brought up to the last durable record. Start-up
+   * refuses when records older than the checkpoint are gone; a shorter interval narrows the
+   * window of loss it cannot see, at one small fsynced file write per interval. @default 1000
+   */
+  checkpointEveryMs?: number;
   log?: (message: string) => void;
   /** Called once if the journal cannot be written: memory is then ahead of disk and the process must stop. */
   onFatal?: (err: Error) => void;
@@ -35,7 +44,8 @@ const fileExists = (path: string): Promise<boolean> =>
  * group commit, and snapshots through lowdb. Start-up = snapshot + replay.
  *
  * Files in `dir`: LOCK, journal.jsonl, journal.old.jsonl (only between a journal cut and
- * the snapshot that makes it redundant), snapshot.json.
+ * the snapshot that makes it redundant), snapshot.json, journal.checkpoint (the last seq
+ * known durable, so that start-up can tell when acknowledged records are gone).
  */
 export class JournalEngine {
   readonly state: State;
@@ -51,6 +61,7 @@ export class JournalEngine {
     seq: number,
     private readonly writer: JournalWriter,
     private readonly snapshotDb: Low<SnapshotData>,
+    private readonly checkpointer: Checkpointer,
     private readonly releaseLock: () => Promise<void>,
   ) {
     this.state = state;
@@ -58,11 +69,13 @@ export class JournalEngine {
   }
 
   static async open(options: JournalEngineOptions): Promise<JournalEngine> {
-    const opts = { snapshotEveryBytes: 64 * 1024 * 1024, snapshotOnClose: true, log: () => undefined, ...options };
+    const opts = { snapshotEveryBytes: 64 * 1024 * 1024, snapshotOnClose: true, checkpointEveryMs: 1000, log: () => undefined, ...options };
     await mkdir(opts.dir, { recursive: true, mode: 0o700 });
     const releaseLock = await acquireLock(join(opts.dir, 'LOCK'));
     try {
       const paths = storePaths(opts.dir);
+      const checkpoint = await readCheckpoint(paths.checkpoint);
+      const hasSnapshot = await fileExists(paths.snapshot);
       const state = new State();
       const snapshotDb = new Low<SnapshotData>(new SnapshotFile(paths.snapshot), { seq: 0, collections: {} });
       await snapshotDb.read();
@@ -84,14 +97,14 @@ export class JournalEngine {
       };
 
       const hadOld = await fileExists(paths.old);
-      if (hadOld) await readJournal(paths.old, replay('journal.old.jsonl'), { allowTornTail: false });
+      const old = hadOld ? await readJournal(paths.old, replay('journal.old.jsonl'), { allowTornTail: false }) : null;
       const hasJournal = await fileExists(paths.journal);
-      if (hasJournal) {
-        const result = await readJournal(paths.journal, replay('journal.jsonl'), { allowTornTail: true });
-        if (result.droppedTail) {
-          opts.log(`store: ${result.droppedTail}`);
-          await truncateDurably(paths.journal, result.goodBytes);
-        }
+      const journal = hasJournal ? await readJournal(paths.journal, replay('journal.jsonl'), { allowTornTail: true }) : null;
+      // Before any file changes: a refusal must leave them as they were.
+      assertNoRecordsMissing(checkpoint, { dir: opts.dir, snapshotSeq: hasSnapshot ? snapshotSeq : null, old, journal, lastSeq: seq });
+      if (journal?.tornTail) {
+        opts.log(`store: journal.jsonl: dropped ${describeTornTail(journal.tornTail, journal.lastSeq)}`);
+        await truncateDurably(paths.journal, journal.goodBytes);
       }
 
       if (hadOld) {
@@ -103,8 +116,17 @@ export class JournalEngine {
         await fsyncDir(opts.dir);
       }
 
+      // The writer syncs the journal on open, so every record replayed is durable from here on.
       const writer = await JournalWriter.open(paths.journal, paths.old);
-      return new JournalEngine(opts, state, seq, writer, snapshotDb, releaseLock);
+      if (checkpoint?.seq !== seq) {
+        if (!checkpoint && seq > 0) opts.log(`store: no journal.checkpoint (a store written before there was one); starting as before and writing one at seq ${seq}`);
+        await writeCheckpoint(paths.checkpoint, { seq }).catch(async (err: Error) => {
+          await writer.close();
+          throw err;
+        });
+      }
+      const checkpointer = new Checkpointer(paths.checkpoint, seq, opts.checkpointEveryMs, opts.log);
+      return new JournalEngine(opts, state, seq, writer, snapshotDb, checkpointer, releaseLock);
     } catch (err) {
       await releaseLock();
       throw err;
@@ -126,13 +148,16 @@ export class JournalEngine {
     if (this.writer.failed) return Promise.reject(this.writer.failed);
     const canonical: unknown = JSON.parse(JSON.stringify(payload));
     applyOp(this.state, op, canonical);
-    this.seq += 1;
-    const written = this.writer.append(encodeRecord({ seq: this.seq, t: Date.now(), op, p: canonical }));
+    const seq = ++this.seq;
+    const written = this.writer.append(encodeRecord({ seq, t: Date.now(), op, p: canonical }));
     if (this.writer.bytes >= this.options.snapshotEveryBytes) void this.snapshot();
-    return written.catch((err: Error) => {
-      this.reportFatal(err);
-      throw err;
-    });
+    return written.then(
+      () => this.checkpointer.noteDurable(seq),
+      (err: Error) => {
+        this.reportFatal(err);
+        throw err;
+      },
+    );
   }
 
   /**
@@ -169,6 +194,7 @@ export class JournalEngine {
     if (this.snapshotting) await this.snapshotting;
     if (this.options.snapshotOnClose && this.writer.bytes > 0 && !this.writer.failed) await this.snapshot();
     await this.writer.close();
+    await this.checkpointer.close();
     await this.releaseLock();
   }
 
@@ -184,6 +210,7 @@ const storePaths = (dir: string) => ({
   journal: join(dir, 'journal.jsonl'),
   old: join(dir, 'journal.old.jsonl'),
   snapshot: join(dir, 'snapshot.json'),
+  checkpoint: join(dir, 'journal.checkpoint'),
 });
 
 function captureState(state: State, seq: number): SnapshotData {

@@ -28,6 +28,9 @@ export class JournalWriter {
 
   static async open(path: string, oldPath: string): Promise<JournalWriter> {
     const handle = await open(path, 'a', 0o600);
+    // A killed writer can leave records written but never synced; start-up has just replayed
+    // them, so make them durable before anything (a write, the checkpoint) builds on them.
+    await handle.datasync();
     // The file may have just been created: make its name durable before any record is acknowledged.
     await fsyncDir(dirname(path));
     const { size } = await handle.stat();
@@ -109,7 +112,13 @@ export class JournalWriter {
   private async swapFiles(): Promise<void> {
     await rename(this.path, this.oldPath);
     const fresh = await open(this.path, 'a', 0o600);
-    await fsyncDir(dirname(this.path));
+    try {
+      await fsyncDir(dirname(this.path));
+    } catch (err) {
+      // The writer fails from here on; it keeps (and closes) the handle it has, not this one.
+      await fresh.close();
+      throw err;
+    }
     await this.handle.close();
     this.handle = fresh;
     this.size = 0;

@@ -7,6 +7,7 @@ import { StoreCorruptError } from '../../../src/store/journal/journal-reader.js'
 import { JsonStore } from '../../../src/store/json-store.js';
 import { StoreLockedError } from '../../../src/store/lock.js';
 import { tempDir } from '../../helpers/temp-dir.js';
+import { crashImage } from './store-files.js';
 
 const at = '2026-11-22T08:00:00.000Z';
 const account = (n: number) => ({ id: `acc_${n}`, name: `user${n}`, balance: 0, createdAt: at, updatedAt: at });
@@ -76,24 +77,26 @@ test('a start after a cut whose snapshot never landed folds both journals into a
 test('a torn last record is dropped and every record before it survives', async (t) => {
   const dir = await tempDir(t);
   const logs: string[] = [];
-  const first = await JsonStore.open({ dir, snapshotOnClose: false });
+  // A crash mid-write: the checkpoint has not caught up with the last records yet.
+  const first = await JsonStore.open({ dir, snapshotOnClose: false, checkpointEveryMs: 60_000 });
   await fill(first, 10);
+  const image = await crashImage(t, dir);
   await first.close();
-  const journal = join(dir, 'journal.jsonl');
+  const journal = join(image, 'journal.jsonl');
   const text = await readFile(journal, 'utf8');
   const lines = text.trimEnd().split('\n');
   // Cut the last record in half, as a crash mid-write would.
   await writeFile(journal, `${lines.slice(0, -1).join('\n')}\n${lines.at(-1)!.slice(0, 25)}`);
 
-  const second = await JsonStore.open({ dir, log: (m) => logs.push(m), snapshotOnClose: false });
+  const second = await JsonStore.open({ dir: image, log: (m) => logs.push(m), snapshotOnClose: false });
   assert.equal(second.engine.lastSeq, lines.length - 1);
   assert.equal((await second.accounts.list()).length, 10);
   assert.equal((await second.apiKeys.get('key_1'))?.revokedAt, undefined, 'the dropped record was the revoke');
-  assert.match(logs.join('\n'), /dropped the torn last record at line \d+/);
+  assert.match(logs.join('\n'), /dropped 1 bad line after the last good record \(seq \d+\), from line \d+/);
   // New writes append after the good records, not after the garbage.
   await second.accounts.create(account(77));
   await second.close();
-  const third = await JsonStore.open({ dir });
+  const third = await JsonStore.open({ dir: image });
   assert.equal((await third.accounts.get('acc_77'))?.name, 'user77');
   await third.close();
 });
@@ -131,9 +134,17 @@ test('a second writer on the same data dir is refused', async (t) => {
 
 test('a lock left by a dead process is taken over', async (t) => {
   const dir = await tempDir(t);
-  await writeFile(join(dir, 'LOCK'), '999999999\n');
+  const first = await JsonStore.open({ dir, snapshotOnClose: false });
+  await fill(first, 10);
+  const before = dump(first);
+  await first.close();
+  await writeFile(join(dir, 'LOCK'), '999999999\n'); // above Linux's pid_max: no such process
+
   const store = await JsonStore.open({ dir });
+  assert.equal(await readFile(join(dir, 'LOCK'), 'utf8'), `${process.pid}\n`, 'the lock now names this process');
+  assert.deepEqual(dump(store), before, 'the data is intact');
   await store.close();
+  await assert.rejects(access(join(dir, 'LOCK')), 'closing releases the taken-over lock');
 });
 
 test('a writer killed with SIGKILL mid-burst loses none of the writes it acknowledged', async (t) => {
@@ -160,10 +171,12 @@ test('a writer killed with SIGKILL mid-burst loses none of the writes it acknowl
   child.kill('SIGKILL');
   await exited;
 
+  const checkpoint = JSON.parse(await readFile(join(dir, 'journal.checkpoint'), 'utf8'));
   const store = await JsonStore.open({ dir });
   const missing = [];
   for (const id of acknowledged) if (!(await store.accounts.get(id))) missing.push(id);
   assert.deepEqual(missing, []);
   assert.ok((await store.accounts.list()).length >= acknowledged.length);
+  assert.ok(checkpoint.seq <= store.engine.lastSeq, 'the checkpoint never claims more than the journal holds');
   await store.close();
 });

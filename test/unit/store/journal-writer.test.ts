@@ -32,6 +32,7 @@ test('a failed cut rejects its waiters and every later write instead of hanging'
   const { mkdir } = await import('node:fs/promises');
   await mkdir(sub);
   const writer = await JournalWriter.open(join(sub, 'j.jsonl'), join(sub, 'j.old.jsonl'));
+  t.after(() => writer.close());
   await writer.append('a\n');
   await rm(sub, { recursive: true });
   const cut = writer.rotate();
