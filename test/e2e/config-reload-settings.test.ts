@@ -297,7 +297,10 @@ test('a reload that adds a folder to destinations.local.allowedRoots lets local 
   assert.equal(created.status, 201, created.text);
   const tested = await h.request('POST', `/destinations/${created.json.data.id}/test`, { auth: h.token });
   assert.equal(tested.status, 200, tested.text);
-  assert.ok((await stat(join(root, 'out', tested.json.data.key))).isFile(), 'the test object was written under the root');
+  assert.equal(tested.json.data.deleted, true, tested.text);
+  const keyFolder = join(root, 'out', tested.json.data.key, '..');
+  assert.ok((await stat(keyFolder)).isDirectory(), 'the test object was written under the root');
+  await assert.rejects(stat(join(root, 'out', tested.json.data.key)), { code: 'ENOENT' }, 'and deleted afterwards');
 });
 
 test('a reload that sets destinations.allowPrivateAddresses lets an HTTP destination reach a loopback storage', async (t) => {
@@ -314,8 +317,12 @@ test('a reload that sets destinations.allowPrivateAddresses lets an HTTP destina
   await reloadWith(h, { destinations: { allowPrivateAddresses: true } });
   const written = await testWrite();
   assert.equal(written.status, 200, written.text);
-  assert.equal(storage.received.length, 1);
-  assert.ok(storage.received[0].path.endsWith(written.json.data.key.split('/').pop()), 'the test object was PUT to the storage');
+  assert.deepEqual(
+    storage.received.map((r) => r.method),
+    ['PUT', 'DELETE'],
+    'the test object was PUT to the storage, then deleted',
+  );
+  assert.ok(storage.received[0].path.endsWith(written.json.data.key.split('/').pop()), 'at the key the answer names');
 });
 
 test('a reload that raises sync.timeoutMs makes a slow alt call answer 200 instead of 202', async (t) => {

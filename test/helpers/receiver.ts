@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 
 export interface Received {
+  method: string;
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
@@ -36,7 +37,7 @@ export async function startReceiver(t: TestContext | null, answers: Array<number
       } catch {
         json = undefined;
       }
-      received.push({ path: req.url ?? '', headers: req.headers, body, json, at: Date.now() });
+      received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json, at: Date.now() });
       arrivals.emit('request');
       const answer = receiver.answers[Math.min(served++, receiver.answers.length - 1)];
       if (answer === 'hang') return;
