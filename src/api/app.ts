@@ -12,8 +12,12 @@ export function createApi(deps: ApiDeps, extend?: (app: Hono<ApiEnv>, deps: ApiD
   app.use('*', async (c, next) => {
     const requestId = randomId('req');
     c.set('requestId', requestId);
-    await next();
+    // Set before the answer exists, so c.json() builds it with the header; setting a header on a
+    // finished answer makes hono copy the whole Response. Only raw answers (images, schema
+    // rejections) still need it added afterwards.
     c.header('x-request-id', requestId);
+    await next();
+    if (!c.res.headers.has('x-request-id')) c.header('x-request-id', requestId);
   });
   registerRoutes(app, deps);
   // What the description describes: every route mounted so far, not what an extension adds.

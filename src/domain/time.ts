@@ -1,5 +1,17 @@
-/** Timestamps are ISO 8601 with milliseconds in UTC ("2026-11-22T08:00:00.000Z"). */
-export const isoTime = (millis: number): string => new Date(millis).toISOString();
+let lastMillis = Number.NaN;
+let lastText = '';
+
+/**
+ * Timestamps are ISO 8601 with milliseconds in UTC ("2026-11-22T08:00:00.000Z"). Under load
+ * many records share a millisecond, so the last one formatted is kept.
+ */
+export function isoTime(millis: number): string {
+  if (millis !== lastMillis) {
+    lastText = new Date(millis).toISOString();
+    lastMillis = millis;
+  }
+  return lastText;
+}
 
 const DURATION = /^(\d+)(ms|s|m|h|d)$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;

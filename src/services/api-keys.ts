@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
 import { randomBase62, sortableId } from '../domain/ids.js';
 import { formatUsd, type Micros } from '../domain/money.js';
@@ -11,7 +11,8 @@ import { type Clock, type Owner, ownedBy } from './ports.js';
 /** SPEC part 2: an account can hold at most 100 live keys. */
 const MAX_LIVE_KEYS = 100;
 
-const hashApiKey = (raw: string): string => createHash('sha256').update(raw).digest('hex');
+// One-shot hashing: no Hash object per request.
+const hashApiKey = (raw: string): string => hash('sha256', raw, 'hex');
 
 export interface ApiKeyView {
   id: string;

@@ -141,7 +141,8 @@ export function createDestinationService(deps: {
     const secret: Record<string, unknown> = {};
     for (const [field, value] of Object.entries(config)) (SECRET_FIELDS[providerId].includes(field) ? secret : plain)[field] = value;
     try {
-      return { config: plain, sealedSecrets: Object.keys(secret).length ? seal(deps.secretsKey, id, JSON.stringify(secret)) : undefined };
+      // A record never holds an undefined field: the store journals plain JSON.
+      return Object.keys(secret).length ? { config: plain, sealedSecrets: seal(deps.secretsKey, id, JSON.stringify(secret)) } : { config: plain };
     } catch {
       throw new AppError('UNKNOWN_ERROR', 'the destination secrets could not be stored');
     }
@@ -188,7 +189,8 @@ export function createDestinationService(deps: {
       if (input.provider && input.provider.id !== record.provider.id) {
         throw new AppError('DESTINATIONS_INVALID_PROVIDER', `a destination's provider cannot change (it is ${record.provider.id}); create a new destination`);
       }
-      let stored: Pick<DestinationRecord, 'config' | 'sealedSecrets'> = { config: record.config, sealedSecrets: record.sealedSecrets };
+      const { config: _config, sealedSecrets: _sealed, ...kept } = record;
+      let stored: Pick<DestinationRecord, 'config' | 'sealedSecrets'> = record.sealedSecrets ? { config: record.config, sealedSecrets: record.sealedSecrets } : { config: record.config };
       if (input.config) {
         const current = fullConfig(record);
         const merged: Record<string, unknown> = { ...input.config };
@@ -198,7 +200,7 @@ export function createDestinationService(deps: {
         }
         stored = split(id, record.provider.id, parseConfig(record.provider.id, merged));
       }
-      return view(await store.destinations.put({ ...record, name: input.name ?? record.name, ...stored, updatedAt: isoTime(clock.now()) }));
+      return view(await store.destinations.put({ ...kept, name: input.name ?? record.name, ...stored, updatedAt: isoTime(clock.now()) }));
     },
     async delete(owner: Owner, id: string): Promise<void> {
       await store.destinations.delete((await owned(owner, id)).id);

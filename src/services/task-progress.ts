@@ -1,6 +1,6 @@
 import type { TaskError } from '../domain/tasks.js';
 import { isoTime } from '../domain/time.js';
-import type { ItemRecord, TaskRecord } from '../store/records.js';
+import type { ItemRecord, TaskRecord, TaskSettlement } from '../store/records.js';
 import type { Store } from '../store/types.js';
 import { type EventBus, settledEventKind } from './events.js';
 import type { Clock } from './ports.js';
@@ -20,10 +20,13 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
     return def;
   };
 
-  async function settle(task: TaskRecord, status: 'completed' | 'failed', result: unknown, errors?: TaskError[]): Promise<TaskRecord | undefined> {
+  async function settle(task: TaskRecord, status: 'completed' | 'failed', result: unknown, errors?: TaskError[], lastItem?: TaskSettlement['lastItem']): Promise<TaskRecord | undefined> {
     // Only successful items are charged; a failed task is free.
     const cost = status === 'failed' ? 0 : task.items.reduce((sum, item) => sum + (item.status === 'success' ? (item.cost ?? 0) : 0), 0);
-    const settled = await store.tasks.settle({ id: task.id, status, result, errors, cost, at: isoTime(clock.now()) });
+    const settlement: TaskSettlement = { id: task.id, status, result, cost, at: isoTime(clock.now()) };
+    if (errors) settlement.errors = errors;
+    if (lastItem) settlement.lastItem = lastItem;
+    const settled = await store.tasks.settle(settlement);
     if (settled) events.emit('task:settled', { kind: settledEventKind(settled), task: settled });
     return settled;
   }
@@ -48,11 +51,24 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
       return settle(task, 'failed', null, errors);
     },
 
-    /** Records one finished item, then settles the task if it was the last. */
+    /**
+     * Records one finished item, then settles the task if it was the last. The last item is
+     * recorded with the settlement in one journal write (the store refuses it if that item or
+     * the task is no longer pending); one finishing while others run gets its own write.
+     */
     async finishItem(taskId: string, index: number, item: ItemRecord): Promise<void> {
-      const recorded = await store.tasks.recordItem(taskId, index, item, isoTime(clock.now()));
-      if (!recorded) return;
-      await settleIfDone(taskId);
+      const task = await store.tasks.get(taskId);
+      if (task?.status !== 'pending' || task.items[index]?.status !== 'pending') return;
+      if (task.items.some((other, i) => i !== index && other.status === 'pending')) {
+        const recorded = await store.tasks.recordItem(taskId, index, item, isoTime(clock.now()));
+        if (recorded) await settleIfDone(taskId);
+        return;
+      }
+      const items = task.items.slice();
+      items[index] = item;
+      const finished: TaskRecord = { ...task, items };
+      const outcome = definition(task.type).settle(finished, finished.request);
+      await settle(finished, outcome.status, outcome.result, outcome.errors, { index, item });
     },
 
     /** Journals what `prepare` worked out, once. */

@@ -5,6 +5,7 @@ import { AppError } from '../domain/errors.js';
 import { randomId } from '../domain/ids.js';
 import { ALL_SCOPES, isScope } from '../domain/scopes.js';
 import { isoTime } from '../domain/time.js';
+import { signHs256 } from './hs256.js';
 import type { Clock } from './ports.js';
 
 const ISSUER = 'imgtask';
@@ -37,6 +38,7 @@ const scopesOf = (payload: JWTPayload): string[] => {
  */
 export function createTokenService(options: { signingKey: Uint8Array; clock: Clock; config: Pick<ConfigSource, 'current'> }) {
   const { clock } = options;
+  const signingKeyBytes = new Uint8Array(options.signingKey);
   // jose turns raw key bytes into a CryptoKey on every sign and verify; importing once saves that.
   const signingKey: Promise<webcrypto.CryptoKey> = webcrypto.subtle.importKey('raw', new Uint8Array(options.signingKey), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   // The external issuer's key set, kept while its jwksUrl stays the same (jose caches the keys).
@@ -93,15 +95,8 @@ export function createTokenService(options: { signingKey: Uint8Array; clock: Clo
 
     async issuePat(accountId: string, taskId: string): Promise<string> {
       const now = clock.now();
-      const jwt = await new SignJWT({ tid: taskId })
-        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-        .setIssuer(ISSUER)
-        .setAudience(PAT_AUDIENCE)
-        .setSubject(accountId)
-        .setIssuedAt(seconds(now))
-        .setExpirationTime(seconds(now + PAT_LIFETIME_MS))
-        .sign(await signingKey);
-      return `${PAT_PREFIX}${jwt}`;
+      const claims = { tid: taskId, iss: ISSUER, aud: PAT_AUDIENCE, sub: accountId, iat: seconds(now), exp: seconds(now + PAT_LIFETIME_MS) };
+      return `${PAT_PREFIX}${signHs256(claims, signingKeyBytes)}`;
     },
 
     /** 401 INVALID_TOKEN when malformed or not signed here; 401 TOKEN_EXPIRED after an hour. */

@@ -1,7 +1,19 @@
-/** A secondary index kept in step with a collection. */
+/**
+ * A secondary index kept in step with a collection. Indexes read only a record's top-level
+ * primitive fields (strings, numbers, booleans, null): a record loaded from a snapshot reaches
+ * them as a stub of those fields until something reads it whole (see `Collection`).
+ */
 export interface Index<T> {
   add(record: T): void;
   remove(record: T): void;
+  /**
+   * `old` is replaced by `next` (same id): adjust only what changed, the hot path of every
+   * update. Without it, the collection removes `old` and adds `next`.
+   */
+  update?(old: T, next: T): void;
+  /** Start-up: like `add`, in any order; `loaded` follows the last one. */
+  load?(record: T): void;
+  loaded?(): void;
   clear(): void;
 }
 
@@ -16,6 +28,11 @@ export class UniqueIndex<T extends { id: string }> implements Index<T> {
   remove(record: T): void {
     const key = this.keyOf(record);
     if (key !== undefined && this.ids.get(key) === record.id) this.ids.delete(key);
+  }
+  update(old: T, next: T): void {
+    if (this.keyOf(old) === this.keyOf(next)) return;
+    this.remove(old);
+    this.add(next);
   }
   clear(): void {
     this.ids.clear();
@@ -43,6 +60,11 @@ export class GroupIndex<T extends { id: string }> implements Index<T> {
     group?.delete(record.id);
     if (group?.size === 0) this.groups.delete(key);
   }
+  update(old: T, next: T): void {
+    if (this.keyOf(old) === this.keyOf(next)) return;
+    this.remove(old);
+    this.add(next);
+  }
   clear(): void {
     this.groups.clear();
   }
@@ -54,12 +76,80 @@ export class GroupIndex<T extends { id: string }> implements Index<T> {
 const EMPTY: ReadonlySet<string> = new Set();
 
 /**
+ * A record as a snapshot stores it, and as a collection keeps it until it is first read: its
+ * top-level primitive fields as one JSON object, a tab, then its other fields (objects and
+ * arrays) as another (`{}` when none). JSON never holds a raw tab, so the split is unambiguous.
+ * Kept as one flat string, a million stored records cost the GC a million leaf objects instead
+ * of tens of millions of small ones, and start-up parses only the short first half (the fields
+ * the indexes read).
+ */
+export function encodeRecordLine(record: object): string {
+  const flat: Record<string, unknown> = {};
+  const nested: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (typeof value === 'object' && value !== null) nested[key] = value;
+    else flat[key] = value;
+  }
+  return `${JSON.stringify(flat)}\t${JSON.stringify(nested)}`;
+}
+
+/** The primitive fields of a record line: what indexes need (throws if the line is not one). */
+export function parseRecordStub<T>(line: string): T {
+  return JSON.parse(line.slice(0, line.indexOf('\t')));
+}
+
+/** The whole record of a line: both halves joined into one object text, parsed once. */
+export function parseRecordLine<T>(line: string): T {
+  const tab = line.indexOf('\t');
+  if (line.length - tab === 3 && line.endsWith('{}')) return JSON.parse(line.slice(0, tab));
+  return JSON.parse(`${line.slice(0, tab - 1)},${line.slice(tab + 2)}`);
+}
+
+/**
+ * Snapshot lines kept as read, off the JS heap: the file's chunks, and a number per line
+ * (its place in them), so a million stored records give the GC nothing to trace. A chunk stays
+ * while any of its lines is unread, at most the size of the snapshot.
+ */
+class LineStore {
+  private readonly chunks: Buffer[] = [];
+  private readonly bases: number[] = [];
+  private end = 0;
+  /** A handle to the newline-terminated line starting at `chunk[start]`. */
+  keep(chunk: Buffer, start: number): number {
+    if (this.chunks[this.chunks.length - 1] !== chunk) {
+      this.chunks.push(chunk);
+      this.bases.push(this.end);
+      this.end += chunk.length;
+    }
+    return this.bases[this.bases.length - 1] + start;
+  }
+  text(handle: number): string {
+    let lo = 0;
+    let hi = this.bases.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.bases[mid] <= handle) lo = mid;
+      else hi = mid - 1;
+    }
+    const chunk = this.chunks[lo];
+    const start = handle - this.bases[lo];
+    return chunk.toString('utf8', start, chunk.indexOf(10, start));
+  }
+}
+
+/**
  * Records by id plus their indexes. Records are never mutated in place: an update puts a
  * new object. That lets a snapshot capture a shallow copy and serialise it at leisure
  * while writes go on.
+ *
+ * A record loaded from a snapshot is kept as its record line (see `encodeRecordLine`), held
+ * by a number (`LineStore`), until first read: `get` parses it then and keeps the object;
+ * `values` parses without keeping, so one pass over everything (doctor) does not leave the
+ * whole store parsed; a snapshot writes unread lines back as they are.
  */
 export class Collection<T extends { id: string }> {
-  private readonly byId = new Map<string, T>();
+  private readonly byId = new Map<string, T | number>();
+  private readonly lines = new LineStore();
   constructor(
     readonly name: string,
     private readonly indexes: Index<T>[] = [],
@@ -69,25 +159,89 @@ export class Collection<T extends { id: string }> {
     return this.byId.size;
   }
   get(id: string): T | undefined {
-    return this.byId.get(id);
+    const entry = this.byId.get(id);
+    if (typeof entry !== 'number') return entry;
+    const record = this.parse(entry);
+    this.byId.set(id, record);
+    return record;
   }
-  values(): IterableIterator<T> {
-    return this.byId.values();
+  *values(): IterableIterator<T> {
+    for (const entry of this.byId.values()) yield typeof entry === 'number' ? this.parse(entry) : entry;
   }
   put(record: T): void {
     const old = this.byId.get(record.id);
-    if (old) for (const index of this.indexes) index.remove(old);
     this.byId.set(record.id, record);
-    for (const index of this.indexes) index.add(record);
+    if (old === undefined) {
+      for (const index of this.indexes) index.add(record);
+      return;
+    }
+    const before = this.indexed(old);
+    for (const index of this.indexes) {
+      if (index.update) index.update(before, record);
+      else {
+        index.remove(before);
+        index.add(record);
+      }
+    }
   }
   delete(id: string): void {
     const old = this.byId.get(id);
-    if (!old) return;
-    for (const index of this.indexes) index.remove(old);
+    if (old === undefined) return;
+    const before = this.indexed(old);
+    for (const index of this.indexes) index.remove(before);
     this.byId.delete(id);
   }
-  /** A point-in-time copy of the records, for a snapshot. */
+  /** Start-up: adds a record to the collection through the indexes' bulk path; `loaded()` follows the last. */
+  load(record: T): void {
+    if (this.byId.has(record.id))
+      this.put(record); // not in a snapshot this store wrote; kept correct rather than fast
+    else this.loadAs(record, record);
+  }
+  /** Start-up: the same for a record line at `chunk[start, end)`, kept unparsed (`chunk` must not change). */
+  loadLine(chunk: Buffer, start: number, end: number): void {
+    const tab = chunk.indexOf(9, start);
+    if (tab === -1 || tab >= end) throw new SyntaxError('not a record line');
+    const stub = JSON.parse(chunk.toString('utf8', start, tab)) as T;
+    if (typeof stub?.id !== 'string') throw new SyntaxError('a record without an id');
+    if (this.byId.has(stub.id)) this.put(parseRecordLine<T>(chunk.toString('utf8', start, end)));
+    else this.loadAs(stub, this.lines.keep(chunk, start));
+  }
+  loaded(): void {
+    for (const index of this.indexes) index.loaded?.();
+  }
+  /** A point-in-time copy of the records (parsed), for listings and tests. */
   capture(): T[] {
-    return Array.from(this.byId.values());
+    return Array.from(this.byId.keys(), (id) => this.get(id)!);
+  }
+  /** A point-in-time copy for a snapshot: records, and the lines of those never read (turned into text as the copy is read). */
+  captureEntries(): { length: number } & Iterable<T | string> {
+    const entries = Array.from(this.byId.values());
+    const lines = this.lines;
+    return {
+      length: entries.length,
+      *[Symbol.iterator]() {
+        for (const entry of entries) yield typeof entry === 'number' ? lines.text(entry) : entry;
+      },
+    };
+  }
+  private loadAs(indexed: T, entry: T | number): void {
+    this.byId.set(indexed.id, entry);
+    for (const index of this.indexes) {
+      if (index.load) index.load(indexed);
+      else index.add(indexed);
+    }
+  }
+  /** Start-up checked only the first half of a line: a damaged second half is named here, on first read. */
+  private parse(handle: number): T {
+    const line = this.lines.text(handle);
+    try {
+      return parseRecordLine<T>(line);
+    } catch (err) {
+      throw new Error(`store: a ${this.name} record in snapshot.json is unreadable (${(err as Error).message}): ${line.slice(0, 80)}…`);
+    }
+  }
+  /** What indexes see of an entry: the record, or the stub of an unread line. */
+  private indexed(entry: T | number): T {
+    return typeof entry === 'number' ? parseRecordStub<T>(this.lines.text(entry)) : entry;
   }
 }

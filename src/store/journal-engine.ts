@@ -1,5 +1,6 @@
 import { access, mkdir, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { Low } from 'lowdb';
 import { fsyncDir } from './durable-fs.js';
 import { readCheckpoint, writeCheckpoint } from './journal/checkpoint-file.js';
@@ -7,7 +8,7 @@ import { Checkpointer } from './journal/checkpointer.js';
 import { describeTornTail, readJournal, StoreCorruptError } from './journal/journal-reader.js';
 import { JournalWriter } from './journal/journal-writer.js';
 import { assertNoRecordsMissing } from './journal/missing-records.js';
-import { encodeRecord, type JournalRecord } from './journal/record.js';
+import { encodeRecordLine, type JournalRecord } from './journal/record.js';
 import { acquireLock } from './lock.js';
 import type { JournalOp, JournalOps } from './records.js';
 import { type SnapshotData, SnapshotFile } from './snapshot-file.js';
@@ -26,6 +27,12 @@ export interface JournalEngineOptions {
    * window of loss it cannot see, at one small fsynced file write per interval. @default 1000
    */
   checkpointEveryMs?: number;
+  /**
+   * Check that every payload survives JSON unchanged before applying it (a development aid,
+   * on in the test suite): live state is built from the payload object itself, replay from its
+   * JSON, so a payload holding `undefined`, NaN or a Date would make the two differ. @default false
+   */
+  verifyPayloads?: boolean;
   log?: (message: string) => void;
   /** Called once if the journal cannot be written: memory is then ahead of disk and the process must stop. */
   onFatal?: (err: Error) => void;
@@ -69,7 +76,7 @@ export class JournalEngine {
   }
 
   static async open(options: JournalEngineOptions): Promise<JournalEngine> {
-    const opts = { snapshotEveryBytes: 64 * 1024 * 1024, snapshotOnClose: true, checkpointEveryMs: 1000, log: () => undefined, ...options };
+    const opts = { snapshotEveryBytes: 64 * 1024 * 1024, snapshotOnClose: true, checkpointEveryMs: 1000, verifyPayloads: false, log: () => undefined, ...options };
     await mkdir(opts.dir, { recursive: true, mode: 0o700 });
     const releaseLock = await acquireLock(join(opts.dir, 'LOCK'));
     try {
@@ -140,16 +147,18 @@ export class JournalEngine {
 
   /**
    * Applies an op to the state now (so checks made in the same tick see it) and resolves
-   * once its journal record is durable. The payload is stored as its JSON round-trip, so
-   * live state equals replayed state exactly.
+   * once its journal record is durable. The payload is serialised once, for the journal; the
+   * state keeps the payload object itself, so it must be plain JSON data that nobody mutates
+   * afterwards (records are never changed in place; `verifyPayloads` checks the first part).
    */
   commit<Op extends JournalOp>(op: Op, payload: JournalOps[Op]): Promise<void> {
     if (this.closed) return Promise.reject(new StoreClosedError('the store is closed'));
     if (this.writer.failed) return Promise.reject(this.writer.failed);
-    const canonical: unknown = JSON.parse(JSON.stringify(payload));
-    applyOp(this.state, op, canonical);
+    const json = JSON.stringify(payload);
+    if (this.options.verifyPayloads) assertJsonExact(op, payload, json);
+    applyOp(this.state, op, payload);
     const seq = ++this.seq;
-    const written = this.writer.append(encodeRecord({ seq, t: Date.now(), op, p: canonical }));
+    const written = this.writer.append(encodeRecordLine(seq, Date.now(), op, json));
     if (this.writer.bytes >= this.options.snapshotEveryBytes) void this.snapshot();
     return written.then(
       () => this.checkpointer.noteDurable(seq),
@@ -206,6 +215,11 @@ export class JournalEngine {
   }
 }
 
+/** A payload whose JSON reads back as something else would make replay differ from live state. */
+function assertJsonExact(op: string, payload: unknown, json: string): void {
+  if (!isDeepStrictEqual(JSON.parse(json), payload)) throw new Error(`store: the ${op} payload does not survive JSON unchanged (undefined, NaN, a Date or a class instance in it)`);
+}
+
 const storePaths = (dir: string) => ({
   journal: join(dir, 'journal.jsonl'),
   old: join(dir, 'journal.old.jsonl'),
@@ -214,22 +228,34 @@ const storePaths = (dir: string) => ({
 });
 
 function captureState(state: State, seq: number): SnapshotData {
-  const collections: Record<string, unknown[]> = {};
+  const collections: Record<string, Iterable<unknown>> = {};
   const counts: Record<string, number> = {};
   for (const collection of state.collections()) {
-    collections[collection.name] = collection.capture();
-    counts[collection.name] = collections[collection.name].length;
+    // Records never read since start-up stay lines: written back without parsing them.
+    const entries = collection.captureEntries();
+    collections[collection.name] = entries;
+    counts[collection.name] = entries.length;
   }
   return { seq, collections, counts };
 }
 
+/** Streams the snapshot's records straight into the empty state, through the indexes' bulk path. */
 function loadCollections(state: State, data: SnapshotData): void {
   const known = new Map(state.collections().map((collection) => [collection.name, collection]));
-  for (const [name, records] of Object.entries(data.collections)) {
+  const collectionNamed = (name: string) => {
     const collection = known.get(name);
     if (!collection) throw new StoreCorruptError(`snapshot.json: unknown collection "${name}". Refusing to start.`);
-    for (const record of records) collection.put(record as { id: string });
+    return collection;
+  };
+  data.load?.((name) => {
+    const collection = collectionNamed(name);
+    return { record: (record) => collection.load(record as { id: string }), line: (chunk, start, end) => collection.loadLine(chunk, start, end) };
+  });
+  for (const [name, records] of Object.entries(data.collections)) {
+    const collection = collectionNamed(name);
+    for (const record of records) collection.load(record as { id: string });
   }
+  for (const collection of known.values()) collection.loaded();
 }
 
 async function truncateDurably(path: string, length: number): Promise<void> {

@@ -81,6 +81,8 @@ export interface TaskSettlement {
   /** Sum charged; the rest of the estimate is released. */
   cost: Micros;
   at: string;
+  /** The item whose finishing settles the task, recorded in the same journal write. */
+  lastItem?: { index: number; item: ItemRecord };
 }
 
 /** A secret, encrypted (AES-256-GCM) with the data dir's secrets key; `id` is its name. */

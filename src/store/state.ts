@@ -1,5 +1,5 @@
-import { Collection, GroupIndex, UniqueIndex } from './collection.js';
-import { CountIndex, MoneyIndex, OrderedGroupIndex, SetIndex } from './indexes.js';
+import { Collection, GroupIndex, type Index, UniqueIndex } from './collection.js';
+import { CountIndex, lowerBound, MoneyIndex, OrderedGroupIndex, SetIndex } from './indexes.js';
 import type { AccountRecord, ApiKeyRecord, CreditRecord, DeliveryRecord, DestinationRecord, EventRecord, JournalOp, JournalOps, SecretRecord, TaskRecord, WebhookRecord } from './records.js';
 
 /** All state, in memory, with its indexes. Changed only by `applyOp`. */
@@ -28,7 +28,8 @@ export class State {
   readonly deliveriesByWebhook = new OrderedGroupIndex<DeliveryRecord>((delivery) => delivery.webhookId ?? undefined);
   readonly pendingDeliveries = new SetIndex<DeliveryRecord>((delivery) => delivery.status === 'pending');
   readonly deliveriesByStatus = new CountIndex<DeliveryRecord>((delivery) => delivery.status);
-  readonly deliveries = new Collection<DeliveryRecord>('deliveries', [this.deliveriesByWebhook, this.pendingDeliveries, this.deliveriesByStatus]);
+  readonly deliveriesByDue = new DueIndex();
+  readonly deliveries = new Collection<DeliveryRecord>('deliveries', [this.deliveriesByWebhook, this.pendingDeliveries, this.deliveriesByStatus, this.deliveriesByDue]);
 
   readonly destinationByName = new UniqueIndex<DestinationRecord>((d) => `${d.accountId}/${d.name}`);
   readonly destinationsByAccount = new GroupIndex<DestinationRecord>((d) => d.accountId);
@@ -99,7 +100,12 @@ const HANDLERS: { [Op in JournalOp]: (state: State, payload: JournalOps[Op]) => 
   // reserve (derived from the pending task) is released with it.
   'task.settle': (state, s) => {
     const task = state.tasks.get(s.id)!;
-    const settled: TaskRecord = { ...task, status: s.status, result: s.result, cost: s.cost, updatedAt: s.at };
+    let items = task.items;
+    if (s.lastItem) {
+      items = items.slice();
+      items[s.lastItem.index] = s.lastItem.item;
+    }
+    const settled: TaskRecord = { ...task, items, status: s.status, result: s.result, cost: s.cost, updatedAt: s.at };
     if (s.errors) settled.errors = s.errors;
     state.tasks.put(settled);
     if (s.cost > 0) {
@@ -117,4 +123,85 @@ const isOp = (op: string): op is JournalOp => Object.hasOwn(HANDLERS, op);
 export function applyOp(state: State, op: string, payload: unknown): void {
   if (!isOp(op)) throw new UnknownOpError(`unknown op "${op}"`);
   (HANDLERS[op] as (state: State, payload: unknown) => void)(state, payload);
+}
+
+/**
+ * Sorted strings kept in blocks of at most 1,024: adding or removing one costs two binary
+ * searches and a splice of one block, however many there are (a single sorted array would
+ * move every later entry on each change).
+ */
+class SortedBlocks {
+  private blocks: string[][] = [];
+  add(key: string): void {
+    if (this.blocks.length === 0) {
+      this.blocks.push([key]);
+      return;
+    }
+    const b = this.blockOf(key);
+    const block = this.blocks[b];
+    block.splice(lowerBound(block, key), 0, key);
+    if (block.length > 1024) this.blocks.splice(b + 1, 0, block.splice(512));
+  }
+  remove(key: string): void {
+    if (this.blocks.length === 0) return;
+    const b = this.blockOf(key);
+    const block = this.blocks[b];
+    const at = lowerBound(block, key);
+    if (block[at] !== key) return;
+    block.splice(at, 1);
+    if (block.length === 0) this.blocks.splice(b, 1);
+  }
+  clear(): void {
+    this.blocks = [];
+  }
+  *values(): Generator<string> {
+    for (const block of this.blocks) yield* block;
+  }
+  /** The first block whose last key is not below `key` (or the last block). */
+  private blockOf(key: string): number {
+    let lo = 0;
+    let hi = this.blocks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const block = this.blocks[mid];
+      if (block[block.length - 1] < key) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+/**
+ * Pending deliveries in the order they fall due (then by id), so the dispatcher takes the
+ * next few without scanning the rest of a backlog. Keys are `nextAttemptAt id`: ISO times of
+ * one fixed width sort as text.
+ */
+export class DueIndex implements Index<DeliveryRecord> {
+  private readonly keys = new SortedBlocks();
+  private static keyOf(d: DeliveryRecord): string | undefined {
+    return d.status === 'pending' && d.nextAttemptAt ? `${d.nextAttemptAt} ${d.id}` : undefined;
+  }
+  add(record: DeliveryRecord): void {
+    const key = DueIndex.keyOf(record);
+    if (key) this.keys.add(key);
+  }
+  remove(record: DeliveryRecord): void {
+    const key = DueIndex.keyOf(record);
+    if (key) this.keys.remove(key);
+  }
+  update(old: DeliveryRecord, next: DeliveryRecord): void {
+    if (DueIndex.keyOf(old) === DueIndex.keyOf(next)) return;
+    this.remove(old);
+    this.add(next);
+  }
+  clear(): void {
+    this.keys.clear();
+  }
+  /** Delivery ids with their due time, earliest first. */
+  *entries(): Generator<{ id: string; dueAt: string }> {
+    for (const key of this.keys.values()) {
+      const space = key.indexOf(' ');
+      yield { dueAt: key.slice(0, space), id: key.slice(space + 1) };
+    }
+  }
 }

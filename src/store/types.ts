@@ -116,6 +116,11 @@ export interface WebhookRepo {
   redeliver(id: string, at: string): Promise<DeliveryRecord | undefined>;
   getDelivery(id: string): Promise<DeliveryRecord | undefined>;
   pendingDeliveries(): Promise<DeliveryRecord[]>;
+  /**
+   * Pending deliveries in the order they fall due (then by id), leaving out the ids in `skip`
+   * (those already in flight): at most `limit`, due or not. SQL: ORDER BY next_attempt_at, id LIMIT.
+   */
+  nextDeliveries(limit: number, skip: ReadonlySet<string>): Promise<DeliveryRecord[]>;
   /** A webhook's deliveries, newest first. */
   deliveriesOf(webhookId: string, limit: number): Promise<DeliveryRecord[]>;
   deliveryCounts(): Promise<{ pending: number; delivered: number; failed: number }>;

@@ -67,13 +67,16 @@ export async function startService(t: TestContext, options: { config?: JsonObjec
   const logs: string[] = [];
   const config = loadConfig({
     env: {},
-    overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 }, work: { shutdownGraceMs: 200, retryBaseMs: 1 } }, options.config ?? {}),
+    overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 }, store: { verifyPayloads: true }, work: { shutdownGraceMs: 200, retryBaseMs: 1 } }, options.config ?? {}),
   });
   const server = await startServer({
     dataDir,
     config,
     clock: options.clock,
-    log: (m) => logs.push(m),
+    log: (m) => {
+      logs.push(m);
+      if (process.env.HARNESS_LOG) console.error('LOG', m);
+    },
     taskTypes: [testTaskType as never],
     extendApi: mountTestRoutes,
     providers: options.providers ?? fakeProviders(),

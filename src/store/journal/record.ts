@@ -23,7 +23,15 @@ const hex8 = (value: number): string => value.toString(16).padStart(8, '0');
  * without that field. The line stays plain JSON, readable with any tool.
  */
 export function encodeRecord(record: JournalRecord): string {
-  const body = JSON.stringify({ seq: record.seq, t: record.t, op: record.op, p: record.p });
+  return encodeRecordLine(record.seq, record.t, record.op, JSON.stringify(record.p));
+}
+
+/**
+ * The same line from a payload already serialised: the text equals `JSON.stringify` of the
+ * whole record, built without serialising the payload a second time.
+ */
+export function encodeRecordLine(seq: number, t: number, op: string, payloadJson: string): string {
+  const body = `{"seq":${seq},"t":${t},"op":${JSON.stringify(op)},"p":${payloadJson}}`;
   return `${body.slice(0, -1)},"crc":"${hex8(crc32(body))}"}\n`;
 }
 

@@ -44,6 +44,7 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
     async settle(settlement: TaskSettlement) {
       const task = pending(settlement.id);
       if (!task) return undefined;
+      if (settlement.lastItem && task.items[settlement.lastItem.index]?.status !== 'pending') return undefined;
       if (settlement.cost < 0 || settlement.cost > task.estimate) throw new Error(`settlement of ${task.id} charges ${settlement.cost}, outside 0..${task.estimate}`);
       await engine.commit('task.settle', settlement);
       return state.tasks.get(settlement.id);

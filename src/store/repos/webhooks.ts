@@ -1,4 +1,5 @@
 import type { JournalEngine } from '../journal-engine.js';
+import type { DeliveryRecord } from '../records.js';
 import type { WebhookRepo } from '../types.js';
 
 export function createWebhookRepo(engine: JournalEngine): WebhookRepo {
@@ -45,6 +46,16 @@ export function createWebhookRepo(engine: JournalEngine): WebhookRepo {
     },
     async pendingDeliveries() {
       return Array.from(state.pendingDeliveries.ids, (id) => state.deliveries.get(id)!);
+    },
+    async nextDeliveries(limit, skip) {
+      const next: DeliveryRecord[] = [];
+      if (limit <= 0) return next;
+      for (const { id } of state.deliveriesByDue.entries()) {
+        if (skip.has(id)) continue;
+        next.push(state.deliveries.get(id)!);
+        if (next.length >= limit) break;
+      }
+      return next;
     },
     async deliveryCounts() {
       const c = state.deliveriesByStatus;
