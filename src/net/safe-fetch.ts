@@ -14,7 +14,19 @@ export interface SafeFetchOptions {
   maxRedirects: number;
   /** Overrides the address check (tests use it to block one loopback address and not another). */
   isBlocked?: (address: string) => boolean;
+  /**
+   * Keep connections open for the next request to the same host (webhook deliveries). Each
+   * is still opened through the guarded lookup to a checked address, an IP-literal host is
+   * still checked before every request, and the pool is this fetcher's own. @default false
+   */
+  keepAlive?: boolean;
 }
+
+/**
+ * A reused connection reset before any answer: most likely the server closed it while idle.
+ * Sent once more (deliveries are at least once; the event id lets a receiver drop a repeat).
+ */
+class StaleConnectionError extends Error {}
 
 export type FetchFailure = 'refused' | 'unreachable' | 'status' | 'too_large' | 'timeout' | 'encoding';
 
@@ -61,6 +73,11 @@ export function createSafeFetcher(options: SafeFetchOptions) {
     });
   };
 
+  // Idle connections close after 4 s, or sooner when the server announces a shorter keep-alive.
+  const pool = options.keepAlive
+    ? { http: new http.Agent({ keepAlive: true, timeout: 4000, lookup: guardedLookup }), https: new https.Agent({ keepAlive: true, timeout: 4000, lookup: guardedLookup }) }
+    : null;
+
   function fetchOnce(url: URL, signal: AbortSignal, send?: OutgoingRequest): Promise<{ redirect: string } | FetchedBody> {
     return new Promise((resolve, reject) => {
       const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -70,13 +87,15 @@ export function createSafeFetcher(options: SafeFetchOptions) {
         method: send ? send.method : 'GET',
         lookup: guardedLookup,
         signal,
-        agent: false,
+        agent: pool ? pool[url.protocol === 'https:' ? 'https' : 'http'] : false,
         headers: send
           ? { 'user-agent': 'imgtask', 'content-length': String(Buffer.byteLength(send.body)), ...send.headers }
           : { 'user-agent': 'imgtask', accept: 'image/*', 'accept-encoding': 'identity' },
       });
       req.on('error', (err) => {
         if (err instanceof SafeFetchError) return reject(err);
+        const code = (err as NodeJS.ErrnoException).code;
+        if (req.reusedSocket && !signal.aborted && (code === 'ECONNRESET' || code === 'EPIPE')) return reject(new StaleConnectionError(code));
         if (signal.aborted) return reject(new SafeFetchError('timeout', `no answer from ${url.host} in time`));
         reject(new SafeFetchError('unreachable', `cannot reach ${url.host}: ${(err as NodeJS.ErrnoException).code ?? err.message}`));
       });
@@ -147,7 +166,15 @@ export function createSafeFetcher(options: SafeFetchOptions) {
      * status and the start of the answer's body.
      */
     async send(rawUrl: string, request: OutgoingRequest): Promise<{ status: number; body: string }> {
-      const result = await fetchOnce(checkUrl(rawUrl), AbortSignal.timeout(options.timeoutMs), request);
+      const url = checkUrl(rawUrl);
+      const signal = AbortSignal.timeout(options.timeoutMs);
+      const result = await fetchOnce(url, signal, request).catch((err: Error) => {
+        if (!(err instanceof StaleConnectionError)) throw err;
+        // Once more: the pool hands out another connection or opens a new one.
+        return fetchOnce(url, signal, request).catch((again: Error) => {
+          throw again instanceof StaleConnectionError ? new SafeFetchError('unreachable', `cannot reach ${url.host}: ${again.message}`) : again;
+        });
+      });
       return 'redirect' in result ? { status: 0, body: '' } : { status: result.status, body: result.data.toString('utf8') };
     },
 

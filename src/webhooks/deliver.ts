@@ -8,6 +8,25 @@ export interface DeliveryResult {
   error?: string;
 }
 
+type Fetcher = ReturnType<typeof createSafeFetcher>;
+
+/**
+ * One fetcher per setting pair, kept: its keep-alive pool is what lets a busy endpoint be
+ * sent many events over a few connections instead of one new connection each. A changed
+ * setting gets a new fetcher (and pool), so a reload's stricter guard applies to every
+ * connection from then on.
+ */
+const fetchers = new Map<string, Fetcher>();
+function fetcherFor(timeoutMs: number, allowPrivateAddresses: boolean): Fetcher {
+  const key = `${timeoutMs}/${allowPrivateAddresses}`;
+  let fetcher = fetchers.get(key);
+  if (!fetcher) {
+    fetcher = createSafeFetcher({ allowPrivateAddresses, maxBytes: 1024 * 1024, timeoutMs, maxRedirects: 0, keepAlive: true });
+    fetchers.set(key, fetcher);
+  }
+  return fetcher;
+}
+
 /**
  * POSTs one event to one endpoint through the SSRF-guarded fetcher (no redirects), signed
  * with the webhook's secret when it has one: headers `webhook-id` (the event id, the same on
@@ -27,7 +46,7 @@ export async function deliverWebhook(
   } else {
     headers['webhook-id'] = message.id;
   }
-  const fetcher = createSafeFetcher({ allowPrivateAddresses: options.allowPrivateAddresses, maxBytes: 1024 * 1024, timeoutMs: options.timeoutMs, maxRedirects: 0 });
+  const fetcher = fetcherFor(options.timeoutMs, options.allowPrivateAddresses);
   const started = performance.now();
   try {
     const { status } = await fetcher.send(target.url, { method: 'POST', headers, body: message.body });
