@@ -66,6 +66,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
     const url = `http://${urlHost(host)}:${address.port}`;
     services.setServerUrl(url);
+    services.preloadModels(); // in the background: start-up does not wait for it
     let closing: Promise<void> | undefined;
     return {
       url,

