@@ -1,21 +1,94 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../domain/errors.js';
-import { EVENT_KINDS } from '../tasks/index.js';
-import { ErrorBody, EventEnvelope, ImageSchemaRejection, ResourceSchemaRejection } from './openapi-schemas.js';
+import { TEST_EVENT_KIND } from '../domain/events.js';
+import { componentNames, ErrorBody, EVENT_PAYLOADS, ImageSchemaRejection, ResourceSchemaRejection, TestEvent } from './openapi-schemas.js';
 import type { RouteSpec } from './route.js';
 
 const SECURITY: Record<string, string> = { apiKey: 'apiKey', accessToken: 'accessToken', pat: 'publicAccessToken' };
 
-/** A zod schema as JSON Schema 2020-12 (OpenAPI 3.1's dialect), requests as their input shape. */
-const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
-  const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
-  delete out.$schema;
-  return out;
+type Json = Record<string, unknown>;
+
+/** Route descriptions, by the first segment of their paths. */
+const TAGS: Record<string, string> = {
+  image: 'Create image tasks (generate, rate, alt, remove background) and upload images',
+  images: "The service's own image URLs",
+  tasks: 'Read tasks, their status and results; estimate costs',
+  models: 'The configured generation models and their prices',
+  'api-key': 'API keys (with an OAuth access token)',
+  webhook: 'Webhooks and their deliveries (with an OAuth access token)',
+  destinations: 'Storage destinations for generated images (with an OAuth access token)',
+  health: 'Liveness',
+  ready: 'Readiness: the store is writable and the enabled models are loaded',
+  metrics: 'Prometheus metrics',
+  'openapi.json': 'This description',
+  docs: 'The human-readable reference',
 };
+
+/**
+ * Component schema names as references (what zod extracts as `$defs` lives under
+ * `components.schemas`), and `anyOf` lists with an empty member (`unknown().nullable()`)
+ * dropped: they match any value anyway.
+ */
+const toComponentRefs = <T>(value: T): T =>
+  JSON.parse(JSON.stringify(value).replaceAll('"#/$defs/', '"#/components/schemas/'), (_key, json: unknown) => {
+    const anyOf = (json as Json | null)?.anyOf;
+    if (Array.isArray(anyOf) && anyOf.some((member) => typeof member === 'object' && member !== null && Object.keys(member).length === 0)) {
+      const { anyOf: _, ...rest } = json as Json;
+      return rest;
+    }
+    return json;
+  });
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+
+/** zod's metadata lookups: the descriptions (global registry) plus the component names. */
+class NamedRegistry extends z.core.$ZodRegistry<Record<string, unknown>> {
+  override get(schema: z.core.$ZodType): Record<string, unknown> | undefined {
+    const merged = { ...z.globalRegistry.get(schema), ...componentNames.get(schema) };
+    return Object.keys(merged).length ? merged : undefined;
+  }
+}
+
+/**
+ * Converts zod schemas to JSON Schema 2020-12 (OpenAPI 3.1's dialect), collecting the named
+ * ones into `components`. Answers (`output`) reference named schemas; requests (`input`, where
+ * defaults make fields optional) are shown inline.
+ */
+function createConverter() {
+  const components: Record<string, Json> = {};
+  const metadata = new NamedRegistry();
+  const convert = (schema: z.ZodType, io: 'input' | 'output'): Json => {
+    const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any', ...(io === 'output' ? { metadata } : {}) }) as Json;
+    delete out.$schema;
+    const defs = (out.$defs ?? {}) as Record<string, Json>;
+    delete out.$defs;
+    for (const [id, def] of Object.entries(defs)) {
+      const json = toComponentRefs(def);
+      if (components[id] && JSON.stringify(components[id]) !== JSON.stringify(json)) throw new Error(`schema ${id} converts differently in two answers`);
+      components[id] = json;
+    }
+    return toComponentRefs(out);
+  };
+  return { convert, components };
+}
+
+/** Marks each `oneOf` of component references whose targets share a constant property as discriminated by it. */
+function addDiscriminators(components: Record<string, Json>): void {
+  const constOf = (target: Json | undefined, property: string) => (target?.properties as Record<string, Json> | undefined)?.[property]?.const;
+  for (const schema of Object.values(components)) {
+    const members = schema.oneOf as { $ref?: string }[] | undefined;
+    if (!members?.every((m) => m.$ref)) continue;
+    const targets = members.map((m) => components[m.$ref!.split('/').pop()!]);
+    const property = ['type', 'status'].find((p) => targets.every((t) => typeof constOf(t, p) === 'string'));
+    if (property) schema.discriminator = { propertyName: property, mapping: Object.fromEntries(members.map((m, i) => [constOf(targets[i], property), m.$ref])) };
+  }
+}
 
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
-function errorResponses(route: RouteSpec): Record<string, unknown> {
+/** `{ allOf: [Error, { code: enum }] }`: the flat error, with the codes this answer can carry. */
+const errorSchema = (codes: ErrorCode[]) => ({ allOf: [ref('Error'), { type: 'object', properties: { code: { type: 'string', enum: codes } } }] });
+
+function errorResponses(route: RouteSpec, convert: (schema: z.ZodType, io: 'input' | 'output') => Json): Json {
   const pairs: [number, ErrorCode][] = (route.errors ?? []).map((code) => [ERROR_STATUS[code], code]);
   if (route.guard) {
     pairs.push([401, 'UNAUTHORIZED']);
@@ -28,50 +101,88 @@ function errorResponses(route: RouteSpec): Record<string, unknown> {
   pairs.push([500, 'INTERNAL_SERVER_ERROR']);
   const byStatus = new Map<number, ErrorCode[]>();
   for (const [status, code] of pairs) if (!byStatus.get(status)?.includes(code)) byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
-  const responses: Record<string, unknown> = {};
+  convert(ErrorBody, 'output');
+  const responses: Json = {};
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-    const schema = jsonSchema(ErrorBody, 'output') as { properties: { code: Record<string, unknown> } };
-    schema.properties.code = { type: 'string', enum: list };
-    const content: Record<string, unknown> = { 'application/json': { schema } };
-    responses[String(status)] = { description: `Request error: ${list.join(', ')}`, content };
+    responses[String(status)] = { description: `Request error: ${list.join(', ')}`, content: { 'application/json': { schema: errorSchema(list) } } };
   }
-  if (route.body) {
-    const rejection = route.family === 'image' ? ImageSchemaRejection : ResourceSchemaRejection;
+  if (route.body || route.query) {
+    const rejection = convert(route.family === 'image' ? ImageSchemaRejection : ResourceSchemaRejection, 'output');
     const existing = responses['400'] as { content: Record<string, { schema: unknown }>; description: string } | undefined;
-    const oneOf = [jsonSchema(rejection, 'output'), ...(existing ? [existing.content['application/json'].schema] : [])];
+    const oneOf = [rejection, ...(existing ? [existing.content['application/json'].schema] : [])];
+    const shape = route.family === 'image' ? '{ data, error, success: false }' : '{ success: false, errors }';
+    const what = route.body ? 'a body that is not JSON (plain text "Malformed JSON in request body")' : 'query parameters outside their schema';
     responses['400'] = {
-      description: `Schema rejection (${route.family === 'image' ? '{ data, error, success: false }' : '{ success: false, errors }'}), a body that is not JSON (plain text "Malformed JSON in request body")${existing ? `, or ${existing.description.toLowerCase()}` : ''}`,
-      content: { 'application/json': { schema: oneOf.length > 1 ? { oneOf } : oneOf[0] }, 'text/plain': { schema: { type: 'string', const: 'Malformed JSON in request body' } } },
+      description: `Schema rejection (${shape}), ${what}${existing ? `, or ${existing.description.toLowerCase()}` : ''}`,
+      content: {
+        'application/json': { schema: oneOf.length > 1 ? { oneOf } : oneOf[0] },
+        ...(route.body ? { 'text/plain': { schema: { type: 'string', const: 'Malformed JSON in request body' } } } : {}),
+      },
     };
   }
   return responses;
 }
+
+/** Parameters from the schema a handler parses its query (or headers) with; a catch-all becomes one form-exploded object. */
+function parametersOf(schema: z.ZodObject, where: 'query' | 'header', convert: (schema: z.ZodType, io: 'input' | 'output') => Json): Json[] {
+  const params: Json[] = Object.entries(schema.shape).map(([name, field]) => {
+    const json = convert(field as z.ZodType, 'input');
+    const { description, ...rest } = json;
+    return { name, in: where, required: !(field as z.ZodType).safeParse(undefined).success, ...(description ? { description } : {}), schema: rest };
+  });
+  const rest = schema._zod.def.catchall;
+  if (rest && where === 'query') {
+    const { description, ...value } = convert(rest as z.ZodType, 'input');
+    params.push({
+      name: 'metadata',
+      in: 'query',
+      style: 'form',
+      explode: true,
+      description: `${description ?? ''} (each pair is its own query parameter, e.g. \`metadata.project=alpha\`)`.trim(),
+      schema: { type: 'object', propertyNames: { pattern: '^metadata\\.' }, additionalProperties: value },
+    });
+  }
+  return params;
+}
+
+const pascal = (kind: string) => kind.replace(/(^|[._])(\w)/g, (_, _sep: string, c: string) => c.toUpperCase());
 
 /**
  * The OpenAPI 3.1 description of the API, generated from the mounted routes and the very zod
  * schemas that validate requests: one source of truth.
  */
 export function buildOpenApi(routes: RouteSpec[], serverUrl: string) {
+  const { convert, components } = createConverter();
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes.filter((r) => !r.internal)) {
     const path = openApiPath(route.path);
-    const params = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const parameters: Json[] = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    if (route.query) parameters.push(...parametersOf(route.query, 'query', convert));
+    if (route.headers) parameters.push(...parametersOf(route.headers, 'header', convert));
     const body = typeof route.body === 'function' ? route.body() : route.body;
-    const operation: Record<string, unknown> = {
+    const success: Json = {
+      [String(route.status)]: { description: 'Success', content: { [route.produces ?? 'application/json']: { schema: route.response ? convert(route.response, 'output') : {} } } },
+    };
+    for (const other of route.also ?? []) {
+      const headers = other.headers && Object.fromEntries(Object.entries(other.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }]));
+      success[String(other.status)] = {
+        description: other.description,
+        ...(headers ? { headers } : {}),
+        ...(other.schema ? { content: { 'application/json': { schema: convert(other.schema, 'output') } } } : {}),
+      };
+    }
+    const operation: Json = {
       operationId: `${route.method}${route.path.replace(/[:/-](\w)/g, (_, c: string) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')}`,
       summary: route.summary,
       tags: [route.path.split('/')[1]],
-      responses: {
-        [String(route.status)]: { description: 'Success', content: { [route.produces ?? 'application/json']: { schema: route.response ? jsonSchema(route.response, 'output') : {} } } },
-        ...errorResponses(route),
-      },
+      responses: { ...success, ...errorResponses(route, convert) },
     };
     if (route.guard) {
       operation.security = route.guard.accept.map((kind) => ({ [SECURITY[kind]]: route.guard!.scope && kind !== 'pat' ? [route.guard!.scope] : [] }));
       operation['x-scope'] = route.guard.scope ?? null;
     } else operation.security = [];
-    if (params.length) operation.parameters = params;
-    if (body) operation.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(body, 'input') } } };
+    if (parameters.length) operation.parameters = parameters;
+    if (body) operation.requestBody = { required: true, content: { 'application/json': { schema: convert(body, 'input') } } };
     if (route.path === '/image/upload')
       operation.requestBody = {
         required: true,
@@ -81,31 +192,77 @@ export function buildOpenApi(routes: RouteSpec[], serverUrl: string) {
       };
     paths[path] = { ...paths[path], [route.method]: operation };
   }
+
   const webhooks: Record<string, unknown> = {};
-  for (const kind of EVENT_KINDS.filter((k) => k !== 'all')) {
-    webhooks[kind] = {
-      post: {
-        summary: `Sent when ${kind
-          .replace(/^task\./, '')
-          .replace(/\.(completed|failed)$/, ' tasks $1')
-          .replace(/^(completed|failed)$/, 'any task $1s')} (dashboard webhooks are signed the Standard Webhooks way)`,
-        parameters: ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({ name, in: 'header', required: name === 'webhook-id', schema: { type: 'string' } })),
-        requestBody: { content: { 'application/json': { schema: jsonSchema(EventEnvelope, 'output') } } },
-        responses: { '200': { description: 'Any 2xx marks the delivery delivered; anything else is retried on the schedule' } },
-      },
-    };
+  const standardHeaders = (signed: string) =>
+    ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({
+      name,
+      in: 'header',
+      required: name === 'webhook-id',
+      description: name === 'webhook-id' ? 'the event id, the same on every retry' : `Standard Webhooks ${name.slice(8)} (${signed})`,
+      schema: { type: 'string' },
+    }));
+  const webhook = (kind: string, summary: string, description: string, schema: Json, signed: string) => ({
+    post: {
+      operationId: `on${pascal(kind)}`,
+      summary,
+      description,
+      tags: ['webhooks'],
+      security: [],
+      parameters: standardHeaders(signed),
+      requestBody: { required: true, content: { 'application/json': { schema } } },
+      responses: { '200': { description: 'Any 2xx marks the delivery delivered; anything else is retried on the schedule' } },
+    },
+  });
+  const taskSigned = 'dashboard webhooks only; per-task custom endpoints are not signed';
+  for (const { type, schema } of EVENT_PAYLOADS) {
+    const [, taskType, status] = /^task\.(.+)\.(completed|failed)$/.exec(type)!;
+    const carries = status === 'completed' ? 'the task result, as GET /tasks/{id}/result' : "the task's errors";
+    webhooks[type] = webhook(
+      type,
+      `An ${taskType} task ${status}`,
+      `Sent to subscribers of \`${type}\`, \`task.${status}\` and \`all\`; carries ${carries} and the task's metadata.`,
+      convert(schema, 'output'),
+      taskSigned,
+    );
   }
+  for (const status of ['completed', 'failed'] as const) {
+    const oneOf = EVENT_PAYLOADS.filter((e) => e.completed === (status === 'completed')).map((e) => convert(e.schema, 'output'));
+    webhooks[`task.${status}`] = webhook(
+      `task.${status}`,
+      `Any task ${status} (a subscription value)`,
+      `A webhook subscribed to \`task.${status}\` receives the \`task.<type>.${status}\` event of every task type; the event's \`type\` names the task type.`,
+      { oneOf },
+      taskSigned,
+    );
+  }
+  webhooks[TEST_EVENT_KIND] = webhook(
+    TEST_EVENT_KIND,
+    'A delivery check',
+    'Sent by POST /webhook/{id}/test (imgtask webhooks test) to that webhook only, whatever it subscribes to.',
+    convert(TestEvent, 'output'),
+    'every webhook.test delivery is signed',
+  );
+  addDiscriminators(components);
+
+  const tags = [...new Set(Object.values(paths).flatMap((ops) => Object.values(ops).map((op) => (op as { tags: string[] }).tags[0])))].map((name) => ({
+    name,
+    description: TAGS[name] ?? `/${name}`,
+  }));
   return {
     openapi: '3.1.0',
     info: {
       title: 'imgtask',
       version: '1.0.0',
       description: 'Self-hosted asynchronous image task service: image generation, rating, alt text, background removal, uploads, tasks, webhooks, API keys and destinations.',
+      license: { name: 'AGPL-3.0-or-later', identifier: 'AGPL-3.0-or-later' },
     },
     servers: [{ url: serverUrl }],
+    tags: [...tags, { name: 'webhooks', description: 'Events the service sends to webhooks (Standard Webhooks signatures)' }],
     paths,
     webhooks,
     components: {
+      schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (mak_…)' },
         accessToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An OAuth access token (imgtask tokens issue)' },

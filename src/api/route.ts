@@ -35,6 +35,11 @@ export interface RouteSpec<B extends Schema = Schema, R extends Schema = Schema>
   produces?: string;
   /** Kept out of the API description (tests' own routes). */
   internal?: boolean;
+  /** For the API description: the query and header parameters the handler reads, as the schemas it parses them with. */
+  query?: z.ZodObject;
+  headers?: z.ZodObject;
+  /** For the API description: success answers besides `status` (a JSON one's body is also within `response`). */
+  also?: { status: number; description: string; schema?: z.ZodType; headers?: Record<string, string> }[];
 }
 
 interface RouteInput<B extends Schema> {

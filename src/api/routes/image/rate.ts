@@ -5,7 +5,7 @@ import { addRoute } from '../../route.js';
 import { createAndMaybeWait } from '../../sync-answer.js';
 import { taskTypeOf } from '../../task-create.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
-import { syncAnswer } from './schemas.js';
+import { PendingTaskAnswer, syncAnswer } from './schemas.js';
 
 export { RateBody } from '../../../tasks/image-rate.js';
 export const RateResponse = syncAnswer(RateResult.shape.results);
@@ -25,6 +25,7 @@ export function registerImageRate(app: Hono<ApiEnv>, deps: ApiDeps): void {
       body: RateBody,
       status: 200,
       response: RateResponse,
+      also: [{ status: 202, description: 'Accepted: `sync: false`, or the task still pending after the sync timeout (sync.timeoutMs); poll GET /tasks/{id}', schema: PendingTaskAnswer }],
       errors: ['VALIDATION_ERROR', 'INSUFFICIENT_BALANCE', 'SPENDING_LIMIT_EXCEEDED', 'RATE_LIMIT_EXCEEDED', 'UNKNOWN_ERROR', 'ENQUEUE_FAILED'],
     },
     (_c, { principal, body }) => createAndMaybeWait<z.infer<typeof RateResult>['results']>(deps, principal, type.type, body),

@@ -22,3 +22,6 @@ export const syncAnswer = <Results extends z.ZodType>(results: Results) =>
       results: results.optional().describe('one entry per URL, in the order sent; absent on 202'),
     }),
   );
+
+/** The 202 answer of rate and alt: `sync: false`, or the task still pending after the sync timeout; poll it. */
+export const PendingTaskAnswer = dataOf(z.object({ task: z.object({ id: z.string(), status: z.literal('pending') }) }));

@@ -2,10 +2,13 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { Hono } from 'hono';
+import { z } from 'zod';
 import { AppError } from '../../../domain/errors.js';
 import { IMAGE_MIME } from '../../../domain/media-types.js';
 import { addRoute } from '../../route.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
+
+const ImageRequestHeaders = z.object({ 'if-none-match': z.string().optional().describe('the ETag of a copy held; when it matches, the answer is 304 with no body') });
 
 /**
  * The service's own image URLs (`service_url`). Public: the id is 131 random bits, so the URL
@@ -16,7 +19,23 @@ export function registerImageFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
   addRoute(
     app,
     deps,
-    { method: 'get', path: '/images/:file', summary: 'A stored image, by its service URL', family: 'resource', status: 200, produces: 'image/*', errors: ['NOT_FOUND'] },
+    {
+      method: 'get',
+      path: '/images/:file',
+      summary: 'A stored image, by its service URL ({id}.{ext}); cached as immutable, with its ETag',
+      family: 'resource',
+      status: 200,
+      produces: 'image/*',
+      errors: ['NOT_FOUND'],
+      headers: ImageRequestHeaders,
+      also: [
+        {
+          status: 304,
+          description: 'Not modified: If-None-Match matched the ETag of this image (no body)',
+          headers: { ETag: 'the image id, quoted', 'Cache-Control': 'public, max-age=…, immutable' },
+        },
+      ],
+    },
     async (c) => {
       const file = c.req.param('file')!;
       let path: string;

@@ -7,17 +7,18 @@ import { Task, TaskStatusSchema, taskBody } from './schemas.js';
 
 export const ListTasksQuery = z
   .object({
-    status: TaskStatusSchema.optional(),
-    type: z.string().min(1).max(64).optional(),
-    createdAfter: z.iso.datetime().optional(),
-    createdBefore: z.iso.datetime().optional(),
-    limit: z.coerce.number().int().min(1).max(100).default(20),
+    status: TaskStatusSchema.optional().describe('only tasks in this status'),
+    type: z.string().min(1).max(64).optional().describe('only tasks of this type, e.g. image.generate'),
+    createdAfter: z.iso.datetime().optional().describe('only tasks created after this instant (ISO 8601)'),
+    createdBefore: z.iso.datetime().optional().describe('only tasks created before this instant (ISO 8601)'),
+    limit: z.coerce.number().int().min(1).max(100).default(20).describe('page size'),
     cursor: z
       .string()
       .regex(/^tsk_[0-9A-Za-z]+$/, 'a cursor from a previous page')
-      .optional(),
+      .optional()
+      .describe('nextCursor of the previous page'),
   })
-  .catchall(z.string().max(256));
+  .catchall(z.string().max(256).describe('metadata.<key>=<value>: only tasks whose metadata has that key with that value (as a string); other names are ignored'));
 
 export const ListTasksResponse = z.object({ data: z.array(Task), nextCursor: z.string().nullable().describe('the cursor of the next page; null on the last') });
 export type ListTasksResponse = z.infer<typeof ListTasksResponse>;
@@ -34,6 +35,7 @@ export function registerTasksList(app: Hono<ApiEnv>, deps: ApiDeps): void {
       family: 'resource',
       status: 200,
       response: ListTasksResponse,
+      query: ListTasksQuery,
     },
     async (c, { principal }) => {
       const query = parseQuery(c, ListTasksQuery, 'resource');

@@ -3,12 +3,12 @@ import { EVENT_KINDS } from '../../../tasks/index.js';
 import { Timestamp } from '../../schemas.js';
 
 export const WebhookUrl = z.url({ protocol: /^https?$/, error: 'an http or https URL' }).max(2048);
+/** A subscription value: an event kind to receive, `all`, or `task.completed|failed` for every type's. */
+export const EventKind = z
+  .enum(EVENT_KINDS, { error: (issue) => `unknown event kind ${String(issue.input)}; known: ${EVENT_KINDS.join(', ')}` })
+  .describe('a subscription value: `all`, `task.completed`, `task.failed` or `task.<type>.completed|failed`');
 /** Event kinds to receive; null (or omitted, or ["all"]) for every kind. */
-export const Events = z
-  .array(z.enum(EVENT_KINDS, { error: (issue) => `unknown event kind ${String(issue.input)}; known: ${EVENT_KINDS.join(', ')}` }))
-  .min(1)
-  .max(EVENT_KINDS.length)
-  .nullable();
+export const Events = z.array(EventKind).min(1).max(EVENT_KINDS.length).nullable();
 export const ApiKeyIds = z.array(z.string().min(1).max(64)).max(100);
 
 /** The webhook resource, exactly as SPEC part 2 shows it. */
@@ -17,7 +17,7 @@ export const Webhook = z.object({
   userId: z.string(),
   url: z.string(),
   enabled: z.boolean(),
-  events: z.array(z.string()).nullable(),
+  events: z.array(EventKind).nullable().describe('the kinds subscribed to; null for every kind'),
   secret: z.string(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
