@@ -24,6 +24,19 @@ export interface ApiDeps {
   outbox: Outbox;
   destinations: DestinationService;
   log: (message: string) => void;
+  ops: Ops;
+}
+
+/** What the access log and the operations routes (/metrics, /ready) need from the running service. */
+export interface Ops {
+  /** Where access lines go, in pino's shape: the fields, then the message. */
+  accessLog: { info(fields: object, message: string): void; error(fields: object, message: string): void };
+  /** Counts and times one answered request, by its route pattern (never the raw path). */
+  observeRequest(request: { method: string; route: string; status: number; seconds: number }): void;
+  /** Every metric, in the Prometheus text format. */
+  metrics(): Promise<{ contentType: string; text: string }>;
+  /** What keeps the service from being ready, one phrase each; empty when it is ready. */
+  notReady(): Promise<string[]>;
 }
 
 export type ApiEnv = {

@@ -21,8 +21,10 @@ const CAPABILITIES = [
  * waits for that load. `stop()` keeps the next loads from starting; closing the providers ends
  * the one under way.
  */
-export function startModelPreload(providers: ProviderSet, log: (message: string) => void): { stop(): void; done: Promise<void> } {
+export function startModelPreload(providers: ProviderSet, log: (message: string) => void): { stop(): void; done: Promise<void>; loading(): string[] } {
   let stopped = false;
+  /** The models still to load, in order: what GET /ready waits for. A failed load leaves it too. */
+  const waiting = new Set<string>(CAPABILITIES.filter(([capability]) => preloadable(providers[capability])).map(([, name]) => name));
   const done = (async () => {
     for (const [capability, name] of CAPABILITIES) {
       const provider = providers[capability];
@@ -34,6 +36,8 @@ export function startModelPreload(providers: ProviderSet, log: (message: string)
       } catch (err) {
         // Not fatal: the first request that needs the model loads it (and reports a failure).
         if (!stopped) log(`models: ${name} did not preload: ${(err as Error).message}`);
+      } finally {
+        waiting.delete(name);
       }
     }
   })();
@@ -42,5 +46,6 @@ export function startModelPreload(providers: ProviderSet, log: (message: string)
       stopped = true;
     },
     done,
+    loading: () => [...waiting],
   };
 }

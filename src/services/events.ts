@@ -8,6 +8,8 @@ export const settledEventKind = (task: TaskRecord): string => `task.${task.type}
  * durable, so a listener may act on it (record a webhook event, wake a dispatcher) at once.
  */
 export interface ServiceEvents {
+  /** A task was created (its record and reserve are durable) and handed to the worker. */
+  'task:created': { task: TaskRecord };
   /** A task settled; fires once per task. `kind` is its SPEC part 6 event kind. */
   'task:settled': { kind: string; task: TaskRecord };
   /** Webhook deliveries became due now (recorded, or queued again): the dispatcher wakes. */

@@ -140,6 +140,13 @@ export class JournalEngine {
     }
   }
 
+  /** Why a commit would be refused now; null while commits are taken. */
+  writeFailure(): string | null {
+    if (this.closed) return 'the store is closed';
+    const failed = this.writer.failed;
+    return failed ? `a journal write failed: ${failed.message}` : null;
+  }
+
   /** Last sequence number applied. */
   get lastSeq(): number {
     return this.seq;

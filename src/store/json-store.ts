@@ -29,6 +29,10 @@ export class JsonStore implements Store {
     return new JsonStore(await JournalEngine.open(options));
   }
 
+  writeFailure(): string | null {
+    return this.engine.writeFailure();
+  }
+
   close(): Promise<void> {
     return this.engine.close();
   }

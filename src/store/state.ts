@@ -20,7 +20,9 @@ export class State {
   /** Settled tasks whose event is not recorded yet: a crash fell between the two. */
   readonly settledWithoutEvent = new SetIndex<TaskRecord>((task) => task.status !== 'pending' && !task.eventId);
   readonly tasksByStatus = new CountIndex<TaskRecord>((task) => task.status);
-  readonly tasks = new Collection<TaskRecord>('tasks', [this.tasksByAccount, this.pendingTasks, this.money, this.settledWithoutEvent, this.tasksByStatus]);
+  /** Tasks by `type status` (the /metrics gauge), kept in step like the status counts. */
+  readonly tasksByTypeStatus = new CountIndex<TaskRecord>((task) => `${task.type} ${task.status}`);
+  readonly tasks = new Collection<TaskRecord>('tasks', [this.tasksByAccount, this.pendingTasks, this.money, this.settledWithoutEvent, this.tasksByStatus, this.tasksByTypeStatus]);
 
   readonly webhooksByAccount = new GroupIndex<WebhookRecord>((webhook) => webhook.accountId);
   readonly webhooks = new Collection<WebhookRecord>('webhooks', [this.webhooksByAccount]);

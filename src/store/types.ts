@@ -26,6 +26,8 @@ export interface Store {
   readonly secrets: SecretRepo;
   readonly webhooks: WebhookRepo;
   readonly destinations: DestinationRepo;
+  /** Why writes are refused now (the store is closed, or a journal write failed); null while it takes writes. */
+  writeFailure(): string | null;
   /** Flushes, writes a snapshot if the journal holds anything, and releases the lock. */
   close(): Promise<void>;
 }
@@ -88,6 +90,8 @@ export interface TaskRepo {
   keySpend(keyId: string, period: Period, millis: number): Promise<number>;
   all(): Promise<Iterable<TaskRecord>>;
   countsByStatus(): Promise<{ pending: number; completed: number; failed: number }>;
+  /** How many tasks there are of each type and status (kept as counts: no scan). */
+  countsByTypeStatus(): Promise<{ type: string; status: TaskRecord['status']; count: number }[]>;
   /** The newest tasks across accounts, newest first. */
   recent(limit: number): Promise<TaskRecord[]>;
 }

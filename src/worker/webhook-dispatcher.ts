@@ -5,6 +5,15 @@ import type { DeliveryRecord, Outbox } from '../services/outbox.js';
 
 type SendResult = { status: number | null; latencyMs: number; error?: string };
 
+/** One attempt, once journaled: the delivery as it now stands (status, attempts so far) and what the send came to. */
+export interface AttemptOutcome {
+  delivery: DeliveryRecord;
+  /** The HTTP status answered; null when none came (refused, timed out) or no request was made. */
+  httpStatus: number | null;
+  latencyMs: number;
+  error?: string;
+}
+
 /**
  * Sends due deliveries: wakes on `delivery:due`, when a send finishes and when the earliest
  * retry falls due; at most `webhooks.concurrency` requests at once (a reload resizes it);
@@ -16,6 +25,8 @@ export function createWebhookDispatcher(options: {
   config: ConfigSource;
   send: (delivery: DeliveryRecord, message: { id: string; body: string; secret?: string }) => Promise<SendResult>;
   log: (message: string) => void;
+  /** Told of each journaled attempt (the outcome log line, the metrics). */
+  onAttempt?: (outcome: AttemptOutcome) => void;
 }) {
   const { outbox } = options;
   const queue = new PQueue({ concurrency: options.config.current().webhooks.concurrency });
@@ -55,7 +66,10 @@ export function createWebhookDispatcher(options: {
 
   async function journal(delivery: DeliveryRecord, result: SendResult | { skip: string }): Promise<void> {
     try {
-      if (!stopped) await outbox.recordAttempt(delivery, result);
+      if (stopped) return;
+      const saved = await outbox.recordAttempt(delivery, result);
+      const sent = 'skip' in result ? { httpStatus: null, latencyMs: 0, error: result.skip } : { httpStatus: result.status, latencyMs: result.latencyMs, error: result.error };
+      options.onAttempt?.({ delivery: saved, ...sent });
     } catch (err) {
       options.log(`webhooks: delivery ${delivery.id} attempt not recorded: ${(err as Error).message}`);
     } finally {

@@ -1,4 +1,5 @@
 import type { TestContext } from 'node:test';
+import { createLogger } from '../../src/app/logger.js';
 import { type RunningServer, startServer } from '../../src/app/server.js';
 import { deepMerge, type JsonObject, loadConfig } from '../../src/config/load.js';
 import { ALL_SCOPES } from '../../src/domain/scopes.js';
@@ -77,6 +78,8 @@ export async function startService(t: TestContext, options: { config?: JsonObjec
       logs.push(m);
       if (process.env.HARNESS_LOG) console.error('LOG', m);
     },
+    // HARNESS_LOG=1 also shows the structured lines (access, task, webhook), pretty, on stderr.
+    logger: process.env.HARNESS_LOG ? createLogger({ level: 'debug', format: 'pretty' }, { destination: process.stderr }) : undefined,
     taskTypes: [testTaskType as never],
     extendApi: mountTestRoutes,
     providers: options.providers ?? fakeProviders(),

@@ -88,6 +88,12 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
       const c = state.tasksByStatus;
       return { pending: c.get('pending'), completed: c.get('completed'), failed: c.get('failed') };
     },
+    async countsByTypeStatus() {
+      return Array.from(state.tasksByTypeStatus.counts, ([key, count]) => {
+        const [type, status] = key.split(' ') as [string, TaskRecord['status']];
+        return { type, status, count };
+      }).filter((entry) => entry.count > 0);
+    },
     async recent(limit) {
       // Each account's ids are sorted by time; their tails merged give the newest overall.
       const tails: string[] = [];

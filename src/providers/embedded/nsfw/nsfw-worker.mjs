@@ -4,6 +4,20 @@
 // in { id, warmUp: true } → out { id, backend } once the model is loaded (a preload at start).
 import { parentPort } from 'node:worker_threads';
 
+// Two notices the libraries print on their own, neither of which an operator can act on: nsfwjs
+// names the bundled model it loads ("You're using the model: 'MobileNetV2' …", console.info),
+// and tfjs's cpu backend, on its first use in Node.js, suggests installing tfjs-node
+// ("Hi, looks like you are running TensorFlow.js in Node.js …", console.warn). Only these two
+// are dropped; anything else this thread prints still goes out.
+const LIBRARY_NOTICES = [/^(%c)?You're using the model: /, /looks like you are running TensorFlow\.js in Node\.js/];
+for (const method of ['info', 'warn']) {
+  const print = console[method].bind(console);
+  console[method] = (...args) => {
+    if (typeof args[0] === 'string' && LIBRARY_NOTICES.some((notice) => notice.test(args[0]))) return;
+    print(...args);
+  };
+}
+
 let ready = null;
 
 async function load() {

@@ -1,0 +1,38 @@
+import type { MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
+import type { Principal } from '../services/auth.js';
+import type { ApiDeps, ApiEnv } from './types.js';
+
+/** The route label of a request no route matched (404s, preflights answered by middleware): raw paths would make every scanner's probe a series. */
+const UNMATCHED = '(unmatched)';
+
+/** Who made the request, as far as the log may say: the key's id, never the key or a token. */
+function credentialFields(principal: Principal | undefined): Record<string, string> {
+  if (!principal) return {};
+  if (principal.kind === 'apiKey') return { credential: 'apiKey', keyId: principal.keyId, accountId: principal.accountId };
+  if (principal.kind === 'pat') return { credential: 'pat', taskId: principal.taskId, accountId: principal.accountId };
+  return { credential: 'accessToken', accountId: principal.accountId };
+}
+
+/**
+ * One access line per answered request, and its count and time in the metrics: request id,
+ * method, the route's pattern (`/tasks/:id`, not the path asked for), status, milliseconds, and
+ * the key id of the credential when one was checked. Mounted after the request id is set;
+ * errors and 404s pass through it too (hono's handlers answer them before it resumes).
+ */
+export function accessLog(deps: Pick<ApiDeps, 'ops'>): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    await next();
+    const seconds = (performance.now() - started) / 1000;
+    const pattern = routePath(c, -1);
+    const route = pattern === '*' || pattern === '/*' ? UNMATCHED : pattern;
+    const status = c.res.status;
+    const method = c.req.method;
+    deps.ops.observeRequest({ method, route, status, seconds });
+    const fields = { event: 'http.request', requestId: c.get('requestId'), method, route, status, ms: Math.round(seconds * 10_000) / 10, ...credentialFields(c.get('principal')) };
+    const message = `${method} ${route} ${status}`;
+    if (status >= 500) deps.ops.accessLog.error(fields, message);
+    else deps.ops.accessLog.info(fields, message);
+  };
+}

@@ -1,0 +1,36 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { AppError } from '../../../domain/errors.js';
+import { addRoute } from '../../route.js';
+import { dataOf } from '../../schemas.js';
+import type { ApiDeps, ApiEnv } from '../../types.js';
+
+export const ReadyResponse = dataOf(z.object({ status: z.literal('ready') }));
+export type ReadyResponse = z.infer<typeof ReadyResponse>;
+
+/**
+ * `GET /ready`: 200 once the service can do its work (the store takes writes, and the models
+ * the server preloads are loaded); 503 NOT_READY otherwise, the message naming what is not
+ * ready. `/health` only says the process answers.
+ */
+export function registerReady(app: Hono<ApiEnv>, deps: ApiDeps): void {
+  addRoute(
+    app,
+    deps,
+    {
+      method: 'get',
+      path: '/ready',
+      summary: 'Readiness: answers 200 once the store takes writes and the preloaded models are loaded, 503 NOT_READY before',
+      family: 'resource',
+      status: 200,
+      errors: ['NOT_READY'],
+      response: ReadyResponse,
+    },
+    async (c) => {
+      const notReady = await deps.ops.notReady();
+      if (notReady.length > 0) throw new AppError('NOT_READY', `not ready: ${notReady.join('; ')}`);
+      c.header('cache-control', 'no-store');
+      return { body: { data: { status: 'ready' as const } } };
+    },
+  );
+}
