@@ -3,10 +3,10 @@ import { HTTPException } from 'hono/http-exception';
 import { AppError, isAppError } from '../domain/errors.js';
 import type { ApiEnv } from './types.js';
 
-/** The one error handler: AppError → flat body; anything else → logged, 500 without internals. */
+/** The one error handler: AppError → flat body (and its headers); anything else → logged, 500 without internals. */
 export function createErrorHandler(log: (message: string) => void) {
   return (err: Error, c: Context<ApiEnv>): Response => {
-    if (isAppError(err)) return c.json(err.toBody(), err.status as 400);
+    if (isAppError(err)) return c.json(err.toBody(), err.status as 400, err.headers);
     if (err instanceof HTTPException) return err.getResponse();
     const requestId = c.get('requestId') ?? 'unknown';
     log(`request ${requestId} ${c.req.method} ${c.req.path} failed: ${err.stack ?? err.message}`);

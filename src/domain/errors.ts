@@ -1,6 +1,7 @@
 /**
  * Request error codes: exactly the codes of SPEC part 7, plus RATE_LIMIT_EXCEEDED
- * (a 429 other than the spending limit, which the spec allows: "a 429 with another code").
+ * (a 429 other than the spending limit, which the spec allows: "a 429 with another code")
+ * and NOT_READY (the operator's readiness probe, outside the spec's API).
  */
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
@@ -25,6 +26,8 @@ export const ERROR_STATUS = {
   UNKNOWN_ERROR: 500,
   ENQUEUE_FAILED: 500,
   DESTINATION_TEST_FAILED: 502,
+  /** GET /ready: the store refuses writes, or the models are still loading. */
+  NOT_READY: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -48,13 +51,16 @@ export class AppError extends Error {
   readonly scopes?: ScopeDetails;
   /** Status override: 413 VALIDATION_ERROR on an oversized upload body. */
   readonly statusOverride?: number;
+  /** Response headers an HTTP answer carries with the error (Retry-After on backpressure). */
+  readonly headers?: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, message?: string, options: { scopes?: ScopeDetails; status?: number } = {}) {
+  constructor(code: ErrorCode, message?: string, options: { scopes?: ScopeDetails; status?: number; headers?: Record<string, string> } = {}) {
     super(message ?? code);
     this.name = 'AppError';
     this.code = code;
     this.scopes = options.scopes;
     this.statusOverride = options.status;
+    this.headers = options.headers;
     this.silent = !message || SILENT_CODES.has(code);
   }
 

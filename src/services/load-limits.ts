@@ -2,10 +2,18 @@ import type { ConfigSource } from '../config/source.js';
 import { AppError } from '../domain/errors.js';
 import type { Clock } from './ports.js';
 
+/** What the worker tells of its lanes' backlog (the task runner implements it). */
+export interface LaneBacklog {
+  /** How long, in ms, an item added to `lane` now would wait for a slot (an estimate from recent item times). */
+  queueDelayMs(lane: string): number;
+}
+
 /**
- * Back-pressure before anything is reserved: a per-credential token bucket and a bound on
- * pending work. Past either, 429 RATE_LIMIT_EXCEEDED (not the spending limit's code; no
- * Retry-After, per SPEC part 7), so the service degrades instead of falling over.
+ * Back-pressure before anything is reserved: a per-credential token bucket, a bound on
+ * pending work, and a bound on how long new work would queue. Past any, 429
+ * RATE_LIMIT_EXCEEDED (not the spending limit's code), so the service degrades instead of
+ * falling over. Only the queue-delay refusal carries Retry-After (an addition to SPEC part 7):
+ * it is the one with an estimate of when a retry would pass.
  */
 export function createLoadLimits(config: Pick<ConfigSource, 'current'>, clock: Clock) {
   const buckets = new Map<string, { tokens: number; at: number }>();
@@ -27,6 +35,28 @@ export function createLoadLimits(config: Pick<ConfigSource, 'current'>, clock: C
       bucket.tokens -= 1;
       buckets.set(credentialId, bucket);
       if (buckets.size > 100_000) buckets.clear(); // bound memory; a cleared bucket starts full
+    },
+
+    /**
+     * Refuses new work when its lane's backlog would keep it waiting past
+     * `limits.maxQueueDelaySeconds` (null: no bound), with Retry-After: the seconds until the
+     * estimated wait is back under the bound. `delayMs` gives the estimate; one that throws
+     * (a task with no lane) is not refused here, so its create fails as before (ENQUEUE_FAILED).
+     */
+    checkQueueDelay(delayMs: () => number): void {
+      const max = config.current().limits.maxQueueDelaySeconds;
+      if (max === null) return;
+      let delay: number;
+      try {
+        delay = delayMs();
+      } catch {
+        return;
+      }
+      if (!(delay > max * 1000)) return;
+      const retryAfter = Math.max(1, Math.ceil(delay / 1000 - max));
+      throw new AppError('RATE_LIMIT_EXCEEDED', `about ${Math.ceil(delay / 1000)} s of work is queued ahead of this task (at most ${max} s is taken); retry in ${retryAfter} s`, {
+        headers: { 'retry-after': String(retryAfter) },
+      });
     },
   };
 }

@@ -1,14 +1,28 @@
+import { performance } from 'node:perf_hooks';
 import PQueue from 'p-queue';
 import type { ConfigSource } from '../config/source.js';
+import type { LaneBacklog } from '../services/load-limits.js';
+
+/** Weight of the newest item in a lane's mean item time (an exponentially weighted mean): about the last ten items count. */
+const ITEM_TIME_WEIGHT = 0.2;
+
+interface LaneTiming {
+  /** Mean wall time an item holds a slot of the lane (its retries and backoff included); undefined until one finishes. */
+  meanMs: number | undefined;
+  /** Start times of the items running now. */
+  running: Set<{ at: number }>;
+}
 
 /**
  * One p-queue per lane (a provider or a task type) with its own concurrency, so slow work
  * in one lane (background removal) never holds up another (rating). A lane's concurrency is
  * `work.lanes.<lane>`, else the provider's own `concurrency`, else `work.defaultConcurrency`;
- * a config reload applies to the lanes at once.
+ * a config reload applies to the lanes at once. Each lane keeps a recent mean of its item
+ * times, from which `queueDelayMs` estimates how long new work would wait (backpressure).
  */
-export class Lanes {
+export class Lanes implements LaneBacklog {
   private readonly queues = new Map<string, PQueue>();
+  private readonly timings = new Map<string, LaneTiming>();
   private readonly unsubscribe: () => void;
 
   constructor(private readonly config: ConfigSource) {
@@ -31,6 +45,49 @@ export class Lanes {
     return queue;
   }
 
+  /**
+   * Runs one item's `work` (inside a job of `lane`), timing it. Work that resolves false did
+   * nothing (its item was already settled, or the worker is stopping) and is not counted.
+   */
+  async timed(lane: string, work: () => Promise<boolean>): Promise<void> {
+    let timing = this.timings.get(lane);
+    if (!timing) {
+      timing = { meanMs: undefined, running: new Set() };
+      this.timings.set(lane, timing);
+    }
+    const started = { at: performance.now() };
+    timing.running.add(started);
+    let worked = false;
+    try {
+      worked = await work();
+    } finally {
+      timing.running.delete(started);
+      if (worked) {
+        const ms = performance.now() - started.at;
+        timing.meanMs = timing.meanMs === undefined ? ms : timing.meanMs + ITEM_TIME_WEIGHT * (ms - timing.meanMs);
+      }
+    }
+  }
+
+  /**
+   * How long an item added to `lane` now would wait for a slot: its queued items × their mean
+   * item time ÷ the lane's concurrency. Before any item of the lane has finished, the longest
+   * one running stands for the mean (a lower bound: nothing is assumed that was not seen), so
+   * an idle or brand-new lane estimates 0.
+   */
+  queueDelayMs(lane: string): number {
+    const queue = this.queues.get(lane);
+    if (!queue || queue.size === 0) return 0;
+    const timing = this.timings.get(lane);
+    let perItem = timing?.meanMs;
+    if (perItem === undefined) {
+      const now = performance.now();
+      perItem = 0;
+      for (const item of timing?.running ?? []) perItem = Math.max(perItem, now - item.at);
+    }
+    return (queue.size * perItem) / queue.concurrency;
+  }
+
   /** Drops queued jobs that have not started (they stay pending in the store and run after a restart) and stops following the config. */
   stop(): void {
     this.unsubscribe();
@@ -42,9 +99,9 @@ export class Lanes {
     await Promise.all([...this.queues.values()].map((queue) => queue.onIdle()));
   }
 
-  stats(): Record<string, { running: number; queued: number; concurrency: number }> {
-    const out: Record<string, { running: number; queued: number; concurrency: number }> = {};
-    for (const [lane, queue] of this.queues) out[lane] = { running: queue.pending, queued: queue.size, concurrency: queue.concurrency };
+  stats(): Record<string, { running: number; queued: number; concurrency: number; meanItemMs: number | null }> {
+    const out: Record<string, { running: number; queued: number; concurrency: number; meanItemMs: number | null }> = {};
+    for (const [lane, queue] of this.queues) out[lane] = { running: queue.pending, queued: queue.size, concurrency: queue.concurrency, meanItemMs: this.timings.get(lane)?.meanMs ?? null };
     return out;
   }
 }

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { ConfigSource } from '../config/source.js';
 import { ProviderError } from '../domain/tasks.js';
+import type { LaneBacklog } from '../services/load-limits.js';
 import type { TaskQueue } from '../services/ports.js';
 import type { TaskProgress } from '../services/task-progress.js';
 import type { ItemRecord, Prepared, TaskRecord } from '../services/task-types.js';
@@ -20,10 +21,11 @@ export interface TaskRunnerOptions {
  * item is journaled at once, so after a crash only unfinished items run again, and the task
  * is settled (charged) exactly once, by whichever item finishes last.
  */
-export function createTaskRunner(options: TaskRunnerOptions): TaskQueue & {
-  resume(pending: TaskRecord[]): void;
-  close(graceMs: number): Promise<void>;
-} {
+export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
+  LaneBacklog & {
+    resume(pending: TaskRecord[]): void;
+    close(graceMs: number): Promise<void>;
+  } {
   const { progress: tasks, lanes, log } = options;
   const stopping = new AbortController();
   // One abort listener per running item (see withItemSignal): bounded by the lanes' concurrency,
@@ -58,8 +60,9 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue & {
     }
   }
 
-  async function runItem(taskId: string, index: number, prepared: Prepared): Promise<void> {
-    if (stopping.signal.aborted || !(await stillPending(taskId, index))) return;
+  /** Runs one item to its outcome; false when there was nothing to run (already settled, or stopping). */
+  async function runItem(taskId: string, index: number, prepared: Prepared): Promise<boolean> {
+    if (stopping.signal.aborted || !(await stillPending(taskId, index))) return false;
     const task = (await tasks.getTask(taskId))!;
     const def = tasks.definition(task.type);
     const outcome = await withItemSignal((signal) =>
@@ -72,16 +75,18 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue & {
       }),
     );
     // Stopping mid-item: leave it pending so the next start runs it again.
-    if (stopping.signal.aborted && !outcome.ok && outcome.error.retryable) return;
+    if (stopping.signal.aborted && !outcome.ok && outcome.error.retryable) return false;
     const code = outcome.ok ? undefined : (def.itemErrorCode?.(outcome.error.code) ?? outcome.error.code);
     const item: ItemRecord = outcome.ok
       ? { status: 'success', result: outcome.value, cost: def.itemCost(task.request, index), attempts: outcome.attempts }
       : { status: 'failed', error: { code: code!, message: outcome.error.message }, attempts: outcome.attempts };
     if (!outcome.ok && outcome.error.code === 'UNKNOWN_ERROR') log(`task ${taskId} item ${index}: unexpected failure: ${outcome.error.message}`);
     await tasks.finishItem(taskId, index, item);
+    return true;
   }
 
-  async function start(task: TaskRecord, lane: ReturnType<Lanes['get']>): Promise<void> {
+  async function start(task: TaskRecord, laneName: string): Promise<void> {
+    const lane = lanes.get(laneName);
     const def = tasks.definition(task.type);
     const pendingItems = task.items.flatMap((item, index) => (item.status === 'pending' ? [index] : []));
     if (pendingItems.length === 0) {
@@ -101,7 +106,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue & {
       }
     }
     for (const index of pendingItems) {
-      void track(lane.add(() => runItem(task.id, index, prepared)).catch((err: Error) => log(`task ${task.id} item ${index}: ${err.message}`)));
+      void track(lane.add(() => lanes.timed(laneName, () => runItem(task.id, index, prepared))).catch((err: Error) => log(`task ${task.id} item ${index}: ${err.message}`)));
     }
   }
 
@@ -109,9 +114,11 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue & {
     enqueue(task: TaskRecord): void {
       if (!accepting) throw new Error('the worker is stopping');
       // Resolved now, so an unknown type or lane fails the create call (ENQUEUE_FAILED) instead of the task later.
-      const lane = lanes.get(tasks.definition(task.type).lane(task.request));
+      const lane = tasks.definition(task.type).lane(task.request);
       void track(start(task, lane).catch((err: Error) => log(`task ${task.id}: ${err.message}`)));
     },
+
+    queueDelayMs: (lane) => lanes.queueDelayMs(lane),
 
     /** Re-enqueues tasks found pending at start-up, oldest first. */
     resume(pending: TaskRecord[]): void {

@@ -128,6 +128,35 @@ test('a reload that raises limits.maxPendingTasks accepts creates that were 429,
   assert.equal(await createStatus(h, slow), 429, 'the new bound holds too');
 });
 
+test('a reload that sets limits.maxQueueDelaySeconds refuses creates behind a long backlog, with Retry-After', async (t) => {
+  const h = await startService(t, { config: { limits: { maxQueueDelaySeconds: null }, work: { lanes: { test: 1 } } } });
+  const runLog = join(await tempDir(t), 'runs.log');
+  await waitForTask(h, await createTestTask(h, { delayMs: 200 })); // the lane's item time is now known
+  const backlog = await createTestTask(h, { items: 10, delayMs: 200, runLog });
+  await eventually(async () => (await startedTasks(runLog)).has(backlog));
+  assert.equal(await createStatus(h), 201, 'no bound: about 2 s of queued work is taken');
+
+  await reloadWith(h, { limits: { maxQueueDelaySeconds: 1 } });
+  const refused = await h.request('POST', '/test/tasks', { auth: h.apiKey, body: {} });
+  assert.equal(refused.status, 429, refused.text);
+  assert.equal(refused.json.code, 'RATE_LIMIT_EXCEEDED');
+  assert.match(refused.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+});
+
+test('a reload that sets cors.origins makes answers to that origin carry CORS headers; emptying it removes them', async (t) => {
+  const h = await startService(t);
+  const origin = 'https://app.example.test';
+  const allowOrigin = async () => (await h.request('GET', '/tasks', { auth: h.apiKey, headers: { origin } })).headers.get('access-control-allow-origin');
+  const preflightStatus = async () => (await h.request('OPTIONS', '/tasks', { headers: { origin, 'access-control-request-method': 'GET' } })).status;
+  assert.deepEqual([await allowOrigin(), await preflightStatus()], [null, 404]);
+
+  await reloadWith(h, { cors: { origins: [origin] } });
+  assert.deepEqual([await allowOrigin(), await preflightStatus()], [origin, 204]);
+
+  await reloadWith(h, { cors: { origins: [] } });
+  assert.deepEqual([await allowOrigin(), await preflightStatus()], [null, 404]);
+});
+
 /** Shows the `test` lane running one task at a time, then (after the reload) three at once. */
 async function laneConcurrencyFollowsReload(h: Harness, raised: JsonObject, runLog: string): Promise<void> {
   const first = await createTestTask(h, { delayMs: 300, runLog });
