@@ -1,5 +1,7 @@
 import { Hono } from 'hono';
 import { randomId } from '../domain/ids.js';
+import { accessLog } from './access-log.js';
+import { corsMiddleware } from './cors.js';
 import { createErrorHandler, notFound } from './errors.js';
 import { routesOf } from './route.js';
 import { setDocumented } from './routes/docs/document.js';
@@ -19,6 +21,9 @@ export function createApi(deps: ApiDeps, extend?: (app: Hono<ApiEnv>, deps: ApiD
     await next();
     if (!c.res.headers.has('x-request-id')) c.header('x-request-id', requestId);
   });
+  app.use('*', accessLog(deps));
+  // Before the routes: a preflight is answered here, without auth.
+  app.use('*', corsMiddleware(deps.config));
   registerRoutes(app, deps);
   // What the description describes: every route mounted so far, not what an extension adds.
   const documented = [...routesOf(app)];

@@ -11,6 +11,7 @@ import { registerDestinationsTest } from './routes/destinations/test.js';
 import { registerDestinationsUpdate } from './routes/destinations/update.js';
 import { registerOpenApiJson } from './routes/docs/openapi-json.js';
 import { registerDocsReference } from './routes/docs/reference.js';
+import { registerDocsScalarBundle } from './routes/docs/scalar-bundle.js';
 import { registerHealth } from './routes/health.js';
 import { registerImageAlt } from './routes/image/alt.js';
 import { registerImageGenerate } from './routes/image/generate.js';
@@ -19,6 +20,8 @@ import { registerImageRemoveBackground } from './routes/image/remove-background.
 import { registerImageFile } from './routes/image/serve-file.js';
 import { registerImageUpload } from './routes/image/upload.js';
 import { registerModelsList } from './routes/models/list.js';
+import { registerMetrics } from './routes/ops/metrics.js';
+import { registerReady } from './routes/ops/ready.js';
 import { registerTasksEstimate } from './routes/tasks/estimate.js';
 import { registerTasksGet } from './routes/tasks/get.js';
 import { registerTasksList } from './routes/tasks/list.js';
@@ -38,6 +41,8 @@ import type { ApiDeps, ApiEnv } from './types.js';
 /** Every route of the API, in one list. */
 export function registerRoutes(app: Hono<ApiEnv>, deps: ApiDeps): void {
   registerHealth(app, deps);
+  registerReady(app, deps);
+  registerMetrics(app, deps);
   registerImageGenerate(app, deps);
   registerImageRate(app, deps);
   registerImageAlt(app, deps);
@@ -71,4 +76,5 @@ export function registerRoutes(app: Hono<ApiEnv>, deps: ApiDeps): void {
   registerDestinationsTest(app, deps);
   registerOpenApiJson(app, deps);
   registerDocsReference(app, deps);
+  registerDocsScalarBundle(app, deps);
 }

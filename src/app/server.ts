@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import type { Hono } from 'hono';
@@ -41,6 +42,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     events: services.events,
     config,
     log: services.log,
+    onAttempt: services.observeWebhookAttempt,
     send: (delivery, message) => {
       const { timeoutMs, allowPrivateAddresses } = config.current().webhooks;
       return deliverWebhook({ url: delivery.url, secret: message.secret }, message, { timeoutMs, allowPrivateAddresses, now: () => services.clock.now() });
@@ -78,7 +80,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           sweeper?.stop();
           await configWatch?.close();
           const httpClosed = new Promise<void>((resolve) => http!.close(() => resolve()));
-          if ('closeIdleConnections' in http!) http.closeIdleConnections();
+          // close() drops the connections idle now; one still answering (an image stream whose
+          // last bytes the client already has) would then linger for the keep-alive timeout.
+          // So keep dropping connections as they go idle, until the last one is gone.
+          const dropIdle = 'closeIdleConnections' in http! ? setInterval(() => (http as Server).closeIdleConnections(), 20).unref() : undefined;
+          void httpClosed.then(() => clearInterval(dropIdle));
           const { work, webhooks } = config.current();
           await runner.close(work.shutdownGraceMs);
           await dispatcher.close(Math.min(work.shutdownGraceMs, webhooks.timeoutMs));

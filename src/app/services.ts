@@ -1,3 +1,5 @@
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { type ConfigSource, createConfigSource } from '../config/source.js';
@@ -26,10 +28,15 @@ import { createTaskTypes } from '../tasks/index.js';
 import { newWebhookSecret } from '../webhooks/sign.js';
 import { Lanes } from '../worker/lanes.js';
 import { createTaskRunner } from '../worker/task-runner.js';
+import type { AttemptOutcome } from '../worker/webhook-dispatcher.js';
 import { prepareDataDir } from './data-dir.js';
+import { quietLibraryNotices } from './library-notices.js';
+import { type Logger, messageLog, silentLogger } from './logger.js';
+import { createMetrics } from './metrics.js';
 import { startModelPreload } from './preload-models.js';
 import { buildProviderSet, createEmbeddedRuntime, secretNames } from './providers.js';
 import { createDriverFactory } from './storage-drivers.js';
+import { logDeliveryOutcome, logTaskLifecycle } from './task-log.js';
 
 /** Config keys a running process cannot change: they need a restart. */
 const RESTART_KEYS = ['server', 'store'] as const;
@@ -38,7 +45,10 @@ export interface ServiceOptions {
   dataDir: string;
   config: Config;
   clock?: Clock;
+  /** Plain messages; without it they go to `logger`. */
   log?: (message: string) => void;
+  /** The structured log (access, task and webhook lines); none: those lines are not written. */
+  logger?: Logger;
   onFatal?: (err: Error) => void;
   /** Extra task types (tests register test-only ones). */
   taskTypes?: AnyTaskType[];
@@ -53,7 +63,9 @@ export interface ServiceOptions {
  */
 export async function openServices(options: ServiceOptions) {
   const clock = options.clock ?? systemClock;
-  const log = options.log ?? (() => undefined);
+  quietLibraryNotices();
+  const logger = options.logger ?? silentLogger();
+  const log = options.log ?? messageLog(logger);
   const { layout, signingKey, secretsKey, created } = await prepareDataDir(options.dataDir);
   const store = await JsonStore.open({
     dir: layout.store,
@@ -91,7 +103,8 @@ export async function openServices(options: ServiceOptions) {
   const destinations = createDestinationService({ store, clock, config, secretsKey, driver: createDriverFactory(config), isUnderAllowedRoot });
   const registry = new TaskTypeRegistry();
   const builtIn = createTaskTypes({ config, providers: () => providers, images, destinations });
-  for (const type of [...builtIn, ...(options.taskTypes ?? [])]) registry.register(type);
+  const metrics = createMetrics({ store, lanes: () => lanes.stats() });
+  for (const type of [...builtIn, ...(options.taskTypes ?? [])]) registry.register(metrics.timed(type));
 
   const accounts = createAccountService(store, clock);
   const apiKeys = createApiKeyService(store, clock);
@@ -109,7 +122,27 @@ export async function openServices(options: ServiceOptions) {
     outbox.recordTaskEvent(task).catch((err: Error) => log(`webhooks: event for task ${task.id} not recorded yet (${err.message}); the next start records it`));
   });
 
-  let preload: { stop(): void } | undefined;
+  logTaskLifecycle(events, logger);
+  // A reload applies the log level at once (the format is read at start).
+  if (options.logger) {
+    config.onChange((next) => {
+      logger.level = next.log.level;
+    });
+  }
+
+  let preload: { stop(): void; loading(): string[] } | undefined;
+  /** Set once the server has asked for the preload (whether it then runs or is off). */
+  let preloadAsked = false;
+  /** What keeps the service from being ready (GET /ready): a store that refuses writes, models still loading. */
+  const notReady = async (): Promise<string[]> => {
+    const out: string[] = [];
+    const failure = store.writeFailure();
+    if (failure) out.push(`store: ${failure}`);
+    else await access(layout.store, constants.W_OK).catch((err: NodeJS.ErrnoException) => out.push(`store: its folder is not writable (${err.code ?? err.message})`));
+    if (!preloadAsked) out.push('models: not loading yet');
+    else if (preload && preload.loading().length > 0) out.push(`models: still loading (${preload.loading().join(', ')})`);
+    return out;
+  };
 
   return {
     /**
@@ -118,6 +151,7 @@ export async function openServices(options: ServiceOptions) {
      * tests' fakes decide which models run, and a real one there loads on first use, as before.
      */
     preloadModels() {
+      preloadAsked = true;
       if (options.providers || !config.current().embedded.preload) return;
       preload ??= startModelPreload(providers, log);
     },
@@ -149,6 +183,19 @@ export async function openServices(options: ServiceOptions) {
     images,
     clock,
     log,
+    logger,
+    /** The access log, the metrics and readiness, as the API sees them. */
+    ops: {
+      accessLog: logger,
+      observeRequest: metrics.observeRequest,
+      metrics: async () => ({ contentType: metrics.contentType, text: await metrics.render() }),
+      notReady,
+    },
+    /** Told of each journaled webhook attempt: its outcome line and its metrics. */
+    observeWebhookAttempt(outcome: AttemptOutcome) {
+      metrics.observeWebhookAttempt(outcome);
+      logDeliveryOutcome(store, logger, outcome);
+    },
     layout,
     firstStart: created,
     store,

@@ -12,15 +12,20 @@ export function clientOf(context: CommandContext): Client {
   return createClient({ url: context.url ?? DEFAULT_URL, key: context.key });
 }
 
-/** Uploads the local files among `sources` (in order) and answers what each source becomes: an image id, or the URL as given. */
-export async function resolveSources(client: Client, sources: string[], as: 'id' | 'url'): Promise<string[]> {
-  const files = sources.filter((s) => !/^https?:\/\//i.test(s) && !/^img_/.test(s));
-  for (const file of files) if (!existsSync(file)) throw new UsageError(`no file ${file} (and not an http(s) URL)`);
-  const uploaded = files.length ? await client.upload(await Promise.all(files.map(async (name) => ({ name, data: await readFile(name) })))) : [];
+/**
+ * Uploads the local files among `sources` (in order) and answers what each source becomes: an
+ * image id, or the URL as given. `files`, when given, gets each upload's id or URL → its file name.
+ */
+export async function resolveSources(client: Client, sources: string[], as: 'id' | 'url', files?: Map<string, string>): Promise<string[]> {
+  const local = sources.filter((s) => !/^https?:\/\//i.test(s) && !/^img_/.test(s));
+  for (const file of local) if (!existsSync(file)) throw new UsageError(`no file ${file} (and not an http(s) URL)`);
+  const uploaded = local.length ? await client.upload(await Promise.all(local.map(async (name) => ({ name, data: await readFile(name) })))) : [];
   let next = 0;
   return sources.map((source) => {
-    if (!files.includes(source)) return source;
+    if (!local.includes(source)) return source;
     const file = uploaded[next++];
-    return as === 'id' ? file.id : file.service_url;
+    const value = as === 'id' ? file.id : file.service_url;
+    files?.set(value, source);
+    return value;
   });
 }

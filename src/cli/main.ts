@@ -1,4 +1,5 @@
-import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
+import { Argument, Command, CommanderError } from 'commander';
 import { registerAccountCommands } from './commands/accounts.js';
 import { registerClientCommands } from './commands/client.js';
 import { registerDashboardCommand } from './commands/dashboard.js';
@@ -9,10 +10,18 @@ import { registerSecretCommands } from './commands/secrets.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerTokenCommands } from './commands/tokens.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
+import { completionScript, SHELLS, type Shell } from './completion.js';
 import { EXIT } from './output.js';
+
+// Only what defines the commands loads here; each action imports what it needs (the server, the
+// store, the models, Ink) when it runs, so `imgtask --help` and `--version` start fast.
+
+/** The package's version, from package.json beside src/ and dist/. */
+const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const program = new Command('imgtask')
   .description('Self-hosted asynchronous image task service')
+  .version(version, '-V, --version', 'print the version')
   .option('--data <dir>', 'data dir (env IMGTASK_DATA, default ./data)')
   .option('--config <file>', 'config file merged over config/default.json (env IMGTASK_CONFIG)')
   .option('--url <url>', 'the server, for client commands (env IMGTASK_URL, default http://127.0.0.1:8080)')
@@ -34,6 +43,14 @@ registerWebhookCommands(program);
 registerDestinationCommands(program);
 registerClientCommands(program);
 registerDashboardCommand(program);
+program
+  .command('completion')
+  .description('Print a shell completion script (bash, zsh or fish)')
+  .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
+  .addHelpText('after', '\nbash: source <(imgtask completion bash)\nzsh:  source <(imgtask completion zsh)\nfish: imgtask completion fish | source')
+  .action((shell: Shell) => {
+    process.stdout.write(completionScript(program, shell));
+  });
 for (const command of program.commands) {
   command.exitOverride();
   for (const sub of command.commands) sub.exitOverride();

@@ -1,3 +1,6 @@
+import { parseUsd } from '../domain/money.js';
+import { parseDuration } from '../domain/time.js';
+
 /**
  * Exit codes scripts rely on: 0 ok, 1 a failure (a request refused, a broken ledger, a fault),
  * 2 bad arguments, 3 a followed task failed, 4 it completed with failed items.
@@ -40,4 +43,41 @@ export function jsonOption(text: string, label: string): unknown {
   } catch {
     throw new UsageError(`${label} is not valid JSON`);
   }
+}
+
+/**
+ * A whole number given for `option`, checked against its range before anything is sent;
+ * undefined when the option was not given. UsageError naming the option and the range.
+ */
+export function intOption(text: string | undefined, option: string, min: number, max: number): number | undefined {
+  if (text === undefined) return undefined;
+  const value = /^\s*-?\d+\s*$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) throw new UsageError(`${option} must be a whole number from ${min} to ${max}, not "${text}"`);
+  return value;
+}
+
+/** One of `allowed` given for `option`; undefined when not given. UsageError listing the valid values. */
+export function enumOption<const T extends string>(text: string | undefined, option: string, allowed: readonly T[]): T | undefined {
+  if (text === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(text)) throw new UsageError(`${option} must be one of: ${allowed.join(', ')} (not "${text}")`);
+  return text as T;
+}
+
+/** A comma-separated list whose items are each one of `allowed`. UsageError naming the first unknown item and the valid values. */
+export function enumListOption<const T extends string>(text: string, option: string, allowed: readonly T[]): T[] {
+  return listOption(text).map((item) => enumOption(item, option, allowed) as T);
+}
+
+/** A USD amount given for `option` ("10", "0.5"), checked here; passed on as the text given. */
+export function usdOption(text: string | undefined, option: string): string | undefined {
+  if (text === undefined) return undefined;
+  if (parseUsd(text) === null) throw new UsageError(`${option} must be a USD amount from 0 to 1000000000 with at most 6 decimals, such as 10 or 0.5 (not "${text}")`);
+  return text;
+}
+
+/** A duration given for `option` ("90s", "15m", "1h", "30d"), checked here; passed on as the text given. */
+export function durationOption(text: string | undefined, option: string): string | undefined {
+  if (text === undefined) return undefined;
+  if (parseDuration(text) === null) throw new UsageError(`${option} must be a duration: a whole number with ms, s, m, h or d, such as 90s, 15m, 1h or 30d (not "${text}")`);
+  return text;
 }

@@ -1,8 +1,12 @@
+import { resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { ApiError } from '../client/http-client.js';
-import { ConfigError, environment } from '../config/load.js';
+import { ConfigError, environment } from '../config/environment.js';
 import { AppError } from '../domain/errors.js';
 import { EXIT, UsageError } from './output.js';
+
+// NO_COLOR: every command module loads this one before Ink (and so chalk), which then sees it.
+environment.applyNoColor();
 
 export interface CommandContext {
   /** The data dir (--data, IMGTASK_DATA, ./data). */
@@ -45,17 +49,55 @@ function exitCodeFor(err: unknown): number {
   return EXIT.failure;
 }
 
+/** An error of the operating system: a file, a directory or a port refused. */
+type SystemError = Error & { code: string; syscall?: string; path?: string; address?: string; port?: number };
+const isSystemError = (err: unknown): err is SystemError => err instanceof Error && typeof (err as SystemError).code === 'string' && /^E[A-Z]+$/.test((err as SystemError).code);
+
 const codeOf = (err: unknown): string => {
   if (err instanceof AppError || err instanceof ApiError) return err.code;
   if (err instanceof UsageError) return 'VALIDATION_ERROR';
   if (err instanceof ConfigError) return 'CONFIG_ERROR';
+  if (isSystemError(err)) return err.code;
   return 'ERROR';
 };
 
+const REASONS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space left on the device',
+  EEXIST: 'it is a file, not a directory',
+  ENOTDIR: 'a file is in the way where a directory should be',
+};
+
+/**
+ * One sentence for an operating-system refusal, saying what to do: a port in use points at
+ * --port; the data dir (or a path in it) refused points at --data and at what to fix there.
+ */
+function explain(err: SystemError, context: Pick<CommandContext, 'data'>): string {
+  if (err.code === 'EADDRINUSE') {
+    const where = err.port === undefined ? 'the port' : `port ${err.port}${err.address ? ` on ${err.address}` : ''}`;
+    return `${where} is already in use: stop what listens there, or pick another port with --port (0 picks a free one)`;
+  }
+  const reason = REASONS[err.code];
+  if (!reason || !err.path) return err.message;
+  const path = resolve(err.path);
+  const dataDir = resolve(context.data);
+  const inDataDir = path === dataDir || path.startsWith(dataDir + sep) || dataDir.startsWith(path + sep);
+  if (!inDataDir) return `cannot use ${path}: ${err.code === 'EEXIST' ? 'a file is in the way' : reason} (${err.code})`;
+  const fix =
+    err.code === 'EEXIST' || err.code === 'ENOTDIR'
+      ? 'move the file away, or pick another data dir with --data DIR (or IMGTASK_DATA)'
+      : err.code === 'ENOSPC'
+        ? 'free some space, or pick another data dir with --data DIR (or IMGTASK_DATA)'
+        : 'give this user write access to it, or pick a data dir it can write with --data DIR (or IMGTASK_DATA)';
+  return `cannot use the data dir ${dataDir}: ${reason} (${err.code}); ${fix}`;
+}
+
 /** One line on stderr (and the error as JSON on stdout with --json); never a stack trace. */
-function report(err: unknown, context: Pick<CommandContext, 'json'>): void {
+function report(err: unknown, context: Pick<CommandContext, 'json' | 'data'>): void {
   const code = codeOf(err);
-  const message = (err instanceof Error ? err.message : String(err)).split('\n').join(' ');
+  const message = (isSystemError(err) ? explain(err, context) : err instanceof Error ? err.message : String(err)).split('\n').join(' ');
   if (context.json) process.stdout.write(`${JSON.stringify({ error: { code, message, status: err instanceof ApiError ? err.status : undefined } })}\n`);
   const named = err instanceof AppError || err instanceof ApiError || err instanceof UsageError;
   process.stderr.write(`imgtask: ${named && message !== code ? `${code}: ` : ''}${message}\n`);

@@ -69,7 +69,9 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
         body: body === undefined ? undefined : body instanceof FormData ? body : JSON.stringify(body),
       });
     } catch (err) {
-      throw new ApiError(0, 'UNREACHABLE', `cannot reach ${base}: ${(err as Error & { cause?: { code?: string } }).cause?.code ?? (err as Error).message}`);
+      const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
+      const reason = cause?.code ?? cause?.message ?? (err as Error).message;
+      throw new ApiError(0, 'UNREACHABLE', `cannot reach ${base} (${reason}): is \`imgtask serve\` running at ${base}? (--url or IMGTASK_URL names the server)`);
     }
     const text = await res.text();
     let json: unknown;

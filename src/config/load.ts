@@ -1,18 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { ConfigError } from './environment.js';
 import { type Config, ConfigSchema } from './schema.js';
+
+export { ConfigError, environment } from './environment.js';
 
 const DEFAULT_FILE = new URL('../../config/default.json', import.meta.url);
 
 /** Maps whose entries a config file adds or replaces whole, by id, instead of merging field by field. */
 const WHOLE_ENTRY_MAPS = new Set(['models', 'providers']);
-
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -106,13 +102,3 @@ export function loadConfig(options: { file?: string; flags?: ConfigFlags; env?: 
   merged = deepMerge(merged, { server });
   return validateConfig(merged);
 }
-
-/** Settings that are not config but come from the environment, read only here. */
-export const environment = {
-  dataDir: (): string | undefined => process.env.IMGTASK_DATA,
-  configFile: (): string | undefined => process.env.IMGTASK_CONFIG,
-  serverUrl: (): string | undefined => process.env.IMGTASK_URL,
-  apiKey: (): string | undefined => process.env.IMGTASK_API_KEY,
-  /** A provider key named by `apiKeyEnv`. */
-  secret: (name: string): string | undefined => process.env[name],
-};

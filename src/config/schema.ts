@@ -4,6 +4,18 @@ import { parseDuration } from '../domain/time.js';
 const UsdString = z.string().regex(/^\d{1,10}(\.\d{1,6})?$/, 'a decimal USD amount such as "0.002"');
 const Duration = z.string().refine((value) => parseDuration(value) !== null, 'a duration such as 90s, 15m, 1h or 30d');
 
+/** A browser origin, normalized as browsers send it (lowercase host, no default port), or "*". */
+const CorsOrigin = z.string().transform((value, ctx) => {
+  if (value === '*') return value;
+  let origin: string | undefined;
+  try {
+    if (/^https?:\/\/[^/?#@\s]+$/i.test(value)) origin = new URL(value).origin;
+  } catch {}
+  if (origin) return origin;
+  ctx.addIssue({ code: 'custom', message: 'an origin such as https://app.example.com (scheme, host and optional port; no path), or "*"' });
+  return z.NEVER;
+});
+
 const ModelSchema = z.strictObject({
   provider: z.string().min(1).optional(),
   providers: z.array(z.string().min(1)).min(1).optional(),
@@ -86,6 +98,10 @@ export const ConfigSchema = z.strictObject({
     port: z.number().int().min(0).max(65535),
     bodyLimitBytes: z.number().int().min(1024),
   }),
+  cors: z.strictObject({
+    /** Browser origins allowed cross-origin (compared as the browser sends them: scheme://host[:port]), or "*"; [] = no CORS headers. */
+    origins: z.array(CorsOrigin),
+  }),
   publicUrl: z.url({ protocol: /^https?$/ }).nullable(),
   store: z.strictObject({ snapshotEveryBytes: z.number().int().min(4096), verifyPayloads: z.boolean() }),
   work: z.strictObject({
@@ -98,6 +114,8 @@ export const ConfigSchema = z.strictObject({
   limits: z.strictObject({
     requestsPerMinutePerKey: z.number().int().min(1).nullable(),
     maxPendingTasks: z.number().int().min(1),
+    /** Creates whose lane has more than this many seconds of work queued ahead (estimated from recent item times) get 429 with Retry-After; null = no bound. */
+    maxQueueDelaySeconds: z.number().int().min(1).nullable(),
   }),
   auth: z.strictObject({
     accessTokenTtl: Duration,
@@ -136,6 +154,21 @@ export const ConfigSchema = z.strictObject({
     backgroundRemoval: z.strictObject({ enabled: z.boolean(), model: z.enum(['small', 'medium']), threads: z.number().int().min(1).max(16), timeoutMs: z.number().int().min(1000) }),
     altText: z.strictObject({ enabled: z.boolean(), ocr: z.boolean() }),
   }),
+  /** The service log (pino): its level (a reload applies it) and its form (read at start). */
+  log: z
+    .strictObject({
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      /** auto: pretty lines when stdout is a terminal, JSON lines otherwise. */
+      format: z.enum(['auto', 'json', 'pretty']).default('auto'),
+    })
+    .default({ level: 'info', format: 'auto' }),
+  /** GET /metrics: on or off, and the bearer token it asks for (null: none). */
+  metrics: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      token: z.string().min(16, 'at least 16 characters').nullable().default(null),
+    })
+    .default({ enabled: true, token: null }),
   destinations: z.strictObject({
     local: z.strictObject({ allowedRoots: z.array(z.string().startsWith('/', 'an absolute path')) }),
     allowPrivateAddresses: z.boolean(),

@@ -7,7 +7,7 @@ import type { ItemRecord, TaskRecord } from '../store/records.js';
 import type { Store, TaskListQuery } from '../store/types.js';
 import type { Principal } from './auth.js';
 import type { EventBus } from './events.js';
-import type { LoadLimits } from './load-limits.js';
+import type { LaneBacklog, LoadLimits } from './load-limits.js';
 import type { Clock, TaskQueue } from './ports.js';
 import type { TaskProgress } from './task-progress.js';
 import type { AnyTaskType, TaskTypeRegistry } from './task-types.js';
@@ -31,8 +31,8 @@ export interface TaskServiceDeps {
   store: Store;
   registry: TaskTypeRegistry;
   progress: TaskProgress;
-  /** Where created tasks go to be worked on (the worker's runner). */
-  queue: TaskQueue;
+  /** Where created tasks go to be worked on (the worker's runner), and how long its lanes' backlog is. */
+  queue: TaskQueue & LaneBacklog;
   tokens: TokenService;
   clock: Clock;
   events: EventBus;
@@ -76,14 +76,15 @@ export function createTaskService(deps: TaskServiceDeps) {
 
     /**
      * Creates a task from a body its type's schema parsed: load limits, the estimate (the
-     * type's own checks included), then the task record and its reserve in one atomic store
+     * type's own checks included), the queue-delay bound of its lane, then the task record and its reserve in one atomic store
      * write, then the queue. If queueing fails the task is failed with ENQUEUE_FAILED, its
      * reserve released, and the call answers 500.
      */
     async create(principal: Principal, type: string, body: unknown, options: { pat: boolean }): Promise<CreatedTask> {
       const credentialId = principal.kind === 'apiKey' ? principal.keyId : `token:${principal.accountId}`;
       deps.limits.check(credentialId, await store.tasks.countPending());
-      const { request, items: costs, total } = await estimate(principal, type, body);
+      const { type: def, request, items: costs, total } = await estimate(principal, type, body);
+      deps.limits.checkQueueDelay(() => queue.queueDelayMs(def.lane(request)));
       const now = clock.now();
       const key = principal.kind === 'apiKey' ? await store.apiKeys.get(principal.keyId) : undefined;
       const record: TaskRecord = {
@@ -110,6 +111,7 @@ export function createTaskService(deps: TaskServiceDeps) {
         await progress.fail(task.id, [{ code: 'ENQUEUE_FAILED', message: 'the task could not be queued; its reserve was released' }]);
         throw new AppError('ENQUEUE_FAILED', `task ${task.id} could not be queued and was failed; nothing was charged`);
       }
+      events.emit('task:created', { task });
       const publicAccessToken = options.pat ? await deps.tokens.issuePat(principal.accountId, task.id) : undefined;
       return { task, estimate: total, publicAccessToken };
     },

@@ -75,9 +75,11 @@ test('client commands against a running server: generate --watch --out, upload, 
   const noKey = await runCli(['generate', 'x'], { IMGTASK_URL: serve.url, IMGTASK_API_KEY: '' });
   assert.equal(noKey.code, 2);
   assert.match(noKey.stderr, /API key/);
-  const refused = await cli('generate', 'x', '--count', '99', '--json');
+  // Numbers are checked by the CLI (test/e2e/cli-polish.test.ts); a model id only the server knows.
+  const refused = await cli('generate', 'x', '--model', 'nope', '--json');
   assert.equal(refused.code, 2, 'a schema rejection is a bad argument');
   assert.equal(refused.json.error.code, 'SCHEMA_REJECTED');
+  assert.match(refused.json.error.message, /model: .*"placeholder"/);
   const unreachable = await runCli(['tasks', 'list', '--json'], { IMGTASK_URL: 'http://127.0.0.1:1', IMGTASK_API_KEY: key });
   assert.equal(unreachable.code, 1);
   assert.equal(unreachable.json.error.code, 'UNREACHABLE');

@@ -1,7 +1,11 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
-export const BIN = join(import.meta.dirname, '../../bin/imgtask.js');
+/**
+ * `imgtask` as the tests run it: the current sources through tsx, never the compiled dist/ (which
+ * may be older than the sources being tested). The packaging test runs the compiled CLI.
+ */
+export const BIN = join(import.meta.dirname, 'imgtask-src.mjs');
 
 export interface CliResult {
   code: number | null;

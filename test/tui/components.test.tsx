@@ -2,39 +2,49 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { renderToString } from 'ink';
 import { render } from 'ink-testing-library';
+import type { TaskView } from '../../src/client/http-client.js';
 import { TaskWatch } from '../../src/tui/components/TaskWatch.js';
 import { Dashboard, type DashboardData } from '../../src/tui/screens/Dashboard.js';
+import { taskLines } from '../../src/tui/task-lines.js';
 import { eventually } from '../helpers/harness.js';
 
-test('TaskWatch shows a spinner line per image while pending, then sizes, URLs and per-item errors', () => {
-  const pending = renderToString(<TaskWatch taskId="tsk_1" type="image.generate" expected={3} status="pending" elapsedMs={1234} spinner="⠋" />, { columns: 80 });
+test('TaskWatch shows a spinner line per image while pending, then the report: sizes, URLs, rating, destination, saved files, per-item errors', () => {
+  const pending = renderToString(<TaskWatch taskId="tsk_1" type="image.generate" expected={3} elapsedMs={1234} spinner="⠋" />, { columns: 80 });
   assert.match(pending, /tsk_1 image\.generate ⠋ pending 1\.2s/);
   assert.equal(pending.match(/image \d ⠋ working/g)?.length, 3);
 
-  const done = renderToString(
-    <TaskWatch
-      taskId="tsk_1"
-      type="image.generate"
-      expected={2}
-      status="completed"
-      elapsedMs={4100}
-      spinner="⠋"
-      cost="0.001"
-      images={[
-        { status: 'success', size: '1024x1024', url: 'http://h/images/img_a.webp', savedTo: 'out/img_a.webp' },
+  const generated = {
+    id: 'tsk_1',
+    type: 'image.generate',
+    status: 'completed',
+    result: {
+      model: 'm',
+      magic_prompt: { positive: 'a quiet harbour at dawn, soft light' },
+      images: [
+        {
+          status: 'success',
+          id: 'img_a',
+          size: '1024x1024',
+          url: 'http://h/images/img_a.webp',
+          service_url: 'http://h/images/img_a.webp',
+          cost: '0.001',
+          rating: { status: 'success', level: 'sfw' },
+          destination: { name: 'media', status: 'failed', error: { code: 'DESTINATION_FAILED', message: 'bucket refused' } },
+          savedTo: 'out/img_a.webp',
+        },
         { status: 'failed', error: { code: 'RESTRICTED_CONTENT', message: 'refused' } },
-      ]}
-    />,
-    { columns: 120 },
-  );
-  assert.match(done, /completed 4\.1s\s+cost 0\.001 USD/);
-  assert.match(done, /image 1 ✓ 1024x1024 http:\/\/h\/images\/img_a\.webp\s+saved out\/img_a\.webp/);
+      ],
+    },
+  } as unknown as TaskView;
+  const done = renderToString(<TaskWatch taskId="tsk_1" type="image.generate" expected={2} elapsedMs={4100} spinner="⠋" report={taskLines(generated, { elapsed: '4.1s' })} />, { columns: 120 });
+  assert.match(done, /tsk_1 image\.generate completed 4\.1s/);
+  assert.match(done, /prompt rewritten: a quiet harbour at dawn, soft light/);
+  assert.match(done, /image 1 ✓ 1024x1024 http:\/\/h\/images\/img_a\.webp\n\s+rating sfw\n\s+destination media ✗ DESTINATION_FAILED: bucket refused\n\s+saved out\/img_a\.webp/);
   assert.match(done, /image 2 ✗ RESTRICTED_CONTENT: refused/);
   assert.doesNotMatch(done, /working/);
 
-  const failed = renderToString(
-    <TaskWatch taskId="tsk_2" type="image.remove_background" expected={1} status="failed" elapsedMs={10} spinner="⠋" errors={[{ code: 'INVALID_INPUT', message: 'no image' }]} />,
-  );
+  const failedTask = { id: 'tsk_2', type: 'image.remove_background', status: 'failed', cost: '0', errors: [{ code: 'INVALID_INPUT', message: 'no image' }] } as unknown as TaskView;
+  const failed = renderToString(<TaskWatch taskId="tsk_2" type="image.remove_background" expected={1} elapsedMs={10} spinner="⠋" report={taskLines(failedTask)} />);
   assert.match(failed, /failed/);
   assert.match(failed, /INVALID_INPUT: no image/);
 });

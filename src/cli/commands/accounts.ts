@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { AdminResult } from '../../app/admin/ops.js';
 import { admin } from '../context.js';
-import { print, table } from '../output.js';
+import { print, table, usdOption } from '../output.js';
 import { command } from '../run.js';
 
 const accountLine = (a: AdminResult<'accounts.create'>) => `${a.id}  ${a.name}  balance ${a.balance}  reserved ${a.reserved}  available ${a.available}`;
@@ -16,7 +16,7 @@ export function registerAccountCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx, name: string, opts: { credit?: string }) => {
-        const account = await admin(ctx, 'accounts.create', { name, credit: opts.credit });
+        const account = await admin(ctx, 'accounts.create', { name, credit: usdOption(opts.credit, '--credit') });
         print(ctx, account, () => `created ${accountLine(account)}`);
       }),
     );
@@ -28,7 +28,7 @@ export function registerAccountCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx, account: string, usd: string, opts: { note?: string }) => {
-        const result = await admin(ctx, 'accounts.credit', { account, amount: usd, note: opts.note });
+        const result = await admin(ctx, 'accounts.credit', { account, amount: usdOption(usd, '<usd>') as string, note: opts.note });
         print(ctx, result, () => `credited ${usd}: ${accountLine(result)}`);
       }),
     );

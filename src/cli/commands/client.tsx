@@ -2,30 +2,15 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { render } from 'ink';
 import type { Client, GenerateInput, RateInput, RemoveBackgroundInput, TaskView } from '../../client/http-client.js';
-import { type SettledTask, TaskWatchApp } from '../../tui/components/TaskWatchApp.js';
+import { type ImageItem, imagesOf, urlResultsOf } from '../../tui/task-lines.js';
 import { clientOf, resolveSources } from '../client-context.js';
-import { EXIT, print, UsageError } from '../output.js';
+import { EXIT, enumOption, print, UsageError } from '../output.js';
 import { command } from '../run.js';
-
-type Image = { status: 'success' | 'failed'; id?: string; size?: string; url?: string | null; service_url?: string; error?: { code: string; message?: string }; savedTo?: string };
-
-function imagesOf(task: TaskView): Image[] {
-  if (task.type === 'image.remove_background') return task.result ? [{ status: 'success', ...task.result.image }] : [];
-  if (task.type === 'image.generate') return task.result?.images ?? [];
-  return [];
-}
-
-/** Rate and alt results: one per URL, with its level or alt text. */
-const urlResultsOf = (task: TaskView): { status: 'success' | 'failed'; url: string; level?: string; alt?: string; error?: { code: string } }[] =>
-  task.type === 'image.rate' || task.type === 'image.alt' ? (task.result?.results ?? []) : [];
-/** Cost and errors are on the full task; a PAT reads only the result view. */
-const costOf = (task: TaskView): string | undefined => ('cost' in task ? task.cost : undefined);
-const errorsOf = (task: TaskView) => ('errors' in task ? (task.errors ?? []) : []);
+import { describeTask, generateOptions, reportTaskFailure, syncAnswer, taskListQuery } from '../task-report.js';
 
 /** Saves the task's successful images into `dir` as `<id>.<ext>`. */
-async function saveImages(client: Client, images: Image[], dir: string): Promise<void> {
+async function saveImages(client: Client, images: ImageItem[], dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
   for (const image of images) {
     if (image.status !== 'success' || !image.service_url) continue;
@@ -47,35 +32,40 @@ async function follow(client: Client, taskId: string, type: string, expected: nu
     return task;
   };
   if (options.json) return finish();
+  // Ink and React load only for the live view, not when the CLI starts (no JSX in this file: it would import react/jsx-runtime at start).
+  const [{ render }, { createElement }, { TaskWatchApp }] = await Promise.all([import('ink'), import('react'), import('../../tui/components/TaskWatchApp.js')]);
   let settled: TaskView | undefined;
   let failure: Error | undefined;
   const app = render(
-    <TaskWatchApp
-      taskId={taskId}
-      type={type}
-      expected={expected}
-      follow={async (): Promise<SettledTask> => {
+    createElement(TaskWatchApp, {
+      taskId,
+      type,
+      expected,
+      follow: async (): Promise<TaskView> => {
         settled = await finish();
-        return { status: settled.status, cost: costOf(settled), images: imagesOf(settled), errors: errorsOf(settled) };
-      }}
-      onDone={(result) => {
+        return settled;
+      },
+      onDone: (result) => {
         if (result instanceof Error) failure = result;
-      }}
-    />,
+      },
+    }),
   );
   await app.waitUntilExit().catch(() => undefined);
   if (failure || !settled) throw failure ?? new Error('the watch ended early');
   return settled;
 }
 
-/** Follows a task to its end, prints it, and answers the exit code it calls for. */
+/**
+ * Follows a task to its end, reports it once (the Ink view's last frame on a terminal, else one
+ * JSON document), and answers the exit code it calls for.
+ */
 async function followAndReport(client: Client, taskId: string, type: string, expected: number, options: { json: boolean; out?: string }): Promise<number> {
   const task = await follow(client, taskId, type, expected, options);
-  print(options, task, describeTask(task));
-  return exitCodeOf(task);
+  if (options.json) print(options, task, '');
+  return reportTaskFailure(task) ?? exitCodeOf(task);
 }
 
-/** The options of `imgtask generate`, as commander gives them (strings; the server checks values). */
+/** The options of `imgtask generate`, as commander gives them (strings: numbers and choices are checked here, the rest by the server). */
 interface GenerateOptions {
   model?: string;
   size?: string;
@@ -96,21 +86,6 @@ interface GenerateOptions {
 // biome-ignore lint/suspicious/noConfusingVoidType: a command body answers an exit code, or nothing for 0
 const clientCommand = <Args extends unknown[]>(run: (client: Client, json: boolean, ...args: Args) => Promise<number | void>) =>
   command((ctx, ...args: Args) => run(clientOf(ctx), ctx.json, ...args), { json: 'auto' });
-
-function describeTask(task: TaskView): string {
-  const cost = costOf(task);
-  const lines = [`${task.id} ${task.type} ${task.status}${cost ? ` cost ${cost} USD` : ''}`];
-  for (const [i, image] of imagesOf(task).entries()) {
-    lines.push(
-      image.status === 'success'
-        ? `  image ${i + 1} ✓ ${image.size} ${image.url ?? image.service_url}${image.savedTo ? `  saved ${image.savedTo}` : ''}`
-        : `  image ${i + 1} ✗ ${image.error?.code}${image.error?.message ? `: ${image.error.message}` : ''}`,
-    );
-  }
-  for (const r of urlResultsOf(task)) lines.push(r.status === 'success' ? `  ${r.url}: ${r.level ?? r.alt}` : `  ${r.url}: ✗ ${r.error?.code}`);
-  for (const e of task.status === 'failed' ? errorsOf(task) : []) lines.push(`  ✗ ${e.code}${e.message ? `: ${e.message}` : ''}`);
-  return lines.join('\n');
-}
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -134,22 +109,20 @@ export function registerClientCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(
       clientCommand(async (client, json, prompt: string, opts: GenerateOptions) => {
-        // The server validates every field; the CLI passes them through as given.
-        const body: GenerateInput = { prompt };
+        // Numbers and fixed choices are checked here (nothing is sent when one is wrong); the server checks the rest.
+        const body: GenerateInput = { prompt, ...generateOptions(opts) };
         if (opts.model) body.model = opts.model;
-        if (opts.size) body.size = opts.size as GenerateInput['size'];
-        if (opts.count) body.count = Number(opts.count);
-        if (opts.format || opts.quality) body.output = { ...(opts.format ? { format: opts.format } : {}), ...(opts.quality ? { quality: Number(opts.quality) } : {}) } as GenerateInput['output'];
         if (opts.negative) body.negative_prompt = opts.negative;
         if (opts.magic) body.magic_prompt = true;
         if (opts.destination) body.destination = opts.destination;
         if (opts.metadata) body.metadata = parseJson(opts.metadata, '--metadata') as GenerateInput['metadata'];
         if (opts.rating)
-          body.rating = opts.rating === 'nsfw_sfw' ? { mode: 'nsfw_sfw' } : { mode: 'custom', levels: parseJson(await readLevels(opts.rating), '--rating file') as RateInput['levels'] & {} };
+          body.rating =
+            opts.rating === 'nsfw_sfw' ? { mode: 'nsfw_sfw' } : { mode: 'custom', levels: parseJson(await readLevels(opts.rating, '--rating'), '--rating file') as RateInput['levels'] & {} };
         if (opts.input?.length) body.inputs = await resolveSources(client, opts.input, 'id');
         const created = await client.generate(body);
         if (!opts.watch) return print({ json }, created, `task ${created.taskId}${created.access ? `\npat ${created.access.publicAccessToken}` : ''}`);
-        return followAndReport(client, created.taskId, 'image.generate', Number(opts.count ?? 1), { json, out: opts.out });
+        return followAndReport(client, created.taskId, 'image.generate', body.count ?? 1, { json, out: opts.out });
       }),
     );
 
@@ -161,11 +134,11 @@ export function registerClientCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(
       clientCommand(async (client, json, sources: string[], opts: { levels?: string; async?: boolean }) => {
-        const urls = await resolveSources(client, sources, 'id');
-        const body: RateInput = opts.levels
-          ? { mode: 'custom', levels: parseJson(await readLevels(opts.levels), '--levels file') as RateInput['levels'], urls, sync: !opts.async }
-          : { mode: 'nsfw_sfw', urls, sync: !opts.async };
-        return urlListAnswer(json, await client.rate(body));
+        const levels = opts.levels ? (parseJson(await readLevels(opts.levels, '--levels'), '--levels file') as RateInput['levels']) : undefined;
+        const files = new Map<string, string>();
+        const urls = await resolveSources(client, sources, 'id', files);
+        const body: RateInput = levels ? { mode: 'custom', levels, urls, sync: !opts.async } : { mode: 'nsfw_sfw', urls, sync: !opts.async };
+        return syncAnswer(client, json, files, () => client.rate(body));
       }),
     );
 
@@ -175,9 +148,11 @@ export function registerClientCommands(program: Command): void {
     .option('--async', 'do not wait: answer with the task to poll')
     .option('--json', 'print one JSON document')
     .action(
-      clientCommand(async (client, json, sources: string[], opts: { async?: boolean }) =>
-        urlListAnswer(json, await client.alt({ urls: await resolveSources(client, sources, 'id'), sync: !opts.async })),
-      ),
+      clientCommand(async (client, json, sources: string[], opts: { async?: boolean }) => {
+        const files = new Map<string, string>();
+        const urls = await resolveSources(client, sources, 'id', files);
+        return syncAnswer(client, json, files, () => client.alt({ urls, sync: !opts.async }));
+      }),
     );
 
   program
@@ -190,9 +165,10 @@ export function registerClientCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(
       clientCommand(async (client, json, source: string, opts: { format?: string; destination?: string; watch?: boolean; out?: string }) => {
+        const format = enumOption(opts.format, '--format', ['png', 'webp']);
         const [url] = await resolveSources(client, [source], 'url');
         const body: RemoveBackgroundInput = { url };
-        if (opts.format) body.output = { format: opts.format as 'png' | 'webp' };
+        if (format) body.output = { format };
         if (opts.destination) body.destination = opts.destination;
         const created = await client.removeBackground(body);
         if (!opts.watch) return print({ json }, created, `task ${created.taskId} (reserved ${created.estimatedCost} USD)`);
@@ -222,7 +198,7 @@ export function registerClientCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(
       clientCommand(async (client, json, opts: { status?: string; type?: string; limit: string }) => {
-        const page = await client.tasks({ status: opts.status, type: opts.type, limit: opts.limit });
+        const page = await client.tasks(taskListQuery(opts));
         print({ json }, page, page.tasks.map((t) => `${t.id}  ${t.type.padEnd(24)} ${t.status.padEnd(9)} ${t.cost ?? ''}`).join('\n') || 'no tasks');
       }),
     );
@@ -246,28 +222,14 @@ export function registerClientCommands(program: Command): void {
         if ((await client.status(id)) === 'pending') return followAndReport(client, id, 'task', 1, { json, out: opts.out });
         const task = await client.task(id);
         if (opts.out) await saveImages(client, imagesOf(task), opts.out);
-        print({ json }, task, describeTask(task));
-        return exitCodeOf(task);
+        print({ json }, task, () => describeTask(task));
+        return reportTaskFailure(task) ?? exitCodeOf(task);
       }),
     );
 }
 
-async function urlListAnswer(json: boolean, answer: { status: number; data: { task: { id: string; status: string; cost?: string }; results?: unknown[] } }): Promise<number> {
-  if (answer.status === 202) {
-    print({ json }, answer.data, `task ${answer.data.task.id} pending: imgtask tasks watch ${answer.data.task.id}`);
-    return 0;
-  }
-  const results = (answer.data.results ?? []) as { status: string; url: string; level?: string; alt?: string; error?: { code: string } }[];
-  print(
-    { json },
-    answer.data,
-    [`${answer.data.task.id} cost ${answer.data.task.cost} USD`, ...results.map((r) => (r.status === 'success' ? `  ${r.url}: ${r.level ?? r.alt}` : `  ${r.url}: ✗ ${r.error?.code}`))].join('\n'),
-  );
-  return results.some((r) => r.status === 'failed') ? EXIT.itemsFailed : 0;
-}
-
-async function readLevels(file: string): Promise<string> {
-  if (!existsSync(file)) throw new UsageError(`no levels file ${file}`);
+async function readLevels(file: string, option: string): Promise<string> {
+  if (!existsSync(file)) throw new UsageError(`${option} must be ${option === '--rating' ? 'nsfw_sfw or ' : ''}a JSON file of custom levels; there is no file ${file}`);
   return readFile(file, 'utf8');
 }
 

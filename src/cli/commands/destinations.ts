@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
 import type { AdminArgs, AdminResult } from '../../app/admin/ops.js';
 import { admin } from '../context.js';
-import { jsonOption, print, table } from '../output.js';
+import { enumOption, jsonOption, print, table } from '../output.js';
 import { command } from '../run.js';
 
 const describe = (d: AdminResult<'destinations.show'>) => `${d.id}  ${d.name}  ${d.provider.id}  ${JSON.stringify(d.config)}`;
+/** The storage providers a destination may use. */
+const PROVIDERS = ['local', 's3', 'http'] as const satisfies readonly AdminArgs<'destinations.create'>['provider']['id'][];
 /** --settings: the provider config as a JSON object, checked by the server against the provider's schema. */
 const settingsOption = (text: string) => jsonOption(text, '--settings') as Record<string, unknown>;
 
@@ -21,7 +23,7 @@ export function registerDestinationCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx, opts: { account: string; name: string; provider: string; settings: string }) => {
-        const provider = { id: opts.provider } as AdminArgs<'destinations.create'>['provider'];
+        const provider = { id: enumOption(opts.provider, '--provider', PROVIDERS) } as AdminArgs<'destinations.create'>['provider'];
         const created = await admin(ctx, 'destinations.create', { account: opts.account, name: opts.name, provider, config: settingsOption(opts.settings) });
         print(ctx, created, () => `created ${describe(created)}`);
       }),

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import type { AdminArgs } from '../../app/admin/ops.js';
+import { PERIODS } from '../../domain/periods.js';
+import { API_KEY_SCOPES, isTokenOnlyScope } from '../../domain/scopes.js';
 import { admin } from '../context.js';
-import { listOption, print, table, UsageError } from '../output.js';
+import { enumOption, listOption, print, table, UsageError, usdOption } from '../output.js';
 import { command } from '../run.js';
 
 export function registerKeyCommands(program: Command): void {
@@ -23,9 +25,10 @@ export function registerKeyCommands(program: Command): void {
         const args = {
           account: opts.account,
           name: opts.name,
-          scopes: opts.scopes === undefined ? undefined : listOption(opts.scopes),
-          spendingLimit: opts.spendingLimit,
-          spendingLimitPeriod: opts.period,
+          // A token-only scope goes on to the server, which says why a key cannot hold it.
+          scopes: opts.scopes === undefined ? undefined : listOption(opts.scopes).map((s) => (isTokenOnlyScope(s) ? s : enumOption(s, '--scopes', API_KEY_SCOPES))),
+          spendingLimit: usdOption(opts.spendingLimit, '--spending-limit'),
+          spendingLimitPeriod: enumOption(opts.period, '--period', PERIODS),
         } as AdminArgs<'keys.create'>;
         const created = await admin(ctx, 'keys.create', args);
         print(ctx, created, () => `created ${created.apiKey.id} (${created.apiKey.scopes.join(' ')})\n${created.raw}\nThis is the only time the key is shown.`);

@@ -1,11 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { startServer } from '../../app/server.js';
-import { loadConfig } from '../../config/load.js';
-import { print, UsageError } from '../output.js';
+import { intOption, print } from '../output.js';
 import { command } from '../run.js';
-
-const log = (message: string) => process.stderr.write(`${new Date().toISOString()} ${message}\n`);
 
 export function registerServeCommand(program: Command): void {
   program
@@ -16,16 +12,19 @@ export function registerServeCommand(program: Command): void {
     .option('--json', 'print one JSON document once listening')
     .action(
       command(async (ctx, opts: { host?: string; port?: string }) => {
-        const port = opts.port === undefined ? undefined : Number(opts.port);
-        if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError(`--port: not a port number: ${opts.port}`);
+        const port = intOption(opts.port, '--port', 0, 65535);
+        // The server and the config schema load here, not when the CLI starts (imgtask --help stays fast).
+        const [{ startServer }, { loadConfig }, { createLogger }] = await Promise.all([import('../../app/server.js'), import('../../config/load.js'), import('../../app/logger.js')]);
         const config = loadConfig({ file: ctx.config, flags: { host: opts.host, port } });
+        // The service log, on stdout: JSON lines, or pretty ones on a terminal (log.format).
+        const logger = createLogger(config.log);
         const server = await startServer({
           dataDir: ctx.data,
           config,
           configFile: ctx.config ? { path: ctx.config, flags: { host: opts.host, port } } : undefined,
-          log,
+          logger,
           onFatal: (err) => {
-            log(`fatal: ${err.message}; stopping`);
+            logger.fatal({ err }, `fatal: ${err.message}; stopping`);
             process.exit(1);
           },
         });
@@ -42,12 +41,13 @@ export function registerServeCommand(program: Command): void {
           }
           return lines.join('\n');
         });
+        logger.info({ event: 'server.listening', url: server.url, dataDir }, `listening on ${server.url}`);
         const stop = (signal: string) => {
-          log(`${signal}: stopping`);
+          logger.info({ event: 'server.stopping', signal }, `${signal}: stopping`);
           server.close().then(
             () => process.exit(0),
             (err: Error) => {
-              log(`stop failed: ${err.message}`);
+              logger.error({ err }, `stop failed: ${err.message}`);
               process.exit(1);
             },
           );

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { AdminArgs } from '../../app/admin/ops.js';
+import { ALL_SCOPES } from '../../domain/scopes.js';
 import { admin } from '../context.js';
-import { listOption, print } from '../output.js';
+import { durationOption, enumListOption, print } from '../output.js';
 import { command } from '../run.js';
 
 export function registerTokenCommands(program: Command): void {
@@ -15,8 +15,8 @@ export function registerTokenCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx, opts: { account: string; scopes?: string; ttl?: string }) => {
-        const scopes = opts.scopes === undefined ? undefined : (listOption(opts.scopes) as AdminArgs<'tokens.issue'>['scopes']);
-        const issued = await admin(ctx, 'tokens.issue', { account: opts.account, scopes, ttl: opts.ttl });
+        const scopes = opts.scopes === undefined ? undefined : enumListOption(opts.scopes, '--scopes', ALL_SCOPES);
+        const issued = await admin(ctx, 'tokens.issue', { account: opts.account, scopes, ttl: durationOption(opts.ttl, '--ttl') });
         print(ctx, issued, () => `${issued.accessToken}\nexpires ${issued.expiresAt}`);
       }),
     );

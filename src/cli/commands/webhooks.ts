@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { AdminArgs, AdminResult } from '../../app/admin/ops.js';
 import { admin } from '../context.js';
-import { listOption, print, table } from '../output.js';
+import { intOption, listOption, print, table } from '../output.js';
 import { command } from '../run.js';
 
 /** --events: a list of kinds, or "all" (null: every kind), checked by the server. */
@@ -123,11 +123,11 @@ export function registerWebhookCommands(program: Command): void {
   webhooks
     .command('deliveries <id>')
     .description("A webhook's deliveries, newest first, with each attempt's status code and latency")
-    .option('--limit <n>', 'how many', '20')
+    .option('--limit <n>', 'how many, 1 to 1000', '20')
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx, id: string, opts: { limit: string }) => {
-        const list = await admin(ctx, 'webhooks.deliveries', { id, limit: Number(opts.limit) });
+        const list = await admin(ctx, 'webhooks.deliveries', { id, limit: intOption(opts.limit, '--limit', 1, 1000) });
         print(ctx, list, () =>
           list.length
             ? table([

@@ -1,70 +1,60 @@
 import { Box, Text } from 'ink';
-
-export interface WatchedImage {
-  status: 'success' | 'failed';
-  size?: string;
-  url?: string | null;
-  service_url?: string;
-  error?: { code: string; message?: string };
-  savedTo?: string;
-}
+import type { Line, Tone } from '../task-lines.js';
 
 export interface TaskWatchProps {
   taskId: string;
   type: string;
   /** Images expected (count); one line each while pending. */
   expected: number;
-  status: 'pending' | 'completed' | 'failed';
   elapsedMs: number;
   spinner: string;
-  cost?: string;
-  images?: WatchedImage[];
-  errors?: { code: string; message?: string }[];
+  /** The settled task's report (task-lines.ts); absent while it is pending. */
+  report?: Line[];
 }
 
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
+/** Elapsed time as a view shows it: 1.2s. */
+export const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
+const COLOURS: Record<Tone, string> = { good: 'green', bad: 'red', busy: 'yellow' };
 
-/** One task being followed: a line per image with a spinner, then sizes, URLs and per-item errors. */
-/** Items with their 1-based position: a settled task's lists never reorder, so the position is their identity. */
-const numbered = <T,>(items: T[]) => items.map((item, i) => ({ n: i + 1, item }));
+/** One line of a report, its pieces coloured by tone (none under NO_COLOR: chalk is off then). */
+export function ReportLine({ line }: { line: Line }) {
+  return (
+    <Text>
+      {line.map((segment, i) =>
+        segment.tone || segment.bold ? (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a line's pieces never reorder
+          <Text key={i} color={segment.tone ? COLOURS[segment.tone] : undefined} bold={segment.bold}>
+            {segment.text}
+          </Text>
+        ) : (
+          segment.text
+        ),
+      )}
+    </Text>
+  );
+}
 
+/** One task being followed: a line per image with a spinner, then its report once it settles. */
 export function TaskWatch(props: TaskWatchProps) {
-  const done = props.status !== 'pending';
-  const colour = props.status === 'completed' ? 'green' : props.status === 'failed' ? 'red' : 'yellow';
+  if (props.report)
+    return (
+      <Box flexDirection="column">
+        {props.report.map((line, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a settled report never reorders
+          <ReportLine key={i} line={line} />
+        ))}
+      </Box>
+    );
   return (
     <Box flexDirection="column">
       <Text>
-        <Text bold>{props.taskId}</Text> {props.type} <Text color={colour}>{done ? props.status : `${props.spinner} pending`}</Text> {seconds(props.elapsedMs)}
-        {props.cost !== undefined && done ? `  cost ${props.cost} USD` : ''}
+        <Text bold>{props.taskId}</Text> {props.type} <Text color="yellow">{`${props.spinner} pending`}</Text> {seconds(props.elapsedMs)}
       </Text>
-      {!done &&
-        Array.from({ length: props.expected }, (_, i) => i + 1).map((n) => (
-          <Text key={`working-${n}`}>
-            {'  '}image {n} <Text color="yellow">{props.spinner}</Text> working
-          </Text>
-        ))}
-      {done &&
-        numbered(props.images ?? []).map(({ n, item: image }) =>
-          image.status === 'success' ? (
-            <Text key={`image-${n}`}>
-              {'  '}image {n} <Text color="green">✓</Text> {image.size} {image.url ?? image.service_url}
-              {image.savedTo ? `  saved ${image.savedTo}` : ''}
-            </Text>
-          ) : (
-            <Text key={`image-${n}`}>
-              {'  '}image {n} <Text color="red">✗ {image.error?.code}</Text>
-              {image.error?.message ? `: ${image.error.message}` : ''}
-            </Text>
-          ),
-        )}
-      {props.status === 'failed' &&
-        numbered(props.errors ?? []).map(({ n, item: error }) => (
-          <Text key={`error-${n}`} color="red">
-            {'  '}
-            {error.code}
-            {error.message ? `: ${error.message}` : ''}
-          </Text>
-        ))}
+      {Array.from({ length: props.expected }, (_, i) => i + 1).map((n) => (
+        <Text key={`working-${n}`}>
+          {'  '}image {n} <Text color="yellow">{props.spinner}</Text> working
+        </Text>
+      ))}
     </Box>
   );
 }

@@ -1,26 +1,24 @@
 import { useApp } from 'ink';
 import { useEffect, useState } from 'react';
+import type { TaskView } from '../../client/http-client.js';
 import { SPINNER, useTicker } from '../hooks/use-ticker.js';
-import { TaskWatch, type WatchedImage } from './TaskWatch.js';
+import { type Line, type TaskLinesOptions, taskLines } from '../task-lines.js';
+import { seconds, TaskWatch } from './TaskWatch.js';
 
-export interface SettledTask {
-  status: 'pending' | 'completed' | 'failed';
-  cost?: string;
-  images?: WatchedImage[];
-  errors?: { code: string; message?: string }[];
-}
-
-/** Follows a task with `follow` (which resolves once it settles), redrawing a spinner meanwhile. */
-export function TaskWatchApp(props: { taskId: string; type: string; expected: number; follow: () => Promise<SettledTask>; onDone: (task: SettledTask | Error) => void }) {
+/**
+ * Follows a task with `follow` (which resolves once it settles), redrawing a spinner meanwhile;
+ * its last frame is the task's full report, the one place a watch prints it.
+ */
+export function TaskWatchApp(props: { taskId: string; type: string; expected: number; follow: () => Promise<TaskView>; onDone: (task: TaskView | Error) => void; options?: TaskLinesOptions }) {
   const { exit } = useApp();
   const [started] = useState(() => Date.now());
-  const [task, setTask] = useState<SettledTask | null>(null);
-  const tick = useTicker(100, task === null);
+  const [report, setReport] = useState<Line[] | null>(null);
+  const tick = useTicker(100, report === null);
   // biome-ignore lint/correctness/useExhaustiveDependencies: follows the task once, for the life of the view
   useEffect(() => {
     props.follow().then(
       (settled) => {
-        setTask(settled);
+        setReport(taskLines(settled, { ...props.options, elapsed: seconds(Date.now() - started) }));
         props.onDone(settled);
         setTimeout(exit, 0);
       },
@@ -30,17 +28,5 @@ export function TaskWatchApp(props: { taskId: string; type: string; expected: nu
       },
     );
   }, []);
-  return (
-    <TaskWatch
-      taskId={props.taskId}
-      type={props.type}
-      expected={props.expected}
-      status={task?.status ?? 'pending'}
-      elapsedMs={Date.now() - started}
-      spinner={SPINNER[tick % SPINNER.length]}
-      cost={task?.cost}
-      images={task?.images}
-      errors={task?.errors}
-    />
-  );
+  return <TaskWatch taskId={props.taskId} type={props.type} expected={props.expected} elapsedMs={Date.now() - started} spinner={SPINNER[tick % SPINNER.length]} report={report ?? undefined} />;
 }

@@ -1,0 +1,77 @@
+import { ApiError, type Client, type GenerateInput, type SyncAnswer, type Task, type TaskView } from '../client/http-client.js';
+import { SIZE_PRESETS } from '../domain/sizes.js';
+import { TASK_STATUSES } from '../domain/tasks.js';
+import { plainText, taskLines, type UrlResult, urlResultLine, urlResultsOf } from '../tui/task-lines.js';
+import { EXIT, enumOption, intOption, print } from './output.js';
+
+/** Images one generate task may make (the API's limit). */
+const MAX_COUNT = 20;
+/** The task types `tasks list --type` filters on (a record of them, so a type the API gains fails to compile here). */
+const TASK_TYPES = Object.keys({ 'image.generate': 1, 'image.remove_background': 1, 'image.rate': 1, 'image.alt': 1 } satisfies Record<Task['type'], 1>) as Task['type'][];
+
+/** A task as text, the files rate/alt sources came from named as given. */
+export const describeTask = (task: TaskView, files?: ReadonlyMap<string, string>): string => plainText(taskLines(task, { files }));
+
+/**
+ * For a failed task: its errors on stderr, one line each with code and message; answers exit 3
+ * (EXIT.taskFailed). Undefined for a task that did not fail.
+ */
+export function reportTaskFailure(task: TaskView): number | undefined {
+  if (task.status !== 'failed') return undefined;
+  const errors = 'errors' in task ? (task.errors ?? []) : [];
+  if (errors.length === 0) process.stderr.write(`imgtask: task ${task.id} failed\n`);
+  for (const e of errors) process.stderr.write(`imgtask: task ${task.id} failed: ${e.code}${e.message ? `: ${e.message}` : ''}\n`);
+  return EXIT.taskFailed;
+}
+
+/** Rate/alt results with `file`: the local file an uploaded source came from. */
+export const withFiles = <R extends { url: string }>(results: R[], files: ReadonlyMap<string, string>): (R & { file?: string })[] =>
+  results.map((r) => (files.has(r.url) ? { ...r, file: files.get(r.url) } : r));
+
+type UrlListData = { task: { id: string; status: string; cost?: string }; results?: UrlResult[] };
+
+/**
+ * Sends a rate or alt request and reports its answer: the results (each under the name it was
+ * given), the task to poll (202), or, when the sync task failed (500 UNKNOWN_ERROR naming it),
+ * the failed task with its errors on stderr and exit 3, as for any other failed task.
+ */
+export async function syncAnswer(client: Client, json: boolean, files: ReadonlyMap<string, string>, send: () => Promise<SyncAnswer<UrlListData>>): Promise<number> {
+  let answer: SyncAnswer<UrlListData>;
+  try {
+    answer = await send();
+  } catch (err) {
+    const failed = err instanceof ApiError && err.code === 'UNKNOWN_ERROR' ? /\btask (tsk_[0-9A-Za-z]+) failed\b/.exec(err.message) : null;
+    if (!failed) throw err;
+    const task = await client.task(failed[1]);
+    const results = urlResultsOf(task);
+    const shown = results.length && 'result' in task ? { ...task, result: { ...task.result, results: withFiles(results, files) } } : task;
+    print({ json }, shown, () => describeTask(task, files));
+    return reportTaskFailure(task) ?? EXIT.taskFailed;
+  }
+  const { data } = answer;
+  if (answer.status === 202) {
+    print({ json }, data, `task ${data.task.id} pending: imgtask tasks watch ${data.task.id}`);
+    return EXIT.ok;
+  }
+  const results = data.results ?? [];
+  print({ json }, { ...data, results: withFiles(results, files) }, () => plainText([[{ text: `${data.task.id} cost ${data.task.cost} USD` }], ...results.map((r) => urlResultLine(r, files))]));
+  return results.some((r) => r.status === 'failed') ? EXIT.itemsFailed : EXIT.ok;
+}
+
+/** The generate options that are numbers or fixed choices, checked here before anything is sent. */
+export function generateOptions(opts: { size?: string; count?: string; format?: string; quality?: string }): Pick<GenerateInput, 'size' | 'count' | 'output'> {
+  const size = enumOption(opts.size, '--size', SIZE_PRESETS);
+  const count = intOption(opts.count, '--count', 1, MAX_COUNT);
+  const format = enumOption(opts.format, '--format', ['png', 'jpg', 'webp']);
+  const quality = intOption(opts.quality, '--quality', 1, 100);
+  return {
+    ...(size === undefined ? {} : { size: size as GenerateInput['size'] }),
+    ...(count === undefined ? {} : { count }),
+    ...(format === undefined && quality === undefined ? {} : { output: { ...(format ? { format } : {}), ...(quality === undefined ? {} : { quality }) } }),
+  };
+}
+
+/** The query of `tasks list`, checked here. */
+export function taskListQuery(opts: { status?: string; type?: string; limit: string }): { status?: string; type?: string; limit?: number } {
+  return { status: enumOption(opts.status, '--status', TASK_STATUSES), type: enumOption(opts.type, '--type', TASK_TYPES), limit: intOption(opts.limit, '--limit', 1, 100) };
+}

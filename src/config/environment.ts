@@ -1,0 +1,28 @@
+/**
+ * What the CLI needs of the config layer before any command runs: the environment settings and
+ * the error type. Kept apart from the schema (zod) so that `imgtask --help` does not load it.
+ */
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Settings that are not config but come from the environment, read only here. */
+export const environment = {
+  dataDir: (): string | undefined => process.env.IMGTASK_DATA,
+  configFile: (): string | undefined => process.env.IMGTASK_CONFIG,
+  serverUrl: (): string | undefined => process.env.IMGTASK_URL,
+  apiKey: (): string | undefined => process.env.IMGTASK_API_KEY,
+  /** A provider key named by `apiKeyEnv`. */
+  secret: (name: string): string | undefined => process.env[name],
+  /**
+   * NO_COLOR (https://no-color.org, any non-empty value) turns colours and styles off. Ink draws
+   * through chalk, which reads FORCE_COLOR (not NO_COLOR) once when loaded: set it to 0 first.
+   */
+  applyNoColor: (): void => {
+    if (process.env.NO_COLOR) process.env.FORCE_COLOR = '0';
+  },
+};
