@@ -34,9 +34,9 @@ export function registerServeCommand(program: Command): void {
           if (server.services.firstStart) {
             lines.push(
               'First start: the data dir is new. To get going, in another terminal:',
-              '  npx imgtask accounts create demo --credit 10      # an account with 10 USD',
-              '  npx imgtask keys create --account demo            # an API key (mak_…) for the image routes',
-              '  npx imgtask tokens issue --account demo           # an access token for /api-key, /webhook, /destinations',
+              '  imgtask accounts create demo --credit 10      # an account with 10 USD',
+              '  imgtask keys create --account demo            # an API key (mak_…) for the image routes',
+              '  imgtask tokens issue --account demo           # an access token for /api-key, /webhook, /destinations',
             );
           }
           return lines.join('\n');
