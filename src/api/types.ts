@@ -8,6 +8,7 @@ import type { ImageLibrary } from '../services/images.js';
 import type { Outbox } from '../services/outbox.js';
 import type { TaskTypeRegistry } from '../services/task-types.js';
 import type { TaskService } from '../services/tasks.js';
+import type { VideoLibrary } from '../services/videos.js';
 import type { WebhookService } from '../services/webhooks.js';
 
 /** What the API needs from the rest of the service; tests hand it real ones. */
@@ -20,6 +21,7 @@ export interface ApiDeps {
   tasks: TaskService;
   registry: TaskTypeRegistry;
   images: ImageLibrary;
+  videos: VideoLibrary;
   webhooks: WebhookService;
   outbox: Outbox;
   destinations: DestinationService;

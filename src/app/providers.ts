@@ -7,12 +7,15 @@ import { limitGenerator } from '../providers/capacity.js';
 import { createBasicAltWriter } from '../providers/embedded/alt/describer.js';
 import { createEmbeddedBackgroundRemover } from '../providers/embedded/background/remover.js';
 import { createEmbeddedNsfwRater } from '../providers/embedded/nsfw/rater.js';
+import { bundledFfmpegPath } from '../media/video.js';
 import { createPlaceholderGenerator } from '../providers/embedded/placeholder.js';
+import { createPlaceholderVideoGenerator } from '../providers/embedded/placeholder-video.js';
 import { createRulePromptEnhancer } from '../providers/embedded/prompt-rules.js';
 import { createAutomatic1111 } from '../providers/remote/automatic1111.js';
 import { createOpenAiChat } from '../providers/remote/openai-chat.js';
 import { createOpenAiImages } from '../providers/remote/openai-images.js';
-import type { ImageGenerator, ProviderSet } from '../providers/types.js';
+import { createOpenAiVideo } from '../providers/remote/openai-video.js';
+import type { ImageGenerator, ProviderSet, VideoGenerator } from '../providers/types.js';
 
 type KeyedProvider = { apiKey?: string; apiKeyEnv?: string; apiKeySecret?: string };
 /** Provider keys held in the secret store, decrypted before the providers are built. */
@@ -53,8 +56,18 @@ export function createEmbeddedRuntime(config: Pick<ConfigSource, 'current'>) {
 }
 export type EmbeddedRuntime = ReturnType<typeof createEmbeddedRuntime>;
 
+/** The ffmpeg that encodes videos: the configured one, else the one shipped in the npm package. */
+export const ffmpegPathOf = (config: Config): string => config.video.ffmpegPath ?? bundledFfmpegPath();
+
+function videoGeneratorFor(name: string, provider: ProviderConfig, config: Config, secrets: SecretValues): VideoGenerator | undefined {
+  if (provider.type === 'placeholder') return createPlaceholderVideoGenerator({ ffmpegPath: () => ffmpegPathOf(config) });
+  if (provider.type === 'openai-video') return createOpenAiVideo({ name, ...provider, apiKey: keyOf(provider, secrets) });
+  return undefined;
+}
+
 function generatorFor(name: string, provider: ProviderConfig, config: Config, secrets: SecretValues): ImageGenerator | undefined {
   if (provider.type === 'placeholder') return createPlaceholderGenerator();
+  if (provider.type === 'openai-video') return undefined;
   if (provider.type === 'automatic1111') return createAutomatic1111({ name, ...provider, apiKey: keyOf(provider, secrets) });
   const origin = new URL(provider.baseUrl).origin;
   return createOpenAiImages({
@@ -76,14 +89,13 @@ function generatorFor(name: string, provider: ProviderConfig, config: Config, se
  */
 export function buildProviderSet(config: Config, embedded: EmbeddedRuntime, secrets: SecretValues, overrides: Partial<ProviderSet> = {}): ProviderSet {
   const generators = new Map<string, ImageGenerator>();
+  const videoGenerators = new Map<string, VideoGenerator>();
   for (const [name, provider] of Object.entries(config.providers)) {
     if (name === 'vision' || name === 'chat') continue;
     const generator = generatorFor(name, provider, config, secrets);
-    if (generator)
-      generators.set(
-        name,
-        limitGenerator(generator, () => provider.concurrency),
-      );
+    if (generator) generators.set(name, limitGenerator(generator, () => provider.concurrency));
+    const video = videoGeneratorFor(name, provider, config, secrets);
+    if (video) videoGenerators.set(name, limitGenerator(video, () => provider.concurrency));
   }
   const remote = (name: 'vision' | 'chat') => {
     const provider = config.providers[name];
@@ -91,14 +103,17 @@ export function buildProviderSet(config: Config, embedded: EmbeddedRuntime, secr
   };
   const vision = remote('vision');
   const chat = remote('chat');
-  const set: ProviderSet = { generator: (name) => generators.get(name) };
+  const set: ProviderSet = { generator: (name) => generators.get(name), videoGenerator: (name) => videoGenerators.get(name) };
   if (vision) {
     set.visionRater = vision.chat.rater;
     set.altText = vision.chat.altText;
+    set.judge = vision.chat.judge;
     if (vision.provider.nsfw) set.nsfwRater = vision.chat.rater;
   }
   if (!set.nsfwRater && config.embedded.nsfw.enabled) set.nsfwRater = embedded.nsfw();
   if (!set.altText && config.embedded.altText.enabled) set.altText = embedded.alt();
+  // Review reads text with the embedded OCR (shared with alt text), even when a vision model writes the alt text.
+  if (config.embedded.altText.enabled && config.embedded.altText.ocr) set.textReader = embedded.alt();
   if (config.embedded.backgroundRemoval.enabled) set.backgroundRemover = embedded.background();
   set.promptEnhancer = chat ? chat.chat.enhancer : createRulePromptEnhancer();
   return { ...set, ...overrides };

@@ -12,6 +12,7 @@ import { createAuthService } from '../services/auth.js';
 import { createDestinationService } from '../services/destinations.js';
 import { EventBus } from '../services/events.js';
 import { createImageLibrary } from '../services/images.js';
+import { createVideoLibrary } from '../services/videos.js';
 import { createLoadLimits } from '../services/load-limits.js';
 import { createOperatorService } from '../services/operator.js';
 import { createOutbox } from '../services/outbox.js';
@@ -22,7 +23,7 @@ import { type AnyTaskType, TaskTypeRegistry } from '../services/task-types.js';
 import { createTaskService } from '../services/tasks.js';
 import { createTokenService } from '../services/tokens.js';
 import { createWebhookService } from '../services/webhooks.js';
-import { BlobStore } from '../store/blobs.js';
+import { BlobStore, VIDEO_BLOBS } from '../store/blobs.js';
 import { JsonStore } from '../store/json-store.js';
 import { createTaskTypes } from '../tasks/index.js';
 import { newWebhookSecret } from '../webhooks/sign.js';
@@ -34,7 +35,7 @@ import { quietLibraryNotices } from './library-notices.js';
 import { type Logger, messageLog, silentLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { startModelPreload } from './preload-models.js';
-import { buildProviderSet, createEmbeddedRuntime, secretNames } from './providers.js';
+import { buildProviderSet, createEmbeddedRuntime, ffmpegPathOf, secretNames } from './providers.js';
 import { createDriverFactory } from './storage-drivers.js';
 import { logDeliveryOutcome, logTaskLifecycle } from './task-log.js';
 
@@ -100,9 +101,10 @@ export async function openServices(options: ServiceOptions) {
     publicBase,
     config,
   });
+  const videos = createVideoLibrary({ blobs: new BlobStore(join(layout.root, 'videos'), VIDEO_BLOBS), publicBase });
   const destinations = createDestinationService({ store, clock, config, secretsKey, driver: createDriverFactory(config), isUnderAllowedRoot });
   const registry = new TaskTypeRegistry();
-  const builtIn = createTaskTypes({ config, providers: () => providers, images, destinations });
+  const builtIn = createTaskTypes({ config, providers: () => providers, images, videos, destinations, ffmpegPath: () => ffmpegPathOf(config.current()) });
   const metrics = createMetrics({ store, lanes: () => lanes.stats() });
   for (const type of [...builtIn, ...(options.taskTypes ?? [])]) registry.register(metrics.timed(type));
 
@@ -181,6 +183,7 @@ export async function openServices(options: ServiceOptions) {
     },
     publicBase,
     images,
+    videos,
     clock,
     log,
     logger,

@@ -63,6 +63,21 @@ function validateConfig(raw: unknown): Config {
       if (!config.providers[provider]) throw new ConfigError(`config: models.${id}: no provider "${provider}" in providers`);
     }
   }
+  if (!config.videoModels[config.defaultVideoModel]) throw new ConfigError(`config: defaultVideoModel: no model "${config.defaultVideoModel}" in videoModels`);
+  for (const [id, model] of Object.entries(config.videoModels)) {
+    const names = model.providers ?? (model.provider ? [model.provider] : []);
+    if (names.length === 0) throw new ConfigError(`config: videoModels.${id}: name its provider (provider or providers)`);
+    for (const name of names) {
+      const provider = config.providers[name];
+      if (!provider) throw new ConfigError(`config: videoModels.${id}: no provider "${name}" in providers`);
+      if (provider.type !== 'placeholder' && provider.type !== 'openai-video') throw new ConfigError(`config: videoModels.${id}: provider "${name}" (type ${provider.type}) does not make videos`);
+    }
+  }
+  for (const [id, model] of Object.entries(config.models)) {
+    for (const name of model.providers ?? (model.provider ? [model.provider] : [])) {
+      if (config.providers[name]?.type === 'openai-video') throw new ConfigError(`config: models.${id}: provider "${name}" makes videos, not images`);
+    }
+  }
   for (const name of ['vision', 'chat'] as const) {
     const provider = config.providers[name];
     if (provider && provider.type !== 'openai') throw new ConfigError(`config: providers.${name}: must be an OpenAI-compatible provider (type "openai")`);

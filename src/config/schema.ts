@@ -16,6 +16,8 @@ const CorsOrigin = z.string().transform((value, ctx) => {
   return z.NEVER;
 });
 
+const ModelId = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a model id (lowercase letters, digits, . _ -)');
+
 const ModelSchema = z.strictObject({
   provider: z.string().min(1).optional(),
   providers: z.array(z.string().min(1)).min(1).optional(),
@@ -29,6 +31,29 @@ const ModelSchema = z.strictObject({
       .string()
       .regex(/^\d{2,5}x\d{2,5}$/, 'a size such as 1024x1024')
       .optional(),
+  }),
+  options: z.record(z.string(), z.unknown()).default({}),
+});
+
+/**
+ * A video model: its providers (tried in order, like image models), a price per second of
+ * footage (plus one per input image), and what it can make. Requests are capped by it: a
+ * longer duration or a higher fps than it takes fails validation; a size larger than
+ * `maxSize` is scaled down to fit.
+ */
+const VideoModelSchema = z.strictObject({
+  provider: z.string().min(1).optional(),
+  providers: z.array(z.string().min(1)).min(1).optional(),
+  price: z.strictObject({ perSecond: UsdString, perInput: UsdString.default('0') }),
+  capabilities: z.strictObject({
+    maxInputs: z.number().int().min(0).max(1),
+    negativePrompt: z.boolean(),
+    maxDurationS: z.number().int().min(1).max(10),
+    maxFps: z.number().int().min(8).max(30),
+    /** The largest frame, as WxH (landscape; portrait sizes are capped by its transpose). */
+    maxSize: z.string().regex(/^\d{2,5}x\d{2,5}$/, 'a size such as 1280x720'),
+    /** What `size: auto` resolves to, as WxH. */
+    nativeSize: z.string().regex(/^\d{2,5}x\d{2,5}$/, 'a size such as 1280x720'),
   }),
   options: z.record(z.string(), z.unknown()).default({}),
 });
@@ -75,6 +100,26 @@ const ProviderSchema = z.discriminatedUnion('type', [
     nsfw: z.boolean().default(false),
     ...ProviderKey,
     ...ProviderBase,
+  }),
+  z.strictObject({
+    /** An OpenAI-compatible video API: POST {baseUrl}/videos, poll GET /videos/{id}, download /videos/{id}/content. */
+    type: z.literal('openai-video'),
+    /** Includes the /v1 prefix, as OpenAI clients do. */
+    baseUrl: BaseUrl,
+    model: z.string().min(1),
+    /** Frame sizes the model takes; a request's size maps to the one of nearest aspect ratio. */
+    sizes: z
+      .array(z.string().regex(/^\d{2,5}x\d{2,5}$/, 'a size such as 1280x720'))
+      .min(1)
+      .default(['1280x720', '720x1280']),
+    /** Clip lengths the model takes, in seconds; a request's duration maps to the nearest one at or above it (else the longest). */
+    seconds: z.array(z.number().int().min(1).max(60)).min(1).default([4, 8, 12]),
+    /** How often a queued or running job is polled. */
+    pollIntervalMs: z.number().int().min(100).max(60_000).default(5000),
+    ...ProviderKey,
+    concurrency: ProviderBase.concurrency,
+    /** The whole job: create, polls and download. */
+    timeoutMs: z.number().int().min(1000).max(3_600_000).default(900_000),
   }),
   z.strictObject({
     type: z.literal('automatic1111'),
@@ -145,7 +190,24 @@ export const ConfigSchema = z.strictObject({
   }),
   sync: z.strictObject({ timeoutMs: z.number().int().min(0).max(600_000) }),
   defaultModel: z.string().min(1),
-  models: z.record(z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a model id (lowercase letters, digits, . _ -)'), ModelSchema),
+  models: z.record(ModelId, ModelSchema),
+  /** The video model `model: auto` resolves to. */
+  defaultVideoModel: z.string().min(1),
+  videoModels: z.record(ModelId, VideoModelSchema),
+  /** image.review: the price per image, and the thresholds of the embedded technical checks. */
+  review: z.strictObject({
+    price: UsdString,
+    /** The shorter side, in pixels, below which "resolution" fails. */
+    minShortSide: z.number().int().min(1).max(100_000),
+    /** Variance of the Laplacian (grey levels², on the image scaled to 512 px on its longer side) below which "sharp focus" fails. */
+    minSharpness: z.number().min(0),
+    /** Share of pixels at pure black or pure white above which "exposure" fails (clipped shadows or highlights). */
+    maxClipped: z.number().min(0).max(1),
+    /** Mean brightness (0–255) outside which "exposure" fails: too dark below the first, too bright above the second. */
+    brightness: z.tuple([z.number().min(0).max(255), z.number().min(0).max(255)]),
+  }),
+  /** Video encoding: the ffmpeg binary (null = the one shipped in @ffmpeg-installer/ffmpeg). */
+  video: z.strictObject({ ffmpegPath: z.string().min(1).nullable() }),
   providers: z.record(z.string().min(1), ProviderSchema),
   embedded: z.strictObject({
     /** Load the enabled models in the background at start, so the first request does not wait for a load. */
@@ -178,3 +240,4 @@ export const ConfigSchema = z.strictObject({
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type ModelConfig = z.infer<typeof ModelSchema>;
+export type VideoModelConfig = z.infer<typeof VideoModelSchema>;

@@ -1,13 +1,17 @@
 import { ProviderError } from '../domain/tasks.js';
-import type { ImageGenerator } from './types.js';
 
-export interface LimitedGenerator extends ImageGenerator {
+/** A provider with one `generate` call (images or videos). */
+interface Generating<Params, Output> {
+  generate(params: Params): Promise<Output>;
+}
+
+export interface Limited<Params, Output> extends Generating<Params, Output> {
   /** True when the provider has `concurrency` requests in flight already. */
   busy(): boolean;
 }
 
 /** Caps a provider at `concurrency` requests in flight; past it, it is busy. */
-export function limitGenerator(generator: ImageGenerator, concurrency: () => number): LimitedGenerator {
+export function limitGenerator<Params, Output>(generator: Generating<Params, Output>, concurrency: () => number): Limited<Params, Output> {
   let inFlight = 0;
   return {
     busy: () => inFlight >= concurrency(),

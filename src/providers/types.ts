@@ -60,12 +60,73 @@ export interface PromptEnhancer {
   enhance(prompt: string, negativePrompt: string | undefined, signal: AbortSignal): Promise<{ positive: string; negative?: string }>;
 }
 
+export type VideoFormat = 'mp4' | 'webp';
+
+export interface VideoParams {
+  model: string;
+  prompt: string;
+  negativePrompt?: string;
+  /** Even numbers (H.264 with 4:2:0 chroma needs them). */
+  width: number;
+  height: number;
+  durationS: number;
+  fps: number;
+  /** The container the caller wants; a provider that can only make MP4 answers MP4 and the caller converts. */
+  format: VideoFormat;
+  /** The first frame, when the request sent one. */
+  input?: SourceImage;
+  /** The item's position; deterministic providers use it as a seed. */
+  index: number;
+  options: Record<string, unknown>;
+  signal: AbortSignal;
+}
+
+/** An encoded clip: H.264 MP4 or animated WebP. */
+export interface GeneratedVideo {
+  data: Buffer;
+  format: VideoFormat;
+}
+
+export interface VideoGenerator {
+  generate(params: VideoParams): Promise<GeneratedVideo>;
+  /** True when the provider has no capacity now; absent = never busy. */
+  busy?(): boolean;
+}
+
+/** What a vision model is asked to judge: how well the image matches `prompt`, and each free-text criterion. */
+export interface JudgeRequest {
+  prompt?: string;
+  criteria: string[];
+}
+
+/**
+ * A vision model's judgement: `prompt` when one was asked (score 0–1), one finding per asked
+ * criterion, in order, with the criterion as asked. Throws ProviderError('REVIEW_FAILED') on an
+ * unusable reply.
+ */
+export interface Judgement {
+  prompt?: { passed: boolean; score: number; note: string };
+  findings: { criterion: string; passed: boolean; note: string }[];
+  summary?: string;
+}
+
+export interface ImageJudge {
+  judge(image: SourceImage, request: JudgeRequest, signal: AbortSignal): Promise<Judgement>;
+}
+
+/** Reads the text in an image (OCR); `confidence` 0–100. */
+export interface TextReader {
+  read(image: SourceImage, signal: AbortSignal): Promise<{ text: string; confidence: number }>;
+}
+
 /**
  * The providers a running service has. Generators are looked up by the provider names a
  * model lists; the rest are one per capability. Undefined = not available here.
  */
 export interface ProviderSet {
   generator(name: string): ImageGenerator | undefined;
+  /** Video generators by provider name, as video models list them. */
+  videoGenerator(name: string): VideoGenerator | undefined;
   /** Serves the built-in nsfw_sfw scale. */
   nsfwRater?: ImageRater;
   /** A vision model: serves custom rating scales (and alt text). */
@@ -73,4 +134,8 @@ export interface ProviderSet {
   altText?: AltTextWriter;
   backgroundRemover?: BackgroundRemover;
   promptEnhancer?: PromptEnhancer;
+  /** A vision model that judges prompt adherence and free-text criteria (image.review). */
+  judge?: ImageJudge;
+  /** OCR, for review's text checks (the embedded one). */
+  textReader?: TextReader;
 }

@@ -3,7 +3,7 @@ import { randomId } from '../domain/ids.js';
 import { ProviderError, type TaskErrorCode } from '../domain/tasks.js';
 import { encodeImage, ImageReadError, type OutputFormat, probeImage } from '../media/images.js';
 import type { SourceImage } from '../providers/types.js';
-import { BlobStore } from '../store/blobs.js';
+import type { BlobStore } from '../store/blobs.js';
 import type { UrlFetcher } from './ports.js';
 
 export interface StoredImage {
@@ -32,7 +32,7 @@ export function createImageLibrary(deps: { blobs: BlobStore; fetcher: UrlFetcher
     const prefix = `${deps.publicBase()}/images/`;
     if (!ref.startsWith(prefix)) return null;
     const name = ref.slice(prefix.length).split(/[?#]/)[0];
-    return BlobStore.isFileName(name) ? name : null;
+    return deps.blobs.isFileName(name) ? name : null;
   }
 
   return {

@@ -2,24 +2,38 @@ import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { replaceFileDurably } from './durable-fs.js';
 
-const FILE = /^(img_[0-9A-Za-z]{22})\.(png|jpg|webp|gif)$/;
+/** What a blob store holds: files named `<prefix>_<22 base62>.<ext>`. */
+export interface BlobKind {
+  prefix: string;
+  exts: readonly string[];
+}
+export const IMAGE_BLOBS: BlobKind = { prefix: 'img', exts: ['webp', 'png', 'jpg', 'gif'] };
+export const VIDEO_BLOBS: BlobKind = { prefix: 'vid', exts: ['mp4', 'webp'] };
 
 /**
- * Image bytes on local disk: `images/<2 chars>/<id>.<ext>`, written durably (temp file,
+ * Media bytes on local disk: `<root>/<2 chars>/<id>.<ext>`, written durably (temp file,
  * fsync, rename, fsync dir) before any task record points at them. Sharded so no folder
- * grows past a few thousand files.
+ * grows past a few thousand files. One store per kind (images, videos), so a name of one
+ * kind is never served as the other.
  */
 export class BlobStore {
-  constructor(private readonly root: string) {}
+  private readonly file: RegExp;
 
-  static isFileName(name: string): boolean {
-    return FILE.test(name);
+  constructor(
+    private readonly root: string,
+    private readonly kind: BlobKind = IMAGE_BLOBS,
+  ) {
+    this.file = new RegExp(`^(${kind.prefix}_[0-9A-Za-z]{22})\\.(${kind.exts.join('|')})$`);
+  }
+
+  isFileName(name: string): boolean {
+    return this.file.test(name);
   }
 
   pathOf(fileName: string): string {
-    const match = FILE.exec(fileName);
-    if (!match) throw new Error(`not an image file name: ${fileName}`);
-    return join(this.root, match[1].slice(4, 6), fileName);
+    const match = this.file.exec(fileName);
+    if (!match) throw new Error(`not a ${this.kind.prefix} file name: ${fileName}`);
+    return join(this.root, match[1].slice(this.kind.prefix.length + 1, this.kind.prefix.length + 3), fileName);
   }
 
   async put(fileName: string, data: Buffer): Promise<void> {
@@ -45,11 +59,11 @@ export class BlobStore {
     }
   }
 
-  /** Finds a stored image by id alone, whatever its extension. */
+  /** Finds a stored file by id alone, whatever its extension. */
   async findById(id: string): Promise<string | null> {
-    for (const ext of ['webp', 'png', 'jpg', 'gif']) {
+    for (const ext of this.kind.exts) {
       const name = `${id}.${ext}`;
-      if (FILE.test(name) && (await this.size(name)) !== null) return name;
+      if (this.file.test(name) && (await this.size(name)) !== null) return name;
     }
     return null;
   }

@@ -3,6 +3,7 @@ import { IMAGE_MIME } from '../domain/media-types.js';
 import type { ProviderSet } from '../providers/types.js';
 import type { DestinationService } from '../services/destinations.js';
 import type { ImageLibrary } from '../services/images.js';
+import type { VideoLibrary } from '../services/videos.js';
 
 /** What the image task types need from the running service (the composition root wires it). */
 export interface ImageTaskDeps {
@@ -10,6 +11,9 @@ export interface ImageTaskDeps {
   /** The providers in force; rebuilt on a config reload or a secret change. */
   providers: () => ProviderSet;
   images: ImageLibrary;
+  videos: VideoLibrary;
+  /** The ffmpeg binary (video conversion). */
+  ffmpegPath: () => string;
   destinations: Pick<DestinationService, 'exists' | 'deliver'>;
 }
 

@@ -1,7 +1,7 @@
 import { IMAGE_MIME } from '../../domain/media-types.js';
 import { ProviderError } from '../../domain/tasks.js';
 import { type ProviderHttpResponse, providerRequest } from '../../net/provider-http.js';
-import type { AltTextWriter, ImageRater, PromptEnhancer, RatingLevel, SourceImage } from '../types.js';
+import type { AltTextWriter, ImageJudge, ImageRater, PromptEnhancer, RatingLevel, SourceImage } from '../types.js';
 import { excerpt, httpFailure, transportFailure } from './errors.js';
 
 export interface OpenAiChatOptions {
@@ -40,7 +40,7 @@ function parseLevel(reply: string, levels: readonly RatingLevel[]): string | nul
  * LiteLLM): `POST {baseUrl}/chat/completions`. It rates against a scale, writes alt text, and
  * rewrites prompts.
  */
-export function createOpenAiChat(options: OpenAiChatOptions): { rater: ImageRater; altText: AltTextWriter; enhancer: PromptEnhancer } {
+export function createOpenAiChat(options: OpenAiChatOptions): { rater: ImageRater; altText: AltTextWriter; enhancer: PromptEnhancer; judge: ImageJudge } {
   async function complete(messages: Array<{ role: 'system' | 'user'; content: Content }>, signal: AbortSignal, maxTokens: number): Promise<string> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
@@ -72,6 +72,11 @@ export function createOpenAiChat(options: OpenAiChatOptions): { rater: ImageRate
   }
 
   return {
+    judge: {
+      async judge() {
+        throw new ProviderError('REVIEW_FAILED', 'not implemented yet');
+      },
+    },
     rater: {
       async rate(image, request, signal) {
         const scale = request.levels.map((level) => `- ${level.value}: ${level.description}`).join('\n');

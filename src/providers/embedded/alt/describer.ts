@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import type { AltTextWriter, SourceImage } from '../../types.js';
+import type { AltTextWriter, SourceImage, TextReader } from '../../types.js';
 import { colourName } from './colour-names.js';
 import { createOcr } from './ocr.js';
 
@@ -59,23 +59,25 @@ export function describeTraits(t: ImageTraits): string {
  * text in the image when OCR reads it with confidence. For real descriptions, configure a
  * vision provider (`providers.vision`), which replaces this one.
  */
-export function createBasicAltWriter(options: { ocr?: boolean } = {}): AltTextWriter & { traits(image: SourceImage): Promise<ImageTraits>; warmUp(): Promise<void>; close(): Promise<void> } {
+export function createBasicAltWriter(options: { ocr?: boolean } = {}): AltTextWriter & TextReader & { traits(image: SourceImage): Promise<ImageTraits>; warmUp(): Promise<void>; close(): Promise<void> } {
   const ocr = options.ocr === false ? null : createOcr();
+  async function readText(image: SourceImage): Promise<{ text: string; confidence: number }> {
+    if (!ocr) return { text: '', confidence: 0 };
+    // OCR works best on a moderate size; bigger images only cost time.
+    const png = await sharp(image.data).resize({ width: 1600, height: 1600, fit: 'inside', withoutEnlargement: true }).png().toBuffer();
+    return ocr.read(png);
+  }
   async function allTraits(image: SourceImage): Promise<ImageTraits> {
     const visual = await traits(image);
-    let text: string | null = null;
-    if (ocr) {
-      // OCR works best on a moderate size; bigger images only cost time.
-      const png = await sharp(image.data).resize({ width: 1600, height: 1600, fit: 'inside', withoutEnlargement: true }).png().toBuffer();
-      text = usableText(await ocr.read(png));
-    }
-    return { ...visual, text };
+    return { ...visual, text: ocr ? usableText(await readText(image)) : null };
   }
   return {
     traits: allTraits,
     async describe(image) {
       return describeTraits(await allTraits(image));
     },
+    /** The raw OCR reading (review's text checks); empty when OCR is off. */
+    read: (image) => readText(image),
     /** Loads the OCR model now (a preload at start); without OCR there is nothing to load. */
     warmUp: async () => ocr?.warmUp(),
     close: async () => ocr?.close(),
