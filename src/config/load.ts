@@ -8,7 +8,7 @@ export { ConfigError, environment } from './environment.js';
 const DEFAULT_FILE = new URL('../../config/default.json', import.meta.url);
 
 /** Maps whose entries a config file adds or replaces whole, by id, instead of merging field by field. */
-const WHOLE_ENTRY_MAPS = new Set(['models', 'providers']);
+const WHOLE_ENTRY_MAPS = new Set(['models', 'videoModels', 'providers']);
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };

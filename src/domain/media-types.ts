@@ -3,3 +3,6 @@ export const IMAGE_MIME: Readonly<Record<string, string>> = { png: 'image/png', 
 
 /** Content types of the video formats the service writes, by file extension. */
 export const VIDEO_MIME: Readonly<Record<string, string>> = { mp4: 'video/mp4', webp: 'image/webp' };
+
+/** The containers video tasks make: H.264 MP4, or animated WebP. */
+export type VideoFormat = 'mp4' | 'webp';

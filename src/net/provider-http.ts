@@ -22,7 +22,7 @@ export class ProviderHttpError extends Error {
 
 export async function providerRequest(
   url: string,
-  init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | FormData; timeoutMs: number; signal?: AbortSignal; maxBytes?: number },
+  init: { method: 'GET' | 'POST' | 'DELETE'; headers?: Record<string, string>; body?: string | FormData; timeoutMs: number; signal?: AbortSignal; maxBytes?: number },
 ): Promise<ProviderHttpResponse> {
   // One controller for the deadline and the caller's signal, both unhooked when the request is
   // done (AbortSignal.any would leave a listener on the caller's long-lived signal until GC).
@@ -44,7 +44,7 @@ export async function providerRequest(
 
 async function request(
   url: string,
-  init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | FormData; timeoutMs: number; maxBytes?: number },
+  init: { method: 'GET' | 'POST' | 'DELETE'; headers?: Record<string, string>; body?: string | FormData; timeoutMs: number; maxBytes?: number },
   signal: AbortSignal,
   timedOut: () => boolean,
 ): Promise<ProviderHttpResponse> {

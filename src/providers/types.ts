@@ -1,3 +1,4 @@
+import type { VideoFormat } from '../domain/media-types.js';
 import type { ImageFormat } from '../media/images.js';
 
 /** An image handed to a provider: decoded enough to know what it is. */
@@ -60,7 +61,7 @@ export interface PromptEnhancer {
   enhance(prompt: string, negativePrompt: string | undefined, signal: AbortSignal): Promise<{ positive: string; negative?: string }>;
 }
 
-export type VideoFormat = 'mp4' | 'webp';
+export type { VideoFormat } from '../domain/media-types.js';
 
 export interface VideoParams {
   model: string;

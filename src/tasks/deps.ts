@@ -1,5 +1,5 @@
 import type { ConfigSource } from '../config/source.js';
-import { IMAGE_MIME } from '../domain/media-types.js';
+import { IMAGE_MIME, VIDEO_MIME } from '../domain/media-types.js';
 import type { ProviderSet } from '../providers/types.js';
 import type { DestinationService } from '../services/destinations.js';
 import type { ImageLibrary } from '../services/images.js';
@@ -18,7 +18,7 @@ export interface ImageTaskDeps {
 }
 
 /**
- * Sends a stored image to the request's destination, if it names one. The image item keeps
+ * Sends a stored image (or video: its id stands for {imageId} in the key) to the request's destination, if it names one. The image item keeps
  * `destination` (success: name, status, key, url; failure: name, status, error) and its `url`
  * becomes the destination's public URL, or null when the storage has none or delivery failed
  * (the image stays at its service_url either way, and is charged: it was made).
@@ -35,7 +35,7 @@ export async function deliverToDestination(
     index: args.index,
     ext: args.image.format,
     data: args.image.data,
-    contentType: IMAGE_MIME[args.image.format] ?? 'application/octet-stream',
+    contentType: IMAGE_MIME[args.image.format] ?? VIDEO_MIME[args.image.format] ?? 'application/octet-stream',
   });
   item.url = delivered.status === 'success' ? (delivered.url ?? null) : null;
   item.destination = delivered;

@@ -14,6 +14,11 @@ export const LIMITS = {
   levelsMax: 7,
   levelValue: 24,
   levelDescription: 150,
+  /** video.generate (ours: SPEC does not show them). */
+  videoCount: 4,
+  videoSeconds: 10,
+  videoFps: [8, 30],
+  videoInputs: 1,
 } as const;
 
 /**

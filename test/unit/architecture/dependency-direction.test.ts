@@ -16,7 +16,7 @@ const ALLOWED: Record<string, string[]> = {
   config: ['domain'],
   store: ['domain'],
   net: ['domain', 'config'],
-  providers: ['domain', 'net'],
+  providers: ['domain', 'net', 'media'],
   destinations: ['domain', 'net'],
   webhooks: ['domain', 'net'],
   services: ['domain', 'media', 'store'],
@@ -35,7 +35,7 @@ const ALLOWED: Record<string, string[]> = {
  * services' ports; the client describes the API's shapes.
  */
 const TYPE_ONLY_ALLOWED: Record<string, string[]> = {
-  providers: ['media', 'config'],
+  providers: ['config'],
   services: ['providers', 'destinations', 'webhooks', 'config'],
   tasks: ['services', 'providers', 'config'],
   worker: ['config'],
@@ -49,7 +49,7 @@ const TYPE_ONLY_ALLOWED: Record<string, string[]> = {
  * types), never the API's internals; config is seen as `Config` and `ConfigSource` only.
  */
 const TYPE_ONLY_FILES: Record<string, Record<string, RegExp>> = {
-  tasks: { services: /^services\/(ports|task-types|images|destinations)\.ts$/ },
+  tasks: { services: /^services\/(ports|task-types|images|videos|destinations)\.ts$/ },
   client: { api: /^api\/routes\// },
   '*': { config: /^config\/(schema|source)\.ts$/ },
 };

@@ -11,6 +11,10 @@ test('the defaults load and hold every key later parts rely on', () => {
   assert.equal(config.fetch.allowPrivateAddresses, false);
   assert.equal(config.defaultModel, 'placeholder');
   assert.equal(config.models.placeholder.price.perImage, '0.001');
+  assert.equal(config.defaultVideoModel, 'placeholder');
+  assert.equal(config.videoModels.placeholder.price.perSecond, '0.002');
+  assert.equal(config.video.ffmpegPath, null);
+  assert.equal(config.review.price, '0.001');
   assert.equal(typeof config.sync.timeoutMs, 'number');
   assert.deepEqual(config.destinations.local.allowedRoots, []);
   assert.ok(config.providers.placeholder);
@@ -45,6 +49,8 @@ test('env settings override the file and flags override env', async () => {
   assert.equal(config.publicUrl, 'https://img.example');
 });
 
+const VIDEO_CAPS = { maxInputs: 0, negativePrompt: false, maxDurationS: 4, maxFps: 24, maxSize: '1280x720', nativeSize: '1280x720' };
+
 test('invalid settings are refused with errors that name the key', async (t) => {
   const dir = await tempDir(t);
   const cases: Array<[string, unknown, RegExp]> = [
@@ -60,6 +66,26 @@ test('invalid settings are refused with errors that name the key', async (t) => 
       'a model with an unknown provider',
       { models: { m: { provider: 'nope', price: { perImage: '1', perInput: '0' }, capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false } } } },
       /models\.m: no provider "nope"/,
+    ],
+    ['a default video model that does not exist', { defaultVideoModel: 'ghost' }, /defaultVideoModel: no model "ghost" in videoModels/],
+    [
+      'a video model on an image-only provider',
+      { providers: { sd: { type: 'automatic1111', baseUrl: 'http://127.0.0.1:7860' } }, videoModels: { v: { provider: 'sd', price: { perSecond: '0.1' }, capabilities: VIDEO_CAPS } } },
+      /videoModels\.v: provider "sd" \(type automatic1111\) does not make videos/,
+    ],
+    ['a video model with no provider', { videoModels: { v: { price: { perSecond: '0.1' }, capabilities: VIDEO_CAPS } } }, /videoModels\.v: name its provider/],
+    [
+      'an image model on a video provider',
+      {
+        providers: { sora: { type: 'openai-video', baseUrl: 'https://api.example/v1', model: 'sora-2' } },
+        models: { m: { provider: 'sora', price: { perImage: '1', perInput: '0' }, capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false } } },
+      },
+      /models\.m: provider "sora" makes videos, not images/,
+    ],
+    [
+      'a video duration cap past 10 s',
+      { videoModels: { v: { provider: 'placeholder', price: { perSecond: '0.1' }, capabilities: { ...VIDEO_CAPS, maxDurationS: 11 } } } },
+      /videoModels\.v\.capabilities\.maxDurationS/,
     ],
     ['a relative local root', { destinations: { local: { allowedRoots: ['tmp'] } } }, /destinations\.local\.allowedRoots\.0/],
   ];

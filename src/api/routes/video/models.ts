@@ -1,0 +1,42 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { addRoute } from '../../route.js';
+import { dataOf, Usd } from '../../schemas.js';
+import type { ApiDeps, ApiEnv } from '../../types.js';
+
+/** A video model as the config defines it: prices (USD per second of footage, per input image) and capabilities. */
+export const VideoModel = z.object({
+  id: z.string(),
+  default: z.boolean().describe('the model `auto` resolves to'),
+  price: z.object({ perSecond: Usd, perInput: Usd }),
+  capabilities: z.object({
+    maxInputs: z.number().describe('0, or 1: a first frame'),
+    negativePrompt: z.boolean(),
+    maxDurationS: z.number(),
+    maxFps: z.number(),
+    maxSize: z.string().describe('the largest frame, WxH (landscape; portrait sizes are capped by its transpose)'),
+    nativeSize: z.string().describe('the frame size of `size: auto`'),
+  }),
+});
+export const ListVideoModelsResponse = dataOf(z.array(VideoModel));
+export type ListVideoModelsResponse = z.infer<typeof ListVideoModelsResponse>;
+
+export function registerVideoModelsList(app: Hono<ApiEnv>, deps: ApiDeps): void {
+  addRoute(
+    app,
+    deps,
+    {
+      method: 'get',
+      path: '/video/models',
+      summary: 'The video models, their prices (USD per second) and capabilities',
+      guard: { accept: ['apiKey', 'accessToken'] },
+      family: 'resource',
+      status: 200,
+      response: ListVideoModelsResponse,
+    },
+    async () => {
+      const { videoModels, defaultVideoModel } = deps.config.current();
+      return { body: { data: Object.entries(videoModels).map(([id, model]) => ({ id, default: id === defaultVideoModel, price: model.price, capabilities: model.capabilities })) } };
+    },
+  );
+}

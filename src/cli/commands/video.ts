@@ -1,0 +1,75 @@
+import type { Command } from 'commander';
+import type { VideoInput } from '../../client/http-client.js';
+import { SIZE_PRESETS } from '../../domain/sizes.js';
+import { resolveSources } from '../client-context.js';
+import { enumOption, intOption, jsonOption, print } from '../output.js';
+import { clientCommand, followAndReport } from './client.js';
+
+/** The API's limits on a video.generate request, checked here so nothing is sent when one is wrong. */
+const LIMITS = { count: [1, 4], durationS: [1, 10], fps: [8, 30] } as const;
+/** Size presets as for images, without the 4K ones (no video model makes 4K frames). */
+const VIDEO_SIZES = SIZE_PRESETS.filter((preset) => !preset.endsWith('_4k'));
+
+/** The options of `imgtask video`, as commander gives them (strings: numbers and choices are checked here, the rest by the server). */
+interface VideoOptions {
+  model?: string;
+  count?: string;
+  duration?: string;
+  fps?: string;
+  size?: string;
+  format?: string;
+  negative?: string;
+  input?: string;
+  destination?: string;
+  metadata?: string;
+  watch?: boolean;
+  out?: string;
+}
+
+/** The request `imgtask video` sends; UsageError (exit 2, nothing sent) for a number or choice out of range. */
+function videoRequest(prompt: string, opts: VideoOptions): VideoInput {
+  const body: VideoInput = { prompt };
+  const count = intOption(opts.count, '--count', ...LIMITS.count);
+  const duration = intOption(opts.duration, '--duration', ...LIMITS.durationS);
+  const fps = intOption(opts.fps, '--fps', ...LIMITS.fps);
+  const size = enumOption(opts.size, '--size', VIDEO_SIZES);
+  const format = enumOption(opts.format, '--format', ['mp4', 'webp']);
+  if (count !== undefined) body.count = count;
+  if (duration !== undefined) body.duration_s = duration;
+  if (fps !== undefined) body.fps = fps;
+  if (size !== undefined) body.size = size as VideoInput['size'];
+  if (format !== undefined) body.format = format;
+  if (opts.model) body.model = opts.model;
+  if (opts.negative) body.negative_prompt = opts.negative;
+  if (opts.destination) body.destination = opts.destination;
+  if (opts.metadata) body.metadata = jsonOption(opts.metadata, '--metadata') as VideoInput['metadata'];
+  return body;
+}
+
+export function registerVideoCommand(program: Command): void {
+  program
+    .command('video <prompt>')
+    .description('Generate videos (a local file given with --input is uploaded first)')
+    .option('--model <id>', 'a video model id or auto')
+    .option('--count <n>', `videos, ${LIMITS.count[0]} to ${LIMITS.count[1]}`)
+    .option('--duration <s>', `seconds per video, ${LIMITS.durationS[0]} to ${LIMITS.durationS[1]}`)
+    .option('--fps <n>', `frames per second, ${LIMITS.fps[0]} to ${LIMITS.fps[1]}`)
+    .option('--size <preset>', 'a preset (square, 16:9, …) or auto; no 4K')
+    .option('--format <format>', 'mp4 (H.264) or webp (animated)')
+    .option('--negative <prompt>', 'negative prompt')
+    .option('--input <url|file>', 'one input image, the first frame')
+    .option('--destination <name>', 'a destination name')
+    .option('--metadata <json>', 'metadata as a JSON object')
+    .option('--watch', 'follow the task until it settles')
+    .option('--out <dir>', 'with --watch: save the videos here')
+    .option('--json', 'print one JSON document')
+    .action(
+      clientCommand(async (client, json, prompt: string, opts: VideoOptions) => {
+        const body = videoRequest(prompt, opts);
+        if (opts.input) body.inputs = await resolveSources(client, [opts.input], 'id');
+        const created = await client.video(body);
+        if (!opts.watch) return print({ json }, created, `task ${created.taskId} (reserved ${created.estimatedCost} USD)${created.access ? `\npat ${created.access.publicAccessToken}` : ''}`);
+        return followAndReport(client, created.taskId, 'video.generate', body.count ?? 1, { json, out: opts.out });
+      }),
+    );
+}

@@ -1,0 +1,199 @@
+import { z } from 'zod';
+import type { VideoModelConfig } from '../config/schema.js';
+import { AppError } from '../domain/errors.js';
+import { formatUsd, type Micros, parseUsd } from '../domain/money.js';
+import { ASPECT_RATIOS, SIZE_PRESETS, sizeText } from '../domain/sizes.js';
+import { MAX_ATTEMPTS, ProviderError } from '../domain/tasks.js';
+import { mp4ToWebp, probeVideo, VideoReadError } from '../media/video.js';
+import type { SourceImage, VideoFormat } from '../providers/types.js';
+import type { TaskTypeDefinition } from '../services/task-types.js';
+import { checkDestination, checkMetadata } from './checks.js';
+import { deliverToDestination, type ImageTaskDeps } from './deps.js';
+import { AccessOptions, DestinationName, ImageRef, LIMITS, Metadata, WebhookOptions } from './request-parts.js';
+import { DestinationOutcome, ItemError, UsdText } from './result-parts.js';
+import { videoDimensions } from './video-size.js';
+
+/** Sizes as for images, without the 4K presets (no video model makes 4K frames). */
+const VIDEO_SIZE_PRESETS = SIZE_PRESETS.filter((preset) => !preset.endsWith('_4k')) as [string, ...string[]];
+const VideoSize = z.union([z.enum(VIDEO_SIZE_PRESETS), z.object({ type: z.literal('aspect_ratio'), aspectRatio: z.enum(ASPECT_RATIOS) }), z.object({ type: z.literal('auto') })]);
+const InputEntry = z.union([ImageRef, z.object({ type: z.literal('image'), source: z.object({ type: z.literal('url'), url: ImageRef }) })]);
+
+/** POST /video/generate. Built per set of video model ids: an unknown id fails the schema. The task keeps the body as it is. */
+export function videoBody(modelIds: readonly string[]) {
+  return z.object({
+    prompt: z.string().min(1).max(LIMITS.prompt),
+    negative_prompt: z.string().min(1).max(LIMITS.prompt).optional(),
+    model: z.enum(['auto', ...modelIds] as [string, ...string[]]).default('auto'),
+    count: z.number().int().min(1).max(LIMITS.videoCount).default(1),
+    duration_s: z.number().int().min(1).max(LIMITS.videoSeconds).default(4).describe('seconds of footage per video'),
+    fps: z.number().int().min(LIMITS.videoFps[0]).max(LIMITS.videoFps[1]).default(24),
+    size: VideoSize.default('auto').describe('a preset or aspect ratio, as for images (no 4K); scaled down to fit the model’s largest frame'),
+    inputs: z.array(InputEntry).max(LIMITS.videoInputs).default([]).describe('at most one image: the first frame'),
+    format: z.enum(['mp4', 'webp']).default('mp4').describe('mp4: H.264; webp: animated WebP'),
+    webhook: WebhookOptions.optional(),
+    destination: DestinationName.optional(),
+    metadata: Metadata.optional(),
+    access: AccessOptions.optional(),
+  });
+}
+export type VideoBody = z.infer<ReturnType<typeof videoBody>>;
+
+/** One video item: made (and charged), or failed on its own while the task completes (SPEC part 3, rule 1). */
+const GeneratedVideo = z.discriminatedUnion('status', [
+  z.object({
+    status: z.literal('success'),
+    id: z.string(),
+    url: z.string().nullable().describe('the destination URL when one was named, else the service URL; null when delivered only to a destination that has none'),
+    service_url: z.string(),
+    size: z.string().describe('{width}x{height}'),
+    duration_s: z.number().describe('seconds of footage, as read from the file'),
+    fps: z.number(),
+    format: z.enum(['mp4', 'webp']),
+    cost: UsdText,
+    destination: DestinationOutcome.optional(),
+  }),
+  z.object({ status: z.literal('failed'), error: ItemError }),
+]);
+
+/** The task's result: the resolved model and one item per video. */
+export const VideoResult = z.object({ model: z.string(), videos: z.array(GeneratedVideo) });
+
+const inputUrl = (entry: z.infer<typeof InputEntry>): string => (typeof entry === 'string' ? entry : entry.source.url);
+const providersOf = (model: VideoModelConfig) => model.providers ?? (model.provider ? [model.provider] : []);
+
+/** Saved by `prepare` and journaled: the resolved model and frame size. */
+interface VideoPlan {
+  model: string;
+  width: number;
+  height: number;
+}
+
+/** video.generate: one item per video, on the model's providers in turn (failover), priced per second of footage from config. */
+export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBody> {
+  const resolveModel = (request: VideoBody): { id: string; model: VideoModelConfig | undefined } => {
+    const config = deps.config.current();
+    const id = request.model === 'auto' ? config.defaultVideoModel : request.model;
+    return { id, model: config.videoModels[id] };
+  };
+
+  /** perSecond × duration_s + perInput × inputs. */
+  const videoCost = (request: VideoBody): Micros => {
+    const { model } = resolveModel(request);
+    if (!model) return 0;
+    return parseUsd(model.price.perSecond)! * request.duration_s + parseUsd(model.price.perInput)! * request.inputs.length;
+  };
+
+  let bodyFor: { config: object; schema: ReturnType<typeof videoBody> } | null = null;
+
+  return {
+    type: 'video.generate',
+    scope: 'video:generate',
+    body: () => {
+      const config = deps.config.current();
+      if (bodyFor?.config !== config) bodyFor = { config, schema: videoBody(Object.keys(config.videoModels)) };
+      return bodyFor.schema;
+    },
+    toRequest: (body) => body,
+    async validate(request, { accountId }) {
+      checkMetadata(request.metadata);
+      await checkDestination(deps.destinations, accountId, request.destination);
+      const { id, model } = resolveModel(request);
+      if (!model) throw new AppError('VALIDATION_ERROR', `the default video model "${id}" is not configured`);
+      const { capabilities } = model;
+      if (request.duration_s > capabilities.maxDurationS)
+        throw new AppError('VALIDATION_ERROR', `model ${id} makes at most ${capabilities.maxDurationS} s of video; duration_s is ${request.duration_s}`);
+      if (request.fps > capabilities.maxFps) throw new AppError('VALIDATION_ERROR', `model ${id} makes at most ${capabilities.maxFps} frames per second; fps is ${request.fps}`);
+      if (request.inputs.length > capabilities.maxInputs) {
+        throw new AppError('VALIDATION_ERROR', `model ${id} takes ${capabilities.maxInputs === 0 ? 'no input image' : 'one input image (the first frame)'}; ${request.inputs.length} were sent`);
+      }
+      if (request.negative_prompt !== undefined && !capabilities.negativePrompt) throw new AppError('VALIDATION_ERROR', `model ${id} does not take a negative_prompt`);
+    },
+    itemCount: (request) => request.count,
+    itemCost: (request) => videoCost(request),
+
+    // Video work has its own lanes (video:<provider>), so a clip being encoded never holds up images.
+    lane: (request) => {
+      const { model } = resolveModel(request);
+      return `video:${(model && providersOf(model)[0]) || 'generate'}`;
+    },
+    maxAttempts: MAX_ATTEMPTS.video,
+
+    async prepare(task, request) {
+      const { id, model } = resolveModel(request);
+      if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `video model ${id} is no longer configured`);
+      const saved: VideoPlan = (task.prepared as VideoPlan | undefined) ?? { model: id, ...videoDimensions(request.size, model.capabilities) };
+      const inputs: SourceImage[] = await Promise.all(request.inputs.map((entry) => deps.images.load(inputUrl(entry), 'INVALID_INPUT')));
+      return { saved, runtime: inputs };
+    },
+
+    async runItem({ task, request, index, attempt, prepared, signal }) {
+      const planned = (task.prepared ?? prepared.saved) as VideoPlan;
+      const model = deps.config.current().videoModels[planned.model];
+      if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `video model ${planned.model} is no longer configured`);
+      // Attempt n starts at the model's n-th provider and takes the first with capacity, as image generation does.
+      const names = providersOf(model);
+      const turn = names.map((_, i) => names[(attempt - 1 + i) % names.length]);
+      const name = turn.find((candidate) => !deps.providers().videoGenerator(candidate)?.busy?.());
+      if (!name) throw new ProviderError('PROVIDERS_BUSY', `every provider of video model ${planned.model} is at capacity`);
+      const generator = deps.providers().videoGenerator(name);
+      if (!generator) throw new ProviderError('PROVIDER_ERROR', `video provider ${name} is not available`, { retryable: names.length > 1 });
+      const [input] = prepared.runtime as SourceImage[];
+      const made = await generator.generate({
+        model: planned.model,
+        prompt: request.prompt,
+        negativePrompt: request.negative_prompt,
+        width: planned.width,
+        height: planned.height,
+        durationS: request.duration_s,
+        fps: request.fps,
+        format: request.format,
+        input,
+        index,
+        options: model.options,
+        signal,
+      });
+      const data = await inFormat(made, request.format, deps.ffmpegPath(), signal);
+      let info: ReturnType<typeof probeVideo>;
+      try {
+        info = probeVideo(data);
+      } catch (err) {
+        throw new ProviderError('PROVIDER_ERROR', `provider ${name} answered something that is not a video: ${err instanceof VideoReadError ? err.message : String(err)}`);
+      }
+      const stored = await deps.videos.save(data, request.format);
+      const item: Record<string, unknown> = {
+        status: 'success',
+        id: stored.id,
+        url: stored.serviceUrl,
+        service_url: stored.serviceUrl,
+        size: sizeText(info.width, info.height),
+        duration_s: Math.round(info.durationS * 100) / 100,
+        fps: Math.round(info.fps * 100) / 100,
+        format: request.format,
+        cost: formatUsd(videoCost(request)),
+      };
+      await deliverToDestination(deps, item, { accountId: task.accountId, destination: request.destination, taskId: task.id, index, image: stored });
+      return item;
+    },
+
+    settle(task, request) {
+      const planned = task.prepared as VideoPlan | undefined;
+      const videos = task.items.map((item) => (item.status === 'success' ? item.result : { status: 'failed', error: item.error }));
+      // SPEC part 3, rule 1: failed videos are item failures; the task completes.
+      return { status: 'completed', result: { model: planned?.model ?? resolveModel(request).id, videos } };
+    },
+  };
+}
+
+/** The provider's clip in the requested container: an MP4 becomes an animated WebP when that was asked. */
+async function inFormat(made: { data: Buffer; format: VideoFormat }, wanted: VideoFormat, ffmpegPath: string, signal: AbortSignal): Promise<Buffer> {
+  if (made.format === wanted) return made.data;
+  if (made.format === 'mp4' && wanted === 'webp') {
+    try {
+      return await mp4ToWebp(made.data, { ffmpegPath, signal });
+    } catch (err) {
+      if (signal.aborted) throw err;
+      throw new ProviderError('PROVIDER_ERROR', `the provider's MP4 could not be converted to WebP: ${(err as Error).message}`);
+    }
+  }
+  throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `the provider made ${made.format}, not ${wanted}`, { retryable: false });
+}
