@@ -8,6 +8,7 @@ import { PendingTaskAnswer } from './routes/image/schemas.js';
 import { UploadedFile } from './routes/image/upload.js';
 import { Model } from './routes/models/list.js';
 import { Task, TaskResult, TaskStatusSchema } from './routes/tasks/schemas.js';
+import { VideoModel } from './routes/video/models.js';
 import { Delivery, EventKind, Webhook } from './routes/webhooks/schemas.js';
 import { Timestamp, Usd } from './schemas.js';
 
@@ -65,6 +66,7 @@ named('Webhook', Webhook);
 named('WebhookDelivery', Delivery);
 named('WebhookEventKind', EventKind);
 named('Model', Model);
+named('VideoModel', VideoModel);
 named('UploadedFile', UploadedFile);
 named('PendingTaskAnswer', PendingTaskAnswer);
 const TaskErrorCode = named('TaskErrorCode', z.enum(TASK_ERROR_CODES));
@@ -79,11 +81,13 @@ for (const [i, module] of TASK_MODULES.entries()) {
   named(`${name}TaskResult`, TaskResult.options[i]);
   named(`${name}Result`, module.result);
 }
-const [generate, rate, alt, removeBackground] = TASK_MODULES;
+const [generate, rate, alt, removeBackground, video, review] = TASK_MODULES;
 named('ImageItem', generate.result.shape.images.element);
 named('ImageRateItem', rate.result.shape.results.element);
 named('ImageAltItem', alt.result.shape.results.element);
 named('ImageRemoveBackgroundImage', removeBackground.result.shape.image);
+named('VideoItem', video.result.shape.videos.element);
+named('ImageReviewFinding', review.result.shape.findings.element);
 
 const envelope = <Type extends z.ZodType, Data extends z.ZodType>(type: Type, data: Data) =>
   z.object({

@@ -12,10 +12,31 @@ export async function createAndMaybeWait<Results>(deps: ApiDeps, principal: Prin
   const { task } = await deps.tasks.create(principal, type, body, { pat: false });
   const pending = { status: 202 as const, body: { data: { task: { id: task.id, status: 'pending' as const } } } };
   if (!body.sync) return pending;
-  const settled = await deps.tasks.waitForSettled(task.id, deps.config.current().sync.timeoutMs);
-  if (settled.status === 'pending') return pending;
-  if (settled.status === 'failed') throw new AppError('UNKNOWN_ERROR', `task ${task.id} failed: ${(settled.errors ?? []).map((e) => e.code).join(', ')}`);
+  const settled = await waitForCompleted(deps, task.id);
+  if (!settled) return pending;
   // The type's module built the results to its result schema.
   const { results } = settled.result as { results: Results };
   return { body: { data: { task: { id: settled.id, status: 'completed' as const, cost: formatUsd(settled.cost) }, results } } };
+}
+
+/**
+ * The same answer for a type whose result is one object (review): 200 with `result`, or 202;
+ * with a PAT under `access` when the body's `access.pat.enabled` (default true) asks for one.
+ */
+export async function createAndMaybeWaitForResult<Result>(deps: ApiDeps, principal: Principal, type: string, body: { sync: boolean; access?: { pat?: { enabled?: boolean } } }) {
+  const { task, publicAccessToken } = await deps.tasks.create(principal, type, body, { pat: body.access?.pat?.enabled !== false });
+  const access = publicAccessToken ? { access: { publicAccessToken } } : {};
+  const pending = { status: 202 as const, body: { data: { task: { id: task.id, status: 'pending' as const }, ...access } } };
+  if (!body.sync) return pending;
+  const settled = await waitForCompleted(deps, task.id);
+  if (!settled) return pending;
+  return { body: { data: { task: { id: settled.id, status: 'completed' as const, cost: formatUsd(settled.cost) }, result: settled.result as Result, ...access } } };
+}
+
+/** Waits up to sync.timeoutMs: the completed task, null while pending; a failed task is 500 UNKNOWN_ERROR naming it and its codes. */
+async function waitForCompleted(deps: ApiDeps, taskId: string) {
+  const settled = await deps.tasks.waitForSettled(taskId, deps.config.current().sync.timeoutMs);
+  if (settled.status === 'pending') return null;
+  if (settled.status === 'failed') throw new AppError('UNKNOWN_ERROR', `task ${taskId} failed: ${(settled.errors ?? []).map((e) => e.code).join(', ')}`);
+  return settled;
 }

@@ -1,13 +1,13 @@
 import { environment } from '../config/load.js';
 import type { Config, ProviderConfig } from '../config/schema.js';
 import type { ConfigSource } from '../config/source.js';
+import { bundledFfmpegPath } from '../media/video.js';
 import { providerRequest } from '../net/provider-http.js';
 import { createSafeFetcher } from '../net/safe-fetch.js';
-import { limitGenerator } from '../providers/capacity.js';
+import { limitCalls, limitGenerator } from '../providers/capacity.js';
 import { createBasicAltWriter } from '../providers/embedded/alt/describer.js';
 import { createEmbeddedBackgroundRemover } from '../providers/embedded/background/remover.js';
 import { createEmbeddedNsfwRater } from '../providers/embedded/nsfw/rater.js';
-import { bundledFfmpegPath } from '../media/video.js';
 import { createPlaceholderGenerator } from '../providers/embedded/placeholder.js';
 import { createPlaceholderVideoGenerator } from '../providers/embedded/placeholder-video.js';
 import { createRulePromptEnhancer } from '../providers/embedded/prompt-rules.js';
@@ -93,9 +93,17 @@ export function buildProviderSet(config: Config, embedded: EmbeddedRuntime, secr
   for (const [name, provider] of Object.entries(config.providers)) {
     if (name === 'vision' || name === 'chat') continue;
     const generator = generatorFor(name, provider, config, secrets);
-    if (generator) generators.set(name, limitGenerator(generator, () => provider.concurrency));
+    if (generator)
+      generators.set(
+        name,
+        limitGenerator(generator, () => provider.concurrency),
+      );
     const video = videoGeneratorFor(name, provider, config, secrets);
-    if (video) videoGenerators.set(name, limitGenerator(video, () => provider.concurrency));
+    if (video)
+      videoGenerators.set(
+        name,
+        limitGenerator(video, () => provider.concurrency),
+      );
   }
   const remote = (name: 'vision' | 'chat') => {
     const provider = config.providers[name];
@@ -107,7 +115,9 @@ export function buildProviderSet(config: Config, embedded: EmbeddedRuntime, secr
   if (vision) {
     set.visionRater = vision.chat.rater;
     set.altText = vision.chat.altText;
-    set.judge = vision.chat.judge;
+    // The judge answers one review at a time per slot: capped at the vision provider's concurrency.
+    const judge = limitCalls(vision.chat.judge.judge, () => vision.provider.concurrency);
+    set.judge = { judge: judge.call };
     if (vision.provider.nsfw) set.nsfwRater = vision.chat.rater;
   }
   if (!set.nsfwRater && config.embedded.nsfw.enabled) set.nsfwRater = embedded.nsfw();

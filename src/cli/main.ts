@@ -6,9 +6,11 @@ import { registerDashboardCommand } from './commands/dashboard.js';
 import { registerDestinationCommands } from './commands/destinations.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerLedgerCommands } from './commands/ledger.js';
+import { registerReviewCommand } from './commands/review.js';
 import { registerSecretCommands } from './commands/secrets.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerTokenCommands } from './commands/tokens.js';
+import { registerVideoCommand } from './commands/video.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
 import { completionScript, SHELLS, type Shell } from './completion.js';
 import { EXIT } from './output.js';
@@ -42,6 +44,8 @@ registerSecretCommands(program);
 registerWebhookCommands(program);
 registerDestinationCommands(program);
 registerClientCommands(program);
+registerVideoCommand(program);
+registerReviewCommand(program);
 registerDashboardCommand(program);
 program
   .command('completion')

@@ -7,7 +7,14 @@ import { EXIT, enumOption, intOption, print } from './output.js';
 /** Images one generate task may make (the API's limit). */
 const MAX_COUNT = 20;
 /** The task types `tasks list --type` filters on (a record of them, so a type the API gains fails to compile here). */
-const TASK_TYPES = Object.keys({ 'image.generate': 1, 'image.remove_background': 1, 'image.rate': 1, 'image.alt': 1 } satisfies Record<Task['type'], 1>) as Task['type'][];
+const TASK_TYPES = Object.keys({
+  'image.generate': 1,
+  'image.remove_background': 1,
+  'image.rate': 1,
+  'image.alt': 1,
+  'image.review': 1,
+  'video.generate': 1,
+} satisfies Record<Task['type'], 1>) as Task['type'][];
 
 /** A task as text, the files rate/alt sources came from named as given. */
 export const describeTask = (task: TaskView, files?: ReadonlyMap<string, string>): string => plainText(taskLines(task, { files }));

@@ -4,11 +4,13 @@ import type { AltBody, AltResponse } from '../api/routes/image/alt.js';
 import type { GenerateResponse, generateBody } from '../api/routes/image/generate.js';
 import type { RateBody, RateResponse } from '../api/routes/image/rate.js';
 import type { RemoveBackgroundBody, RemoveBackgroundResponse } from '../api/routes/image/remove-background.js';
+import type { ReviewBody, ReviewResponse } from '../api/routes/image/review.js';
 import type { UploadResponse } from '../api/routes/image/upload.js';
 import type { GetTaskResponse } from '../api/routes/tasks/get.js';
 import type { ListTasksResponse } from '../api/routes/tasks/list.js';
 import type { GetTaskResultResponse } from '../api/routes/tasks/result.js';
 import type { GetTaskStatusResponse } from '../api/routes/tasks/status.js';
+import type { GenerateVideoResponse, generateVideoBody } from '../api/routes/video/generate.js';
 
 /** A request error from the API: its status and flat `{ code, message }` body. */
 export class ApiError extends Error {
@@ -28,6 +30,8 @@ export type GenerateInput = z.input<ReturnType<typeof generateBody>>;
 export type RateInput = z.input<typeof RateBody>;
 export type AltInput = z.input<typeof AltBody>;
 export type RemoveBackgroundInput = z.input<typeof RemoveBackgroundBody>;
+export type VideoInput = z.input<ReturnType<typeof generateVideoBody>>;
+export type ReviewInput = z.input<typeof ReviewBody>;
 
 /** The full task (GET /tasks/{id}), typed by its task type. */
 export type Task = GetTaskResponse['data'];
@@ -101,12 +105,17 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
     base,
     generate: async (body: GenerateInput) => (await call<GenerateResponse>('POST', '/image/generate', body)).body.data,
     removeBackground: async (body: RemoveBackgroundInput) => (await call<RemoveBackgroundResponse>('POST', '/image/remove-background', body)).body.data,
+    video: async (body: VideoInput) => (await call<GenerateVideoResponse>('POST', '/video/generate', body)).body.data,
     rate: async (body: RateInput): Promise<SyncAnswer<RateResponse['data']>> => {
       const answer = await call<RateResponse>('POST', '/image/rate', body);
       return { status: answer.status, data: answer.body.data };
     },
     alt: async (body: AltInput): Promise<SyncAnswer<AltResponse['data']>> => {
       const answer = await call<AltResponse>('POST', '/image/alt', body);
+      return { status: answer.status, data: answer.body.data };
+    },
+    review: async (body: ReviewInput): Promise<SyncAnswer<ReviewResponse['data']>> => {
+      const answer = await call<ReviewResponse>('POST', '/image/review', body);
       return { status: answer.status, data: answer.body.data };
     },
     async upload(files: { name: string; data: Buffer }[]): Promise<UploadedFile[]> {

@@ -1,28 +1,30 @@
 import { ProviderError } from '../domain/tasks.js';
 
-/** A provider with one `generate` call (images or videos). */
-interface Generating<Params, Output> {
-  generate(params: Params): Promise<Output>;
-}
-
-export interface Limited<Params, Output> extends Generating<Params, Output> {
-  /** True when the provider has `concurrency` requests in flight already. */
+/** A call capped at `concurrency` in flight: past it the provider is busy and a call fails PROVIDERS_BUSY (retried, then reported). */
+export interface Limited<Args extends unknown[], Output> {
   busy(): boolean;
+  call(...args: Args): Promise<Output>;
 }
 
-/** Caps a provider at `concurrency` requests in flight; past it, it is busy. */
-export function limitGenerator<Params, Output>(generator: Generating<Params, Output>, concurrency: () => number): Limited<Params, Output> {
+/** Caps calls of `fn` at `concurrency` in flight (read on each call, so a reload applies). */
+export function limitCalls<Args extends unknown[], Output>(fn: (...args: Args) => Promise<Output>, concurrency: () => number): Limited<Args, Output> {
   let inFlight = 0;
   return {
     busy: () => inFlight >= concurrency(),
-    async generate(params) {
+    async call(...args) {
       if (inFlight >= concurrency()) throw new ProviderError('PROVIDERS_BUSY', 'the provider has no capacity now');
       inFlight += 1;
       try {
-        return await generator.generate(params);
+        return await fn(...args);
       } finally {
         inFlight -= 1;
       }
     },
   };
+}
+
+/** Caps a generator (images or videos) at `concurrency` requests in flight; past it, it is busy. */
+export function limitGenerator<Params, Output>(generator: { generate(params: Params): Promise<Output> }, concurrency: () => number): { busy(): boolean; generate(params: Params): Promise<Output> } {
+  const limited = limitCalls((params: Params) => generator.generate(params), concurrency);
+  return { busy: limited.busy, generate: limited.call };
 }

@@ -4,6 +4,8 @@ import { AltResult, createAltType } from './image-alt.js';
 import { createGenerateType, GenerateResult } from './image-generate.js';
 import { createRateType, RateResult } from './image-rate.js';
 import { createRemoveBackgroundType, RemoveBackgroundResult } from './image-remove-background.js';
+import { createReviewType, ReviewResult } from './image-review.js';
+import { createVideoType, VideoResult } from './video-generate.js';
 
 export type { ImageTaskDeps } from './deps.js';
 
@@ -17,6 +19,8 @@ export const TASK_MODULES = [
   { type: 'image.rate', result: RateResult, create: createRateType },
   { type: 'image.alt', result: AltResult, create: createAltType },
   { type: 'image.remove_background', result: RemoveBackgroundResult, create: createRemoveBackgroundType },
+  { type: 'video.generate', result: VideoResult, create: createVideoType },
+  { type: 'image.review', result: ReviewResult, create: createReviewType },
 ] as const;
 
 /**

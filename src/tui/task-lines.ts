@@ -45,6 +45,25 @@ export function imagesOf(task: TaskView): ImageItem[] {
   return [];
 }
 
+/** A video item of a video.generate result, as the CLI keeps it (`savedTo` once --out wrote it). */
+export interface VideoItem {
+  status: 'success' | 'failed';
+  id?: string;
+  size?: string;
+  duration_s?: number;
+  fps?: number;
+  format?: 'mp4' | 'webp';
+  cost?: string;
+  url?: string | null;
+  service_url?: string;
+  destination?: Destination;
+  error?: { code: string; message?: string };
+  savedTo?: string;
+}
+
+/** The video items of a video.generate task (the result's own objects, so --out can note where it saved each). */
+export const videosOf = (task: TaskView): VideoItem[] => (task.type === 'video.generate' ? ((task.result?.videos ?? []) as VideoItem[]) : []);
+
 /** Rate and alt results: one per URL, with its level or alt text. */
 export const urlResultsOf = (task: TaskView): UrlResult[] => (task.type === 'image.rate' || task.type === 'image.alt' ? (task.result?.results ?? []) : []);
 /** Cost and errors are on the full task; a PAT reads only the result view. */
@@ -64,24 +83,60 @@ export const sourceName = (url: string, files?: ReadonlyMap<string, string>): st
 export const urlResultLine = (r: UrlResult, files?: ReadonlyMap<string, string>): Line =>
   r.status === 'success' ? [{ text: `  ${sourceName(r.url, files)}: ${r.level ?? r.alt}` }] : [{ text: `  ${sourceName(r.url, files)}: ` }, { text: `✗ ${r.error?.code}`, tone: 'bad' }];
 
+/** A review's result, as the CLI shows it. */
+export interface ReviewView {
+  verdict: 'pass' | 'fail';
+  score: number;
+  findings: { criterion: string; passed: boolean; note: string }[];
+  summary: string;
+}
+
+/** The review of an image.review task (null while pending or when it failed). */
+export const reviewOf = (task: TaskView): ReviewView | null => (task.type === 'image.review' ? ((task.result as ReviewView | null | undefined) ?? null) : null);
+
+/** A review's lines: the verdict and score, one line per finding (✓/✗ criterion — note), the summary. */
+export function reviewLines(review: ReviewView): Line[] {
+  return [
+    [{ text: '  ' }, { text: review.verdict, tone: review.verdict === 'pass' ? 'good' : 'bad', bold: true }, { text: `  score ${review.score.toFixed(2)}` }],
+    ...review.findings.map((f): Line => [{ text: '  ' }, { text: f.passed ? '✓' : '✗', tone: f.passed ? 'good' : 'bad' }, { text: ` ${f.criterion} — ${f.note}` }]),
+    [{ text: `  ${review.summary}` }],
+  ];
+}
+
+/** Where an item was delivered: ✓ the destination's URL (or key), or ✗ its error. */
+const destinationLine = (d: Destination): Line =>
+  d.status === 'success'
+    ? [{ text: `    destination ${d.name} ` }, { text: '✓', tone: 'good' }, { text: ` ${d.url ?? d.key}` }]
+    : [{ text: `    destination ${d.name} ` }, { text: `✗ ${code(d.error)}`, tone: 'bad' }];
+
 function imageLines(image: ImageItem, n: number): Line[] {
   if (image.status !== 'success') return [[{ text: `  image ${n} ` }, { text: `✗ ${code(image.error)}`, tone: 'bad' }]];
   const lines: Line[] = [[{ text: `  image ${n} ` }, { text: '✓', tone: 'good' }, { text: ` ${image.size} ${image.url ?? image.service_url}` }]];
   if (image.rating) lines.push(image.rating.status === 'success' ? [{ text: `    rating ${image.rating.level}` }] : [{ text: '    rating ' }, { text: `✗ ${image.rating.error.code}`, tone: 'bad' }]);
-  const d = image.destination;
-  if (d)
-    lines.push(
-      d.status === 'success'
-        ? [{ text: `    destination ${d.name} ` }, { text: '✓', tone: 'good' }, { text: ` ${d.url ?? d.key}` }]
-        : [{ text: `    destination ${d.name} ` }, { text: `✗ ${code(d.error)}`, tone: 'bad' }],
-    );
+  if (image.destination) lines.push(destinationLine(image.destination));
   if (image.savedTo) lines.push([{ text: `    saved ${image.savedTo}` }]);
+  return lines;
+}
+
+/** One video: ✓ size, duration, frame rate, format, cost and URL (its destination and saved file below), or ✗ its error. */
+function videoLines(video: VideoItem, n: number): Line[] {
+  if (video.status !== 'success') return [[{ text: `  video ${n} ` }, { text: `✗ ${code(video.error)}`, tone: 'bad' }]];
+  const lines: Line[] = [
+    [
+      { text: `  video ${n} ` },
+      { text: '✓', tone: 'good' },
+      { text: ` ${video.size} ${video.duration_s}s ${video.fps}fps ${video.format}${video.cost === undefined ? '' : ` ${video.cost} USD`} ${video.url ?? video.service_url}` },
+    ],
+  ];
+  if (video.destination) lines.push(destinationLine(video.destination));
+  if (video.savedTo) lines.push([{ text: `    saved ${video.savedTo}` }]);
   return lines;
 }
 
 /**
  * A task's report, line by line: id, type, status and cost; the rewritten (magic) prompt; each
  * image with its size and URL, rating level, destination outcome and where --out saved it;
+ * each video with its size, duration, frame rate, format, cost and URL (the same below it);
  * each rate/alt result under the name it was given; the task's errors when it failed.
  */
 export function taskLines(task: TaskView, options: TaskLinesOptions = {}): Line[] {
@@ -99,7 +154,10 @@ export function taskLines(task: TaskView, options: TaskLinesOptions = {}): Line[
     if (task.result.magic_prompt.negative) lines.push([{ text: `  negative prompt rewritten: ${task.result.magic_prompt.negative}` }]);
   }
   for (const [i, image] of imagesOf(task).entries()) lines.push(...imageLines(image, i + 1));
+  for (const [i, video] of videosOf(task).entries()) lines.push(...videoLines(video, i + 1));
   for (const r of urlResultsOf(task)) lines.push(urlResultLine(r, options.files));
+  const review = reviewOf(task);
+  if (review) lines.push(...reviewLines(review));
   for (const e of task.status === 'failed' ? errorsOf(task) : []) lines.push([{ text: '  ' }, { text: `✗ ${code(e)}`, tone: 'bad' }]);
   return lines;
 }

@@ -3,32 +3,34 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { Client, GenerateInput, RateInput, RemoveBackgroundInput, TaskView } from '../../client/http-client.js';
-import { type ImageItem, imagesOf, urlResultsOf } from '../../tui/task-lines.js';
+import { type ImageItem, imagesOf, urlResultsOf, type VideoItem, videosOf } from '../../tui/task-lines.js';
 import { clientOf, resolveSources } from '../client-context.js';
 import { EXIT, enumOption, print, UsageError } from '../output.js';
 import { command } from '../run.js';
 import { describeTask, generateOptions, reportTaskFailure, syncAnswer, taskListQuery } from '../task-report.js';
 
-/** Saves the task's successful images into `dir` as `<id>.<ext>`. */
-async function saveImages(client: Client, images: ImageItem[], dir: string): Promise<void> {
+/** Saves the task's successful images and videos into `dir` as `<id>.<ext>`, noting each saved path on its item. */
+async function saveItems(client: Client, items: (ImageItem | VideoItem)[], dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
-  for (const image of images) {
-    if (image.status !== 'success' || !image.service_url) continue;
-    const path = join(dir, image.service_url.split('/').pop()!);
-    await writeFile(path, await client.download(image.service_url));
-    image.savedTo = path;
+  for (const item of items) {
+    if (item.status !== 'success' || !item.service_url) continue;
+    const path = join(dir, item.service_url.split('/').pop()!);
+    await writeFile(path, await client.download(item.service_url));
+    item.savedTo = path;
   }
 }
 
-/** The exit code a settled task calls for. */
-const exitCodeOf = (task: TaskView): number =>
-  task.status === 'failed' ? EXIT.taskFailed : imagesOf(task).some((i) => i.status === 'failed') || urlResultsOf(task).some((r) => r.status === 'failed') ? EXIT.itemsFailed : 0;
+/** The items --out saves: a task's images, or its videos. */
+const savedItemsOf = (task: TaskView): (ImageItem | VideoItem)[] => [...imagesOf(task), ...videosOf(task)];
 
-/** Follows a task to its end: the Ink view on a terminal, quiet polling otherwise; then saves images. */
+/** The exit code a settled task calls for. */
+const exitCodeOf = (task: TaskView): number => (task.status === 'failed' ? EXIT.taskFailed : [...savedItemsOf(task), ...urlResultsOf(task)].some((i) => i.status === 'failed') ? EXIT.itemsFailed : 0);
+
+/** Follows a task to its end: the Ink view on a terminal, quiet polling otherwise; then saves its images or videos. */
 async function follow(client: Client, taskId: string, type: string, expected: number, options: { json: boolean; out?: string }): Promise<TaskView> {
   const finish = async () => {
     const task = await client.watch(taskId);
-    if (options.out) await saveImages(client, imagesOf(task), options.out);
+    if (options.out) await saveItems(client, savedItemsOf(task), options.out);
     return task;
   };
   if (options.json) return finish();
@@ -59,7 +61,7 @@ async function follow(client: Client, taskId: string, type: string, expected: nu
  * Follows a task to its end, reports it once (the Ink view's last frame on a terminal, else one
  * JSON document), and answers the exit code it calls for.
  */
-async function followAndReport(client: Client, taskId: string, type: string, expected: number, options: { json: boolean; out?: string }): Promise<number> {
+export async function followAndReport(client: Client, taskId: string, type: string, expected: number, options: { json: boolean; out?: string }): Promise<number> {
   const task = await follow(client, taskId, type, expected, options);
   if (options.json) print(options, task, '');
   return reportTaskFailure(task) ?? exitCodeOf(task);
@@ -84,7 +86,7 @@ interface GenerateOptions {
 
 /** A client command: the API client, JSON off a terminal, and the shared exit codes. */
 // biome-ignore lint/suspicious/noConfusingVoidType: a command body answers an exit code, or nothing for 0
-const clientCommand = <Args extends unknown[]>(run: (client: Client, json: boolean, ...args: Args) => Promise<number | void>) =>
+export const clientCommand = <Args extends unknown[]>(run: (client: Client, json: boolean, ...args: Args) => Promise<number | void>) =>
   command((ctx, ...args: Args) => run(clientOf(ctx), ctx.json, ...args), { json: 'auto' });
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -215,13 +217,13 @@ export function registerClientCommands(program: Command): void {
   tasks
     .command('watch <id>')
     .description('Follow a task until it settles (works with a PAT as --key)')
-    .option('--out <dir>', 'save its images here')
+    .option('--out <dir>', 'save its images or videos here')
     .option('--json', 'print one JSON document')
     .action(
       clientCommand(async (client, json, id: string, opts: { out?: string }) => {
         if ((await client.status(id)) === 'pending') return followAndReport(client, id, 'task', 1, { json, out: opts.out });
         const task = await client.task(id);
-        if (opts.out) await saveImages(client, imagesOf(task), opts.out);
+        if (opts.out) await saveItems(client, savedItemsOf(task), opts.out);
         print({ json }, task, () => describeTask(task));
         return reportTaskFailure(task) ?? exitCodeOf(task);
       }),

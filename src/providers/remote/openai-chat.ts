@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import { IMAGE_MIME } from '../../domain/media-types.js';
 import { ProviderError } from '../../domain/tasks.js';
 import { type ProviderHttpResponse, providerRequest } from '../../net/provider-http.js';
-import type { AltTextWriter, ImageJudge, ImageRater, PromptEnhancer, RatingLevel, SourceImage } from '../types.js';
+import type { AltTextWriter, ImageJudge, ImageRater, Judgement, JudgeRequest, PromptEnhancer, RatingLevel, SourceImage } from '../types.js';
 import { excerpt, httpFailure, transportFailure } from './errors.js';
 
 export interface OpenAiChatOptions {
@@ -33,6 +34,49 @@ function parseLevel(reply: string, levels: readonly RatingLevel[]): string | nul
   } catch {
     return null;
   }
+}
+
+const JUDGE_SYSTEM = [
+  'You review images. You are given what the image was meant to show ("prompt", or null) and a list of criteria.',
+  'Answer with strict JSON only, no prose and no code fence, in exactly this shape:',
+  '{"prompt": {"passed": true|false, "score": 0..1, "note": "..."} or null, "criteria": [{"criterion": "...", "passed": true|false, "note": "..."}], "summary": "..."}',
+  '"prompt" is null when no prompt was given; else score is how well the image matches it (0 not at all, 1 exactly), passed when it clearly does.',
+  '"criteria" has one entry per given criterion, in the same order, with the criterion as given.',
+  'Each note is one short sentence saying what in the image decided it. "summary" is one sentence.',
+].join('\n');
+
+const Verdict = z.object({ passed: z.boolean(), note: z.string() });
+const JudgeReply = z.object({
+  prompt: Verdict.extend({ score: z.number().min(0).max(1) })
+    .nullable()
+    .optional(),
+  criteria: z.array(Verdict.extend({ criterion: z.string() })).default([]),
+  summary: z.string().optional(),
+});
+
+/**
+ * Reads a judge's reply: JSON (a ```json fence allowed) of the JudgeReply shape, with one
+ * answer per asked criterion (matched by order) and a prompt verdict when a prompt was asked.
+ * Anything else is REVIEW_FAILED, retried: a model may answer well the next time.
+ */
+function parseJudgement(provider: string, reply: string, request: JudgeRequest): Judgement {
+  const unusable = (why: string) => new ProviderError('REVIEW_FAILED', `${provider} gave an unusable review: ${why}`, { retryable: true, providerResponse: excerpt(reply) });
+  const body = (/```(?:json)?\s*([\s\S]*?)```/i.exec(reply)?.[1] ?? /\{[\s\S]*\}/.exec(reply)?.[0] ?? reply).trim();
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw unusable('not JSON');
+  }
+  const parsed = JudgeReply.safeParse(json);
+  if (!parsed.success) throw unusable(parsed.error.issues.map((i) => `${i.path.join('.') || 'reply'}: ${i.message}`).join('; '));
+  const { prompt, criteria, summary } = parsed.data;
+  if (criteria.length !== request.criteria.length) throw unusable(`${criteria.length} criteria answered, ${request.criteria.length} asked`);
+  if (request.prompt && !prompt) throw unusable('the prompt was not judged');
+  const judgement: Judgement = { findings: criteria.map((c, i) => ({ criterion: request.criteria[i], passed: c.passed, note: c.note.trim() || (c.passed ? 'passed' : 'failed') })) };
+  if (request.prompt && prompt) judgement.prompt = { passed: prompt.passed, score: Math.round(prompt.score * 100) / 100, note: prompt.note.trim() || (prompt.passed ? 'matches' : 'does not match') };
+  if (summary?.trim()) judgement.summary = summary.trim();
+  return judgement;
 }
 
 /**
@@ -73,8 +117,23 @@ export function createOpenAiChat(options: OpenAiChatOptions): { rater: ImageRate
 
   return {
     judge: {
-      async judge() {
-        throw new ProviderError('REVIEW_FAILED', 'not implemented yet');
+      async judge(image, request, signal) {
+        const asked = { prompt: request.prompt ?? null, criteria: request.criteria };
+        const reply = await complete(
+          [
+            { role: 'system', content: JUDGE_SYSTEM },
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: `Judge this image.\n${JSON.stringify(asked)}` },
+                { type: 'image_url', image_url: { url: dataUrl(image) } },
+              ],
+            },
+          ],
+          signal,
+          300 + 120 * request.criteria.length,
+        );
+        return parseJudgement(options.name, reply, request);
       },
     },
     rater: {

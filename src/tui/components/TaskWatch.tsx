@@ -4,7 +4,7 @@ import type { Line, Tone } from '../task-lines.js';
 export interface TaskWatchProps {
   taskId: string;
   type: string;
-  /** Images expected (count); one line each while pending. */
+  /** Items expected (count); one line each while pending: videos for a video task, else images. */
   expected: number;
   elapsedMs: number;
   spinner: string;
@@ -52,7 +52,8 @@ export function TaskWatch(props: TaskWatchProps) {
       </Text>
       {Array.from({ length: props.expected }, (_, i) => i + 1).map((n) => (
         <Text key={`working-${n}`}>
-          {'  '}image {n} <Text color="yellow">{props.spinner}</Text> working
+          {'  '}
+          {props.type.startsWith('video.') ? 'video' : 'image'} {n} <Text color="yellow">{props.spinner}</Text> working
         </Text>
       ))}
     </Box>

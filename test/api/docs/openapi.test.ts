@@ -81,6 +81,10 @@ test('routes carry their credentials, scopes, bodies from the validating schemas
     'task.image.rate.failed',
     'task.image.remove_background.completed',
     'task.image.remove_background.failed',
+    'task.image.review.completed',
+    'task.image.review.failed',
+    'task.video.generate.completed',
+    'task.video.generate.failed',
     'webhook.test',
   ]);
   for (const failed of doc.webhooks['task.failed'].post.requestBody.content['application/json'].schema.oneOf) assert.ok(deref(doc, failed).properties.data.properties.errors);

@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { usableText } from '../../../domain/ocr-text.js';
 import type { AltTextWriter, SourceImage, TextReader } from '../../types.js';
 import { colourName } from './colour-names.js';
 import { createOcr } from './ocr.js';
@@ -40,10 +41,10 @@ async function traits(image: SourceImage): Promise<Omit<ImageTraits, 'text'>> {
   return { kind: bins.size > PHOTO_COLOURS ? 'photo' : 'drawing', orientation, colours };
 }
 
-/** OCR text worth quoting: confident, with letters, tidied to one line. */
-function usableText(result: { text: string; confidence: number }): string | null {
-  const text = result.text.replace(/\s+/g, ' ').trim();
-  if (result.confidence < 70 || text.replace(/[^A-Za-z]/g, '').length < 3) return null;
+/** OCR text worth quoting (usableText), cut to at most 80 characters on a word. */
+function quotableText(result: { text: string; confidence: number }): string | null {
+  const text = usableText(result);
+  if (text === null) return null;
   return text.length > 80 ? `${text.slice(0, 77).replace(/\s\S*$/, '')}…` : text;
 }
 
@@ -59,7 +60,9 @@ export function describeTraits(t: ImageTraits): string {
  * text in the image when OCR reads it with confidence. For real descriptions, configure a
  * vision provider (`providers.vision`), which replaces this one.
  */
-export function createBasicAltWriter(options: { ocr?: boolean } = {}): AltTextWriter & TextReader & { traits(image: SourceImage): Promise<ImageTraits>; warmUp(): Promise<void>; close(): Promise<void> } {
+export function createBasicAltWriter(
+  options: { ocr?: boolean } = {},
+): AltTextWriter & TextReader & { traits(image: SourceImage): Promise<ImageTraits>; warmUp(): Promise<void>; close(): Promise<void> } {
   const ocr = options.ocr === false ? null : createOcr();
   async function readText(image: SourceImage): Promise<{ text: string; confidence: number }> {
     if (!ocr) return { text: '', confidence: 0 };
@@ -69,7 +72,7 @@ export function createBasicAltWriter(options: { ocr?: boolean } = {}): AltTextWr
   }
   async function allTraits(image: SourceImage): Promise<ImageTraits> {
     const visual = await traits(image);
-    return { ...visual, text: ocr ? usableText(await readText(image)) : null };
+    return { ...visual, text: ocr ? quotableText(await readText(image)) : null };
   }
   return {
     traits: allTraits,

@@ -1,0 +1,46 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { ReviewBody, ReviewResult } from '../../../tasks/image-review.js';
+import { addRoute } from '../../route.js';
+import { dataOf, Usd } from '../../schemas.js';
+import { createAndMaybeWaitForResult } from '../../sync-answer.js';
+import { taskTypeOf } from '../../task-create.js';
+import type { ApiDeps, ApiEnv } from '../../types.js';
+
+export { ReviewBody } from '../../../tasks/image-review.js';
+
+const PatAccess = z.object({ publicAccessToken: z.string().describe('a pat_ token for this task, valid one hour') });
+
+/** 200: the review when the task completed within sync.timeoutMs; 202 (same schema, no result): still pending, or `sync: false`. */
+export const ReviewResponse = dataOf(
+  z.object({
+    task: z.object({ id: z.string(), status: z.enum(['pending', 'completed']), cost: Usd.optional() }),
+    result: ReviewResult.optional().describe('absent on 202'),
+    access: PatAccess.optional(),
+  }),
+);
+export type ReviewResponse = z.infer<typeof ReviewResponse>;
+
+/** The 202 answer of review: the task to poll, with its PAT when enabled. */
+export const PendingReviewAnswer = dataOf(z.object({ task: z.object({ id: z.string(), status: z.literal('pending') }), access: PatAccess.optional() }));
+
+export function registerImageReview(app: Hono<ApiEnv>, deps: ApiDeps): void {
+  const type = taskTypeOf(deps, 'image.review');
+  addRoute(
+    app,
+    deps,
+    {
+      method: 'post',
+      path: '/image/review',
+      summary: 'Review an image: technical checks, prompt adherence and criteria (sync by default: 200 with the review, or 202 to poll)',
+      guard: { accept: ['apiKey', 'accessToken'], scope: type.scope },
+      family: 'image',
+      body: ReviewBody,
+      status: 200,
+      response: ReviewResponse,
+      also: [{ status: 202, description: 'Accepted: `sync: false`, or the task still pending after the sync timeout (sync.timeoutMs); poll GET /tasks/{id}', schema: PendingReviewAnswer }],
+      errors: ['VALIDATION_ERROR', 'INSUFFICIENT_BALANCE', 'SPENDING_LIMIT_EXCEEDED', 'RATE_LIMIT_EXCEEDED', 'UNKNOWN_ERROR', 'ENQUEUE_FAILED'],
+    },
+    (_c, { principal, body }) => createAndMaybeWaitForResult<ReviewResult>(deps, principal, type.type, body),
+  );
+}
