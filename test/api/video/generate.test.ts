@@ -264,3 +264,26 @@ test('a destination receives each video under its key, with the video content ty
   const written = await readFile(join(root, 'clips', item.destination.key));
   assert.deepEqual(written, (await download(item.service_url)).data, 'the same bytes as the service copy');
 });
+
+test('a provider with no capacity makes the video fail PROVIDERS_BUSY after its attempts; an unreadable first frame fails the task INVALID_INPUT', async (t) => {
+  let asked = 0;
+  const full: VideoGenerator = {
+    busy: () => true,
+    async generate() {
+      asked += 1;
+      throw new Error('a busy provider is never asked');
+    },
+  };
+  const h = await startService(t, { config: SMALL, providers: { ...fakeProviders(), videoGenerator: () => full } });
+  const task = await video(h, { duration_s: 1, fps: 8 });
+  assert.equal(task.status, 'completed');
+  assert.equal(task.result.videos[0].error.code, 'PROVIDERS_BUSY');
+  assert.equal(asked, 0);
+
+  const url = await serveFiles(t, { '/broken.png': 'not an image' });
+  const broken = await video(h, { duration_s: 1, fps: 8, inputs: [url('/broken.png')] });
+  assert.equal(broken.status, 'failed', 'the first frame is prepared once for the task: it fails the task, as image inputs do');
+  assert.equal(broken.errors[0].code, 'INVALID_INPUT');
+  assert.equal((await accountOf(h)).balance, '100');
+  assert.equal((await accountOf(h)).reserved, '0');
+});
