@@ -9,9 +9,9 @@ import { hostileText, type JsonSchema, nearValid, valid } from '../../helpers/sc
 /** Runs per route and kind (valid, near-valid, hostile); FUZZ_RUNS raises it for a longer hunt. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
 
-// Rate and alt answer 500 UNKNOWN_ERROR when their synchronous task failed (SPEC part 4): a
+// Rate, alt and review answer 500 UNKNOWN_ERROR when their synchronous task failed (SPEC part 4): a
 // task failure, not a fault. Every other 5xx is a defect.
-const SYNC_ROUTES = new Set(['/image/rate', '/image/alt']);
+const SYNC_ROUTES = new Set(['/image/rate', '/image/alt', '/image/review']);
 
 /** A 4xx is one of the spec's shapes: a flat error with a code, a schema rejection, or the malformed-JSON text. */
 function assertRequestError(res: Awaited<ReturnType<Harness['request']>>): void {
