@@ -24,7 +24,6 @@ import { createTokenService } from '../services/tokens.js';
 import { createVideoLibrary } from '../services/videos.js';
 import { createWebhookService } from '../services/webhooks.js';
 import { BlobStore, VIDEO_BLOBS } from '../store/blobs.js';
-import { JsonStore } from '../store/json-store.js';
 import { createTaskTypes } from '../tasks/index.js';
 import { newWebhookSecret } from '../webhooks/sign.js';
 import { Lanes } from '../worker/lanes.js';
@@ -37,6 +36,7 @@ import { createMetrics } from './metrics.js';
 import { startModelPreload } from './preload-models.js';
 import { buildProviderSet, createEmbeddedRuntime, ffmpegPathOf, secretNames } from './providers.js';
 import { createDriverFactory } from './storage-drivers.js';
+import { openStore } from './store-backend.js';
 import { logDeliveryOutcome, logTaskLifecycle } from './task-log.js';
 
 /** Config keys a running process cannot change: they need a restart. */
@@ -68,13 +68,17 @@ export async function openServices(options: ServiceOptions) {
   const logger = options.logger ?? silentLogger();
   const log = options.log ?? messageLog(logger);
   const { layout, signingKey, secretsKey, created } = await prepareDataDir(options.dataDir);
-  const store = await JsonStore.open({
-    dir: layout.store,
-    snapshotEveryBytes: options.config.store.snapshotEveryBytes,
-    verifyPayloads: options.config.store.verifyPayloads,
-    log,
-    onFatal: options.onFatal,
-  });
+  // store.driver: the data dir's journaled files, or PostgreSQL (the data dir still holds the keys and the images).
+  const fileStore = options.config.store.driver === 'file';
+  const store = await openStore(options.config, { dir: layout.store, log, onFatal: options.onFatal });
+  /** A start-up step that, failing, closes the store first (an open pool would keep the process alive). */
+  const orClose = <T>(step: Promise<T>): Promise<T> =>
+    step.catch(async (err) => {
+      await store.close().catch(() => {});
+      throw err;
+    });
+  // On PostgreSQL the data dir has no store folder: a first start is one with no account yet.
+  const firstStart = fileStore ? created : (await orClose(store.accounts.list())).length === 0;
   const config = createConfigSource(options.config);
   let serverUrl = `http://${options.config.server.host}:${options.config.server.port}`;
   const publicBase = () => (config.current().publicUrl ?? serverUrl).replace(/\/+$/, '');
@@ -92,7 +96,7 @@ export async function openServices(options: ServiceOptions) {
     }
     return buildProviderSet(next, embedded, values, options.providers);
   };
-  let providers = await providersFor(options.config);
+  let providers = await orClose(providersFor(options.config));
 
   const images = createImageLibrary({
     blobs: new BlobStore(join(layout.root, 'images')),
@@ -140,7 +144,7 @@ export async function openServices(options: ServiceOptions) {
     const out: string[] = [];
     const failure = store.writeFailure();
     if (failure) out.push(`store: ${failure}`);
-    else await access(layout.store, constants.W_OK).catch((err: NodeJS.ErrnoException) => out.push(`store: its folder is not writable (${err.code ?? err.message})`));
+    else if (fileStore) await access(layout.store, constants.W_OK).catch((err: NodeJS.ErrnoException) => out.push(`store: its folder is not writable (${err.code ?? err.message})`));
     if (!preloadAsked) out.push('models: not loading yet');
     else if (preload && preload.loading().length > 0) out.push(`models: still loading (${preload.loading().join(', ')})`);
     return out;
@@ -200,7 +204,7 @@ export async function openServices(options: ServiceOptions) {
       logDeliveryOutcome(store, logger, outcome);
     },
     layout,
-    firstStart: created,
+    firstStart,
     store,
     registry,
     events,

@@ -78,6 +78,9 @@ function validateConfig(raw: unknown): Config {
       if (config.providers[name]?.type === 'openai-video') throw new ConfigError(`config: models.${id}: provider "${name}" makes videos, not images`);
     }
   }
+  if (config.store.driver === 'postgres' && !config.store.postgres.url) {
+    throw new ConfigError('config: store.driver is "postgres" but no database is named: set store.postgres.url or IMGTASK_DATABASE_URL');
+  }
   for (const name of ['vision', 'chat'] as const) {
     const provider = config.providers[name];
     if (provider && provider.type !== 'openai') throw new ConfigError(`config: providers.${name}: must be an OpenAI-compatible provider (type "openai")`);
@@ -101,16 +104,24 @@ function envOverrides(env: NodeJS.ProcessEnv): JsonObject {
   }
   const out: JsonObject = { server };
   if (env.IMGTASK_PUBLIC_URL) out.publicUrl = env.IMGTASK_PUBLIC_URL;
+  if (env.IMGTASK_DATABASE_URL) out.store = { postgres: { url: env.IMGTASK_DATABASE_URL } };
   return out;
 }
+
+/** Whether a config layer names store.driver itself. */
+const setsDriver = (layer: JsonObject | undefined): boolean => isObject(layer?.store) && (layer.store as JsonObject).driver !== undefined;
 
 /** Loads the config: defaults → file → env → flags, then validates. */
 export function loadConfig(options: { file?: string; flags?: ConfigFlags; env?: NodeJS.ProcessEnv; overrides?: JsonObject } = {}): Config {
   const env = options.env ?? process.env;
   let merged = stripComments(readJson(DEFAULT_FILE, 'config/default.json')) as JsonObject;
-  if (options.file) merged = deepMerge(merged, stripComments(readJson(resolve(options.file), options.file)) as JsonObject);
+  const file = options.file ? (stripComments(readJson(resolve(options.file), options.file)) as JsonObject) : undefined;
+  if (file) merged = deepMerge(merged, file);
   if (options.overrides) merged = deepMerge(merged, options.overrides);
-  merged = deepMerge(merged, envOverrides(env));
+  const fromEnv = envOverrides(env);
+  // IMGTASK_DATABASE_URL alone is enough to run on PostgreSQL; a config file that names the driver wins.
+  if (isObject(fromEnv.store) && !setsDriver(file) && !setsDriver(options.overrides)) (fromEnv.store as JsonObject).driver = 'postgres';
+  merged = deepMerge(merged, fromEnv);
   const server: JsonObject = {};
   if (options.flags?.host !== undefined) server.host = options.flags.host;
   if (options.flags?.port !== undefined) server.port = options.flags.port;

@@ -148,7 +148,21 @@ export const ConfigSchema = z.strictObject({
     origins: z.array(CorsOrigin),
   }),
   publicUrl: z.url({ protocol: /^https?$/ }).nullable(),
-  store: z.strictObject({ snapshotEveryBytes: z.number().int().min(4096), verifyPayloads: z.boolean() }),
+  store: z.strictObject({
+    /** Where the state lives: the journaled files of the data dir, or a PostgreSQL database (store.postgres). */
+    driver: z.enum(['file', 'postgres']),
+    snapshotEveryBytes: z.number().int().min(4096),
+    verifyPayloads: z.boolean(),
+    postgres: z.strictObject({
+      /** postgres://user:password@host:port/database (env IMGTASK_DATABASE_URL); needed when driver is "postgres". */
+      url: z
+        .string()
+        .refine((value) => /^postgres(ql)?:\/\/[^\s]+$/.test(value), 'a PostgreSQL URL such as postgres://user:password@host:5432/imgtask')
+        .nullable(),
+      /** Connections this process keeps open at most. */
+      poolSize: z.number().int().min(1).max(100),
+    }),
+  }),
   work: z.strictObject({
     defaultConcurrency: z.number().int().min(1).max(64),
     lanes: z.record(z.string(), z.number().int().min(1).max(64)),

@@ -21,6 +21,11 @@ export interface Harness {
   /** OAuth access token with every scope, valid one hour. */
   token: string;
   logs: string[];
+  /**
+   * The config overrides naming the store under test (see testStoreConfig): a test that starts
+   * another server on the same state merges them into its config.
+   */
+  storeConfig: JsonObject;
   /** A request over real HTTP; a 2xx JSON answer is checked against its route's response schema. */
   request(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
 }
@@ -59,16 +64,38 @@ export async function send(url: string, method: string, path: string, options: R
   return { status: res.status, headers: res.headers, text, json };
 }
 
+/** The store backend the tests run on: IMGTASK_TEST_STORE, "file" (the default) or "postgres". */
+export function testStore(): 'file' | 'postgres' {
+  const chosen = process.env.IMGTASK_TEST_STORE || 'file';
+  if (chosen !== 'file' && chosen !== 'postgres') throw new Error(`IMGTASK_TEST_STORE: "file" or "postgres", not "${chosen}"`);
+  return chosen;
+}
+
+/**
+ * The config overrides selecting the store under test: none for the file store (the data
+ * dir's journal); for PostgreSQL, a fresh database on the test server, migrated, dropped when
+ * the test ends (after the folders of tempDir are removed and what uses them is closed).
+ */
+export async function testStoreConfig(t: TestContext): Promise<JsonObject> {
+  if (testStore() === 'file') return {};
+  const [{ testDatabase }, { migrate }] = await Promise.all([import('./postgres.js'), import('../../src/store/postgres/index.js')]);
+  const url = await testDatabase(t);
+  await migrate(url);
+  return { store: { driver: 'postgres', postgres: { url, poolSize: 4 } } };
+}
+
 /**
  * A real server on an ephemeral port over a fresh temporary data dir, with one seeded
  * account ("acme", 100 USD), an API key and an access token. Closed when the test ends.
+ * The store is the one IMGTASK_TEST_STORE names (testStoreConfig).
  */
 export async function startService(t: TestContext, options: { config?: JsonObject; clock?: Clock; credit?: number; providers?: Partial<ProviderSet> } = {}): Promise<Harness> {
   const dataDir = await tempDir(t);
+  const storeConfig = await testStoreConfig(t);
   const logs: string[] = [];
   const config = loadConfig({
     env: {},
-    overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 }, store: { verifyPayloads: true }, work: { shutdownGraceMs: 200, retryBaseMs: 1 } }, options.config ?? {}),
+    overrides: deepMerge(deepMerge({ server: { host: '127.0.0.1', port: 0 }, store: { verifyPayloads: true }, work: { shutdownGraceMs: 200, retryBaseMs: 1 } }, storeConfig), options.config ?? {}),
   });
   const server = await startServer({
     dataDir,
@@ -99,6 +126,7 @@ export async function startService(t: TestContext, options: { config?: JsonObjec
     keyId: apiKey.id,
     token: accessToken,
     logs,
+    storeConfig,
     request: async (method, path, requestOptions) => {
       const res = await send(server.url, method, path, requestOptions);
       checkAnswer(method, path, res.status, res.json);

@@ -72,8 +72,8 @@ test('keys survive a restart of the server', async (t) => {
   const created = (await h.request('POST', '/api-key', { auth: h.token, body: { name: 'durable' } })).json.data;
   await h.server.close();
   const { startServer } = await import('../../../src/app/server.js');
-  const { loadConfig } = await import('../../../src/config/load.js');
-  const again = await startServer({ dataDir: h.dataDir, config: loadConfig({ env: {}, overrides: { server: { port: 0 } } }) });
+  const { deepMerge, loadConfig } = await import('../../../src/config/load.js');
+  const again = await startServer({ dataDir: h.dataDir, config: loadConfig({ env: {}, overrides: deepMerge({ server: { port: 0 } }, h.storeConfig) }) });
   closeBeforeRemoval(h.dataDir, () => again.close());
   const key = await again.services.apiKeys.resolve(created.raw);
   assert.equal(key?.id, created.apiKey.id);

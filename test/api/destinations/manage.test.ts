@@ -107,9 +107,9 @@ test('a secret that cannot be decrypted is 500 UNKNOWN_ERROR', async (t) => {
   await mkdir(join(h.dataDir, 'keys'), { recursive: true });
   await writeFile(join(h.dataDir, 'keys', 'secrets.key'), `${Buffer.alloc(32, 9).toString('base64url')}\n`); // a different key
   const { startServer } = await import('../../../src/app/server.js');
-  const { loadConfig } = await import('../../../src/config/load.js');
+  const { deepMerge, loadConfig } = await import('../../../src/config/load.js');
   const { closeBeforeRemoval } = await import('../../helpers/temp-dir.js');
-  const again = await startServer({ dataDir: h.dataDir, config: loadConfig({ env: {}, overrides: { server: { port: 0 } } }) });
+  const again = await startServer({ dataDir: h.dataDir, config: loadConfig({ env: {}, overrides: deepMerge({ server: { port: 0 } }, h.storeConfig) }) });
   closeBeforeRemoval(h.dataDir, () => again.close());
   const token = (await again.services.tokens.issueAccessToken(h.accountId, ['manage'], 60_000)).accessToken;
   const res = await fetch(`${again.url}/destinations/${created.id}`, { headers: { authorization: `Bearer ${token}` } });

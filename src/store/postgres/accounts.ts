@@ -1,0 +1,69 @@
+import { AppError } from '../../domain/errors.js';
+import type { AccountRecord, CreditRecord } from '../records.js';
+import type { AccountRepo } from '../types.js';
+import { type Db, docOf, hasNul, isUniqueViolation, nameKey, stored } from './sql.js';
+
+/** The name is kept only as its JSON text (`name_key`), which holds any string exactly. */
+const COLUMNS = 'id, name_key, balance, created_at, updated_at';
+
+interface AccountRow {
+  id: string;
+  name_key: string;
+  balance: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export const accountOf = (row: AccountRow): AccountRecord => ({ id: row.id, name: JSON.parse(row.name_key) as string, balance: row.balance, createdAt: row.created_at, updatedAt: row.updated_at });
+
+export function createPgAccountRepo(db: Db): AccountRepo {
+  return {
+    async create(account) {
+      try {
+        await db.query('INSERT INTO accounts (id, name_key, balance, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)', [
+          account.id,
+          nameKey(account.name),
+          account.balance,
+          account.createdAt,
+          account.updatedAt,
+        ]);
+      } catch (err) {
+        if (isUniqueViolation(err, 'accounts_name_key_key')) throw new AppError('VALIDATION_ERROR', `account name "${account.name}" is taken`);
+        throw err;
+      }
+      return stored(account);
+    },
+    async credit(credit: CreditRecord) {
+      // One statement: the balance moves and the credit is written together, or neither.
+      const { rows } = await db.query<AccountRow>(
+        `WITH account AS (
+           UPDATE accounts SET balance = balance + $3, updated_at = $4 WHERE id = $2 RETURNING ${COLUMNS}
+         ), credit AS (
+           INSERT INTO credits (id, account_id, doc) SELECT $1, id, $5 FROM account
+         )
+         SELECT ${COLUMNS} FROM account`,
+        [credit.id, credit.accountId, credit.amount, credit.createdAt, docOf(credit, [])],
+      );
+      if (rows.length === 0) throw new AppError('VALIDATION_ERROR', `no account ${credit.accountId}`);
+      return accountOf(rows[0]);
+    },
+    async get(id) {
+      if (hasNul(id)) return undefined;
+      const { rows } = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE id = $1`, [id]);
+      return rows.length === 0 ? undefined : accountOf(rows[0]);
+    },
+    async getByName(name) {
+      const { rows } = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE name_key = $1`, [nameKey(name)]);
+      return rows.length === 0 ? undefined : accountOf(rows[0]);
+    },
+    async list() {
+      const { rows } = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY seq`);
+      return rows.map(accountOf);
+    },
+    async credits(accountId) {
+      if (hasNul(accountId)) return [];
+      const { rows } = await db.query<{ doc: string }>('SELECT doc FROM credits WHERE account_id = $1 ORDER BY seq', [accountId]);
+      return rows.map((row) => JSON.parse(row.doc) as CreditRecord);
+    },
+  };
+}

