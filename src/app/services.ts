@@ -1,6 +1,5 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { type ConfigSource, createConfigSource } from '../config/source.js';
 import { isUnderAllowedRoot } from '../destinations/local-folder.js';
@@ -23,12 +22,12 @@ import { createTaskService } from '../services/tasks.js';
 import { createTokenService } from '../services/tokens.js';
 import { createVideoLibrary } from '../services/videos.js';
 import { createWebhookService } from '../services/webhooks.js';
-import { BlobStore, VIDEO_BLOBS } from '../store/blobs.js';
 import { createTaskTypes } from '../tasks/index.js';
 import { newWebhookSecret } from '../webhooks/sign.js';
 import { Lanes } from '../worker/lanes.js';
 import { createTaskRunner } from '../worker/task-runner.js';
 import type { AttemptOutcome } from '../worker/webhook-dispatcher.js';
+import { openBlobStores } from './blob-storage.js';
 import { prepareDataDir } from './data-dir.js';
 import { quietLibraryNotices } from './library-notices.js';
 import { type Logger, messageLog, silentLogger } from './logger.js';
@@ -98,14 +97,16 @@ export async function openServices(options: ServiceOptions) {
   };
   let providers = await orClose(providersFor(options.config));
 
+  // images.storage: the data dir's folders, or one S3-compatible bucket shared by every process (read at start).
+  const blobs = await orClose(openBlobStores(options.config, { root: layout.root, secret: (name) => secrets.get(name) }));
   const images = createImageLibrary({
-    blobs: new BlobStore(join(layout.root, 'images')),
+    blobs: blobs.images,
     // Built per call from the config in force, so a reload applies to the next fetch.
     fetcher: { fetch: (url) => createSafeFetcher(config.current().fetch).fetch(url) },
     publicBase,
     config,
   });
-  const videos = createVideoLibrary({ blobs: new BlobStore(join(layout.root, 'videos'), VIDEO_BLOBS), publicBase });
+  const videos = createVideoLibrary({ blobs: blobs.videos, publicBase });
   const destinations = createDestinationService({ store, clock, config, secretsKey, driver: createDriverFactory(config), isUnderAllowedRoot });
   const registry = new TaskTypeRegistry();
   const builtIn = createTaskTypes({ config, providers: () => providers, images, videos, destinations, ffmpegPath: () => ffmpegPathOf(config.current()) });
@@ -170,8 +171,11 @@ export async function openServices(options: ServiceOptions) {
      */
     async reload(next: Config): Promise<{ deferred: string[] }> {
       const current = config.current();
-      const deferred = RESTART_KEYS.filter((key) => JSON.stringify(next[key]) !== JSON.stringify(current[key]));
-      const applied: Config = { ...next, server: current.server, store: current.store };
+      const deferred: string[] = RESTART_KEYS.filter((key) => JSON.stringify(next[key]) !== JSON.stringify(current[key]));
+      // Where images live is chosen at start too (the blob stores are built once).
+      const { storage, s3 } = current.images;
+      if (JSON.stringify({ storage: next.images.storage, s3: next.images.s3 }) !== JSON.stringify({ storage, s3 })) deferred.push('images.storage');
+      const applied: Config = { ...next, server: current.server, store: current.store, images: { ...next.images, storage, s3 } };
       providers = await providersFor(applied);
       await config.set(applied);
       return { deferred };
@@ -223,6 +227,7 @@ export async function openServices(options: ServiceOptions) {
       preload?.stop(); // then closing the models ends a load under way
       lanes.stop();
       await embedded.close();
+      blobs.close();
       await store.close();
     },
   };

@@ -80,6 +80,48 @@ const ProviderKey = {
 };
 const BaseUrl = z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, ''));
 
+/**
+ * The bucket of `images.storage: "s3"`: the S3 destination's settings, its secret key given as
+ * provider keys are (`secretAccessKeySecret` a secret of the encrypted store, `secretAccessKeyEnv`
+ * an environment variable, `secretAccessKey` inline, least safe). No keys at all: the AWS SDK's
+ * default chain (AWS_* environment, shared files, instance role).
+ */
+const ImagesS3 = z
+  .strictObject({
+    bucket: z.string().min(3).max(63),
+    region: z.string().min(1).max(64).default('us-east-1'),
+    endpoint: z
+      .url({ protocol: /^https?$/ })
+      .nullable()
+      .default(null),
+    /** Path-style URLs (endpoint/bucket/key), as MinIO and most self-hosted stores need; null: on when an endpoint is set. */
+    forcePathStyle: z.boolean().nullable().default(null),
+    /** Put before every key as it is (`imgtask/` makes a folder); images go under `<prefix>images/`, videos under `<prefix>videos/`. */
+    prefix: z
+      .string()
+      .max(512)
+      .refine(
+        (prefix) => !prefix.split('/').slice(0, -1).includes('') && !prefix.split('/').some((segment) => segment === '.' || segment === '..'),
+        'segments between slashes must not be empty, "." or ".."',
+      )
+      .default(''),
+    accessKeyId: z.string().min(1).max(256).nullable().default(null),
+    secretAccessKeySecret: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a secret name')
+      .optional(),
+    secretAccessKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+      .optional(),
+    secretAccessKey: z.string().min(1).max(512).optional(),
+    /** Connection and idle-socket deadline of each request to the bucket. */
+    timeoutMs: z.number().int().min(100).max(600_000).default(30_000),
+  })
+  .refine((s3) => [s3.secretAccessKeySecret, s3.secretAccessKeyEnv, s3.secretAccessKey].filter((v) => v !== undefined).length === (s3.accessKeyId === null ? 0 : 1), {
+    message: 'with accessKeyId give exactly one of secretAccessKeySecret, secretAccessKeyEnv or secretAccessKey; without it, none (the AWS default chain)',
+  });
+
 const ProviderSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('placeholder'), ...ProviderBase }),
   z.strictObject({
@@ -194,7 +236,14 @@ export const ConfigSchema = z.strictObject({
     maxRedirects: z.number().int().min(0).max(20),
     maxPixels: z.number().int().min(1024),
   }),
-  images: z.strictObject({ cacheMaxAgeSeconds: z.number().int().min(0) }),
+  images: z
+    .strictObject({
+      cacheMaxAgeSeconds: z.number().int().min(0),
+      /** Where images and videos live: the data dir ("local") or an S3-compatible bucket ("s3", images.s3), shared by processes on several machines. Read at start. */
+      storage: z.enum(['local', 's3']).default('local'),
+      s3: ImagesS3.nullable().default(null),
+    })
+    .refine((images) => images.storage !== 's3' || images.s3 !== null, { message: 'storage "s3" needs images.s3 ({ bucket, … })', path: ['s3'] }),
   webhooks: z.strictObject({
     retryScheduleMs: z.array(z.number().int().min(0)).min(1).max(20),
     timeoutMs: z.number().int().min(100).max(120_000),

@@ -1,9 +1,10 @@
 import type { ConfigSource } from '../config/source.js';
 import { randomId } from '../domain/ids.js';
+import { IMAGE_MIME } from '../domain/media-types.js';
 import { ProviderError, type TaskErrorCode } from '../domain/tasks.js';
 import { encodeImage, ImageReadError, type OutputFormat, probeImage } from '../media/images.js';
 import type { SourceImage } from '../providers/types.js';
-import type { BlobStore } from '../store/blobs.js';
+import type { BlobStore, ByteRange } from '../store/blobs.js';
 import type { UrlFetcher } from './ports.js';
 
 export interface StoredImage {
@@ -18,9 +19,30 @@ export interface StoredImage {
 
 const IMAGE_ID = /^img_[0-9A-Za-z]{22}$/;
 
+/** What the storage said when it failed, short enough for a task's error (its code, never its address). */
+export function storageFailure(err: unknown): string {
+  const e = err as { Code?: string; code?: string; name?: string; $metadata?: { httpStatusCode?: number } };
+  const status = e.$metadata?.httpStatusCode;
+  return `${status ? `HTTP ${status} ` : ''}${e.Code ?? e.code ?? e.name ?? 'Error'}`;
+}
+
+/**
+ * Writes a blob; a storage that fails (an S3 bucket out of reach) fails the item with
+ * UNKNOWN_ERROR, not retried: the service's own storage is not a provider, so trying another
+ * provider (PROVIDER_ERROR's retries) would only make and pay for the same image again.
+ */
+export async function putBlob(blobs: BlobStore, fileName: string, data: Buffer, contentType: string, what: string): Promise<void> {
+  try {
+    await blobs.put(fileName, data, contentType);
+  } catch (err) {
+    throw new ProviderError('UNKNOWN_ERROR', `the ${what} could not be stored: its storage failed (${storageFailure(err)})`, { retryable: false });
+  }
+}
+
 /**
  * Images the service stores and reads. Its own images (service URLs, or bare `img_…` ids)
- * are read from disk, never fetched; every other URL goes through the SSRF-guarded fetcher.
+ * are read from its blob store (the data dir or the shared bucket), never fetched; every other
+ * URL goes through the SSRF-guarded fetcher.
  */
 export function createImageLibrary(deps: { blobs: BlobStore; fetcher: UrlFetcher; publicBase: () => string; config: Pick<ConfigSource, 'current'> }) {
   const maxPixels = () => deps.config.current().fetch.maxPixels;
@@ -37,8 +59,10 @@ export function createImageLibrary(deps: { blobs: BlobStore; fetcher: UrlFetcher
 
   return {
     serviceUrl,
-    /** Where a stored image lives on disk; throws for a name that is not an image file name. */
-    pathOf: (fileName: string) => deps.blobs.pathOf(fileName),
+    /** A stored image's size; null when the name is not an image's or nothing is stored under it. */
+    stat: (fileName: string) => deps.blobs.stat(fileName),
+    /** A stored image's bytes (a range of them), as a stream; null as for `stat`. */
+    open: (fileName: string, range?: ByteRange) => deps.blobs.open(fileName, range),
 
     /**
      * Loads an image for a provider. `fetchCode` is what a URL that cannot be fetched or read
@@ -48,7 +72,11 @@ export function createImageLibrary(deps: { blobs: BlobStore; fetcher: UrlFetcher
       let data: Buffer | null;
       const own = await ownFile(ref);
       if (own) {
-        data = await deps.blobs.read(own);
+        try {
+          data = await deps.blobs.read(own);
+        } catch (err) {
+          throw new ProviderError(fetchCode, `cannot read the stored image ${own}: its storage failed (${storageFailure(err)})`, { retryable: false });
+        }
         if (!data) throw new ProviderError(fetchCode, `no stored image ${own}`, { retryable: false });
       } else {
         try {
@@ -75,7 +103,7 @@ export function createImageLibrary(deps: { blobs: BlobStore; fetcher: UrlFetcher
     async saveAsIs(data: Buffer, format: 'png' | 'jpg' | 'webp' | 'gif', width: number, height: number): Promise<StoredImage & { data: Buffer }> {
       const id = randomId('img');
       const fileName = `${id}.${format}`;
-      await deps.blobs.put(fileName, data);
+      await putBlob(deps.blobs, fileName, data, IMAGE_MIME[format], 'image');
       return { id, fileName, format, width, height, bytes: data.length, serviceUrl: serviceUrl(fileName), data };
     },
   };

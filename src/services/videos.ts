@@ -1,6 +1,8 @@
 import { randomId } from '../domain/ids.js';
+import { VIDEO_MIME } from '../domain/media-types.js';
 import type { VideoFormat } from '../providers/types.js';
-import type { BlobStore } from '../store/blobs.js';
+import type { BlobStore, ByteRange } from '../store/blobs.js';
+import { putBlob } from './images.js';
 
 export interface StoredVideo {
   id: string;
@@ -11,17 +13,19 @@ export interface StoredVideo {
   data: Buffer;
 }
 
-/** Videos the service made: stored durably, served at `/videos/<id>.<ext>`. */
+/** Videos the service made: stored durably (the data dir or the shared bucket), served at `/videos/<id>.<ext>`. */
 export function createVideoLibrary(deps: { blobs: BlobStore; publicBase: () => string }) {
   const serviceUrl = (fileName: string) => `${deps.publicBase()}/videos/${fileName}`;
   return {
     serviceUrl,
-    /** Where a stored video lives on disk; throws for a name that is not a video file name. */
-    pathOf: (fileName: string) => deps.blobs.pathOf(fileName),
+    /** A stored video's size; null when the name is not a video's or nothing is stored under it. */
+    stat: (fileName: string) => deps.blobs.stat(fileName),
+    /** A stored video's bytes (a range of them), as a stream; null as for `stat`. */
+    open: (fileName: string, range?: ByteRange) => deps.blobs.open(fileName, range),
     async save(data: Buffer, format: VideoFormat): Promise<StoredVideo> {
       const id = randomId('vid');
       const fileName = `${id}.${format}`;
-      await deps.blobs.put(fileName, data);
+      await putBlob(deps.blobs, fileName, data, VIDEO_MIME[format], 'video');
       return { id, fileName, format, bytes: data.length, serviceUrl: serviceUrl(fileName), data };
     },
   };

@@ -1,5 +1,7 @@
+import { createReadStream } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { replaceFileDurably } from './durable-fs.js';
 
 /** What a blob store holds: files named `<prefix>_<22 base62>.<ext>`. */
@@ -10,61 +12,172 @@ export interface BlobKind {
 export const IMAGE_BLOBS: BlobKind = { prefix: 'img', exts: ['webp', 'png', 'jpg', 'gif'] };
 export const VIDEO_BLOBS: BlobKind = { prefix: 'vid', exts: ['mp4', 'webp'] };
 
+/** A slice of a blob, both ends inclusive (as in an HTTP Range). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/** An opened blob: its whole size, and a stream of the bytes asked for. */
+export interface OpenedBlob {
+  size: number;
+  stream: Readable;
+}
+
+/**
+ * Where media bytes live, one store per kind (images, videos), so a name of one kind is never
+ * served as the other. Content never changes under a name. `put` resolves once the bytes are
+ * durable, before any task record points at them. Reads answer null for a name that is not
+ * this kind's, or that holds nothing; a storage that cannot be reached throws.
+ */
+export interface BlobStore {
+  isFileName(name: string): boolean;
+  put(name: string, data: Buffer, contentType: string): Promise<void>;
+  read(name: string): Promise<Buffer | null>;
+  stat(name: string): Promise<{ size: number } | null>;
+  /** The blob's bytes (only `range` when given; the caller checks it against `stat` first). */
+  open(name: string, range?: ByteRange): Promise<OpenedBlob | null>;
+  /** Finds a stored file by id alone, whatever its extension. */
+  findById(id: string): Promise<string | null>;
+}
+
+/**
+ * The names of a kind and where each lives: `<2 chars>/<name>` (the two characters after the
+ * prefix), sharded so no folder grows past a few thousand files.
+ */
+function namesOf(kind: BlobKind) {
+  const file = new RegExp(`^(${kind.prefix}_[0-9A-Za-z]{22})\\.(${kind.exts.join('|')})$`);
+  return {
+    isFileName: (name: string) => file.test(name),
+    /** The sharded relative path of a name; null for a name that is not this kind's. */
+    relative(name: string): string | null {
+      const match = file.exec(name);
+      return match ? `${match[1].slice(kind.prefix.length + 1, kind.prefix.length + 3)}/${name}` : null;
+    },
+  };
+}
+
+async function findById(store: BlobStore, kind: BlobKind, id: string): Promise<string | null> {
+  for (const ext of kind.exts) {
+    const name = `${id}.${ext}`;
+    if (store.isFileName(name) && (await store.stat(name)) !== null) return name;
+  }
+  return null;
+}
+
 /**
  * Media bytes on local disk: `<root>/<2 chars>/<id>.<ext>`, written durably (temp file,
- * fsync, rename, fsync dir) before any task record points at them. Sharded so no folder
- * grows past a few thousand files. One store per kind (images, videos), so a name of one
- * kind is never served as the other.
+ * fsync, rename, fsync dir).
  */
-export class BlobStore {
-  private readonly file: RegExp;
+export class LocalBlobStore implements BlobStore {
+  private readonly names: ReturnType<typeof namesOf>;
 
   constructor(
     private readonly root: string,
     private readonly kind: BlobKind = IMAGE_BLOBS,
   ) {
-    this.file = new RegExp(`^(${kind.prefix}_[0-9A-Za-z]{22})\\.(${kind.exts.join('|')})$`);
+    this.names = namesOf(kind);
   }
 
   isFileName(name: string): boolean {
-    return this.file.test(name);
+    return this.names.isFileName(name);
   }
 
-  pathOf(fileName: string): string {
-    const match = this.file.exec(fileName);
-    if (!match) throw new Error(`not a ${this.kind.prefix} file name: ${fileName}`);
-    return join(this.root, match[1].slice(this.kind.prefix.length + 1, this.kind.prefix.length + 3), fileName);
+  private pathOf(name: string): string | null {
+    const relative = this.names.relative(name);
+    return relative === null ? null : join(this.root, relative);
   }
 
-  async put(fileName: string, data: Buffer): Promise<void> {
-    const path = this.pathOf(fileName);
+  async put(name: string, data: Buffer): Promise<void> {
+    const path = this.pathOf(name);
+    if (!path) throw new Error(`not a ${this.kind.prefix} file name: ${name}`);
     const dir = dirname(path);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await replaceFileDurably(path, dir, (handle) => handle.writeFile(data));
   }
 
-  async read(fileName: string): Promise<Buffer | null> {
-    try {
-      return await readFile(this.pathOf(fileName));
-    } catch {
-      return null;
-    }
+  async read(name: string): Promise<Buffer | null> {
+    const path = this.pathOf(name);
+    return path ? readFile(path).catch(() => null) : null;
   }
 
-  async size(fileName: string): Promise<number | null> {
-    try {
-      return (await stat(this.pathOf(fileName))).size;
-    } catch {
-      return null;
-    }
+  async stat(name: string): Promise<{ size: number } | null> {
+    const path = this.pathOf(name);
+    const info = path ? await stat(path).catch(() => null) : null;
+    return info?.isFile() ? { size: info.size } : null;
   }
 
-  /** Finds a stored file by id alone, whatever its extension. */
-  async findById(id: string): Promise<string | null> {
-    for (const ext of this.kind.exts) {
-      const name = `${id}.${ext}`;
-      if (this.file.test(name) && (await this.size(name)) !== null) return name;
-    }
-    return null;
+  async open(name: string, range?: ByteRange): Promise<OpenedBlob | null> {
+    const info = await this.stat(name);
+    if (!info) return null;
+    return { size: info.size, stream: createReadStream(this.pathOf(name)!, range) };
+  }
+
+  findById(id: string): Promise<string | null> {
+    return findById(this, this.kind, id);
+  }
+}
+
+/** What an object storage (an S3 bucket) offers a blob store; `app` hands in the real one. */
+export interface ObjectStorage {
+  /** Resolves once the object is durable. */
+  put(key: string, data: Buffer, contentType: string): Promise<void>;
+  /** null when there is no such object. */
+  head(key: string): Promise<{ size: number } | null>;
+  /** null when there is no such object; `size` is the whole object's. */
+  get(key: string, range?: ByteRange): Promise<OpenedBlob | null>;
+}
+
+/**
+ * Media bytes in an object storage shared by every process: `<keyPrefix><2 chars>/<id>.<ext>`
+ * (the key prefix names the kind's folder, as `images/`).
+ */
+export class ObjectBlobStore implements BlobStore {
+  private readonly names: ReturnType<typeof namesOf>;
+
+  constructor(
+    private readonly objects: ObjectStorage,
+    private readonly keyPrefix: string,
+    private readonly kind: BlobKind = IMAGE_BLOBS,
+  ) {
+    this.names = namesOf(kind);
+  }
+
+  isFileName(name: string): boolean {
+    return this.names.isFileName(name);
+  }
+
+  /** The object key of a name; null for a name that is not this kind's. */
+  keyOf(name: string): string | null {
+    const relative = this.names.relative(name);
+    return relative === null ? null : `${this.keyPrefix}${relative}`;
+  }
+
+  async put(name: string, data: Buffer, contentType: string): Promise<void> {
+    const key = this.keyOf(name);
+    if (!key) throw new Error(`not a ${this.kind.prefix} file name: ${name}`);
+    await this.objects.put(key, data, contentType);
+  }
+
+  async read(name: string): Promise<Buffer | null> {
+    const opened = await this.open(name);
+    if (!opened) return null;
+    const chunks: Buffer[] = [];
+    for await (const chunk of opened.stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  async stat(name: string): Promise<{ size: number } | null> {
+    const key = this.keyOf(name);
+    return key ? this.objects.head(key) : null;
+  }
+
+  async open(name: string, range?: ByteRange): Promise<OpenedBlob | null> {
+    const key = this.keyOf(name);
+    return key ? this.objects.get(key, range) : null;
+  }
+
+  findById(id: string): Promise<string | null> {
+    return findById(this, this.kind, id);
   }
 }

@@ -1,5 +1,3 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { Hono } from 'hono';
 import { z } from 'zod';
@@ -38,14 +36,6 @@ export function registerImageFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
     },
     async (c) => {
       const file = c.req.param('file')!;
-      let path: string;
-      try {
-        path = deps.images.pathOf(file);
-      } catch {
-        throw new AppError('NOT_FOUND', 'no such image');
-      }
-      const info = await stat(path).catch(() => null);
-      if (!info) throw new AppError('NOT_FOUND', 'no such image');
       const etag = `"${file}"`;
       const headers = {
         'content-type': IMAGE_MIME[file.split('.').pop()!],
@@ -53,8 +43,16 @@ export function registerImageFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
         etag,
         'x-content-type-options': 'nosniff',
       };
-      if (c.req.header('if-none-match') === etag) return new Response(null, { status: 304, headers });
-      return new Response(Readable.toWeb(createReadStream(path)) as ReadableStream, { status: 200, headers: { ...headers, 'content-length': String(info.size) } });
+      // A 304 or a HEAD needs only the image's size; a 200 opens it (one request to a bucket either way).
+      const notModified = c.req.header('if-none-match') === etag;
+      if (notModified || c.req.method === 'HEAD') {
+        const info = await deps.images.stat(file);
+        if (!info) throw new AppError('NOT_FOUND', 'no such image');
+        return notModified ? new Response(null, { status: 304, headers }) : new Response(null, { status: 200, headers: { ...headers, 'content-length': String(info.size) } });
+      }
+      const opened = await deps.images.open(file);
+      if (!opened) throw new AppError('NOT_FOUND', 'no such image');
+      return new Response(Readable.toWeb(opened.stream) as ReadableStream, { status: 200, headers: { ...headers, 'content-length': String(opened.size) } });
     },
   );
 }

@@ -1,5 +1,3 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { Hono } from 'hono';
 import { z } from 'zod';
@@ -84,14 +82,8 @@ export function registerVideoFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
     },
     async (c) => {
       const file = c.req.param('file')!;
-      let path: string;
-      try {
-        path = deps.videos.pathOf(file);
-      } catch {
-        throw new AppError('NOT_FOUND', 'no such video');
-      }
-      const info = await stat(path).catch(() => null);
-      if (!info?.isFile()) throw new AppError('NOT_FOUND', 'no such video');
+      const info = await deps.videos.stat(file);
+      if (!info) throw new AppError('NOT_FOUND', 'no such video');
       const size = info.size;
       const etag = `"${file}"`;
       const headers: Record<string, string> = {
@@ -107,13 +99,18 @@ export function registerVideoFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
       const range = ifRange === undefined || ifRange === etag ? parseRange(c.req.header('range'), size) : null;
       const head = c.req.method === 'HEAD';
       if (range === 'unsatisfiable') return new Response(null, { status: 416, headers: { ...headers, 'content-range': `bytes */${size}` } });
+      /** The bytes to answer with; null for HEAD. A file gone between stat and open is 404. */
+      const bodyOf = async (slice?: { start: number; end: number }) => {
+        if (head) return null;
+        const opened = await deps.videos.open(file, slice);
+        if (!opened) throw new AppError('NOT_FOUND', 'no such video');
+        return Readable.toWeb(opened.stream) as ReadableStream;
+      };
       if (range) {
         const partial = { ...headers, 'content-range': `bytes ${range.start}-${range.end}/${size}`, 'content-length': String(range.end - range.start + 1) };
-        const body = head ? null : (Readable.toWeb(createReadStream(path, { start: range.start, end: range.end })) as ReadableStream);
-        return new Response(body, { status: 206, headers: partial });
+        return new Response(await bodyOf(range), { status: 206, headers: partial });
       }
-      const body = head ? null : (Readable.toWeb(createReadStream(path)) as ReadableStream);
-      return new Response(body, { status: 200, headers: { ...headers, 'content-length': String(size) } });
+      return new Response(await bodyOf(), { status: 200, headers: { ...headers, 'content-length': String(size) } });
     },
   );
 }

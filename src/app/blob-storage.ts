@@ -1,0 +1,46 @@
+import { join } from 'node:path';
+import { ConfigError, environment } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { createS3Objects } from '../destinations/s3-objects.js';
+import { type BlobStore, IMAGE_BLOBS, LocalBlobStore, ObjectBlobStore, VIDEO_BLOBS } from '../store/blobs.js';
+
+export interface BlobStores {
+  images: BlobStore;
+  videos: BlobStore;
+  /** Ends the bucket's kept-alive connections (nothing to do for local files). */
+  close(): void;
+}
+
+/**
+ * The blob stores of images and videos, from `images.storage` (read once, at start): the data
+ * dir's `images/` and `videos/` folders, or one S3-compatible bucket under `<prefix>images/` and
+ * `<prefix>videos/`. `secret` reads a secret of the encrypted store (for secretAccessKeySecret).
+ */
+export async function openBlobStores(config: Config, options: { root: string; secret: (name: string) => Promise<string | undefined> }): Promise<BlobStores> {
+  const { storage, s3 } = config.images;
+  if (storage === 'local' || !s3) {
+    return { images: new LocalBlobStore(join(options.root, 'images'), IMAGE_BLOBS), videos: new LocalBlobStore(join(options.root, 'videos'), VIDEO_BLOBS), close() {} };
+  }
+  let credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+  if (s3.accessKeyId !== null) {
+    const secretAccessKey = s3.secretAccessKeySecret ? await options.secret(s3.secretAccessKeySecret) : s3.secretAccessKeyEnv ? environment.secret(s3.secretAccessKeyEnv) : s3.secretAccessKey;
+    if (!secretAccessKey) {
+      const where = s3.secretAccessKeySecret ? `the secret "${s3.secretAccessKeySecret}" (imgtask secrets set ${s3.secretAccessKeySecret})` : `the environment variable ${s3.secretAccessKeyEnv}`;
+      throw new ConfigError(`images.s3: no secret access key: ${where} is not set`);
+    }
+    credentials = { accessKeyId: s3.accessKeyId, secretAccessKey };
+  }
+  const objects = createS3Objects({
+    bucket: s3.bucket,
+    region: s3.region,
+    endpoint: s3.endpoint ?? undefined,
+    forcePathStyle: s3.forcePathStyle ?? s3.endpoint !== null,
+    credentials,
+    timeoutMs: s3.timeoutMs,
+  });
+  return {
+    images: new ObjectBlobStore(objects, `${s3.prefix}images/`, IMAGE_BLOBS),
+    videos: new ObjectBlobStore(objects, `${s3.prefix}videos/`, VIDEO_BLOBS),
+    close: () => objects.close(),
+  };
+}
