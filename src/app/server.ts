@@ -10,6 +10,7 @@ import { startSweepTimer } from '../worker/sweep-timer.js';
 import { createWebhookDispatcher } from '../worker/webhook-dispatcher.js';
 import { listenAdminSocket } from './admin-socket.js';
 import { watchConfig } from './config-watch.js';
+import { bridgeEvents, electDispatcher, SWEEP_LOCK, startClaiming, underLock } from './fleet.js';
 import { openServices, type ServiceOptions, type Services } from './services.js';
 
 export interface ServerOptions extends ServiceOptions {
@@ -17,6 +18,21 @@ export interface ServerOptions extends ServiceOptions {
   configFile?: { path: string; flags: ConfigFlags };
   /** Mounts extra routes (tests add create routes for test-only task types). */
   extendApi?: (app: Hono<ApiEnv>, deps: ApiDeps) => void;
+  /**
+   * What this process does: "all" (the API and the work: `serve`), "api" (the API only, no
+   * runner, dispatcher or sweep: `serve --no-work`) or "work" (lanes, webhook dispatch and the
+   * sweep, no HTTP listener: `worker`). "api" and "work" need store.driver postgres.
+   */
+  role?: ServerRole;
+}
+
+export type ServerRole = 'all' | 'api' | 'work';
+
+/** Why a role cannot run on the configured store, or null. */
+export function roleProblem(role: ServerRole, driver: string): string | null {
+  if (role === 'all' || driver === 'postgres') return null;
+  const what = role === 'api' ? 'serve --no-work' : 'imgtask worker';
+  return `${what} needs store.driver "postgres" (set store.postgres.url or IMGTASK_DATABASE_URL): the file store belongs to one process, and imgtask serve runs the API and the work together on it`;
 }
 
 export interface RunningServer {
@@ -31,65 +47,121 @@ export interface RunningServer {
 
 const urlHost = (host: string): string => (host.includes(':') ? `[${host}]` : host);
 
+export interface RunningWorker {
+  services: Services;
+  /** This process's id in task leases. */
+  workerId: string;
+  /** Stops claiming, lets running items finish within the grace, gives its leases back, closes the store. */
+  close(): Promise<void>;
+}
+
+/** `imgtask worker`: the lanes, the webhook dispatcher (when elected) and the sweep, with no HTTP listener. */
+export async function startWorker(options: Omit<ServerOptions, 'role' | 'extendApi'>): Promise<RunningWorker> {
+  const started = await startProcess({ ...options, role: 'work' });
+  return { services: started.services, workerId: started.workerId!, close: started.close };
+}
+
 /** Starts the whole service: store, workers (resuming pending tasks), HTTP API, admin socket. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const started = await startProcess(options);
+  return { url: started.url!, port: started.port!, services: started.services, api: started.api!, close: started.close };
+}
+
+async function startProcess(options: ServerOptions) {
+  const role = options.role ?? 'all';
+  const problem = roleProblem(role, options.config.store.driver);
+  if (problem) throw new Error(problem);
   const services = await openServices(options);
   const { config, runner } = services;
+  const signals = services.store.signals;
+  const working = role !== 'api';
   let http: ServerType | undefined;
   let admin: { close(): Promise<void> } | undefined;
-  const dispatcher = createWebhookDispatcher({
-    outbox: services.outbox,
-    events: services.events,
-    config,
-    log: services.log,
-    onAttempt: services.observeWebhookAttempt,
-    send: (delivery, message) => {
-      const { timeoutMs, allowPrivateAddresses } = config.current().webhooks;
-      return deliverWebhook({ url: delivery.url, secret: message.secret }, message, { timeoutMs, allowPrivateAddresses, now: () => services.clock.now() });
-    },
-  });
+  const makeDispatcher = () =>
+    createWebhookDispatcher({
+      outbox: services.outbox,
+      events: services.events,
+      config,
+      log: services.log,
+      onAttempt: services.observeWebhookAttempt,
+      send: (delivery, message) => {
+        const { timeoutMs, allowPrivateAddresses } = config.current().webhooks;
+        return deliverWebhook({ url: delivery.url, secret: message.secret }, message, { timeoutMs, allowPrivateAddresses, now: () => services.clock.now() });
+      },
+    });
+  // The file store: this process dispatches. A shared database: the process holding the dispatch lock does.
+  let dispatcher: { close(graceMs: number): Promise<void> } | undefined;
+  let claiming: Awaited<ReturnType<typeof startClaiming>> | undefined;
+  let unbridge: (() => void) | undefined;
   let sweeper: { stop(): void } | undefined;
   let configWatch: { close(): Promise<void> } | undefined;
   try {
-    const recovered = await services.outbox.recoverMissing();
-    if (recovered) services.log(`webhooks: recorded ${recovered} event(s) missing after a crash`);
-    dispatcher.start();
-    runner.resume(await services.store.tasks.listPending());
-    sweeper = startSweepTimer(services.tasks, config, services.log);
-    const api = createApi(services, options.extendApi);
-    const { host, port } = config.current().server;
-    const address = await new Promise<AddressInfo>((resolve, reject) => {
-      http = serve({ fetch: api.fetch, hostname: host, port }, (info) => resolve(info));
-      http.once('error', reject);
-    });
-    admin = await listenAdminSocket(services, services.layout.adminSocket);
+    if (signals) unbridge = await bridgeEvents(signals, services.events, services.log);
+    if (working) {
+      // Each settlement records its event as it happens; this finds those a crash left out (on a shared database, one process at a time).
+      const recover = () => services.outbox.recoverMissing();
+      const recovered = signals ? await underLock(signals, SWEEP_LOCK, recover).then((r) => (r.ran ? r.value : 0)) : await recover();
+      if (recovered) services.log(`webhooks: recorded ${recovered} event(s) missing after a crash`);
+      if (signals) {
+        dispatcher = electDispatcher(signals, makeDispatcher, services.log);
+        claiming = await startClaiming({ store: services.store, signals, runner, lanes: services.lanes, config, log: services.log });
+        // The sweep runs in one process at a time across the fleet.
+        const sweep = async () => {
+          const outcome = await underLock(signals, SWEEP_LOCK, () => services.tasks.sweep());
+          return outcome.ran ? outcome.value : [];
+        };
+        sweeper = startSweepTimer({ sweep }, config, services.log);
+      } else {
+        const only = makeDispatcher();
+        only.start();
+        dispatcher = only;
+        runner.resume(await services.store.tasks.listPending());
+        sweeper = startSweepTimer(services.tasks, config, services.log);
+      }
+    }
+    let api: Hono<ApiEnv> | undefined;
+    let url: string | undefined;
+    let port: number | undefined;
+    if (role !== 'work') {
+      api = createApi(services, options.extendApi);
+      const { host, port: wanted } = config.current().server;
+      const address = await new Promise<AddressInfo>((resolve, reject) => {
+        http = serve({ fetch: api!.fetch, hostname: host, port: wanted }, (info) => resolve(info));
+        http.once('error', reject);
+      });
+      admin = await listenAdminSocket(services, services.layout.adminSocket);
+      url = `http://${urlHost(host)}:${address.port}`;
+      port = address.port;
+      services.setServerUrl(url);
+    }
     if (options.configFile) {
       configWatch = await watchConfig({ file: options.configFile.path, flags: options.configFile.flags, apply: (next) => services.reload(next), log: services.log });
     }
-    const url = `http://${urlHost(host)}:${address.port}`;
-    services.setServerUrl(url);
-    services.preloadModels(); // in the background: start-up does not wait for it
+    if (working) services.preloadModels(); // in the background: start-up does not wait for it
     let closing: Promise<void> | undefined;
     return {
       url,
-      port: address.port,
+      port,
       services,
       api,
+      workerId: claiming?.workerId,
       close: () =>
         (closing ??= (async () => {
           sweeper?.stop();
           await configWatch?.close();
-          const httpClosed = new Promise<void>((resolve) => http!.close(() => resolve()));
+          const httpClosed = http ? new Promise<void>((resolve) => http!.close(() => resolve())) : Promise.resolve();
           // close() drops the connections idle now; one still answering (an image stream whose
           // last bytes the client already has) would then linger for the keep-alive timeout.
           // So keep dropping connections as they go idle, until the last one is gone.
-          const dropIdle = 'closeIdleConnections' in http! ? setInterval(() => (http as Server).closeIdleConnections(), 20).unref() : undefined;
+          const dropIdle = http && 'closeIdleConnections' in http ? setInterval(() => (http as Server).closeIdleConnections(), 20).unref() : undefined;
           void httpClosed.then(() => clearInterval(dropIdle));
           const { work, webhooks } = config.current();
-          await runner.close(work.shutdownGraceMs);
-          await dispatcher.close(Math.min(work.shutdownGraceMs, webhooks.timeoutMs));
+          if (claiming) await claiming.close(() => runner.close(work.shutdownGraceMs));
+          else await runner.close(work.shutdownGraceMs);
+          await dispatcher?.close(Math.min(work.shutdownGraceMs, webhooks.timeoutMs));
+          unbridge?.();
           await httpClosed;
-          await admin!.close();
+          await admin?.close();
           await services.close();
         })()),
     };
@@ -97,8 +169,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     sweeper?.stop();
     http?.close();
     await admin?.close();
-    await runner.close(0);
-    await dispatcher.close(0);
+    if (claiming) await claiming.close(() => runner.close(0));
+    else await runner.close(0);
+    await dispatcher?.close(0);
+    unbridge?.();
     await services.close();
     throw err;
   }

@@ -29,6 +29,7 @@ import { createTaskRunner } from '../worker/task-runner.js';
 import type { AttemptOutcome } from '../worker/webhook-dispatcher.js';
 import { openBlobStores } from './blob-storage.js';
 import { prepareDataDir } from './data-dir.js';
+import { notifyingQueue } from './fleet.js';
 import { quietLibraryNotices } from './library-notices.js';
 import { type Logger, messageLog, silentLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
@@ -120,7 +121,9 @@ export async function openServices(options: ServiceOptions) {
   const progress = createTaskProgress({ store, registry, clock, events });
   const lanes = new Lanes(config);
   const runner = createTaskRunner({ progress, lanes, config, log });
-  const tasks = createTaskService({ store, registry, progress, queue: runner, tokens, clock, events, limits: createLoadLimits(config, clock), log });
+  // On a shared database a create tells the working processes (one of them claims it); the file store's one process queues it here.
+  const queue = store.signals ? notifyingQueue(store.signals, progress, runner, log) : runner;
+  const tasks = createTaskService({ store, registry, progress, queue, tokens, clock, events, limits: createLoadLimits(config, clock), log });
   const webhooks = createWebhookService({ store, clock, secretsKey, newSecret: newWebhookSecret });
   const outbox = createOutbox({ store, webhooks, clock, config, events, log });
   const operator = createOperatorService({ store, accounts, clock, publicBase });
@@ -218,6 +221,7 @@ export async function openServices(options: ServiceOptions) {
     auth,
     progress,
     runner,
+    lanes,
     tasks,
     webhooks,
     outbox,

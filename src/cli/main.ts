@@ -10,9 +10,11 @@ import { registerMigrateCommand } from './commands/migrate.js';
 import { registerReviewCommand } from './commands/review.js';
 import { registerSecretCommands } from './commands/secrets.js';
 import { registerServeCommand } from './commands/serve.js';
+import { registerStoreCommands } from './commands/store.js';
 import { registerTokenCommands } from './commands/tokens.js';
 import { registerVideoCommand } from './commands/video.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
+import { registerWorkerCommand } from './commands/worker.js';
 import { completionScript, SHELLS, type Shell } from './completion.js';
 import { EXIT } from './output.js';
 
@@ -37,12 +39,14 @@ const program = new Command('imgtask')
   });
 
 registerServeCommand(program);
+registerWorkerCommand(program);
 registerAccountCommands(program);
 registerKeyCommands(program);
 registerTokenCommands(program);
 registerLedgerCommands(program);
 registerSecretCommands(program);
 registerMigrateCommand(program);
+registerStoreCommands(program);
 registerWebhookCommands(program);
 registerDestinationCommands(program);
 registerClientCommands(program);

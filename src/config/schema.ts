@@ -211,6 +211,8 @@ export const ConfigSchema = z.strictObject({
     shutdownGraceMs: z.number().int().min(0).max(600_000),
     retryBaseMs: z.number().int().min(0).max(60_000),
     sweepIntervalMs: z.number().int().min(1000),
+    /** PostgreSQL: how long a worker's claim on a task lasts unless renewed (every third of it); a dead worker's tasks are claimed again after it. */
+    leaseMs: z.number().int().min(300).max(3_600_000),
   }),
   limits: z.strictObject({
     requestsPerMinutePerKey: z.number().int().min(1).nullable(),

@@ -12,6 +12,11 @@ export interface ServiceEvents {
   'task:created': { task: TaskRecord };
   /** A task settled; fires once per task. `kind` is its SPEC part 6 event kind. */
   'task:settled': { kind: string; task: TaskRecord };
+  /**
+   * A task settled, maybe in another process sharing the database (PostgreSQL NOTIFY): sync
+   * answers waiting on it read it again. Not a settlement to act on (that is `task:settled`).
+   */
+  'task:settled-elsewhere': { taskId: string };
   /** Webhook deliveries became due now (recorded, or queued again): the dispatcher wakes. */
   'delivery:due': Record<string, never>;
 }

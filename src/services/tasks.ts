@@ -148,7 +148,13 @@ export function createTaskService(deps: TaskServiceDeps) {
     async waitForSettled(id: string, timeoutMs: number): Promise<TaskRecord> {
       let unsubscribe = () => {};
       const settledEvent = new Promise<void>((resolve) => {
-        unsubscribe = events.on('task:settled', (event) => event.task.id === id && resolve());
+        const here = events.on('task:settled', (event) => event.task.id === id && resolve());
+        // Settled by another process (a worker on the same database).
+        const elsewhere = events.on('task:settled-elsewhere', (event) => event.taskId === id && resolve());
+        unsubscribe = () => {
+          here();
+          elsewhere();
+        };
       });
       try {
         const task = await store.tasks.get(id);

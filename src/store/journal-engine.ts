@@ -61,6 +61,8 @@ export class JournalEngine {
   private snapshotFailure: Error | null = null;
   private closed = false;
   private fatalReported = false;
+  /** Set while `bulkLoad` runs, and for good if it failed: memory may then hold what disk does not. */
+  private loadFailure: Error | null = null;
 
   private constructor(
     private readonly options: Required<Omit<JournalEngineOptions, 'onFatal'>> & Pick<JournalEngineOptions, 'onFatal'>,
@@ -143,6 +145,7 @@ export class JournalEngine {
   /** Why a commit would be refused now; null while commits are taken. */
   writeFailure(): string | null {
     if (this.closed) return 'the store is closed';
+    if (this.loadFailure) return this.loadFailure.message;
     const failed = this.writer.failed;
     return failed ? `a journal write failed: ${failed.message}` : null;
   }
@@ -161,6 +164,7 @@ export class JournalEngine {
   commit<Op extends JournalOp>(op: Op, payload: JournalOps[Op]): Promise<void> {
     if (this.closed) return Promise.reject(new StoreClosedError('the store is closed'));
     if (this.writer.failed) return Promise.reject(this.writer.failed);
+    if (this.loadFailure) return Promise.reject(this.loadFailure);
     const json = JSON.stringify(payload);
     if (this.options.verifyPayloads) assertJsonExact(op, payload, json);
     applyOp(this.state, op, payload);
@@ -201,6 +205,32 @@ export class JournalEngine {
         this.snapshotting = null;
       });
     return this.snapshotting;
+  }
+
+  /**
+   * Fills the store in bulk (an import): `fill` puts records into the state through the
+   * collections' start-up path (`Collection.load`), then one snapshot makes them all durable at
+   * once; the journal gets no record of them. Commits are refused meanwhile. Should filling or the
+   * snapshot fail, disk keeps what it had, and the engine refuses every later write (memory may
+   * hold records disk does not).
+   */
+  async bulkLoad(fill: (state: State) => Promise<void>): Promise<void> {
+    if (this.closed) throw new StoreClosedError('the store is closed');
+    if (this.writer.failed) throw this.writer.failed;
+    if (this.loadFailure) throw this.loadFailure;
+    this.loadFailure = new Error('an import is in progress');
+    try {
+      if (this.snapshotting) await this.snapshotting;
+      if (this.snapshotFailure) throw this.snapshotFailure;
+      await fill(this.state);
+      for (const collection of this.state.collections()) collection.loaded();
+      await this.snapshot();
+      if (this.snapshotFailure) throw this.snapshotFailure;
+    } catch (err) {
+      this.loadFailure = new Error(`an import failed, refusing further writes: ${(err as Error).message}`);
+      throw err;
+    }
+    this.loadFailure = null;
   }
 
   async close(): Promise<void> {

@@ -1,3 +1,5 @@
+import type { Collection } from './collection.js';
+import { type DumpCounts, type DumpKind, type DumpRecord, StoreNotEmptyError, zeroCounts } from './dump.js';
 import { JournalEngine, type JournalEngineOptions } from './journal-engine.js';
 import { createAccountRepo } from './repos/accounts.js';
 import { createApiKeyRepo } from './repos/api-keys.js';
@@ -5,6 +7,7 @@ import { createDestinationRepo } from './repos/destinations.js';
 import { createSecretRepo } from './repos/secrets.js';
 import { createTaskRepo } from './repos/tasks.js';
 import { createWebhookRepo } from './repos/webhooks.js';
+import type { State } from './state.js';
 import type { AccountRepo, ApiKeyRepo, DestinationRepo, SecretRepo, Store, TaskRepo, WebhookRepo } from './types.js';
 
 /** The journaled JSON store: the Store interface over a JournalEngine. */
@@ -29,6 +32,35 @@ export class JsonStore implements Store {
     return new JsonStore(await JournalEngine.open(options));
   }
 
+  async *records(): AsyncGenerator<DumpRecord> {
+    const { state } = this.engine;
+    for (const [kind, collection] of collectionsByKind(state)) {
+      if (kind !== 'delivery') {
+        for (const record of collection.values()) yield { kind, record } as DumpRecord;
+        continue;
+      }
+      // Deliveries settled first, then the pending ones in the order they became pending (the
+      // order `pendingDeliveries` answers), so a loader that keeps load order keeps that order too.
+      for (const delivery of state.deliveries.values()) if (delivery.status !== 'pending') yield { kind: 'delivery', record: delivery };
+      for (const id of state.pendingDeliveries.ids) yield { kind: 'delivery', record: state.deliveries.get(id)! };
+    }
+  }
+
+  async load(records: AsyncIterable<DumpRecord>): Promise<DumpCounts> {
+    const holds = zeroCounts();
+    const collections = collectionsByKind(this.engine.state);
+    for (const [kind, collection] of collections) holds[kind] = collection.size;
+    if (Object.values(holds).some((count) => count > 0)) throw new StoreNotEmptyError(holds);
+    const counts = zeroCounts();
+    await this.engine.bulkLoad(async () => {
+      for await (const { kind, record } of records) {
+        collections.get(kind)!.load(record);
+        counts[kind] += 1;
+      }
+    });
+    return counts;
+  }
+
   writeFailure(): string | null {
     return this.engine.writeFailure();
   }
@@ -36,4 +68,20 @@ export class JsonStore implements Store {
   close(): Promise<void> {
     return this.engine.close();
   }
+}
+
+/** The state's collections by dump kind, in dump order. */
+function collectionsByKind(state: State): Map<DumpKind, Collection<{ id: string }>> {
+  const byKind: [DumpKind, unknown][] = [
+    ['account', state.accounts],
+    ['credit', state.credits],
+    ['apiKey', state.apiKeys],
+    ['task', state.tasks],
+    ['secret', state.secrets],
+    ['webhook', state.webhooks],
+    ['event', state.events],
+    ['delivery', state.deliveries],
+    ['destination', state.destinations],
+  ];
+  return new Map(byKind as unknown as [DumpKind, Collection<{ id: string }>][]);
 }

@@ -1,4 +1,5 @@
 import type { Period } from '../domain/periods.js';
+import type { DumpCounts, DumpRecord } from './dump.js';
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -26,6 +27,20 @@ export interface Store {
   readonly secrets: SecretRepo;
   readonly webhooks: WebhookRepo;
   readonly destinations: DestinationRepo;
+  /** Cross-process signals; undefined for a store one process owns (the file store). */
+  readonly signals?: StoreSignals;
+  /**
+   * Every record, kind by kind in the dump's order (see dump.ts), as of one moment: what
+   * `imgtask store export` writes. Nothing may write to the store meanwhile (the file store holds
+   * its lock; PostgreSQL reads one snapshot).
+   */
+  records(): AsyncIterable<DumpRecord>;
+  /**
+   * Loads a dump's records into this store, which must hold none (StoreNotEmptyError, naming what
+   * it holds, before any record is read), all or nothing: one transaction, or one snapshot.
+   * Balances, credits and charges are taken as they are; reserves and key spend follow from the tasks.
+   */
+  load(records: AsyncIterable<DumpRecord>): Promise<DumpCounts>;
   /** Why writes are refused now (the store is closed, or a journal write failed); null while it takes writes. */
   writeFailure(): string | null;
   /** Flushes, writes a snapshot if the journal holds anything, and releases the lock. */
@@ -94,6 +109,32 @@ export interface TaskRepo {
   countsByTypeStatus(): Promise<{ type: string; status: TaskRecord['status']; count: number }[]>;
   /** The newest tasks across accounts, newest first. */
   recent(limit: number): Promise<TaskRecord[]>;
+  /**
+   * Leases up to `limit` pending tasks, oldest first, to `workerId` for `leaseMs`: those with no
+   * lease or whose lease has expired. Two callers at once never get the same task.
+   */
+  claim(workerId: string, limit: number, leaseMs: number): Promise<TaskRecord[]>;
+  /** Extends the leases `workerId` still holds among `ids` by `leaseMs` from now; answers those ids (a lease lost or a task settled is left out). */
+  renewLeases(workerId: string, ids: readonly string[], leaseMs: number): Promise<string[]>;
+  /** Gives a task's lease back (when `workerId` holds it), so another worker may claim it at once. */
+  release(workerId: string, id: string): Promise<void>;
+}
+
+/**
+ * What processes sharing one database tell each other (PostgreSQL: NOTIFY/LISTEN and session
+ * advisory locks on one dedicated connection). The file store has none: one process owns it.
+ */
+export interface StoreSignals {
+  /** Sends `payload` on `channel` to every listening process (this one included). */
+  notify(channel: string, payload: string): Promise<void>;
+  /** Calls `fn` with each payload sent on `channel` (from now on, and again after a reconnection). */
+  listen(channel: string, fn: (payload: string) => void): Promise<void>;
+  /** Called after the dedicated connection was lost and opened again: held locks are gone, notifications may have been missed. */
+  onReconnect(fn: () => void): void;
+  /** Takes the advisory lock `key` for this process if free (true), or says it already holds it; held until `unlock` or the connection ends. */
+  tryLock(key: number): Promise<boolean>;
+  unlock(key: number): Promise<void>;
+  close(): Promise<void>;
 }
 
 export interface SecretRepo {

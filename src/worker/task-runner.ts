@@ -24,6 +24,7 @@ export interface TaskRunnerOptions {
 export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
   LaneBacklog & {
     resume(pending: TaskRecord[]): void;
+    run(task: TaskRecord): Promise<void>;
     close(graceMs: number): Promise<void>;
   } {
   const { progress: tasks, lanes, log } = options;
@@ -85,6 +86,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
     return true;
   }
 
+  /** Runs the task's pending items in its lane; resolves once each has run (or was dropped by stopping). */
   async function start(task: TaskRecord, laneName: string): Promise<void> {
     const lane = lanes.get(laneName);
     const def = tasks.definition(task.type);
@@ -105,8 +107,19 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
         return;
       }
     }
-    for (const index of pendingItems) {
-      void track(lane.add(() => lanes.timed(laneName, () => runItem(task.id, index, prepared))).catch((err: Error) => log(`task ${task.id} item ${index}: ${err.message}`)));
+    const jobs = pendingItems.map((index) =>
+      track(lane.add(() => lanes.timed(laneName, () => runItem(task.id, index, prepared))).catch((err: Error) => log(`task ${task.id} item ${index}: ${err.message}`))),
+    );
+    // A job dropped by close() never settles: stopping resolves this instead.
+    let onStop = () => {};
+    const stopped = new Promise<void>((resolve) => {
+      onStop = resolve;
+      stopping.signal.addEventListener('abort', onStop, { once: true });
+    });
+    try {
+      await Promise.race([Promise.all(jobs), stopped]);
+    } finally {
+      stopping.signal.removeEventListener('abort', onStop);
     }
   }
 
@@ -119,6 +132,16 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
     },
 
     queueDelayMs: (lane) => lanes.queueDelayMs(lane),
+
+    /**
+     * Runs a task this process claimed (leased): its pending items, each at most once here.
+     * Resolves when they have all run, or when the runner stops.
+     */
+    async run(task: TaskRecord): Promise<void> {
+      if (!accepting) return;
+      const lane = tasks.definition(task.type).lane(task.request);
+      await track(start(task, lane));
+    },
 
     /** Re-enqueues tasks found pending at start-up, oldest first. */
     resume(pending: TaskRecord[]): void {

@@ -36,9 +36,9 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
 }
 
 /** Starts `imgtask serve` as a child and resolves with its URL once it accepts connections. */
-export function startServeProcess(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcessWithoutNullStreams; url: string; output: () => string }> {
+export function startServeProcess(args: string[], env: Record<string, string> = {}, serveArgs: string[] = []): Promise<{ child: ChildProcessWithoutNullStreams; url: string; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args, 'serve', '--port', '0'], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [BIN, ...args, 'serve', '--port', '0', ...serveArgs], { env: { ...process.env, ...env } });
     let out = '';
     const onData = (chunk: Buffer) => {
       out += chunk;

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { intOption, print } from '../output.js';
+import { intOption, print, UsageError } from '../output.js';
 import { command } from '../run.js';
 
 export function registerServeCommand(program: Command): void {
@@ -10,12 +10,17 @@ export function registerServeCommand(program: Command): void {
     .option('--host <host>', 'address to listen on (default: server.host)')
     .option('--port <port>', 'port to listen on; 0 picks a free one (default: server.port)')
     .option('--json', 'print one JSON document once listening')
+    .option('--no-work', 'serve the API only: no task runner, webhook dispatcher or sweep (store.driver postgres, with imgtask worker processes doing the work)')
     .action(
-      command(async (ctx, opts: { host?: string; port?: string }) => {
+      command(async (ctx, opts: { host?: string; port?: string; work: boolean }) => {
         const port = intOption(opts.port, '--port', 0, 65535);
         // The server and the config schema load here, not when the CLI starts (imgtask --help stays fast).
         const [{ startServer }, { loadConfig }, { createLogger }] = await Promise.all([import('../../app/server.js'), import('../../config/load.js'), import('../../app/logger.js')]);
         const config = loadConfig({ file: ctx.config, flags: { host: opts.host, port } });
+        const role = opts.work ? 'all' : 'api';
+        const { roleProblem } = await import('../../app/server.js');
+        const problem = roleProblem(role, config.store.driver);
+        if (problem) throw new UsageError(problem);
         // The service log, on stdout: JSON lines, or pretty ones on a terminal (log.format).
         const logger = createLogger(config.log);
         const server = await startServer({
@@ -23,6 +28,7 @@ export function registerServeCommand(program: Command): void {
           config,
           configFile: ctx.config ? { path: ctx.config, flags: { host: opts.host, port } } : undefined,
           logger,
+          role,
           onFatal: (err) => {
             logger.fatal({ err }, `fatal: ${err.message}; stopping`);
             process.exit(1);

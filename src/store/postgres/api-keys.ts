@@ -9,7 +9,7 @@ interface KeyRow {
 }
 
 /** The key as stored: its doc, and `revokedAt` from its column (the one field that changes). */
-const keyOf = (row: KeyRow): ApiKeyRecord => {
+export const keyOf = (row: KeyRow): ApiKeyRecord => {
   const key = JSON.parse(row.doc) as ApiKeyRecord;
   if (row.revoked_at !== null) key.revokedAt = row.revoked_at;
   return key;

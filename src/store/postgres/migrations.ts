@@ -142,6 +142,15 @@ CREATE TABLE destinations (
 CREATE INDEX destinations_account ON destinations (account_id, seq);
 `,
   },
+  {
+    version: 2,
+    name: 'task leases',
+    // A pending task is run by the worker holding its lease; an expired lease is claimable again.
+    // Times are the database's clock (now()), so workers on machines with skewed clocks agree.
+    sql: `
+ALTER TABLE tasks ADD COLUMN lease_owner text COLLATE "C", ADD COLUMN lease_until timestamptz;
+`,
+  },
 ];
 
 export const LATEST_SCHEMA = MIGRATIONS[MIGRATIONS.length - 1].version;

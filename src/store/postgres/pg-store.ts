@@ -1,10 +1,13 @@
 import type pg from 'pg';
-import type { AccountRepo, ApiKeyRepo, DestinationRepo, SecretRepo, Store, TaskRepo, WebhookRepo } from '../types.js';
+import type { DumpCounts, DumpRecord } from '../dump.js';
+import type { AccountRepo, ApiKeyRepo, DestinationRepo, SecretRepo, Store, StoreSignals, TaskRepo, WebhookRepo } from '../types.js';
 import { createPgAccountRepo } from './accounts.js';
 import { createPgApiKeyRepo } from './api-keys.js';
 import { createPgDestinationRepo } from './destinations.js';
+import { pgLoad, pgRecords } from './dump.js';
 import { currentVersion, schemaProblem } from './migrations.js';
 import { createPgSecretRepo } from './secrets.js';
+import { createPgSignals } from './signals.js';
 import { createPool, poolDb } from './sql.js';
 import { createPgTaskRepo } from './tasks.js';
 import { createPgWebhookRepo } from './webhooks.js';
@@ -31,9 +34,15 @@ export class PgStore implements Store {
   readonly secrets: SecretRepo;
   readonly webhooks: WebhookRepo;
   readonly destinations: DestinationRepo;
+  /** NOTIFY/LISTEN and advisory locks between the processes on this database (a dedicated connection, opened on first use). */
+  readonly signals: StoreSignals;
   private closed = false;
 
-  private constructor(readonly pool: pg.Pool) {
+  private constructor(
+    readonly pool: pg.Pool,
+    options: PgStoreOptions,
+  ) {
+    this.signals = createPgSignals(options.url, options.log, options.applicationName);
     const db = poolDb(pool, () => this.closed);
     this.accounts = createPgAccountRepo(db);
     this.apiKeys = createPgApiKeyRepo(db);
@@ -53,7 +62,17 @@ export class PgStore implements Store {
       await pool.end();
       throw err;
     }
-    return new PgStore(pool);
+    return new PgStore(pool, options);
+  }
+
+  records(): AsyncIterable<DumpRecord> {
+    if (this.closed) throw new Error('the store is closed');
+    return pgRecords(this.pool);
+  }
+
+  load(records: AsyncIterable<DumpRecord>): Promise<DumpCounts> {
+    if (this.closed) return Promise.reject(new Error('the store is closed'));
+    return pgLoad(this.pool, records);
   }
 
   writeFailure(): string | null {
@@ -63,6 +82,7 @@ export class PgStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.signals.close();
     await this.pool.end();
   }
 }

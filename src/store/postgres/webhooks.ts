@@ -8,8 +8,8 @@ import { TASK_COLUMNS, taskOf } from './tasks.js';
  * one JSON array text, appended to in SQL); `pending_seq` orders pending deliveries as the file
  * store lists them: by when each last became pending.
  */
-const DELIVERY_MUTABLE = ['status', 'attempts', 'nextAttemptAt', 'updatedAt'] as const;
-const DELIVERY_COLUMNS = 'doc, status, attempts, next_attempt_at, updated_at';
+export const DELIVERY_MUTABLE = ['status', 'attempts', 'nextAttemptAt', 'updatedAt'] as const;
+export const DELIVERY_COLUMNS = 'doc, status, attempts, next_attempt_at, updated_at';
 
 interface DeliveryRow {
   doc: string;
@@ -19,7 +19,7 @@ interface DeliveryRow {
   updated_at: string;
 }
 
-const deliveryOf = (row: DeliveryRow): DeliveryRecord => {
+export const deliveryOf = (row: DeliveryRow): DeliveryRecord => {
   const delivery = JSON.parse(row.doc) as DeliveryRecord;
   delivery.status = row.status;
   delivery.attempts = JSON.parse(row.attempts);
@@ -54,6 +54,12 @@ export function createPgWebhookRepo(db: Db): WebhookRepo {
     },
     async recordEvent(event: EventRecord, list: DeliveryRecord[]) {
       await db.tx(async (client) => {
+        if (event.taskId !== null) {
+          // Several processes may record a settled task's event at once (one settling it, another
+          // recovering events at its start): the task row decides, the first one recorded stays.
+          const { rows } = await client.query<{ event_id: string | null }>('SELECT event_id FROM tasks WHERE id = $1 FOR UPDATE', [event.taskId]);
+          if (rows.length > 0 && rows[0].event_id !== null && rows[0].event_id !== event.id) return;
+        }
         const inserted = await client.query('INSERT INTO events (id, task_id, doc) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING', [event.id, event.taskId, docOf(event, [])]);
         if (inserted.rowCount === 0) return; // recorded before: nothing to do
         if (list.length > 0) {

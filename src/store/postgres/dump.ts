@@ -1,0 +1,292 @@
+import type pg from 'pg';
+import { type DumpCounts, type DumpKind, type DumpRecord, StoreNotEmptyError, zeroCounts } from '../dump.js';
+import type { AccountRecord, ApiKeyRecord, CreditRecord, DeliveryRecord, DestinationRecord, EventRecord, SecretRecord, TaskRecord, WebhookRecord } from '../records.js';
+import { accountOf } from './accounts.js';
+import { keyOf } from './api-keys.js';
+import { docOf, encode, nameKey } from './sql.js';
+import { MUTABLE, metadataPairs, spendPeriods, TASK_COLUMNS, taskOf } from './tasks.js';
+import { DELIVERY_COLUMNS, DELIVERY_MUTABLE, deliveryOf } from './webhooks.js';
+
+/**
+ * The PostgreSQL side of `imgtask store export|import` (see ../dump.ts): every record read in
+ * one REPEATABLE READ transaction (one consistent moment, even while servers run), and a load
+ * into an empty database in one transaction, in batches of many rows per statement.
+ */
+
+const PAGE = 1000;
+/** Rows per insert statement; fewer when their text passes BATCH_BYTES. */
+const BATCH_ROWS = 1000;
+const BATCH_BYTES = 8 << 20;
+
+const TABLES: Record<DumpKind, string> = {
+  account: 'accounts',
+  credit: 'credits',
+  apiKey: 'api_keys',
+  task: 'tasks',
+  secret: 'secrets',
+  webhook: 'webhooks',
+  event: 'events',
+  delivery: 'deliveries',
+  destination: 'destinations',
+};
+
+/** Rows of `sql` (which takes the last key as $1 and the page size as $2, and answers the key as `k`), page by page. */
+async function* pages<R extends { k: number | string }>(client: pg.PoolClient, sql: string, first: number | string): AsyncGenerator<R> {
+  let after = first;
+  for (;;) {
+    const { rows } = await client.query<R>(sql, [after, PAGE]);
+    yield* rows;
+    if (rows.length < PAGE) return;
+    after = rows[rows.length - 1].k;
+  }
+}
+
+type DocRow = { k: number | string; doc: string };
+
+const docs = <T>(rows: AsyncIterable<{ doc: string }>) =>
+  (async function* () {
+    for await (const row of rows) yield JSON.parse(row.doc) as T;
+  })();
+
+/** Every record, in dump order, as of one moment. */
+export async function* pgRecords(pool: pg.Pool): AsyncGenerator<DumpRecord> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const bySeq = (table: string, columns: string) => `SELECT seq AS k, ${columns} FROM ${table} WHERE seq > $1 ORDER BY seq LIMIT $2`;
+    for await (const row of pages<{ k: number } & Parameters<typeof accountOf>[0]>(client, bySeq('accounts', 'id, name_key, balance, created_at, updated_at'), 0)) {
+      yield { kind: 'account', record: accountOf(row) };
+    }
+    for await (const record of docs<CreditRecord>(pages<DocRow>(client, bySeq('credits', 'doc'), 0))) yield { kind: 'credit', record };
+    for await (const row of pages<{ k: number } & Parameters<typeof keyOf>[0]>(client, bySeq('api_keys', 'doc, revoked_at'), 0)) yield { kind: 'apiKey', record: keyOf(row) };
+    for await (const row of pages<{ k: number } & Parameters<typeof taskOf>[0]>(client, `SELECT t.seq AS k, ${TASK_COLUMNS} FROM tasks t WHERE t.seq > $1 ORDER BY t.seq LIMIT $2`, 0)) {
+      yield { kind: 'task', record: taskOf(row) };
+    }
+    for await (const record of docs<SecretRecord>(pages<DocRow>(client, bySeq('secrets', 'doc'), 0))) yield { kind: 'secret', record };
+    for await (const record of docs<WebhookRecord>(pages<DocRow>(client, bySeq('webhooks', 'doc'), 0))) yield { kind: 'webhook', record };
+    for await (const record of docs<EventRecord>(pages<DocRow>(client, 'SELECT id AS k, doc FROM events WHERE id > $1 ORDER BY id LIMIT $2', ''))) yield { kind: 'event', record };
+    // Settled deliveries in insertion order, then the pending ones in the order they became pending.
+    type DeliveryRow = { k: number } & Parameters<typeof deliveryOf>[0];
+    for await (const row of pages<DeliveryRow>(client, `SELECT seq AS k, ${DELIVERY_COLUMNS} FROM deliveries WHERE status <> 'pending' AND seq > $1 ORDER BY seq LIMIT $2`, 0)) {
+      yield { kind: 'delivery', record: deliveryOf(row) };
+    }
+    for await (const row of pages<DeliveryRow>(client, `SELECT pending_seq AS k, ${DELIVERY_COLUMNS} FROM deliveries WHERE status = 'pending' AND pending_seq > $1 ORDER BY pending_seq LIMIT $2`, 0)) {
+      yield { kind: 'delivery', record: deliveryOf(row) };
+    }
+    for await (const record of docs<DestinationRecord>(pages<DocRow>(client, bySeq('destinations', 'doc'), 0))) yield { kind: 'destination', record };
+    await client.query('COMMIT');
+  } finally {
+    // Also when the reader stops early: the read-only transaction ends with the connection's release.
+    await client.query('ROLLBACK').catch(() => undefined);
+    client.release();
+  }
+}
+
+/** An insert of many rows: `unnest` over one array per column (`u.c0`, `u.c1`, …), in the order given. */
+function insertMany(table: string, types: string[], select: [expression: string, column: string][]): string {
+  const params = types.map((type, i) => `$${i + 1}::${type}[]`).join(', ');
+  const names = [...types.map((_, i) => `c${i}`), 'ord'].join(', ');
+  return `INSERT INTO ${table} (${select.map(([, column]) => column).join(', ')})
+    SELECT ${select.map(([expression]) => expression).join(', ')} FROM unnest(${params}) WITH ORDINALITY AS u(${names}) ORDER BY u.ord`;
+}
+
+/** Per kind: the statement and the column arrays of a batch of its records. */
+type Flush = (client: pg.PoolClient, records: unknown[]) => Promise<void>;
+
+function simple<T>(table: string, columns: { name: string; type: string; value: (record: T) => unknown }[]): Flush {
+  const sql = insertMany(
+    table,
+    columns.map((c) => c.type),
+    columns.map((c, i) => [`u.c${i}`, c.name]),
+  );
+  return async (client, records) => {
+    await client.query(
+      sql,
+      columns.map((c) => (records as T[]).map(c.value)),
+    );
+  };
+}
+
+/** Loads dump records into an empty database in one transaction; answers the counts. */
+export async function pgLoad(pool: pg.Pool, records: AsyncIterable<DumpRecord>): Promise<DumpCounts> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query('BEGIN');
+    // Nothing else writes while the import runs (readers still read); the emptiness check holds to the commit.
+    await client.query(`LOCK TABLE ${Object.values(TABLES).join(', ')}, task_items, key_spend IN EXCLUSIVE MODE`);
+    const holds = zeroCounts();
+    const { rows } = await client.query<Record<DumpKind, number>>(
+      `SELECT ${Object.entries(TABLES)
+        .map(([kind, table]) => `(SELECT count(*) FROM ${table}) AS "${kind}"`)
+        .join(', ')}`,
+    );
+    for (const kind of Object.keys(TABLES) as DumpKind[]) holds[kind] = rows[0][kind];
+    if (Object.values(holds).some((count) => count > 0)) throw new StoreNotEmptyError(holds);
+
+    const counts = zeroCounts();
+    /** Reserves (pending estimates) per account, and spend per key and period: what creates and settles keep. */
+    const reserved = new Map<string, number>();
+    const spend = new Map<string, number>();
+    const flushers = loaders(reserved, spend);
+    let batch: unknown[] = [];
+    let batchKind: DumpKind | undefined;
+    let batchBytes = 0;
+    const flush = async () => {
+      if (batchKind && batch.length > 0) await flushers[batchKind](client, batch);
+      batch = [];
+      batchBytes = 0;
+    };
+    for await (const { kind, record } of records) {
+      if (kind !== batchKind) {
+        await flush();
+        batchKind = kind;
+      }
+      batch.push(record);
+      counts[kind] += 1;
+      batchBytes += kind === 'task' || kind === 'event' ? JSON.stringify(record).length : 256;
+      if (batch.length >= BATCH_ROWS || batchBytes >= BATCH_BYTES) await flush();
+    }
+    await flush();
+    if (reserved.size > 0) {
+      await client.query('UPDATE accounts a SET reserved = u.amount FROM unnest($1::text[], $2::bigint[]) AS u(id, amount) WHERE a.id = u.id', [[...reserved.keys()], [...reserved.values()]]);
+    }
+    if (spend.size > 0) {
+      const keys = [...spend.keys()].map((key) => key.split('\n'));
+      await client.query('INSERT INTO key_spend (api_key_id, period, amount) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])', [
+        keys.map(([keyId]) => keyId),
+        keys.map(([, period]) => period),
+        [...spend.values()],
+      ]);
+    }
+    await client.query('COMMIT');
+    return counts;
+  } catch (err) {
+    try {
+      await client.query('ROLLBACK');
+    } catch {
+      broken = true;
+    }
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
+function loaders(reserved: Map<string, number>, spend: Map<string, number>): Record<DumpKind, Flush> {
+  const add = (map: Map<string, number>, key: string, amount: number) => map.set(key, (map.get(key) ?? 0) + amount);
+  const insertTasks = insertMany(
+    'tasks',
+    ['text', 'text', 'text', 'text', 'text', 'bigint', 'bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text'],
+    [
+      ['u.c0', 'id'],
+      ['u.c1', 'account_id'],
+      ['u.c2', 'api_key_id'],
+      ['u.c3', 'type'],
+      ['u.c4', 'status'],
+      ['u.c5', 'estimate'],
+      ['u.c6', 'cost'],
+      ['u.c7', 'created_at'],
+      ['u.c8', 'updated_at'],
+      ['u.c9', 'event_id'],
+      ["CASE WHEN u.c4 <> 'pending' THEN nextval('imgtask_order') END", 'settled_seq'],
+      // Metadata pairs are JSON texts, which never hold a raw newline: joined by one, split here.
+      ["CASE WHEN u.c10 = '' THEN '{}'::text[] ELSE string_to_array(u.c10, E'\\n') END", 'metadata_pairs'],
+      ['u.c11', 'result'],
+      ['u.c12', 'errors'],
+      ['u.c13', 'prepared'],
+      ['u.c14', 'doc'],
+    ],
+  );
+  const insertItems = 'INSERT INTO task_items (task_id, idx, status, doc) SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[])';
+  return {
+    account: simple<AccountRecord>('accounts', [
+      { name: 'id', type: 'text', value: (a) => a.id },
+      { name: 'name_key', type: 'text', value: (a) => nameKey(a.name) },
+      { name: 'balance', type: 'bigint', value: (a) => a.balance },
+      { name: 'created_at', type: 'text', value: (a) => a.createdAt },
+      { name: 'updated_at', type: 'text', value: (a) => a.updatedAt },
+    ]),
+    credit: simple<CreditRecord>('credits', [
+      { name: 'id', type: 'text', value: (c) => c.id },
+      { name: 'account_id', type: 'text', value: (c) => c.accountId },
+      { name: 'doc', type: 'text', value: (c) => docOf(c, []) },
+    ]),
+    apiKey: simple<ApiKeyRecord>('api_keys', [
+      { name: 'id', type: 'text', value: (k) => k.id },
+      { name: 'account_id', type: 'text', value: (k) => k.accountId },
+      { name: 'hash', type: 'text', value: (k) => k.hash },
+      { name: 'revoked_at', type: 'text', value: (k) => k.revokedAt ?? null },
+      { name: 'doc', type: 'text', value: (k) => docOf(k, ['revokedAt']) },
+    ]),
+    task: async (client, records) => {
+      const tasks = records as TaskRecord[];
+      const column = (value: (task: TaskRecord) => unknown) => tasks.map(value);
+      await client.query(insertTasks, [
+        column((t) => t.id),
+        column((t) => t.accountId),
+        column((t) => t.apiKeyId),
+        column((t) => t.type),
+        column((t) => t.status),
+        column((t) => t.estimate),
+        column((t) => t.cost),
+        column((t) => t.createdAt),
+        column((t) => t.updatedAt),
+        column((t) => t.eventId ?? null),
+        column((t) => metadataPairs(t.request).join('\n')),
+        column((t) => encode(t.result)),
+        column((t) => encode(t.errors)),
+        column((t) => encode(t.prepared)),
+        column((t) => docOf(t, MUTABLE)),
+      ]);
+      const items = tasks.flatMap((task) => task.items.map((item, idx) => ({ taskId: task.id, idx, item })));
+      if (items.length > 0) {
+        await client.query(insertItems, [items.map((i) => i.taskId), items.map((i) => i.idx), items.map((i) => i.item.status), items.map((i) => JSON.stringify(i.item))]);
+      }
+      for (const task of tasks) {
+        const pending = task.status === 'pending';
+        if (pending) add(reserved, task.accountId, task.estimate);
+        for (const period of spendPeriods(task.apiKeyId, task.createdAt)) add(spend, `${task.apiKeyId}\n${period}`, pending ? task.estimate : task.cost);
+      }
+    },
+    secret: simple<SecretRecord>('secrets', [
+      { name: 'id', type: 'text', value: (s) => s.id },
+      { name: 'doc', type: 'text', value: (s) => docOf(s, []) },
+    ]),
+    webhook: simple<WebhookRecord>('webhooks', [
+      { name: 'id', type: 'text', value: (w) => w.id },
+      { name: 'account_id', type: 'text', value: (w) => w.accountId },
+      { name: 'doc', type: 'text', value: (w) => docOf(w, []) },
+    ]),
+    event: simple<EventRecord>('events', [
+      { name: 'id', type: 'text', value: (e) => e.id },
+      { name: 'task_id', type: 'text', value: (e) => e.taskId },
+      { name: 'doc', type: 'text', value: (e) => docOf(e, []) },
+    ]),
+    delivery: async (client, records) => {
+      const list = records as DeliveryRecord[];
+      await client.query(
+        `INSERT INTO deliveries (id, pending_seq, webhook_id, status, next_attempt_at, updated_at, attempts, doc)
+         SELECT u.id, CASE WHEN u.status = 'pending' THEN nextval('imgtask_order') END, u.webhook_id, u.status, u.next_attempt_at, u.updated_at, u.attempts, u.doc
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY
+           AS u(id, webhook_id, status, next_attempt_at, updated_at, attempts, doc, ord)
+         ORDER BY u.ord`,
+        [
+          list.map((d) => d.id),
+          list.map((d) => d.webhookId),
+          list.map((d) => d.status),
+          list.map((d) => d.nextAttemptAt),
+          list.map((d) => d.updatedAt),
+          list.map((d) => JSON.stringify(d.attempts)),
+          list.map((d) => docOf(d, DELIVERY_MUTABLE)),
+        ],
+      );
+    },
+    destination: simple<DestinationRecord>('destinations', [
+      { name: 'id', type: 'text', value: (d) => d.id },
+      { name: 'account_id', type: 'text', value: (d) => d.accountId },
+      { name: 'name_key', type: 'text', value: (d) => nameKey(d.name) },
+      { name: 'doc', type: 'text', value: (d) => docOf(d, []) },
+    ]),
+  };
+}

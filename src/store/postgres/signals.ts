@@ -1,0 +1,113 @@
+import pg from 'pg';
+import type { StoreSignals } from '../types.js';
+import { clientConfig } from './sql.js';
+
+/** How long to wait before opening the dedicated connection again after it broke. */
+const RECONNECT_MS = 1000;
+
+/**
+ * StoreSignals over one dedicated connection (not a pooled one: LISTEN and session advisory
+ * locks belong to a session). Opened on first use. When it breaks, it is opened again after a
+ * second: the channels are listened to again, the locks it held are gone (the server released
+ * them with the session), and `onReconnect` listeners are told (they may have missed notifications).
+ */
+export function createPgSignals(url: string, log?: (message: string) => void, applicationName = 'imgtask'): StoreSignals {
+  const listeners = new Map<string, Set<(payload: string) => void>>();
+  const reconnected = new Set<() => void>();
+  const held = new Set<number>();
+  let client: Promise<pg.Client> | undefined;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const quote = (channel: string) => `"${channel.replace(/"/g, '""')}"`;
+
+  function connect(): Promise<pg.Client> {
+    client ??= (async () => {
+      const next = new pg.Client({ ...clientConfig(url), application_name: `${applicationName} signals` });
+      next.on('notification', (message) => {
+        for (const fn of listeners.get(message.channel) ?? []) {
+          try {
+            fn(message.payload ?? '');
+          } catch (err) {
+            log?.(`postgres: a ${message.channel} listener failed: ${(err as Error).message}`);
+          }
+        }
+      });
+      next.on('error', (err) => broken(next, err));
+      next.on('end', () => broken(next, new Error('the connection ended')));
+      try {
+        await next.connect();
+        for (const channel of listeners.keys()) await next.query(`LISTEN ${quote(channel)}`);
+      } catch (err) {
+        client = undefined;
+        next.end().catch(() => {});
+        throw err;
+      }
+      return next;
+    })();
+    return client;
+  }
+
+  let current: pg.Client | undefined;
+  function broken(which: pg.Client, err: Error): void {
+    if (closed || (current !== undefined && current !== which)) return;
+    current = undefined;
+    client = undefined;
+    held.clear();
+    log?.(`postgres: the signals connection broke (${err.message}); reconnecting`);
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      if (closed) return;
+      open().then(
+        () => {
+          for (const fn of reconnected) fn();
+        },
+        (e: Error) => broken(which, e),
+      );
+    }, RECONNECT_MS);
+    timer.unref();
+  }
+
+  async function open(): Promise<pg.Client> {
+    if (closed) throw new Error('the store is closed');
+    const c = await connect();
+    current = c;
+    return c;
+  }
+
+  return {
+    async notify(channel, payload) {
+      await (await open()).query('SELECT pg_notify($1, $2)', [channel, payload]);
+    },
+    async listen(channel, fn) {
+      const known = listeners.has(channel);
+      const set = listeners.get(channel) ?? new Set();
+      set.add(fn);
+      listeners.set(channel, set);
+      const c = await open();
+      if (!known) await c.query(`LISTEN ${quote(channel)}`);
+    },
+    onReconnect(fn) {
+      reconnected.add(fn);
+    },
+    async tryLock(key) {
+      if (held.has(key)) return true;
+      const c = await open();
+      const { rows } = await c.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [key]);
+      if (rows[0].locked) held.add(key);
+      return rows[0].locked;
+    },
+    async unlock(key) {
+      if (!held.delete(key)) return;
+      await (await open()).query('SELECT pg_advisory_unlock($1)', [key]);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearTimeout(timer);
+      const c = client;
+      client = undefined;
+      if (c) await (await c.catch(() => undefined))?.end().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,146 @@
+import type { TaskRecord } from '../services/task-types.js';
+
+/** The store's leases, bound to this worker's id and lease length. */
+export interface LeaseSource {
+  /** Leases up to `limit` pending tasks not leased by anyone else (or whose lease expired). */
+  claim(limit: number): Promise<TaskRecord[]>;
+  /** Renews the leases still held among `ids`; answers those. */
+  renew(ids: readonly string[]): Promise<string[]>;
+  release(id: string): Promise<void>;
+}
+
+export interface ClaimerOptions {
+  leases: LeaseSource;
+  /** Runs a claimed task's pending items; resolves when they have all run (or the runner stops). */
+  run(task: TaskRecord): Promise<void>;
+  /** How many more tasks this process can take now (its free lane capacity), holding `held` tasks. */
+  capacity(held: number): number;
+  /** The lease length: leases are renewed every third of it. */
+  leaseMs(): number;
+  /** Claims at least this often, whether woken or not (a notification can be missed). */
+  pollMs: number;
+  log: (message: string) => void;
+}
+
+/**
+ * Takes work from a store several processes share: claims pending tasks up to its free
+ * capacity when woken (a task was created, a task of its own finished) and every `pollMs`,
+ * renews its leases every third of their length while their items run, and gives each lease
+ * back when its task has run, or all of them when it stops. A process that dies keeps its
+ * leases only until they expire; then another claims the tasks and runs their pending items
+ * (finished items are journaled, so none runs twice to completion).
+ */
+export function createClaimer(options: ClaimerOptions) {
+  const { leases, log } = options;
+  const held = new Set<string>();
+  const running = new Set<Promise<void>>();
+  let closing = false;
+  /** Set once the runner has stopped: leases are no longer renewed. */
+  let stopped = false;
+  let claiming = false;
+  let again = false;
+
+  async function claim(): Promise<void> {
+    if (closing) return;
+    if (claiming) {
+      again = true;
+      return;
+    }
+    claiming = true;
+    try {
+      const limit = Math.max(0, options.capacity(held.size));
+      if (limit === 0) return;
+      const tasks = await leases.claim(limit);
+      for (const task of tasks) {
+        if (closing) {
+          await leases.release(task.id).catch(() => undefined);
+          continue;
+        }
+        held.add(task.id);
+        const done = options
+          .run(task)
+          .catch((err: Error) => log(`task ${task.id}: ${err.message}`))
+          .then(async () => {
+            held.delete(task.id);
+            if (!closing) await leases.release(task.id).catch((err: Error) => log(`task ${task.id}: lease not released (${err.message}); it expires`));
+          })
+          .finally(() => {
+            running.delete(done);
+            wake();
+          });
+        running.add(done);
+      }
+      if (tasks.length === limit) again = true; // there may be more
+    } catch (err) {
+      log(`claim failed: ${(err as Error).message}`);
+    } finally {
+      claiming = false;
+      if (again && !closing) {
+        again = false;
+        wake();
+      }
+    }
+  }
+
+  async function heartbeat(): Promise<void> {
+    if (stopped || held.size === 0) return;
+    const ids = [...held];
+    try {
+      const kept = new Set(await leases.renew(ids));
+      for (const id of ids) if (!kept.has(id) && held.has(id)) log(`task ${id}: lease lost (settled elsewhere, or expired); its items are checked before each run`);
+    } catch (err) {
+      log(`lease renewal failed: ${(err as Error).message}`);
+    }
+  }
+
+  function wake(): void {
+    if (!closing) setImmediate(() => void claim());
+  }
+
+  let pollTimer: NodeJS.Timeout | undefined;
+  let beatTimer: NodeJS.Timeout | undefined;
+  const schedule = () => {
+    pollTimer = setTimeout(() => {
+      void claim();
+      schedule();
+    }, options.pollMs);
+    pollTimer.unref();
+  };
+  const scheduleBeat = () => {
+    beatTimer = setTimeout(
+      () =>
+        void heartbeat().finally(() => {
+          if (!stopped) scheduleBeat();
+        }),
+      Math.max(50, Math.floor(options.leaseMs() / 3)),
+    );
+    beatTimer.unref();
+  };
+
+  return {
+    start(): void {
+      schedule();
+      scheduleBeat();
+      wake();
+    },
+    wake,
+    /** The tasks leased now. */
+    held: (): number => held.size,
+    /**
+     * Stops claiming; `stopRunner` stops the runner (its items finish within the grace, or are
+     * left pending), then every lease still held is given back, so another process takes those
+     * tasks at once instead of after the lease.
+     */
+    async close(stopRunner: () => Promise<void>): Promise<void> {
+      closing = true;
+      clearTimeout(pollTimer);
+      // Leases are still renewed while running items get their grace.
+      await stopRunner();
+      stopped = true;
+      clearTimeout(beatTimer);
+      await Promise.race([Promise.allSettled([...running]), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+      await Promise.all([...held].map((id) => leases.release(id).catch(() => undefined)));
+      held.clear();
+    },
+  };
+}
