@@ -29,8 +29,8 @@ COPY config ./config
 COPY bin/imgtask.js ./bin/imgtask.js
 # `imgtask` on PATH, for `docker exec <container> imgtask accounts create …` (operator commands
 # reach the running server through its socket in /data).
-RUN ln -s /app/bin/imgtask.js /usr/local/bin/imgtask \
- && mkdir -p /data && chown node:node /data
+ RUN ln -s /app/bin/imgtask.js /usr/local/bin/imgtask \
+ && mkdir -p /data/keys && chown -R node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 8080

@@ -155,7 +155,9 @@ test('a fleet of 3 servers and 2 workers on one database: creates anywhere compl
   await Promise.all(burst);
   await target.exited;
   assert.ok(answered.length >= 10, `answered ${answered.length} of ${sent}`);
-  t.diagnostic(`killed ${victim.name} (${victim.role}) mid-item, its task completed elsewhere ${reclaimedIn} ms later (lease ${LEASE_MS} ms); ${target.name} answered ${answered.length} of ${sent} creates before SIGKILL`);
+  t.diagnostic(
+    `killed ${victim.name} (${victim.role}) mid-item, its task completed elsewhere ${reclaimedIn} ms later (lease ${LEASE_MS} ms); ${target.name} answered ${answered.length} of ${sent} creates before SIGKILL`,
+  );
   for (const id of answered) assert.ok(await db.tasks.get(id), `acknowledged create ${id} is in the database`);
 
   // Everything acknowledged settles; the ledger holds: balance = credit − charges, nothing reserved.
