@@ -83,7 +83,7 @@ test('SIGTERM lets running items finish, exits 0, and the queued items run after
   const { taskId } = (await send(server.url, 'POST', '/test/tasks', { auth: key, body: { items: 4, price: '1', delayMs: 400, runLog: log } })).json.data;
   await eventually(async () => (await readFile(log, 'utf8')).trim().split('\n').length >= 2, 10_000);
   server.child.kill('SIGTERM');
-  assert.equal(await server.exited, 0);
+  assert.equal(await server.exited, 0, `a SIGTERM drains and exits 0; its log:\n${server.log()}`);
 
   const store = await JsonStore.open({ dir: join(data, 'store'), snapshotOnClose: false });
   const after = (await store.tasks.get(taskId))!;

@@ -4,6 +4,9 @@ import { eventually, startService, waitForTask } from '../../helpers/harness.js'
 import { startReceiver } from '../../helpers/receiver.js';
 
 /** The value of one series in a Prometheus text exposition; undefined when absent. */
+/** True once the test lane runs an item (the slow task has been picked up). */
+const lanesBusy = (text: string) => sample(text, 'imgtask_lane_running{lane="test"}') === 1;
+
 function sample(text: string, series: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
@@ -28,6 +31,8 @@ test('GET /metrics: requests by route pattern and status, tasks by type and stat
   const slow = await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 1, price: '0.5', delayMs: 60_000 } });
   assert.equal(slow.status, 201);
   await receiver.waitFor(2);
+  // On PostgreSQL a process claims a new task after its create commits (NOTIFY): wait until it runs.
+  await eventually(async () => lanesBusy(await (await fetch(`${h.url}/metrics`)).text()), 10_000);
 
   const res = await fetch(`${h.url}/metrics`);
   assert.equal(res.status, 200);
