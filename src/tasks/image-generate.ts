@@ -9,6 +9,7 @@ import type { SourceImage } from '../providers/types.js';
 import type { TaskTypeDefinition } from '../services/task-types.js';
 import { checkDestination, checkMetadata, requireProvider } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
+import { providerForAttempt } from './failover.js';
 import { rateGeneratedImage, ratingRequestOf } from './image-generate-rating.js';
 import { AccessOptions, DestinationName, ImageRef, Levels, LIMITS, Metadata, WebhookOptions } from './request-parts.js';
 import { DestinationOutcome, ItemError, UsdText } from './result-parts.js';
@@ -161,14 +162,7 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
       const planned = (task.prepared ?? prepared.saved) as GenerationPlan;
       const model = deps.config.current().models[planned.model];
       if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `model ${planned.model} is no longer configured`);
-      // Attempt n starts at the model's n-th provider (failover across them) and takes the
-      // first one with capacity; when every one is busy the attempt fails PROVIDERS_BUSY.
-      const names = providersOf(model);
-      const turn = names.map((_, i) => names[(attempt - 1 + i) % names.length]);
-      const name = turn.find((candidate) => !deps.providers().generator(candidate)?.busy?.());
-      if (!name) throw new ProviderError('PROVIDERS_BUSY', `every provider of model ${planned.model} is at capacity`);
-      const generator = deps.providers().generator(name);
-      if (!generator) throw new ProviderError('PROVIDER_ERROR', `provider ${name} is not available`, { retryable: names.length > 1 });
+      const generator = providerForAttempt(providersOf(model), attempt, (name) => deps.providers().generator(name), `model ${planned.model}`);
       const generated = await generator.generate({
         model: planned.model,
         prompt: planned.magicPrompt?.positive ?? request.prompt,

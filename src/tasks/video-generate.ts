@@ -9,6 +9,7 @@ import type { SourceImage, VideoFormat } from '../providers/types.js';
 import type { TaskTypeDefinition } from '../services/task-types.js';
 import { checkDestination, checkMetadata } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
+import { providerForAttempt } from './failover.js';
 import { AccessOptions, DestinationName, ImageRef, LIMITS, Metadata, WebhookOptions } from './request-parts.js';
 import { DestinationOutcome, ItemError, UsdText } from './result-parts.js';
 import { videoDimensions } from './video-size.js';
@@ -130,13 +131,7 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
       const planned = (task.prepared ?? prepared.saved) as VideoPlan;
       const model = deps.config.current().videoModels[planned.model];
       if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `video model ${planned.model} is no longer configured`);
-      // Attempt n starts at the model's n-th provider and takes the first with capacity, as image generation does.
-      const names = providersOf(model);
-      const turn = names.map((_, i) => names[(attempt - 1 + i) % names.length]);
-      const name = turn.find((candidate) => !deps.providers().videoGenerator(candidate)?.busy?.());
-      if (!name) throw new ProviderError('PROVIDERS_BUSY', `every provider of video model ${planned.model} is at capacity`);
-      const generator = deps.providers().videoGenerator(name);
-      if (!generator) throw new ProviderError('PROVIDER_ERROR', `video provider ${name} is not available`, { retryable: names.length > 1 });
+      const generator = providerForAttempt(providersOf(model), attempt, (name) => deps.providers().videoGenerator(name), `video model ${planned.model}`);
       const [input] = prepared.runtime as SourceImage[];
       const made = await generator.generate({
         model: planned.model,
@@ -157,7 +152,7 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
       try {
         info = probeVideo(data);
       } catch (err) {
-        throw new ProviderError('PROVIDER_ERROR', `provider ${name} answered something that is not a video: ${err instanceof VideoReadError ? err.message : String(err)}`);
+        throw new ProviderError('PROVIDER_ERROR', `the provider answered something that is not a video: ${err instanceof VideoReadError ? err.message : String(err)}`);
       }
       const stored = await deps.videos.save(data, request.format);
       const item: Record<string, unknown> = {
