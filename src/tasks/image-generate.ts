@@ -11,7 +11,7 @@ import { checkDestination, checkMetadata, requireProvider } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { providerForAttempt } from './failover.js';
 import { rateGeneratedImage, ratingRequestOf } from './image-generate-rating.js';
-import { AccessOptions, DestinationName, ImageRef, Levels, LIMITS, Metadata, WebhookOptions } from './request-parts.js';
+import { AccessOptions, DestinationName, InputEntry, inputUrl, Levels, LIMITS, Metadata, WebhookOptions } from './request-parts.js';
 import { DestinationOutcome, ItemError, UsdText } from './result-parts.js';
 
 const GenerateRating = z.union([z.literal(true), z.discriminatedUnion('mode', [z.object({ mode: z.literal('nsfw_sfw') }), z.object({ mode: z.literal('custom'), levels: Levels })])]);
@@ -21,8 +21,6 @@ const SizeValue = z.union([
   z.object({ type: z.literal('aspect_ratio'), aspectRatio: z.enum(ASPECT_RATIOS), scale: z.enum(['base', '4k']).optional() }),
   z.object({ type: z.literal('auto') }),
 ]);
-
-const InputEntry = z.union([ImageRef, z.object({ type: z.literal('image'), source: z.object({ type: z.literal('url'), url: ImageRef }) })]);
 
 /** POST /image/generate. Built per set of model ids: an unknown id fails the schema. The task keeps the body as it is. */
 export function generateBody(modelIds: readonly string[]) {
@@ -67,9 +65,6 @@ export const GenerateResult = z.object({
   images: z.array(GeneratedImage),
   magic_prompt: z.object({ positive: z.string(), negative: z.string().optional() }).optional(),
 });
-
-/** The URL of an input entry, whichever of its two forms was sent. */
-const inputUrl = (entry: z.infer<typeof InputEntry>): string => (typeof entry === 'string' ? entry : entry.source.url);
 
 /** Saved by `prepare` and journaled: the resolved model and size, and the magic prompt. */
 interface GenerationPlan {

@@ -27,6 +27,10 @@ export const LIMITS = {
  * destination, image URLs and rating levels.
  */
 export const ImageRef = z.string().min(1).max(LIMITS.inputUrl);
+/** An input image of generation: a URL (service URL or `img_` id too), or `{ type: image, source: { type: url, url } }`. */
+export const InputEntry = z.union([ImageRef, z.object({ type: z.literal('image'), source: z.object({ type: z.literal('url'), url: ImageRef }) })]);
+/** The URL of an input entry, whichever of its two forms was sent. */
+export const inputUrl = (entry: z.infer<typeof InputEntry>): string => (typeof entry === 'string' ? entry : entry.source.url);
 export const HttpUrl = z.url({ protocol: /^https?$/, error: 'an http or https URL' }).max(LIMITS.inputUrl);
 
 export const WebhookOptions = z.object({

@@ -10,14 +10,13 @@ import type { TaskTypeDefinition } from '../services/task-types.js';
 import { checkDestination, checkMetadata } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { providerForAttempt } from './failover.js';
-import { AccessOptions, DestinationName, ImageRef, LIMITS, Metadata, WebhookOptions } from './request-parts.js';
+import { AccessOptions, DestinationName, InputEntry, inputUrl, LIMITS, Metadata, WebhookOptions } from './request-parts.js';
 import { DestinationOutcome, ItemError, UsdText } from './result-parts.js';
 import { videoDimensions } from './video-size.js';
 
 /** Sizes as for images, without the 4K presets (no video model makes 4K frames). */
 const VIDEO_SIZE_PRESETS = SIZE_PRESETS.filter((preset) => !preset.endsWith('_4k')) as [string, ...string[]];
 const VideoSize = z.union([z.enum(VIDEO_SIZE_PRESETS), z.object({ type: z.literal('aspect_ratio'), aspectRatio: z.enum(ASPECT_RATIOS) }), z.object({ type: z.literal('auto') })]);
-const InputEntry = z.union([ImageRef, z.object({ type: z.literal('image'), source: z.object({ type: z.literal('url'), url: ImageRef }) })]);
 
 /** POST /video/generate. Built per set of video model ids: an unknown id fails the schema. The task keeps the body as it is. */
 export function videoBody(modelIds: readonly string[]) {
@@ -59,7 +58,6 @@ const GeneratedVideo = z.discriminatedUnion('status', [
 /** The task's result: the resolved model and one item per video. */
 export const VideoResult = z.object({ model: z.string(), videos: z.array(GeneratedVideo) });
 
-const inputUrl = (entry: z.infer<typeof InputEntry>): string => (typeof entry === 'string' ? entry : entry.source.url);
 const providersOf = (model: VideoModelConfig) => model.providers ?? (model.provider ? [model.provider] : []);
 
 /** Saved by `prepare` and journaled: the resolved model and frame size. */

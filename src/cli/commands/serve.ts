@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { intOption, print, UsageError } from '../output.js';
 import { command } from '../run.js';
+import { stopOnSignals } from '../stop-on-signals.js';
 
 export function registerServeCommand(program: Command): void {
   program
@@ -48,18 +49,7 @@ export function registerServeCommand(program: Command): void {
           return lines.join('\n');
         });
         logger.info({ event: 'server.listening', url: server.url, dataDir }, `listening on ${server.url}`);
-        const stop = (signal: string) => {
-          logger.info({ event: 'server.stopping', signal }, `${signal}: stopping`);
-          server.close().then(
-            () => process.exit(0),
-            (err: Error) => {
-              logger.error({ err }, `stop failed: ${err.message}`);
-              process.exit(1);
-            },
-          );
-        };
-        process.once('SIGINT', () => stop('SIGINT'));
-        process.once('SIGTERM', () => stop('SIGTERM'));
+        stopOnSignals(logger, 'server.stopping', () => server.close());
       }),
     );
 }

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { print, UsageError } from '../output.js';
 import { command } from '../run.js';
+import { stopOnSignals } from '../stop-on-signals.js';
 
 export function registerWorkerCommand(program: Command): void {
   program
@@ -28,18 +29,7 @@ export function registerWorkerCommand(program: Command): void {
         const dataDir = resolve(ctx.data);
         print(ctx, { workerId: worker.workerId, dataDir }, () => `imgtask worker ${worker.workerId} working (data dir ${dataDir})`);
         logger.info({ event: 'worker.started', workerId: worker.workerId, dataDir }, `worker ${worker.workerId} started`);
-        const stop = (signal: string) => {
-          logger.info({ event: 'worker.stopping', signal }, `${signal}: stopping`);
-          worker.close().then(
-            () => process.exit(0),
-            (err: Error) => {
-              logger.error({ err }, `stop failed: ${err.message}`);
-              process.exit(1);
-            },
-          );
-        };
-        process.once('SIGINT', () => stop('SIGINT'));
-        process.once('SIGTERM', () => stop('SIGTERM'));
+        stopOnSignals(logger, 'worker.stopping', () => worker.close());
       }),
     );
 }
