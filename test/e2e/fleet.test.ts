@@ -75,6 +75,8 @@ test('a fleet of 3 servers and 2 workers on one database: creates anywhere compl
   const seed = await openServices({ dataDir: seedDir, config: loadConfig({ env: {}, overrides: { store } }), log: () => undefined });
   const account = await seed.accounts.create('fleet', 100 * 1_000_000);
   const { raw: apiKey } = await seed.apiKeys.create({ accountId: account.id, name: 'fleet' });
+  const tight = await seed.accounts.create('tight', 50 * 250_000);
+  const { raw: tightKey } = await seed.apiKeys.create({ accountId: tight.id, name: 'tight' });
   await seed.close();
 
   const files = await serveFiles(t, { '/light.png': await makeImage({ rgb: [230, 230, 230] }) });
@@ -108,6 +110,15 @@ test('a fleet of 3 servers and 2 workers on one database: creates anywhere compl
   const hooked = receiver.received.map((r) => r.json.data.taskId as string);
   assert.equal(hooked.length, created.length, 'one delivery per task, none twice');
   assert.deepEqual([...hooked].sort(), [...created].sort());
+
+  // 1b. 200 parallel creates spread over the three servers against a balance that covers 50: exactly 50 are created, the rest refused.
+  const raced = await Promise.all(
+    Array.from({ length: 200 }, (_, n) => send(servers[n % 3].url!, 'POST', '/test/tasks', { auth: tightKey, body: { items: 1, price: '0.25' } })),
+  );
+  const statuses = raced.map((res) => res.status);
+  assert.equal(statuses.filter((s) => s === 201).length, 50, `created: ${statuses.join(' ')}`);
+  assert.ok(raced.filter((res) => res.status !== 201).every((res) => res.status === 422 && res.json.code === 'INSUFFICIENT_BALANCE'));
+  assert.equal((await db.tasks.all()).filter((task) => task.accountId === tight.id).length, 50);
 
   // 2. A sync rate answered 200 by a server that runs no work: a worker ran it, the settlement came back by NOTIFY.
   const rated = await send(s2.url!, 'POST', '/image/rate', { auth: apiKey, body: { mode: 'nsfw_sfw', urls: [files('/light.png')] } });
@@ -165,9 +176,10 @@ test('a fleet of 3 servers and 2 workers on one database: creates anywhere compl
   const report = await checkLedger(db);
   assert.deepEqual(report.problems, []);
   const acc = await db.accounts.get(account.id);
-  const charged = [...(await db.tasks.all())].reduce((sum, task) => sum + task.cost, 0);
+  const charged = [...(await db.tasks.all())].filter((task) => task.accountId === account.id).reduce((sum, task) => sum + task.cost, 0);
   assert.equal(acc!.balance, 100 * 1_000_000 - charged);
   assert.equal(await db.tasks.reserved(account.id), 0);
+  assert.equal((await db.accounts.get(tight.id))!.balance, 0, 'the 50 tasks raced in spent the whole balance, once each');
 
   for (const m of [s1, s3, w1, w2].filter((x) => x !== victim)) m.child.kill('SIGTERM');
   for (const m of [s1, s3, w1, w2].filter((x) => x !== victim)) assert.equal(await m.exited, 0, `${m.name} stops cleanly on SIGTERM: ${m.output().slice(-500)}`);
