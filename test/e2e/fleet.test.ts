@@ -112,9 +112,7 @@ test('a fleet of 3 servers and 2 workers on one database: creates anywhere compl
   assert.deepEqual([...hooked].sort(), [...created].sort());
 
   // 1b. 200 parallel creates spread over the three servers against a balance that covers 50: exactly 50 are created, the rest refused.
-  const raced = await Promise.all(
-    Array.from({ length: 200 }, (_, n) => send(servers[n % 3].url!, 'POST', '/test/tasks', { auth: tightKey, body: { items: 1, price: '0.25' } })),
-  );
+  const raced = await Promise.all(Array.from({ length: 200 }, (_, n) => send(servers[n % 3].url!, 'POST', '/test/tasks', { auth: tightKey, body: { items: 1, price: '0.25' } })));
   const statuses = raced.map((res) => res.status);
   assert.equal(statuses.filter((s) => s === 201).length, 50, `created: ${statuses.join(' ')}`);
   assert.ok(raced.filter((res) => res.status !== 201).every((res) => res.status === 422 && res.json.code === 'INSUFFICIENT_BALANCE'));
