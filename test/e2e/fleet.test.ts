@@ -116,7 +116,7 @@ test('a fleet of 3 servers and 2 workers on one database: creates anywhere compl
   const statuses = raced.map((res) => res.status);
   assert.equal(statuses.filter((s) => s === 201).length, 50, `created: ${statuses.join(' ')}`);
   assert.ok(raced.filter((res) => res.status !== 201).every((res) => res.status === 422 && res.json.code === 'INSUFFICIENT_BALANCE'));
-  assert.equal((await db.tasks.all()).filter((task) => task.accountId === tight.id).length, 50);
+  assert.equal([...(await db.tasks.all())].filter((task) => task.accountId === tight.id).length, 50);
 
   // 2. A sync rate answered 200 by a server that runs no work: a worker ran it, the settlement came back by NOTIFY.
   const rated = await send(s2.url!, 'POST', '/image/rate', { auth: apiKey, body: { mode: 'nsfw_sfw', urls: [files('/light.png')] } });
