@@ -169,14 +169,22 @@ test('a judge slower than providers.vision.timeoutMs fails TIMEOUT', async (t) =
 });
 
 test('past providers.vision.concurrency a review fails PROVIDERS_BUSY', async (t) => {
-  const { fake, h } = await withVision(t, { concurrency: 1 }, { work: { lanes: { 'image.review': 2 }, retryBaseMs: 1 } });
-  fake.delayMs = 1500;
+  const { fake, h, chats } = await withVision(t, { concurrency: 1 }, { work: { lanes: { 'image.review': 2 }, retryBaseMs: 1 } });
+  let open = () => {};
+  fake.gate = new Promise<void>((resolve) => (open = resolve)); // the judge stays busy with the first review until the second has failed
+  t.after(() => open());
   fake.chatReply = '{"prompt": {"passed": true, "score": 1, "note": "yes"}, "criteria": [], "summary": "ok"}';
   const url = await images(t);
-  const [a, b] = await Promise.all([review(h, { url: url('/scene.png'), prompt: 'a sun', sync: false }), review(h, { url: url('/scene.png'), prompt: 'a sun', sync: false })]);
-  const tasks = await Promise.all([waitForTask(h, a.json.data.task.id, 15_000), waitForTask(h, b.json.data.task.id, 15_000)]);
-  const outcomes = tasks.map((task) => (task.status === 'failed' ? task.errors[0].code : task.result.verdict)).sort();
-  assert.deepEqual(outcomes, ['PROVIDERS_BUSY', 'pass']);
+  const a = await review(h, { url: url('/scene.png'), prompt: 'a sun', sync: false });
+  await eventually(() => chats().length === 1, 15_000);
+  const b = await review(h, { url: url('/scene.png'), prompt: 'a sun', sync: false });
+  const busy = await waitForTask(h, b.json.data.task.id, 15_000);
+  assert.equal(busy.status, 'failed');
+  assert.equal(busy.errors[0].code, 'PROVIDERS_BUSY');
+  open();
+  const first = await waitForTask(h, a.json.data.task.id, 15_000);
+  assert.equal(first.result.verdict, 'pass');
+  assert.equal(chats().length, 1, 'the busy review never reached the judge');
 });
 
 test('a URL that cannot be fetched fails FETCH_FAILED; sync false answers 202 to poll', async (t) => {
