@@ -3,6 +3,8 @@ import { randomId } from '../domain/ids.js';
 import { accessLog } from './access-log.js';
 import { corsMiddleware } from './cors.js';
 import { createErrorHandler, notFound } from './errors.js';
+import { idempotency } from './idempotency.js';
+import { keyRateLimitHeaders } from './rate-limit.js';
 import { routesOf } from './route.js';
 import { setDocumented } from './routes/docs/document.js';
 import { registerRoutes } from './routes.js';
@@ -22,8 +24,11 @@ export function createApi(deps: ApiDeps, extend?: (app: Hono<ApiEnv>, deps: ApiD
     if (!c.res.headers.has('x-request-id')) c.header('x-request-id', requestId);
   });
   app.use('*', accessLog(deps));
+  app.use('*', keyRateLimitHeaders());
   // Before the routes: a preflight is answered here, without auth.
   app.use('*', corsMiddleware(deps.config));
+  // Before the routes: a retry with an Idempotency-Key gets the first answer without running them again.
+  app.use('*', idempotency(deps, app));
   registerRoutes(app, deps);
   // What the description describes: every route mounted so far, not what an extension adds.
   const documented = [...routesOf(app)];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TEST_EVENT_KIND } from '../domain/events.js';
+import { BILLING_THRESHOLD_EVENT, TEST_EVENT_KIND } from '../domain/events.js';
 import { TASK_ERROR_CODES } from '../domain/tasks.js';
 import { TASK_MODULES } from '../tasks/index.js';
 import { ApiKey } from './routes/api-keys/schemas.js';
@@ -121,3 +121,20 @@ for (const module of TASK_MODULES) {
 
 /** Sent by POST /webhook/{id}/test to that webhook only, whatever it subscribes to. */
 export const TestEvent = named('WebhookTestEvent', envelope(z.literal(TEST_EVENT_KIND), z.object({ webhookId: z.string() })));
+
+/** A budget threshold reached (services/billing-alerts.ts): once per account or key, period and threshold. */
+export const BillingThresholdEvent = named(
+  'BillingThresholdReachedEvent',
+  envelope(
+    z.literal(BILLING_THRESHOLD_EVENT),
+    z.object({
+      scope: z.enum(['account', 'key']).describe("account: the account's budget for the UTC month; key: the key's spending limit"),
+      accountId: z.string(),
+      apiKeyId: z.string().optional().describe('the key, for scope key'),
+      period: z.string().describe("2026-11 (an account's month) or the key's limit period: d:2026-11-22, w:2026-11-16 (the Monday), m:2026-11"),
+      threshold: z.number().int().describe('percent'),
+      used: Usd.describe('account: charged this month; key: its spend in the period (charges and pending reserves)'),
+      limit: Usd.describe('account: charged this month plus the balance; key: the spending limit'),
+    }),
+  ),
+);

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../domain/errors.js';
-import { TEST_EVENT_KIND } from '../domain/events.js';
-import { componentNames, ErrorBody, EVENT_PAYLOADS, ImageSchemaRejection, ResourceSchemaRejection, TestEvent } from './openapi-schemas.js';
+import { BILLING_THRESHOLD_EVENT, TEST_EVENT_KIND } from '../domain/events.js';
+import { IDEMPOTENCY_KEY_DESCRIPTION, takesIdempotencyKey } from './idempotency.js';
+import { BillingThresholdEvent, componentNames, ErrorBody, EVENT_PAYLOADS, ImageSchemaRejection, ResourceSchemaRejection, TestEvent } from './openapi-schemas.js';
 import type { RouteSpec } from './route.js';
 
 const SECURITY: Record<string, string> = { apiKey: 'apiKey', accessToken: 'accessToken', pat: 'publicAccessToken' };
@@ -16,6 +17,7 @@ const TAGS: Record<string, string> = {
   models: 'The configured generation models and their prices',
   'api-key': 'API keys (with an OAuth access token)',
   webhook: 'Webhooks and their deliveries (with an OAuth access token)',
+  usage: "The account's charges over a range (with an OAuth access token)",
   destinations: 'Storage destinations for generated images (with an OAuth access token)',
   health: 'Liveness',
   ready: 'Readiness: the store is writable and the enabled models are loaded',
@@ -85,6 +87,17 @@ function addDiscriminators(components: Record<string, Json>): void {
 
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
+/** On every answer to a key with requestsPerMinute; Retry-After only on its 429. */
+const KEY_LIMIT_HEADERS = Object.fromEntries(
+  [
+    ['RateLimit-Limit', "the key's requestsPerMinute"],
+    ['RateLimit-Remaining', 'requests left in the current 60 s window'],
+    ['RateLimit-Reset', 'seconds until the window resets'],
+    ['RateLimit-Policy', '`N;w=60`'],
+    ['Retry-After', 'seconds until the window resets (429 RATE_LIMIT_EXCEEDED of a limited key)'],
+  ].map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
+);
+
 /** `{ allOf: [Error, { code: enum }] }`: the flat error, with the codes this answer can carry. */
 const errorSchema = (codes: ErrorCode[]) => ({ allOf: [ref('Error'), { type: 'object', properties: { code: { type: 'string', enum: codes } } }] });
 
@@ -95,9 +108,13 @@ function errorResponses(route: RouteSpec, convert: (schema: z.ZodType, io: 'inpu
     if (route.guard.accept.includes('pat')) pairs.push([401, 'INVALID_TOKEN'], [401, 'TOKEN_EXPIRED']);
     pairs.push([403, 'INSUFFICIENT_SCOPE']);
     if (route.guard.scope === 'keys' || route.guard.scope === 'manage') pairs.push([403, 'SCOPE_ESCALATION']);
+    // A key with requestsPerMinute is limited on every route it authenticates (README "Per-key request limits").
+    if (route.guard.accept.includes('apiKey')) pairs.push([429, 'RATE_LIMIT_EXCEEDED']);
   }
   // Bodies are bounded: past the bound (100 MB for uploads) the answer is 413 VALIDATION_ERROR.
   if (route.body || route.path === '/image/upload') pairs.push([413, 'VALIDATION_ERROR']);
+  // An Idempotency-Key: 400 when malformed, 409 when sent with another request or while its first request runs elsewhere.
+  if (takesIdempotencyKey(route.method, route.path)) pairs.push([400, 'VALIDATION_ERROR'], [409, 'IDEMPOTENCY_KEY_REUSED'], [409, 'IDEMPOTENCY_KEY_IN_USE']);
   pairs.push([500, 'INTERNAL_SERVER_ERROR']);
   const byStatus = new Map<number, ErrorCode[]>();
   for (const [status, code] of pairs) if (!byStatus.get(status)?.includes(code)) byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
@@ -106,6 +123,7 @@ function errorResponses(route: RouteSpec, convert: (schema: z.ZodType, io: 'inpu
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     responses[String(status)] = { description: `Request error: ${list.join(', ')}`, content: { 'application/json': { schema: errorSchema(list) } } };
   }
+  if (route.guard?.accept.includes('apiKey')) (responses['429'] as Json).headers = KEY_LIMIT_HEADERS;
   if (route.body || route.query) {
     const rejection = convert(route.family === 'image' ? ImageSchemaRejection : ResourceSchemaRejection, 'output');
     const existing = responses['400'] as { content: Record<string, { schema: unknown }>; description: string } | undefined;
@@ -159,10 +177,22 @@ export function buildOpenApi(routes: RouteSpec[], serverUrl: string) {
     const parameters: Json[] = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
     if (route.query) parameters.push(...parametersOf(route.query, 'query', convert));
     if (route.headers) parameters.push(...parametersOf(route.headers, 'header', convert));
+    if (takesIdempotencyKey(route.method, route.path)) {
+      parameters.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description: IDEMPOTENCY_KEY_DESCRIPTION,
+        schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+      });
+    }
     const body = typeof route.body === 'function' ? route.body() : route.body;
     const success: Json = {
       [String(route.status)]: { description: 'Success', content: { [route.produces ?? 'application/json']: { schema: route.response ? convert(route.response, 'output') : {} } } },
     };
+    if (takesIdempotencyKey(route.method, route.path)) {
+      (success[String(route.status)] as Json).headers = { 'Idempotent-Replayed': { description: 'true on an answer replayed for an Idempotency-Key', schema: { type: 'string', const: 'true' } } };
+    }
     for (const other of route.also ?? []) {
       const headers = other.headers && Object.fromEntries(Object.entries(other.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }]));
       success[String(other.status)] = {
@@ -174,6 +204,7 @@ export function buildOpenApi(routes: RouteSpec[], serverUrl: string) {
     const operation: Json = {
       operationId: `${route.method}${route.path.replace(/[:/-](\w)/g, (_, c: string) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')}`,
       summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
       tags: [route.path.split('/')[1]],
       responses: { ...success, ...errorResponses(route, convert) },
     };
@@ -242,6 +273,13 @@ export function buildOpenApi(routes: RouteSpec[], serverUrl: string) {
     'Sent by POST /webhook/{id}/test (imgtask webhooks test) to that webhook only, whatever it subscribes to.',
     convert(TestEvent, 'output'),
     'every webhook.test delivery is signed',
+  );
+  webhooks[BILLING_THRESHOLD_EVENT] = webhook(
+    BILLING_THRESHOLD_EVENT,
+    'A budget threshold reached',
+    "Sent to the account's dashboard webhooks subscribed to `billing.threshold_reached` or `all` (a key's to those not bound to other keys) when a charge makes the account's month or a key's spending limit period reach a threshold of `billing.alerts.thresholds`: once per account or key, period and threshold.",
+    convert(BillingThresholdEvent, 'output'),
+    'every delivery is signed',
   );
   addDiscriminators(components);
 

@@ -1,9 +1,10 @@
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
-import type { ErrorCode } from '../domain/errors.js';
+import { AppError, type ErrorCode } from '../domain/errors.js';
 import type { Principal, RouteGuard } from '../services/auth.js';
 import { parseJsonBody, type SchemaFamily } from './body.js';
+import { enforceKeyRateLimit } from './rate-limit.js';
 import type { ApiDeps, ApiEnv } from './types.js';
 
 type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -18,6 +19,13 @@ export interface RouteSpec<B extends Schema = Schema, R extends Schema = Schema>
   summary: string;
   /** Credentials and scope; omitted for public routes. */
   guard?: RouteGuard;
+  /**
+   * Also takes a PAT as `?token=` when no Authorization header is sent (browsers' EventSource
+   * cannot set headers); any other credential there is refused, never read from a URL.
+   */
+  patInQuery?: boolean;
+  /** For the API description: what the summary leaves out (an event stream's events). */
+  description?: string;
   family: SchemaFamily;
   /** The body schema, or a function giving it when it depends on config (generate's model ids). */
   body?: B | (() => B);
@@ -55,6 +63,13 @@ export interface Reply<Body> {
 
 type Handler<B extends Schema, Answer> = (c: Context<ApiEnv>, input: RouteInput<NoInfer<B>>) => Promise<Answer>;
 
+/** `?token=` as a bearer credential: a PAT only (a URL ends up in logs and histories; an API key must not). */
+function patFromQuery(token: string | undefined): string | undefined {
+  if (token === undefined) return undefined;
+  if (!token.startsWith('pat_')) throw new AppError('UNAUTHORIZED', '?token= takes a public access token (pat_…) only; send an API key in the header Authorization: Bearer <key>');
+  return `Bearer ${token}`;
+}
+
 const ROUTES = new WeakMap<object, RouteSpec[]>();
 
 /** The routes mounted on an app through addRoute, in order: what the API description describes. */
@@ -84,7 +99,9 @@ export function addRoute(app: Hono<ApiEnv>, deps: ApiDeps, spec: RouteSpec, hand
   app.on(spec.method.toUpperCase(), spec.path, async (c) => {
     let principal = undefined as unknown as Principal;
     if (spec.guard) {
-      principal = await deps.auth.authenticate(c.req.header('authorization'));
+      principal = await deps.auth.authenticate(c.req.header('authorization') ?? (spec.patInQuery ? patFromQuery(c.req.query('token')) : undefined));
+      // Every request a limited key authenticates counts, refused ones included.
+      await enforceKeyRateLimit(c, deps.apiKeys, principal);
       deps.auth.authorize(principal, spec.guard, c.req.param());
       c.set('principal', principal);
     }

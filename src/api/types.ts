@@ -4,10 +4,13 @@ import type { AccountService } from '../services/accounts.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import type { AuthService, Principal } from '../services/auth.js';
 import type { DestinationService } from '../services/destinations.js';
+import type { IdempotencyService } from '../services/idempotency.js';
 import type { ImageLibrary } from '../services/images.js';
 import type { Outbox } from '../services/outbox.js';
+import type { TaskStreams } from '../services/task-stream.js';
 import type { TaskTypeRegistry } from '../services/task-types.js';
 import type { TaskService } from '../services/tasks.js';
+import type { UsageService } from '../services/usage.js';
 import type { VideoLibrary } from '../services/videos.js';
 import type { WebhookService } from '../services/webhooks.js';
 
@@ -25,6 +28,10 @@ export interface ApiDeps {
   webhooks: WebhookService;
   outbox: Outbox;
   destinations: DestinationService;
+  idempotency: IdempotencyService;
+  /** Live status streams: the fan-out of task changes to GET /tasks/{id}/events. */
+  taskStreams: TaskStreams;
+  usage: UsageService;
   log: (message: string) => void;
   ops: Ops;
 }

@@ -15,13 +15,16 @@ import type { Lanes } from '../worker/lanes.js';
  *
  * - a create commits, then notifies `imgtask_task_created`; working processes wake and claim;
  * - a settlement notifies `imgtask_task_settled` (the task id); every process relays it to its
- *   sync answers waiting on that task (`task:settled-elsewhere`);
+ *   sync answers waiting on that task (`task:settled-elsewhere`) and to its runner, which aborts
+ *   the items it still runs for that task (a cancel);
+ * - an item recorded while others run notifies `imgtask_task_item` (`<task id> <items finished>`);
+ *   every process relays it to its live status streams of that task (`task:item-elsewhere`);
  * - deliveries falling due notify `imgtask_delivery_due`, which wakes the one dispatcher.
  *
  * The expiry sweep and the webhook dispatcher run in one process at a time, each under an
  * advisory lock.
  */
-export const CHANNELS = { created: 'imgtask_task_created', settled: 'imgtask_task_settled', deliveryDue: 'imgtask_delivery_due' } as const;
+export const CHANNELS = { created: 'imgtask_task_created', settled: 'imgtask_task_settled', item: 'imgtask_task_item', deliveryDue: 'imgtask_delivery_due' } as const;
 export const SWEEP_LOCK = 0x1a6_7a5d;
 export const DISPATCH_LOCK = 0x1a6_7a5e;
 /** How often a working process claims without being woken, and a standby dispatcher tries for the lock. */
@@ -55,12 +58,17 @@ export async function bridgeEvents(signals: StoreSignals, events: EventBus, log:
   const announce = (channel: string, payload: string) => signals.notify(channel, payload).catch((err: Error) => log(`postgres: ${channel} not sent (${err.message})`));
   const off = [
     events.on('task:settled', ({ task }) => announce(CHANNELS.settled, task.id)),
+    events.on('task:item', ({ task }) => announce(CHANNELS.item, `${task.id} ${task.items.filter((item) => item.status !== 'pending').length}`)),
     events.on('delivery:due', () => {
       if (!relaying) void announce(CHANNELS.deliveryDue, '');
     }),
   ];
   let open = true;
   await signals.listen(CHANNELS.settled, (taskId) => open && events.emit('task:settled-elsewhere', { taskId }));
+  await signals.listen(CHANNELS.item, (payload) => {
+    const [taskId, finished] = payload.split(' ');
+    if (open && taskId) events.emit('task:item-elsewhere', { taskId, finished: Number(finished) || 0 });
+  });
   await signals.listen(CHANNELS.deliveryDue, () => {
     if (!open) return;
     // Emitted here for the local dispatcher; not announced again.

@@ -96,7 +96,11 @@ async function startProcess(options: ServerOptions) {
   let sweeper: { stop(): void } | undefined;
   let configWatch: { close(): Promise<void> } | undefined;
   try {
-    if (signals) unbridge = await bridgeEvents(signals, services.events, services.log);
+    if (signals) {
+      unbridge = await bridgeEvents(signals, services.events, services.log);
+      // Notifications missed while the connection was down: live status streams read their tasks again.
+      signals.onReconnect(() => services.taskStreams.refresh());
+    }
     if (working) {
       // Each settlement records its event as it happens; this finds those a crash left out (on a shared database, one process at a time).
       const recover = () => services.outbox.recoverMissing();
@@ -148,6 +152,8 @@ async function startProcess(options: ServerOptions) {
       close: () =>
         (closing ??= (async () => {
           sweeper?.stop();
+          // Open live status streams end now (their clients reconnect with Last-Event-ID); each would hold its connection, and the close, open.
+          services.taskStreams.close();
           await configWatch?.close();
           const httpClosed = http ? new Promise<void>((resolve) => http!.close(() => resolve())) : Promise.resolve();
           // close() drops the connections idle now; one still answering (an image stream whose

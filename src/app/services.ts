@@ -8,8 +8,10 @@ import type { ProviderSet } from '../providers/types.js';
 import { createAccountService } from '../services/accounts.js';
 import { createApiKeyService } from '../services/api-keys.js';
 import { createAuthService } from '../services/auth.js';
+import { createBillingAlerts } from '../services/billing-alerts.js';
 import { createDestinationService } from '../services/destinations.js';
 import { EventBus } from '../services/events.js';
+import { createIdempotencyService } from '../services/idempotency.js';
 import { createImageLibrary } from '../services/images.js';
 import { createLoadLimits } from '../services/load-limits.js';
 import { createOperatorService } from '../services/operator.js';
@@ -17,9 +19,11 @@ import { createOutbox } from '../services/outbox.js';
 import { type Clock, systemClock } from '../services/ports.js';
 import { createSecretService } from '../services/secrets.js';
 import { createTaskProgress } from '../services/task-progress.js';
+import { createTaskStreams } from '../services/task-stream.js';
 import { type AnyTaskType, TaskTypeRegistry } from '../services/task-types.js';
 import { createTaskService } from '../services/tasks.js';
 import { createTokenService } from '../services/tokens.js';
+import { createUsageService } from '../services/usage.js';
 import { createVideoLibrary } from '../services/videos.js';
 import { createWebhookService } from '../services/webhooks.js';
 import { createTaskTypes } from '../tasks/index.js';
@@ -115,22 +119,29 @@ export async function openServices(options: ServiceOptions) {
   for (const type of [...builtIn, ...(options.taskTypes ?? [])]) registry.register(metrics.timed(type));
 
   const accounts = createAccountService(store, clock);
-  const apiKeys = createApiKeyService(store, clock);
+  const apiKeys = createApiKeyService(store, clock, log);
   const tokens = createTokenService({ signingKey, clock, config });
   const auth = createAuthService({ store, apiKeys, tokens });
   const progress = createTaskProgress({ store, registry, clock, events });
   const lanes = new Lanes(config);
-  const runner = createTaskRunner({ progress, lanes, config, log });
+  const runner = createTaskRunner({ progress, lanes, config, log, events });
   // On a shared database a create tells the working processes (one of them claims it); the file store's one process queues it here.
   const queue = store.signals ? notifyingQueue(store.signals, progress, runner, log) : runner;
   const tasks = createTaskService({ store, registry, progress, queue, tokens, clock, events, limits: createLoadLimits(config, clock), log });
   const webhooks = createWebhookService({ store, clock, secretsKey, newSecret: newWebhookSecret });
   const outbox = createOutbox({ store, webhooks, clock, config, events, log });
   const operator = createOperatorService({ store, accounts, clock, publicBase });
+  const idempotency = createIdempotencyService({ store, clock, secretsKey, log });
   // Every settlement becomes an event in the outbox (durably, after the settlement itself).
   events.on('task:settled', ({ task }) => {
     outbox.recordTaskEvent(task).catch((err: Error) => log(`webhooks: event for task ${task.id} not recorded yet (${err.message}); the next start records it`));
   });
+  // Budget alerts: each charging settlement is compared with the thresholds (billing.threshold_reached).
+  const billingAlerts = createBillingAlerts({ store, clock, config, events, log });
+  const usage = createUsageService({ store, clock });
+
+  // Live status streams (GET /tasks/{id}/events): one bus subscription fanning out to every stream.
+  const taskStreams = createTaskStreams({ store, events, log });
 
   logTaskLifecycle(events, logger);
   // A reload applies the log level at once (the format is read at start).
@@ -226,8 +237,13 @@ export async function openServices(options: ServiceOptions) {
     webhooks,
     outbox,
     destinations,
+    idempotency,
     operator,
+    taskStreams,
+    usage,
+    billingAlerts,
     close: async () => {
+      taskStreams.close();
       preload?.stop(); // then closing the models ends a load under way
       lanes.stop();
       await embedded.close();

@@ -6,11 +6,13 @@ import type { RateBody, RateResponse } from '../api/routes/image/rate.js';
 import type { RemoveBackgroundBody, RemoveBackgroundResponse } from '../api/routes/image/remove-background.js';
 import type { ReviewBody, ReviewResponse } from '../api/routes/image/review.js';
 import type { UploadResponse } from '../api/routes/image/upload.js';
+import type { CancelTaskResponse } from '../api/routes/tasks/cancel.js';
 import type { GetTaskResponse } from '../api/routes/tasks/get.js';
 import type { ListTasksResponse } from '../api/routes/tasks/list.js';
 import type { GetTaskResultResponse } from '../api/routes/tasks/result.js';
 import type { GetTaskStatusResponse } from '../api/routes/tasks/status.js';
 import type { GenerateVideoResponse, generateVideoBody } from '../api/routes/video/generate.js';
+import { followTaskEvents } from './task-events.js';
 
 /** A request error from the API: its status and flat `{ code, message }` body. */
 export class ApiError extends Error {
@@ -125,14 +127,22 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
     },
     task,
     status,
+    /** Cancels a pending task (POST /tasks/{id}/cancel, owner's API key): the task as it settled. */
+    cancel: async (id: string): Promise<Task> => (await call<CancelTaskResponse>('POST', `/tasks/${encodeURIComponent(id)}/cancel`)).body.data,
     async tasks(query: Record<string, string | number | undefined> = {}): Promise<{ tasks: Task[]; nextCursor: string | null }> {
       const params = new URLSearchParams(Object.entries(query).flatMap(([k, v]): [string, string][] => (v === undefined ? [] : [[k, String(v)]])));
       const { body } = await call<ListTasksResponse>('GET', `/tasks${params.size ? `?${params}` : ''}`);
       return { tasks: body.data, nextCursor: body.nextCursor };
     },
-    /** Follows a task until it settles: polls with backoff (250 ms doubling to 5 s). */
+    /**
+     * Follows a task until it settles: over its live status stream (GET /tasks/{id}/events), or,
+     * when the server has no such route or the stream fails, by polling with backoff (250 ms
+     * doubling to 5 s). Either way the answer is the settled task, read as `task()` reads it.
+     */
     async watch(id: string, onPoll?: (status: TaskStatus) => void, timeoutMs = 24 * 3600 * 1000): Promise<TaskView> {
       const started = Date.now();
+      const onStatus = onPoll && ((status: string) => onPoll(status as TaskStatus));
+      if (await followTaskEvents({ url: `${base}/tasks/${encodeURIComponent(id)}/events`, headers: auth(), fetch: doFetch, timeoutMs, onStatus })) return task(id);
       for (let wait = 250; ; wait = Math.min(5000, wait * 2)) {
         const now = await status(id);
         onPoll?.(now);

@@ -253,7 +253,15 @@ export const ConfigSchema = z.strictObject({
     concurrency: z.number().int().min(1).max(256),
     allowPrivateAddresses: z.boolean(),
   }),
+  /** Budget alerts: the percentages of an account's monthly budget and of a key's spending limit that send `billing.threshold_reached` once per period. */
+  billing: z
+    .strictObject({
+      alerts: z.strictObject({ thresholds: z.array(z.number().int().min(1).max(1000)).max(20).default([50, 80, 100]) }).default({ thresholds: [50, 80, 100] }),
+    })
+    .default({ alerts: { thresholds: [50, 80, 100] } }),
   sync: z.strictObject({ timeoutMs: z.number().int().min(0).max(600_000) }),
+  /** Live status streams (GET /tasks/{id}/events): how often an idle stream sends a `: ping` comment, so proxies keep it open. */
+  taskEvents: z.strictObject({ heartbeatMs: z.number().int().min(10).max(600_000).default(15_000) }).default({ heartbeatMs: 15_000 }),
   defaultModel: z.string().min(1),
   models: z.record(ModelId, ModelSchema),
   /** The video model `model: auto` resolves to. */

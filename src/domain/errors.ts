@@ -19,6 +19,12 @@ export const ERROR_STATUS = {
   WEBHOOK_NOT_FOUND: 404,
   NOT_FOUND: 404,
   DESTINATION_NAME_TAKEN: 409,
+  /** POST /tasks/{id}/cancel on a task that has already settled (completed or failed). */
+  TASK_NOT_PENDING: 409,
+  /** An Idempotency-Key sent again with another request (method, path or body). */
+  IDEMPOTENCY_KEY_REUSED: 409,
+  /** An Idempotency-Key whose first request is still being answered (by another process); retry after Retry-After. */
+  IDEMPOTENCY_KEY_IN_USE: 409,
   INSUFFICIENT_BALANCE: 422,
   SPENDING_LIMIT_EXCEEDED: 429,
   RATE_LIMIT_EXCEEDED: 429,

@@ -1,5 +1,5 @@
 /** Scopes an API key may hold. */
-export const API_KEY_SCOPES = ['image:generate', 'image:rate', 'image:alt', 'image:remove-background', 'image:upload', 'image:review', 'video:generate', 'tasks:read'] as const;
+export const API_KEY_SCOPES = ['image:generate', 'image:rate', 'image:alt', 'image:remove-background', 'image:upload', 'image:review', 'video:generate', 'tasks:read', 'tasks:cancel'] as const;
 
 /** Scopes only an OAuth access token may hold: `keys` (the /api-key routes), `manage` (/webhook, /destinations). */
 const TOKEN_ONLY_SCOPES = ['keys', 'manage'] as const;

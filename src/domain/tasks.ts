@@ -1,7 +1,7 @@
 export type TaskStatus = 'pending' | 'completed' | 'failed';
 export const TASK_STATUSES: readonly TaskStatus[] = ['pending', 'completed', 'failed'];
 
-/** Task failure codes of SPEC part 7. */
+/** Task failure codes of SPEC part 7, plus TASK_CANCELLED (POST /tasks/{id}/cancel, beyond the spec). */
 export const TASK_ERROR_CODES = [
   'RESTRICTED_CONTENT',
   'INVALID_PROMPT',
@@ -17,6 +17,7 @@ export const TASK_ERROR_CODES = [
   'REVIEW_FAILED',
   'TASK_EXPIRED',
   'ENQUEUE_FAILED',
+  'TASK_CANCELLED',
   'UNKNOWN_ERROR',
 ] as const;
 export type TaskErrorCode = (typeof TASK_ERROR_CODES)[number];

@@ -14,6 +14,13 @@ const MAX_LIVE_KEYS = 100;
 // One-shot hashing: no Hash object per request.
 const hashApiKey = (raw: string): string => hash('sha256', raw, 'hex');
 
+/** A rotated key stays valid this long unless the caller says otherwise (POST /api-key/{id}/rotate). */
+export const DEFAULT_ROTATION_GRACE_SECONDS = 86_400;
+/** lastUsedAt is written at most this often per key (per process). */
+const TOUCH_INTERVAL_MS = 60_000;
+/** requestsPerMinute counts requests in fixed windows of this length, aligned on the clock's minutes. */
+const WINDOW_MS = 60_000;
+
 export interface ApiKeyView {
   id: string;
   keyPreview: string;
@@ -23,13 +30,41 @@ export interface ApiKeyView {
   spendingLimit?: string;
   spendingLimitPeriod: SpendingLimitPeriod;
   createdAt: string;
+  requestsPerMinute?: number;
+  expiresAt?: string;
+  lastUsedAt?: string;
+  rotatedFrom?: string;
 }
 
 export function toApiKeyView(key: ApiKeyRecord): ApiKeyView {
   const view: ApiKeyView = { id: key.id, keyPreview: key.preview, userId: key.accountId, scopes: key.scopes, spendingLimitPeriod: key.spendingLimitPeriod, createdAt: key.createdAt };
   if (key.name !== undefined) view.name = key.name;
   if (key.spendingLimit !== undefined) view.spendingLimit = formatUsd(key.spendingLimit);
+  if (key.requestsPerMinute !== undefined) view.requestsPerMinute = key.requestsPerMinute;
+  if (key.expiresAt !== undefined) view.expiresAt = key.expiresAt;
+  if (key.lastUsedAt !== undefined) view.lastUsedAt = key.lastUsedAt;
+  if (key.rotatedFrom !== undefined) view.rotatedFrom = key.rotatedFrom;
   return view;
+}
+
+/** Where a limited key stands in its current window: what the RateLimit-* headers say. */
+export interface KeyRateState {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window ends (at least 1). */
+  resetSeconds: number;
+  /** False once this request is past the limit. */
+  allowed: boolean;
+}
+
+/** A change of a key's settings (PATCH /api-key/{id}); null removes a setting. */
+export interface UpdateKeyInput {
+  name?: string | null;
+  requestsPerMinute?: number | null;
+  /** ISO time, in the future. */
+  expiresAt?: string | null;
+  spendingLimit?: Micros | null;
+  spendingLimitPeriod?: SpendingLimitPeriod;
 }
 
 export interface CreateKeyInput {
@@ -44,6 +79,9 @@ export interface CreateKeyInput {
   creatorScopes?: readonly string[];
   spendingLimit?: Micros;
   spendingLimitPeriod?: SpendingLimitPeriod;
+  requestsPerMinute?: number;
+  /** ISO time, in the future. */
+  expiresAt?: string;
 }
 
 /**
@@ -68,7 +106,27 @@ function grantedScopes(input: CreateKeyInput): string[] {
   return requested;
 }
 
-export function createApiKeyService(store: Store, clock: Clock) {
+const expired = (key: ApiKeyRecord, now: number): boolean => key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now;
+
+/** An expiry time as stored (ISO with milliseconds); it must lie in the future. */
+function futureTime(text: string, now: number): string {
+  const millis = Date.parse(text);
+  if (Number.isNaN(millis)) throw new AppError('VALIDATION_ERROR', `expiresAt: not a date-time: ${text}`);
+  if (millis <= now) throw new AppError('VALIDATION_ERROR', 'expiresAt must lie in the future');
+  return isoTime(millis);
+}
+
+export function createApiKeyService(store: Store, clock: Clock, log: (message: string) => void = () => {}) {
+  const limits = () => ({ maxLive: MAX_LIVE_KEYS, now: isoTime(clock.now()) });
+  /** A live key (not revoked, not expired) the owner may see; anything else is API_KEY_NOT_FOUND. */
+  async function liveKey(owner: Owner, id: string): Promise<ApiKeyRecord> {
+    const key = await store.apiKeys.get(id);
+    if (!key || key.revokedAt || expired(key, clock.now()) || !ownedBy(owner, key.accountId)) throw new AppError('API_KEY_NOT_FOUND', `no API key ${id}`);
+    return key;
+  }
+  /** Per key, when this process last wrote its lastUsedAt. */
+  const touched = new Map<string, number>();
+
   return {
     /** Makes a key; the raw key is returned here once and never stored. */
     async create(input: CreateKeyInput): Promise<{ apiKey: ApiKeyView; raw: string }> {
@@ -86,32 +144,95 @@ export function createApiKeyService(store: Store, clock: Clock) {
       };
       if (input.name !== undefined) record.name = input.name;
       if (input.spendingLimit !== undefined) record.spendingLimit = input.spendingLimit;
-      const stored = await store.apiKeys.create(record, { maxLive: MAX_LIVE_KEYS });
+      if (input.requestsPerMinute !== undefined) record.requestsPerMinute = input.requestsPerMinute;
+      if (input.expiresAt !== undefined) record.expiresAt = futureTime(input.expiresAt, clock.now());
+      const stored = await store.apiKeys.create(record, limits());
       return { apiKey: toApiKeyView(stored), raw };
     },
 
+    /** The account's live keys: an expired key is gone as a deleted one is. */
     async list(accountId: string): Promise<ApiKeyView[]> {
-      return (await store.apiKeys.listLive(accountId)).map(toApiKeyView);
+      const now = clock.now();
+      return (await store.apiKeys.listLive(accountId)).filter((key) => !expired(key, now)).map(toApiKeyView);
     },
 
-    /** A live key of this account; another account's or a deleted key is API_KEY_NOT_FOUND (its message stays out of API answers, SPEC part 7). */
+    /** A live key of this account; another account's, a deleted or an expired key is API_KEY_NOT_FOUND (its message stays out of API answers, SPEC part 7). */
     async get(accountId: string, id: string): Promise<ApiKeyView> {
-      const key = await store.apiKeys.get(id);
-      if (!key || key.revokedAt || key.accountId !== accountId) throw new AppError('API_KEY_NOT_FOUND', `no API key ${id}`);
-      return toApiKeyView(key);
+      return toApiKeyView(await liveKey(accountId, id));
     },
 
     async revoke(owner: Owner, id: string): Promise<ApiKeyView> {
-      const key = await store.apiKeys.get(id);
-      if (!key || key.revokedAt || !ownedBy(owner, key.accountId)) throw new AppError('API_KEY_NOT_FOUND', `no API key ${id}`);
+      await liveKey(owner, id);
       const revoked = await store.apiKeys.revoke(id, isoTime(clock.now()));
       if (!revoked) throw new AppError('API_KEY_NOT_FOUND', `no API key ${id}`);
       return toApiKeyView(revoked);
     },
 
-    /** The live key a raw key names, if any. Lookup is by hash, so no raw key is compared. */
+    /** Changes a live key's name, limits or expiry; null removes a setting. */
+    async update(owner: Owner, id: string, input: UpdateKeyInput): Promise<ApiKeyView> {
+      const changes = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as UpdateKeyInput;
+      if (Object.keys(changes).length === 0) {
+        throw new AppError('VALIDATION_ERROR', 'nothing to change: send name, requestsPerMinute, expiresAt, spendingLimit or spendingLimitPeriod');
+      }
+      if (typeof changes.expiresAt === 'string') changes.expiresAt = futureTime(changes.expiresAt, clock.now());
+      await liveKey(owner, id);
+      const updated = await store.apiKeys.update(id, changes);
+      if (!updated) throw new AppError('API_KEY_NOT_FOUND', `no API key ${id}`);
+      return toApiKeyView(updated);
+    },
+
+    /**
+     * A new raw key with the old one's account, name, scopes, limits and expiry. The old key
+     * keeps working for `graceSeconds` (default 24 h; never past its own expiry), or is
+     * revoked at once with 0. While it lasts it counts as a live key.
+     */
+    async rotate(owner: Owner, id: string, graceSeconds = DEFAULT_ROTATION_GRACE_SECONDS): Promise<{ apiKey: ApiKeyView; raw: string; previous: ApiKeyView }> {
+      const old = await liveKey(owner, id);
+      const now = clock.now();
+      const raw = `mak_${randomBase62(43)}`;
+      const next: ApiKeyRecord = {
+        ...old,
+        id: sortableId('key', now),
+        hash: hashApiKey(raw),
+        preview: `${raw.slice(0, 8)}...${raw.slice(-4)}`,
+        createdAt: isoTime(now),
+        rotatedFrom: old.id,
+      };
+      delete next.lastUsedAt;
+      const graceEnd = isoTime(now + graceSeconds * 1000);
+      const end = graceSeconds === 0 ? { revokedAt: isoTime(now) } : { expiresAt: old.expiresAt !== undefined && old.expiresAt < graceEnd ? old.expiresAt : graceEnd };
+      const stored = await store.apiKeys.rotate(id, next, end, limits());
+      if (!stored) throw new AppError('API_KEY_NOT_FOUND', `no API key ${id}`);
+      const previous: ApiKeyRecord = end.revokedAt ? { ...old, revokedAt: end.revokedAt } : { ...old, expiresAt: end.expiresAt };
+      return { apiKey: toApiKeyView(stored), raw, previous: toApiKeyView(previous) };
+    },
+
+    /** The live key a raw key names, if any: not revoked, not expired. Lookup is by hash, so no raw key is compared. */
     async resolve(raw: string): Promise<ApiKeyRecord | undefined> {
-      return store.apiKeys.getLiveByHash(hashApiKey(raw));
+      const key = await store.apiKeys.getLiveByHash(hashApiKey(raw));
+      return key && !expired(key, clock.now()) ? key : undefined;
+    },
+
+    /**
+     * Notes that a key authenticated a request: lastUsedAt is written at most once a minute per
+     * key, in the background; a failed write is logged and never fails the request.
+     */
+    markUsed(key: ApiKeyRecord): void {
+      const now = clock.now();
+      const last = touched.get(key.id);
+      if (last !== undefined && now - last < TOUCH_INTERVAL_MS) return;
+      if (last === undefined && key.lastUsedAt !== undefined && now - Date.parse(key.lastUsedAt) < TOUCH_INTERVAL_MS) return;
+      if (touched.size > 100_000) touched.clear(); // bound memory; a forgotten key is written once more
+      touched.set(key.id, now);
+      store.apiKeys.touch(key.id, isoTime(now)).catch((err: Error) => log(`api keys: lastUsedAt of ${key.id} not written (${err.message})`));
+    },
+
+    /** Counts one request of a key with requestsPerMinute in its current fixed window. */
+    async countRequest(keyId: string, limit: number): Promise<KeyRateState> {
+      const now = clock.now();
+      const windowStart = now - (now % WINDOW_MS);
+      const count = await store.requestWindows.hit(keyId, windowStart);
+      return { limit, remaining: Math.max(0, limit - count), resetSeconds: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)), allowed: count <= limit };
     },
   };
 }

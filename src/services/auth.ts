@@ -7,7 +7,7 @@ import { PAT_PREFIX, type TokenService } from './tokens.js';
 type CredentialKind = 'apiKey' | 'accessToken' | 'pat';
 
 export type Principal =
-  | { kind: 'apiKey'; accountId: string; keyId: string; scopes: string[] }
+  | { kind: 'apiKey'; accountId: string; keyId: string; scopes: string[]; requestsPerMinute?: number }
   | { kind: 'accessToken'; accountId: string; scopes: string[] }
   | { kind: 'pat'; accountId: string; taskId: string; scopes: string[] };
 
@@ -35,8 +35,12 @@ export function createAuthService(deps: { store: Store; apiKeys: ApiKeyService; 
 
     if (token.startsWith('mak_')) {
       const key = await deps.apiKeys.resolve(token);
-      if (!key || !(await deps.store.accounts.get(key.accountId))) throw new AppError('UNAUTHORIZED', 'unknown or deleted API key');
-      return { kind: 'apiKey', accountId: key.accountId, keyId: key.id, scopes: key.scopes };
+      // An expired key is refused as a deleted one is (SPEC part 5 rule 3: UNAUTHORIZED).
+      if (!key || !(await deps.store.accounts.get(key.accountId))) throw new AppError('UNAUTHORIZED', 'unknown, deleted or expired API key');
+      deps.apiKeys.markUsed(key);
+      const principal: Principal = { kind: 'apiKey', accountId: key.accountId, keyId: key.id, scopes: key.scopes };
+      if (key.requestsPerMinute !== undefined) principal.requestsPerMinute = key.requestsPerMinute;
+      return principal;
     }
     if (token.startsWith(PAT_PREFIX)) {
       const claims = await deps.tokens.verifyPat(token);

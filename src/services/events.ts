@@ -17,6 +17,13 @@ export interface ServiceEvents {
    * answers waiting on it read it again. Not a settlement to act on (that is `task:settled`).
    */
   'task:settled-elsewhere': { taskId: string };
+  /** One item of a pending task finished (recorded durably) and others are still running; `task` is the task after it. */
+  'task:item': { task: TaskRecord };
+  /**
+   * An item finished, maybe in another process sharing the database (PostgreSQL NOTIFY):
+   * `finished` is how many of its items had finished then. Live status streams read it again.
+   */
+  'task:item-elsewhere': { taskId: string; finished: number };
   /** Webhook deliveries became due now (recorded, or queued again): the dispatcher wakes. */
   'delivery:due': Record<string, never>;
 }

@@ -20,12 +20,20 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
     return def;
   };
 
-  async function settle(task: TaskRecord, status: 'completed' | 'failed', result: unknown, errors?: TaskError[], lastItem?: TaskSettlement['lastItem']): Promise<TaskRecord | undefined> {
+  async function settle(
+    task: TaskRecord,
+    status: 'completed' | 'failed',
+    result: unknown,
+    errors?: TaskError[],
+    lastItem?: TaskSettlement['lastItem'],
+    finished?: number,
+  ): Promise<TaskRecord | undefined> {
     // Only successful items are charged; a failed task is free.
     const cost = status === 'failed' ? 0 : task.items.reduce((sum, item) => sum + (item.status === 'success' ? (item.cost ?? 0) : 0), 0);
     const settlement: TaskSettlement = { id: task.id, status, result, cost, at: isoTime(clock.now()) };
     if (errors) settlement.errors = errors;
     if (lastItem) settlement.lastItem = lastItem;
+    if (finished !== undefined) settlement.finished = finished;
     const settled = await store.tasks.settle(settlement);
     if (settled) events.emit('task:settled', { kind: settledEventKind(settled), task: settled });
     return settled;
@@ -37,6 +45,23 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
     if (task?.status !== 'pending' || task.items.some((item) => item.status === 'pending')) return undefined;
     const outcome = definition(task.type).settle(task, task.request);
     return settle(task, outcome.status, outcome.result, outcome.errors);
+  }
+
+  /**
+   * Settles a pending task as cancelled, worked out from the items finished now: the others fail
+   * with TASK_CANCELLED. With a successful item the type settles it as it would have (charged for
+   * those items only); with none it fails with TASK_CANCELLED and is free. The store refuses it
+   * if another item finished since (undefined).
+   */
+  function settleCancelled(task: TaskRecord): Promise<TaskRecord | undefined> {
+    const finished = task.items.filter((item) => item.status !== 'pending').length;
+    if (!task.items.some((item) => item.status === 'success')) {
+      return settle(task, 'failed', null, [{ code: 'TASK_CANCELLED', message: 'the task was cancelled; nothing was charged' }], undefined, finished);
+    }
+    const error = { code: 'TASK_CANCELLED', message: 'the task was cancelled before this item finished' };
+    const cancelled: TaskRecord = { ...task, items: task.items.map((item): ItemRecord => (item.status === 'pending' ? { status: 'failed', error } : item)) };
+    const outcome = definition(task.type).settle(cancelled, cancelled.request);
+    return settle(cancelled, outcome.status, outcome.result, outcome.errors, undefined, finished);
   }
 
   return {
@@ -61,6 +86,7 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
       if (task?.status !== 'pending' || task.items[index]?.status !== 'pending') return;
       if (task.items.some((other, i) => i !== index && other.status === 'pending')) {
         const recorded = await store.tasks.recordItem(taskId, index, item, isoTime(clock.now()));
+        if (recorded) events.emit('task:item', { task: recorded });
         if (recorded) await settleIfDone(taskId);
         return;
       }
@@ -69,6 +95,20 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
       const finished: TaskRecord = { ...task, items };
       const outcome = definition(task.type).settle(finished, finished.request);
       await settle(finished, outcome.status, outcome.result, outcome.errors, { index, item });
+    },
+
+    /**
+     * Cancels a pending task (POST /tasks/{id}/cancel) through the one settlement: `task:settled`
+     * fires once, and the runner holding its items aborts them. An item finishing meanwhile
+     * makes it work the settlement out again. Undefined when the task had settled.
+     */
+    async cancel(taskId: string): Promise<TaskRecord | undefined> {
+      for (;;) {
+        const task = await store.tasks.get(taskId);
+        if (task?.status !== 'pending') return undefined;
+        const settled = await settleCancelled(task);
+        if (settled) return settled;
+      }
     },
 
     /** Journals what `prepare` worked out, once. */

@@ -133,6 +133,19 @@ export function createTaskService(deps: TaskServiceDeps) {
       return task;
     },
 
+    /**
+     * Cancels the owner's pending task (POST /tasks/{id}/cancel), through the one settlement;
+     * another account's task is TASK_NOT_FOUND, a settled one (or one settling first) TASK_NOT_PENDING.
+     */
+    async cancel(principal: Principal, id: string): Promise<TaskRecord> {
+      const task = await store.tasks.get(id);
+      if (!task || task.accountId !== principal.accountId) throw new AppError('TASK_NOT_FOUND');
+      const cancelled = task.status === 'pending' ? await progress.cancel(id) : undefined;
+      if (cancelled) return cancelled;
+      const settled = (await store.tasks.get(id)) ?? task;
+      throw new AppError('TASK_NOT_PENDING', `task ${id} has already settled: it is ${settled.status}`);
+    },
+
     /** Fails every task pending 24 h after its last update with TASK_EXPIRED (reserve released). */
     async sweep(): Promise<string[]> {
       const cutoff = clock.now() - TASK_EXPIRY_MS;

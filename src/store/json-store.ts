@@ -2,13 +2,15 @@ import type { Collection } from './collection.js';
 import { type DumpCounts, type DumpKind, type DumpRecord, StoreNotEmptyError, zeroCounts } from './dump.js';
 import { JournalEngine, type JournalEngineOptions } from './journal-engine.js';
 import { createAccountRepo } from './repos/accounts.js';
-import { createApiKeyRepo } from './repos/api-keys.js';
+import { createApiKeyRepo, createMemoryRequestWindows } from './repos/api-keys.js';
+import { createBillingRepo } from './repos/billing-alerts.js';
 import { createDestinationRepo } from './repos/destinations.js';
+import { createIdempotencyRepo } from './repos/idempotency.js';
 import { createSecretRepo } from './repos/secrets.js';
 import { createTaskRepo } from './repos/tasks.js';
 import { createWebhookRepo } from './repos/webhooks.js';
 import type { State } from './state.js';
-import type { AccountRepo, ApiKeyRepo, DestinationRepo, SecretRepo, Store, TaskRepo, WebhookRepo } from './types.js';
+import type { AccountRepo, ApiKeyRepo, BillingRepo, DestinationRepo, IdempotencyRepo, RequestWindowRepo, SecretRepo, Store, TaskRepo, WebhookRepo } from './types.js';
 
 /** The journaled JSON store: the Store interface over a JournalEngine. */
 export class JsonStore implements Store {
@@ -18,6 +20,9 @@ export class JsonStore implements Store {
   readonly secrets: SecretRepo;
   readonly webhooks: WebhookRepo;
   readonly destinations: DestinationRepo;
+  readonly billing: BillingRepo;
+  readonly idempotency: IdempotencyRepo;
+  readonly requestWindows: RequestWindowRepo = createMemoryRequestWindows();
 
   private constructor(readonly engine: JournalEngine) {
     this.accounts = createAccountRepo(engine);
@@ -26,6 +31,8 @@ export class JsonStore implements Store {
     this.secrets = createSecretRepo(engine);
     this.webhooks = createWebhookRepo(engine);
     this.destinations = createDestinationRepo(engine);
+    this.billing = createBillingRepo(engine);
+    this.idempotency = createIdempotencyRepo(engine);
   }
 
   static async open(options: JournalEngineOptions): Promise<JsonStore> {

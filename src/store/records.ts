@@ -33,6 +33,34 @@ export interface ApiKeyRecord {
   createdAt: string;
   /** Set when the key is deleted; a revoked key is kept for the ledger but never accepted. */
   revokedAt?: string;
+  /** Requests per fixed minute window the key may make; absent: no limit. */
+  requestsPerMinute?: number;
+  /** From then on the key is refused as a deleted one is (a rotated key's grace ends here). */
+  expiresAt?: string;
+  /** When the key last authenticated a request (written at most once a minute per key and process, so it may lag by a minute). */
+  lastUsedAt?: string;
+  /** The key this one replaced (POST /api-key/{id}/rotate). */
+  rotatedFrom?: string;
+}
+
+/** A change to a key's settings: a field set to null is removed, an absent one is kept. */
+export interface ApiKeyChanges {
+  name?: string | null;
+  requestsPerMinute?: number | null;
+  expiresAt?: string | null;
+  spendingLimit?: Micros | null;
+  spendingLimitPeriod?: SpendingLimitPeriod;
+}
+
+/** The key's record after `changes` (pure: both backends apply it, replay included). */
+export function applyKeyChanges(key: ApiKeyRecord, changes: ApiKeyChanges): ApiKeyRecord {
+  const next: Record<string, unknown> = { ...key };
+  for (const [field, value] of Object.entries(changes)) {
+    if (value === undefined) continue;
+    if (value === null) delete next[field];
+    else next[field] = value;
+  }
+  return next as unknown as ApiKeyRecord;
 }
 
 type ItemStatus = 'pending' | 'success' | 'failed';
@@ -73,6 +101,9 @@ export interface TaskRecord {
   updatedAt: string;
 }
 
+/** How many of a task's items have finished (succeeded or failed). */
+export const finishedItems = (task: TaskRecord): number => task.items.filter((item) => item.status !== 'pending').length;
+
 export interface TaskSettlement {
   id: string;
   status: 'completed' | 'failed';
@@ -83,6 +114,8 @@ export interface TaskSettlement {
   at: string;
   /** The item whose finishing settles the task, recorded in the same journal write. */
   lastItem?: { index: number; item: ItemRecord };
+  /** How many items had finished when the settlement was worked out (a cancel): refused if more have finished since. */
+  finished?: number;
 }
 
 /** A secret, encrypted (AES-256-GCM) with the data dir's secrets key; `id` is its name. */
@@ -159,6 +192,47 @@ export interface DestinationRecord {
 }
 
 /**
+ * A budget threshold reached, kept once per scope (an account or a key), period and threshold:
+ * its presence is what stops a second `billing.threshold_reached` event. `id` is
+ * `<scopeId>|<period>|<threshold>`.
+ */
+export interface BillingAlertRecord {
+  id: string;
+  scope: 'account' | 'key';
+  accountId: string;
+  /** The key, for a key's alert. */
+  apiKeyId?: string;
+  /** `2026-11` (an account's calendar month) or the key's period key (`d:2026-11-22`, `w:2026-11-16`, `m:2026-11`). */
+  period: string;
+  /** Percent. */
+  threshold: number;
+  used: Micros;
+  limit: Micros;
+  /** The event sent for it. */
+  eventId: string;
+  createdAt: string;
+}
+
+/**
+ * An Idempotency-Key's first request and, once answered, its answer (sealed with the secrets
+ * key: it may hold a raw API key or a webhook secret). `id` is `<accountId>:<key>`.
+ */
+export interface IdempotencyRecord {
+  id: string;
+  accountId: string;
+  key: string;
+  /** SHA-256 (hex) of the method, the path and the body. */
+  fingerprint: string;
+  createdAt: string;
+  /** In flight: when the claim lapses unless renewed; answered: when the answer stops being served (24 h). */
+  expiresAt: string;
+  /** In flight only: the claim's token (the answer's writer must hold it). */
+  claim?: string;
+  /** Answered only: the answer `{ status, headers, body }` as JSON, sealed. */
+  answer?: string;
+}
+
+/**
  * Every journaled op and its payload: one record each. `JournalEngine.commit` and the state's
  * handlers are typed by this map, so a repo cannot journal a payload its op does not take.
  */
@@ -167,6 +241,12 @@ export interface JournalOps {
   'account.credit': CreditRecord;
   'apiKey.create': ApiKeyRecord;
   'apiKey.revoke': { id: string; at: string };
+  /** New settings of a key (PATCH /api-key/{id}). */
+  'apiKey.update': { id: string; changes: ApiKeyChanges };
+  /** When a key last authenticated; written at most once a minute per key. */
+  'apiKey.touch': { id: string; at: string };
+  /** A rotation in one record: the new key, and the old one's end (revoked now, or expiring at the grace's end). */
+  'apiKey.rotate': { id: string; next: ApiKeyRecord; revokedAt?: string; expiresAt?: string };
   'secret.put': SecretRecord;
   'secret.delete': { id: string };
   'webhook.put': WebhookRecord;
@@ -185,6 +265,12 @@ export interface JournalOps {
   'task.prepare': { id: string; prepared: unknown; at: string };
   /** Settles a task and moves the money in one record. */
   'task.settle': TaskSettlement;
+  /** An Idempotency-Key's answer (the file store keeps only answered keys; claims live in memory). */
+  'idempotency.put': IdempotencyRecord;
+  /** Drops the answers that expired at `before` or earlier. */
+  'idempotency.purge': { before: string };
+  /** A budget threshold's mark, with the event it sends and the event's deliveries. */
+  'billingAlert.record': { alert: BillingAlertRecord; event: EventRecord; deliveries: DeliveryRecord[] };
 }
 
 export type JournalOp = keyof JournalOps;

@@ -1,6 +1,22 @@
 import { Collection, GroupIndex, type Index, UniqueIndex } from './collection.js';
 import { CountIndex, lowerBound, MoneyIndex, OrderedGroupIndex, SetIndex } from './indexes.js';
-import type { AccountRecord, ApiKeyRecord, CreditRecord, DeliveryRecord, DestinationRecord, EventRecord, JournalOp, JournalOps, SecretRecord, TaskRecord, WebhookRecord } from './records.js';
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  BillingAlertRecord,
+  CreditRecord,
+  DeliveryRecord,
+  DestinationRecord,
+  EventRecord,
+  IdempotencyRecord,
+  JournalOp,
+  JournalOps,
+  SecretRecord,
+  TaskRecord,
+  WebhookRecord,
+} from './records.js';
+import { applyKeyChanges } from './records.js';
+import { MonthlyChargeIndex } from './repos/billing-alerts-charges.js';
 
 /** All state, in memory, with its indexes. Changed only by `applyOp`. */
 export class State {
@@ -22,7 +38,9 @@ export class State {
   readonly tasksByStatus = new CountIndex<TaskRecord>((task) => task.status);
   /** Tasks by `type status` (the /metrics gauge), kept in step like the status counts. */
   readonly tasksByTypeStatus = new CountIndex<TaskRecord>((task) => `${task.type} ${task.status}`);
-  readonly tasks = new Collection<TaskRecord>('tasks', [this.tasksByAccount, this.pendingTasks, this.money, this.settledWithoutEvent, this.tasksByStatus, this.tasksByTypeStatus]);
+  /** Charges per account and month of settlement (budget alerts). */
+  readonly monthlyCharges = new MonthlyChargeIndex();
+  readonly tasks = new Collection<TaskRecord>('tasks', [this.tasksByAccount, this.pendingTasks, this.money, this.settledWithoutEvent, this.tasksByStatus, this.tasksByTypeStatus, this.monthlyCharges]);
 
   readonly webhooksByAccount = new GroupIndex<WebhookRecord>((webhook) => webhook.accountId);
   readonly webhooks = new Collection<WebhookRecord>('webhooks', [this.webhooksByAccount]);
@@ -39,9 +57,27 @@ export class State {
 
   readonly secrets = new Collection<SecretRecord>('secrets');
 
+  /** Budget thresholds reached, by `<scopeId>|<period>|<threshold>`. Not in dumps. */
+  readonly billingAlerts = new Collection<BillingAlertRecord>('billingAlerts');
+
+  /** Idempotency-Key answers, by `<accountId>:<key>`. Not in dumps. */
+  readonly idempotencyKeys = new Collection<IdempotencyRecord>('idempotencyKeys');
+
   /** Every collection, by the name it has in snapshots. */
   collections(): Collection<{ id: string }>[] {
-    return [this.accounts, this.credits, this.apiKeys, this.tasks, this.secrets, this.webhooks, this.events, this.deliveries, this.destinations] as unknown as Collection<{ id: string }>[];
+    return [
+      this.accounts,
+      this.credits,
+      this.apiKeys,
+      this.tasks,
+      this.secrets,
+      this.webhooks,
+      this.events,
+      this.deliveries,
+      this.destinations,
+      this.billingAlerts,
+      this.idempotencyKeys,
+    ] as unknown as Collection<{ id: string }>[];
   }
 }
 
@@ -60,6 +96,16 @@ const HANDLERS: { [Op in JournalOp]: (state: State, payload: JournalOps[Op]) => 
   'apiKey.revoke': (state, { id, at }) => {
     const key = state.apiKeys.get(id)!;
     state.apiKeys.put({ ...key, revokedAt: at });
+  },
+  'apiKey.update': (state, { id, changes }) => state.apiKeys.put(applyKeyChanges(state.apiKeys.get(id)!, changes)),
+  'apiKey.touch': (state, { id, at }) => {
+    const key = state.apiKeys.get(id);
+    if (key) state.apiKeys.put({ ...key, lastUsedAt: at });
+  },
+  'apiKey.rotate': (state, { id, next, revokedAt, expiresAt }) => {
+    const old = state.apiKeys.get(id)!;
+    state.apiKeys.put(revokedAt ? { ...old, revokedAt } : { ...old, expiresAt });
+    state.apiKeys.put(next);
   },
   'secret.put': (state, secret) => state.secrets.put(secret),
   'secret.delete': (state, { id }) => state.secrets.delete(id),
@@ -114,6 +160,19 @@ const HANDLERS: { [Op in JournalOp]: (state: State, payload: JournalOps[Op]) => 
       const account = state.accounts.get(task.accountId)!;
       state.accounts.put({ ...account, balance: account.balance - s.cost, updatedAt: s.at });
     }
+  },
+  // A threshold's mark and the event it sends, in one record: the mark never exists without its event.
+  'billingAlert.record': (state, { alert, event, deliveries }) => {
+    state.billingAlerts.put(alert);
+    state.events.put(event);
+    for (const delivery of deliveries) state.deliveries.put(delivery);
+  },
+  'idempotency.put': (state, record) => state.idempotencyKeys.put(record),
+  // Deterministic on replay: the same records have expired at the same `before`.
+  'idempotency.purge': (state, { before }) => {
+    const expired: string[] = [];
+    for (const record of state.idempotencyKeys.values()) if (record.expiresAt <= before) expired.push(record.id);
+    for (const id of expired) state.idempotencyKeys.delete(id);
   },
 };
 

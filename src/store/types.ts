@@ -2,12 +2,15 @@ import type { Period } from '../domain/periods.js';
 import type { DumpCounts, DumpRecord } from './dump.js';
 import type {
   AccountRecord,
+  ApiKeyChanges,
   ApiKeyRecord,
+  BillingAlertRecord,
   CreditRecord,
   DeliveryAttempt,
   DeliveryRecord,
   DestinationRecord,
   EventRecord,
+  IdempotencyRecord,
   ItemRecord,
   SecretRecord,
   TaskRecord,
@@ -27,6 +30,12 @@ export interface Store {
   readonly secrets: SecretRepo;
   readonly webhooks: WebhookRepo;
   readonly destinations: DestinationRepo;
+  /** Per-key request counts (requestsPerMinute); not in dumps. */
+  readonly requestWindows: RequestWindowRepo;
+  /** Usage over settled tasks' charges, and budget alert marks. */
+  readonly billing: BillingRepo;
+  /** Idempotency-Key claims and answers. */
+  readonly idempotency: IdempotencyRepo;
   /** Cross-process signals; undefined for a store one process owns (the file store). */
   readonly signals?: StoreSignals;
   /**
@@ -58,15 +67,44 @@ export interface AccountRepo {
   credits(accountId: string): Promise<CreditRecord[]>;
 }
 
+/**
+ * `maxLive` bounds the account's live keys: not revoked, and not expired at `now` (an ISO time;
+ * without it, expiry is not looked at).
+ */
+export interface KeyLimits {
+  maxLive: number;
+  now?: string;
+}
+
 export interface ApiKeyRepo {
   /** Fails with API_KEY_LIMIT_REACHED when the account already holds `maxLive` live keys. */
-  create(key: ApiKeyRecord, limits: { maxLive: number }): Promise<ApiKeyRecord>;
+  create(key: ApiKeyRecord, limits: KeyLimits): Promise<ApiKeyRecord>;
   /** Marks a key revoked; returns the updated key, or undefined when it is unknown or already revoked. */
   revoke(id: string, at: string): Promise<ApiKeyRecord | undefined>;
   get(id: string): Promise<ApiKeyRecord | undefined>;
-  /** The live key with this hash, if any. */
+  /** The key with this hash that is not revoked, if any (expiry is the caller's to check). */
   getLiveByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  /** The account's keys that are not revoked, oldest first (expired ones included). */
   listLive(accountId: string): Promise<ApiKeyRecord[]>;
+  /** Changes a key's settings; undefined when it is unknown or revoked. */
+  update(id: string, changes: ApiKeyChanges): Promise<ApiKeyRecord | undefined>;
+  /** Records when a key was last used; a time older than the one kept is ignored. */
+  touch(id: string, at: string): Promise<void>;
+  /**
+   * Replaces key `id` by `next` in one write: the old key is revoked (`end.revokedAt`) or gets
+   * `end.expiresAt`; `next` counts against `maxLive` (the old key too, unless revoked here).
+   * Undefined, with nothing written, when the old key is unknown, revoked or expired at `now`.
+   */
+  rotate(id: string, next: ApiKeyRecord, end: { revokedAt?: string; expiresAt?: string }, limits: KeyLimits): Promise<ApiKeyRecord | undefined>;
+}
+
+/**
+ * Per-key request counters in fixed windows (requestsPerMinute). Shared by every process on
+ * PostgreSQL; in memory for the file store (one process owns it).
+ */
+export interface RequestWindowRepo {
+  /** Counts one request of the key in the window starting at `windowStart` (ms); the count so far, this one included. */
+  hit(keyId: string, windowStart: number): Promise<number>;
 }
 
 /** A page of an account's tasks, as plain data, so any backend can answer it (SQL included). */
@@ -179,4 +217,59 @@ export interface DestinationRepo {
   get(id: string): Promise<DestinationRecord | undefined>;
   getByName(accountId: string, name: string): Promise<DestinationRecord | undefined>;
   listByAccount(accountId: string): Promise<DestinationRecord[]>;
+}
+
+/** One settled task as usage counts it: what it was charged, when it settled, and what it ran on. */
+export interface UsageEntry {
+  taskId: string;
+  /** Settlement time (the task's `updatedAt` once settled). */
+  settledAt: string;
+  apiKeyId: string | null;
+  type: string;
+  /** The model it ran on (`prepared.model` of image.generate and video.generate); null for other types, or a task that never got that far. */
+  model: string | null;
+  /** Charged, micro-USD. */
+  cost: number;
+  /** Its successful items (those charged). */
+  items: number;
+}
+
+export interface BillingRepo {
+  /** The account's tasks settled at `from` <= time < `to` (ISO timestamps), by task id. */
+  usage(accountId: string, from: string, to: string): Promise<UsageEntry[]>;
+  /**
+   * As of one moment: the sum charged to the account by tasks settled in a UTC calendar month
+   * (`2026-11`), and its balance; undefined when there is no such account.
+   */
+  monthBudget(accountId: string, month: string): Promise<{ charged: number; balance: number } | undefined>;
+  /**
+   * Records a threshold's mark with its event and the event's deliveries, all in one write;
+   * false, with nothing written, when the mark exists already: the mark decides, across
+   * processes, who sends the event.
+   */
+  recordAlert(alert: BillingAlertRecord, event: EventRecord, deliveries: DeliveryRecord[]): Promise<boolean>;
+  getAlert(id: string): Promise<BillingAlertRecord | undefined>;
+}
+
+/** What `IdempotencyRepo.claim` finds: the claim is this request's, or the record already there. */
+export type IdempotencyClaimResult = { claimed: true } | { claimed: false; record: IdempotencyRecord };
+
+/**
+ * Idempotency-Key records, one per account and key. A record is live until its `expiresAt`:
+ * an in-flight claim (`claim` set) until it is renewed or answered, an answer for 24 h. `now` is
+ * the caller's clock (ISO time), so tests can move it.
+ */
+export interface IdempotencyRepo {
+  /** Writes `record` (a claim) unless a live record holds its id; atomic across processes. */
+  claim(record: IdempotencyRecord, now: string): Promise<IdempotencyClaimResult>;
+  /** Moves a claim's expiry on; false when the claim is no longer held (it lapsed and was taken). */
+  renew(id: string, claim: string, expiresAt: string): Promise<boolean>;
+  /** Replaces the claim `claim` with the answered record; false, with nothing written, when the claim is no longer held. */
+  complete(record: IdempotencyRecord, claim: string): Promise<boolean>;
+  /** Drops the claim `claim` (an answer that is not kept), so the key can be used again. */
+  release(id: string, claim: string): Promise<void>;
+  /** The live record of `id` at `now`. */
+  get(id: string, now: string): Promise<IdempotencyRecord | undefined>;
+  /** Deletes every record expired at `now`. */
+  purgeExpired(now: string): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import { BILLING_THRESHOLD_EVENT } from '../domain/events.js';
 import type { AnyTaskType } from '../services/task-types.js';
 import type { ImageTaskDeps } from './deps.js';
 import { AltResult, createAltType } from './image-alt.js';
@@ -25,9 +26,13 @@ export const TASK_MODULES = [
 
 /**
  * Webhook event kinds (SPEC part 6): `all`, `task.completed|failed`, and each built-in type's
- * `task.<type>.completed|failed` (for background removal, ours).
+ * `task.<type>.completed|failed` (for background removal, ours); then ours beyond the spec:
+ * `billing.threshold_reached` (budget alerts).
  */
-export const EVENT_KINDS = ['all', 'task.completed', 'task.failed', ...TASK_MODULES.flatMap(({ type }) => [`task.${type}.completed`, `task.${type}.failed`])] as [string, ...string[]];
+export const EVENT_KINDS = ['all', 'task.completed', 'task.failed', ...TASK_MODULES.flatMap(({ type }) => [`task.${type}.completed`, `task.${type}.failed`]), BILLING_THRESHOLD_EVENT] as [
+  string,
+  ...string[],
+];
 
 /** The definitions of every built-in type, wired to the running service. */
 export function createTaskTypes(deps: ImageTaskDeps): AnyTaskType[] {

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { ConfigSource } from '../config/source.js';
 import { ProviderError } from '../domain/tasks.js';
+import type { EventBus } from '../services/events.js';
 import type { LaneBacklog } from '../services/load-limits.js';
 import type { TaskQueue } from '../services/ports.js';
 import type { TaskProgress } from '../services/task-progress.js';
@@ -14,6 +15,8 @@ export interface TaskRunnerOptions {
   /** `work.retryBaseMs`, the base of the retry backoff, is read as each retry waits. */
   config: Pick<ConfigSource, 'current'>;
   log: (message: string) => void;
+  /** Settlements here and in other processes (cancel, sweep): the items still running for that task are aborted. */
+  events?: EventBus;
 }
 
 /**
@@ -34,6 +37,12 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
   setMaxListeners(0, stopping.signal);
   let accepting = true;
   const inFlight = new Set<Promise<unknown>>();
+  /** The signals of the items running now, per task: a task settled under them (cancelled) aborts them. */
+  const running = new Map<string, Set<AbortController>>();
+  const abortTask = (taskId: string) => {
+    for (const controller of running.get(taskId) ?? []) controller.abort(new Error(`task ${taskId} settled (cancelled) while this item ran`));
+  };
+  const unsubscribe = options.events ? [options.events.on('task:settled', ({ task }) => abortTask(task.id)), options.events.on('task:settled-elsewhere', ({ taskId }) => abortTask(taskId))] : [];
   const track = <T>(promise: Promise<T>): Promise<T> => {
     inFlight.add(promise);
     promise.finally(() => inFlight.delete(promise)).catch(() => undefined);
@@ -46,18 +55,23 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
   }
 
   /**
-   * Runs `work` with a signal of its own that aborts when the runner stops. Whatever a handler
+   * Runs `work` with a signal of its own that aborts when the runner stops or its task settles
+   * (cancelled) meanwhile. Whatever a handler
    * hangs on that signal goes with the item, and the runner's signal holds one listener per
    * running item, removed when the item ends.
    */
-  async function withItemSignal<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  async function withItemSignal<T>(taskId: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const item = new AbortController();
     const abort = () => item.abort();
     stopping.signal.addEventListener('abort', abort, { once: true });
+    const ofTask = running.get(taskId) ?? new Set();
+    running.set(taskId, ofTask.add(item));
     try {
       return await work(item.signal);
     } finally {
       stopping.signal.removeEventListener('abort', abort);
+      ofTask.delete(item);
+      if (ofTask.size === 0 && running.get(taskId) === ofTask) running.delete(taskId);
     }
   }
 
@@ -66,7 +80,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
     if (stopping.signal.aborted || !(await stillPending(taskId, index))) return false;
     const task = (await tasks.getTask(taskId))!;
     const def = tasks.definition(task.type);
-    const outcome = await withItemSignal((signal) =>
+    const outcome = await withItemSignal(taskId, (signal) =>
       withRetry((attempt) => def.runItem({ task, request: task.request, index, attempt, prepared, signal }), {
         maxAttempts: def.maxAttempts,
         baseMs: () => options.config.current().work.retryBaseMs,
@@ -81,7 +95,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
     const item: ItemRecord = outcome.ok
       ? { status: 'success', result: outcome.value, cost: def.itemCost(task.request, index), attempts: outcome.attempts }
       : { status: 'failed', error: { code: code!, message: outcome.error.message }, attempts: outcome.attempts };
-    if (!outcome.ok && outcome.error.code === 'UNKNOWN_ERROR') log(`task ${taskId} item ${index}: unexpected failure: ${outcome.error.message}`);
+    if (!outcome.ok && outcome.error.code === 'UNKNOWN_ERROR' && (await stillPending(taskId, index))) log(`task ${taskId} item ${index}: unexpected failure: ${outcome.error.message}`);
     await tasks.finishItem(taskId, index, item);
     return true;
   }
@@ -154,6 +168,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
      */
     async close(graceMs: number): Promise<void> {
       accepting = false;
+      for (const off of unsubscribe) off();
       lanes.stop();
       let timer: NodeJS.Timeout | undefined;
       const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { CreateApiKeyBody } from '../../api/routes/api-keys/create.js';
+import { RotateApiKeyBody } from '../../api/routes/api-keys/rotate.js';
+import { UpdateApiKeyBody } from '../../api/routes/api-keys/update.js';
 import { AppError } from '../../domain/errors.js';
 import { parseUsd } from '../../domain/money.js';
 import { ALL_SCOPES } from '../../domain/scopes.js';
@@ -19,8 +21,21 @@ export const credentialOps = {
         scopes: a.scopes,
         spendingLimit: a.spendingLimit === undefined ? undefined : parseUsd(a.spendingLimit)!,
         spendingLimitPeriod: a.spendingLimitPeriod,
+        requestsPerMinute: a.requestsPerMinute,
+        expiresAt: a.expiresAt,
       });
     },
+  }),
+  /** The body of `PATCH /api-key/{id}`, for any account's key. */
+  'keys.update': adminOp({
+    args: UpdateApiKeyBody.extend({ id: z.string().min(1) }),
+    run: async (s, { id, spendingLimit, ...rest }) =>
+      s.apiKeys.update(null, id, { ...rest, spendingLimit: spendingLimit === undefined || spendingLimit === null ? spendingLimit : parseUsd(spendingLimit)! }),
+  }),
+  /** `POST /api-key/{id}/rotate`, for any account's key. */
+  'keys.rotate': adminOp({
+    args: RotateApiKeyBody.extend({ id: z.string().min(1) }),
+    run: async (s, a) => s.apiKeys.rotate(null, a.id, a.graceSeconds),
   }),
   'keys.list': adminOp({
     args: z.object({ account: AccountRef }),

@@ -5,13 +5,14 @@ import { accountOps } from './accounts.js';
 import { credentialOps } from './credentials.js';
 import { destinationOps } from './destinations.js';
 import { maintenanceOps } from './maintenance.js';
+import { usageOps } from './usage.js';
 import { webhookOps } from './webhooks.js';
 
 /**
  * Every operator action, shared by the CLI on a stopped server's data dir and the admin socket
  * of a running one, so both paths run the very same code over the same services.
  */
-const OPS = { ...accountOps, ...credentialOps, ...webhookOps, ...destinationOps, ...maintenanceOps };
+const OPS = { ...accountOps, ...credentialOps, ...webhookOps, ...destinationOps, ...maintenanceOps, ...usageOps };
 
 type Ops = typeof OPS;
 export type AdminOpName = keyof Ops;

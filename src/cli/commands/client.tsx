@@ -190,7 +190,7 @@ export function registerClientCommands(program: Command): void {
       }),
     );
 
-  const tasks = program.command('tasks').description('Read tasks: list, show, watch');
+  const tasks = program.command('tasks').description('Read tasks: list, show, watch, cancel');
   tasks
     .command('list')
     .description("The account's tasks, newest first")
@@ -226,6 +226,16 @@ export function registerClientCommands(program: Command): void {
         if (opts.out) await saveItems(client, savedItemsOf(task), opts.out);
         print({ json }, task, () => describeTask(task));
         return reportTaskFailure(task) ?? exitCodeOf(task);
+      }),
+    );
+  tasks
+    .command('cancel <id>')
+    .description('Cancel a pending task (API key with tasks:cancel); prints its final status')
+    .option('--json', 'print one JSON document')
+    .action(
+      clientCommand(async (client, json, id: string) => {
+        const task = await client.cancel(id);
+        print({ json }, task, () => `${task.id} cancelled: ${task.status}, charged ${task.cost} USD`);
       }),
     );
 }

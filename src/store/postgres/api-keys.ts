@@ -1,6 +1,7 @@
+import type pg from 'pg';
 import { AppError } from '../../domain/errors.js';
-import type { ApiKeyRecord } from '../records.js';
-import type { ApiKeyRepo } from '../types.js';
+import { type ApiKeyRecord, applyKeyChanges } from '../records.js';
+import type { ApiKeyRepo, KeyLimits, RequestWindowRepo } from '../types.js';
 import { type Db, docOf, hasNul } from './sql.js';
 
 interface KeyRow {
@@ -15,17 +16,41 @@ export const keyOf = (row: KeyRow): ApiKeyRecord => {
   return key;
 };
 
+const notExpired = (key: ApiKeyRecord, now: string | undefined) => now === undefined || key.expiresAt === undefined || key.expiresAt > now;
+
+/**
+ * Locks the account row (so counting and inserting are one step across processes) and fails
+ * when it already holds `maxLive` live keys. Expiry sits in the doc: the account's unrevoked
+ * keys are read and counted here (an account holds about 100 of them).
+ */
+async function checkRoom(client: pg.PoolClient, accountId: string, { maxLive, now }: KeyLimits, except?: string): Promise<void> {
+  const account = await client.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+  if (account.rowCount === 0) throw new AppError('VALIDATION_ERROR', `no account ${accountId}`);
+  const { rows } = await client.query<KeyRow & { id: string }>('SELECT id, doc, revoked_at FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL', [accountId]);
+  const live = rows.filter((row) => row.id !== except && notExpired(keyOf(row), now)).length;
+  if (live >= maxLive) throw new AppError('API_KEY_LIMIT_REACHED', `an account can hold at most ${maxLive} live API keys`);
+}
+
+const insertKey = (client: pg.PoolClient, key: ApiKeyRecord, doc: string) =>
+  client.query('INSERT INTO api_keys (id, account_id, hash, revoked_at, doc) VALUES ($1, $2, $3, $4, $5)', [key.id, key.accountId, key.hash, key.revokedAt ?? null, doc]);
+
+/** Reads a key under a row lock, changes it with `change` and writes it back; undefined (nothing written) when it is not there or `change` declines. */
+async function rewrite(client: pg.PoolClient, id: string, change: (key: ApiKeyRecord) => ApiKeyRecord | undefined): Promise<ApiKeyRecord | undefined> {
+  const { rows } = await client.query<KeyRow>('SELECT doc, revoked_at FROM api_keys WHERE id = $1 FOR UPDATE', [id]);
+  if (rows.length === 0) return undefined;
+  const next = change(keyOf(rows[0]));
+  if (!next) return undefined;
+  await client.query('UPDATE api_keys SET doc = $2, revoked_at = $3 WHERE id = $1', [id, docOf(next, ['revokedAt']), next.revokedAt ?? null]);
+  return next;
+}
+
 export function createPgApiKeyRepo(db: Db): ApiKeyRepo {
   return {
-    async create(key, { maxLive }) {
+    async create(key, limits) {
       const doc = docOf(key, ['revokedAt']);
       await db.tx(async (client) => {
-        // The account row lock makes the count and the insert one step across processes.
-        const account = await client.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [key.accountId]);
-        if (account.rowCount === 0) throw new AppError('VALIDATION_ERROR', `no account ${key.accountId}`);
-        const { rows } = await client.query<{ live: number }>('SELECT count(*) AS live FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL', [key.accountId]);
-        if (rows[0].live >= maxLive) throw new AppError('API_KEY_LIMIT_REACHED', `an account can hold at most ${maxLive} live API keys`);
-        await client.query('INSERT INTO api_keys (id, account_id, hash, revoked_at, doc) VALUES ($1, $2, $3, $4, $5)', [key.id, key.accountId, key.hash, key.revokedAt ?? null, doc]);
+        await checkRoom(client, key.accountId, limits);
+        await insertKey(client, key, doc);
       });
       return keyOf({ doc, revoked_at: key.revokedAt ?? null });
     },
@@ -48,6 +73,55 @@ export function createPgApiKeyRepo(db: Db): ApiKeyRepo {
       if (hasNul(accountId)) return [];
       const { rows } = await db.query<KeyRow>('SELECT doc, revoked_at FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY seq', [accountId]);
       return rows.map(keyOf);
+    },
+    async update(id, changes) {
+      if (hasNul(id)) return undefined;
+      return db.tx((client) => rewrite(client, id, (key) => (key.revokedAt ? undefined : applyKeyChanges(key, changes))));
+    },
+    async touch(id, at) {
+      if (hasNul(id)) return;
+      await db.tx((client) => rewrite(client, id, (key) => (key.lastUsedAt !== undefined && key.lastUsedAt >= at ? undefined : { ...key, lastUsedAt: at })));
+    },
+    async rotate(id, next, end, limits) {
+      if (hasNul(id)) return undefined;
+      const doc = docOf(next, ['revokedAt']);
+      return db.tx(async (client) => {
+        // The account first, then the key: the lock order of create, so the two never deadlock.
+        await client.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [next.accountId]);
+        const old = await rewrite(client, id, (key) => {
+          if (key.revokedAt || !notExpired(key, limits.now)) return undefined;
+          return end.revokedAt ? { ...key, revokedAt: end.revokedAt } : { ...key, expiresAt: end.expiresAt };
+        });
+        if (!old) return undefined;
+        await checkRoom(client, next.accountId, limits, end.revokedAt ? id : undefined);
+        await insertKey(client, next, doc);
+        return keyOf({ doc, revoked_at: null });
+      });
+    },
+  };
+}
+
+/**
+ * The shared counters: one upsert per request of a limited key, in an UNLOGGED table (a
+ * crash loses at most the current minute's counts). Windows that ended are deleted about
+ * once a minute, off the request path.
+ */
+export function createPgRequestWindows(db: Db): RequestWindowRepo {
+  let prunedBefore = 0;
+  return {
+    async hit(keyId, windowStart) {
+      if (windowStart > prunedBefore) {
+        prunedBefore = windowStart;
+        db.query('DELETE FROM key_request_windows WHERE window_start < $1', [windowStart]).catch(() => {
+          prunedBefore = 0; // tried again on the next hit
+        });
+      }
+      const { rows } = await db.query<{ count: number }>(
+        `INSERT INTO key_request_windows (api_key_id, window_start, count) VALUES ($1, $2, 1)
+         ON CONFLICT (api_key_id, window_start) DO UPDATE SET count = key_request_windows.count + 1 RETURNING count`,
+        [keyId, windowStart],
+      );
+      return rows[0].count;
     },
   };
 }

@@ -1,10 +1,12 @@
 import type pg from 'pg';
 import type { DumpCounts, DumpRecord } from '../dump.js';
-import type { AccountRepo, ApiKeyRepo, DestinationRepo, SecretRepo, Store, StoreSignals, TaskRepo, WebhookRepo } from '../types.js';
+import type { AccountRepo, ApiKeyRepo, BillingRepo, DestinationRepo, IdempotencyRepo, RequestWindowRepo, SecretRepo, Store, StoreSignals, TaskRepo, WebhookRepo } from '../types.js';
 import { createPgAccountRepo } from './accounts.js';
-import { createPgApiKeyRepo } from './api-keys.js';
+import { createPgApiKeyRepo, createPgRequestWindows } from './api-keys.js';
+import { createPgBillingRepo } from './billing-alerts.js';
 import { createPgDestinationRepo } from './destinations.js';
 import { pgLoad, pgRecords } from './dump.js';
+import { createPgIdempotencyRepo } from './idempotency.js';
 import { currentVersion, schemaProblem } from './migrations.js';
 import { createPgSecretRepo } from './secrets.js';
 import { createPgSignals } from './signals.js';
@@ -34,6 +36,9 @@ export class PgStore implements Store {
   readonly secrets: SecretRepo;
   readonly webhooks: WebhookRepo;
   readonly destinations: DestinationRepo;
+  readonly billing: BillingRepo;
+  readonly idempotency: IdempotencyRepo;
+  readonly requestWindows: RequestWindowRepo;
   /** NOTIFY/LISTEN and advisory locks between the processes on this database (a dedicated connection, opened on first use). */
   readonly signals: StoreSignals;
   private closed = false;
@@ -50,6 +55,9 @@ export class PgStore implements Store {
     this.secrets = createPgSecretRepo(db);
     this.webhooks = createPgWebhookRepo(db);
     this.destinations = createPgDestinationRepo(db);
+    this.billing = createPgBillingRepo(db);
+    this.idempotency = createPgIdempotencyRepo(db);
+    this.requestWindows = createPgRequestWindows(db);
   }
 
   /** Connects and checks the schema: refuses a database without it ("run imgtask migrate") or with a newer one. */

@@ -1,7 +1,7 @@
 import { AppError } from '../../domain/errors.js';
 import { PERIODS, type Period, periodKey } from '../../domain/periods.js';
 import { metadataOf } from '../../domain/tasks.js';
-import type { ItemRecord, TaskRecord, TaskSettlement } from '../records.js';
+import { finishedItems, type ItemRecord, type TaskRecord, type TaskSettlement } from '../records.js';
 import type { TaskListQuery, TaskRepo } from '../types.js';
 import { type Db, decode, docOf, encode, hasNul, stored } from './sql.js';
 
@@ -170,6 +170,7 @@ export function createPgTaskRepo(db: Db): TaskRepo {
         const task = await lockTask(client, s.id);
         if (task?.status !== 'pending') return undefined;
         if (s.lastItem && task.items[s.lastItem.index]?.status !== 'pending') return undefined;
+        if (s.finished !== undefined && finishedItems(task) !== s.finished) return undefined;
         if (s.cost < 0 || s.cost > task.estimate) throw new Error(`settlement of ${task.id} charges ${s.cost}, outside 0..${task.estimate}`);
         let items = task.items;
         if (s.lastItem) {

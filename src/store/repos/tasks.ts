@@ -3,7 +3,7 @@ import type { Period } from '../../domain/periods.js';
 import { metadataMatches, metadataOf } from '../../domain/tasks.js';
 import { lowerBound } from '../indexes.js';
 import type { JournalEngine } from '../journal-engine.js';
-import type { ItemRecord, TaskRecord, TaskSettlement } from '../records.js';
+import { finishedItems, type ItemRecord, type TaskRecord, type TaskSettlement } from '../records.js';
 import type { TaskListQuery, TaskRepo } from '../types.js';
 
 export function createTaskRepo(engine: JournalEngine): TaskRepo {
@@ -51,6 +51,7 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
       const task = pending(settlement.id);
       if (!task) return undefined;
       if (settlement.lastItem && task.items[settlement.lastItem.index]?.status !== 'pending') return undefined;
+      if (settlement.finished !== undefined && finishedItems(task) !== settlement.finished) return undefined;
       if (settlement.cost < 0 || settlement.cost > task.estimate) throw new Error(`settlement of ${task.id} charges ${settlement.cost}, outside 0..${task.estimate}`);
       await engine.commit('task.settle', settlement);
       return state.tasks.get(settlement.id);

@@ -20,7 +20,6 @@ export function TaskWatchApp(props: { taskId: string; type: string; expected: nu
       (settled) => {
         setReport(taskLines(settled, { ...props.options, elapsed: seconds(Date.now() - started) }));
         props.onDone(settled);
-        setTimeout(exit, 0);
       },
       (err: Error) => {
         props.onDone(err);
@@ -28,5 +27,10 @@ export function TaskWatchApp(props: { taskId: string; type: string; expected: nu
       },
     );
   }, []);
+  // Exit once the report is committed to the tree, so Ink's last frame (written on unmount) holds it:
+  // a timer could fire before React renders the new state on a loaded machine.
+  useEffect(() => {
+    if (report !== null) exit();
+  }, [report, exit]);
   return <TaskWatch taskId={props.taskId} type={props.type} expected={props.expected} elapsedMs={Date.now() - started} spinner={SPINNER[tick % SPINNER.length]} report={report ?? undefined} />;
 }

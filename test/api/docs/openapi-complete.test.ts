@@ -72,7 +72,7 @@ test('rate and alt describe their 202 answer, and images their 304', async (t) =
 test('webhooks: one entry per event sent, webhook.test included, none for `all`, each public', async (t) => {
   const h = await startService(t);
   const doc = (await h.request('GET', '/openapi.json')).json;
-  const sent = [...TASK_MODULES.flatMap((m) => [`task.${m.type}.completed`, `task.${m.type}.failed`]), 'webhook.test'];
+  const sent = [...TASK_MODULES.flatMap((m) => [`task.${m.type}.completed`, `task.${m.type}.failed`]), 'webhook.test', 'billing.threshold_reached'];
   // The `type` of every payload a webhook entry describes: exactly the event types the service sends.
   const types = new Set<string>();
   for (const [kind, item] of Object.entries<any>(doc.webhooks)) {

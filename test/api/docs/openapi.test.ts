@@ -71,6 +71,7 @@ test('routes carry their credentials, scopes, bodies from the validating schemas
   assert.deepEqual(doc.paths['/health'].get.security, []);
 
   assert.deepEqual(Object.keys(doc.webhooks).sort(), [
+    'billing.threshold_reached',
     'task.completed',
     'task.failed',
     'task.image.alt.completed',

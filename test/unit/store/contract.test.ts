@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
-import type { ApiKeyRecord, DeliveryRecord, DestinationRecord, ItemRecord, TaskRecord, WebhookRecord } from '../../../src/store/records.js';
+import type { ApiKeyRecord, BillingAlertRecord, DeliveryRecord, DestinationRecord, EventRecord, ItemRecord, TaskRecord, WebhookRecord } from '../../../src/store/records.js';
 import type { Store } from '../../../src/store/types.js';
 import { BACKENDS } from './store-backends.js';
 
@@ -577,4 +577,217 @@ contract('50 parallel settles of one task charge it once', async (store, note) =
   assert.equal(recorded.filter((r) => r !== undefined).length, 20);
   const items = (await store.tasks.get(tid(2)))?.items ?? [];
   assert.equal(items.filter((item) => item.status === 'success').length, 20);
+});
+
+contract('api keys: update, touch, rotate, and expiry in the live count', async (store, note) => {
+  await store.accounts.create(account('acc_1'));
+  await store.apiKeys.create(key('key_a', 'acc_1', { name: 'ci', spendingLimit: 1000, requestsPerMinute: 10 }), { maxLive: 3 });
+  note('updated', await store.apiKeys.update('key_a', { name: null, requestsPerMinute: 20, expiresAt: iso(T0 + 86_400_000), spendingLimit: null, spendingLimitPeriod: 'day' }));
+  assert.equal(await store.apiKeys.update('key_none', { name: 'x' }), undefined);
+
+  await store.apiKeys.touch('key_a', iso(T0 + 60_000));
+  await store.apiKeys.touch('key_a', iso(T0 + 30_000)); // older than the one kept: ignored
+  await store.apiKeys.touch('key_none', iso(T0));
+  note('touched', await store.apiKeys.get('key_a'));
+  assert.equal((await store.apiKeys.get('key_a'))?.lastUsedAt, iso(T0 + 60_000));
+
+  // An expired key does not count against maxLive when `now` is given.
+  await store.apiKeys.create(key('key_x', 'acc_1', { expiresAt: iso(T0 + 1000) }), { maxLive: 3 });
+  await store.apiKeys.create(key('key_b', 'acc_1'), { maxLive: 2, now: iso(T0 + 2000) });
+  await assert.rejects(store.apiKeys.create(key('key_c', 'acc_1'), { maxLive: 2, now: iso(T0 + 2000) }), { code: 'API_KEY_LIMIT_REACHED' });
+  await assert.rejects(store.apiKeys.create(key('key_c', 'acc_1'), { maxLive: 2 }), { code: 'API_KEY_LIMIT_REACHED' }, 'without now, expiry is not looked at');
+
+  // A rotation with a grace: the old key still counts, so at the bound it is refused and writes nothing.
+  const next = key('key_n', 'acc_1', { rotatedFrom: 'key_a' });
+  await assert.rejects(store.apiKeys.rotate('key_a', next, { expiresAt: iso(T0 + 62_000) }, { maxLive: 2, now: iso(T0 + 2000) }), { code: 'API_KEY_LIMIT_REACHED' });
+  assert.equal(await store.apiKeys.get('key_n'), undefined);
+  assert.equal((await store.apiKeys.get('key_a'))?.expiresAt, iso(T0 + 86_400_000));
+  note('rotated with grace', await store.apiKeys.rotate('key_a', next, { expiresAt: iso(T0 + 62_000) }, { maxLive: 3, now: iso(T0 + 2000) }));
+  note('old after grace rotation', await store.apiKeys.get('key_a'));
+  // Revoking at once frees the old key's place: three live keys before, three after.
+  note('rotated now', await store.apiKeys.rotate('key_b', key('key_m', 'acc_1', { rotatedFrom: 'key_b' }), { revokedAt: iso(T0 + 3000) }, { maxLive: 3, now: iso(T0 + 3000) }));
+  assert.equal(await store.apiKeys.getLiveByHash('hash_key_b'), undefined);
+  // An expired, revoked or unknown key is not rotated.
+  assert.equal(await store.apiKeys.rotate('key_x', key('key_q', 'acc_1'), { revokedAt: iso(T0 + 3000) }, { maxLive: 9, now: iso(T0 + 3000) }), undefined);
+  assert.equal(await store.apiKeys.rotate('key_b', key('key_q', 'acc_1'), { revokedAt: iso(T0 + 3000) }, { maxLive: 9, now: iso(T0 + 3000) }), undefined);
+  assert.equal(await store.apiKeys.rotate('key_none', key('key_q', 'acc_1'), { revokedAt: iso(T0 + 3000) }, { maxLive: 9 }), undefined);
+  assert.equal(await store.apiKeys.get('key_q'), undefined);
+  assert.equal(await store.apiKeys.update('key_b', { name: 'revoked' }), undefined, 'a revoked key is not updated');
+  note(
+    'live',
+    (await store.apiKeys.listLive('acc_1')).map((k) => k.id),
+  );
+});
+
+contract('request windows: one count per key and window; 100 parallel hits count to 100', async (store, note) => {
+  assert.equal(await store.requestWindows.hit('key_a', T0), 1);
+  assert.equal(await store.requestWindows.hit('key_a', T0), 2);
+  assert.equal(await store.requestWindows.hit('key_b', T0), 1);
+  assert.equal(await store.requestWindows.hit('key_a', T0 + 60_000), 1, 'a new window starts from 1');
+  const counts = await Promise.all(Array.from({ length: 100 }, () => store.requestWindows.hit('key_c', T0)));
+  assert.deepEqual(
+    [...counts].sort((a, b) => a - b),
+    Array.from({ length: 100 }, (_, n) => n + 1),
+  );
+  note('counts', counts.length);
+});
+
+contract('billing: usage by settlement time, the month budget, and one alert mark per scope, period and threshold', async (store, note) => {
+  await funded(store, 'acc_1', 10_000_000);
+  await funded(store, 'acc_2', 1_000_000);
+  const at = (ms: number) => iso(T0 + ms);
+  await store.tasks.create(task(tid(1), 'acc_1', { apiKeyId: 'key_a', items: 3, estimate: 3000 }), {});
+  await store.tasks.savePrepared(tid(1), { model: 'm1', width: 64 }, at(10));
+  await store.tasks.recordItem(tid(1), 0, { status: 'success', cost: 1000 }, at(20));
+  await store.tasks.recordItem(tid(1), 1, { status: 'failed', error: { code: 'PROVIDER_ERROR' } }, at(30));
+  await store.tasks.settle({ id: tid(1), status: 'completed', result: { model: 'm1' }, cost: 2000, at: at(1000), lastItem: { index: 2, item: { status: 'success', cost: 1000 } } });
+  await store.tasks.create(task(tid(2), 'acc_1', { type: 'image.rate', estimate: 200 }), {});
+  await store.tasks.settle({ id: tid(2), status: 'failed', result: null, errors: [{ code: 'INVALID_INPUT' }], cost: 0, at: at(2000) });
+  await store.tasks.create(task(tid(3), 'acc_1', { apiKeyId: 'key_b', estimate: 500 }), {});
+  await store.tasks.settle({ id: tid(3), status: 'completed', result: null, cost: 500, at: '2026-12-01T00:00:00.000Z' });
+  await store.tasks.create(task(tid(4), 'acc_1', { estimate: 700 }), {}); // pending: not usage
+  await store.tasks.create(task(tid(5), 'acc_2', { estimate: 900 }), {});
+  await store.tasks.settle({ id: tid(5), status: 'completed', result: null, cost: 900, at: at(1000) });
+
+  const november = await store.billing.usage('acc_1', AT, '2026-12-01T00:00:00.000Z');
+  assert.deepEqual(
+    november.map((e) => e.taskId),
+    [tid(1), tid(2)],
+    'to is exclusive; pending tasks and other accounts are left out',
+  );
+  assert.deepEqual(november[0], { taskId: tid(1), settledAt: at(1000), apiKeyId: 'key_a', type: 'image.generate', model: 'm1', cost: 2000, items: 2 });
+  note('november', november);
+  note(
+    'from is inclusive',
+    (await store.billing.usage('acc_1', at(2000), '2027-01-01T00:00:00.000Z')).map((e) => e.taskId),
+  );
+  assert.deepEqual(await store.billing.usage('acc_1', at(2001), '2026-12-01T00:00:00.000Z'), []);
+  assert.deepEqual(await store.billing.usage('acc_none', AT, '2027-01-01T00:00:00.000Z'), []);
+
+  assert.deepEqual(await store.billing.monthBudget('acc_1', '2026-11'), { charged: 2000, balance: 10_000_000 - 2500 });
+  assert.deepEqual(await store.billing.monthBudget('acc_1', '2026-12'), { charged: 500, balance: 10_000_000 - 2500 });
+  assert.deepEqual(await store.billing.monthBudget('acc_2', '2026-11'), { charged: 900, balance: 1_000_000 - 900 });
+  assert.equal(await store.billing.monthBudget('acc_none', '2026-11'), undefined);
+
+  const alert = (threshold: number, eventId: string): BillingAlertRecord => ({
+    id: `acc_1|2026-11|${threshold}`,
+    scope: 'account',
+    accountId: 'acc_1',
+    period: '2026-11',
+    threshold,
+    used: 2000,
+    limit: 10_000_000,
+    eventId,
+    createdAt: AT,
+  });
+  const event = (id: string): EventRecord => ({ id, type: 'billing.threshold_reached', accountId: 'acc_1', taskId: null, createdAt: AT, payload: { id, type: 'billing.threshold_reached', data: {} } });
+  const delivery = (id: string, eventId: string): DeliveryRecord => ({
+    id,
+    eventId,
+    accountId: 'acc_1',
+    webhookId: 'wh_1',
+    url: 'https://hooks.example/b',
+    status: 'pending',
+    attempts: [],
+    nextAttemptAt: AT,
+    createdAt: AT,
+    updatedAt: AT,
+  });
+  assert.equal(await store.billing.recordAlert(alert(50, 'evt_1'), event('evt_1'), [delivery('dlv_1', 'evt_1')]), true);
+  assert.equal(await store.billing.recordAlert(alert(50, 'evt_2'), event('evt_2'), [delivery('dlv_2', 'evt_2')]), false, 'the mark exists: nothing written');
+  assert.equal(await store.webhooks.getEvent('evt_2'), undefined);
+  assert.equal(await store.webhooks.getDelivery('dlv_2'), undefined);
+  note('alert', await store.billing.getAlert('acc_1|2026-11|50'));
+  note('its event', await store.webhooks.getEvent('evt_1'));
+  note('its delivery', await store.webhooks.getDelivery('dlv_1'));
+  assert.equal(await store.billing.getAlert('acc_1|2026-11|80'), undefined);
+  assert.equal(await store.billing.getAlert('nonsense'), undefined);
+
+  // 20 at once for one mark: one wins, with its event and delivery; the others write nothing.
+  const won = await Promise.all(Array.from({ length: 20 }, (_, n) => store.billing.recordAlert(alert(80, `evt_r${n}`), event(`evt_r${n}`), [delivery(`dlv_r${n}`, `evt_r${n}`)])));
+  assert.equal(won.filter(Boolean).length, 1);
+  const winner = won.indexOf(true);
+  assert.equal((await store.billing.getAlert('acc_1|2026-11|80'))?.eventId, `evt_r${winner}`);
+  const stored = await Promise.all(Array.from({ length: 20 }, (_, n) => store.webhooks.getDelivery(`dlv_r${n}`)));
+  assert.equal(stored.filter(Boolean).length, 1);
+  note('pending deliveries', (await store.webhooks.pendingDeliveries()).length);
+});
+
+contract('idempotency keys: claim, renew, answer, release, lapse and purge', async (store, note) => {
+  const repo = store.idempotency;
+  const at = (ms: number) => iso(T0 + ms);
+  const claim = (key: string, token: string, now: number, accountId = 'acc_a') => ({
+    id: `${accountId}:${key}`,
+    accountId,
+    key,
+    fingerprint: `fp_${key}`,
+    createdAt: at(now),
+    expiresAt: at(now + 60_000),
+    claim: token,
+  });
+  const answered = (key: string, now: number, accountId = 'acc_a') => {
+    const { claim: _, ...rest } = claim(key, '', now, accountId);
+    return { ...rest, expiresAt: at(now + 86_400_000), answer: `sealed_${key}` };
+  };
+
+  assert.deepEqual(await repo.claim(claim('k1', 'tok1', 0), at(0)), { claimed: true });
+  // A live claim is the answer to a second claim, whoever makes it; other accounts are other keys.
+  const second = await repo.claim(claim('k1', 'tok2', 1000), at(1000));
+  assert.equal(second.claimed, false);
+  note('second claim', second);
+  assert.deepEqual(await repo.claim(claim('k1', 'tok3', 1000, 'acc_b'), at(1000)), { claimed: true });
+  assert.equal(await repo.renew('acc_a:k1', 'tok2', at(90_000)), false);
+  assert.equal(await repo.renew('acc_a:k1', 'tok1', at(90_000)), true);
+  note('renewed', await repo.get('acc_a:k1', at(70_000)));
+  assert.equal(await repo.complete(answered('k1', 0), 'tok2'), false);
+  assert.equal(await repo.complete(answered('k1', 0), 'tok1'), true);
+  assert.equal(await repo.complete(answered('k1', 0), 'tok1'), false, 'a claim answers once');
+  const replay = await repo.claim(claim('k1', 'tok4', 5000), at(5000));
+  note('after answer', replay);
+  assert.equal(replay.claimed, false);
+  assert.equal((replay as { record: { answer?: string } }).record.answer, 'sealed_k1');
+  await repo.release('acc_a:k1', 'tok4');
+  assert.ok(await repo.get('acc_a:k1', at(5000)), 'release with a token that does not hold it changes nothing');
+  // An answer is served until its expiry, then the key can be claimed again.
+  assert.equal(await repo.get('acc_a:k1', at(86_400_000)), undefined);
+  assert.deepEqual(await repo.claim(claim('k1', 'tok5', 86_400_000), at(86_400_000)), { claimed: true });
+  await repo.release('acc_a:k1', 'tok5');
+  assert.equal(await repo.get('acc_a:k1', at(86_400_000)), undefined);
+  // A claim that is not renewed lapses: another claim takes it over, and the old one can no longer answer.
+  await repo.claim(claim('k2', 'old', 0), at(0));
+  assert.equal((await repo.claim(claim('k2', 'new', 59_999), at(59_999))).claimed, false);
+  assert.deepEqual(await repo.claim(claim('k2', 'new', 60_000), at(60_000)), { claimed: true });
+  assert.equal(await repo.complete(answered('k2', 0), 'old'), false);
+  assert.equal(await repo.renew('acc_a:k2', 'old', at(200_000)), false);
+  assert.equal(await repo.complete(answered('k2', 60_000), 'new'), true);
+  // Purge drops what expired by then (answers and lapsed claims), nothing else.
+  await repo.claim(claim('k3', 'tok', 0), at(0));
+  await repo.purgeExpired(at(86_400_000));
+  // Read as of a time before they expired: only what was deleted is absent.
+  const left = [await repo.get('acc_a:k1', at(0)), await repo.get('acc_a:k2', at(0)), await repo.get('acc_a:k3', at(0)), await repo.get('acc_b:k1', at(0))];
+  assert.deepEqual(
+    left.map((record) => record?.id),
+    [undefined, 'acc_a:k2', undefined, undefined],
+  );
+  note('left', left);
+});
+
+contract('tasks: a settlement worked out from `finished` items is refused once another item has finished', async (store, note) => {
+  await funded(store, 'acc_1', 10_000);
+  await store.tasks.create(task(tid(1), 'acc_1', { estimate: 3000, items: 3 }), {});
+  const t1 = iso(T0 + 1000);
+  await store.tasks.recordItem(tid(1), 0, { status: 'success', cost: 1000, attempts: 1 }, t1);
+  // A cancel read the task with one item finished; a second finishes before its settlement lands.
+  await store.tasks.recordItem(tid(1), 1, { status: 'success', cost: 1000, attempts: 1 }, t1);
+  const stale = { id: tid(1), status: 'completed' as const, result: { n: 1 }, cost: 1000, at: iso(T0 + 2000), finished: 1 };
+  assert.equal(await store.tasks.settle(stale), undefined, 'counted one finished item; two have');
+  assert.equal((await store.tasks.get(tid(1)))?.status, 'pending');
+  assert.equal(await store.tasks.reserved('acc_1'), 3000, 'nothing moved');
+  const settled = await store.tasks.settle({ ...stale, cost: 2000, result: { n: 2 }, finished: 2 });
+  note('settled', settled);
+  assert.equal(settled?.status, 'completed');
+  assert.equal(settled?.cost, 2000);
+  assert.equal(await store.tasks.reserved('acc_1'), 0);
+  assert.equal((await store.accounts.get('acc_1'))?.balance, 8000);
+  assert.equal(await store.tasks.recordItem(tid(1), 2, { status: 'success', cost: 1000 }, t1), undefined, 'an item finishing after the settlement is refused');
 });

@@ -5,7 +5,7 @@ import { ALL_SCOPES } from '../../../domain/scopes.js';
 import { addRoute } from '../../route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
-import { ApiKey } from './schemas.js';
+import { ApiKey, ExpiresAt, RequestsPerMinute } from './schemas.js';
 
 export const CreateApiKeyBody = z.object({
   name: z.string().min(1).max(64).optional(),
@@ -23,6 +23,8 @@ export const CreateApiKeyBody = z.object({
     .refine((value) => parseUsd(value) !== null, 'a decimal USD amount such as "25" or "0.5"')
     .optional(),
   spendingLimitPeriod: z.enum(['day', 'week', 'month']).optional(),
+  requestsPerMinute: RequestsPerMinute.optional(),
+  expiresAt: ExpiresAt.optional(),
 });
 export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;
 
@@ -52,6 +54,8 @@ export function registerApiKeysCreate(app: Hono<ApiEnv>, deps: ApiDeps): void {
         creatorScopes: principal.scopes,
         spendingLimit: body.spendingLimit === undefined ? undefined : parseUsd(body.spendingLimit)!,
         spendingLimitPeriod: body.spendingLimitPeriod,
+        requestsPerMinute: body.requestsPerMinute,
+        expiresAt: body.expiresAt,
       });
       return { body: { data: created } };
     },

@@ -11,5 +11,15 @@ export const ApiKey = z.object({
   spendingLimit: Usd.optional(),
   spendingLimitPeriod: z.enum(['day', 'week', 'month']),
   createdAt: Timestamp,
+  requestsPerMinute: z.number().int().positive().optional().describe('requests per fixed 60 s window; absent: no limit'),
+  expiresAt: Timestamp.optional().describe('from then on the key is refused (401 UNAUTHORIZED)'),
+  lastUsedAt: Timestamp.optional().describe('when the key last authenticated a request (written at most once a minute)'),
+  rotatedFrom: z.string().optional().describe('the key this one replaced'),
 });
 export type ApiKey = z.infer<typeof ApiKey>;
+
+/** requestsPerMinute of a key: a positive integer (null in a PATCH removes the limit). */
+export const RequestsPerMinute = z.number().int().min(1).max(1_000_000).describe('requests per fixed 60 s window');
+
+/** expiresAt of a key: an ISO 8601 date-time in the future (checked by the service). */
+export const ExpiresAt = z.iso.datetime({ offset: true }).describe('ISO 8601 date-time in the future; the key is refused from then on');

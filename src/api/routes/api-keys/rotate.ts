@@ -1,0 +1,46 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { DEFAULT_ROTATION_GRACE_SECONDS } from '../../../services/api-keys.js';
+import { addRoute } from '../../route.js';
+import { dataOf } from '../../schemas.js';
+import type { ApiDeps, ApiEnv } from '../../types.js';
+import { ApiKey } from './schemas.js';
+
+/** At most 30 days of grace: a longer overlap is two keys, made and deleted on purpose. */
+const MAX_GRACE_SECONDS = 30 * 86_400;
+
+export const RotateApiKeyBody = z.object({
+  graceSeconds: z.number().int().min(0).max(MAX_GRACE_SECONDS).optional().describe(`how long the old key keeps working (default ${DEFAULT_ROTATION_GRACE_SECONDS}, 24 h); 0 revokes it now`),
+});
+export type RotateApiKeyBody = z.infer<typeof RotateApiKeyBody>;
+
+export const RotateApiKeyResponse = dataOf(
+  z.object({
+    apiKey: ApiKey,
+    raw: z.string().describe('the full new key, shown only here'),
+    previous: ApiKey.describe('the old key: its expiresAt is the end of its grace; with graceSeconds 0 it is revoked'),
+  }),
+);
+export type RotateApiKeyResponse = z.infer<typeof RotateApiKeyResponse>;
+
+export function registerApiKeysRotate(app: Hono<ApiEnv>, deps: ApiDeps): void {
+  addRoute(
+    app,
+    deps,
+    {
+      method: 'post',
+      path: '/api-key/:id/rotate',
+      summary: 'Replace a key by a new raw key with the same settings; the old one works for a grace period',
+      guard: { accept: ['accessToken'], scope: 'keys' },
+      family: 'resource',
+      body: RotateApiKeyBody,
+      status: 201,
+      response: RotateApiKeyResponse,
+      errors: ['API_KEY_NOT_FOUND', 'API_KEY_LIMIT_REACHED'],
+    },
+    async (c, { principal, body }) => {
+      const rotated = await deps.apiKeys.rotate(principal.accountId, c.req.param('id')!, body.graceSeconds);
+      return { body: { data: rotated } };
+    },
+  );
+}

@@ -1,0 +1,50 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { parseUsd } from '../../../domain/money.js';
+import { addRoute } from '../../route.js';
+import { dataOf } from '../../schemas.js';
+import type { ApiDeps, ApiEnv } from '../../types.js';
+import { ApiKey, ExpiresAt, RequestsPerMinute } from './schemas.js';
+
+/** Fields left out are kept; null removes a setting. Scopes are not changed here: a key with other scopes is a new key. */
+export const UpdateApiKeyBody = z.object({
+  name: z.string().min(1).max(64).nullable().optional(),
+  requestsPerMinute: RequestsPerMinute.nullable().optional(),
+  expiresAt: ExpiresAt.nullable().optional(),
+  spendingLimit: z
+    .string()
+    .refine((value) => parseUsd(value) !== null, 'a decimal USD amount such as "25" or "0.5"')
+    .nullable()
+    .optional(),
+  spendingLimitPeriod: z.enum(['day', 'week', 'month']).optional(),
+});
+export type UpdateApiKeyBody = z.infer<typeof UpdateApiKeyBody>;
+
+export const UpdateApiKeyResponse = dataOf(ApiKey);
+export type UpdateApiKeyResponse = z.infer<typeof UpdateApiKeyResponse>;
+
+export function registerApiKeysUpdate(app: Hono<ApiEnv>, deps: ApiDeps): void {
+  addRoute(
+    app,
+    deps,
+    {
+      method: 'patch',
+      path: '/api-key/:id',
+      summary: "Change a live key's name, request limit, expiry or spending limit",
+      guard: { accept: ['accessToken'], scope: 'keys' },
+      family: 'resource',
+      body: UpdateApiKeyBody,
+      status: 200,
+      response: UpdateApiKeyResponse,
+      errors: ['API_KEY_NOT_FOUND', 'VALIDATION_ERROR'],
+    },
+    async (c, { principal, body }) => {
+      const { spendingLimit, ...rest } = body;
+      const key = await deps.apiKeys.update(principal.accountId, c.req.param('id')!, {
+        ...rest,
+        spendingLimit: spendingLimit === undefined || spendingLimit === null ? spendingLimit : parseUsd(spendingLimit)!,
+      });
+      return { body: { data: key } };
+    },
+  );
+}

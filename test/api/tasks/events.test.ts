@@ -1,0 +1,361 @@
+import assert from 'node:assert/strict';
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type TestContext, test } from 'node:test';
+import { startServer } from '../../../src/app/server.js';
+import { deepMerge, loadConfig } from '../../../src/config/load.js';
+import { fakeProviders } from '../../fixtures/test-providers.js';
+import { mountTestRoutes, testTaskType } from '../../fixtures/test-task-type.js';
+import { runCli } from '../../helpers/cli.js';
+import { eventually, type Harness, startService, testStore, waitForTask } from '../../helpers/harness.js';
+
+/** Items run one at a time, so each finishes on its own and has its own event. */
+const ONE_AT_A_TIME = { work: { lanes: { test: 1 } } };
+
+interface SseEvent {
+  event: string;
+  id?: string;
+  data: any;
+}
+
+/** An open event stream: its events as they come, its comments, and whether it has ended. */
+interface Stream {
+  status: number;
+  headers: Headers;
+  /** The next event; rejects if the stream ends first. */
+  next(timeoutMs?: number): Promise<SseEvent>;
+  /** Every event until the stream ends. */
+  rest(timeoutMs?: number): Promise<SseEvent[]>;
+  comments: string[];
+  ended: Promise<void>;
+  close(): void;
+}
+
+async function openStream(url: string, path: string, options: { auth?: string; headers?: Record<string, string> } = {}): Promise<Stream & { json?: any }> {
+  const controller = new AbortController();
+  const headers: Record<string, string> = { accept: 'text/event-stream', ...options.headers };
+  if (options.auth) headers.authorization = `Bearer ${options.auth}`;
+  const res = await fetch(`${url}${path}`, { headers, signal: controller.signal });
+  const isJson = res.headers.get('content-type')?.startsWith('application/json');
+  const json = isJson ? await res.json() : undefined;
+  const events: SseEvent[] = [];
+  const comments: string[] = [];
+  let waiting: (() => void) | undefined;
+  let done = false;
+  let buffer = '';
+  const ended = (async () => {
+    if (!res.body || isJson) return;
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of res.body) {
+        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+        let cut = buffer.indexOf('\n\n');
+        while (cut >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const event: SseEvent = { event: 'message', data: '' };
+          const data: string[] = [];
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) comments.push(line.slice(1).trim());
+            else if (line.startsWith('event: ')) event.event = line.slice(7);
+            else if (line.startsWith('id: ')) event.id = line.slice(4);
+            else if (line.startsWith('data: ')) data.push(line.slice(6));
+          }
+          if (data.length) {
+            event.data = JSON.parse(data.join('\n'));
+            events.push(event);
+          }
+          waiting?.();
+          cut = buffer.indexOf('\n\n');
+        }
+      }
+    } catch {
+      // aborted by close()
+    } finally {
+      done = true;
+      waiting?.();
+    }
+  })();
+  let read = 0;
+  const next = async (timeoutMs = 10_000): Promise<SseEvent> => {
+    const deadline = Date.now() + timeoutMs;
+    while (read >= events.length) {
+      if (done) throw new Error('the stream ended');
+      if (Date.now() > deadline) throw new Error('no event in time');
+      await new Promise<void>((resolve) => {
+        waiting = resolve;
+        setTimeout(resolve, 50);
+      });
+    }
+    return events[read++];
+  };
+  return {
+    status: res.status,
+    headers: res.headers,
+    json,
+    next,
+    async rest(timeoutMs = 10_000) {
+      await Promise.race([ended, new Promise((_, reject) => setTimeout(() => reject(new Error('the stream did not end in time')), timeoutMs))]);
+      const out = events.slice(read);
+      read = events.length;
+      return out;
+    },
+    comments,
+    ended,
+    close: () => controller.abort(),
+  };
+}
+
+const create = async (h: Harness, body: object) => (await h.request('POST', '/test/tasks', { auth: h.apiKey, body })).json.data as { taskId: string; access: { publicAccessToken: string } };
+
+test('a stream sends the current state, an event per finished item, then settled, and ends', async (t) => {
+  const h = await startService(t, { config: ONE_AT_A_TIME });
+  const { taskId } = await create(h, { items: 3, delayMs: 250, failItems: [1] });
+  const stream = await openStream(h.url, `/tasks/${taskId}/events`, { auth: h.apiKey });
+  assert.equal(stream.status, 200);
+  assert.match(stream.headers.get('content-type') ?? '', /^text\/event-stream/);
+  assert.equal(stream.headers.get('cache-control'), 'no-cache');
+  const first = await stream.next();
+  assert.equal(first.event, 'task');
+  assert.equal(first.data.status, 'pending');
+  assert.deepEqual(Object.keys(first.data), ['id', 'status', 'type', 'cost', 'createdAt', 'updatedAt', 'request', 'result', 'apiKeyId', 'userId', 'metadata', 'progress']);
+  assert.equal(first.data.id, taskId);
+  assert.equal(first.data.progress.total, 3);
+  const events = [first, ...(await stream.rest())];
+  const last = events.at(-1)!;
+  assert.equal(last.event, 'settled');
+  assert.equal(last.data.status, 'completed');
+  assert.equal(last.id, '4', 'three finished items, plus one for the settlement');
+  assert.deepEqual(
+    last.data.progress.items.map((i: { status: string }) => i.status),
+    ['success', 'failed', 'success'],
+  );
+  assert.equal(last.data.progress.items[1].error.code, 'RESTRICTED_CONTENT');
+  assert.deepEqual(last.data.progress, { ...last.data.progress, total: 3, finished: 3, succeeded: 2, failed: 1 });
+  const ids = events.map((e) => Number(e.id));
+  assert.deepEqual(
+    ids,
+    [...ids].sort((a, b) => a - b),
+    'ids only grow',
+  );
+  assert.equal(new Set(ids).size, ids.length, 'no state is sent twice');
+  // Every state from the first on: each item recorded alone, the last one with the settlement (so no id 3).
+  const expected = [...Array.from({ length: 3 - Number(first.id) }, (_, i) => `task#${Number(first.id) + i}`), 'settled#4'];
+  assert.deepEqual(
+    events.map((e) => `${e.event}#${e.id}`),
+    expected,
+  );
+  assert.deepEqual(
+    events.slice(1, -1).map((e) => e.data.progress.finished),
+    events.slice(1, -1).map((e) => Number(e.id)),
+  );
+  const task = await waitForTask(h, taskId);
+  assert.deepEqual({ ...last.data, progress: undefined }, { ...task, progress: undefined }, 'the settled event is the task as GET /tasks/{id} shows it');
+  await stream.ended;
+  await eventually(() => h.server.services.taskStreams.stats().streams === 0);
+});
+
+test('a settled task: one settled event, then the end', async (t) => {
+  const h = await startService(t);
+  const { taskId } = await create(h, { items: 2 });
+  await waitForTask(h, taskId);
+  const stream = await openStream(h.url, `/tasks/${taskId}/events`, { auth: h.apiKey });
+  const events = await stream.rest();
+  assert.deepEqual(
+    events.map((e) => [e.event, e.id]),
+    [['settled', '3']],
+  );
+  assert.equal(events[0].data.status, 'completed');
+});
+
+test("the task's PAT works in the header and as ?token=, and shows the result view", async (t) => {
+  const h = await startService(t, { config: ONE_AT_A_TIME });
+  const { taskId, access } = await create(h, { items: 2, delayMs: 100 });
+  const pat = access.publicAccessToken;
+  for (const stream of [await openStream(h.url, `/tasks/${taskId}/events`, { auth: pat }), await openStream(h.url, `/tasks/${taskId}/events?token=${pat}`)]) {
+    assert.equal(stream.status, 200);
+    const events = await stream.rest();
+    assert.deepEqual(Object.keys(events[0].data), ['id', 'status', 'type', 'result', 'progress']);
+    assert.equal(events.at(-1)!.event, 'settled');
+    assert.equal(events.at(-1)!.data.result.items.length, 2);
+  }
+});
+
+test('errors before the stream are JSON: no credential 401, an API key in ?token= 401, another account or task 404', async (t) => {
+  const h = await startService(t);
+  const { taskId } = await create(h, { items: 1, delayMs: 2000 });
+  const other = await create(h, { items: 1 });
+
+  const anonymous = await openStream(h.url, `/tasks/${taskId}/events`);
+  assert.equal(anonymous.status, 401);
+  assert.equal(anonymous.json.code, 'UNAUTHORIZED');
+
+  const keyInUrl = await openStream(h.url, `/tasks/${taskId}/events?token=${h.apiKey}`);
+  assert.equal(keyInUrl.status, 401);
+  assert.equal(keyInUrl.json.code, 'UNAUTHORIZED');
+  assert.match(keyInUrl.json.message, /pat_/);
+
+  const tokenInUrl = await openStream(h.url, `/tasks/${taskId}/events?token=${h.token}`);
+  assert.equal(tokenInUrl.status, 401, 'an access token is refused in the URL too');
+
+  const forged = await openStream(h.url, `/tasks/${taskId}/events?token=pat_forged`);
+  assert.equal(forged.status, 401);
+  assert.equal(forged.json.code, 'INVALID_TOKEN');
+
+  const otherPat = await openStream(h.url, `/tasks/${taskId}/events?token=${other.access.publicAccessToken}`);
+  assert.equal(otherPat.status, 404, "another task's PAT");
+  assert.equal(otherPat.json.code, 'TASK_NOT_FOUND');
+
+  const { services } = h.server;
+  const stranger = await services.accounts.create('stranger', 1_000_000);
+  const { raw } = await services.apiKeys.create({ accountId: stranger.id, name: 'k' });
+  const foreign = await openStream(h.url, `/tasks/${taskId}/events`, { auth: raw });
+  assert.equal(foreign.status, 404);
+  assert.equal(foreign.json.code, 'TASK_NOT_FOUND');
+
+  const missing = await openStream(h.url, '/tasks/tsk_nothere/events', { auth: h.apiKey });
+  assert.equal(missing.status, 404);
+  assert.equal(missing.json.code, 'TASK_NOT_FOUND');
+
+  const { raw: noRead } = await services.apiKeys.create({ accountId: h.accountId, name: 'gen-only', scopes: ['image:generate'] });
+  const scopeless = await openStream(h.url, `/tasks/${taskId}/events`, { auth: noRead });
+  assert.equal(scopeless.status, 403);
+  assert.equal(scopeless.json.code, 'INSUFFICIENT_SCOPE');
+  assert.equal(services.taskStreams.stats().streams, 0, 'a refused request leaves no watcher behind');
+});
+
+test('Last-Event-ID resumes: only newer states are sent, and after the settled event 204', async (t) => {
+  const h = await startService(t, { config: ONE_AT_A_TIME });
+  const { taskId } = await create(h, { items: 3, delayMs: 300 });
+  const path = `/tasks/${taskId}/events`;
+  const first = await openStream(h.url, path, { auth: h.apiKey });
+  const seen = await first.next();
+  assert.equal(seen.id, '0');
+  first.close();
+
+  // Resuming from what was seen: the current state if newer, never the one already seen.
+  const resumed = await openStream(h.url, path, { auth: h.apiKey, headers: { 'last-event-id': seen.id! } });
+  const events = await resumed.rest();
+  assert.ok(
+    events.every((e) => Number(e.id) > 0),
+    `nothing at or before id 0 again: ${events.map((e) => e.id)}`,
+  );
+  assert.equal(events.at(-1)!.event, 'settled');
+  const settledId = events.at(-1)!.id!;
+  assert.equal(settledId, '4');
+
+  // A client that missed states gets the current one, which holds everything missed.
+  const late = await openStream(h.url, path, { auth: h.apiKey, headers: { 'last-event-id': '1' } });
+  assert.deepEqual(
+    (await late.rest()).map((e) => [e.event, e.id]),
+    [['settled', '4']],
+  );
+
+  const over = await fetch(`${h.url}${path}`, { headers: { authorization: `Bearer ${h.apiKey}`, 'last-event-id': settledId } });
+  assert.equal(over.status, 204, 'after the settled event: nothing more (EventSource stops reconnecting)');
+  assert.equal(await over.text(), '');
+
+  const garbage = await openStream(h.url, path, { auth: h.apiKey, headers: { 'last-event-id': 'not-an-id' } });
+  assert.deepEqual(
+    (await garbage.rest()).map((e) => e.event),
+    ['settled'],
+    'an unknown id starts afresh',
+  );
+});
+
+test('an idle stream sends heartbeats as comments', async (t) => {
+  const h = await startService(t, { config: { taskEvents: { heartbeatMs: 40 } } });
+  const { taskId } = await create(h, { items: 1, delayMs: 400 });
+  const stream = await openStream(h.url, `/tasks/${taskId}/events`, { auth: h.apiKey });
+  await stream.rest();
+  assert.ok(stream.comments.filter((c) => c === 'ping').length >= 3, `pings: ${stream.comments.length}`);
+});
+
+test('a client that disconnects leaves no watcher behind', async (t) => {
+  const h = await startService(t);
+  const { taskId } = await create(h, { items: 1, delayMs: 60_000 });
+  const { taskStreams } = h.server.services;
+  const streams = await Promise.all(Array.from({ length: 20 }, () => openStream(h.url, `/tasks/${taskId}/events`, { auth: h.apiKey })));
+  await Promise.all(streams.map((s) => s.next()));
+  assert.deepEqual(taskStreams.stats(), { streams: 20, tasks: 1 });
+  for (const s of streams.slice(0, 15)) s.close();
+  await eventually(() => taskStreams.stats().streams === 5);
+  for (const s of streams.slice(15)) s.close();
+  await eventually(() => taskStreams.stats().streams === 0);
+  assert.deepEqual(taskStreams.stats(), { streams: 0, tasks: 0 });
+});
+
+test('closing the server ends its open streams at once', async (t) => {
+  const h = await startService(t);
+  const { taskId } = await create(h, { items: 1, delayMs: 60_000 });
+  const open = await openStream(h.url, `/tasks/${taskId}/events`, { auth: h.apiKey });
+  await open.next();
+  const started = Date.now();
+  await h.server.close();
+  await open.ended;
+  assert.ok(Date.now() - started < 2000, `the close did not wait on the stream (${Date.now() - started} ms)`);
+});
+
+test('on PostgreSQL, a stream served by another process (serve --no-work) gets the changes through NOTIFY', { skip: testStore() !== 'postgres' && 'PostgreSQL only' }, async (t) => {
+  const h = await startService(t, { config: ONE_AT_A_TIME });
+  const config = loadConfig({ env: {}, overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 } }, h.storeConfig) });
+  const apiOnly = await startServer({ dataDir: h.dataDir, config, role: 'api', taskTypes: [testTaskType as never], providers: fakeProviders(), extendApi: mountTestRoutes, log: () => undefined });
+  t.after(() => apiOnly.close());
+  const { taskId } = await create(h, { items: 3, delayMs: 200 });
+  const stream = await openStream(apiOnly.url, `/tasks/${taskId}/events`, { auth: h.apiKey });
+  const events = [await stream.next(), ...(await stream.rest())];
+  assert.equal(events.at(-1)!.event, 'settled');
+  assert.ok(events.filter((e) => e.event === 'task' && e.data.progress.finished > 0).length >= 1, `item events arrived from the other process: ${events.map((e) => `${e.event}#${e.id}`).join(' ')}`);
+});
+
+/** A proxy in front of the server that counts the paths asked for; `breakEvents` answers the events route 404 (as a server without it would) or cuts it. */
+async function proxy(t: TestContext, target: string, breakEvents: 'no' | 'absent' | 'cut') {
+  const paths: string[] = [];
+  const base = new URL(target);
+  const server: Server = createServer((req, res) => {
+    paths.push(req.url ?? '');
+    const isEvents = /\/events(\?|$)/.test(req.url ?? '');
+    if (isEvents && breakEvents === 'absent') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 'NOT_FOUND' }));
+      return;
+    }
+    const upstream = httpRequest({ host: base.hostname, port: base.port, path: req.url, method: req.method, headers: req.headers }, (answer: IncomingMessage) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      if (isEvents && breakEvents === 'cut') {
+        // The first event, then the connection drops.
+        answer.once('data', (chunk) => {
+          res.write(chunk);
+          res.destroy();
+          answer.destroy();
+        });
+        return;
+      }
+      answer.pipe(res);
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, paths };
+}
+
+test('imgtask tasks watch follows the stream, and falls back to polling when the route is absent or the stream breaks', async (t) => {
+  const h = await startService(t);
+  for (const mode of ['no', 'absent', 'cut'] as const) {
+    const via = await proxy(t, h.url, mode);
+    // An item that would take a minute: the test finishes it once the CLI follows the task.
+    const { taskId } = await create(h, { items: 1, delayMs: 60_000 });
+    const count = (suffix: string) => via.paths.filter((p) => p === `/tasks/${taskId}/${suffix}`).length;
+    const watching = runCli(['tasks', 'watch', taskId, '--json'], { IMGTASK_URL: via.url, IMGTASK_API_KEY: h.apiKey });
+    await eventually(() => count('events') === 1 && (mode === 'no' || count('status') >= 2), 30_000);
+    await h.server.services.progress.finishItem(taskId, 0, { status: 'success', cost: 10_000, result: { finished: 'by the test' } });
+    const watched = await watching;
+    assert.equal(watched.code, 0, `${mode}: ${watched.stderr}`);
+    assert.equal(watched.json.id, taskId);
+    assert.equal(watched.json.status, 'completed');
+    assert.deepEqual(watched.json.result.items, [{ finished: 'by the test' }]);
+    assert.equal(count('events'), 1, `${mode}: the events route was tried once (${via.paths.join(' ')})`);
+    if (mode === 'no') assert.equal(count('status'), 1, `with the stream: the one status read before following, no polling (${via.paths.join(' ')})`);
+    else assert.ok(count('status') > 1, `${mode}: polled after the stream failed (${via.paths.join(' ')})`);
+  }
+});
