@@ -43,7 +43,7 @@ test('a listed origin gets its preflight answered 204 without credentials, then 
     assert.equal(pre.text, '');
     assert.equal(pre.headers.get('access-control-allow-origin'), APP);
     assert.deepEqual(pre.headers.get('access-control-allow-methods')?.split(','), ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
-    assert.deepEqual(pre.headers.get('access-control-allow-headers')?.toLowerCase().split(','), ['authorization', 'content-type']);
+    assert.deepEqual(pre.headers.get('access-control-allow-headers')?.toLowerCase().split(','), ['authorization', 'content-type', 'idempotency-key', 'last-event-id']);
     assert.equal(pre.headers.get('access-control-max-age'), '600');
     assert.equal(pre.headers.get('access-control-allow-credentials'), null, 'bearer headers, not cookies');
     assert.match(pre.headers.get('vary') ?? '', /origin/i);
@@ -53,7 +53,15 @@ test('a listed origin gets its preflight answered 204 without credentials, then 
   const status = await h.request('GET', `/tasks/${taskId}/status`, { auth: pat, headers: { origin: APP } });
   assert.deepEqual(status.json, { data: { status: 'completed' } });
   assert.equal(status.headers.get('access-control-allow-origin'), APP);
-  assert.deepEqual(status.headers.get('access-control-expose-headers')?.split(','), ['x-request-id', 'retry-after']);
+  assert.deepEqual(status.headers.get('access-control-expose-headers')?.split(','), [
+    'x-request-id',
+    'retry-after',
+    'idempotent-replayed',
+    'ratelimit-limit',
+    'ratelimit-remaining',
+    'ratelimit-reset',
+    'ratelimit-policy',
+  ]);
   assert.match(status.headers.get('x-request-id') ?? '', /^req_/);
   assert.match(status.headers.get('vary') ?? '', /origin/i, 'caches keep answers to different origins apart');
 
