@@ -51,6 +51,19 @@ export interface SyncAnswer<Data> {
   data: Data;
 }
 
+/** How many times a creating POST is sent at most, and the pause before a resend (× the attempt). */
+const CREATE_ATTEMPTS = 3;
+const RETRY_DELAY_MS = 300;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A transport failure after which a request carrying an idempotency key may be sent again. */
+class Retryable extends Error {
+  constructor(readonly error: ApiError) {
+    super(error.message);
+  }
+}
+
 interface Answer<T> {
   status: number;
   body: T;
@@ -67,18 +80,54 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
 
   /** One request; a non-2xx answer becomes an ApiError carrying the API's code. */
   async function call<T>(method: string, path: string, body?: unknown): Promise<Answer<T>> {
-    let res: Response;
+    const res = await send(method, path, body);
+    return answerOf<T>(res);
+  }
+
+  /**
+   * A creating POST, safe to send again: it carries an Idempotency-Key (one per call), so when the
+   * connection breaks after the server took the request (no answer came) or another process still
+   * holds the key, the same request is sent again and the server answers the first task, never a
+   * second one. A refused connection is not retried: the request never arrived.
+   */
+  async function create<T>(path: string, body: unknown): Promise<Answer<T>> {
+    const headers = { 'idempotency-key': `cli-${globalThis.crypto.randomUUID()}` };
+    for (let attempt = 1; ; attempt++) {
+      const last = attempt === CREATE_ATTEMPTS;
+      let res: Response;
+      try {
+        res = await send('POST', path, body, headers, !last);
+      } catch (err) {
+        if (last || !(err instanceof Retryable)) throw err instanceof Retryable ? err.error : err;
+        await sleep(RETRY_DELAY_MS * attempt);
+        continue;
+      }
+      if (!last && res.status === 409 && res.headers.has('retry-after')) {
+        await res.body?.cancel();
+        await sleep(Math.min(5, Number(res.headers.get('retry-after')) || 1) * 1000);
+        continue;
+      }
+      return answerOf<T>(res);
+    }
+  }
+
+  async function send(method: string, path: string, body: unknown, extraHeaders: Record<string, string> = {}, retryable = false): Promise<Response> {
     try {
-      res = await doFetch(`${base}${path}`, {
+      return await doFetch(`${base}${path}`, {
         method,
-        headers: { ...auth(), ...(body instanceof FormData || body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: { ...auth(), ...extraHeaders, ...(body instanceof FormData || body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : body instanceof FormData ? body : JSON.stringify(body),
       });
     } catch (err) {
       const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
       const reason = cause?.code ?? cause?.message ?? (err as Error).message;
-      throw new ApiError(0, 'UNREACHABLE', `cannot reach ${base} (${reason}): is \`imgtask serve\` running at ${base}? (--url or IMGTASK_URL names the server)`);
+      const error = new ApiError(0, 'UNREACHABLE', `cannot reach ${base} (${reason}): is \`imgtask serve\` running at ${base}? (--url or IMGTASK_URL names the server)`);
+      if (retryable && cause?.code !== 'ECONNREFUSED' && cause?.code !== 'ENOTFOUND') throw new Retryable(error);
+      throw error;
     }
+  }
+
+  async function answerOf<T>(res: Response): Promise<Answer<T>> {
     const text = await res.text();
     let json: unknown;
     try {
@@ -105,25 +154,25 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
 
   return {
     base,
-    generate: async (body: GenerateInput) => (await call<GenerateResponse>('POST', '/image/generate', body)).body.data,
-    removeBackground: async (body: RemoveBackgroundInput) => (await call<RemoveBackgroundResponse>('POST', '/image/remove-background', body)).body.data,
-    video: async (body: VideoInput) => (await call<GenerateVideoResponse>('POST', '/video/generate', body)).body.data,
+    generate: async (body: GenerateInput) => (await create<GenerateResponse>('/image/generate', body)).body.data,
+    removeBackground: async (body: RemoveBackgroundInput) => (await create<RemoveBackgroundResponse>('/image/remove-background', body)).body.data,
+    video: async (body: VideoInput) => (await create<GenerateVideoResponse>('/video/generate', body)).body.data,
     rate: async (body: RateInput): Promise<SyncAnswer<RateResponse['data']>> => {
-      const answer = await call<RateResponse>('POST', '/image/rate', body);
+      const answer = await create<RateResponse>('/image/rate', body);
       return { status: answer.status, data: answer.body.data };
     },
     alt: async (body: AltInput): Promise<SyncAnswer<AltResponse['data']>> => {
-      const answer = await call<AltResponse>('POST', '/image/alt', body);
+      const answer = await create<AltResponse>('/image/alt', body);
       return { status: answer.status, data: answer.body.data };
     },
     review: async (body: ReviewInput): Promise<SyncAnswer<ReviewResponse['data']>> => {
-      const answer = await call<ReviewResponse>('POST', '/image/review', body);
+      const answer = await create<ReviewResponse>('/image/review', body);
       return { status: answer.status, data: answer.body.data };
     },
     async upload(files: { name: string; data: Buffer }[]): Promise<UploadedFile[]> {
       const form = new FormData();
       for (const file of files) form.append('files', new Blob([new Uint8Array(file.data)]), basename(file.name));
-      return (await call<UploadResponse>('POST', '/image/upload', form)).body.data.files;
+      return (await create<UploadResponse>('/image/upload', form)).body.data.files;
     },
     task,
     status,
