@@ -2,7 +2,7 @@ import type { BillingAlertRecord, DeliveryRecord, EventRecord } from '../records
 import { modelOf } from '../repos/billing-alerts.js';
 import type { BillingRepo, UsageEntry } from '../types.js';
 import { type Db, decode, docOf, hasNul } from './sql.js';
-import { DELIVERY_MUTABLE } from './webhooks.js';
+import { insertDeliveries } from './webhooks.js';
 
 interface UsageRow {
   id: string;
@@ -66,24 +66,7 @@ export function createPgBillingRepo(db: Db): BillingRepo {
         ]);
         if (inserted.rowCount === 0) return false;
         await client.query('INSERT INTO events (id, task_id, doc) VALUES ($1, NULL, $2)', [event.id, docOf(event, [])]);
-        if (deliveries.length > 0) {
-          await client.query(
-            `INSERT INTO deliveries (id, pending_seq, webhook_id, status, next_attempt_at, updated_at, attempts, doc)
-               SELECT u.id, CASE WHEN u.status = 'pending' THEN nextval('imgtask_order') END, u.webhook_id, u.status, u.next_attempt_at, u.updated_at, u.attempts, u.doc
-               FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY
-                 AS u(id, webhook_id, status, next_attempt_at, updated_at, attempts, doc, ord)
-               ORDER BY u.ord`,
-            [
-              deliveries.map((d) => d.id),
-              deliveries.map((d) => d.webhookId),
-              deliveries.map((d) => d.status),
-              deliveries.map((d) => d.nextAttemptAt),
-              deliveries.map((d) => d.updatedAt),
-              deliveries.map((d) => JSON.stringify(d.attempts)),
-              deliveries.map((d) => docOf(d, DELIVERY_MUTABLE)),
-            ],
-          );
-        }
+        await insertDeliveries(client, deliveries);
         return true;
       });
     },

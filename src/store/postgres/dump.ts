@@ -5,7 +5,7 @@ import { accountOf } from './accounts.js';
 import { keyOf } from './api-keys.js';
 import { docOf, encode, nameKey } from './sql.js';
 import { MUTABLE, metadataPairs, spendPeriods, TASK_COLUMNS, taskOf } from './tasks.js';
-import { DELIVERY_COLUMNS, DELIVERY_MUTABLE, deliveryOf } from './webhooks.js';
+import { DELIVERY_COLUMNS, deliveryOf, insertDeliveries } from './webhooks.js';
 
 /**
  * The PostgreSQL side of `imgtask store export|import` (see ../dump.ts): every record read in
@@ -263,25 +263,7 @@ function loaders(reserved: Map<string, number>, spend: Map<string, number>): Rec
       { name: 'task_id', type: 'text', value: (e) => e.taskId },
       { name: 'doc', type: 'text', value: (e) => docOf(e, []) },
     ]),
-    delivery: async (client, records) => {
-      const list = records as DeliveryRecord[];
-      await client.query(
-        `INSERT INTO deliveries (id, pending_seq, webhook_id, status, next_attempt_at, updated_at, attempts, doc)
-         SELECT u.id, CASE WHEN u.status = 'pending' THEN nextval('imgtask_order') END, u.webhook_id, u.status, u.next_attempt_at, u.updated_at, u.attempts, u.doc
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY
-           AS u(id, webhook_id, status, next_attempt_at, updated_at, attempts, doc, ord)
-         ORDER BY u.ord`,
-        [
-          list.map((d) => d.id),
-          list.map((d) => d.webhookId),
-          list.map((d) => d.status),
-          list.map((d) => d.nextAttemptAt),
-          list.map((d) => d.updatedAt),
-          list.map((d) => JSON.stringify(d.attempts)),
-          list.map((d) => docOf(d, DELIVERY_MUTABLE)),
-        ],
-      );
-    },
+    delivery: (client, records) => insertDeliveries(client, records as DeliveryRecord[]),
     destination: simple<DestinationRecord>('destinations', [
       { name: 'id', type: 'text', value: (d) => d.id },
       { name: 'account_id', type: 'text', value: (d) => d.accountId },

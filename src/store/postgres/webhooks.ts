@@ -30,6 +30,29 @@ export const deliveryOf = (row: DeliveryRow): DeliveryRecord => {
 
 const webhooksOf = (rows: { doc: string }[]): WebhookRecord[] => rows.map((row) => JSON.parse(row.doc) as WebhookRecord);
 
+type Client = Parameters<Parameters<Db['tx']>[0]>[0];
+
+/** Inserts deliveries in their order (the pending ones take the next places in the due order); none is a no-op. */
+export async function insertDeliveries(client: Pick<Client, 'query'>, list: readonly DeliveryRecord[]): Promise<void> {
+  if (list.length === 0) return;
+  await client.query(
+    `INSERT INTO deliveries (id, pending_seq, webhook_id, status, next_attempt_at, updated_at, attempts, doc)
+     SELECT u.id, CASE WHEN u.status = 'pending' THEN nextval('imgtask_order') END, u.webhook_id, u.status, u.next_attempt_at, u.updated_at, u.attempts, u.doc
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY
+       AS u(id, webhook_id, status, next_attempt_at, updated_at, attempts, doc, ord)
+     ORDER BY u.ord`,
+    [
+      list.map((d) => d.id),
+      list.map((d) => d.webhookId),
+      list.map((d) => d.status),
+      list.map((d) => d.nextAttemptAt),
+      list.map((d) => d.updatedAt),
+      list.map((d) => JSON.stringify(d.attempts)),
+      list.map((d) => docOf(d, DELIVERY_MUTABLE)),
+    ],
+  );
+}
+
 export function createPgWebhookRepo(db: Db): WebhookRepo {
   const deliveries = async (sql: string, values: unknown[]): Promise<DeliveryRecord[]> => (await db.query<DeliveryRow>(sql, values)).rows.map(deliveryOf);
   return {
@@ -62,24 +85,7 @@ export function createPgWebhookRepo(db: Db): WebhookRepo {
         }
         const inserted = await client.query('INSERT INTO events (id, task_id, doc) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING', [event.id, event.taskId, docOf(event, [])]);
         if (inserted.rowCount === 0) return; // recorded before: nothing to do
-        if (list.length > 0) {
-          await client.query(
-            `INSERT INTO deliveries (id, pending_seq, webhook_id, status, next_attempt_at, updated_at, attempts, doc)
-             SELECT u.id, CASE WHEN u.status = 'pending' THEN nextval('imgtask_order') END, u.webhook_id, u.status, u.next_attempt_at, u.updated_at, u.attempts, u.doc
-             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY
-               AS u(id, webhook_id, status, next_attempt_at, updated_at, attempts, doc, ord)
-             ORDER BY u.ord`,
-            [
-              list.map((d) => d.id),
-              list.map((d) => d.webhookId),
-              list.map((d) => d.status),
-              list.map((d) => d.nextAttemptAt),
-              list.map((d) => d.updatedAt),
-              list.map((d) => JSON.stringify(d.attempts)),
-              list.map((d) => docOf(d, DELIVERY_MUTABLE)),
-            ],
-          );
-        }
+        await insertDeliveries(client, list);
         if (event.taskId !== null) await client.query('UPDATE tasks SET event_id = $2 WHERE id = $1', [event.taskId, event.id]);
       });
     },
