@@ -13,7 +13,7 @@ type Json = Record<string, unknown>;
 const TAGS: Record<string, string> = {
   image: 'Create image tasks (generate, rate, alt, remove background) and upload images',
   images: "The service's own image URLs",
-  tasks: 'Read tasks, their status and results; estimate costs',
+  tasks: 'Read tasks, their status, results and live events; cancel them; estimate costs',
   models: 'The configured generation models and their prices',
   'api-key': 'API keys (with an OAuth access token)',
   webhook: 'Webhooks and their deliveries (with an OAuth access token)',

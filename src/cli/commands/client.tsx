@@ -190,7 +190,7 @@ export function registerClientCommands(program: Command): void {
       }),
     );
 
-  const tasks = program.command('tasks').description('Read tasks: list, show, watch, cancel');
+  const tasks = program.command('tasks').description('Tasks: list, show, watch, cancel');
   tasks
     .command('list')
     .description("The account's tasks, newest first")
