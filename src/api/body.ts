@@ -66,6 +66,11 @@ async function readBoundedText(c: Context, limit: number): Promise<string> {
   }
   const body = c.req.raw.body;
   if (!body) return '';
+  return (await readStreamBounded(body, limit, () => tooLarge(limit))).toString('utf8');
+}
+
+/** A body stream read whole, cut off with `tooLarge()` as soon as it passes `limit` bytes. */
+export async function readStreamBounded(body: ReadableStream<Uint8Array>, limit: number, tooLarge: () => Error): Promise<Buffer> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -75,9 +80,9 @@ async function readBoundedText(c: Context, limit: number): Promise<string> {
     total += value.byteLength;
     if (total > limit) {
       await reader.cancel();
-      throw tooLarge(limit);
+      throw tooLarge();
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }

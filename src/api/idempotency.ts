@@ -5,6 +5,7 @@ import { AppError } from '../domain/errors.js';
 import type { Principal } from '../services/auth.js';
 import type { StoredAnswer } from '../services/idempotency.js';
 import { UPLOAD_LIMITS } from '../services/uploads.js';
+import { readStreamBounded } from './body.js';
 import { MalformedJsonError, parseRequestJson } from './json-depth.js';
 import { enforceKeyRateLimit } from './rate-limit.js';
 import { routesOf } from './route.js';
@@ -69,20 +70,7 @@ async function readBounded(c: Context<ApiEnv>, limit: number, upload: boolean): 
   if (declared !== undefined && Number(declared) > limit) throw tooLarge(upload, limit);
   const body = c.req.raw.body;
   if (!body) return new Uint8Array(0);
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel();
-      throw tooLarge(upload, limit);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
+  return readStreamBounded(body, limit, () => tooLarge(upload, limit));
 }
 
 /** Hands the route the bytes already read, as the request's body (the upload route reads `c.env.incoming` first: it is spent). */
