@@ -20,6 +20,7 @@ import { openServices } from '../../src/app/services.js';
 import { type JsonObject, loadConfig } from '../../src/config/load.js';
 import { migrate } from '../../src/store/postgres/index.js';
 import { startEmbedded } from '../../test/helpers/postgres.js';
+import { stopChild } from './fixtures/child.js';
 
 const FIXTURE = join(import.meta.dirname, '../../test/fixtures/fleet-process.ts');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
@@ -49,13 +50,6 @@ function startServe(dataDir: string, overrides: JsonObject): Promise<{ child: Ch
     child.on('exit', (code) => reject(new Error(`serve exited ${code}`)));
   });
 }
-
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    child.removeAllListeners('exit');
-    child.on('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 
 /** Creates for DURATION seconds over `urls`, then waits for every task to settle. */
 async function run(label: string, processes: number, store: JsonObject): Promise<{ label: string; creates: number; tasksPerSecond: number; non2xx: number }> {
@@ -89,7 +83,7 @@ async function run(label: string, processes: number, store: JsonObject): Promise
   while ((await pendingNow()) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
   const seconds = (performance.now() - started) / 1000;
   const created = results.reduce((sum, r) => sum + r['2xx'], 0);
-  for (const m of members) await stop(m.child);
+  for (const m of members) await stopChild(m.child);
   await rm(root, { recursive: true, force: true });
   return { label, creates: results.reduce((sum, r) => sum + r.requests.average, 0), tasksPerSecond: created / seconds, non2xx: results.reduce((sum, r) => sum + r.non2xx, 0) };
 }

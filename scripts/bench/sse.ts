@@ -12,7 +12,6 @@
  *
  *   npm run bench:sse                (BENCH_STREAMS=1000)
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, get } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -21,6 +20,7 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
+import { startChild, stopChild } from './fixtures/child.js';
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const SELF = import.meta.filename;
@@ -140,25 +140,6 @@ async function imgtaskServer(dataDir: string): Promise<void> {
 }
 
 // ---------------------------------------------------------------- the driver
-function startChild(args: string[]): Promise<{ child: ChildProcess; line: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', SELF, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('\n')) resolve({ child, line: out.split('\n')[0] });
-    });
-    child.on('exit', (code) => reject(new Error(`bench server exited ${code}`)));
-  });
-}
-
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    child.removeAllListeners('exit');
-    child.on('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  });
 
 interface HeldStream {
   /** When each event arrived (Date.now()), in order. */
@@ -223,7 +204,7 @@ const getJson = async <T>(url: string, init?: RequestInit): Promise<T> => (await
 
 async function drive(): Promise<void> {
   process.stderr.write(`anchor: bare hono streamSSE, ${STREAMS} streams…\n`);
-  const anchor = await startChild(['--anchor']);
+  const anchor = await startChild(SELF, ['--anchor'], ['--expose-gc']);
   const anchorUrl = anchor.line.split(' ')[1];
   const anchorBefore = await getJson<Memory>(`${anchorUrl}/bench/memory`);
   const anchorStreams = await holdAll(STREAMS, () => `${anchorUrl}/s`, {});
@@ -232,11 +213,11 @@ async function drive(): Promise<void> {
   if (fired.streams !== STREAMS) throw new Error(`the anchor holds ${fired.streams} streams`);
   const anchorFanout = await latencies(anchorStreams, 2, fired.at);
   for (const s of anchorStreams) s.close();
-  await stop(anchor.child);
+  await stopChild(anchor.child, 10_000);
 
   process.stderr.write(`imgtask: ${STREAMS} tasks, one stream each…\n`);
   const data = await mkdtemp(join(tmpdir(), 'imgtask-bench-sse-'));
-  const server = await startChild(['--imgtask', data]);
+  const server = await startChild(SELF, ['--imgtask', data], ['--expose-gc']);
   const [, url, , key] = server.line.split(' ');
   const auth = { authorization: `Bearer ${key}` };
   const ids: string[] = [];
@@ -261,7 +242,7 @@ async function drive(): Promise<void> {
   const settleFromBus = await latencies(streams, 3, (i) => settles.emitted[ids[i]]);
   await Promise.race([Promise.all(streams.map((s) => s.ended)), sleep(10_000)]);
   const stillOpen = (await getJson<{ streams: number }>(`${url}/bench/memory`)).streams;
-  await stop(server.child);
+  await stopChild(server.child, 10_000);
   await rm(data, { recursive: true, force: true });
 
   const perStream = (a: Memory, b: Memory) => ({ heap: (b.heapUsed - a.heapUsed) / STREAMS, rss: (b.rss - a.rss) / STREAMS });

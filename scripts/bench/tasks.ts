@@ -9,34 +9,15 @@
  *
  *   npm run bench:tasks              (BENCH_SECONDS=10)
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { startChild, stopChild } from './fixtures/child.js';
 
 const SERVER = join(import.meta.dirname, 'fixtures/bench-server.ts');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
-
-function startChild(args: string[]): Promise<{ child: ChildProcess; line: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SERVER, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('\n')) resolve({ child, line: out.split('\n')[0] });
-    });
-    child.on('exit', (code) => reject(new Error(`bench server exited ${code}`)));
-  });
-}
-
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    child.removeAllListeners('exit');
-    child.on('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 
 type Stats = { completed: number; seconds: number; p50: number; p99: number; rss: number };
 
@@ -57,13 +38,13 @@ async function cannon(options: autocannon.Options) {
 }
 
 async function httpBenchmarks() {
-  const hello = await startChild(['--hello']);
+  const hello = await startChild(SERVER, ['--hello']);
   const helloUrl = hello.line.split(' ')[1];
   const bare = await cannon({ url: helloUrl, connections: 50, duration: DURATION });
-  await stop(hello.child);
+  await stopChild(hello.child);
 
   const data = await mkdtemp(join(tmpdir(), 'imgtask-bench-'));
-  const server = await startChild([data]);
+  const server = await startChild(SERVER, [data]);
   const [, url, , key] = server.line.split(' ');
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const create = (extra: Partial<autocannon.Options>) => cannon({ url: `${url}/bench/tasks`, method: 'POST', headers, body: '{}', connections: 50, duration: DURATION, ...extra });
@@ -74,13 +55,13 @@ async function httpBenchmarks() {
   await fetch(`${url}/bench/reset`, { method: 'POST' });
   const steady = await autocannon({ url: `${url}/bench/tasks`, method: 'POST', headers, body: '{}', connections: 10, duration: DURATION, overallRate: 500 });
   const stats = await drained(url);
-  await stop(server.child);
+  await stopChild(server.child);
   await rm(data, { recursive: true, force: true });
 
   // Generate creates on a fresh server: its placeholder items run beside the creates. The backlog
   // is not drained (hours of images); the server is killed and its data dir removed.
   const generateData = await mkdtemp(join(tmpdir(), 'imgtask-bench-'));
-  const generateServer = await startChild([generateData]);
+  const generateServer = await startChild(SERVER, [generateData]);
   const [, generateUrl, , generateKey] = generateServer.line.split(' ');
   const generate = await cannon({
     url: `${generateUrl}/image/generate`,
