@@ -1,12 +1,13 @@
 import type { ConfigSource } from '../config/source.js';
 import { BILLING_THRESHOLD_EVENT } from '../domain/events.js';
-import { randomId, sortableId } from '../domain/ids.js';
+import { sortableId } from '../domain/ids.js';
 import { formatUsd, type Micros } from '../domain/money.js';
 import { periodKey } from '../domain/periods.js';
 import { isoTime } from '../domain/time.js';
-import type { BillingAlertRecord, DeliveryRecord, EventRecord, TaskRecord, WebhookRecord } from '../store/records.js';
+import type { BillingAlertRecord, EventRecord, TaskRecord, WebhookRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
 import type { EventBus } from './events.js';
+import { newDelivery } from './outbox.js';
 import type { Clock } from './ports.js';
 
 /** A budget and what of it is used, for one scope and period. */
@@ -88,18 +89,7 @@ export function createBillingAlerts(deps: { store: Store; clock: Clock; config: 
     if (budget.apiKeyId !== undefined) data.apiKeyId = budget.apiKeyId;
     Object.assign(data, { period: budget.period, threshold, used: formatUsd(budget.used), limit: formatUsd(budget.limit) });
     const event: EventRecord = { id: eventId, type: BILLING_THRESHOLD_EVENT, accountId, taskId: null, createdAt: at, payload: { id: eventId, type: BILLING_THRESHOLD_EVENT, createdAt: at, data } };
-    const deliveries: DeliveryRecord[] = targets.map((webhook) => ({
-      id: randomId('dlv'),
-      eventId,
-      accountId,
-      webhookId: webhook.id,
-      url: webhook.url,
-      status: 'pending',
-      attempts: [],
-      nextAttemptAt: at,
-      createdAt: at,
-      updatedAt: at,
-    }));
+    const deliveries = targets.map((webhook) => newDelivery(event, webhook.url, webhook.id, at));
     const alert: BillingAlertRecord = { id, scope: budget.scope, accountId, period: budget.period, threshold, used: budget.used, limit: budget.limit, eventId, createdAt: at };
     if (budget.apiKeyId !== undefined) alert.apiKeyId = budget.apiKeyId;
     return (await store.billing.recordAlert(alert, event, deliveries)) ? alert : undefined;

@@ -43,6 +43,20 @@ function taskEnvelope(eventId: string, createdAt: string, task: TaskRecord) {
  * single journal write; attempts are journaled too, so deliveries survive restarts and are
  * at least once, with the same event id every time.
  */
+/** A new delivery of `event` to `url` (a dashboard webhook's, or a task's custom endpoint: webhookId null), due at once. */
+export const newDelivery = (event: Pick<EventRecord, 'id' | 'accountId'>, url: string, webhookId: string | null, at: string): DeliveryRecord => ({
+  id: randomId('dlv'),
+  eventId: event.id,
+  accountId: event.accountId,
+  webhookId,
+  url,
+  status: 'pending',
+  attempts: [],
+  nextAttemptAt: at,
+  createdAt: at,
+  updatedAt: at,
+});
+
 export function createOutbox(deps: { store: Store; webhooks: WebhookService; clock: Clock; config: Pick<ConfigSource, 'current'>; events: EventBus; log: (message: string) => void }) {
   const { store, clock, events } = deps;
   const settings = () => deps.config.current().webhooks;
@@ -57,19 +71,6 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
     return secret;
   };
 
-  const delivery = (event: EventRecord, url: string, webhookId: string | null, at: string): DeliveryRecord => ({
-    id: randomId('dlv'),
-    eventId: event.id,
-    accountId: event.accountId,
-    webhookId,
-    url,
-    status: 'pending',
-    attempts: [],
-    nextAttemptAt: at,
-    createdAt: at,
-    updatedAt: at,
-  });
-
   async function recordTaskEvent(task: TaskRecord): Promise<void> {
     if (task.status === 'pending' || task.eventId) return;
     const at = isoTime(clock.now());
@@ -81,10 +82,10 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
       for (const webhook of await store.webhooks.listByAccount(task.accountId)) {
         if (!webhook.enabled || !eventMatches(webhook.events, task.type, task.status)) continue;
         if (webhook.apiKeyIds.length > 0 && (!task.apiKeyId || !webhook.apiKeyIds.includes(task.apiKeyId))) continue;
-        deliveries.push(delivery(event, webhook.url, webhook.id, at));
+        deliveries.push(newDelivery(event, webhook.url, webhook.id, at));
       }
     }
-    for (const custom of options?.custom ?? []) deliveries.push(delivery(event, custom.url, null, at));
+    for (const custom of options?.custom ?? []) deliveries.push(newDelivery(event, custom.url, null, at));
     // Nobody to tell: keep only the mark, not a second copy of the result.
     if (deliveries.length === 0) return store.webhooks.markNoEvent(task.id);
     await store.webhooks.recordEvent(event, deliveries);
@@ -108,7 +109,7 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
       const at = isoTime(clock.now());
       const id = sortableId('evt', clock.now());
       const event: EventRecord = { id, type: TEST_EVENT_KIND, accountId: webhook.accountId, taskId: null, createdAt: at, payload: { id, type: TEST_EVENT_KIND, createdAt: at, data: { webhookId } } };
-      const record = delivery(event, webhook.url, webhook.id, at);
+      const record = newDelivery(event, webhook.url, webhook.id, at);
       await store.webhooks.recordEvent(event, [record]);
       due();
       return this.view((await store.webhooks.getDelivery(record.id))!);
