@@ -157,9 +157,9 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
       const made = d.attempts.length + 1;
       const status = ok ? 'delivered' : made >= schedule.length ? 'failed' : 'pending';
       const next = status === 'pending' ? isoTime(now + schedule[made]) : null;
-      const saved = await store.webhooks.recordAttempt(d.id, attempt, status, next);
+      // Health first: once a delivery reads as settled, its webhook's health already counts the attempt.
       if (d.webhookId) await updateHealth(d.webhookId, ok, now);
-      return saved;
+      return store.webhooks.recordAttempt(d.id, attempt, status, next);
     },
 
     async redeliver(owner: Owner, deliveryId: string): Promise<DeliveryView> {

@@ -147,7 +147,11 @@ test('a delivery that never succeeds fails after the schedule; a webhook failing
   await down.waitFor(4);
   await eventually(async () => (await h.request('GET', `/webhook/${webhook.id}`, { auth: h.token })).json.data.enabled === false);
   assert.match(h.logs.join('\n'), new RegExp(`disabled webhook ${webhook.id}`));
-  const [log] = (await h.request('GET', `/webhook/${webhook.id}/deliveries`, { auth: h.token })).json.data;
+  let log: any;
+  await eventually(async () => {
+    [log] = (await h.request('GET', `/webhook/${webhook.id}/deliveries`, { auth: h.token })).json.data;
+    return log.status !== 'pending';
+  });
   assert.equal(log.status, 'failed');
   assert.equal(log.attempts.length, 4, 'one attempt per step of the schedule');
   await task(h);
