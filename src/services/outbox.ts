@@ -193,25 +193,8 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
   };
 
   async function updateHealth(webhookId: string, ok: boolean, now: number): Promise<void> {
-    const webhook = await store.webhooks.get(webhookId);
-    if (!webhook) return;
-    if (ok) {
-      if (webhook.failingSince) {
-        const healthy = { ...webhook };
-        delete healthy.failingSince;
-        await store.webhooks.put(healthy);
-      }
-      return;
-    }
-    if (!webhook.failingSince) {
-      await store.webhooks.put({ ...webhook, failingSince: isoTime(now) });
-      return;
-    }
-    if (webhook.enabled && now - Date.parse(webhook.failingSince) >= settings().disableAfterMs) {
-      const reason = `no successful delivery since ${webhook.failingSince}`;
-      deps.log(`webhooks: disabled webhook ${webhook.id} (${webhook.url}): ${reason}`);
-      await store.webhooks.put({ ...webhook, enabled: false, disabledReason: reason, updatedAt: isoTime(now) });
-    }
+    const disabled = await store.webhooks.recordHealth(webhookId, { ok, at: isoTime(now), disableAfterMs: settings().disableAfterMs });
+    if (disabled) deps.log(`webhooks: disabled webhook ${disabled.id} (${disabled.url}): ${disabled.disabledReason}`);
   }
 }
 

@@ -1,7 +1,7 @@
 import { AppError } from '../domain/errors.js';
 import { randomId } from '../domain/ids.js';
 import { isoTime } from '../domain/time.js';
-import type { WebhookRecord } from '../store/records.js';
+import type { WebhookChanges as StoredWebhookChanges, WebhookRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
 import { type Clock, type Owner, ownedBy } from './ports.js';
 import { open, seal } from './secrets.js';
@@ -58,6 +58,13 @@ export function createWebhookService(deps: { store: Store; clock: Clock; secrets
     return webhook;
   }
 
+  /** Changes the webhook as stored (a delivery's health write in between is kept); gone meanwhile → not found. */
+  async function updated(id: string, changes: StoredWebhookChanges): Promise<WebhookRecord> {
+    const webhook = await store.webhooks.update(id, changes);
+    if (!webhook) throw new AppError('WEBHOOK_NOT_FOUND', `no webhook ${id}`);
+    return webhook;
+  }
+
   async function checkKeys(accountId: string, apiKeyIds: string[]): Promise<void> {
     for (const id of apiKeyIds) {
       const key = await store.apiKeys.get(id);
@@ -101,23 +108,12 @@ export function createWebhookService(deps: { store: Store; clock: Clock; secrets
       const webhook = await owned(owner, id);
       if (changes.url !== undefined) checkUrl(changes.url);
       if (changes.apiKeyIds !== undefined) await checkKeys(webhook.accountId, changes.apiKeyIds);
-      const next: WebhookRecord = { ...webhook, updatedAt: now() };
-      if (changes.url !== undefined) next.url = changes.url;
-      if (changes.events !== undefined) next.events = changes.events;
-      if (changes.apiKeyIds !== undefined) next.apiKeyIds = [...new Set(changes.apiKeyIds)];
-      if (changes.enabled !== undefined) {
-        next.enabled = changes.enabled;
-        // Re-enabling by hand clears the health record that disabled it.
-        if (changes.enabled) {
-          delete next.failingSince;
-          delete next.disabledReason;
-        }
-      }
-      return view(await store.webhooks.put(next));
+      const apiKeyIds = changes.apiKeyIds === undefined ? undefined : [...new Set(changes.apiKeyIds)];
+      return view(await updated(id, { url: changes.url, events: changes.events, apiKeyIds, enabled: changes.enabled, updatedAt: now() }));
     },
     async rotateSecret(owner: Owner, id: string): Promise<WebhookView> {
-      const webhook = await owned(owner, id);
-      return view(await store.webhooks.put({ ...webhook, sealedSecret: seal(deps.secretsKey, id, deps.newSecret()), updatedAt: now() }));
+      await owned(owner, id);
+      return view(await updated(id, { sealedSecret: seal(deps.secretsKey, id, deps.newSecret()), updatedAt: now() }));
     },
     async delete(owner: Owner, id: string): Promise<void> {
       await owned(owner, id);

@@ -146,6 +146,53 @@ export interface WebhookRecord {
   disabledReason?: string;
 }
 
+/** A change to a webhook's settings: absent fields are kept. Re-enabling clears the health record that disabled it. */
+export interface WebhookChanges {
+  url?: string;
+  events?: string[] | null;
+  apiKeyIds?: string[];
+  enabled?: boolean;
+  sealedSecret?: string;
+  updatedAt: string;
+}
+
+/** The webhook's record after `changes` (pure: both backends apply it to the record as stored). */
+export function applyWebhookChanges(webhook: WebhookRecord, changes: WebhookChanges): WebhookRecord {
+  const next: WebhookRecord = { ...webhook };
+  for (const [field, value] of Object.entries(changes)) if (value !== undefined) (next as unknown as Record<string, unknown>)[field] = value;
+  if (changes.enabled === true) {
+    delete next.failingSince;
+    delete next.disabledReason;
+  }
+  return next;
+}
+
+/** What one delivery attempt tells of its webhook's health. */
+export interface WebhookHealth {
+  ok: boolean;
+  at: string;
+  /** A webhook with no success for this long is disabled at its next failure. */
+  disableAfterMs: number;
+}
+
+/**
+ * The webhook's record after an attempt, or undefined when its health record does not change
+ * (pure: both backends work it out on the record as stored, so it never undoes another write).
+ */
+export function applyWebhookHealth(webhook: WebhookRecord, health: WebhookHealth): WebhookRecord | undefined {
+  if (health.ok) {
+    if (!webhook.failingSince) return undefined;
+    const healthy = { ...webhook };
+    delete healthy.failingSince;
+    return healthy;
+  }
+  if (!webhook.failingSince) return { ...webhook, failingSince: health.at };
+  if (webhook.enabled && Date.parse(health.at) - Date.parse(webhook.failingSince) >= health.disableAfterMs) {
+    return { ...webhook, enabled: false, disabledReason: `no successful delivery since ${webhook.failingSince}`, updatedAt: health.at };
+  }
+  return undefined;
+}
+
 export interface EventRecord {
   id: string;
   type: string;

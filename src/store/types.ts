@@ -15,6 +15,8 @@ import type {
   SecretRecord,
   TaskRecord,
   TaskSettlement,
+  WebhookChanges,
+  WebhookHealth,
   WebhookRecord,
 } from './records.js';
 
@@ -185,6 +187,14 @@ export interface SecretRepo {
 
 export interface WebhookRepo {
   put(webhook: WebhookRecord): Promise<WebhookRecord>;
+  /** Applies `changes` to the webhook as stored, in one write; undefined when it is gone. */
+  update(id: string, changes: WebhookChanges): Promise<WebhookRecord | undefined>;
+  /**
+   * Counts a delivery attempt in the webhook's health as stored, in one write (never undoing
+   * another write, never bringing back a deleted webhook). Returns the record when this attempt
+   * disabled the webhook, else undefined.
+   */
+  recordHealth(id: string, health: WebhookHealth): Promise<WebhookRecord | undefined>;
   delete(id: string): Promise<void>;
   get(id: string): Promise<WebhookRecord | undefined>;
   listByAccount(accountId: string): Promise<WebhookRecord[]>;

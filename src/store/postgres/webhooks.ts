@@ -1,4 +1,4 @@
-import type { DeliveryRecord, EventRecord, WebhookRecord } from '../records.js';
+import { applyWebhookChanges, applyWebhookHealth, type DeliveryRecord, type EventRecord, type WebhookRecord } from '../records.js';
 import type { WebhookRepo } from '../types.js';
 import { type Db, docOf, hasNul, stored } from './sql.js';
 import { TASK_COLUMNS, taskOf } from './tasks.js';
@@ -32,6 +32,18 @@ const webhooksOf = (rows: { doc: string }[]): WebhookRecord[] => rows.map((row) 
 
 type Client = Parameters<Parameters<Db['tx']>[0]>[0];
 
+/** Reads a webhook under a row lock, changes it with `change` and writes it back; undefined (nothing written) when it is gone or `change` declines. */
+async function rewrite(db: Db, id: string, change: (webhook: WebhookRecord) => WebhookRecord | undefined): Promise<{ before: WebhookRecord; after: WebhookRecord } | undefined> {
+  if (hasNul(id)) return undefined;
+  return db.tx(async (client) => {
+    const [before] = webhooksOf((await client.query<{ doc: string }>('SELECT doc FROM webhooks WHERE id = $1 FOR UPDATE', [id])).rows);
+    const after = before && change(before);
+    if (!after) return undefined;
+    await client.query('UPDATE webhooks SET doc = $2 WHERE id = $1', [id, docOf(after, [])]);
+    return { before, after: stored(after) };
+  });
+}
+
 /** Inserts deliveries in their order (the pending ones take the next places in the due order); none is a no-op. */
 export async function insertDeliveries(client: Pick<Client, 'query'>, list: readonly DeliveryRecord[]): Promise<void> {
   if (list.length === 0) return;
@@ -63,6 +75,13 @@ export function createPgWebhookRepo(db: Db): WebhookRepo {
         docOf(webhook, []),
       ]);
       return stored(webhook);
+    },
+    async update(id, changes) {
+      return (await rewrite(db, id, (webhook) => applyWebhookChanges(webhook, changes)))?.after;
+    },
+    async recordHealth(id, health) {
+      const changed = await rewrite(db, id, (webhook) => applyWebhookHealth(webhook, health));
+      return changed?.before.enabled && !changed.after.enabled ? changed.after : undefined;
     },
     async delete(id) {
       if (!hasNul(id)) await db.query('DELETE FROM webhooks WHERE id = $1', [id]);

@@ -1,5 +1,5 @@
 import type { JournalEngine } from '../journal-engine.js';
-import type { DeliveryRecord } from '../records.js';
+import { applyWebhookChanges, applyWebhookHealth, type DeliveryRecord } from '../records.js';
 import type { WebhookRepo } from '../types.js';
 
 export function createWebhookRepo(engine: JournalEngine): WebhookRepo {
@@ -8,6 +8,21 @@ export function createWebhookRepo(engine: JournalEngine): WebhookRepo {
     async put(webhook) {
       await engine.commit('webhook.put', webhook);
       return state.webhooks.get(webhook.id)!;
+    },
+    // Read and commit in one tick: the commit applies to the state at once, so nothing comes between.
+    async update(id, changes) {
+      const webhook = state.webhooks.get(id);
+      if (!webhook) return undefined;
+      const next = applyWebhookChanges(webhook, changes);
+      await engine.commit('webhook.put', next);
+      return next;
+    },
+    async recordHealth(id, health) {
+      const webhook = state.webhooks.get(id);
+      const next = webhook && applyWebhookHealth(webhook, health);
+      if (!next) return undefined;
+      await engine.commit('webhook.put', next);
+      return webhook.enabled && !next.enabled ? next : undefined;
     },
     async delete(id) {
       if (state.webhooks.get(id)) await engine.commit('webhook.delete', { id });

@@ -315,6 +315,51 @@ contract('tasks: listing pages, filters, metadata, counts', async (store, note) 
   note('all', all);
 });
 
+contract('webhooks: settings changes and delivery health apply to the record as stored', async (store, note) => {
+  await funded(store, 'acc_1', 100_000);
+  const base: WebhookRecord = {
+    id: 'wh_h',
+    accountId: 'acc_1',
+    url: 'https://hooks.example/h',
+    enabled: true,
+    events: null,
+    apiKeyIds: [],
+    sealedSecret: 'c2VhbGVk',
+    createdAt: AT,
+    updatedAt: AT,
+  };
+  await store.webhooks.put(base);
+  const DAY = 86_400_000;
+  const health = (ok: boolean, at: number) => ({ ok, at: iso(at), disableAfterMs: DAY });
+
+  assert.equal(await store.webhooks.recordHealth('wh_h', health(true, T0)), undefined, 'a healthy webhook stays as it is');
+  assert.equal(await store.webhooks.recordHealth('wh_h', health(false, T0 + 1000)), undefined);
+  assert.equal((await store.webhooks.get('wh_h'))?.failingSince, iso(T0 + 1000), 'the first failure starts the failing time');
+
+  const rotated = await store.webhooks.update('wh_h', { sealedSecret: 'bmV3', updatedAt: iso(T0 + 2000) });
+  assert.equal(rotated?.failingSince, iso(T0 + 1000), 'a settings change keeps the health written before it');
+  assert.equal(await store.webhooks.recordHealth('wh_h', health(false, T0 + 3000)), undefined, 'failing for seconds of a day: still enabled');
+  assert.equal((await store.webhooks.get('wh_h'))?.sealedSecret, 'bmV3', 'a health write keeps the rotated secret');
+
+  const disabled = await store.webhooks.recordHealth('wh_h', health(false, T0 + 1000 + DAY));
+  assert.equal(disabled?.enabled, false, 'failing for a day: disabled, and the caller told');
+  note('disabled', disabled);
+  assert.equal(await store.webhooks.recordHealth('wh_h', health(false, T0 + 2 * DAY)), undefined, 'disabled once: a later failure tells nothing new');
+
+  const enabled = await store.webhooks.update('wh_h', { enabled: true, events: ['webhook.test'], updatedAt: iso(T0 + 3 * DAY) });
+  note('re-enabled', enabled);
+  assert.equal(enabled?.failingSince, undefined, 're-enabling clears the health that disabled it');
+  assert.equal(enabled?.disabledReason, undefined);
+  await store.webhooks.recordHealth('wh_h', health(false, T0 + 3 * DAY));
+  assert.equal(await store.webhooks.recordHealth('wh_h', health(true, T0 + 3 * DAY + 1)), undefined);
+  assert.equal((await store.webhooks.get('wh_h'))?.failingSince, undefined, 'a success ends the failing time');
+
+  await store.webhooks.delete('wh_h');
+  assert.equal(await store.webhooks.recordHealth('wh_h', health(false, T0 + 4 * DAY)), undefined);
+  assert.equal(await store.webhooks.update('wh_h', { url: 'https://hooks.example/back', updatedAt: iso(T0 + 4 * DAY) }), undefined);
+  assert.equal(await store.webhooks.get('wh_h'), undefined, 'neither a health write nor a change brings a deleted webhook back');
+});
+
 contract('webhooks: events, deliveries, attempts, due order, redelivery', async (store, note) => {
   await funded(store, 'acc_1', 100_000);
   const hook = (id: string, extra: Partial<WebhookRecord> = {}): WebhookRecord => ({
