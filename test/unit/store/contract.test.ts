@@ -315,20 +315,22 @@ contract('tasks: listing pages, filters, metadata, counts', async (store, note) 
   note('all', all);
 });
 
+const hook = (id: string, extra: Partial<WebhookRecord> = {}): WebhookRecord => ({
+  id,
+  accountId: 'acc_1',
+  url: `https://hooks.example/${id}`,
+  enabled: true,
+  events: null,
+  apiKeyIds: [],
+  sealedSecret: 'c2VhbGVk',
+  createdAt: AT,
+  updatedAt: AT,
+  ...extra,
+});
+
 contract('webhooks: settings changes and delivery health apply to the record as stored', async (store, note) => {
   await funded(store, 'acc_1', 100_000);
-  const base: WebhookRecord = {
-    id: 'wh_h',
-    accountId: 'acc_1',
-    url: 'https://hooks.example/h',
-    enabled: true,
-    events: null,
-    apiKeyIds: [],
-    sealedSecret: 'c2VhbGVk',
-    createdAt: AT,
-    updatedAt: AT,
-  };
-  await store.webhooks.put(base);
+  await store.webhooks.put(hook('wh_h'));
   const DAY = 86_400_000;
   const health = (ok: boolean, at: number) => ({ ok, at: iso(at), disableAfterMs: DAY });
 
@@ -362,18 +364,6 @@ contract('webhooks: settings changes and delivery health apply to the record as 
 
 contract('webhooks: events, deliveries, attempts, due order, redelivery', async (store, note) => {
   await funded(store, 'acc_1', 100_000);
-  const hook = (id: string, extra: Partial<WebhookRecord> = {}): WebhookRecord => ({
-    id,
-    accountId: 'acc_1',
-    url: `https://hooks.example/${id}`,
-    enabled: true,
-    events: null,
-    apiKeyIds: [],
-    sealedSecret: 'c2VhbGVk',
-    createdAt: AT,
-    updatedAt: AT,
-    ...extra,
-  });
   note('put', await store.webhooks.put(hook('wh_b', { events: ['task.image.generate.completed'] })));
   await store.webhooks.put(hook('wh_a'));
   await store.webhooks.put(hook('wh_c', { accountId: 'acc_2' }));
