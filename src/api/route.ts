@@ -70,6 +70,11 @@ function patFromQuery(token: string | undefined): string | undefined {
   return `Bearer ${token}`;
 }
 
+/** The request's credential as an Authorization value: the header, or on a route that allows it a PAT in `?token=`. */
+export function requestCredential(c: Context, patInQuery = false): string | undefined {
+  return c.req.header('authorization') ?? (patInQuery ? patFromQuery(c.req.query('token')) : undefined);
+}
+
 const ROUTES = new WeakMap<object, RouteSpec[]>();
 
 /** The routes mounted on an app through addRoute, in order: what the API description describes. */
@@ -99,7 +104,7 @@ export function addRoute(app: Hono<ApiEnv>, deps: ApiDeps, spec: RouteSpec, hand
   app.on(spec.method.toUpperCase(), spec.path, async (c) => {
     let principal = undefined as unknown as Principal;
     if (spec.guard) {
-      principal = await deps.auth.authenticate(c.req.header('authorization') ?? (spec.patInQuery ? patFromQuery(c.req.query('token')) : undefined));
+      principal = await deps.auth.authenticate(requestCredential(c, spec.patInQuery));
       // Every request a limited key authenticates counts, refused ones included.
       await enforceKeyRateLimit(c, deps.apiKeys, principal);
       deps.auth.authorize(principal, spec.guard, c.req.param());

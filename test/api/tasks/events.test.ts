@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { type TestContext, test } from 'node:test';
 import { startServer } from '../../../src/app/server.js';
 import { deepMerge, loadConfig } from '../../../src/config/load.js';
+import { ManualClock } from '../../../src/services/ports.js';
 import { fakeProviders } from '../../fixtures/test-providers.js';
 import { mountTestRoutes, testTaskType } from '../../fixtures/test-task-type.js';
 import { runCli } from '../../helpers/cli.js';
@@ -269,6 +270,43 @@ test('an idle stream sends heartbeats as comments', async (t) => {
   const stream = await openStream(h.url, `/tasks/${taskId}/events`, { auth: h.apiKey });
   await stream.rest();
   assert.ok(stream.comments.filter((c) => c === 'ping').length >= 3, `pings: ${stream.comments.length}`);
+});
+
+test('a stream ends at the next heartbeat once its key is deleted; reconnecting is 401', async (t) => {
+  const h = await startService(t, { config: { taskEvents: { heartbeatMs: 40 } } });
+  const made = await h.request('POST', '/api-key', { auth: h.token, body: { name: 'watcher' } });
+  assert.equal(made.status, 201, made.text);
+  const { apiKey, raw } = made.json.data;
+  const { taskId } = await create(h, { items: 1, delayMs: 60_000 });
+  const path = `/tasks/${taskId}/events`;
+  const stream = await openStream(h.url, path, { auth: raw });
+  assert.equal((await stream.next()).event, 'task');
+  await eventually(() => stream.comments.includes('ping'));
+  assert.equal((await h.request('DELETE', `/api-key/${apiKey.id}`, { auth: h.token })).status, 200);
+  await stream.rest(5000);
+  assert.equal((await h.request('GET', `/tasks/${taskId}/status`, { auth: h.apiKey })).json.data.status, 'pending', 'the stream ended, not the task');
+  const again = await openStream(h.url, path, { auth: raw });
+  assert.equal(again.status, 401);
+  assert.equal(again.json.code, 'UNAUTHORIZED');
+});
+
+test("a stream opened with the task's PAT ends once the PAT expires", async (t) => {
+  const clock = new ManualClock(Date.parse('2026-11-22T08:00:00.000Z'));
+  const h = await startService(t, { clock, config: { taskEvents: { heartbeatMs: 40 } } });
+  const { taskId, access } = await create(h, { items: 1, delayMs: 60_000 });
+  const stream = await openStream(h.url, `/tasks/${taskId}/events?token=${access.publicAccessToken}`);
+  assert.equal((await stream.next()).event, 'task');
+  await eventually(() => stream.comments.filter((c) => c === 'ping').length >= 2);
+  let ended = false;
+  void stream.ended.then(() => {
+    ended = true;
+  });
+  assert.equal(ended, false, 'a valid PAT keeps its stream');
+  clock.advance(61 * 60 * 1000);
+  await stream.rest(5000);
+  const again = await openStream(h.url, `/tasks/${taskId}/events?token=${access.publicAccessToken}`);
+  assert.equal(again.status, 401);
+  assert.equal(again.json.code, 'TOKEN_EXPIRED');
 });
 
 test('a client that disconnects leaves no watcher behind', async (t) => {

@@ -1,10 +1,11 @@
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
+import { AppError } from '../../../domain/errors.js';
 import type { Principal } from '../../../services/auth.js';
 import { taskVersion } from '../../../services/task-stream.js';
 import type { TaskRecord } from '../../../services/task-types.js';
-import { addRoute } from '../../route.js';
+import { addRoute, requestCredential } from '../../route.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { taskBody, taskResultBody } from './schemas.js';
 
@@ -18,6 +19,9 @@ export const TaskEventsHeaders = z.object({
     .optional()
     .describe('the id of the last event received (EventSource sends it when it reconnects): the stream sends the current state only if it is newer, and answers 204 after the settled event'),
 });
+
+/** The answers of an authentication that refuses the credential itself. */
+const REFUSED: ReadonlySet<string> = new Set(['UNAUTHORIZED', 'TOKEN_EXPIRED', 'INVALID_TOKEN']);
 
 /** Per-item progress, as a stream shows it beside the task. */
 const progressOf = (task: TaskRecord) => {
@@ -40,7 +44,8 @@ const DESCRIPTION = [
   'Events: `task` first (the current state), then one on every change (an item finished); `settled` (the final state) last, after which the stream ends.',
   'Every event has an `id`: the number of finished items, plus one once settled. Reconnecting with `Last-Event-ID` sends the current state only if it is newer',
   '(so nothing is missed and nothing repeated); once the settled event was received the answer is 204 (EventSource stops reconnecting).',
-  'An idle stream sends a `: ping` comment every taskEvents.heartbeatMs (15 s). Errors before the stream starts are the usual JSON errors.',
+  'An idle stream sends a `: ping` comment every taskEvents.heartbeatMs (15 s), and checks its credential again each time: the stream ends once the key is deleted',
+  'or expires (a rotated key: at the end of its grace) or the PAT expires; reconnecting then answers 401. Errors before the stream starts are the usual JSON errors.',
 ].join(' ');
 
 export function registerTasksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
@@ -89,14 +94,27 @@ export function registerTasksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
       // An id past the task's version is not one of its events: start afresh.
       let sent = lastSeen <= version ? lastSeen : -1;
       const heartbeatMs = deps.config.current().taskEvents.heartbeatMs;
+      // Checked again at every heartbeat: a stream ends once its key is deleted or expires (a rotated key: at the grace's end) or its PAT expires.
+      const credential = requestCredential(c, true);
+      const stillValid = () =>
+        deps.auth.authenticate(credential).then(
+          () => true,
+          // Only a refused credential ends it: a store hiccup is not the client's doing.
+          (err: unknown) => !(err instanceof AppError && REFUSED.has(err.code)),
+        );
       // nginx would buffer the stream otherwise (and hold every event until the buffer fills).
       c.header('X-Accel-Buffering', 'no');
       return streamSSE(c, async (stream) => {
-        const heartbeat = setInterval(() => void stream.write(': ping\n\n'), heartbeatMs);
+        let revoked = false;
+        const heartbeat = setInterval(async () => {
+          if (await stillValid()) return void stream.write(': ping\n\n');
+          revoked = true;
+          wake?.();
+        }, heartbeatMs);
         stream.onAbort(() => wake?.());
         try {
           let next: TaskRecord | 'end' | undefined = task;
-          while (!stream.aborted && next !== 'end') {
+          while (!stream.aborted && !revoked && next !== 'end') {
             if (next) {
               const at = taskVersion(next);
               const settled = next.status !== 'pending';
@@ -107,7 +125,7 @@ export function registerTasksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
               if (settled) break;
             }
             next = queue.shift();
-            if (next === undefined && !stream.aborted) {
+            if (next === undefined && !stream.aborted && !revoked) {
               await new Promise<void>((resolve) => {
                 wake = resolve;
               });
