@@ -200,7 +200,9 @@ export function createDestinationService(deps: {
         }
         stored = split(id, record.provider.id, parseConfig(record.provider.id, merged));
       }
-      return view(await store.destinations.put({ ...kept, name: input.name ?? record.name, ...stored, updatedAt: isoTime(clock.now()) }));
+      const replaced = await store.destinations.replace({ ...kept, name: input.name ?? record.name, ...stored, updatedAt: isoTime(clock.now()) });
+      if (!replaced) throw new AppError('DESTINATION_NOT_FOUND', `no destination ${id}`);
+      return view(replaced);
     },
     async delete(owner: Owner, id: string): Promise<void> {
       await store.destinations.delete((await owned(owner, id)).id);

@@ -5,21 +5,34 @@ import { type Db, docOf, hasNul, isUniqueViolation, nameKey, stored } from './sq
 
 const parse = (rows: { doc: string }[]): DestinationRecord[] => rows.map((row) => JSON.parse(row.doc) as DestinationRecord);
 
+/** Runs a write; the unique (account, name) index makes the name check and the write one step. */
+async function nameChecked<T>(destination: DestinationRecord, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (isUniqueViolation(err, 'destinations_name')) throw new AppError('DESTINATION_NAME_TAKEN', `the account already has a destination named "${destination.name}"`);
+    throw err;
+  }
+}
+
 export function createPgDestinationRepo(db: Db): DestinationRepo {
   return {
     async put(destination) {
-      // The unique (account, name) index makes the name check and the write one step.
-      try {
-        await db.query(
+      await nameChecked(destination, () =>
+        db.query(
           `INSERT INTO destinations (id, account_id, name_key, doc) VALUES ($1, $2, $3, $4)
            ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, name_key = excluded.name_key, doc = excluded.doc`,
           [destination.id, destination.accountId, nameKey(destination.name), docOf(destination, [])],
-        );
-      } catch (err) {
-        if (isUniqueViolation(err, 'destinations_name')) throw new AppError('DESTINATION_NAME_TAKEN', `the account already has a destination named "${destination.name}"`);
-        throw err;
-      }
+        ),
+      );
       return stored(destination);
+    },
+    async replace(destination) {
+      if (hasNul(destination.id)) return undefined;
+      const { rowCount } = await nameChecked(destination, () =>
+        db.query('UPDATE destinations SET account_id = $2, name_key = $3, doc = $4 WHERE id = $1', [destination.id, destination.accountId, nameKey(destination.name), docOf(destination, [])]),
+      );
+      return rowCount ? stored(destination) : undefined;
     },
     async delete(id) {
       if (!hasNul(id)) await db.query('DELETE FROM destinations WHERE id = $1', [id]);

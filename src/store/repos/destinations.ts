@@ -1,5 +1,6 @@
 import { AppError } from '../../domain/errors.js';
 import type { JournalEngine } from '../journal-engine.js';
+import type { DestinationRecord } from '../records.js';
 import type { DestinationRepo } from '../types.js';
 
 export function createDestinationRepo(engine: JournalEngine): DestinationRepo {
@@ -8,13 +9,17 @@ export function createDestinationRepo(engine: JournalEngine): DestinationRepo {
     const id = state.destinationByName.get(`${accountId}/${name}`);
     return id === undefined ? undefined : state.destinations.get(id);
   };
+  async function put(destination: DestinationRecord): Promise<DestinationRecord> {
+    // The name check and the write are one step: two creates racing for a name cannot both win.
+    const holder = byName(destination.accountId, destination.name);
+    if (holder && holder.id !== destination.id) throw new AppError('DESTINATION_NAME_TAKEN', `the account already has a destination named "${destination.name}"`);
+    await engine.commit('destination.put', destination);
+    return state.destinations.get(destination.id)!;
+  }
   return {
-    async put(destination) {
-      // The name check and the write are one step: two creates racing for a name cannot both win.
-      const holder = byName(destination.accountId, destination.name);
-      if (holder && holder.id !== destination.id) throw new AppError('DESTINATION_NAME_TAKEN', `the account already has a destination named "${destination.name}"`);
-      await engine.commit('destination.put', destination);
-      return state.destinations.get(destination.id)!;
+    put,
+    async replace(destination) {
+      return state.destinations.get(destination.id) ? put(destination) : undefined;
     },
     async delete(id) {
       if (state.destinations.get(id)) await engine.commit('destination.delete', { id });

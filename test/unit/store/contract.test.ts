@@ -509,6 +509,13 @@ contract('destinations: name unique per account, replace, delete', async (store,
   note('get', await store.destinations.get('dst_c'));
   assert.equal(await store.destinations.get('dst_b'), undefined);
   assert.deepEqual(await store.destinations.listByAccount('acc_none'), []);
+
+  note('replace', await store.destinations.replace(dest('dst_c', 'acc_2', 'main', { config: { bucket: 'replaced' }, updatedAt: iso(T0 + 2) })));
+  assert.deepEqual((await store.destinations.get('dst_c'))?.config, { bucket: 'replaced' });
+  await assert.rejects(store.destinations.replace(dest('dst_a', 'acc_1', 'main')), { code: 'DESTINATION_NAME_TAKEN' }, 'replace checks the name as put does');
+  assert.equal(await store.destinations.replace(dest('dst_b', 'acc_1', 'gone')), undefined, 'replacing a deleted destination writes nothing');
+  assert.equal(await store.destinations.get('dst_b'), undefined, 'and does not bring it back');
+  assert.equal(await store.destinations.getByName('acc_1', 'gone'), undefined);
 });
 
 contract('secrets: put, replace, delete', async (store, note) => {
