@@ -36,7 +36,12 @@ test('a server killed with SIGKILL while a delivery waits for its retry complete
   const [, second] = await receiver.waitFor(2, 10_000);
   assert.equal(second.headers['webhook-id'], first.headers['webhook-id']);
   assert.equal(second.body, first.body, 'the same event, byte for byte');
-  const log = await send(server.url, 'GET', `/webhook/${hook.json.data.id}/deliveries`, { auth: token });
+  // The receiver has the request before the server has journaled its answer.
+  let log: any;
+  await eventually(async () => {
+    log = await send(server.url, 'GET', `/webhook/${hook.json.data.id}/deliveries`, { auth: token });
+    return log.json.data[0]?.status !== 'pending';
+  });
   assert.deepEqual(
     log.json.data[0].attempts.map((a: { status: number }) => a.status),
     [500, 200],
