@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { isBlockedAddress } from '../../../src/net/ip-guard.js';
 
 type Case = [address: string, blocked: boolean, why: string];
@@ -121,6 +122,21 @@ const tunnels: Case[] = [
   ['2001:0:808:808:0:0:80ff:fffe', true, 'Teredo, client 127.0.0.1 (inverted bits)'],
   ['2001:0000:4136:e378:8000:63bf:3fff:fdd2', true, 'Teredo, RFC 4380 example'],
   ['2001:0:808:808::f7f7:f7f7', true, 'Teredo of 8.8.8.8: 2001::/32 is blocked whole'],
+  ['2001:0:a00:1::', true, 'Teredo, server 10.0.0.1'],
+  ['2001:0:808:808::5601:5601', true, 'Teredo, client 169.254.169.254 (inverted bits)'],
+  ['2002:a9fe:a9fe::%eth0', true, '6to4 of the metadata address with a zone id'],
+];
+
+// Ranges ipaddr.js names that are no destination on the internet: whatever is not plain unicast is refused.
+const specialPurpose: Case[] = [
+  ['192.0.0.8', true, 'IETF protocol assignments 192.0.0/24'],
+  ['198.18.0.1', true, 'benchmarking 198.18/15'],
+  ['192.0.2.1', true, 'documentation TEST-NET-1'],
+  ['2001:2::1', true, 'benchmarking 2001:2::/48'],
+  ['2001:20::1', true, 'ORCHIDv2 2001:20::/28'],
+  ['3fff::1', true, 'documentation 3fff::/20 (RFC 9637)'],
+  ['100::1', true, 'discard-only 100::/64'],
+  ['fec0::1', true, 'site-local'],
 ];
 
 const garbage: Case[] = [
@@ -147,7 +163,7 @@ const garbage: Case[] = [
   ['2130706433', true, 'IPv4 as one number'],
 ];
 
-const tables = { plainIpv4, plainIpv6, ipv4Mapped, ipv4Translated, ipv4Compatible, nat64WellKnown, nat64LocalUse, tunnels, garbage };
+const tables = { plainIpv4, plainIpv6, ipv4Mapped, ipv4Translated, ipv4Compatible, nat64WellKnown, nat64LocalUse, tunnels, specialPurpose, garbage };
 
 for (const [table, cases] of Object.entries(tables)) {
   test(`isBlockedAddress: ${table}`, async (t) => {
@@ -158,3 +174,48 @@ for (const [table, cases] of Object.entries(tables)) {
     }
   });
 }
+
+/** An IPv6 address as eight groups written out in full, upper case, with its last 32 bits as a dotted quad. */
+function spelledOut(bytes: number[]): string {
+  const groups = Array.from({ length: 6 }, (_, i) => ((bytes[2 * i] << 8) | bytes[2 * i + 1]).toString(16).toUpperCase().padStart(4, '0'));
+  return `${groups.join(':')}:${bytes.slice(12).join('.')}`;
+}
+
+/** The same address compressed the RFC 5952 way (`::` for the longest run of zero groups), lower case. */
+function compressed(bytes: number[]): string {
+  const groups = Array.from({ length: 8 }, (_, i) => (bytes[2 * i] << 8) | bytes[2 * i + 1]);
+  let best = { start: -1, length: 1 };
+  for (let start = 0; start < 8; start++) {
+    let length = 0;
+    while (start + length < 8 && groups[start + length] === 0) length++;
+    if (length > best.length) best = { start, length };
+  }
+  const hex = groups.map((group) => group.toString(16));
+  if (best.start < 0) return hex.join(':');
+  return `${hex.slice(0, best.start).join(':')}::${hex.slice(best.start + best.length).join(':')}`;
+}
+
+test('isBlockedAddress: every spelling of one IPv6 address gets the same answer', () => {
+  // Bytes drawn so that the carrying and special prefixes come up often, not only random unicast.
+  const prefixes = [
+    [],
+    [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff],
+    [0, 0x64, 0xff, 0x9b],
+    [0, 0x64, 0xff, 0x9b, 0, 1],
+    [0x20, 0x02],
+    [0x20, 0x01, 0, 0],
+    [0xfe, 0x80],
+    [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+  ];
+  const address = fc
+    .tuple(fc.constantFrom(...prefixes), fc.array(fc.constantFrom(0, 0, 0, 1, 8, 10, 127, 169, 172, 192, 254, 255), { minLength: 16, maxLength: 16 }))
+    .map(([prefix, rest]) => [...prefix, ...rest.slice(prefix.length)]);
+  fc.assert(
+    fc.property(address, (bytes) => {
+      const verdict = isBlockedAddress(compressed(bytes));
+      assert.equal(isBlockedAddress(spelledOut(bytes)), verdict, spelledOut(bytes));
+      assert.equal(isBlockedAddress(`${compressed(bytes)}%eth0`), verdict);
+    }),
+    { numRuns: 500 },
+  );
+});
