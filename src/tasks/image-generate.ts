@@ -11,7 +11,7 @@ import { checkDestination, checkMetadata, requireProvider } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { providerForAttempt } from './failover.js';
 import { rateGeneratedImage, ratingRequestOf } from './image-generate-rating.js';
-import { AccessOptions, DestinationName, InputEntry, inputUrl, Levels, LIMITS, Metadata, WebhookOptions } from './request-parts.js';
+import { AccessOptions, DestinationName, FreeText, InputEntry, inputUrl, Levels, LIMITS, Metadata, WebhookOptions } from './request-parts.js';
 import { DestinationOutcome, ItemError, UsdText } from './result-parts.js';
 
 const GenerateRating = z.union([z.literal(true), z.discriminatedUnion('mode', [z.object({ mode: z.literal('nsfw_sfw') }), z.object({ mode: z.literal('custom'), levels: Levels })])]);
@@ -25,8 +25,8 @@ const SizeValue = z.union([
 /** POST /image/generate. Built per set of model ids: an unknown id fails the schema. The task keeps the body as it is. */
 export function generateBody(modelIds: readonly string[]) {
   return z.object({
-    prompt: z.string().min(1).max(LIMITS.prompt),
-    negative_prompt: z.string().min(1).max(LIMITS.prompt).optional(),
+    prompt: FreeText.min(1).max(LIMITS.prompt),
+    negative_prompt: FreeText.min(1).max(LIMITS.prompt).optional(),
     magic_prompt: z.literal(true).optional(),
     model: z.enum(['auto', ...modelIds] as [string, ...string[]]).default('auto'),
     size: SizeValue.default('auto'),

@@ -8,7 +8,7 @@ import type { SourceImage } from '../providers/types.js';
 import type { TaskTypeDefinition } from '../services/task-types.js';
 import { checkMetadata } from './checks.js';
 import type { ImageTaskDeps } from './deps.js';
-import { AccessOptions, ImageRef, LIMITS, Metadata, WebhookOptions } from './request-parts.js';
+import { AccessOptions, FreeText, ImageRef, LIMITS, Metadata, WebhookOptions } from './request-parts.js';
 import { OFFLINE_PHRASINGS } from './review-criteria.js';
 import { assembleReview, type Finding, measure, type Observations, planReview, type ReviewAbilities } from './review-findings.js';
 
@@ -18,8 +18,8 @@ export const REVIEW_LIMITS = { criteria: 10, criterion: 200 } as const;
 /** POST /image/review. The task keeps the body without `sync`. */
 export const ReviewBody = z.object({
   url: ImageRef.describe('an http(s) URL, a service URL or an uploaded img_ id'),
-  prompt: z.string().min(1).max(LIMITS.prompt).optional().describe('what the image was meant to show; judged by the vision provider, its "quoted" phrases read by OCR'),
-  criteria: z.array(z.string().trim().min(1).max(REVIEW_LIMITS.criterion)).min(1).max(REVIEW_LIMITS.criteria).optional(),
+  prompt: FreeText.min(1).max(LIMITS.prompt).optional().describe('what the image was meant to show; judged by the vision provider, its "quoted" phrases read by OCR'),
+  criteria: z.array(FreeText.trim().min(1).max(REVIEW_LIMITS.criterion)).min(1).max(REVIEW_LIMITS.criteria).optional(),
   sync: z.boolean().default(true),
   webhook: WebhookOptions.optional(),
   metadata: Metadata.optional(),

@@ -27,6 +27,23 @@ export const LIMITS = {
  * destination, image URLs and rating levels.
  */
 export const ImageRef = z.string().min(1).max(LIMITS.inputUrl);
+
+/** A C0 control character other than tab, line feed and carriage return. */
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return true;
+  }
+  return false;
+}
+
+/**
+ * Free text that is drawn or sent to a provider: prompts, review criteria, rating levels. A C0
+ * control character (other than tab and line breaks) is no text a model should read, and XML,
+ * where the placeholder draws a prompt, cannot hold one: refused by the schema, naming the field.
+ */
+export const FreeText = z.string().refine((text) => !hasControlCharacter(text), 'must not contain control characters (U+0000 to U+001F other than tab, line feed and carriage return)');
+
 /** An input image of generation: a URL (service URL or `img_` id too), or `{ type: image, source: { type: url, url } }`. */
 export const InputEntry = z.union([ImageRef, z.object({ type: z.literal('image'), source: z.object({ type: z.literal('url'), url: ImageRef }) })]);
 /** The URL of an input entry, whichever of its two forms was sent. */
@@ -44,6 +61,6 @@ export const AccessOptions = z.object({ pat: z.object({ enabled: z.boolean().def
 export const Metadata = z.record(z.string(), z.unknown());
 export const DestinationName = z.string().min(1).max(LIMITS.destinationName);
 
-export const RatingLevel = z.object({ value: z.string().min(1).max(LIMITS.levelValue), description: z.string().min(1).max(LIMITS.levelDescription) });
+export const RatingLevel = z.object({ value: FreeText.min(1).max(LIMITS.levelValue), description: FreeText.min(1).max(LIMITS.levelDescription) });
 export type RatingLevel = z.infer<typeof RatingLevel>;
 export const Levels = z.array(RatingLevel).min(LIMITS.levelsMin).max(LIMITS.levelsMax);

@@ -10,7 +10,7 @@ import type { TaskTypeDefinition } from '../services/task-types.js';
 import { checkDestination, checkMetadata } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { providerForAttempt } from './failover.js';
-import { AccessOptions, DestinationName, InputEntry, inputUrl, LIMITS, Metadata, WebhookOptions } from './request-parts.js';
+import { AccessOptions, DestinationName, FreeText, InputEntry, inputUrl, LIMITS, Metadata, WebhookOptions } from './request-parts.js';
 import { DestinationOutcome, ItemError, UsdText } from './result-parts.js';
 import { videoDimensions } from './video-size.js';
 
@@ -21,8 +21,8 @@ const VideoSize = z.union([z.enum(VIDEO_SIZE_PRESETS), z.object({ type: z.litera
 /** POST /video/generate. Built per set of video model ids: an unknown id fails the schema. The task keeps the body as it is. */
 export function videoBody(modelIds: readonly string[]) {
   return z.object({
-    prompt: z.string().min(1).max(LIMITS.prompt),
-    negative_prompt: z.string().min(1).max(LIMITS.prompt).optional(),
+    prompt: FreeText.min(1).max(LIMITS.prompt),
+    negative_prompt: FreeText.min(1).max(LIMITS.prompt).optional(),
     model: z.enum(['auto', ...modelIds] as [string, ...string[]]).default('auto'),
     count: z.number().int().min(1).max(LIMITS.videoCount).default(1),
     duration_s: z.number().int().min(1).max(LIMITS.videoSeconds).default(4).describe('seconds of footage per video'),

@@ -3,6 +3,7 @@ import sharp from 'sharp';
 import { ProviderError } from '../../domain/tasks.js';
 import { encodeFrames } from '../../media/video.js';
 import type { GeneratedVideo, SourceImage, VideoGenerator, VideoParams } from '../types.js';
+import { svgText } from './svg-text.js';
 
 /** HSL (degrees, 0–1, 0–1) to RGB bytes. */
 function hsl(h: number, s: number, l: number): [number, number, number] {
@@ -12,14 +13,12 @@ function hsl(h: number, s: number, l: number): [number, number, number] {
   return [f(0), f(8), f(4)];
 }
 
-const escapeXml = (text: string) => text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
-
 /** The prompt's first words as a sparse alpha mask: pairs of (pixel index, alpha), drawn over every frame. */
 async function textMask(prompt: string, width: number, height: number): Promise<Int32Array> {
   const fontSize = Math.max(10, Math.round(Math.min(width, height) / 14));
   const chars = Math.max(6, Math.floor(width / (fontSize * 0.62)));
   const line = prompt.length > chars ? `${prompt.slice(0, chars - 1).trimEnd()}…` : prompt;
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><text x="50%" y="${Math.round(height * 0.85)}" font-family="DejaVu Sans, sans-serif" font-size="${fontSize}" fill="white" text-anchor="middle" dominant-baseline="middle">${escapeXml(line)}</text></svg>`;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><text x="50%" y="${Math.round(height * 0.85)}" font-family="DejaVu Sans, sans-serif" font-size="${fontSize}" fill="white" text-anchor="middle" dominant-baseline="middle">${svgText(line)}</text></svg>`;
   const alpha = await sharp(Buffer.from(svg)).ensureAlpha().extractChannel(3).raw().toBuffer();
   const pairs: number[] = [];
   for (let i = 0; i < alpha.length; i++) if (alpha[i] > 0) pairs.push(i, alpha[i]);

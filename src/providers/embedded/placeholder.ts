@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { ProviderError, TASK_ERROR_CODES, type TaskErrorCode } from '../../domain/tasks.js';
 import type { GeneratedImage, GenerateParams, ImageGenerator } from '../types.js';
-
-const escapeXml = (text: string) => text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
+import { svgText } from './svg-text.js';
 
 /** Splits text into at most `maxLines` lines of about `width` characters. */
 function wrap(text: string, width: number, maxLines: number): string[] {
@@ -50,7 +49,7 @@ export function createPlaceholderGenerator(): ImageGenerator {
       const text = lines
         .map(
           (line, i) =>
-            `<text x="50%" y="${Math.round(height / 2 + (i - (lines.length - 1) / 2) * fontSize * 1.3)}" font-family="DejaVu Sans, sans-serif" font-size="${fontSize}" fill="white" text-anchor="middle" dominant-baseline="middle">${escapeXml(line)}</text>`,
+            `<text x="50%" y="${Math.round(height / 2 + (i - (lines.length - 1) / 2) * fontSize * 1.3)}" font-family="DejaVu Sans, sans-serif" font-size="${fontSize}" fill="white" text-anchor="middle" dominant-baseline="middle">${svgText(line)}</text>`,
         )
         .join('');
       const thumb = Math.round(Math.min(width, height) / 5);
