@@ -61,8 +61,10 @@ export function createClaimer(options: ClaimerOptions) {
           .run(task)
           .catch((err: Error) => log(`task ${task.id}: ${err.message}`))
           .then(async () => {
+            // Closing: close() gives back every lease still held, this one included (its queued items were dropped, not run).
+            if (closing) return;
             held.delete(task.id);
-            if (!closing) await leases.release(task.id).catch((err: Error) => log(`task ${task.id}: lease not released (${err.message}); it expires`));
+            await leases.release(task.id).catch((err: Error) => log(`task ${task.id}: lease not released (${err.message}); it expires`));
           })
           .finally(() => {
             running.delete(done);

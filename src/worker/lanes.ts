@@ -24,6 +24,12 @@ export class Lanes implements LaneBacklog {
   private readonly queues = new Map<string, PQueue>();
   private readonly timings = new Map<string, LaneTiming>();
   private readonly unsubscribe: () => void;
+  /**
+   * What settles each job queued and not started yet, as dropped: p-queue's clear() never
+   * settles the promise of a job it drops, and a waiter on one (close()) would wait forever.
+   */
+  private readonly queued = new Set<() => void>();
+  private stopped = false;
 
   constructor(private readonly config: ConfigSource) {
     this.unsubscribe = config.onChange(() => {
@@ -46,10 +52,30 @@ export class Lanes implements LaneBacklog {
   }
 
   /**
-   * Runs one item's `work` (inside a job of `lane`), timing it. Work that resolves false did
-   * nothing (its item was already settled, or the worker is stopping) and is not counted.
+   * Runs one item's `work` as a job of `lane`, timed. Resolves once it ran, or as soon as stop()
+   * drops it unstarted (also when added after stop()): it then never runs here, and its item
+   * stays pending in the store for the next start.
    */
-  async timed(lane: string, work: () => Promise<boolean>): Promise<void> {
+  run(lane: string, work: () => Promise<boolean>): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    const queue = this.get(lane);
+    return new Promise<void>((resolve, reject) => {
+      const drop = () => resolve();
+      this.queued.add(drop);
+      queue
+        .add(() => {
+          this.queued.delete(drop);
+          return this.timed(lane, work);
+        })
+        .then(resolve, reject);
+    });
+  }
+
+  /**
+   * Runs one item's `work`, timing it. Work that resolves false did nothing (its item was
+   * already settled, or the worker is stopping) and is not counted.
+   */
+  private async timed(lane: string, work: () => Promise<boolean>): Promise<void> {
     let timing = this.timings.get(lane);
     if (!timing) {
       timing = { meanMs: undefined, running: new Set() };
@@ -88,10 +114,16 @@ export class Lanes implements LaneBacklog {
     return (queue.size * perItem) / queue.concurrency;
   }
 
-  /** Drops queued jobs that have not started (they stay pending in the store and run after a restart) and stops following the config. */
+  /**
+   * Drops queued jobs that have not started (they stay pending in the store and run after a
+   * restart; their run() resolves now), refuses new ones, and stops following the config.
+   */
   stop(): void {
+    this.stopped = true;
     this.unsubscribe();
     for (const queue of this.queues.values()) queue.clear();
+    for (const drop of this.queued) drop();
+    this.queued.clear();
   }
 
   /** Resolves when no job runs in any lane. */

@@ -9,6 +9,13 @@ import type { ItemRecord, Prepared, TaskRecord } from '../services/task-types.js
 import type { Lanes } from './lanes.js';
 import { abortableSleep, withRetry } from './retry.js';
 
+/** An item's failure for the log: its message and, when something unexpected was thrown underneath, that with its stack. */
+function describeFailure(error: Error): string {
+  const { cause } = error;
+  if (cause === undefined) return error.message;
+  return `${error.message}: ${cause instanceof Error ? (cause.stack ?? `${cause.name}: ${cause.message}`) : String(cause)}`;
+}
+
 export interface TaskRunnerOptions {
   progress: TaskProgress;
   lanes: Lanes;
@@ -95,14 +102,13 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
     const item: ItemRecord = outcome.ok
       ? { status: 'success', result: outcome.value, cost: def.itemCost(task.request, index), attempts: outcome.attempts }
       : { status: 'failed', error: { code: code!, message: outcome.error.message }, attempts: outcome.attempts };
-    if (!outcome.ok && outcome.error.code === 'UNKNOWN_ERROR' && (await stillPending(taskId, index))) log(`task ${taskId} item ${index}: unexpected failure: ${outcome.error.message}`);
+    if (!outcome.ok && outcome.error.code === 'UNKNOWN_ERROR' && (await stillPending(taskId, index))) log(`task ${taskId} item ${index}: unexpected failure: ${describeFailure(outcome.error)}`);
     await tasks.finishItem(taskId, index, item);
     return true;
   }
 
   /** Runs the task's pending items in its lane; resolves once each has run (or was dropped by stopping). */
   async function start(task: TaskRecord, laneName: string): Promise<void> {
-    const lane = lanes.get(laneName);
     const def = tasks.definition(task.type);
     const pendingItems = task.items.flatMap((item, index) => (item.status === 'pending' ? [index] : []));
     if (pendingItems.length === 0) {
@@ -121,10 +127,9 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
         return;
       }
     }
-    const jobs = pendingItems.map((index) =>
-      track(lane.add(() => lanes.timed(laneName, () => runItem(task.id, index, prepared))).catch((err: Error) => log(`task ${task.id} item ${index}: ${err.message}`))),
-    );
-    // A job dropped by close() never settles: stopping resolves this instead.
+    // A job close() drops before it starts resolves at once, so only running items hold close() up.
+    const jobs = pendingItems.map((index) => track(lanes.run(laneName, () => runItem(task.id, index, prepared)).catch((err: Error) => log(`task ${task.id} item ${index}: ${err.message}`))));
+    // An item whose handler ignores its signal may never settle: stopping resolves this instead.
     let onStop = () => {};
     const stopped = new Promise<void>((resolve) => {
       onStop = resolve;
