@@ -41,8 +41,9 @@ export class ProviderError extends Error {
   /** The provider's own words, kept for operators (never a secret). */
   readonly providerResponse?: string;
 
-  constructor(code: TaskErrorCode, message?: string, options: { retryable?: boolean; providerResponse?: string } = {}) {
-    super(message ?? code);
+  /** `cause`: what was thrown underneath, for the log (its message is never shown to the client). */
+  constructor(code: TaskErrorCode, message?: string, options: { retryable?: boolean; providerResponse?: string; cause?: unknown } = {}) {
+    super(message ?? code, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ProviderError';
     this.code = code;
     this.retryable = options.retryable ?? isRetryable(code);

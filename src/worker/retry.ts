@@ -1,9 +1,12 @@
 import { ProviderError } from '../domain/tasks.js';
 
-/** Anything thrown by a driver, as a ProviderError; an unexpected error is UNKNOWN_ERROR, not retried. */
+/**
+ * Anything thrown by a driver, as a ProviderError; an unexpected error is UNKNOWN_ERROR, not
+ * retried, and keeps what was thrown as its cause: the client sees no internals, the log does.
+ */
 function asProviderError(err: unknown): ProviderError {
   if (err instanceof ProviderError) return err;
-  return new ProviderError('UNKNOWN_ERROR', 'the work failed unexpectedly', { retryable: false });
+  return new ProviderError('UNKNOWN_ERROR', 'the work failed unexpectedly', { retryable: false, cause: err });
 }
 
 /** Capped exponential backoff with ±20% jitter: base, 2×base, 4×base … at most 30 s. */
