@@ -1,5 +1,5 @@
 import type { ConfigSource } from '../config/source.js';
-import { randomId } from '../domain/ids.js';
+import { IMAGE_ID, randomId } from '../domain/ids.js';
 import { IMAGE_MIME } from '../domain/media-types.js';
 import { ProviderError, type TaskErrorCode } from '../domain/tasks.js';
 import { encodeImage, ImageReadError, type OutputFormat, probeImage } from '../media/images.js';
@@ -16,8 +16,6 @@ export interface StoredImage {
   bytes: number;
   serviceUrl: string;
 }
-
-const IMAGE_ID = /^img_[0-9A-Za-z]{22}$/;
 
 /** What the storage said when it failed, short enough for a task's error (its code, never its address). */
 export function storageFailure(err: unknown): string {
@@ -71,6 +69,8 @@ export function createImageLibrary(deps: { blobs: BlobStore; fetcher: UrlFetcher
     async load(ref: string, fetchCode: TaskErrorCode): Promise<SourceImage> {
       let data: Buffer | null;
       const own = await ownFile(ref);
+      // An id names only a stored image: one not stored is no URL to fetch.
+      if (!own && IMAGE_ID.test(ref)) throw new ProviderError(fetchCode, `no stored image ${ref}`, { retryable: false });
       if (own) {
         try {
           data = await deps.blobs.read(own);

@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { z } from 'zod';
+import { IMAGE_ID } from '../domain/ids.js';
 import { UNIT_PRICES } from '../domain/prices.js';
 import { sizeText } from '../domain/sizes.js';
 import { MAX_ATTEMPTS, ProviderError, type TaskErrorCode } from '../domain/tasks.js';
@@ -9,9 +10,16 @@ import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { AccessOptions, DestinationName, HttpUrl, Metadata, WebhookOptions } from './request-parts.js';
 import { DestinationOutcome } from './result-parts.js';
 
+/**
+ * The one image: an http(s) URL (the service's own URLs included) or an uploaded image's bare
+ * `img_…` id, as rate, alt and review take them; the service's own images are read from its
+ * storage, never fetched. Anything else is refused before a task is made.
+ */
+const ImageSource = z.union([z.string().regex(IMAGE_ID), HttpUrl], { error: 'an http or https URL, or an uploaded image id (img_…)' }).describe('an http(s) URL, a service URL or an uploaded img_ id');
+
 /** POST /image/remove-background; the task keeps the body as it is. */
 export const RemoveBackgroundBody = z.object({
-  url: HttpUrl,
+  url: ImageSource,
   output: z.object({ format: z.enum(['png', 'webp']) }).optional(),
   destination: DestinationName.optional(),
   webhook: WebhookOptions.optional(),

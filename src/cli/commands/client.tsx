@@ -159,7 +159,7 @@ export function registerClientCommands(program: Command): void {
 
   program
     .command('remove-bg <source>')
-    .description('Remove the background of an image (URL or local file)')
+    .description('Remove the background of an image (URL, uploaded img_ id or local file)')
     .option('--format <format>', 'png or webp')
     .option('--destination <name>', 'a destination name')
     .option('--watch', 'follow the task until it settles')

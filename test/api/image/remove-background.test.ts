@@ -58,12 +58,39 @@ test('failures are task failures with the SPEC codes, and free', async (t) => {
   assert.equal((await accountOf(h)).balance, '100');
 });
 
+test("an uploaded image's id and its service URL are read from storage, not fetched, as for rate, alt and review", async (t) => {
+  // No fetch.allowPrivateAddresses: a fetch of the loopback server would be refused, so success means storage.
+  const h = await startService(t);
+  const form = new FormData();
+  form.append('files', new Blob([new Uint8Array(await makeImage({ width: 120, height: 80 }))]), 'photo.png');
+  const uploaded = await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: form });
+  const [file] = ((await uploaded.json()) as { data: { files: { id: string; service_url: string }[] } }).data.files;
+  for (const url of [file.id, file.service_url]) {
+    const res = await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url } });
+    assert.equal(res.status, 201, url);
+    const task = await waitForTask(h, res.json.data.taskId);
+    assert.equal(task.status, 'completed', url);
+    assert.equal(task.request.url, url, 'the task keeps the id or URL as sent');
+    assert.equal(task.result.image.size, '120x80');
+    const bytes = Buffer.from(await (await fetch(task.result.image.service_url)).arrayBuffer());
+    assert.equal((await sharp(bytes).metadata()).hasAlpha, true);
+  }
+  // A well-formed id of no stored image fails the task (free), naming the id.
+  const missing = 'img_AAAAAAAAAAAAAAAAAAAAAA';
+  const task = await waitForTask(h, (await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: missing } })).json.data.taskId);
+  assert.equal(task.status, 'failed');
+  assert.equal(task.errors[0].code, 'INVALID_INPUT');
+  assert.match(task.errors[0].message, new RegExp(`no stored image ${missing}`));
+  assert.equal((await accountOf(h)).balance, '99.96');
+});
+
 test('remove-background validates: schema rejections, metadata over 2 KB, unknown destination', async (t) => {
   const h = await startService(t);
   for (const [body, path] of [
     [{}, ['url']],
     [{ url: 'ftp://example.com/a.png' }, ['url']],
     [{ url: 'not a url' }, ['url']],
+    [{ url: 'img_short' }, ['url']],
     [{ url: 'https://e.com/a.png', output: { format: 'jpg' } }, ['output', 'format']],
   ] as const) {
     const res = await h.request('POST', '/image/remove-background', { auth: h.apiKey, body });
