@@ -58,7 +58,33 @@ export const WebhookOptions = z.object({
     .optional(),
 });
 export const AccessOptions = z.object({ pat: z.object({ enabled: z.boolean().default(true) }).optional() });
-export const Metadata = z.record(z.string(), z.unknown());
+
+/** The path of the first `"__proto__"` key inside a JSON value (JSON.parse keeps it as an own key), or null. */
+function protoKeyPath(value: unknown, path: (string | number)[] = []): (string | number)[] | null {
+  if (value === null || typeof value !== 'object') return null;
+  const entries: [string | number, unknown][] = Array.isArray(value) ? [...value.entries()] : Object.entries(value);
+  for (const [key, inner] of entries) {
+    if (key === '__proto__') return [...path, key];
+    const found = protoKeyPath(inner, [...path, key]);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * A task's metadata: any JSON object, kept and answered exactly as sent. A `"__proto__"` key, at
+ * any depth, is refused (naming its path) rather than dropped: zod's record, and any JavaScript
+ * that copies the object by assignment, would take it for the prototype and lose it silently.
+ * Checked on the raw value, before the record's parse (which skips the key).
+ */
+export const Metadata = z.preprocess(
+  (value, ctx) => {
+    const path = protoKeyPath(value);
+    if (path) ctx.addIssue({ code: 'custom', path, input: value, message: '"__proto__" is not allowed as a metadata key' });
+    return value;
+  },
+  z.record(z.string(), z.unknown()),
+);
 export const DestinationName = z.string().min(1).max(LIMITS.destinationName);
 
 export const RatingLevel = z.object({ value: FreeText.min(1).max(LIMITS.levelValue), description: FreeText.min(1).max(LIMITS.levelDescription) });
