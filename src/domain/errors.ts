@@ -1,7 +1,8 @@
 /**
  * Request error codes: exactly the codes of SPEC part 7, plus RATE_LIMIT_EXCEEDED
- * (a 429 other than the spending limit, which the spec allows: "a 429 with another code")
- * and NOT_READY (the operator's readiness probe, outside the spec's API).
+ * (a 429 other than the spending limit, which the spec allows: "a 429 with another code"),
+ * NOT_READY (the operator's readiness probe, outside the spec's API) and STORAGE_FULL (a 507
+ * for a write refused for lack of space, which the spec does not foresee).
  */
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
@@ -34,6 +35,12 @@ export const ERROR_STATUS = {
   DESTINATION_TEST_FAILED: 502,
   /** GET /ready: the store refuses writes, or the models are still loading. */
   NOT_READY: 503,
+  /**
+   * A write refused for lack of space (the disk is full, a quota is used up, or free space is
+   * below store.minFreeBytes), with Retry-After: the server's condition, not a fault; nothing
+   * was written, and writes resume by themselves once space returns (outside the spec: RFC 4918's 507).
+   */
+  STORAGE_FULL: 507,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

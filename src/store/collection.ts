@@ -15,6 +15,21 @@ export interface Index<T> {
   load?(record: T): void;
   loaded?(): void;
   clear(): void;
+  /**
+   * True when the index keeps records in the order they were added (listings answer in it):
+   * undoing changes (`Collection.reorder`) rebuilds it from the records in collection order.
+   */
+  readonly insertionOrdered?: boolean;
+}
+
+/** A change about to be made to one record of a collection: the entry it replaces (undefined: none). */
+export interface RecordChange {
+  collection: Collection<{ id: string }>;
+  id: string;
+  /** Opaque: handed back to `Collection.restore` as it is. */
+  before: unknown;
+  /** A delete: the record leaves the collection's order, which a plain restore would not give back. */
+  removes: boolean;
 }
 
 /** Maps a unique key (a name, a hash) to one record id. */
@@ -44,6 +59,7 @@ export class UniqueIndex<T extends { id: string }> implements Index<T> {
 
 /** Maps a grouping key (an account id) to the ids of its records, in insertion order. */
 export class GroupIndex<T extends { id: string }> implements Index<T> {
+  readonly insertionOrdered = true;
   private readonly groups = new Map<string, Set<string>>();
   constructor(private readonly keyOf: (record: T) => string | undefined) {}
   add(record: T): void {
@@ -150,6 +166,12 @@ class LineStore {
 export class Collection<T extends { id: string }> {
   private readonly byId = new Map<string, T | number>();
   private readonly lines = new LineStore();
+  /**
+   * Told of every put and delete before it is made, with the entry it replaces: the journal
+   * engine keeps these until the change's record is durable, so that it can undo the changes of
+   * records that never reached the disk. Null while nothing listens (start-up, replay).
+   */
+  onChange: ((change: RecordChange) => void) | null = null;
   constructor(
     readonly name: string,
     private readonly indexes: Index<T>[] = [],
@@ -170,6 +192,7 @@ export class Collection<T extends { id: string }> {
   }
   put(record: T): void {
     const old = this.byId.get(record.id);
+    this.onChange?.({ collection: this as Collection<{ id: string }>, id: record.id, before: old, removes: false });
     this.byId.set(record.id, record);
     if (old === undefined) {
       for (const index of this.indexes) index.add(record);
@@ -187,6 +210,7 @@ export class Collection<T extends { id: string }> {
   delete(id: string): void {
     const old = this.byId.get(id);
     if (old === undefined) return;
+    this.onChange?.({ collection: this as Collection<{ id: string }>, id, before: old, removes: true });
     const before = this.indexed(old);
     for (const index of this.indexes) index.remove(before);
     this.byId.delete(id);
@@ -208,6 +232,64 @@ export class Collection<T extends { id: string }> {
   }
   loaded(): void {
     for (const index of this.indexes) index.loaded?.();
+  }
+  /**
+   * Puts back the entry a change replaced (`RecordChange.before`), indexes included: undoing a
+   * change whose journal record never reached the disk. Not reported to `onChange`.
+   */
+  restore(id: string, before: unknown): void {
+    const entry = before as T | number | undefined;
+    const current = this.byId.get(id);
+    if (entry === undefined) {
+      if (current === undefined) return;
+      const old = this.indexed(current);
+      for (const index of this.indexes) index.remove(old);
+      this.byId.delete(id);
+      return;
+    }
+    const next = this.indexed(entry);
+    this.byId.set(id, entry);
+    if (current === undefined) {
+      for (const index of this.indexes) index.add(next);
+      return;
+    }
+    const old = this.indexed(current);
+    for (const index of this.indexes) {
+      if (index.update) index.update(old, next);
+      else {
+        index.remove(old);
+        index.add(next);
+      }
+    }
+  }
+  /** Ids in the order the collection holds them: the order snapshots write and listings follow. */
+  ids(): string[] {
+    return Array.from(this.byId.keys());
+  }
+  /**
+   * After `restore`s: a record put back after a delete went to the end, so the records are put
+   * back in `order` (the ids as held before the first undone delete; null when no delete was
+   * undone), then the insertion-ordered indexes are rebuilt in that order. Memory then lists
+   * records in the order a restart would load them.
+   */
+  reorder(order: readonly string[] | null): void {
+    if (order) {
+      const entries = new Map<string, T | number>();
+      for (const id of order) {
+        const entry = this.byId.get(id);
+        if (entry !== undefined) entries.set(id, entry);
+      }
+      for (const [id, entry] of this.byId) if (!entries.has(id)) entries.set(id, entry);
+      this.byId.clear();
+      for (const [id, entry] of entries) this.byId.set(id, entry);
+    }
+    const ordered = this.indexes.filter((index) => index.insertionOrdered);
+    if (ordered.length === 0) return;
+    for (const index of ordered) index.clear();
+    for (const entry of this.byId.values()) {
+      const record = this.indexed(entry);
+      for (const index of ordered) index.add(record);
+    }
   }
   /** A point-in-time copy of the records (parsed), for listings and tests. */
   capture(): T[] {

@@ -2,17 +2,20 @@ import { access, mkdir, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Low } from 'lowdb';
-import { fsyncDir } from './durable-fs.js';
+import { isOutOfSpace, storageFull } from '../domain/storage-full.js';
+import { fsyncDir, nodeStorageFs, probeWrite, type StorageFs } from './durable-fs.js';
 import { readCheckpoint, writeCheckpoint } from './journal/checkpoint-file.js';
 import { Checkpointer } from './journal/checkpointer.js';
 import { describeTornTail, readJournal, StoreCorruptError } from './journal/journal-reader.js';
 import { JournalWriter } from './journal/journal-writer.js';
 import { assertNoRecordsMissing } from './journal/missing-records.js';
 import { encodeRecordLine, type JournalRecord } from './journal/record.js';
+import { UndoLog } from './journal/undo-log.js';
 import { acquireLock } from './lock.js';
 import type { JournalOp, JournalOps } from './records.js';
 import { type SnapshotData, SnapshotFile } from './snapshot-file.js';
 import { applyOp, State } from './state.js';
+import { removeTempFiles } from './temp-files.js';
 
 export interface JournalEngineOptions {
   /** Folder of the store's files; created 0700 if missing. */
@@ -34,9 +37,21 @@ export interface JournalEngineOptions {
    */
   verifyPayloads?: boolean;
   log?: (message: string) => void;
-  /** Called once if the journal cannot be written: memory is then ahead of disk and the process must stop. */
+  /**
+   * Called once if the journal cannot be written for a reason other than a lack of space (an
+   * I/O error): memory is then ahead of disk and the process must stop.
+   */
   onFatal?: (err: Error) => void;
+  /** Called each time writes are taken again after a refusal for lack of space. */
+  onResume?: () => void;
+  /** How often, while writes are refused for lack of space, a probe write checks whether space is back. @default 1000 */
+  retryEveryMs?: number;
+  /** Where the store's files are written; Node's own unless a test fails writes on purpose. */
+  fs?: StorageFs;
 }
+
+/** The probe that decides whether writes resume: room for this much, written and synced. */
+const PROBE_BYTES = 64 * 1024;
 
 class StoreClosedError extends Error {}
 
@@ -59,34 +74,55 @@ export class JournalEngine {
   private seq: number;
   private snapshotting: Promise<void> | null = null;
   private snapshotFailure: Error | null = null;
+  /** When a snapshot last tried to fold the journals left by a snapshot that failed for lack of space. */
+  private lastFoldAt = 0;
   private closed = false;
   private fatalReported = false;
   /** Set while `bulkLoad` runs, and for good if it failed: memory may then hold what disk does not. */
   private loadFailure: Error | null = null;
+  /** What commits not yet durable changed in memory, to undo those whose record cannot be written. */
+  private readonly undo = new UndoLog();
+  /** Set while writes are refused for lack of space: since when, and the error that started it. */
+  private refusal: { since: Date; error: Error } | null = null;
+  private probeTimer: NodeJS.Timeout | null = null;
+  private probing: Promise<void> | null = null;
+  private writer!: JournalWriter;
 
   private constructor(
-    private readonly options: Required<Omit<JournalEngineOptions, 'onFatal'>> & Pick<JournalEngineOptions, 'onFatal'>,
+    private readonly options: Required<Omit<JournalEngineOptions, 'onFatal' | 'onResume'>> & Pick<JournalEngineOptions, 'onFatal' | 'onResume'>,
     state: State,
     seq: number,
-    private readonly writer: JournalWriter,
     private readonly snapshotDb: Low<SnapshotData>,
     private readonly checkpointer: Checkpointer,
     private readonly releaseLock: () => Promise<void>,
   ) {
     this.state = state;
     this.seq = seq;
+    for (const collection of state.collections()) collection.onChange = (change) => this.undo.record(change);
   }
 
   static async open(options: JournalEngineOptions): Promise<JournalEngine> {
-    const opts = { snapshotEveryBytes: 64 * 1024 * 1024, snapshotOnClose: true, checkpointEveryMs: 1000, verifyPayloads: false, log: () => undefined, ...options };
+    const opts = {
+      snapshotEveryBytes: 64 * 1024 * 1024,
+      snapshotOnClose: true,
+      checkpointEveryMs: 1000,
+      verifyPayloads: false,
+      log: () => undefined,
+      retryEveryMs: 1000,
+      fs: nodeStorageFs,
+      ...options,
+    };
     await mkdir(opts.dir, { recursive: true, mode: 0o700 });
     const releaseLock = await acquireLock(join(opts.dir, 'LOCK'));
     try {
       const paths = storePaths(opts.dir);
+      // Temp files of writes a crash or a full disk interrupted: under the lock, none is in use.
+      const removed = await removeTempFiles(opts.dir, 0);
+      if (removed > 0) opts.log(`store: removed ${removed} temp file(s) left by an interrupted write`);
       const checkpoint = await readCheckpoint(paths.checkpoint);
       const hasSnapshot = await fileExists(paths.snapshot);
       const state = new State();
-      const snapshotDb = new Low<SnapshotData>(new SnapshotFile(paths.snapshot), { seq: 0, collections: {} });
+      const snapshotDb = new Low<SnapshotData>(new SnapshotFile(paths.snapshot, opts.fs), { seq: 0, collections: {} });
       await snapshotDb.read();
       loadCollections(state, snapshotDb.data);
       const snapshotSeq = snapshotDb.data.seq;
@@ -125,17 +161,18 @@ export class JournalEngine {
         await fsyncDir(opts.dir);
       }
 
+      const checkpointer = new Checkpointer(paths.checkpoint, seq, opts.checkpointEveryMs, opts.log, opts.fs);
+      const engine = new JournalEngine(opts, state, seq, snapshotDb, checkpointer, releaseLock);
       // The writer syncs the journal on open, so every record replayed is durable from here on.
-      const writer = await JournalWriter.open(paths.journal, paths.old);
+      engine.writer = await JournalWriter.open(paths.journal, paths.old, { fs: opts.fs, onRefused: (lines, err) => engine.refuse(lines, err) });
       if (checkpoint?.seq !== seq) {
         if (!checkpoint && seq > 0) opts.log(`store: no journal.checkpoint (a store written before there was one); starting as before and writing one at seq ${seq}`);
-        await writeCheckpoint(paths.checkpoint, { seq }).catch(async (err: Error) => {
-          await writer.close();
+        await writeCheckpoint(paths.checkpoint, { seq }, opts.fs).catch(async (err: Error) => {
+          await engine.writer.close();
           throw err;
         });
       }
-      const checkpointer = new Checkpointer(paths.checkpoint, seq, opts.checkpointEveryMs, opts.log);
-      return new JournalEngine(opts, state, seq, writer, snapshotDb, checkpointer, releaseLock);
+      return engine;
     } catch (err) {
       await releaseLock();
       throw err;
@@ -147,7 +184,9 @@ export class JournalEngine {
     if (this.closed) return 'the store is closed';
     if (this.loadFailure) return this.loadFailure.message;
     const failed = this.writer.failed;
-    return failed ? `a journal write failed: ${failed.message}` : null;
+    if (failed) return `a journal write failed: ${failed.message}`;
+    if (this.refusal) return `out of space: writes are refused since ${this.refusal.since.toISOString()} (${errorCode(this.refusal.error)}); they resume by themselves once space is freed`;
+    return null;
   }
 
   /** Last sequence number applied. */
@@ -164,16 +203,30 @@ export class JournalEngine {
   commit<Op extends JournalOp>(op: Op, payload: JournalOps[Op]): Promise<void> {
     if (this.closed) return Promise.reject(new StoreClosedError('the store is closed'));
     if (this.writer.failed) return Promise.reject(this.writer.failed);
+    if (this.refusal) return Promise.reject(refusedForSpace());
     if (this.loadFailure) return Promise.reject(this.loadFailure);
     const json = JSON.stringify(payload);
     if (this.options.verifyPayloads) assertJsonExact(op, payload, json);
-    applyOp(this.state, op, payload);
-    const seq = ++this.seq;
+    const seq = this.seq + 1;
+    this.undo.begin(seq);
+    try {
+      applyOp(this.state, op, payload);
+    } catch (err) {
+      this.undo.abort();
+      throw err;
+    }
+    this.undo.end();
+    this.seq = seq;
     const written = this.writer.append(encodeRecordLine(seq, Date.now(), op, json));
-    if (this.writer.bytes >= this.options.snapshotEveryBytes) void this.snapshot();
+    if (this.writer.bytes >= this.options.snapshotEveryBytes && (!this.snapshotFailure || Date.now() - this.lastFoldAt >= FOLD_RETRY_MS)) void this.snapshot();
     return written.then(
-      () => this.checkpointer.noteDurable(seq),
+      () => {
+        this.undo.release(seq);
+        this.checkpointer.noteDurable(seq);
+      },
       (err: Error) => {
+        // Its change was undone (`refuse`) before this runs: the caller hears 507, memory matches disk.
+        if (isOutOfSpace(err)) throw refusedForSpace();
         this.reportFatal(err);
         throw err;
       },
@@ -186,21 +239,58 @@ export class JournalEngine {
    */
   snapshot(): Promise<void> {
     if (this.snapshotting) return this.snapshotting;
-    if (this.snapshotFailure) return Promise.resolve();
+    if (this.snapshotFailure) return this.foldAfterSpaceFailure();
+    if (this.refusal) return Promise.resolve();
     const data = captureState(this.state, this.seq);
     const cut = this.writer.rotate();
     const paths = storePaths(this.options.dir);
     this.snapshotting = (async () => {
-      await cut;
+      try {
+        await cut;
+      } catch (err) {
+        // Refused or failed for lack of space: no file changed, and a later snapshot may cut.
+        if (isOutOfSpace(err)) return;
+        throw err;
+      }
       await this.snapshotDb.adapter.write(data);
       await unlink(paths.old);
       await fsyncDir(this.options.dir);
     })()
       .catch((err: Error) => {
-        // The journals still hold everything; the next start folds them into a snapshot.
+        // The journals still hold everything; the next start folds them into a snapshot. No
+        // other cut may happen meanwhile: it would rename the new journal over the old one.
         this.snapshotFailure = err;
+        this.lastFoldAt = Date.now();
         this.options.log(`store: snapshot failed, journal kept (${err.message})`);
       })
+      .finally(() => {
+        this.snapshotting = null;
+      });
+    return this.snapshotting;
+  }
+
+  /**
+   * A snapshot that failed for lack of space left journal.old.jsonl beside journal.jsonl. Once
+   * writes are taken (past the size, at most once a minute), this writes a snapshot of the state without
+   * another cut, once every record it holds is durable, then deletes journal.old.jsonl: the
+   * records journal.jsonl still holds up to the snapshot's seq are skipped at start-up. Then
+   * snapshots cut again as usual. Any other snapshot failure waits for the next start.
+   */
+  private foldAfterSpaceFailure(): Promise<void> {
+    if (!isOutOfSpace(this.snapshotFailure) || this.refusal) return Promise.resolve();
+    this.lastFoldAt = Date.now();
+    const data = captureState(this.state, this.seq);
+    const durable = this.writer.barrier();
+    const paths = storePaths(this.options.dir);
+    this.snapshotting = (async () => {
+      await durable;
+      await this.snapshotDb.adapter.write(data);
+      await unlink(paths.old);
+      await fsyncDir(this.options.dir);
+      this.snapshotFailure = null;
+      this.options.log('store: snapshot written after the earlier one failed for lack of space');
+    })()
+      .catch((err: Error) => this.options.log(`store: snapshot still not written (${err.message}); the journals keep everything`))
       .finally(() => {
         this.snapshotting = null;
       });
@@ -217,6 +307,7 @@ export class JournalEngine {
   async bulkLoad(fill: (state: State) => Promise<void>): Promise<void> {
     if (this.closed) throw new StoreClosedError('the store is closed');
     if (this.writer.failed) throw this.writer.failed;
+    if (this.refusal) throw refusedForSpace();
     if (this.loadFailure) throw this.loadFailure;
     this.loadFailure = new Error('an import is in progress');
     try {
@@ -236,12 +327,66 @@ export class JournalEngine {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.probeTimer) clearTimeout(this.probeTimer);
+    this.probeTimer = null;
+    await this.probing;
     await this.writer.drain();
     if (this.snapshotting) await this.snapshotting;
-    if (this.options.snapshotOnClose && this.writer.bytes > 0 && !this.writer.failed) await this.snapshot();
+    if (this.options.snapshotOnClose && this.writer.bytes > 0 && !this.writer.failed && !this.refusal) await this.snapshot();
     await this.writer.close();
     await this.checkpointer.close();
     await this.releaseLock();
+  }
+
+  /**
+   * The writer dropped the last `lines` records for lack of space (none was durable, and no
+   * commit ran since): their changes are undone, newest first, so that memory holds what the
+   * disk holds and what a restart would load; their callers hear 507 STORAGE_FULL. Writes are
+   * then refused until a probe write succeeds.
+   */
+  private refuse(lines: number, err: Error): void {
+    const from = this.seq - lines + 1;
+    this.undo.undoFrom(from);
+    this.seq = from - 1;
+    this.refusal = { since: new Date(), error: err };
+    this.options.log(
+      `store: a journal write failed for lack of space (${errorCode(err)}): ${lines} change(s) undone and answered 507; writes are refused until space is freed (checked every ${this.options.retryEveryMs} ms)`,
+    );
+    this.scheduleProbe();
+  }
+
+  private scheduleProbe(): void {
+    if (this.probeTimer || this.closed) return;
+    this.probeTimer = setTimeout(() => {
+      this.probeTimer = null;
+      this.probing = this.probe().finally(() => {
+        this.probing = null;
+      });
+    }, this.options.retryEveryMs);
+    // Waiting for space must not keep a process alive.
+    this.probeTimer.unref();
+  }
+
+  /** Writes resume once a probe write fits and the journal is cut back to its last durable record. */
+  private async probe(): Promise<void> {
+    if (this.closed || !this.refusal) return;
+    try {
+      await probeWrite(this.options.dir, PROBE_BYTES, this.options.fs);
+      await this.writer.resume();
+    } catch (err) {
+      if (!isOutOfSpace(err)) {
+        // Not a lack of space: the journal may still hold refused records; stop as on any I/O failure.
+        this.reportFatal(err as Error);
+        return;
+      }
+      this.scheduleProbe();
+      return;
+    }
+    if (this.closed) return;
+    const since = this.refusal.since;
+    this.refusal = null;
+    this.options.log(`store: space is back: writes are taken again (refused for ${Math.round((Date.now() - since.getTime()) / 1000)} s)`);
+    this.options.onResume?.();
   }
 
   private reportFatal(err: Error): void {
@@ -251,6 +396,14 @@ export class JournalEngine {
     this.options.onFatal?.(err);
   }
 }
+
+/** How long a snapshot waits before trying again to fold journals a space failure left. */
+const FOLD_RETRY_MS = 60_000;
+
+const errorCode = (err: Error): string => (err as NodeJS.ErrnoException).code ?? err.message;
+
+/** What a commit refused for lack of space answers: nothing was written. */
+const refusedForSpace = () => storageFull("the server's storage is full: nothing was written; retry once space is freed");
 
 /** A payload whose JSON reads back as something else would make replay differ from live state. */
 function assertJsonExact(op: string, payload: unknown, json: string): void {

@@ -2,7 +2,7 @@ import { access, open } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { encodeRecordLine } from './collection.js';
-import { replaceFileDurably } from './durable-fs.js';
+import { replaceFileDurably, type StorageFs } from './durable-fs.js';
 import { StoreCorruptError } from './journal/journal-reader.js';
 import { forEachLineSync } from './line-reader.js';
 
@@ -52,7 +52,10 @@ const RECORDS_PER_WRITE = 2000;
  * fsync, rename, fsync dir).
  */
 export class SnapshotFile implements Adapter<SnapshotData> {
-  constructor(private readonly path: string) {}
+  constructor(
+    private readonly path: string,
+    private readonly fs?: StorageFs,
+  ) {}
 
   async read(): Promise<SnapshotData | null> {
     try {
@@ -64,25 +67,31 @@ export class SnapshotFile implements Adapter<SnapshotData> {
   }
 
   async write(data: SnapshotData): Promise<void> {
-    await replaceFileDurably(this.path, dirname(this.path), async (handle) => {
-      const counts: Record<string, number> = data.counts ?? {};
-      const header = { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, seq: data.seq, createdAt: new Date().toISOString(), counts };
-      let chunk = `${JSON.stringify(header)}\n`;
-      for (const [name, records] of Object.entries(data.collections)) {
-        chunk += `#${JSON.stringify(name)}\n`;
-        let pending = 0;
-        for (const record of records) {
-          const line = typeof record === 'string' ? record : encodeRecordLine(record as object);
-          chunk += `${line}\n`;
-          if (++pending === RECORDS_PER_WRITE) {
-            await handle.write(chunk);
-            chunk = '';
-            pending = 0;
+    await replaceFileDurably(
+      this.path,
+      dirname(this.path),
+      async (handle) => {
+        const counts: Record<string, number> = data.counts ?? {};
+        const header = { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, seq: data.seq, createdAt: new Date().toISOString(), counts };
+        let chunk = `${JSON.stringify(header)}\n`;
+        for (const [name, records] of Object.entries(data.collections)) {
+          chunk += `#${JSON.stringify(name)}\n`;
+          let pending = 0;
+          for (const record of records) {
+            const line = typeof record === 'string' ? record : encodeRecordLine(record as object);
+            chunk += `${line}\n`;
+            if (++pending === RECORDS_PER_WRITE) {
+              await handle.write(chunk);
+              chunk = '';
+              pending = 0;
+            }
           }
         }
-      }
-      await handle.write(`${chunk}#end\n`);
-    });
+        await handle.write(`${chunk}#end\n`);
+      },
+      0o600,
+      this.fs,
+    );
   }
 }
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { replaceFileDurably } from '../durable-fs.js';
+import { replaceFileDurably, type StorageFs } from '../durable-fs.js';
 import { StoreCorruptError } from './journal-reader.js';
 
 const CHECKPOINT_FORMAT = 'imgtask-journal-checkpoint';
@@ -42,7 +42,7 @@ export async function readCheckpoint(path: string): Promise<Checkpoint | null> {
 }
 
 /** Replaces the checkpoint atomically and durably (temp file, fsync, rename, fsync dir). */
-export async function writeCheckpoint(path: string, checkpoint: Checkpoint): Promise<void> {
+export async function writeCheckpoint(path: string, checkpoint: Checkpoint, fs?: StorageFs): Promise<void> {
   const line = `${JSON.stringify({ format: CHECKPOINT_FORMAT, version: CHECKPOINT_VERSION, seq: checkpoint.seq, writtenAt: new Date().toISOString() })}\n`;
-  await replaceFileDurably(path, dirname(path), (handle) => handle.write(line).then(() => undefined));
+  await replaceFileDurably(path, dirname(path), (handle) => handle.write(line).then(() => undefined), 0o600, fs);
 }

@@ -1,3 +1,4 @@
+import type { StorageFs } from '../durable-fs.js';
 import { writeCheckpoint } from './checkpoint-file.js';
 
 /**
@@ -25,6 +26,7 @@ export class Checkpointer {
     seq: number,
     private readonly everyMs: number,
     private readonly log: (message: string) => void,
+    private readonly fs?: StorageFs,
   ) {
     this.durableSeq = seq;
     this.writtenSeq = seq;
@@ -60,7 +62,7 @@ export class Checkpointer {
   private write(): Promise<void> {
     const seq = this.durableSeq;
     this.lastWriteAt = Date.now();
-    this.writing = writeCheckpoint(this.path, { seq })
+    this.writing = writeCheckpoint(this.path, { seq }, this.fs)
       .then(
         () => {
           this.writtenSeq = seq;
