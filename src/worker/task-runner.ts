@@ -109,7 +109,6 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
 
   /** Runs the task's pending items in its lane; resolves once each has run (or was dropped by stopping). */
   async function start(task: TaskRecord, laneName: string): Promise<void> {
-    const lane = lanes.get(laneName);
     const def = tasks.definition(task.type);
     const pendingItems = task.items.flatMap((item, index) => (item.status === 'pending' ? [index] : []));
     if (pendingItems.length === 0) {
@@ -128,10 +127,9 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
         return;
       }
     }
-    const jobs = pendingItems.map((index) =>
-      track(lane.add(() => lanes.timed(laneName, () => runItem(task.id, index, prepared))).catch((err: Error) => log(`task ${task.id} item ${index}: ${err.message}`))),
-    );
-    // A job dropped by close() never settles: stopping resolves this instead.
+    // A job close() drops before it starts resolves at once, so only running items hold close() up.
+    const jobs = pendingItems.map((index) => track(lanes.run(laneName, () => runItem(task.id, index, prepared)).catch((err: Error) => log(`task ${task.id} item ${index}: ${err.message}`))));
+    // An item whose handler ignores its signal may never settle: stopping resolves this instead.
     let onStop = () => {};
     const stopped = new Promise<void>((resolve) => {
       onStop = resolve;
