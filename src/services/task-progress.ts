@@ -1,6 +1,6 @@
 import type { TaskError } from '../domain/tasks.js';
 import { isoTime } from '../domain/time.js';
-import type { ItemRecord, TaskRecord, TaskSettlement } from '../store/records.js';
+import { finishedItems, type ItemRecord, settledItems, type TaskRecord, type TaskSettlement } from '../store/records.js';
 import type { Store } from '../store/types.js';
 import { type EventBus, settledEventKind } from './events.js';
 import type { Clock } from './ports.js';
@@ -26,14 +26,14 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
     result: unknown,
     errors?: TaskError[],
     lastItem?: TaskSettlement['lastItem'],
-    finished?: number,
+    cancel?: Pick<TaskSettlement, 'finished' | 'unfinishedItem'>,
   ): Promise<TaskRecord | undefined> {
     // Only successful items are charged; a failed task is free.
     const cost = status === 'failed' ? 0 : task.items.reduce((sum, item) => sum + (item.status === 'success' ? (item.cost ?? 0) : 0), 0);
     const settlement: TaskSettlement = { id: task.id, status, result, cost, at: isoTime(clock.now()) };
     if (errors) settlement.errors = errors;
     if (lastItem) settlement.lastItem = lastItem;
-    if (finished !== undefined) settlement.finished = finished;
+    if (cancel) Object.assign(settlement, cancel);
     const settled = await store.tasks.settle(settlement);
     if (settled) events.emit('task:settled', { kind: settledEventKind(settled), task: settled });
     return settled;
@@ -49,19 +49,21 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
 
   /**
    * Settles a pending task as cancelled, worked out from the items finished now: the others fail
-   * with TASK_CANCELLED. With a successful item the type settles it as it would have (charged for
-   * those items only); with none it fails with TASK_CANCELLED and is free. The store refuses it
-   * if another item finished since (undefined).
+   * with TASK_CANCELLED, in the stored task too (the settlement writes them). With a successful
+   * item the type settles it as it would have (charged for those items only); with none it fails
+   * with TASK_CANCELLED and is free. The store refuses it if another item finished since (undefined).
    */
   function settleCancelled(task: TaskRecord): Promise<TaskRecord | undefined> {
-    const finished = task.items.filter((item) => item.status !== 'pending').length;
+    const cancel = {
+      finished: finishedItems(task),
+      unfinishedItem: { status: 'failed', error: { code: 'TASK_CANCELLED', message: 'the task was cancelled before this item finished' } } satisfies ItemRecord,
+    };
+    const cancelled: TaskRecord = { ...task, items: settledItems(task.items, cancel) };
     if (!task.items.some((item) => item.status === 'success')) {
-      return settle(task, 'failed', null, [{ code: 'TASK_CANCELLED', message: 'the task was cancelled; nothing was charged' }], undefined, finished);
+      return settle(cancelled, 'failed', null, [{ code: 'TASK_CANCELLED', message: 'the task was cancelled; nothing was charged' }], undefined, cancel);
     }
-    const error = { code: 'TASK_CANCELLED', message: 'the task was cancelled before this item finished' };
-    const cancelled: TaskRecord = { ...task, items: task.items.map((item): ItemRecord => (item.status === 'pending' ? { status: 'failed', error } : item)) };
     const outcome = definition(task.type).settle(cancelled, cancelled.request);
-    return settle(cancelled, outcome.status, outcome.result, outcome.errors, undefined, finished);
+    return settle(cancelled, outcome.status, outcome.result, outcome.errors, undefined, cancel);
   }
 
   return {

@@ -116,6 +116,16 @@ export interface TaskSettlement {
   lastItem?: { index: number; item: ItemRecord };
   /** How many items had finished when the settlement was worked out (a cancel): refused if more have finished since. */
   finished?: number;
+  /** What every item still pending becomes, in the same write (a cancel fails them with TASK_CANCELLED). */
+  unfinishedItem?: ItemRecord;
+}
+
+/** The task's items once settled: `lastItem` in its place, each item still pending as `unfinishedItem` says (else left as it is). */
+export function settledItems(items: readonly ItemRecord[], s: Pick<TaskSettlement, 'lastItem' | 'unfinishedItem'>): ItemRecord[] {
+  const out = items.slice();
+  if (s.lastItem) out[s.lastItem.index] = s.lastItem.item;
+  if (s.unfinishedItem) for (const [index, item] of out.entries()) if (item.status === 'pending') out[index] = s.unfinishedItem;
+  return out;
 }
 
 /** A secret, encrypted (AES-256-GCM) with the data dir's secrets key; `id` is its name. */

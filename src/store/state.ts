@@ -15,7 +15,7 @@ import type {
   TaskRecord,
   WebhookRecord,
 } from './records.js';
-import { applyKeyChanges } from './records.js';
+import { applyKeyChanges, settledItems } from './records.js';
 import { MonthlyChargeIndex } from './repos/billing-alerts-charges.js';
 
 /** All state, in memory, with its indexes. Changed only by `applyOp`. */
@@ -148,11 +148,7 @@ const HANDLERS: { [Op in JournalOp]: (state: State, payload: JournalOps[Op]) => 
   // reserve (derived from the pending task) is released with it.
   'task.settle': (state, s) => {
     const task = state.tasks.get(s.id)!;
-    let items = task.items;
-    if (s.lastItem) {
-      items = items.slice();
-      items[s.lastItem.index] = s.lastItem.item;
-    }
+    const items = settledItems(task.items, s);
     const settled: TaskRecord = { ...task, items, status: s.status, result: s.result, cost: s.cost, updatedAt: s.at };
     if (s.errors) settled.errors = s.errors;
     state.tasks.put(settled);

@@ -1,7 +1,7 @@
 import { AppError } from '../../domain/errors.js';
 import { PERIODS, type Period, periodKey } from '../../domain/periods.js';
 import { metadataOf } from '../../domain/tasks.js';
-import { finishedItems, type ItemRecord, type TaskRecord, type TaskSettlement } from '../records.js';
+import { finishedItems, type ItemRecord, settledItems, type TaskRecord, type TaskSettlement } from '../records.js';
 import type { TaskListQuery, TaskRepo } from '../types.js';
 import { type Db, decode, docOf, encode, hasNul, stored } from './sql.js';
 
@@ -172,11 +172,7 @@ export function createPgTaskRepo(db: Db): TaskRepo {
         if (s.lastItem && task.items[s.lastItem.index]?.status !== 'pending') return undefined;
         if (s.finished !== undefined && finishedItems(task) !== s.finished) return undefined;
         if (s.cost < 0 || s.cost > task.estimate) throw new Error(`settlement of ${task.id} charges ${s.cost}, outside 0..${task.estimate}`);
-        let items = task.items;
-        if (s.lastItem) {
-          items = items.slice();
-          items[s.lastItem.index] = stored(s.lastItem.item);
-        }
+        const items = stored(settledItems(task.items, s));
         const settled: TaskRecord = { ...task, items, status: s.status, result: s.result, cost: s.cost, updatedAt: s.at };
         if (s.errors) settled.errors = s.errors;
         // The account row next, by a statement of its own (the parts of one statement take their
@@ -189,6 +185,8 @@ export function createPgTaskRepo(db: Db): TaskRepo {
         await client.query(
           `WITH item AS (
              UPDATE task_items SET status = $3, doc = $4 WHERE task_id = $1 AND idx = $2
+           ), unfinished AS (
+             UPDATE task_items SET status = $14, doc = $13 WHERE task_id = $1 AND idx <> $2 AND status = 'pending' AND $13::text IS NOT NULL
            ), task AS (
              UPDATE tasks SET status = $5, result = $6, errors = coalesce($7, errors), cost = $8, updated_at = $9, settled_seq = nextval('imgtask_order') WHERE id = $1
            )
@@ -207,6 +205,8 @@ export function createPgTaskRepo(db: Db): TaskRepo {
             task.apiKeyId,
             task.estimate,
             spendPeriods(task.apiKeyId, task.createdAt),
+            s.unfinishedItem ? JSON.stringify(s.unfinishedItem) : null,
+            s.unfinishedItem?.status ?? null,
           ],
         );
         return stored(settled);

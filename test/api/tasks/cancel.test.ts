@@ -79,6 +79,11 @@ test('cancelling after some items succeeded keeps them charged: the task complet
   assert.equal(task.cost, '2', 'charged for the one item that had succeeded');
   assert.deepEqual(task.result.items[0], { index: 0, attempt: 1 });
   for (const item of task.result.items.slice(1)) assert.equal(item.error.code, 'TASK_CANCELLED');
+  assert.deepEqual(
+    (await h.server.services.store.tasks.get(taskId))!.items.map((item) => item.error?.code ?? item.status),
+    ['success', 'TASK_CANCELLED', 'TASK_CANCELLED'],
+    'the stored items agree with the result: none is left pending',
+  );
 
   const account = await accountOf(h);
   assert.deepEqual([account.balance, account.reserved], ['98', '0']);

@@ -9,6 +9,7 @@ import { fakeProviders } from '../../fixtures/test-providers.js';
 import { mountTestRoutes, testTaskType } from '../../fixtures/test-task-type.js';
 import { runCli } from '../../helpers/cli.js';
 import { eventually, type Harness, startService, testStore, waitForTask } from '../../helpers/harness.js';
+import { startReceiver } from '../../helpers/receiver.js';
 
 /** Items run one at a time, so each finishes on its own and has its own event. */
 const ONE_AT_A_TIME = { work: { lanes: { test: 1 } } };
@@ -154,6 +155,46 @@ test('a stream sends the current state, an event per finished item, then settled
   assert.deepEqual({ ...last.data, progress: undefined }, { ...task, progress: undefined }, 'the settled event is the task as GET /tasks/{id} shows it');
   await stream.ended;
   await eventually(() => h.server.services.taskStreams.stats().streams === 0);
+});
+
+test('a task cancelled with both items running: the settled event, GET, result, the stored task, its event and its webhook all show both items failed TASK_CANCELLED', async (t) => {
+  const hook = await startReceiver(t);
+  const h = await startService(t, { config: { work: { lanes: { test: 2 } }, webhooks: { allowPrivateAddresses: true } } });
+  const { taskId } = await create(h, { items: 2, delayMs: 60_000, webhook: { custom: [{ url: hook.url() }] } });
+  await eventually(() => (h.server.services.lanes.stats().test?.running ?? 0) === 2);
+  const stream = await openStream(h.url, `/tasks/${taskId}/events`, { auth: h.apiKey });
+  const first = await stream.next();
+  assert.deepEqual([first.event, first.id, first.data.progress.finished], ['task', '0', 0]);
+
+  const cancelled = await h.request('POST', `/tasks/${taskId}/cancel`, { auth: h.apiKey });
+  assert.equal(cancelled.status, 200, cancelled.text);
+  const events = await stream.rest();
+  assert.deepEqual(
+    events.map((e) => [e.event, e.id]),
+    [['settled', '3']],
+    'one settled event, id total + 1: both items finished (failed) and the settlement',
+  );
+  const settled = events[0].data;
+  const item = { status: 'failed', error: { code: 'TASK_CANCELLED', message: 'the task was cancelled before this item finished' } };
+  assert.deepEqual(settled.progress, { total: 2, finished: 2, succeeded: 0, failed: 2, items: [item, item] });
+  const errors = [{ code: 'TASK_CANCELLED', message: 'the task was cancelled; nothing was charged' }];
+  assert.deepEqual([settled.status, settled.cost, settled.result, settled.errors], ['failed', '0', null, errors]);
+
+  const task = (await h.request('GET', `/tasks/${taskId}`, { auth: h.apiKey })).json.data;
+  assert.deepEqual({ ...settled, progress: undefined }, { ...task, progress: undefined }, 'the settled event is the task as GET /tasks/{id} shows it');
+  assert.deepEqual(cancelled.json.data, task, 'and as the cancel answered it');
+  const result = (await h.request('GET', `/tasks/${taskId}/result`, { auth: h.apiKey })).json.data;
+  assert.deepEqual(result, { id: taskId, status: 'failed', type: 'test.echo', result: null });
+
+  const { store } = h.server.services;
+  const stored = (await store.tasks.get(taskId))!;
+  assert.deepEqual(stored.items, [item, item], 'the stored task has both items failed, not pending');
+  await eventually(async () => (await store.tasks.get(taskId))!.eventId !== undefined);
+  const event = (await store.webhooks.getEvent((await store.tasks.get(taskId))!.eventId!)) as { type: string; payload: { data: unknown } };
+  assert.equal(event.type, 'task.test.echo.failed');
+  assert.deepEqual(event.payload.data, { taskId, taskType: 'test.echo', status: 'failed', cost: '0', errors, metadata: null });
+  const [delivered] = await hook.waitFor(1);
+  assert.deepEqual(delivered.json, event.payload, 'the webhook carries the stored event');
 });
 
 test('a settled task: one settled event, then the end', async (t) => {

@@ -833,3 +833,16 @@ contract('tasks: a settlement worked out from `finished` items is refused once a
   assert.equal((await store.accounts.get('acc_1'))?.balance, 8000);
   assert.equal(await store.tasks.recordItem(tid(1), 2, { status: 'success', cost: 1000 }, t1), undefined, 'an item finishing after the settlement is refused');
 });
+
+contract('tasks: a settlement with `unfinishedItem` writes it over every item still pending, finished ones kept', async (store, note) => {
+  await funded(store, 'acc_1', 10_000);
+  await store.tasks.create(task(tid(1), 'acc_1', { estimate: 3000, items: 3 }), {});
+  await store.tasks.recordItem(tid(1), 1, { status: 'success', cost: 1000, attempts: 1 }, iso(T0 + 1000));
+  const cancelled: ItemRecord = { status: 'failed', error: { code: 'TASK_CANCELLED', message: 'the task was cancelled before this item finished' } };
+  const settled = await store.tasks.settle({ id: tid(1), status: 'completed', result: { n: 1 }, cost: 1000, at: iso(T0 + 2000), finished: 1, unfinishedItem: cancelled });
+  note('settled', settled);
+  assert.deepEqual(settled?.items, [cancelled, { status: 'success', cost: 1000, attempts: 1 }, cancelled]);
+  assert.deepEqual(await store.tasks.get(tid(1)), settled, 'read back as the settlement answered it');
+  assert.equal(await store.tasks.reserved('acc_1'), 0);
+  assert.equal((await store.accounts.get('acc_1'))?.balance, 9000);
+});
