@@ -4,6 +4,7 @@
 // dist/ that is missing or older than any source file is never run: the sources run through tsx
 // instead (the same behaviour, a slower start), with a one-line note when stderr is a terminal.
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const built = new URL('../dist/cli/main.js', import.meta.url);
 const sources = new URL('../src/', import.meta.url);
@@ -21,7 +22,8 @@ const stale = existsSync(sources) && (!existsSync(built) || statSync(built).mtim
 if (stale) {
   if (process.stderr.isTTY) process.stderr.write('imgtask: dist/ is missing or older than src/, running the sources (npm run build for a fast start)\n');
   const { register } = await import('tsx/esm/api');
-  register();
+  // The clone's tsconfig (react-jsx for the Ink views), not one found from the folder imgtask is run in.
+  register({ tsconfig: fileURLToPath(new URL('../tsconfig.json', import.meta.url)) });
   await import('../src/cli/main.ts');
 } else {
   await import(built.href);

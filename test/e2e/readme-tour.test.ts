@@ -1,0 +1,193 @@
+import assert from 'node:assert/strict';
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
+import { mkdir, readdir, readFile, symlink } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { test } from 'node:test';
+import { closeBeforeRemoval, tempDir } from '../helpers/temp-dir.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const hasScript = spawnSync('script', ['--version']).status === 0;
+
+/** The text of a `## ` section of the README, up to the next one. */
+function section(readme: string, title: string): string {
+  const start = readme.indexOf(`\n## ${title}\n`);
+  assert.ok(start >= 0, `README.md has no section "## ${title}"`);
+  const end = readme.indexOf('\n## ', start + 1);
+  return readme.slice(start, end < 0 ? undefined : end);
+}
+
+/** A shell line without its comment: a `#` that starts a word outside quotes, as sh reads it. */
+function withoutComment(line: string): string {
+  let quote: '"' | "'" | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quote === "'") {
+      if (c === "'") quote = null;
+    } else if (c === '\\') i++;
+    else if (quote === '"') {
+      if (c === '"') quote = null;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '#' && (i === 0 || /\s/.test(line[i - 1]))) return line.slice(0, i).trimEnd();
+  }
+  return line.trimEnd();
+}
+
+/** The commands of the section's ```sh blocks, in order: comments and blank lines dropped, `\`-continued lines joined. */
+function commandsOf(text: string): string[] {
+  const commands: string[] = [];
+  for (const [, block] of text.matchAll(/^```sh\n([\s\S]*?)^```$/gm)) {
+    let pending = '';
+    for (const line of block.split('\n')) {
+      const code = withoutComment(line);
+      if (code.endsWith('\\')) {
+        pending += `${code.slice(0, -1)} `;
+        continue;
+      }
+      const command = (pending + code).trim();
+      pending = '';
+      if (command) commands.push(command);
+    }
+  }
+  return commands;
+}
+
+interface Step {
+  command: string;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs one tour command in bash in `cwd`, as a user's terminal would: the variables an earlier
+ * command exported are kept in `state` (a file of `export -p`), so `export IMGTASK_API_KEY=…`
+ * holds for the commands after it.
+ */
+function runStep(command: string, cwd: string, env: NodeJS.ProcessEnv, state: string): Promise<Step> {
+  const script = `[ -f ${state} ] && . ${state}\n${command}\nrc=$?\nexport -p > ${state}\nexit $rc\n`;
+  return new Promise((done, fail) => {
+    const child = spawn('bash', ['--noprofile', '--norc', '-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', fail);
+    child.on('close', (code) => done({ command, code, stdout, stderr }));
+  });
+}
+
+/** Starts the tour's `serve` command; resolves with the URL it listens on once it does. */
+function startServe(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
+  return new Promise((done, fail) => {
+    // exec: the server is the child itself, so a signal to the child stops it.
+    const child = spawn('bash', ['--noprofile', '--norc', '-c', `exec ${command}`], { cwd, env });
+    let out = '';
+    const onData = (chunk: Buffer) => {
+      out += chunk;
+      const match = /listening on (http:\/\/[\w.:[\]-]+)/.exec(out);
+      if (match) done({ child, url: match[1] });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', fail);
+    child.on('exit', (code) => fail(new Error(`\`${command}\` exited with ${code}: ${out}`)));
+  });
+}
+
+/** Runs the tour's dashboard in a pseudo-terminal (`script`), waits for its first screen, then quits it with q as the tour says. */
+function runDashboard(command: string, cwd: string, env: NodeJS.ProcessEnv, state: string): Promise<{ code: number | null; screen: string }> {
+  const script = `[ -f ${state} ] && . ${state}; stty cols 120 rows 30; ${command}`;
+  return new Promise((done, fail) => {
+    const child = spawn('script', ['-qec', `bash --noprofile --norc -c '${script.replace(/'/g, `'\\''`)}'`, '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    let quit = false;
+    const onData = (chunk: Buffer) => {
+      screen += chunk;
+      if (!quit && /imgtask http:\/\//.test(screen)) {
+        quit = true;
+        child.stdin.write('q');
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', fail);
+    child.on('close', (code) => done({ code, screen }));
+  });
+}
+
+/** Every file under `dir`, as paths relative to it. */
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1));
+}
+
+// About a minute: each command is a fresh CLI process, and the server loads its embedded models meanwhile.
+test("the README's five-minute tour: each command runs as written, in order, against a real server", {
+  timeout: 300_000,
+  skip: hasScript ? false : 'script (util-linux) is needed for the dashboard step',
+}, async (t) => {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const commands = commandsOf(section(readme, 'Five-minute tour'));
+  const [install, ...rest] = commands;
+
+  // The README's first command and the tour's are the same: install, and `imgtask` on PATH.
+  assert.equal(commandsOf(readme.slice(0, readme.indexOf('\n## ')))[0], install, 'the top of the README and the tour start with the same command');
+  assert.equal(install, 'npm install && npm link', 'the tour starts by installing and linking');
+  // `npm link` puts package.json's bin on PATH; here a folder holding that same link stands in for it.
+  const bin = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).bin.imgtask as string;
+  const home = await tempDir(t, 'imgtask-tour-');
+  const cwd = join(home, 'clone');
+  const shims = join(home, 'bin');
+  await mkdir(cwd);
+  await mkdir(shims);
+  await symlink(join(ROOT, bin), join(shims, 'imgtask'));
+
+  // The server listens on a free port (IMGTASK_PORT) and the client commands find it (IMGTASK_URL), so the commands stay as written.
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${shims}:${process.env.PATH}`, IMGTASK_PORT: '0', NO_COLOR: '1' };
+  for (const name of ['IMGTASK_URL', 'IMGTASK_API_KEY', 'IMGTASK_DATA', 'IMGTASK_CONFIG', 'IMGTASK_DATABASE_URL', 'CI']) delete env[name];
+  const state = join(home, 'exported.sh');
+
+  const serveAt = rest.findIndex((command) => /^imgtask( --\S+ \S+)* serve\b/.test(command));
+  assert.ok(serveAt >= 0, 'the tour starts a server');
+  for (const command of rest.slice(0, serveAt)) {
+    const step = await runStep(command, cwd, env, state);
+    assert.equal(step.code, 0, `\`${command}\` exited with ${step.code}: ${step.stderr}`);
+  }
+  const serve = await startServe(rest[serveAt], cwd, env);
+  closeBeforeRemoval(home, async () => {
+    if (serve.child.exitCode !== null) return;
+    const exited = new Promise((done) => serve.child.once('exit', done));
+    serve.child.kill('SIGTERM');
+    await exited;
+  });
+  env.IMGTASK_URL = serve.url;
+
+  const steps: Step[] = [];
+  for (const command of rest.slice(serveAt + 1)) {
+    if (/^imgtask dashboard\b/.test(command)) {
+      const dashboard = await runDashboard(command, cwd, env, state);
+      assert.equal(dashboard.code, 0, `\`${command}\` exited with ${dashboard.code}: ${dashboard.screen}`);
+      assert.match(dashboard.screen, /demo/, 'the dashboard shows the account');
+      continue;
+    }
+    const step = await runStep(command, cwd, env, state);
+    assert.equal(step.code, 0, `\`${command}\` exited with ${step.code}:\n${step.stderr}${step.stdout}`);
+    steps.push(step);
+  }
+
+  // What the tour says each command leaves behind.
+  const exported = await readFile(state, 'utf8');
+  assert.match(exported, /IMGTASK_API_KEY="mak_\w+"/, 'the API key is exported');
+  const images = (await readdir(join(cwd, 'out'))).filter((name) => name.endsWith('.webp'));
+  assert.equal(images.length, 2, 'two images saved in ./out');
+  const clips = (await readdir(join(cwd, 'clips'))).filter((name) => name.endsWith('.mp4'));
+  assert.equal(clips.length, 1, 'a clip saved in ./clips');
+  assert.ok(
+    (await filesUnder(join(cwd, 'disk'))).some((name) => name.endsWith('.webp')),
+    'the destination wrote the image under ./disk',
+  );
+  const alt = steps.find((step) => step.command.startsWith('imgtask alt '));
+  assert.ok(alt && /"alt":/.test(alt.stdout), 'alt text for the images');
+  const review = steps.find((step) => step.command.startsWith('imgtask review '));
+  assert.ok(review && /"verdict":/.test(review.stdout), 'a review verdict');
+});
