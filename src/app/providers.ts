@@ -77,7 +77,9 @@ function generatorFor(name: string, provider: ProviderConfig, config: Config, se
     // An image answered by URL on the provider's own host is read directly (LocalAI serves its
     // files there); any other URL goes through the SSRF guard like a user URL.
     fetchImage: async (url) =>
-      new URL(url).origin === origin ? (await providerRequest(url, { method: 'GET', timeoutMs: provider.timeoutMs })).body : (await createSafeFetcher(config.fetch).fetch(url)).data,
+      new URL(url).origin === origin
+        ? (await providerRequest(url, { method: 'GET', timeoutMs: provider.timeoutMs })).body
+        : (await createSafeFetcher({ ...config.fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(url)).data,
   });
 }
 

@@ -2,7 +2,8 @@ import type { ConfigSource } from '../config/source.js';
 import { createHttpPut } from '../destinations/http-put.js';
 import { createLocalFolder } from '../destinations/local-folder.js';
 import { createS3 } from '../destinations/s3.js';
-import { createSafeFetcher } from '../net/safe-fetch.js';
+import { guardFailure } from '../destinations/types.js';
+import { createSafeFetcher, SafeFetchError } from '../net/safe-fetch.js';
 import type { DriverFactory } from '../services/destinations.js';
 
 /**
@@ -12,11 +13,23 @@ import type { DriverFactory } from '../services/destinations.js';
 export function createDriverFactory(config: Pick<ConfigSource, 'current'>): DriverFactory {
   return (providerId, settings) => {
     const { destinations } = config.current();
-    const guard = createSafeFetcher({ allowPrivateAddresses: destinations.allowPrivateAddresses, maxBytes: 1024 * 1024, timeoutMs: destinations.timeoutMs, maxRedirects: 0 });
+    const guard = createSafeFetcher({
+      allowPrivateAddresses: destinations.allowPrivateAddresses,
+      privateAddressesSetting: 'destinations.allowPrivateAddresses',
+      maxBytes: 1024 * 1024,
+      timeoutMs: destinations.timeoutMs,
+      maxRedirects: 0,
+    });
     const s = settings as Record<string, never>;
     if (providerId === 'local') return createLocalFolder({ path: s.path, publicBaseUrl: s.publicBaseUrl, allowedRoots: destinations.local.allowedRoots });
     if (providerId === 's3') {
-      if (s.endpoint) guard.checkHost(s.endpoint);
+      if (s.endpoint) {
+        try {
+          guard.checkHost(s.endpoint);
+        } catch (err) {
+          throw err instanceof SafeFetchError ? guardFailure(err) : err;
+        }
+      }
       return createS3({ ...(settings as unknown as Parameters<typeof createS3>[0]), timeoutMs: destinations.timeoutMs, agents: guard.agents() });
     }
     return createHttpPut({

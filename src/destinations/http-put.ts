@@ -1,5 +1,6 @@
+import { SafeFetchError } from '../net/safe-fetch.js';
 import type { StorageDriver } from './types.js';
-import { encodeKey, StorageError } from './types.js';
+import { encodeKey, guardFailure, StorageError } from './types.js';
 
 type HttpRequest = { method: 'PUT' | 'DELETE'; headers: Record<string, string>; body: Buffer };
 
@@ -37,7 +38,7 @@ export function createHttpPut(options: HttpPutOptions): StorageDriver {
     try {
       answer = await options.send(url, { method, headers: withConfigured(headers, options.headers), body });
     } catch (err) {
-      throw new StorageError((err as Error).message, undefined, /in time|timeout/i.test((err as Error).message));
+      throw err instanceof SafeFetchError ? guardFailure(err) : new StorageError((err as Error).message);
     }
     if (answer.status < 200 || answer.status >= 300) throw new StorageError(`the storage answered HTTP ${answer.status}`, `HTTP ${answer.status}: ${answer.body.slice(0, 400)}`);
   }

@@ -2,8 +2,9 @@ import type { Agent as HttpAgent } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { SafeFetchError } from '../net/safe-fetch.js';
 import type { StorageDriver } from './types.js';
-import { publicUrl, StorageError } from './types.js';
+import { guardFailure, publicUrl, StorageError } from './types.js';
 
 export interface S3Options {
   bucket: string;
@@ -19,11 +20,22 @@ export interface S3Options {
   agents: { http: HttpAgent; https: HttpsAgent };
 }
 
-/** The SDK's error as a StorageError carrying the store's own words. */
-function storageError(err: unknown): StorageError {
-  const e = err as Error & { Code?: string; $metadata?: { httpStatusCode?: number } };
+/**
+ * The SDK's error as a StorageError in the storage's own words: when it answered, its error code
+ * and message (`NoSuchBucket: …`); when it was not reached, the guard's refusal or the system's
+ * error code. Never the name of the class that carried it.
+ */
+function storageError(err: unknown, endpoint: string | undefined): StorageError {
+  if (err instanceof SafeFetchError) return guardFailure(err);
+  const e = err as Error & { Code?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+  const timedOut = /timeout/i.test(e.name) || e.code === 'ETIMEDOUT';
   const status = e.$metadata?.httpStatusCode;
-  return new StorageError(`${e.name}: ${e.message}`, `${status ? `HTTP ${status} ` : ''}${e.Code ?? e.name}: ${e.message}`.slice(0, 500), /timeout/i.test(e.name));
+  if (status) {
+    const said = `${e.Code ?? e.name}: ${e.message}`;
+    return new StorageError(said, `HTTP ${status} ${said}`.slice(0, 500), timedOut);
+  }
+  const where = endpoint ? new URL(endpoint).host : 'the storage';
+  return new StorageError(timedOut ? `no answer from ${where} in time` : `cannot reach ${where}: ${e.code ?? e.message}`, undefined, timedOut);
 }
 
 /** Any S3-compatible store (AWS, MinIO, R2, …) through @aws-sdk/client-s3. */
@@ -41,7 +53,7 @@ export function createS3(options: S3Options): StorageDriver {
     try {
       await send(client);
     } catch (err) {
-      throw storageError(err);
+      throw storageError(err, options.endpoint);
     } finally {
       client.destroy();
     }

@@ -1,3 +1,5 @@
+import type { SafeFetchError } from '../net/safe-fetch.js';
+
 export interface StoredObject {
   key: string;
   data: Buffer;
@@ -19,17 +21,25 @@ export interface StorageDriver {
   remove(key: string): Promise<void>;
 }
 
-/** A storage refused or failed; `providerResponse` is what it said, for the caller and the operator. */
+/**
+ * A storage refused or failed; `providerResponse` is what it said, for the caller and the
+ * operator. `refused`: the SSRF guard would not let the request reach the storage's address,
+ * which the destination's settings (or the server's) decide, not the storage.
+ */
 export class StorageError extends Error {
   constructor(
     message: string,
     readonly providerResponse?: string,
     readonly timedOut = false,
+    readonly refused = false,
   ) {
     super(message);
     this.name = 'StorageError';
   }
 }
+
+/** The SSRF guard's failure as a StorageError, in its own words (they name the host and, for an address it refuses, the setting). */
+export const guardFailure = (err: SafeFetchError) => new StorageError(err.message, undefined, err.reason === 'timeout', err.reason === 'refused');
 
 /** A key in a URL path: each segment percent-encoded, the slashes kept. */
 export const encodeKey = (key: string) => key.split('/').map(encodeURIComponent).join('/');

@@ -12,6 +12,11 @@ export interface SafeFetchOptions {
   /** Whole-request deadline, redirects included. */
   timeoutMs: number;
   maxRedirects: number;
+  /**
+   * The setting that lifts the address check (`fetch.allowPrivateAddresses`, …), named in each
+   * refusal of an address so that whoever reads it knows what would allow it.
+   */
+  privateAddressesSetting?: string;
   /** Overrides the address check (tests use it to block one loopback address and not another). */
   isBlocked?: (address: string) => boolean;
   /**
@@ -61,13 +66,17 @@ export interface OutgoingRequest {
  */
 export function createSafeFetcher(options: SafeFetchOptions) {
   const blocked = (address: string) => !options.allowPrivateAddresses && (options.isBlocked ?? isBlockedAddress)(address);
+  /** The refusal of an address: `subject` ends where "user URLs may not reach" goes on. */
+  const offLimits = (subject: string) =>
+    new SafeFetchError('refused', `${subject} user URLs may not reach${options.privateAddressesSetting ? ` (unless ${options.privateAddressesSetting} is true)` : ''}`);
 
   const guardedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
     dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, '', 0);
       // Refuse when any answer is off limits: mixing a public and a private record is a known trick.
       const bad = addresses.find((entry) => blocked(entry.address));
-      if (bad || addresses.length === 0) return callback(new SafeFetchError('refused', `${hostname} resolves to ${bad?.address ?? 'nothing'}, which user URLs may not reach`), '', 0);
+      if (bad) return callback(offLimits(`${hostname} resolves to ${bad.address}, which`), '', 0);
+      if (addresses.length === 0) return callback(new SafeFetchError('refused', `${hostname} resolves to no address`), '', 0);
       if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       callback(null, addresses[0].address, addresses[0].family);
     });
@@ -81,7 +90,7 @@ export function createSafeFetcher(options: SafeFetchOptions) {
   function fetchOnce(url: URL, signal: AbortSignal, send?: OutgoingRequest): Promise<{ redirect: string } | FetchedBody> {
     return new Promise((resolve, reject) => {
       const host = url.hostname.replace(/^\[|\]$/g, '');
-      if (isIP(host) && blocked(host)) return reject(new SafeFetchError('refused', `${host} is an address user URLs may not reach`));
+      if (isIP(host) && blocked(host)) return reject(offLimits(`${host} is an address`));
       const client = url.protocol === 'https:' ? https : http;
       const req = client.request(url, {
         method: send ? send.method : 'GET',
@@ -186,7 +195,7 @@ export function createSafeFetcher(options: SafeFetchOptions) {
     /** Refuses an IP-literal host that is off limits (agents' lookups never see IP literals). */
     checkHost(rawUrl: string): void {
       const host = checkUrl(rawUrl).hostname.replace(/^\[|\]$/g, '');
-      if (isIP(host) && blocked(host)) throw new SafeFetchError('refused', `${host} is an address user URLs may not reach`);
+      if (isIP(host) && blocked(host)) throw offLimits(`${host} is an address`);
     },
 
     async fetch(rawUrl: string): Promise<FetchedBody> {

@@ -81,6 +81,9 @@ export interface DeliveredTo {
  */
 type TestUpload = { ok: true; key: string; url: string | null } & ({ deleted: true } | { deleted: false; deleteError: string });
 
+/** The SSRF guard would not let the request reach the storage's address (a driver's StorageError says so). */
+const refusedByGuard = (err: unknown) => (err as { refused?: boolean }).refused === true;
+
 /** What a storage said: its own answer when it gave one, else the error's message. */
 const storageMessage = (err: unknown) => (err as { providerResponse?: string }).providerResponse ?? (err as Error).message;
 
@@ -209,7 +212,9 @@ export function createDestinationService(deps: {
     },
     /**
      * Writes a small test object, then deletes it. A refused write is 502 DESTINATION_TEST_FAILED
-     * with the storage's own message; a refused delete only says `deleted: false` and why.
+     * with the storage's own message; a refused delete only says `deleted: false` and why. An
+     * address the SSRF guard refuses is 400 VALIDATION_ERROR: the settings decide it, not the
+     * storage, and the message names the setting that would allow it.
      */
     async test(owner: Owner, id: string): Promise<TestUpload> {
       const record = await owned(owner, id);
@@ -221,7 +226,7 @@ export function createDestinationService(deps: {
         driver = driverOf(record);
         written = await driver.put(object);
       } catch (err) {
-        throw new AppError('DESTINATION_TEST_FAILED', storageMessage(err));
+        throw new AppError(refusedByGuard(err) ? 'VALIDATION_ERROR' : 'DESTINATION_TEST_FAILED', storageMessage(err));
       }
       return { ok: true, ...written, ...(await removeTestObject(driver, written.key)) };
     },

@@ -150,7 +150,7 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
       try {
         info = probeVideo(data);
       } catch (err) {
-        throw new ProviderError('PROVIDER_ERROR', `the provider answered something that is not a video: ${err instanceof VideoReadError ? err.message : String(err)}`);
+        throw new ProviderError('PROVIDER_ERROR', `the provider answered something that is not a video${err instanceof VideoReadError ? `: ${err.message}` : ''}`, { cause: err });
       }
       const stored = await deps.videos.save(data, request.format);
       const item: Record<string, unknown> = {

@@ -339,8 +339,8 @@ test('a reload that sets destinations.allowPrivateAddresses lets an HTTP destina
   assert.equal(created.status, 201, created.text);
   const testWrite = () => h.request('POST', `/destinations/${created.json.data.id}/test`, { auth: h.token });
   const refused = await testWrite();
-  assert.equal(refused.status, 502);
-  assert.equal(refused.json.code, 'DESTINATION_TEST_FAILED');
+  assert.equal(refused.status, 400);
+  assert.equal(refused.json.code, 'VALIDATION_ERROR');
   assert.equal(storage.received.length, 0);
 
   await reloadWith(h, { destinations: { allowPrivateAddresses: true } });

@@ -149,8 +149,9 @@ test('by default destinations on private addresses are refused by the SSRF guard
   const bucket = await destination(h, 'bucket', 's3', { bucket: s3.bucket, endpoint: s3.endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
   for (const d of [http, bucket]) {
     const res = await h.request('POST', `/destinations/${d.id}/test`, { auth: h.token });
-    assert.equal(res.status, 502);
-    assert.match(res.json.message, /may not reach/);
+    assert.equal(res.status, 400, 'the settings refuse the address, not the storage');
+    assert.equal(res.json.code, 'VALIDATION_ERROR');
+    assert.match(res.json.message, /may not reach \(unless destinations\.allowPrivateAddresses is true\)/);
   }
   const task = await generate(h, { destination: 'put' });
   assert.equal(task.result.images[0].destination.status, 'failed');

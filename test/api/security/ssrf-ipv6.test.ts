@@ -88,7 +88,7 @@ test('webhooks: an endpoint on an IPv6 spelling of loopback gets no request; the
   }
 });
 
-test('destinations: an HTTP URL or S3 endpoint on an IPv6 spelling of loopback fails its test with 502 DESTINATION_TEST_FAILED', async (t) => {
+test('destinations: an HTTP URL or S3 endpoint on an IPv6 spelling of loopback fails its test with 400 VALIDATION_ERROR', async (t) => {
   const h = await startService(t, { config: CONFIG });
   for (const [index, host] of LOOPBACK_IN_IPV6.entries()) {
     for (const [provider, config] of [
@@ -98,8 +98,8 @@ test('destinations: an HTTP URL or S3 endpoint on an IPv6 spelling of loopback f
       const created = await h.request('POST', '/destinations', { auth: h.token, body: { name: `${provider}-${index}`, provider: { id: provider }, config } });
       assert.equal(created.status, 201, created.text);
       const tested = await h.request('POST', `/destinations/${created.json.data.id}/test`, { auth: h.token });
-      assert.equal(tested.status, 502, `${provider} ${host}`);
-      assert.equal(tested.json.code, 'DESTINATION_TEST_FAILED', `${provider} ${host}`);
+      assert.equal(tested.status, 400, `${provider} ${host}`);
+      assert.equal(tested.json.code, 'VALIDATION_ERROR', `${provider} ${host}`);
       assert.match(tested.json.message, REFUSED, `${provider} ${host}`);
     }
   }
