@@ -35,6 +35,6 @@ export function createApi(deps: ApiDeps, extend?: (app: Hono<ApiEnv>, deps: ApiD
   setDocumented(app, documented);
   extend?.(app, deps);
   app.notFound(notFound);
-  app.onError(createErrorHandler(deps.log));
+  app.onError(createErrorHandler());
   return app;
 }

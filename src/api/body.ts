@@ -2,8 +2,10 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { z } from 'zod';
 import { AppError } from '../domain/errors.js';
+import { assertBodyArrived } from './cut-short.js';
 import { MalformedJsonError, parseRequestJson } from './json-depth.js';
 import { type SchemaIssue, toSchemaIssues } from './schema-issues.js';
+import type { ApiEnv } from './types.js';
 
 /**
  * Route families shape their schema rejections differently (SPEC part 7):
@@ -58,15 +60,17 @@ const tooLarge = (limit: number) => new AppError('VALIDATION_ERROR', `the reques
  * declares), and such a body is read on the adapter's direct path; a chunked body is
  * counted as it streams and cut off at the bound.
  */
-async function readBoundedText(c: Context, limit: number): Promise<string> {
+async function readBoundedText(c: Context<ApiEnv>, limit: number): Promise<string> {
   const declared = c.req.header('content-length');
+  let text = '';
   if (declared !== undefined) {
     if (Number(declared) > limit) throw tooLarge(limit);
-    return c.req.text();
+    text = await c.req.text();
+  } else if (c.req.raw.body) {
+    text = (await readStreamBounded(c.req.raw.body, limit, () => tooLarge(limit))).toString('utf8');
   }
-  const body = c.req.raw.body;
-  if (!body) return '';
-  return (await readStreamBounded(body, limit, () => tooLarge(limit))).toString('utf8');
+  assertBodyArrived(c);
+  return text;
 }
 
 /** A body stream read whole, cut off with `tooLarge()` as soon as it passes `limit` bytes. */

@@ -1,15 +1,23 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { AppError, isAppError } from '../domain/errors.js';
+import { cutShortStatus, RequestCutShortError } from './cut-short.js';
 import type { ApiEnv } from './types.js';
 
-/** The one error handler: AppError → flat body (and its headers); anything else → logged, 500 without internals. */
-export function createErrorHandler(log: (message: string) => void) {
+/**
+ * The one error handler: AppError → flat body (and its headers); a request whose client went
+ * away before its body arrived → 408 or 499, for the access line and the metrics only (nobody
+ * reads it); anything else → 500 without internals, the error kept for the request's access
+ * line, which logs it with its stack.
+ */
+export function createErrorHandler() {
   return (err: Error, c: Context<ApiEnv>): Response => {
     if (isAppError(err)) return c.json(err.toBody(), err.status as 400, err.headers);
     if (err instanceof HTTPException) return err.getResponse();
+    const cutShort = cutShortStatus(c.env?.incoming) ?? (err instanceof RequestCutShortError ? 499 : null);
+    if (cutShort !== null) return new Response(null, { status: cutShort });
+    c.set('fault', err);
     const requestId = c.get('requestId') ?? 'unknown';
-    log(`request ${requestId} ${c.req.method} ${c.req.path} failed: ${err.stack ?? err.message}`);
     const body = new AppError('INTERNAL_SERVER_ERROR', `internal error (request id ${requestId})`).toBody();
     return c.json(body, 500);
   };

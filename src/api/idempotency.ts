@@ -6,6 +6,7 @@ import type { Principal } from '../services/auth.js';
 import type { StoredAnswer } from '../services/idempotency.js';
 import { UPLOAD_LIMITS } from '../services/uploads.js';
 import { readStreamBounded } from './body.js';
+import { assertBodyArrived } from './cut-short.js';
 import { MalformedJsonError, parseRequestJson } from './json-depth.js';
 import { enforceKeyRateLimit } from './rate-limit.js';
 import { routesOf } from './route.js';
@@ -69,8 +70,9 @@ async function readBounded(c: Context<ApiEnv>, limit: number, upload: boolean): 
   const declared = c.req.header('content-length');
   if (declared !== undefined && Number(declared) > limit) throw tooLarge(upload, limit);
   const body = c.req.raw.body;
-  if (!body) return new Uint8Array(0);
-  return readStreamBounded(body, limit, () => tooLarge(upload, limit));
+  const bytes = body ? await readStreamBounded(body, limit, () => tooLarge(upload, limit)) : new Uint8Array(0);
+  assertBodyArrived(c);
+  return bytes;
 }
 
 /** Hands the route the bytes already read, as the request's body (the upload route reads `c.env.incoming` first: it is spent). */

@@ -39,7 +39,7 @@ export interface ApiDeps {
 /** What the access log and the operations routes (/metrics, /ready) need from the running service. */
 export interface Ops {
   /** Where access lines go, in pino's shape: the fields, then the message. */
-  accessLog: { info(fields: object, message: string): void; error(fields: object, message: string): void };
+  accessLog: Record<'info' | 'warn' | 'error', (fields: object, message: string) => void>;
   /** Counts and times one answered request, by its route pattern (never the raw path). */
   observeRequest(request: { method: string; route: string; status: number; seconds: number }): void;
   /** Every metric, in the Prometheus text format. */
@@ -54,5 +54,7 @@ export type ApiEnv = {
   Variables: {
     requestId: string;
     principal: Principal;
+    /** The unexpected error a 500 answers, for the request's access line. */
+    fault?: Error;
   };
 };

@@ -128,9 +128,12 @@ async function startProcess(options: ServerOptions) {
     let port: number | undefined;
     if (role !== 'work') {
       api = createApi(services, options.extendApi);
-      const { host, port: wanted } = config.current().server;
+      const { host, port: wanted, requestTimeout } = config.current().server;
+      // Node checks the receipt deadline on a timer (every 30 s by default): checked every
+      // second at most, a request cut off at requestTimeout is cut off close to it.
+      const serverOptions = { requestTimeout, connectionsCheckingInterval: Math.min(1_000, requestTimeout) };
       const address = await new Promise<AddressInfo>((resolve, reject) => {
-        http = serve({ fetch: api!.fetch, hostname: host, port: wanted }, (info) => resolve(info));
+        http = serve({ fetch: api!.fetch, hostname: host, port: wanted, serverOptions }, (info) => resolve(info));
         http.once('error', reject);
       });
       admin = await listenAdminSocket(services, services.layout.adminSocket);

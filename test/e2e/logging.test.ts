@@ -39,6 +39,9 @@ test('serve logs JSON lines: access lines by route pattern with the request id a
   await eventually(() => lines().some((l) => l.event === 'server.listening'), 30_000);
   const url: string = lines().find((l) => l.event === 'server.listening')!.url;
   assert.match(stdout, /^imgtask listening on http:\/\/127\.0\.0\.1:\d+/m, 'the banner is still printed for people');
+  // The nsfw model takes seconds to load in its worker: /ready answers 503 meanwhile.
+  const warming = await send(url, 'GET', '/ready');
+  assert.equal(warming.status, 503, warming.text);
 
   assert.equal((await runCli(['--data', data, 'accounts', 'create', 'logs', '--credit', '5', '--json'])).code, 0);
   const key = (await runCli(['--data', data, 'keys', 'create', '--account', 'logs', '--json'])).json;
@@ -63,6 +66,8 @@ test('serve logs JSON lines: access lines by route pattern with the request id a
   assert.equal(read.status, 200);
   const requestId = read.headers.get('x-request-id');
   assert.match(requestId ?? '', /^req_/);
+  assert.equal((await send(url, 'POST', '/image/rate', { auth: raw, body: { mode: 'nsfw_sfw', urls: 'not a list' } })).status, 400);
+  assert.equal((await send(url, 'GET', `/tasks/${taskId}`, { auth: 'sk_not_a_key' })).status, 401);
 
   // An S3 destination test builds an AWS SDK client (where the SDK's Node.js version notice comes from); nothing listens on port 9.
   const destination = await send(url, 'POST', '/destinations', {
@@ -99,7 +104,27 @@ test('serve logs JSON lines: access lines by route pattern with the request id a
   for (const expected of ['POST /image/upload 201', 'POST /image/rate 200', 'POST /destinations 201', 'POST /destinations/:id/test 502'])
     assert.ok(routes.includes(expected), `${expected} in ${routes.join(', ')}`);
   assert.equal(access.find((l) => l.route === '/destinations')?.credential, 'accessToken');
-  assert.equal(access.length, 5, 'one access line per request');
+  assert.equal(access.length, 8, 'one access line per request');
+  // Levels: a server's own failure (here an upstream's, 502) is an error; a client's error is an
+  // info, a refused credential a warn; /ready's 503 while the models warm up is an info.
+  assert.deepEqual(
+    access.map((l) => `${l.level} ${l.method} ${l.route} ${l.status}`),
+    [
+      'info GET /ready 503',
+      'info POST /image/upload 201',
+      'info POST /image/rate 200',
+      'info GET /tasks/:id 200',
+      'info POST /image/rate 400',
+      'warn GET /tasks/:id 401',
+      'info POST /destinations 201',
+      'error POST /destinations/:id/test 502',
+    ],
+  );
+  assert.deepEqual(
+    all.filter((l) => l.level === 'error').map((l) => l.msg),
+    ['POST /destinations/:id/test 502'],
+    'no other error line: the model warm-up is not one',
+  );
 
   const created = all.find((l) => l.event === 'task.created' && l.taskId === taskId);
   assert.deepEqual({ type: created?.type, keyId: created?.keyId, items: created?.items }, { type: 'image.rate', keyId, items: 1 });

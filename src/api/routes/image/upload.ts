@@ -4,6 +4,7 @@ import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { AppError } from '../../../domain/errors.js';
 import { type ReceivedFile, storeUploads, UPLOAD_LIMITS } from '../../../services/uploads.js';
+import { RequestCutShortError } from '../../cut-short.js';
 import { addRoute } from '../../route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
@@ -39,7 +40,7 @@ function receiveFiles(c: Context<ApiEnv>): Promise<ReceivedFile[]> {
     const files: ReceivedFile[] = [];
     let received = 0;
     let done = false;
-    const stop = (err: AppError) => {
+    const stop = (err: Error) => {
       if (done) return;
       done = true;
       source.unpipe(parser);
@@ -69,6 +70,15 @@ function receiveFiles(c: Context<ApiEnv>): Promise<ReceivedFile[]> {
       done = true;
       resolve(files);
     });
+    // A client that leaves mid-body (or runs past server.requestTimeout) ends the source without
+    // its 'end': busboy, never ended, would wait for the rest forever. The error handler answers
+    // such a request as cut short (499 or 408), from the state of the connection.
+    const cutShort = () => {
+      if (!source.readableEnded) stop(new RequestCutShortError());
+    };
+    if (source.destroyed) return cutShort(); // gone before the route got to it: its 'close' has passed
+    source.once('error', cutShort);
+    source.once('close', cutShort);
     source.pipe(parser);
   });
 }
