@@ -22,11 +22,12 @@ test('an unknown route is 404 NOT_FOUND with the flat body', async (t) => {
 
 test('a fault is 500 INTERNAL_SERVER_ERROR with a request id, logged, and no internals in the body', async (t) => {
   const h = await startService(t);
-  const logs: string[] = [];
+  const lines: Array<{ level: string; fields: Record<string, any> }> = [];
   const deps = h.server.services as unknown as ApiDeps;
+  const line = (level: string) => (fields: object) => lines.push({ level, fields: fields as Record<string, any> });
   const broken: ApiDeps = {
     ...deps,
-    log: (m) => logs.push(m),
+    ops: { ...deps.ops, accessLog: { info: line('info'), warn: line('warn'), error: line('error') } },
     apiKeys: {
       ...deps.apiKeys,
       list: async () => {
@@ -46,7 +47,11 @@ test('a fault is 500 INTERNAL_SERVER_ERROR with a request id, logged, and no int
   assert.doesNotMatch(res.text, /secret database path|at .*\.ts/);
   const requestId = res.headers.get('x-request-id');
   assert.ok(requestId && res.json.message.includes(requestId));
-  assert.match(logs.join('\n'), new RegExp(`request ${requestId} GET /api-key failed: Error: secret database path`));
+  // Logged once, in the request's access line, with its stack.
+  assert.equal(lines.length, 1);
+  assert.equal(lines[0].level, 'error');
+  assert.equal(lines[0].fields.requestId, requestId);
+  assert.match(lines[0].fields.err.stack, /^Error: secret database path/);
 });
 
 test('health answers without credentials', async (t) => {
