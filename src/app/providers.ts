@@ -76,10 +76,10 @@ function generatorFor(name: string, provider: ProviderConfig, config: Config, se
     apiKey: keyOf(provider, secrets),
     // An image answered by URL on the provider's own host is read directly (LocalAI serves its
     // files there); any other URL goes through the SSRF guard like a user URL.
-    fetchImage: async (url) =>
+    fetchImage: async (url, signal) =>
       new URL(url).origin === origin
-        ? (await providerRequest(url, { method: 'GET', timeoutMs: provider.timeoutMs })).body
-        : (await createSafeFetcher({ ...config.fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(url)).data,
+        ? (await providerRequest(url, { method: 'GET', timeoutMs: provider.timeoutMs, signal })).body
+        : (await createSafeFetcher({ ...config.fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(url, signal)).data,
   });
 }
 

@@ -107,7 +107,7 @@ export async function openServices(options: ServiceOptions) {
   const images = createImageLibrary({
     blobs: blobs.images,
     // Built per call from the config in force, so a reload applies to the next fetch.
-    fetcher: { fetch: (url) => createSafeFetcher({ ...config.current().fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(url) },
+    fetcher: { fetch: (url, signal) => createSafeFetcher({ ...config.current().fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(url, signal) },
     publicBase,
     config,
   });

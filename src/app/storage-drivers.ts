@@ -36,7 +36,7 @@ export function createDriverFactory(config: Pick<ConfigSource, 'current'>): Driv
       urlTemplate: String(s.urlTemplate).replaceAll('%7Bkey%7D', '{key}'),
       headers: s.headers,
       publicUrlTemplate: s.publicUrlTemplate,
-      send: (url, request) => guard.send(url, request),
+      send: (url, request, signal) => guard.send(url, request, signal),
     });
   };
 }

@@ -11,7 +11,7 @@ export interface HttpPutOptions {
   /** Where the stored object can be read; `{key}` as above. Omitted: no public URL. */
   publicUrlTemplate?: string;
   /** The SSRF-guarded sender. */
-  send: (url: string, request: HttpRequest) => Promise<{ status: number; body: string }>;
+  send: (url: string, request: HttpRequest, signal?: AbortSignal) => Promise<{ status: number; body: string }>;
 }
 
 /** The template with the key in it, encoded. A `.` or `..` segment is refused: URL parsing would resolve it to another path. */
@@ -32,11 +32,11 @@ function withConfigured(ours: Record<string, string>, configured: Record<string,
  * `x-imgtask-task-id` (the configured headers win over both).
  */
 export function createHttpPut(options: HttpPutOptions): StorageDriver {
-  async function request(key: string, method: HttpRequest['method'], headers: Record<string, string>, body: Buffer): Promise<void> {
+  async function request(key: string, method: HttpRequest['method'], headers: Record<string, string>, body: Buffer, signal?: AbortSignal): Promise<void> {
     const url = fill(options.urlTemplate, key);
     let answer: { status: number; body: string };
     try {
-      answer = await options.send(url, { method, headers: withConfigured(headers, options.headers), body });
+      answer = await options.send(url, { method, headers: withConfigured(headers, options.headers), body }, signal);
     } catch (err) {
       throw err instanceof SafeFetchError ? guardFailure(err) : new StorageError((err as Error).message);
     }
@@ -44,11 +44,11 @@ export function createHttpPut(options: HttpPutOptions): StorageDriver {
   }
 
   return {
-    async put(object) {
+    async put(object, signal) {
       const headers: Record<string, string> = { 'content-type': object.contentType };
       if (object.cacheControl) headers['cache-control'] = object.cacheControl;
       if (object.taskId) headers['x-imgtask-task-id'] = object.taskId;
-      await request(object.key, 'PUT', headers, object.data);
+      await request(object.key, 'PUT', headers, object.data, signal);
       return { key: object.key, url: options.publicUrlTemplate ? fill(options.publicUrlTemplate, object.key) : null };
     },
     async remove(key) {

@@ -60,7 +60,7 @@ export function createS3(options: S3Options): StorageDriver {
   }
 
   return {
-    async put(object) {
+    async put(object, signal) {
       const key = `${options.prefix ?? ''}${object.key}`;
       await withClient((client) =>
         client.send(
@@ -72,6 +72,7 @@ export function createS3(options: S3Options): StorageDriver {
             CacheControl: object.cacheControl,
             Metadata: object.taskId ? { 'task-id': object.taskId } : undefined,
           }),
+          { abortSignal: signal },
         ),
       );
       return { key, url: publicUrl(options.publicBaseUrl, key) };

@@ -14,9 +14,10 @@ export interface StoredObject {
 export interface StorageDriver {
   /**
    * Writes an object. Resolves with the key it was written under, exactly as the storage names
-   * it (an S3 prefix included), and its public URL, or null when it has none.
+   * it (an S3 prefix included), and its public URL, or null when it has none. `signal` (the
+   * item's) aborts a request under way.
    */
-  put(object: StoredObject): Promise<{ key: string; url: string | null }>;
+  put(object: StoredObject, signal?: AbortSignal): Promise<{ key: string; url: string | null }>;
   /** Deletes an object by the key `put` resolved with. */
   remove(key: string): Promise<void>;
 }

@@ -33,7 +33,7 @@ export interface SafeFetchOptions {
  */
 class StaleConnectionError extends Error {}
 
-export type FetchFailure = 'refused' | 'unreachable' | 'status' | 'too_large' | 'timeout' | 'encoding';
+export type FetchFailure = 'refused' | 'unreachable' | 'status' | 'too_large' | 'timeout' | 'encoding' | 'aborted';
 
 export class SafeFetchError extends Error {
   constructor(
@@ -44,6 +44,31 @@ export class SafeFetchError extends Error {
     this.name = 'SafeFetchError';
   }
 }
+
+/** The abort reason of a request stopped by its caller's signal (a cancelled task, a worker stopping), not by its deadline. */
+const BY_CALLER = Symbol('aborted by the caller');
+
+/**
+ * The request's deadline and the caller's signal as one signal; `done` unhooks both, so the
+ * caller's signal (an item's, which lives as long as the item) keeps no listener per request.
+ */
+function requestSignal(timeoutMs: number, caller: AbortSignal | undefined): { signal: AbortSignal; done(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const onAbort = () => controller.abort(BY_CALLER);
+  if (caller?.aborted) onAbort();
+  else caller?.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    done: () => {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+/** Why a request whose signal fired stopped: its caller aborted it, or its deadline passed. */
+const stoppedReason = (signal: AbortSignal): FetchFailure => (signal.reason === BY_CALLER ? 'aborted' : 'timeout');
 
 export interface FetchedBody {
   data: Buffer;
@@ -105,6 +130,7 @@ export function createSafeFetcher(options: SafeFetchOptions) {
         if (err instanceof SafeFetchError) return reject(err);
         const code = (err as NodeJS.ErrnoException).code;
         if (req.reusedSocket && !signal.aborted && (code === 'ECONNRESET' || code === 'EPIPE')) return reject(new StaleConnectionError(code));
+        if (signal.aborted && stoppedReason(signal) === 'aborted') return reject(new SafeFetchError('aborted', `the request to ${url.host} was aborted`));
         if (signal.aborted) return reject(new SafeFetchError('timeout', `no answer from ${url.host} in time`));
         reject(new SafeFetchError('unreachable', `cannot reach ${url.host}: ${(err as NodeJS.ErrnoException).code ?? err.message}`));
       });
@@ -149,7 +175,7 @@ export function createSafeFetcher(options: SafeFetchOptions) {
             reject(new SafeFetchError('too_large', `the body is more than ${options.maxBytes} bytes`));
           } else chunks.push(chunk);
         });
-        res.on('error', () => reject(new SafeFetchError(signal.aborted ? 'timeout' : 'unreachable', `the answer from ${url.host} was cut off`)));
+        res.on('error', () => reject(new SafeFetchError(signal.aborted ? stoppedReason(signal) : 'unreachable', `the answer from ${url.host} was cut off`)));
         res.on('end', () => resolve({ data: Buffer.concat(chunks), contentType: res.headers['content-type'] ?? null, finalUrl: url.href, status }));
       });
       req.end(send?.body);
@@ -172,19 +198,23 @@ export function createSafeFetcher(options: SafeFetchOptions) {
     /**
      * Sends a body (webhook deliveries, PUTs to storage) with the same address checks;
      * redirects are not followed (it must reach the URL it was made for). Resolves with the
-     * status and the start of the answer's body.
+     * status and the start of the answer's body. `caller` aborts it (reason `aborted`).
      */
-    async send(rawUrl: string, request: OutgoingRequest): Promise<{ status: number; body: string }> {
+    async send(rawUrl: string, request: OutgoingRequest, caller?: AbortSignal): Promise<{ status: number; body: string }> {
       const url = checkUrl(rawUrl);
-      const signal = AbortSignal.timeout(options.timeoutMs);
-      const result = await fetchOnce(url, signal, request).catch((err: Error) => {
-        if (!(err instanceof StaleConnectionError)) throw err;
-        // Once more: the pool hands out another connection or opens a new one.
-        return fetchOnce(url, signal, request).catch((again: Error) => {
-          throw again instanceof StaleConnectionError ? new SafeFetchError('unreachable', `cannot reach ${url.host}: ${again.message}`) : again;
+      const { signal, done } = requestSignal(options.timeoutMs, caller);
+      try {
+        const result = await fetchOnce(url, signal, request).catch((err: Error) => {
+          if (!(err instanceof StaleConnectionError)) throw err;
+          // Once more: the pool hands out another connection or opens a new one.
+          return fetchOnce(url, signal, request).catch((again: Error) => {
+            throw again instanceof StaleConnectionError ? new SafeFetchError('unreachable', `cannot reach ${url.host}: ${again.message}`) : again;
+          });
         });
-      });
-      return 'redirect' in result ? { status: 0, body: '' } : { status: result.status, body: result.data.toString('utf8') };
+        return 'redirect' in result ? { status: 0, body: '' } : { status: result.status, body: result.data.toString('utf8') };
+      } finally {
+        done();
+      }
     },
 
     /** Node agents whose connections go only to checked addresses (for clients such as the S3 SDK). */
@@ -198,14 +228,19 @@ export function createSafeFetcher(options: SafeFetchOptions) {
       if (isIP(host) && blocked(host)) throw offLimits(`${host} is an address`);
     },
 
-    async fetch(rawUrl: string): Promise<FetchedBody> {
-      const signal = AbortSignal.timeout(options.timeoutMs);
-      let current = rawUrl;
-      for (let hop = 0; ; hop++) {
-        const result = await fetchOnce(checkUrl(current), signal);
-        if (!('redirect' in result)) return result;
-        if (hop >= options.maxRedirects) throw new SafeFetchError('refused', `more than ${options.maxRedirects} redirects`);
-        current = result.redirect;
+    /** GETs a URL, following checked redirects; `caller` (an item's signal) aborts it (reason `aborted`). */
+    async fetch(rawUrl: string, caller?: AbortSignal): Promise<FetchedBody> {
+      const { signal, done } = requestSignal(options.timeoutMs, caller);
+      try {
+        let current = rawUrl;
+        for (let hop = 0; ; hop++) {
+          const result = await fetchOnce(checkUrl(current), signal);
+          if (!('redirect' in result)) return result;
+          if (hop >= options.maxRedirects) throw new SafeFetchError('refused', `more than ${options.maxRedirects} redirects`);
+          current = result.redirect;
+        }
+      } finally {
+        done();
       }
     },
   };

@@ -236,13 +236,19 @@ export function createDestinationService(deps: {
     /**
      * Delivers one image to the named destination. Success: `{ name, status, key, url }` (url
      * null when the storage has no public URL). Failure: `{ name, status: failed, error }`.
+     * `signal` (the item's) aborts the upload under way.
      */
-    async deliver(accountId: string, name: string, image: { taskId: string; imageId: string; index: number; ext: string; data: Buffer; contentType: string }): Promise<DeliveredTo> {
+    async deliver(
+      accountId: string,
+      name: string,
+      image: { taskId: string; imageId: string; index: number; ext: string; data: Buffer; contentType: string },
+      signal?: AbortSignal,
+    ): Promise<DeliveredTo> {
       const record = await store.destinations.getByName(accountId, name);
       if (!record) return { name, status: 'failed', error: { code: 'PROVIDER_ERROR', message: `the destination "${name}" no longer exists` } };
       const key = renderKey(String(record.config.keyTemplate ?? '{date}/{taskId}/{imageId}.{ext}'), { ...image, date: isoTime(clock.now()).slice(0, 10) });
       try {
-        const written = await driverOf(record).put({ key, data: image.data, contentType: image.contentType, cacheControl: imageCacheControl(), taskId: image.taskId });
+        const written = await driverOf(record).put({ key, data: image.data, contentType: image.contentType, cacheControl: imageCacheControl(), taskId: image.taskId }, signal);
         return { name, status: 'success', key: written.key, url: written.url };
       } catch (err) {
         const e = err as Error & { providerResponse?: string; timedOut?: boolean };

@@ -64,9 +64,10 @@ export function createImageLibrary(deps: { blobs: BlobStore; fetcher: UrlFetcher
 
     /**
      * Loads an image for a provider. `fetchCode` is what a URL that cannot be fetched or read
-     * fails with: FETCH_FAILED for rating and alt text, INVALID_INPUT for inputs.
+     * fails with: FETCH_FAILED for rating and alt text, INVALID_INPUT for inputs. `signal` (the
+     * item's) aborts a fetch under way.
      */
-    async load(ref: string, fetchCode: TaskErrorCode): Promise<SourceImage> {
+    async load(ref: string, fetchCode: TaskErrorCode, signal: AbortSignal): Promise<SourceImage> {
       let data: Buffer | null;
       const own = await ownFile(ref);
       // An id names only a stored image: one not stored is no URL to fetch.
@@ -80,7 +81,7 @@ export function createImageLibrary(deps: { blobs: BlobStore; fetcher: UrlFetcher
         if (!data) throw new ProviderError(fetchCode, `no stored image ${own}`, { retryable: false });
       } else {
         try {
-          data = (await deps.fetcher.fetch(ref)).data;
+          data = (await deps.fetcher.fetch(ref, signal)).data;
         } catch (err) {
           throw new ProviderError(fetchCode, `cannot fetch the image: ${(err as Error).message}`, { retryable: false });
         }

@@ -36,7 +36,8 @@ export interface TaskQueue {
 
 /** Fetches a user URL through the SSRF guard (src/net). Throws when it cannot. */
 export interface UrlFetcher {
-  fetch(url: string): Promise<{ data: Buffer }>;
+  /** `signal` aborts the request (its item was cancelled, or the worker stops). */
+  fetch(url: string, signal?: AbortSignal): Promise<{ data: Buffer }>;
 }
 
 /** Whether an account has a destination of this name (the destinations part answers it). */

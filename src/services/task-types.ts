@@ -61,9 +61,10 @@ export interface TaskTypeDefinition<Body = unknown, Req = Body> {
   /**
    * Work before the items (resolving a model, a size, fetching inputs); a ProviderError fails
    * the whole task. It runs again after a restart, seeing `task.prepared` (what it saved the
-   * first time), so a non-deterministic step is not redone.
+   * first time), so a non-deterministic step is not redone. `signal` aborts when the task is
+   * cancelled or the worker stops: every fetch and provider call it makes takes it.
    */
-  prepare?(task: TaskRecord, request: Req): Promise<Prepared>;
+  prepare?(task: TaskRecord, request: Req, signal: AbortSignal): Promise<Prepared>;
   /** The code an item reports for a final failure, when the type allows fewer codes than providers give. */
   itemErrorCode?(code: TaskErrorCode): TaskErrorCode;
   /** Runs one item; throws ProviderError when it fails. */

@@ -26,17 +26,22 @@ export interface ImageTaskDeps {
 export async function deliverToDestination(
   deps: ImageTaskDeps,
   item: Record<string, unknown>,
-  args: { accountId: string; destination?: string; taskId: string; index: number; image: { id: string; format: string; data: Buffer } },
+  args: { accountId: string; destination?: string; taskId: string; index: number; image: { id: string; format: string; data: Buffer }; signal: AbortSignal },
 ): Promise<void> {
   if (!args.destination) return;
-  const delivered = await deps.destinations.deliver(args.accountId, args.destination, {
-    taskId: args.taskId,
-    imageId: args.image.id,
-    index: args.index,
-    ext: args.image.format,
-    data: args.image.data,
-    contentType: IMAGE_MIME[args.image.format] ?? VIDEO_MIME[args.image.format] ?? 'application/octet-stream',
-  });
+  const delivered = await deps.destinations.deliver(
+    args.accountId,
+    args.destination,
+    {
+      taskId: args.taskId,
+      imageId: args.image.id,
+      index: args.index,
+      ext: args.image.format,
+      data: args.image.data,
+      contentType: IMAGE_MIME[args.image.format] ?? VIDEO_MIME[args.image.format] ?? 'application/octet-stream',
+    },
+    args.signal,
+  );
   item.url = delivered.status === 'success' ? (delivered.url ?? null) : null;
   item.destination = delivered;
 }

@@ -93,7 +93,7 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
   };
 
   /** Resolves model, size and (once) the magic prompt; a plan saved before a restart is reused. */
-  async function plan(task: { prepared?: unknown }, request: GenerateBody): Promise<GenerationPlan> {
+  async function plan(task: { prepared?: unknown }, request: GenerateBody, signal: AbortSignal): Promise<GenerationPlan> {
     const { id, model } = resolveModel(request);
     if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `model ${id} is no longer configured`);
     if (task.prepared) return task.prepared as GenerationPlan;
@@ -107,7 +107,7 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
     if (request.magic_prompt) {
       const enhancer = deps.providers().promptEnhancer;
       if (!enhancer) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', 'no prompt enhancer is configured');
-      planned.magicPrompt = await enhancer.enhance(request.prompt, request.negative_prompt, new AbortController().signal);
+      planned.magicPrompt = await enhancer.enhance(request.prompt, request.negative_prompt, signal);
     }
     return planned;
   }
@@ -147,9 +147,9 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
     },
     maxAttempts: MAX_ATTEMPTS.image,
 
-    async prepare(task, request) {
-      const saved = await plan(task, request);
-      const inputs: SourceImage[] = await Promise.all(request.inputs.map((entry) => deps.images.load(inputUrl(entry), 'INVALID_INPUT')));
+    async prepare(task, request, signal) {
+      const saved = await plan(task, request, signal);
+      const inputs: SourceImage[] = await Promise.all(request.inputs.map((entry) => deps.images.load(inputUrl(entry), 'INVALID_INPUT', signal)));
       return { saved, runtime: inputs };
     },
 
@@ -178,7 +178,7 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
         size: sizeText(stored.width, stored.height),
         cost: formatUsd(imageCost(request)),
       };
-      await deliverToDestination(deps, item, { accountId: task.accountId, destination: request.destination, taskId: task.id, index, image: stored });
+      await deliverToDestination(deps, item, { accountId: task.accountId, destination: request.destination, taskId: task.id, index, image: stored, signal });
       const rating = ratingRequestOf(request.rating);
       if (rating) item.rating = await rateGeneratedImage(deps, rating, { data: generated.data, format: sniffImage(generated.data) ?? 'png', width: stored.width, height: stored.height }, signal);
       return item;

@@ -63,7 +63,7 @@ export function createRemoveBackgroundType(deps: ImageTaskDeps): TaskTypeDefinit
     itemErrorCode: (code) => (ALLOWED.has(code) ? code : 'PROVIDER_ERROR'),
 
     async runItem({ task, request, signal }) {
-      const source = await deps.images.load(request.url, 'INVALID_INPUT');
+      const source = await deps.images.load(request.url, 'INVALID_INPUT', signal);
       const remover = deps.providers().backgroundRemover;
       if (!remover) throw new ProviderError('PROVIDER_ERROR', 'no background remover is configured', { retryable: false });
       const removed = await remover.remove(source, signal);
@@ -73,7 +73,7 @@ export function createRemoveBackgroundType(deps: ImageTaskDeps): TaskTypeDefinit
       const { width = 0, height = 0 } = await sharp(data).metadata();
       const stored = await deps.images.saveAsIs(data, format, width, height);
       const image: Record<string, unknown> = { id: stored.id, url: stored.serviceUrl, service_url: stored.serviceUrl, size: sizeText(width, height), format };
-      await deliverToDestination(deps, image, { accountId: task.accountId, destination: request.destination, taskId: task.id, index: 0, image: stored });
+      await deliverToDestination(deps, image, { accountId: task.accountId, destination: request.destination, taskId: task.id, index: 0, image: stored, signal });
       return image;
     },
 

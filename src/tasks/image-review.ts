@@ -84,7 +84,7 @@ export function createReviewType(deps: ImageTaskDeps): TaskTypeDefinition<Review
     itemErrorCode: (code) => (ALLOWED.has(code) ? code : 'REVIEW_FAILED'),
 
     async runItem({ request, signal }): Promise<ReviewResult> {
-      const image = await deps.images.load(request.url, 'FETCH_FAILED');
+      const image = await deps.images.load(request.url, 'FETCH_FAILED', signal);
       const plan = planReview(request, abilities());
       const judge = deps.providers().judge;
       const needsJudge = plan.judged.length > 0 || plan.judgePrompt;

@@ -46,7 +46,7 @@ export function createUrlListType<Body, Req extends UrlListRequest>(
     itemErrorCode: (code) => (allowed.has(code) ? code : spec.failureCode),
     async runItem({ request, index, signal }) {
       const url = request.urls[index];
-      const image = await deps.images.load(url, 'FETCH_FAILED');
+      const image = await deps.images.load(url, 'FETCH_FAILED', signal);
       return { status: 'success', url, ...(await spec.run(image, request, signal)) };
     },
     settle(task, request) {

@@ -117,11 +117,11 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
     },
     maxAttempts: MAX_ATTEMPTS.video,
 
-    async prepare(task, request) {
+    async prepare(task, request, signal) {
       const { id, model } = resolveModel(request);
       if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `video model ${id} is no longer configured`);
       const saved: VideoPlan = (task.prepared as VideoPlan | undefined) ?? { model: id, ...videoDimensions(request.size, model.capabilities) };
-      const inputs: SourceImage[] = await Promise.all(request.inputs.map((entry) => deps.images.load(inputUrl(entry), 'INVALID_INPUT')));
+      const inputs: SourceImage[] = await Promise.all(request.inputs.map((entry) => deps.images.load(inputUrl(entry), 'INVALID_INPUT', signal)));
       return { saved, runtime: inputs };
     },
 
@@ -164,7 +164,7 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
         format: request.format,
         cost: formatUsd(videoCost(request)),
       };
-      await deliverToDestination(deps, item, { accountId: task.accountId, destination: request.destination, taskId: task.id, index, image: stored });
+      await deliverToDestination(deps, item, { accountId: task.accountId, destination: request.destination, taskId: task.id, index, image: stored, signal });
       return item;
     },
 

@@ -62,10 +62,11 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
   }
 
   /**
-   * Runs `work` with a signal of its own that aborts when the runner stops or its task settles
-   * (cancelled) meanwhile. Whatever a handler
-   * hangs on that signal goes with the item, and the runner's signal holds one listener per
-   * running item, removed when the item ends.
+   * Runs `work` (an item, or the task's prepare) with a signal of its own that aborts when the
+   * runner stops or its task settles (cancelled) meanwhile: every fetch and provider call the
+   * work makes takes it, so an abort closes them at once. Whatever a handler hangs on that
+   * signal goes with the item, and the runner's signal holds one listener per running item,
+   * removed when the item ends.
    */
   async function withItemSignal<T>(taskId: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const item = new AbortController();
@@ -96,8 +97,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
         shouldContinue: () => stillPending(taskId, index),
       }),
     );
-    // Stopping mid-item: leave it pending so the next start runs it again.
-    if (stopping.signal.aborted && !outcome.ok && outcome.error.retryable) return false;
+    // Stopping mid-item: leave it pending so the next start runs it again (however the abort made it fail: a fetch cut short fails FETCH_FAILED, not retried).
+    if (stopping.signal.aborted && !outcome.ok) return false;
     const code = outcome.ok ? undefined : (def.itemErrorCode?.(outcome.error.code) ?? outcome.error.code);
     const item: ItemRecord = outcome.ok
       ? { status: 'success', result: outcome.value, cost: def.itemCost(task.request, index), attempts: outcome.attempts }
@@ -118,9 +119,11 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
     let prepared: Prepared = {};
     if (def.prepare) {
       try {
-        prepared = await def.prepare(task, task.request);
+        prepared = await withItemSignal(task.id, (signal) => def.prepare!(task, task.request, signal));
         if (prepared.saved !== undefined && task.prepared === undefined) await tasks.savePrepared(task.id, prepared.saved);
       } catch (err) {
+        // Stopping while preparing (its fetches aborted): the task stays pending and is prepared again on the next start.
+        if (stopping.signal.aborted) return;
         const error = err instanceof ProviderError ? err : new ProviderError('UNKNOWN_ERROR', 'the task could not be prepared');
         if (!(err instanceof ProviderError)) log(`task ${task.id}: prepare failed: ${(err as Error).stack ?? err}`);
         await tasks.fail(task.id, [{ code: error.code, message: error.message }]);

@@ -14,8 +14,8 @@ export interface OpenAiImagesOptions {
   responseFormat: 'b64_json' | 'url' | null;
   editImageField: 'image' | 'image[]';
   timeoutMs: number;
-  /** Fetches an image the provider answers with by URL (the SSRF-guarded fetcher, or a direct read of the provider's own host). */
-  fetchImage: (url: string) => Promise<Buffer>;
+  /** Fetches an image the provider answers with by URL (the SSRF-guarded fetcher, or a direct read of the provider's own host); `signal` is the item's. */
+  fetchImage: (url: string, signal: AbortSignal) => Promise<Buffer>;
 }
 
 /**
@@ -64,7 +64,7 @@ export function createOpenAiImages(options: OpenAiImagesOptions): ImageGenerator
       if (first?.b64_json) return { data: Buffer.from(first.b64_json, 'base64') };
       if (first?.url) {
         try {
-          return { data: await options.fetchImage(first.url) };
+          return { data: await options.fetchImage(first.url, params.signal) };
         } catch (err) {
           throw new ProviderError('PROVIDER_ERROR', `${options.name}: cannot fetch the image it answered with: ${(err as Error).message}`);
         }
