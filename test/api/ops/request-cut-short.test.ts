@@ -10,7 +10,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { parseJsonBody } from '../../../src/api/body.js';
 import type { ApiEnv } from '../../../src/api/types.js';
-import { eventually } from '../../helpers/harness.js';
+import { eventually, send } from '../../helpers/harness.js';
 import { startLoggedServer } from '../../helpers/logged-server.js';
 
 /** Opens a raw connection and sends a POST's head (with `headers`) and then `body`, which may stop short. */
@@ -53,6 +53,13 @@ test('a client that sends a Content-Length and then no body is answered 408 and 
   const metrics = await (await fetch(`${server.url}/metrics`)).text();
   assert.equal(sample(metrics, 'imgtask_http_requests_total{method="POST",route="/test/tasks",status="408"}'), 1);
   assert.deepEqual(serverFaults(metrics), []);
+
+  // The bound is on receiving a request, not on answering it: a live stream outlasting it (its task takes a second) runs to its end.
+  const created = await send(server.url, 'POST', '/test/tasks', { auth: apiKey, body: { delayMs: 1_000 } });
+  assert.equal(created.status, 201, created.text);
+  const stream = await fetch(`${server.url}/tasks/${created.json.data.taskId}/events`, { headers: { authorization: `Bearer ${apiKey}` } });
+  assert.equal(stream.status, 200);
+  assert.match(await stream.text(), /^event: settled$/m);
 });
 
 const boundary = 'cut-short-boundary';
