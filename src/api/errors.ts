@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { AppError, isAppError } from '../domain/errors.js';
+import { asStorageFull } from '../domain/storage-full.js';
 import { cutShortStatus, RequestCutShortError } from './cut-short.js';
 import type { ApiEnv } from './types.js';
 
@@ -14,6 +15,9 @@ export function createErrorHandler() {
   return (err: Error, c: Context<ApiEnv>): Response => {
     if (isAppError(err)) return c.json(err.toBody(), err.status as 400, err.headers);
     if (err instanceof HTTPException) return err.getResponse();
+    // A write refused for lack of space that no layer below named (PostgreSQL's disk_full, an ENOSPC): 507 with Retry-After, not a fault.
+    const full = asStorageFull(err);
+    if (full) return c.json(full.toBody(), full.status as 400, full.headers);
     const cutShort = cutShortStatus(c.env?.incoming) ?? (err instanceof RequestCutShortError ? 499 : null);
     if (cutShort !== null) return new Response(null, { status: cutShort });
     c.set('fault', err);

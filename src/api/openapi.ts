@@ -116,6 +116,8 @@ function errorResponses(route: RouteSpec, convert: (schema: z.ZodType, io: 'inpu
   // An Idempotency-Key: 400 when malformed, 409 when sent with another request or while its first request runs elsewhere.
   if (takesIdempotencyKey(route.method, route.path)) pairs.push([400, 'VALIDATION_ERROR'], [409, 'IDEMPOTENCY_KEY_REUSED'], [409, 'IDEMPOTENCY_KEY_IN_USE']);
   pairs.push([500, 'INTERNAL_SERVER_ERROR']);
+  // A route that writes may find no room (the disk full, a quota used up, free space below store.minFreeBytes): 507 with Retry-After.
+  if (route.method !== 'get') pairs.push([507, 'STORAGE_FULL']);
   const byStatus = new Map<number, ErrorCode[]>();
   for (const [status, code] of pairs) if (!byStatus.get(status)?.includes(code)) byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   convert(ErrorBody, 'output');
@@ -124,6 +126,8 @@ function errorResponses(route: RouteSpec, convert: (schema: z.ZodType, io: 'inpu
     responses[String(status)] = { description: `Request error: ${list.join(', ')}`, content: { 'application/json': { schema: errorSchema(list) } } };
   }
   if (route.guard?.accept.includes('apiKey')) (responses['429'] as Json).headers = KEY_LIMIT_HEADERS;
+  if (responses['507'])
+    (responses['507'] as Json).headers = { 'Retry-After': { description: 'seconds to wait before retrying; writes resume by themselves once space is freed', schema: { type: 'string' } } };
   if (route.body || route.query) {
     const rejection = convert(route.family === 'image' ? ImageSchemaRejection : ResourceSchemaRejection, 'output');
     const existing = responses['400'] as { content: Record<string, { schema: unknown }>; description: string } | undefined;

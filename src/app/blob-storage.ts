@@ -3,10 +3,13 @@ import { ConfigError, environment } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createS3Objects } from '../destinations/s3-objects.js';
 import { type BlobStore, IMAGE_BLOBS, LocalBlobStore, ObjectBlobStore, VIDEO_BLOBS } from '../store/blobs.js';
+import type { StorageFs } from '../store/durable-fs.js';
 
 export interface BlobStores {
   images: BlobStore;
   videos: BlobStore;
+  /** The data dir's folders the blobs are written to (none on a bucket): where free space matters. */
+  folders: { name: string; path: string }[];
   /** Ends the bucket's kept-alive connections (nothing to do for local files). */
   close(): void;
 }
@@ -16,10 +19,14 @@ export interface BlobStores {
  * dir's `images/` and `videos/` folders, or one S3-compatible bucket under `<prefix>images/` and
  * `<prefix>videos/`. `secret` reads a secret of the encrypted store (for secretAccessKeySecret).
  */
-export async function openBlobStores(config: Config, options: { root: string; secret: (name: string) => Promise<string | undefined> }): Promise<BlobStores> {
+export async function openBlobStores(config: Config, options: { root: string; secret: (name: string) => Promise<string | undefined>; fs?: StorageFs }): Promise<BlobStores> {
   const { storage, s3 } = config.images;
   if (storage === 'local' || !s3) {
-    return { images: new LocalBlobStore(join(options.root, 'images'), IMAGE_BLOBS), videos: new LocalBlobStore(join(options.root, 'videos'), VIDEO_BLOBS), close() {} };
+    const folders = [
+      { name: 'images', path: join(options.root, 'images') },
+      { name: 'videos', path: join(options.root, 'videos') },
+    ];
+    return { images: new LocalBlobStore(folders[0].path, IMAGE_BLOBS, options.fs), videos: new LocalBlobStore(folders[1].path, VIDEO_BLOBS, options.fs), folders, close() {} };
   }
   let credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
   if (s3.accessKeyId !== null) {
@@ -41,6 +48,7 @@ export async function openBlobStores(config: Config, options: { root: string; se
   return {
     images: new ObjectBlobStore(objects, `${s3.prefix}images/`, IMAGE_BLOBS),
     videos: new ObjectBlobStore(objects, `${s3.prefix}videos/`, VIDEO_BLOBS),
+    folders: [],
     close: () => objects.close(),
   };
 }

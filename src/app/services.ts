@@ -18,6 +18,7 @@ import { createOperatorService } from '../services/operator.js';
 import { createOutbox } from '../services/outbox.js';
 import { type Clock, systemClock } from '../services/ports.js';
 import { createSecretService } from '../services/secrets.js';
+import { createSpaceGuard } from '../services/space-guard.js';
 import { createTaskProgress } from '../services/task-progress.js';
 import { createTaskStreams } from '../services/task-stream.js';
 import { type AnyTaskType, TaskTypeRegistry } from '../services/task-types.js';
@@ -26,6 +27,9 @@ import { createTokenService } from '../services/tokens.js';
 import { createUsageService } from '../services/usage.js';
 import { createVideoLibrary } from '../services/videos.js';
 import { createWebhookService } from '../services/webhooks.js';
+import { nodeStorageFs, type StorageFs } from '../store/durable-fs.js';
+import { createFreeSpaceWatch } from '../store/free-space.js';
+import { removeTempFiles } from '../store/temp-files.js';
 import { createTaskTypes } from '../tasks/index.js';
 import { newWebhookSecret } from '../webhooks/sign.js';
 import { Lanes } from '../worker/lanes.js';
@@ -59,7 +63,12 @@ export interface ServiceOptions {
   taskTypes?: AnyTaskType[];
   /** Replaces providers by capability (tests use fakes of remote ones). */
   providers?: Partial<ProviderSet>;
+  /** Where the file store and the local blob stores write; Node's own (tests fail writes through it as a full disk would). */
+  storageFs?: StorageFs;
 }
+
+/** A temp file older than this in images/ or videos/ is a write that never finished (a younger one may be under way in another process). */
+const STALE_TEMP_MS = 60 * 60 * 1000;
 
 /**
  * Opens the store and builds every service over it, in dependency order: the one place they
@@ -74,7 +83,10 @@ export async function openServices(options: ServiceOptions) {
   const { layout, signingKey, secretsKey, created } = await prepareDataDir(options.dataDir);
   // store.driver: the data dir's journaled files, or PostgreSQL (the data dir still holds the keys and the images).
   const fileStore = options.config.store.driver === 'file';
-  const store = await openStore(options.config, { dir: layout.store, log, onFatal: options.onFatal });
+  const storageFs = options.storageFs ?? nodeStorageFs;
+  /** Set once the outbox exists: what a store taking writes again after a full disk catches up on. */
+  let afterSpaceReturns = () => {};
+  const store = await openStore(options.config, { dir: layout.store, log, onFatal: options.onFatal, onResume: () => afterSpaceReturns(), fs: storageFs });
   /** A start-up step that, failing, closes the store first (an open pool would keep the process alive). */
   const orClose = <T>(step: Promise<T>): Promise<T> =>
     step.catch(async (err) => {
@@ -103,8 +115,19 @@ export async function openServices(options: ServiceOptions) {
   let providers = await orClose(providersFor(options.config));
 
   // images.storage: the data dir's folders, or one S3-compatible bucket shared by every process (read at start).
-  const blobs = await orClose(openBlobStores(options.config, { root: layout.root, secret: (name) => secrets.get(name) }));
+  const blobs = await orClose(openBlobStores(options.config, { root: layout.root, secret: (name) => secrets.get(name), fs: storageFs }));
+  // Temp files of blob writes a crash interrupted, in the background: start-up does not wait for a walk of images/.
+  for (const folder of blobs.folders) {
+    removeTempFiles(folder.path, STALE_TEMP_MS, 1).then(
+      (removed) => removed > 0 && log(`storage: removed ${removed} stale temp file(s) from ${folder.name}/`),
+      (err: Error) => log(`storage: could not sweep stale temp files from ${folder.name}/ (${err.message})`),
+    );
+  }
+  // Free space where the service writes: the store's folder (file store) and the blob folders (local storage).
+  const freeSpace = createFreeSpaceWatch({ fs: storageFs, folders: [...(fileStore ? [{ name: 'store', path: layout.store }] : []), ...blobs.folders] });
+  const space = createSpaceGuard({ readings: freeSpace.read, minFreeBytes: () => config.current().store.minFreeBytes, writeFailure: () => store.writeFailure() });
   const images = createImageLibrary({
+    space,
     blobs: blobs.images,
     // Built per call from the config in force, so a reload applies to the next fetch.
     fetcher: { fetch: (url, signal) => createSafeFetcher({ ...config.current().fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(url, signal) },
@@ -127,7 +150,7 @@ export async function openServices(options: ServiceOptions) {
   const runner = createTaskRunner({ progress, lanes, config, log, events });
   // On a shared database a create tells the working processes (one of them claims it); the file store's one process queues it here.
   const queue = store.signals ? notifyingQueue(store.signals, progress, runner, log) : runner;
-  const tasks = createTaskService({ store, registry, progress, queue, tokens, clock, events, limits: createLoadLimits(config, clock), log });
+  const tasks = createTaskService({ store, registry, progress, queue, tokens, clock, events, limits: createLoadLimits(config, clock), log, space });
   const webhooks = createWebhookService({ store, clock, secretsKey, newSecret: newWebhookSecret });
   const outbox = createOutbox({ store, webhooks, clock, config, events, log });
   const operator = createOperatorService({ store, accounts, clock, publicBase });
@@ -136,6 +159,13 @@ export async function openServices(options: ServiceOptions) {
   events.on('task:settled', ({ task }) => {
     outbox.recordTaskEvent(task).catch((err: Error) => log(`webhooks: event for task ${task.id} not recorded yet (${err.message}); the next start records it`));
   });
+  // An event refused for lack of space is recorded once space returns, as a start would.
+  afterSpaceReturns = () => {
+    outbox.recoverMissing().then(
+      (recovered) => recovered > 0 && log(`webhooks: recorded ${recovered} event(s) refused while the disk was full`),
+      (err: Error) => log(`webhooks: events refused while the disk was full not recorded yet (${err.message}); the next start records them`),
+    );
+  };
   // Budget alerts: each charging settlement is compared with the thresholds (billing.threshold_reached).
   const billingAlerts = createBillingAlerts({ store, clock, config, events, log });
   const usage = createUsageService({ store, clock });
@@ -160,6 +190,7 @@ export async function openServices(options: ServiceOptions) {
     const failure = store.writeFailure();
     if (failure) out.push(`store: ${failure}`);
     else if (fileStore) await access(layout.store, constants.W_OK).catch((err: NodeJS.ErrnoException) => out.push(`store: its folder is not writable (${err.code ?? err.message})`));
+    out.push(...(await space.problems().catch((err: Error) => [`storage: free space unknown (${err.message})`])));
     if (!preloadAsked) out.push('models: not loading yet');
     else if (preload && preload.loading().length > 0) out.push(`models: still loading (${preload.loading().join(', ')})`);
     return out;
@@ -224,6 +255,8 @@ export async function openServices(options: ServiceOptions) {
     layout,
     firstStart,
     store,
+    /** Free space against store.minFreeBytes: refuses creates and uploads below it; reported by /ready and doctor. */
+    space,
     registry,
     events,
     accounts,

@@ -1,4 +1,5 @@
 import type { Config } from '../config/schema.js';
+import type { StorageFs } from '../store/durable-fs.js';
 import { JsonStore } from '../store/json-store.js';
 import type { Store } from '../store/types.js';
 
@@ -58,6 +59,10 @@ export interface OpenStoreOptions {
   dir: string;
   log?: (message: string) => void;
   onFatal?: (err: Error) => void;
+  /** File store: called each time writes are taken again after a refusal for lack of space. */
+  onResume?: () => void;
+  /** File store: where its files are written (tests fail writes through it). */
+  fs?: StorageFs;
 }
 
 /**
@@ -66,7 +71,15 @@ export interface OpenStoreOptions {
  */
 export async function openStore(config: Config, options: OpenStoreOptions): Promise<Store> {
   if (config.store.driver === 'file') {
-    return JsonStore.open({ dir: options.dir, snapshotEveryBytes: config.store.snapshotEveryBytes, verifyPayloads: config.store.verifyPayloads, log: options.log, onFatal: options.onFatal });
+    return JsonStore.open({
+      dir: options.dir,
+      snapshotEveryBytes: config.store.snapshotEveryBytes,
+      verifyPayloads: config.store.verifyPayloads,
+      log: options.log,
+      onFatal: options.onFatal,
+      onResume: options.onResume,
+      fs: options.fs,
+    });
   }
   const url = databaseUrl(config);
   const { PgStore, schemaVersion } = await import('../store/postgres/index.js');

@@ -203,6 +203,17 @@ export const ConfigSchema = z.strictObject({
     driver: z.enum(['file', 'postgres']),
     snapshotEveryBytes: z.number().int().min(4096),
     verifyPayloads: z.boolean(),
+    /**
+     * Free bytes kept in each folder the service writes to (the store's, images/, videos/): below
+     * it, creates and uploads are refused with 507 STORAGE_FULL and /ready answers 503, while
+     * work already accepted goes on being written into what is left. 0 = no floor.
+     * @default 67108864
+     */
+    minFreeBytes: z
+      .number()
+      .int()
+      .min(0)
+      .default(64 * 1024 * 1024),
     postgres: z.strictObject({
       /** postgres://user:password@host:port/database (env IMGTASK_DATABASE_URL); needed when driver is "postgres". */
       url: z

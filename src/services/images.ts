@@ -1,11 +1,13 @@
 import type { ConfigSource } from '../config/source.js';
 import { IMAGE_ID, randomId } from '../domain/ids.js';
 import { IMAGE_MIME } from '../domain/media-types.js';
+import { isOutOfSpace, storageFull } from '../domain/storage-full.js';
 import { ProviderError, type TaskErrorCode } from '../domain/tasks.js';
 import { encodeImage, ImageReadError, type OutputFormat, probeImage } from '../media/images.js';
 import type { SourceImage } from '../providers/types.js';
 import type { BlobStore, ByteRange } from '../store/blobs.js';
 import type { UrlFetcher } from './ports.js';
+import type { SpaceGuard } from './space-guard.js';
 
 export interface StoredImage {
   id: string;
@@ -27,12 +29,15 @@ export function storageFailure(err: unknown): string {
 /**
  * Writes a blob; a storage that fails (an S3 bucket out of reach) fails the item with
  * UNKNOWN_ERROR, not retried: the service's own storage is not a provider, so trying another
- * provider (PROVIDER_ERROR's retries) would only make and pay for the same image again.
+ * provider (PROVIDER_ERROR's retries) would only make and pay for the same image again. A full
+ * disk is STORAGE_FULL instead: an upload answers 507, and the runner keeps the item pending and
+ * runs it again once space is back.
  */
 export async function putBlob(blobs: BlobStore, fileName: string, data: Buffer, contentType: string, what: string): Promise<void> {
   try {
     await blobs.put(fileName, data, contentType);
   } catch (err) {
+    if (isOutOfSpace(err)) throw storageFull(`the ${what} could not be stored: the server's storage is full; retry once space is freed`);
     throw new ProviderError('UNKNOWN_ERROR', `the ${what} could not be stored: its storage failed (${storageFailure(err)})`, { retryable: false });
   }
 }
@@ -42,7 +47,14 @@ export async function putBlob(blobs: BlobStore, fileName: string, data: Buffer, 
  * are read from its blob store (the data dir or the shared bucket), never fetched; every other
  * URL goes through the SSRF-guarded fetcher.
  */
-export function createImageLibrary(deps: { blobs: BlobStore; fetcher: UrlFetcher; publicBase: () => string; config: Pick<ConfigSource, 'current'> }) {
+export function createImageLibrary(deps: {
+  blobs: BlobStore;
+  fetcher: UrlFetcher;
+  publicBase: () => string;
+  config: Pick<ConfigSource, 'current'>;
+  /** Refuses uploads while free space is below store.minFreeBytes; none: never refused. */
+  space?: Pick<SpaceGuard, 'admit'>;
+}) {
   const maxPixels = () => deps.config.current().fetch.maxPixels;
   const serviceUrl = (fileName: string) => `${deps.publicBase()}/images/${fileName}`;
 
@@ -57,6 +69,8 @@ export function createImageLibrary(deps: { blobs: BlobStore; fetcher: UrlFetcher
 
   return {
     serviceUrl,
+    /** Throws STORAGE_FULL while free space is below the floor: uploads wait for space (generated images do not). */
+    admitUpload: async (): Promise<void> => deps.space?.admit(),
     /** A stored image's size; null when the name is not an image's or nothing is stored under it. */
     stat: (fileName: string) => deps.blobs.stat(fileName),
     /** A stored image's bytes (a range of them), as a stream; null as for `stat`. */

@@ -9,6 +9,7 @@ import type { Principal } from './auth.js';
 import type { EventBus } from './events.js';
 import type { LaneBacklog, LoadLimits } from './load-limits.js';
 import type { Clock, TaskQueue } from './ports.js';
+import type { SpaceGuard } from './space-guard.js';
 import type { TaskProgress } from './task-progress.js';
 import type { AnyTaskType, TaskTypeRegistry } from './task-types.js';
 import type { TokenService } from './tokens.js';
@@ -38,6 +39,8 @@ export interface TaskServiceDeps {
   events: EventBus;
   limits: LoadLimits;
   log: (message: string) => void;
+  /** Refuses creates (507 STORAGE_FULL) while free space is below store.minFreeBytes; none: never refused. */
+  space?: Pick<SpaceGuard, 'admit'>;
 }
 
 /** The request side of tasks: estimate, create, read, list, sweep and waiting for a settlement. */
@@ -81,6 +84,7 @@ export function createTaskService(deps: TaskServiceDeps) {
      * reserve released, and the call answers 500.
      */
     async create(principal: Principal, type: string, body: unknown, options: { pat: boolean }): Promise<CreatedTask> {
+      await deps.space?.admit();
       const credentialId = principal.kind === 'apiKey' ? principal.keyId : `token:${principal.accountId}`;
       deps.limits.check(credentialId, await store.tasks.countPending());
       const { type: def, request, items: costs, total } = await estimate(principal, type, body);

@@ -25,9 +25,11 @@ export interface UploadedImage {
 
 /**
  * Checks every file before storing any (all or nothing): 1 to 10 files, each 1 KB to 10 MB,
- * JPEG, PNG or WEBP by its bytes (never its name), readable within the pixel limit.
+ * JPEG, PNG or WEBP by its bytes (never its name), readable within the pixel limit. Refused
+ * with 507 STORAGE_FULL while free space is below store.minFreeBytes, or when the disk fills.
  */
 export async function storeUploads(images: ImageLibrary, files: ReceivedFile[], maxPixels: number): Promise<UploadedImage[]> {
+  await images.admitUpload();
   if (files.length < UPLOAD_LIMITS.minFiles) throw new AppError('VALIDATION_ERROR', 'send at least one file in the multipart field "files"');
   if (files.length > UPLOAD_LIMITS.maxFiles) throw new AppError('VALIDATION_ERROR', `at most ${UPLOAD_LIMITS.maxFiles} files per upload`);
   const checked = [];

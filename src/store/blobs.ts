@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { replaceFileDurably } from './durable-fs.js';
+import { nodeStorageFs, replaceFileDurably, type StorageFs } from './durable-fs.js';
 
 /** What a blob store holds: files named `<prefix>_<22 base62>.<ext>`. */
 export interface BlobKind {
@@ -67,14 +67,16 @@ async function findById(store: BlobStore, kind: BlobKind, id: string): Promise<s
 
 /**
  * Media bytes on local disk: `<root>/<2 chars>/<id>.<ext>`, written durably (temp file,
- * fsync, rename, fsync dir).
+ * fsync, rename, fsync dir). A write that fails (a full disk: ENOSPC) removes its temp file and
+ * throws as it failed.
  */
 export class LocalBlobStore implements BlobStore {
   private readonly names: ReturnType<typeof namesOf>;
 
   constructor(
-    private readonly root: string,
+    readonly root: string,
     private readonly kind: BlobKind = IMAGE_BLOBS,
+    private readonly fs: StorageFs = nodeStorageFs,
   ) {
     this.names = namesOf(kind);
   }
@@ -93,7 +95,7 @@ export class LocalBlobStore implements BlobStore {
     if (!path) throw new Error(`not a ${this.kind.prefix} file name: ${name}`);
     const dir = dirname(path);
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    await replaceFileDurably(path, dir, (handle) => handle.writeFile(data));
+    await replaceFileDurably(path, dir, (handle) => handle.writeFile(data), 0o600, this.fs);
   }
 
   async read(name: string): Promise<Buffer | null> {

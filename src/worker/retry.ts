@@ -1,3 +1,4 @@
+import { isOutOfSpace } from '../domain/storage-full.js';
 import { ProviderError } from '../domain/tasks.js';
 
 /**
@@ -28,7 +29,9 @@ export interface RetryOptions {
 /**
  * Runs `attempt` until it succeeds, fails with a code that is not retryable, or uses up its
  * attempts; the last failure is the one reported. Each attempt learns its number, so a
- * provider list can be walked across attempts (failover).
+ * provider list can be walked across attempts (failover). A lack of space (a full disk under
+ * the blob it stores) is no failure of the item: it is thrown, for the runner to keep the item
+ * pending and run it again once space is back.
  */
 export async function withRetry<T>(
   attempt: (n: number) => Promise<T>,
@@ -38,6 +41,7 @@ export async function withRetry<T>(
     try {
       return { ok: true, value: await attempt(n), attempts: n };
     } catch (err) {
+      if (isOutOfSpace(err)) throw err;
       const error = asProviderError(err);
       if (!error.retryable || n >= options.maxAttempts || options.signal.aborted) return { ok: false, error, attempts: n };
       await options.sleep(backoffMs(n, options.baseMs()), options.signal);

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { ConfigSource } from '../config/source.js';
+import { isOutOfSpace } from '../domain/storage-full.js';
 import { ProviderError } from '../domain/tasks.js';
 import type { EventBus } from '../services/events.js';
 import type { LaneBacklog } from '../services/load-limits.js';
@@ -8,6 +9,7 @@ import type { TaskProgress } from '../services/task-progress.js';
 import type { ItemRecord, Prepared, TaskRecord } from '../services/task-types.js';
 import type { Lanes } from './lanes.js';
 import { abortableSleep, withRetry } from './retry.js';
+import { pauseForSpace, whileStorageFull } from './storage-wait.js';
 
 /** An item's failure for the log: its message and, when something unexpected was thrown underneath, that with its stack. */
 function describeFailure(error: Error): string {
@@ -83,20 +85,41 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
     }
   }
 
+  /**
+   * Runs `step` again while it is refused for lack of space (the store refusing writes, a full
+   * disk under a blob), with the retry backoff: the work stays pending meanwhile, never failed
+   * with a code of its own. Null once the runner stops or `wanted` turns false.
+   */
+  const untilStored = <T>(label: string, step: () => Promise<T>, wanted: () => Promise<boolean>) =>
+    whileStorageFull(step, {
+      signal: stopping.signal,
+      wanted,
+      firstMs: Math.max(10, options.config.current().work.retryBaseMs),
+      onRefused: (err) => log(`${label}: kept pending, storage full (${err.message}); tried again until space is back`),
+    });
+
   /** Runs one item to its outcome; false when there was nothing to run (already settled, or stopping). */
   async function runItem(taskId: string, index: number, prepared: Prepared): Promise<boolean> {
     if (stopping.signal.aborted || !(await stillPending(taskId, index))) return false;
     const task = (await tasks.getTask(taskId))!;
     const def = tasks.definition(task.type);
-    const outcome = await withItemSignal(taskId, (signal) =>
-      withRetry((attempt) => def.runItem({ task, request: task.request, index, attempt, prepared, signal }), {
-        maxAttempts: def.maxAttempts,
-        baseMs: () => options.config.current().work.retryBaseMs,
-        sleep: abortableSleep,
-        signal,
-        shouldContinue: () => stillPending(taskId, index),
-      }),
+    const label = `task ${taskId} item ${index}`;
+    const ran = await untilStored(
+      label,
+      () =>
+        withItemSignal(taskId, (signal) =>
+          withRetry((attempt) => def.runItem({ task, request: task.request, index, attempt, prepared, signal }), {
+            maxAttempts: def.maxAttempts,
+            baseMs: () => options.config.current().work.retryBaseMs,
+            sleep: abortableSleep,
+            signal,
+            shouldContinue: () => stillPending(taskId, index),
+          }),
+        ),
+      () => stillPending(taskId, index),
     );
+    if (!ran) return false;
+    const outcome = ran.value;
     // Stopping mid-item: leave it pending so the next start runs it again (however the abort made it fail: a fetch cut short fails FETCH_FAILED, not retried).
     if (stopping.signal.aborted && !outcome.ok) return false;
     const code = outcome.ok ? undefined : (def.itemErrorCode?.(outcome.error.code) ?? outcome.error.code);
@@ -104,16 +127,27 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
       ? { status: 'success', result: outcome.value, cost: def.itemCost(task.request, index), attempts: outcome.attempts }
       : { status: 'failed', error: { code: code!, message: outcome.error.message }, attempts: outcome.attempts };
     if (!outcome.ok && outcome.error.code === 'UNKNOWN_ERROR' && (await stillPending(taskId, index))) log(`task ${taskId} item ${index}: unexpected failure: ${describeFailure(outcome.error)}`);
-    await tasks.finishItem(taskId, index, item);
-    return true;
+    // Refused for lack of space: the outcome is kept and recorded once space is back (the work is not done again).
+    return (
+      (await untilStored(
+        label,
+        () => tasks.finishItem(taskId, index, item),
+        () => stillPending(taskId, index),
+      )) !== null
+    );
   }
 
   /** Runs the task's pending items in its lane; resolves once each has run (or was dropped by stopping). */
-  async function start(task: TaskRecord, laneName: string): Promise<void> {
+  async function start(task: TaskRecord, laneName: string, spaceTries = 0): Promise<void> {
     const def = tasks.definition(task.type);
     const pendingItems = task.items.flatMap((item, index) => (item.status === 'pending' ? [index] : []));
     if (pendingItems.length === 0) {
-      await tasks.settleIfDone(task.id); // every item finished before a crash; only the settlement is missing
+      // Every item finished before a crash; only the settlement is missing.
+      await untilStored(
+        `task ${task.id}`,
+        () => tasks.settleIfDone(task.id),
+        async () => true,
+      );
       return;
     }
     let prepared: Prepared = {};
@@ -124,9 +158,21 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
       } catch (err) {
         // Stopping while preparing (its fetches aborted): the task stays pending and is prepared again on the next start.
         if (stopping.signal.aborted) return;
+        // Refused for lack of space (what prepare worked out not saved): the task stays pending and starts again once space is back.
+        if (isOutOfSpace(err)) {
+          if (spaceTries === 0) log(`task ${task.id}: kept pending, storage full (${(err as Error).message}); prepared again until space is back`);
+          if (!(await pauseForSpace(spaceTries, Math.max(10, options.config.current().work.retryBaseMs), stopping.signal))) return;
+          const fresh = await tasks.getTask(task.id);
+          if (fresh?.status === 'pending') await start(fresh, laneName, spaceTries + 1);
+          return;
+        }
         const error = err instanceof ProviderError ? err : new ProviderError('UNKNOWN_ERROR', 'the task could not be prepared');
         if (!(err instanceof ProviderError)) log(`task ${task.id}: prepare failed: ${(err as Error).stack ?? err}`);
-        await tasks.fail(task.id, [{ code: error.code, message: error.message }]);
+        await untilStored(
+          `task ${task.id}`,
+          () => tasks.fail(task.id, [{ code: error.code, message: error.message }]),
+          async () => true,
+        );
         return;
       }
     }

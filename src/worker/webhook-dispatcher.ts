@@ -1,5 +1,6 @@
 import PQueue from 'p-queue';
 import type { ConfigSource } from '../config/source.js';
+import { isOutOfSpace } from '../domain/storage-full.js';
 import type { EventBus } from '../services/events.js';
 import type { DeliveryRecord, Outbox } from '../services/outbox.js';
 
@@ -46,6 +47,11 @@ export function createWebhookDispatcher(options: {
   let closing = false;
   let ticking = false;
   let again = false;
+  /**
+   * Set while attempts cannot be recorded for lack of space: no delivery is taken until `until`
+   * (1 s, doubling to 30 s), so a receiver is not sent an unrecorded delivery over and over.
+   */
+  let spacePause: { until: number; ms: number } | null = null;
 
   async function attempt(delivery: DeliveryRecord): Promise<void> {
     let result: SendResult | { skip: string };
@@ -68,10 +74,15 @@ export function createWebhookDispatcher(options: {
     try {
       if (stopped) return;
       const saved = await outbox.recordAttempt(delivery, result);
+      spacePause = null;
       const sent = 'skip' in result ? { httpStatus: null, latencyMs: 0, error: result.skip } : { httpStatus: result.status, latencyMs: result.latencyMs, error: result.error };
       options.onAttempt?.({ delivery: saved, ...sent });
     } catch (err) {
       options.log(`webhooks: delivery ${delivery.id} attempt not recorded: ${(err as Error).message}`);
+      if (isOutOfSpace(err)) {
+        const ms = Math.min(30_000, (spacePause?.ms ?? 500) * 2);
+        spacePause = { until: Date.now() + ms, ms };
+      }
     } finally {
       inFlight.delete(delivery.id);
       kick();
@@ -86,6 +97,13 @@ export function createWebhookDispatcher(options: {
     }
     ticking = true;
     try {
+      const paused = spacePause && spacePause.until - Date.now();
+      if (paused && paused > 0) {
+        clearTimeout(timer);
+        timer = setTimeout(() => void tick(), paused);
+        timer.unref();
+        return;
+      }
       // Enough queued behind the slots: a finishing send will wake this again. Refilling only
       // once half of it is gone makes a read take many at a time (each read steps over those in flight).
       if (queue.size > queue.concurrency / 2) return;

@@ -5,6 +5,7 @@ import { deepMerge, type JsonObject, loadConfig } from '../../src/config/load.js
 import { ALL_SCOPES } from '../../src/domain/scopes.js';
 import type { ProviderSet } from '../../src/providers/types.js';
 import type { Clock } from '../../src/services/ports.js';
+import type { StorageFs } from '../../src/store/durable-fs.js';
 import { fakeProviders } from '../fixtures/test-providers.js';
 import { mountTestRoutes, testTaskType } from '../fixtures/test-task-type.js';
 import { createResponseChecker } from './response-check.js';
@@ -89,7 +90,7 @@ export async function testStoreConfig(t: TestContext): Promise<JsonObject> {
  * account ("acme", 100 USD), an API key and an access token. Closed when the test ends.
  * The store is the one IMGTASK_TEST_STORE names (testStoreConfig).
  */
-export async function startService(t: TestContext, options: { config?: JsonObject; clock?: Clock; credit?: number; providers?: Partial<ProviderSet> } = {}): Promise<Harness> {
+export async function startService(t: TestContext, options: { config?: JsonObject; clock?: Clock; credit?: number; providers?: Partial<ProviderSet>; storageFs?: StorageFs } = {}): Promise<Harness> {
   const dataDir = await tempDir(t);
   const storeConfig = await testStoreConfig(t);
   const logs: string[] = [];
@@ -110,6 +111,7 @@ export async function startService(t: TestContext, options: { config?: JsonObjec
     taskTypes: [testTaskType as never],
     extendApi: mountTestRoutes,
     providers: options.providers ?? fakeProviders(),
+    storageFs: options.storageFs,
   });
   closeBeforeRemoval(dataDir, () => server.close());
   const { services } = server;

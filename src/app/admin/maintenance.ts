@@ -4,7 +4,8 @@ import { adminOp } from './op.js';
 
 export const maintenanceOps = {
   dashboard: adminOp({ args: z.object({}), run: (s) => s.operator.dashboard() }),
-  doctor: adminOp({ args: z.object({}), run: (s) => checkLedger(s.store) }),
+  // The ledger, and the free space the service writes into (with the floor, and whether the store refuses writes).
+  doctor: adminOp({ args: z.object({}), run: async (s) => ({ ...(await checkLedger(s.store)), storage: await s.space.report() }) }),
   sweep: adminOp({
     args: z.object({}),
     run: async (s) => {
