@@ -118,6 +118,8 @@ function errorResponses(route: RouteSpec, convert: (schema: z.ZodType, io: 'inpu
   pairs.push([500, 'INTERNAL_SERVER_ERROR']);
   // A route that writes may find no room (the disk full, a quota used up, free space below store.minFreeBytes): 507 with Retry-After.
   if (route.method !== 'get') pairs.push([507, 'STORAGE_FULL']);
+  // Authenticating reads the store: with the database out of reach (PostgreSQL restarting), 503 with Retry-After.
+  if (route.guard) pairs.push([503, 'STORE_UNAVAILABLE']);
   const byStatus = new Map<number, ErrorCode[]>();
   for (const [status, code] of pairs) if (!byStatus.get(status)?.includes(code)) byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   convert(ErrorBody, 'output');
@@ -128,6 +130,7 @@ function errorResponses(route: RouteSpec, convert: (schema: z.ZodType, io: 'inpu
   if (route.guard?.accept.includes('apiKey')) (responses['429'] as Json).headers = KEY_LIMIT_HEADERS;
   if (responses['507'])
     (responses['507'] as Json).headers = { 'Retry-After': { description: 'seconds to wait before retrying; writes resume by themselves once space is freed', schema: { type: 'string' } } };
+  if (route.guard) (responses['503'] as Json).headers = { 'Retry-After': { description: 'seconds to wait before retrying', schema: { type: 'string' } } };
   if (route.body || route.query) {
     const rejection = convert(route.family === 'image' ? ImageSchemaRejection : ResourceSchemaRejection, 'output');
     const existing = responses['400'] as { content: Record<string, { schema: unknown }>; description: string } | undefined;

@@ -1,8 +1,9 @@
 /**
  * Request error codes: exactly the codes of SPEC part 7, plus RATE_LIMIT_EXCEEDED
  * (a 429 other than the spending limit, which the spec allows: "a 429 with another code"),
- * NOT_READY (the operator's readiness probe, outside the spec's API) and STORAGE_FULL (a 507
- * for a write refused for lack of space, which the spec does not foresee).
+ * NOT_READY (the operator's readiness probe, outside the spec's API), STORE_UNAVAILABLE (a 503
+ * the spec's API may answer any request with while the database is out of reach) and
+ * STORAGE_FULL (a 507 for a write refused for lack of space, which the spec does not foresee).
  */
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
@@ -41,6 +42,8 @@ export const ERROR_STATUS = {
    * was written, and writes resume by themselves once space returns (outside the spec: RFC 4918's 507).
    */
   STORAGE_FULL: 507,
+  /** The database could not be reached (restarting, failing over, the connection killed) while the request ran: retry after Retry-After. */
+  STORE_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

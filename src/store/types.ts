@@ -41,6 +41,12 @@ export interface Store {
   /** Cross-process signals; undefined for a store one process owns (the file store). */
   readonly signals?: StoreSignals;
   /**
+   * Runs `fn` over the ledger's records as of one moment, while others write (PostgreSQL: one
+   * REPEATABLE READ transaction). Absent where the repos' reads already see one moment (the
+   * file store answers them from memory, with no write in between).
+   */
+  snapshot?<T>(fn: (view: LedgerView) => Promise<T>): Promise<T>;
+  /**
    * Every record, kind by kind in the dump's order (see dump.ts), as of one moment: what
    * `imgtask store export` writes. Nothing may write to the store meanwhile (the file store holds
    * its lock; PostgreSQL reads one snapshot).
@@ -57,6 +63,9 @@ export interface Store {
   /** Flushes, writes a snapshot if the journal holds anything, and releases the lock. */
   close(): Promise<void>;
 }
+
+/** What a ledger check reads: the money records. */
+export type LedgerView = Pick<Store, 'accounts' | 'apiKeys' | 'tasks'>;
 
 export interface AccountRepo {
   /** Fails with VALIDATION_ERROR when the name is taken. */

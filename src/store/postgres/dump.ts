@@ -3,7 +3,7 @@ import { type DumpCounts, type DumpKind, type DumpRecord, StoreNotEmptyError, ze
 import type { AccountRecord, ApiKeyRecord, CreditRecord, DeliveryRecord, DestinationRecord, EventRecord, SecretRecord, TaskRecord, WebhookRecord } from '../records.js';
 import { accountOf } from './accounts.js';
 import { keyOf } from './api-keys.js';
-import { docOf, encode, nameKey } from './sql.js';
+import { checkout, docOf, encode, nameKey, transaction } from './sql.js';
 import { MUTABLE, metadataPairs, spendPeriods, TASK_COLUMNS, taskOf } from './tasks.js';
 import { DELIVERY_COLUMNS, deliveryOf, insertDeliveries } from './webhooks.js';
 
@@ -50,7 +50,8 @@ const docs = <T>(rows: AsyncIterable<{ doc: string }>) =>
 
 /** Every record, in dump order, as of one moment. */
 export async function* pgRecords(pool: pg.Pool): AsyncGenerator<DumpRecord> {
-  const client = await pool.connect();
+  const held = await checkout(pool);
+  const { client } = held;
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const bySeq = (table: string, columns: string) => `SELECT seq AS k, ${columns} FROM ${table} WHERE seq > $1 ORDER BY seq LIMIT $2`;
@@ -77,8 +78,8 @@ export async function* pgRecords(pool: pg.Pool): AsyncGenerator<DumpRecord> {
     await client.query('COMMIT');
   } finally {
     // Also when the reader stops early: the read-only transaction ends with the connection's release.
-    await client.query('ROLLBACK').catch(() => undefined);
-    client.release();
+    if (!held.broken) await client.query('ROLLBACK').catch((err: Error) => (held.broken = err));
+    held.release();
   }
 }
 
@@ -108,11 +109,8 @@ function simple<T>(table: string, columns: { name: string; type: string; value: 
 }
 
 /** Loads dump records into an empty database in one transaction; answers the counts. */
-export async function pgLoad(pool: pg.Pool, records: AsyncIterable<DumpRecord>): Promise<DumpCounts> {
-  const client = await pool.connect();
-  let broken = false;
-  try {
-    await client.query('BEGIN');
+export function pgLoad(pool: pg.Pool, records: AsyncIterable<DumpRecord>): Promise<DumpCounts> {
+  return transaction(pool, 'BEGIN', async (client) => {
     // Nothing else writes while the import runs (readers still read); the emptiness check holds to the commit.
     await client.query(`LOCK TABLE ${Object.values(TABLES).join(', ')}, task_items, key_spend IN EXCLUSIVE MODE`);
     const holds = zeroCounts();
@@ -159,18 +157,8 @@ export async function pgLoad(pool: pg.Pool, records: AsyncIterable<DumpRecord>):
         [...spend.values()],
       ]);
     }
-    await client.query('COMMIT');
     return counts;
-  } catch (err) {
-    try {
-      await client.query('ROLLBACK');
-    } catch {
-      broken = true;
-    }
-    throw err;
-  } finally {
-    client.release(broken);
-  }
+  });
 }
 
 function loaders(reserved: Map<string, number>, spend: Map<string, number>): Record<DumpKind, Flush> {

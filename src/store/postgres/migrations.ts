@@ -217,11 +217,13 @@ export const newerSchemaMessage = (current: number): string => `this imgtask is 
 
 async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ ...clientConfig(url), application_name: 'imgtask migrate' });
+  // A connection that breaks between statements fails the next one; unheard, its 'error' would end the process.
+  client.on('error', () => {});
   await client.connect();
   try {
     return await fn(client);
   } finally {
-    await client.end();
+    await client.end().catch(() => {});
   }
 }
 

@@ -1,16 +1,17 @@
-import type pg from 'pg';
+import pg from 'pg';
 import type { DumpCounts, DumpRecord } from '../dump.js';
-import type { AccountRepo, ApiKeyRepo, BillingRepo, DestinationRepo, IdempotencyRepo, RequestWindowRepo, SecretRepo, Store, StoreSignals, TaskRepo, WebhookRepo } from '../types.js';
+import type { AccountRepo, ApiKeyRepo, BillingRepo, DestinationRepo, IdempotencyRepo, LedgerView, RequestWindowRepo, SecretRepo, Store, StoreSignals, TaskRepo, WebhookRepo } from '../types.js';
 import { createPgAccountRepo } from './accounts.js';
 import { createPgApiKeyRepo, createPgRequestWindows } from './api-keys.js';
 import { createPgBillingRepo } from './billing-alerts.js';
 import { createPgDestinationRepo } from './destinations.js';
 import { pgLoad, pgRecords } from './dump.js';
+import { createDbHealth, type DbHealth } from './health.js';
 import { createPgIdempotencyRepo } from './idempotency.js';
 import { currentVersion, schemaProblem } from './migrations.js';
 import { createPgSecretRepo } from './secrets.js';
 import { createPgSignals } from './signals.js';
-import { createPool, poolDb } from './sql.js';
+import { clientConfig, createPool, type Db, poolDb } from './sql.js';
 import { createPgTaskRepo } from './tasks.js';
 import { createPgWebhookRepo } from './webhooks.js';
 
@@ -42,13 +43,20 @@ export class PgStore implements Store {
   /** NOTIFY/LISTEN and advisory locks between the processes on this database (a dedicated connection, opened on first use). */
   readonly signals: StoreSignals;
   private closed = false;
+  /** Whether the database answers, for GET /ready (see health.ts). */
+  private readonly health: DbHealth;
+  private readonly db: Db;
 
   private constructor(
     readonly pool: pg.Pool,
     options: PgStoreOptions,
   ) {
-    this.signals = createPgSignals(options.url, options.log, options.applicationName);
-    const db = poolDb(pool, () => this.closed);
+    this.health = createDbHealth(() => probe(options.url, options.applicationName), options.log);
+    // An idle pooled connection that breaks (the server restarts) is the first sign when no request runs.
+    pool.on('error', (err) => this.health.failed(err));
+    this.signals = createPgSignals(options.url, options.log, options.applicationName, (err) => this.health.failed(err));
+    const db = poolDb(pool, () => this.closed, this.health);
+    this.db = db;
     this.accounts = createPgAccountRepo(db);
     this.apiKeys = createPgApiKeyRepo(db);
     this.tasks = createPgTaskRepo(db);
@@ -83,14 +91,35 @@ export class PgStore implements Store {
     return pgLoad(this.pool, records);
   }
 
+  /** The ledger's records as of one moment: one REPEATABLE READ READ ONLY transaction. */
+  snapshot<T>(fn: (view: LedgerView) => Promise<T>): Promise<T> {
+    return this.db.snapshot((db) => fn({ accounts: createPgAccountRepo(db), apiKeys: createPgApiKeyRepo(db), tasks: createPgTaskRepo(db) }));
+  }
+
   writeFailure(): string | null {
-    return this.closed ? 'the store is closed' : null;
+    return this.closed ? 'the store is closed' : this.health.failure();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.health.close();
     await this.signals.close();
     await this.pool.end();
+  }
+}
+
+/** How long the readiness probe waits for the database to connect, then to answer. */
+const PROBE_TIMEOUT_MS = 2000;
+
+/** One SELECT 1 on a connection of its own (not the pool's, whose connections may all be waited for). */
+async function probe(url: string, applicationName = 'imgtask'): Promise<void> {
+  const client = new pg.Client({ ...clientConfig(url), application_name: `${applicationName} probe`, connectionTimeoutMillis: PROBE_TIMEOUT_MS, query_timeout: PROBE_TIMEOUT_MS });
+  client.on('error', () => {}); // a connection breaking under it fails the query below
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+  } finally {
+    await client.end().catch(() => {});
   }
 }

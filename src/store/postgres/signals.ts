@@ -2,22 +2,25 @@ import pg from 'pg';
 import type { StoreSignals } from '../types.js';
 import { clientConfig } from './sql.js';
 
-/** How long to wait before opening the dedicated connection again after it broke. */
-const RECONNECT_MS = 1000;
+/** How long to wait before opening the dedicated connection again after it broke: from RECONNECT_MIN_MS, doubling while it fails, up to RECONNECT_MAX_MS. */
+const RECONNECT_MIN_MS = 250;
+const RECONNECT_MAX_MS = 5000;
 
 /**
  * StoreSignals over one dedicated connection (not a pooled one: LISTEN and session advisory
- * locks belong to a session). Opened on first use. When it breaks, it is opened again after a
- * second: the channels are listened to again, the locks it held are gone (the server released
- * them with the session), and `onReconnect` listeners are told (they may have missed notifications).
+ * locks belong to a session). Opened on first use. When it breaks, it is opened again, with
+ * backoff while the database stays away: the channels are listened to again, the locks it held
+ * are gone (the server released them with the session), and `onReconnect` listeners are told
+ * (they may have missed notifications). `onBroken` hears of each break.
  */
-export function createPgSignals(url: string, log?: (message: string) => void, applicationName = 'imgtask'): StoreSignals {
+export function createPgSignals(url: string, log?: (message: string) => void, applicationName = 'imgtask', onBroken?: (err: Error) => void): StoreSignals {
   const listeners = new Map<string, Set<(payload: string) => void>>();
   const reconnected = new Set<() => void>();
   const held = new Set<number>();
   let client: Promise<pg.Client> | undefined;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
+  let delay = RECONNECT_MIN_MS;
 
   const quote = (channel: string) => `"${channel.replace(/"/g, '""')}"`;
 
@@ -54,17 +57,24 @@ export function createPgSignals(url: string, log?: (message: string) => void, ap
     current = undefined;
     client = undefined;
     held.clear();
-    log?.(`postgres: the signals connection broke (${err.message}); reconnecting`);
+    onBroken?.(err);
+    if (!timer) log?.(`postgres: the signals connection broke (${err.message}); reconnecting`);
     clearTimeout(timer);
     timer = setTimeout(() => {
       if (closed) return;
       open().then(
         () => {
+          timer = undefined;
+          delay = RECONNECT_MIN_MS;
+          log?.('postgres: the signals connection is open again');
           for (const fn of reconnected) fn();
         },
-        (e: Error) => broken(which, e),
+        (e: Error) => {
+          delay = Math.min(RECONNECT_MAX_MS, delay * 2);
+          broken(which, e);
+        },
       );
-    }, RECONNECT_MS);
+    }, delay);
     timer.unref();
   }
 
@@ -75,31 +85,43 @@ export function createPgSignals(url: string, log?: (message: string) => void, ap
     return c;
   }
 
+  /**
+   * Runs one statement on the connection after those sent before it have finished: notifies,
+   * lock calls and LISTENs come from anywhere in the process, and after a reconnection all that
+   * waited for it at once (pg would queue them itself, but deprecates being handed a query while
+   * one runs).
+   */
+  let last: Promise<unknown> = Promise.resolve();
+  function statement<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    const result = last.then(async () => (await open()).query<R>(text, values));
+    last = result.catch(() => undefined);
+    return result;
+  }
+
   return {
     async notify(channel, payload) {
-      await (await open()).query('SELECT pg_notify($1, $2)', [channel, payload]);
+      await statement('SELECT pg_notify($1, $2)', [channel, payload]);
     },
     async listen(channel, fn) {
       const known = listeners.has(channel);
       const set = listeners.get(channel) ?? new Set();
       set.add(fn);
       listeners.set(channel, set);
-      const c = await open();
-      if (!known) await c.query(`LISTEN ${quote(channel)}`);
+      await open();
+      if (!known) await statement(`LISTEN ${quote(channel)}`);
     },
     onReconnect(fn) {
       reconnected.add(fn);
     },
     async tryLock(key) {
       if (held.has(key)) return true;
-      const c = await open();
-      const { rows } = await c.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [key]);
+      const { rows } = await statement<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [key]);
       if (rows[0].locked) held.add(key);
       return rows[0].locked;
     },
     async unlock(key) {
       if (!held.delete(key)) return;
-      await (await open()).query('SELECT pg_advisory_unlock($1)', [key]);
+      await statement('SELECT pg_advisory_unlock($1)', [key]);
     },
     async close() {
       if (closed) return;

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { type DbHealth, isConnectionError, storeUnavailable } from './health.js';
 
 /**
  * What the PostgreSQL repositories share: the pool, transactions, and how records are kept.
@@ -14,6 +15,8 @@ export interface Db {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
   /** Runs `fn` in one transaction (READ COMMITTED): committed when it resolves, rolled back when it throws. */
   tx<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+  /** Runs `fn` over one REPEATABLE READ READ ONLY transaction: every statement of `fn`'s Db reads the same moment. */
+  snapshot<T>(fn: (db: Db) => Promise<T>): Promise<T>;
 }
 
 const INT8 = 20;
@@ -40,36 +43,120 @@ export function clientConfig(url: string): pg.ClientConfig {
 
 export class StoreClosed extends Error {}
 
-/** A Db over a pool, refusing work once `closed()` says so. */
-export function poolDb(pool: pg.Pool, closed: () => boolean): Db {
+/** A client checked out of the pool, and the error that broke its connection, if one did (set by its user when it must not be reused). */
+export interface Held {
+  client: pg.PoolClient;
+  broken?: Error;
+  /** Gives the client back: to the pool, or, when its connection broke, to be discarded. */
+  release(): void;
+}
+
+/**
+ * Checks a client out of `pool` with an error listener on it until `release()`: pg-pool removes
+ * its own on checkout, and a connection that breaks while the client is held (the server
+ * restarts, the backend is terminated) emits 'error', which unheard ends the process. The
+ * listener is attached in pg-pool's callback, at once: a promise would attach it a microtask
+ * later, after an error that arrived in the same packet as the new connection's readiness.
+ * Its user is told nothing: its next statement fails. A client whose connection broke is
+ * released with the error, so the pool discards it instead of handing it out again.
+ */
+export function checkout(pool: pg.Pool): Promise<Held> {
+  return new Promise((resolve, reject) => {
+    pool.connect((err, client, done) => {
+      if (err || !client) return reject(err ?? new Error('no client'));
+      const onError = (error: Error) => {
+        held.broken ??= error;
+      };
+      const held: Held = {
+        client,
+        release() {
+          client.off('error', onError);
+          done(held.broken);
+        },
+      };
+      client.on('error', onError);
+      resolve(held);
+    });
+  });
+}
+
+/** Runs `fn` on a checked-out client; a connection error it throws marks the client broken. */
+async function withClient<T>(pool: pg.Pool, fn: (held: Held) => Promise<T>): Promise<T> {
+  const held = await checkout(pool);
+  try {
+    return await fn(held);
+  } catch (err) {
+    if (isConnectionError(err)) held.broken ??= err as Error;
+    throw err;
+  } finally {
+    held.release();
+  }
+}
+
+/**
+ * Runs `fn` between `begin` and COMMIT on one held client. When `fn` (or COMMIT) throws, the
+ * transaction is rolled back, unless the connection is gone: then there is nothing to roll back
+ * (the server ended the transaction with the session), a ROLLBACK would only be queued behind
+ * the failed statement on a dead client, and what failed the transaction is the lost connection.
+ */
+export function transaction<T>(pool: pg.Pool, begin: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return withClient(pool, async (held) => {
+    const { client } = held;
+    await client.query(begin);
+    try {
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      if (held.broken) throw held.broken;
+      if (isConnectionError(err)) throw err;
+      try {
+        await client.query('ROLLBACK');
+      } catch (rollbackFailed) {
+        // Its state is unknown: the pool must not hand it out again.
+        held.broken = rollbackFailed as Error;
+        if (isConnectionError(rollbackFailed)) throw rollbackFailed;
+      }
+      throw err;
+    }
+  });
+}
+
+/** A Db over one client already in a transaction: statements run there, and `tx` runs inside it. */
+function clientDb(client: pg.PoolClient): Db {
+  const db: Db = {
+    query: (text, values) => client.query(text, values),
+    tx: (fn) => fn(client),
+    snapshot: (fn) => fn(db),
+  };
+  return db;
+}
+
+/**
+ * A Db over a pool, refusing work once `closed()` says so. A statement that fails because the
+ * database is out of reach fails with STORE_UNAVAILABLE (503, Retry-After) and tells `health`;
+ * one that gets through tells it the database answers.
+ */
+export function poolDb(pool: pg.Pool, closed: () => boolean, health?: DbHealth): Db {
   const check = () => {
     if (closed()) throw new StoreClosed('the store is closed');
   };
+  const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
+    check();
+    try {
+      const result = await work();
+      health?.ok();
+      return result;
+    } catch (err) {
+      if (!isConnectionError(err)) throw err;
+      health?.failed(err as Error);
+      throw storeUnavailable();
+    }
+  };
   return {
-    async query(text, values) {
-      check();
-      return pool.query(text, values);
-    },
-    async tx(fn) {
-      check();
-      const client = await pool.connect();
-      let broken = false;
-      try {
-        await client.query('BEGIN');
-        const result = await fn(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (err) {
-        try {
-          await client.query('ROLLBACK');
-        } catch {
-          broken = true; // the connection is gone: the pool must not hand it out again
-        }
-        throw err;
-      } finally {
-        client.release(broken);
-      }
-    },
+    query: (text, values) => guarded(() => pool.query(text, values)),
+    tx: (fn) => guarded(() => transaction(pool, 'BEGIN', fn)),
+    snapshot: (fn) => guarded(() => transaction(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', (client) => fn(clientDb(client)))),
   };
 }
 
