@@ -33,6 +33,11 @@ export interface ClaimerOptions {
 export function createClaimer(options: ClaimerOptions) {
   const { leases, log } = options;
   const held = new Set<string>();
+  /**
+   * Tasks run here whose lease could not be given back (the store was out of reach): given back
+   * before the next claim, so they are claimed again at once, not only when the lease expires.
+   */
+  const unreleased = new Set<string>();
   const running = new Set<Promise<void>>();
   let closing = false;
   /** Set once the runner has stopped: leases are no longer renewed. */
@@ -48,6 +53,10 @@ export function createClaimer(options: ClaimerOptions) {
     }
     claiming = true;
     try {
+      for (const id of unreleased) {
+        await leases.release(id);
+        unreleased.delete(id);
+      }
       const limit = Math.max(0, options.capacity(held.size));
       if (limit === 0) return;
       const tasks = await leases.claim(limit);
@@ -64,7 +73,10 @@ export function createClaimer(options: ClaimerOptions) {
             // Closing: close() gives back every lease still held, this one included (its queued items were dropped, not run).
             if (closing) return;
             held.delete(task.id);
-            await leases.release(task.id).catch((err: Error) => log(`task ${task.id}: lease not released (${err.message}); it expires`));
+            await leases.release(task.id).catch((err: Error) => {
+              unreleased.add(task.id);
+              log(`task ${task.id}: lease not released (${err.message}); given back with the next claim`);
+            });
           })
           .finally(() => {
             running.delete(done);
@@ -141,8 +153,9 @@ export function createClaimer(options: ClaimerOptions) {
       stopped = true;
       clearTimeout(beatTimer);
       await Promise.race([Promise.allSettled([...running]), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-      await Promise.all([...held].map((id) => leases.release(id).catch(() => undefined)));
+      await Promise.all([...held, ...unreleased].map((id) => leases.release(id).catch(() => undefined)));
       held.clear();
+      unreleased.clear();
     },
   };
 }
