@@ -10,6 +10,10 @@ export interface PostgresServer {
   readonly process: ChildProcess | null;
   /** A fast shutdown, then a start on the same data and port. */
   restart(): Promise<void>;
+  /** A fast shutdown, keeping the data and port for `resume()`. */
+  pause(): Promise<void>;
+  /** Starts a paused server again on the same data and port. */
+  resume(): Promise<void>;
   /** A fast shutdown; removes the folder. */
   stop(): Promise<void>;
 }

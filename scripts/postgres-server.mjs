@@ -90,8 +90,8 @@ function run(file, args, ids) {
 /**
  * Initialises and starts a server on `port` (random when 0) in a new folder under the temp
  * folder; user `imgtask`, password `imgtask`. Answers its admin URL, its postgres child
- * process, `restart()` (a fast shutdown and a start on the same data) and `stop()` (which also
- * removes the folder).
+ * process, `restart()` (a fast shutdown and a start on the same data), `pause()` and `resume()`
+ * (the same two steps, apart) and `stop()` (which also removes the folder).
  *
  * @param {{ port?: number, flags?: string[], log?: (line: string) => void }} [options]
  */
@@ -148,6 +148,11 @@ export async function startPostgresServer(options = {}) {
     },
     async restart() {
       await halt();
+      await start();
+    },
+    /** A fast shutdown, keeping the data: `resume()` starts it again (a restart with time between). */
+    pause: () => halt(),
+    async resume() {
       await start();
     },
     async stop() {
