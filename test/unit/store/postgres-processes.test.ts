@@ -104,3 +104,35 @@ test('creates and settles of one key running at once over 3 stores never deadloc
   assert.equal(await stores[0].tasks.keySpend('key_1', 'day', Date.parse(AT)), 60 * 500 + 120 * 1000);
   assert.deepEqual((await checkLedger(stores[1])).problems, []);
 });
+
+test('the doctor run again and again while creates and settlements go on over 3 stores reports nothing, and still finds a reserve put wrong', async (t) => {
+  const stores = await threeProcesses(t, 100_000_000);
+  // Creates reserve and settles charge in their own transactions while the checks read: each check must see one moment.
+  let working = true;
+  const load = (async () => {
+    for (let n = 0; working; n++) {
+      const id = task(n, 0).id;
+      await stores[n % 3].tasks.create(task(n, 7000 + (n % 5) * 10), {});
+      await stores[(n + 2) % 3].tasks.recordItem(id, 0, { status: 'success', cost: 2500 }, AT);
+      await stores[(n + 1) % 3].tasks.settle({ id, status: 'completed', result: null, cost: 5000, at: AT, lastItem: { index: 1, item: { status: 'success', cost: 2500 } } });
+    }
+  })();
+  const load2 = (async () => {
+    for (let n = 5000; working; n++) await stores[n % 3].tasks.create(task(n, 3000), {});
+  })();
+  const reports = [];
+  try {
+    for (let run = 0; run < 15; run++) reports.push(await checkLedger(stores[run % 3]));
+  } finally {
+    working = false;
+    await Promise.all([load, load2]);
+  }
+  assert.ok(reports.at(-1)!.checked.tasks > reports[0].checked.tasks, 'the checks ran while tasks were being made');
+  assert.deepEqual(
+    reports.flatMap((report) => report.problems),
+    [],
+  );
+  // A reserve off by one micro-USD is still found.
+  await (stores[0].pool as import('pg').Pool).query("UPDATE accounts SET reserved = reserved + 1 WHERE id = 'acc_1'");
+  assert.match((await checkLedger(stores[1])).problems.join('\n'), /account one: reserved .* but its pending tasks hold/);
+});
