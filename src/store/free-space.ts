@@ -39,5 +39,3 @@ export function createFreeSpaceWatch(options: { fs: StorageFs; folders: { name: 
     },
   };
 }
-
-export type FreeSpaceWatch = ReturnType<typeof createFreeSpaceWatch>;

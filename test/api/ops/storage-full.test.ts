@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { maintenanceOps } from '../../../src/app/admin/maintenance.js';
 import type { SourceImage } from '../../../src/providers/types.js';
 import { JsonStore } from '../../../src/store/json-store.js';
 import { fakeProviders } from '../../fixtures/test-providers.js';
@@ -52,6 +53,8 @@ test('a full disk under the journal: each write in flight answers 507 with Retry
   assert.match(ready.json.message, /store: out of space: writes are refused/);
   assertStorageFull(await createKey(h), 'a write while refused');
   assert.deepEqual(await tempFiles(h.dataDir), []);
+  const doctor = await maintenanceOps.doctor.run(h.server.services, {});
+  assert.match(doctor.storage.writesRefused ?? '', /out of space/, 'imgtask doctor says writes are refused');
 
   disk.room = null;
   await eventually(async () => (await h.request('GET', '/ready')).status === 200);
