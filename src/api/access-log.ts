@@ -48,7 +48,9 @@ export function accessLog(deps: Pick<ApiDeps, 'ops'>): MiddlewareHandler<ApiEnv>
 
 /**
  * Only a server fault is an `error`: a 5xx, except 503, which the service answers on purpose
- * (not ready, a dependency away, backpressure) and which is a `warn`; /ready's 503 while the
+ * (not ready, a dependency away, backpressure) and which is a `warn`, and 507 (a full disk,
+ * answered on purpose to every write until space is freed; the store logs the condition once),
+ * a `warn` too; /ready's 503 while the
  * models warm up or the store is away is its answer to a probe asked every few seconds, an
  * `info`. A client's error is an `info` (a bad body, an unknown id, a 408 or 499 when the
  * client sent its body too slowly or left), except a refused credential (401, 403), a `warn`:
@@ -56,6 +58,7 @@ export function accessLog(deps: Pick<ApiDeps, 'ops'>): MiddlewareHandler<ApiEnv>
  */
 function levelOf(route: string, status: number): 'info' | 'warn' | 'error' {
   if (status === 503) return route === '/ready' ? 'info' : 'warn';
+  if (status === 507) return 'warn';
   if (status >= 500) return 'error';
   if (status === 401 || status === 403) return 'warn';
   return 'info';
