@@ -385,7 +385,7 @@ export class JournalEngine {
     if (this.closed) return;
     const since = this.refusal.since;
     this.refusal = null;
-    this.options.log(`store: space is back: writes are taken again (refused for ${Math.round((Date.now() - since.getTime()) / 1000)} s)`);
+    this.options.log(`store: space is back: writes are taken again, ${Math.round((Date.now() - since.getTime()) / 1000)} s after the disk filled`);
     this.options.onResume?.();
   }
 
