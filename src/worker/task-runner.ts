@@ -127,14 +127,14 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
       ? { status: 'success', result: outcome.value, cost: def.itemCost(task.request, index), attempts: outcome.attempts }
       : { status: 'failed', error: { code: code!, message: outcome.error.message }, attempts: outcome.attempts };
     if (!outcome.ok && outcome.error.code === 'UNKNOWN_ERROR' && (await stillPending(taskId, index))) log(`task ${taskId} item ${index}: unexpected failure: ${describeFailure(outcome.error)}`);
-    // Refused for lack of space: the outcome is kept and recorded once space is back (the work is not done again).
-    return (
-      (await untilStored(
-        label,
-        () => tasks.finishItem(taskId, index, item),
-        () => stillPending(taskId, index),
-      )) !== null
-    );
+    // Refused for lack of space: the outcome is kept and recorded once space is back (the work is not
+    // done again). The item may have been recorded and only the settlement refused: a retry settles.
+    let tries = 0;
+    const record = async () => {
+      await tasks.finishItem(taskId, index, item);
+      if (tries++ > 0) await tasks.settleIfDone(taskId);
+    };
+    return (await untilStored(label, record, async () => (await tasks.getTask(taskId))?.status === 'pending')) !== null;
   }
 
   /** Runs the task's pending items in its lane; resolves once each has run (or was dropped by stopping). */
