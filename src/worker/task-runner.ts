@@ -129,10 +129,12 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
     if (!outcome.ok && outcome.error.code === 'UNKNOWN_ERROR' && (await stillPending(taskId, index))) log(`task ${taskId} item ${index}: unexpected failure: ${describeFailure(outcome.error)}`);
     // Refused for lack of space: the outcome is kept and recorded once space is back (the work is not
     // done again). The item may have been recorded and only the settlement refused: a retry settles.
-    let tries = 0;
+    let again = false;
     const record = async () => {
+      const retry = again;
+      again = true;
       await tasks.finishItem(taskId, index, item);
-      if (tries++ > 0) await tasks.settleIfDone(taskId);
+      if (retry) await tasks.settleIfDone(taskId);
     };
     return (await untilStored(label, record, async () => (await tasks.getTask(taskId))?.status === 'pending')) !== null;
   }
