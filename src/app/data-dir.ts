@@ -19,6 +19,23 @@ export const dataDirLayout = (root: string): DataDirLayout => ({
 });
 
 /**
+ * Whether `root` is a data dir already: one that holds its keys or a file store (the first use
+ * makes both). A missing path answers false; anything else in the way (a file where a folder
+ * should be, a folder this user may not enter) is thrown for the caller to explain.
+ */
+export async function isDataDir(root: string): Promise<boolean> {
+  for (const inside of [join(root, 'keys'), join(root, 'store')]) {
+    try {
+      await stat(inside);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+  return false;
+}
+
+/**
  * Creates the data dir (0700) and its keys on first use: the token signing key and the
  * secrets key (32 random bytes each, 0600). Returns them and whether this was the first start.
  */

@@ -1,11 +1,17 @@
 import type { AdminArgs, AdminOpName, AdminResult } from '../app/admin/ops.js';
+import type { DataDirUse } from './data-dir-guard.js';
 import type { CommandContext } from './run.js';
 
 /**
  * Runs an operator action on the data dir the command names (through a running server's socket, or on the store).
+ * `use`: whether the action may start a data dir where there is none (see data-dir-guard.ts).
  * The store and services load here, when an action runs, not when the CLI starts.
  */
-export async function admin<Name extends AdminOpName>(context: CommandContext, op: Name, args: AdminArgs<Name>): Promise<AdminResult<Name>> {
-  const { runOnDataDir } = await import('../app/admin-client.js');
-  return runOnDataDir(context.data, context.config, op, args);
+export async function admin<Name extends AdminOpName>(context: CommandContext, op: Name, args: AdminArgs<Name>, use: DataDirUse = 'existing'): Promise<AdminResult<Name>> {
+  const { onDataDir } = await import('./data-dir-guard.js');
+  return onDataDir(context.data, use, async (): Promise<AdminResult<Name>> => {
+    // Loaded once the data dir is known to be there (or may be made): a refusal answers at once.
+    const { runOnDataDir } = await import('../app/admin-client.js');
+    return runOnDataDir(context.data, context.config, op, args);
+  });
 }

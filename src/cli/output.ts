@@ -7,8 +7,15 @@ import { parseDuration } from '../domain/time.js';
  */
 export const EXIT = { ok: 0, failure: 1, usage: 2, taskFailed: 3, itemsFailed: 4 } as const;
 
-/** Bad arguments caught before anything is asked of a server or a store. */
-export class UsageError extends Error {}
+/** Bad arguments caught before anything is asked of a server or a store; `code` names the kind (VALIDATION_ERROR unless told). */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly code = 'VALIDATION_ERROR',
+  ) {
+    super(message);
+  }
+}
 
 /** Prints a result: one JSON document with --json, else the human text (made only when needed). */
 export function print(options: { json: boolean }, value: unknown, human: string | (() => string)): void {

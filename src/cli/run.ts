@@ -55,7 +55,7 @@ const isSystemError = (err: unknown): err is SystemError => err instanceof Error
 
 const codeOf = (err: unknown): string => {
   if (err instanceof AppError || err instanceof ApiError) return err.code;
-  if (err instanceof UsageError) return 'VALIDATION_ERROR';
+  if (err instanceof UsageError) return err.code;
   if (err instanceof ConfigError) return 'CONFIG_ERROR';
   if (isSystemError(err)) return err.code;
   return 'ERROR';

@@ -16,6 +16,8 @@ export const environment = {
   configFile: (): string | undefined => process.env.IMGTASK_CONFIG,
   serverUrl: (): string | undefined => process.env.IMGTASK_URL,
   apiKey: (): string | undefined => process.env.IMGTASK_API_KEY,
+  /** XDG_RUNTIME_DIR: the user's private runtime folder, where running servers note their data dir. */
+  runtimeDir: (): string | undefined => process.env.XDG_RUNTIME_DIR || undefined,
   /** A provider key named by `apiKeyEnv`. */
   secret: (name: string): string | undefined => process.env[name],
   /**

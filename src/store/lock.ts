@@ -10,7 +10,8 @@ export class StoreLockedError extends Error {
   }
 }
 
-const isAlive = (pid: number): boolean => {
+/** Whether a process with this pid runs (EPERM: it does, as another user). */
+export const isAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;

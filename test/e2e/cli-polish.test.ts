@@ -134,7 +134,7 @@ test('serve on a port in use points at --port; a data dir that cannot be one is 
     denied = join(locked, 'data');
   } else if (existsSync('/sys/kernel')) denied = '/sys/imgtask-cli-test';
   if (denied) {
-    const refused = await runCli(['--data', denied, 'accounts', 'list']);
+    const refused = await runCli(['--data', denied, 'accounts', 'create', 'demo']);
     assert.equal(refused.code, 1);
     oneLine(refused.stderr);
     noStackTrace(refused.stderr);

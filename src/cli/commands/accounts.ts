@@ -16,7 +16,8 @@ export function registerAccountCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx, name: string, opts: { credit?: string }) => {
-        const account = await admin(ctx, 'accounts.create', { name, credit: usdOption(opts.credit, '--credit') });
+        // A first account may start a data dir where there is none (saying so on stderr).
+        const account = await admin(ctx, 'accounts.create', { name, credit: usdOption(opts.credit, '--credit') }, 'create');
         print(ctx, account, () => `created ${accountLine(account)}`);
       }),
     );

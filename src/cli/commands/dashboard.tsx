@@ -19,9 +19,12 @@ export function registerDashboardCommand(program: Command): void {
         // The operator service's figures are what the screen draws.
         const load = (): Promise<DashboardData> => callAdminSocket<AdminResult<'dashboard'>>(socket, 'dashboard');
         // No server on this data dir: say how to start one, rather than a screen that waits forever.
-        await load().catch((err: NodeJS.ErrnoException) => {
+        await load().catch(async (err: NodeJS.ErrnoException) => {
           if (err.code !== 'ENOENT' && err.code !== 'ECONNREFUSED') throw err;
-          throw new Error(`no server is running on the data dir ${resolve(ctx.data)}: start one with \`imgtask --data ${ctx.data} serve\`, then run the dashboard again`);
+          const { serversElsewhere } = await import('../data-dir-guard.js');
+          throw new Error(
+            `no server is running on the data dir ${resolve(ctx.data)}: start one with \`imgtask --data ${ctx.data} serve\`, then run the dashboard again${await serversElsewhere(resolve(ctx.data))}`,
+          );
         });
         if (!process.stdin.isTTY) throw new UsageError('the dashboard needs a terminal');
         // Ink and React load only now, not when the CLI starts (no JSX in this file: it would import react/jsx-runtime at start).

@@ -23,7 +23,8 @@ export function registerSecretCommands(program: Command): void {
       command(async (ctx, name: string, opts: { value?: string }) => {
         const value = opts.value ?? (process.stdin.isTTY ? undefined : await readStdin());
         if (!value) throw new UsageError('give the value on standard input (echo "$KEY" | imgtask secrets set NAME) or with --value');
-        const saved = await admin(ctx, 'secrets.set', { name, value });
+        // Provider keys may be set before the first start: a data dir is made when there is none.
+        const saved = await admin(ctx, 'secrets.set', { name, value }, 'create');
         print(ctx, saved, () => `secret ${saved.name} saved (encrypted)`);
       }),
     );

@@ -16,7 +16,12 @@ export function registerServeCommand(program: Command): void {
       command(async (ctx, opts: { host?: string; port?: string; work: boolean }) => {
         const port = intOption(opts.port, '--port', 0, 65535);
         // The server and the config schema load here, not when the CLI starts (imgtask --help stays fast).
-        const [{ startServer }, { loadConfig }, { createLogger }] = await Promise.all([import('../../app/server.js'), import('../../config/load.js'), import('../../app/logger.js')]);
+        const [{ startServer }, { loadConfig }, { createLogger }, { registerServer }] = await Promise.all([
+          import('../../app/server.js'),
+          import('../../config/load.js'),
+          import('../../app/logger.js'),
+          import('../../app/server-registry.js'),
+        ]);
         const config = loadConfig({ file: ctx.config, flags: { host: opts.host, port } });
         const role = opts.work ? 'all' : 'api';
         const { roleProblem } = await import('../../app/server.js');
@@ -36,6 +41,8 @@ export function registerServeCommand(program: Command): void {
           },
         });
         const dataDir = resolve(ctx.data);
+        // So that an operator command run where there is no data dir can point at this one.
+        await registerServer({ dataDir, url: server.url });
         print(ctx, { url: server.url, dataDir, firstStart: server.services.firstStart }, () => {
           const lines = [`imgtask listening on ${server.url} (data dir ${dataDir})`];
           if (server.services.firstStart) {

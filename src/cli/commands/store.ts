@@ -26,8 +26,11 @@ export function registerStoreCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx, file: string) => {
-        const [{ loadConfig }, { exportStore }] = await Promise.all([import('../../config/load.js'), import('../../app/store-dump.js')]);
-        const outcome = await exportStore(loadConfig({ file: ctx.config }), ctx.data, file);
+        const [{ loadConfig }, { exportStore }, { onDataDir }] = await Promise.all([import('../../config/load.js'), import('../../app/store-dump.js'), import('../data-dir-guard.js')]);
+        const config = loadConfig({ file: ctx.config });
+        const run = () => exportStore(config, ctx.data, file);
+        // A file store is read from the data dir, which must be there; PostgreSQL needs none.
+        const outcome = config.store.driver === 'file' ? await onDataDir(ctx.data, 'existing', run) : await run();
         print(ctx, outcome, () => `exported the ${outcome.from} store to ${outcome.file}: ${countsText(outcome.counts)}`);
       }),
     );
@@ -38,8 +41,11 @@ export function registerStoreCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx, file: string) => {
-        const [{ loadConfig }, { importStore }] = await Promise.all([import('../../config/load.js'), import('../../app/store-dump.js')]);
-        const outcome = await importStore(loadConfig({ file: ctx.config }), ctx.data, file);
+        const [{ loadConfig }, { importStore }, { onDataDir }] = await Promise.all([import('../../config/load.js'), import('../../app/store-dump.js'), import('../data-dir-guard.js')]);
+        const config = loadConfig({ file: ctx.config });
+        const run = () => importStore(config, ctx.data, file);
+        // Into a file store: a new data dir is made when there is none, and said so.
+        const outcome = config.store.driver === 'file' ? await onDataDir(ctx.data, 'create', run) : await run();
         const { doctor } = outcome;
         print(ctx, outcome, () =>
           [
