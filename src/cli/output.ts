@@ -22,6 +22,23 @@ export function print(options: { json: boolean }, value: unknown, human: string 
   process.stdout.write(options.json ? `${JSON.stringify(value, null, 2)}\n` : `${typeof human === 'string' ? human : human()}\n`);
 }
 
+/**
+ * Prints a result that hands over a secret made for the caller (a raw API key, an access token, a
+ * signing secret): one JSON document with --json; on a terminal the human text, the secret (after
+ * its `label`) between the `before` and `after` lines; otherwise (a pipe, a file, `$(…)`) the
+ * secret alone on stdout and the other lines on stderr, so `TOKEN=$(imgtask tokens issue …)` holds
+ * just the token.
+ */
+export function printSecret(options: { json: boolean }, value: unknown, text: { before?: string[]; label?: string; secret: string; after?: string[] }): void {
+  const { before = [], after = [], label, secret } = text;
+  if (options.json || process.stdout.isTTY) {
+    print(options, value, () => [...before, label ? `${label} ${secret}` : secret, ...after].join('\n'));
+    return;
+  }
+  if (before.length + after.length > 0) process.stderr.write(`${[...before, ...after].join('\n')}\n`);
+  process.stdout.write(`${secret}\n`);
+}
+
 /** Fixed-width columns for human listings. */
 export function table(rows: string[][]): string {
   if (rows.length === 0) return '';

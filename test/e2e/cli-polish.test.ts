@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { BIN, runCli, startServeProcess } from '../helpers/cli.js';
+import { runCli, startServeProcess } from '../helpers/cli.js';
 import { makeImage } from '../helpers/images.js';
 import { closeBeforeRemoval, tempDir } from '../helpers/temp-dir.js';
+import { hasScript, runInTerminal } from '../helpers/terminal.js';
 
 const listen = async (server: Server): Promise<number> => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -17,27 +17,6 @@ const listen = async (server: Server): Promise<number> => {
 const close = (server: Server) => new Promise((resolve) => server.close(resolve));
 const noStackTrace = (text: string) => assert.doesNotMatch(text, /\n\s+at /, `a stack trace: ${text}`);
 const oneLine = (text: string) => assert.equal(text.trim().split('\n').length, 1, `one line: ${text}`);
-
-/** `script` (util-linux) gives the CLI a real pseudo-terminal, as a user's shell does. */
-const hasScript = spawnSync('script', ['--version']).status === 0;
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
-/** Runs `imgtask …` in a 160×40 pseudo-terminal; answers what the terminal received and the exit code. */
-function runInTerminal(args: string[], env: Record<string, string>): Promise<{ code: number | null; screen: string }> {
-  const command = `stty cols 160 rows 40; ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}`;
-  // As on an operator's terminal: no CI markers (Ink then draws only a last frame and chalk no colour), no colour overrides.
-  const childEnv: Record<string, string | undefined> = { ...process.env, TERM: 'xterm-256color', ...env };
-  for (const name of ['CI', 'CONTINUOUS_INTEGRATION', 'BUILD_NUMBER', 'RUN_ID', 'FORCE_COLOR', 'COLORTERM']) delete childEnv[name];
-  if (!env.NO_COLOR) delete childEnv.NO_COLOR;
-  return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { env: childEnv as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let screen = '';
-    child.stdout.on('data', (chunk) => (screen += chunk));
-    child.stderr.on('data', (chunk) => (screen += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, screen }));
-  });
-}
 
 test('numbers and choices are checked by the CLI: one line naming the option and what it takes, exit 2, nothing sent', async (t) => {
   // A stand-in server that counts what reaches it: a checked option must send nothing.

@@ -4,7 +4,7 @@ import { PERIODS } from '../../domain/periods.js';
 import { API_KEY_SCOPES, isTokenOnlyScope } from '../../domain/scopes.js';
 import { parseDuration } from '../../domain/time.js';
 import { admin } from '../context.js';
-import { durationOption, enumOption, intOption, listOption, print, table, UsageError, usdOption } from '../output.js';
+import { durationOption, enumOption, intOption, listOption, print, printSecret, table, UsageError, usdOption } from '../output.js';
 import { command } from '../run.js';
 
 /** The route's bound on requestsPerMinute. */
@@ -16,6 +16,8 @@ function expiryOption(text: string | undefined): string | undefined {
   const ms = parseDuration(text);
   return ms === null ? text : new Date(Date.now() + ms).toISOString();
 }
+
+const SHOWN_ONCE = 'This is the only time the key is shown.';
 
 const describeLimits = (key: { requestsPerMinute?: number; expiresAt?: string }): string =>
   `${key.requestsPerMinute === undefined ? '' : `, ${key.requestsPerMinute} requests per minute`}${key.expiresAt === undefined ? '' : `, expires ${key.expiresAt}`}`;
@@ -49,7 +51,11 @@ export function registerKeyCommands(program: Command): void {
           expiresAt: expiryOption(opts.expiresAt),
         } as AdminArgs<'keys.create'>;
         const created = await admin(ctx, 'keys.create', args);
-        print(ctx, created, () => `created ${created.apiKey.id} (${created.apiKey.scopes.join(' ')})${describeLimits(created.apiKey)}\n${created.raw}\nThis is the only time the key is shown.`);
+        printSecret(ctx, created, {
+          before: [`created ${created.apiKey.id} (${created.apiKey.scopes.join(' ')})${describeLimits(created.apiKey)}`],
+          secret: created.raw,
+          after: [SHOWN_ONCE],
+        });
       }),
     );
 
@@ -117,7 +123,7 @@ export function registerKeyCommands(program: Command): void {
         const graceSeconds = opts.grace === undefined ? undefined : opts.grace.trim() === '0' ? 0 : Math.ceil(parseDuration(durationOption(opts.grace, '--grace')!)! / 1000);
         const rotated = await admin(ctx, 'keys.rotate', { id, graceSeconds });
         const old = rotated.previous.expiresAt ? `${id} works until ${rotated.previous.expiresAt}` : `${id} is revoked`;
-        print(ctx, rotated, () => `created ${rotated.apiKey.id}; ${old}\n${rotated.raw}\nThis is the only time the key is shown.`);
+        printSecret(ctx, rotated, { before: [`created ${rotated.apiKey.id}; ${old}`], secret: rotated.raw, after: [SHOWN_ONCE] });
       }),
     );
 

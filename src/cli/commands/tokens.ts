@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ALL_SCOPES } from '../../domain/scopes.js';
 import { admin } from '../context.js';
-import { durationOption, enumListOption, print } from '../output.js';
+import { durationOption, enumListOption, printSecret } from '../output.js';
 import { command } from '../run.js';
 
 export function registerTokenCommands(program: Command): void {
@@ -17,7 +17,7 @@ export function registerTokenCommands(program: Command): void {
       command(async (ctx, opts: { account: string; scopes?: string; ttl?: string }) => {
         const scopes = opts.scopes === undefined ? undefined : enumListOption(opts.scopes, '--scopes', ALL_SCOPES);
         const issued = await admin(ctx, 'tokens.issue', { account: opts.account, scopes, ttl: durationOption(opts.ttl, '--ttl') });
-        print(ctx, issued, () => `${issued.accessToken}\nexpires ${issued.expiresAt}`);
+        printSecret(ctx, issued, { secret: issued.accessToken, after: [`expires ${issued.expiresAt}`] });
       }),
     );
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { AdminArgs, AdminResult } from '../../app/admin/ops.js';
 import { admin } from '../context.js';
-import { intOption, listOption, print, table } from '../output.js';
+import { intOption, listOption, print, printSecret, table } from '../output.js';
 import { command } from '../run.js';
 
 /** --events: a list of kinds, or "all" (null: every kind), checked by the server. */
@@ -31,7 +31,7 @@ export function registerWebhookCommands(program: Command): void {
           events: opts.events === undefined ? undefined : eventsOption(opts.events),
           apiKeyIds: opts.apiKeys === undefined ? undefined : listOption(opts.apiKeys),
         });
-        print(ctx, created, () => `${line(created)}\nsecret ${created.secret}`);
+        printSecret(ctx, created, { before: [line(created)], label: 'secret', secret: created.secret });
       }),
     );
 
@@ -83,7 +83,7 @@ export function registerWebhookCommands(program: Command): void {
     .action(
       command(async (ctx, id: string) => {
         const rotated = await admin(ctx, 'webhooks.rotate-secret', { id });
-        print(ctx, rotated, () => `${line(rotated)}\nsecret ${rotated.secret}`);
+        printSecret(ctx, rotated, { before: [line(rotated)], label: 'secret', secret: rotated.secret });
       }),
     );
 
