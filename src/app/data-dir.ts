@@ -8,6 +8,8 @@ export interface DataDirLayout {
   signingKey: string;
   secretsKey: string;
   adminSocket: string;
+  /** Always open to `local` destinations, beside `destinations.local.allowedRoots`: a place that works with no config. */
+  exports: string;
 }
 
 export const dataDirLayout = (root: string): DataDirLayout => ({
@@ -16,6 +18,7 @@ export const dataDirLayout = (root: string): DataDirLayout => ({
   signingKey: join(root, 'keys', 'token-signing.key'),
   secretsKey: join(root, 'keys', 'secrets.key'),
   adminSocket: join(root, 'admin.sock'),
+  exports: join(root, 'exports'),
 });
 
 /**

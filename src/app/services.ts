@@ -135,7 +135,7 @@ export async function openServices(options: ServiceOptions) {
     config,
   });
   const videos = createVideoLibrary({ blobs: blobs.videos, publicBase });
-  const destinations = createDestinationService({ store, clock, config, secretsKey, driver: createDriverFactory(config), isUnderAllowedRoot });
+  const destinations = createDestinationService({ store, clock, config, secretsKey, driver: createDriverFactory(config, [layout.exports]), isUnderAllowedRoot, localRoots: [layout.exports] });
   const registry = new TaskTypeRegistry();
   const builtIn = createTaskTypes({ config, providers: () => providers, images, videos, destinations, ffmpegPath: () => ffmpegPathOf(config.current()) });
   const metrics = createMetrics({ store, lanes: () => lanes.stats() });

@@ -10,7 +10,7 @@ import type { DriverFactory } from '../services/destinations.js';
  * Builds the storage driver of a destination. The S3 endpoint and the HTTP URL are
  * user-supplied, so both connect only through the SSRF guard's checked addresses.
  */
-export function createDriverFactory(config: Pick<ConfigSource, 'current'>): DriverFactory {
+export function createDriverFactory(config: Pick<ConfigSource, 'current'>, localRoots: readonly string[] = []): DriverFactory {
   return (providerId, settings) => {
     const { destinations } = config.current();
     const guard = createSafeFetcher({
@@ -21,7 +21,7 @@ export function createDriverFactory(config: Pick<ConfigSource, 'current'>): Driv
       maxRedirects: 0,
     });
     const s = settings as Record<string, never>;
-    if (providerId === 'local') return createLocalFolder({ path: s.path, publicBaseUrl: s.publicBaseUrl, allowedRoots: destinations.local.allowedRoots });
+    if (providerId === 'local') return createLocalFolder({ path: s.path, publicBaseUrl: s.publicBaseUrl, allowedRoots: [...localRoots, ...destinations.local.allowedRoots] });
     if (providerId === 's3') {
       if (s.endpoint) {
         try {

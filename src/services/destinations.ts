@@ -103,8 +103,10 @@ export function createDestinationService(deps: {
   secretsKey: Uint8Array;
   driver: DriverFactory;
   isUnderAllowedRoot: (path: string, roots: readonly string[]) => boolean;
+  /** Folders local destinations may always write under (the data dir's exports folder), beside the configured roots. */
+  localRoots?: readonly string[];
 }) {
-  const allowedRoots = () => deps.config.current().destinations.local.allowedRoots;
+  const allowedRoots = () => [...(deps.localRoots ?? []), ...deps.config.current().destinations.local.allowedRoots];
   const { store, clock } = deps;
 
   function secretsOf(record: DestinationRecord): Record<string, unknown> {
@@ -134,7 +136,7 @@ export function createDestinationService(deps: {
       throw new AppError('VALIDATION_ERROR', `config.${issue.path.join('.')}: ${issue.message}`);
     }
     if (providerId === 'local' && !deps.isUnderAllowedRoot((parsed.data as { path: string }).path, allowedRoots())) {
-      throw new AppError('VALIDATION_ERROR', `config.path must lie under one of the server's destinations.local.allowedRoots (${allowedRoots().join(', ') || 'none configured'})`);
+      throw new AppError('VALIDATION_ERROR', `config.path must lie under the data dir's exports folder or one of the server's destinations.local.allowedRoots (${allowedRoots().join(', ')})`);
     }
     return parsed.data as Record<string, unknown>;
   }

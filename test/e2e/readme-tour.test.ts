@@ -130,30 +130,27 @@ test("the README's five-minute tour: each command runs as written, in order, aga
   const commands = commandsOf(section(readme, 'Five-minute tour'));
   const [install, ...rest] = commands;
 
-  // The README's first command and the tour's are the same: install, and `imgtask` on PATH.
-  assert.equal(commandsOf(readme.slice(0, readme.indexOf('\n## ')))[0], install, 'the top of the README and the tour start with the same command');
-  assert.equal(install, 'npm install && npm link', 'the tour starts by installing and linking');
+  // The README's first command and the tour's are the same: install, then serve (`npm start`).
+  const top = commandsOf(readme.slice(0, readme.indexOf('\n## ')));
+  assert.deepEqual(top, [install, 'npm test'], 'the top of the README: exactly two commands, the tour\'s first and the tests');
+  assert.equal(install, 'npm install && npm start', 'the tour starts by installing and serving');
+  const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
+  assert.equal(manifest.scripts.start, 'node bin/imgtask.js serve', '`npm start` is `imgtask serve`');
   // `npm link` puts package.json's bin on PATH; here a folder holding that same link stands in for it.
-  const bin = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).bin.imgtask as string;
   const home = await tempDir(t, 'imgtask-tour-');
   const cwd = join(home, 'clone');
   const shims = join(home, 'bin');
   await mkdir(cwd);
   await mkdir(shims);
-  await symlink(join(ROOT, bin), join(shims, 'imgtask'));
+  await symlink(join(ROOT, manifest.bin.imgtask), join(shims, 'imgtask'));
 
   // The server listens on a free port (IMGTASK_PORT) and the client commands find it (IMGTASK_URL), so the commands stay as written.
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${shims}:${process.env.PATH}`, IMGTASK_PORT: '0', NO_COLOR: '1' };
   for (const name of ['IMGTASK_URL', 'IMGTASK_API_KEY', 'IMGTASK_DATA', 'IMGTASK_CONFIG', 'IMGTASK_DATABASE_URL', 'CI']) delete env[name];
   const state = join(home, 'exported.sh');
 
-  const serveAt = rest.findIndex((command) => /^imgtask( --\S+ \S+)* serve\b/.test(command));
-  assert.ok(serveAt >= 0, 'the tour starts a server');
-  for (const command of rest.slice(0, serveAt)) {
-    const step = await runStep(command, cwd, env, state);
-    assert.equal(step.code, 0, `\`${command}\` exited with ${step.code}: ${step.stderr}`);
-  }
-  const serve = await startServe(rest[serveAt], cwd, env);
+  // Terminal 1's server, as `npm start` runs it in the clone.
+  const serve = await startServe('imgtask serve', cwd, env);
   closeBeforeRemoval(home, async () => {
     if (serve.child.exitCode !== null) return;
     const exited = new Promise((done) => serve.child.once('exit', done));
@@ -161,9 +158,10 @@ test("the README's five-minute tour: each command runs as written, in order, aga
     await exited;
   });
   env.IMGTASK_URL = serve.url;
+  assert.equal(rest[0], 'npm link', 'terminal 2 puts imgtask on PATH first');
 
   const steps: Step[] = [];
-  for (const command of rest.slice(serveAt + 1)) {
+  for (const command of rest.slice(1)) {
     if (/^imgtask dashboard\b/.test(command)) {
       const dashboard = await runDashboard(command, cwd, env, state);
       assert.equal(dashboard.code, 0, `\`${command}\` exited with ${dashboard.code}: ${dashboard.screen}`);
@@ -183,8 +181,8 @@ test("the README's five-minute tour: each command runs as written, in order, aga
   const clips = (await readdir(join(cwd, 'clips'))).filter((name) => name.endsWith('.mp4'));
   assert.equal(clips.length, 1, 'a clip saved in ./clips');
   assert.ok(
-    (await filesUnder(join(cwd, 'disk'))).some((name) => name.endsWith('.webp')),
-    'the destination wrote the image under ./disk',
+    (await filesUnder(join(cwd, 'data', 'exports', 'disk'))).some((name) => name.endsWith('.webp')),
+    'the destination wrote the image under ./data/exports/disk',
   );
   const alt = steps.find((step) => step.command.startsWith('imgtask alt '));
   assert.ok(alt && /"alt":/.test(alt.stdout), 'alt text for the images');

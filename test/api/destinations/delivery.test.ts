@@ -40,6 +40,19 @@ test('local: each image is written under the folder with the key template; url i
   assert.equal(cdn.cost, '0.001', 'delivery does not change the price');
 });
 
+test("local: with no roots configured, the data dir's exports folder takes deliveries", async (t) => {
+  const h = await startService(t, { config: PRIVATE_OK });
+  const exportsDir = join(h.dataDir, 'exports');
+  await destination(h, 'exports', 'local', { path: join(exportsDir, 'gen'), keyTemplate: '{imageId}.{ext}' });
+  const task = await generate(h, { destination: 'exports', output: { format: 'png' } });
+  const [image] = task.result.images;
+  assert.deepEqual(image.destination, { name: 'exports', status: 'success', key: `${image.id}.png`, url: null });
+  assert.equal(sniffImage(await readFile(join(exportsDir, 'gen', image.destination.key))), 'png');
+  const outside = await h.request('POST', '/destinations', { auth: h.token, body: { name: 'beside', provider: { id: 'local' }, config: { path: join(h.dataDir, 'store') } } });
+  assert.equal(outside.status, 400, 'the rest of the data dir stays closed');
+  assert.match(outside.json.message, /exports folder/);
+});
+
 test('local: a symlink that leads out of the allowed roots is refused at write time', async (t) => {
   const root = await tempDir(t);
   const outside = await tempDir(t);
