@@ -132,7 +132,7 @@ test("the README's five-minute tour: each command runs as written, in order, aga
 
   // The README's first command and the tour's are the same: install, then serve (`npm start`).
   const top = commandsOf(readme.slice(0, readme.indexOf('\n## ')));
-  assert.deepEqual(top, [install, 'npm test'], 'the top of the README: exactly two commands, the tour\'s first and the tests');
+  assert.deepEqual(top, [install, 'npm test'], "the top of the README: exactly two commands, the tour's first and the tests");
   assert.equal(install, 'npm install && npm start', 'the tour starts by installing and serving');
   const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
   assert.equal(manifest.scripts.start, 'node bin/imgtask.js serve', '`npm start` is `imgtask serve`');
