@@ -18,8 +18,8 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
+import { SnapshotFile } from '../../src/store/file/snapshot-file.js';
 import type { AccountRecord, TaskRecord } from '../../src/store/records.js';
-import { SnapshotFile } from '../../src/store/snapshot-file.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -101,7 +101,7 @@ async function anchor(path: string) {
 
 /** Child: open the store, as `serve` does; RSS after a full GC, and the peak. */
 async function startup(storeDir: string) {
-  const { JsonStore } = await import('../../src/store/json-store.js');
+  const { JsonStore } = await import('../../src/store/file/json-store.js');
   const base = process.memoryUsage().rss;
   const t0 = performance.now();
   const store = await JsonStore.open({ dir: storeDir, snapshotOnClose: false });

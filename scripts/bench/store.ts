@@ -11,9 +11,9 @@ import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { encodeRecord } from '../../src/store/journal/record.js';
-import { JsonStore } from '../../src/store/json-store.js';
-import { SnapshotFile } from '../../src/store/snapshot-file.js';
+import { encodeRecord } from '../../src/store/file/journal/record.js';
+import { JsonStore } from '../../src/store/file/json-store.js';
+import { SnapshotFile } from '../../src/store/file/snapshot-file.js';
 
 const at = '2026-11-22T08:00:00.000Z';
 const account = (n: number) => ({ id: `acc_bench${String(n).padStart(8, '0')}`, name: `bench-user-${n}`, balance: 0, createdAt: at, updatedAt: at });

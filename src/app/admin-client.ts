@@ -1,6 +1,6 @@
 import { callAdminSocket } from '../client/admin-client.js';
 import { loadConfig } from '../config/load.js';
-import { lockHolder } from '../store/lock.js';
+import { lockHolder } from '../store/file/lock.js';
 import { type AdminArgs, type AdminOpName, type AdminResult, runAdminOp } from './admin/ops.js';
 import { dataDirLayout } from './data-dir.js';
 import { openServices } from './services.js';

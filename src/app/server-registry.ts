@@ -3,7 +3,7 @@ import { lstat, mkdir, readdir, readFile, rename, unlink, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { environment } from '../config/environment.js';
-import { isAlive } from '../store/lock.js';
+import { isAlive } from '../store/file/lock.js';
 
 /**
  * Which data dirs this user's `imgtask serve` processes run on, so that an operator command that

@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js';
 import type { StorageFs } from '../store/durable-fs.js';
-import { JsonStore } from '../store/json-store.js';
+import { JsonStore } from '../store/file/json-store.js';
 import type { Store } from '../store/types.js';
 
 /**

@@ -3,7 +3,7 @@ import type { Config } from '../config/schema.js';
 import { AppError } from '../domain/errors.js';
 import { checkLedger, type DoctorReport } from '../services/doctor.js';
 import { checkDump, type DumpCounts, type DumpRecord, readDump, writeDump } from '../store/dump.js';
-import { lockHolder } from '../store/lock.js';
+import { lockHolder } from '../store/file/lock.js';
 import type { Store } from '../store/types.js';
 import { dataDirLayout } from './data-dir.js';
 import { openStore, redactUrl } from './store-backend.js';

@@ -128,6 +128,12 @@ export function settledItems(items: readonly ItemRecord[], s: Pick<TaskSettlemen
   return out;
 }
 
+/** The model a task ran on, as `prepare` resolved it (image.generate, video.generate); null otherwise. */
+export function modelOf(task: Pick<TaskRecord, 'prepared'>): string | null {
+  const model = (task.prepared as { model?: unknown } | null | undefined)?.model;
+  return typeof model === 'string' ? model : null;
+}
+
 /** A secret, encrypted (AES-256-GCM) with the data dir's secrets key; `id` is its name. */
 export interface SecretRecord {
   id: string;
@@ -288,46 +294,3 @@ export interface IdempotencyRecord {
   /** Answered only: the answer `{ status, headers, body }` as JSON, sealed. */
   answer?: string;
 }
-
-/**
- * Every journaled op and its payload: one record each. `JournalEngine.commit` and the state's
- * handlers are typed by this map, so a repo cannot journal a payload its op does not take.
- */
-export interface JournalOps {
-  'account.create': AccountRecord;
-  'account.credit': CreditRecord;
-  'apiKey.create': ApiKeyRecord;
-  'apiKey.revoke': { id: string; at: string };
-  /** New settings of a key (PATCH /api-key/{id}). */
-  'apiKey.update': { id: string; changes: ApiKeyChanges };
-  /** When a key last authenticated; written at most once a minute per key. */
-  'apiKey.touch': { id: string; at: string };
-  /** A rotation in one record: the new key, and the old one's end (revoked now, or expiring at the grace's end). */
-  'apiKey.rotate': { id: string; next: ApiKeyRecord; revokedAt?: string; expiresAt?: string };
-  'secret.put': SecretRecord;
-  'secret.delete': { id: string };
-  'webhook.put': WebhookRecord;
-  'webhook.delete': { id: string };
-  /** An event with every delivery it fans out to, and its task's mark. */
-  'event.record': { event: EventRecord; deliveries: DeliveryRecord[] };
-  /** A settled task whose event no endpoint wants: only the mark. */
-  'task.noEvent': { id: string };
-  'delivery.attempt': { id: string; attempt: DeliveryAttempt; status: DeliveryRecord['status']; nextAttemptAt: string | null };
-  'delivery.redeliver': { id: string; at: string };
-  'destination.put': DestinationRecord;
-  'destination.delete': { id: string };
-  /** A pending task; its estimate is reserved by being pending. */
-  'task.create': TaskRecord;
-  'task.item': { id: string; index: number; item: ItemRecord; at: string };
-  'task.prepare': { id: string; prepared: unknown; at: string };
-  /** Settles a task and moves the money in one record. */
-  'task.settle': TaskSettlement;
-  /** An Idempotency-Key's answer (the file store keeps only answered keys; claims live in memory). */
-  'idempotency.put': IdempotencyRecord;
-  /** Drops the answers that expired at `before` or earlier. */
-  'idempotency.purge': { before: string };
-  /** A budget threshold's mark, with the event it sends and the event's deliveries. */
-  'billingAlert.record': { alert: BillingAlertRecord; event: EventRecord; deliveries: DeliveryRecord[] };
-}
-
-export type JournalOp = keyof JournalOps;

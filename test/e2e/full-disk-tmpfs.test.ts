@@ -6,7 +6,7 @@ import { type TestContext, test } from 'node:test';
 import { startServer } from '../../src/app/server.js';
 import { loadConfig } from '../../src/config/load.js';
 import { ALL_SCOPES } from '../../src/domain/scopes.js';
-import { JsonStore } from '../../src/store/json-store.js';
+import { JsonStore } from '../../src/store/file/json-store.js';
 import { fakeProviders } from '../fixtures/test-providers.js';
 import { type ApiResponse, eventually, send } from '../helpers/harness.js';
 import { makeImage, makeNoisePng } from '../helpers/images.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { prepareDataDir } from '../../src/app/data-dir.js';
 import { writeDump } from '../../src/store/dump.js';
-import { JsonStore } from '../../src/store/json-store.js';
+import { JsonStore } from '../../src/store/file/json-store.js';
 import { migrate, PgStore } from '../../src/store/postgres/index.js';
 import type { Store } from '../../src/store/types.js';
 import { runCli } from '../helpers/cli.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
-import { JsonStore } from '../../src/store/json-store.js';
+import { JsonStore } from '../../src/store/file/json-store.js';
 import { runCli } from '../helpers/cli.js';
 import { startFixture } from '../helpers/fixture-server.js';
 import { eventually, send } from '../helpers/harness.js';

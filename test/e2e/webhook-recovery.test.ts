@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { startServer } from '../../src/app/server.js';
 import { loadConfig } from '../../src/config/load.js';
-import { JsonStore } from '../../src/store/json-store.js';
+import { JsonStore } from '../../src/store/file/json-store.js';
 import { mountTestRoutes, testTaskType } from '../fixtures/test-task-type.js';
 import { runCli } from '../helpers/cli.js';
 import { startFixture } from '../helpers/fixture-server.js';

@@ -1,5 +1,4 @@
-import type { BillingAlertRecord, DeliveryRecord, EventRecord } from '../records.js';
-import { modelOf } from '../repos/billing-alerts.js';
+import { type BillingAlertRecord, type DeliveryRecord, type EventRecord, modelOf } from '../records.js';
 import type { BillingRepo, UsageEntry } from '../types.js';
 import { type Db, decode, docOf, hasNul } from './sql.js';
 import { insertDeliveries } from './webhooks.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { maintenanceOps } from '../../../src/app/admin/maintenance.js';
 import type { SourceImage } from '../../../src/providers/types.js';
-import { JsonStore } from '../../../src/store/json-store.js';
+import { JsonStore } from '../../../src/store/file/json-store.js';
 import { fakeProviders } from '../../fixtures/test-providers.js';
 import { fillableFs } from '../../helpers/full-disk.js';
 import { type ApiResponse, eventually, type Harness, startService, testStore, waitForTask } from '../../helpers/harness.js';

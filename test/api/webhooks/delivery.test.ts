@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { JsonStore } from '../../../src/store/json-store.js';
+import { JsonStore } from '../../../src/store/file/json-store.js';
 import { eventually, type Harness, startService, waitForTask, webhooksQuiet } from '../../helpers/harness.js';
 import { startReceiver } from '../../helpers/receiver.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { checkLedger } from '../../../src/services/doctor.js';
 import { checkDump, DumpError, type DumpRecord, readDump, StoreNotEmptyError, writeDump } from '../../../src/store/dump.js';
-import { JsonStore } from '../../../src/store/json-store.js';
+import { JsonStore } from '../../../src/store/file/json-store.js';
 import type { Store } from '../../../src/store/types.js';
 import { fillStore, storeView } from '../../helpers/store-fixture.js';
 import { tempDir } from '../../helpers/temp-dir.js';

@@ -1,6 +1,6 @@
 import { after, type TestContext } from 'node:test';
 import pg from 'pg';
-import { JsonStore } from '../../../src/store/json-store.js';
+import { JsonStore } from '../../../src/store/file/json-store.js';
 import { migrate, PgStore } from '../../../src/store/postgres/index.js';
 import type { Store } from '../../../src/store/types.js';
 import { testDatabase } from '../../helpers/postgres.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { JsonStore } from '../../../src/store/json-store.js';
+import { JsonStore } from '../../../src/store/file/json-store.js';
 import { removeTempFiles } from '../../../src/store/temp-files.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

@@ -1,0 +1,195 @@
+import { PERIODS, type Period, periodKey } from '../../domain/periods.js';
+import type { TaskRecord } from '../records.js';
+import type { Index } from './collection.js';
+
+/** Ids per group kept sorted, so listings page newest-first without sorting. Ids are time-sortable. */
+export class OrderedGroupIndex<T extends { id: string }> implements Index<T> {
+  private readonly groups = new Map<string, string[]>();
+  /** Groups appended to out of order during `load`: sorted once in `loaded`. */
+  private readonly unsorted = new Set<string[]>();
+  constructor(private readonly keyOf: (record: T) => string | undefined) {}
+  add(record: T): void {
+    const key = this.keyOf(record);
+    if (key === undefined) return;
+    const ids = this.group(key);
+    if (ids.length === 0 || ids[ids.length - 1] < record.id) ids.push(record.id);
+    else {
+      const at = lowerBound(ids, record.id);
+      if (ids[at] !== record.id) ids.splice(at, 0, record.id);
+    }
+  }
+  remove(record: T): void {
+    const key = this.keyOf(record);
+    const ids = key === undefined ? undefined : this.groups.get(key);
+    if (!ids) return;
+    const at = lowerBound(ids, record.id);
+    if (ids[at] === record.id) ids.splice(at, 1);
+  }
+  /** Most updates keep the key (a task changes status, never account): then nothing moves. */
+  update(old: T, next: T): void {
+    if (this.keyOf(old) === this.keyOf(next)) return;
+    this.remove(old);
+    this.add(next);
+  }
+  /** Start-up: ids arrive mostly sorted; append, and sort a group once in `loaded` if they were not. */
+  load(record: T): void {
+    const key = this.keyOf(record);
+    if (key === undefined) return;
+    const ids = this.group(key);
+    if (ids.length !== 0 && ids[ids.length - 1] >= record.id) this.unsorted.add(ids);
+    ids.push(record.id);
+  }
+  loaded(): void {
+    for (const ids of this.unsorted) ids.sort(); // ids are unique within a collection
+    this.unsorted.clear();
+  }
+  clear(): void {
+    this.groups.clear();
+    this.unsorted.clear();
+  }
+  /** Ids of a group, ascending. Do not mutate. */
+  ids(key: string): readonly string[] {
+    return this.groups.get(key) ?? [];
+  }
+  private group(key: string): string[] {
+    let ids = this.groups.get(key);
+    if (!ids) {
+      ids = [];
+      this.groups.set(key, ids);
+    }
+    return ids;
+  }
+}
+
+export function lowerBound(sorted: readonly string[], value: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Ids of the records matching a predicate (pending tasks). */
+export class SetIndex<T extends { id: string }> implements Index<T> {
+  readonly ids = new Set<string>();
+  constructor(private readonly matches: (record: T) => boolean) {}
+  add(record: T): void {
+    if (this.matches(record)) this.ids.add(record.id);
+  }
+  remove(record: T): void {
+    this.ids.delete(record.id);
+  }
+  update(old: T, next: T): void {
+    const was = this.matches(old);
+    const is = this.matches(next);
+    if (is && !was) this.ids.add(next.id);
+    else if (was && !is) this.ids.delete(next.id);
+  }
+  clear(): void {
+    this.ids.clear();
+  }
+}
+
+const bump = (map: Map<string, number>, key: string, by: number): void => {
+  const next = (map.get(key) ?? 0) + by;
+  if (next === 0) map.delete(key);
+  else map.set(key, next);
+};
+
+/**
+ * Money held and spent, kept in step with the tasks: an account's reserve is the estimate of
+ * each pending task; a key's spend in a period is, over the tasks it created in that period,
+ * the estimate while pending and the charge once settled (charged + reserved, DESIGN "Money").
+ */
+export class MoneyIndex implements Index<TaskRecord> {
+  readonly reservedByAccount = new Map<string, number>();
+  readonly spendByKeyPeriod = new Map<string, number>();
+  private readonly lastSpendKeys = new Map<string, { date: string; keys: readonly string[] }>();
+  add(task: TaskRecord): void {
+    this.apply(task, 1);
+  }
+  remove(task: TaskRecord): void {
+    this.apply(task, -1);
+  }
+  /** Moves only the differences: an item recorded moves nothing; a settlement releases the reserve and turns the estimate into the charge. */
+  update(old: TaskRecord, next: TaskRecord): void {
+    if (old.accountId !== next.accountId || old.apiKeyId !== next.apiKeyId || old.createdAt !== next.createdAt) {
+      this.remove(old);
+      this.add(next);
+      return;
+    }
+    const reserve = reserveOf(next) - reserveOf(old);
+    if (reserve !== 0) bump(this.reservedByAccount, next.accountId, reserve);
+    const spend = spendOf(next) - spendOf(old);
+    if (spend !== 0 && next.apiKeyId !== null) this.bumpSpend(next.apiKeyId, next.createdAt, spend);
+  }
+  clear(): void {
+    this.reservedByAccount.clear();
+    this.spendByKeyPeriod.clear();
+    this.lastSpendKeys.clear();
+  }
+  reserved(accountId: string): number {
+    return this.reservedByAccount.get(accountId) ?? 0;
+  }
+  spend(keyId: string, period: Period, millis: number): number {
+    return this.spendByKeyPeriod.get(spendKey(keyId, period, millis)) ?? 0;
+  }
+  private apply(task: TaskRecord, sign: 1 | -1): void {
+    const reserve = reserveOf(task);
+    if (reserve !== 0) bump(this.reservedByAccount, task.accountId, sign * reserve);
+    const amount = spendOf(task);
+    if (amount !== 0 && task.apiKeyId !== null) this.bumpSpend(task.apiKeyId, task.createdAt, sign * amount);
+  }
+  private bumpSpend(keyId: string, createdAt: string, by: number): void {
+    for (const key of this.spendKeys(keyId, createdAt)) bump(this.spendByKeyPeriod, key, by);
+  }
+  /**
+   * A key's spend keys for the day of `createdAt`, remembered per key: consecutive tasks of a
+   * key mostly share a day, and comparing the date part of an ISO time is far cheaper than parsing it.
+   */
+  private spendKeys(keyId: string, createdAt: string): readonly string[] {
+    const last = this.lastSpendKeys.get(keyId);
+    if (last !== undefined && createdAt.length === ISO_LENGTH && createdAt.startsWith(last.date)) return last.keys;
+    const created = Date.parse(createdAt);
+    const keys = PERIODS.map((period) => spendKey(keyId, period, created));
+    this.lastSpendKeys.set(keyId, { date: new Date(created).toISOString().slice(0, 10), keys });
+    return keys;
+  }
+}
+
+/** What a task holds of its account's balance: its estimate while pending. */
+const reserveOf = (task: TaskRecord): number => (task.status === 'pending' ? task.estimate : 0);
+/** What a task counts against its key's spending limit: the estimate while pending, then the charge. */
+const spendOf = (task: TaskRecord): number => (task.status === 'pending' ? task.estimate : task.cost);
+
+/** `2026-01-01T00:00:00.000Z`: the form every stored time has (`toISOString`). */
+const ISO_LENGTH = 24;
+const spendKey = (keyId: string, period: Period, millis: number): string => `${keyId}|${periodKey(period, millis)}`;
+
+/** How many records have each value of a key (tasks by status): kept in step, never counted by scanning. */
+export class CountIndex<T extends { id: string }> implements Index<T> {
+  readonly counts = new Map<string, number>();
+  constructor(private readonly keyOf: (record: T) => string) {}
+  add(record: T): void {
+    bump(this.counts, this.keyOf(record), 1);
+  }
+  remove(record: T): void {
+    bump(this.counts, this.keyOf(record), -1);
+  }
+  update(old: T, next: T): void {
+    const before = this.keyOf(old);
+    const after = this.keyOf(next);
+    if (before === after) return;
+    bump(this.counts, before, -1);
+    bump(this.counts, after, 1);
+  }
+  clear(): void {
+    this.counts.clear();
+  }
+  get(key: string): number {
+    return this.counts.get(key) ?? 0;
+  }
+}

@@ -1,0 +1,60 @@
+import type {
+  AccountRecord,
+  ApiKeyChanges,
+  ApiKeyRecord,
+  BillingAlertRecord,
+  CreditRecord,
+  DeliveryAttempt,
+  DeliveryRecord,
+  DestinationRecord,
+  EventRecord,
+  IdempotencyRecord,
+  ItemRecord,
+  SecretRecord,
+  TaskRecord,
+  TaskSettlement,
+  WebhookRecord,
+} from '../records.js';
+
+/**
+ * Every journaled op and its payload: one record each. `JournalEngine.commit` and the state's
+ * handlers are typed by this map, so a repo cannot journal a payload its op does not take.
+ */
+export interface JournalOps {
+  'account.create': AccountRecord;
+  'account.credit': CreditRecord;
+  'apiKey.create': ApiKeyRecord;
+  'apiKey.revoke': { id: string; at: string };
+  /** New settings of a key (PATCH /api-key/{id}). */
+  'apiKey.update': { id: string; changes: ApiKeyChanges };
+  /** When a key last authenticated; written at most once a minute per key. */
+  'apiKey.touch': { id: string; at: string };
+  /** A rotation in one record: the new key, and the old one's end (revoked now, or expiring at the grace's end). */
+  'apiKey.rotate': { id: string; next: ApiKeyRecord; revokedAt?: string; expiresAt?: string };
+  'secret.put': SecretRecord;
+  'secret.delete': { id: string };
+  'webhook.put': WebhookRecord;
+  'webhook.delete': { id: string };
+  /** An event with every delivery it fans out to, and its task's mark. */
+  'event.record': { event: EventRecord; deliveries: DeliveryRecord[] };
+  /** A settled task whose event no endpoint wants: only the mark. */
+  'task.noEvent': { id: string };
+  'delivery.attempt': { id: string; attempt: DeliveryAttempt; status: DeliveryRecord['status']; nextAttemptAt: string | null };
+  'delivery.redeliver': { id: string; at: string };
+  'destination.put': DestinationRecord;
+  'destination.delete': { id: string };
+  /** A pending task; its estimate is reserved by being pending. */
+  'task.create': TaskRecord;
+  'task.item': { id: string; index: number; item: ItemRecord; at: string };
+  'task.prepare': { id: string; prepared: unknown; at: string };
+  /** Settles a task and moves the money in one record. */
+  'task.settle': TaskSettlement;
+  /** An Idempotency-Key's answer (the file store keeps only answered keys; claims live in memory). */
+  'idempotency.put': IdempotencyRecord;
+  /** Drops the answers that expired at `before` or earlier. */
+  'idempotency.purge': { before: string };
+  /** A budget threshold's mark, with the event it sends and the event's deliveries. */
+  'billingAlert.record': { alert: BillingAlertRecord; event: EventRecord; deliveries: DeliveryRecord[] };
+}
+
+export type JournalOp = keyof JournalOps;

@@ -1,0 +1,149 @@
+import { AppError } from '../../../domain/errors.js';
+import type { Period } from '../../../domain/periods.js';
+import { metadataMatches, metadataOf } from '../../../domain/tasks.js';
+import { finishedItems, type ItemRecord, type TaskRecord, type TaskSettlement } from '../../records.js';
+import type { TaskListQuery, TaskRepo } from '../../types.js';
+import { lowerBound } from '../indexes.js';
+import type { JournalEngine } from '../journal-engine.js';
+
+export function createTaskRepo(engine: JournalEngine): TaskRepo {
+  const { state } = engine;
+  /**
+   * Leases, in memory only: one process owns the data dir (its lock), so every worker that can
+   * claim lives in this process, and after a restart no lease from before matters (nothing else
+   * runs the tasks). Nothing needs journaling: a lost lease only means a task is claimed again.
+   */
+  const leases = new Map<string, { workerId: string; until: number }>();
+  const pending = (id: string) => {
+    const task = state.tasks.get(id);
+    return task && task.status === 'pending' ? task : undefined;
+  };
+  return {
+    async create(task, { spendingLimit }) {
+      const account = state.accounts.get(task.accountId);
+      if (!account) throw new AppError('UNAUTHORIZED', 'the account no longer exists');
+      // Checks and insert run in one synchronous step: no other create can slip between them.
+      const available = account.balance - state.money.reserved(account.id);
+      if (available < task.estimate) {
+        throw new AppError('INSUFFICIENT_BALANCE', `the estimate is ${task.estimate / 1e6} USD and the available balance is ${available / 1e6} USD`);
+      }
+      if (spendingLimit && task.apiKeyId) {
+        const spent = state.money.spend(task.apiKeyId, spendingLimit.period, Date.parse(task.createdAt));
+        if (spent + task.estimate > spendingLimit.limit) {
+          throw new AppError('SPENDING_LIMIT_EXCEEDED', `this key's spending limit for the current ${spendingLimit.period} is used up`);
+        }
+      }
+      await engine.commit('task.create', task);
+      return state.tasks.get(task.id)!;
+    },
+    async recordItem(id, index, item: ItemRecord, at) {
+      const task = pending(id);
+      if (task?.items[index]?.status !== 'pending') return undefined;
+      await engine.commit('task.item', { id, index, item, at });
+      return state.tasks.get(id);
+    },
+    async savePrepared(id, prepared, at) {
+      if (!pending(id)) return undefined;
+      await engine.commit('task.prepare', { id, prepared, at });
+      return state.tasks.get(id);
+    },
+    async settle(settlement: TaskSettlement) {
+      const task = pending(settlement.id);
+      if (!task) return undefined;
+      if (settlement.lastItem && task.items[settlement.lastItem.index]?.status !== 'pending') return undefined;
+      if (settlement.finished !== undefined && finishedItems(task) !== settlement.finished) return undefined;
+      if (settlement.cost < 0 || settlement.cost > task.estimate) throw new Error(`settlement of ${task.id} charges ${settlement.cost}, outside 0..${task.estimate}`);
+      await engine.commit('task.settle', settlement);
+      return state.tasks.get(settlement.id);
+    },
+    async get(id) {
+      return state.tasks.get(id);
+    },
+    async listPending() {
+      return Array.from(state.pendingTasks.ids, (id) => state.tasks.get(id)!);
+    },
+    async countPending() {
+      return state.pendingTasks.ids.size;
+    },
+    async list(accountId: string, query: TaskListQuery) {
+      const matches = (task: TaskRecord) =>
+        (query.status === undefined || task.status === query.status) &&
+        (query.type === undefined || task.type === query.type) &&
+        (query.metadata === undefined || metadataMatches(metadataOf(task.request), query.metadata));
+      const ids = state.tasksByAccount.ids(accountId);
+      const out: TaskRecord[] = [];
+      let i = (query.before === undefined ? ids.length : lowerBound(ids, query.before)) - 1;
+      for (; i >= 0 && out.length < query.limit + 1; i--) {
+        const task = state.tasks.get(ids[i])!;
+        if (query.createdBefore !== undefined && task.createdAt >= query.createdBefore) continue;
+        if (query.createdAfter !== undefined && task.createdAt < query.createdAfter) break; // older from here on
+        if (matches(task)) out.push(task);
+      }
+      const more = out.length > query.limit;
+      return { tasks: out.slice(0, query.limit), more };
+    },
+    async reserved(accountId) {
+      return state.money.reserved(accountId);
+    },
+    async keySpend(keyId: string, period: Period, millis: number) {
+      return state.money.spend(keyId, period, millis);
+    },
+    async all() {
+      return state.tasks.values();
+    },
+    async countsByStatus() {
+      const c = state.tasksByStatus;
+      return { pending: c.get('pending'), completed: c.get('completed'), failed: c.get('failed') };
+    },
+    async countsByTypeStatus() {
+      return Array.from(state.tasksByTypeStatus.counts, ([key, count]) => {
+        const [type, status] = key.split(' ') as [string, TaskRecord['status']];
+        return { type, status, count };
+      }).filter((entry) => entry.count > 0);
+    },
+    async claim(workerId, limit, leaseMs) {
+      const now = Date.now();
+      const out: TaskRecord[] = [];
+      // One synchronous pass: no other claim can run between the check and the lease.
+      for (const id of state.pendingTasks.ids) {
+        if (out.length >= limit) break;
+        const lease = leases.get(id);
+        if (lease && lease.until > now) continue;
+        leases.set(id, { workerId, until: now + leaseMs });
+        out.push(state.tasks.get(id)!);
+      }
+      return out;
+    },
+    async renewLeases(workerId, ids, leaseMs) {
+      const until = Date.now() + leaseMs;
+      const held: string[] = [];
+      for (const id of ids) {
+        const lease = leases.get(id);
+        if (lease?.workerId !== workerId) continue;
+        if (!pending(id)) {
+          leases.delete(id);
+          continue;
+        }
+        lease.until = until;
+        held.push(id);
+      }
+      return held;
+    },
+    async release(workerId, id) {
+      if (leases.get(id)?.workerId === workerId) leases.delete(id);
+    },
+    async recent(limit) {
+      // Each account's ids are sorted by time; their tails merged give the newest overall.
+      const tails: string[] = [];
+      for (const account of state.accounts.values()) {
+        const ids = state.tasksByAccount.ids(account.id);
+        tails.push(...ids.slice(Math.max(0, ids.length - limit)));
+      }
+      return tails
+        .sort()
+        .slice(-limit)
+        .reverse()
+        .map((id) => state.tasks.get(id)!);
+    },
+  };
+}
