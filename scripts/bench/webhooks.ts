@@ -27,8 +27,8 @@ import { openServices } from '../../src/app/services.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { TaskRecord } from '../../src/store/records.js';
 import { deliverWebhook } from '../../src/webhooks/deliver.js';
+import { createWebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { signWebhook } from '../../src/webhooks/sign.js';
-import { createWebhookDispatcher } from '../../src/worker/webhook-dispatcher.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);

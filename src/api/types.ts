@@ -6,13 +6,13 @@ import type { AuthService, Principal } from '../services/auth.js';
 import type { DestinationService } from '../services/destinations.js';
 import type { IdempotencyService } from '../services/idempotency.js';
 import type { ImageLibrary } from '../services/images.js';
-import type { Outbox } from '../services/outbox.js';
 import type { TaskStreams } from '../services/task-stream.js';
 import type { TaskTypeRegistry } from '../services/task-types.js';
 import type { TaskService } from '../services/tasks.js';
 import type { UsageService } from '../services/usage.js';
 import type { VideoLibrary } from '../services/videos.js';
 import type { WebhookService } from '../services/webhooks.js';
+import type { Outbox } from '../webhooks/outbox.js';
 
 /** What the API needs from the rest of the service; tests hand it real ones. */
 export interface ApiDeps {

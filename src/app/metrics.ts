@@ -1,7 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { AnyTaskType } from '../services/task-types.js';
 import type { Store } from '../store/types.js';
-import type { AttemptOutcome } from '../worker/webhook-dispatcher.js';
+import type { AttemptOutcome } from '../webhooks/dispatcher.js';
 
 /** Seconds: from a cached read (a few ms) to a slow generation or a stalled upload. */
 const HTTP_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];

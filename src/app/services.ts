@@ -8,14 +8,12 @@ import type { ProviderSet } from '../providers/types.js';
 import { createAccountService } from '../services/accounts.js';
 import { createApiKeyService } from '../services/api-keys.js';
 import { createAuthService } from '../services/auth.js';
-import { createBillingAlerts } from '../services/billing-alerts.js';
 import { createDestinationService } from '../services/destinations.js';
 import { EventBus } from '../services/events.js';
 import { createIdempotencyService } from '../services/idempotency.js';
 import { createImageLibrary } from '../services/images.js';
 import { createLoadLimits } from '../services/load-limits.js';
 import { createOperatorService } from '../services/operator.js';
-import { createOutbox } from '../services/outbox.js';
 import { type Clock, systemClock } from '../services/ports.js';
 import { createSecretService } from '../services/secrets.js';
 import { createSpaceGuard } from '../services/space-guard.js';
@@ -31,10 +29,12 @@ import { nodeStorageFs, type StorageFs } from '../store/durable-fs.js';
 import { createFreeSpaceWatch } from '../store/free-space.js';
 import { removeTempFiles } from '../store/temp-files.js';
 import { createTaskTypes } from '../tasks/index.js';
+import { createBillingAlerts } from '../webhooks/billing-alerts.js';
+import type { AttemptOutcome } from '../webhooks/dispatcher.js';
+import { createOutbox } from '../webhooks/outbox.js';
 import { newWebhookSecret } from '../webhooks/sign.js';
 import { Lanes } from '../worker/lanes.js';
 import { createTaskRunner } from '../worker/task-runner.js';
-import type { AttemptOutcome } from '../worker/webhook-dispatcher.js';
 import { openBlobStores } from './blob-storage.js';
 import { prepareDataDir } from './data-dir.js';
 import { notifyingQueue } from './fleet.js';
@@ -152,13 +152,10 @@ export async function openServices(options: ServiceOptions) {
   const queue = store.signals ? notifyingQueue(store.signals, progress, runner, log) : runner;
   const tasks = createTaskService({ store, registry, progress, queue, tokens, clock, events, limits: createLoadLimits(config, clock), log, space });
   const webhooks = createWebhookService({ store, clock, secretsKey, newSecret: newWebhookSecret });
+  // Each listener subscribes itself: the outbox records every settlement's event (durably, after the settlement itself).
   const outbox = createOutbox({ store, webhooks, clock, config, events, log });
   const operator = createOperatorService({ store, accounts, clock, publicBase });
   const idempotency = createIdempotencyService({ store, clock, secretsKey, log });
-  // Every settlement becomes an event in the outbox (durably, after the settlement itself).
-  events.on('task:settled', ({ task }) => {
-    outbox.recordTaskEvent(task).catch((err: Error) => log(`webhooks: event for task ${task.id} not recorded yet (${err.message}); the next start records it`));
-  });
   // An event refused for lack of space is recorded once space returns, as a start would.
   afterSpaceReturns = () => {
     outbox.recoverMissing().then(
@@ -277,6 +274,8 @@ export async function openServices(options: ServiceOptions) {
     billingAlerts,
     close: async () => {
       taskStreams.close();
+      outbox.close();
+      billingAlerts.close();
       preload?.stop(); // then closing the models ends a load under way
       lanes.stop();
       await embedded.close();

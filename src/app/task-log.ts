@@ -1,6 +1,6 @@
 import type { EventBus } from '../services/events.js';
 import type { Store } from '../store/types.js';
-import type { AttemptOutcome } from '../worker/webhook-dispatcher.js';
+import type { AttemptOutcome } from '../webhooks/dispatcher.js';
 import type { Logger } from './logger.js';
 
 /**

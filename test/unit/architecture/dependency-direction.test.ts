@@ -18,7 +18,7 @@ const ALLOWED: Record<string, string[]> = {
   net: ['domain', 'config'],
   providers: ['domain', 'net', 'media'],
   destinations: ['domain', 'net'],
-  webhooks: ['domain', 'net'],
+  webhooks: ['domain', 'net', 'services'],
   services: ['domain', 'media', 'store'],
   tasks: ['domain', 'media'],
   worker: ['domain', 'services', 'tasks'],
@@ -36,10 +36,11 @@ const ALLOWED: Record<string, string[]> = {
  */
 const TYPE_ONLY_ALLOWED: Record<string, string[]> = {
   providers: ['config'],
-  services: ['providers', 'destinations', 'webhooks', 'config'],
+  services: ['providers', 'destinations', 'config'],
+  webhooks: ['store', 'config'],
   tasks: ['services', 'providers', 'config'],
   worker: ['config'],
-  api: ['config'],
+  api: ['config', 'webhooks'],
   client: ['api'],
 };
 

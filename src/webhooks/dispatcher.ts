@@ -2,7 +2,7 @@ import PQueue from 'p-queue';
 import type { ConfigSource } from '../config/source.js';
 import { isOutOfSpace } from '../domain/storage-full.js';
 import type { EventBus } from '../services/events.js';
-import type { DeliveryRecord, Outbox } from '../services/outbox.js';
+import type { DeliveryRecord, Outbox } from './outbox.js';
 
 type SendResult = { status: number | null; latencyMs: number; error?: string };
 

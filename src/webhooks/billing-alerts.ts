@@ -4,11 +4,11 @@ import { sortableId } from '../domain/ids.js';
 import { formatUsd, type Micros } from '../domain/money.js';
 import { periodKey } from '../domain/periods.js';
 import { isoTime } from '../domain/time.js';
+import type { EventBus } from '../services/events.js';
+import type { Clock } from '../services/ports.js';
 import type { BillingAlertRecord, EventRecord, TaskRecord, WebhookRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
-import type { EventBus } from './events.js';
 import { newDelivery } from './outbox.js';
-import type { Clock } from './ports.js';
 
 /** A budget and what of it is used, for one scope and period. */
 interface Budget {
@@ -96,7 +96,7 @@ export function createBillingAlerts(deps: { store: Store; clock: Clock; config: 
   }
 
   const inFlight = new Set<Promise<unknown>>();
-  events.on('task:settled', ({ task }) => {
+  const unsubscribe = events.on('task:settled', ({ task }) => {
     const checked = check(task)
       .catch((err: Error) => deps.log(`billing: budget alerts after task ${task.id} not checked (${err.message}); the next charge checks again`))
       .finally(() => inFlight.delete(checked));
@@ -105,6 +105,8 @@ export function createBillingAlerts(deps: { store: Store; clock: Clock; config: 
 
   return {
     check,
+    /** Stops checking settlements (checks under way still finish: see `idle`). */
+    close: unsubscribe,
     /** Resolves once every check started so far has finished. */
     async idle(): Promise<void> {
       while (inFlight.size > 0) await Promise.all(inFlight);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EventBus } from '../../../src/services/events.js';
-import type { DeliveryRecord, Outbox } from '../../../src/services/outbox.js';
-import { createWebhookDispatcher } from '../../../src/worker/webhook-dispatcher.js';
+import { createWebhookDispatcher } from '../../../src/webhooks/dispatcher.js';
+import type { DeliveryRecord, Outbox } from '../../../src/webhooks/outbox.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -3,12 +3,12 @@ import { AppError } from '../domain/errors.js';
 import { eventMatches, TEST_EVENT_KIND } from '../domain/events.js';
 import { randomId, sortableId } from '../domain/ids.js';
 import { isoTime } from '../domain/time.js';
+import { type EventBus, settledEventKind } from '../services/events.js';
+import { type Clock, type Owner, ownedBy } from '../services/ports.js';
+import { toTaskView } from '../services/task-views.js';
+import type { WebhookService } from '../services/webhooks.js';
 import type { DeliveryAttempt, DeliveryRecord, EventRecord, TaskRecord, WebhookRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
-import { type EventBus, settledEventKind } from './events.js';
-import { type Clock, type Owner, ownedBy } from './ports.js';
-import { toTaskView } from './task-views.js';
-import type { WebhookService } from './webhooks.js';
 
 export type { DeliveryRecord } from '../store/records.js';
 
@@ -37,12 +37,6 @@ function taskEnvelope(eventId: string, createdAt: string, task: TaskRecord) {
   return { id: eventId, type: settledEventKind(task), createdAt, data };
 }
 
-/**
- * The durable outbox: each settled task becomes one event whose deliveries (one per
- * matching dashboard webhook and per custom endpoint of the task) are recorded with it in a
- * single journal write; attempts are journaled too, so deliveries survive restarts and are
- * at least once, with the same event id every time.
- */
 /** A new delivery of `event` to `url` (a dashboard webhook's, or a task's custom endpoint: webhookId null), due at once. */
 export const newDelivery = (event: Pick<EventRecord, 'id' | 'accountId'>, url: string, webhookId: string | null, at: string): DeliveryRecord => ({
   id: randomId('dlv'),
@@ -57,6 +51,14 @@ export const newDelivery = (event: Pick<EventRecord, 'id' | 'accountId'>, url: s
   updatedAt: at,
 });
 
+/**
+ * The durable outbox: each settled task becomes one event whose deliveries (one per
+ * matching dashboard webhook and per custom endpoint of the task) are recorded with it in a
+ * single journal write; attempts are journaled too, so deliveries survive restarts and are
+ * at least once, with the same event id every time. It subscribes itself to `task:settled`
+ * (durably after the settlement; `close` unsubscribes): an event a failed write left out is
+ * recorded by `recoverMissing` at the next start.
+ */
 export function createOutbox(deps: { store: Store; webhooks: WebhookService; clock: Clock; config: Pick<ConfigSource, 'current'>; events: EventBus; log: (message: string) => void }) {
   const { store, clock, events } = deps;
   const settings = () => deps.config.current().webhooks;
@@ -92,8 +94,14 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
     due();
   }
 
+  const unsubscribe = events.on('task:settled', ({ task }) => {
+    recordTaskEvent(task).catch((err: Error) => deps.log(`webhooks: event for task ${task.id} not recorded yet (${err.message}); the next start records it`));
+  });
+
   return {
     recordTaskEvent,
+    /** Stops recording settlements' events. */
+    close: unsubscribe,
     /** Records events for tasks that settled just before a crash, before their event was written. */
     async recoverMissing(): Promise<number> {
       const missing = await store.webhooks.settledWithoutEvent();
