@@ -1,6 +1,6 @@
 import { formatUsd } from '../domain/money.js';
+import type { AnyTaskType } from '../engine/task-types.js';
 import type { Principal } from '../services/auth.js';
-import type { AnyTaskType } from '../services/task-types.js';
 import type { CreatedTaskResponse } from './routes/image/schemas.js';
 import type { ApiDeps } from './types.js';
 

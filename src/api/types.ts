@@ -1,14 +1,14 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { ConfigSource } from '../config/source.js';
+import type { TaskStreams } from '../engine/task-stream.js';
+import type { TaskTypeRegistry } from '../engine/task-types.js';
+import type { TaskService } from '../engine/tasks.js';
 import type { AccountService } from '../services/accounts.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import type { AuthService, Principal } from '../services/auth.js';
 import type { DestinationService } from '../services/destinations.js';
 import type { IdempotencyService } from '../services/idempotency.js';
 import type { ImageLibrary } from '../services/images.js';
-import type { TaskStreams } from '../services/task-stream.js';
-import type { TaskTypeRegistry } from '../services/task-types.js';
-import type { TaskService } from '../services/tasks.js';
 import type { UsageService } from '../services/usage.js';
 import type { VideoLibrary } from '../services/videos.js';
 import type { WebhookService } from '../services/webhooks.js';

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ConfigSource } from '../config/source.js';
+import { createClaimer } from '../engine/intake/claimer.js';
+import type { LaneBacklog } from '../engine/load-limits.js';
+import type { Lanes } from '../engine/runner/lanes.js';
+import type { TaskProgress } from '../engine/task-progress.js';
 import type { EventBus } from '../services/events.js';
-import type { LaneBacklog } from '../services/load-limits.js';
 import type { TaskQueue } from '../services/ports.js';
-import type { TaskProgress } from '../services/task-progress.js';
 import type { Store, StoreSignals } from '../store/types.js';
-import { createClaimer } from '../worker/claimer.js';
-import type { Lanes } from '../worker/lanes.js';
 
 /**
  * Many processes on one PostgreSQL database: `serve`, `serve --no-work` and `worker`. What they

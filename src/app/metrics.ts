@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { AnyTaskType } from '../services/task-types.js';
+import type { AnyTaskType } from '../engine/task-types.js';
 import type { Store } from '../store/types.js';
 import type { AttemptOutcome } from '../webhooks/dispatcher.js';
 

@@ -2,8 +2,8 @@ import type { z } from 'zod';
 import type { Micros } from '../domain/money.js';
 import type { Scope } from '../domain/scopes.js';
 import { MAX_ATTEMPTS, type TaskError, type TaskErrorCode } from '../domain/tasks.js';
+import type { TaskTypeDefinition } from '../engine/task-types.js';
 import type { SourceImage } from '../providers/types.js';
-import type { TaskTypeDefinition } from '../services/task-types.js';
 import type { ImageTaskDeps } from './deps.js';
 
 /** What rate and alt keep of their body: the URLs (plus the rating's mode and levels). */

@@ -18,12 +18,12 @@ const ALLOWED: Record<string, string[]> = {
   net: ['domain', 'config'],
   providers: ['domain', 'net', 'media'],
   destinations: ['domain', 'net'],
-  webhooks: ['domain', 'net', 'services'],
   services: ['domain', 'media', 'store'],
+  engine: ['domain', 'store', 'services'],
+  webhooks: ['domain', 'net', 'services', 'engine'],
   tasks: ['domain', 'media'],
-  worker: ['domain', 'services', 'tasks'],
-  api: ['domain', 'services', 'tasks'],
-  app: ['domain', 'media', 'config', 'store', 'net', 'providers', 'destinations', 'webhooks', 'services', 'tasks', 'worker', 'api', 'client'],
+  api: ['domain', 'services', 'engine', 'tasks'],
+  app: ['domain', 'media', 'config', 'store', 'net', 'providers', 'destinations', 'webhooks', 'services', 'engine', 'tasks', 'api', 'client'],
   client: ['domain'],
   tui: ['domain', 'client'],
   cli: ['domain', 'config', 'client', 'app', 'tui'],
@@ -38,8 +38,8 @@ const TYPE_ONLY_ALLOWED: Record<string, string[]> = {
   providers: ['config'],
   services: ['providers', 'destinations', 'config'],
   webhooks: ['store', 'config'],
-  tasks: ['services', 'providers', 'config'],
-  worker: ['config'],
+  tasks: ['services', 'engine', 'providers', 'config'],
+  engine: ['config'],
   api: ['config', 'webhooks'],
   client: ['api'],
 };
@@ -50,7 +50,7 @@ const TYPE_ONLY_ALLOWED: Record<string, string[]> = {
  * types), never the API's internals; config is seen as `Config` and `ConfigSource` only.
  */
 const TYPE_ONLY_FILES: Record<string, Record<string, RegExp>> = {
-  tasks: { services: /^services\/(ports|task-types|images|videos|destinations)\.ts$/ },
+  tasks: { services: /^services\/(ports|images|videos|destinations)\.ts$/, engine: /^engine\/task-types\.ts$/ },
   client: { api: /^api\/routes\// },
   '*': { config: /^config\/(schema|source)\.ts$/ },
 };

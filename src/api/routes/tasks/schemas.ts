@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TASK_STATUSES, type TaskStatus } from '../../../domain/tasks.js';
-import type { TaskRecord } from '../../../services/task-types.js';
-import { toResultView, toTaskView } from '../../../services/task-views.js';
+import type { TaskRecord } from '../../../engine/task-types.js';
+import { toResultView, toTaskView } from '../../../engine/task-views.js';
 import { TASK_MODULES } from '../../../tasks/index.js';
 import { Timestamp, Usd } from '../../schemas.js';
 

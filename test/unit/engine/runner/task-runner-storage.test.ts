@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from '../../../src/config/load.js';
-import { createConfigSource } from '../../../src/config/source.js';
-import { storageFull } from '../../../src/domain/storage-full.js';
-import type { ItemRecord, TaskRecord } from '../../../src/store/records.js';
-import { Lanes } from '../../../src/worker/lanes.js';
-import { createTaskRunner } from '../../../src/worker/task-runner.js';
-import { eventually } from '../../helpers/harness.js';
+import { loadConfig } from '../../../../src/config/load.js';
+import { createConfigSource } from '../../../../src/config/source.js';
+import { storageFull } from '../../../../src/domain/storage-full.js';
+import { Lanes } from '../../../../src/engine/runner/lanes.js';
+import { createTaskRunner } from '../../../../src/engine/runner/task-runner.js';
+import type { ItemRecord, TaskRecord } from '../../../../src/store/records.js';
+import { eventually } from '../../../helpers/harness.js';
 
 /** A one-item task over a fake progress whose writes a full disk refuses `refusals` times (the runner sees 507s). */
 function setup(t: { after(fn: () => unknown): void }, refuse: { work?: number; record?: number; settle?: number }) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { TaskRecord } from '../../../src/services/task-types.js';
-import { createClaimer } from '../../../src/worker/claimer.js';
+import { createClaimer } from '../../../../src/engine/intake/claimer.js';
+import type { TaskRecord } from '../../../../src/engine/task-types.js';
 
 const task = (id: string) => ({ id }) as TaskRecord;
 

@@ -1,5 +1,5 @@
 import type { ConfigSource } from '../config/source.js';
-import type { TaskService } from '../services/tasks.js';
+import type { TaskService } from './tasks.js';
 
 /**
  * Runs the expiry sweep once at start and then every `work.sweepIntervalMs` while the server

@@ -3,16 +3,16 @@ import { sortableId } from '../domain/ids.js';
 import type { Micros } from '../domain/money.js';
 import { TASK_EXPIRY_MS } from '../domain/tasks.js';
 import { isoTime } from '../domain/time.js';
+import type { Principal } from '../services/auth.js';
+import type { EventBus } from '../services/events.js';
+import type { Clock, TaskQueue } from '../services/ports.js';
+import type { SpaceGuard } from '../services/space-guard.js';
+import type { TokenService } from '../services/tokens.js';
 import type { ItemRecord, TaskRecord } from '../store/records.js';
 import type { Store, TaskListQuery } from '../store/types.js';
-import type { Principal } from './auth.js';
-import type { EventBus } from './events.js';
 import type { LaneBacklog, LoadLimits } from './load-limits.js';
-import type { Clock, TaskQueue } from './ports.js';
-import type { SpaceGuard } from './space-guard.js';
 import type { TaskProgress } from './task-progress.js';
 import type { AnyTaskType, TaskTypeRegistry } from './task-types.js';
-import type { TokenService } from './tokens.js';
 
 export interface CreatedTask {
   task: TaskRecord;

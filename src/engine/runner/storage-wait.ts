@@ -1,4 +1,4 @@
-import { isOutOfSpace } from '../domain/storage-full.js';
+import { isOutOfSpace } from '../../domain/storage-full.js';
 import { abortableSleep } from './retry.js';
 
 /** The cap of the doubling wait between tries of a step refused for lack of space. */

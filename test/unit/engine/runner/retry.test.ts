@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { test } from 'node:test';
-import { abortableSleep } from '../../../src/worker/retry.js';
+import { abortableSleep } from '../../../../src/engine/runner/retry.js';
 
 test('a sleep that runs its course leaves no abort listener behind; an abort ends it early', async () => {
   const controller = new AbortController();

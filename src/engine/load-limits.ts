@@ -1,6 +1,6 @@
 import type { ConfigSource } from '../config/source.js';
 import { AppError } from '../domain/errors.js';
-import type { Clock } from './ports.js';
+import type { Clock } from '../services/ports.js';
 
 /** What the worker tells of its lanes' backlog (the task runner implements it). */
 export interface LaneBacklog {

@@ -1,4 +1,4 @@
-import type { TaskRecord } from '../services/task-types.js';
+import type { TaskRecord } from '../task-types.js';
 
 /** The store's leases, bound to this worker's id and lease length. */
 export interface LeaseSource {

@@ -1,9 +1,9 @@
 import type { TaskError } from '../domain/tasks.js';
 import { isoTime } from '../domain/time.js';
+import { type EventBus, settledEventKind } from '../services/events.js';
+import type { Clock } from '../services/ports.js';
 import { finishedItems, type ItemRecord, settledItems, type TaskRecord, type TaskSettlement } from '../store/records.js';
 import type { Store } from '../store/types.js';
-import { type EventBus, settledEventKind } from './events.js';
-import type { Clock } from './ports.js';
 import type { AnyTaskType, TaskTypeRegistry } from './task-types.js';
 
 /**

@@ -1,6 +1,6 @@
+import type { EventBus } from '../services/events.js';
 import type { TaskRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
-import type { EventBus } from './events.js';
 
 /**
  * How far a task has got: its finished items, plus one once it settled. Every change a live

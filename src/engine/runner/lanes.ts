@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import PQueue from 'p-queue';
-import type { ConfigSource } from '../config/source.js';
-import type { LaneBacklog } from '../services/load-limits.js';
+import type { ConfigSource } from '../../config/source.js';
+import type { LaneBacklog } from '../load-limits.js';
 
 /** Weight of the newest item in a lane's mean item time (an exponentially weighted mean): about the last ten items count. */
 const ITEM_TIME_WEIGHT = 0.2;
