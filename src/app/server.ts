@@ -5,12 +5,8 @@ import type { Hono } from 'hono';
 import { createApi } from '../api/app.js';
 import type { ApiDeps, ApiEnv } from '../api/types.js';
 import type { ConfigFlags } from '../config/load.js';
-import { startSweepTimer } from '../engine/sweep-timer.js';
-import { deliverWebhook } from '../webhooks/deliver.js';
-import { createWebhookDispatcher } from '../webhooks/dispatcher.js';
 import { listenAdminSocket } from './admin-socket.js';
 import { watchConfig } from './config-watch.js';
-import { bridgeEvents, electDispatcher, SWEEP_LOCK, startClaiming, underLock } from './fleet.js';
 import { openServices, type ServiceOptions, type Services } from './services.js';
 
 export interface ServerOptions extends ServiceOptions {
@@ -72,57 +68,15 @@ async function startProcess(options: ServerOptions) {
   const problem = roleProblem(role, options.config.store.driver);
   if (problem) throw new Error(problem);
   const services = await openServices(options);
-  const { config, runner } = services;
-  const signals = services.store.signals;
+  const { config, engine } = services;
   const working = role !== 'api';
   let http: ServerType | undefined;
   let admin: { close(): Promise<void> } | undefined;
-  const makeDispatcher = () =>
-    createWebhookDispatcher({
-      outbox: services.outbox,
-      events: services.events,
-      config,
-      log: services.log,
-      onAttempt: services.observeWebhookAttempt,
-      send: (delivery, message) => {
-        const { timeoutMs, allowPrivateAddresses } = config.current().webhooks;
-        return deliverWebhook({ url: delivery.url, secret: message.secret }, message, { timeoutMs, allowPrivateAddresses, now: () => services.clock.now() });
-      },
-    });
-  // The file store: this process dispatches. A shared database: the process holding the dispatch lock does.
-  let dispatcher: { close(graceMs: number): Promise<void> } | undefined;
-  let claiming: Awaited<ReturnType<typeof startClaiming>> | undefined;
-  let unbridge: (() => void) | undefined;
-  let sweeper: { stop(): void } | undefined;
   let configWatch: { close(): Promise<void> } | undefined;
   try {
-    if (signals) {
-      unbridge = await bridgeEvents(signals, services.events, services.log);
-      // Notifications missed while the connection was down: live status streams read their tasks again.
-      signals.onReconnect(() => services.taskStreams.refresh());
-    }
-    if (working) {
-      // Each settlement records its event as it happens; this finds those a crash left out (on a shared database, one process at a time).
-      const recover = () => services.outbox.recoverMissing();
-      const recovered = signals ? await underLock(signals, SWEEP_LOCK, recover).then((r) => (r.ran ? r.value : 0)) : await recover();
-      if (recovered) services.log(`webhooks: recorded ${recovered} event(s) missing after a crash`);
-      if (signals) {
-        dispatcher = electDispatcher(signals, makeDispatcher, services.log);
-        claiming = await startClaiming({ store: services.store, signals, runner, lanes: services.lanes, config, log: services.log });
-        // The sweep runs in one process at a time across the fleet.
-        const sweep = async () => {
-          const outcome = await underLock(signals, SWEEP_LOCK, () => services.tasks.sweep());
-          return outcome.ran ? outcome.value : [];
-        };
-        sweeper = startSweepTimer({ sweep }, config, services.log);
-      } else {
-        const only = makeDispatcher();
-        only.start();
-        dispatcher = only;
-        runner.resume(await services.store.tasks.listPending());
-        sweeper = startSweepTimer(services.tasks, config, services.log);
-      }
-    }
+    // The engine's intake decides what runs here: the file store's one process takes every task
+    // and dispatches; on a shared database the processes claim tasks, one of them dispatches.
+    await engine.start(working ? services.installWork : null);
     let api: Hono<ApiEnv> | undefined;
     let url: string | undefined;
     let port: number | undefined;
@@ -151,10 +105,9 @@ async function startProcess(options: ServerOptions) {
       port,
       services,
       api,
-      workerId: claiming?.workerId,
+      workerId: engine.workerId(),
       close: () =>
         (closing ??= (async () => {
-          sweeper?.stop();
           // Open live status streams end now (their clients reconnect with Last-Event-ID); each would hold its connection, and the close, open.
           services.taskStreams.close();
           await configWatch?.close();
@@ -164,24 +117,16 @@ async function startProcess(options: ServerOptions) {
           // So keep dropping connections as they go idle, until the last one is gone.
           const dropIdle = http && 'closeIdleConnections' in http ? setInterval(() => (http as Server).closeIdleConnections(), 20).unref() : undefined;
           void httpClosed.then(() => clearInterval(dropIdle));
-          const { work, webhooks } = config.current();
-          if (claiming) await claiming.close(() => runner.close(work.shutdownGraceMs));
-          else await runner.close(work.shutdownGraceMs);
-          await dispatcher?.close(Math.min(work.shutdownGraceMs, webhooks.timeoutMs));
-          unbridge?.();
+          await engine.close(config.current().work.shutdownGraceMs);
           await httpClosed;
           await admin?.close();
           await services.close();
         })()),
     };
   } catch (err) {
-    sweeper?.stop();
     http?.close();
     await admin?.close();
-    if (claiming) await claiming.close(() => runner.close(0));
-    else await runner.close(0);
-    await dispatcher?.close(0);
-    unbridge?.();
+    await engine.close(0);
     await services.close();
     throw err;
   }

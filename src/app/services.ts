@@ -3,13 +3,9 @@ import { access } from 'node:fs/promises';
 import type { Config } from '../config/schema.js';
 import { type ConfigSource, createConfigSource } from '../config/source.js';
 import { isUnderAllowedRoot } from '../destinations/local-folder.js';
-import { createLoadLimits } from '../engine/load-limits.js';
-import { Lanes } from '../engine/runner/lanes.js';
-import { createTaskRunner } from '../engine/runner/task-runner.js';
-import { createTaskProgress } from '../engine/task-progress.js';
-import { createTaskStreams } from '../engine/task-stream.js';
+import { createEngine } from '../engine/engine.js';
+import type { InstallWork } from '../engine/intake/intake.js';
 import { type AnyTaskType, TaskTypeRegistry } from '../engine/task-types.js';
-import { createTaskService } from '../engine/tasks.js';
 import { createSafeFetcher } from '../net/safe-fetch.js';
 import type { ProviderSet } from '../providers/types.js';
 import { createAccountService } from '../services/accounts.js';
@@ -32,12 +28,12 @@ import { createFreeSpaceWatch } from '../store/free-space.js';
 import { removeTempFiles } from '../store/temp-files.js';
 import { createTaskTypes } from '../tasks/index.js';
 import { createBillingAlerts } from '../webhooks/billing-alerts.js';
-import type { AttemptOutcome } from '../webhooks/dispatcher.js';
+import { deliverWebhook } from '../webhooks/deliver.js';
+import { type AttemptOutcome, createWebhookDispatcher } from '../webhooks/dispatcher.js';
 import { createOutbox } from '../webhooks/outbox.js';
 import { newWebhookSecret } from '../webhooks/sign.js';
 import { openBlobStores } from './blob-storage.js';
 import { prepareDataDir } from './data-dir.js';
-import { notifyingQueue } from './fleet.js';
 import { quietLibraryNotices } from './library-notices.js';
 import { type Logger, messageLog, silentLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
@@ -72,8 +68,9 @@ const STALE_TEMP_MS = 60 * 60 * 1000;
 
 /**
  * Opens the store and builds every service over it, in dependency order: the one place they
- * are constructed. The task runner is built here too (the task service queues into it), but
- * runs nothing until `serve` resumes it; operator commands on a stopped data dir never do.
+ * are constructed. The task engine is built here too (the task service hands it created
+ * tasks), but runs nothing until `serve` or `worker` starts it; operator commands on a stopped
+ * data dir never do.
  */
 export async function openServices(options: ServiceOptions) {
   const clock = options.clock ?? systemClock;
@@ -138,19 +135,15 @@ export async function openServices(options: ServiceOptions) {
   const destinations = createDestinationService({ store, clock, config, secretsKey, driver: createDriverFactory(config, [layout.exports]), isUnderAllowedRoot, localRoots: [layout.exports] });
   const registry = new TaskTypeRegistry();
   const builtIn = createTaskTypes({ config, providers: () => providers, images, videos, destinations, ffmpegPath: () => ffmpegPathOf(config.current()) });
-  const metrics = createMetrics({ store, lanes: () => lanes.stats() });
+  const metrics = createMetrics({ store, lanes: () => engine.lanes.stats() });
   for (const type of [...builtIn, ...(options.taskTypes ?? [])]) registry.register(metrics.timed(type));
 
   const accounts = createAccountService(store, clock);
   const apiKeys = createApiKeyService(store, clock, log);
   const tokens = createTokenService({ signingKey, clock, config });
   const auth = createAuthService({ store, apiKeys, tokens });
-  const progress = createTaskProgress({ store, registry, clock, events });
-  const lanes = new Lanes(config);
-  const runner = createTaskRunner({ progress, lanes, config, log, events });
-  // On a shared database a create tells the working processes (one of them claims it); the file store's one process queues it here.
-  const queue = store.signals ? notifyingQueue(store.signals, progress, runner, log) : runner;
-  const tasks = createTaskService({ store, registry, progress, queue, tokens, clock, events, limits: createLoadLimits(config, clock), log, space });
+  // The task lifecycle: how created tasks reach a runner (this process's, or the fleet's on a shared database) is the engine's to pick.
+  const engine = createEngine({ store, registry, clock, events, config, tokens, log, space });
   const webhooks = createWebhookService({ store, clock, secretsKey, newSecret: newWebhookSecret });
   // Each listener subscribes itself: the outbox records every settlement's event (durably, after the settlement itself).
   const outbox = createOutbox({ store, webhooks, clock, config, events, log });
@@ -166,9 +159,34 @@ export async function openServices(options: ServiceOptions) {
   // Budget alerts: each charging settlement is compared with the thresholds (billing.threshold_reached).
   const billingAlerts = createBillingAlerts({ store, clock, config, events, log });
   const usage = createUsageService({ store, clock });
-
-  // Live status streams (GET /tasks/{id}/events): one bus subscription fanning out to every stream.
-  const taskStreams = createTaskStreams({ store, events, log });
+  /** Told of each journaled webhook attempt: its outcome line and its metrics. */
+  const observeWebhookAttempt = (outcome: AttemptOutcome) => {
+    metrics.observeWebhookAttempt(outcome);
+    logDeliveryOutcome(store, logger, outcome);
+  };
+  /** What a working process runs besides tasks; the engine's intake places each (here, or in one process of the fleet). */
+  const installWork: InstallWork = {
+    async recover() {
+      // Each settlement records its event as it happens; this finds those a crash left out.
+      const recovered = await outbox.recoverMissing();
+      if (recovered) log(`webhooks: recorded ${recovered} event(s) missing after a crash`);
+    },
+    dispatcher() {
+      const dispatcher = createWebhookDispatcher({
+        outbox,
+        events,
+        config,
+        log,
+        onAttempt: observeWebhookAttempt,
+        send: (delivery, message) => {
+          const { timeoutMs, allowPrivateAddresses } = config.current().webhooks;
+          return deliverWebhook({ url: delivery.url, secret: message.secret }, message, { timeoutMs, allowPrivateAddresses, now: () => clock.now() });
+        },
+      });
+      // A send in flight needs no longer than its own timeout.
+      return { start: dispatcher.start, close: (graceMs) => dispatcher.close(Math.min(graceMs, config.current().webhooks.timeoutMs)) };
+    },
+  };
 
   logTaskLifecycle(events, logger);
   // A reload applies the log level at once (the format is read at start).
@@ -244,11 +262,8 @@ export async function openServices(options: ServiceOptions) {
       metrics: async () => ({ contentType: metrics.contentType, text: await metrics.render() }),
       notReady,
     },
-    /** Told of each journaled webhook attempt: its outcome line and its metrics. */
-    observeWebhookAttempt(outcome: AttemptOutcome) {
-      metrics.observeWebhookAttempt(outcome);
-      logDeliveryOutcome(store, logger, outcome);
-    },
+    /** What a working process runs besides tasks (the engine's `start` takes it). */
+    installWork,
     layout,
     firstStart,
     store,
@@ -260,24 +275,24 @@ export async function openServices(options: ServiceOptions) {
     apiKeys,
     tokens,
     auth,
-    progress,
-    runner,
-    lanes,
-    tasks,
+    engine,
+    progress: engine.progress,
+    lanes: engine.lanes,
+    tasks: engine.tasks,
     webhooks,
     outbox,
     destinations,
     idempotency,
     operator,
-    taskStreams,
+    taskStreams: engine.streams,
     usage,
     billingAlerts,
     close: async () => {
-      taskStreams.close();
+      engine.streams.close();
       outbox.close();
       billingAlerts.close();
       preload?.stop(); // then closing the models ends a load under way
-      lanes.stop();
+      engine.lanes.stop();
       await embedded.close();
       blobs.close();
       await store.close();

@@ -2,7 +2,7 @@ import type { ConfigSource } from '../config/source.js';
 import { AppError } from '../domain/errors.js';
 import type { Clock } from '../services/ports.js';
 
-/** What the worker tells of its lanes' backlog (the task runner implements it). */
+/** What this process's lanes tell of their backlog (the lanes and the runner implement it). */
 export interface LaneBacklog {
   /** How long, in ms, an item added to `lane` now would wait for a slot (an estimate from recent item times). */
   queueDelayMs(lane: string): number;

@@ -1,13 +1,13 @@
 import type { ConfigSource } from '../config/source.js';
-import type { TaskService } from './tasks.js';
 
 /**
- * Runs the expiry sweep once at start and then every `work.sweepIntervalMs` while the server
- * runs; a config reload that changes the interval reschedules it.
+ * Runs the expiry sweep (`sweep`, answering the tasks it expired) once at start and then every
+ * `work.sweepIntervalMs` while the server runs; a config reload that changes the interval
+ * reschedules it.
  */
-export function startSweepTimer(tasks: Pick<TaskService, 'sweep'>, config: ConfigSource, log: (message: string) => void): { stop(): void } {
+export function startSweepTimer(sweep: () => Promise<string[]>, config: ConfigSource, log: (message: string) => void): { stop(): void } {
   const run = () =>
-    tasks.sweep().then(
+    sweep().then(
       (expired) => expired.length && log(`sweep: ${expired.length} task(s) expired (TASK_EXPIRED)`),
       (err: Error) => log(`sweep failed: ${err.message}`),
     );

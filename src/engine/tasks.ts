@@ -5,12 +5,13 @@ import { TASK_EXPIRY_MS } from '../domain/tasks.js';
 import { isoTime } from '../domain/time.js';
 import type { Principal } from '../services/auth.js';
 import type { EventBus } from '../services/events.js';
-import type { Clock, TaskQueue } from '../services/ports.js';
+import type { Clock } from '../services/ports.js';
 import type { SpaceGuard } from '../services/space-guard.js';
 import type { TokenService } from '../services/tokens.js';
 import type { ItemRecord, TaskRecord } from '../store/records.js';
 import type { Store, TaskListQuery } from '../store/types.js';
-import type { LaneBacklog, LoadLimits } from './load-limits.js';
+import type { TaskIntake } from './intake/intake.js';
+import type { LoadLimits } from './load-limits.js';
 import type { TaskProgress } from './task-progress.js';
 import type { AnyTaskType, TaskTypeRegistry } from './task-types.js';
 
@@ -32,8 +33,8 @@ export interface TaskServiceDeps {
   store: Store;
   registry: TaskTypeRegistry;
   progress: TaskProgress;
-  /** Where created tasks go to be worked on (the worker's runner), and how long its lanes' backlog is. */
-  queue: TaskQueue & LaneBacklog;
+  /** Where created tasks go to be worked on (this process's runner, or the processes sharing the store), and how long this process's lanes' backlog is. */
+  intake: Pick<TaskIntake, 'enqueue' | 'queueDelayMs'>;
   tokens: TokenService;
   clock: Clock;
   events: EventBus;
@@ -45,7 +46,7 @@ export interface TaskServiceDeps {
 
 /** The request side of tasks: estimate, create, read, list, sweep and waiting for a settlement. */
 export function createTaskService(deps: TaskServiceDeps) {
-  const { store, registry, progress, queue, clock, events } = deps;
+  const { store, registry, progress, intake, clock, events } = deps;
 
   /**
    * The type's request part over a body its schema already parsed: what the task keeps, the
@@ -80,7 +81,7 @@ export function createTaskService(deps: TaskServiceDeps) {
     /**
      * Creates a task from a body its type's schema parsed: load limits, the estimate (the
      * type's own checks included), the queue-delay bound of its lane, then the task record and its reserve in one atomic store
-     * write, then the queue. If queueing fails the task is failed with ENQUEUE_FAILED, its
+     * write, then the intake. If queueing fails the task is failed with ENQUEUE_FAILED, its
      * reserve released, and the call answers 500.
      */
     async create(principal: Principal, type: string, body: unknown, options: { pat: boolean }): Promise<CreatedTask> {
@@ -88,7 +89,7 @@ export function createTaskService(deps: TaskServiceDeps) {
       const credentialId = principal.kind === 'apiKey' ? principal.keyId : `token:${principal.accountId}`;
       deps.limits.check(credentialId, await store.tasks.countPending());
       const { type: def, request, items: costs, total } = await estimate(principal, type, body);
-      deps.limits.checkQueueDelay(() => queue.queueDelayMs(def.lane(request)));
+      deps.limits.checkQueueDelay(() => intake.queueDelayMs(def.lane(request)));
       const now = clock.now();
       const key = principal.kind === 'apiKey' ? await store.apiKeys.get(principal.keyId) : undefined;
       const record: TaskRecord = {
@@ -109,7 +110,7 @@ export function createTaskService(deps: TaskServiceDeps) {
       const task = await store.tasks.create(record, { spendingLimit });
 
       try {
-        queue.enqueue(task);
+        intake.enqueue(task);
       } catch (err) {
         deps.log(`task ${task.id}: enqueue failed: ${(err as Error).message}`);
         await progress.fail(task.id, [{ code: 'ENQUEUE_FAILED', message: 'the task could not be queued; its reserve was released' }]);

@@ -28,12 +28,6 @@ export class ManualClock implements Clock {
   }
 }
 
-/** Where created tasks go to be worked on. The worker implements it. */
-export interface TaskQueue {
-  /** Schedules the task's pending items. Throws when the queue cannot take work (then the task fails with ENQUEUE_FAILED). */
-  enqueue(task: import('../store/records.js').TaskRecord): void;
-}
-
 /** Fetches a user URL through the SSRF guard (src/net). Throws when it cannot. */
 export interface UrlFetcher {
   /** `signal` aborts the request (its item was cancelled, or the worker stops). */

@@ -38,8 +38,12 @@ export interface Store {
   readonly billing: BillingRepo;
   /** Idempotency-Key claims and answers. */
   readonly idempotency: IdempotencyRepo;
-  /** Cross-process signals; undefined for a store one process owns (the file store). */
-  readonly signals?: StoreSignals;
+  /**
+   * What processes sharing this store need to run its tasks together (PostgreSQL): signals
+   * between them and task leases. Undefined for a store one process owns (the file store), whose
+   * process queues its tasks itself. The engine picks its intake by it (engine/intake/intake.ts).
+   */
+  readonly shared?: SharedQueueStore;
   /**
    * Runs `fn` over the ledger's records as of one moment, while others write (PostgreSQL: one
    * REPEATABLE READ transaction). Absent where the repos' reads already see one moment (the
@@ -158,13 +162,23 @@ export interface TaskRepo {
   countsByTypeStatus(): Promise<{ type: string; status: TaskRecord['status']; count: number }[]>;
   /** The newest tasks across accounts, newest first. */
   recent(limit: number): Promise<TaskRecord[]>;
+}
+
+/** The capability of a store several processes share: how they tell each other, and how they take tasks. */
+export interface SharedQueueStore {
+  readonly signals: StoreSignals;
+  readonly leases: LeaseRepo;
+}
+
+/** Task leases: how processes sharing a store take its pending tasks without two running the same one. */
+export interface LeaseRepo {
   /**
    * Leases up to `limit` pending tasks, oldest first, to `workerId` for `leaseMs`: those with no
    * lease or whose lease has expired. Two callers at once never get the same task.
    */
   claim(workerId: string, limit: number, leaseMs: number): Promise<TaskRecord[]>;
   /** Extends the leases `workerId` still holds among `ids` by `leaseMs` from now; answers those ids (a lease lost or a task settled is left out). */
-  renewLeases(workerId: string, ids: readonly string[], leaseMs: number): Promise<string[]>;
+  renew(workerId: string, ids: readonly string[], leaseMs: number): Promise<string[]>;
   /** Gives a task's lease back (when `workerId` holds it), so another worker may claim it at once. */
   release(workerId: string, id: string): Promise<void>;
 }

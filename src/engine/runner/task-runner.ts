@@ -3,7 +3,6 @@ import type { ConfigSource } from '../../config/source.js';
 import { isOutOfSpace } from '../../domain/storage-full.js';
 import { ProviderError } from '../../domain/tasks.js';
 import type { EventBus } from '../../services/events.js';
-import type { TaskQueue } from '../../services/ports.js';
 import type { LaneBacklog } from '../load-limits.js';
 import type { TaskProgress } from '../task-progress.js';
 import type { ItemRecord, Prepared, TaskRecord } from '../task-types.js';
@@ -28,17 +27,21 @@ export interface TaskRunnerOptions {
   events?: EventBus;
 }
 
+/** The runner as the intakes drive it (intake/local.ts queues into it, intake/shared.ts hands it claimed tasks). */
+export interface TaskRunner extends LaneBacklog {
+  /** Schedules the task's pending items. Throws when the runner cannot take work (then the create fails with ENQUEUE_FAILED). */
+  enqueue(task: TaskRecord): void;
+  resume(pending: TaskRecord[]): void;
+  run(task: TaskRecord): Promise<void>;
+  close(graceMs: number): Promise<void>;
+}
+
 /**
  * Runs tasks: each pending item of a task becomes one job in its type's lane; each finished
  * item is journaled at once, so after a crash only unfinished items run again, and the task
  * is settled (charged) exactly once, by whichever item finishes last.
  */
-export function createTaskRunner(options: TaskRunnerOptions): TaskQueue &
-  LaneBacklog & {
-    resume(pending: TaskRecord[]): void;
-    run(task: TaskRecord): Promise<void>;
-    close(graceMs: number): Promise<void>;
-  } {
+export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const { progress: tasks, lanes, log } = options;
   const stopping = new AbortController();
   // One abort listener per running item (see withItemSignal): bounded by the lanes' concurrency,

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { DumpCounts, DumpRecord } from '../dump.js';
-import type { AccountRepo, ApiKeyRepo, BillingRepo, DestinationRepo, IdempotencyRepo, LedgerView, RequestWindowRepo, SecretRepo, Store, StoreSignals, TaskRepo, WebhookRepo } from '../types.js';
+import type { AccountRepo, ApiKeyRepo, BillingRepo, DestinationRepo, IdempotencyRepo, LedgerView, RequestWindowRepo, SecretRepo, SharedQueueStore, Store, TaskRepo, WebhookRepo } from '../types.js';
 import { createPgAccountRepo } from './accounts.js';
 import { createPgApiKeyRepo, createPgRequestWindows } from './api-keys.js';
 import { createPgBillingRepo } from './billing-alerts.js';
@@ -8,6 +8,7 @@ import { createPgDestinationRepo } from './destinations.js';
 import { pgLoad, pgRecords } from './dump.js';
 import { createDbHealth, type DbHealth } from './health.js';
 import { createPgIdempotencyRepo } from './idempotency.js';
+import { createPgLeaseRepo } from './leases.js';
 import { currentVersion, schemaProblem } from './migrations.js';
 import { createPgSecretRepo } from './secrets.js';
 import { createPgSignals } from './signals.js';
@@ -40,8 +41,11 @@ export class PgStore implements Store {
   readonly billing: BillingRepo;
   readonly idempotency: IdempotencyRepo;
   readonly requestWindows: RequestWindowRepo;
-  /** NOTIFY/LISTEN and advisory locks between the processes on this database (a dedicated connection, opened on first use). */
-  readonly signals: StoreSignals;
+  /**
+   * What the processes on this database run tasks together with: NOTIFY/LISTEN and advisory
+   * locks (a dedicated connection, opened on first use), and task leases.
+   */
+  readonly shared: SharedQueueStore;
   private closed = false;
   /** Whether the database answers, for GET /ready (see health.ts). */
   private readonly health: DbHealth;
@@ -54,9 +58,10 @@ export class PgStore implements Store {
     this.health = createDbHealth(() => probe(options.url, options.applicationName), options.log);
     // An idle pooled connection that breaks (the server restarts) is the first sign when no request runs.
     pool.on('error', (err) => this.health.failed(err));
-    this.signals = createPgSignals(options.url, options.log, options.applicationName, (err) => this.health.failed(err));
+    const signals = createPgSignals(options.url, options.log, options.applicationName, (err) => this.health.failed(err));
     const db = poolDb(pool, () => this.closed, this.health);
     this.db = db;
+    this.shared = { signals, leases: createPgLeaseRepo(db) };
     this.accounts = createPgAccountRepo(db);
     this.apiKeys = createPgApiKeyRepo(db);
     this.tasks = createPgTaskRepo(db);
@@ -104,7 +109,7 @@ export class PgStore implements Store {
     if (this.closed) return;
     this.closed = true;
     this.health.close();
-    await this.signals.close();
+    await this.shared.signals.close();
     await this.pool.end();
   }
 }

@@ -20,7 +20,7 @@ export const MUTABLE = ['items', 'status', 'cost', 'result', 'errors', 'eventId'
 export const TASK_COLUMNS = `t.doc, t.status, t.cost, t.result, t.errors, t.event_id, t.prepared, t.updated_at,
   (SELECT array_agg(i.doc ORDER BY i.idx) FROM task_items i WHERE i.task_id = t.id) AS items`;
 
-interface TaskRow {
+export interface TaskRow {
   doc: string;
   status: TaskRecord['status'];
   cost: number;
@@ -265,37 +265,6 @@ export function createPgTaskRepo(db: Db): TaskRepo {
     async countsByTypeStatus() {
       const { rows } = await db.query<{ type: string; status: TaskRecord['status']; count: number }>('SELECT type, status, count(*) AS count FROM tasks GROUP BY type, status ORDER BY type, status');
       return rows;
-    },
-    async claim(workerId, limit, leaseMs) {
-      if (limit <= 0) return [];
-      // SKIP LOCKED: a row another claim (or a write) holds is passed over, not waited for, so two
-      // claims at once take different tasks. The ids are locked first; the tasks are read after.
-      return db.tx(async (client) => {
-        const { rows } = await client.query<{ id: string }>(
-          `UPDATE tasks SET lease_owner = $1, lease_until = now() + $3 * interval '1 millisecond'
-           WHERE id IN (SELECT id FROM tasks WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < now()) ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED)
-           RETURNING id, seq`,
-          [workerId, limit, leaseMs],
-        );
-        if (rows.length === 0) return [];
-        const claimed = await client.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.id = ANY($1::text[]) ORDER BY t.seq`, [rows.map((row) => row.id)]);
-        return claimed.rows.map(taskOf);
-      });
-    },
-    async renewLeases(workerId, ids, leaseMs) {
-      const wanted = ids.filter((id) => !hasNul(id));
-      if (wanted.length === 0) return [];
-      const { rows } = await db.query<{ id: string }>(
-        `UPDATE tasks SET lease_until = now() + $3 * interval '1 millisecond'
-         WHERE id = ANY($2::text[]) AND lease_owner = $1 AND status = 'pending' RETURNING id`,
-        [workerId, wanted, leaseMs],
-      );
-      const held = new Set(rows.map((row) => row.id));
-      return wanted.filter((id) => held.has(id));
-    },
-    async release(workerId, id) {
-      if (hasNul(id)) return;
-      await db.query('UPDATE tasks SET lease_owner = NULL, lease_until = NULL WHERE id = $2 AND lease_owner = $1', [workerId, id]);
     },
     async recent(limit) {
       if (limit <= 0) return [];

@@ -8,7 +8,9 @@ const SRC = resolve(import.meta.dirname, '../../../src');
 /**
  * Which top-level folders of src each folder may import (shared/STYLE.md, "Layout and the
  * one-way dependency rule"). Arrows point one way; `domain` imports nothing of ours; `app` is
- * the composition root. A folder that only needs another's shapes gets it type-only.
+ * the composition root, and only the CLI imports it. The engine (the task lifecycle) stands on
+ * the services; webhook delivery listens to the engine's settlements and never the other way;
+ * the API calls both. A folder that only needs another's shapes gets it type-only.
  */
 const ALLOWED: Record<string, string[]> = {
   domain: [],
@@ -29,10 +31,11 @@ const ALLOWED: Record<string, string[]> = {
   cli: ['domain', 'config', 'client', 'app', 'tui'],
 };
 /**
- * Type-only imports allowed on top: drivers and config are seen by services and task types
- * through their shapes only (the composition root hands them the real ones, the config as a
- * ConfigSource); task types use
- * services' ports; the client describes the API's shapes.
+ * Type-only imports allowed on top: drivers and config are seen by services, the engine and
+ * task types through their shapes only (the composition root hands them the real ones, the
+ * config as a ConfigSource); task types use the services' ports and the engine's task type
+ * definition; webhook delivery sees the store and the API the outbox through their shapes; the
+ * client describes the API's shapes.
  */
 const TYPE_ONLY_ALLOWED: Record<string, string[]> = {
   providers: ['config'],
@@ -42,6 +45,11 @@ const TYPE_ONLY_ALLOWED: Record<string, string[]> = {
   engine: ['config'],
   api: ['config', 'webhooks'],
   client: ['api'],
+};
+
+/** Within an allowed edge, the only files that may be seen: webhook delivery takes the engine's task view (an event carries the values of the task endpoints), nothing else of it. */
+const FILES: Record<string, Record<string, RegExp>> = {
+  webhooks: { engine: /^engine\/task-views\.ts$/ },
 };
 
 /**
@@ -77,7 +85,8 @@ test('imports between source folders follow the one-way dependency rule', async 
       if (to === from) continue;
       const typeOnly = Boolean(match[2]);
       const files = TYPE_ONLY_FILES[from]?.[to] ?? TYPE_ONLY_FILES['*'][to];
-      const ok = ALLOWED[from].includes(to) || (typeOnly && (TYPE_ONLY_ALLOWED[from] ?? []).includes(to) && (!files || files.test(target)));
+      const allowed = ALLOWED[from].includes(to) && (FILES[from]?.[to]?.test(target) ?? true);
+      const ok = allowed || (typeOnly && (TYPE_ONLY_ALLOWED[from] ?? []).includes(to) && (!files || files.test(target)));
       if (!ok) violations.push(`${relative(SRC, file)} imports ${specifier} (${from} → ${to})`);
     }
   }
@@ -89,6 +98,23 @@ test('only src/config reads process.env', async () => {
   for (const file of await sourceFiles(SRC)) {
     if (relative(SRC, file).startsWith('config/')) continue;
     if (/process\.env/.test(await readFile(file, 'utf8'))) readers.push(relative(SRC, file));
+  }
+  assert.deepEqual(readers, []);
+});
+
+/**
+ * Nothing outside the store and the engine's intake branches on how tasks reach a runner: the
+ * store's shared-queue capability (signals between processes, task leases) is read only where
+ * the intake is picked and built (src/engine/intake/), so the composition root and the rest
+ * work the same on either backend.
+ */
+test("only the engine's intake reads the store's shared queue (signals, leases)", async () => {
+  const SHARED = /\.shared\b|\bstore\.signals\b|\b(SharedQueueStore|StoreSignals|LeaseRepo)\b/;
+  const readers = [];
+  for (const file of await sourceFiles(SRC)) {
+    const path = relative(SRC, file);
+    if (path.startsWith('store/') || path.startsWith('engine/intake/')) continue;
+    if (SHARED.test(await readFile(file, 'utf8'))) readers.push(path);
   }
   assert.deepEqual(readers, []);
 });

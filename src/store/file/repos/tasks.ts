@@ -8,12 +8,6 @@ import type { JournalEngine } from '../journal-engine.js';
 
 export function createTaskRepo(engine: JournalEngine): TaskRepo {
   const { state } = engine;
-  /**
-   * Leases, in memory only: one process owns the data dir (its lock), so every worker that can
-   * claim lives in this process, and after a restart no lease from before matters (nothing else
-   * runs the tasks). Nothing needs journaling: a lost lease only means a task is claimed again.
-   */
-  const leases = new Map<string, { workerId: string; until: number }>();
   const pending = (id: string) => {
     const task = state.tasks.get(id);
     return task && task.status === 'pending' ? task : undefined;
@@ -100,37 +94,6 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
         const [type, status] = key.split(' ') as [string, TaskRecord['status']];
         return { type, status, count };
       }).filter((entry) => entry.count > 0);
-    },
-    async claim(workerId, limit, leaseMs) {
-      const now = Date.now();
-      const out: TaskRecord[] = [];
-      // One synchronous pass: no other claim can run between the check and the lease.
-      for (const id of state.pendingTasks.ids) {
-        if (out.length >= limit) break;
-        const lease = leases.get(id);
-        if (lease && lease.until > now) continue;
-        leases.set(id, { workerId, until: now + leaseMs });
-        out.push(state.tasks.get(id)!);
-      }
-      return out;
-    },
-    async renewLeases(workerId, ids, leaseMs) {
-      const until = Date.now() + leaseMs;
-      const held: string[] = [];
-      for (const id of ids) {
-        const lease = leases.get(id);
-        if (lease?.workerId !== workerId) continue;
-        if (!pending(id)) {
-          leases.delete(id);
-          continue;
-        }
-        lease.until = until;
-        held.push(id);
-      }
-      return held;
-    },
-    async release(workerId, id) {
-      if (leases.get(id)?.workerId === workerId) leases.delete(id);
     },
     async recent(limit) {
       // Each account's ids are sorted by time; their tails merged give the newest overall.

@@ -1,0 +1,56 @@
+import type { ConfigSource } from '../config/source.js';
+import type { EventBus } from '../services/events.js';
+import type { Clock } from '../services/ports.js';
+import type { SpaceGuard } from '../services/space-guard.js';
+import type { TokenService } from '../services/tokens.js';
+import type { Store } from '../store/types.js';
+import { type InstallWork, openIntake } from './intake/intake.js';
+import { createLoadLimits } from './load-limits.js';
+import { Lanes } from './runner/lanes.js';
+import { createTaskRunner } from './runner/task-runner.js';
+import { createTaskProgress } from './task-progress.js';
+import { createTaskStreams } from './task-stream.js';
+import type { TaskTypeRegistry } from './task-types.js';
+import { createTaskService, type TaskService } from './tasks.js';
+
+export interface EngineDeps {
+  store: Store;
+  registry: TaskTypeRegistry;
+  clock: Clock;
+  events: EventBus;
+  config: ConfigSource;
+  tokens: TokenService;
+  log: (message: string) => void;
+  /** Refuses creates (507 STORAGE_FULL) while free space is below store.minFreeBytes; none: never refused. */
+  space?: Pick<SpaceGuard, 'admit'>;
+}
+
+/**
+ * The task lifecycle of one process, built in dependency order: progress and settlement, the
+ * lanes and the runner, the live status fan-out, the intake (picked from the store, once), and
+ * the request side, which hands each created task to the intake. Nothing runs until `start`;
+ * operator commands on a stopped data dir never start it.
+ */
+export function createEngine(deps: EngineDeps) {
+  const { store, registry, clock, events, config, log } = deps;
+  const progress = createTaskProgress({ store, registry, clock, events });
+  const lanes = new Lanes(config);
+  const runner = createTaskRunner({ progress, lanes, config, log, events });
+  // Live status streams (GET /tasks/{id}/events): one bus subscription fanning out to every stream.
+  const streams = createTaskStreams({ store, events, log });
+  // The sweep is the task service's, made below; the intake only runs it where and when it is to run.
+  const intake = openIntake(store, { runner, lanes, progress, streams, events, config, log, sweep: () => tasks.sweep() });
+  const tasks: TaskService = createTaskService({ store, registry, progress, intake, tokens: deps.tokens, clock, events, limits: createLoadLimits(config, clock), log, space: deps.space });
+  return {
+    progress,
+    lanes,
+    tasks,
+    streams,
+    /** Starts this process's part of the work (`work`), or only its serving part (null: `serve --no-work`). */
+    start: (work: InstallWork | null) => intake.start(work),
+    /** This process's name in task leases (a working process on a shared store). */
+    workerId: () => intake.workerId(),
+    /** Stops taking work; running items get `graceMs`, then stay pending for the next start. */
+    close: (graceMs: number) => intake.close(graceMs),
+  };
+}

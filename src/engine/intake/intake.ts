@@ -1,0 +1,73 @@
+import type { ConfigSource } from '../../config/source.js';
+import type { EventBus } from '../../services/events.js';
+import type { TaskRecord } from '../../store/records.js';
+import type { Store } from '../../store/types.js';
+import type { LaneBacklog } from '../load-limits.js';
+import type { Lanes } from '../runner/lanes.js';
+import type { TaskRunner } from '../runner/task-runner.js';
+import type { TaskProgress } from '../task-progress.js';
+import type { TaskStreams } from '../task-stream.js';
+import { createLocalIntake } from './local.js';
+import { createSharedIntake } from './shared.js';
+
+/** The webhook dispatcher as the intake places it: the install runs one, in one working process at a time. */
+export interface Dispatcher {
+  start(): void;
+  /** Stops it; what it has in flight gets up to `graceMs`. */
+  close(graceMs: number): Promise<void>;
+}
+
+/** What a working process runs besides tasks, handed in by the composition root; the intake decides where each runs. */
+export interface InstallWork {
+  /** Catches up on what a crash left undone (the webhook events of settlements), once at start, in one process at a time. */
+  recover(): Promise<void>;
+  /** Makes the webhook dispatcher (started by the intake where it is to run). */
+  dispatcher(): Dispatcher;
+}
+
+/**
+ * How created tasks reach a runner, and how this process takes part in the work. One per
+ * process, picked by `openIntake` from what the store offers:
+ *
+ * - local (intake/local.ts): a store one process owns. A create queues into this process's
+ *   runner; pending tasks are resumed at start; the sweep runs on a timer; this process dispatches.
+ * - shared (intake/shared.ts): a store several processes share. A create notifies every
+ *   working process, which claim tasks with leases up to their free capacity and renew them
+ *   while they run; the sweep and the dispatcher run in one process at a time under advisory
+ *   locks; settlements and items recorded are relayed between processes as events.
+ */
+export interface TaskIntake extends LaneBacklog {
+  /**
+   * Hands a task whose create is durable to the work. The task's lane is resolved now, so an
+   * unknown type or lane throws here and the create fails with ENQUEUE_FAILED.
+   */
+  enqueue(task: TaskRecord): void;
+  /**
+   * Starts this process's part: with `work`, it works (takes tasks, sweeps, dispatches where
+   * this process is the one to); without, it only serves (`serve --no-work`).
+   */
+  start(work: InstallWork | null): Promise<void>;
+  /** This process's name in task leases, once working on a shared store. */
+  workerId(): string | undefined;
+  /** Stops taking work; running items get `graceMs` to finish (and the dispatcher as long), then are left pending. */
+  close(graceMs: number): Promise<void>;
+}
+
+/** What either intake drives: the engine's own parts. */
+export interface IntakeDeps {
+  runner: TaskRunner;
+  lanes: Lanes;
+  progress: Pick<TaskProgress, 'definition'>;
+  /** The expiry sweep (the task service's), answering the ids it expired. */
+  sweep(): Promise<string[]>;
+  /** Live status streams: read again after notifications from other processes may have been missed. */
+  streams: Pick<TaskStreams, 'refresh'>;
+  events: EventBus;
+  config: ConfigSource;
+  log: (message: string) => void;
+}
+
+/** The one place an intake is chosen: shared when the store is shared by several processes, else local. */
+export function openIntake(store: Store, deps: IntakeDeps): TaskIntake {
+  return store.shared ? createSharedIntake(store.shared, deps) : createLocalIntake(store, deps);
+}

@@ -1,0 +1,32 @@
+import type { Store } from '../../store/types.js';
+import { startSweepTimer } from '../sweep-timer.js';
+import type { Dispatcher, IntakeDeps, TaskIntake } from './intake.js';
+
+/**
+ * The intake of a store one process owns (the file store): a create queues into this
+ * process's runner at once; a working start records what a crash left out, starts the one
+ * dispatcher, resumes the tasks found pending (oldest first) and starts the sweep timer.
+ */
+export function createLocalIntake(store: Pick<Store, 'tasks'>, deps: IntakeDeps): TaskIntake {
+  const { runner, config, log } = deps;
+  let dispatcher: Dispatcher | undefined;
+  let sweeper: { stop(): void } | undefined;
+  return {
+    enqueue: (task) => runner.enqueue(task),
+    queueDelayMs: (lane) => runner.queueDelayMs(lane),
+    workerId: () => undefined,
+    async start(work) {
+      if (!work) return;
+      await work.recover();
+      dispatcher = work.dispatcher();
+      dispatcher.start();
+      runner.resume(await store.tasks.listPending());
+      sweeper = startSweepTimer(deps.sweep, config, log);
+    },
+    async close(graceMs) {
+      sweeper?.stop();
+      await runner.close(graceMs);
+      await dispatcher?.close(graceMs);
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { loadConfig } from '../../../../src/config/load.js';
+import { createConfigSource } from '../../../../src/config/source.js';
+import { type IntakeDeps, openIntake } from '../../../../src/engine/intake/intake.js';
+import type { Lanes } from '../../../../src/engine/runner/lanes.js';
+import type { TaskRunner } from '../../../../src/engine/runner/task-runner.js';
+import type { AnyTaskType } from '../../../../src/engine/task-types.js';
+import { EventBus } from '../../../../src/services/events.js';
+import type { TaskRecord } from '../../../../src/store/records.js';
+import type { SharedQueueStore, Store } from '../../../../src/store/types.js';
+
+/** The intake is picked once, from what the store offers; these fakes record what each intake does with a create and a start. */
+const task = (id: string) => ({ id, type: 'test.echo', request: {} }) as TaskRecord;
+
+function fakes() {
+  const did: string[] = [];
+  const runner: TaskRunner = {
+    enqueue: (t) => void did.push(`runner.enqueue ${t.id}`),
+    queueDelayMs: () => 0,
+    resume: (pending) => void did.push(`runner.resume ${pending.map((t) => t.id).join(' ')}`),
+    run: async () => undefined,
+    close: async (graceMs) => void did.push(`runner.close ${graceMs}`),
+  };
+  const deps: IntakeDeps = {
+    runner,
+    lanes: { stats: () => ({}) } as unknown as Lanes,
+    progress: { definition: () => ({ lane: () => 'test' }) as unknown as AnyTaskType },
+    sweep: async () => {
+      did.push('sweep');
+      return [];
+    },
+    streams: { refresh: () => undefined },
+    events: new EventBus(),
+    config: createConfigSource(loadConfig({ env: {} })),
+    log: () => undefined,
+  };
+  const tasks = { listPending: async () => [task('tsk_1'), task('tsk_2')] };
+  return { did, deps, tasks };
+}
+
+test('a store one process owns gets the local intake: a create queues into this process’s runner', () => {
+  const { did, deps, tasks } = fakes();
+  const intake = openIntake({ tasks } as unknown as Store, deps);
+  intake.enqueue(task('tsk_9'));
+  assert.deepEqual(did, ['runner.enqueue tsk_9']);
+  assert.equal(intake.workerId(), undefined);
+});
+
+test('a store several processes share gets the shared intake: a create notifies the fleet and queues nothing here', () => {
+  const { did, deps, tasks } = fakes();
+  const signals = { notify: async (channel: string, payload: string) => void did.push(`notify ${channel} ${payload}`) };
+  const intake = openIntake({ tasks, shared: { signals } as unknown as SharedQueueStore } as unknown as Store, deps);
+  intake.enqueue(task('tsk_9'));
+  assert.deepEqual(did, ['notify imgtask_task_created tsk_9']);
+});
+
+test('a working local start records what a crash left out, starts the one dispatcher, resumes the pending tasks and sweeps; close stops the runner, then the dispatcher', async () => {
+  const { did, deps, tasks } = fakes();
+  const intake = openIntake({ tasks } as unknown as Store, deps);
+  await intake.start({
+    recover: async () => void did.push('recover'),
+    dispatcher: () => ({ start: () => void did.push('dispatcher.start'), close: async (graceMs) => void did.push(`dispatcher.close ${graceMs}`) }),
+  });
+  assert.deepEqual(did, ['recover', 'dispatcher.start', 'runner.resume tsk_1 tsk_2', 'sweep'], 'the sweep runs once at start');
+  await intake.close(250);
+  assert.deepEqual(did.slice(4), ['runner.close 250', 'dispatcher.close 250']);
+});
+
+test('a serving-only local start (no work) resumes, sweeps and dispatches nothing', async () => {
+  const { did, deps, tasks } = fakes();
+  const intake = openIntake({ tasks } as unknown as Store, deps);
+  await intake.start(null);
+  await intake.close(0);
+  assert.deepEqual(did, ['runner.close 0']);
+});

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ItemRecord, TaskRecord } from '../../../src/store/records.js';
+import type { Store } from '../../../src/store/types.js';
+import { jsonBackend, migratedSchema, pgBackend } from './store-backends.js';
+
+/**
+ * Task leases (`Store.shared.leases`: claim / renew / release), on the store several processes
+ * share: what lets several workers take pending tasks without two of them running the same one.
+ * A store one process owns (the file store) has none: its process queues its own tasks.
+ */
+const AT = '2026-11-22T08:00:00.000Z';
+const task = (n: number, items = 1): TaskRecord => ({
+  id: `tsk_${String(n).padStart(4, '0')}`,
+  type: 'image.generate',
+  status: 'pending',
+  accountId: 'acc_1',
+  apiKeyId: null,
+  request: { prompt: `p${n}` },
+  items: Array.from({ length: items }, (): ItemRecord => ({ status: 'pending' })),
+  estimate: 1000,
+  cost: 0,
+  result: null,
+  createdAt: AT,
+  updatedAt: AT,
+});
+const ids = (tasks: TaskRecord[]) => tasks.map((t) => t.id);
+const leases = (store: Store) => store.shared!.leases;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function withTasks(store: Store, n: number): Promise<void> {
+  await store.accounts.create({ id: 'acc_1', name: 'one', balance: 0, createdAt: AT, updatedAt: AT });
+  await store.accounts.credit({ id: 'crd_1', accountId: 'acc_1', amount: 1_000_000, createdAt: AT });
+  for (let i = 1; i <= n; i++) await store.tasks.create(task(i), {});
+}
+
+test('postgres: claim leases pending tasks oldest first, up to the limit, never a leased or settled one', async (t) => {
+  const store = await pgBackend.open(t);
+  await withTasks(store, 5);
+  await store.tasks.settle({ id: 'tsk_0002', status: 'failed', result: null, cost: 0, at: AT, errors: [{ code: 'TASK_EXPIRED' }] });
+  const first = await leases(store).claim('w1', 2, 60_000);
+  assert.deepEqual(ids(first), ['tsk_0001', 'tsk_0003']);
+  assert.equal(first[0].items.length, 1, 'a claimed task comes whole, items included');
+  assert.deepEqual(ids(await leases(store).claim('w2', 10, 60_000)), ['tsk_0004', 'tsk_0005']);
+  assert.deepEqual(await leases(store).claim('w3', 10, 60_000), [], 'everything pending is leased');
+  assert.deepEqual(await leases(store).claim('w3', 0, 60_000), []);
+});
+
+test('postgres: two workers claiming at once never get the same task', async (t) => {
+  const store = await pgBackend.open(t);
+  await withTasks(store, 30);
+  const rounds = await Promise.all(Array.from({ length: 6 }, (_, w) => leases(store).claim(`w${w}`, 7, 60_000)));
+  const all = rounds.flatMap(ids);
+  assert.equal(new Set(all).size, all.length, `no task twice: ${all.join(' ')}`);
+  assert.equal(all.length, 30, 'every task was taken by someone');
+});
+
+test('postgres: an expired lease is claimable again; a renewed one is not; a released one is at once', async (t) => {
+  const store = await pgBackend.open(t);
+  await withTasks(store, 3);
+  assert.deepEqual(ids(await leases(store).claim('w1', 1, 150)), ['tsk_0001']);
+  assert.deepEqual(ids(await leases(store).claim('w2', 1, 150)), ['tsk_0002']);
+  assert.deepEqual(ids(await leases(store).claim('w3', 1, 60_000)), ['tsk_0003']);
+  await sleep(60);
+  assert.deepEqual(await leases(store).renew('w1', ['tsk_0001', 'tsk_0002', 'tsk_none'], 60_000), ['tsk_0001'], 'only leases the worker holds are renewed');
+  await sleep(200);
+  // w2's lease ran out: w4 takes its task; w1 renewed in time and keeps its own.
+  assert.deepEqual(ids(await leases(store).claim('w4', 10, 60_000)), ['tsk_0002']);
+  assert.deepEqual(await leases(store).renew('w2', ['tsk_0002'], 60_000), [], 'a lost lease is not renewed');
+  await leases(store).release('w9', 'tsk_0003');
+  assert.deepEqual(await leases(store).claim('w5', 10, 60_000), [], "releasing someone else's lease does nothing");
+  await leases(store).release('w3', 'tsk_0003');
+  assert.deepEqual(ids(await leases(store).claim('w5', 10, 60_000)), ['tsk_0003']);
+  // A settled task is no longer renewed.
+  await store.tasks.settle({ id: 'tsk_0001', status: 'failed', result: null, cost: 0, at: AT, errors: [{ code: 'TASK_EXPIRED' }] });
+  assert.deepEqual(await leases(store).renew('w1', ['tsk_0001'], 60_000), []);
+});
+
+test('postgres: claims from separate pools (processes) at once never share a task', async (t) => {
+  const { PgStore } = await import('../../../src/store/postgres/index.js');
+  const closers: (() => Promise<void>)[] = [];
+  const url = await migratedSchema(t, closers);
+  const stores = await Promise.all([1, 2, 3].map((n) => PgStore.open({ url, poolSize: 4, applicationName: `lease-${n}` })));
+  for (const store of stores) closers.push(() => store.close());
+  await withTasks(stores[0], 60);
+  const rounds = await Promise.all(Array.from({ length: 12 }, (_, n) => leases(stores[n % 3]).claim(`w${n}`, 5, 60_000)));
+  const all = rounds.flatMap(ids);
+  assert.equal(new Set(all).size, all.length);
+  assert.equal(all.length, 60);
+});
+
+test('file: a store one process owns offers no shared queue, and its tasks carry no lease methods', async (t) => {
+  const store = await jsonBackend.open(t);
+  assert.equal(store.shared, undefined, 'its process queues its own tasks: no signals, no leases');
+  for (const method of ['claim', 'renewLeases', 'release']) assert.equal(method in store.tasks, false, `no tasks.${method}`);
+});
