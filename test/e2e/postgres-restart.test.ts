@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { cp } from 'node:fs/promises';
-import { join } from 'node:path';
-import { type TestContext, test } from 'node:test';
+import { test } from 'node:test';
 import { startPostgresServer } from '../../scripts/postgres-server.mjs';
 import { openServices } from '../../src/app/services.js';
 import { loadConfig } from '../../src/config/load.js';
 import { checkLedger } from '../../src/services/doctor.js';
 import { migrate, PgStore } from '../../src/store/postgres/index.js';
+import { startMember } from '../helpers/fleet.js';
 import { type ApiResponse, send } from '../helpers/harness.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -17,36 +15,12 @@ import { tempDir } from '../helpers/temp-dir.js';
  * database and then an outage: the processes stay up, a request in flight gets 201 or 503
  * STORE_UNAVAILABLE with Retry-After (never a dropped connection or a 500), /ready says 503
  * while the database is away and 200 once it is back, creates and work resume by themselves,
- * and every create answered 201 is kept.
+ * every create answered 201 is kept and none answered 503 is, the tasks leased when the
+ * database went away settle once, and the ledger reconciles exactly.
  */
-const FIXTURE = join(import.meta.dirname, '../fixtures/fleet-process.ts');
-
-interface Member {
-  name: string;
-  child: ChildProcess;
-  url: string;
-  exited: Promise<number | null>;
-  output: () => string;
-}
-
-function startMember(t: TestContext, name: string, dataDir: string, overrides: object): Promise<Member> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, dataDir, 'all', JSON.stringify(overrides)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-    let out = '';
-    t.after(async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-    });
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const listening = /listening (http:\/\/\S+)/.exec(out);
-      if (listening) resolve({ name, child, url: listening[1], exited, output: () => out });
-    });
-    child.stderr!.on('data', (chunk) => (out += chunk));
-    exited.then((code) => reject(new Error(`${name} exited with ${code}: ${out}`)));
-  });
-}
+const LEASE_MS = 1500;
+const PRICE = 10_000; // the test task's default 0.01 USD, one item per task
+const SLOW_MS = 1500;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -69,7 +43,7 @@ function assertUnavailable(res: ApiResponse): void {
   assert.equal(res.headers.get('retry-after'), '1');
 }
 
-test('two serve processes on PostgreSQL live through a fast restart under a create burst and an outage: 201 or 503 with Retry-After, /ready follows the database, nothing acknowledged lost', async (t) => {
+test('two serve processes on PostgreSQL live through a fast restart under a create burst and an outage: 201 or 503 with Retry-After, /ready follows the database, nothing acknowledged lost, leased tasks settle once, the ledger exact', async (t) => {
   let phase = Date.now();
   const pg = await startPostgresServer();
   t.after(() => pg.stop());
@@ -78,18 +52,31 @@ test('two serve processes on PostgreSQL live through a fast restart under a crea
 
   const seedDir = await tempDir(t);
   const seed = await openServices({ dataDir: seedDir, config: loadConfig({ env: {}, overrides: { store } }), log: () => undefined });
-  const account = await seed.accounts.create('restart', 1000 * 1_000_000);
+  const credit = 1000 * 1_000_000;
+  const account = await seed.accounts.create('restart', credit);
   const { raw: apiKey } = await seed.apiKeys.create({ accountId: account.id, name: 'restart' });
   await seed.close();
-  const member = async (name: string) => {
-    const dir = await tempDir(t);
-    await cp(join(seedDir, 'keys'), join(dir, 'keys'), { recursive: true });
-    return startMember(t, name, dir, { store, work: { defaultConcurrency: 4 } });
-  };
-  const members = await Promise.all([member('s1'), member('s2')]);
+  const overrides = { store, work: { defaultConcurrency: 4, leaseMs: LEASE_MS } };
+  const members = await Promise.all(['s1', 's2'].map((name) => startMember(t, name, seedDir, 'all', overrides)));
   const db = await PgStore.open({ url: pg.url, poolSize: 2 });
   t.after(() => db.close());
   t.diagnostic(`database and two serve processes started in ${Date.now() - phase} ms`);
+
+  // Every create carries its number: what was stored is matched against what was answered.
+  const answers = new Map<number, { status: number; taskId?: string }>();
+  let next = 0;
+  const create = async (url: string, delayMs = 0) => {
+    const n = next++;
+    const res = await send(url, 'POST', '/test/tasks', { auth: apiKey, body: { items: 1, delayMs, metadata: { n } } });
+    answers.set(n, { status: res.status, taskId: res.status === 201 ? res.json.data.taskId : undefined });
+    return res;
+  };
+
+  // Items started, by task, as the processes print them: every fourth create of the burst is
+  // slow, so the database goes away while leased tasks have items running.
+  const started = new Map<string, number>();
+  for (const m of members) m.onItem((item) => started.set(item.split(':')[0], Date.now()));
+  const slowIds = new Set<string>();
 
   // 1. A burst of creates over both processes, the database restarted fast in the middle of it.
   const created: string[] = [];
@@ -99,23 +86,32 @@ test('two serve processes on PostgreSQL live through a fast restart under a crea
   const loops = Array.from({ length: 8 }, async (_, n) => {
     while (burst) {
       const target = members[n % 2];
+      const slow = next % 4 === 0;
       try {
-        const res = await send(target.url, 'POST', '/test/tasks', { auth: apiKey, body: { items: 1 } });
-        if (res.status === 201) created.push(res.json.data.taskId);
-        else if (res.status === 503) refused.push(res);
+        const res = await create(target.url, slow ? SLOW_MS : 0);
+        if (res.status === 201) {
+          created.push(res.json.data.taskId);
+          if (slow) slowIds.add(res.json.data.taskId);
+        } else if (res.status === 503) refused.push(res);
         else failures.push(`${target.name}: ${res.status} ${res.text}`);
       } catch (err) {
         failures.push(`${target.name}: no answer (${(err as Error).cause ?? err})`);
       }
     }
   });
+  let held: string[] = [];
   try {
-    await until('creates before the restart', async () => (created.length >= 30 ? true : undefined));
+    // Restarted while a slow item that started less than half its time ago still runs (a guard, not a measure).
+    await until('creates, and a slow item running, before the restart', async () =>
+      created.length >= 30 && [...started].some(([id, at]) => slowIds.has(id) && Date.now() - at < SLOW_MS / 2) ? true : undefined,
+    );
+    // The tasks leased now: started somewhere and not settled.
+    held = (await Promise.all([...started.keys()].map((id) => db.tasks.get(id)))).filter((task) => task?.status === 'pending').map((task) => task!.id);
     const before = created.length;
     const restartedAt = Date.now();
     await pg.restart();
     const upAt = Date.now();
-    t.diagnostic(`database restarted in ${upAt - restartedAt} ms after ${before} creates`);
+    t.diagnostic(`database restarted in ${upAt - restartedAt} ms after ${before} creates, with ${held.length} leased task(s) running`);
     await until('creates after the restart', async () => (created.length >= before + 30 ? true : undefined)).catch((err: Error) => {
       throw new Error(`${err.message}; ${failures.length} without an answer; ${members.map((m) => `${m.name}: ${m.output().slice(-1500)}`).join('\n')}`);
     });
@@ -128,6 +124,7 @@ test('two serve processes on PostgreSQL live through a fast restart under a crea
   assert.deepEqual(failures.slice(0, 5), [], `every request in flight got 201 or 503; ${members.map((m) => `${m.name}: ${m.output().slice(-3000)}`).join('\n')}`);
   for (const res of refused) assertUnavailable(res);
   for (const m of members) assert.equal(m.child.exitCode, null, `${m.name} is still up: ${m.output().slice(-2000)}`);
+  assert.ok(held.length > 0, 'the database went away while leased tasks ran');
 
   // 2. An outage: /ready says so on both, a create is refused 503; once it is back, both are ready and create again.
   phase = Date.now();
@@ -141,14 +138,14 @@ test('two serve processes on PostgreSQL live through a fast restart under a crea
     });
     assert.equal(ready.json.code, 'NOT_READY');
     assert.match(ready.json.message, /store: the database cannot be reached/);
-    assertUnavailable(await send(m.url, 'POST', '/test/tasks', { auth: apiKey, body: { items: 1 } }));
+    assertUnavailable(await create(m.url));
   }
   t.diagnostic(`outage: both /ready answered 503 within ${Date.now() - phase} ms`);
   phase = Date.now();
   await pg.resume();
   for (const m of members) {
     await until(`${m.name} /ready to answer 200`, async () => ((await send(m.url, 'GET', '/ready')).status === 200 ? true : undefined));
-    const res = await send(m.url, 'POST', '/test/tasks', { auth: apiKey, body: { items: 1 } });
+    const res = await create(m.url);
     assert.equal(res.status, 201, res.text);
     created.push(res.json.data.taskId);
   }
@@ -159,6 +156,28 @@ test('two serve processes on PostgreSQL live through a fast restart under a crea
   for (const id of created) assert.ok(await db.tasks.get(id), `acknowledged create ${id} is in the database`);
   await until('every acknowledged task to settle', async () => ((await db.tasks.countPending()) === 0 ? true : undefined));
   t.diagnostic(`every one of ${created.length} acknowledged tasks settled ${Date.now() - phase} ms later`);
+
+  // Exactly the creates answered 201 are stored (none answered 503), each completed and charged its item once;
+  // the tasks leased when the database went away among them.
+  const stored = [...(await db.tasks.all())];
+  const storedByN = new Map(stored.map((task) => [(task.request as { metadata: { n: number } }).metadata.n, task]));
+  assert.equal(storedByN.size, stored.length, 'one task per create');
+  for (const [n, answer] of answers) {
+    if (answer.status === 201) assert.equal(storedByN.get(n)?.id, answer.taskId, `create ${n} answered 201 is stored under its id`);
+    else assert.equal(storedByN.get(n), undefined, `create ${n} answered ${answer.status} is not stored`);
+  }
+  for (const task of stored) {
+    assert.equal(task.status, 'completed', `${task.id}: ${JSON.stringify(task.errors)}`);
+    assert.equal(task.cost, PRICE, `${task.id} is charged its one item once`);
+  }
+  for (const id of held) assert.equal(stored.find((task) => task.id === id)?.status, 'completed', `task ${id}, leased when the database went away, completed`);
+  const items = members.flatMap((m) => m.items());
+  const ranAgain = held.filter((id) => items.filter((item) => item.startsWith(`${id}:`)).length > 1).length;
+  t.diagnostic(`of the ${held.length} tasks leased at the restart, ${ranAgain} ran their item again (the lease lapsed and was claimed anew), the rest finished where they ran`);
+
+  // The ledger reconciles exactly: credits − charges = balance, nothing reserved, the doctor's check clean.
+  assert.equal((await db.accounts.get(account.id))!.balance, credit - stored.length * PRICE);
+  assert.equal(await db.tasks.reserved(account.id), 0);
   assert.deepEqual((await checkLedger(db)).problems, []);
   for (const m of members) {
     assert.doesNotMatch(m.output(), /Unhandled|uncaught|DeprecationWarning|already executing a query/i, `${m.name}'s log`);
