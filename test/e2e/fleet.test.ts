@@ -19,6 +19,8 @@ import { tempDir } from '../helpers/temp-dir.js';
  * `serve --no-work` (API only) and two `worker`s. Tasks created on any server are claimed and run
  * by whichever working process has room; a process killed mid-item leaves its lease to expire
  * and another runs the item; a server killed mid-burst loses none of the creates it answered.
+ * Money and key limits under racing creates, and a `serve` killed mid-burst with its leases, are
+ * in fleet-faults.test.ts.
  */
 const FIXTURE = join(import.meta.dirname, '../fixtures/fleet-process.ts');
 const LEASE_MS = 1500;
@@ -75,8 +77,6 @@ test('a fleet of 3 servers and 2 workers on one database: creates anywhere compl
   const seed = await openServices({ dataDir: seedDir, config: loadConfig({ env: {}, overrides: { store } }), log: () => undefined });
   const account = await seed.accounts.create('fleet', 100 * 1_000_000);
   const { raw: apiKey } = await seed.apiKeys.create({ accountId: account.id, name: 'fleet' });
-  const tight = await seed.accounts.create('tight', 50 * 250_000);
-  const { raw: tightKey } = await seed.apiKeys.create({ accountId: tight.id, name: 'tight' });
   await seed.close();
 
   const files = await serveFiles(t, { '/light.png': await makeImage({ rgb: [230, 230, 230] }) });
@@ -110,13 +110,6 @@ test('a fleet of 3 servers and 2 workers on one database: creates anywhere compl
   const hooked = receiver.received.map((r) => r.json.data.taskId as string);
   assert.equal(hooked.length, created.length, 'one delivery per task, none twice');
   assert.deepEqual([...hooked].sort(), [...created].sort());
-
-  // 1b. 200 parallel creates spread over the three servers against a balance that covers 50: exactly 50 are created, the rest refused.
-  const raced = await Promise.all(Array.from({ length: 200 }, (_, n) => send(servers[n % 3].url!, 'POST', '/test/tasks', { auth: tightKey, body: { items: 1, price: '0.25' } })));
-  const statuses = raced.map((res) => res.status);
-  assert.equal(statuses.filter((s) => s === 201).length, 50, `created: ${statuses.join(' ')}`);
-  assert.ok(raced.filter((res) => res.status !== 201).every((res) => res.status === 422 && res.json.code === 'INSUFFICIENT_BALANCE'));
-  assert.equal([...(await db.tasks.all())].filter((task) => task.accountId === tight.id).length, 50);
 
   // 2. A sync rate answered 200 by a server that runs no work: a worker ran it, the settlement came back by NOTIFY.
   const rated = await send(s2.url!, 'POST', '/image/rate', { auth: apiKey, body: { mode: 'nsfw_sfw', urls: [files('/light.png')] } });
@@ -177,7 +170,6 @@ test('a fleet of 3 servers and 2 workers on one database: creates anywhere compl
   const charged = [...(await db.tasks.all())].filter((task) => task.accountId === account.id).reduce((sum, task) => sum + task.cost, 0);
   assert.equal(acc!.balance, 100 * 1_000_000 - charged);
   assert.equal(await db.tasks.reserved(account.id), 0);
-  assert.equal((await db.accounts.get(tight.id))!.balance, 0, 'the 50 tasks raced in spent the whole balance, once each');
 
   for (const m of [s1, s3, w1, w2].filter((x) => x !== victim)) m.child.kill('SIGTERM');
   for (const m of [s1, s3, w1, w2].filter((x) => x !== victim)) assert.equal(await m.exited, 0, `${m.name} stops cleanly on SIGTERM: ${m.output().slice(-500)}`);
