@@ -131,8 +131,10 @@ test('three serve processes on one database: exact money and key limits under ra
         maybeKill();
       });
       let next = 3000;
+      // Bounded, so a fleet that never runs a slow item in the victim fails here rather than hangs.
+      const burstEnds = Date.now() + 30_000;
       const loops = Array.from({ length: 12 }, async (_, loop) => {
-        while (afterKill < 30 && next < 3600) {
+        while (afterKill < 30 && next < 3600 && Date.now() < burstEnds) {
           const n = next++;
           // Spread over the processes; once the victim is dead, over the others (as a load balancer would).
           const live = killedWith ? survivors : members;
@@ -155,8 +157,10 @@ test('three serve processes on one database: exact money and key limits under ra
       assert.ok(killedWith, `the victim was killed while running a slow item (it answered ${victimAnswered} creates)`);
       await victim.exited;
       // The tasks the victim held and had not settled when it died: its leases, left to expire.
+      // (The slow one it was running is among them, unless its lease lapsed and another process
+      // took it over before the kill: either way it must run elsewhere and settle, checked below.)
       const orphans = (await Promise.all([...startedOnVictim.keys()].map((id) => db.tasks.get(id)))).filter((task) => task?.status === 'pending').map((task) => task!.id);
-      assert.ok(orphans.includes(killedWith), 'the slow task it was running is left pending');
+      if (!orphans.includes(killedWith)) orphans.push(killedWith);
 
       const all = [...answers.values()];
       const acknowledged = all.filter((a) => a.status === 201);
@@ -170,12 +174,13 @@ test('three serve processes on one database: exact money and key limits under ra
         'only the killed process left creates unanswered',
       );
 
-      await until('every stored task to settle', async () => ((await db.tasks.countPending()) === 0 ? true : undefined));
+      const burstTasks = async () => (await accountTasks(accounts.plenty.id)).filter((task) => (metadataN(task) ?? 0) >= 3000);
+      await until('every stored task of the burst to settle', async () => ((await burstTasks()).every((task) => task.status !== 'pending') ? true : undefined));
       t.diagnostic(
         `${victim.name} answered ${victimAnswered} creates, then was killed running ${orphans.length} unsettled task(s); ${acknowledged.length} creates answered in all, ${unanswered.length} unanswered; all settled ${Date.now() - phase} ms after the burst began`,
       );
 
-      // Its leased tasks were claimed again by the others: each ran there, and completed.
+      // Its leased tasks were claimed again by the others: each ran there, and completed (below).
       for (const id of orphans) {
         assert.ok(
           survivors.some((m) => m.items().some((item) => item.startsWith(`${id}:0:`))),
@@ -184,7 +189,7 @@ test('three serve processes on one database: exact money and key limits under ra
       }
 
       // Every answered create is stored, completed and charged its one item once.
-      const stored = (await accountTasks(accounts.plenty.id)).filter((task) => (metadataN(task) ?? 0) >= 3000);
+      const stored = await burstTasks();
       const byN = new Map(stored.map((task) => [metadataN(task)!, task]));
       assert.equal(byN.size, stored.length, 'one task per request');
       for (const [n, answer] of answers) {
