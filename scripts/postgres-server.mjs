@@ -107,12 +107,13 @@ export async function startPostgresServer(options = {}) {
   if (asRoot) execFileSync('chown', ['-R', `${ids.uid}:${ids.gid}`, dir]);
   await run(join(binaries, 'bin', 'initdb'), [`--pgdata=${dataDir}`, '--auth=password', '--username=imgtask', `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C'], ids);
   rmSync(passwordFile, { force: true });
-  const port = options.port || 20000 + Math.floor(Math.random() * 20000);
-  const args = ['-D', dataDir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', ...(options.flags ?? [])];
+  const randomPort = () => 20000 + Math.floor(Math.random() * 20000);
+  let port = options.port || randomPort();
 
   let child = null;
   const start = () =>
     new Promise((resolve, reject) => {
+      const args = ['-D', dataDir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', ...(options.flags ?? [])];
       const server = spawn(join(binaries, 'bin', 'postgres'), args, { ...ids, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'ignore', 'pipe'] });
       child = server;
       let output = '';
@@ -127,7 +128,7 @@ export async function startPostgresServer(options = {}) {
       });
       server.on('error', reject);
       server.on('exit', (code, signal) => {
-        if (output !== null) reject(new Error(`postgres exited (${signal ?? code}) before it was ready: ${output}`));
+        if (output !== null) reject(Object.assign(new Error(`postgres exited (${signal ?? code}) before it was ready: ${output}`), { portTaken: output.includes('Address already in use') }));
       });
     });
   const halt = () =>
@@ -137,7 +138,19 @@ export async function startPostgresServer(options = {}) {
       child.kill('SIGINT'); // fast shutdown: ends the sessions and stops at once
     });
 
-  await start();
+  // A port picked at random may be taken (another server, another run): pick again, a few times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await start();
+      break;
+    } catch (err) {
+      if (options.port || !err.portTaken || attempt >= 5) {
+        rmSync(dir, { recursive: true, force: true });
+        throw err;
+      }
+      port = randomPort();
+    }
+  }
   let stopped = false;
   return {
     url: `postgres://imgtask:imgtask@127.0.0.1:${port}/postgres`,

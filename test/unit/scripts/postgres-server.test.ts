@@ -44,3 +44,17 @@ test('starts, restarts and stops a server from a clone in a folder only its owne
   assert.deepEqual(answer.first, { who: 'imgtask', answer: 42 });
   assert.deepEqual(answer.second, { who: 'imgtask', answer: 42 });
 });
+
+test('a randomly picked port that is taken is picked again', { timeout: 120_000 }, async (t) => {
+  const { startPostgresServer } = await import('../../../scripts/postgres-server.mjs');
+  const first = await startPostgresServer();
+  t.after(() => first.stop());
+  // The next pick lands on the first server's port, the one after on a free one.
+  const picks = [(first.port - 20000) / 20000, ((first.port - 20000 + 7) % 20000) / 20000];
+  const random = t.mock.method(Math, 'random', () => picks.shift() ?? 0.5);
+  const second = await startPostgresServer();
+  t.after(() => second.stop());
+  random.mock.restore();
+  assert.notEqual(second.port, first.port);
+  assert.equal(picks.length, 0, 'the taken port was tried first');
+});
