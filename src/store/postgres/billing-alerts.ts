@@ -1,7 +1,7 @@
 import { type BillingAlertRecord, type DeliveryRecord, type EventRecord, modelOf } from '../records.js';
 import type { BillingRepo, UsageEntry } from '../types.js';
+import { insertDeliveries } from './delivery-rows.js';
 import { type Db, decode, docOf, hasNul } from './sql.js';
-import { insertDeliveries } from './webhooks.js';
 
 interface UsageRow {
   id: string;

@@ -3,9 +3,9 @@ import { type DumpCounts, type DumpKind, type DumpRecord, StoreNotEmptyError, ze
 import type { AccountRecord, ApiKeyRecord, CreditRecord, DeliveryRecord, DestinationRecord, EventRecord, SecretRecord, TaskRecord, WebhookRecord } from '../records.js';
 import { accountOf } from './accounts.js';
 import { keyOf } from './api-keys.js';
+import { DELIVERY_COLUMNS, deliveryOf, insertDeliveries } from './delivery-rows.js';
 import { checkout, docOf, encode, nameKey, transaction } from './sql.js';
-import { MUTABLE, metadataPairs, spendPeriods, TASK_COLUMNS, taskOf } from './tasks.js';
-import { DELIVERY_COLUMNS, deliveryOf, insertDeliveries } from './webhooks.js';
+import { MUTABLE, metadataPairs, spendPeriods, TASK_COLUMNS, taskOf } from './task-rows.js';
 
 /**
  * The PostgreSQL side of `imgtask store export|import` (see ../dump.ts): every record read in

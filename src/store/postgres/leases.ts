@@ -1,36 +1,60 @@
 import type { LeaseRepo } from '../types.js';
+import { groupCommit } from './group-commit.js';
 import { type Db, hasNul } from './sql.js';
-import { TASK_COLUMNS, type TaskRow, taskOf } from './tasks.js';
+import { TASK_COLUMNS, type TaskRow, taskOf } from './task-rows.js';
+
+/** The most leases given back in one statement. */
+const MAX_RELEASES = 256;
 
 /**
  * Task leases in the task rows (`lease_owner`, `lease_until`): how the processes sharing the
  * database take pending tasks without two of them running the same one. Only the shared
  * intake (src/engine/intake/shared.ts) uses them.
+ *
+ * Every statement here that locks several task rows takes them in id order, as the batched
+ * writers of tasks do (task-finish.ts), or skips those locked: none waits for another in a circle.
  */
 export function createPgLeaseRepo(db: Db): LeaseRepo {
+  // Leases given back while a statement giving back others is in flight go together in the next.
+  const releases = groupCommit<{ workerId: string; id: string }, void>({
+    maxBatch: MAX_RELEASES,
+    async run(members) {
+      const byWorker = new Map<string, string[]>();
+      for (const { workerId, id } of members) byWorker.set(workerId, [...(byWorker.get(workerId) ?? []), id]);
+      for (const [workerId, ids] of byWorker) {
+        // A settled task is never claimed again: its lease needs no write.
+        await db.query(
+          `UPDATE tasks SET lease_owner = NULL, lease_until = NULL
+           WHERE id IN (SELECT id FROM tasks WHERE id = ANY($2::text[]) AND lease_owner = $1 AND status = 'pending' ORDER BY id FOR UPDATE)`,
+          [workerId, ids],
+        );
+      }
+      return members.map(() => ({ ok: true as const, value: undefined }));
+    },
+  });
   return {
     async claim(workerId, limit, leaseMs) {
       if (limit <= 0) return [];
       // SKIP LOCKED: a row another claim (or a write) holds is passed over, not waited for, so two
-      // claims at once take different tasks. The ids are locked first; the tasks are read after.
-      return db.tx(async (client) => {
-        const { rows } = await client.query<{ id: string }>(
-          `UPDATE tasks SET lease_owner = $1, lease_until = now() + $3 * interval '1 millisecond'
-           WHERE id IN (SELECT id FROM tasks WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < now()) ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED)
-           RETURNING id, seq`,
-          [workerId, limit, leaseMs],
-        );
-        if (rows.length === 0) return [];
-        const claimed = await client.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.id = ANY($1::text[]) ORDER BY t.seq`, [rows.map((row) => row.id)]);
-        return claimed.rows.map(taskOf);
-      });
+      // claims at once take different tasks. The tasks are read by a second statement, which sees
+      // them as they are once leased (the first one's reads are as of when it began); it finds
+      // them as the rows this transaction changed. Both go in one round trip.
+      const [, claimed] = await db.batch([
+        {
+          text: `UPDATE tasks SET lease_owner = $1, lease_until = now() + $3 * interval '1 millisecond'
+                 WHERE id IN (SELECT id FROM tasks WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < now()) ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+          values: [workerId, limit, leaseMs],
+        },
+        { text: `SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.xmin = pg_current_xact_id()::xid AND t.lease_owner = $1 ORDER BY t.seq`, values: [workerId] },
+      ]);
+      return (claimed.rows as TaskRow[]).map(taskOf);
     },
     async renew(workerId, ids, leaseMs) {
       const wanted = ids.filter((id) => !hasNul(id));
       if (wanted.length === 0) return [];
       const { rows } = await db.query<{ id: string }>(
         `UPDATE tasks SET lease_until = now() + $3 * interval '1 millisecond'
-         WHERE id = ANY($2::text[]) AND lease_owner = $1 AND status = 'pending' RETURNING id`,
+         WHERE id IN (SELECT id FROM tasks WHERE id = ANY($2::text[]) AND lease_owner = $1 AND status = 'pending' ORDER BY id FOR UPDATE) RETURNING id`,
         [workerId, wanted, leaseMs],
       );
       const held = new Set(rows.map((row) => row.id));
@@ -38,7 +62,7 @@ export function createPgLeaseRepo(db: Db): LeaseRepo {
     },
     async release(workerId, id) {
       if (hasNul(id)) return;
-      await db.query('UPDATE tasks SET lease_owner = NULL, lease_until = NULL WHERE id = $2 AND lease_owner = $1', [workerId, id]);
+      await releases.submit({ workerId, id });
     },
   };
 }

@@ -51,6 +51,9 @@ export class PgStore implements Store {
   private readonly health: DbHealth;
   private readonly db: Db;
 
+  /** The connections batches go through (group commit: task-create.ts, task-finish.ts), each batch pipelined in one round trip. */
+  private readonly pipelining: pg.Pool;
+
   private constructor(
     readonly pool: pg.Pool,
     options: PgStoreOptions,
@@ -58,8 +61,11 @@ export class PgStore implements Store {
     this.health = createDbHealth(() => probe(options.url, options.applicationName), options.log);
     // An idle pooled connection that breaks (the server restarts) is the first sign when no request runs.
     pool.on('error', (err) => this.health.failed(err));
+    // One batch in flight per kind of write (creates, items, settlements, ...): a few connections serve them all.
+    this.pipelining = createPool({ ...options, poolSize: Math.min(PIPELINED_CONNECTIONS, options.poolSize ?? PIPELINED_CONNECTIONS), pipeline: true });
+    this.pipelining.on('error', (err) => this.health.failed(err));
     const signals = createPgSignals(options.url, options.log, options.applicationName, (err) => this.health.failed(err));
-    const db = poolDb(pool, () => this.closed, this.health);
+    const db = poolDb(pool, () => this.closed, this.health, this.pipelining);
     this.db = db;
     this.shared = { signals, leases: createPgLeaseRepo(db) };
     this.accounts = createPgAccountRepo(db);
@@ -110,9 +116,12 @@ export class PgStore implements Store {
     this.closed = true;
     this.health.close();
     await this.shared.signals.close();
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.pipelining.end()]);
   }
 }
+
+/** The most connections batches use at once. */
+const PIPELINED_CONNECTIONS = 4;
 
 /** How long the readiness probe waits for the database to connect, then to answer. */
 const PROBE_TIMEOUT_MS = 2000;

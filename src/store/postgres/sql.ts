@@ -17,6 +17,19 @@ export interface Db {
   tx<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T>;
   /** Runs `fn` over one REPEATABLE READ READ ONLY transaction: every statement of `fn`'s Db reads the same moment. */
   snapshot<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
+   * Runs `statements` in order in one transaction (READ COMMITTED: each statement reads what
+   * committed before it began, so one that follows the locking of rows reads them as they are
+   * now), sent together in one round trip: BEGIN, the statements and COMMIT pipelined. Answers
+   * each statement's result; when any fails, nothing is kept and that failure is thrown.
+   */
+  batch(statements: readonly Statement[]): Promise<pg.QueryResult[]>;
+}
+
+/** One statement of a batch. */
+export interface Statement {
+  text: string;
+  values?: unknown[];
 }
 
 const INT8 = 20;
@@ -30,8 +43,9 @@ const types = {
   },
 } as pg.CustomTypesConfig;
 
-export function createPool(options: { url: string; poolSize?: number; applicationName?: string; log?: (message: string) => void }): pg.Pool {
-  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, application_name: options.applicationName ?? 'imgtask', types });
+/** A pool; `pipeline`: its clients send each statement without waiting for the one before to be answered (for `pipelined`). */
+export function createPool(options: { url: string; poolSize?: number; applicationName?: string; log?: (message: string) => void; pipeline?: boolean }): pg.Pool {
+  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, application_name: options.applicationName ?? 'imgtask', types, pipeline: options.pipeline ?? false });
   // An idle connection that breaks (the server restarts) must not take the process down: the pool drops it.
   pool.on('error', (err) => options.log?.(`postgres: idle connection error: ${err.message}`));
   return pool;
@@ -122,12 +136,41 @@ export function transaction<T>(pool: pg.Pool, begin: string, fn: (client: pg.Poo
   });
 }
 
-/** A Db over one client already in a transaction: statements run there, and `tx` runs inside it. */
+/**
+ * Runs `statements` between BEGIN and COMMIT on one client of a pipelining pool, all sent at
+ * once: the server runs them back to back, so the row locks they take are held for the time
+ * the server needs, never across a round trip to this process. A statement that fails aborts
+ * the transaction (those after it fail as aborted, and COMMIT answers ROLLBACK); its error is
+ * thrown, or the lost connection's when the connection is what failed.
+ */
+export function pipelined(pool: pg.Pool, statements: readonly Statement[]): Promise<pg.QueryResult[]> {
+  return withClient(pool, async (held) => {
+    const { client } = held;
+    const sent = [client.query('BEGIN'), ...statements.map((statement) => client.query(statement.text, statement.values)), client.query('COMMIT')];
+    const settled = await Promise.allSettled(sent);
+    if (held.broken) throw held.broken;
+    const failed = settled.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    const results = settled.map((result) => (result as PromiseFulfilledResult<pg.QueryResult>).value);
+    if (results[results.length - 1].command !== 'COMMIT') throw new Error('the transaction was rolled back');
+    return results.slice(1, -1);
+  });
+}
+
+/** The statements one after the other on a client already in a transaction (or on a pool, in one of their own). */
+async function inOrder(client: Pick<pg.PoolClient, 'query'>, statements: readonly Statement[]): Promise<pg.QueryResult[]> {
+  const results: pg.QueryResult[] = [];
+  for (const statement of statements) results.push(await client.query(statement.text, statement.values));
+  return results;
+}
+
+/** A Db over one client already in a transaction: statements run there, and `tx` and `batch` run inside it. */
 function clientDb(client: pg.PoolClient): Db {
   const db: Db = {
     query: (text, values) => client.query(text, values),
     tx: (fn) => fn(client),
     snapshot: (fn) => fn(db),
+    batch: (statements) => inOrder(client, statements),
   };
   return db;
 }
@@ -135,9 +178,10 @@ function clientDb(client: pg.PoolClient): Db {
 /**
  * A Db over a pool, refusing work once `closed()` says so. A statement that fails because the
  * database is out of reach fails with STORE_UNAVAILABLE (503, Retry-After) and tells `health`;
- * one that gets through tells it the database answers.
+ * one that gets through tells it the database answers. Batches go through `pipelining` (a pool
+ * made with `pipeline`) in one round trip, or without one, one statement after the other.
  */
-export function poolDb(pool: pg.Pool, closed: () => boolean, health?: DbHealth): Db {
+export function poolDb(pool: pg.Pool, closed: () => boolean, health?: DbHealth, pipelining?: pg.Pool): Db {
   const check = () => {
     if (closed()) throw new StoreClosed('the store is closed');
   };
@@ -157,6 +201,7 @@ export function poolDb(pool: pg.Pool, closed: () => boolean, health?: DbHealth):
     query: (text, values) => guarded(() => pool.query(text, values)),
     tx: (fn) => guarded(() => transaction(pool, 'BEGIN', fn)),
     snapshot: (fn) => guarded(() => transaction(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', (client) => fn(clientDb(client)))),
+    batch: (statements) => guarded(() => (pipelining ? pipelined(pipelining, statements) : transaction(pool, 'BEGIN', (client) => inOrder(client, statements)))),
   };
 }
 

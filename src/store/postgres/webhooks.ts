@@ -1,36 +1,11 @@
 import { applyWebhookChanges, applyWebhookHealth, type DeliveryRecord, type EventRecord, type WebhookRecord } from '../records.js';
 import type { WebhookRepo } from '../types.js';
+import { DELIVERY_COLUMNS, type DeliveryRow, deliveryOf } from './delivery-rows.js';
 import { type Db, docOf, hasNul, stored } from './sql.js';
-import { TASK_COLUMNS, taskOf } from './tasks.js';
-
-/**
- * Webhooks, events and deliveries. A delivery's changing fields are columns (its attempts as
- * one JSON array text, appended to in SQL); `pending_seq` orders pending deliveries as the file
- * store lists them: by when each last became pending.
- */
-export const DELIVERY_MUTABLE = ['status', 'attempts', 'nextAttemptAt', 'updatedAt'] as const;
-export const DELIVERY_COLUMNS = 'doc, status, attempts, next_attempt_at, updated_at';
-
-interface DeliveryRow {
-  doc: string;
-  status: DeliveryRecord['status'];
-  attempts: string;
-  next_attempt_at: string | null;
-  updated_at: string;
-}
-
-export const deliveryOf = (row: DeliveryRow): DeliveryRecord => {
-  const delivery = JSON.parse(row.doc) as DeliveryRecord;
-  delivery.status = row.status;
-  delivery.attempts = JSON.parse(row.attempts);
-  delivery.nextAttemptAt = row.next_attempt_at;
-  delivery.updatedAt = row.updated_at;
-  return delivery;
-};
+import { TASK_COLUMNS, taskOf } from './task-rows.js';
+import { createAttemptRecorder, createEventRecorder, createNoEventMarker } from './webhook-writes.js';
 
 const webhooksOf = (rows: { doc: string }[]): WebhookRecord[] => rows.map((row) => JSON.parse(row.doc) as WebhookRecord);
-
-type Client = Parameters<Parameters<Db['tx']>[0]>[0];
 
 /** Reads a webhook under a row lock, changes it with `change` and writes it back; undefined (nothing written) when it is gone or `change` declines. */
 async function rewrite(db: Db, id: string, change: (webhook: WebhookRecord) => WebhookRecord | undefined): Promise<{ before: WebhookRecord; after: WebhookRecord } | undefined> {
@@ -44,28 +19,14 @@ async function rewrite(db: Db, id: string, change: (webhook: WebhookRecord) => W
   });
 }
 
-/** Inserts deliveries in their order (the pending ones take the next places in the due order); none is a no-op. */
-export async function insertDeliveries(client: Pick<Client, 'query'>, list: readonly DeliveryRecord[]): Promise<void> {
-  if (list.length === 0) return;
-  await client.query(
-    `INSERT INTO deliveries (id, pending_seq, webhook_id, status, next_attempt_at, updated_at, attempts, doc)
-     SELECT u.id, CASE WHEN u.status = 'pending' THEN nextval('imgtask_order') END, u.webhook_id, u.status, u.next_attempt_at, u.updated_at, u.attempts, u.doc
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY
-       AS u(id, webhook_id, status, next_attempt_at, updated_at, attempts, doc, ord)
-     ORDER BY u.ord`,
-    [
-      list.map((d) => d.id),
-      list.map((d) => d.webhookId),
-      list.map((d) => d.status),
-      list.map((d) => d.nextAttemptAt),
-      list.map((d) => d.updatedAt),
-      list.map((d) => JSON.stringify(d.attempts)),
-      list.map((d) => docOf(d, DELIVERY_MUTABLE)),
-    ],
-  );
-}
-
+/**
+ * Webhooks, events and deliveries (the deliveries' rows: delivery-rows.ts). Events recorded,
+ * tasks marked as needing none and delivery attempts go through group commit (webhook-writes.ts).
+ */
 export function createPgWebhookRepo(db: Db): WebhookRepo {
+  const recordEvent = createEventRecorder(db);
+  const markNoEvent = createNoEventMarker(db);
+  const recordAttempt = createAttemptRecorder(db);
   const deliveries = async (sql: string, values: unknown[]): Promise<DeliveryRecord[]> => (await db.query<DeliveryRow>(sql, values)).rows.map(deliveryOf);
   return {
     async put(webhook) {
@@ -94,22 +55,9 @@ export function createPgWebhookRepo(db: Db): WebhookRepo {
       if (hasNul(accountId)) return [];
       return webhooksOf((await db.query<{ doc: string }>('SELECT doc FROM webhooks WHERE account_id = $1 ORDER BY seq', [accountId])).rows);
     },
-    async recordEvent(event: EventRecord, list: DeliveryRecord[]) {
-      await db.tx(async (client) => {
-        if (event.taskId !== null) {
-          // Several processes may record a settled task's event at once (one settling it, another
-          // recovering events at its start): the task row decides, the first one recorded stays.
-          const { rows } = await client.query<{ event_id: string | null }>('SELECT event_id FROM tasks WHERE id = $1 FOR UPDATE', [event.taskId]);
-          if (rows.length > 0 && rows[0].event_id !== null && rows[0].event_id !== event.id) return;
-        }
-        const inserted = await client.query('INSERT INTO events (id, task_id, doc) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING', [event.id, event.taskId, docOf(event, [])]);
-        if (inserted.rowCount === 0) return; // recorded before: nothing to do
-        await insertDeliveries(client, list);
-        if (event.taskId !== null) await client.query('UPDATE tasks SET event_id = $2 WHERE id = $1', [event.taskId, event.id]);
-      });
-    },
+    recordEvent: (event: EventRecord, list: DeliveryRecord[]) => recordEvent({ event, deliveries: list }),
     async markNoEvent(taskId) {
-      if (!hasNul(taskId)) await db.query(`UPDATE tasks SET event_id = 'none' WHERE id = $1 AND event_id IS NULL`, [taskId]);
+      if (!hasNul(taskId)) await markNoEvent(taskId);
     },
     async getEvent(id) {
       if (hasNul(id)) return undefined;
@@ -120,18 +68,7 @@ export function createPgWebhookRepo(db: Db): WebhookRepo {
       const { rows } = await db.query(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.status <> 'pending' AND t.event_id IS NULL ORDER BY t.settled_seq`);
       return rows.map((row) => taskOf(row as Parameters<typeof taskOf>[0]));
     },
-    async recordAttempt(id, attempt, status, nextAttemptAt) {
-      const [delivery] = await deliveries(
-        `UPDATE deliveries SET
-           attempts = CASE WHEN attempts = '[]' THEN '[' || $2 || ']' ELSE left(attempts, -1) || ',' || $2 || ']' END,
-           pending_seq = CASE WHEN status <> 'pending' AND $3 = 'pending' THEN nextval('imgtask_order') ELSE pending_seq END,
-           status = $3, next_attempt_at = $4, updated_at = $5
-         WHERE id = $1 RETURNING ${DELIVERY_COLUMNS}`,
-        [id, JSON.stringify(attempt), status, nextAttemptAt, attempt.at],
-      );
-      if (!delivery) throw new Error(`no delivery ${id}`);
-      return delivery;
-    },
+    recordAttempt: (id, attempt, status, nextAttemptAt) => recordAttempt({ id, attempt, status, nextAttemptAt }),
     async redeliver(id, at) {
       if (hasNul(id)) return undefined;
       const [delivery] = await deliveries(

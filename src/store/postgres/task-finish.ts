@@ -1,0 +1,183 @@
+import { finishedItems, type ItemRecord, settledItems, type TaskRecord, type TaskSettlement } from '../records.js';
+import { memberMayCause, withBatchRetries } from './batch-errors.js';
+import { groupCommit, type Outcome } from './group-commit.js';
+import { type Db, encode, type Statement, stored } from './sql.js';
+import { TASK_COLUMNS, type TaskRow, taskOf } from './task-rows.js';
+
+/** The most items recorded, or tasks settled, in one batch. */
+const MAX_BATCH = 256;
+
+/**
+ * Locks the batch's tasks in id order: the first lock of every writer of tasks, which then
+ * takes their accounts (in id order too), so two batches never wait for each other in a circle.
+ */
+const LOCK_TASKS = 'SELECT 1 FROM tasks WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE';
+const LOCK_ACCOUNTS_OF_TASKS = 'SELECT 1 FROM accounts WHERE id IN (SELECT account_id FROM tasks WHERE id = ANY($1::text[])) ORDER BY id FOR UPDATE';
+
+/**
+ * Items finished while others of their task run, recorded in one statement after LOCK_TASKS:
+ * each only while its task and the item are still pending. Answers each task as it was before
+ * (the statement's own reads), and whether its item was recorded.
+ */
+const RECORD_ITEMS = `WITH r AS (
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[]) AS r(id, idx, status, doc, at)
+), ok AS (
+  SELECT r.* FROM r JOIN tasks t ON t.id = r.id AND t.status = 'pending'
+  JOIN task_items i ON i.task_id = r.id AND i.idx = r.idx AND i.status = 'pending'
+), item AS (
+  UPDATE task_items i SET status = ok.status, doc = ok.doc FROM ok WHERE i.task_id = ok.id AND i.idx = ok.idx
+), task AS (
+  UPDATE tasks t SET updated_at = ok.at FROM ok WHERE t.id = ok.id
+)
+SELECT ${TASK_COLUMNS}, t.id, t.id IN (SELECT id FROM ok) AS done FROM tasks t WHERE t.id IN (SELECT id FROM r)`;
+
+/**
+ * Settlements, in one statement after LOCK_TASKS and LOCK_ACCOUNTS_OF_TASKS: each only while its
+ * task is pending (and its last item, and as many items finished as it was worked out from),
+ * charging at most the estimate. The last items and those left unfinished, the tasks, one
+ * charge and release per account and one spend change per key and period (the periods the
+ * task's create counted in, from its created_at in UTC: periods.ts in SQL) with the batch's
+ * sums. Answers each task as it was before, and whether it was settled.
+ */
+const SETTLE = `WITH s AS (
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::int[])
+    AS s(id, last_idx, last_status, last_doc, status, result, errors, cost, at, unfinished_doc, unfinished_status, finished)
+), ok AS (
+  SELECT s.*, t.account_id, t.api_key_id, t.estimate, t.created_at FROM s JOIN tasks t ON t.id = s.id
+  WHERE t.status = 'pending'
+    AND (s.last_idx < 0 OR EXISTS (SELECT 1 FROM task_items i WHERE i.task_id = s.id AND i.idx = s.last_idx AND i.status = 'pending'))
+    AND (s.finished IS NULL OR s.finished = (SELECT count(*) FROM task_items i WHERE i.task_id = s.id AND i.status <> 'pending'))
+    AND s.cost BETWEEN 0 AND t.estimate
+), item AS (
+  UPDATE task_items i SET status = ok.last_status, doc = ok.last_doc FROM ok WHERE i.task_id = ok.id AND i.idx = ok.last_idx
+), unfinished AS (
+  UPDATE task_items i SET status = ok.unfinished_status, doc = ok.unfinished_doc FROM ok
+  WHERE i.task_id = ok.id AND i.idx <> ok.last_idx AND i.status = 'pending' AND ok.unfinished_doc IS NOT NULL
+), task AS (
+  UPDATE tasks t SET status = ok.status, result = ok.result, errors = coalesce(ok.errors, t.errors), cost = ok.cost, updated_at = ok.at, settled_seq = nextval('imgtask_order')
+  FROM ok WHERE t.id = ok.id
+), account AS (
+  UPDATE accounts a SET reserved = a.reserved - x.estimate, balance = a.balance - x.cost, updated_at = coalesce(x.charged_at, a.updated_at)
+  FROM (SELECT account_id, sum(estimate) AS estimate, sum(cost) AS cost, max(at) FILTER (WHERE cost > 0) AS charged_at FROM ok GROUP BY account_id) x
+  WHERE a.id = x.account_id
+), spend AS (
+  INSERT INTO key_spend (api_key_id, period, amount)
+  SELECT ok.api_key_id, p.period, sum(ok.cost - ok.estimate) FROM ok
+  CROSS JOIN LATERAL (SELECT ok.created_at::timestamptz AT TIME ZONE 'UTC' AS at) c
+  CROSS JOIN LATERAL (VALUES ('d:' || to_char(c.at, 'YYYY-MM-DD')), ('w:' || to_char(date_trunc('week', c.at), 'YYYY-MM-DD')), ('m:' || to_char(c.at, 'YYYY-MM'))) AS p(period)
+  WHERE ok.api_key_id IS NOT NULL
+  GROUP BY ok.api_key_id, p.period ORDER BY ok.api_key_id, p.period
+  ON CONFLICT (api_key_id, period) DO UPDATE SET amount = key_spend.amount + excluded.amount
+)
+SELECT ${TASK_COLUMNS}, t.id, t.id IN (SELECT id FROM ok) AS done FROM tasks t WHERE t.id IN (SELECT id FROM s)`;
+
+interface BeforeRow extends TaskRow {
+  id: string;
+  done: boolean;
+}
+
+export interface ItemWrite {
+  id: string;
+  index: number;
+  item: ItemRecord;
+  at: string;
+}
+
+/**
+ * Runs a task writer's batches: the statements of a batch, then each member's answer from the
+ * task as it was before and whether its write was made. A statement error one member may have
+ * caused runs each alone.
+ */
+function taskBatches<I extends { id: string }, O>(db: Db, statements: (members: readonly I[]) => Statement[], answer: (member: I, before: TaskRecord | undefined, done: boolean) => O) {
+  const once = async (members: readonly I[]): Promise<Outcome<O>[]> => {
+    const results = await withBatchRetries(() => db.batch(statements(members)));
+    const rows = new Map((results[results.length - 1].rows as BeforeRow[]).map((row) => [row.id, row]));
+    return members.map((member) => {
+      const row = rows.get(member.id);
+      try {
+        return { ok: true, value: answer(member, row && taskOf(row), row?.done ?? false) };
+      } catch (error) {
+        return { ok: false, error };
+      }
+    });
+  };
+  const batcher = groupCommit<I, O>({
+    maxBatch: MAX_BATCH,
+    // One write per task in a batch: the next waits for the next batch, and sees this one's.
+    key: (member) => member.id,
+    async run(members) {
+      try {
+        return await once(members);
+      } catch (err) {
+        if (members.length === 1 || !memberMayCause(err)) throw err;
+        const outcomes: Outcome<O>[] = [];
+        for (const member of members) outcomes.push(...(await once([member]).catch((error: unknown) => [{ ok: false as const, error }])));
+        return outcomes;
+      }
+    },
+  });
+  return (member: I) => batcher.submit(member);
+}
+
+/** Records finished items through group commit; each answers the task with its item, or undefined when the task or item was no longer pending. */
+export function createItemRecorder(db: Db): (write: ItemWrite) => Promise<TaskRecord | undefined> {
+  return taskBatches<ItemWrite, TaskRecord | undefined>(
+    db,
+    (members) => [
+      { text: LOCK_TASKS, values: [members.map((m) => m.id)] },
+      {
+        text: RECORD_ITEMS,
+        values: [members.map((m) => m.id), members.map((m) => m.index), members.map((m) => m.item.status), members.map((m) => JSON.stringify(m.item)), members.map((m) => m.at)],
+      },
+    ],
+    (member, before, done) => {
+      if (!before || !done) return undefined;
+      const items = before.items.slice();
+      items[member.index] = stored(member.item);
+      return { ...before, items, updatedAt: member.at };
+    },
+  );
+}
+
+/** Settles through group commit; each answers the settled task, or undefined when it was no longer pending (or an item finished since it was worked out). */
+export function createSettler(db: Db): (settlement: TaskSettlement) => Promise<TaskRecord | undefined> {
+  return taskBatches<TaskSettlement, TaskRecord | undefined>(
+    db,
+    (members) => {
+      const ids = members.map((s) => s.id);
+      return [
+        { text: LOCK_TASKS, values: [ids] },
+        { text: LOCK_ACCOUNTS_OF_TASKS, values: [ids] },
+        {
+          text: SETTLE,
+          values: [
+            ids,
+            members.map((s) => s.lastItem?.index ?? -1),
+            members.map((s) => s.lastItem?.item.status ?? null),
+            members.map((s) => (s.lastItem ? JSON.stringify(s.lastItem.item) : null)),
+            members.map((s) => s.status),
+            members.map((s) => encode(s.result)),
+            members.map((s) => encode(s.errors)),
+            members.map((s) => s.cost),
+            members.map((s) => s.at),
+            members.map((s) => (s.unfinishedItem ? JSON.stringify(s.unfinishedItem) : null)),
+            members.map((s) => s.unfinishedItem?.status ?? null),
+            members.map((s) => s.finished ?? null),
+          ],
+        },
+      ];
+    },
+    (s, task, done) => {
+      if (task?.status !== 'pending') return undefined;
+      if (!done) {
+        // Refused for a reason of its own: only a charge outside the estimate is a mistake to report.
+        const applies = (!s.lastItem || task.items[s.lastItem.index]?.status === 'pending') && (s.finished === undefined || finishedItems(task) === s.finished);
+        if (applies && (s.cost < 0 || s.cost > task.estimate)) throw new Error(`settlement of ${task.id} charges ${s.cost}, outside 0..${task.estimate}`);
+        return undefined;
+      }
+      const settled: TaskRecord = { ...task, items: stored(settledItems(task.items, s)), status: s.status, result: s.result, cost: s.cost, updatedAt: s.at };
+      if (s.errors) settled.errors = s.errors;
+      return stored(settled);
+    },
+  );
+}

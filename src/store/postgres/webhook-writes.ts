@@ -1,0 +1,136 @@
+import type { DeliveryAttempt, DeliveryRecord, EventRecord } from '../records.js';
+import { memberMayCause, withBatchRetries } from './batch-errors.js';
+import { DELIVERY_COLUMNS, DELIVERY_MUTABLE, type DeliveryRow, deliveryOf } from './delivery-rows.js';
+import { groupCommit, type Outcome } from './group-commit.js';
+import { type Db, docOf } from './sql.js';
+
+/** The most events, marks or attempts in one batch. */
+const MAX_BATCH = 256;
+
+/** Locks the tasks of the batch's events in id order, as every batched writer of tasks does (task-finish.ts). */
+const LOCK_TASKS = 'SELECT 1 FROM tasks WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE';
+
+/**
+ * Events with their deliveries, in one statement after LOCK_TASKS. Several processes may record
+ * a settled task's event at once (one settling it, another recovering events at its start): the
+ * task row decides, the first event recorded for it stays. An event recorded before is left as it
+ * is; a new one gets its deliveries (the pending ones take the next places in the due order) and
+ * marks its task.
+ */
+const RECORD_EVENTS = `WITH e AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS e(id, task_id, doc, ord)
+), fresh AS (
+  SELECT e.* FROM e LEFT JOIN tasks t ON t.id = e.task_id WHERE t.event_id IS NULL OR t.event_id = e.id
+), ins AS (
+  INSERT INTO events (id, task_id, doc) SELECT id, task_id, doc FROM fresh ORDER BY ord ON CONFLICT (id) DO NOTHING RETURNING id
+), delivered AS (
+  INSERT INTO deliveries (id, pending_seq, webhook_id, status, next_attempt_at, updated_at, attempts, doc)
+  SELECT d.id, CASE WHEN d.status = 'pending' THEN nextval('imgtask_order') END, d.webhook_id, d.status, d.next_attempt_at, d.updated_at, d.attempts, d.doc
+  FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[]) WITH ORDINALITY
+    AS d(event_id, id, webhook_id, status, next_attempt_at, updated_at, attempts, doc, ord)
+  WHERE d.event_id IN (SELECT id FROM ins) ORDER BY d.ord
+), mark AS (
+  UPDATE tasks t SET event_id = e.id FROM e WHERE t.id = e.task_id AND e.id IN (SELECT id FROM ins)
+)
+SELECT count(*) AS recorded FROM ins`;
+
+/** Settled tasks whose event no endpoint wanted, marked in one statement (rows locked in id order). */
+const MARK_NO_EVENT = `UPDATE tasks SET event_id = 'none'
+  WHERE id IN (SELECT id FROM tasks WHERE id = ANY($1::text[]) AND event_id IS NULL ORDER BY id FOR UPDATE)`;
+
+/** Delivery attempts, in one statement: each appended to its delivery's attempts, with its status and when it is due next. */
+const RECORD_ATTEMPTS = `UPDATE deliveries d SET
+  attempts = CASE WHEN d.attempts = '[]' THEN '[' || u.attempt || ']' ELSE left(d.attempts, -1) || ',' || u.attempt || ']' END,
+  pending_seq = CASE WHEN d.status <> 'pending' AND u.status = 'pending' THEN nextval('imgtask_order') ELSE d.pending_seq END,
+  status = u.status, next_attempt_at = u.next_attempt_at, updated_at = u.at
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS u(id, attempt, status, next_attempt_at, at)
+WHERE d.id = u.id RETURNING d.id, ${DELIVERY_COLUMNS.split(', ')
+  .map((column) => `d.${column}`)
+  .join(', ')}`;
+
+/**
+ * Group commit for one kind of write: `once` runs a batch and answers each member; a statement
+ * error one member may have caused runs each alone, so only that one fails.
+ */
+function batched<I, O>(once: (members: readonly I[]) => Promise<Outcome<O>[]>, key?: (member: I) => string) {
+  const batcher = groupCommit<I, O>({
+    maxBatch: MAX_BATCH,
+    key,
+    async run(members) {
+      try {
+        return await withBatchRetries(() => once(members));
+      } catch (err) {
+        if (members.length === 1 || !memberMayCause(err)) throw err;
+        const outcomes: Outcome<O>[] = [];
+        for (const member of members) outcomes.push(...(await withBatchRetries(() => once([member])).catch((error: unknown) => [{ ok: false as const, error }])));
+        return outcomes;
+      }
+    },
+  });
+  return (member: I) => batcher.submit(member);
+}
+
+const done = <O>(value: O): Outcome<O> => ({ ok: true, value });
+
+/** Records events with all their deliveries, and marks their tasks (see RECORD_EVENTS). */
+export function createEventRecorder(db: Db) {
+  return batched<{ event: EventRecord; deliveries: readonly DeliveryRecord[] }, void>(
+    async (members) => {
+      const events = members.map((m) => m.event);
+      const list = members.flatMap((m) => m.deliveries.map((delivery) => ({ eventId: m.event.id, delivery })));
+      const taskIds = events.flatMap((event) => (event.taskId === null ? [] : [event.taskId]));
+      await db.batch([
+        { text: LOCK_TASKS, values: [taskIds] },
+        {
+          text: RECORD_EVENTS,
+          values: [
+            events.map((e) => e.id),
+            events.map((e) => e.taskId),
+            events.map((e) => docOf(e, [])),
+            list.map((d) => d.eventId),
+            list.map((d) => d.delivery.id),
+            list.map((d) => d.delivery.webhookId),
+            list.map((d) => d.delivery.status),
+            list.map((d) => d.delivery.nextAttemptAt),
+            list.map((d) => d.delivery.updatedAt),
+            list.map((d) => JSON.stringify(d.delivery.attempts)),
+            list.map((d) => docOf(d.delivery, DELIVERY_MUTABLE)),
+          ],
+        },
+      ]);
+      return members.map(() => done(undefined));
+    },
+    // One event per task in a batch: the task row decides between them, one statement at a time.
+    (member) => member.event.taskId ?? member.event.id,
+  );
+}
+
+/** Marks settled tasks whose event no endpoint wanted (only those not marked or recorded yet). */
+export function createNoEventMarker(db: Db) {
+  return batched<string, void>(async (taskIds) => {
+    await db.query(MARK_NO_EVENT, [[...new Set(taskIds)]]);
+    return taskIds.map(() => done(undefined));
+  });
+}
+
+/** Records delivery attempts; each answers its delivery as it now stands. */
+export function createAttemptRecorder(db: Db) {
+  return batched<{ id: string; attempt: DeliveryAttempt; status: DeliveryRecord['status']; nextAttemptAt: string | null }, DeliveryRecord>(
+    async (members) => {
+      const { rows } = await db.query<DeliveryRow & { id: string }>(RECORD_ATTEMPTS, [
+        members.map((m) => m.id),
+        members.map((m) => JSON.stringify(m.attempt)),
+        members.map((m) => m.status),
+        members.map((m) => m.nextAttemptAt),
+        members.map((m) => m.attempt.at),
+      ]);
+      const byId = new Map(rows.map((row) => [row.id, deliveryOf(row)]));
+      return members.map((m) => {
+        const delivery = byId.get(m.id);
+        return delivery ? done(delivery) : { ok: false, error: new Error(`no delivery ${m.id}`) };
+      });
+    },
+    // One attempt per delivery in a batch: each appends to what the one before left.
+    (member) => member.id,
+  );
+}
