@@ -24,7 +24,9 @@ export interface ClaimerOptions {
 
 /**
  * Takes work from a store several processes share: claims pending tasks up to its free
- * capacity when woken (a task was created, a task of its own finished) and every `pollMs`,
+ * capacity, in one statement, when woken (a task was created) and every `pollMs`, and when a
+ * task of its own finishes unless its last claim found fewer tasks than it asked for (then none
+ * is left until a notification says so: a process with nothing to do does not ask again);
  * renews its leases every third of their length while their items run, and gives each lease
  * back when its task has run, or all of them when it stops. A process that dies keeps its
  * leases only until they expire; then another claims the tasks and runs their pending items
@@ -43,12 +45,18 @@ export function createClaimer(options: ClaimerOptions) {
   /** Set once the runner has stopped: leases are no longer renewed. */
   let stopped = false;
   let claiming = false;
+  /** Woken while a claim was in flight: claim again once it ends. */
   let again = false;
+  /** A task of its own finished while a claim was in flight. */
+  let againFreed = false;
+  /** The last claim found fewer tasks than it could take: only a notification or the poll claims again. */
+  let drained = false;
 
-  async function claim(): Promise<void> {
+  async function claim(woken: boolean): Promise<void> {
     if (closing) return;
     if (claiming) {
-      again = true;
+      if (woken) again = true;
+      else againFreed = true;
       return;
     }
     claiming = true;
@@ -60,6 +68,7 @@ export function createClaimer(options: ClaimerOptions) {
       const limit = Math.max(0, options.capacity(held.size));
       if (limit === 0) return;
       const tasks = await leases.claim(limit);
+      drained = tasks.length < limit;
       for (const task of tasks) {
         if (closing) {
           await leases.release(task.id).catch(() => undefined);
@@ -80,7 +89,7 @@ export function createClaimer(options: ClaimerOptions) {
           })
           .finally(() => {
             running.delete(done);
-            wake();
+            freed();
           });
         running.add(done);
       }
@@ -89,10 +98,12 @@ export function createClaimer(options: ClaimerOptions) {
       log(`claim failed: ${(err as Error).message}`);
     } finally {
       claiming = false;
-      if (again && !closing) {
-        again = false;
-        wake();
-      }
+      const woken = again;
+      const room = againFreed;
+      again = false;
+      againFreed = false;
+      if (woken) wake();
+      else if (room) freed();
     }
   }
 
@@ -107,15 +118,22 @@ export function createClaimer(options: ClaimerOptions) {
     }
   }
 
+  /** A notification (a task was created), a reconnection, the poll: pending tasks may be there. */
   function wake(): void {
-    if (!closing) setImmediate(() => void claim());
+    drained = false;
+    if (!closing) setImmediate(() => void claim(true));
+  }
+
+  /** A task of its own finished: room for another, claimed unless the last claim found none left. */
+  function freed(): void {
+    if (!drained && !closing) setImmediate(() => void claim(false));
   }
 
   let pollTimer: NodeJS.Timeout | undefined;
   let beatTimer: NodeJS.Timeout | undefined;
   const schedule = () => {
     pollTimer = setTimeout(() => {
-      void claim();
+      wake();
       schedule();
     }, options.pollMs);
     pollTimer.unref();

@@ -4,14 +4,18 @@ import type { Dispatcher } from './intake.js';
 
 /**
  * What the processes sharing one database tell each other, through the store's signals
- * (NOTIFY/LISTEN on a dedicated connection):
+ * (NOTIFY/LISTEN on a dedicated connection). Each kind is coalesced (see `announcer`): what
+ * happens in one turn of the event loop, or while the notification before is on its way, goes
+ * out as one notification, so a batch of creates or settlements costs one, not one per task.
  *
- * - a create commits, then notifies `imgtask_task_created`; working processes wake and claim;
- * - a settlement notifies `imgtask_task_settled` (the task id); every process relays it to its
- *   sync answers waiting on that task (`task:settled-elsewhere`) and to its runner, which aborts
- *   the items it still runs for that task (a cancel);
- * - an item recorded while others run notifies `imgtask_task_item` (`<task id> <items finished>`);
- *   every process relays it to its live status streams of that task (`task:item-elsewhere`);
+ * - creates commit, then notify `imgtask_task_created` (the newest task id); working processes
+ *   wake and claim;
+ * - settlements notify `imgtask_task_settled` (the task ids, separated by spaces); every process
+ *   relays each to its sync answers waiting on that task (`task:settled-elsewhere`) and to its
+ *   runner, which aborts the items it still runs for that task (a cancel);
+ * - items recorded while others run notify `imgtask_task_item` (`<task id> <items finished>`
+ *   pairs, separated by commas); every process relays each to its live status streams of that
+ *   task (`task:item-elsewhere`);
  * - deliveries falling due notify `imgtask_delivery_due`, which wakes the one dispatcher.
  *
  * The expiry sweep and the webhook dispatcher run in one process at a time, each under an
@@ -23,6 +27,61 @@ export const DISPATCH_LOCK = 0x1a6_7a5e;
 /** How often a working process claims without being woken, and a standby dispatcher tries for the lock. */
 export const POLL_MS = 2000;
 
+/** PostgreSQL refuses a payload of 8000 bytes or more: parts go in notifications under this many characters (task ids are ASCII). */
+const MAX_PAYLOAD = 7000;
+
+/**
+ * Announces on `channel` the parts it is given, coalesced: the parts added in one turn of the
+ * event loop, or while the notification before is on its way, go out together, joined by
+ * `separator` (in as few notifications as the payload limit allows), or, with `latest`, only
+ * the newest of them. A notification that cannot be sent is logged with `failed`.
+ */
+export function announcer(signals: Pick<StoreSignals, 'notify'>, channel: string, options: { separator?: string; latest?: boolean; failed: (err: Error) => void }) {
+  let parts: string[] = [];
+  let sending = false;
+  let scheduled = false;
+  const payloads = (batch: string[]): string[] => {
+    if (options.latest) return [batch[batch.length - 1]];
+    const out: string[] = [];
+    let current = '';
+    for (const part of batch) {
+      if (current !== '' && current.length + part.length + 1 > MAX_PAYLOAD) {
+        out.push(current);
+        current = '';
+      }
+      current = current === '' ? part : `${current}${options.separator ?? ' '}${part}`;
+    }
+    out.push(current);
+    return out;
+  };
+  async function send(): Promise<void> {
+    scheduled = false;
+    if (sending || parts.length === 0) return;
+    sending = true;
+    const batch = parts;
+    parts = [];
+    try {
+      for (const payload of payloads(batch)) await signals.notify(channel, payload);
+    } catch (err) {
+      options.failed(err as Error);
+    } finally {
+      sending = false;
+      if (parts.length > 0) schedule();
+    }
+  }
+  function schedule(): void {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => void send());
+  }
+  return {
+    add(part: string): void {
+      parts.push(part);
+      if (!sending) schedule();
+    },
+  };
+}
+
 /**
  * Relays events between processes: settlements and items recorded here are announced, those
  * made anywhere wake the sync answers and live status streams here; deliveries due here or
@@ -30,19 +89,26 @@ export const POLL_MS = 2000;
  */
 export async function bridgeEvents(signals: StoreSignals, events: EventBus, log: (message: string) => void): Promise<() => void> {
   let relaying = false;
-  const announce = (channel: string, payload: string) => signals.notify(channel, payload).catch((err: Error) => log(`postgres: ${channel} not sent (${err.message})`));
+  const failed = (channel: string) => (err: Error) => log(`postgres: ${channel} not sent (${err.message})`);
+  const settled = announcer(signals, CHANNELS.settled, { separator: ' ', failed: failed(CHANNELS.settled) });
+  const items = announcer(signals, CHANNELS.item, { separator: ',', failed: failed(CHANNELS.item) });
+  const due = announcer(signals, CHANNELS.deliveryDue, { latest: true, failed: failed(CHANNELS.deliveryDue) });
   const off = [
-    events.on('task:settled', ({ task }) => announce(CHANNELS.settled, task.id)),
-    events.on('task:item', ({ task }) => announce(CHANNELS.item, `${task.id} ${task.items.filter((item) => item.status !== 'pending').length}`)),
+    events.on('task:settled', ({ task }) => settled.add(task.id)),
+    events.on('task:item', ({ task }) => items.add(`${task.id} ${task.items.filter((item) => item.status !== 'pending').length}`)),
     events.on('delivery:due', () => {
-      if (!relaying) void announce(CHANNELS.deliveryDue, '');
+      if (!relaying) due.add('');
     }),
   ];
   let open = true;
-  await signals.listen(CHANNELS.settled, (taskId) => open && events.emit('task:settled-elsewhere', { taskId }));
+  await signals.listen(CHANNELS.settled, (payload) => {
+    for (const taskId of payload.split(' ')) if (open && taskId) events.emit('task:settled-elsewhere', { taskId });
+  });
   await signals.listen(CHANNELS.item, (payload) => {
-    const [taskId, finished] = payload.split(' ');
-    if (open && taskId) events.emit('task:item-elsewhere', { taskId, finished: Number(finished) || 0 });
+    for (const pair of payload.split(',')) {
+      const [taskId, finished] = pair.split(' ');
+      if (open && taskId) events.emit('task:item-elsewhere', { taskId, finished: Number(finished) || 0 });
+    }
   });
   await signals.listen(CHANNELS.deliveryDue, () => {
     if (!open) return;

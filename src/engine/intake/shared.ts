@@ -6,7 +6,7 @@ import type { Lanes } from '../runner/lanes.js';
 import type { TaskRunner } from '../runner/task-runner.js';
 import { startSweepTimer } from '../sweep-timer.js';
 import { createClaimer } from './claimer.js';
-import { bridgeEvents, CHANNELS, electDispatcher, POLL_MS, SWEEP_LOCK, underLock } from './fleet-signals.js';
+import { announcer, bridgeEvents, CHANNELS, electDispatcher, POLL_MS, SWEEP_LOCK, underLock } from './fleet-signals.js';
 import type { IntakeDeps, TaskIntake } from './intake.js';
 
 /** This process's name in leases: host, pid and a random part (a pid is reused after a restart). */
@@ -15,8 +15,8 @@ const newWorkerId = (): string => `${hostname()}:${process.pid}:${randomBytes(4)
 /**
  * The intake of a store several processes share (PostgreSQL: `serve`, `serve --no-work` and
  * `worker` on one database). A create does not queue here: it tells every working process
- * (after its commit), and whichever has room claims it; a lost notification costs at most a
- * poll interval. Every process relays events (fleet-signals.ts); a working one also claims,
+ * (after its commit; the creates of one batch by one notification), and whichever has room
+ * claims it; a lost notification costs at most a poll interval. Every process relays events (fleet-signals.ts); a working one also claims,
  * sweeps under the sweep lock and stands for the dispatch lock.
  */
 export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): TaskIntake {
@@ -26,10 +26,12 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
   let dispatcher: ReturnType<typeof electDispatcher> | undefined;
   let claiming: Awaited<ReturnType<typeof startClaiming>> | undefined;
   let sweeper: { stop(): void } | undefined;
+  // The creates of one batch (or of one turn of the event loop) are announced by one notification.
+  const created = announcer(signals, CHANNELS.created, { latest: true, failed: (err) => log(`created notification not sent (${err.message}); a worker's poll finds the tasks`) });
   return {
     enqueue(task) {
       deps.progress.definition(task.type).lane(task.request);
-      signals.notify(CHANNELS.created, task.id).catch((err: Error) => log(`task ${task.id}: created notification not sent (${err.message}); a worker's poll finds it`));
+      created.add(task.id);
     },
     queueDelayMs: (lane) => runner.queueDelayMs(lane),
     workerId: () => claiming?.workerId,

@@ -37,10 +37,73 @@ test('a lease that could not be given back (the store was out of reach) is given
     log: (message) => logged.push(message),
   });
   claimer.start();
-  // The task has run and its release failed; the claim its end wakes gives the lease back first.
+  // The task has run and its release failed; the next claim (a notification wakes it) gives the lease back first.
+  await new Promise((resolve) => setImmediate(resolve));
+  while (!logged.some((line) => line.includes('lease not released'))) await new Promise((resolve) => setImmediate(resolve));
+  claimer.wake();
   await claimedAgain;
   assert.deepEqual(released, ['tsk_1']);
   assert.match(logged.join('\n'), /task tsk_1: lease not released \(the database cannot be reached right now\); given back with the next claim/);
   await claimer.close(async () => undefined);
   assert.deepEqual(released, ['tsk_1'], 'given back once');
+});
+
+/** A claimer over fake leases: `pending` is what the store holds; each claim takes up to its limit. */
+function fakeClaimer(pending: TaskRecord[], capacity: number) {
+  const claims: number[] = [];
+  const finish = new Map<string, () => void>();
+  const released: string[] = [];
+  const claimer = createClaimer({
+    leases: {
+      async claim(limit) {
+        const taken = pending.splice(0, limit);
+        claims.push(taken.length);
+        return taken;
+      },
+      renew: async (ids) => [...ids],
+      async release(id) {
+        released.push(id);
+      },
+    },
+    run: (t) => new Promise<void>((resolve) => finish.set(t.id, resolve)),
+    capacity: (held) => capacity - held,
+    leaseMs: () => 60_000,
+    pollMs: 60_000,
+    log: () => undefined,
+  });
+  return { claimer, claims, finish, released };
+}
+
+/** Turns of the event loop: what a finished task schedules has run by then. */
+const turns = async (n: number) => {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+test('a process whose claim found fewer tasks than it could take does not claim again when one of its tasks ends, only when woken', async () => {
+  const { claimer, claims, finish, released } = fakeClaimer([task('tsk_1')], 4);
+  claimer.start();
+  await turns(3);
+  assert.deepEqual(claims, [1]);
+  finish.get('tsk_1')!();
+  while (released.length === 0) await turns(1);
+  await turns(5);
+  assert.deepEqual(claims, [1], 'its slot freed, but nothing was left: no query');
+  claimer.wake(); // a task was created
+  await turns(3);
+  assert.deepEqual(claims, [1, 0]);
+  await claimer.close(async () => undefined);
+});
+
+test('a process whose claim filled its capacity claims again as its tasks end', async () => {
+  const pending = ['tsk_1', 'tsk_2', 'tsk_3', 'tsk_4'].map(task);
+  const { claimer, claims, finish, released } = fakeClaimer(pending, 2);
+  claimer.start();
+  await turns(3);
+  assert.deepEqual(claims, [2]);
+  finish.get('tsk_1')!();
+  while (released.length === 0) await turns(1);
+  await turns(3);
+  assert.deepEqual(claims, [2, 1], 'the freed slot is filled');
+  for (const end of finish.values()) end();
+  await claimer.close(async () => undefined);
 });

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CHANNELS, DISPATCH_LOCK, electDispatcher, SWEEP_LOCK, underLock } from '../../../../src/engine/intake/fleet-signals.js';
+import { announcer, bridgeEvents, CHANNELS, DISPATCH_LOCK, electDispatcher, SWEEP_LOCK, underLock } from '../../../../src/engine/intake/fleet-signals.js';
+import { EventBus } from '../../../../src/services/events.js';
 import { PgStore } from '../../../../src/store/postgres/index.js';
+import type { TaskRecord } from '../../../../src/store/records.js';
 import { migratedSchema } from '../../store/store-backends.js';
 
 /** Signals between processes on one database (each PgStore stands for a process: its own pool and connection). */
@@ -64,4 +66,43 @@ test('one dispatcher across processes; when its process goes, another takes over
   await sleep(200);
   assert.deepEqual(started, ['a', 'b'], 'the lock given up is taken by the next process');
   await third.close(0);
+});
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+test('what is announced in one turn goes out as one notification, split only to stay under the payload limit', async () => {
+  const sent: string[] = [];
+  const settled = announcer({ notify: async (_channel, payload) => void sent.push(payload) }, CHANNELS.settled, { separator: ' ', failed: () => undefined });
+  const ids = Array.from({ length: 300 }, (_, n) => `tsk_${String(n).padStart(22, '0')}`);
+  for (const id of ids) settled.add(id);
+  await turn();
+  await turn();
+  assert.equal(sent.length, 2, '300 ids of 26 characters: two payloads under 8000 bytes');
+  assert.ok(sent.every((payload) => Buffer.byteLength(payload) < 8000));
+  assert.deepEqual(sent.join(' ').split(' '), ids);
+});
+
+test('settlements and items recorded in one process reach the others, each task once, however many share a notification', async (t) => {
+  const [a, b] = await processes(t, 2);
+  const here = new EventBus();
+  const there = new EventBus();
+  const stops = [await bridgeEvents(a.shared.signals, here, () => undefined), await bridgeEvents(b.shared.signals, there, () => undefined)];
+  t.after(() => {
+    for (const stop of stops) stop();
+  });
+  const settledThere: string[] = [];
+  const itemsThere: string[] = [];
+  there.on('task:settled-elsewhere', ({ taskId }) => settledThere.push(taskId));
+  there.on('task:item-elsewhere', ({ taskId, finished }) => itemsThere.push(`${taskId}:${finished}`));
+  const ids = Array.from({ length: 120 }, (_, n) => `tsk_${n}`);
+  for (const id of ids) {
+    here.emit('task:settled', { kind: 'task.image.generate.completed', task: { id } as TaskRecord });
+    here.emit('task:item', { task: { id, items: [{ status: 'success' }, { status: 'pending' }] } as TaskRecord });
+  }
+  for (let i = 0; i < 100 && (settledThere.length < 120 || itemsThere.length < 120); i++) await sleep(20);
+  assert.deepEqual(settledThere, ids);
+  assert.deepEqual(
+    itemsThere,
+    ids.map((id) => `${id}:1`),
+  );
 });

@@ -47,12 +47,37 @@ test('a store one process owns gets the local intake: a create queues into this 
   assert.equal(intake.workerId(), undefined);
 });
 
-test('a store several processes share gets the shared intake: a create notifies the fleet and queues nothing here', () => {
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+test('a store several processes share gets the shared intake: a create notifies the fleet and queues nothing here', async () => {
   const { did, deps, tasks } = fakes();
   const signals = { notify: async (channel: string, payload: string) => void did.push(`notify ${channel} ${payload}`) };
   const intake = openIntake({ tasks, shared: { signals } as unknown as SharedQueueStore } as unknown as Store, deps);
   intake.enqueue(task('tsk_9'));
+  await turn();
   assert.deepEqual(did, ['notify imgtask_task_created tsk_9']);
+});
+
+test('on a shared store, the creates of one batch are announced by one notification, and those made while it is on its way by one more', async () => {
+  const { did, deps, tasks } = fakes();
+  let sent: () => void = () => {};
+  const signals = {
+    notify: (channel: string, payload: string) => {
+      did.push(`notify ${channel} ${payload}`);
+      return new Promise<void>((resolve) => (sent = resolve));
+    },
+  };
+  const intake = openIntake({ tasks, shared: { signals } as unknown as SharedQueueStore } as unknown as Store, deps);
+  for (let n = 1; n <= 50; n++) intake.enqueue(task(`tsk_${n}`));
+  await turn();
+  assert.deepEqual(did, ['notify imgtask_task_created tsk_50'], 'one for the fifty');
+  for (let n = 51; n <= 80; n++) intake.enqueue(task(`tsk_${n}`));
+  await turn();
+  assert.equal(did.length, 1, 'none while the first is on its way');
+  sent();
+  await turn();
+  await turn();
+  assert.deepEqual(did, ['notify imgtask_task_created tsk_50', 'notify imgtask_task_created tsk_80']);
 });
 
 test('a working local start records what a crash left out, starts the one dispatcher, resumes the pending tasks and sweeps; close stops the runner, then the dispatcher', async () => {
