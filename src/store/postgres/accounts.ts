@@ -1,10 +1,16 @@
 import { AppError } from '../../domain/errors.js';
 import type { AccountRecord, CreditRecord } from '../records.js';
 import type { AccountRepo } from '../types.js';
+import { batchedReads } from './batched-reads.js';
 import { type Db, docOf, hasNul, isUniqueViolation, nameKey, stored } from './sql.js';
+import { EFFECTIVE_ACCOUNTS } from './unapplied.js';
 
-/** The name is kept only as its JSON text (`name_key`), which holds any string exactly. */
+/**
+ * The name is kept only as its JSON text (`name_key`), which holds any string exactly. Balances
+ * are read with the settlements not yet applied to them added in (EFFECTIVE_ACCOUNTS).
+ */
 const COLUMNS = 'id, name_key, balance, created_at, updated_at';
+const ACCOUNTS = `${EFFECTIVE_ACCOUNTS} a`;
 
 interface AccountRow {
   id: string;
@@ -17,6 +23,11 @@ interface AccountRow {
 export const accountOf = (row: AccountRow): AccountRecord => ({ id: row.id, name: JSON.parse(row.name_key) as string, balance: row.balance, createdAt: row.created_at, updatedAt: row.updated_at });
 
 export function createPgAccountRepo(db: Db): AccountRepo {
+  // Every request with a key reads its account: batched (batched-reads.ts).
+  const byId = batchedReads(async (ids) => {
+    const { rows } = await db.named<AccountRow>({ name: 'imgtask_accounts_by_id', text: `SELECT ${COLUMNS} FROM ${ACCOUNTS} WHERE id = ANY($1::text[])`, values: [ids] });
+    return new Map(rows.map((row) => [row.id, row]));
+  }, accountOf);
   return {
     async create(account) {
       try {
@@ -34,14 +45,17 @@ export function createPgAccountRepo(db: Db): AccountRepo {
       return stored(account);
     },
     async credit(credit: CreditRecord) {
-      // One statement: the balance moves and the credit is written together, or neither.
+      // One statement: the balance moves and the credit is written together, or neither. What
+      // waits to be applied (unapplied.ts) is added in to the answer, as every read does.
       const { rows } = await db.query<AccountRow>(
         `WITH account AS (
            UPDATE accounts SET balance = balance + $3, updated_at = $4 WHERE id = $2 RETURNING ${COLUMNS}
          ), credit AS (
            INSERT INTO credits (id, account_id, doc) SELECT $1, id, $5 FROM account
+         ), waiting AS (
+           SELECT sum(charged) AS charged, max(at) FILTER (WHERE charged > 0) AS charged_at FROM unapplied_settlements WHERE account_id = $2
          )
-         SELECT ${COLUMNS} FROM account`,
+         SELECT id, name_key, balance - coalesce(w.charged, 0) AS balance, created_at, greatest(updated_at, w.charged_at) AS updated_at FROM account, waiting w`,
         [credit.id, credit.accountId, credit.amount, credit.createdAt, docOf(credit, [])],
       );
       if (rows.length === 0) throw new AppError('VALIDATION_ERROR', `no account ${credit.accountId}`);
@@ -49,15 +63,14 @@ export function createPgAccountRepo(db: Db): AccountRepo {
     },
     async get(id) {
       if (hasNul(id)) return undefined;
-      const { rows } = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE id = $1`, [id]);
-      return rows.length === 0 ? undefined : accountOf(rows[0]);
+      return byId(id);
     },
     async getByName(name) {
-      const { rows } = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE name_key = $1`, [nameKey(name)]);
+      const { rows } = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM ${ACCOUNTS} WHERE name_key = $1`, [nameKey(name)]);
       return rows.length === 0 ? undefined : accountOf(rows[0]);
     },
     async list() {
-      const { rows } = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY seq`);
+      const { rows } = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM ${ACCOUNTS} ORDER BY seq`);
       return rows.map(accountOf);
     },
     async credits(accountId) {

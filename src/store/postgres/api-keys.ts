@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { AppError } from '../../domain/errors.js';
 import { type ApiKeyRecord, applyKeyChanges } from '../records.js';
 import type { ApiKeyRepo, KeyLimits, RequestWindowRepo } from '../types.js';
+import { batchedReads } from './batched-reads.js';
 import { type Db, docOf, hasNul } from './sql.js';
 
 interface KeyRow {
@@ -45,6 +46,19 @@ async function rewrite(client: pg.PoolClient, id: string, change: (key: ApiKeyRe
 }
 
 export function createPgApiKeyRepo(db: Db): ApiKeyRepo {
+  // Every request with a key reads it by hash, and a create by id: batched (batched-reads.ts).
+  const byId = batchedReads(async (ids) => {
+    const { rows } = await db.named<KeyRow & { id: string }>({ name: 'imgtask_keys_by_id', text: 'SELECT id, doc, revoked_at FROM api_keys WHERE id = ANY($1::text[])', values: [ids] });
+    return new Map(rows.map((row) => [row.id, row]));
+  }, keyOf);
+  const liveByHash = batchedReads(async (hashes) => {
+    const { rows } = await db.named<KeyRow & { hash: string }>({
+      name: 'imgtask_live_keys_by_hash',
+      text: 'SELECT hash, doc, revoked_at FROM api_keys WHERE hash = ANY($1::text[]) AND revoked_at IS NULL',
+      values: [hashes],
+    });
+    return new Map(rows.map((row) => [row.hash, row]));
+  }, keyOf);
   return {
     async create(key, limits) {
       const doc = docOf(key, ['revokedAt']);
@@ -61,13 +75,11 @@ export function createPgApiKeyRepo(db: Db): ApiKeyRepo {
     },
     async get(id) {
       if (hasNul(id)) return undefined;
-      const { rows } = await db.query<KeyRow>('SELECT doc, revoked_at FROM api_keys WHERE id = $1', [id]);
-      return rows.length === 0 ? undefined : keyOf(rows[0]);
+      return byId(id);
     },
     async getLiveByHash(hash) {
       if (hasNul(hash)) return undefined;
-      const { rows } = await db.query<KeyRow>('SELECT doc, revoked_at FROM api_keys WHERE hash = $1 AND revoked_at IS NULL', [hash]);
-      return rows.length === 0 ? undefined : keyOf(rows[0]);
+      return liveByHash(hash);
     },
     async listLive(accountId) {
       if (hasNul(accountId)) return [];

@@ -2,6 +2,7 @@ import { type BillingAlertRecord, type DeliveryRecord, type EventRecord, modelOf
 import type { BillingRepo, UsageEntry } from '../types.js';
 import { insertDeliveries } from './delivery-rows.js';
 import { type Db, decode, docOf, hasNul } from './sql.js';
+import { EFFECTIVE_ACCOUNTS } from './unapplied.js';
 
 interface UsageRow {
   id: string;
@@ -50,7 +51,7 @@ export function createPgBillingRepo(db: Db): BillingRepo {
       // One statement: the sum and the balance as of one snapshot, whatever settles meanwhile.
       const { rows } = await db.query<{ charged: number; balance: number }>(
         `SELECT a.balance, (SELECT coalesce(sum(t.cost), 0) FROM tasks t WHERE t.account_id = a.id AND t.settled_month = $2) AS charged
-         FROM accounts a WHERE a.id = $1`,
+         FROM ${EFFECTIVE_ACCOUNTS} a WHERE a.id = $1`,
         [accountId, month],
       );
       return rows.length === 0 ? undefined : { charged: rows[0].charged, balance: rows[0].balance };

@@ -6,6 +6,7 @@ import { keyOf } from './api-keys.js';
 import { DELIVERY_COLUMNS, deliveryOf, insertDeliveries } from './delivery-rows.js';
 import { checkout, docOf, encode, nameKey, transaction } from './sql.js';
 import { MUTABLE, metadataPairs, spendPeriods, TASK_COLUMNS, taskOf } from './task-rows.js';
+import { EFFECTIVE_ACCOUNTS } from './unapplied.js';
 
 /**
  * The PostgreSQL side of `imgtask store export|import` (see ../dump.ts): every record read in
@@ -55,7 +56,7 @@ export async function* pgRecords(pool: pg.Pool): AsyncGenerator<DumpRecord> {
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const bySeq = (table: string, columns: string) => `SELECT seq AS k, ${columns} FROM ${table} WHERE seq > $1 ORDER BY seq LIMIT $2`;
-    for await (const row of pages<{ k: number } & Parameters<typeof accountOf>[0]>(client, bySeq('accounts', 'id, name_key, balance, created_at, updated_at'), 0)) {
+    for await (const row of pages<{ k: number } & Parameters<typeof accountOf>[0]>(client, bySeq(`${EFFECTIVE_ACCOUNTS} a`, 'id, name_key, balance, created_at, updated_at'), 0)) {
       yield { kind: 'account', record: accountOf(row) };
     }
     for await (const record of docs<CreditRecord>(pages<DocRow>(client, bySeq('credits', 'doc'), 0))) yield { kind: 'credit', record };
@@ -112,7 +113,7 @@ function simple<T>(table: string, columns: { name: string; type: string; value: 
 export function pgLoad(pool: pg.Pool, records: AsyncIterable<DumpRecord>): Promise<DumpCounts> {
   return transaction(pool, 'BEGIN', async (client) => {
     // Nothing else writes while the import runs (readers still read); the emptiness check holds to the commit.
-    await client.query(`LOCK TABLE ${Object.values(TABLES).join(', ')}, task_items, key_spend IN EXCLUSIVE MODE`);
+    await client.query(`LOCK TABLE ${Object.values(TABLES).join(', ')}, task_items, key_spend, unapplied_settlements IN EXCLUSIVE MODE`);
     const holds = zeroCounts();
     const { rows } = await client.query<Record<DumpKind, number>>(
       `SELECT ${Object.entries(TABLES)

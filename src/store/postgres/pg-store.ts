@@ -64,6 +64,12 @@ export class PgStore implements Store {
     // One batch in flight per kind of write (creates, items, settlements, ...): a few connections serve them all.
     this.pipelining = createPool({ ...options, poolSize: Math.min(PIPELINED_CONNECTIONS, options.poolSize ?? PIPELINED_CONNECTIONS), pipeline: true });
     this.pipelining.on('error', (err) => this.health.failed(err));
+    // Its statements are the batches' (named, prepared once per connection), each a lookup by key
+    // or over the rows a batch names: planned once (a generic plan), with index scans (a table
+    // just created, its statistics not gathered yet, would otherwise get a plan for an empty table).
+    this.pipelining.on('connect', (client) => {
+      client.query('SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off').catch(() => undefined);
+    });
     const signals = createPgSignals(options.url, options.log, options.applicationName, (err) => this.health.failed(err));
     const db = poolDb(pool, () => this.closed, this.health, this.pipelining);
     this.db = db;

@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import pg from 'pg';
 import { type DbHealth, isConnectionError, storeUnavailable } from './health.js';
 
@@ -24,10 +25,17 @@ export interface Db {
    * each statement's result; when any fails, nothing is kept and that failure is thrown.
    */
   batch(statements: readonly Statement[]): Promise<pg.QueryResult[]>;
+  /** One named statement (see Statement) on the connections batches use, atomic on its own. */
+  named<R extends pg.QueryResultRow = pg.QueryResultRow>(statement: Statement & { name: string }): Promise<pg.QueryResult<R>>;
 }
 
-/** One statement of a batch. */
+/**
+ * One statement of a batch. With a name, it is prepared once per connection under that name and
+ * planned once (see PgStore's pipelining pool): for statements that look rows up by key only,
+ * whose one good plan does not depend on how many rows the tables hold.
+ */
 export interface Statement {
+  name?: string;
   text: string;
   values?: unknown[];
 }
@@ -146,7 +154,15 @@ export function transaction<T>(pool: pg.Pool, begin: string, fn: (client: pg.Poo
 export function pipelined(pool: pg.Pool, statements: readonly Statement[]): Promise<pg.QueryResult[]> {
   return withClient(pool, async (held) => {
     const { client } = held;
-    const sent = [client.query('BEGIN'), ...statements.map((statement) => client.query(statement.text, statement.values)), client.query('COMMIT')];
+    // Corked: the whole transaction leaves in one write (one system call, not one per statement).
+    const stream = (client as unknown as { connection: { stream: Writable } }).connection.stream;
+    stream.cork();
+    let sent: Promise<pg.QueryResult>[];
+    try {
+      sent = [client.query('BEGIN'), ...statements.map((statement) => client.query(statement)), client.query('COMMIT')];
+    } finally {
+      stream.uncork();
+    }
     const settled = await Promise.allSettled(sent);
     if (held.broken) throw held.broken;
     const failed = settled.find((result) => result.status === 'rejected');
@@ -160,7 +176,7 @@ export function pipelined(pool: pg.Pool, statements: readonly Statement[]): Prom
 /** The statements one after the other on a client already in a transaction (or on a pool, in one of their own). */
 async function inOrder(client: Pick<pg.PoolClient, 'query'>, statements: readonly Statement[]): Promise<pg.QueryResult[]> {
   const results: pg.QueryResult[] = [];
-  for (const statement of statements) results.push(await client.query(statement.text, statement.values));
+  for (const statement of statements) results.push(await client.query(statement));
   return results;
 }
 
@@ -171,6 +187,7 @@ function clientDb(client: pg.PoolClient): Db {
     tx: (fn) => fn(client),
     snapshot: (fn) => fn(db),
     batch: (statements) => inOrder(client, statements),
+    named: (statement) => client.query(statement),
   };
   return db;
 }
@@ -202,6 +219,7 @@ export function poolDb(pool: pg.Pool, closed: () => boolean, health?: DbHealth, 
     tx: (fn) => guarded(() => transaction(pool, 'BEGIN', fn)),
     snapshot: (fn) => guarded(() => transaction(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', (client) => fn(clientDb(client)))),
     batch: (statements) => guarded(() => (pipelining ? pipelined(pipelining, statements) : transaction(pool, 'BEGIN', (client) => inOrder(client, statements)))),
+    named: (statement) => guarded(() => (pipelining ?? pool).query(statement)),
   };
 }
 

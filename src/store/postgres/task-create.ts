@@ -5,6 +5,7 @@ import { memberMayCause, withBatchRetries } from './batch-errors.js';
 import { groupCommit, type Outcome } from './group-commit.js';
 import { type Db, docOf, encode, type Statement, stored } from './sql.js';
 import { MUTABLE, metadataPairs, spendPeriods } from './task-rows.js';
+import { foldCtes } from './unapplied.js';
 
 /** One create as handed to the store: the task and the key's spending limit, if it has one. */
 export interface CreateRequest {
@@ -23,13 +24,14 @@ const LOCK_ACCOUNTS = 'SELECT 1 FROM accounts WHERE id = ANY($1::text[]) ORDER B
 
 /**
  * The creates of a batch, in one statement, run after LOCK_ACCOUNTS in the same transaction: it
- * began once the accounts were locked, so it reads them and the keys' spend (only ever changed
- * with the account locked) as they are now. Per account it checks the batch's sum: the account
- * exists, its available balance covers the sum of the estimates, and each of its keys with a
- * spending limit stays within it with the sum of that key's estimates. Only the accounts that
- * pass are written: their tasks and items (multi-row inserts), one reserve per account and one
- * spend row per key and period with the batch's sums. Answers each account's verdict and
- * available balance, and each limited key's spend in its limit's period, as they were read.
+ * began once the accounts were locked, so it reads them, the keys' spend and the settlements
+ * waiting for them (unapplied.ts) as they are now. It applies those settlements first, then
+ * checks per account the batch's sum: the account exists, its available balance covers the sum
+ * of the estimates, and each of its keys with a spending limit stays within it with the sum of
+ * that key's estimates. Only the accounts that pass get the creates written: their tasks and
+ * items (multi-row inserts) and, with what was applied, one update per account and one per key
+ * and period. Answers each account's verdict and available balance, and each limited key's spend
+ * in its limit's period, as they were read.
  */
 const CREATE = `WITH m AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::text[],
@@ -37,19 +39,20 @@ const CREATE = `WITH m AS (
     WITH ORDINALITY AS m(id, account_id, api_key_id, type, status, estimate, cost, created_at, updated_at, event_id,
                          result, errors, prepared, doc, reserve, limit_amount, limit_period, pairs_from, pairs_to, ord)
 ), need AS (
-  SELECT account_id, sum(estimate) AS total FROM m GROUP BY account_id
-), limited AS (
+  SELECT account_id AS id, sum(estimate) AS total FROM m GROUP BY account_id
+), ${foldCtes('need')}, limited AS (
   SELECT m.api_key_id, m.limit_period, min(m.limit_amount) AS lim, sum(m.estimate) AS total,
-         coalesce((SELECT s.amount FROM key_spend s WHERE s.api_key_id = m.api_key_id AND s.period = m.limit_period), 0) AS spent
+         coalesce((SELECT s.amount FROM key_spend s WHERE s.api_key_id = m.api_key_id AND s.period = m.limit_period), 0)
+         + coalesce((SELECT f.amount FROM folded_spend f WHERE f.api_key_id = m.api_key_id AND f.period = m.limit_period), 0) AS spent
   FROM m WHERE m.limit_amount IS NOT NULL GROUP BY m.api_key_id, m.limit_period
 ), verdict AS (
-  SELECT need.account_id, a.balance - a.reserved AS available,
+  SELECT need.id AS account_id, a.balance - a.reserved + coalesce(f.released, 0) - coalesce(f.charged, 0) AS available,
     CASE WHEN a.id IS NULL THEN 'gone'
-         WHEN a.balance - a.reserved < need.total THEN 'balance'
+         WHEN a.balance - a.reserved + coalesce(f.released, 0) - coalesce(f.charged, 0) < need.total THEN 'balance'
          WHEN EXISTS (SELECT 1 FROM limited l JOIN m ON m.api_key_id = l.api_key_id AND m.limit_period = l.limit_period
-                      WHERE m.account_id = need.account_id AND l.spent + l.total > l.lim) THEN 'limit'
+                      WHERE m.account_id = need.id AND l.spent + l.total > l.lim) THEN 'limit'
          ELSE 'ok' END AS verdict
-  FROM need LEFT JOIN accounts a ON a.id = need.account_id
+  FROM need LEFT JOIN accounts a ON a.id = need.id LEFT JOIN folded f ON f.account_id = need.id
 ), ok AS (
   SELECT m.* FROM m JOIN verdict v ON v.account_id = m.account_id WHERE v.verdict = 'ok'
 ), task AS (
@@ -62,12 +65,18 @@ const CREATE = `WITH m AS (
   SELECT i.task_id, i.idx, i.status, i.doc FROM unnest($21::text[], $22::int[], $23::text[], $24::text[]) AS i(task_id, idx, status, doc)
   WHERE i.task_id IN (SELECT id FROM ok)
 ), account AS (
-  UPDATE accounts a SET reserved = a.reserved + r.total
-  FROM (SELECT account_id, sum(reserve) AS total FROM ok GROUP BY account_id) r WHERE a.id = r.account_id
+  UPDATE accounts a SET reserved = a.reserved - coalesce(f.released, 0) + coalesce(r.total, 0), balance = a.balance - coalesce(f.charged, 0),
+    updated_at = greatest(a.updated_at, f.charged_at)
+  FROM need n LEFT JOIN folded f ON f.account_id = n.id LEFT JOIN (SELECT account_id, sum(reserve) AS total FROM ok GROUP BY account_id) r ON r.account_id = n.id
+  WHERE a.id = n.id AND (f.account_id IS NOT NULL OR r.account_id IS NOT NULL)
 ), spend AS (
   INSERT INTO key_spend (api_key_id, period, amount)
-  SELECT s.api_key_id, s.period, sum(s.amount) FROM unnest($25::bigint[], $26::text[], $27::text[], $28::bigint[]) AS s(ord, api_key_id, period, amount)
-  WHERE s.ord IN (SELECT ord FROM ok) GROUP BY s.api_key_id, s.period ORDER BY s.api_key_id, s.period
+  SELECT api_key_id, period, sum(amount) FROM (
+    SELECT s.api_key_id, s.period, s.amount FROM unnest($25::bigint[], $26::text[], $27::text[], $28::bigint[]) AS s(ord, api_key_id, period, amount)
+    WHERE s.ord IN (SELECT ord FROM ok)
+    UNION ALL
+    SELECT api_key_id, period, amount FROM folded_spend
+  ) x GROUP BY api_key_id, period ORDER BY api_key_id, period
   ON CONFLICT (api_key_id, period) DO UPDATE SET amount = key_spend.amount + excluded.amount
 )
 SELECT 'account' AS kind, account_id AS id, NULL AS period, verdict, available AS amount FROM verdict
@@ -121,8 +130,9 @@ function statements(members: readonly CreateRequest[]): Statement[] {
   const tasks = members.map((member) => member.task);
   const accounts = [...new Set(tasks.map((task) => task.accountId))];
   return [
-    { text: LOCK_ACCOUNTS, values: [accounts] },
+    { name: 'imgtask_lock_accounts', text: LOCK_ACCOUNTS, values: [accounts] },
     {
+      name: 'imgtask_create_tasks',
       text: CREATE,
       values: [
         tasks.map((t) => t.id),

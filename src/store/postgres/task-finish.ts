@@ -2,17 +2,18 @@ import { finishedItems, type ItemRecord, settledItems, type TaskRecord, type Tas
 import { memberMayCause, withBatchRetries } from './batch-errors.js';
 import { groupCommit, type Outcome } from './group-commit.js';
 import { type Db, encode, type Statement, stored } from './sql.js';
-import { TASK_COLUMNS, type TaskRow, taskOf } from './task-rows.js';
+import { PENDING, TASK_COLUMNS, type TaskRow, taskOf } from './task-rows.js';
+import { FOLD_FREE } from './unapplied.js';
 
 /** The most items recorded, or tasks settled, in one batch. */
 const MAX_BATCH = 256;
 
 /**
- * Locks the batch's tasks in id order: the first lock of every writer of tasks, which then
- * takes their accounts (in id order too), so two batches never wait for each other in a circle.
+ * Locks the batch's tasks in id order, as every writer of several tasks does, so two batches
+ * never wait for each other in a circle. (A settlement then takes the rows of its accounts only
+ * when they are free: FOLD_FREE.)
  */
 const LOCK_TASKS = 'SELECT 1 FROM tasks WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE';
-const LOCK_ACCOUNTS_OF_TASKS = 'SELECT 1 FROM accounts WHERE id IN (SELECT account_id FROM tasks WHERE id = ANY($1::text[])) ORDER BY id FOR UPDATE';
 
 /**
  * Items finished while others of their task run, recorded in one statement after LOCK_TASKS:
@@ -22,7 +23,7 @@ const LOCK_ACCOUNTS_OF_TASKS = 'SELECT 1 FROM accounts WHERE id IN (SELECT accou
 const RECORD_ITEMS = `WITH r AS (
   SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[]) AS r(id, idx, status, doc, at)
 ), ok AS (
-  SELECT r.* FROM r JOIN tasks t ON t.id = r.id AND t.status = 'pending'
+  SELECT r.* FROM r JOIN tasks t ON t.id = r.id AND ${PENDING}
   JOIN task_items i ON i.task_id = r.id AND i.idx = r.idx AND i.status = 'pending'
 ), item AS (
   UPDATE task_items i SET status = ok.status, doc = ok.doc FROM ok WHERE i.task_id = ok.id AND i.idx = ok.idx
@@ -32,19 +33,20 @@ const RECORD_ITEMS = `WITH r AS (
 SELECT ${TASK_COLUMNS}, t.id, t.id IN (SELECT id FROM ok) AS done FROM tasks t WHERE t.id IN (SELECT id FROM r)`;
 
 /**
- * Settlements, in one statement after LOCK_TASKS and LOCK_ACCOUNTS_OF_TASKS: each only while its
- * task is pending (and its last item, and as many items finished as it was worked out from),
- * charging at most the estimate. The last items and those left unfinished, the tasks, one
- * charge and release per account and one spend change per key and period (the periods the
- * task's create counted in, from its created_at in UTC: periods.ts in SQL) with the batch's
- * sums. Answers each task as it was before, and whether it was settled.
+ * Settlements, in one statement after LOCK_TASKS: each only while its task is pending (and its
+ * last item, and as many items finished as it was worked out from), charging at most the
+ * estimate. The last items and those left unfinished and the tasks are written; the money (the
+ * estimate released, the charge, for the spend periods the task's create counted in: its
+ * created_at in UTC, periods.ts in SQL) waits in unapplied_settlements for a writer holding the
+ * account row (unapplied.ts), so settlements never queue behind creates. Answers each task as it
+ * was before, and whether it was settled.
  */
 const SETTLE = `WITH s AS (
   SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::int[])
     AS s(id, last_idx, last_status, last_doc, status, result, errors, cost, at, unfinished_doc, unfinished_status, finished)
 ), ok AS (
   SELECT s.*, t.account_id, t.api_key_id, t.estimate, t.created_at FROM s JOIN tasks t ON t.id = s.id
-  WHERE t.status = 'pending'
+  WHERE ${PENDING}
     AND (s.last_idx < 0 OR EXISTS (SELECT 1 FROM task_items i WHERE i.task_id = s.id AND i.idx = s.last_idx AND i.status = 'pending'))
     AND (s.finished IS NULL OR s.finished = (SELECT count(*) FROM task_items i WHERE i.task_id = s.id AND i.status <> 'pending'))
     AND s.cost BETWEEN 0 AND t.estimate
@@ -56,20 +58,20 @@ const SETTLE = `WITH s AS (
 ), task AS (
   UPDATE tasks t SET status = ok.status, result = ok.result, errors = coalesce(ok.errors, t.errors), cost = ok.cost, updated_at = ok.at, settled_seq = nextval('imgtask_order')
   FROM ok WHERE t.id = ok.id
-), account AS (
-  UPDATE accounts a SET reserved = a.reserved - x.estimate, balance = a.balance - x.cost, updated_at = coalesce(x.charged_at, a.updated_at)
-  FROM (SELECT account_id, sum(estimate) AS estimate, sum(cost) AS cost, max(at) FILTER (WHERE cost > 0) AS charged_at FROM ok GROUP BY account_id) x
-  WHERE a.id = x.account_id
-), spend AS (
-  INSERT INTO key_spend (api_key_id, period, amount)
-  SELECT ok.api_key_id, p.period, sum(ok.cost - ok.estimate) FROM ok
-  CROSS JOIN LATERAL (SELECT ok.created_at::timestamptz AT TIME ZONE 'UTC' AS at) c
-  CROSS JOIN LATERAL (VALUES ('d:' || to_char(c.at, 'YYYY-MM-DD')), ('w:' || to_char(date_trunc('week', c.at), 'YYYY-MM-DD')), ('m:' || to_char(c.at, 'YYYY-MM'))) AS p(period)
-  WHERE ok.api_key_id IS NOT NULL
-  GROUP BY ok.api_key_id, p.period ORDER BY ok.api_key_id, p.period
-  ON CONFLICT (api_key_id, period) DO UPDATE SET amount = key_spend.amount + excluded.amount
+), money AS (
+  INSERT INTO unapplied_settlements (task_id, account_id, api_key_id, periods, released, charged, at)
+  SELECT ok.id, ok.account_id, ok.api_key_id,
+         CASE WHEN ok.api_key_id IS NULL THEN '{}'::text[]
+              ELSE ARRAY['d:' || to_char(c.at, 'YYYY-MM-DD'), 'w:' || to_char(date_trunc('week', c.at), 'YYYY-MM-DD'), 'm:' || to_char(c.at, 'YYYY-MM')] END,
+         ok.estimate, ok.cost, ok.at
+  FROM ok CROSS JOIN LATERAL (SELECT ok.created_at::timestamptz AT TIME ZONE 'UTC' AS at) c
 )
 SELECT ${TASK_COLUMNS}, t.id, t.id IN (SELECT id FROM ok) AS done FROM tasks t WHERE t.id IN (SELECT id FROM s)`;
+
+/** What prepare worked out, saved in one statement after LOCK_TASKS: each only while its task is pending. Answers each task as it now is. */
+const SAVE_PREPARED = `UPDATE tasks t SET prepared = u.prepared, updated_at = u.at
+FROM unnest($1::text[], $2::text[], $3::text[]) AS u(id, prepared, at)
+WHERE t.id = u.id AND ${PENDING} RETURNING ${TASK_COLUMNS}, t.id, true AS done`;
 
 interface BeforeRow extends TaskRow {
   id: string;
@@ -91,7 +93,8 @@ export interface ItemWrite {
 function taskBatches<I extends { id: string }, O>(db: Db, statements: (members: readonly I[]) => Statement[], answer: (member: I, before: TaskRecord | undefined, done: boolean) => O) {
   const once = async (members: readonly I[]): Promise<Outcome<O>[]> => {
     const results = await withBatchRetries(() => db.batch(statements(members)));
-    const rows = new Map((results[results.length - 1].rows as BeforeRow[]).map((row) => [row.id, row]));
+    // The statement after LOCK_TASKS answers.
+    const rows = new Map((results[1].rows as BeforeRow[]).map((row) => [row.id, row]));
     return members.map((member) => {
       const row = rows.get(member.id);
       try {
@@ -124,8 +127,9 @@ export function createItemRecorder(db: Db): (write: ItemWrite) => Promise<TaskRe
   return taskBatches<ItemWrite, TaskRecord | undefined>(
     db,
     (members) => [
-      { text: LOCK_TASKS, values: [members.map((m) => m.id)] },
+      { name: 'imgtask_lock_tasks', text: LOCK_TASKS, values: [members.map((m) => m.id)] },
       {
+        name: 'imgtask_record_items',
         text: RECORD_ITEMS,
         values: [members.map((m) => m.id), members.map((m) => m.index), members.map((m) => m.item.status), members.map((m) => JSON.stringify(m.item)), members.map((m) => m.at)],
       },
@@ -146,9 +150,9 @@ export function createSettler(db: Db): (settlement: TaskSettlement) => Promise<T
     (members) => {
       const ids = members.map((s) => s.id);
       return [
-        { text: LOCK_TASKS, values: [ids] },
-        { text: LOCK_ACCOUNTS_OF_TASKS, values: [ids] },
+        { name: 'imgtask_lock_tasks', text: LOCK_TASKS, values: [ids] },
         {
+          name: 'imgtask_settle',
           text: SETTLE,
           values: [
             ids,
@@ -165,6 +169,7 @@ export function createSettler(db: Db): (settlement: TaskSettlement) => Promise<T
             members.map((s) => s.finished ?? null),
           ],
         },
+        { name: 'imgtask_fold_free', text: FOLD_FREE, values: [ids] },
       ];
     },
     (s, task, done) => {
@@ -179,5 +184,17 @@ export function createSettler(db: Db): (settlement: TaskSettlement) => Promise<T
       if (s.errors) settled.errors = s.errors;
       return stored(settled);
     },
+  );
+}
+
+/** Saves what prepare worked out through group commit; each answers the task as saved, or undefined when it was no longer pending. */
+export function createPreparedSaver(db: Db): (write: { id: string; prepared: unknown; at: string }) => Promise<TaskRecord | undefined> {
+  return taskBatches<{ id: string; prepared: unknown; at: string }, TaskRecord | undefined>(
+    db,
+    (members) => [
+      { name: 'imgtask_lock_tasks', text: LOCK_TASKS, values: [members.map((m) => m.id)] },
+      { name: 'imgtask_save_prepared', text: SAVE_PREPARED, values: [members.map((m) => m.id), members.map((m) => encode(m.prepared)), members.map((m) => m.at)] },
+    ],
+    (_member, saved, done) => (done ? saved : undefined),
   );
 }

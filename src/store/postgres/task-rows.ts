@@ -60,3 +60,10 @@ export const spendPeriods = (apiKeyId: string | null, createdAt: string): string
   const millis = Date.parse(createdAt);
   return PERIODS.map((period) => periodKey(period, millis));
 };
+
+/**
+ * `t.status = 'pending'` as the batches' statements test it on the tasks they look up by id
+ * (planned once, generically: see PgStore): written so that it cannot use the partial index over
+ * pending tasks, which a plan made while few tasks were pending would walk instead.
+ */
+export const PENDING = "(CASE WHEN t.status = 'pending' THEN true END)";

@@ -1,20 +1,32 @@
 import { type Period, periodKey } from '../../domain/periods.js';
 import type { ItemRecord, TaskRecord, TaskSettlement } from '../records.js';
 import type { TaskListQuery, TaskRepo } from '../types.js';
-import { type Db, encode, hasNul } from './sql.js';
+import { batchedReads, sharedRead } from './batched-reads.js';
+import { type Db, hasNul } from './sql.js';
 import { createTaskCreator } from './task-create.js';
-import { createItemRecorder, createSettler } from './task-finish.js';
+import { createItemRecorder, createPreparedSaver, createSettler } from './task-finish.js';
 import { TASK_COLUMNS, type TaskRow, taskOf } from './task-rows.js';
+import { EFFECTIVE_ACCOUNTS, UNAPPLIED_SPEND } from './unapplied.js';
 
 /**
- * Tasks on PostgreSQL (the rows: task-rows.ts). Creates, items recorded and settlements go
- * through group commit (task-create.ts, task-finish.ts): those arriving while a batch is in
- * flight share the next transaction, one round trip each, with set-based statements.
+ * Tasks on PostgreSQL (the rows: task-rows.ts). Creates, items recorded, what prepare worked out
+ * and settlements go through group commit (task-create.ts, task-finish.ts): those arriving while
+ * a batch is in flight share the next transaction, one round trip each, with set-based
+ * statements. Reads of one task, and the pending count, are batched the same way.
  */
 export function createPgTaskRepo(db: Db): TaskRepo {
   const create = createTaskCreator(db);
   const recordItem = createItemRecorder(db);
   const settle = createSettler(db);
+  const savePrepared = createPreparedSaver(db);
+  const getTask = batchedReads(async (ids) => {
+    const { rows } = await db.named<TaskRow & { id: string }>({ name: 'imgtask_tasks_by_id', text: `SELECT ${TASK_COLUMNS}, t.id FROM tasks t WHERE t.id = ANY($1::text[])`, values: [ids] });
+    return new Map(rows.map((row) => [row.id, row]));
+  }, taskOf);
+  // A bound on the backlog (limits.maxPendingTasks), read once for the creates that ask together.
+  const countPending = sharedRead(
+    async () => (await db.named<{ count: number }>({ name: 'imgtask_count_pending', text: `SELECT count(*) AS count FROM tasks WHERE status = 'pending'` })).rows[0].count,
+  );
   const select = async (where: string, values: unknown[]): Promise<TaskRecord[]> => {
     const { rows } = await db.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks t ${where}`, values);
     return rows.map(taskOf);
@@ -27,8 +39,7 @@ export function createPgTaskRepo(db: Db): TaskRepo {
     },
     async savePrepared(id, prepared, at) {
       if (hasNul(id)) return undefined;
-      const { rows } = await db.query<TaskRow>(`UPDATE tasks t SET prepared = $2, updated_at = $3 WHERE t.id = $1 AND t.status = 'pending' RETURNING ${TASK_COLUMNS}`, [id, encode(prepared), at]);
-      return rows.length === 0 ? undefined : taskOf(rows[0]);
+      return savePrepared({ id, prepared, at });
     },
     async settle(s: TaskSettlement) {
       if (hasNul(s.id)) return undefined;
@@ -36,15 +47,12 @@ export function createPgTaskRepo(db: Db): TaskRepo {
     },
     async get(id) {
       if (hasNul(id)) return undefined;
-      return (await select('WHERE t.id = $1', [id]))[0];
+      return getTask(id);
     },
     async listPending() {
       return select(`WHERE t.status = 'pending' ORDER BY t.seq`, []);
     },
-    async countPending() {
-      const { rows } = await db.query<{ count: number }>(`SELECT count(*) AS count FROM tasks WHERE status = 'pending'`);
-      return rows[0].count;
-    },
+    countPending,
     async list(accountId: string, query: TaskListQuery) {
       const texts = [accountId, query.before, query.createdAfter, query.createdBefore, query.status, query.type];
       if (texts.some((text) => text !== undefined && hasNul(text))) return { tasks: [], more: false };
@@ -68,13 +76,16 @@ export function createPgTaskRepo(db: Db): TaskRepo {
     },
     async reserved(accountId) {
       if (hasNul(accountId)) return 0;
-      const { rows } = await db.query<{ reserved: number }>('SELECT reserved FROM accounts WHERE id = $1', [accountId]);
+      const { rows } = await db.query<{ reserved: number }>(`SELECT reserved FROM ${EFFECTIVE_ACCOUNTS} a WHERE id = $1`, [accountId]);
       return rows[0]?.reserved ?? 0;
     },
     async keySpend(keyId: string, period: Period, millis: number) {
       if (hasNul(keyId)) return 0;
-      const { rows } = await db.query<{ amount: number }>('SELECT amount FROM key_spend WHERE api_key_id = $1 AND period = $2', [keyId, periodKey(period, millis)]);
-      return rows[0]?.amount ?? 0;
+      const { rows } = await db.query<{ amount: number }>(`SELECT coalesce((SELECT amount FROM key_spend WHERE api_key_id = $1 AND period = $2), 0) + ${UNAPPLIED_SPEND} AS amount`, [
+        keyId,
+        periodKey(period, millis),
+      ]);
+      return rows[0].amount;
     },
     async all() {
       return select('ORDER BY t.seq', []);

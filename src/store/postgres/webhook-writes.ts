@@ -80,8 +80,9 @@ export function createEventRecorder(db: Db) {
       const list = members.flatMap((m) => m.deliveries.map((delivery) => ({ eventId: m.event.id, delivery })));
       const taskIds = events.flatMap((event) => (event.taskId === null ? [] : [event.taskId]));
       await db.batch([
-        { text: LOCK_TASKS, values: [taskIds] },
+        { name: 'imgtask_lock_event_tasks', text: LOCK_TASKS, values: [taskIds] },
         {
+          name: 'imgtask_record_events',
           text: RECORD_EVENTS,
           values: [
             events.map((e) => e.id),
@@ -108,7 +109,7 @@ export function createEventRecorder(db: Db) {
 /** Marks settled tasks whose event no endpoint wanted (only those not marked or recorded yet). */
 export function createNoEventMarker(db: Db) {
   return batched<string, void>(async (taskIds) => {
-    await db.query(MARK_NO_EVENT, [[...new Set(taskIds)]]);
+    await db.named({ name: 'imgtask_mark_no_event', text: MARK_NO_EVENT, values: [[...new Set(taskIds)]] });
     return taskIds.map(() => done(undefined));
   });
 }

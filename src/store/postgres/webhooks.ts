@@ -1,5 +1,6 @@
 import { applyWebhookChanges, applyWebhookHealth, type DeliveryRecord, type EventRecord, type WebhookRecord } from '../records.js';
 import type { WebhookRepo } from '../types.js';
+import { batchedReads } from './batched-reads.js';
 import { DELIVERY_COLUMNS, type DeliveryRow, deliveryOf } from './delivery-rows.js';
 import { type Db, docOf, hasNul, stored } from './sql.js';
 import { TASK_COLUMNS, taskOf } from './task-rows.js';
@@ -27,6 +28,17 @@ export function createPgWebhookRepo(db: Db): WebhookRepo {
   const recordEvent = createEventRecorder(db);
   const markNoEvent = createNoEventMarker(db);
   const recordAttempt = createAttemptRecorder(db);
+  // Each settlement reads its account's webhooks: batched (batched-reads.ts).
+  const ofAccount = batchedReads(async (accountIds) => {
+    const { rows } = await db.named<{ account_id: string; doc: string }>({
+      name: 'imgtask_webhooks_of_accounts',
+      text: 'SELECT account_id, doc FROM webhooks WHERE account_id = ANY($1::text[]) ORDER BY seq',
+      values: [accountIds],
+    });
+    const found = new Map<string, { doc: string }[]>(accountIds.map((id) => [id, []]));
+    for (const row of rows) found.get(row.account_id)?.push(row);
+    return found;
+  }, webhooksOf);
   const deliveries = async (sql: string, values: unknown[]): Promise<DeliveryRecord[]> => (await db.query<DeliveryRow>(sql, values)).rows.map(deliveryOf);
   return {
     async put(webhook) {
@@ -53,7 +65,7 @@ export function createPgWebhookRepo(db: Db): WebhookRepo {
     },
     async listByAccount(accountId) {
       if (hasNul(accountId)) return [];
-      return webhooksOf((await db.query<{ doc: string }>('SELECT doc FROM webhooks WHERE account_id = $1 ORDER BY seq', [accountId])).rows);
+      return (await ofAccount(accountId)) ?? [];
     },
     recordEvent: (event: EventRecord, list: DeliveryRecord[]) => recordEvent({ event, deliveries: list }),
     async markNoEvent(taskId) {

@@ -262,3 +262,47 @@ test("a settlement moves the key's spend of the UTC day, ISO week and month its 
   }
   assert.deepEqual((await checkLedger(store)).problems, []);
 });
+
+test("a settlement does not wait for its account's row; what it charged and released shows at once, and the account's next create applies it", async (t) => {
+  const { url, stores } = await open(t);
+  const [store] = stores;
+  await account(store, 'acc_1', 10_000);
+  await store.apiKeys.create({ id: 'key_1', accountId: 'acc_1', hash: 'h', preview: 'mak_x', scopes: [], spendingLimitPeriod: 'month', createdAt: AT }, { maxLive: 10 });
+  const one = task('acc_1', 4000, { apiKeyId: 'key_1' });
+  await store.tasks.create(one, {});
+
+  // Another session holds the account row, as a create batch of another process does while it checks.
+  const holder = new pg.Client({ connectionString: url });
+  await holder.connect();
+  t.after(() => holder.end());
+  await holder.query('BEGIN');
+  await holder.query(`SELECT 1 FROM accounts WHERE id = 'acc_1' FOR UPDATE`);
+  const settled = await store.tasks.settle({
+    id: one.id,
+    status: 'completed',
+    result: null,
+    cost: 1500,
+    at: '2026-11-22T09:00:00.000Z',
+    lastItem: { index: 0, item: { status: 'success', cost: 1500 } },
+  });
+  assert.equal(settled?.status, 'completed', 'settled while the row was held');
+  assert.equal((await store.accounts.get('acc_1'))?.balance, 10_000 - 1500);
+  assert.equal((await store.accounts.get('acc_1'))?.updatedAt, '2026-11-22T09:00:00.000Z');
+  assert.equal(await store.tasks.reserved('acc_1'), 0);
+  assert.equal(await store.tasks.keySpend('key_1', 'day', Date.parse(AT)), 1500);
+  assert.deepEqual((await checkLedger(store)).problems, []);
+  const waiting = async () => Number((await sql<{ n: string }>(url, 'SELECT count(*) AS n FROM unapplied_settlements'))[0].n);
+  assert.equal(await waiting(), 1, 'its money waits for the row');
+  await holder.query('ROLLBACK');
+
+  // The account's next create applies it, and checks against the balance it leaves: 8500 available, so 8500 fits and 1 more does not.
+  const results = await Promise.allSettled([store.tasks.create(task('acc_1', 8500), {}), store.tasks.create(task('acc_1', 1), {})]);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected'],
+  );
+  assert.equal(await waiting(), 0);
+  const [row] = await sql<{ balance: string; reserved: string }>(url, `SELECT balance, reserved FROM accounts WHERE id = 'acc_1'`);
+  assert.deepEqual([Number(row.balance), Number(row.reserved)], [8500, 8500], 'applied to the row itself');
+  assert.deepEqual((await checkLedger(store)).problems, []);
+});
