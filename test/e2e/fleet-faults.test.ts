@@ -154,7 +154,8 @@ test('three serve processes on one database: exact money and key limits under ra
       });
       await Promise.all(loops);
       stopTracing();
-      assert.ok(killedWith, `the victim was killed while running a slow item (it answered ${victimAnswered} creates)`);
+      const victimStatuses = [...answers.values()].filter((a) => a.member === victim.name).map((a) => a.status);
+      assert.ok(killedWith, `the victim was killed while running a slow item (it answered ${victimAnswered} creates 201; its answers: ${JSON.stringify(countBy(victimStatuses))}; ${startedOnVictim.size} items started in it)`);
       await victim.exited;
       // The tasks the victim held and had not settled when it died: its leases, left to expire.
       // (The slow one it was running is among them, unless its lease lapsed and another process
@@ -224,3 +225,10 @@ test('three serve processes on one database: exact money and key limits under ra
   for (const m of members.filter((m) => m.child.exitCode === null && m.child.signalCode === null)) m.child.kill('SIGTERM');
   for (const m of members.filter((m) => m.child.signalCode !== 'SIGKILL')) assert.equal(await m.exited, 0, `${m.name} stops cleanly on SIGTERM: ${m.output().slice(-1000)}`);
 });
+
+/** How many times each value occurs. */
+function countBy(values: readonly (string | number)[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+}

@@ -10,6 +10,7 @@ import { createDbHealth, type DbHealth } from './health.js';
 import { createPgIdempotencyRepo } from './idempotency.js';
 import { createPgLeaseRepo } from './leases.js';
 import { currentVersion, schemaProblem } from './migrations.js';
+import { createPipelines, type Pipelines } from './pipelines.js';
 import { createPgSecretRepo } from './secrets.js';
 import { createPgSignals } from './signals.js';
 import { clientConfig, createPool, type Db, poolDb } from './sql.js';
@@ -51,8 +52,8 @@ export class PgStore implements Store {
   private readonly health: DbHealth;
   private readonly db: Db;
 
-  /** The connections batches go through (group commit: task-create.ts, task-finish.ts), each batch pipelined in one round trip. */
-  private readonly pipelining: pg.Pool;
+  /** The connections batches and named statements go through (pipelines.ts). */
+  private readonly pipelines: Pipelines;
 
   private constructor(
     readonly pool: pg.Pool,
@@ -61,17 +62,19 @@ export class PgStore implements Store {
     this.health = createDbHealth(() => probe(options.url, options.applicationName), options.log);
     // An idle pooled connection that breaks (the server restarts) is the first sign when no request runs.
     pool.on('error', (err) => this.health.failed(err));
-    // One batch in flight per kind of write (creates, items, settlements, ...): a few connections serve them all.
-    this.pipelining = createPool({ ...options, poolSize: Math.min(PIPELINED_CONNECTIONS, options.poolSize ?? PIPELINED_CONNECTIONS), pipeline: true });
-    this.pipelining.on('error', (err) => this.health.failed(err));
-    // Its statements are the batches' (named, prepared once per connection), each a lookup by key
-    // or over the rows a batch names: planned once (a generic plan), with index scans (a table
-    // just created, its statistics not gathered yet, would otherwise get a plan for an empty table).
-    this.pipelining.on('connect', (client) => {
-      client.query('SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off').catch(() => undefined);
+    // Its statements are the batches' and the point reads' (named, prepared once per connection),
+    // each a lookup by key or over the rows a batch names: planned once (a generic plan), with
+    // index scans (a table just created, its statistics not gathered yet, would otherwise get a
+    // plan for an empty table).
+    this.pipelines = createPipelines({
+      url: options.url,
+      count: PIPELINED_CONNECTIONS,
+      applicationName: options.applicationName,
+      setup: 'SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off',
+      onBroken: (err) => this.health.failed(err),
     });
     const signals = createPgSignals(options.url, options.log, options.applicationName, (err) => this.health.failed(err));
-    const db = poolDb(pool, () => this.closed, this.health, this.pipelining);
+    const db = poolDb(pool, () => this.closed, this.health, this.pipelines);
     this.db = db;
     this.shared = { signals, leases: createPgLeaseRepo(db) };
     this.accounts = createPgAccountRepo(db);
@@ -122,12 +125,12 @@ export class PgStore implements Store {
     this.closed = true;
     this.health.close();
     await this.shared.signals.close();
-    await Promise.all([this.pool.end(), this.pipelining.end()]);
+    await Promise.all([this.pool.end(), this.pipelines.close()]);
   }
 }
 
-/** The most connections batches use at once. */
-const PIPELINED_CONNECTIONS = 4;
+/** The connections batches and named statements share (pipelines.ts). */
+const PIPELINED_CONNECTIONS = 2;
 
 /** How long the readiness probe waits for the database to connect, then to answer. */
 const PROBE_TIMEOUT_MS = 2000;

@@ -1,6 +1,6 @@
-import type { Writable } from 'node:stream';
 import pg from 'pg';
 import { type DbHealth, isConnectionError, storeUnavailable } from './health.js';
+import type { Pipelines } from './pipelines.js';
 
 /**
  * What the PostgreSQL repositories share: the pool, transactions, and how records are kept.
@@ -51,9 +51,8 @@ const types = {
   },
 } as pg.CustomTypesConfig;
 
-/** A pool; `pipeline`: its clients send each statement without waiting for the one before to be answered (for `pipelined`). */
-export function createPool(options: { url: string; poolSize?: number; applicationName?: string; log?: (message: string) => void; pipeline?: boolean }): pg.Pool {
-  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, application_name: options.applicationName ?? 'imgtask', types, pipeline: options.pipeline ?? false });
+export function createPool(options: { url: string; poolSize?: number; applicationName?: string; log?: (message: string) => void }): pg.Pool {
+  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, application_name: options.applicationName ?? 'imgtask', types });
   // An idle connection that breaks (the server restarts) must not take the process down: the pool drops it.
   pool.on('error', (err) => options.log?.(`postgres: idle connection error: ${err.message}`));
   return pool;
@@ -144,35 +143,6 @@ export function transaction<T>(pool: pg.Pool, begin: string, fn: (client: pg.Poo
   });
 }
 
-/**
- * Runs `statements` between BEGIN and COMMIT on one client of a pipelining pool, all sent at
- * once: the server runs them back to back, so the row locks they take are held for the time
- * the server needs, never across a round trip to this process. A statement that fails aborts
- * the transaction (those after it fail as aborted, and COMMIT answers ROLLBACK); its error is
- * thrown, or the lost connection's when the connection is what failed.
- */
-export function pipelined(pool: pg.Pool, statements: readonly Statement[]): Promise<pg.QueryResult[]> {
-  return withClient(pool, async (held) => {
-    const { client } = held;
-    // Corked: the whole transaction leaves in one write (one system call, not one per statement).
-    const stream = (client as unknown as { connection: { stream: Writable } }).connection.stream;
-    stream.cork();
-    let sent: Promise<pg.QueryResult>[];
-    try {
-      sent = [client.query('BEGIN'), ...statements.map((statement) => client.query(statement)), client.query('COMMIT')];
-    } finally {
-      stream.uncork();
-    }
-    const settled = await Promise.allSettled(sent);
-    if (held.broken) throw held.broken;
-    const failed = settled.find((result) => result.status === 'rejected');
-    if (failed) throw failed.reason;
-    const results = settled.map((result) => (result as PromiseFulfilledResult<pg.QueryResult>).value);
-    if (results[results.length - 1].command !== 'COMMIT') throw new Error('the transaction was rolled back');
-    return results.slice(1, -1);
-  });
-}
-
 /** The statements one after the other on a client already in a transaction (or on a pool, in one of their own). */
 async function inOrder(client: Pick<pg.PoolClient, 'query'>, statements: readonly Statement[]): Promise<pg.QueryResult[]> {
   const results: pg.QueryResult[] = [];
@@ -195,10 +165,11 @@ function clientDb(client: pg.PoolClient): Db {
 /**
  * A Db over a pool, refusing work once `closed()` says so. A statement that fails because the
  * database is out of reach fails with STORE_UNAVAILABLE (503, Retry-After) and tells `health`;
- * one that gets through tells it the database answers. Batches go through `pipelining` (a pool
- * made with `pipeline`) in one round trip, or without one, one statement after the other.
+ * one that gets through tells it the database answers. Batches and named statements go through
+ * `pipelines` (pipelines.ts: a batch in one round trip), or without them, on the pool one
+ * statement after the other.
  */
-export function poolDb(pool: pg.Pool, closed: () => boolean, health?: DbHealth, pipelining?: pg.Pool): Db {
+export function poolDb(pool: pg.Pool, closed: () => boolean, health?: DbHealth, pipelines?: Pipelines): Db {
   const check = () => {
     if (closed()) throw new StoreClosed('the store is closed');
   };
@@ -218,8 +189,9 @@ export function poolDb(pool: pg.Pool, closed: () => boolean, health?: DbHealth, 
     query: (text, values) => guarded(() => pool.query(text, values)),
     tx: (fn) => guarded(() => transaction(pool, 'BEGIN', fn)),
     snapshot: (fn) => guarded(() => transaction(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', (client) => fn(clientDb(client)))),
-    batch: (statements) => guarded(() => (pipelining ? pipelined(pipelining, statements) : transaction(pool, 'BEGIN', (client) => inOrder(client, statements)))),
-    named: (statement) => guarded(() => (pipelining ?? pool).query(statement)),
+    batch: (statements) => guarded(() => (pipelines ? pipelines.run(statements, true) : transaction(pool, 'BEGIN', (client) => inOrder(client, statements)))),
+    named: async <R extends pg.QueryResultRow>(statement: Statement & { name: string }) =>
+      (await guarded(() => (pipelines ? pipelines.run([statement], false) : pool.query(statement).then((result) => [result]))))[0] as pg.QueryResult<R>,
   };
 }
 

@@ -40,7 +40,7 @@ const CREATE = `WITH m AS (
                          result, errors, prepared, doc, reserve, limit_amount, limit_period, pairs_from, pairs_to, ord)
 ), need AS (
   SELECT account_id AS id, sum(estimate) AS total FROM m GROUP BY account_id
-), ${foldCtes('need')}, limited AS (
+), ${foldCtes('$29::text[]')}, limited AS (
   SELECT m.api_key_id, m.limit_period, min(m.limit_amount) AS lim, sum(m.estimate) AS total,
          coalesce((SELECT s.amount FROM key_spend s WHERE s.api_key_id = m.api_key_id AND s.period = m.limit_period), 0)
          + coalesce((SELECT f.amount FROM folded_spend f WHERE f.api_key_id = m.api_key_id AND f.period = m.limit_period), 0) AS spent
@@ -52,7 +52,7 @@ const CREATE = `WITH m AS (
          WHEN EXISTS (SELECT 1 FROM limited l JOIN m ON m.api_key_id = l.api_key_id AND m.limit_period = l.limit_period
                       WHERE m.account_id = need.id AND l.spent + l.total > l.lim) THEN 'limit'
          ELSE 'ok' END AS verdict
-  FROM need LEFT JOIN accounts a ON a.id = need.id LEFT JOIN folded f ON f.account_id = need.id
+  FROM need LEFT JOIN LATERAL (SELECT * FROM accounts a WHERE a.id = need.id) a ON true LEFT JOIN folded f ON f.account_id = need.id
 ), ok AS (
   SELECT m.* FROM m JOIN verdict v ON v.account_id = m.account_id WHERE v.verdict = 'ok'
 ), task AS (
@@ -68,7 +68,7 @@ const CREATE = `WITH m AS (
   UPDATE accounts a SET reserved = a.reserved - coalesce(f.released, 0) + coalesce(r.total, 0), balance = a.balance - coalesce(f.charged, 0),
     updated_at = greatest(a.updated_at, f.charged_at)
   FROM need n LEFT JOIN folded f ON f.account_id = n.id LEFT JOIN (SELECT account_id, sum(reserve) AS total FROM ok GROUP BY account_id) r ON r.account_id = n.id
-  WHERE a.id = n.id AND (f.account_id IS NOT NULL OR r.account_id IS NOT NULL)
+  WHERE a.id = n.id AND a.id = ANY($29::text[]) AND (f.account_id IS NOT NULL OR r.account_id IS NOT NULL)
 ), spend AS (
   INSERT INTO key_spend (api_key_id, period, amount)
   SELECT api_key_id, period, sum(amount) FROM (
@@ -163,6 +163,7 @@ function statements(members: readonly CreateRequest[]): Statement[] {
         spend.key,
         spend.period,
         spend.amount,
+        accounts,
       ],
     },
   ];

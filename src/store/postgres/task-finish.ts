@@ -23,14 +23,14 @@ const LOCK_TASKS = 'SELECT 1 FROM tasks WHERE id = ANY($1::text[]) ORDER BY id F
 const RECORD_ITEMS = `WITH r AS (
   SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[]) AS r(id, idx, status, doc, at)
 ), ok AS (
-  SELECT r.* FROM r JOIN tasks t ON t.id = r.id AND ${PENDING}
-  JOIN task_items i ON i.task_id = r.id AND i.idx = r.idx AND i.status = 'pending'
+  SELECT r.* FROM r JOIN tasks t ON t.id = r.id AND t.id = ANY($1::text[]) AND ${PENDING}
+  JOIN task_items i ON i.task_id = r.id AND i.task_id = ANY($1::text[]) AND i.idx = r.idx AND i.status = 'pending'
 ), item AS (
-  UPDATE task_items i SET status = ok.status, doc = ok.doc FROM ok WHERE i.task_id = ok.id AND i.idx = ok.idx
+  UPDATE task_items i SET status = ok.status, doc = ok.doc FROM ok WHERE i.task_id = ok.id AND i.task_id = ANY($1::text[]) AND i.idx = ok.idx
 ), task AS (
-  UPDATE tasks t SET updated_at = ok.at FROM ok WHERE t.id = ok.id
+  UPDATE tasks t SET updated_at = ok.at FROM ok WHERE t.id = ok.id AND t.id = ANY($1::text[])
 )
-SELECT ${TASK_COLUMNS}, t.id, t.id IN (SELECT id FROM ok) AS done FROM tasks t WHERE t.id IN (SELECT id FROM r)`;
+SELECT ${TASK_COLUMNS}, t.id, t.id IN (SELECT id FROM ok) AS done FROM tasks t WHERE t.id = ANY($1::text[])`;
 
 /**
  * Settlements, in one statement after LOCK_TASKS: each only while its task is pending (and its
@@ -45,19 +45,19 @@ const SETTLE = `WITH s AS (
   SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::int[])
     AS s(id, last_idx, last_status, last_doc, status, result, errors, cost, at, unfinished_doc, unfinished_status, finished)
 ), ok AS (
-  SELECT s.*, t.account_id, t.api_key_id, t.estimate, t.created_at FROM s JOIN tasks t ON t.id = s.id
+  SELECT s.*, t.account_id, t.api_key_id, t.estimate, t.created_at FROM s JOIN tasks t ON t.id = s.id AND t.id = ANY($1::text[])
   WHERE ${PENDING}
     AND (s.last_idx < 0 OR EXISTS (SELECT 1 FROM task_items i WHERE i.task_id = s.id AND i.idx = s.last_idx AND i.status = 'pending'))
     AND (s.finished IS NULL OR s.finished = (SELECT count(*) FROM task_items i WHERE i.task_id = s.id AND i.status <> 'pending'))
     AND s.cost BETWEEN 0 AND t.estimate
 ), item AS (
-  UPDATE task_items i SET status = ok.last_status, doc = ok.last_doc FROM ok WHERE i.task_id = ok.id AND i.idx = ok.last_idx
+  UPDATE task_items i SET status = ok.last_status, doc = ok.last_doc FROM ok WHERE i.task_id = ok.id AND i.task_id = ANY($1::text[]) AND i.idx = ok.last_idx
 ), unfinished AS (
   UPDATE task_items i SET status = ok.unfinished_status, doc = ok.unfinished_doc FROM ok
-  WHERE i.task_id = ok.id AND i.idx <> ok.last_idx AND i.status = 'pending' AND ok.unfinished_doc IS NOT NULL
+  WHERE i.task_id = ok.id AND i.task_id = ANY($1::text[]) AND i.idx <> ok.last_idx AND i.status = 'pending' AND ok.unfinished_doc IS NOT NULL
 ), task AS (
   UPDATE tasks t SET status = ok.status, result = ok.result, errors = coalesce(ok.errors, t.errors), cost = ok.cost, updated_at = ok.at, settled_seq = nextval('imgtask_order')
-  FROM ok WHERE t.id = ok.id
+  FROM ok WHERE t.id = ok.id AND t.id = ANY($1::text[])
 ), money AS (
   INSERT INTO unapplied_settlements (task_id, account_id, api_key_id, periods, released, charged, at)
   SELECT ok.id, ok.account_id, ok.api_key_id,
@@ -66,12 +66,12 @@ const SETTLE = `WITH s AS (
          ok.estimate, ok.cost, ok.at
   FROM ok CROSS JOIN LATERAL (SELECT ok.created_at::timestamptz AT TIME ZONE 'UTC' AS at) c
 )
-SELECT ${TASK_COLUMNS}, t.id, t.id IN (SELECT id FROM ok) AS done FROM tasks t WHERE t.id IN (SELECT id FROM s)`;
+SELECT ${TASK_COLUMNS}, t.id, t.id IN (SELECT id FROM ok) AS done FROM tasks t WHERE t.id = ANY($1::text[])`;
 
 /** What prepare worked out, saved in one statement after LOCK_TASKS: each only while its task is pending. Answers each task as it now is. */
 const SAVE_PREPARED = `UPDATE tasks t SET prepared = u.prepared, updated_at = u.at
 FROM unnest($1::text[], $2::text[], $3::text[]) AS u(id, prepared, at)
-WHERE t.id = u.id AND ${PENDING} RETURNING ${TASK_COLUMNS}, t.id, true AS done`;
+WHERE t.id = u.id AND t.id = ANY($1::text[]) AND ${PENDING} RETURNING ${TASK_COLUMNS}, t.id, true AS done`;
 
 interface BeforeRow extends TaskRow {
   id: string;

@@ -26,13 +26,13 @@ export const EFFECTIVE_ACCOUNTS = `(SELECT a.id, a.seq, a.name_key, a.balance - 
 export const UNAPPLIED_SPEND = `(SELECT coalesce(sum(s.charged - s.released), 0) FROM unapplied_settlements s WHERE s.api_key_id = $1 AND $2 = ANY(s.periods))`;
 
 /**
- * The CTEs that apply what waits for the accounts of `accounts` (a CTE or subquery of account
- * ids the statement holds the rows of): `moved` (the rows taken), `folded` (per account: the
- * estimates released, the charges, when the last charge was) and `folded_spend` (per key and
- * period). A statement using them updates each account and spend row once, with these added.
+ * The CTEs that apply what waits for the accounts `ids` (an SQL array of the account ids whose
+ * rows the statement holds): `moved` (the rows taken), `folded` (per account: the estimates
+ * released, the charges, when the last charge was) and `folded_spend` (per key and period). A
+ * statement using them updates each account and spend row once, with these added.
  */
-export const foldCtes = (accounts: string): string => `moved AS (
-  DELETE FROM unapplied_settlements s WHERE s.account_id IN (SELECT id FROM ${accounts}) RETURNING s.*
+export const foldCtes = (ids: string): string => `moved AS (
+  DELETE FROM unapplied_settlements s WHERE s.account_id = ANY(${ids}) RETURNING s.*
 ), folded AS (
   SELECT account_id, sum(released) AS released, sum(charged) AS charged, max(at) FILTER (WHERE charged > 0) AS charged_at FROM moved GROUP BY account_id
 ), folded_spend AS (
@@ -46,9 +46,9 @@ export const foldCtes = (accounts: string): string => `moved AS (
  */
 export const FOLD_FREE = `WITH free AS (
   SELECT id FROM accounts WHERE id = ANY(ARRAY(SELECT account_id FROM tasks WHERE id = ANY($1::text[]))) ORDER BY id FOR UPDATE SKIP LOCKED
-), ${foldCtes('free')}, account AS (
+), ${foldCtes('ARRAY(SELECT id FROM free)')}, account AS (
   UPDATE accounts a SET reserved = a.reserved - f.released, balance = a.balance - f.charged, updated_at = greatest(a.updated_at, f.charged_at)
-  FROM folded f WHERE a.id = f.account_id
+  FROM folded f WHERE a.id = f.account_id AND a.id = ANY(ARRAY(SELECT id FROM free))
 ), spend AS (
   INSERT INTO key_spend (api_key_id, period, amount) SELECT api_key_id, period, amount FROM folded_spend ORDER BY api_key_id, period
   ON CONFLICT (api_key_id, period) DO UPDATE SET amount = key_spend.amount + excluded.amount

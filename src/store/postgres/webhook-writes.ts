@@ -20,7 +20,7 @@ const LOCK_TASKS = 'SELECT 1 FROM tasks WHERE id = ANY($1::text[]) ORDER BY id F
 const RECORD_EVENTS = `WITH e AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS e(id, task_id, doc, ord)
 ), fresh AS (
-  SELECT e.* FROM e LEFT JOIN tasks t ON t.id = e.task_id WHERE t.event_id IS NULL OR t.event_id = e.id
+  SELECT e.* FROM e LEFT JOIN LATERAL (SELECT t.event_id FROM tasks t WHERE t.id = e.task_id) t ON true WHERE t.event_id IS NULL OR t.event_id = e.id
 ), ins AS (
   INSERT INTO events (id, task_id, doc) SELECT id, task_id, doc FROM fresh ORDER BY ord ON CONFLICT (id) DO NOTHING RETURNING id
 ), delivered AS (
@@ -30,7 +30,7 @@ const RECORD_EVENTS = `WITH e AS (
     AS d(event_id, id, webhook_id, status, next_attempt_at, updated_at, attempts, doc, ord)
   WHERE d.event_id IN (SELECT id FROM ins) ORDER BY d.ord
 ), mark AS (
-  UPDATE tasks t SET event_id = e.id FROM e WHERE t.id = e.task_id AND e.id IN (SELECT id FROM ins)
+  UPDATE tasks t SET event_id = e.id FROM e WHERE t.id = e.task_id AND t.id = ANY($2::text[]) AND e.id IN (SELECT id FROM ins)
 )
 SELECT count(*) AS recorded FROM ins`;
 
