@@ -155,7 +155,10 @@ test('three serve processes on one database: exact money and key limits under ra
       await Promise.all(loops);
       stopTracing();
       const victimStatuses = [...answers.values()].filter((a) => a.member === victim.name).map((a) => a.status);
-      assert.ok(killedWith, `the victim was killed while running a slow item (it answered ${victimAnswered} creates 201; its answers: ${JSON.stringify(countBy(victimStatuses))}; ${startedOnVictim.size} items started in it)`);
+      assert.ok(
+        killedWith,
+        `the victim was killed while running a slow item (it answered ${victimAnswered} creates 201; its answers: ${JSON.stringify(countBy(victimStatuses))}; ${startedOnVictim.size} items started in it)`,
+      );
       await victim.exited;
       // The tasks the victim held and had not settled when it died: its leases, left to expire.
       // (The slow one it was running is among them, unless its lease lapsed and another process
