@@ -12,12 +12,16 @@
  * end to end (the burst's creates ÷ the time from its start until the last of them settled). For
  * the file store (one process) and for PostgreSQL with 1, 2 and 4 `serve` processes and with one
  * `serve --no-work` beside 2 `worker`s; one account, then 50 (a key each, one per connection).
- * Each figure is printed beside its anchor as a ratio, then the targets, met or not.
+ * Each figure is printed beside its anchor as a ratio, then the CPU each part used per task (the
+ * database's processes, imgtask's, the load generator: where a burst's time went), then the
+ * targets, met or not. BENCH_ONLY=<label> runs the file store and that PostgreSQL topology alone.
  *
  * Everything (load generator, processes, database) shares this machine's cores: read the ratios.
  *
  *   npm run bench:postgres     BENCH_SECONDS=5 (each burst and anchor)
  *                              BENCH_FSYNC=on (default, durable) | off (the server's fsync off)
+ *                              BENCH_ONLY='4 serve' (one topology, and the file store)
+ *                              BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR' (node flags of the imgtask processes)
  */
 import { spawn } from 'node:child_process';
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -26,12 +30,15 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { startPostgresServer } from '../postgres-server.mjs';
 import { stopChild } from './fixtures/child.js';
-import { apiProbe, type Burst, burst, databaseProbe, type Member, type Role, type SettleProbe, seedAccounts, settled, startMember } from './fixtures/fleet.js';
+import { type CpuSpent, cpuSpent, sampleCpu } from './fixtures/cpu.js';
+import { apiProbe, type Burst, burst, type DatabaseCounters, databaseProbe, type Member, type Role, type SettleProbe, seedAccounts, settled, startMember } from './fixtures/fleet.js';
 import { type AnchorFigure, anchorRowBytes, prepareAnchors, runAnchor } from './fixtures/pg-anchors.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const FSYNC = process.env.BENCH_FSYNC ?? 'on';
 if (FSYNC !== 'on' && FSYNC !== 'off') throw new Error(`BENCH_FSYNC is on or off, not ${FSYNC}`);
+/** One PostgreSQL topology (its label) to run, beside the file store; the targets are then not printed. */
+const ONLY = process.env.BENCH_ONLY;
 const CONNECTIONS = 50;
 const ACCOUNTS = 50;
 const CLI = join(import.meta.dirname, '../../bin/imgtask.js');
@@ -71,6 +78,10 @@ interface Row {
   burst: Burst;
   creates: number;
   endToEnd: number;
+  /** CPU seconds each part used from the burst's start until its last task settled. */
+  cpu: CpuSpent;
+  /** What the database counted over the same time (PostgreSQL). */
+  database?: DatabaseCounters;
 }
 
 /** One statement on its own connection; answers its rows. */
@@ -110,10 +121,21 @@ async function measure(store: Row['store'], label: string, members: Member[], ke
   await settled(probe);
   const rows: Row[] = [];
   for (const accounts of accountCounts) {
+    const pids = members.map((member) => member.child.pid!);
+    const countedBefore = await probe.counters?.();
+    const before = sampleCpu(pids);
     const result = await shot(accounts, SECONDS);
     const lastSettled = await settled(probe);
+    const cpu = cpuSpent(before, sampleCpu(pids));
+    const countedAfter = await probe.counters?.();
+    const database = countedBefore &&
+      countedAfter && {
+        commits: countedAfter.commits - countedBefore.commits,
+        rowsWritten: countedAfter.rowsWritten - countedBefore.rowsWritten,
+        walBytes: countedAfter.walBytes - countedBefore.walBytes,
+      };
     const endToEnd = result.created === 0 ? 0 : result.created / ((lastSettled - result.startedAt) / 1000);
-    rows.push({ store, label, accounts, burst: result, creates: result.created / result.seconds, endToEnd });
+    rows.push({ store, label, accounts, burst: result, creates: result.created / result.seconds, endToEnd, cpu, database });
     progress(`${store}, ${label}, ${accounts} account${accounts > 1 ? 's' : ''}: ${Math.round(result.created / result.seconds)} creates/s, ${Math.round(endToEnd)} tasks/s end to end`);
   }
   return rows;
@@ -183,6 +205,7 @@ try {
   const keys = await seedAccounts(seedDir, { ...CONFIG, store: { driver: 'postgres', postgres: { url: seedUrl, poolSize: 2 } } }, ACCOUNTS);
   let lastUrl = '';
   for (const [n, topology] of TOPOLOGIES.entries()) {
+    if (ONLY && topology.label !== ONLY) continue;
     const run = await postgresRun(root, admin, { dir: seedDir, name: seedName, keys }, topology, n);
     rows.push(...run.rows);
     lastUrl = run.url;
@@ -226,6 +249,18 @@ console.log('| store, processes | accounts | tasks/s | file store | ratio |');
 console.log('|---|---|---|---|---|');
 for (const row of rows) console.log(`| ${row.store}, ${row.label} | ${row.accounts} | ${int(row.endToEnd)} | ${int(file.endToEnd)} | ${ratio(row.endToEnd, file.endToEnd)} |`);
 
+console.log('\nWhere the CPU went: CPU ms per task, from the burst’s start until its last task settled (create, run, settle, claim, notify)');
+console.log('| store, processes | accounts | database | imgtask processes | load generator | cores busy | commits per task | rows written per task | WAL bytes per task |');
+console.log('|---|---|---|---|---|---|---|---|---|');
+const perCreate = (count: number | undefined, row: Row, digits = 2) => (count === undefined || !row.burst.created ? '—' : (count / row.burst.created).toFixed(digits));
+const perTask = (seconds: number, row: Row) => (row.burst.created ? ((seconds * 1000) / row.burst.created).toFixed(2) : '—');
+for (const row of rows) {
+  console.log(
+    `| ${row.store}, ${row.label} | ${row.accounts} | ${perTask(row.cpu.database, row)} | ${perTask(row.cpu.imgtask, row)} | ${perTask(row.cpu.load, row)} | ${Math.round(row.cpu.busy * 100)} % | ${perCreate(row.database?.commits, row)} | ${perCreate(row.database?.rowsWritten, row)} | ${perCreate(row.database?.walBytes, row, 0)} |`,
+  );
+}
+
+if (ONLY) process.exit(0);
 const one = pgRow('1 serve', 1);
 const targets: { what: string; value: number; met: boolean }[] = [
   { what: 'PostgreSQL 1 serve, 1 account: creates ≥ 0.5 × reserve+insert anchor (1 account)', value: one.creates / anchors.one.perSecond, met: one.creates >= 0.5 * anchors.one.perSecond },

@@ -34,7 +34,7 @@ export interface TaskServiceDeps {
   registry: TaskTypeRegistry;
   progress: TaskProgress;
   /** Where created tasks go to be worked on (this process's runner, or the processes sharing the store), and how long this process's lanes' backlog is. */
-  intake: Pick<TaskIntake, 'enqueue' | 'queueDelayMs'>;
+  intake: Pick<TaskIntake, 'enqueue' | 'leaseForCreate' | 'queueDelayMs'>;
   tokens: TokenService;
   clock: Clock;
   events: EventBus;
@@ -107,10 +107,17 @@ export function createTaskService(deps: TaskServiceDeps) {
         updatedAt: isoTime(now),
       };
       const spendingLimit = key?.spendingLimit === undefined ? undefined : { limit: key.spendingLimit, period: key.spendingLimitPeriod };
-      const task = await store.tasks.create(record, { spendingLimit });
+      const lease = intake.leaseForCreate();
+      let task: TaskRecord;
+      try {
+        task = await store.tasks.create(record, { spendingLimit, lease: lease && { owner: lease.owner, ms: lease.ms } });
+      } catch (err) {
+        lease?.unused();
+        throw err;
+      }
 
       try {
-        intake.enqueue(task);
+        intake.enqueue(task, lease);
       } catch (err) {
         deps.log(`task ${task.id}: enqueue failed: ${(err as Error).message}`);
         await progress.fail(task.id, [{ code: 'ENQUEUE_FAILED', message: 'the task could not be queued; its reserve was released' }]);

@@ -136,13 +136,23 @@ export interface TaskListQuery {
   metadata?: Readonly<Record<string, string>>;
 }
 
+export interface CreateOptions {
+  /** The key's spending limit, when it has one. */
+  spendingLimit?: { limit: number; period: Period };
+  /**
+   * A shared store: the task is written already leased to `owner` for `ms` (the process that
+   * creates it runs it: no other process claims it, and no claim is needed). Other stores ignore it.
+   */
+  lease?: { owner: string; ms: number };
+}
+
 export interface TaskRepo {
   /**
    * Inserts a pending task and so reserves its estimate, atomically with the checks:
    * INSUFFICIENT_BALANCE when the account's available balance is below the estimate;
    * SPENDING_LIMIT_EXCEEDED when the key's spend in the period plus the estimate passes the limit.
    */
-  create(task: TaskRecord, limits: { spendingLimit?: { limit: number; period: Period } }): Promise<TaskRecord>;
+  create(task: TaskRecord, options: CreateOptions): Promise<TaskRecord>;
   /** Records a finished item; undefined (nothing written) when the task or item is no longer pending. */
   recordItem(id: string, index: number, item: ItemRecord, at: string): Promise<TaskRecord | undefined>;
   /** Keeps what `prepare` worked out; undefined (nothing written) when the task is no longer pending. */

@@ -51,6 +51,30 @@ export function createClaimer(options: ClaimerOptions) {
   let againFreed = false;
   /** The last claim found fewer tasks than it could take: only a notification or the poll claims again. */
   let drained = false;
+  /** Tasks being created here already leased to this process (offer): counted against its room until they are adopted or not created. */
+  let promised = 0;
+
+  /** Runs a task leased to this process, and gives its lease back once it has run. */
+  function hold(task: TaskRecord): void {
+    held.add(task.id);
+    const done = options
+      .run(task)
+      .catch((err: Error) => log(`task ${task.id}: ${err.message}`))
+      .then(async () => {
+        // Closing: close() gives back every lease still held, this one included (its queued items were dropped, not run).
+        if (closing) return;
+        held.delete(task.id);
+        await leases.release(task.id).catch((err: Error) => {
+          unreleased.add(task.id);
+          log(`task ${task.id}: lease not released (${err.message}); given back with the next claim`);
+        });
+      })
+      .finally(() => {
+        running.delete(done);
+        freed();
+      });
+    running.add(done);
+  }
 
   async function claim(woken: boolean): Promise<void> {
     if (closing) return;
@@ -65,7 +89,7 @@ export function createClaimer(options: ClaimerOptions) {
         await leases.release(id);
         unreleased.delete(id);
       }
-      const limit = Math.max(0, options.capacity(held.size));
+      const limit = Math.max(0, options.capacity(held.size + promised));
       if (limit === 0) return;
       const tasks = await leases.claim(limit);
       drained = tasks.length < limit;
@@ -74,24 +98,7 @@ export function createClaimer(options: ClaimerOptions) {
           await leases.release(task.id).catch(() => undefined);
           continue;
         }
-        held.add(task.id);
-        const done = options
-          .run(task)
-          .catch((err: Error) => log(`task ${task.id}: ${err.message}`))
-          .then(async () => {
-            // Closing: close() gives back every lease still held, this one included (its queued items were dropped, not run).
-            if (closing) return;
-            held.delete(task.id);
-            await leases.release(task.id).catch((err: Error) => {
-              unreleased.add(task.id);
-              log(`task ${task.id}: lease not released (${err.message}); given back with the next claim`);
-            });
-          })
-          .finally(() => {
-            running.delete(done);
-            freed();
-          });
-        running.add(done);
+        hold(task);
       }
       if (tasks.length === limit) again = true; // there may be more
     } catch (err) {
@@ -156,6 +163,29 @@ export function createClaimer(options: ClaimerOptions) {
       wake();
     },
     wake,
+    /**
+     * Whether a task about to be created here may be written leased to this process (so it runs
+     * here with no claim): while it has room, counting the tasks already promised. A yes is
+     * followed by `adopt` once the task is created, or `unused` if it is not.
+     */
+    offer(): boolean {
+      if (closing || options.capacity(held.size + promised) <= 0) return false;
+      promised++;
+      return true;
+    },
+    /** A task created leased to this process (after `offer`): run it as if claimed. */
+    adopt(task: TaskRecord): void {
+      promised = Math.max(0, promised - 1);
+      if (closing) {
+        void leases.release(task.id).catch(() => undefined);
+        return;
+      }
+      hold(task);
+    },
+    /** An offer not taken up: the create failed, or its task was not handed over. */
+    unused(): void {
+      promised = Math.max(0, promised - 1);
+    },
     /** The tasks leased now. */
     held: (): number => held.size,
     /**

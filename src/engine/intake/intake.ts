@@ -41,7 +41,14 @@ export interface TaskIntake extends LaneBacklog {
    * Hands a task whose create is durable to the work. The task's lane is resolved now, so an
    * unknown type or lane throws here and the create fails with ENQUEUE_FAILED.
    */
-  enqueue(task: TaskRecord): void;
+  enqueue(task: TaskRecord, lease?: CreateLease): void;
+  /**
+   * A lease for a task about to be created, when this process is to run it itself (a shared
+   * store, this process working, with room in its lanes): the create writes the task leased to
+   * it, so it runs here at once, with no claim and no notification. The lease goes to
+   * `enqueue` with the task once created, or `unused()` is called if the create fails.
+   */
+  leaseForCreate(): CreateLease | undefined;
   /**
    * Starts this process's part: with `work`, it works (takes tasks, sweeps, dispatches where
    * this process is the one to); without, it only serves (`serve --no-work`).
@@ -51,6 +58,14 @@ export interface TaskIntake extends LaneBacklog {
   workerId(): string | undefined;
   /** Stops taking work; running items get `graceMs` to finish (and the dispatcher as long), then are left pending. */
   close(graceMs: number): Promise<void>;
+}
+
+/** A lease a task is created with (see TaskIntake.leaseForCreate). */
+export interface CreateLease {
+  owner: string;
+  ms: number;
+  /** The create failed: the room it held is free again. */
+  unused(): void;
 }
 
 /** What either intake drives: the engine's own parts. */

@@ -13,6 +13,8 @@ export function createLocalIntake(store: Pick<Store, 'tasks'>, deps: IntakeDeps)
   let sweeper: { stop(): void } | undefined;
   return {
     enqueue: (task) => runner.enqueue(task),
+    // One process owns the store: every task it creates runs here, with no lease.
+    leaseForCreate: () => undefined,
     queueDelayMs: (lane) => runner.queueDelayMs(lane),
     workerId: () => undefined,
     async start(work) {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ConfigSource } from '../../config/source.js';
+import type { TaskRecord } from '../../store/records.js';
 import type { SharedQueueStore } from '../../store/types.js';
 import type { Lanes } from '../runner/lanes.js';
 import type { TaskRunner } from '../runner/task-runner.js';
@@ -29,9 +30,21 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
   // The creates of one batch (or of one turn of the event loop) are announced by one notification.
   const created = announcer(signals, CHANNELS.created, { latest: true, failed: (err) => log(`created notification not sent (${err.message}); a worker's poll finds the tasks`) });
   return {
-    enqueue(task) {
-      deps.progress.definition(task.type).lane(task.request);
-      created.add(task.id);
+    enqueue(task, lease) {
+      try {
+        deps.progress.definition(task.type).lane(task.request);
+      } catch (err) {
+        lease?.unused();
+        throw err;
+      }
+      // Created leased to this process: it runs here; otherwise the working processes are told.
+      if (lease && claiming) claiming.adopt(task);
+      else created.add(task.id);
+    },
+    leaseForCreate() {
+      if (!claiming?.offer()) return undefined;
+      const offered = claiming;
+      return { owner: offered.workerId, ms: config.current().work.leaseMs, unused: () => offered.unused() };
     },
     queueDelayMs: (lane) => runner.queueDelayMs(lane),
     workerId: () => claiming?.workerId,
@@ -104,6 +117,9 @@ async function startClaiming(options: { shared: SharedQueueStore; runner: Pick<T
   claimer.start();
   return {
     workerId,
+    offer: () => open && claimer.offer(),
+    adopt: (task: TaskRecord) => claimer.adopt(task),
+    unused: () => claimer.unused(),
     async close(stopRunner: () => Promise<void>) {
       open = false;
       await claimer.close(stopRunner);

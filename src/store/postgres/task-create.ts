@@ -1,16 +1,16 @@
 import { AppError } from '../../domain/errors.js';
-import { type Period, periodKey } from '../../domain/periods.js';
+import { periodKey } from '../../domain/periods.js';
 import type { TaskRecord } from '../records.js';
+import type { CreateOptions } from '../types.js';
 import { memberMayCause, withBatchRetries } from './batch-errors.js';
 import { groupCommit, type Outcome } from './group-commit.js';
 import { type Db, docOf, encode, type Statement, stored } from './sql.js';
 import { MUTABLE, metadataPairs, spendPeriods } from './task-rows.js';
 import { foldCtes } from './unapplied.js';
 
-/** One create as handed to the store: the task and the key's spending limit, if it has one. */
-export interface CreateRequest {
+/** One create as handed to the store: the task, the key's spending limit if it has one, the lease it is written with if any. */
+export interface CreateRequest extends CreateOptions {
   task: TaskRecord;
-  spendingLimit?: { limit: number; period: Period };
 }
 
 /** The most creates in one batch. */
@@ -56,10 +56,12 @@ const CREATE = `WITH m AS (
 ), ok AS (
   SELECT m.* FROM m JOIN verdict v ON v.account_id = m.account_id WHERE v.verdict = 'ok'
 ), task AS (
-  INSERT INTO tasks (id, account_id, api_key_id, type, status, estimate, cost, created_at, updated_at, event_id, settled_seq, metadata_pairs, result, errors, prepared, doc)
-  SELECT id, account_id, api_key_id, type, status, estimate, cost, created_at, updated_at, event_id,
-         CASE WHEN status <> 'pending' THEN nextval('imgtask_order') END, coalesce(($20::text[])[pairs_from:pairs_to], '{}'), result, errors, prepared, doc
-  FROM ok ORDER BY ord
+  INSERT INTO tasks (id, account_id, api_key_id, type, status, estimate, cost, created_at, updated_at, event_id, settled_seq, metadata_pairs, result, errors, prepared, doc,
+                     lease_owner, lease_until)
+  SELECT ok.id, account_id, api_key_id, type, status, estimate, cost, created_at, updated_at, event_id,
+         CASE WHEN status <> 'pending' THEN nextval('imgtask_order') END, coalesce(($20::text[])[pairs_from:pairs_to], '{}'), result, errors, prepared, doc,
+         l.owner, CASE WHEN l.owner IS NOT NULL THEN now() + l.ms * interval '1 millisecond' END
+  FROM ok LEFT JOIN unnest($30::text[], $31::bigint[]) WITH ORDINALITY AS l(owner, ms, ord) ON l.ord = ok.ord ORDER BY ok.ord
 ), items AS (
   INSERT INTO task_items (task_id, idx, status, doc)
   SELECT i.task_id, i.idx, i.status, i.doc FROM unnest($21::text[], $22::int[], $23::text[], $24::text[]) AS i(task_id, idx, status, doc)
@@ -164,6 +166,8 @@ function statements(members: readonly CreateRequest[]): Statement[] {
         spend.period,
         spend.amount,
         accounts,
+        members.map((member) => member.lease?.owner ?? null),
+        members.map((member) => member.lease?.ms ?? null),
       ],
     },
   ];

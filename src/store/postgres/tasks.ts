@@ -32,7 +32,7 @@ export function createPgTaskRepo(db: Db): TaskRepo {
     return rows.map(taskOf);
   };
   return {
-    create: (task, { spendingLimit }) => create({ task, spendingLimit }),
+    create: (task, options) => create({ task, ...options }),
     async recordItem(id, index, item: ItemRecord, at) {
       if (hasNul(id)) return undefined;
       return recordItem({ id, index, item, at });
