@@ -82,9 +82,12 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
      * Records one finished item, then settles the task if it was the last. The last item is
      * recorded with the settlement in one journal write (the store refuses it if that item or
      * the task is no longer pending); one finishing while others run gets its own write.
+     * `known`: the task as read earlier (before the item ran), used instead of a fresh read:
+     * items only leave pending, so the other items it shows finished are final, and the store
+     * refuses the write if this item or the task is no longer pending.
      */
-    async finishItem(taskId: string, index: number, item: ItemRecord): Promise<void> {
-      const task = await store.tasks.get(taskId);
+    async finishItem(taskId: string, index: number, item: ItemRecord, known?: TaskRecord): Promise<void> {
+      const task = known ?? (await store.tasks.get(taskId));
       if (task?.status !== 'pending' || task.items[index]?.status !== 'pending') return;
       if (task.items.some((other, i) => i !== index && other.status === 'pending')) {
         const recorded = await store.tasks.recordItem(taskId, index, item, isoTime(clock.now()));

@@ -186,6 +186,8 @@ export function createClaimer(options: ClaimerOptions) {
     unused(): void {
       promised = Math.max(0, promised - 1);
     },
+    /** Whether this process holds the lease of task `id`. */
+    holds: (id: string): boolean => held.has(id),
     /** The tasks leased now. */
     held: (): number => held.size,
     /**

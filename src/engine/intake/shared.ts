@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ConfigSource } from '../../config/source.js';
+import type { EventBus } from '../../services/events.js';
 import type { TaskRecord } from '../../store/records.js';
 import type { SharedQueueStore } from '../../store/types.js';
 import type { Lanes } from '../runner/lanes.js';
@@ -56,7 +57,7 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
       // Each settlement records its event as it happens; this finds those a crash left out, in one process at a time.
       await underLock(signals, SWEEP_LOCK, () => work.recover());
       dispatcher = electDispatcher(signals, () => work.dispatcher(), log);
-      claiming = await startClaiming({ shared, runner, lanes: deps.lanes, config, log });
+      claiming = await startClaiming({ shared, runner, lanes: deps.lanes, events: deps.events, config, log });
       // The sweep runs in one process at a time across the fleet.
       const sweep = async () => {
         const outcome = await underLock(signals, SWEEP_LOCK, deps.sweep);
@@ -95,15 +96,23 @@ function laneCapacity(lanes: Lanes, config: ConfigSource): (held: number) => num
 }
 
 /** Claims tasks for this process's runner: on each created notification, after a reconnection, and every POLL_MS. */
-async function startClaiming(options: { shared: SharedQueueStore; runner: Pick<TaskRunner, 'run'>; lanes: Lanes; config: ConfigSource; log: (message: string) => void }) {
+async function startClaiming(options: { shared: SharedQueueStore; runner: Pick<TaskRunner, 'run'>; lanes: Lanes; events: EventBus; config: ConfigSource; log: (message: string) => void }) {
   const { shared, config } = options;
   const workerId = newWorkerId();
   const leaseMs = () => config.current().work.leaseMs;
+  // Tasks held here that this process settled: a settled task is never claimed again, so its
+  // lease needs no write (and its release no round trip). Bounded by the tasks held.
+  const settledHere = new Set<string>();
+  const offSettled = options.events.on('task:settled', ({ task }) => {
+    if (claimer.holds(task.id)) settledHere.add(task.id);
+  });
   const claimer = createClaimer({
     leases: {
       claim: (limit) => shared.leases.claim(workerId, limit, leaseMs()),
       renew: (ids) => shared.leases.renew(workerId, ids, leaseMs()),
-      release: (id) => shared.leases.release(workerId, id),
+      release: async (id) => {
+        if (!settledHere.delete(id)) await shared.leases.release(workerId, id);
+      },
     },
     run: (task) => options.runner.run(task),
     capacity: laneCapacity(options.lanes, config),
@@ -122,6 +131,7 @@ async function startClaiming(options: { shared: SharedQueueStore; runner: Pick<T
     unused: () => claimer.unused(),
     async close(stopRunner: () => Promise<void>) {
       open = false;
+      offSettled();
       await claimer.close(stopRunner);
     },
   };

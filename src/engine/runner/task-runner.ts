@@ -61,9 +61,10 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     return promise;
   };
 
+  const itemPending = (task: TaskRecord | undefined, index: number): task is TaskRecord => task?.status === 'pending' && task.items[index]?.status === 'pending';
+
   async function stillPending(taskId: string, index: number): Promise<boolean> {
-    const task = await tasks.getTask(taskId);
-    return task?.status === 'pending' && task.items[index]?.status === 'pending';
+    return itemPending(await tasks.getTask(taskId), index);
   }
 
   /**
@@ -103,8 +104,9 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
 
   /** Runs one item to its outcome; false when there was nothing to run (already settled, or stopping). */
   async function runItem(taskId: string, index: number, prepared: Prepared): Promise<boolean> {
-    if (stopping.signal.aborted || !(await stillPending(taskId, index))) return false;
-    const task = (await tasks.getTask(taskId))!;
+    if (stopping.signal.aborted) return false;
+    const task = await tasks.getTask(taskId);
+    if (!itemPending(task, index)) return false;
     const def = tasks.definition(task.type);
     const label = `task ${taskId} item ${index}`;
     const ran = await untilStored(
@@ -136,7 +138,9 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     const record = async () => {
       const retry = again;
       again = true;
-      await tasks.finishItem(taskId, index, item);
+      // The task as read before the item ran: items only ever leave pending, so what it shows
+      // finished is final (finishItem reads it again only if it is not enough to settle).
+      await tasks.finishItem(taskId, index, item, retry ? undefined : task);
       if (retry) await tasks.settleIfDone(taskId);
     };
     return (await untilStored(label, record, async () => (await tasks.getTask(taskId))?.status === 'pending')) !== null;
