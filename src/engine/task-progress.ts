@@ -27,6 +27,7 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
     errors?: TaskError[],
     lastItem?: TaskSettlement['lastItem'],
     cancel?: Pick<TaskSettlement, 'finished' | 'unfinishedItem'>,
+    prepared?: unknown,
   ): Promise<TaskRecord | undefined> {
     // Only successful items are charged; a failed task is free.
     const cost = status === 'failed' ? 0 : task.items.reduce((sum, item) => sum + (item.status === 'success' ? (item.cost ?? 0) : 0), 0);
@@ -34,6 +35,7 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
     if (errors) settlement.errors = errors;
     if (lastItem) settlement.lastItem = lastItem;
     if (cancel) Object.assign(settlement, cancel);
+    if (prepared !== undefined) settlement.prepared = prepared;
     const settled = await store.tasks.settle(settlement);
     if (settled) events.emit('task:settled', { kind: settledEventKind(settled), task: settled });
     return settled;
@@ -84,13 +86,16 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
      * the task is no longer pending); one finishing while others run gets its own write.
      * `known`: the task as read earlier (before the item ran), used instead of a fresh read:
      * items only leave pending, so the other items it shows finished are final, and the store
-     * refuses the write if this item or the task is no longer pending.
+     * refuses the write if this item or the task is no longer pending. `prepared`: what prepare
+     * worked out, kept with this write if the task has none yet (the plan is journaled with the
+     * first item made with it).
      */
-    async finishItem(taskId: string, index: number, item: ItemRecord, known?: TaskRecord): Promise<void> {
-      const task = known ?? (await store.tasks.get(taskId));
+    async finishItem(taskId: string, index: number, item: ItemRecord, options: { known?: TaskRecord; prepared?: unknown } = {}): Promise<void> {
+      const task = options.known ?? (await store.tasks.get(taskId));
       if (task?.status !== 'pending' || task.items[index]?.status !== 'pending') return;
+      const { prepared } = options;
       if (task.items.some((other, i) => i !== index && other.status === 'pending')) {
-        const recorded = await store.tasks.recordItem(taskId, index, item, isoTime(clock.now()));
+        const recorded = await store.tasks.recordItem(taskId, index, item, isoTime(clock.now()), prepared);
         if (recorded) events.emit('task:item', { task: recorded });
         if (recorded) await settleIfDone(taskId);
         return;
@@ -99,7 +104,7 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
       items[index] = item;
       const finished: TaskRecord = { ...task, items };
       const outcome = definition(task.type).settle(finished, finished.request);
-      await settle(finished, outcome.status, outcome.result, outcome.errors, { index, item });
+      await settle(finished, outcome.status, outcome.result, outcome.errors, { index, item }, undefined, prepared);
     },
 
     /**
@@ -114,11 +119,6 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
         const settled = await settleCancelled(task);
         if (settled) return settled;
       }
-    },
-
-    /** Journals what `prepare` worked out, once. */
-    async savePrepared(taskId: string, prepared: unknown): Promise<void> {
-      await store.tasks.savePrepared(taskId, prepared, isoTime(clock.now()));
     },
   };
 }

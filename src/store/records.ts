@@ -118,6 +118,8 @@ export interface TaskSettlement {
   finished?: number;
   /** What every item still pending becomes, in the same write (a cancel fails them with TASK_CANCELLED). */
   unfinishedItem?: ItemRecord;
+  /** What prepare worked out, kept with this write when the task has none yet (see TaskRepo.recordItem). */
+  prepared?: unknown;
 }
 
 /** The task's items once settled: `lastItem` in its place, each item still pending as `unfinishedItem` says (else left as it is). */

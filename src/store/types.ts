@@ -153,8 +153,13 @@ export interface TaskRepo {
    * SPENDING_LIMIT_EXCEEDED when the key's spend in the period plus the estimate passes the limit.
    */
   create(task: TaskRecord, options: CreateOptions): Promise<TaskRecord>;
-  /** Records a finished item; undefined (nothing written) when the task or item is no longer pending. */
-  recordItem(id: string, index: number, item: ItemRecord, at: string): Promise<TaskRecord | undefined>;
+  /**
+   * Records a finished item; undefined (nothing written) when the task or item is no longer
+   * pending. `prepared`: what prepare worked out, kept in the same write when the task has none
+   * yet: the plan is journaled with the first item made with it, so a task restarted before
+   * any item finished is simply prepared again, and one restarted after runs on that plan.
+   */
+  recordItem(id: string, index: number, item: ItemRecord, at: string, prepared?: unknown): Promise<TaskRecord | undefined>;
   /** Keeps what `prepare` worked out; undefined (nothing written) when the task is no longer pending. */
   savePrepared(id: string, prepared: unknown, at: string): Promise<TaskRecord | undefined>;
   /** Settles a pending task: one record charges `cost` and releases the rest. Undefined when already settled. */

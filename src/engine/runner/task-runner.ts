@@ -140,7 +140,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       again = true;
       // The task as read before the item ran: items only ever leave pending, so what it shows
       // finished is final (finishItem reads it again only if it is not enough to settle).
-      await tasks.finishItem(taskId, index, item, retry ? undefined : task);
+      await tasks.finishItem(taskId, index, item, { known: retry ? undefined : task, prepared: task.prepared === undefined ? prepared.saved : undefined });
       if (retry) await tasks.settleIfDone(taskId);
     };
     return (await untilStored(label, record, async () => (await tasks.getTask(taskId))?.status === 'pending')) !== null;
@@ -162,8 +162,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     let prepared: Prepared = {};
     if (def.prepare) {
       try {
+        // What it saves is journaled with the first item made with it (finishItem), not on its own.
         prepared = await withItemSignal(task.id, (signal) => def.prepare!(task, task.request, signal));
-        if (prepared.saved !== undefined && task.prepared === undefined) await tasks.savePrepared(task.id, prepared.saved);
       } catch (err) {
         // Stopping while preparing (its fetches aborted): the task stays pending and is prepared again on the next start.
         if (stopping.signal.aborted) return;

@@ -45,7 +45,7 @@ export interface JournalOps {
   'destination.delete': { id: string };
   /** A pending task; its estimate is reserved by being pending. */
   'task.create': TaskRecord;
-  'task.item': { id: string; index: number; item: ItemRecord; at: string };
+  'task.item': { id: string; index: number; item: ItemRecord; at: string; prepared?: unknown };
   'task.prepare': { id: string; prepared: unknown; at: string };
   /** Settles a task and moves the money in one record. */
   'task.settle': TaskSettlement;

@@ -133,11 +133,11 @@ const HANDLERS: { [Op in JournalOp]: (state: State, payload: JournalOps[Op]) => 
   'destination.put': (state, destination) => state.destinations.put(destination),
   'destination.delete': (state, { id }) => state.destinations.delete(id),
   'task.create': (state, task) => state.tasks.put(task),
-  'task.item': (state, { id, index, item, at }) => {
+  'task.item': (state, { id, index, item, at, prepared }) => {
     const task = state.tasks.get(id)!;
     const items = task.items.slice();
     items[index] = item;
-    state.tasks.put({ ...task, items, updatedAt: at });
+    state.tasks.put({ ...task, items, updatedAt: at, ...preparedOnce(task, prepared) });
   },
   'task.prepare': (state, { id, prepared, at }) => {
     const task = state.tasks.get(id)!;
@@ -148,7 +148,7 @@ const HANDLERS: { [Op in JournalOp]: (state: State, payload: JournalOps[Op]) => 
   'task.settle': (state, s) => {
     const task = state.tasks.get(s.id)!;
     const items = settledItems(task.items, s);
-    const settled: TaskRecord = { ...task, items, status: s.status, result: s.result, cost: s.cost, updatedAt: s.at };
+    const settled: TaskRecord = { ...task, items, status: s.status, result: s.result, cost: s.cost, updatedAt: s.at, ...preparedOnce(task, s.prepared) };
     if (s.errors) settled.errors = s.errors;
     state.tasks.put(settled);
     if (s.cost > 0) {
@@ -260,4 +260,9 @@ export class DueIndex implements Index<DeliveryRecord> {
       yield { dueAt: key.slice(0, space), id: key.slice(space + 1) };
     }
   }
+}
+
+/** What prepare worked out, carried by an item or settlement record: kept only when the task has none yet. */
+function preparedOnce(task: TaskRecord, prepared: unknown): Pick<TaskRecord, 'prepared'> {
+  return prepared === undefined || task.prepared !== undefined ? {} : { prepared };
 }

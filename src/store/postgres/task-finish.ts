@@ -21,14 +21,14 @@ const LOCK_TASKS = 'SELECT 1 FROM tasks WHERE id = ANY($1::text[]) ORDER BY id F
  * (the statement's own reads), and whether its item was recorded.
  */
 const RECORD_ITEMS = `WITH r AS (
-  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[]) AS r(id, idx, status, doc, at)
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[]) AS r(id, idx, status, doc, at, prepared)
 ), ok AS (
   SELECT r.* FROM r JOIN tasks t ON t.id = r.id AND t.id = ANY($1::text[]) AND ${PENDING}
   JOIN task_items i ON i.task_id = r.id AND i.task_id = ANY($1::text[]) AND i.idx = r.idx AND i.status = 'pending'
 ), item AS (
   UPDATE task_items i SET status = ok.status, doc = ok.doc FROM ok WHERE i.task_id = ok.id AND i.task_id = ANY($1::text[]) AND i.idx = ok.idx
 ), task AS (
-  UPDATE tasks t SET updated_at = ok.at FROM ok WHERE t.id = ok.id AND t.id = ANY($1::text[])
+  UPDATE tasks t SET updated_at = ok.at, prepared = coalesce(t.prepared, ok.prepared) FROM ok WHERE t.id = ok.id AND t.id = ANY($1::text[])
 )
 SELECT ${TASK_COLUMNS}, t.id, t.id IN (SELECT id FROM ok) AS done FROM tasks t WHERE t.id = ANY($1::text[])`;
 
@@ -42,8 +42,8 @@ SELECT ${TASK_COLUMNS}, t.id, t.id IN (SELECT id FROM ok) AS done FROM tasks t W
  * was before, and whether it was settled.
  */
 const SETTLE = `WITH s AS (
-  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::int[])
-    AS s(id, last_idx, last_status, last_doc, status, result, errors, cost, at, unfinished_doc, unfinished_status, finished)
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::int[], $13::text[])
+    AS s(id, last_idx, last_status, last_doc, status, result, errors, cost, at, unfinished_doc, unfinished_status, finished, prepared)
 ), ok AS (
   SELECT s.*, t.account_id, t.api_key_id, t.estimate, t.created_at FROM s JOIN tasks t ON t.id = s.id AND t.id = ANY($1::text[])
   WHERE ${PENDING}
@@ -56,7 +56,8 @@ const SETTLE = `WITH s AS (
   UPDATE task_items i SET status = ok.unfinished_status, doc = ok.unfinished_doc FROM ok
   WHERE i.task_id = ok.id AND i.task_id = ANY($1::text[]) AND i.idx <> ok.last_idx AND i.status = 'pending' AND ok.unfinished_doc IS NOT NULL
 ), task AS (
-  UPDATE tasks t SET status = ok.status, result = ok.result, errors = coalesce(ok.errors, t.errors), cost = ok.cost, updated_at = ok.at, settled_seq = nextval('imgtask_order')
+  UPDATE tasks t SET status = ok.status, result = ok.result, errors = coalesce(ok.errors, t.errors), cost = ok.cost, updated_at = ok.at, settled_seq = nextval('imgtask_order'),
+    prepared = coalesce(t.prepared, ok.prepared)
   FROM ok WHERE t.id = ok.id AND t.id = ANY($1::text[])
 ), money AS (
   INSERT INTO unapplied_settlements (task_id, account_id, api_key_id, periods, released, charged, at)
@@ -83,6 +84,8 @@ export interface ItemWrite {
   index: number;
   item: ItemRecord;
   at: string;
+  /** What prepare worked out, kept when the task has none yet. */
+  prepared?: unknown;
 }
 
 /**
@@ -131,14 +134,21 @@ export function createItemRecorder(db: Db): (write: ItemWrite) => Promise<TaskRe
       {
         name: 'imgtask_record_items',
         text: RECORD_ITEMS,
-        values: [members.map((m) => m.id), members.map((m) => m.index), members.map((m) => m.item.status), members.map((m) => JSON.stringify(m.item)), members.map((m) => m.at)],
+        values: [
+          members.map((m) => m.id),
+          members.map((m) => m.index),
+          members.map((m) => m.item.status),
+          members.map((m) => JSON.stringify(m.item)),
+          members.map((m) => m.at),
+          members.map((m) => encode(m.prepared)),
+        ],
       },
     ],
     (member, before, done) => {
       if (!before || !done) return undefined;
       const items = before.items.slice();
       items[member.index] = stored(member.item);
-      return { ...before, items, updatedAt: member.at };
+      return { ...before, items, updatedAt: member.at, ...preparedOnce(before, member.prepared) };
     },
   );
 }
@@ -167,6 +177,7 @@ export function createSettler(db: Db): (settlement: TaskSettlement) => Promise<T
             members.map((s) => (s.unfinishedItem ? JSON.stringify(s.unfinishedItem) : null)),
             members.map((s) => s.unfinishedItem?.status ?? null),
             members.map((s) => s.finished ?? null),
+            members.map((s) => encode(s.prepared)),
           ],
         },
         { name: 'imgtask_fold_free', text: FOLD_FREE, values: [ids] },
@@ -180,7 +191,7 @@ export function createSettler(db: Db): (settlement: TaskSettlement) => Promise<T
         if (applies && (s.cost < 0 || s.cost > task.estimate)) throw new Error(`settlement of ${task.id} charges ${s.cost}, outside 0..${task.estimate}`);
         return undefined;
       }
-      const settled: TaskRecord = { ...task, items: stored(settledItems(task.items, s)), status: s.status, result: s.result, cost: s.cost, updatedAt: s.at };
+      const settled: TaskRecord = { ...task, items: stored(settledItems(task.items, s)), status: s.status, result: s.result, cost: s.cost, updatedAt: s.at, ...preparedOnce(task, s.prepared) };
       if (s.errors) settled.errors = s.errors;
       return stored(settled);
     },
@@ -197,4 +208,9 @@ export function createPreparedSaver(db: Db): (write: { id: string; prepared: unk
     ],
     (_member, saved, done) => (done ? saved : undefined),
   );
+}
+
+/** What prepare worked out, written with an item or settlement: kept only when the task had none yet (the statements' coalesce). */
+function preparedOnce(task: TaskRecord, prepared: unknown): Pick<TaskRecord, 'prepared'> {
+  return prepared === undefined || task.prepared !== undefined ? {} : { prepared: stored(prepared) };
 }

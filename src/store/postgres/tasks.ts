@@ -33,9 +33,9 @@ export function createPgTaskRepo(db: Db): TaskRepo {
   };
   return {
     create: (task, options) => create({ task, ...options }),
-    async recordItem(id, index, item: ItemRecord, at) {
+    async recordItem(id, index, item: ItemRecord, at, prepared) {
       if (hasNul(id)) return undefined;
-      return recordItem({ id, index, item, at });
+      return recordItem({ id, index, item, at, prepared });
     },
     async savePrepared(id, prepared, at) {
       if (hasNul(id)) return undefined;

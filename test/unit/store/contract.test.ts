@@ -192,6 +192,48 @@ contract('tasks: items, prepared, settle charges once and releases the reserve',
   assert.equal(await store.tasks.get('tsk_none'), undefined);
 });
 
+contract('tasks: what prepare worked out rides on the first item or settlement written, and is kept once', async (store, note) => {
+  await funded(store, 'acc_1', 10_000_000);
+  const at = (ms: number) => iso(T0 + ms);
+  await store.tasks.create(task(tid(1), 'acc_1', { items: 2, estimate: 2000 }), {});
+  const first = await store.tasks.recordItem(tid(1), 0, { status: 'success', cost: 1000 }, at(10), { model: 'm1', width: 64 });
+  assert.deepEqual(first?.prepared, { model: 'm1', width: 64 }, 'the first item write keeps the plan');
+  note('after first item', first);
+  // A later write carrying another plan does not replace the one kept.
+  const settled = await store.tasks.settle({
+    id: tid(1),
+    status: 'completed',
+    result: null,
+    cost: 2000,
+    at: at(20),
+    lastItem: { index: 1, item: { status: 'success', cost: 1000 } },
+    prepared: { model: 'm2' },
+  });
+  assert.deepEqual(settled?.prepared, { model: 'm1', width: 64 });
+  assert.deepEqual((await store.tasks.get(tid(1)))?.prepared, { model: 'm1', width: 64 });
+  note('settled', settled);
+
+  await store.tasks.create(task(tid(2), 'acc_1', { estimate: 1000 }), {});
+  const alone = await store.tasks.settle({
+    id: tid(2),
+    status: 'completed',
+    result: null,
+    cost: 1000,
+    at: at(30),
+    lastItem: { index: 0, item: { status: 'success', cost: 1000 } },
+    prepared: { model: 'm3' },
+  });
+  assert.deepEqual(alone?.prepared, { model: 'm3' }, 'a settlement that is the first write keeps the plan');
+  assert.deepEqual((await store.tasks.get(tid(2)))?.prepared, { model: 'm3' });
+  assert.equal((await store.billing.usage('acc_1', AT, at(60_000))).find((entry) => entry.taskId === tid(2))?.model, 'm3', 'usage names the model the plan chose');
+
+  await store.tasks.create(task(tid(3), 'acc_1', { estimate: 1000 }), {});
+  const refused = await store.tasks.recordItem(tid(3), 5, { status: 'success' }, at(40), { model: 'm4' });
+  assert.equal(refused, undefined);
+  assert.equal((await store.tasks.get(tid(3)))?.prepared, undefined, 'a refused write keeps nothing');
+  note('refused', await store.tasks.get(tid(3)));
+});
+
 contract('tasks: balance, account and spending-limit checks', async (store, note) => {
   await funded(store, 'acc_1', 5000);
   await store.apiKeys.create(key('key_1', 'acc_1'), { maxLive: 5 });

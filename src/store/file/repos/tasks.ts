@@ -30,10 +30,10 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
       await engine.commit('task.create', task);
       return state.tasks.get(task.id)!;
     },
-    async recordItem(id, index, item: ItemRecord, at) {
+    async recordItem(id, index, item: ItemRecord, at, prepared) {
       const task = pending(id);
       if (task?.items[index]?.status !== 'pending') return undefined;
-      await engine.commit('task.item', { id, index, item, at });
+      await engine.commit('task.item', prepared === undefined ? { id, index, item, at } : { id, index, item, at, prepared });
       return state.tasks.get(id);
     },
     async savePrepared(id, prepared, at) {
