@@ -55,7 +55,8 @@ const CONFIG = {
   models: { noop: NOOP_MODEL },
   // Creates are what is measured: no refusal for the backlog a burst builds on purpose.
   limits: { maxPendingTasks: 10_000_000, maxQueueDelaySeconds: null },
-  work: { lanes: { placeholder: 8 } },
+  // A no-op provider has no capacity of its own: a lane wide enough that the store, not the lane, is what is measured.
+  work: { lanes: { placeholder: 64 } },
   log: { level: 'silent' },
 };
 const BODY = JSON.stringify({ prompt: 'a lighthouse on a cliff at dawn, oil painting', model: 'noop' });
