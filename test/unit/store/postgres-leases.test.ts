@@ -94,3 +94,18 @@ test('file: a store one process owns offers no shared queue, and its tasks carry
   assert.equal(store.shared, undefined, 'its process queues its own tasks: no signals, no leases');
   for (const method of ['claim', 'renewLeases', 'release']) assert.equal(method in store.tasks, false, `no tasks.${method}`);
 });
+
+test('postgres: a task created with a lease is held by its creator from the start: no one claims it until the lease lapses, and the creator renews it', async (t) => {
+  const store = await pgBackend.open(t);
+  await withTasks(store, 1);
+  // Creates arriving together (one batch): one leased to w1 for a short while, one to w1 for long, one with no lease.
+  await Promise.all([
+    store.tasks.create(task(2), { lease: { owner: 'w1', ms: 150 } }),
+    store.tasks.create(task(3), { lease: { owner: 'w1', ms: 60_000 } }),
+    store.tasks.create(task(4), {}),
+  ]);
+  assert.deepEqual(ids(await leases(store).claim('w2', 10, 60_000)), ['tsk_0001', 'tsk_0004'], 'the unleased ones only');
+  assert.deepEqual(await leases(store).renew('w1', ['tsk_0002', 'tsk_0003'], 150), ['tsk_0002', 'tsk_0003'], 'the creator holds both leases');
+  await sleep(250);
+  assert.deepEqual(ids(await leases(store).claim('w3', 10, 60_000)), ['tsk_0002', 'tsk_0003'], 'lapsed (renewed for 150 ms only): claimable by others');
+});

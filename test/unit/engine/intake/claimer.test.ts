@@ -107,3 +107,33 @@ test('a process whose claim filled its capacity claims again as its tasks end', 
   for (const end of finish.values()) end();
   await claimer.close(async () => undefined);
 });
+
+test('tasks created leased to this process (offer, adopt) run with no claim, count against its room, and give it back when not created', async () => {
+  const { claimer, claims, finish, released } = fakeClaimer([], 2);
+  claimer.start();
+  await turns(3);
+  assert.deepEqual(claims, [0], 'the claim at start found nothing');
+
+  assert.equal(claimer.offer(), true);
+  assert.equal(claimer.offer(), true);
+  assert.equal(claimer.offer(), false, 'two promised fill a room of two');
+  claimer.unused(); // one create failed
+  assert.equal(claimer.offer(), true, 'the room of a create that failed is free again');
+
+  claimer.adopt(task('tsk_a'));
+  claimer.adopt(task('tsk_b'));
+  await turns(3);
+  assert.equal(claimer.held(), 2);
+  assert.ok(finish.has('tsk_a') && finish.has('tsk_b'), 'both run');
+  assert.equal(claimer.offer(), false, 'held tasks fill the room');
+  assert.deepEqual(claims, [0], 'adopting queries nothing');
+
+  finish.get('tsk_a')!();
+  while (released.length === 0) await turns(1);
+  assert.deepEqual(released, ['tsk_a'], 'its lease is given back once it has run');
+  assert.equal(claimer.offer(), true, 'room again');
+  claimer.unused();
+  finish.get('tsk_b')!();
+  await claimer.close(async () => undefined);
+  assert.equal(claimer.offer(), false, 'a closing process takes nothing');
+});
