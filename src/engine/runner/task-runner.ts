@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import type { ConfigSource } from '../../config/source.js';
 import { isOutOfSpace } from '../../domain/storage-full.js';
 import { ProviderError } from '../../domain/tasks.js';
@@ -44,9 +43,16 @@ export interface TaskRunner extends LaneBacklog {
 export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const { progress: tasks, lanes, log } = options;
   const stopping = new AbortController();
-  // One abort listener per running item (see withItemSignal): bounded by the lanes' concurrency,
-  // which may pass EventTarget's default warning threshold of 10 without any leak.
-  setMaxListeners(0, stopping.signal);
+  /**
+   * What is told when the runner stops: each task waiting for its items, each running item's
+   * abort. A Set, not listeners on `stopping.signal`: EventTarget checks each new listener
+   * against all it holds, so one per queued task made every create cost as much as the backlog.
+   */
+  const onStop = new Set<() => void>();
+  const whenStopping = (fn: () => void): (() => void) => {
+    onStop.add(fn);
+    return () => onStop.delete(fn);
+  };
   let accepting = true;
   const inFlight = new Set<Promise<unknown>>();
   /** The signals of the items running now, per task: a task settled under them (cancelled) aborts them. */
@@ -76,14 +82,14 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
    */
   async function withItemSignal<T>(taskId: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const item = new AbortController();
-    const abort = () => item.abort();
-    stopping.signal.addEventListener('abort', abort, { once: true });
+    if (stopping.signal.aborted) item.abort();
+    const forget = whenStopping(() => item.abort());
     const ofTask = running.get(taskId) ?? new Set();
     running.set(taskId, ofTask.add(item));
     try {
       return await work(item.signal);
     } finally {
-      stopping.signal.removeEventListener('abort', abort);
+      forget();
       ofTask.delete(item);
       if (ofTask.size === 0 && running.get(taskId) === ofTask) running.delete(taskId);
     }
@@ -188,15 +194,15 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     // A job close() drops before it starts resolves at once, so only running items hold close() up.
     const jobs = pendingItems.map((index) => track(lanes.run(laneName, () => runItem(task.id, index, prepared)).catch((err: Error) => log(`task ${task.id} item ${index}: ${err.message}`))));
     // An item whose handler ignores its signal may never settle: stopping resolves this instead.
-    let onStop = () => {};
+    let forget = () => {};
     const stopped = new Promise<void>((resolve) => {
-      onStop = resolve;
-      stopping.signal.addEventListener('abort', onStop, { once: true });
+      if (stopping.signal.aborted) resolve();
+      forget = whenStopping(resolve);
     });
     try {
       await Promise.race([Promise.all(jobs), stopped]);
     } finally {
-      stopping.signal.removeEventListener('abort', onStop);
+      forget();
     }
   }
 
@@ -238,6 +244,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       await Promise.race([Promise.allSettled([...inFlight]).then(() => lanes.idle()), graceOver]);
       clearTimeout(timer);
       stopping.abort();
+      for (const fn of [...onStop]) fn();
+      onStop.clear();
       // A handler that ignores its signal still gets only a short while more.
       await Promise.race([Promise.allSettled([...inFlight]), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
     },

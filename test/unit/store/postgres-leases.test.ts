@@ -99,11 +99,7 @@ test('postgres: a task created with a lease is held by its creator from the star
   const store = await pgBackend.open(t);
   await withTasks(store, 1);
   // Creates arriving together (one batch): one leased to w1 for a short while, one to w1 for long, one with no lease.
-  await Promise.all([
-    store.tasks.create(task(2), { lease: { owner: 'w1', ms: 150 } }),
-    store.tasks.create(task(3), { lease: { owner: 'w1', ms: 60_000 } }),
-    store.tasks.create(task(4), {}),
-  ]);
+  await Promise.all([store.tasks.create(task(2), { lease: { owner: 'w1', ms: 150 } }), store.tasks.create(task(3), { lease: { owner: 'w1', ms: 60_000 } }), store.tasks.create(task(4), {})]);
   assert.deepEqual(ids(await leases(store).claim('w2', 10, 60_000)), ['tsk_0001', 'tsk_0004'], 'the unleased ones only');
   assert.deepEqual(await leases(store).renew('w1', ['tsk_0002', 'tsk_0003'], 150), ['tsk_0002', 'tsk_0003'], 'the creator holds both leases');
   await sleep(250);
