@@ -43,7 +43,15 @@ export class ProviderError extends Error {
 
   /** `cause`: what was thrown underneath, for the log (its message is never shown to the client). */
   constructor(code: TaskErrorCode, message?: string, options: { retryable?: boolean; providerResponse?: string; cause?: unknown } = {}) {
-    super(message ?? code, options.cause === undefined ? undefined : { cause: options.cause });
+    // An outcome with a code, not a bug: no stack is captured (capturing one cost more than the
+    // rest of an item that fails at once). What went wrong underneath keeps its own, in `cause`.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(message ?? code, options.cause === undefined ? undefined : { cause: options.cause });
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
     this.name = 'ProviderError';
     this.code = code;
     this.retryable = options.retryable ?? isRetryable(code);
