@@ -17,7 +17,8 @@ function credentialFields(principal: Principal | undefined): Record<string, stri
 /**
  * One access line per answered request, and its count and time in the metrics: request id,
  * method, the route's pattern (`/tasks/:id`, not the path asked for), status, milliseconds, and
- * the key id of the credential when one was checked; for a 500, the error with its stack (the
+ * the key id of the credential when one was checked; for a create, the task it made (id, type,
+ * items, estimate: the create's one line at info); for a 500, the error with its stack (the
  * error handler logs nothing itself, so a fault is one line). Mounted after the request id is
  * set; errors and 404s pass through it too (hono's handlers answer them before it resumes).
  */
@@ -40,6 +41,7 @@ export function accessLog(deps: Pick<ApiDeps, 'ops'>): MiddlewareHandler<ApiEnv>
       status,
       ms: Math.round(seconds * 10_000) / 10,
       ...credentialFields(c.get('principal')),
+      ...c.get('created'),
       ...(fault ? { err: fault } : {}),
     };
     deps.ops.accessLog[levelOf(route, status)](fields, `${method} ${route} ${status}`);

@@ -1,15 +1,18 @@
+import type { Context } from 'hono';
 import { AppError } from '../domain/errors.js';
 import { formatUsd } from '../domain/money.js';
 import type { Principal } from '../services/auth.js';
-import type { ApiDeps } from './types.js';
+import { noteCreated } from './task-create.js';
+import type { ApiDeps, ApiEnv } from './types.js';
 
 /**
  * Rate and alt answers (SPEC part 4): with `sync` (the default) wait up to sync.timeoutMs;
  * a completed task answers 200 with the results, a failed one 500 UNKNOWN_ERROR, and one
  * still pending (or `sync: false`) answers 202 with the task to poll.
  */
-export async function createAndMaybeWait<Results>(deps: ApiDeps, principal: Principal, type: string, body: { sync: boolean }) {
+export async function createAndMaybeWait<Results>(c: Context<ApiEnv>, deps: ApiDeps, principal: Principal, type: string, body: { sync: boolean }) {
   const { task } = await deps.tasks.create(principal, type, body, { pat: false });
+  noteCreated(c, task);
   const pending = { status: 202 as const, body: { data: { task: { id: task.id, status: 'pending' as const } } } };
   if (!body.sync) return pending;
   const settled = await waitForCompleted(deps, task.id);
@@ -23,8 +26,9 @@ export async function createAndMaybeWait<Results>(deps: ApiDeps, principal: Prin
  * The same answer for a type whose result is one object (review): 200 with `result`, or 202;
  * with a PAT under `access` when the body's `access.pat.enabled` (default true) asks for one.
  */
-export async function createAndMaybeWaitForResult<Result>(deps: ApiDeps, principal: Principal, type: string, body: { sync: boolean; access?: { pat?: { enabled?: boolean } } }) {
+export async function createAndMaybeWaitForResult<Result>(c: Context<ApiEnv>, deps: ApiDeps, principal: Principal, type: string, body: { sync: boolean; access?: { pat?: { enabled?: boolean } } }) {
   const { task, publicAccessToken } = await deps.tasks.create(principal, type, body, { pat: body.access?.pat?.enabled !== false });
+  noteCreated(c, task);
   const access = publicAccessToken ? { access: { publicAccessToken } } : {};
   const pending = { status: 202 as const, body: { data: { task: { id: task.id, status: 'pending' as const }, ...access } } };
   if (!body.sync) return pending;

@@ -1,8 +1,15 @@
+import type { Context } from 'hono';
 import { formatUsd } from '../domain/money.js';
 import type { AnyTaskType } from '../engine/task-types.js';
 import type { Principal } from '../services/auth.js';
+import type { TaskRecord } from '../store/records.js';
 import type { CreatedTaskResponse } from './routes/image/schemas.js';
-import type { ApiDeps } from './types.js';
+import type { ApiDeps, ApiEnv } from './types.js';
+
+/** Puts the task a create made on the request's access line: one info line per create, not two. */
+export function noteCreated(c: Context<ApiEnv>, task: TaskRecord): void {
+  c.set('created', { taskId: task.id, type: task.type, items: task.items.length, estimateUsd: task.estimate / 1e6 });
+}
 
 /** `access.pat.enabled` (default true) decides whether a PAT is returned. */
 const patEnabled = (body: unknown): boolean => (body as { access?: { pat?: { enabled?: boolean } } })?.access?.pat?.enabled !== false;
@@ -19,8 +26,9 @@ export function taskTypeOf(deps: ApiDeps, type: string): AnyTaskType {
  * body, then the SPEC answer `{ data: { taskId, estimatedCost?, access?: { publicAccessToken } } }`.
  */
 export function createTaskHandler(deps: ApiDeps, type: string, options: { estimatedCost?: boolean } = {}) {
-  return async (_c: unknown, { principal, body }: { principal: Principal; body: unknown }): Promise<{ body: CreatedTaskResponse }> => {
+  return async (c: Context<ApiEnv>, { principal, body }: { principal: Principal; body: unknown }): Promise<{ body: CreatedTaskResponse }> => {
     const created = await deps.tasks.create(principal, type, body, { pat: patEnabled(body) });
+    noteCreated(c, created.task);
     const data: CreatedTaskResponse['data'] = { taskId: created.task.id };
     if (options.estimatedCost) data.estimatedCost = formatUsd(created.estimate);
     if (created.publicAccessToken) data.access = { publicAccessToken: created.publicAccessToken };

@@ -56,5 +56,15 @@ export type ApiEnv = {
     principal: Principal;
     /** The unexpected error a 500 answers, for the request's access line. */
     fault?: Error;
+    /** The task a create made, for the request's access line (the one line a create logs at info). */
+    created?: CreatedTaskFields;
   };
 };
+
+/** What a create's access line tells of the task it made. */
+export interface CreatedTaskFields {
+  taskId: string;
+  type: string;
+  items: number;
+  estimateUsd: number;
+}

@@ -4,14 +4,15 @@ import type { AttemptOutcome } from '../webhooks/dispatcher.js';
 import type { Logger } from './logger.js';
 
 /**
- * Task lifecycle lines: one when a task is created (type, items, estimate), one when it settles
- * (status, cost, how long it took from creation, the first error code). Amounts are USD.
- * Returns the unsubscribe function.
+ * Task lifecycle lines: one when it settles (status, cost, how long it took from creation, the
+ * first error code), and one when it is created (type, items, estimate) at debug: at info the
+ * create's access line carries those (src/api/access-log.ts), and one fact is logged once.
+ * Amounts are USD. Returns the unsubscribe function.
  */
 export function logTaskLifecycle(events: EventBus, logger: Logger): () => void {
   const off = [
     events.on('task:created', ({ task }) => {
-      logger.info(
+      logger.debug(
         { event: 'task.created', taskId: task.id, type: task.type, accountId: task.accountId, keyId: task.apiKeyId ?? undefined, items: task.items.length, estimateUsd: task.estimate / 1e6 },
         `task ${task.id} created (${task.type})`,
       );

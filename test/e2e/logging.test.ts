@@ -126,8 +126,8 @@ test('serve logs JSON lines: access lines by route pattern with the request id a
     'no other error line: the model warm-up is not one',
   );
 
-  const created = all.find((l) => l.event === 'task.created' && l.taskId === taskId);
-  assert.deepEqual({ type: created?.type, keyId: created?.keyId, items: created?.items }, { type: 'image.rate', keyId, items: 1 });
+  const created = all.find((l) => l.event === 'http.request' && l.taskId === taskId);
+  assert.deepEqual({ route: created?.route, type: created?.type, keyId: created?.keyId, items: created?.items }, { route: '/image/rate', type: 'image.rate', keyId, items: 1 });
   const settled = all.find((l) => l.event === 'task.settled' && l.taskId === taskId);
   assert.equal(settled?.type, 'image.rate');
   assert.equal(settled?.status, 'completed');

@@ -61,10 +61,16 @@ test('structured lines: task created and settled, each webhook attempt with its 
   assert.equal(access.status, 201);
   assert.ok(!written.includes(raw), 'the raw key is never logged');
 
-  const createdLine = all.find((l) => l.event === 'task.created');
+  // The create is told once at info: its access line carries the task it made.
   assert.deepEqual(
-    { taskId: createdLine.taskId, type: createdLine.type, keyId: createdLine.keyId, items: createdLine.items, estimateUsd: createdLine.estimateUsd },
+    { taskId: access.taskId, type: access.type, keyId: access.keyId, items: access.items, estimateUsd: access.estimateUsd },
     { taskId, type: 'test.echo', keyId: apiKey.id, items: 2, estimateUsd: 1 },
+  );
+  assert.equal(all.filter((l) => l.taskId === taskId && (l.event === 'task.created' || (l.event === 'http.request' && l.method === 'POST'))).length, 1, 'one line for the create');
+  assert.equal(
+    all.find((l) => l.event === 'task.created'),
+    undefined,
+    'the task.created line is at debug',
   );
   const settled = all.find((l) => l.event === 'task.settled');
   assert.deepEqual(

@@ -41,6 +41,6 @@ export function registerImageReview(app: Hono<ApiEnv>, deps: ApiDeps): void {
       also: [{ status: 202, description: 'Accepted: `sync: false`, or the task still pending after the sync timeout (sync.timeoutMs); poll GET /tasks/{id}', schema: PendingReviewAnswer }],
       errors: ['VALIDATION_ERROR', 'INSUFFICIENT_BALANCE', 'SPENDING_LIMIT_EXCEEDED', 'RATE_LIMIT_EXCEEDED', 'UNKNOWN_ERROR', 'ENQUEUE_FAILED'],
     },
-    (_c, { principal, body }) => createAndMaybeWaitForResult<ReviewResult>(deps, principal, type.type, body),
+    (c, { principal, body }) => createAndMaybeWaitForResult<ReviewResult>(c, deps, principal, type.type, body),
   );
 }
