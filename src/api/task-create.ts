@@ -1,8 +1,7 @@
 import type { Context } from 'hono';
 import { formatUsd } from '../domain/money.js';
-import type { AnyTaskType } from '../engine/task-types.js';
+import type { AnyTaskType, TaskRecord } from '../engine/task-types.js';
 import type { Principal } from '../services/auth.js';
-import type { TaskRecord } from '../store/records.js';
 import type { CreatedTaskResponse } from './routes/image/schemas.js';
 import type { ApiDeps, ApiEnv } from './types.js';
 

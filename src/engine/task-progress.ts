@@ -102,7 +102,8 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
       }
       const items = task.items.slice();
       items[index] = item;
-      const finished: TaskRecord = { ...task, items };
+      // The type's settle reads what prepare worked out (a magic prompt in the result): the plan this write keeps.
+      const finished: TaskRecord = task.prepared === undefined && prepared !== undefined ? { ...task, items, prepared } : { ...task, items };
       const outcome = definition(task.type).settle(finished, finished.request);
       await settle(finished, outcome.status, outcome.result, outcome.errors, { index, item }, undefined, prepared);
     },
