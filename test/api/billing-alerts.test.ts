@@ -27,7 +27,12 @@ async function quiet(h: Harness): Promise<void> {
 }
 
 const billingEvents = (receiver: Receiver) => receiver.received.map((r) => r.json).filter((json) => json?.type === 'billing.threshold_reached');
-const thresholdsOf = (receiver: Receiver) => billingEvents(receiver).map((event) => `${event.data.scope}:${event.data.threshold}`);
+/** The thresholds a receiver was told of, by scope, lowest first: events are delivered independently, in no set order (two crossed at once may arrive either way). */
+const thresholdsOf = (receiver: Receiver) =>
+  billingEvents(receiver)
+    .map((event) => ({ scope: event.data.scope as string, threshold: event.data.threshold as number }))
+    .sort((a, b) => a.scope.localeCompare(b.scope) || a.threshold - b.threshold)
+    .map(({ scope, threshold }) => `${scope}:${threshold}`);
 
 test('account thresholds: one signed event per threshold as charges cross it, none twice in the month, even after a credit', async (t) => {
   const h = await startService(t, { config: FAST, credit: 10 });
