@@ -2,7 +2,7 @@ import type { TaskError } from '../domain/tasks.js';
 import { isoTime } from '../domain/time.js';
 import { type EventBus, settledEventKind } from '../services/events.js';
 import type { Clock } from '../services/ports.js';
-import { finishedItems, type ItemRecord, settledItems, type TaskRecord, type TaskSettlement } from '../store/records.js';
+import { finishedItems, type ItemRecord, preparedOnce, settledItems, type TaskRecord, type TaskSettlement } from '../store/records.js';
 import type { Store } from '../store/types.js';
 import type { AnyTaskType, TaskTypeRegistry } from './task-types.js';
 
@@ -103,7 +103,7 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
       const items = task.items.slice();
       items[index] = item;
       // The type's settle reads what prepare worked out (a magic prompt in the result): the plan this write keeps.
-      const finished: TaskRecord = task.prepared === undefined && prepared !== undefined ? { ...task, items, prepared } : { ...task, items };
+      const finished: TaskRecord = { ...task, items, ...preparedOnce(task, prepared) };
       const outcome = definition(task.type).settle(finished, finished.request);
       await settle(finished, outcome.status, outcome.result, outcome.errors, { index, item }, undefined, prepared);
     },

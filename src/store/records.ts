@@ -122,6 +122,14 @@ export interface TaskSettlement {
   prepared?: unknown;
 }
 
+/**
+ * What prepare worked out, carried by an item record or a settlement (TaskRepo.recordItem): kept
+ * only when the task has none yet. Spread into the task as written.
+ */
+export function preparedOnce(task: Pick<TaskRecord, 'prepared'>, prepared: unknown): Pick<TaskRecord, 'prepared'> {
+  return prepared === undefined || task.prepared !== undefined ? {} : { prepared };
+}
+
 /** The task's items once settled: `lastItem` in its place, each item still pending as `unfinishedItem` says (else left as it is). */
 export function settledItems(items: readonly ItemRecord[], s: Pick<TaskSettlement, 'lastItem' | 'unfinishedItem'>): ItemRecord[] {
   const out = items.slice();

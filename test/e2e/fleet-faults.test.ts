@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { checkLedger } from '../../src/services/doctor.js';
 import { migrate, PgStore } from '../../src/store/postgres/index.js';
 import type { TaskRecord } from '../../src/store/records.js';
+import { countBy } from '../helpers/counts.js';
 import { startMember, until } from '../helpers/fleet.js';
 import { type ApiResponse, send } from '../helpers/harness.js';
 import { testDatabase } from '../helpers/postgres.js';
@@ -228,10 +229,3 @@ test('three serve processes on one database: exact money and key limits under ra
   for (const m of members.filter((m) => m.child.exitCode === null && m.child.signalCode === null)) m.child.kill('SIGTERM');
   for (const m of members.filter((m) => m.child.signalCode !== 'SIGKILL')) assert.equal(await m.exited, 0, `${m.name} stops cleanly on SIGTERM: ${m.output().slice(-1000)}`);
 });
-
-/** How many times each value occurs. */
-function countBy(values: readonly (string | number)[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
-  return counts;
-}

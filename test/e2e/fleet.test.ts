@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { checkLedger } from '../../src/services/doctor.js';
 import { migrate, PgStore } from '../../src/store/postgres/index.js';
 import { BIN, runCli, startServeProcess } from '../helpers/cli.js';
+import { until as untilValue } from '../helpers/fleet.js';
 import { send } from '../helpers/harness.js';
 import { makeImage, serveFiles } from '../helpers/images.js';
 import { testDatabase } from '../helpers/postgres.js';
@@ -57,15 +58,8 @@ function startMember(t: TestContext, name: string, dataDir: string, role: Member
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
+/** The shared poll (test/helpers/fleet.ts), with this file's 20 s bound. */
+const until = <T>(what: string, fn: () => Promise<T | undefined>): Promise<T> => untilValue(what, fn, 20_000);
 
 test('a fleet of 3 servers and 2 workers on one database: creates anywhere complete, sync answers from an API-only server, a killed worker’s task is re-claimed and charged once, a killed server loses no acknowledged create', async (t) => {
   const url = await testDatabase(t);

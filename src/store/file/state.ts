@@ -11,7 +11,7 @@ import type {
   TaskRecord,
   WebhookRecord,
 } from '../records.js';
-import { applyKeyChanges, settledItems } from '../records.js';
+import { applyKeyChanges, preparedOnce, settledItems } from '../records.js';
 import { Collection, GroupIndex, type Index, UniqueIndex } from './collection.js';
 import { CountIndex, lowerBound, MoneyIndex, OrderedGroupIndex, SetIndex } from './indexes.js';
 import type { JournalOp, JournalOps } from './journal-ops.js';
@@ -260,9 +260,4 @@ export class DueIndex implements Index<DeliveryRecord> {
       yield { dueAt: key.slice(0, space), id: key.slice(space + 1) };
     }
   }
-}
-
-/** What prepare worked out, carried by an item or settlement record: kept only when the task has none yet. */
-function preparedOnce(task: TaskRecord, prepared: unknown): Pick<TaskRecord, 'prepared'> {
-  return prepared === undefined || task.prepared !== undefined ? {} : { prepared };
 }

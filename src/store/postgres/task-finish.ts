@@ -1,12 +1,9 @@
-import { finishedItems, type ItemRecord, settledItems, type TaskRecord, type TaskSettlement } from '../records.js';
-import { memberMayCause, withBatchRetries } from './batch-errors.js';
-import { groupCommit, type Outcome } from './group-commit.js';
+import { finishedItems, type ItemRecord, preparedOnce, settledItems, type TaskRecord, type TaskSettlement } from '../records.js';
+import { batchedWrites } from './batch-errors.js';
+import type { Outcome } from './group-commit.js';
 import { type Db, encode, type Statement, stored } from './sql.js';
 import { PENDING, TASK_COLUMNS, type TaskRow, taskOf } from './task-rows.js';
 import { FOLD_FREE } from './unapplied.js';
-
-/** The most items recorded, or tasks settled, in one batch. */
-const MAX_BATCH = 256;
 
 /**
  * Locks the batch's tasks in id order, as every writer of several tasks does, so two batches
@@ -95,7 +92,7 @@ export interface ItemWrite {
  */
 function taskBatches<I extends { id: string }, O>(db: Db, statements: (members: readonly I[]) => Statement[], answer: (member: I, before: TaskRecord | undefined, done: boolean) => O) {
   const once = async (members: readonly I[]): Promise<Outcome<O>[]> => {
-    const results = await withBatchRetries(() => db.batch(statements(members)));
+    const results = await db.batch(statements(members));
     // The statement after LOCK_TASKS answers.
     const rows = new Map((results[1].rows as BeforeRow[]).map((row) => [row.id, row]));
     return members.map((member) => {
@@ -107,22 +104,8 @@ function taskBatches<I extends { id: string }, O>(db: Db, statements: (members: 
       }
     });
   };
-  const batcher = groupCommit<I, O>({
-    maxBatch: MAX_BATCH,
-    // One write per task in a batch: the next waits for the next batch, and sees this one's.
-    key: (member) => member.id,
-    async run(members) {
-      try {
-        return await once(members);
-      } catch (err) {
-        if (members.length === 1 || !memberMayCause(err)) throw err;
-        const outcomes: Outcome<O>[] = [];
-        for (const member of members) outcomes.push(...(await once([member]).catch((error: unknown) => [{ ok: false as const, error }])));
-        return outcomes;
-      }
-    },
-  });
-  return (member: I) => batcher.submit(member);
+  // One write per task in a batch: the next waits for the next batch, and sees this one's.
+  return batchedWrites(once, (member) => member.id);
 }
 
 /** Records finished items through group commit; each answers the task with its item, or undefined when the task or item was no longer pending. */
@@ -208,9 +191,4 @@ export function createPreparedSaver(db: Db): (write: { id: string; prepared: unk
     ],
     (_member, saved, done) => (done ? saved : undefined),
   );
-}
-
-/** What prepare worked out, written with an item or settlement: kept only when the task had none yet (the statements' coalesce). */
-function preparedOnce(task: TaskRecord, prepared: unknown): Pick<TaskRecord, 'prepared'> {
-  return prepared === undefined || task.prepared !== undefined ? {} : { prepared: stored(prepared) };
 }

@@ -1,11 +1,8 @@
 import type { DeliveryAttempt, DeliveryRecord, EventRecord } from '../records.js';
-import { memberMayCause, withBatchRetries } from './batch-errors.js';
+import { batchedWrites } from './batch-errors.js';
 import { DELIVERY_COLUMNS, DELIVERY_MUTABLE, type DeliveryRow, deliveryOf } from './delivery-rows.js';
-import { groupCommit, type Outcome } from './group-commit.js';
+import type { Outcome } from './group-commit.js';
 import { type Db, docOf } from './sql.js';
-
-/** The most events, marks or attempts in one batch. */
-const MAX_BATCH = 256;
 
 /** Locks the tasks of the batch's events in id order, as every batched writer of tasks does (task-finish.ts). */
 const LOCK_TASKS = 'SELECT 1 FROM tasks WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE';
@@ -48,33 +45,11 @@ WHERE d.id = u.id RETURNING d.id, ${DELIVERY_COLUMNS.split(', ')
   .map((column) => `d.${column}`)
   .join(', ')}`;
 
-/**
- * Group commit for one kind of write: `once` runs a batch and answers each member; a statement
- * error one member may have caused runs each alone, so only that one fails.
- */
-function batched<I, O>(once: (members: readonly I[]) => Promise<Outcome<O>[]>, key?: (member: I) => string) {
-  const batcher = groupCommit<I, O>({
-    maxBatch: MAX_BATCH,
-    key,
-    async run(members) {
-      try {
-        return await withBatchRetries(() => once(members));
-      } catch (err) {
-        if (members.length === 1 || !memberMayCause(err)) throw err;
-        const outcomes: Outcome<O>[] = [];
-        for (const member of members) outcomes.push(...(await withBatchRetries(() => once([member])).catch((error: unknown) => [{ ok: false as const, error }])));
-        return outcomes;
-      }
-    },
-  });
-  return (member: I) => batcher.submit(member);
-}
-
 const done = <O>(value: O): Outcome<O> => ({ ok: true, value });
 
 /** Records events with all their deliveries, and marks their tasks (see RECORD_EVENTS). */
 export function createEventRecorder(db: Db) {
-  return batched<{ event: EventRecord; deliveries: readonly DeliveryRecord[] }, void>(
+  return batchedWrites<{ event: EventRecord; deliveries: readonly DeliveryRecord[] }, void>(
     async (members) => {
       const events = members.map((m) => m.event);
       const list = members.flatMap((m) => m.deliveries.map((delivery) => ({ eventId: m.event.id, delivery })));
@@ -108,7 +83,7 @@ export function createEventRecorder(db: Db) {
 
 /** Marks settled tasks whose event no endpoint wanted (only those not marked or recorded yet). */
 export function createNoEventMarker(db: Db) {
-  return batched<string, void>(async (taskIds) => {
+  return batchedWrites<string, void>(async (taskIds) => {
     await db.named({ name: 'imgtask_mark_no_event', text: MARK_NO_EVENT, values: [[...new Set(taskIds)]] });
     return taskIds.map(() => done(undefined));
   });
@@ -116,7 +91,7 @@ export function createNoEventMarker(db: Db) {
 
 /** Records delivery attempts; each answers its delivery as it now stands. */
 export function createAttemptRecorder(db: Db) {
-  return batched<{ id: string; attempt: DeliveryAttempt; status: DeliveryRecord['status']; nextAttemptAt: string | null }, DeliveryRecord>(
+  return batchedWrites<{ id: string; attempt: DeliveryAttempt; status: DeliveryRecord['status']; nextAttemptAt: string | null }, DeliveryRecord>(
     async (members) => {
       const { rows } = await db.query<DeliveryRow & { id: string }>(RECORD_ATTEMPTS, [
         members.map((m) => m.id),

@@ -6,6 +6,7 @@ import { PERIODS, periodKey } from '../../../src/domain/periods.js';
 import { checkLedger } from '../../../src/services/doctor.js';
 import { PgStore } from '../../../src/store/postgres/index.js';
 import type { ItemRecord, TaskRecord } from '../../../src/store/records.js';
+import { outcomeCodes } from '../../helpers/counts.js';
 import { migratedSchema } from './store-backends.js';
 
 /**
@@ -56,15 +57,6 @@ async function sql<R extends pg.QueryResultRow>(url: string, text: string, value
 /** How many transactions wrote the rows of these tasks last. */
 const transactions = async (url: string, ids: readonly string[]) => Number((await sql<{ n: string }>(url, 'SELECT count(DISTINCT xmin::text) AS n FROM tasks WHERE id = ANY($1::text[])', [ids]))[0].n);
 
-const codes = (results: PromiseSettledResult<unknown>[]) => {
-  const out: Record<string, number> = {};
-  for (const r of results) {
-    const key = r.status === 'fulfilled' ? 'created' : String((r.reason as { code?: string }).code ?? (r.reason as Error).message);
-    out[key] = (out[key] ?? 0) + 1;
-  }
-  return out;
-};
-
 test('creates arriving together are committed in one transaction, in the order they came', async (t) => {
   const { url, stores } = await open(t);
   const [store] = stores;
@@ -100,7 +92,7 @@ test('an account whose batch does not fit gets exactly what fits, one at a time 
   const short = Array.from({ length: 10 }, () => task('acc_short', 1000));
   const rich = Array.from({ length: 10 }, () => task('acc_rich', 1000));
   const results = await Promise.allSettled(short.flatMap((one, i) => [store.tasks.create(one, {}), store.tasks.create(rich[i], {})]));
-  assert.deepEqual(codes(results), { created: 13, INSUFFICIENT_BALANCE: 7 });
+  assert.deepEqual(outcomeCodes(results), { created: 13, INSUFFICIENT_BALANCE: 7 });
   const shortResults = results.filter((_, i) => i % 2 === 0);
   assert.deepEqual(
     shortResults.map((r) => r.status),
@@ -126,14 +118,14 @@ test('200 parallel creates in one process against a balance for 50, and against 
   const [store] = stores;
   await account(store, 'acc_b', 50 * 700);
   const byBalance = await Promise.allSettled(Array.from({ length: 200 }, () => store.tasks.create(task('acc_b', 700), {})));
-  assert.deepEqual(codes(byBalance), { created: 50, INSUFFICIENT_BALANCE: 150 });
+  assert.deepEqual(outcomeCodes(byBalance), { created: 50, INSUFFICIENT_BALANCE: 150 });
   assert.equal(await store.tasks.reserved('acc_b'), 50 * 700);
 
   await account(store, 'acc_k', 1_000_000);
   await store.apiKeys.create({ id: 'key_k', accountId: 'acc_k', hash: 'hk', preview: 'mak_k', scopes: [], spendingLimit: 50 * 700, spendingLimitPeriod: 'week', createdAt: AT }, { maxLive: 10 });
   const limits = { spendingLimit: { limit: 50 * 700, period: 'week' as const } };
   const byLimit = await Promise.allSettled(Array.from({ length: 200 }, () => store.tasks.create(task('acc_k', 700, { apiKeyId: 'key_k' }), limits)));
-  assert.deepEqual(codes(byLimit), { created: 50, SPENDING_LIMIT_EXCEEDED: 150 });
+  assert.deepEqual(outcomeCodes(byLimit), { created: 50, SPENDING_LIMIT_EXCEEDED: 150 });
   assert.equal(await store.tasks.keySpend('key_k', 'week', Date.parse(AT)), 50 * 700);
   assert.deepEqual((await checkLedger(store)).problems, []);
 });

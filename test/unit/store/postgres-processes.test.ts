@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { checkLedger } from '../../../src/services/doctor.js';
 import { PgStore } from '../../../src/store/postgres/index.js';
 import type { TaskRecord } from '../../../src/store/records.js';
+import { outcomeCodes } from '../../helpers/counts.js';
 import { migratedSchema } from './store-backends.js';
 
 /**
@@ -35,20 +36,11 @@ async function threeProcesses(t: import('node:test').TestContext, balance: numbe
   return stores;
 }
 
-const codes = (results: PromiseSettledResult<unknown>[]) => {
-  const out: Record<string, number> = {};
-  for (const r of results) {
-    const key = r.status === 'fulfilled' ? 'created' : String((r.reason as { code?: string }).code ?? (r.reason as Error).message);
-    out[key] = (out[key] ?? 0) + 1;
-  }
-  return out;
-};
-
 test('200 parallel creates over 3 stores against a balance for 50 create exactly 50', async (t) => {
   const estimate = 20_000;
   const stores = await threeProcesses(t, 50 * estimate);
   const results = await Promise.allSettled(Array.from({ length: 200 }, (_, n) => stores[n % 3].tasks.create(task(n, estimate), {})));
-  assert.deepEqual(codes(results), { created: 50, INSUFFICIENT_BALANCE: 150 });
+  assert.deepEqual(outcomeCodes(results), { created: 50, INSUFFICIENT_BALANCE: 150 });
   for (const store of stores) assert.equal(await store.tasks.reserved('acc_1'), 50 * estimate, 'every process sees the same reserve');
   assert.equal(await stores[1].tasks.countPending(), 50);
   const report = await checkLedger(stores[2]);
@@ -64,7 +56,7 @@ test("200 parallel creates over 3 stores against a key's limit for 50 create exa
   );
   const limits = { spendingLimit: { limit: 50 * estimate, period: 'day' as const } };
   const results = await Promise.allSettled(Array.from({ length: 200 }, (_, n) => stores[n % 3].tasks.create(task(n, estimate, 'key_1'), limits)));
-  assert.deepEqual(codes(results), { created: 50, SPENDING_LIMIT_EXCEEDED: 150 });
+  assert.deepEqual(outcomeCodes(results), { created: 50, SPENDING_LIMIT_EXCEEDED: 150 });
   assert.equal(await stores[2].tasks.keySpend('key_1', 'day', Date.parse(AT)), 50 * estimate);
   assert.deepEqual((await checkLedger(stores[0])).problems, []);
 });
@@ -100,7 +92,7 @@ test('creates and settles of one key running at once over 3 stores never deadloc
     ...Array.from({ length: 120 }, (_, n) => stores[(n + 1) % 3].tasks.create(task(100 + n, 1000, 'key_1'), limits)),
   ];
   const results = await Promise.allSettled(work);
-  assert.deepEqual(codes(results), { created: 180 });
+  assert.deepEqual(outcomeCodes(results), { created: 180 });
   assert.equal(await stores[0].tasks.keySpend('key_1', 'day', Date.parse(AT)), 60 * 500 + 120 * 1000);
   assert.deepEqual((await checkLedger(stores[1])).problems, []);
 });
