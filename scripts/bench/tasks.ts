@@ -21,12 +21,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { startChild, stopChild } from './fixtures/child.js';
+import { BENCH_NODE_ARGS, startChild, stopChild } from './fixtures/child.js';
 
 const SERVER = join(import.meta.dirname, 'fixtures/bench-server.ts');
 const BARE = join(import.meta.dirname, 'fixtures/bare-create.ts');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 6);
-const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const CONNECTIONS = 50;
 const BACKLOGS = (process.env.BENCH_BACKLOG ?? '0,10000,100000').split(',').filter(Boolean).map(Number);
 const GENERATE = (model: string) => JSON.stringify({ prompt: 'a lighthouse on a cliff at dawn, oil painting', model });
@@ -52,7 +51,7 @@ async function cannon(options: autocannon.Options, warm = true): Promise<Figure 
 /** A server in a fresh data dir; answers its URL, key, and how to stop it (and remove the dir). */
 async function server(script: string, args: string[] = []) {
   const data = await mkdtemp(join(tmpdir(), 'imgtask-bench-'));
-  const { child, line } = await startChild(script, [data, ...args], NODE_ARGS);
+  const { child, line } = await startChild(script, [data, ...args], BENCH_NODE_ARGS);
   const url = line.split(' ')[1];
   const key = line.split(' ')[3];
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
@@ -84,7 +83,7 @@ async function drained(url: string): Promise<Stats> {
 console.log(`tasks benchmark — node ${process.version}, ${cpus().length} cores; ${CONNECTIONS} connections, ${DURATION} s per burst after a 2 s warm-up`);
 
 progress('hello');
-const helloServer = await startChild(SERVER, ['--hello'], NODE_ARGS);
+const helloServer = await startChild(SERVER, ['--hello'], BENCH_NODE_ARGS);
 const helloFigure = await cannon({ url: helloServer.line.split(' ')[1] });
 await stopChild(helloServer.child, 5000);
 
