@@ -36,6 +36,7 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
     if (lastItem) settlement.lastItem = lastItem;
     if (cancel) Object.assign(settlement, cancel);
     if (prepared !== undefined) settlement.prepared = prepared;
+    if (!(await events.hasAudience(task, status))) settlement.noEvent = true;
     const settled = await store.tasks.settle(settlement);
     if (settled) events.emit('task:settled', { kind: settledEventKind(settled), task: settled });
     return settled;

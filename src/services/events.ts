@@ -29,6 +29,8 @@ export interface ServiceEvents {
 }
 
 export type EventName = keyof ServiceEvents;
+/** Whether a task about to settle as `status` has anyone to tell (EventBus.setAudience). */
+type Audience = (task: TaskRecord, status: 'completed' | 'failed') => Promise<boolean>;
 /** What a listener returns is ignored, except that a rejected promise is reported like a throw. */
 type Listener<Name extends EventName> = (payload: ServiceEvents[Name]) => unknown;
 
@@ -39,7 +41,26 @@ type Listener<Name extends EventName> = (payload: ServiceEvents[Name]) => unknow
  */
 export class EventBus {
   private readonly listeners = new Map<EventName, Set<Listener<never>>>();
+  private audience: Audience | undefined;
   constructor(private readonly onListenerError: (name: EventName, err: unknown) => void = () => undefined) {}
+
+  /**
+   * Who answers, before a settlement is written, whether anyone is to be told of it (the webhook
+   * outbox, once). A settlement nobody is to hear of is marked so in its own write, which saves
+   * the write of a mark of its own after it.
+   */
+  setAudience(audience: Audience): () => void {
+    this.audience = audience;
+    return () => {
+      if (this.audience === audience) this.audience = undefined;
+    };
+  }
+
+  /** Whether `task`, settled as `status`, has anyone to tell; true while nobody answers (the listeners decide after it is written). */
+  hasAudience(task: TaskRecord, status: 'completed' | 'failed'): Promise<boolean> {
+    // An answer that fails is no answer: the settlement is written unmarked and the listener decides after.
+    return this.audience ? this.audience(task, status).catch(() => true) : Promise.resolve(true);
+  }
 
   /** Subscribes; returns the unsubscribe function. */
   on<Name extends EventName>(name: Name, listener: Listener<Name>): () => void {

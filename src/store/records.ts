@@ -120,6 +120,19 @@ export interface TaskSettlement {
   unfinishedItem?: ItemRecord;
   /** What prepare worked out, kept with this write when the task has none yet (see TaskRepo.recordItem). */
   prepared?: unknown;
+  /** Nobody is to be told of it (no webhook or endpoint would get its event): marked in this write, not in one of its own. */
+  noEvent?: boolean;
+}
+
+/** The event id of a settled task that needed none (nobody to tell). */
+export const NO_EVENT = 'none';
+
+/** The task as a settlement leaves it (the store checked that it applies). */
+export function settledTask(task: TaskRecord, s: TaskSettlement): TaskRecord {
+  const settled: TaskRecord = { ...task, items: settledItems(task.items, s), status: s.status, result: s.result, cost: s.cost, updatedAt: s.at, ...preparedOnce(task, s.prepared) };
+  if (s.errors) settled.errors = s.errors;
+  if (s.noEvent && !task.eventId) settled.eventId = NO_EVENT;
+  return settled;
 }
 
 /**

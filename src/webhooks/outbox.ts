@@ -73,35 +73,51 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
     return secret;
   };
 
+  /** Where the event of `task`, settled as `status`, goes: each matching dashboard webhook (unless the task opted out) and each custom endpoint of the task. */
+  async function endpointsOf(task: TaskRecord, status: 'completed' | 'failed'): Promise<{ url: string; webhookId: string | null }[]> {
+    const options = (task.request as { webhook?: { dashboard?: boolean; custom?: { url: string }[] } } | null)?.webhook;
+    const endpoints: { url: string; webhookId: string | null }[] = [];
+    if (options?.dashboard !== false) {
+      for (const webhook of await store.webhooks.listByAccount(task.accountId)) {
+        if (!webhook.enabled || !eventMatches(webhook.events, task.type, status)) continue;
+        if (webhook.apiKeyIds.length > 0 && (!task.apiKeyId || !webhook.apiKeyIds.includes(task.apiKeyId))) continue;
+        endpoints.push({ url: webhook.url, webhookId: webhook.id });
+      }
+    }
+    for (const custom of options?.custom ?? []) endpoints.push({ url: custom.url, webhookId: null });
+    return endpoints;
+  }
+
   async function recordTaskEvent(task: TaskRecord): Promise<void> {
     if (task.status === 'pending' || task.eventId) return;
+    const endpoints = await endpointsOf(task, task.status);
+    // Nobody to tell: keep only the mark, not a second copy of the result.
+    if (endpoints.length === 0) return store.webhooks.markNoEvent(task.id);
     const at = isoTime(clock.now());
     const id = sortableId('evt', clock.now());
     const event: EventRecord = { id, type: settledEventKind(task), accountId: task.accountId, taskId: task.id, createdAt: at, payload: taskEnvelope(id, at, task) };
-    const options = (task.request as { webhook?: { dashboard?: boolean; custom?: { url: string }[] } } | null)?.webhook;
-    const deliveries: DeliveryRecord[] = [];
-    if (options?.dashboard !== false) {
-      for (const webhook of await store.webhooks.listByAccount(task.accountId)) {
-        if (!webhook.enabled || !eventMatches(webhook.events, task.type, task.status)) continue;
-        if (webhook.apiKeyIds.length > 0 && (!task.apiKeyId || !webhook.apiKeyIds.includes(task.apiKeyId))) continue;
-        deliveries.push(newDelivery(event, webhook.url, webhook.id, at));
-      }
-    }
-    for (const custom of options?.custom ?? []) deliveries.push(newDelivery(event, custom.url, null, at));
-    // Nobody to tell: keep only the mark, not a second copy of the result.
-    if (deliveries.length === 0) return store.webhooks.markNoEvent(task.id);
-    await store.webhooks.recordEvent(event, deliveries);
+    await store.webhooks.recordEvent(
+      event,
+      endpoints.map((endpoint) => newDelivery(event, endpoint.url, endpoint.webhookId, at)),
+    );
     due();
   }
 
-  const unsubscribe = events.on('task:settled', ({ task }) => {
+  // Asked before each settlement is written: one nobody is to hear of carries its "no event"
+  // mark in its own write. A webhook added between this answer and that write does not get
+  // the event, as one added just after the write would not.
+  const leaveAudience = events.setAudience(async (task, status) => (await endpointsOf(task, status)).length > 0);
+  const leaveSettled = events.on('task:settled', ({ task }) => {
     recordTaskEvent(task).catch((err: Error) => deps.log(`webhooks: event for task ${task.id} not recorded yet (${err.message}); the next start records it`));
   });
 
   return {
     recordTaskEvent,
     /** Stops recording settlements' events. */
-    close: unsubscribe,
+    close() {
+      leaveAudience();
+      leaveSettled();
+    },
     /** Records events for tasks that settled just before a crash, before their event was written. */
     async recoverMissing(): Promise<number> {
       const missing = await store.webhooks.settledWithoutEvent();

@@ -11,7 +11,7 @@ import type {
   TaskRecord,
   WebhookRecord,
 } from '../records.js';
-import { applyKeyChanges, preparedOnce, settledItems } from '../records.js';
+import { applyKeyChanges, NO_EVENT, preparedOnce, settledTask } from '../records.js';
 import { Collection, GroupIndex, type Index, UniqueIndex } from './collection.js';
 import { CountIndex, lowerBound, MoneyIndex, OrderedGroupIndex, SetIndex } from './indexes.js';
 import type { JournalOp, JournalOps } from './journal-ops.js';
@@ -120,7 +120,7 @@ const HANDLERS: { [Op in JournalOp]: (state: State, payload: JournalOps[Op]) => 
   // A settled task whose event no endpoint wants: only the mark, so recovery knows it was handled.
   'task.noEvent': (state, { id }) => {
     const task = state.tasks.get(id);
-    if (task) state.tasks.put({ ...task, eventId: 'none' });
+    if (task) state.tasks.put({ ...task, eventId: NO_EVENT });
   },
   'delivery.attempt': (state, a) => {
     const delivery = state.deliveries.get(a.id)!;
@@ -147,10 +147,7 @@ const HANDLERS: { [Op in JournalOp]: (state: State, payload: JournalOps[Op]) => 
   // reserve (derived from the pending task) is released with it.
   'task.settle': (state, s) => {
     const task = state.tasks.get(s.id)!;
-    const items = settledItems(task.items, s);
-    const settled: TaskRecord = { ...task, items, status: s.status, result: s.result, cost: s.cost, updatedAt: s.at, ...preparedOnce(task, s.prepared) };
-    if (s.errors) settled.errors = s.errors;
-    state.tasks.put(settled);
+    state.tasks.put(settledTask(task, s));
     if (s.cost > 0) {
       const account = state.accounts.get(task.accountId)!;
       state.accounts.put({ ...account, balance: account.balance - s.cost, updatedAt: s.at });

@@ -1,4 +1,4 @@
-import { finishedItems, type ItemRecord, preparedOnce, settledItems, type TaskRecord, type TaskSettlement } from '../records.js';
+import { finishedItems, type ItemRecord, NO_EVENT, preparedOnce, settledTask, type TaskRecord, type TaskSettlement } from '../records.js';
 import { batchedWrites } from './batch-errors.js';
 import type { Outcome } from './group-commit.js';
 import { type Db, encode, type Statement, stored } from './sql.js';
@@ -39,8 +39,8 @@ SELECT ${TASK_COLUMNS}, t.id, t.id IN (SELECT id FROM ok) AS done FROM tasks t W
  * was before, and whether it was settled.
  */
 const SETTLE = `WITH s AS (
-  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::int[], $13::text[])
-    AS s(id, last_idx, last_status, last_doc, status, result, errors, cost, at, unfinished_doc, unfinished_status, finished, prepared)
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::int[], $13::text[], $14::boolean[])
+    AS s(id, last_idx, last_status, last_doc, status, result, errors, cost, at, unfinished_doc, unfinished_status, finished, prepared, no_event)
 ), ok AS (
   SELECT s.*, t.account_id, t.api_key_id, t.estimate, t.created_at FROM s JOIN tasks t ON t.id = s.id AND t.id = ANY($1::text[])
   WHERE ${PENDING}
@@ -54,7 +54,7 @@ const SETTLE = `WITH s AS (
   WHERE i.task_id = ok.id AND i.task_id = ANY($1::text[]) AND i.idx <> ok.last_idx AND i.status = 'pending' AND ok.unfinished_doc IS NOT NULL
 ), task AS (
   UPDATE tasks t SET status = ok.status, result = ok.result, errors = coalesce(ok.errors, t.errors), cost = ok.cost, updated_at = ok.at, settled_seq = nextval('imgtask_order'),
-    prepared = coalesce(t.prepared, ok.prepared)
+    prepared = coalesce(t.prepared, ok.prepared), event_id = CASE WHEN ok.no_event THEN coalesce(t.event_id, '${NO_EVENT}') ELSE t.event_id END
   FROM ok WHERE t.id = ok.id AND t.id = ANY($1::text[])
 ), money AS (
   INSERT INTO unapplied_settlements (task_id, account_id, api_key_id, periods, released, charged, at)
@@ -161,6 +161,7 @@ export function createSettler(db: Db): (settlement: TaskSettlement) => Promise<T
             members.map((s) => s.unfinishedItem?.status ?? null),
             members.map((s) => s.finished ?? null),
             members.map((s) => encode(s.prepared)),
+            members.map((s) => s.noEvent === true),
           ],
         },
         { name: 'imgtask_fold_free', text: FOLD_FREE, values: [ids] },
@@ -174,9 +175,7 @@ export function createSettler(db: Db): (settlement: TaskSettlement) => Promise<T
         if (applies && (s.cost < 0 || s.cost > task.estimate)) throw new Error(`settlement of ${task.id} charges ${s.cost}, outside 0..${task.estimate}`);
         return undefined;
       }
-      const settled: TaskRecord = { ...task, items: stored(settledItems(task.items, s)), status: s.status, result: s.result, cost: s.cost, updatedAt: s.at, ...preparedOnce(task, s.prepared) };
-      if (s.errors) settled.errors = s.errors;
-      return stored(settled);
+      return stored(settledTask(task, s));
     },
   );
 }

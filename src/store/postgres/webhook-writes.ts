@@ -1,4 +1,4 @@
-import type { DeliveryAttempt, DeliveryRecord, EventRecord } from '../records.js';
+import { type DeliveryAttempt, type DeliveryRecord, type EventRecord, NO_EVENT } from '../records.js';
 import { batchedWrites } from './batch-errors.js';
 import { DELIVERY_COLUMNS, DELIVERY_MUTABLE, type DeliveryRow, deliveryOf } from './delivery-rows.js';
 import type { Outcome } from './group-commit.js';
@@ -32,7 +32,7 @@ const RECORD_EVENTS = `WITH e AS (
 SELECT count(*) AS recorded FROM ins`;
 
 /** Settled tasks whose event no endpoint wanted, marked in one statement (rows locked in id order). */
-const MARK_NO_EVENT = `UPDATE tasks SET event_id = 'none'
+const MARK_NO_EVENT = `UPDATE tasks SET event_id = '${NO_EVENT}'
   WHERE id IN (SELECT id FROM tasks WHERE id = ANY($1::text[]) AND event_id IS NULL ORDER BY id FOR UPDATE)`;
 
 /** Delivery attempts, in one statement: each appended to its delivery's attempts, with its status and when it is due next. */

@@ -425,6 +425,11 @@ contract('webhooks: events, deliveries, attempts, due order, redelivery', async 
     await store.tasks.create(task(tid(n), 'acc_1'), {});
     await store.tasks.settle({ id: tid(n), status: 'completed', result: null, cost: 0, at: AT });
   }
+  await store.tasks.create(task(tid(4), 'acc_1'), {});
+  const unheard = await store.tasks.settle({ id: tid(4), status: 'failed', result: null, cost: 0, at: AT, noEvent: true });
+  assert.equal(unheard?.eventId, 'none', 'a settlement nobody is to hear of carries its mark');
+  assert.equal((await store.tasks.get(tid(4)))?.eventId, 'none');
+  note('settled without audience', unheard);
   assert.deepEqual(
     (await store.webhooks.settledWithoutEvent()).map((t) => t.id),
     [tid(1), tid(2), tid(3)],
