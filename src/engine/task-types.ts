@@ -16,6 +16,12 @@ export interface ItemContext<Req> {
   /** What `prepare` returned: `saved` is journaled with the task, `runtime` lives in memory only. */
   prepared: Prepared;
   signal: AbortSignal;
+  /**
+   * How far this attempt of the item has come, 0..1, from the provider where it reports it
+   * (ComfyUI progress messages, A1111's /sdapi/v1/progress, the embedded models' steps). Cheap
+   * to call often: the engine keeps the latest and announces changes at most a few times a second.
+   */
+  reportProgress?: (fraction: number) => void;
 }
 
 export interface Prepared {

@@ -16,10 +16,14 @@ export interface GenerateParams {
   width: number;
   height: number;
   inputs: SourceImage[];
-  /** The item's position; deterministic providers use it as a seed. */
+  /** The item's position in its task. */
   index: number;
+  /** The item's seed (the request's seed + index, 0..2^32−1): every provider that takes one uses it; deterministic providers draw from it. */
+  seed?: number;
   options: Record<string, unknown>;
   signal: AbortSignal;
+  /** Reports how far the work has come, 0..1, where the provider knows (see ItemContext.reportProgress). */
+  onProgress?: (fraction: number) => void;
 }
 
 /** Any encoded image sharp can read; the worker re-encodes it to the requested format. */
@@ -76,10 +80,14 @@ export interface VideoParams {
   format: VideoFormat;
   /** The first frame, when the request sent one. */
   input?: SourceImage;
-  /** The item's position; deterministic providers use it as a seed. */
+  /** The item's position in its task. */
   index: number;
+  /** The item's seed (the request's seed + index, 0..2^32−1): every provider that takes one uses it; deterministic providers draw from it. */
+  seed?: number;
   options: Record<string, unknown>;
   signal: AbortSignal;
+  /** Reports how far the work has come, 0..1, where the provider knows (see ItemContext.reportProgress). */
+  onProgress?: (fraction: number) => void;
 }
 
 /** An encoded clip: H.264 MP4 or animated WebP. */
