@@ -12,6 +12,7 @@ import { createPlaceholderGenerator } from '../providers/embedded/placeholder.js
 import { createPlaceholderVideoGenerator } from '../providers/embedded/placeholder-video.js';
 import { createRulePromptEnhancer } from '../providers/embedded/prompt-rules.js';
 import { createAutomatic1111 } from '../providers/remote/automatic1111.js';
+import { createComfyUi } from '../providers/remote/comfyui/generator.js';
 import { createOpenAiChat } from '../providers/remote/openai-chat.js';
 import { createOpenAiImages } from '../providers/remote/openai-images.js';
 import { createOpenAiVideo } from '../providers/remote/openai-video.js';
@@ -59,8 +60,20 @@ export type EmbeddedRuntime = ReturnType<typeof createEmbeddedRuntime>;
 /** The ffmpeg that encodes videos: the configured one, else the one shipped in the npm package. */
 export const ffmpegPathOf = (config: Config): string => config.video.ffmpegPath ?? bundledFfmpegPath();
 
+/** One ComfyUI server's generators, made once per config: its image and video sides share its state. */
+const comfyServers = new WeakMap<object, ReturnType<typeof createComfyUi>>();
+function comfyUiFor(name: string, provider: Extract<ProviderConfig, { type: 'comfyui' }>, config: Config) {
+  let made = comfyServers.get(provider);
+  if (!made) {
+    made = createComfyUi({ name, ...provider, workflowOf: (key) => config.workflows[key] });
+    comfyServers.set(provider, made);
+  }
+  return made;
+}
+
 function videoGeneratorFor(name: string, provider: ProviderConfig, config: Config, secrets: SecretValues): VideoGenerator | undefined {
   if (provider.type === 'placeholder') return createPlaceholderVideoGenerator({ ffmpegPath: () => ffmpegPathOf(config) });
+  if (provider.type === 'comfyui') return comfyUiFor(name, provider, config).video;
   if (provider.type === 'openai-video') return createOpenAiVideo({ name, ...provider, apiKey: keyOf(provider, secrets) });
   return undefined;
 }
@@ -68,6 +81,7 @@ function videoGeneratorFor(name: string, provider: ProviderConfig, config: Confi
 function generatorFor(name: string, provider: ProviderConfig, config: Config, secrets: SecretValues): ImageGenerator | undefined {
   if (provider.type === 'placeholder') return createPlaceholderGenerator();
   if (provider.type === 'openai-video') return undefined;
+  if (provider.type === 'comfyui') return comfyUiFor(name, provider, config).image;
   if (provider.type === 'automatic1111') return createAutomatic1111({ name, ...provider, apiKey: keyOf(provider, secrets) });
   const origin = new URL(provider.baseUrl).origin;
   return createOpenAiImages({

@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import type { z } from 'zod';
 import { ConfigError } from './environment.js';
 import { type Config, ConfigSchema } from './schema.js';
+import { type LoadedWorkflow, loadWorkflow } from './workflows.js';
+
+/** The settings as the schema gives them, before the workflows are read. */
+type ConfigSettings = z.infer<typeof ConfigSchema>;
 
 export { ConfigError, environment } from './environment.js';
 
@@ -49,14 +54,14 @@ function readJson(path: string | URL, label: string): JsonObject {
   }
 }
 
-/** Validates a merged config; the error names every offending key. */
-function validateConfig(raw: unknown): Config {
+/** Validates a merged config and reads the workflows its ComfyUI models name (relative to `baseDir`); the error names every offending key. */
+function validateConfig(raw: unknown, baseDir: string): Config {
   const result = ConfigSchema.safeParse(raw);
   if (!result.success) {
     const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(top level)'}: ${issue.message}`);
     throw new ConfigError(`config: invalid settings:\n${lines.join('\n')}`);
   }
-  const config = result.data;
+  const config: Config = { ...result.data, workflows: loadModelWorkflows(result.data, baseDir) };
   if (!config.models[config.defaultModel]) throw new ConfigError(`config: defaultModel: no model "${config.defaultModel}" in models`);
   for (const [id, model] of Object.entries(config.models)) {
     for (const provider of model.providers ?? (model.provider ? [model.provider] : [])) {
@@ -70,7 +75,9 @@ function validateConfig(raw: unknown): Config {
     for (const name of names) {
       const provider = config.providers[name];
       if (!provider) throw new ConfigError(`config: videoModels.${id}: no provider "${name}" in providers`);
-      if (provider.type !== 'placeholder' && provider.type !== 'openai-video') throw new ConfigError(`config: videoModels.${id}: provider "${name}" (type ${provider.type}) does not make videos`);
+      if (provider.type !== 'placeholder' && provider.type !== 'openai-video' && provider.type !== 'comfyui') {
+        throw new ConfigError(`config: videoModels.${id}: provider "${name}" (type ${provider.type}) does not make videos`);
+      }
     }
   }
   for (const [id, model] of Object.entries(config.models)) {
@@ -86,6 +93,42 @@ function validateConfig(raw: unknown): Config {
     if (provider && provider.type !== 'openai') throw new ConfigError(`config: providers.${name}: must be an OpenAI-compatible provider (type "openai")`);
   }
   return config;
+}
+
+/**
+ * Reads and checks the workflow of every model served by a ComfyUI provider: it must name a
+ * `workflow` and `bindings`, the file must parse as API format, and every binding must name a
+ * node input that exists. A workflow on a model with no ComfyUI provider is a mistake too.
+ */
+function loadModelWorkflows(config: ConfigSettings, baseDir: string): Record<string, LoadedWorkflow> {
+  const workflows: Record<string, LoadedWorkflow> = {};
+  const sections = [
+    ['models', config.models],
+    ['videoModels', config.videoModels],
+  ] as const;
+  for (const [section, models] of sections) {
+    for (const [id, model] of Object.entries(models)) {
+      const key = `${section}.${id}`;
+      const names = model.providers ?? (model.provider ? [model.provider] : []);
+      const onComfy = names.some((name: string) => config.providers[name]?.type === 'comfyui');
+      if (!onComfy) {
+        if (model.workflow !== undefined || model.bindings !== undefined) throw new ConfigError(`config: ${key}: workflow and bindings are for models served by a ComfyUI provider (type "comfyui")`);
+        continue;
+      }
+      if (!model.workflow || !model.bindings)
+        throw new ConfigError(`config: ${key}: a model served by ComfyUI names its workflow (a file in API format) and its bindings ({ "prompt": "<node id>.inputs.<name>", … })`);
+      const imageInputs = model.bindings.images?.length ?? 0;
+      if (model.capabilities.maxInputs > imageInputs) {
+        throw new ConfigError(`config: ${key}: capabilities.maxInputs is ${model.capabilities.maxInputs} but bindings.images names ${imageInputs} input(s): bind one LoadImage input per image`);
+      }
+      try {
+        workflows[key] = loadWorkflow(model.workflow, baseDir, model.bindings);
+      } catch (err) {
+        throw new ConfigError(`config: ${key}.workflow: ${(err as Error).message}`);
+      }
+    }
+  }
+  return workflows;
 }
 
 export interface ConfigFlags {
@@ -126,5 +169,6 @@ export function loadConfig(options: { file?: string; flags?: ConfigFlags; env?: 
   if (options.flags?.host !== undefined) server.host = options.flags.host;
   if (options.flags?.port !== undefined) server.port = options.flags.port;
   merged = deepMerge(merged, { server });
-  return validateConfig(merged);
+  // Workflow files are relative to the config file's folder (the working folder without one).
+  return validateConfig(merged, options.file ? dirname(resolve(options.file)) : process.cwd());
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseDuration } from '../domain/time.js';
+import type { LoadedWorkflow } from './workflows.js';
 
 const UsdString = z.string().regex(/^\d{1,10}(\.\d{1,6})?$/, 'a decimal USD amount such as "0.002"');
 const Duration = z.string().refine((value) => parseDuration(value) !== null, 'a duration such as 90s, 15m, 1h or 30d');
@@ -18,9 +19,29 @@ const CorsOrigin = z.string().transform((value, ctx) => {
 
 const ModelId = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a model id (lowercase letters, digits, . _ -)');
 
+/** A ComfyUI node input, as `"<node id>.inputs.<name>"` (checked against the workflow at load). */
+const BindingPath = z.string().regex(/^[^.\s]+\.inputs\.[^.\s]+$/, 'a node input such as "6.inputs.text"');
+/** Which node input of a ComfyUI workflow receives what; every binding but `prompt` is optional. */
+const Bindings = z.strictObject({
+  prompt: BindingPath,
+  negativePrompt: BindingPath.optional(),
+  seed: BindingPath.optional(),
+  width: BindingPath.optional(),
+  height: BindingPath.optional(),
+  batchSize: BindingPath.optional(),
+  /** LoadImage inputs, one per input image in request order: each receives the name of its upload. */
+  images: z.array(BindingPath).max(20).optional(),
+});
+/** A ComfyUI workflow in API format ("Export (API)"), its path relative to the config file's folder, and its bindings. */
+const WorkflowFields = {
+  workflow: z.string().min(1).optional(),
+  bindings: Bindings.optional(),
+};
+
 const ModelSchema = z.strictObject({
   provider: z.string().min(1).optional(),
   providers: z.array(z.string().min(1)).min(1).optional(),
+  ...WorkflowFields,
   price: z.strictObject({ perImage: UsdString, perInput: UsdString, perImage4k: UsdString.optional() }),
   capabilities: z.strictObject({
     maxInputs: z.number().int().min(0).max(20),
@@ -44,6 +65,9 @@ const ModelSchema = z.strictObject({
 const VideoModelSchema = z.strictObject({
   provider: z.string().min(1).optional(),
   providers: z.array(z.string().min(1)).min(1).optional(),
+  workflow: WorkflowFields.workflow,
+  /** As image models' bindings, plus the frame rate and the number of frames (duration × fps). */
+  bindings: Bindings.extend({ fps: BindingPath.optional(), frames: BindingPath.optional() }).optional(),
   price: z.strictObject({ perSecond: UsdString, perInput: UsdString.default('0') }),
   capabilities: z.strictObject({
     maxInputs: z.number().int().min(0).max(1),
@@ -138,6 +162,8 @@ const ProviderSchema = z.discriminatedUnion('type', [
     responseFormat: z.enum(['b64_json', 'url']).nullable().default(null),
     /** The multipart field of input images on /images/edits: `image[]` (several, gpt-image-1) or `image` (one, dall-e-2). */
     editImageField: z.enum(['image', 'image[]']).default('image[]'),
+    /** Send each image's seed as `seed`: LocalAI and some other compatible servers take it; OpenAI itself refuses unknown fields, so off by default. */
+    seed: z.boolean().default(false),
     /** As providers.vision: also serve the built-in nsfw_sfw scale instead of the embedded model. */
     nsfw: z.boolean().default(false),
     ...ProviderKey,
@@ -162,6 +188,22 @@ const ProviderSchema = z.discriminatedUnion('type', [
     concurrency: ProviderBase.concurrency,
     /** The whole job: create, polls and download. */
     timeoutMs: z.number().int().min(1000).max(3_600_000).default(900_000),
+  }),
+  z.strictObject({
+    /**
+     * A ComfyUI server: models served by it name a `workflow` and its `bindings`. A job is queued
+     * with POST /prompt and followed over /ws (polling /history when the socket drops).
+     */
+    type: z.literal('comfyui'),
+    baseUrl: BaseUrl,
+    /** Sent with every request to this server (a proxy's credentials). */
+    headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'an HTTP header name'), z.string()).default({}),
+    /** Jobs sent at once; ComfyUI runs one at a time and queues the rest. */
+    concurrency: ProviderBase.concurrency,
+    /** The whole job: upload, queue, run and download. */
+    timeoutMs: z.number().int().min(1000).max(3_600_000).default(600_000),
+    /** How often /history is polled once the WebSocket has dropped. */
+    pollIntervalMs: z.number().int().min(50).max(60_000).default(1000),
   }),
   z.strictObject({
     type: z.literal('automatic1111'),
@@ -330,6 +372,7 @@ export const ConfigSchema = z.strictObject({
   }),
 });
 
-export type Config = z.infer<typeof ConfigSchema>;
+/** The config as loaded: the settings, and the ComfyUI workflows models name, read and checked (keyed `models.<id>` / `videoModels.<id>`). */
+export type Config = z.infer<typeof ConfigSchema> & { workflows: Readonly<Record<string, LoadedWorkflow>> };
 export type ModelConfig = z.infer<typeof ModelSchema>;
 export type VideoModelConfig = z.infer<typeof VideoModelSchema>;

@@ -1,0 +1,96 @@
+import type { LoadedWorkflow } from '../../../config/workflows.js';
+import { ProviderError } from '../../../domain/tasks.js';
+import type { GeneratedImage, GeneratedVideo, GenerateParams, ImageGenerator, SourceImage, VideoGenerator, VideoParams } from '../../types.js';
+import { bindWorkflow } from './graph.js';
+import { type ComfyFile, type ComfyServer, comfyHttp, type HistoryEntry } from './http.js';
+import { runJob } from './job.js';
+
+export interface ComfyUiOptions extends ComfyServer {
+  timeoutMs: number;
+  pollIntervalMs: number;
+  /** The workflow of an image model (`models.<id>`) or a video model (`videoModels.<id>`), as loaded with the config. */
+  workflowOf(key: string): LoadedWorkflow | undefined;
+}
+
+/** After this long with no answer a server that refused connections is tried again. */
+const DOWN_FOR_MS = 5000;
+
+/** Output lists a history entry may hold: SaveImage and most nodes use `images`, VideoHelperSuite's VHS_VideoCombine `gifs`. */
+const OUTPUT_LISTS = ['images', 'gifs', 'videos'];
+
+/** Files a job wrote to ComfyUI's output folder (previews go to `temp` and are skipped), in node order. */
+export function outputFiles(entry: HistoryEntry): ComfyFile[] {
+  const files: ComfyFile[] = [];
+  for (const node of Object.keys(entry.outputs).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b))) {
+    for (const list of OUTPUT_LISTS) {
+      const listed = entry.outputs[node]?.[list];
+      if (!Array.isArray(listed)) continue;
+      for (const file of listed as Partial<ComfyFile>[]) {
+        if (typeof file?.filename === 'string' && file.type !== 'temp') files.push({ filename: file.filename, subfolder: file.subfolder ?? '', type: file.type ?? 'output' });
+      }
+    }
+  }
+  return files;
+}
+
+const VIDEO_EXTENSIONS: Record<string, GeneratedVideo['format']> = { mp4: 'mp4', webp: 'webp' };
+const extensionOf = (filename: string) => filename.slice(filename.lastIndexOf('.') + 1).toLowerCase();
+
+/**
+ * One ComfyUI server as an image and a video generator: each item uploads its input images,
+ * binds the request into a copy of the model's workflow, runs it (runJob) and reads the first
+ * file it wrote. A server that refused connections counts as busy for a few seconds, so the
+ * model's next provider is tried at once.
+ */
+export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator; video: VideoGenerator } {
+  const http = comfyHttp(options);
+  let downUntil = 0;
+  const busy = () => Date.now() < downUntil;
+
+  async function run(key: string, params: GenerateParams | VideoParams, inputs: SourceImage[], extra: { fps?: number; frames?: number }): Promise<{ file: ComfyFile; data: Buffer }> {
+    const workflow = options.workflowOf(key);
+    if (!workflow) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `${key} has no ComfyUI workflow configured`, { retryable: false });
+    try {
+      const images = await Promise.all(inputs.map((input) => http.upload(input, params.signal)));
+      const graph = bindWorkflow(workflow.graph, workflow.bindings, {
+        prompt: params.prompt,
+        negativePrompt: params.negativePrompt,
+        seed: params.seed,
+        width: params.width,
+        height: params.height,
+        batchSize: 1,
+        images,
+        ...extra,
+      });
+      const entry = await runJob({ server: options, http, graph, signal: params.signal, timeoutMs: options.timeoutMs, pollIntervalMs: options.pollIntervalMs, onProgress: params.onProgress });
+      const [file] = outputFiles(entry);
+      if (!file) throw new ProviderError('PROVIDER_ERROR', `${options.name}: the workflow of ${key} wrote no output file (does it end in a Save node?)`, { retryable: false });
+      return { file, data: await http.view(file, params.signal) };
+    } catch (err) {
+      if (err instanceof ProviderError && err.code === 'PROVIDER_ERROR' && /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|socket hang up|went away/i.test(err.message)) downUntil = Date.now() + DOWN_FOR_MS;
+      throw err;
+    }
+  }
+
+  return {
+    image: {
+      busy,
+      async generate(params: GenerateParams): Promise<GeneratedImage> {
+        const { data } = await run(`models.${params.model}`, params, params.inputs, {});
+        return { data };
+      },
+    },
+    video: {
+      busy,
+      async generate(params: VideoParams): Promise<GeneratedVideo> {
+        const { file, data } = await run(`videoModels.${params.model}`, params, params.input ? [params.input] : [], {
+          fps: params.fps,
+          frames: Math.max(1, Math.round(params.durationS * params.fps)),
+        });
+        const format = VIDEO_EXTENSIONS[extensionOf(file.filename)];
+        if (!format) throw new ProviderError('PROVIDER_ERROR', `${options.name}: the workflow wrote ${file.filename}; video models take MP4 or animated WebP output`, { retryable: false });
+        return { data, format };
+      },
+    },
+  };
+}

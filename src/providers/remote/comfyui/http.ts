@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { ProviderError } from '../../../domain/tasks.js';
+import { type ProviderHttpResponse, providerRequest } from '../../../net/provider-http.js';
+import type { SourceImage } from '../../types.js';
+import { excerpt, transportFailure } from '../errors.js';
+
+export interface ComfyServer {
+  /** The provider's name in config, for messages. */
+  name: string;
+  baseUrl: string;
+  /** Sent with every request (a proxy's credentials). */
+  headers: Record<string, string>;
+}
+
+/** A file a job wrote, as `outputs` in /history lists it. */
+export interface ComfyFile {
+  filename: string;
+  subfolder: string;
+  type: string;
+}
+
+/** A job as GET /history/{prompt_id} shows it once it ended. */
+export interface HistoryEntry {
+  outputs: Record<string, Record<string, unknown>>;
+  status?: { status_str?: string; completed?: boolean; messages?: [string, Record<string, unknown>][] };
+}
+
+/** The queue as GET /queue shows it: each entry is [number, prompt_id, prompt, extra_data, outputs_to_execute]. */
+export interface QueueState {
+  queue_running: unknown[][];
+  queue_pending: unknown[][];
+}
+
+/** How long one plain request (not the job) may take. */
+const REQUEST_TIMEOUT_MS = 30_000;
+/** Images and videos a job made: bounded like any provider answer. */
+const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
+
+const EXTENSION: Record<SourceImage['format'], string> = { png: 'png', jpeg: 'jpg', webp: 'webp', gif: 'gif' };
+
+/**
+ * ComfyUI's HTTP routes (server.py), with the server's headers on every request. Transport
+ * failures become PROVIDER_ERROR / TIMEOUT (retried on the model's next provider).
+ */
+export function comfyHttp(server: ComfyServer) {
+  const call = async (
+    method: 'GET' | 'POST',
+    path: string,
+    options: { json?: unknown; form?: FormData; signal?: AbortSignal; timeoutMs?: number; maxBytes?: number } = {},
+  ): Promise<ProviderHttpResponse> => {
+    const headers: Record<string, string> = { ...server.headers };
+    if (options.json !== undefined) headers['content-type'] = 'application/json';
+    try {
+      return await providerRequest(`${server.baseUrl}${path}`, {
+        method,
+        headers,
+        body: options.form ?? (options.json === undefined ? undefined : JSON.stringify(options.json)),
+        timeoutMs: options.timeoutMs ?? REQUEST_TIMEOUT_MS,
+        signal: options.signal,
+        maxBytes: options.maxBytes,
+      });
+    } catch (err) {
+      throw transportFailure(server.name, err);
+    }
+  };
+  const failed = (what: string, res: ProviderHttpResponse) => new ProviderError('PROVIDER_ERROR', `${server.name}: ${what} answered HTTP ${res.status}`, { providerResponse: excerpt(res.text()) });
+  const json = <T>(what: string, res: ProviderHttpResponse): T => {
+    if (res.status < 200 || res.status >= 300) throw failed(what, res);
+    try {
+      return res.json() as T;
+    } catch {
+      throw new ProviderError('PROVIDER_ERROR', `${server.name}: ${what} answered something that is not JSON`, { providerResponse: excerpt(res.text()) });
+    }
+  };
+
+  return {
+    /** POST /upload/image: answers the name a LoadImage input takes (`subfolder/name` when in a subfolder). */
+    async upload(image: SourceImage, signal: AbortSignal): Promise<string> {
+      const form = new FormData();
+      const filename = `imgtask-${randomUUID()}.${EXTENSION[image.format]}`;
+      form.append('image', new Blob([new Uint8Array(image.data)], { type: `image/${image.format}` }), filename);
+      form.append('type', 'input');
+      form.append('overwrite', 'true');
+      const saved = json<{ name?: unknown; subfolder?: unknown }>('POST /upload/image', await call('POST', '/upload/image', { form, signal }));
+      if (typeof saved.name !== 'string') throw new ProviderError('PROVIDER_ERROR', `${server.name}: POST /upload/image answered without a name`);
+      return typeof saved.subfolder === 'string' && saved.subfolder !== '' ? `${saved.subfolder}/${saved.name}` : saved.name;
+    },
+
+    /**
+     * POST /prompt: answers the prompt id. A graph ComfyUI refuses (400, or `node_errors`) fails
+     * INVALID_INPUT, not retried: another server would refuse it too.
+     */
+    async queuePrompt(graph: unknown, clientId: string, signal: AbortSignal): Promise<string> {
+      const res = await call('POST', '/prompt', { json: { prompt: graph, client_id: clientId }, signal });
+      let body: { prompt_id?: unknown; error?: unknown; node_errors?: unknown } = {};
+      try {
+        body = res.json() as typeof body;
+      } catch {}
+      const nodeErrors = describeNodeErrors(body.node_errors);
+      if (res.status === 400 || nodeErrors) {
+        const error = typeof body.error === 'string' ? body.error : ((body.error as { message?: string } | undefined)?.message ?? `HTTP ${res.status}`);
+        throw new ProviderError('INVALID_INPUT', `${server.name} refused the workflow: ${[error, nodeErrors].filter(Boolean).join(': ')}`, {
+          retryable: false,
+          providerResponse: excerpt(res.text()),
+        });
+      }
+      if (res.status < 200 || res.status >= 300) throw failed('POST /prompt', res);
+      if (typeof body.prompt_id !== 'string') throw new ProviderError('PROVIDER_ERROR', `${server.name}: POST /prompt answered without a prompt_id`, { providerResponse: excerpt(res.text()) });
+      return body.prompt_id;
+    },
+
+    /** GET /history/{prompt_id}: the job once it ended; undefined while it is queued or running. */
+    async history(promptId: string, signal?: AbortSignal): Promise<HistoryEntry | undefined> {
+      const entries = json<Record<string, HistoryEntry>>('GET /history', await call('GET', `/history/${encodeURIComponent(promptId)}`, { signal }));
+      return entries[promptId];
+    },
+
+    /** GET /view: one output file's bytes. */
+    async view(file: ComfyFile, signal: AbortSignal): Promise<Buffer> {
+      const query = new URLSearchParams({ filename: file.filename, subfolder: file.subfolder, type: file.type });
+      const res = await call('GET', `/view?${query}`, { signal, maxBytes: MAX_OUTPUT_BYTES, timeoutMs: 120_000 });
+      if (res.status !== 200) throw failed(`GET /view of ${file.filename}`, res);
+      return res.body;
+    },
+
+    queue: async (signal?: AbortSignal): Promise<QueueState> => json<QueueState>('GET /queue', await call('GET', '/queue', { signal })),
+    systemStats: async (signal?: AbortSignal): Promise<Record<string, unknown>> => json<Record<string, unknown>>('GET /system_stats', await call('GET', '/system_stats', { signal })),
+
+    /** Stops `promptId` alone: removed from the queue if it waits there, interrupted if it runs (the prompt_id in the body keeps another job running). */
+    async cancel(promptId: string): Promise<void> {
+      const queue = await this.queue();
+      const running = queue.queue_running.some((entry) => entry[1] === promptId);
+      const pending = queue.queue_pending.some((entry) => entry[1] === promptId);
+      if (pending) await call('POST', '/queue', { json: { delete: [promptId] } });
+      if (running) await call('POST', '/interrupt', { json: { prompt_id: promptId } });
+    },
+  };
+}
+export type ComfyHttp = ReturnType<typeof comfyHttp>;
+
+/** `node_errors` as one line (node, class, each error's message and details); undefined when there are none. */
+export function describeNodeErrors(nodeErrors: unknown): string | undefined {
+  if (typeof nodeErrors !== 'object' || nodeErrors === null || Array.isArray(nodeErrors)) return undefined;
+  const lines: string[] = [];
+  for (const [node, entry] of Object.entries(nodeErrors as Record<string, { class_type?: string; errors?: { message?: string; details?: string }[] }>)) {
+    const errors = (entry.errors ?? []).map((e) => [e.message, e.details].filter(Boolean).join(' — ')).join('; ');
+    lines.push(`node ${node}${entry.class_type ? ` (${entry.class_type})` : ''}: ${errors || 'invalid'}`);
+  }
+  return lines.length ? lines.join('; ') : undefined;
+}

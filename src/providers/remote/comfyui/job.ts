@@ -1,0 +1,226 @@
+import { randomUUID } from 'node:crypto';
+import WebSocket from 'ws';
+import type { WorkflowGraph } from '../../../config/workflows.js';
+import { ProviderError } from '../../../domain/tasks.js';
+import type { ComfyHttp, ComfyServer, HistoryEntry } from './http.js';
+import { createJobProgress } from './progress.js';
+
+export interface JobOptions {
+  server: ComfyServer;
+  http: ComfyHttp;
+  graph: WorkflowGraph;
+  signal: AbortSignal;
+  /** The whole job: queued, run and its history read. */
+  timeoutMs: number;
+  /** How often /history is polled once the socket has dropped (or never opened). */
+  pollIntervalMs: number;
+  onProgress?: (fraction: number) => void;
+}
+
+/** How long the socket may take to open before the job is followed by polling instead. */
+const SOCKET_OPEN_MS = 5000;
+/** Polls of /history that may fail in a row (the server went away) before the job is given up. */
+const POLL_FAILURES = 3;
+
+interface Message {
+  type: string;
+  data: Record<string, unknown> & { prompt_id?: string };
+}
+
+/**
+ * Runs one workflow on one ComfyUI server and answers its history entry (its outputs) once it
+ * succeeded. The socket (`/ws?clientId=`) is opened before the prompt is queued, so no message
+ * of the job is missed; messages are matched by prompt id. A socket that drops (or never opens)
+ * leaves the job to be followed by polling `/history`. An abort (cancel, stop, the deadline)
+ * takes the job off the server: removed from the queue, or interrupted if it runs.
+ */
+export async function runJob(options: JobOptions): Promise<HistoryEntry> {
+  const { server, http, signal } = options;
+  const deadline = AbortSignal.timeout(options.timeoutMs);
+  const jobSignal = AbortSignal.any([signal, deadline]);
+  const clientId = randomUUID();
+  const progress = createJobProgress(options.graph, options.onProgress);
+  const socket = await openSocket(server, clientId, jobSignal);
+  let promptId: string | undefined;
+  try {
+    const ended = socket ? followSocket(socket, () => promptId, progress) : undefined;
+    // Known before the prompt is queued: messages that arrive first are kept until its id is.
+    promptId = await http.queuePrompt(options.graph, clientId, jobSignal);
+    ended?.flush();
+    const outcome = await Promise.race([
+      ended
+        ? ended.result.then((result) => result ?? pollUntilEnded(http, server, promptId!, options.pollIntervalMs, jobSignal))
+        : pollUntilEnded(http, server, promptId, options.pollIntervalMs, jobSignal),
+      aborted(jobSignal),
+    ]);
+    if (outcome.kind === 'error') throw new ProviderError('PROVIDER_ERROR', `${server.name}: the workflow failed: ${outcome.message}`, { providerResponse: outcome.message });
+    if (outcome.kind === 'interrupted') throw new ProviderError('PROVIDER_ERROR', `${server.name}: the job was interrupted on the server`);
+    const entry = await historyOnceWritten(http, promptId, options.pollIntervalMs, jobSignal);
+    progress.done();
+    return entry;
+  } catch (err) {
+    if (promptId && jobSignal.aborted) {
+      // Off the server, in the background: the item is done with either way.
+      http.cancel(promptId).catch(() => {});
+    }
+    if (deadline.aborted && !signal.aborted) throw new ProviderError('TIMEOUT', `${server.name}: the job took longer than ${options.timeoutMs} ms`);
+    throw err;
+  } finally {
+    socket?.terminate();
+  }
+}
+
+type Outcome = { kind: 'success' } | { kind: 'error'; message: string } | { kind: 'interrupted' };
+
+/** Rejects with the signal's reason once it aborts. */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    const fail = () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    if (signal.aborted) fail();
+    else signal.addEventListener('abort', fail, { once: true });
+  });
+}
+
+/** The socket, open; undefined when it cannot be opened (the job is then followed by polling). */
+function openSocket(server: ComfyServer, clientId: string, signal: AbortSignal): Promise<WebSocket | undefined> {
+  const url = `${server.baseUrl.replace(/^http/, 'ws')}/ws?clientId=${clientId}`;
+  return new Promise((resolve) => {
+    const socket = new WebSocket(url, { headers: server.headers, handshakeTimeout: SOCKET_OPEN_MS });
+    const give = (value: WebSocket | undefined) => {
+      socket.off('open', opened);
+      socket.off('error', failed);
+      signal.removeEventListener('abort', failed);
+      resolve(value);
+    };
+    const opened = () => give(socket);
+    const failed = () => {
+      socket.terminate();
+      give(undefined);
+    };
+    socket.on('open', opened);
+    socket.on('error', failed);
+    signal.addEventListener('abort', failed, { once: true });
+  });
+}
+
+/**
+ * Follows the job's messages on the socket. `result` resolves with the outcome, or with
+ * undefined when the socket closed first (then the caller polls). Messages before the prompt id
+ * is known are kept and matched on `flush`.
+ */
+function followSocket(socket: WebSocket, promptIdOf: () => string | undefined, progress: ReturnType<typeof createJobProgress>) {
+  const early: Message[] = [];
+  let settle: (outcome: Outcome | undefined) => void = () => {};
+  const result = new Promise<Outcome | undefined>((resolve) => (settle = resolve));
+  const handle = (message: Message) => {
+    const id = promptIdOf();
+    if (id === undefined) {
+      early.push(message);
+      return;
+    }
+    if (message.data?.prompt_id !== id) return;
+    switch (message.type) {
+      case 'execution_cached':
+        progress.cached(Array.isArray(message.data.nodes) ? (message.data.nodes as string[]) : []);
+        break;
+      case 'executing':
+        // Older servers end a job with `executing` of node null instead of execution_success.
+        if (message.data.node === null) settle({ kind: 'success' });
+        else progress.executing(String(message.data.node));
+        break;
+      case 'progress':
+        progress.step(Number(message.data.value), Number(message.data.max));
+        break;
+      case 'executed':
+        progress.executed(String(message.data.node));
+        break;
+      case 'execution_success':
+        settle({ kind: 'success' });
+        break;
+      case 'execution_error':
+        settle({ kind: 'error', message: describeExecutionError(message.data) });
+        break;
+      case 'execution_interrupted':
+        settle({ kind: 'interrupted' });
+        break;
+    }
+  };
+  socket.on('message', (raw, isBinary) => {
+    // Binary frames are previews of the image being made: not needed.
+    if (isBinary) return;
+    try {
+      handle(JSON.parse(raw.toString()) as Message);
+    } catch {}
+  });
+  socket.on('close', () => settle(undefined));
+  socket.on('error', () => settle(undefined));
+  return {
+    result,
+    flush() {
+      for (const message of early.splice(0)) handle(message);
+    },
+  };
+}
+
+/** `execution_error` as one line: the node, its class and ComfyUI's exception message. */
+function describeExecutionError(data: Record<string, unknown>): string {
+  const node = data.node_id === undefined ? '' : `node ${String(data.node_id)}${data.node_type ? ` (${String(data.node_type)})` : ''}: `;
+  const what = [data.exception_type, data.exception_message].filter((part) => typeof part === 'string' && part !== '').join(': ');
+  return `${node}${what || 'execution error'}`.slice(0, 500);
+}
+
+/** The outcome read from a history entry's status (undefined while the job has not ended). */
+function outcomeOf(entry: HistoryEntry | undefined): Outcome | undefined {
+  if (!entry) return undefined;
+  const status = entry.status;
+  if (status?.status_str === 'error') {
+    const error = status.messages?.find(([type]) => type === 'execution_error');
+    if (error) return { kind: 'error', message: describeExecutionError(error[1]) };
+    if (status.messages?.some(([type]) => type === 'execution_interrupted')) return { kind: 'interrupted' };
+    return { kind: 'error', message: 'the job ended in error' };
+  }
+  return { kind: 'success' };
+}
+
+/** Polls /history until the job has ended; a server that stops answering fails PROVIDER_ERROR (retried on the next provider). */
+async function pollUntilEnded(http: ComfyHttp, server: ComfyServer, promptId: string, intervalMs: number, signal: AbortSignal): Promise<Outcome> {
+  let failures = 0;
+  for (;;) {
+    try {
+      const outcome = outcomeOf(await http.history(promptId, signal));
+      if (outcome) return outcome;
+      failures = 0;
+    } catch (err) {
+      if (signal.aborted) throw err;
+      failures += 1;
+      if (failures >= POLL_FAILURES) throw new ProviderError('PROVIDER_ERROR', `${server.name} went away in the middle of the job: ${(err as Error).message}`);
+    }
+    await sleep(intervalMs, signal);
+  }
+}
+
+/** The job's history entry: ComfyUI writes it just after it announces the end, so a read may come a moment early. */
+async function historyOnceWritten(http: ComfyHttp, promptId: string, intervalMs: number, signal: AbortSignal): Promise<HistoryEntry> {
+  let wait = 10;
+  for (;;) {
+    const entry = await http.history(promptId, signal);
+    if (entry) return entry;
+    await sleep(wait, signal);
+    wait = Math.min(wait * 2, intervalMs);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    const stop = () => {
+      clearTimeout(timer);
+      reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    };
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+}
