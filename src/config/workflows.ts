@@ -49,7 +49,7 @@ export const parseBinding = (path: string): BindingTarget | undefined => {
 export function bindingEntries(bindings: WorkflowBindings): [string, string][] {
   const entries: [string, string][] = [];
   for (const [name, value] of Object.entries(bindings)) {
-    if (Array.isArray(value)) value.forEach((path: string, i) => entries.push([`${name}[${i}]`, path]));
+    if (Array.isArray(value)) for (const [i, path] of (value as string[]).entries()) entries.push([`${name}[${i}]`, path]);
     else if (typeof value === 'string') entries.push([name, value]);
   }
   return entries;

@@ -34,6 +34,6 @@ export function bindWorkflow(graph: WorkflowGraph, bindings: WorkflowBindings & 
   set(bindings.batchSize, values.batchSize);
   set(bindings.fps, values.fps);
   set(bindings.frames, values.frames);
-  values.images?.forEach((name, i) => set(bindings.images?.[i], name));
+  for (const [i, name] of (values.images ?? []).entries()) set(bindings.images?.[i], name);
   return copy;
 }
