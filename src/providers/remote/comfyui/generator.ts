@@ -1,4 +1,4 @@
-import type { LoadedWorkflow } from '../../../config/workflows.js';
+import type { LoadedWorkflow } from '../../../domain/comfy-workflows.js';
 import { ProviderError } from '../../../domain/tasks.js';
 import type { GeneratedImage, GeneratedVideo, GenerateParams, ImageGenerator, SourceImage, VideoGenerator, VideoParams } from '../../types.js';
 import { bindWorkflow } from './graph.js';

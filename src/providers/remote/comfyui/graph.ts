@@ -1,4 +1,4 @@
-import { parseBinding, type WorkflowBindings, type WorkflowGraph } from '../../../config/workflows.js';
+import { parseBinding, type WorkflowBindings, type WorkflowGraph } from '../../../domain/comfy-workflows.js';
 
 /** What one item puts into its workflow; absent values leave the workflow's own. */
 export interface BoundValues {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
-import type { WorkflowGraph } from '../../../config/workflows.js';
+import type { WorkflowGraph } from '../../../domain/comfy-workflows.js';
 import { ProviderError } from '../../../domain/tasks.js';
 import type { ComfyHttp, ComfyServer, HistoryEntry } from './http.js';
 import { createJobProgress } from './progress.js';

@@ -1,4 +1,4 @@
-import type { WorkflowGraph } from '../../../config/workflows.js';
+import type { WorkflowGraph } from '../../../domain/comfy-workflows.js';
 
 /**
  * How far a job has come, 0..1, from its messages: the nodes that will run (all but those
