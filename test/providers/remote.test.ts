@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type FakeMode, startFakeA1111, startFakeOpenAi } from '../fixtures/fake-openai.js';
+import { startFakeA1111 } from '../fixtures/fake-a1111.js';
+import { type FakeMode, startFakeOpenAi } from '../fixtures/fake-openai.js';
 import { type Harness, startService, waitForTask } from '../helpers/harness.js';
 import { makeImage } from '../helpers/images.js';
 

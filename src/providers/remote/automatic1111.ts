@@ -1,6 +1,7 @@
 import { ProviderError } from '../../domain/tasks.js';
 import { type ProviderHttpResponse, providerRequest } from '../../net/provider-http.js';
 import type { GeneratedImage, GenerateParams, ImageGenerator } from '../types.js';
+import { watchAutomatic1111Progress } from './automatic1111-progress.js';
 import { excerpt, httpFailure, transportFailure } from './errors.js';
 
 export interface Automatic1111Options {
@@ -14,6 +15,8 @@ export interface Automatic1111Options {
   /** `user:pass` for a web UI started with --api-auth. */
   apiKey?: string;
   timeoutMs: number;
+  /** How often `/sdapi/v1/progress` is read while a request runs (500 ms; tests shorten it). */
+  progressIntervalMs?: number;
 }
 
 /** SD models want sides in multiples of 8. */
@@ -21,10 +24,15 @@ const multipleOf8 = (value: number) => Math.max(64, Math.round(value / 8) * 8);
 
 /**
  * AUTOMATIC1111's web UI API: `POST /sdapi/v1/txt2img`, or `/sdapi/v1/img2img` with the first
- * input as `init_images` when there are inputs. The seed is derived from the item's index, so a
- * retried item asks for the same picture.
+ * input as `init_images` when there are inputs. The item's seed is sent, so a retried item asks
+ * for the same picture. While the request runs, the server's progress is polled and reported.
  */
 export function createAutomatic1111(options: Automatic1111Options): ImageGenerator {
+  // A1111 runs one job at a time and its progress endpoint speaks of the job it is running, not
+  // of a request. With one request of ours in flight that job is ours (unless someone else uses
+  // the same server, or it still runs a job we gave up on); with more (concurrency > 1), it is
+  // whichever the server took first, so no item is told a figure that may be another's.
+  let inFlight = 0;
   return {
     async generate(params: GenerateParams): Promise<GeneratedImage> {
       const body: Record<string, unknown> = {
@@ -34,7 +42,8 @@ export function createAutomatic1111(options: Automatic1111Options): ImageGenerat
         height: multipleOf8(params.height),
         steps: options.steps,
         cfg_scale: options.cfgScale,
-        seed: 1000 + params.index,
+        // Without a seed (a task planned before seeds were kept), the one it was made with before.
+        seed: params.seed ?? 1000 + params.index,
         batch_size: 1,
         n_iter: 1,
       };
@@ -48,6 +57,19 @@ export function createAutomatic1111(options: Automatic1111Options): ImageGenerat
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (options.apiKey) headers.authorization = `Basic ${Buffer.from(options.apiKey).toString('base64')}`;
       let res: ProviderHttpResponse;
+      inFlight++;
+      const onProgress = params.onProgress;
+      const stopWatching = onProgress
+        ? watchAutomatic1111Progress({
+            baseUrl: options.baseUrl,
+            headers: options.apiKey ? { authorization: headers.authorization } : {},
+            intervalMs: options.progressIntervalMs ?? 500,
+            pollTimeoutMs: Math.min(options.timeoutMs, 10_000),
+            onProgress,
+            reportable: () => inFlight === 1,
+            signal: params.signal,
+          })
+        : null;
       try {
         res = await providerRequest(`${options.baseUrl}/sdapi/v1/${img2img ? 'img2img' : 'txt2img'}`, {
           method: 'POST',
@@ -58,6 +80,9 @@ export function createAutomatic1111(options: Automatic1111Options): ImageGenerat
         });
       } catch (err) {
         throw transportFailure(options.name, err);
+      } finally {
+        inFlight--;
+        await stopWatching?.();
       }
       if (res.status < 200 || res.status >= 300) throw httpFailure(options.name, res);
       let image: string | undefined;
