@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { ProviderError } from '../../domain/tasks.js';
 import { encodeFrames } from '../../media/video.js';
 import type { GeneratedVideo, SourceImage, VideoGenerator, VideoParams } from '../types.js';
+import { placeholderHash } from './placeholder.js';
 import { svgText } from './svg-text.js';
 
 /** HSL (degrees, 0–1, 0–1) to RGB bytes. */
@@ -37,6 +37,8 @@ interface Scene {
   /** Frame 0 when the request sent an image. */
   base?: Buffer;
   text?: Int32Array;
+  /** Told 0.25, 0.5 and 0.75 as those shares of the frames are drawn (the caller says 1 once encoded). */
+  onProgress?: (fraction: number) => void;
 }
 
 /** Fills a disc of colour `rgb` at `alpha`/256 over `frame`. */
@@ -64,7 +66,7 @@ function disc(frame: Buffer, width: number, height: number, cx: number, cy: numb
  * translucent bar sweeping across, from off-screen left (frame 0) to the right edge (last frame).
  */
 function* frames(scene: Scene, signal: AbortSignal): Generator<Buffer> {
-  const { width, height, fps, count, hash, base, text } = scene;
+  const { width, height, fps, count, hash, base, text, onProgress } = scene;
   const hue = (hash[0] * 360) / 256;
   const hue2 = (hue + 40 + (hash[1] % 140)) % 360;
   const accent = hsl((hue + 180) % 360, 0.6, 0.6);
@@ -107,6 +109,7 @@ function* frames(scene: Scene, signal: AbortSignal): Generator<Buffer> {
   const bar = Math.max(2, Math.round(width / 10));
   const xmap = new Int32Array(width);
   const ymap = new Int32Array(height);
+  let quarters = 0;
 
   for (let t = 0; t < count; t++) {
     if (signal.aborted) throw signal.reason;
@@ -156,26 +159,30 @@ function* frames(scene: Scene, signal: AbortSignal): Generator<Buffer> {
         }
       }
     }
+    const drawn = Math.floor((4 * (t + 1)) / count);
+    if (drawn > quarters && drawn < 4) {
+      quarters = drawn;
+      onProgress?.(drawn / 4);
+    }
     yield frame;
   }
 }
 
 /** The clip's raw RGB24 frames for `params`, made lazily as they are pulled (the input is resized once, here). */
 export async function placeholderFrames(params: Omit<VideoParams, 'model' | 'format' | 'options'>): Promise<Generator<Buffer>> {
-  const { width, height, fps, signal } = params;
-  const hash = createHash('sha256')
-    .update(`${params.prompt}\n${params.negativePrompt ?? ''}\n${params.index}`)
-    .digest();
+  const { width, height, fps, signal, onProgress } = params;
+  const hash = placeholderHash(params);
   const count = Math.max(1, Math.round(params.durationS * fps));
   const base = params.input ? await coverRaw(params.input, width, height) : undefined;
   const text = params.input ? undefined : await textMask(params.prompt, width, height);
-  return frames({ width, height, fps, count, hash, base, text }, signal);
+  return frames({ width, height, fps, count, hash, base, text, onProgress }, signal);
 }
 
 /**
  * The embedded placeholder video model: deterministic frames from the prompt, encoded to real MP4
- * (H.264) or animated WebP. The same prompt, negative prompt, index, size, duration, rate and input
- * give the same frames; the clip moves (see `frames`). Frames are made as the encoder takes them.
+ * (H.264) or animated WebP. The same prompt, negative prompt, seed (else index), size, duration,
+ * rate and input give the same frames; the clip moves (see `frames`). Frames are made as the
+ * encoder takes them, and progress is reported by quarters of them, then 1 once encoded.
  */
 export function createPlaceholderVideoGenerator(options: { ffmpegPath: () => string }): VideoGenerator {
   return {
@@ -190,6 +197,7 @@ export function createPlaceholderVideoGenerator(options: { ffmpegPath: () => str
       }
       try {
         const data = await encodeFrames(await placeholderFrames(params), { width, height, fps, format, ffmpegPath, signal });
+        params.onProgress?.(1);
         return { data, format };
       } catch (err) {
         if (signal.aborted) throw signal.reason;

@@ -28,20 +28,29 @@ const failOption = (options: Record<string, unknown>): { code: TaskErrorCode; ev
 };
 
 /**
+ * What the picture is drawn from: the prompts and the item's seed (its index when it has none).
+ * The seed already counts the index (request seed + index), so two items of one task differ and
+ * the same seed makes the same picture in any task.
+ */
+export const placeholderHash = (params: Pick<GenerateParams, 'prompt' | 'negativePrompt' | 'index' | 'seed'>): Buffer =>
+  createHash('sha256')
+    .update(`${params.prompt}\n${params.negativePrompt ?? ''}\n${params.seed === undefined ? params.index : `seed ${params.seed}`}`)
+    .digest();
+
+/**
  * The embedded development generator: a deterministic image drawn from the prompt (colours
  * from its hash, the prompt as text, input images composited as thumbnails). Same prompt,
- * size and index, same pixels. `options.fail = { code, every }` makes every Nth image fail
- * with that code, so item failures can be exercised end to end.
+ * size, inputs and seed, same bytes. `options.fail = { code, every }` makes every Nth image fail
+ * with that code, so item failures can be exercised end to end. Progress is reported at each
+ * stage of the drawing (a quarter per stage): it costs a function call.
  */
 export function createPlaceholderGenerator(): ImageGenerator {
   return {
     async generate(params: GenerateParams): Promise<GeneratedImage> {
       const fail = failOption(params.options);
       if (fail && (params.index + 1) % fail.every === 0) throw new ProviderError(fail.code, `placeholder: image ${params.index + 1} fails by options.fail`);
-      const { width, height } = params;
-      const hash = createHash('sha256')
-        .update(`${params.prompt}\n${params.negativePrompt ?? ''}\n${params.index}`)
-        .digest();
+      const { width, height, onProgress } = params;
+      const hash = placeholderHash(params);
       const hue = (hash[0] * 360) / 256;
       const hue2 = (hue + 40 + (hash[1] % 140)) % 360;
       const fontSize = Math.max(12, Math.round(Math.min(width, height) / 18));
@@ -52,6 +61,7 @@ export function createPlaceholderGenerator(): ImageGenerator {
             `<text x="50%" y="${Math.round(height / 2 + (i - (lines.length - 1) / 2) * fontSize * 1.3)}" font-family="DejaVu Sans, sans-serif" font-size="${fontSize}" fill="white" text-anchor="middle" dominant-baseline="middle">${svgText(line)}</text>`,
         )
         .join('');
+      onProgress?.(0.25);
       const thumb = Math.round(Math.min(width, height) / 5);
       const thumbs = await Promise.all(
         params.inputs.slice(0, 4).map(async (input, i) => {
@@ -59,13 +69,17 @@ export function createPlaceholderGenerator(): ImageGenerator {
           return `<image x="${Math.round(thumb * 0.2 + i * thumb * 1.1)}" y="${Math.round(height - thumb * 1.2)}" width="${thumb}" height="${thumb}" href="data:image/png;base64,${png.toString('base64')}"/>`;
         }),
       );
+      onProgress?.(0.5);
       const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
 <defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="hsl(${hue},65%,45%)"/><stop offset="1" stop-color="hsl(${hue2},70%,30%)"/></linearGradient></defs>
 <rect width="100%" height="100%" fill="url(#g)"/>
 <circle cx="${Math.round(width * (0.2 + (hash[2] / 255) * 0.6))}" cy="${Math.round(height * (0.2 + (hash[3] / 255) * 0.6))}" r="${Math.round(Math.min(width, height) * (0.1 + (hash[4] / 255) * 0.2))}" fill="hsl(${(hue + 180) % 360},60%,60%)" fill-opacity="0.5"/>
 ${text}${thumbs.join('')}</svg>`;
+      onProgress?.(0.75);
       // Rendered to PNG at once: the worker re-encodes to the requested format.
-      return { data: await sharp(Buffer.from(svg)).png({ compressionLevel: 1 }).toBuffer() };
+      const data = await sharp(Buffer.from(svg)).png({ compressionLevel: 1 }).toBuffer();
+      onProgress?.(1);
+      return { data };
     },
   };
 }
