@@ -23,3 +23,13 @@ export function loadWorkflow(file: string, baseDir: string, bindings: WorkflowBi
   if (problems.length > 0) throw new Error(`${path}: ${problems.join('; ')}`);
   return { file: path, graph, bindings };
 }
+
+/** Reads a loaded workflow's file again (doctor): the problems it has now, none when it still parses and every binding names a node input. */
+export function recheckWorkflow(workflow: LoadedWorkflow): string[] {
+  try {
+    loadWorkflow(workflow.file, '/', workflow.bindings);
+    return [];
+  } catch (err) {
+    return [(err as Error).message];
+  }
+}

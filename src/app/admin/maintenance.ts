@@ -1,11 +1,16 @@
 import { z } from 'zod';
 import { checkLedger } from '../../services/doctor.js';
+import { checkEngines } from './engines.js';
 import { adminOp } from './op.js';
 
 export const maintenanceOps = {
   dashboard: adminOp({ args: z.object({}), run: (s) => s.operator.dashboard() }),
   // The ledger, and the free space the service writes into (with the floor, and whether the store refuses writes).
-  doctor: adminOp({ args: z.object({}), run: async (s) => ({ ...(await checkLedger(s.store)), storage: await s.space.report() }) }),
+  // And the image engines the config names (ComfyUI servers and workflow files).
+  doctor: adminOp({
+    args: z.object({}),
+    run: async (s) => ({ ...(await checkLedger(s.store)), storage: await s.space.report(), engines: await checkEngines(s.config.current()) }),
+  }),
   sweep: adminOp({
     args: z.object({}),
     run: async (s) => {

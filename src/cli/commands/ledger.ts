@@ -8,21 +8,26 @@ import { command } from '../run.js';
 export function registerLedgerCommands(program: Command): void {
   program
     .command('doctor')
-    .description('Check the ledger invariants and the free space the service writes into; exits 1 when an invariant is broken, free space is below store.minFreeBytes or the store refuses writes')
+    .description(
+      'Check the ledger invariants, the free space the service writes into, each ComfyUI server and workflow file; exits 1 when an invariant is broken, free space is below store.minFreeBytes, the store refuses writes, a ComfyUI server does not answer or a workflow no longer matches its bindings',
+    )
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx) => {
         const report = await admin(ctx, 'doctor', {});
         const storageOk = report.storage.low.length === 0 && report.storage.writesRefused === null;
+        const engines = report.engines;
+        const enginesOk = engines.comfyui.every((server) => server.ok) && engines.workflows.every((workflow) => workflow.ok);
         print(ctx, report, () =>
           [
             report.ok
               ? `ledger ok: ${report.checked.accounts} accounts, ${report.checked.keys} keys, ${report.checked.tasks} tasks checked`
               : [`ledger BROKEN (${report.problems.length} problem(s)):`, ...report.problems.map((p) => `  - ${p}`)].join('\n'),
             ...storageLines(report.storage),
+            ...engineLines(engines),
           ].join('\n'),
         );
-        return report.ok && storageOk ? EXIT.ok : EXIT.failure;
+        return report.ok && storageOk && enginesOk ? EXIT.ok : EXIT.failure;
       }),
     );
 
@@ -48,5 +53,19 @@ function storageLines(storage: StorageReport): string[] {
   const lines = [`storage LOW: ${free}; ${floor}`];
   for (const phrase of storage.low) lines.push(`  - ${phrase}: new tasks and uploads are refused (507 STORAGE_FULL)`);
   if (storage.writesRefused !== null) lines.push(`  - the store refuses writes: ${storage.writesRefused}`);
+  return lines;
+}
+
+/** One line per ComfyUI server and per workflow file (nothing when the config names none). */
+function engineLines(engines: AdminResult<'doctor'>['engines']): string[] {
+  const lines: string[] = [];
+  for (const server of engines.comfyui) {
+    lines.push(
+      server.ok
+        ? `comfyui ${server.provider} ok: ${server.baseUrl}${server.version ? `, ComfyUI ${server.version}` : ''}${server.device ? `, ${server.device}` : ''}, ${server.queue?.running ?? 0} running, ${server.queue?.pending ?? 0} waiting`
+        : `comfyui ${server.provider} DOWN: ${server.baseUrl}: ${server.problem}`,
+    );
+  }
+  for (const workflow of engines.workflows) lines.push(workflow.ok ? `workflow ${workflow.model} ok: ${workflow.file}` : `workflow ${workflow.model} BROKEN: ${workflow.problems.join('; ')}`);
   return lines;
 }
