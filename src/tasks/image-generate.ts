@@ -13,6 +13,7 @@ import { providerForAttempt } from './failover.js';
 import { rateGeneratedImage, ratingRequestOf } from './image-generate-rating.js';
 import { AccessOptions, DestinationName, FreeText, InputEntry, inputUrl, Levels, LIMITS, Metadata, WebhookOptions } from './request-parts.js';
 import { DestinationOutcome, ItemError, UsdText } from './result-parts.js';
+import { baseSeed, ItemSeed, itemSeed, SeedField } from './seeds.js';
 
 const GenerateRating = z.union([z.literal(true), z.discriminatedUnion('mode', [z.object({ mode: z.literal('nsfw_sfw') }), z.object({ mode: z.literal('custom'), levels: Levels })])]);
 
@@ -31,6 +32,7 @@ export function generateBody(modelIds: readonly string[]) {
     model: z.enum(['auto', ...modelIds] as [string, ...string[]]).default('auto'),
     size: SizeValue.default('auto'),
     count: z.number().int().min(1).max(LIMITS.count).default(1),
+    seed: SeedField,
     inputs: z.array(InputEntry).max(LIMITS.inputs).default([]),
     output: z.object({ format: z.enum(['png', 'jpg', 'webp']).default('webp'), quality: z.number().int().min(1).max(100).default(80) }).default({ format: 'webp', quality: 80 }),
     webhook: WebhookOptions.optional(),
@@ -51,6 +53,7 @@ const GeneratedImage = z.discriminatedUnion('status', [
     service_url: z.string(),
     size: z.string().describe('{width}x{height}'),
     cost: UsdText,
+    seed: ItemSeed,
     destination: DestinationOutcome.optional(),
     rating: z
       .discriminatedUnion('status', [z.object({ status: z.literal('success'), level: z.string() }), z.object({ status: z.literal('failed'), error: z.object({ code: z.literal('RATING_FAILED') }) })])
@@ -66,12 +69,14 @@ export const GenerateResult = z.object({
   magic_prompt: z.object({ positive: z.string(), negative: z.string().optional() }).optional(),
 });
 
-/** Saved by `prepare` and journaled: the resolved model and size, and the magic prompt. */
+/** Saved by `prepare` and journaled: the resolved model and size, the magic prompt, and the base seed. */
 interface GenerationPlan {
   model: string;
   width: number;
   height: number;
   magicPrompt?: { positive: string; negative?: string };
+  /** The request's seed, or the one chosen for it; absent in plans journaled before seeds were kept. */
+  seed?: number;
 }
 
 /** image.generate: one item per image, on the model's providers in turn (failover), priced per image from config. */
@@ -92,7 +97,7 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
     return parseUsd(fourK ? model.price.perImage4k! : model.price.perImage)! + parseUsd(model.price.perInput)! * request.inputs.length;
   };
 
-  /** Resolves model, size and (once) the magic prompt; a plan saved before a restart is reused. */
+  /** Resolves model, size, the seed and (once) the magic prompt; a plan saved before a restart is reused. */
   async function plan(task: { prepared?: unknown }, request: GenerateBody, signal: AbortSignal): Promise<GenerationPlan> {
     const { id, model } = resolveModel(request);
     if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `model ${id} is no longer configured`);
@@ -103,7 +108,7 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
     }
     const native = parseSizeText(model.capabilities.nativeSize ?? '') ?? dimensionsFor('1:1', 'base');
     const { width, height } = size.kind === 'auto' ? native : dimensionsFor(size.ratio, size.scale);
-    const planned: GenerationPlan = { model: id, width, height };
+    const planned: GenerationPlan = { model: id, width, height, seed: baseSeed(request.seed) };
     if (request.magic_prompt) {
       const enhancer = deps.providers().promptEnhancer;
       if (!enhancer) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', 'no prompt enhancer is configured');
@@ -153,11 +158,12 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
       return { saved, runtime: inputs };
     },
 
-    async runItem({ task, request, index, attempt, prepared, signal }) {
+    async runItem({ task, request, index, attempt, prepared, signal, reportProgress }) {
       const planned = (task.prepared ?? prepared.saved) as GenerationPlan;
       const model = deps.config.current().models[planned.model];
       if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `model ${planned.model} is no longer configured`);
       const generator = providerForAttempt(providersOf(model), attempt, (name) => deps.providers().generator(name), `model ${planned.model}`);
+      const seed = planned.seed === undefined ? undefined : itemSeed(planned.seed, index);
       const generated = await generator.generate({
         model: planned.model,
         prompt: planned.magicPrompt?.positive ?? request.prompt,
@@ -166,8 +172,10 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
         height: planned.height,
         inputs: prepared.runtime as SourceImage[],
         index,
+        seed,
         options: model.options,
         signal,
+        onProgress: reportProgress,
       });
       const stored = await deps.images.saveEncoded(generated.data, request.output.format, request.output.quality);
       const item: Record<string, unknown> = {
@@ -178,6 +186,7 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
         size: sizeText(stored.width, stored.height),
         cost: formatUsd(imageCost(request)),
       };
+      if (seed !== undefined) item.seed = seed;
       await deliverToDestination(deps, item, { accountId: task.accountId, destination: request.destination, taskId: task.id, index, image: stored, signal });
       const rating = ratingRequestOf(request.rating);
       if (rating) item.rating = await rateGeneratedImage(deps, rating, { data: generated.data, format: sniffImage(generated.data) ?? 'png', width: stored.width, height: stored.height }, signal);

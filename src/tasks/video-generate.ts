@@ -12,6 +12,7 @@ import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { providerForAttempt } from './failover.js';
 import { AccessOptions, DestinationName, FreeText, InputEntry, inputUrl, LIMITS, Metadata, WebhookOptions } from './request-parts.js';
 import { DestinationOutcome, ItemError, UsdText } from './result-parts.js';
+import { baseSeed, ItemSeed, itemSeed, SeedField } from './seeds.js';
 import { videoDimensions } from './video-size.js';
 
 /** Sizes as for images, without the 4K presets (no video model makes 4K frames). */
@@ -25,6 +26,7 @@ export function videoBody(modelIds: readonly string[]) {
     negative_prompt: FreeText.min(1).max(LIMITS.prompt).optional(),
     model: z.enum(['auto', ...modelIds] as [string, ...string[]]).default('auto'),
     count: z.number().int().min(1).max(LIMITS.videoCount).default(1),
+    seed: SeedField,
     duration_s: z.number().int().min(1).max(LIMITS.videoSeconds).default(4).describe('seconds of footage per video'),
     fps: z.number().int().min(LIMITS.videoFps[0]).max(LIMITS.videoFps[1]).default(24),
     size: VideoSize.default('auto').describe('a preset or aspect ratio, as for images (no 4K); scaled down to fit the model’s largest frame'),
@@ -50,6 +52,7 @@ const GeneratedVideo = z.discriminatedUnion('status', [
     fps: z.number(),
     format: z.enum(['mp4', 'webp']),
     cost: UsdText,
+    seed: ItemSeed,
     destination: DestinationOutcome.optional(),
   }),
   z.object({ status: z.literal('failed'), error: ItemError }),
@@ -60,11 +63,13 @@ export const VideoResult = z.object({ model: z.string(), videos: z.array(Generat
 
 const providersOf = (model: VideoModelConfig) => model.providers ?? (model.provider ? [model.provider] : []);
 
-/** Saved by `prepare` and journaled: the resolved model and frame size. */
+/** Saved by `prepare` and journaled: the resolved model, frame size and base seed. */
 interface VideoPlan {
   model: string;
   width: number;
   height: number;
+  /** The request's seed, or the one chosen for it; absent in plans journaled before seeds were kept. */
+  seed?: number;
 }
 
 /** video.generate: one item per video, on the model's providers in turn (failover), priced per second of footage from config. */
@@ -120,17 +125,18 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
     async prepare(task, request, signal) {
       const { id, model } = resolveModel(request);
       if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `video model ${id} is no longer configured`);
-      const saved: VideoPlan = (task.prepared as VideoPlan | undefined) ?? { model: id, ...videoDimensions(request.size, model.capabilities) };
+      const saved: VideoPlan = (task.prepared as VideoPlan | undefined) ?? { model: id, ...videoDimensions(request.size, model.capabilities), seed: baseSeed(request.seed) };
       const inputs: SourceImage[] = await Promise.all(request.inputs.map((entry) => deps.images.load(inputUrl(entry), 'INVALID_INPUT', signal)));
       return { saved, runtime: inputs };
     },
 
-    async runItem({ task, request, index, attempt, prepared, signal }) {
+    async runItem({ task, request, index, attempt, prepared, signal, reportProgress }) {
       const planned = (task.prepared ?? prepared.saved) as VideoPlan;
       const model = deps.config.current().videoModels[planned.model];
       if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `video model ${planned.model} is no longer configured`);
       const generator = providerForAttempt(providersOf(model), attempt, (name) => deps.providers().videoGenerator(name), `video model ${planned.model}`);
       const [input] = prepared.runtime as SourceImage[];
+      const seed = planned.seed === undefined ? undefined : itemSeed(planned.seed, index);
       const made = await generator.generate({
         model: planned.model,
         prompt: request.prompt,
@@ -142,8 +148,10 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
         format: request.format,
         input,
         index,
+        seed,
         options: model.options,
         signal,
+        onProgress: reportProgress,
       });
       const data = await inFormat(made, request.format, deps.ffmpegPath(), signal);
       let info: ReturnType<typeof probeVideo>;
@@ -164,6 +172,7 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
         format: request.format,
         cost: formatUsd(videoCost(request)),
       };
+      if (seed !== undefined) item.seed = seed;
       await deliverToDestination(deps, item, { accountId: task.accountId, destination: request.destination, taskId: task.id, index, image: stored, signal });
       return item;
     },

@@ -60,6 +60,39 @@ test('OpenAI images: generations with JSON and edits with multipart inputs, base
   assert.equal(h.logs.join('\n').includes(KEY), false, 'nor in the logs');
 });
 
+test('OpenAI images: the item seed is sent only to a provider configured with seed: true', async (t) => {
+  const fake = await startFakeOpenAi(t, KEY);
+  const h = await startService(t, {
+    config: {
+      providers: { plain: openai(fake.baseUrl), local: openai(fake.baseUrl, { model: 'sd-1.5', seed: true }) },
+      models: {
+        gpt: { provider: 'plain', price: { perImage: '0.04', perInput: '0' }, capabilities: caps },
+        local: { provider: 'local', price: { perImage: '0.001', perInput: '0' }, capabilities: caps },
+      },
+    },
+  });
+  const plain = await generate(h, { model: 'gpt', seed: 5 });
+  assert.equal(plain.result.images[0].seed, 5, 'the item reports the seed it was planned with');
+  assert.equal('seed' in fake.requests.at(-1)!.json, false, 'OpenAI itself refuses unknown fields: not sent by default');
+
+  const task = await generate(h, { model: 'local', seed: 5, count: 2 });
+  assert.deepEqual(
+    task.result.images.map((image: { seed: number }) => image.seed),
+    [5, 6],
+  );
+  assert.deepEqual(
+    fake.requests
+      .slice(-2)
+      .map((request) => request.json.seed)
+      .sort(),
+    [5, 6],
+  );
+  await generate(h, { model: 'local', seed: 9, inputs: [await uploaded(h)] });
+  const edit = fake.requests.at(-1)!;
+  assert.equal(edit.path, '/v1/images/edits');
+  assert.equal(edit.fields!.seed, '9', 'a multipart field on edits');
+});
+
 test('provider failures map to the SPEC codes, retrying only what is worth retrying', async (t) => {
   const fake = await startFakeOpenAi(t, KEY);
   const h = await startService(t, {

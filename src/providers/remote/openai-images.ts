@@ -13,6 +13,8 @@ export interface OpenAiImagesOptions {
   sizes: readonly string[];
   responseFormat: 'b64_json' | 'url' | null;
   editImageField: 'image' | 'image[]';
+  /** Send the item's seed (`seed`): LocalAI and some other compatible servers take it; OpenAI itself refuses unknown fields. */
+  seed?: boolean;
   timeoutMs: number;
   /** Fetches an image the provider answers with by URL (the SSRF-guarded fetcher, or a direct read of the provider's own host); `signal` is the item's. */
   fetchImage: (url: string, signal: AbortSignal) => Promise<Buffer>;
@@ -28,11 +30,13 @@ export function createOpenAiImages(options: OpenAiImagesOptions): ImageGenerator
   return {
     async generate(params: GenerateParams): Promise<GeneratedImage> {
       const size = nearestSize(options.sizes, params.width, params.height);
+      const seed = options.seed && params.seed !== undefined ? params.seed : undefined;
       let res: ProviderHttpResponse;
       try {
         if (params.inputs.length === 0) {
           const body: Record<string, unknown> = { model: options.model, prompt: params.prompt, n: 1, size };
           if (options.responseFormat) body.response_format = options.responseFormat;
+          if (seed !== undefined) body.seed = seed;
           res = await providerRequest(`${options.baseUrl}/images/generations`, {
             method: 'POST',
             headers: { ...headers(), 'content-type': 'application/json' },
@@ -47,6 +51,7 @@ export function createOpenAiImages(options: OpenAiImagesOptions): ImageGenerator
           form.append('n', '1');
           form.append('size', size);
           if (options.responseFormat) form.append('response_format', options.responseFormat);
+          if (seed !== undefined) form.append('seed', String(seed));
           const inputs = options.editImageField === 'image' ? params.inputs.slice(0, 1) : params.inputs;
           for (const [i, input] of inputs.entries()) form.append(options.editImageField, new Blob([new Uint8Array(input.data)], { type: IMAGE_MIME[input.format] }), `input-${i}.${input.format}`);
           res = await providerRequest(`${options.baseUrl}/images/edits`, { method: 'POST', headers: headers(), body: form, timeoutMs: options.timeoutMs, signal: params.signal });

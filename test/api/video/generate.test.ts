@@ -287,3 +287,23 @@ test('a provider with no capacity makes the video fail PROVIDERS_BUSY after its 
   assert.equal((await accountOf(h)).balance, '100');
   assert.equal((await accountOf(h)).reserved, '0');
 });
+
+test('seed: video i is made with seed + i and reports it; the same seed gives the same file; without one a random seed is chosen', async (t) => {
+  const h = await startService(t, { config: SMALL });
+  const body = { count: 2, duration_s: 1, fps: 8, format: 'webp', seed: 7 };
+  const first = await video(h, body);
+  assert.deepEqual(
+    first.result.videos.map((item: { seed: number }) => item.seed),
+    [7, 8],
+  );
+  const again = await video(h, { ...body, count: 1 });
+  assert.equal(again.result.videos[0].seed, 7);
+  const [a, b] = await Promise.all([first.result.videos[0].service_url, again.result.videos[0].service_url].map(async (url: string) => (await download(url)).data));
+  assert.ok(a.equals(b), 'the same seed and request: byte-identical files');
+  const [s, next] = (await video(h, { ...body, seed: undefined })).result.videos.map((item: { seed: number }) => item.seed);
+  assert.ok(Number.isInteger(s) && s >= 0 && s < 2 ** 32, `a 32-bit seed: ${s}`);
+  assert.equal(next, (s + 1) % 2 ** 32);
+  const rejected = await create(h, { seed: 2 ** 32 });
+  assert.equal(rejected.status, 400);
+  assert.deepEqual(rejected.json.error[0].path, ['seed']);
+});
