@@ -1,5 +1,8 @@
 import type { TaskRecord } from '../store/records.js';
 
+/** Running items' fractions done (0..1), by item index. */
+export type ItemFractions = Record<number, number>;
+
 /** `task.<type>.completed` or `task.<type>.failed`, as in SPEC part 6. */
 export const settledEventKind = (task: TaskRecord): string => `task.${task.type}.${task.status}`;
 
@@ -24,6 +27,15 @@ export interface ServiceEvents {
    * `finished` is how many of its items had finished then. Live status streams read it again.
    */
   'task:item-elsewhere': { taskId: string; finished: number };
+  /**
+   * How far the running items of a pending task have come changed (in this process: the runner
+   * holds it): `fractions` is each running item's fraction 0..1, by item index, for the items
+   * whose provider reports one. In memory only, never journaled; at most a few per second per
+   * task (the runner throttles it), the latest always sent.
+   */
+  'task:progress': { taskId: string; fractions: ItemFractions };
+  /** The same, from the process running the task on a shared database (PostgreSQL NOTIFY): the whole set, replacing what came before. */
+  'task:progress-elsewhere': { taskId: string; fractions: ItemFractions };
   /** Webhook deliveries became due now (recorded, or queued again): the dispatcher wakes. */
   'delivery:due': Record<string, never>;
 }

@@ -11,6 +11,36 @@ interface LaneTiming {
   meanMs: number | undefined;
   /** Start times of the items running now. */
   running: Set<{ at: number }>;
+  /**
+   * Counts in queue order, for where a batch stands without a walk of the queue: tickets handed
+   * out to batches (tasks) and to items, items started, and the newest batch whose items have all
+   * started. A p-queue starts its jobs in the order they were added, so a batch's items wait
+   * behind exactly the items with lower tickets that have not started.
+   */
+  batches: number;
+  batchesStarted: number;
+  items: number;
+  itemsStarted: number;
+}
+
+/** Told when a job starts and when it ends, with its start time. */
+interface JobHooks {
+  onStart(started: { at: number }): void;
+  onEnd(started: { at: number }): void;
+}
+
+/** Where a task's items queued in one lane stand: for its progress (GET /tasks/{id}, the live stream). */
+export interface LaneBatch {
+  /** One per item: resolves once it ran, or was dropped unstarted (see Lanes.run). */
+  jobs: Promise<void>[];
+  /** Batches (tasks) ahead of this one in its lane with items still waiting, while none of its own has started; undefined after. */
+  queuePosition(): number | undefined;
+  /**
+   * How long from now until its first item starts (while none has) and until its last one ends,
+   * from the lane's mean item time; each undefined when unknown (no item of the lane has finished
+   * yet, or the batch is done).
+   */
+  estimate(): { startInMs?: number; finishInMs?: number };
 }
 
 /**
@@ -56,38 +86,100 @@ export class Lanes implements LaneBacklog {
    * drops it unstarted (also when added after stop()): it then never runs here, and its item
    * stays pending in the store for the next start.
    */
-  run(lane: string, work: () => Promise<boolean>): Promise<void> {
+  run(lane: string, work: () => Promise<boolean>, hooks?: JobHooks): Promise<void> {
     if (this.stopped) return Promise.resolve();
     const queue = this.get(lane);
+    const timing = this.timingOf(lane);
+    timing.items += 1;
     return new Promise<void>((resolve, reject) => {
       const drop = () => resolve();
       this.queued.add(drop);
       queue
         .add(() => {
           this.queued.delete(drop);
-          return this.timed(lane, work);
+          return this.timed(timing, work, hooks);
         })
         .then(resolve, reject);
     });
   }
 
   /**
+   * Queues a task's items (`works`, in order) as jobs of `lane`, under one batch ticket, and
+   * answers where the batch stands: O(1) per question, whatever the backlog.
+   */
+  runBatch(lane: string, works: (() => Promise<boolean>)[]): LaneBatch {
+    if (this.stopped) return { jobs: works.map(() => Promise.resolve()), queuePosition: () => undefined, estimate: () => ({}) };
+    const timing = this.timingOf(lane);
+    const ticket = ++timing.batches;
+    const firstItem = timing.items + 1;
+    const lastItem = timing.items + works.length;
+    let started = 0;
+    let ended = 0;
+    /** Start times of its items running now. */
+    const mine = new Set<{ at: number }>();
+    const jobs = works.map((work, index) =>
+      this.run(lane, work, {
+        onStart: (at) => {
+          started += 1;
+          mine.add(at);
+          if (index === works.length - 1) timing.batchesStarted = Math.max(timing.batchesStarted, ticket);
+        },
+        onEnd: (at) => {
+          ended += 1;
+          mine.delete(at);
+        },
+      }),
+    );
+    const queue = this.get(lane);
+    return {
+      jobs,
+      queuePosition: () => (started === 0 && !this.stopped ? Math.max(0, ticket - 1 - timing.batchesStarted) : undefined),
+      estimate: () => {
+        const perItem = timing.meanMs;
+        if (perItem === undefined || ended === works.length || this.stopped) return {};
+        const now = performance.now();
+        const left = (at: { at: number }) => Math.max(0, perItem - (now - at.at));
+        // A full lane frees its first slot when its running item nearest its mean time ends.
+        let slotFree = 0;
+        if (timing.running.size >= queue.concurrency) {
+          slotFree = Number.POSITIVE_INFINITY;
+          for (const at of timing.running) slotFree = Math.min(slotFree, left(at));
+        }
+        const perSlot = perItem / queue.concurrency;
+        /** When the item with this ticket would start: the items queued ahead of it go `concurrency` at a time. */
+        const startOf = (item: number) => slotFree + Math.max(0, item - 1 - timing.itemsStarted) * perSlot;
+        let finishInMs = 0;
+        for (const at of mine) finishInMs = Math.max(finishInMs, left(at));
+        if (started < works.length) finishInMs = Math.max(finishInMs, startOf(lastItem) + perItem);
+        return started === 0 ? { startInMs: startOf(firstItem), finishInMs } : { finishInMs };
+      },
+    };
+  }
+
+  private timingOf(lane: string): LaneTiming {
+    let timing = this.timings.get(lane);
+    if (!timing) {
+      timing = { meanMs: undefined, running: new Set(), batches: 0, batchesStarted: 0, items: 0, itemsStarted: 0 };
+      this.timings.set(lane, timing);
+    }
+    return timing;
+  }
+
+  /**
    * Runs one item's `work`, timing it. Work that resolves false did nothing (its item was
    * already settled, or the worker is stopping) and is not counted.
    */
-  private async timed(lane: string, work: () => Promise<boolean>): Promise<void> {
-    let timing = this.timings.get(lane);
-    if (!timing) {
-      timing = { meanMs: undefined, running: new Set() };
-      this.timings.set(lane, timing);
-    }
+  private async timed(timing: LaneTiming, work: () => Promise<boolean>, hooks?: JobHooks): Promise<void> {
     const started = { at: performance.now() };
+    timing.itemsStarted += 1;
     timing.running.add(started);
+    hooks?.onStart(started);
     let worked = false;
     try {
       worked = await work();
     } finally {
       timing.running.delete(started);
+      hooks?.onEnd(started);
       if (worked) {
         const ms = performance.now() - started.at;
         timing.meanMs = timing.meanMs === undefined ? ms : timing.meanMs + ITEM_TIME_WEIGHT * (ms - timing.meanMs);

@@ -1,11 +1,12 @@
 import type { ConfigSource } from '../../config/source.js';
 import { isOutOfSpace } from '../../domain/storage-full.js';
 import { ProviderError } from '../../domain/tasks.js';
-import type { EventBus } from '../../services/events.js';
+import type { EventBus, ItemFractions } from '../../services/events.js';
 import type { LaneBacklog } from '../load-limits.js';
 import type { TaskProgress } from '../task-progress.js';
 import type { ItemRecord, Prepared, TaskRecord } from '../task-types.js';
-import type { Lanes } from './lanes.js';
+import type { LaneBatch, Lanes } from './lanes.js';
+import { createProgressPublisher } from './progress-publisher.js';
 import { abortableSleep, withRetry } from './retry.js';
 import { pauseForSpace, whileStorageFull } from './storage-wait.js';
 
@@ -22,8 +23,36 @@ export interface TaskRunnerOptions {
   /** `work.retryBaseMs`, the base of the retry backoff, is read as each retry waits. */
   config: Pick<ConfigSource, 'current'>;
   log: (message: string) => void;
-  /** Settlements here and in other processes (cancel, sweep): the items still running for that task are aborted. */
+  /**
+   * Settlements here and in other processes (cancel, sweep): the items still running for that
+   * task are aborted. The runner also announces its tasks' progress here (`task:progress`).
+   */
   events?: EventBus;
+  /** The least time between two `task:progress` events of one task (default PROGRESS_INTERVAL_MS). */
+  progressIntervalMs?: number;
+}
+
+/** Where a task this runner holds stands: in memory only, never journaled. */
+export interface RunnerProgress {
+  /** Each running item's fraction 0..1, by item index, for the items whose provider reports one. */
+  fractions: ItemFractions;
+  /** Tasks ahead of it in its lane while none of its items has started. */
+  queuePosition?: number;
+  /** From now until its first item starts (while none has), and until its last one ends: estimates from the lane's item times. */
+  startInMs?: number;
+  finishInMs?: number;
+}
+
+/** A task this runner holds, from its start to its end here. */
+interface LiveTask {
+  /** Its items in their lane, once prepared and queued. */
+  batch?: LaneBatch;
+  /** The fraction each running item reported, with the run of it it belongs to (a retry starts again from 0). */
+  items: Map<number, { run: number; fraction: number }>;
+  /** Runs of its items begun here (attempts, counted across the task: attempt numbers start again when a full disk has an item run again). */
+  runs: number;
+  /** Settled (here or elsewhere): late reports are ignored. */
+  settled: boolean;
 }
 
 /** The runner as the intakes drive it (intake/local.ts queues into it, intake/shared.ts hands it claimed tasks). */
@@ -33,6 +62,8 @@ export interface TaskRunner extends LaneBacklog {
   resume(pending: TaskRecord[]): void;
   run(task: TaskRecord): Promise<void>;
   close(graceMs: number): Promise<void>;
+  /** Where a task held here stands (its running items' fractions, its queue position, estimates); undefined when this runner does not hold it. */
+  progressOf(taskId: string): RunnerProgress | undefined;
 }
 
 /**
@@ -57,7 +88,45 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const inFlight = new Set<Promise<unknown>>();
   /** The signals of the items running now, per task: a task settled under them (cancelled) aborts them. */
   const running = new Map<string, Set<AbortController>>();
+  /** The tasks held here, for their progress: one entry per task started (not per task queued on a list of listeners). */
+  const live = new Map<string, LiveTask>();
+  const events = options.events;
+  const publisher = createProgressPublisher((taskId, fractions) => events?.emit('task:progress', { taskId, fractions }), options.progressIntervalMs);
+  const fractionsOf = (entry: LiveTask): ItemFractions => {
+    const out: ItemFractions = {};
+    for (const [index, { fraction }] of entry.items) out[index] = fraction;
+    return out;
+  };
+  /** A settled task's progress is gone: its settlement says the rest. */
+  const forgetProgress = (taskId: string) => {
+    const entry = live.get(taskId);
+    if (entry) {
+      entry.settled = true;
+      entry.items.clear();
+      live.delete(taskId);
+    }
+    publisher.forget(taskId);
+  };
+  /** A run (attempt) of an item reports how far it has come: clamped to 0..1, never back within a run, a newer run's starting again. */
+  const report = (taskId: string, entry: LiveTask, index: number, run: number, fraction: number) => {
+    if (entry.settled || typeof fraction !== 'number' || Number.isNaN(fraction)) return;
+    const clamped = Math.min(1, Math.max(0, fraction));
+    const current = entry.items.get(index);
+    if (current && (current.run > run || (current.run === run && clamped <= current.fraction))) return;
+    entry.items.set(index, { run, fraction: clamped });
+    publisher.changed(taskId, () => fractionsOf(entry));
+  };
+  /** A new run (a retry) of an item: a fraction an earlier one reported goes back to 0. Answers the run's number. */
+  const beginRun = (taskId: string, entry: LiveTask, index: number): number => {
+    const run = ++entry.runs;
+    if (entry.items.has(index) && !entry.settled) {
+      entry.items.set(index, { run, fraction: 0 });
+      publisher.changed(taskId, () => fractionsOf(entry));
+    }
+    return run;
+  };
   const abortTask = (taskId: string) => {
+    forgetProgress(taskId);
     for (const controller of running.get(taskId) ?? []) controller.abort(new Error(`task ${taskId} settled (cancelled) while this item ran`));
   };
   const unsubscribe = options.events ? [options.events.on('task:settled', ({ task }) => abortTask(task.id)), options.events.on('task:settled-elsewhere', ({ taskId }) => abortTask(taskId))] : [];
@@ -109,7 +178,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     });
 
   /** Runs one item to its outcome; false when there was nothing to run (already settled, or stopping). */
-  async function runItem(taskId: string, index: number, prepared: Prepared): Promise<boolean> {
+  async function runItem(taskId: string, index: number, prepared: Prepared, entry: LiveTask): Promise<boolean> {
     if (stopping.signal.aborted) return false;
     const task = await tasks.getTask(taskId);
     if (!itemPending(task, index)) return false;
@@ -119,16 +188,25 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       label,
       () =>
         withItemSignal(taskId, (signal) =>
-          withRetry((attempt) => def.runItem({ task, request: task.request, index, attempt, prepared, signal }), {
-            maxAttempts: def.maxAttempts,
-            baseMs: () => options.config.current().work.retryBaseMs,
-            sleep: abortableSleep,
-            signal,
-            shouldContinue: () => stillPending(taskId, index),
-          }),
+          withRetry(
+            (attempt) => {
+              const run = beginRun(taskId, entry, index);
+              const reportProgress = (fraction: number) => report(taskId, entry, index, run, fraction);
+              return def.runItem({ task, request: task.request, index, attempt, prepared, signal, reportProgress });
+            },
+            {
+              maxAttempts: def.maxAttempts,
+              baseMs: () => options.config.current().work.retryBaseMs,
+              sleep: abortableSleep,
+              signal,
+              shouldContinue: () => stillPending(taskId, index),
+            },
+          ),
         ),
       () => stillPending(taskId, index),
     );
+    // The item has ended: its fraction goes before its record does (the event of the record shows it finished).
+    entry.items.delete(index);
     if (!ran) return false;
     const outcome = ran.value;
     // Stopping mid-item: leave it pending so the next start runs it again (however the abort made it fail: a fetch cut short fails FETCH_FAILED, not retried).
@@ -152,8 +230,21 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     return (await untilStored(label, record, async () => (await tasks.getTask(taskId))?.status === 'pending')) !== null;
   }
 
+  /** Runs the task's pending items in its lane (see startItems), holding its progress meanwhile. */
+  async function start(task: TaskRecord, laneName: string): Promise<void> {
+    const entry: LiveTask = { items: new Map(), runs: 0, settled: false };
+    live.set(task.id, entry);
+    try {
+      await startItems(task, laneName, entry);
+    } finally {
+      if (live.get(task.id) === entry) live.delete(task.id);
+      entry.settled = true;
+      publisher.forget(task.id);
+    }
+  }
+
   /** Runs the task's pending items in its lane; resolves once each has run (or was dropped by stopping). */
-  async function start(task: TaskRecord, laneName: string, spaceTries = 0): Promise<void> {
+  async function startItems(task: TaskRecord, laneName: string, entry: LiveTask, spaceTries = 0): Promise<void> {
     const def = tasks.definition(task.type);
     const pendingItems = task.items.flatMap((item, index) => (item.status === 'pending' ? [index] : []));
     if (pendingItems.length === 0) {
@@ -178,7 +269,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
           if (spaceTries === 0) log(`task ${task.id}: kept pending, storage full (${(err as Error).message}); prepared again until space is back`);
           if (!(await pauseForSpace(spaceTries, Math.max(10, options.config.current().work.retryBaseMs), stopping.signal))) return;
           const fresh = await tasks.getTask(task.id);
-          if (fresh?.status === 'pending') await start(fresh, laneName, spaceTries + 1);
+          if (fresh?.status === 'pending') await startItems(fresh, laneName, entry, spaceTries + 1);
           return;
         }
         const error = err instanceof ProviderError ? err : new ProviderError('UNKNOWN_ERROR', 'the task could not be prepared');
@@ -192,7 +283,12 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       }
     }
     // A job close() drops before it starts resolves at once, so only running items hold close() up.
-    const jobs = pendingItems.map((index) => track(lanes.run(laneName, () => runItem(task.id, index, prepared)).catch((err: Error) => log(`task ${task.id} item ${index}: ${err.message}`))));
+    const batch = lanes.runBatch(
+      laneName,
+      pendingItems.map((index) => () => runItem(task.id, index, prepared, entry)),
+    );
+    entry.batch = batch;
+    const jobs = batch.jobs.map((job, i) => track(job.catch((err: Error) => log(`task ${task.id} item ${pendingItems[i]}: ${err.message}`))));
     // An item whose handler ignores its signal may never settle: stopping resolves this instead.
     let forget = () => {};
     const stopped = new Promise<void>((resolve) => {
@@ -215,6 +311,19 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     },
 
     queueDelayMs: (lane) => lanes.queueDelayMs(lane),
+
+    progressOf(taskId: string): RunnerProgress | undefined {
+      const entry = live.get(taskId);
+      if (!entry) return undefined;
+      const out: RunnerProgress = { fractions: fractionsOf(entry) };
+      if (!entry.batch) return out;
+      const queuePosition = entry.batch.queuePosition();
+      if (queuePosition !== undefined) out.queuePosition = queuePosition;
+      const { startInMs, finishInMs } = entry.batch.estimate();
+      if (startInMs !== undefined) out.startInMs = startInMs;
+      if (finishInMs !== undefined) out.finishInMs = finishInMs;
+      return out;
+    },
 
     /**
      * Runs a task this process claimed (leased): its pending items, each at most once here.

@@ -21,6 +21,7 @@ function fakes() {
     resume: (pending) => void did.push(`runner.resume ${pending.map((t) => t.id).join(' ')}`),
     run: async () => undefined,
     close: async (graceMs) => void did.push(`runner.close ${graceMs}`),
+    progressOf: () => undefined,
   };
   const deps: IntakeDeps = {
     runner,
