@@ -1,4 +1,5 @@
-import type { EventBus } from '../../services/events.js';
+import { randomBytes } from 'node:crypto';
+import type { EventBus, ItemFractions } from '../../services/events.js';
 import type { StoreSignals } from '../../store/types.js';
 import type { Dispatcher } from './intake.js';
 
@@ -16,12 +17,23 @@ import type { Dispatcher } from './intake.js';
  * - items recorded while others run notify `imgtask_task_item` (`<task id> <items finished>`
  *   pairs, separated by commas); every process relays each to its live status streams of that
  *   task (`task:item-elsewhere`);
+ * - a running task's progress (`task:progress`, already at most a few a second per task) notifies
+ *   `imgtask_task_progress` (`<process> <task id> <index>:<fraction>,…` parts, separated by
+ *   semicolons: every fraction the running process holds for the task, replacing the last);
+ *   every other process keeps the latest per task (`task:progress-elsewhere`) for GET /tasks/{id}
+ *   and its live status streams. A process skips its own.
  * - deliveries falling due notify `imgtask_delivery_due`, which wakes the one dispatcher.
  *
  * The expiry sweep and the webhook dispatcher run in one process at a time, each under an
  * advisory lock.
  */
-export const CHANNELS = { created: 'imgtask_task_created', settled: 'imgtask_task_settled', item: 'imgtask_task_item', deliveryDue: 'imgtask_delivery_due' } as const;
+export const CHANNELS = {
+  created: 'imgtask_task_created',
+  settled: 'imgtask_task_settled',
+  item: 'imgtask_task_item',
+  progress: 'imgtask_task_progress',
+  deliveryDue: 'imgtask_delivery_due',
+} as const;
 export const SWEEP_LOCK = 0x1a6_7a5d;
 export const DISPATCH_LOCK = 0x1a6_7a5e;
 /** How often a working process claims without being woken, and a standby dispatcher tries for the lock. */
@@ -82,6 +94,19 @@ export function announcer(signals: Pick<StoreSignals, 'notify'>, channel: string
   };
 }
 
+/** A fraction in a notification: to a thousandth, as much as a progress bar shows. */
+const fractionPart = (index: string, fraction: number) => `${index}:${Math.round(fraction * 1000) / 1000}`;
+
+/** `<index>:<fraction>,…` back into fractions; what does not read as one is left out. */
+function parseFractions(list: string | undefined): ItemFractions {
+  const fractions: ItemFractions = {};
+  for (const pair of (list ?? '').split(',')) {
+    const [index, fraction] = pair.split(':').map(Number);
+    if (Number.isInteger(index) && index >= 0 && fraction >= 0 && fraction <= 1) fractions[index] = fraction;
+  }
+  return fractions;
+}
+
 /**
  * Relays events between processes: settlements and items recorded here are announced, those
  * made anywhere wake the sync answers and live status streams here; deliveries due here or
@@ -93,9 +118,19 @@ export async function bridgeEvents(signals: StoreSignals, events: EventBus, log:
   const settled = announcer(signals, CHANNELS.settled, { separator: ' ', failed: failed(CHANNELS.settled) });
   const items = announcer(signals, CHANNELS.item, { separator: ',', failed: failed(CHANNELS.item) });
   const due = announcer(signals, CHANNELS.deliveryDue, { latest: true, failed: failed(CHANNELS.deliveryDue) });
+  const progress = announcer(signals, CHANNELS.progress, { separator: ';', failed: failed(CHANNELS.progress) });
+  // This process's name on its progress notifications: its own, coming back, are not news here.
+  const origin = randomBytes(4).toString('hex');
   const off = [
     events.on('task:settled', ({ task }) => settled.add(task.id)),
     events.on('task:item', ({ task }) => items.add(`${task.id} ${task.items.filter((item) => item.status !== 'pending').length}`)),
+    events.on('task:progress', ({ taskId, fractions }) =>
+      progress.add(
+        `${origin} ${taskId} ${Object.entries(fractions)
+          .map(([index, fraction]) => fractionPart(index, fraction))
+          .join(',')}`,
+      ),
+    ),
     events.on('delivery:due', () => {
       if (!relaying) due.add('');
     }),
@@ -108,6 +143,12 @@ export async function bridgeEvents(signals: StoreSignals, events: EventBus, log:
     for (const pair of payload.split(',')) {
       const [taskId, finished] = pair.split(' ');
       if (open && taskId) events.emit('task:item-elsewhere', { taskId, finished: Number(finished) || 0 });
+    }
+  });
+  await signals.listen(CHANNELS.progress, (payload) => {
+    for (const part of payload.split(';')) {
+      const [from, taskId, list] = part.split(' ');
+      if (open && taskId && from !== origin) events.emit('task:progress-elsewhere', { taskId, fractions: parseFractions(list) });
     }
   });
   await signals.listen(CHANNELS.deliveryDue, () => {
