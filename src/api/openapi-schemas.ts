@@ -7,7 +7,7 @@ import { Destination } from './routes/destinations/schemas.js';
 import { PendingTaskAnswer } from './routes/image/schemas.js';
 import { UploadedFile } from './routes/image/upload.js';
 import { Model } from './routes/models/list.js';
-import { Task, TaskResult, TaskStatusSchema } from './routes/tasks/schemas.js';
+import { Task, TaskProgress, TaskResult, TaskStatusSchema } from './routes/tasks/schemas.js';
 import { VideoModel } from './routes/video/models.js';
 import { Delivery, EventKind, Webhook } from './routes/webhooks/schemas.js';
 import { Timestamp, Usd } from './schemas.js';
@@ -60,6 +60,7 @@ export const ErrorBody = named(
 named('TaskStatus', TaskStatusSchema);
 named('Task', Task);
 named('TaskResult', TaskResult);
+named('TaskProgress', TaskProgress);
 named('ApiKey', ApiKey);
 named('Destination', Destination);
 named('Webhook', Webhook);

@@ -5,6 +5,7 @@ import type { SpaceGuard } from '../services/space-guard.js';
 import type { TokenService } from '../services/tokens.js';
 import type { Store } from '../store/types.js';
 import { type InstallWork, openIntake } from './intake/intake.js';
+import { createLiveProgress } from './live-progress.js';
 import { createLoadLimits } from './load-limits.js';
 import { Lanes } from './runner/lanes.js';
 import { createTaskRunner } from './runner/task-runner.js';
@@ -36,21 +37,41 @@ export function createEngine(deps: EngineDeps) {
   const progress = createTaskProgress({ store, registry, clock, events });
   const lanes = new Lanes(config);
   const runner = createTaskRunner({ progress, lanes, config, log, events });
+  // Where pending tasks stand (running items' fractions, queue position, estimates): this runner's, or relayed from the process running them.
+  // Made before the streams: it hears a relayed report first, so a stream told of it reads it.
+  const live = createLiveProgress({ events, clock, local: (taskId) => runner.progressOf(taskId) });
   // Live status streams (GET /tasks/{id}/events): one bus subscription fanning out to every stream.
-  const streams = createTaskStreams({ store, events, log });
+  const streams = createTaskStreams({ store, events, log, live: (taskId) => live.of(taskId) });
   // The sweep is the task service's, made below; the intake only runs it where and when it is to run.
   const intake = openIntake(store, { runner, lanes, progress, streams, events, config, log, sweep: () => tasks.sweep() });
-  const tasks: TaskService = createTaskService({ store, registry, progress, intake, tokens: deps.tokens, clock, events, limits: createLoadLimits(config, clock), log, space: deps.space });
+  const tasks: TaskService = createTaskService({
+    store,
+    registry,
+    progress,
+    intake,
+    tokens: deps.tokens,
+    clock,
+    events,
+    limits: createLoadLimits(config, clock),
+    log,
+    space: deps.space,
+    live: (taskId) => live.of(taskId),
+  });
   return {
     progress,
     lanes,
     tasks,
     streams,
+    /** Where pending tasks stand in memory (this runner's, or relayed from the process running them). */
+    live,
     /** Starts this process's part of the work (`work`), or only its serving part (null: `serve --no-work`). */
     start: (work: InstallWork | null) => intake.start(work),
     /** This process's name in task leases (a working process on a shared store). */
     workerId: () => intake.workerId(),
     /** Stops taking work; running items get `graceMs`, then stay pending for the next start. */
-    close: (graceMs: number) => intake.close(graceMs),
+    close: async (graceMs: number) => {
+      await intake.close(graceMs);
+      live.close();
+    },
   };
 }

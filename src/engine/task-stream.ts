@@ -1,6 +1,14 @@
 import type { EventBus } from '../services/events.js';
 import type { TaskRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
+import { type LiveProgress, progressKey } from './live-progress.js';
+
+/**
+ * How often the queue positions of followed tasks are looked at again. A position moves as other
+ * tasks start, which is no event of its own (nothing is told per queued task): a followed task's
+ * stream hears of it at this pace instead, and only when it changed.
+ */
+export const POSITION_CHECK_MS = 1000;
 
 /**
  * How far a task has got: its finished items, plus one once it settled. Every change a live
@@ -13,6 +21,8 @@ export const taskVersion = (task: TaskRecord): number => task.items.reduce((n, i
 export interface TaskWatcher {
   /** A state of the task newer than any this process handed out for it before (a watcher still drops one older than what it sent). */
   update(task: TaskRecord): void;
+  /** Its live progress (running items' fractions, queue position) may have changed since the watcher was last told: it reads it again. */
+  progress?(): void;
   /** The process is closing: the stream ends (its client reconnects, to this process once it is back or to another). */
   end(): void;
 }
@@ -24,6 +34,8 @@ interface Watched {
   reading: boolean;
   /** Another read was asked for while one was under way. */
   again: boolean;
+  /** The live progress its watchers were last told of (progressKey). */
+  progress: string;
 }
 
 /**
@@ -31,11 +43,46 @@ interface Watched {
  * whatever the number of streams, and a map from task id to its watchers. Changes made here
  * arrive with the task; changes made by another process sharing the database arrive as a task
  * id (NOTIFY, relayed by the fleet bridge as `task:*-elsewhere`) and the task is read once per
- * notification, for all its watchers, and only when it could show something new.
+ * notification, for all its watchers, and only when it could show something new. Live progress
+ * (running items' fractions, the queue position) is no store state: watchers are told it changed
+ * (`progress()`) on `task:progress` here or `task:progress-elsewhere`, and, for the queue position,
+ * which moves as other tasks start, by one check of the followed tasks every POSITION_CHECK_MS;
+ * each time only if it differs from what they were last told.
  */
-export function createTaskStreams(deps: { store: Pick<Store, 'tasks'>; events: EventBus; log: (message: string) => void }) {
+export function createTaskStreams(deps: {
+  store: Pick<Store, 'tasks'>;
+  events: EventBus;
+  log: (message: string) => void;
+  /** Where a pending task stands in memory (engine/live-progress.ts); none: streams show recorded items only. */
+  live?: (taskId: string) => LiveProgress | undefined;
+  positionCheckMs?: number;
+}) {
   const watched = new Map<string, Watched>();
   let closed = false;
+
+  /** Tells the watchers of `taskId` its live progress changed, when it did since they were last told. */
+  const progressed = (taskId: string): void => {
+    const entry = watched.get(taskId);
+    if (!entry || !deps.live) return;
+    const key = progressKey(deps.live(taskId));
+    if (key === entry.progress) return;
+    entry.progress = key;
+    for (const watcher of [...entry.watchers]) watcher.progress?.();
+  };
+  /** One timer for every followed task, running only while some task is followed. */
+  let positionTimer: NodeJS.Timeout | undefined;
+  const checkPositions = () => {
+    if (positionTimer || !deps.live) return;
+    positionTimer = setInterval(() => {
+      if (watched.size === 0) {
+        clearInterval(positionTimer);
+        positionTimer = undefined;
+        return;
+      }
+      for (const taskId of watched.keys()) progressed(taskId);
+    }, deps.positionCheckMs ?? POSITION_CHECK_MS);
+    positionTimer.unref();
+  };
 
   const deliver = (task: TaskRecord): void => {
     const entry = watched.get(task.id);
@@ -82,6 +129,8 @@ export function createTaskStreams(deps: { store: Pick<Store, 'tasks'>; events: E
       const entry = watched.get(taskId);
       if (entry) reread(taskId);
     }),
+    deps.events.on('task:progress', ({ taskId }) => progressed(taskId)),
+    deps.events.on('task:progress-elsewhere', ({ taskId }) => progressed(taskId)),
   ];
 
   return {
@@ -93,8 +142,9 @@ export function createTaskStreams(deps: { store: Pick<Store, 'tasks'>; events: E
       }
       let entry = watched.get(taskId);
       if (!entry) {
-        entry = { watchers: new Set(), version: -1, reading: false, again: false };
+        entry = { watchers: new Set(), version: -1, reading: false, again: false, progress: progressKey(deps.live?.(taskId)) };
         watched.set(taskId, entry);
+        checkPositions();
       }
       entry.watchers.add(watcher);
       const mine = entry;
@@ -117,6 +167,8 @@ export function createTaskStreams(deps: { store: Pick<Store, 'tasks'>; events: E
     close(): void {
       closed = true;
       for (const off of unsubscribe) off();
+      clearInterval(positionTimer);
+      positionTimer = undefined;
       const all = [...watched.values()].flatMap((entry) => [...entry.watchers]);
       watched.clear();
       for (const watcher of all) watcher.end();

@@ -1,6 +1,7 @@
 import { formatUsd } from '../domain/money.js';
 import { metadataOf } from '../domain/tasks.js';
 import type { TaskRecord } from '../store/records.js';
+import type { LiveProgress } from './live-progress.js';
 
 /** The full task object of SPEC part 2 (GET /tasks/{id}). */
 export function toTaskView(task: TaskRecord) {
@@ -28,3 +29,34 @@ export const toResultView = (task: TaskRecord) => ({
   type: task.type,
   result: task.status === 'pending' ? null : (task.result ?? null),
 });
+
+/**
+ * Where a task stands, item by item (the live status stream's `progress`, and GET /tasks/{id}'s
+ * while pending): the items recorded, and, from `live`, each running item's `fraction`, the
+ * queue position and the estimates.
+ */
+export function toProgressView(task: TaskRecord, live?: LiveProgress) {
+  let succeeded = 0;
+  let failed = 0;
+  const pending = task.status === 'pending';
+  const items = task.items.map((item, index) => {
+    if (item.status === 'success') succeeded++;
+    else if (item.status === 'failed') failed++;
+    const fraction = pending && item.status === 'pending' ? live?.fractions[index] : undefined;
+    if (fraction !== undefined) return { status: item.status, fraction };
+    return item.error ? { status: item.status, error: item.error } : { status: item.status };
+  });
+  const view: { total: number; finished: number; succeeded: number; failed: number; items: typeof items; queuePosition?: number; estimatedStartAt?: string; estimatedFinishAt?: string } = {
+    total: items.length,
+    finished: succeeded + failed,
+    succeeded,
+    failed,
+    items,
+  };
+  if (pending && live) {
+    if (live.queuePosition !== undefined) view.queuePosition = live.queuePosition;
+    if (live.estimatedStartAt !== undefined) view.estimatedStartAt = live.estimatedStartAt;
+    if (live.estimatedFinishAt !== undefined) view.estimatedFinishAt = live.estimatedFinishAt;
+  }
+  return view;
+}

@@ -11,6 +11,7 @@ import type { TokenService } from '../services/tokens.js';
 import type { ItemRecord, TaskRecord } from '../store/records.js';
 import type { Store, TaskListQuery } from '../store/types.js';
 import type { TaskIntake } from './intake/intake.js';
+import type { LiveProgress } from './live-progress.js';
 import type { LoadLimits } from './load-limits.js';
 import type { TaskProgress } from './task-progress.js';
 import type { AnyTaskType, TaskTypeRegistry } from './task-types.js';
@@ -42,6 +43,8 @@ export interface TaskServiceDeps {
   log: (message: string) => void;
   /** Refuses creates (507 STORAGE_FULL) while free space is below store.minFreeBytes; none: never refused. */
   space?: Pick<SpaceGuard, 'admit'>;
+  /** Where a pending task stands in memory (running items' fractions, queue position, estimates); none: nothing known. */
+  live?: (taskId: string) => LiveProgress | undefined;
 }
 
 /** The request side of tasks: estimate, create, read, list, sweep and waiting for a settlement. */
@@ -129,6 +132,9 @@ export function createTaskService(deps: TaskServiceDeps) {
     },
 
     list: (accountId: string, query: TaskListQuery) => store.tasks.list(accountId, query),
+
+    /** Where a pending task stands beyond its recorded items (in memory: this process's runner, or relayed from the one running it). */
+    liveProgress: (taskId: string): LiveProgress | undefined => deps.live?.(taskId),
 
     /** The owner's task (GET /tasks/{id}): another account's task is TASK_NOT_FOUND. */
     async getOwned(principal: Principal, id: string): Promise<TaskRecord> {

@@ -46,5 +46,3 @@ export function createProgressPublisher(emit: (taskId: string, fractions: ItemFr
     size: () => tasks.size,
   };
 }
-
-export type ProgressPublisher = ReturnType<typeof createProgressPublisher>;

@@ -8,7 +8,7 @@ import { ManualClock } from '../../../src/services/ports.js';
 import { fakeProviders } from '../../fixtures/test-providers.js';
 import { mountTestRoutes, testTaskType } from '../../fixtures/test-task-type.js';
 import { runCli } from '../../helpers/cli.js';
-import { eventually, type Harness, startService, testStore, waitForTask } from '../../helpers/harness.js';
+import { eventually, type Harness, send, startService, testStore, waitForTask } from '../../helpers/harness.js';
 import { startReceiver } from '../../helpers/receiver.js';
 
 /** Items run one at a time, so each finishes on its own and has its own event. */
@@ -275,13 +275,15 @@ test('Last-Event-ID resumes: only newer states are sent, and after the settled e
   assert.equal(seen.id, '0');
   first.close();
 
-  // Resuming from what was seen: the current state if newer, never the one already seen.
+  // Resuming from what was seen: the current state as a task event if newer, never the one already seen; if it is still
+  // that one, as a progress event of the same id (the current live progress), never a second task event.
   const resumed = await openStream(h.url, path, { auth: h.apiKey, headers: { 'last-event-id': seen.id! } });
   const events = await resumed.rest();
   assert.ok(
-    events.every((e) => Number(e.id) > 0),
-    `nothing at or before id 0 again: ${events.map((e) => e.id)}`,
+    events.filter((e) => e.event !== 'progress').every((e) => Number(e.id) > 0),
+    `no task or settled event at or before id 0 again: ${events.map((e) => `${e.event}#${e.id}`)}`,
   );
+  if (events[0].event === 'progress') assert.equal(events[0].id, '0', 'a progress event refines the state it was resumed at');
   assert.equal(events.at(-1)!.event, 'settled');
   const settledId = events.at(-1)!.id!;
   assert.equal(settledId, '4');
@@ -385,6 +387,97 @@ test('on PostgreSQL, a stream served by another process (serve --no-work) gets t
   const events = [await stream.next(), ...(await stream.rest())];
   assert.equal(events.at(-1)!.event, 'settled');
   assert.ok(events.filter((e) => e.event === 'task' && e.data.progress.finished > 0).length >= 1, `item events arrived from the other process: ${events.map((e) => `${e.event}#${e.id}`).join(' ')}`);
+});
+
+/** Reads events until one satisfies `done`; answers all read. */
+async function readUntil(stream: Stream, done: (event: SseEvent) => boolean): Promise<SseEvent[]> {
+  const events: SseEvent[] = [];
+  for (;;) {
+    const event = await stream.next();
+    events.push(event);
+    if (done(event)) return events;
+  }
+}
+const fractionOf = (event: SseEvent, index = 0): number | undefined => event.data.progress.items[index].fraction;
+
+test('a running item’s progress is a progress event with the id of the state it refines, the last value delivered; resuming at that state gets it again as a progress event, never a second task event', async (t) => {
+  const h = await startService(t, { config: ONE_AT_A_TIME });
+  const { taskId } = await create(h, { items: 1, progressSteps: [0.2, 0.4, 0.6, 0.8], progressStepMs: 20, delayMs: 60_000 });
+  const path = `/tasks/${taskId}/events`;
+  const stream = await openStream(h.url, path, { auth: h.apiKey });
+  const events = await readUntil(stream, (e) => fractionOf(e) === 0.8);
+  assert.equal(events[0].event, 'task');
+  assert.ok(
+    events.every((e) => e.id === '0'),
+    `progress events carry the id of the state they refine: ${events.map((e) => `${e.event}#${e.id}`)}`,
+  );
+  assert.ok(
+    events.slice(1).every((e) => e.event === 'progress'),
+    events.map((e) => e.event).join(' '),
+  );
+  const fractions = events.map((e) => fractionOf(e) ?? 0);
+  assert.deepEqual(
+    fractions,
+    [...fractions].sort((a, b) => a - b),
+    'fractions only grow',
+  );
+  const last = events.at(-1)!.data;
+  assert.deepEqual(Object.keys(last), ['id', 'status', 'type', 'cost', 'createdAt', 'updatedAt', 'request', 'result', 'apiKeyId', 'userId', 'metadata', 'progress'], 'the whole state, as every event');
+  assert.deepEqual(last.progress.items, [{ status: 'pending', fraction: 0.8 }]);
+  stream.close();
+
+  const resumed = await openStream(h.url, path, { auth: h.apiKey, headers: { 'last-event-id': '0' } });
+  const again = await resumed.next();
+  assert.deepEqual([again.event, again.id, fractionOf(again)], ['progress', '0', 0.8], 'the current state, as a progress event of the same id');
+  await h.server.services.progress.finishItem(taskId, 0, { status: 'success', cost: 10_000, result: { finished: 'by the test' } });
+  const rest = await resumed.rest();
+  assert.deepEqual(
+    rest.map((e) => `${e.event}#${e.id}`),
+    ['settled#2'],
+  );
+  assert.deepEqual(rest[0].data.progress.items, [{ status: 'success' }], 'no fraction once finished, and no live fields once settled');
+  assert.equal(rest[0].data.progress.queuePosition, undefined);
+});
+
+test('a queued task’s stream hears its queue position move as the tasks ahead start', async (t) => {
+  const h = await startService(t, { config: ONE_AT_A_TIME });
+  const first = await create(h, { items: 1, delayMs: 60_000 });
+  await eventually(() => (h.server.services.lanes.stats().test?.running ?? 0) === 1);
+  const second = await create(h, { items: 1, delayMs: 60_000 });
+  const third = await create(h, { items: 1, delayMs: 60_000 });
+  const stream = await openStream(h.url, `/tasks/${third.taskId}/events`, { auth: h.apiKey });
+  const opening = await readUntil(stream, (e) => e.data.progress.queuePosition === 1);
+  assert.equal(opening[0].event, 'task');
+  assert.equal((await h.request('POST', `/tasks/${first.taskId}/cancel`, { auth: h.apiKey })).status, 200);
+  const moved = await readUntil(stream, (e) => e.data.progress.queuePosition === 0);
+  assert.deepEqual([moved.at(-1)!.event, moved.at(-1)!.id], ['progress', '0']);
+  assert.equal((await h.request('POST', `/tasks/${second.taskId}/cancel`, { auth: h.apiKey })).status, 200);
+  const started = await readUntil(stream, (e) => e.data.progress.queuePosition === undefined);
+  assert.equal(started.at(-1)!.event, 'progress', 'started: no queue position');
+  assert.equal((await h.request('POST', `/tasks/${third.taskId}/cancel`, { auth: h.apiKey })).status, 200);
+  assert.equal((await stream.rest()).at(-1)!.event, 'settled');
+});
+
+test('on PostgreSQL, progress reported in the working process reaches a stream and GET /tasks/{id} served by another process (serve --no-work)', {
+  skip: testStore() !== 'postgres' && 'PostgreSQL only',
+}, async (t) => {
+  const h = await startService(t, { config: ONE_AT_A_TIME });
+  const config = loadConfig({ env: {}, overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 } }, h.storeConfig) });
+  const apiOnly = await startServer({ dataDir: h.dataDir, config, role: 'api', taskTypes: [testTaskType as never], providers: fakeProviders(), extendApi: mountTestRoutes, log: () => undefined });
+  t.after(() => apiOnly.close());
+  const { taskId } = await create(h, { items: 1, progressSteps: [0.3, 0.6], progressStepMs: 20, delayMs: 60_000 });
+  const stream = await openStream(apiOnly.url, `/tasks/${taskId}/events`, { auth: h.apiKey });
+  const events = await readUntil(stream, (e) => fractionOf(e) === 0.6);
+  assert.equal(events.at(-1)!.event, 'progress');
+  assert.equal(events.at(-1)!.id, '0');
+  const viaOther = await send(apiOnly.url, 'GET', `/tasks/${taskId}`, { auth: h.apiKey });
+  assert.deepEqual(viaOther.json.data.progress.items, [{ status: 'pending', fraction: 0.6 }], 'GET on the other process shows the relayed fraction');
+  assert.equal(viaOther.json.data.progress.queuePosition, undefined, 'where the task is queued is known only where it runs');
+  assert.equal((await h.request('POST', `/tasks/${taskId}/cancel`, { auth: h.apiKey })).status, 200);
+  assert.equal((await stream.rest()).at(-1)!.event, 'settled');
+  const after = await send(apiOnly.url, 'GET', `/tasks/${taskId}`, { auth: h.apiKey });
+  assert.equal('progress' in after.json.data, false);
+  await eventually(() => apiOnly.services.engine.live.elsewhereSize() === 0, 5000);
 });
 
 /** A proxy in front of the server that counts the paths asked for; `breakEvents` answers the events route 404 (as a server without it would) or cuts it. */

@@ -2,8 +2,10 @@ import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import { AppError } from '../../../domain/errors.js';
+import { type LiveProgress, progressKey } from '../../../engine/live-progress.js';
 import { taskVersion } from '../../../engine/task-stream.js';
 import type { TaskRecord } from '../../../engine/task-types.js';
+import { toProgressView } from '../../../engine/task-views.js';
 import type { Principal } from '../../../services/auth.js';
 import { addRoute, requestCredential } from '../../route.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
@@ -17,33 +19,27 @@ export const TaskEventsHeaders = z.object({
   'Last-Event-ID': z
     .string()
     .optional()
-    .describe('the id of the last event received (EventSource sends it when it reconnects): the stream sends the current state only if it is newer, and answers 204 after the settled event'),
+    .describe(
+      'the id of the last event received (EventSource sends it when it reconnects): the stream sends the current state as a `task` event only if it is newer, as a `progress` event (same id) if it is that one, and answers 204 after the settled event',
+    ),
 });
 
 /** The answers of an authentication that refuses the credential itself. */
 const REFUSED: ReadonlySet<string> = new Set(['UNAUTHORIZED', 'TOKEN_EXPIRED', 'INVALID_TOKEN']);
 
-/** Per-item progress, as a stream shows it beside the task. */
-const progressOf = (task: TaskRecord) => {
-  let succeeded = 0;
-  let failed = 0;
-  const items = task.items.map((item) => {
-    if (item.status === 'success') succeeded++;
-    else if (item.status === 'failed') failed++;
-    return item.error ? { status: item.status, error: item.error } : { status: item.status };
-  });
-  return { total: items.length, finished: succeeded + failed, succeeded, failed, items };
-};
-
 /** An event's data: the task as the credential may read it (the full task with an API key, its result view with a PAT), and its progress. */
-const eventData = (principal: Principal, task: TaskRecord): string => JSON.stringify({ ...(principal.kind === 'pat' ? taskResultBody(task) : taskBody(task)), progress: progressOf(task) });
+const eventData = (principal: Principal, task: TaskRecord, live: LiveProgress | undefined): string =>
+  JSON.stringify({ ...(principal.kind === 'pat' ? taskResultBody(task) : taskBody(task)), progress: toProgressView(task, live) });
 
 const DESCRIPTION = [
   'Server-Sent Events (text/event-stream). Each event is the whole current state: `data` is the task as GET /tasks/{id} shows it',
-  '(with a PAT: as GET /tasks/{id}/result shows it) plus `progress` { total, finished, succeeded, failed, items: [{ status, error? }] }.',
-  'Events: `task` first (the current state), then one on every change (an item finished); `settled` (the final state) last, after which the stream ends.',
-  'Every event has an `id`: the number of finished items, plus one once settled. Reconnecting with `Last-Event-ID` sends the current state only if it is newer',
-  '(so nothing is missed and nothing repeated); once the settled event was received the answer is 204 (EventSource stops reconnecting).',
+  '(with a PAT: as GET /tasks/{id}/result shows it) plus `progress` { total, finished, succeeded, failed, items: [{ status, error?, fraction? }], queuePosition?, estimatedStartAt?, estimatedFinishAt? }',
+  '(the live fields while pending: see GET /tasks/{id}).',
+  "Events: `task` first (the current state), then one on every change (an item finished); `progress` when only the live progress changed (a running item's fraction,",
+  'the queue position; at most a few per second); `settled` (the final state) last, after which the stream ends.',
+  'Every event has an `id`: the number of finished items, plus one once settled; a `progress` event carries the id of the state it refines. Reconnecting with `Last-Event-ID`',
+  'sends the current state as a `task` event if it is newer, else as a `progress` event with that same id (so no finished item or settlement is missed or sent twice);',
+  'once the settled event was received the answer is 204 (EventSource stops reconnecting).',
   'An idle stream sends a `: ping` comment every taskEvents.heartbeatMs (15 s), and checks its credential again each time: the stream ends once the key is deleted',
   'or expires (a rotated key: at the end of its grace) or the PAT expires; reconnecting then answers 401. Errors before the stream starts are the usual JSON errors.',
 ].join(' ');
@@ -76,7 +72,16 @@ export function registerTasksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
         queue.push(next);
         wake?.();
       };
-      const unwatch = deps.taskStreams.watch(id, { update: push, end: () => push('end') });
+      // A change of live progress is a flag, not a queued state: however many come meanwhile, one read of it.
+      let progressed = false;
+      const unwatch = deps.taskStreams.watch(id, {
+        update: push,
+        progress: () => {
+          progressed = true;
+          wake?.();
+        },
+        end: () => push('end'),
+      });
       let task: TaskRecord;
       try {
         task = await deps.tasks.getReadable(principal, id);
@@ -93,6 +98,12 @@ export function registerTasksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
       }
       // An id past the task's version is not one of its events: start afresh.
       let sent = lastSeen <= version ? lastSeen : -1;
+      // Resumed at the state it has: that state again, as a progress event of the same id (the current live progress), never as a second `task` event.
+      progressed = task.status === 'pending' && sent === version;
+      /** The state the events sent so far show (version `sent`), and the live progress sent with it. */
+      let shown = task;
+      let shownProgress: string | undefined;
+      const liveOf = (state: TaskRecord) => (state.status === 'pending' ? deps.tasks.liveProgress(id) : undefined);
       const heartbeatMs = deps.config.current().taskEvents.heartbeatMs;
       // Checked again at every heartbeat: a stream ends once its key is deleted or expires (a rotated key: at the grace's end) or its PAT expires.
       const credential = requestCredential(c, true);
@@ -120,12 +131,25 @@ export function registerTasksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
               const settled = next.status !== 'pending';
               if (at > sent) {
                 sent = at;
-                await stream.writeSSE({ event: settled ? 'settled' : 'task', id: String(at), data: eventData(principal, next) });
+                shown = next;
+                const live = liveOf(next);
+                shownProgress = progressKey(live);
+                await stream.writeSSE({ event: settled ? 'settled' : 'task', id: String(at), data: eventData(principal, next, live) });
               }
               if (settled) break;
             }
+            if (progressed && queue.length === 0) {
+              progressed = false;
+              const live = liveOf(shown);
+              const key = progressKey(live);
+              // The first one on a resumed stream goes out whatever it holds: it is the current state.
+              if (shown.status === 'pending' && (key !== shownProgress || shownProgress === undefined)) {
+                shownProgress = key;
+                await stream.writeSSE({ event: 'progress', id: String(sent), data: eventData(principal, shown, live) });
+              }
+            }
             next = queue.shift();
-            if (next === undefined && !stream.aborted && !revoked) {
+            if (next === undefined && !progressed && !stream.aborted && !revoked) {
               await new Promise<void>((resolve) => {
                 wake = resolve;
               });

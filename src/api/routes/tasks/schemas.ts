@@ -8,6 +8,34 @@ import { Timestamp, Usd } from '../../schemas.js';
 export const TaskStatusSchema = z.enum(TASK_STATUSES as [TaskStatus, ...TaskStatus[]]);
 const TaskError = z.object({ code: z.string(), message: z.string().optional() });
 
+/** Where a task stands, item by item: the live status stream's `progress`, and GET /tasks/{id}'s while the task is pending. */
+export const TaskProgress = z
+  .object({
+    total: z.number().int(),
+    finished: z.number().int(),
+    succeeded: z.number().int(),
+    failed: z.number().int(),
+    items: z.array(
+      z.object({
+        status: z.enum(['pending', 'success', 'failed']),
+        error: TaskError.optional().describe('a failed item'),
+        fraction: z.number().min(0).max(1).optional().describe('how far a running item has come, 0..1, where its provider reports it (a retry starts again from 0)'),
+      }),
+    ),
+    queuePosition: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        'tasks ahead of this one in its lane (0: next), while none of its items has started; absent once one has, and where it is not known (not yet queued; on PostgreSQL, another process serving the request)',
+      ),
+    estimatedStartAt: Timestamp.optional().describe("when its first item should start, while none has: an estimate from the lane's recent item times; absent when unknown"),
+    estimatedFinishAt: Timestamp.optional().describe("when its last item should end: an estimate from the lane's recent item times; absent when unknown"),
+  })
+  .describe('Where the task stands: items finished, and, while pending, live progress held in memory by the process running it (never journaled)');
+export type TaskProgress = z.infer<typeof TaskProgress>;
+
 /** The full task object of SPEC part 2, for one task type and its result schema. */
 const fullTask = <Type extends string, Result extends z.ZodType>(type: Type, result: Result) =>
   z.object({
@@ -23,6 +51,7 @@ const fullTask = <Type extends string, Result extends z.ZodType>(type: Type, res
     apiKeyId: z.string().nullable(),
     userId: z.string(),
     metadata: z.unknown().nullable(),
+    progress: TaskProgress.optional().describe('GET /tasks/{id} of a pending task only: where it stands (absent once settled, and in lists)'),
   });
 
 /** What `GET /tasks/{id}/result` shows of a task. */
