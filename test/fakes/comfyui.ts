@@ -67,7 +67,7 @@ export interface FakeComfyUi {
   openSockets(): number;
   /** The first message, sent already or to come, that `match` accepts; rejects after `timeoutMs`. */
   waitForMessage(match: (message: SentMessage) => boolean, timeoutMs?: number): Promise<SentMessage>;
-  /** The next prompt fails at its KSampler with execution_error (an exception, or a CUDA out-of-memory). */
+  /** The next prompt that runs a KSampler fails there with execution_error (an exception, or a CUDA out-of-memory). */
   failNext(kind: FailureKind, message: string): void;
   /** At the first progress message of the next job that samples, every WebSocket is cut; the job goes on and lands in history. */
   dropSocketsDuringNextJob(): void;

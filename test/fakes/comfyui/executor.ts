@@ -113,7 +113,7 @@ export class Executor {
   private async run(item: QueueItem): Promise<void> {
     const [, promptId, prompt, extraData, outputs] = item;
     this.interruptFlag = false;
-    this.clientId = 'client_id' in extraData ? String(extraData.client_id) : null;
+    this.clientId = extraData.client_id === undefined || extraData.client_id === null ? null : String(extraData.client_id);
     const job = new JobMessages(this.sockets, promptId, prompt, this.clientId);
     job.status('execution_start', {}, false);
     const signatures = this.signatures(prompt);
@@ -259,8 +259,9 @@ export class Executor {
       const known = memo.get(id);
       if (known !== undefined) return known;
       memo.set(id, 'cycle');
-      const node = prompt[id];
-      const inputs = Object.keys(node.inputs)
+      // Nodes no output needs were not validated: they may lack inputs, or link to nothing.
+      const node = prompt[id] ?? { class_type: 'missing', inputs: {} };
+      const inputs = Object.keys(node.inputs ?? {})
         .sort()
         .map((name) => {
           const value = node.inputs[name];
