@@ -47,7 +47,12 @@ export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator;
   let downUntil = 0;
   const busy = () => Date.now() < downUntil;
 
-  async function run(key: string, params: GenerateParams | VideoParams, inputs: SourceImage[], extra: { fps?: number; frames?: number }): Promise<{ file: ComfyFile; data: Buffer }> {
+  async function run(
+    key: string,
+    params: GenerateParams | VideoParams,
+    inputs: SourceImage[],
+    extra: { batchSize?: number; fps?: number; frames?: number },
+  ): Promise<{ file: ComfyFile; data: Buffer }> {
     const workflow = options.workflowOf(key);
     if (!workflow) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `${key} has no ComfyUI workflow configured`, { retryable: false });
     try {
@@ -58,7 +63,6 @@ export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator;
         seed: params.seed,
         width: params.width,
         height: params.height,
-        batchSize: 1,
         images,
         ...extra,
       });
@@ -76,7 +80,8 @@ export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator;
     image: {
       busy,
       async generate(params: GenerateParams): Promise<GeneratedImage> {
-        const { data } = await run(`models.${params.model}`, params, params.inputs, {});
+        // One image per item.
+        const { data } = await run(`models.${params.model}`, params, params.inputs, { batchSize: 1 });
         return { data };
       },
     },

@@ -38,20 +38,26 @@ export async function runJob(options: JobOptions): Promise<HistoryEntry> {
   const { server, http, signal } = options;
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const jobSignal = AbortSignal.any([signal, deadline]);
+  // One rejection per job, handled here: the deadline still fires after a job that ended.
+  const abortedJob = aborted(jobSignal);
+  abortedJob.catch(() => {});
   const clientId = randomUUID();
   const progress = createJobProgress(options.graph, options.onProgress);
   const socket = await openSocket(server, clientId, jobSignal);
   let promptId: string | undefined;
+  let queued: Promise<string> | undefined;
   try {
     const ended = socket ? followSocket(socket, () => promptId, progress) : undefined;
+    // Not cut short by a cancel: a prompt the server took must be known to be taken off it again.
+    queued = http.queuePrompt(options.graph, clientId, deadline);
     // Known before the prompt is queued: messages that arrive first are kept until its id is.
-    promptId = await http.queuePrompt(options.graph, clientId, jobSignal);
+    promptId = await Promise.race([queued, abortedJob]);
     ended?.flush();
     const outcome = await Promise.race([
       ended
         ? ended.result.then((result) => result ?? pollUntilEnded(http, server, promptId!, options.pollIntervalMs, jobSignal))
         : pollUntilEnded(http, server, promptId, options.pollIntervalMs, jobSignal),
-      aborted(jobSignal),
+      abortedJob,
     ]);
     if (outcome.kind === 'error') throw new ProviderError('PROVIDER_ERROR', `${server.name}: the workflow failed: ${outcome.message}`, { providerResponse: outcome.message });
     if (outcome.kind === 'interrupted') throw new ProviderError('PROVIDER_ERROR', `${server.name}: the job was interrupted on the server`);
@@ -59,9 +65,9 @@ export async function runJob(options: JobOptions): Promise<HistoryEntry> {
     progress.done();
     return entry;
   } catch (err) {
-    if (promptId && jobSignal.aborted) {
-      // Off the server, in the background: the item is done with either way.
-      http.cancel(promptId).catch(() => {});
+    if (queued && jobSignal.aborted) {
+      // Off the server, in the background (once it answered with the id): the item is done with either way.
+      queued.then((id) => http.cancel(id)).catch(() => {});
     }
     if (deadline.aborted && !signal.aborted) throw new ProviderError('TIMEOUT', `${server.name}: the job took longer than ${options.timeoutMs} ms`);
     throw err;
