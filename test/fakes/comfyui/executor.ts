@@ -1,13 +1,12 @@
 // The one executor (main.py prompt_worker + execution.PromptExecutor): runs queued prompts one at a
 // time and sends what ComfyUI sends while it does, in the same order and to the same sockets.
-import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Folders } from './folders.js';
+import { executionOrder, inputSignatures, isLink } from './graph.js';
 import { JobMessages } from './job-messages.js';
 import { type NodeResult, runNode, type Ui } from './nodes.js';
 import type { PromptQueue, QueueItem } from './queue.js';
 import type { Sockets } from './sockets.js';
-import type { Prompt } from './validate.js';
 
 export interface ExecutorOptions {
   stepDelayMs: number;
@@ -34,7 +33,6 @@ class NodeFailure extends Error {
 }
 
 const OOM_TIPS = 'This error means you ran out of memory on your GPU.\n\nTIPS: If the workflow worked before you might have accidentally set the batch_size to a large number.';
-const isLink = (value: unknown): value is [string, number] => Array.isArray(value) && value.length === 2;
 
 export class Executor {
   /** The client of the running job (extra_data.client_id), null when it sent none. */
@@ -116,7 +114,7 @@ export class Executor {
     this.clientId = extraData.client_id === undefined || extraData.client_id === null ? null : String(extraData.client_id);
     const job = new JobMessages(this.sockets, promptId, prompt, this.clientId);
     job.status('execution_start', {}, false);
-    const signatures = this.signatures(prompt);
+    const signatures = inputSignatures(prompt, (name) => this.folders.annotatedFile(name));
     this.pruneCache(new Set(signatures.values()));
     const cached = Object.keys(prompt).filter((id) => this.cache.has(signatures.get(id)!));
     job.status('execution_cached', { nodes: cached }, false);
@@ -127,7 +125,7 @@ export class Executor {
     let current = '';
     let success = true;
     try {
-      for (const id of this.order(prompt, outputs, new Set(cached))) {
+      for (const id of executionOrder(prompt, outputs, new Set(cached))) {
         current = id;
         await this.execute(job, id, signatures.get(id)!, values, uis);
         executed.push(id);
@@ -137,7 +135,10 @@ export class Executor {
       if (err instanceof Stopped || this.stopped) return;
       success = false;
       if (err instanceof Interrupted) job.status('execution_interrupted', { node_id: current, node_type: prompt[current].class_type, executed }, true);
-      else this.reportError(job, err as Error, current, executed, cached);
+      else {
+        const failure = err instanceof NodeFailure ? err : new NodeFailure((err as Error).message, 'Exception');
+        job.error(current, failure.message, failure.pyType, failure.tips, executed, cached);
+      }
     }
     this.queue.done({
       prompt: item,
@@ -214,68 +215,6 @@ export class Executor {
     if (!this.interruptFlag) return;
     this.interruptFlag = false;
     throw new Interrupted();
-  }
-
-  private reportError(job: JobMessages, err: Error, nodeId: string, executed: string[], cached: string[]): void {
-    const failure = err instanceof NodeFailure ? err : new NodeFailure(err.message, 'Exception');
-    const inputs = job.prompt[nodeId].inputs;
-    job.status(
-      'execution_error',
-      {
-        node_id: nodeId,
-        node_type: job.prompt[nodeId].class_type,
-        executed,
-        exception_message: `${failure.message}\n${failure.tips}`,
-        exception_type: failure.pyType,
-        traceback: ['  File "/ComfyUI/execution.py", line 496, in execute\n    output_data, output_ui, has_subgraph, has_pending_tasks = await get_output_data(...)\n'],
-        current_inputs: Object.fromEntries(Object.entries(inputs).map(([name, value]) => [name, [isLink(value) ? `<${job.prompt[value[0]]?.class_type} output ${value[1]}>` : value]])),
-        current_outputs: cached,
-      },
-      false,
-    );
-  }
-
-  /**
-   * The nodes to run, inputs first (ExecutionList's order): each output, and the nodes it needs
-   * that are not cached. A cached output is still staged (to show its cached result).
-   */
-  private order(prompt: Prompt, outputs: string[], cached: Set<string>): string[] {
-    const order: string[] = [];
-    const seen = new Set<string>();
-    const visit = (id: string, isOutput: boolean) => {
-      if (seen.has(id) || (cached.has(id) && !isOutput)) return;
-      seen.add(id);
-      if (!cached.has(id)) for (const value of Object.values(prompt[id].inputs)) if (isLink(value)) visit(String(value[0]), false);
-      order.push(id);
-    };
-    for (const output of outputs) visit(output, true);
-    return order;
-  }
-
-  /** Each node's input signature: its class, its literal inputs and its inputs' signatures. */
-  private signatures(prompt: Prompt): Map<string, string> {
-    const memo = new Map<string, string>();
-    const signature = (id: string): string => {
-      const known = memo.get(id);
-      if (known !== undefined) return known;
-      memo.set(id, 'cycle');
-      // Nodes no output needs were not validated: they may lack inputs, or link to nothing.
-      const node = prompt[id] ?? { class_type: 'missing', inputs: {} };
-      const inputs = Object.keys(node.inputs ?? {})
-        .sort()
-        .map((name) => {
-          const value = node.inputs[name];
-          return isLink(value) ? [name, signature(String(value[0])), value[1]] : [name, value];
-        });
-      // LoadImage's IS_CHANGED is its file's hash: a new upload under the same name runs it again.
-      const file = node.class_type === 'LoadImage' ? this.folders.annotatedFile(String(node.inputs.image)) : undefined;
-      const changed = file ? createHash('sha256').update(file).digest('hex') : null;
-      const result = JSON.stringify([node.class_type, inputs, changed]);
-      memo.set(id, result);
-      return result;
-    };
-    for (const id of Object.keys(prompt)) signature(id);
-    return memo;
   }
 
   /** Keeps only what the new prompt can reuse (cache.clean_unused), or nothing when caching is off. */

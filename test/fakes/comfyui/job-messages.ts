@@ -2,6 +2,7 @@
 // (kept for the history entry too), executing / executed / progress to the job's client, the
 // progress_state broadcast, and preview frames.
 
+import { isLink } from './graph.js';
 import type { Ui } from './nodes.js';
 import type { StatusMessage } from './queue.js';
 import { PREVIEW_IMAGE, PREVIEW_IMAGE_WITH_METADATA, type Sockets } from './sockets.js';
@@ -57,6 +58,26 @@ export class JobMessages {
     this.sockets.sendBytes(PREVIEW_IMAGE_WITH_METADATA, Buffer.concat([uint32(metadata.length), metadata, preview]), this.clientId);
     // The older frame (">I" image type 1 = JPEG, then the image) goes to clients that did not announce supports_preview_metadata.
     if (!this.sockets.wantsPreviewMetadata(this.clientId)) this.sockets.sendBytes(PREVIEW_IMAGE, Buffer.concat([uint32(1), preview]), this.clientId);
+  }
+
+  /** execution_error: the node that raised, the exception, the node's inputs, the nodes done and those the cache held. */
+  error(nodeId: string, message: string, pyType: string, tips: string, executed: string[], cached: string[]): void {
+    const node = this.prompt[nodeId];
+    const inputs = Object.entries(node.inputs).map(([name, value]) => [name, [isLink(value) ? `<${this.prompt[value[0]]?.class_type} output ${value[1]}>` : value]]);
+    this.status(
+      'execution_error',
+      {
+        node_id: nodeId,
+        node_type: node.class_type,
+        executed,
+        exception_message: `${message}\n${tips}`,
+        exception_type: pyType,
+        traceback: ['  File "/ComfyUI/execution.py", line 496, in execute\n    output_data, output_ui, has_subgraph, has_pending_tasks = await get_output_data(...)\n'],
+        current_inputs: Object.fromEntries(inputs),
+        current_outputs: cached,
+      },
+      false,
+    );
   }
 
   /** The history entry's `meta`: per node with a result, where it sits in the graph. */
