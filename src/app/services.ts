@@ -6,6 +6,7 @@ import { isUnderAllowedRoot } from '../destinations/local-folder.js';
 import { createEngine } from '../engine/engine.js';
 import type { InstallWork } from '../engine/intake/intake.js';
 import { type AnyTaskType, TaskTypeRegistry } from '../engine/task-types.js';
+import { toProgressView } from '../engine/task-views.js';
 import { createSafeFetcher } from '../net/safe-fetch.js';
 import type { ProviderSet } from '../providers/types.js';
 import { createAccountService } from '../services/accounts.js';
@@ -147,7 +148,7 @@ export async function openServices(options: ServiceOptions) {
   const webhooks = createWebhookService({ store, clock, secretsKey, newSecret: newWebhookSecret });
   // Each listener subscribes itself: the outbox records every settlement's event (durably, after the settlement itself).
   const outbox = createOutbox({ store, webhooks, clock, config, events, log });
-  const operator = createOperatorService({ store, accounts, clock, publicBase });
+  const operator = createOperatorService({ store, accounts, clock, publicBase, progressOf: (task) => toProgressView(task, engine.tasks.liveProgress(task.id)) });
   const idempotency = createIdempotencyService({ store, clock, secretsKey, log });
   // An event refused for lack of space is recorded once space returns, as a start would.
   afterSpaceReturns = () => {

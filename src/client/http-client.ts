@@ -10,6 +10,7 @@ import type { CancelTaskResponse } from '../api/routes/tasks/cancel.js';
 import type { GetTaskResponse } from '../api/routes/tasks/get.js';
 import type { ListTasksResponse } from '../api/routes/tasks/list.js';
 import type { GetTaskResultResponse } from '../api/routes/tasks/result.js';
+import type { TaskProgress } from '../api/routes/tasks/schemas.js';
 import type { GetTaskStatusResponse } from '../api/routes/tasks/status.js';
 import type { GenerateVideoResponse, generateVideoBody } from '../api/routes/video/generate.js';
 import { followTaskEvents } from './task-events.js';
@@ -40,6 +41,8 @@ export type Task = GetTaskResponse['data'];
 /** What a PAT may read of a task (GET /tasks/{id}/result). */
 type TaskResult = GetTaskResultResponse['data'];
 export type TaskStatus = GetTaskStatusResponse['data']['status'];
+/** Where a pending task stands (GET /tasks/{id} and the live status stream's `progress`). */
+export type { TaskProgress };
 export type UploadedFile = UploadResponse['data']['files'][number];
 
 /** A task as a credential can read it: the full task with an API key, its result view with a PAT. */
@@ -187,11 +190,13 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
      * Follows a task until it settles: over its live status stream (GET /tasks/{id}/events), or,
      * when the server has no such route or the stream fails, by polling with backoff (250 ms
      * doubling to 5 s). Either way the answer is the settled task, read as `task()` reads it.
+     * `onProgress` hears each state's progress the stream sends (polling has none to tell).
      */
-    async watch(id: string, onPoll?: (status: TaskStatus) => void, timeoutMs = 24 * 3600 * 1000): Promise<TaskView> {
+    async watch(id: string, options: { onPoll?: (status: TaskStatus) => void; onProgress?: (progress: TaskProgress) => void; timeoutMs?: number } = {}): Promise<TaskView> {
+      const { onPoll, onProgress, timeoutMs = 24 * 3600 * 1000 } = options;
       const started = Date.now();
       const onStatus = onPoll && ((status: string) => onPoll(status as TaskStatus));
-      if (await followTaskEvents({ url: `${base}/tasks/${encodeURIComponent(id)}/events`, headers: auth(), fetch: doFetch, timeoutMs, onStatus })) return task(id);
+      if (await followTaskEvents({ url: `${base}/tasks/${encodeURIComponent(id)}/events`, headers: auth(), fetch: doFetch, timeoutMs, onStatus, onProgress })) return task(id);
       for (let wait = 250; ; wait = Math.min(5000, wait * 2)) {
         const now = await status(id);
         onPoll?.(now);

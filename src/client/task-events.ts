@@ -1,3 +1,5 @@
+import type { TaskProgress } from '../api/routes/tasks/schemas.js';
+
 /** One Server-Sent Event as `GET /tasks/{id}/events` sends it. */
 interface StreamEvent {
   event: string;
@@ -34,9 +36,17 @@ async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<Str
  * Follows a task over its live status stream until the settled event. Answers true when it
  * settled, false when the stream could not be used (the route absent on an older server, an
  * error answer, a stream that ended or broke first): the caller then polls, which also gives
- * the authoritative error. `onStatus` hears the status of each event.
+ * the authoritative error. `onStatus` hears the status of each event, `onProgress` its progress
+ * (items finished, running items' fractions, queue position, estimates).
  */
-export async function followTaskEvents(options: { url: string; headers: Record<string, string>; fetch: typeof fetch; timeoutMs: number; onStatus?: (status: string) => void }): Promise<boolean> {
+export async function followTaskEvents(options: {
+  url: string;
+  headers: Record<string, string>;
+  fetch: typeof fetch;
+  timeoutMs: number;
+  onStatus?: (status: string) => void;
+  onProgress?: (progress: TaskProgress) => void;
+}): Promise<boolean> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);
   try {
@@ -46,8 +56,9 @@ export async function followTaskEvents(options: { url: string; headers: Record<s
       return false;
     }
     for await (const event of readEvents(res.body)) {
-      const status = (JSON.parse(event.data) as { status?: unknown }).status;
+      const { status, progress } = JSON.parse(event.data) as { status?: unknown; progress?: TaskProgress };
       if (typeof status === 'string') options.onStatus?.(status);
+      if (progress && typeof progress === 'object') options.onProgress?.(progress);
       if (event.event === 'settled') return true;
     }
     return false;

@@ -1,5 +1,6 @@
 import { formatUsd } from '../domain/money.js';
 import { periodKey } from '../domain/periods.js';
+import type { TaskRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
 import type { AccountService, AccountView } from './accounts.js';
 import { type ApiKeyView, toApiKeyView } from './api-keys.js';
@@ -17,7 +18,28 @@ export interface DashboardFigures {
   failures: { code: string; count: number }[];
   accounts: { name: string; balance: string; reserved: string; available: string }[];
   webhooks: { pending: number; delivered: number; failed: number; disabled: { id: string; url: string; reason: string }[] };
-  tasks: { id: string; type: string; status: 'pending' | 'completed' | 'failed'; account: string; cost: string; createdAt: string; updatedAt: string; errorCode?: string }[];
+  tasks: {
+    id: string;
+    type: string;
+    status: 'pending' | 'completed' | 'failed';
+    account: string;
+    cost: string;
+    createdAt: string;
+    updatedAt: string;
+    errorCode?: string;
+    /** A pending task's progress, as GET /tasks/{id} shows it. */
+    progress?: DashboardProgress;
+  }[];
+}
+
+/** Where a pending task stands (the API's task progress): items finished, running items' fractions, queue position, estimates. */
+export interface DashboardProgress {
+  total: number;
+  finished: number;
+  items: { status: string; fraction?: number }[];
+  queuePosition?: number;
+  estimatedStartAt?: string;
+  estimatedFinishAt?: string;
 }
 
 export interface AccountDetail extends AccountView {
@@ -26,7 +48,14 @@ export interface AccountDetail extends AccountView {
 }
 
 /** What operators see across accounts: the dashboard's figures and an account in detail. */
-export function createOperatorService(deps: { store: Store; accounts: AccountService; clock: Clock; publicBase: () => string }) {
+export function createOperatorService(deps: {
+  store: Store;
+  accounts: AccountService;
+  clock: Clock;
+  publicBase: () => string;
+  /** A pending task's progress (the engine's, held in memory); none: the dashboard shows none. */
+  progressOf?: (task: TaskRecord) => DashboardProgress | undefined;
+}) {
   const { store, clock } = deps;
   return {
     async accountDetail(ref: string): Promise<AccountDetail> {
@@ -77,6 +106,7 @@ export function createOperatorService(deps: { store: Store; accounts: AccountSer
           createdAt: t.createdAt,
           updatedAt: t.updatedAt,
           errorCode: t.errors?.[0]?.code ?? t.items.find((i) => i.status === 'failed')?.error?.code,
+          ...(t.status === 'pending' && deps.progressOf ? { progress: deps.progressOf(t) } : {}),
         })),
       };
     },

@@ -114,3 +114,68 @@ test('the dashboard says when it cannot reach the server', () => {
   assert.match(lastFrame()!, /cannot reach the server: connect ENOENT admin\.sock/);
   unmount();
 });
+
+test('TaskWatch with progress: a bar with percent, queue position and estimates, and each item done, failed or working with its fraction', () => {
+  const now = Date.parse('2026-11-22T09:50:00.000Z');
+  const running = renderToString(
+    <TaskWatch
+      taskId="tsk_1"
+      type="image.generate"
+      expected={3}
+      elapsedMs={2000}
+      spinner="⠋"
+      now={now}
+      progress={{
+        total: 4,
+        finished: 2,
+        items: [{ status: 'success' }, { status: 'failed' }, { status: 'pending', fraction: 0.5 }, { status: 'pending' }],
+        estimatedFinishAt: '2026-11-22T09:50:40.000Z',
+      }}
+    />,
+    { columns: 100 },
+  );
+  assert.match(running, /█{13}░{7} 62% {2}ends ~40s/, running);
+  assert.match(running, /image 1 ✓ done/);
+  assert.match(running, /image 2 ✗ failed/);
+  assert.match(running, /image 3 ⠋ working 50%/);
+  assert.match(running, /image 4 ⠋ working\n|image 4 ⠋ working$/, 'one line per item of the task, not per expected');
+
+  const queued = renderToString(
+    <TaskWatch
+      taskId="tsk_2"
+      type="video.generate"
+      expected={1}
+      elapsedMs={100}
+      spinner="⠋"
+      now={now}
+      progress={{ total: 1, finished: 0, items: [{ status: 'pending' }], queuePosition: 2, estimatedStartAt: '2026-11-22T09:52:00.000Z', estimatedFinishAt: '2026-11-22T10:30:00.000Z' }}
+    />,
+    { columns: 100 },
+  );
+  assert.match(queued, /░{20} 0% {2}2 ahead {2}starts ~2m {2}ends ~40m/, queued);
+  assert.match(queued, /video 1 ⠋ working/);
+  const next = renderToString(
+    <TaskWatch taskId="tsk_3" type="image.generate" expected={1} elapsedMs={100} spinner="⠋" now={now} progress={{ total: 1, finished: 0, items: [{ status: 'pending' }], queuePosition: 0 }} />,
+  );
+  assert.match(next, /0% {2}next in queue/);
+});
+
+test('the dashboard shows how far pending tasks have come: the queue position or percent in the list, the bar and estimates in the details', async () => {
+  const data = sample();
+  data.tasks[0] = {
+    ...data.tasks[0],
+    status: 'pending',
+    cost: '0',
+    progress: { total: 2, finished: 1, items: [{ status: 'success' }, { status: 'pending', fraction: 0.5 }], estimatedFinishAt: '2026-11-22T09:50:30.000Z' },
+  };
+  data.tasks[1] = { ...data.tasks[1], status: 'pending', cost: '0', errorCode: undefined, progress: { total: 1, finished: 0, items: [{ status: 'pending' }], queuePosition: 3 } };
+  const { lastFrame, stdin, unmount } = render(<Dashboard data={data} onQuit={() => undefined} />);
+  const frame = lastFrame()!;
+  for (const line of frame.split('\n')) assert.ok([...line].length <= 80, `too wide: ${line}`);
+  assert.match(frame, /tsk_0000000000000000000000 .* pending .* 75%/);
+  assert.match(frame, /tsk_0000000000000000000001 .* pending .* q3/);
+  await eventually(() => stdin.listenerCount('readable') + stdin.listenerCount('data') > 0);
+  stdin.write('\r');
+  await eventually(() => /█{15}░{5} 75% {2}ends ~30s/.test(lastFrame() ?? '')).catch(() => assert.match(lastFrame()!, /75% {2}ends ~30s/));
+  unmount();
+});

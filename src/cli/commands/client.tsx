@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { Client, GenerateInput, RateInput, RemoveBackgroundInput, TaskView } from '../../client/http-client.js';
+import type { Client, GenerateInput, RateInput, RemoveBackgroundInput, TaskProgress, TaskView } from '../../client/http-client.js';
 import { type ImageItem, imagesOf, urlResultsOf, type VideoItem, videosOf } from '../../tui/task-lines.js';
 import { clientOf, resolveSources } from '../client-context.js';
 import { EXIT, enumOption, print, UsageError } from '../output.js';
@@ -26,10 +26,10 @@ const savedItemsOf = (task: TaskView): (ImageItem | VideoItem)[] => [...imagesOf
 /** The exit code a settled task calls for. */
 const exitCodeOf = (task: TaskView): number => (task.status === 'failed' ? EXIT.taskFailed : [...savedItemsOf(task), ...urlResultsOf(task)].some((i) => i.status === 'failed') ? EXIT.itemsFailed : 0);
 
-/** Follows a task to its end: the Ink view on a terminal, quiet polling otherwise; then saves its images or videos. */
+/** Follows a task to its end: the Ink view on a terminal (its progress bar fed by the live stream), quietly otherwise; then saves its images or videos. */
 async function follow(client: Client, taskId: string, type: string, expected: number, options: { json: boolean; out?: string }): Promise<TaskView> {
-  const finish = async () => {
-    const task = await client.watch(taskId);
+  const finish = async (onProgress?: (progress: TaskProgress) => void) => {
+    const task = await client.watch(taskId, { onProgress });
     if (options.out) await saveItems(client, savedItemsOf(task), options.out);
     return task;
   };
@@ -43,8 +43,8 @@ async function follow(client: Client, taskId: string, type: string, expected: nu
       taskId,
       type,
       expected,
-      follow: async (): Promise<TaskView> => {
-        settled = await finish();
+      follow: async (onProgress): Promise<TaskView> => {
+        settled = await finish(onProgress);
         return settled;
       },
       onDone: (result) => {

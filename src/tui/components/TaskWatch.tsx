@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { overallFraction as overall, type ProgressLike, progressBar, progressText } from '../progress.js';
 import type { Line, Tone } from '../task-lines.js';
 
 export interface TaskWatchProps {
@@ -10,6 +11,37 @@ export interface TaskWatchProps {
   spinner: string;
   /** The settled task's report (task-lines.ts); absent while it is pending. */
   report?: Line[];
+  /** Where the pending task stands, as its live status stream last told (none when polling). */
+  progress?: ProgressLike;
+  /** The time the estimates are shown against (ms since the epoch). */
+  now?: number;
+}
+
+const BAR_WIDTH = 20;
+
+/** One item while the task is pending: finished (✓/✗), or working with its fraction when reported. */
+function ItemLine({ noun, n, spinner, item }: { noun: string; n: number; spinner: string; item?: ProgressLike['items'][number] }) {
+  if (item?.status === 'success')
+    return (
+      <Text>
+        {`  ${noun} ${n} `}
+        <Text color="green">✓</Text> done
+      </Text>
+    );
+  if (item?.status === 'failed')
+    return (
+      <Text>
+        {`  ${noun} ${n} `}
+        <Text color="red">✗</Text> failed
+      </Text>
+    );
+  const fraction = item?.fraction === undefined ? '' : ` ${Math.floor(item.fraction * 100)}%`;
+  return (
+    <Text>
+      {`  ${noun} ${n} `}
+      <Text color="yellow">{spinner}</Text> working{fraction}
+    </Text>
+  );
 }
 
 /** Elapsed time as a view shows it: 1.2s. */
@@ -50,11 +82,14 @@ export function TaskWatch(props: TaskWatchProps) {
       <Text>
         <Text bold>{props.taskId}</Text> {props.type} <Text color="yellow">{`${props.spinner} pending`}</Text> {seconds(props.elapsedMs)}
       </Text>
-      {Array.from({ length: props.expected }, (_, i) => i + 1).map((n) => (
-        <Text key={`working-${n}`}>
+      {props.progress && (
+        <Text>
           {'  '}
-          {props.type.startsWith('video.') ? 'video' : 'image'} {n} <Text color="yellow">{props.spinner}</Text> working
+          <Text color="yellow">{progressBar(overall(props.progress), BAR_WIDTH)}</Text> {progressText(props.progress, props.now ?? Date.now())}
         </Text>
+      )}
+      {Array.from({ length: props.progress?.total ?? props.expected }, (_, i) => i + 1).map((n) => (
+        <ItemLine key={`working-${n}`} noun={props.type.startsWith('video.') ? 'video' : 'image'} n={n} spinner={props.spinner} item={props.progress?.items[n - 1]} />
       ))}
     </Box>
   );

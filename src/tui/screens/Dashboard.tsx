@@ -1,5 +1,6 @@
 import { Box, Text, useInput } from 'ink';
 import { useState } from 'react';
+import { overallFraction, type ProgressLike, progressBar, progressText } from '../progress.js';
 
 interface DashboardTask {
   id: string;
@@ -10,6 +11,8 @@ interface DashboardTask {
   createdAt: string;
   updatedAt: string;
   errorCode?: string;
+  /** A pending task's progress (items, running fractions, queue position, estimates). */
+  progress?: ProgressLike;
 }
 
 export interface DashboardData {
@@ -26,6 +29,13 @@ export interface DashboardData {
 
 const ROWS = 8;
 const clip = (text: string, width: number) => (text.length > width ? `${text.slice(0, width - 1)}…` : text);
+
+/** A row's last column: the cost, or for a pending task how far it has come (`q2`: two tasks ahead in its queue; `40%`). */
+const lastColumn = (task: DashboardTask): string => {
+  if (task.status !== 'pending' || !task.progress) return task.cost;
+  if (task.progress.queuePosition !== undefined) return `q${task.progress.queuePosition}`;
+  return `${Math.floor(overallFraction(task.progress) * 100)}%`;
+};
 
 /**
  * The operator's view over a running server, for an 80×24 terminal: task counts, throughput,
@@ -76,7 +86,8 @@ export function Dashboard({ data, error, onQuit }: { data: DashboardData | null;
         const colour = t.status === 'completed' ? 'green' : t.status === 'failed' ? 'red' : 'yellow';
         return (
           <Text key={t.id} inverse={index === selected}>
-            {index === selected ? '>' : ' '} {t.id.slice(0, 26).padEnd(26)} {t.type.slice(0, 23).padEnd(23)} <Text color={colour}>{t.status.padEnd(9)}</Text> {clip(t.account, 10).padEnd(10)} {t.cost}
+            {index === selected ? '>' : ' '} {t.id.slice(0, 26).padEnd(26)} {t.type.slice(0, 23).padEnd(23)} <Text color={colour}>{t.status.padEnd(9)}</Text> {clip(t.account, 10).padEnd(10)}{' '}
+            {clip(lastColumn(t), 6)}
           </Text>
         );
       })}
@@ -85,6 +96,9 @@ export function Dashboard({ data, error, onQuit }: { data: DashboardData | null;
           <Text>{clip(`${task.id}  ${task.type}  ${task.status}  account ${task.account}  cost ${task.cost}`, 76)}</Text>
           <Text>{clip(`created ${task.createdAt}  updated ${task.updatedAt}`, 76)}</Text>
           {task.errorCode && <Text color="red">{clip(`error ${task.errorCode}`, 76)}</Text>}
+          {task.status === 'pending' && task.progress && (
+            <Text color="yellow">{clip(`${progressBar(overallFraction(task.progress), 20)} ${progressText(task.progress, Date.parse(data.generatedAt))}`, 76)}</Text>
+          )}
         </Box>
       )}
     </Box>

@@ -16,16 +16,8 @@ const get = async (h: Harness, taskId: string) => {
   assert.equal(res.status, 200, res.text);
   return res.json.data;
 };
-/** Waits for the runner to announce a fraction of `taskId`'s item `index` (the event, not a poll of the API). */
-const reported = (h: Harness, taskId: string, index: number, fraction: number) =>
-  new Promise<void>((resolve) => {
-    const off = h.server.services.events.on('task:progress', (event) => {
-      if (event.taskId === taskId && event.fractions[index] === fraction) {
-        off();
-        resolve();
-      }
-    });
-  });
+/** Waits until GET /tasks/{id} shows item `index` of `taskId` at `fraction`. */
+const reported = (h: Harness, taskId: string, index: number, fraction: number) => eventually(async () => (await get(h, taskId)).progress?.items[index].fraction === fraction);
 
 test('GET /tasks/{id} of a pending task has progress with the running item’s fraction; once settled, no progress', async (t) => {
   const h = await startService(t, { config: ONE_AT_A_TIME });
@@ -78,9 +70,24 @@ test('queue position: tasks ahead of it in its lane while none of its items has 
 test('GET /tasks/{id}/status stays exactly { data: { status } } while a task runs with progress', async (t) => {
   const h = await startService(t);
   const taskId = await create(h, { items: 1, progressSteps: [0.5], delayMs: 60_000 });
-  await eventually(async () => (await get(h, taskId)).progress?.items[0].fraction === 0.5);
+  await reported(h, taskId, 0, 0.5);
   const status = await h.request('GET', `/tasks/${taskId}/status`, { auth: h.apiKey });
   assert.equal(status.status, 200);
   assert.deepEqual(status.json, { data: { status: 'pending' } });
   assert.equal((await h.request('POST', `/tasks/${taskId}/cancel`, { auth: h.apiKey })).status, 200);
+});
+
+test('the operator dashboard shows pending tasks’ progress: the running one’s items with their fraction, the queued one’s position; none once settled', async (t) => {
+  const h = await startService(t, { config: { work: { lanes: { test: 1 }, defaultConcurrency: 4 } } });
+  const running = await create(h, { items: 1, progressSteps: [0.5], delayMs: 60_000 });
+  await reported(h, running, 0, 0.5);
+  const queued = await create(h, { items: 1, delayMs: 60_000 });
+  await eventually(async () => (await get(h, queued)).progress?.queuePosition === 0);
+  const figures = await h.server.services.operator.dashboard();
+  const row = (id: string) => figures.tasks.find((task) => task.id === id)!;
+  assert.deepEqual(row(running).progress?.items, [{ status: 'pending', fraction: 0.5 }]);
+  assert.equal(row(queued).progress?.queuePosition, 0);
+  for (const id of [running, queued]) assert.equal((await h.request('POST', `/tasks/${id}/cancel`, { auth: h.apiKey })).status, 200);
+  const after = await h.server.services.operator.dashboard();
+  assert.ok(after.tasks.every((task) => task.progress === undefined));
 });
