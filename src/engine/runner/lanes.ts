@@ -31,8 +31,6 @@ interface JobHooks {
 
 /** Where a task's items queued in one lane stand: for its progress (GET /tasks/{id}, the live stream). */
 export interface LaneBatch {
-  /** One per item: resolves once it ran, or was dropped unstarted (see Lanes.run). */
-  jobs: Promise<void>[];
   /** Batches (tasks) ahead of this one in its lane with items still waiting, while none of its own has started; undefined after. */
   queuePosition(): number | undefined;
   /**
@@ -41,6 +39,67 @@ export interface LaneBatch {
    * yet, or the batch is done).
    */
   estimate(): { startInMs?: number; finishInMs?: number };
+}
+
+/**
+ * A task's items queued together in one lane (Lanes.runBatch). A class, so each queued task
+ * costs its few fields and no closures: a backlog of 100,000 tasks holds 100,000 of them.
+ */
+class Batch implements LaneBatch, JobHooks {
+  private readonly ticket: number;
+  private readonly firstItem: number;
+  private started = 0;
+  private ended = 0;
+  /** Start times of its items running now (made when the first starts). */
+  private mine: Set<{ at: number }> | undefined;
+
+  constructor(
+    private readonly timing: LaneTiming,
+    private readonly queue: PQueue,
+    private readonly size: number,
+    private readonly lanes: { readonly stopped: boolean },
+  ) {
+    this.ticket = ++timing.batches;
+    this.firstItem = timing.items + 1;
+  }
+
+  onStart(at: { at: number }): void {
+    this.started += 1;
+    this.mine ??= new Set();
+    this.mine.add(at);
+    // Jobs start in the order they were added: its last one starting means all of its items have.
+    if (this.started === this.size) this.timing.batchesStarted = Math.max(this.timing.batchesStarted, this.ticket);
+  }
+
+  onEnd(at: { at: number }): void {
+    this.ended += 1;
+    this.mine?.delete(at);
+  }
+
+  queuePosition(): number | undefined {
+    return this.started === 0 && !this.lanes.stopped ? Math.max(0, this.ticket - 1 - this.timing.batchesStarted) : undefined;
+  }
+
+  estimate(): { startInMs?: number; finishInMs?: number } {
+    const { timing, queue } = this;
+    const perItem = timing.meanMs;
+    if (perItem === undefined || this.ended === this.size || this.lanes.stopped) return {};
+    const now = performance.now();
+    const left = (at: { at: number }) => Math.max(0, perItem - (now - at.at));
+    // A full lane frees its first slot when its running item nearest its mean time ends.
+    let slotFree = 0;
+    if (timing.running.size >= queue.concurrency) {
+      slotFree = Number.POSITIVE_INFINITY;
+      for (const at of timing.running) slotFree = Math.min(slotFree, left(at));
+    }
+    const perSlot = perItem / queue.concurrency;
+    /** When the item with this ticket would start: the items queued ahead of it go `concurrency` at a time. */
+    const startOf = (item: number) => slotFree + Math.max(0, item - 1 - timing.itemsStarted) * perSlot;
+    let finishInMs = 0;
+    for (const at of this.mine ?? []) finishInMs = Math.max(finishInMs, left(at));
+    if (this.started < this.size) finishInMs = Math.max(finishInMs, startOf(this.firstItem + this.size - 1) + perItem);
+    return this.started === 0 ? { startInMs: startOf(this.firstItem), finishInMs } : { finishInMs };
+  }
 }
 
 /**
@@ -59,7 +118,7 @@ export class Lanes implements LaneBacklog {
    * settles the promise of a job it drops, and a waiter on one (close()) would wait forever.
    */
   private readonly queued = new Set<() => void>();
-  private stopped = false;
+  private halted = false;
 
   constructor(private readonly config: ConfigSource) {
     this.unsubscribe = config.onChange(() => {
@@ -87,7 +146,7 @@ export class Lanes implements LaneBacklog {
    * stays pending in the store for the next start.
    */
   run(lane: string, work: () => Promise<boolean>, hooks?: JobHooks): Promise<void> {
-    if (this.stopped) return Promise.resolve();
+    if (this.halted) return Promise.resolve();
     const queue = this.get(lane);
     const timing = this.timingOf(lane);
     timing.items += 1;
@@ -107,53 +166,15 @@ export class Lanes implements LaneBacklog {
    * Queues a task's items (`works`, in order) as jobs of `lane`, under one batch ticket, and
    * answers where the batch stands: O(1) per question, whatever the backlog.
    */
-  runBatch(lane: string, works: (() => Promise<boolean>)[]): LaneBatch {
-    if (this.stopped) return { jobs: works.map(() => Promise.resolve()), queuePosition: () => undefined, estimate: () => ({}) };
-    const timing = this.timingOf(lane);
-    const ticket = ++timing.batches;
-    const firstItem = timing.items + 1;
-    const lastItem = timing.items + works.length;
-    let started = 0;
-    let ended = 0;
-    /** Start times of its items running now. */
-    const mine = new Set<{ at: number }>();
-    const jobs = works.map((work, index) =>
-      this.run(lane, work, {
-        onStart: (at) => {
-          started += 1;
-          mine.add(at);
-          if (index === works.length - 1) timing.batchesStarted = Math.max(timing.batchesStarted, ticket);
-        },
-        onEnd: (at) => {
-          ended += 1;
-          mine.delete(at);
-        },
-      }),
-    );
-    const queue = this.get(lane);
-    return {
-      jobs,
-      queuePosition: () => (started === 0 && !this.stopped ? Math.max(0, ticket - 1 - timing.batchesStarted) : undefined),
-      estimate: () => {
-        const perItem = timing.meanMs;
-        if (perItem === undefined || ended === works.length || this.stopped) return {};
-        const now = performance.now();
-        const left = (at: { at: number }) => Math.max(0, perItem - (now - at.at));
-        // A full lane frees its first slot when its running item nearest its mean time ends.
-        let slotFree = 0;
-        if (timing.running.size >= queue.concurrency) {
-          slotFree = Number.POSITIVE_INFINITY;
-          for (const at of timing.running) slotFree = Math.min(slotFree, left(at));
-        }
-        const perSlot = perItem / queue.concurrency;
-        /** When the item with this ticket would start: the items queued ahead of it go `concurrency` at a time. */
-        const startOf = (item: number) => slotFree + Math.max(0, item - 1 - timing.itemsStarted) * perSlot;
-        let finishInMs = 0;
-        for (const at of mine) finishInMs = Math.max(finishInMs, left(at));
-        if (started < works.length) finishInMs = Math.max(finishInMs, startOf(lastItem) + perItem);
-        return started === 0 ? { startInMs: startOf(firstItem), finishInMs } : { finishInMs };
-      },
-    };
+  runBatch(lane: string, works: (() => Promise<boolean>)[]): { jobs: Promise<void>[]; batch: LaneBatch } {
+    const batch = new Batch(this.timingOf(lane), this.get(lane), works.length, this);
+    // One per item: each resolves once it ran, or was dropped unstarted (see run).
+    return { jobs: works.map((work) => this.run(lane, work, batch)), batch };
+  }
+
+  /** Whether stop() was called: no job runs any more. */
+  get stopped(): boolean {
+    return this.halted;
   }
 
   private timingOf(lane: string): LaneTiming {
@@ -211,7 +232,7 @@ export class Lanes implements LaneBacklog {
    * restart; their run() resolves now), refuses new ones, and stops following the config.
    */
   stop(): void {
-    this.stopped = true;
+    this.halted = true;
     this.unsubscribe();
     for (const queue of this.queues.values()) queue.clear();
     for (const drop of this.queued) drop();

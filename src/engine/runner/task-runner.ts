@@ -47,8 +47,8 @@ export interface RunnerProgress {
 interface LiveTask {
   /** Its items in their lane, once prepared and queued. */
   batch?: LaneBatch;
-  /** The fraction each running item reported, with the run of it it belongs to (a retry starts again from 0). */
-  items: Map<number, { run: number; fraction: number }>;
+  /** The fraction each running item reported, with the run of it it belongs to (a retry starts again from 0); made at the first report. */
+  items?: Map<number, { run: number; fraction: number }>;
   /** Runs of its items begun here (attempts, counted across the task: attempt numbers start again when a full disk has an item run again). */
   runs: number;
   /** Settled (here or elsewhere): late reports are ignored. */
@@ -94,7 +94,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const publisher = createProgressPublisher((taskId, fractions) => events?.emit('task:progress', { taskId, fractions }), options.progressIntervalMs);
   const fractionsOf = (entry: LiveTask): ItemFractions => {
     const out: ItemFractions = {};
-    for (const [index, { fraction }] of entry.items) out[index] = fraction;
+    for (const [index, { fraction }] of entry.items ?? []) out[index] = fraction;
     return out;
   };
   /** A settled task's progress is gone: its settlement says the rest. */
@@ -102,7 +102,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     const entry = live.get(taskId);
     if (entry) {
       entry.settled = true;
-      entry.items.clear();
+      entry.items = undefined;
       live.delete(taskId);
     }
     publisher.forget(taskId);
@@ -111,15 +111,16 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const report = (taskId: string, entry: LiveTask, index: number, run: number, fraction: number) => {
     if (entry.settled || typeof fraction !== 'number' || Number.isNaN(fraction)) return;
     const clamped = Math.min(1, Math.max(0, fraction));
-    const current = entry.items.get(index);
+    const current = entry.items?.get(index);
     if (current && (current.run > run || (current.run === run && clamped <= current.fraction))) return;
+    entry.items ??= new Map();
     entry.items.set(index, { run, fraction: clamped });
     publisher.changed(taskId, () => fractionsOf(entry));
   };
   /** A new run (a retry) of an item: a fraction an earlier one reported goes back to 0. Answers the run's number. */
   const beginRun = (taskId: string, entry: LiveTask, index: number): number => {
     const run = ++entry.runs;
-    if (entry.items.has(index) && !entry.settled) {
+    if (entry.items?.has(index) && !entry.settled) {
       entry.items.set(index, { run, fraction: 0 });
       publisher.changed(taskId, () => fractionsOf(entry));
     }
@@ -206,7 +207,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       () => stillPending(taskId, index),
     );
     // The item has ended: its fraction goes before its record does (the event of the record shows it finished).
-    entry.items.delete(index);
+    entry.items?.delete(index);
     if (!ran) return false;
     const outcome = ran.value;
     // Stopping mid-item: leave it pending so the next start runs it again (however the abort made it fail: a fetch cut short fails FETCH_FAILED, not retried).
@@ -230,75 +231,78 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     return (await untilStored(label, record, async () => (await tasks.getTask(taskId))?.status === 'pending')) !== null;
   }
 
-  /** Runs the task's pending items in its lane (see startItems), holding its progress meanwhile. */
-  async function start(task: TaskRecord, laneName: string): Promise<void> {
-    const entry: LiveTask = { items: new Map(), runs: 0, settled: false };
-    live.set(task.id, entry);
+  /**
+   * Runs the task's pending items in its lane; resolves once each has run (or was dropped by
+   * stopping). Its progress is held meanwhile (`live`), by the first call only (a call again
+   * after a full disk carries on with the same entry).
+   */
+  async function start(task: TaskRecord, laneName: string, again?: { entry: LiveTask; spaceTries: number }): Promise<void> {
+    // `batch` named at once: an object keeps the fields it is made with in itself, one added later costs an array of its own.
+    const entry: LiveTask = again?.entry ?? { batch: undefined, runs: 0, settled: false };
+    const spaceTries = again?.spaceTries ?? 0;
+    if (!again) live.set(task.id, entry);
     try {
-      await startItems(task, laneName, entry);
-    } finally {
-      if (live.get(task.id) === entry) live.delete(task.id);
-      entry.settled = true;
-      publisher.forget(task.id);
-    }
-  }
-
-  /** Runs the task's pending items in its lane; resolves once each has run (or was dropped by stopping). */
-  async function startItems(task: TaskRecord, laneName: string, entry: LiveTask, spaceTries = 0): Promise<void> {
-    const def = tasks.definition(task.type);
-    const pendingItems = task.items.flatMap((item, index) => (item.status === 'pending' ? [index] : []));
-    if (pendingItems.length === 0) {
-      // Every item finished before a crash; only the settlement is missing.
-      await untilStored(
-        `task ${task.id}`,
-        () => tasks.settleIfDone(task.id),
-        async () => true,
-      );
-      return;
-    }
-    let prepared: Prepared = {};
-    if (def.prepare) {
-      try {
-        // What it saves is journaled with the first item made with it (finishItem), not on its own.
-        prepared = await withItemSignal(task.id, (signal) => def.prepare!(task, task.request, signal));
-      } catch (err) {
-        // Stopping while preparing (its fetches aborted): the task stays pending and is prepared again on the next start.
-        if (stopping.signal.aborted) return;
-        // Refused for lack of space (what prepare worked out not saved): the task stays pending and starts again once space is back.
-        if (isOutOfSpace(err)) {
-          if (spaceTries === 0) log(`task ${task.id}: kept pending, storage full (${(err as Error).message}); prepared again until space is back`);
-          if (!(await pauseForSpace(spaceTries, Math.max(10, options.config.current().work.retryBaseMs), stopping.signal))) return;
-          const fresh = await tasks.getTask(task.id);
-          if (fresh?.status === 'pending') await startItems(fresh, laneName, entry, spaceTries + 1);
-          return;
-        }
-        const error = err instanceof ProviderError ? err : new ProviderError('UNKNOWN_ERROR', 'the task could not be prepared');
-        if (!(err instanceof ProviderError)) log(`task ${task.id}: prepare failed: ${(err as Error).stack ?? err}`);
+      const def = tasks.definition(task.type);
+      const pendingItems = task.items.flatMap((item, index) => (item.status === 'pending' ? [index] : []));
+      if (pendingItems.length === 0) {
+        // Every item finished before a crash; only the settlement is missing.
         await untilStored(
           `task ${task.id}`,
-          () => tasks.fail(task.id, [{ code: error.code, message: error.message }]),
+          () => tasks.settleIfDone(task.id),
           async () => true,
         );
         return;
       }
-    }
-    // A job close() drops before it starts resolves at once, so only running items hold close() up.
-    const batch = lanes.runBatch(
-      laneName,
-      pendingItems.map((index) => () => runItem(task.id, index, prepared, entry)),
-    );
-    entry.batch = batch;
-    const jobs = batch.jobs.map((job, i) => track(job.catch((err: Error) => log(`task ${task.id} item ${pendingItems[i]}: ${err.message}`))));
-    // An item whose handler ignores its signal may never settle: stopping resolves this instead.
-    let forget = () => {};
-    const stopped = new Promise<void>((resolve) => {
-      if (stopping.signal.aborted) resolve();
-      forget = whenStopping(resolve);
-    });
-    try {
-      await Promise.race([Promise.all(jobs), stopped]);
+      let prepared: Prepared = {};
+      if (def.prepare) {
+        try {
+          // What it saves is journaled with the first item made with it (finishItem), not on its own.
+          prepared = await withItemSignal(task.id, (signal) => def.prepare!(task, task.request, signal));
+        } catch (err) {
+          // Stopping while preparing (its fetches aborted): the task stays pending and is prepared again on the next start.
+          if (stopping.signal.aborted) return;
+          // Refused for lack of space (what prepare worked out not saved): the task stays pending and starts again once space is back.
+          if (isOutOfSpace(err)) {
+            if (spaceTries === 0) log(`task ${task.id}: kept pending, storage full (${(err as Error).message}); prepared again until space is back`);
+            if (!(await pauseForSpace(spaceTries, Math.max(10, options.config.current().work.retryBaseMs), stopping.signal))) return;
+            const fresh = await tasks.getTask(task.id);
+            if (fresh?.status === 'pending') await start(fresh, laneName, { entry, spaceTries: spaceTries + 1 });
+            return;
+          }
+          const error = err instanceof ProviderError ? err : new ProviderError('UNKNOWN_ERROR', 'the task could not be prepared');
+          if (!(err instanceof ProviderError)) log(`task ${task.id}: prepare failed: ${(err as Error).stack ?? err}`);
+          await untilStored(
+            `task ${task.id}`,
+            () => tasks.fail(task.id, [{ code: error.code, message: error.message }]),
+            async () => true,
+          );
+          return;
+        }
+      }
+      // A job close() drops before it starts resolves at once, so only running items hold close() up.
+      const queued = lanes.runBatch(
+        laneName,
+        pendingItems.map((index) => () => runItem(task.id, index, prepared, entry)),
+      );
+      entry.batch = queued.batch;
+      const jobs = queued.jobs.map((job, i) => track(job.catch((err: Error) => log(`task ${task.id} item ${pendingItems[i]}: ${err.message}`))));
+      // An item whose handler ignores its signal may never settle: stopping resolves this instead.
+      let forget = () => {};
+      const stopped = new Promise<void>((resolve) => {
+        if (stopping.signal.aborted) resolve();
+        forget = whenStopping(resolve);
+      });
+      try {
+        await Promise.race([Promise.all(jobs), stopped]);
+      } finally {
+        forget();
+      }
     } finally {
-      forget();
+      if (!again) {
+        if (live.get(task.id) === entry) live.delete(task.id);
+        entry.settled = true;
+        publisher.forget(task.id);
+      }
     }
   }
 
