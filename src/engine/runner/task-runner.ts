@@ -237,8 +237,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
    * after a full disk carries on with the same entry).
    */
   async function start(task: TaskRecord, laneName: string, again?: { entry: LiveTask; spaceTries: number }): Promise<void> {
-    // `batch` named at once: an object keeps the fields it is made with in itself, one added later costs an array of its own.
-    const entry: LiveTask = again?.entry ?? { batch: undefined, runs: 0, settled: false };
+    // Every field named at once: an object keeps the fields it is made with in itself, one added later costs an array of its own.
+    const entry: LiveTask = again?.entry ?? { batch: undefined, items: undefined, runs: 0, settled: false };
     const spaceTries = again?.spaceTries ?? 0;
     if (!again) live.set(task.id, entry);
     try {
