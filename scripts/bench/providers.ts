@@ -10,9 +10,11 @@
  *  - Background removal: POST /image/remove-background, then GET /tasks/{id}/status every 20 ms
  *    until it settles, against imgly's removeBackground with the same onnxruntime options.
  *  - GET /tasks/{id}/status p50/p99 while both models run, against idle (`imgtask serve`).
+ *  - ComfyUI: generate through the fake ComfyUI answering at once, 1 and 4 servers, against a bare
+ *    ComfyUI client driving the same fakes in the same run (comfyui.ts).
  *
  *   npm run bench:providers                 (about four minutes)
- *   BENCH_ONLY=rate|background|status ...    one part only
+ *   BENCH_ONLY=rate|background|comfyui|status ...    one part only
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -21,6 +23,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import sharp from 'sharp';
+import { comfyuiBench } from './comfyui.js';
 
 const ROUNDS = 3;
 const RATE_WARM = 15;
@@ -240,6 +243,7 @@ if (process.argv[2] === 'scenario') {
       );
     }
   }
+  if (!only || only === 'comfyui') await comfyuiBench();
   if (!only || only === 'status') {
     const { idle, busy } = await apiUnderLoad();
     console.log('\nGET /tasks/{id}/status, 10 connections, 8 s:');

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ModelConfig } from '../config/schema.js';
 import { AppError } from '../domain/errors.js';
 import { formatUsd, parseUsd } from '../domain/money.js';
+import { providersLane } from '../domain/provider-lanes.js';
 import { ASPECT_RATIOS, dimensionsFor, normalizeSize, parseSizeText, SIZE_PRESETS, sizeText } from '../domain/sizes.js';
 import { MAX_ATTEMPTS, ProviderError } from '../domain/tasks.js';
 import type { TaskTypeDefinition } from '../engine/task-types.js';
@@ -148,7 +149,7 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
 
     lane: (request) => {
       const { model } = resolveModel(request);
-      return (model && providersOf(model)[0]) || 'image.generate';
+      return model && providersOf(model).length > 0 ? providersLane(providersOf(model)) : 'image.generate';
     },
     maxAttempts: MAX_ATTEMPTS.image,
 

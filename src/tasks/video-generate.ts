@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { VideoModelConfig } from '../config/schema.js';
 import { AppError } from '../domain/errors.js';
 import { formatUsd, type Micros, parseUsd } from '../domain/money.js';
+import { providersLane } from '../domain/provider-lanes.js';
 import { ASPECT_RATIOS, SIZE_PRESETS, sizeText } from '../domain/sizes.js';
 import { MAX_ATTEMPTS, ProviderError } from '../domain/tasks.js';
 import type { TaskTypeDefinition } from '../engine/task-types.js';
@@ -118,7 +119,7 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
     // Video work has its own lanes (video:<provider>), so a clip being encoded never holds up images.
     lane: (request) => {
       const { model } = resolveModel(request);
-      return `video:${(model && providersOf(model)[0]) || 'generate'}`;
+      return `video:${model && providersOf(model).length > 0 ? providersLane(providersOf(model)) : 'generate'}`;
     },
     maxAttempts: MAX_ATTEMPTS.video,
 

@@ -19,6 +19,3 @@ export async function checkEngines(config: Config): Promise<EnginesReport> {
   });
   return { comfyui, workflows };
 }
-
-/** Whether every engine checked is well. */
-export const enginesOk = (report: EnginesReport): boolean => report.comfyui.every((server) => server.ok) && report.workflows.every((workflow) => workflow.ok);

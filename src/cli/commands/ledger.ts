@@ -17,7 +17,6 @@ export function registerLedgerCommands(program: Command): void {
         const report = await admin(ctx, 'doctor', {});
         const storageOk = report.storage.low.length === 0 && report.storage.writesRefused === null;
         const engines = report.engines;
-        const enginesOk = engines.comfyui.every((server) => server.ok) && engines.workflows.every((workflow) => workflow.ok);
         print(ctx, report, () =>
           [
             report.ok
@@ -27,7 +26,7 @@ export function registerLedgerCommands(program: Command): void {
             ...engineLines(engines),
           ].join('\n'),
         );
-        return report.ok && storageOk && enginesOk ? EXIT.ok : EXIT.failure;
+        return report.ok && storageOk && engines.comfyui.every((server) => server.ok) && engines.workflows.every((workflow) => workflow.ok) ? EXIT.ok : EXIT.failure;
       }),
     );
 

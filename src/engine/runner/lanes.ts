@@ -1,7 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import PQueue from 'p-queue';
 import type { ConfigSource } from '../../config/source.js';
+import { laneProviders } from '../../domain/provider-lanes.js';
 import type { LaneBacklog } from '../load-limits.js';
+
+/** The most items a lane of several providers runs at once without a `work.lanes` setting of its own. */
+const MAX_LANE_CONCURRENCY = 256;
 
 /** Weight of the newest item in a lane's mean item time (an exponentially weighted mean): about the last ten items count. */
 const ITEM_TIME_WEIGHT = 0.2;
@@ -105,7 +109,8 @@ class Batch implements LaneBatch, JobHooks {
 /**
  * One p-queue per lane (a provider or a task type) with its own concurrency, so slow work
  * in one lane (background removal) never holds up another (rating). A lane's concurrency is
- * `work.lanes.<lane>`, else the provider's own `concurrency`, else `work.defaultConcurrency`;
+ * `work.lanes.<lane>`, else its providers' `concurrency` summed (a model's lane is its providers
+ * together: domain/provider-lanes.ts), else `work.defaultConcurrency`;
  * a config reload applies to the lanes at once. Each lane keeps a recent mean of its item
  * times, from which `queueDelayMs` estimates how long new work would wait (backpressure).
  */
@@ -128,7 +133,15 @@ export class Lanes implements LaneBacklog {
 
   private concurrencyOf(lane: string): number {
     const { work, providers } = this.config.current();
-    return work.lanes[lane] ?? providers[lane]?.concurrency ?? work.defaultConcurrency;
+    if (work.lanes[lane] !== undefined) return work.lanes[lane];
+    // A model's lane is its providers together: as many at once as they take between them.
+    const members = laneProviders(lane).map((name) => providers[name]);
+    if (members.every((provider) => provider !== undefined))
+      return Math.min(
+        MAX_LANE_CONCURRENCY,
+        members.reduce((sum, provider) => sum + provider.concurrency, 0),
+      );
+    return work.defaultConcurrency;
   }
 
   get(lane: string): PQueue {

@@ -19,6 +19,8 @@ export interface JobOptions {
 
 /** How long the socket may take to open before the job is followed by polling instead. */
 const SOCKET_OPEN_MS = 5000;
+/** After execution_success, how long to wait for the `executing` of node null that follows the history write. */
+const SUCCESS_GRACE_MS = 250;
 /** Polls of /history that may fail in a row (the server went away) before the job is given up. */
 const POLL_FAILURES = 3;
 
@@ -116,8 +118,14 @@ function openSocket(server: ComfyServer, clientId: string, signal: AbortSignal):
  */
 function followSocket(socket: WebSocket, promptIdOf: () => string | undefined, progress: ReturnType<typeof createJobProgress>) {
   const early: Message[] = [];
-  let settle: (outcome: Outcome | undefined) => void = () => {};
-  const result = new Promise<Outcome | undefined>((resolve) => (settle = resolve));
+  let succeeded: NodeJS.Timeout | undefined;
+  let resolveResult: (outcome: Outcome | undefined) => void = () => {};
+  const result = new Promise<Outcome | undefined>((resolve) => (resolveResult = resolve));
+  const settle = (outcome: Outcome | undefined) => {
+    clearTimeout(succeeded);
+    // A socket closing after the job succeeded does not make it a dropped job.
+    resolveResult(outcome === undefined && succeeded ? { kind: 'success' } : outcome);
+  };
   const handle = (message: Message) => {
     const id = promptIdOf();
     if (id === undefined) {
@@ -141,7 +149,9 @@ function followSocket(socket: WebSocket, promptIdOf: () => string | undefined, p
         progress.executed(String(message.data.node));
         break;
       case 'execution_success':
-        settle({ kind: 'success' });
+        // ComfyUI writes the history just after this, then sends `executing` of node null: wait
+        // for that (a read now would often come too early), a moment at most.
+        succeeded ??= setTimeout(() => settle({ kind: 'success' }), SUCCESS_GRACE_MS);
         break;
       case 'execution_error':
         settle({ kind: 'error', message: describeExecutionError(message.data) });
