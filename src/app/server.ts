@@ -96,7 +96,13 @@ async function startProcess(options: ServerOptions) {
       services.setServerUrl(url);
     }
     if (options.configFile) {
-      configWatch = await watchConfig({ file: options.configFile.path, flags: options.configFile.flags, apply: (next) => services.reload(next), log: services.log });
+      configWatch = await watchConfig({
+        file: options.configFile.path,
+        flags: options.configFile.flags,
+        apply: (next) => services.reload(next),
+        log: services.log,
+        workflows: services.config.current().workflows,
+      });
     }
     if (working) services.preloadModels(); // in the background: start-up does not wait for it
     let closing: Promise<void> | undefined;

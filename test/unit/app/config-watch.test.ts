@@ -30,3 +30,49 @@ test('a reload whose apply fails is logged, and the next edit of the file is sti
   await eventually(() => applied.includes(222));
   assert.ok(logs.some((m) => m.startsWith('config: reloaded')));
 });
+
+test('an edit to a ComfyUI workflow file reloads the config: a broken one is refused and logged, the old config stays; a good one applies', async (t) => {
+  const dir = await tempDir(t);
+  const workflowFile = join(dir, 'flow.json');
+  const graph = { '6': { class_type: 'CLIPTextEncode', inputs: { text: 'old', clip: ['4', 1] } }, '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'a.safetensors' } } };
+  await writeFile(workflowFile, JSON.stringify(graph));
+  const file = join(dir, 'imgtask.json');
+  await writeFile(
+    file,
+    JSON.stringify({
+      providers: { gpu: { type: 'comfyui', baseUrl: 'http://127.0.0.1:8188' } },
+      models: {
+        flux: {
+          providers: ['gpu'],
+          workflow: 'flow.json',
+          bindings: { prompt: '6.inputs.text' },
+          price: { perImage: '0.01', perInput: '0' },
+          capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false },
+        },
+      },
+    }),
+  );
+  const { loadConfig } = await import('../../../src/config/load.js');
+  const initial = loadConfig({ file, env: {} });
+  const logs: string[] = [];
+  const applied: string[] = [];
+  const watcher = await watchConfig({
+    file,
+    flags: {},
+    workflows: initial.workflows,
+    log: (message) => logs.push(message),
+    apply: async (next: Config) => {
+      applied.push(String(next.workflows['models.flux'].graph['6'].inputs.text));
+      return { deferred: [] };
+    },
+  });
+  t.after(() => watcher.close());
+
+  await writeFile(workflowFile, JSON.stringify({ '4': graph['4'] }));
+  await eventually(() => logs.some((m) => m.includes('reload refused')));
+  assert.match(logs.find((m) => m.includes('reload refused'))!, /models\.flux\.workflow: .*flow\.json: bindings\.prompt: no node "6"/);
+  assert.deepEqual(applied, [], 'the old config stays in force');
+
+  await writeFile(workflowFile, JSON.stringify({ ...graph, '6': { ...graph['6'], inputs: { ...graph['6'].inputs, text: 'new' } } }));
+  await eventually(() => applied.includes('new'));
+});
