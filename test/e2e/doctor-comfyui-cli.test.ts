@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { startFakeComfyUi, txt2imgWorkflow } from '../fakes/comfyui.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/**
+ * `imgtask doctor` checks each ComfyUI server (GET /system_stats and GET /queue, with the
+ * server's headers) and reads each workflow file again against its bindings; it exits 1 when a
+ * server does not answer or a workflow no longer matches.
+ */
+test('doctor reports each ComfyUI server and workflow, and exits 1 when one is down or broken', async (t) => {
+  const fake = await startFakeComfyUi(t);
+  const data = await tempDir(t);
+  const workflow = join(data, 'flow.json');
+  await writeFile(workflow, JSON.stringify(txt2imgWorkflow()));
+  const model = (providers: string[]) => ({
+    providers,
+    workflow: 'flow.json',
+    bindings: { prompt: '6.inputs.text', seed: '3.inputs.seed' },
+    price: { perImage: '0.01', perInput: '0' },
+    capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false },
+  });
+  const config = join(data, 'imgtask.json');
+  await writeFile(config, JSON.stringify({ providers: { 'gpu-1': { type: 'comfyui', baseUrl: fake.baseUrl, headers: { 'x-proxy-key': 'k1' } } }, models: { flux: model(['gpu-1']) } }));
+  await runCli(['--data', data, 'accounts', 'create', 'acme']);
+  const ok = await runCli(['--data', data, '--config', config, 'doctor']);
+  assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+  assert.match(ok.stdout, new RegExp(`^comfyui gpu-1 ok: ${fake.baseUrl.replace(/[.]/g, '\\.')}, .*0 running, 0 waiting$`, 'm'));
+  assert.match(ok.stdout, /^workflow models\.flux ok: .*flow\.json$/m);
+  const asked = fake.requests.filter((r) => r.path === '/system_stats' || r.path === '/queue');
+  assert.equal(asked.length, 2);
+  assert.ok(
+    asked.every((r) => r.headers['x-proxy-key'] === 'k1'),
+    'with the server headers',
+  );
+
+  // The workflow edited after the config loaded: its seed node is gone (doctor reads the file again).
+  const graph = txt2imgWorkflow() as Record<string, unknown>;
+  delete graph['3'];
+  await writeFile(workflow, JSON.stringify(graph));
+  const broken = await runCli(['--data', data, '--config', config, 'doctor', '--json']);
+  // The config itself no longer loads: the CLI says so and exits non-zero.
+  assert.notEqual(broken.code, 0);
+  assert.match(broken.stdout + broken.stderr, /models\.flux\.workflow: .*bindings\.seed: no node "3"/);
+
+  await writeFile(workflow, JSON.stringify(txt2imgWorkflow()));
+  await fake.close();
+  const down = await runCli(['--data', data, '--config', config, 'doctor', '--json']);
+  assert.equal(down.code, 1, down.stdout + down.stderr);
+  assert.equal(down.json.engines.comfyui[0].ok, false);
+  assert.match(down.json.engines.comfyui[0].problem, /gpu-1/);
+  assert.equal(down.json.engines.workflows[0].ok, true);
+});
