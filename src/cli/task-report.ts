@@ -66,14 +66,19 @@ export async function syncAnswer(client: Client, json: boolean, files: ReadonlyM
 }
 
 /** The generate options that are numbers or fixed choices, checked here before anything is sent. */
-export function generateOptions(opts: { size?: string; count?: string; format?: string; quality?: string }): Pick<GenerateInput, 'size' | 'count' | 'output'> {
+/** The largest seed: seeds are 32-bit. */
+const MAX_SEED = 2 ** 32 - 1;
+
+export function generateOptions(opts: { size?: string; count?: string; format?: string; quality?: string; seed?: string }): Pick<GenerateInput, 'size' | 'count' | 'output' | 'seed'> {
   const size = enumOption(opts.size, '--size', SIZE_PRESETS);
+  const seed = intOption(opts.seed, '--seed', 0, MAX_SEED);
   const count = intOption(opts.count, '--count', 1, MAX_COUNT);
   const format = enumOption(opts.format, '--format', ['png', 'jpg', 'webp']);
   const quality = intOption(opts.quality, '--quality', 1, 100);
   return {
     ...(size === undefined ? {} : { size: size as GenerateInput['size'] }),
     ...(count === undefined ? {} : { count }),
+    ...(seed === undefined ? {} : { seed }),
     ...(format === undefined && quality === undefined ? {} : { output: { ...(format ? { format } : {}), ...(quality === undefined ? {} : { quality }) } }),
   };
 }

@@ -31,9 +31,17 @@ test('client commands against a running server: generate --watch --out, upload, 
   const cli = (...args: string[]) => runCli(args, env);
 
   const out = join(data, 'out');
-  const watched = await cli('generate', 'a quiet harbour', '--count', '2', '--format', 'png', '--watch', '--out', out);
+  const watched = await cli('generate', 'a quiet harbour', '--count', '2', '--format', 'png', '--seed', '42', '--watch', '--out', out);
   assert.equal(watched.code, 0, watched.stderr);
   assert.equal(watched.json.status, 'completed', 'without a terminal the output is one JSON document');
+  assert.deepEqual(
+    watched.json.result.images.map((i: { seed: number }) => i.seed),
+    [42, 43],
+    '--seed: image i gets seed + i',
+  );
+  const badSeed = await cli('generate', 'x', '--seed', '-1');
+  assert.equal(badSeed.code, 2, 'a seed out of range is refused before anything is sent');
+  assert.match(badSeed.stderr, /--seed must be a whole number from 0 to 4294967295/);
   assert.deepEqual((await readdir(out)).sort(), watched.json.result.images.map((i: { id: string }) => `${i.id}.png`).sort());
 
   const partly = await cli('generate', 'x', '--model', 'flaky', '--count', '2', '--watch', '--json');

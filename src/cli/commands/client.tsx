@@ -75,6 +75,7 @@ interface GenerateOptions {
   format?: string;
   quality?: string;
   negative?: string;
+  seed?: string;
   magic?: boolean;
   input?: string[];
   rating?: string;
@@ -101,6 +102,7 @@ export function registerClientCommands(program: Command): void {
     .option('--format <format>', 'png, jpg or webp')
     .option('--quality <n>', '1 to 100')
     .option('--negative <prompt>', 'negative prompt')
+    .option('--seed <n>', "the first image's seed, 0 to 4294967295 (image i gets seed + i; default: chosen at random and reported)")
     .option('--magic', 'enhance the prompt (magic_prompt)')
     .option('--input <url|file>', 'an input image (repeatable)', collect)
     .option('--rating <mode>', 'nsfw_sfw, or a JSON file of custom levels')

@@ -19,6 +19,7 @@ interface VideoOptions {
   size?: string;
   format?: string;
   negative?: string;
+  seed?: string;
   input?: string;
   destination?: string;
   metadata?: string;
@@ -34,6 +35,8 @@ function videoRequest(prompt: string, opts: VideoOptions): VideoInput {
   const fps = intOption(opts.fps, '--fps', ...LIMITS.fps);
   const size = enumOption(opts.size, '--size', VIDEO_SIZES);
   const format = enumOption(opts.format, '--format', ['mp4', 'webp']);
+  const seed = intOption(opts.seed, '--seed', 0, 2 ** 32 - 1);
+  if (seed !== undefined) body.seed = seed;
   if (count !== undefined) body.count = count;
   if (duration !== undefined) body.duration_s = duration;
   if (fps !== undefined) body.fps = fps;
@@ -57,6 +60,7 @@ export function registerVideoCommand(program: Command): void {
     .option('--size <preset>', 'a preset (square, 16:9, …) or auto; no 4K')
     .option('--format <format>', 'mp4 (H.264) or webp (animated)')
     .option('--negative <prompt>', 'negative prompt')
+    .option('--seed <n>', "the first video's seed, 0 to 4294967295 (video i gets seed + i; default: chosen at random and reported)")
     .option('--input <url|file>', 'one input image, the first frame')
     .option('--destination <name>', 'a destination name')
     .option('--metadata <json>', 'metadata as a JSON object')

@@ -34,7 +34,10 @@ test('a reload whose apply fails is logged, and the next edit of the file is sti
 test('an edit to a ComfyUI workflow file reloads the config: a broken one is refused and logged, the old config stays; a good one applies', async (t) => {
   const dir = await tempDir(t);
   const workflowFile = join(dir, 'flow.json');
-  const graph = { '6': { class_type: 'CLIPTextEncode', inputs: { text: 'old', clip: ['4', 1] } }, '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'a.safetensors' } } };
+  const graph: Record<string, { class_type: string; inputs: Record<string, unknown> }> = {
+    '6': { class_type: 'CLIPTextEncode', inputs: { text: 'old', clip: ['4', 1] } },
+    '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'a.safetensors' } },
+  };
   await writeFile(workflowFile, JSON.stringify(graph));
   const file = join(dir, 'imgtask.json');
   await writeFile(
@@ -71,7 +74,7 @@ test('an edit to a ComfyUI workflow file reloads the config: a broken one is ref
   await writeFile(workflowFile, JSON.stringify({ '4': graph['4'] }));
   await eventually(() => logs.some((m) => m.includes('reload refused')));
   assert.match(logs.find((m) => m.includes('reload refused'))!, /models\.flux\.workflow: .*flow\.json: bindings\.prompt: no node "6"/);
-  assert.deepEqual(applied, [], 'the old config stays in force');
+  assert.equal(applied.length, 0, 'the old config stays in force');
 
   await writeFile(workflowFile, JSON.stringify({ ...graph, '6': { ...graph['6'], inputs: { ...graph['6'].inputs, text: 'new' } } }));
   await eventually(() => applied.includes('new'));
