@@ -165,7 +165,9 @@ test('cancel interrupts the running job alone, with its prompt_id', async (t) =>
     () => fake.interrupts.length > 0,
     () => fake.requests.map((r) => `${r.method} ${r.path}`).join(', '),
   );
-  const promptId = (fake.messages.find((m) => m.type === 'execution_start')?.data as { prompt_id: string }).prompt_id;
+  const started = fake.messages.find((m) => m.type === 'execution_start');
+  assert.ok(started, 'the job started');
+  const promptId = (started.data as { prompt_id: string }).prompt_id;
   assert.deepEqual(
     fake.requests.filter((r) => r.path === '/interrupt').map((r) => r.json),
     [{ prompt_id: promptId }],
