@@ -110,6 +110,8 @@ function loadModelWorkflows(config: ConfigSettings, baseDir: string): Record<str
     for (const [id, model] of Object.entries(models)) {
       const key = `${section}.${id}`;
       const names = model.providers ?? (model.provider ? [model.provider] : []);
+      const missing = names.find((name: string) => !config.providers[name]);
+      if (missing) throw new ConfigError(`config: ${key}: no provider "${missing}" in providers`);
       const onComfy = names.some((name: string) => config.providers[name]?.type === 'comfyui');
       if (!onComfy) {
         if (model.workflow !== undefined || model.bindings !== undefined) throw new ConfigError(`config: ${key}: workflow and bindings are for models served by a ComfyUI provider (type "comfyui")`);

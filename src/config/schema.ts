@@ -197,10 +197,14 @@ const ProviderSchema = z.discriminatedUnion('type', [
     type: z.literal('comfyui'),
     baseUrl: BaseUrl,
     /** Sent with every request to this server (a proxy's credentials). */
-    headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'an HTTP header name'), z.string()).default({}),
+    headers: z
+      .record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'an HTTP header name'), z.string().regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'a header value: no line breaks or control characters'))
+      .default({}),
+    /** Busy (the model's next server is tried first) while this server's queue holds this many waiting jobs, every client's (GET /queue); null: its queue length is not a reason. */
+    maxQueued: z.number().int().min(1).max(10_000).nullable().default(null),
     /** Jobs sent at once; ComfyUI runs one at a time and queues the rest. */
     concurrency: ProviderBase.concurrency,
-    /** The whole job: upload, queue, run and download. */
+    /** A job from its queueing to its history read (uploads and the output's download have their own limits: 30 s and 120 s). */
     timeoutMs: z.number().int().min(1000).max(3_600_000).default(600_000),
     /** How often /history is polled once the WebSocket has dropped. */
     pollIntervalMs: z.number().int().min(50).max(60_000).default(1000),

@@ -29,6 +29,8 @@ export { fakeImageColour } from './comfyui/images.js';
 export { animatedWebpWorkflow, img2imgWorkflow, txt2imgWorkflow } from './comfyui/workflows.js';
 
 export interface FakeComfyUiOptions {
+  /** Milliseconds between execution_success and the history write (ComfyUI writes it a moment after). @default 0 */
+  historyDelayMs?: number;
   /** Milliseconds each sampler step takes. @default 0 */
   stepDelayMs?: number;
   /** The most steps a KSampler runs (and `progress` messages it sends): its `steps` input, capped at this. @default 3 */
@@ -68,7 +70,9 @@ export interface FakeComfyUi {
   /** The first message, sent already or to come, that `match` accepts; rejects after `timeoutMs`. */
   waitForMessage(match: (message: SentMessage) => boolean, timeoutMs?: number): Promise<SentMessage>;
   /** The next prompt that runs a KSampler fails there with execution_error (an exception, or a CUDA out-of-memory). */
-  failNext(kind: FailureKind, message: string): void;
+  failNext(kind: FailureKind, message: string, times?: number): void;
+  /** A restart: the running job stops without a word, the queue and the history are forgotten (the server keeps listening). */
+  forget(): void;
   /** At the first progress message of the next job that samples, every WebSocket is cut; the job goes on and lands in history. */
   dropSocketsDuringNextJob(): void;
   /** At the first progress message of the next job that samples, the server dies: sockets cut, the port refuses, no history. */
@@ -140,7 +144,7 @@ export async function startFakeComfyUi(t: TestContext | null, options: FakeComfy
     queue,
     sockets,
     folders,
-    { stepDelayMs: options.stepDelayMs ?? 0, maxSteps: options.maxSteps ?? 3, previews: options.previews ?? true, cache: options.cache ?? true },
+    { historyDelayMs: options.historyDelayMs ?? 0, stepDelayMs: options.stepDelayMs ?? 0, maxSteps: options.maxSteps ?? 3, previews: options.previews ?? true, cache: options.cache ?? true },
     preview,
     die,
   );
@@ -183,7 +187,12 @@ export async function startFakeComfyUi(t: TestContext | null, options: FakeComfy
     file: (type, subfolder, filename) => folders.get(type, inside(subfolder, filename) ?? ''),
     openSockets: () => sockets.count(),
     waitForMessage: (match, timeoutMs = 10_000) => waitFor(sockets, match, timeoutMs),
-    failNext: (kind, message) => executor.failNext(kind, message),
+    failNext: (kind, message, times) => executor.failNext(kind, message, times),
+    forget: () => {
+      executor.forget();
+      queue.forget();
+      sockets.terminateAll();
+    },
     dropSocketsDuringNextJob: () => executor.dropSocketsDuringNextJob(),
     dieDuringNextJob: () => executor.dieDuringNextJob(),
     holdJobs: () => executor.hold(),

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { test } from 'node:test';
 import sharp from 'sharp';
 import { bindingProblems, type LoadedWorkflow, type WorkflowBindings, type WorkflowGraph } from '../../src/domain/comfy-workflows.js';
 import { ProviderError } from '../../src/domain/tasks.js';
+import { limitGenerator } from '../../src/providers/capacity.js';
 import { createComfyUi } from '../../src/providers/remote/comfyui/generator.js';
 import type { GenerateParams, SourceImage, VideoParams } from '../../src/providers/types.js';
 import { animatedWebpWorkflow, type FakeComfyUi, fakeImageColour, img2imgWorkflow, startFakeComfyUi, txt2imgWorkflow } from '../fakes/comfyui.js';
@@ -39,8 +41,16 @@ const WORKFLOWS: Record<string, LoadedWorkflow> = {
   'videoModels.clip': workflow(animatedWebpWorkflow(), VIDEO),
 };
 
-function provider(fake: Pick<FakeComfyUi, 'baseUrl'>, extra: { headers?: Record<string, string>; timeoutMs?: number } = {}) {
-  return createComfyUi({ name: 'gpu-1', baseUrl: fake.baseUrl, headers: extra.headers ?? {}, timeoutMs: extra.timeoutMs ?? 30_000, pollIntervalMs: 20, workflowOf: (key) => WORKFLOWS[key] });
+function provider(fake: Pick<FakeComfyUi, 'baseUrl'>, extra: { headers?: Record<string, string>; timeoutMs?: number; maxQueued?: number } = {}) {
+  return createComfyUi({
+    name: 'gpu-1',
+    baseUrl: fake.baseUrl,
+    headers: extra.headers ?? {},
+    timeoutMs: extra.timeoutMs ?? 30_000,
+    pollIntervalMs: 20,
+    maxQueued: extra.maxQueued ?? null,
+    workflowOf: (key) => WORKFLOWS[key],
+  });
 }
 
 const params = (extra: Partial<GenerateParams> = {}): GenerateParams => ({
@@ -214,7 +224,86 @@ test('a job longer than timeoutMs fails TIMEOUT and is taken off the server', as
   await waitUntil(() => fake.interrupts.length > 0);
 });
 
-async function waitUntil(check: () => boolean, describe: () => string = () => ''): Promise<void> {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+async function waitUntil(check: () => boolean, describe: () => string = () => '', timeoutMs = 5000): Promise<void> {
+  for (let i = 0; i < timeoutMs / 10 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
   assert.ok(check(), `the condition came true ${describe()}`);
 }
+
+test('a cancel while the WebSocket is still connecting fails the item quietly (nothing thrown later, nothing queued)', async (t) => {
+  // A server that takes the connection and never answers the upgrade.
+  const silent = createServer(() => {});
+  const sockets: Socket[] = [];
+  silent.on('connection', (socket) => sockets.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    for (const socket of sockets) socket.destroy();
+    silent.close();
+  });
+  const uncaught: unknown[] = [];
+  const onUncaught = (err: unknown) => uncaught.push(err);
+  process.on('uncaughtException', onUncaught);
+  t.after(() => process.off('uncaughtException', onUncaught));
+  const controller = new AbortController();
+  const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  const running = provider({ baseUrl: url }).image.generate(params({ signal: controller.signal }));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  controller.abort(new Error('cancelled'));
+  await assert.rejects(running);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.deepEqual(uncaught, [], 'no error escaped after the cancel');
+  assert.equal(sockets.length, 1, 'only the socket was tried: no prompt was sent after the cancel');
+});
+
+test('a prompt ComfyUI queues with node_errors (one output valid) fails INVALID_INPUT and its queued part is taken off the server', async (t) => {
+  const fake = await startFakeComfyUi(t);
+  fake.holdJobs();
+  const graph = structuredClone(txt2imgWorkflow()) as unknown as WorkflowGraph;
+  graph['20'] = { class_type: 'SaveImage', inputs: { filename_prefix: 'extra', images: ['99', 0] } };
+  WORKFLOWS['models.partial'] = { file: '/partial.json', graph, bindings: BINDINGS };
+  await rejectsWith(provider(fake).image.generate(params({ model: 'partial' })), 'INVALID_INPUT', /node 20 \(SaveImage\)/);
+  const queued = fake.requests.find((r) => r.path === '/queue' && r.method === 'POST');
+  assert.ok(queued, 'the queued part was deleted or interrupted');
+  await waitUntil(() => fake.queue().running === null && fake.queue().pending.length === 0);
+});
+
+test('a history written a moment after execution_success is waited for', async (t) => {
+  const fake = await startFakeComfyUi(t, { historyDelayMs: 40 });
+  const image = await provider(fake).image.generate(params({ seed: 9 }));
+  const { data } = await sharp(image.data).raw().toBuffer({ resolveWithObject: true });
+  assert.deepEqual([...data.subarray(0, 3)], fakeImageColour(9, 'a lighthouse at dawn'));
+});
+
+test('a server restarted mid-job (queue and history forgotten) fails PROVIDER_ERROR at once, not at the deadline', async (t) => {
+  const fake = await startFakeComfyUi(t);
+  fake.holdJobs();
+  const running = provider(fake, { timeoutMs: 60_000 }).image.generate(params());
+  await fake.waitForMessage((m) => m.type === 'progress');
+  fake.forget();
+  await rejectsWith(running, 'PROVIDER_ERROR', /no longer knows the job/);
+});
+
+test('limitGenerator: busy when full, or when the generator says so itself', async () => {
+  let down = false;
+  const limited = limitGenerator({ generate: async () => 'done', busy: () => down }, () => 1);
+  assert.equal(limited.busy(), false);
+  down = true;
+  assert.equal(limited.busy(), true, 'the generator is down: busy');
+});
+
+test('a server whose queue holds maxQueued waiting jobs is busy (read from GET /queue in the background)', async (t) => {
+  const fake = await startFakeComfyUi(t);
+  fake.holdJobs();
+  const comfy = provider(fake, { maxQueued: 1 });
+  assert.equal(comfy.image.busy?.(), false, 'nothing read yet');
+  const first = comfy.image.generate(params({ seed: 1 }));
+  const second = comfy.image.generate(params({ seed: 2 }));
+  await waitUntil(() => fake.queue().pending.length === 1);
+  // The queue is read at most every 2 s: wait for the read that sees the waiting job.
+  await waitUntil(
+    () => comfy.image.busy?.() === true,
+    () => 'busy never came true',
+    3000,
+  );
+  fake.releaseJobs();
+  await Promise.all([first, second]);
+});

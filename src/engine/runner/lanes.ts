@@ -135,7 +135,8 @@ export class Lanes implements LaneBacklog {
     const { work, providers } = this.config.current();
     if (work.lanes[lane] !== undefined) return work.lanes[lane];
     // A model's lane is its providers together: as many at once as they take between them.
-    const members = laneProviders(lane).map((name) => providers[name]);
+    // Video lanes are `video:<providers>`, with the same sum.
+    const members = laneProviders(lane.replace(/^video:/, '')).map((name) => providers[name]);
     if (members.every((provider) => provider !== undefined))
       return Math.min(
         MAX_LANE_CONCURRENCY,

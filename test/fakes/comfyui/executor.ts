@@ -9,6 +9,8 @@ import type { PromptQueue, QueueItem } from './queue.js';
 import type { Sockets } from './sockets.js';
 
 export interface ExecutorOptions {
+  /** Milliseconds between execution_success and the history write (ComfyUI writes it a moment later, from its worker loop). */
+  historyDelayMs: number;
   stepDelayMs: number;
   maxSteps: number;
   previews: boolean;
@@ -40,12 +42,15 @@ export class Executor {
   /** The node running now, sent again to its client when it reconnects. */
   lastNodeId: string | null = null;
   private interruptFlag = false;
-  private failure: { kind: FailureKind; message: string } | null = null;
+  private failure: { kind: FailureKind; message: string; times: number } | null = null;
   private dropArmed = false;
   private dieArmed = false;
   private held = false;
   private wake: (() => void) | null = null;
   private stopped = false;
+  /** Raised by forget(): a job started under an older one stops as a dead server's would. */
+  private generation = 0;
+  private jobGeneration = 0;
   private busy = false;
   private readonly stop = new AbortController();
   /** Outputs of earlier prompts' nodes by input signature (ComfyUI's classic cache). */
@@ -61,8 +66,8 @@ export class Executor {
     private readonly die: () => void,
   ) {}
 
-  failNext(kind: FailureKind, message: string): void {
-    this.failure = { kind, message };
+  failNext(kind: FailureKind, message: string, times = 1): void {
+    this.failure = { kind, message, times };
   }
   dropSocketsDuringNextJob(): void {
     this.dropArmed = true;
@@ -81,6 +86,12 @@ export class Executor {
   /** nodes.interrupt_processing(): the running job stops at its next check. */
   interrupt(): void {
     this.interruptFlag = true;
+    this.wake?.();
+  }
+
+  /** A restart: the running job ends here without a word or a history entry; the executor goes on with what is queued next. */
+  forget(): void {
+    this.generation += 1;
     this.wake?.();
   }
 
@@ -111,6 +122,7 @@ export class Executor {
   private async run(item: QueueItem): Promise<void> {
     const [, promptId, prompt, extraData, outputs] = item;
     this.interruptFlag = false;
+    this.jobGeneration = this.generation;
     this.clientId = extraData.client_id === undefined || extraData.client_id === null ? null : String(extraData.client_id);
     const job = new JobMessages(this.sockets, promptId, prompt, this.clientId);
     job.status('execution_start', {}, false);
@@ -140,6 +152,9 @@ export class Executor {
         job.error(current, failure.message, failure.pyType, failure.tips, executed, cached);
       }
     }
+    // main.py's prompt_worker writes the history after execute() returned: a reader may come first.
+    if (this.options.historyDelayMs > 0) await delay(this.options.historyDelayMs, undefined, { signal: this.stop.signal }).catch(() => {});
+    if (this.stopped || this.jobGeneration !== this.generation) return;
     this.queue.done({
       prompt: item,
       outputs: Object.fromEntries(uis),
@@ -179,13 +194,14 @@ export class Executor {
   /** The sampler's steps: each one a `progress` message (ComfyUI's progress hook), interruptible. */
   private async sample(job: JobMessages, nodeId: string, steps: number): Promise<void> {
     const failure = this.failure;
-    this.failure = null;
+    if (failure) failure.times -= 1;
+    if (failure && failure.times <= 0) this.failure = null;
     if (failure?.kind === 'out_of_memory') throw new NodeFailure(failure.message, 'torch.OutOfMemoryError', OOM_TIPS);
     if (failure) throw new NodeFailure(failure.message, 'RuntimeError');
     const max = Math.min(steps, this.options.maxSteps);
     for (let value = 1; value <= max; value++) {
       if (this.options.stepDelayMs > 0) await delay(this.options.stepDelayMs, undefined, { signal: this.stop.signal }).catch(() => {});
-      if (this.stopped) throw new Stopped();
+      if (this.stopped || this.jobGeneration !== this.generation) throw new Stopped();
       this.checkInterrupt();
       job.progress(nodeId, value, max, this.options.previews ? this.preview : null);
       if (value === 1) await this.afterFirstProgress();
@@ -206,7 +222,7 @@ export class Executor {
     }
     while (this.held && !this.interruptFlag && !this.stopped) await new Promise<void>((resolve) => (this.wake = resolve));
     this.wake = null;
-    if (this.stopped) throw new Stopped();
+    if (this.stopped || this.jobGeneration !== this.generation) throw new Stopped();
     this.checkInterrupt();
   }
 

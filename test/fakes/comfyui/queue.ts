@@ -48,6 +48,13 @@ export class PromptQueue {
     this.onChange();
   }
 
+  /** A restart: nothing queued, running or remembered. */
+  forget(): void {
+    this.pending.length = 0;
+    this.running = null;
+    this.history.clear();
+  }
+
   remaining(): number {
     return this.pending.length + (this.running ? 1 : 0);
   }

@@ -53,6 +53,7 @@ test('a ComfyUI model loads its workflow relative to the config file and keeps i
     concurrency: 2,
     timeoutMs: 600_000,
     pollIntervalMs: 1000,
+    maxQueued: null,
   });
   assert.deepEqual(recheckWorkflow(loaded), [], 'doctor finds it well');
 });

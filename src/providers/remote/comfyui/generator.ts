@@ -8,12 +8,16 @@ import { runJob } from './job.js';
 export interface ComfyUiOptions extends ComfyServer {
   timeoutMs: number;
   pollIntervalMs: number;
+  /** Busy while the server's queue holds this many waiting jobs (every client's, from GET /queue); null: never for that. */
+  maxQueued: number | null;
   /** The workflow of an image model (`models.<id>`) or a video model (`videoModels.<id>`), as loaded with the config. */
   workflowOf(key: string): LoadedWorkflow | undefined;
 }
 
 /** After this long with no answer a server that refused connections is tried again. */
 const DOWN_FOR_MS = 5000;
+/** How often the server's queue is read, at most, while work asks whether it is busy. */
+const QUEUE_READ_MS = 2000;
 
 /** Output lists a history entry may hold: SaveImage and most nodes use `images`, VideoHelperSuite's VHS_VideoCombine `gifs`. */
 const OUTPUT_LISTS = ['images', 'gifs', 'videos'];
@@ -39,13 +43,38 @@ const extensionOf = (filename: string) => filename.slice(filename.lastIndexOf('.
 /**
  * One ComfyUI server as an image and a video generator: each item uploads its input images,
  * binds the request into a copy of the model's workflow, runs it (runJob) and reads the first
- * file it wrote. A server that refused connections counts as busy for a few seconds, so the
- * model's next provider is tried at once.
+ * file it wrote. A server that refused connections (or whose queue could not be read) counts
+ * as busy for a few seconds, and one whose queue holds `maxQueued` waiting jobs while it does,
+ * so the model's next provider is tried at once.
  */
 export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator; video: VideoGenerator } {
   const http = comfyHttp(options);
   let downUntil = 0;
-  const busy = () => Date.now() < downUntil;
+  // The server's queue as last read (GET /queue): read again in the background when older than
+  // QUEUE_READ_MS, so asking costs nothing; a read that fails counts the server down.
+  let waiting = 0;
+  let readAt = 0;
+  let reading = false;
+  const readQueue = () => {
+    if (reading || Date.now() - readAt < QUEUE_READ_MS) return;
+    reading = true;
+    http
+      .queue(AbortSignal.timeout(QUEUE_READ_MS))
+      .then((queue) => {
+        waiting = queue.queue_pending.length;
+      })
+      .catch(() => {
+        downUntil = Date.now() + DOWN_FOR_MS;
+      })
+      .finally(() => {
+        reading = false;
+        readAt = Date.now();
+      });
+  };
+  const busy = () => {
+    readQueue();
+    return Date.now() < downUntil || (options.maxQueued !== null && waiting >= options.maxQueued);
+  };
 
   async function run(
     key: string,

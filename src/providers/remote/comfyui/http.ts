@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { ProviderError } from '../../../domain/tasks.js';
 import { type ProviderHttpResponse, providerRequest } from '../../../net/provider-http.js';
 import type { SourceImage } from '../../types.js';
@@ -77,11 +77,15 @@ export function comfyHttp(server: ComfyServer) {
     /** POST /upload/image: answers the name a LoadImage input takes (`subfolder/name` when in a subfolder). */
     async upload(image: SourceImage, signal: AbortSignal): Promise<string> {
       const form = new FormData();
-      const filename = `imgtask-${randomUUID()}.${EXTENSION[image.format]}`;
+      // Named by content: a retry or the same input again overwrites one file instead of adding another.
+      const filename = `imgtask-${createHash('sha256').update(image.data).digest('hex').slice(0, 32)}.${EXTENSION[image.format]}`;
       form.append('image', new Blob([new Uint8Array(image.data)], { type: `image/${image.format}` }), filename);
       form.append('type', 'input');
       form.append('overwrite', 'true');
-      const saved = json<{ name?: unknown; subfolder?: unknown }>('POST /upload/image', await call('POST', '/upload/image', { form, signal }));
+      const res = await call('POST', '/upload/image', { form, signal });
+      // Larger than the server takes (--max-upload-size): another server would refuse it too.
+      if (res.status === 413) throw new ProviderError('INVALID_INPUT', `${server.name} refused an input image of ${image.data.length} bytes as too large`, { retryable: false });
+      const saved = json<{ name?: unknown; subfolder?: unknown }>('POST /upload/image', res);
       if (typeof saved.name !== 'string') throw new ProviderError('PROVIDER_ERROR', `${server.name}: POST /upload/image answered without a name`);
       return typeof saved.subfolder === 'string' && saved.subfolder !== '' ? `${saved.subfolder}/${saved.name}` : saved.name;
     },
@@ -98,8 +102,11 @@ export function comfyHttp(server: ComfyServer) {
       } catch {}
       const nodeErrors = describeNodeErrors(body.node_errors);
       if (res.status === 400 || nodeErrors) {
-        const error = typeof body.error === 'string' ? body.error : ((body.error as { message?: string } | undefined)?.message ?? `HTTP ${res.status}`);
-        throw new ProviderError('INVALID_INPUT', `${server.name} refused the workflow: ${[error, nodeErrors].filter(Boolean).join(': ')}`, {
+        // ComfyUI queues a prompt with at least one valid output and reports the rest in
+        // node_errors: the item fails all the same, so the queued part is taken off again.
+        if (res.status < 300 && typeof body.prompt_id === 'string') await this.cancel(body.prompt_id).catch(() => {});
+        const error = typeof body.error === 'string' ? body.error : (body.error as { message?: string } | undefined)?.message;
+        throw new ProviderError('INVALID_INPUT', `${server.name} refused the workflow: ${[error, nodeErrors].filter(Boolean).join(': ') || `HTTP ${res.status}`}`, {
           retryable: false,
           providerResponse: excerpt(res.text()),
         });
@@ -126,13 +133,22 @@ export function comfyHttp(server: ComfyServer) {
     queue: async (signal?: AbortSignal): Promise<QueueState> => json<QueueState>('GET /queue', await call('GET', '/queue', { signal })),
     systemStats: async (signal?: AbortSignal): Promise<Record<string, unknown>> => json<Record<string, unknown>>('GET /system_stats', await call('GET', '/system_stats', { signal })),
 
-    /** Stops `promptId` alone: removed from the queue if it waits there, interrupted if it runs (the prompt_id in the body keeps another job running). */
+    /** Whether the server's queue holds `promptId`, running or waiting. */
+    async holds(promptId: string, signal?: AbortSignal): Promise<boolean> {
+      const queue = await this.queue(signal);
+      return [...queue.queue_running, ...queue.queue_pending].some((entry) => entry[1] === promptId);
+    },
+
+    /**
+     * Stops `promptId` alone: removed from the queue (a no-op unless it waits there), then
+     * interrupted if it runs. The queue is read after the delete, so a job that started in
+     * between is still stopped; the interrupt names it, and is only sent when it is the one
+     * running, because a server older than targeted interrupts stops whatever runs.
+     */
     async cancel(promptId: string): Promise<void> {
+      await call('POST', '/queue', { json: { delete: [promptId] } });
       const queue = await this.queue();
-      const running = queue.queue_running.some((entry) => entry[1] === promptId);
-      const pending = queue.queue_pending.some((entry) => entry[1] === promptId);
-      if (pending) await call('POST', '/queue', { json: { delete: [promptId] } });
-      if (running) await call('POST', '/interrupt', { json: { prompt_id: promptId } });
+      if (queue.queue_running.some((entry) => entry[1] === promptId)) await call('POST', '/interrupt', { json: { prompt_id: promptId } });
     },
   };
 }

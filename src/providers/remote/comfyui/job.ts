@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import type { WorkflowGraph } from '../../../domain/comfy-workflows.js';
 import { ProviderError } from '../../../domain/tasks.js';
@@ -38,32 +39,35 @@ interface Message {
  */
 export async function runJob(options: JobOptions): Promise<HistoryEntry> {
   const { server, http, signal } = options;
-  const deadline = AbortSignal.timeout(options.timeoutMs);
-  const jobSignal = AbortSignal.any([signal, deadline]);
-  // One rejection per job, handled here: the deadline still fires after a job that ended.
+  // The deadline, cleared when the job ends (an AbortSignal.timeout would live on for its whole span).
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error('deadline')), options.timeoutMs);
+  const jobSignal = AbortSignal.any([signal, deadline.signal]);
+  // One rejection per job, handled here, raced wherever the job waits.
   const abortedJob = aborted(jobSignal);
   abortedJob.catch(() => {});
   const clientId = randomUUID();
   const progress = createJobProgress(options.graph, options.onProgress);
-  const socket = await openSocket(server, clientId, jobSignal);
+  let socket: WebSocket | undefined;
   let promptId: string | undefined;
   let queued: Promise<string> | undefined;
   try {
+    socket = await openSocket(server, clientId, jobSignal);
+    jobSignal.throwIfAborted();
     const ended = socket ? followSocket(socket, () => promptId, progress) : undefined;
     // Not cut short by a cancel: a prompt the server took must be known to be taken off it again.
-    queued = http.queuePrompt(options.graph, clientId, deadline);
+    queued = http.queuePrompt(options.graph, clientId, deadline.signal);
     // Known before the prompt is queued: messages that arrive first are kept until its id is.
     promptId = await Promise.race([queued, abortedJob]);
     ended?.flush();
+    const id = promptId;
     const outcome = await Promise.race([
-      ended
-        ? ended.result.then((result) => result ?? pollUntilEnded(http, server, promptId!, options.pollIntervalMs, jobSignal))
-        : pollUntilEnded(http, server, promptId, options.pollIntervalMs, jobSignal),
+      ended ? ended.result.then((result) => result ?? pollUntilEnded(http, server, id, options.pollIntervalMs, jobSignal)) : pollUntilEnded(http, server, id, options.pollIntervalMs, jobSignal),
       abortedJob,
     ]);
     if (outcome.kind === 'error') throw new ProviderError('PROVIDER_ERROR', `${server.name}: the workflow failed: ${outcome.message}`, { providerResponse: outcome.message });
     if (outcome.kind === 'interrupted') throw new ProviderError('PROVIDER_ERROR', `${server.name}: the job was interrupted on the server`);
-    const entry = await historyOnceWritten(http, promptId, options.pollIntervalMs, jobSignal);
+    const entry = await Promise.race([historyOnceWritten(http, id, options.pollIntervalMs, jobSignal), abortedJob]);
     progress.done();
     return entry;
   } catch (err) {
@@ -71,9 +75,10 @@ export async function runJob(options: JobOptions): Promise<HistoryEntry> {
       // Off the server, in the background (once it answered with the id): the item is done with either way.
       queued.then((id) => http.cancel(id)).catch(() => {});
     }
-    if (deadline.aborted && !signal.aborted) throw new ProviderError('TIMEOUT', `${server.name}: the job took longer than ${options.timeoutMs} ms`);
+    if (deadline.signal.aborted && !signal.aborted) throw new ProviderError('TIMEOUT', `${server.name}: the job took longer than ${options.timeoutMs} ms`);
     throw err;
   } finally {
+    clearTimeout(timer);
     socket?.terminate();
   }
 }
@@ -93,20 +98,26 @@ function aborted(signal: AbortSignal): Promise<never> {
 function openSocket(server: ComfyServer, clientId: string, signal: AbortSignal): Promise<WebSocket | undefined> {
   const url = `${server.baseUrl.replace(/^http/, 'ws')}/ws?clientId=${clientId}`;
   return new Promise((resolve) => {
-    const socket = new WebSocket(url, { headers: server.headers, handshakeTimeout: SOCKET_OPEN_MS });
+    let socket: WebSocket;
+    try {
+      socket = new WebSocket(url, { headers: server.headers, handshakeTimeout: SOCKET_OPEN_MS });
+    } catch {
+      // A URL or header the client refuses: follow the job by polling instead.
+      resolve(undefined);
+      return;
+    }
+    // Kept for the socket's whole life: an error after the job stopped listening (terminate()
+    // while connecting emits one on the next tick) must not become an uncaught exception.
+    socket.on('error', () => give(undefined));
     const give = (value: WebSocket | undefined) => {
       socket.off('open', opened);
-      socket.off('error', failed);
       signal.removeEventListener('abort', failed);
+      if (value === undefined) socket.terminate();
       resolve(value);
     };
     const opened = () => give(socket);
-    const failed = () => {
-      socket.terminate();
-      give(undefined);
-    };
+    const failed = () => give(undefined);
     socket.on('open', opened);
-    socket.on('error', failed);
     signal.addEventListener('abort', failed, { once: true });
   });
 }
@@ -198,20 +209,32 @@ function outcomeOf(entry: HistoryEntry | undefined): Outcome | undefined {
   return { kind: 'success' };
 }
 
-/** Polls /history until the job has ended; a server that stops answering fails PROVIDER_ERROR (retried on the next provider). */
+/**
+ * Polls /history until the job has ended. A server that stops answering fails PROVIDER_ERROR
+ * (retried on the next provider), and so does one that no longer knows the job (a restart
+ * empties ComfyUI's queue and history).
+ */
 async function pollUntilEnded(http: ComfyHttp, server: ComfyServer, promptId: string, intervalMs: number, signal: AbortSignal): Promise<Outcome> {
   let failures = 0;
   for (;;) {
+    let lost = false;
     try {
       const outcome = outcomeOf(await http.history(promptId, signal));
       if (outcome) return outcome;
+      // Neither ended nor queued: read the history once more, in case it ended between the two reads.
+      if (!(await http.holds(promptId, signal))) {
+        const late = outcomeOf(await http.history(promptId, signal));
+        if (late) return late;
+        lost = true;
+      }
       failures = 0;
     } catch (err) {
       if (signal.aborted) throw err;
       failures += 1;
       if (failures >= POLL_FAILURES) throw new ProviderError('PROVIDER_ERROR', `${server.name} went away in the middle of the job: ${(err as Error).message}`);
     }
-    await sleep(intervalMs, signal);
+    if (lost) throw new ProviderError('PROVIDER_ERROR', `${server.name} no longer knows the job (restarted?)`);
+    await sleep(intervalMs, undefined, { signal });
   }
 }
 
@@ -221,22 +244,9 @@ async function historyOnceWritten(http: ComfyHttp, promptId: string, intervalMs:
   for (;;) {
     const entry = await http.history(promptId, signal);
     if (entry) return entry;
-    await sleep(wait, signal);
+    if (!(await http.holds(promptId, signal)) && !(await http.history(promptId, signal)))
+      throw new ProviderError('PROVIDER_ERROR', 'the server announced the end of the job but keeps no history of it');
+    await sleep(wait, undefined, { signal });
     wait = Math.min(wait * 2, intervalMs);
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', stop);
-      resolve();
-    }, ms);
-    const stop = () => {
-      clearTimeout(timer);
-      reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-    };
-    if (signal.aborted) stop();
-    else signal.addEventListener('abort', stop, { once: true });
-  });
 }

@@ -23,6 +23,7 @@ test('a lane of several providers runs their concurrency summed; one provider ke
   assert.equal(providersLane(['gpu-1']), 'gpu-1');
   assert.equal(lanes.get('gpu-1+gpu-2').concurrency, 8);
   assert.equal(lanes.get('gpu-1').concurrency, 3);
+  assert.equal(lanes.get('video:gpu-1+gpu-2').concurrency, 8, 'a video lane of the same servers: the same sum');
   assert.equal(lanes.get('image.rate').concurrency, 2, 'a lane that is no provider: work.defaultConcurrency');
   assert.equal(lanes.get('gpu-1+nowhere').concurrency, 2, 'a name that is no provider: the default');
 
