@@ -13,11 +13,27 @@ async function hook(h: Harness, url: string, extra: Record<string, unknown> = {}
   return res.json.data as { id: string; secret: string };
 }
 
-/** Creates a test task charging `price` (one item) and waits for it to settle. */
+/**
+ * Creates a test task charging `price` (one item) and waits for its settlement to be announced
+ * (`task:settled`, which starts the budget check): a read may see the task settled a moment
+ * before that, while its record is being made durable.
+ */
 async function charge(h: Harness, price: string, auth = h.apiKey): Promise<void> {
-  const res = await h.request('POST', '/test/tasks', { auth, body: { items: 1, price } });
-  assert.equal(res.status, 201, res.text);
-  assert.equal((await waitForTask(h, res.json.data.taskId)).status, 'completed');
+  let announced: (id: string) => void = () => {};
+  const settledIds = new Set<string>();
+  const off = h.server.services.events.on('task:settled', ({ task }) => {
+    settledIds.add(task.id);
+    announced(task.id);
+  });
+  try {
+    const res = await h.request('POST', '/test/tasks', { auth, body: { items: 1, price } });
+    assert.equal(res.status, 201, res.text);
+    const taskId = res.json.data.taskId as string;
+    assert.equal((await waitForTask(h, taskId)).status, 'completed');
+    if (!settledIds.has(taskId)) await new Promise<void>((resolve) => (announced = (id) => id === taskId && resolve()));
+  } finally {
+    off();
+  }
 }
 
 /** Waits until every budget check has run and every delivery has been made. */
