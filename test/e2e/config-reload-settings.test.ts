@@ -506,7 +506,8 @@ test('a config-file edit to server.bodyLimitBytes waits for the next start: the 
 test('a reload never changes server or store settings: it keeps them and names them as deferred to the next start', async (t) => {
   const h = await startService(t);
   const before = h.server.services.config.current();
-  const next = loadConfig({ env: {}, overrides: deepMerge(before as unknown as JsonObject, { server: { bodyLimitBytes: 2048 }, store: { snapshotEveryBytes: 8192 }, sync: { timeoutMs: 1234 } }) });
+  const { workflows: _read, ...settings } = before;
+  const next = loadConfig({ env: {}, overrides: deepMerge(settings as unknown as JsonObject, { server: { bodyLimitBytes: 2048 }, store: { snapshotEveryBytes: 8192 }, sync: { timeoutMs: 1234 } }) });
   assert.deepEqual(await h.server.services.reload(next), { deferred: ['server', 'store'] });
   const now = h.server.services.config.current();
   assert.deepEqual([now.server, now.store, now.sync.timeoutMs], [before.server, before.store, 1234], 'the rest of the edit applies');

@@ -122,7 +122,7 @@ test('file data dir → export → import into PostgreSQL → export → import 
     return resumed!.status !== 'pending';
   }, 20_000);
   // Item 0 was done before the move and is not run again: 3 items at 0.5 USD.
-  assert.deepEqual([resumed!.status, resumed!.cost], ['completed', '1.5']);
+  assert.deepEqual([resumed!.status, resumed!.cost], ['completed', '1.5'], JSON.stringify(resumed));
   server.child.kill('SIGTERM');
   await server.exited;
   const after = await runCli(['--data', data, 'doctor'], pgEnv);
