@@ -50,7 +50,8 @@ test('a randomly picked port that is taken is picked again', { timeout: 120_000 
   const first = await startPostgresServer();
   t.after(() => first.stop());
   // The next pick lands on the first server's port, the one after on a free one.
-  const picks = [(first.port - 20000) / 20000, ((first.port - 20000 + 7) % 20000) / 20000];
+  // Mid-way into each port's slice of [0, 1): x / 20000 * 20000 may round down to the port below.
+  const picks = [(first.port - 20000 + 0.5) / 20000, (((first.port - 20000 + 7) % 20000) + 0.5) / 20000];
   const random = t.mock.method(Math, 'random', () => picks.shift() ?? 0.5);
   const second = await startPostgresServer();
   t.after(() => second.stop());
