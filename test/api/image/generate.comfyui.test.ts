@@ -96,7 +96,7 @@ test('ComfyUI: a server that refuses connections is failed over to the next', as
   assert.equal(fake.requests.filter((r) => r.path === '/prompt').length, 1, 'the live server made it');
 });
 
-test('ComfyUI: node_errors fail the item INVALID_INPUT (not retried); an execution_error fails it PROVIDER_ERROR with the message', async (t) => {
+test('ComfyUI: node_errors fail the item INVALID_INPUT, not retried, and free', async (t) => {
   const fake = await startFakeComfyUi(t);
   const graph = txt2imgWorkflow() as Record<string, { inputs: Record<string, unknown> }>;
   graph['4'].inputs.ckpt_name = 'not-on-this-server.safetensors';
@@ -139,4 +139,30 @@ test('ComfyUI: a pending task shows the job progress; cancel interrupts that job
   assert.equal(fake.interrupts[0].interrupted, true, 'that job was the one running');
   const settled = await h.request('GET', `/tasks/${taskId}`, { auth: h.apiKey });
   assert.equal(settled.json.data.progress, undefined, 'no progress once settled');
+});
+
+test('ComfyUI: a server that cannot be reached counts as busy, so the next task goes to the live server at its first attempt', async (t) => {
+  // Takes each connection and drops it at once.
+  const dropping = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
+  t.after(() => dropping.close());
+  const fake = await startFakeComfyUi(t);
+  const h = await serviceOn(t, [`http://127.0.0.1:${(dropping.address() as { port: number }).port}`, fake.baseUrl]);
+  const first = await waitForTask(h, await generate(h, { seed: 1 }));
+  assert.equal(first.result.images[0].status, 'success');
+  const secondId = await generate(h, { seed: 2 });
+  const second = await waitForTask(h, secondId);
+  assert.equal(second.result.images[0].status, 'success');
+  const stored = await h.server.services.store.tasks.get(secondId);
+  assert.equal(stored?.items[0].attempts, 1, 'no attempt went to the unreachable server');
+});
+
+test('ComfyUI: an execution_error on every attempt is the item error, with ComfyUI message', async (t) => {
+  const fake = await startFakeComfyUi(t);
+  const h = await serviceOn(t, [fake.baseUrl]);
+  fake.failNext('execution_error', 'CUDA error: an illegal memory access', 4);
+  const task = await waitForTask(h, await generate(h));
+  assert.equal(task.result.images[0].status, 'failed');
+  assert.equal(task.result.images[0].error.code, 'PROVIDER_ERROR');
+  assert.match(task.result.images[0].error.message, /node 3 \(KSampler\).*CUDA error: an illegal memory access/);
 });

@@ -100,7 +100,10 @@ export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator;
       if (!file) throw new ProviderError('PROVIDER_ERROR', `${options.name}: the workflow of ${key} wrote no output file (does it end in a Save node?)`, { retryable: false });
       return { file, data: await http.view(file, params.signal) };
     } catch (err) {
-      if (err instanceof ProviderError && err.code === 'PROVIDER_ERROR' && /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|socket hang up|went away/i.test(err.message)) downUntil = Date.now() + DOWN_FOR_MS;
+      // Not reached, gone mid-job, or restarted: the next attempts go elsewhere for a while (not on a cancel).
+      if (!params.signal.aborted && err instanceof ProviderError && err.code === 'PROVIDER_ERROR' && /cannot reach the provider|answer was cut off|went away|no longer knows/.test(err.message)) {
+        downUntil = Date.now() + DOWN_FOR_MS;
+      }
       throw err;
     }
   }
