@@ -25,8 +25,23 @@ export type SecretValues = ReadonlyMap<string, string>;
 const keyOf = (provider: KeyedProvider, secrets: SecretValues) =>
   provider.apiKeySecret ? secrets.get(provider.apiKeySecret) : provider.apiKeyEnv ? environment.secret(provider.apiKeyEnv) : provider.apiKey;
 
-/** The secret names the config's providers use. */
-export const secretNames = (config: Config): string[] => Object.values(config.providers).flatMap((p) => ('apiKeySecret' in p && p.apiKeySecret ? [p.apiKeySecret] : []));
+/** The secret names the config's providers use: their keys, and ComfyUI header values kept in the secret store. */
+export const secretNames = (config: Config): string[] =>
+  Object.values(config.providers).flatMap((p) => {
+    if (p.type === 'comfyui') return Object.values(p.headers).flatMap((value) => (typeof value === 'object' && 'secret' in value ? [value.secret] : []));
+    return 'apiKeySecret' in p && p.apiKeySecret ? [p.apiKeySecret] : [];
+  });
+
+type ComfyProvider = Extract<ProviderConfig, { type: 'comfyui' }>;
+/** A ComfyUI server's headers with their values resolved (a value not found is left out, and the server runs without it). */
+export function comfyHeaders(provider: ComfyProvider, secrets: SecretValues): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(provider.headers)) {
+    const resolved = typeof value === 'string' ? value : 'secret' in value ? secrets.get(value.secret) : environment.secret(value.env);
+    if (resolved !== undefined) headers[name] = resolved;
+  }
+  return headers;
+}
 
 /**
  * The embedded models, created once per process (they load lazily, in worker threads) and
@@ -62,10 +77,10 @@ export const ffmpegPathOf = (config: Config): string => config.video.ffmpegPath 
 
 /** One ComfyUI server's generators, made once per config: its image and video sides share its state. */
 const comfyServers = new WeakMap<object, ReturnType<typeof createComfyUi>>();
-function comfyUiFor(name: string, provider: Extract<ProviderConfig, { type: 'comfyui' }>, config: Config) {
+function comfyUiFor(name: string, provider: ComfyProvider, config: Config, secrets: SecretValues) {
   let made = comfyServers.get(provider);
   if (!made) {
-    made = createComfyUi({ name, ...provider, workflowOf: (key) => config.workflows[key] });
+    made = createComfyUi({ name, ...provider, headers: comfyHeaders(provider, secrets), workflowOf: (key) => config.workflows[key] });
     comfyServers.set(provider, made);
   }
   return made;
@@ -73,7 +88,7 @@ function comfyUiFor(name: string, provider: Extract<ProviderConfig, { type: 'com
 
 function videoGeneratorFor(name: string, provider: ProviderConfig, config: Config, secrets: SecretValues): VideoGenerator | undefined {
   if (provider.type === 'placeholder') return createPlaceholderVideoGenerator({ ffmpegPath: () => ffmpegPathOf(config) });
-  if (provider.type === 'comfyui') return comfyUiFor(name, provider, config).video;
+  if (provider.type === 'comfyui') return comfyUiFor(name, provider, config, secrets).video;
   if (provider.type === 'openai-video') return createOpenAiVideo({ name, ...provider, apiKey: keyOf(provider, secrets) });
   return undefined;
 }
@@ -81,7 +96,7 @@ function videoGeneratorFor(name: string, provider: ProviderConfig, config: Confi
 function generatorFor(name: string, provider: ProviderConfig, config: Config, secrets: SecretValues): ImageGenerator | undefined {
   if (provider.type === 'placeholder') return createPlaceholderGenerator();
   if (provider.type === 'openai-video') return undefined;
-  if (provider.type === 'comfyui') return comfyUiFor(name, provider, config).image;
+  if (provider.type === 'comfyui') return comfyUiFor(name, provider, config, secrets).image;
   if (provider.type === 'automatic1111') return createAutomatic1111({ name, ...provider, apiKey: keyOf(provider, secrets) });
   const origin = new URL(provider.baseUrl).origin;
   return createOpenAiImages({

@@ -196,9 +196,20 @@ const ProviderSchema = z.discriminatedUnion('type', [
      */
     type: z.literal('comfyui'),
     baseUrl: BaseUrl,
-    /** Sent with every request to this server (a proxy's credentials). */
+    /**
+     * Sent with every request to this server (a proxy's credentials): each value as written, or
+     * `{ "secret": "<name>" }` (the encrypted secret store: `imgtask secrets set <name>`) or
+     * `{ "env": "<VARIABLE>" }`, so a credential need not sit in the config file.
+     */
     headers: z
-      .record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'an HTTP header name'), z.string().regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'a header value: no line breaks or control characters'))
+      .record(
+        z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'an HTTP header name'),
+        z.union([
+          z.string().regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'a header value: no line breaks or control characters'),
+          z.strictObject({ secret: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a secret name') }),
+          z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name') }),
+        ]),
+      )
       .default({}),
     /** Busy (the model's next server is tried first) while this server's queue holds this many waiting jobs, every client's (GET /queue); null: its queue length is not a reason. */
     maxQueued: z.number().int().min(1).max(10_000).nullable().default(null),

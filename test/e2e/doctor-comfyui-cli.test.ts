@@ -24,17 +24,20 @@ test('doctor reports each ComfyUI server and workflow, and exits 1 when one is d
     capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false },
   });
   const config = join(data, 'imgtask.json');
-  await writeFile(config, JSON.stringify({ providers: { 'gpu-1': { type: 'comfyui', baseUrl: fake.baseUrl, headers: { 'x-proxy-key': 'k1' } } }, models: { flux: model(['gpu-1']) } }));
+  // Header values as written, from the encrypted secret store, and from the environment.
+  const headers = { 'x-proxy-key': 'k1', authorization: { secret: 'comfy-proxy' }, 'x-from-env': { env: 'COMFY_HEADER_TEST' } };
+  await writeFile(config, JSON.stringify({ providers: { 'gpu-1': { type: 'comfyui', baseUrl: fake.baseUrl, headers } }, models: { flux: model(['gpu-1']) } }));
   await runCli(['--data', data, 'accounts', 'create', 'acme']);
-  const ok = await runCli(['--data', data, '--config', config, 'doctor']);
+  assert.equal((await runCli(['--data', data, 'secrets', 'set', 'comfy-proxy', '--value', 'Bearer from-the-store'])).code, 0);
+  const ok = await runCli(['--data', data, '--config', config, 'doctor'], { COMFY_HEADER_TEST: 'from-env' });
   assert.equal(ok.code, 0, ok.stdout + ok.stderr);
   assert.match(ok.stdout, new RegExp(`^comfyui gpu-1 ok: ${fake.baseUrl.replace(/[.]/g, '\\.')}, .*0 running, 0 waiting$`, 'm'));
   assert.match(ok.stdout, /^workflow models\.flux ok: .*flow\.json$/m);
   const asked = fake.requests.filter((r) => r.path === '/system_stats' || r.path === '/queue');
   assert.equal(asked.length, 2);
   assert.ok(
-    asked.every((r) => r.headers['x-proxy-key'] === 'k1'),
-    'with the server headers',
+    asked.every((r) => r.headers['x-proxy-key'] === 'k1' && r.headers.authorization === 'Bearer from-the-store' && r.headers['x-from-env'] === 'from-env'),
+    `with the server headers, resolved: ${JSON.stringify(asked.map((r) => r.headers))}`,
   );
 
   // The workflow edited after the config loaded: its seed node is gone (doctor reads the file again).

@@ -1,6 +1,7 @@
 import type { Config } from '../../config/schema.js';
 import { recheckWorkflow } from '../../config/workflows.js';
 import { type ComfyHealth, comfyHealth } from '../../providers/remote/comfyui/health.js';
+import { comfyHeaders, secretNames } from '../providers.js';
 
 export interface EnginesReport {
   /** Each ComfyUI server: reachable, version, device, queue. */
@@ -10,8 +11,13 @@ export interface EnginesReport {
 }
 
 /** The image engines the config names, checked now (doctor): ComfyUI servers and workflow files. */
-export async function checkEngines(config: Config): Promise<EnginesReport> {
-  const servers = Object.entries(config.providers).flatMap(([name, provider]) => (provider.type === 'comfyui' ? [{ name, baseUrl: provider.baseUrl, headers: provider.headers }] : []));
+export async function checkEngines(config: Config, secret: (name: string) => Promise<string | undefined>): Promise<EnginesReport> {
+  const values = new Map<string, string>();
+  for (const name of secretNames(config)) {
+    const value = await secret(name);
+    if (value !== undefined) values.set(name, value);
+  }
+  const servers = Object.entries(config.providers).flatMap(([name, provider]) => (provider.type === 'comfyui' ? [{ name, baseUrl: provider.baseUrl, headers: comfyHeaders(provider, values) }] : []));
   const comfyui = await Promise.all(servers.map((server) => comfyHealth(server)));
   const workflows = Object.entries(config.workflows).map(([model, workflow]) => {
     const problems = recheckWorkflow(workflow);

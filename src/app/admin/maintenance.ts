@@ -9,7 +9,7 @@ export const maintenanceOps = {
   // And the image engines the config names (ComfyUI servers and workflow files).
   doctor: adminOp({
     args: z.object({}),
-    run: async (s) => ({ ...(await checkLedger(s.store)), storage: await s.space.report(), engines: await checkEngines(s.config.current()) }),
+    run: async (s) => ({ ...(await checkLedger(s.store)), storage: await s.space.report(), engines: await checkEngines(s.config.current(), (name) => s.secrets.get(name)) }),
   }),
   sweep: adminOp({
     args: z.object({}),
