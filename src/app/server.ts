@@ -5,6 +5,8 @@ import type { Hono } from 'hono';
 import { createApi } from '../api/app.js';
 import type { ApiDeps, ApiEnv } from '../api/types.js';
 import type { ConfigFlags } from '../config/load.js';
+import { mountConsole } from '../console/mount.js';
+import { runAdminOp } from './admin/ops.js';
 import { listenAdminSocket } from './admin-socket.js';
 import { watchConfig } from './config-watch.js';
 import { openServices, type ServiceOptions, type Services } from './services.js';
@@ -81,7 +83,10 @@ async function startProcess(options: ServerOptions) {
     let url: string | undefined;
     let port: number | undefined;
     if (role !== 'work') {
-      api = createApi(services, options.extendApi);
+      api = createApi(services, (app, deps) => {
+        mountConsole(app, { ...services, doctor: () => runAdminOp(services, 'doctor', {}) });
+        options.extendApi?.(app, deps);
+      });
       const { host, port: wanted, requestTimeout } = config.current().server;
       // Node checks the receipt deadline on a timer (every 30 s by default): checked every
       // second at most, a request cut off at requestTimeout is cut off close to it.

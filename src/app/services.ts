@@ -3,6 +3,7 @@ import { access } from 'node:fs/promises';
 import type { Config } from '../config/schema.js';
 import { type ConfigSource, createConfigSource } from '../config/source.js';
 import { isUnderAllowedRoot } from '../destinations/local-folder.js';
+import { parseDuration } from '../domain/time.js';
 import { createEngine } from '../engine/engine.js';
 import type { InstallWork } from '../engine/intake/intake.js';
 import { type AnyTaskType, TaskTypeRegistry } from '../engine/task-types.js';
@@ -12,6 +13,7 @@ import type { ProviderSet } from '../providers/types.js';
 import { createAccountService } from '../services/accounts.js';
 import { createApiKeyService } from '../services/api-keys.js';
 import { createAuthService } from '../services/auth.js';
+import { createConsoleSessionService } from '../services/console-sessions.js';
 import { createDestinationService } from '../services/destinations.js';
 import { EventBus } from '../services/events.js';
 import { createIdempotencyService } from '../services/idempotency.js';
@@ -160,6 +162,7 @@ export async function openServices(options: ServiceOptions) {
   // Budget alerts: each charging settlement is compared with the thresholds (billing.threshold_reached).
   const billingAlerts = createBillingAlerts({ store, clock, config, events, log });
   const usage = createUsageService({ store, clock });
+  const consoleSessions = createConsoleSessionService({ store, clock, auth, sessionTtlMs: () => parseDuration(config.current().console.sessionTtl) ?? 12 * 3_600_000 });
   /** Told of each journaled webhook attempt: its outcome line and its metrics. */
   const observeWebhookAttempt = (outcome: AttemptOutcome) => {
     metrics.observeWebhookAttempt(outcome);
@@ -287,6 +290,7 @@ export async function openServices(options: ServiceOptions) {
     operator,
     taskStreams: engine.streams,
     usage,
+    consoleSessions,
     billingAlerts,
     close: async () => {
       engine.streams.close();

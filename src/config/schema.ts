@@ -385,6 +385,14 @@ export const ConfigSchema = z.strictObject({
     allowPrivateAddresses: z.boolean(),
     timeoutMs: z.number().int().min(100).max(600_000),
   }),
+  /** The web console at /console: on or off (a reload applies it), and how long a session lasts. */
+  console: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      /** A session's lifetime after sign-in; one opened with an access token never outlives the token. */
+      sessionTtl: Duration.default('12h'),
+    })
+    .default({ enabled: true, sessionTtl: '12h' }),
 });
 
 /** The config as loaded: the settings, and the ComfyUI workflows models name, read and checked (keyed `models.<id>` / `videoModels.<id>`). */

@@ -112,3 +112,5 @@ export function createOperatorService(deps: {
     },
   };
 }
+
+export type OperatorService = ReturnType<typeof createOperatorService>;

@@ -5,6 +5,7 @@ import type {
   ApiKeyChanges,
   ApiKeyRecord,
   BillingAlertRecord,
+  ConsoleSessionRecord,
   CreditRecord,
   DeliveryAttempt,
   DeliveryRecord,
@@ -38,6 +39,8 @@ export interface Store {
   readonly billing: BillingRepo;
   /** Idempotency-Key claims and answers. */
   readonly idempotency: IdempotencyRepo;
+  /** The web console's sign-in links and sessions; not in dumps. */
+  readonly consoleSessions: ConsoleSessionRepo;
   /**
    * What processes sharing this store need to run its tasks together (PostgreSQL): signals
    * between them and task leases. Undefined for a store one process owns (the file store), whose
@@ -320,6 +323,27 @@ export interface IdempotencyRepo {
   release(id: string, claim: string): Promise<void>;
   /** The live record of `id` at `now`. */
   get(id: string, now: string): Promise<IdempotencyRecord | undefined>;
+  /** Deletes every record expired at `now`. */
+  purgeExpired(now: string): Promise<void>;
+}
+
+/**
+ * Web console sign-in links and sessions. Times are the caller's clock (ISO). A link is used at
+ * most once, across processes: `consume` is the one atomic step that decides.
+ */
+export interface ConsoleSessionRepo {
+  put(record: ConsoleSessionRecord): Promise<void>;
+  /**
+   * Marks the link with this hash used at `now` and answers it (with `usedAt`); undefined, with
+   * nothing written, when there is no such link, or it is used, revoked or expired at `now`.
+   */
+  consume(hash: string, now: string): Promise<ConsoleSessionRecord | undefined>;
+  /** The record with this hash, whatever its state (the caller checks expiry and revocation). */
+  getByHash(hash: string): Promise<ConsoleSessionRecord | undefined>;
+  /** Sessions and links not expired at `now` (revoked and used ones included), oldest first. */
+  list(now: string): Promise<ConsoleSessionRecord[]>;
+  /** Revokes a session or link; undefined when unknown or already revoked. */
+  revoke(id: string, at: string): Promise<ConsoleSessionRecord | undefined>;
   /** Deletes every record expired at `now`. */
   purgeExpired(now: string): Promise<void>;
 }

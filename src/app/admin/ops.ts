@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { AppError } from '../../domain/errors.js';
 import type { Services } from '../services.js';
 import { accountOps } from './accounts.js';
+import { consoleOps } from './console.js';
 import { credentialOps } from './credentials.js';
 import { destinationOps } from './destinations.js';
 import { maintenanceOps } from './maintenance.js';
@@ -12,7 +13,7 @@ import { webhookOps } from './webhooks.js';
  * Every operator action, shared by the CLI on a stopped server's data dir and the admin socket
  * of a running one, so both paths run the very same code over the same services.
  */
-const OPS = { ...accountOps, ...credentialOps, ...webhookOps, ...destinationOps, ...maintenanceOps, ...usageOps };
+const OPS = { ...accountOps, ...consoleOps, ...credentialOps, ...webhookOps, ...destinationOps, ...maintenanceOps, ...usageOps };
 
 type Ops = typeof OPS;
 export type AdminOpName = keyof Ops;

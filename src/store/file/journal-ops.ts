@@ -3,6 +3,7 @@ import type {
   ApiKeyChanges,
   ApiKeyRecord,
   BillingAlertRecord,
+  ConsoleSessionRecord,
   CreditRecord,
   DeliveryAttempt,
   DeliveryRecord,
@@ -54,6 +55,13 @@ export interface JournalOps {
   /** Drops the answers that expired at `before` or earlier. */
   'idempotency.purge': { before: string };
   /** A budget threshold's mark, with the event it sends and the event's deliveries. */
+  /** A console sign-in link or session. */
+  'consoleSession.put': ConsoleSessionRecord;
+  /** A link's one use. */
+  'consoleSession.use': { id: string; at: string };
+  'consoleSession.revoke': { id: string; at: string };
+  /** Drops the console records that expired at `before` or earlier. */
+  'consoleSession.purge': { before: string };
   'billingAlert.record': { alert: BillingAlertRecord; event: EventRecord; deliveries: DeliveryRecord[] };
 }
 

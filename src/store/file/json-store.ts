@@ -1,10 +1,11 @@
 import { type DumpCounts, type DumpKind, type DumpRecord, StoreNotEmptyError, zeroCounts } from '../dump.js';
-import type { AccountRepo, ApiKeyRepo, BillingRepo, DestinationRepo, IdempotencyRepo, RequestWindowRepo, SecretRepo, Store, TaskRepo, WebhookRepo } from '../types.js';
+import type { AccountRepo, ApiKeyRepo, BillingRepo, ConsoleSessionRepo, DestinationRepo, IdempotencyRepo, RequestWindowRepo, SecretRepo, Store, TaskRepo, WebhookRepo } from '../types.js';
 import type { Collection } from './collection.js';
 import { JournalEngine, type JournalEngineOptions } from './journal-engine.js';
 import { createAccountRepo } from './repos/accounts.js';
 import { createApiKeyRepo, createMemoryRequestWindows } from './repos/api-keys.js';
 import { createBillingRepo } from './repos/billing-alerts.js';
+import { createConsoleSessionRepo } from './repos/console-sessions.js';
 import { createDestinationRepo } from './repos/destinations.js';
 import { createIdempotencyRepo } from './repos/idempotency.js';
 import { createSecretRepo } from './repos/secrets.js';
@@ -22,6 +23,7 @@ export class JsonStore implements Store {
   readonly destinations: DestinationRepo;
   readonly billing: BillingRepo;
   readonly idempotency: IdempotencyRepo;
+  readonly consoleSessions: ConsoleSessionRepo;
   readonly requestWindows: RequestWindowRepo = createMemoryRequestWindows();
 
   private constructor(readonly engine: JournalEngine) {
@@ -33,6 +35,7 @@ export class JsonStore implements Store {
     this.destinations = createDestinationRepo(engine);
     this.billing = createBillingRepo(engine);
     this.idempotency = createIdempotencyRepo(engine);
+    this.consoleSessions = createConsoleSessionRepo(engine);
   }
 
   static async open(options: JournalEngineOptions): Promise<JsonStore> {

@@ -2,6 +2,7 @@ import type {
   AccountRecord,
   ApiKeyRecord,
   BillingAlertRecord,
+  ConsoleSessionRecord,
   CreditRecord,
   DeliveryRecord,
   DestinationRecord,
@@ -62,6 +63,10 @@ export class State {
   /** Idempotency-Key answers, by `<accountId>:<key>`. Not in dumps. */
   readonly idempotencyKeys = new Collection<IdempotencyRecord>('idempotencyKeys');
 
+  /** Web console sign-in links and sessions, by id; found by the hash of their secret. Not in dumps. */
+  readonly consoleSessionByHash = new UniqueIndex<ConsoleSessionRecord>((record) => record.hash);
+  readonly consoleSessions = new Collection<ConsoleSessionRecord>('consoleSessions', [this.consoleSessionByHash]);
+
   /** Every collection, by the name it has in snapshots. */
   collections(): Collection<{ id: string }>[] {
     return [
@@ -76,6 +81,7 @@ export class State {
       this.destinations,
       this.billingAlerts,
       this.idempotencyKeys,
+      this.consoleSessions,
     ] as unknown as Collection<{ id: string }>[];
   }
 }
@@ -160,6 +166,20 @@ const HANDLERS: { [Op in JournalOp]: (state: State, payload: JournalOps[Op]) => 
     for (const delivery of deliveries) state.deliveries.put(delivery);
   },
   'idempotency.put': (state, record) => state.idempotencyKeys.put(record),
+  'consoleSession.put': (state, record) => state.consoleSessions.put(record),
+  'consoleSession.use': (state, { id, at }) => {
+    const record = state.consoleSessions.get(id);
+    if (record) state.consoleSessions.put({ ...record, usedAt: at });
+  },
+  'consoleSession.revoke': (state, { id, at }) => {
+    const record = state.consoleSessions.get(id);
+    if (record) state.consoleSessions.put({ ...record, revokedAt: at });
+  },
+  'consoleSession.purge': (state, { before }) => {
+    const expired: string[] = [];
+    for (const record of state.consoleSessions.values()) if (record.expiresAt <= before) expired.push(record.id);
+    for (const id of expired) state.consoleSessions.delete(id);
+  },
   // Deterministic on replay: the same records have expired at the same `before`.
   'idempotency.purge': (state, { before }) => {
     const expired: string[] = [];

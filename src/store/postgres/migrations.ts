@@ -210,6 +210,25 @@ CREATE INDEX unapplied_settlements_account ON unapplied_settlements (account_id)
 CREATE INDEX unapplied_settlements_key ON unapplied_settlements (api_key_id) WHERE api_key_id IS NOT NULL;
 `,
   },
+  {
+    version: 5,
+    name: 'console sessions',
+    // Web console sign-in links and sessions, found by the hash of their secret. used_at makes a
+    // link single-use: the UPDATE that sets it is the one step that decides between two visits.
+    sql: `
+CREATE TABLE console_sessions (
+  id text COLLATE "C" PRIMARY KEY,
+  seq bigint NOT NULL DEFAULT nextval('imgtask_order'),
+  hash text COLLATE "C" NOT NULL UNIQUE,
+  kind text COLLATE "C" NOT NULL,
+  expires_at text COLLATE "C" NOT NULL,
+  used_at text COLLATE "C",
+  revoked_at text COLLATE "C",
+  doc text NOT NULL
+);
+CREATE INDEX console_sessions_expiry ON console_sessions (expires_at);
+`,
+  },
 ];
 
 export const LATEST_SCHEMA = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -1,9 +1,24 @@
 import pg from 'pg';
 import type { DumpCounts, DumpRecord } from '../dump.js';
-import type { AccountRepo, ApiKeyRepo, BillingRepo, DestinationRepo, IdempotencyRepo, LedgerView, RequestWindowRepo, SecretRepo, SharedQueueStore, Store, TaskRepo, WebhookRepo } from '../types.js';
+import type {
+  AccountRepo,
+  ApiKeyRepo,
+  BillingRepo,
+  ConsoleSessionRepo,
+  DestinationRepo,
+  IdempotencyRepo,
+  LedgerView,
+  RequestWindowRepo,
+  SecretRepo,
+  SharedQueueStore,
+  Store,
+  TaskRepo,
+  WebhookRepo,
+} from '../types.js';
 import { createPgAccountRepo } from './accounts.js';
 import { createPgApiKeyRepo, createPgRequestWindows } from './api-keys.js';
 import { createPgBillingRepo } from './billing-alerts.js';
+import { createPgConsoleSessionRepo } from './console-sessions.js';
 import { createPgDestinationRepo } from './destinations.js';
 import { pgLoad, pgRecords } from './dump.js';
 import { createDbHealth, type DbHealth } from './health.js';
@@ -41,6 +56,7 @@ export class PgStore implements Store {
   readonly destinations: DestinationRepo;
   readonly billing: BillingRepo;
   readonly idempotency: IdempotencyRepo;
+  readonly consoleSessions: ConsoleSessionRepo;
   readonly requestWindows: RequestWindowRepo;
   /**
    * What the processes on this database run tasks together with: NOTIFY/LISTEN and advisory
@@ -85,6 +101,7 @@ export class PgStore implements Store {
     this.destinations = createPgDestinationRepo(db);
     this.billing = createPgBillingRepo(db);
     this.idempotency = createPgIdempotencyRepo(db);
+    this.consoleSessions = createPgConsoleSessionRepo(db);
     this.requestWindows = createPgRequestWindows(db);
   }
 

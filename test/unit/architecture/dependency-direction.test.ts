@@ -25,7 +25,9 @@ const ALLOWED: Record<string, string[]> = {
   webhooks: ['domain', 'net', 'services', 'engine'],
   tasks: ['domain', 'media'],
   api: ['domain', 'services', 'engine', 'tasks'],
-  app: ['domain', 'media', 'config', 'store', 'net', 'providers', 'destinations', 'webhooks', 'services', 'engine', 'tasks', 'api', 'client'],
+  app: ['domain', 'media', 'config', 'store', 'net', 'providers', 'destinations', 'webhooks', 'services', 'engine', 'tasks', 'api', 'console', 'client'],
+  // The web console: pages over the same services and engine as the API, with the API's route schemas and errors.
+  console: ['domain', 'services', 'engine', 'tasks', 'api'],
   client: ['domain'],
   tui: ['domain', 'client'],
   cli: ['domain', 'config', 'client', 'app', 'tui'],
@@ -44,6 +46,7 @@ const TYPE_ONLY_ALLOWED: Record<string, string[]> = {
   tasks: ['services', 'engine', 'providers', 'config'],
   engine: ['config'],
   api: ['config', 'webhooks'],
+  console: ['config', 'store', 'webhooks'],
   client: ['api'],
 };
 

@@ -1,0 +1,23 @@
+import type { ApiDeps, ApiEnv } from '../api/types.js';
+import type { ConsoleSession, ConsoleSessionService } from '../services/console-sessions.js';
+import type { OperatorService } from '../services/operator.js';
+import type { TokenService } from '../services/tokens.js';
+
+/** What the console needs: the API's services (every action goes through them, as the API's do) and its own. */
+export interface ConsoleDeps extends ApiDeps {
+  consoleSessions: ConsoleSessionService;
+  tokens: TokenService;
+  operator: OperatorService;
+  /** The operator view's doctor status: the checks of `imgtask doctor` (ledger, storage, engines). */
+  doctor: () => Promise<{ ok: boolean; problems: string[] }>;
+}
+
+export type ConsoleEnv = {
+  Bindings: ApiEnv['Bindings'];
+  Variables: ApiEnv['Variables'] & {
+    /** The signed-in session, when the request carries a live one. */
+    session?: ConsoleSession;
+    /** The request's own origin (scheme://host[:port]), as the browser addressed it. */
+    origin: string;
+  };
+};
