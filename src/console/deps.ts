@@ -1,12 +1,14 @@
 import type { ApiDeps, ApiEnv } from '../api/types.js';
 import type { ConsoleSession, ConsoleSessionService } from '../services/console-sessions.js';
 import type { OperatorService } from '../services/operator.js';
+import type { Clock } from '../services/ports.js';
 import type { TokenService } from '../services/tokens.js';
 
 /** What the console needs: the API's services (every action goes through them, as the API's do) and its own. */
 export interface ConsoleDeps extends ApiDeps {
   consoleSessions: ConsoleSessionService;
   tokens: TokenService;
+  clock: Clock;
   operator: OperatorService;
   /** The operator view's doctor status: the checks of `imgtask doctor` (ledger, storage, engines). */
   doctor: () => Promise<{ ok: boolean; problems: string[] }>;

@@ -30,6 +30,8 @@ interface PageProps {
   active?: string;
   /** Extra scripts of this page (asset names, loaded as modules after console.js). */
   scripts?: string[];
+  /** Extra stylesheets of this page (asset names, after console.css). */
+  styles?: string[];
   /** A line under the title. */
   lead?: Child;
   children?: Child;
@@ -62,7 +64,7 @@ function Navigation({ session, active }: { session: ConsoleSession; active?: str
 }
 
 /** Every console page: the document, the navigation, the page's heading and content. */
-export function Page({ title, session, active, scripts = [], lead, children }: PageProps) {
+export function Page({ title, session, active, scripts = [], styles = [], lead, children }: PageProps) {
   return (
     <html lang="en">
       <head>
@@ -71,6 +73,9 @@ export function Page({ title, session, active, scripts = [], lead, children }: P
         {session && <meta name="csrf-token" content={session.csrf} />}
         <title>{`${title} · imgtask console`}</title>
         <link rel="stylesheet" href={assetUrl('console.css')} />
+        {styles.map((name) => (
+          <link rel="stylesheet" href={assetUrl(name)} />
+        ))}
         <script type="module" src={assetUrl('console.js')} />
         {scripts.map((name) => (
           <script type="module" src={assetUrl(name)} />
