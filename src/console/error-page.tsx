@@ -27,7 +27,11 @@ export function errorAnswer(err: Error, c: Context<ConsoleEnv>): Response | Prom
   return render(c, <ErrorPage session={session} status={500} code="INTERNAL_SERVER_ERROR" message={`Something went wrong on the server (request ${c.get('requestId')}).`} />, 500);
 }
 
-export const notFoundAnswer = (c: Context<ConsoleEnv>) => render(c, <ErrorPage session={c.get('session')} status={404} code="NOT_FOUND" message={NOT_FOUND_TEXT} />, 404);
+export const notFoundAnswer = (c: Context<ConsoleEnv>) => {
+  // Signed out, an unknown path is answered like every page: sign in first (nothing is told of what exists).
+  if (!c.get('session')) return errorAnswer(new SignInNeeded(), c);
+  return render(c, <ErrorPage session={c.get('session')} status={404} code="NOT_FOUND" message={NOT_FOUND_TEXT} />, 404);
+};
 
 function ErrorPage({ session, status, code, message }: { session: Parameters<typeof Page>[0]['session']; status: number; code: string; message?: string }) {
   return (

@@ -18,7 +18,7 @@ const iso = (millis: number): string => new Date(millis).toISOString();
 
 /** Only a path inside the console is a place to go after sign-in (never another host: no open redirect). */
 export function safeNext(next: string | undefined): string {
-  if (!next || !/^\/console(\/[A-Za-z0-9._~\-/]*)?(\?[A-Za-z0-9._~\-=&%+]*)?$/.test(next) || next.includes('//')) return '/console';
+  if (!next || !/^\/console(\/[A-Za-z0-9._~\-/]*)?(\?[A-Za-z0-9._~\-=&%+]*)?$/.test(next) || next.includes('//') || /(^|\/)\.\.?(\/|$|\?)/.test(next)) return '/console';
   return next;
 }
 

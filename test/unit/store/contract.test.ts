@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
-import type { ApiKeyRecord, BillingAlertRecord, DeliveryRecord, DestinationRecord, EventRecord, ItemRecord, TaskRecord, WebhookRecord } from '../../../src/store/records.js';
+import type { ApiKeyRecord, BillingAlertRecord, ConsoleSessionRecord, DeliveryRecord, DestinationRecord, EventRecord, ItemRecord, TaskRecord, WebhookRecord } from '../../../src/store/records.js';
 import type { Store } from '../../../src/store/types.js';
 import { BACKENDS } from './store-backends.js';
 
@@ -892,4 +892,57 @@ contract('tasks: a settlement with `unfinishedItem` writes it over every item st
   assert.deepEqual(await store.tasks.get(tid(1)), settled, 'read back as the settlement answered it');
   assert.equal(await store.tasks.reserved('acc_1'), 0);
   assert.equal((await store.accounts.get('acc_1'))?.balance, 9000);
+});
+
+contract('console sessions: a link is used once, sessions are found by hash, revoked, listed until expiry and purged', async (store, note) => {
+  const repo = store.consoleSessions;
+  const at = (ms: number) => iso(T0 + ms);
+  const record = (id: string, kind: 'link' | 'session', expiresIn: number, extra: Partial<ConsoleSessionRecord> = {}): ConsoleSessionRecord => ({
+    id,
+    hash: `hash_${id}`,
+    kind,
+    accountId: 'acc_a',
+    scopes: ['keys', 'manage'],
+    createdAt: at(0),
+    expiresAt: at(expiresIn),
+    ...extra,
+  });
+  await repo.put(record('cs_link1', 'link', 600_000, { next: '/console/gallery' }));
+  await repo.put(record('cs_link2', 'link', 600_000));
+  await repo.put(record('cs_sess1', 'session', 3_600_000, { via: 'link', userAgent: 'test browser' }));
+  await repo.put(record('cs_oper1', 'session', 3_600_000, { accountId: null }));
+
+  const used = await repo.consume('hash_cs_link1', at(1000));
+  note('used', used);
+  assert.equal(used?.usedAt, at(1000));
+  assert.equal(await repo.consume('hash_cs_link1', at(2000)), undefined, 'a second visit of the link is refused');
+  assert.equal(await repo.consume('hash_cs_sess1', at(2000)), undefined, 'a session is not a link');
+  assert.equal(await repo.consume('hash_nothing', at(2000)), undefined);
+  assert.equal(await repo.consume('hash_cs_link2', at(600_000)), undefined, 'an expired link is refused');
+  // Two visits at once: one wins.
+  await repo.put(record('cs_link3', 'link', 600_000));
+  const both = await Promise.all([repo.consume('hash_cs_link3', at(3000)), repo.consume('hash_cs_link3', at(3000))]);
+  assert.equal(both.filter(Boolean).length, 1, 'exactly one of two concurrent visits uses the link');
+
+  note('by hash', await repo.getByHash('hash_cs_sess1'));
+  assert.equal((await repo.getByHash('hash_cs_oper1'))?.accountId, null);
+  const revoked = await repo.revoke('cs_sess1', at(5000));
+  note('revoked', revoked);
+  assert.equal(revoked?.revokedAt, at(5000));
+  assert.equal(await repo.revoke('cs_sess1', at(6000)), undefined, 'revoked once');
+  assert.equal(await repo.revoke('cs_none', at(6000)), undefined);
+  assert.equal((await repo.getByHash('hash_cs_sess1'))?.revokedAt, at(5000));
+  await repo.put(record('cs_link4', 'link', 600_000));
+  await repo.revoke('cs_link4', at(7000));
+  assert.equal(await repo.consume('hash_cs_link4', at(8000)), undefined, 'a revoked link is refused');
+
+  const listed = await repo.list(at(600_000));
+  note('listed after the links expired', listed);
+  assert.deepEqual(
+    listed.map((r) => r.id),
+    ['cs_sess1', 'cs_oper1'],
+  );
+  await repo.purgeExpired(at(600_000));
+  assert.equal(await repo.getByHash('hash_cs_link1'), undefined, 'purged');
+  assert.ok(await repo.getByHash('hash_cs_oper1'), 'a live session stays');
 });
