@@ -1,19 +1,65 @@
 /** @jsxImportSource hono/jsx */
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
+import { RotateApiKeyBody } from '../../api/routes/api-keys/rotate.js';
+import { parseUsd } from '../../domain/money.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
-import { accountSession, render } from '../http.js';
-import { EmptyState, Page } from '../layout.js';
+import { accountSession, principalOf, readForm, readFormAll, render, seeOther } from '../http.js';
+import { keyBody, keyFormValues } from '../keys/key-form.js';
+import { DEFAULT_GRACE } from '../keys/key-table.js';
+import { KeysPage, loadKeys } from '../keys/keys-page.js';
+import { attempt, type Refusal, schemaRefusal } from '../keys/refusal.js';
 
-export function registerKeys(app: Hono<ConsoleEnv>, _deps: ConsoleDeps): void {
-  app.get('/keys', (c) => {
+/** Keys: the account's live keys, create (the raw key shown once), rotate, delete, usage per key. Scope `keys`, as /api-key. */
+export function registerKeys(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
+  /** The signed-in account holder, allowed what POST/GET /api-key allow. */
+  const holder = (c: Context<ConsoleEnv>) => {
     const session = accountSession(c);
-    return render(
-      c,
-      <Page title="API keys" session={session} active="/console/keys">
-        <EmptyState title="Nothing yet">
-          <p>No keys yet.</p>
-        </EmptyState>
-      </Page>,
+    deps.auth.authorize(principalOf(session), { accept: ['accessToken'], scope: 'keys' });
+    return session;
+  };
+
+  app.get('/keys', async (c) => {
+    const session = holder(c);
+    return render(c, <KeysPage session={session} data={await loadKeys(deps, session.accountId)} done={c.req.query('done')} />);
+  });
+
+  app.post('/keys', async (c) => {
+    const session = holder(c);
+    const values = keyFormValues(await readFormAll(c));
+    const checked = keyBody(values);
+    const refusedPage = async (refusal: Refusal) => render(c, <KeysPage session={session} data={await loadKeys(deps, session.accountId)} values={values} refusal={refusal} />, refusal.status);
+    if ('refused' in checked) return refusedPage(checked.refused);
+    const { body } = checked;
+    const created = await attempt(() =>
+      deps.apiKeys.create({
+        accountId: session.accountId,
+        name: body.name,
+        scopes: body.scopes,
+        creatorScopes: principalOf(session).scopes,
+        spendingLimit: body.spendingLimit === undefined ? undefined : parseUsd(body.spendingLimit)!,
+        spendingLimitPeriod: body.spendingLimitPeriod,
+        requestsPerMinute: body.requestsPerMinute,
+        expiresAt: body.expiresAt,
+      }),
     );
+    if ('refused' in created) return refusedPage(created.refused);
+    // The raw key is in this answer only: rendered here, never stored, never behind a redirect.
+    return render(c, <KeysPage session={session} data={await loadKeys(deps, session.accountId)} fresh={{ kind: 'created', ...created.ok }} />, 201);
+  });
+
+  app.post('/keys/:id/rotate', async (c) => {
+    const session = holder(c);
+    const form = await readForm(c);
+    const parsed = RotateApiKeyBody.safeParse({ graceSeconds: form.graceSeconds ? Number(form.graceSeconds) : DEFAULT_GRACE });
+    if (!parsed.success) return render(c, <KeysPage session={session} data={await loadKeys(deps, session.accountId)} refusal={schemaRefusal(parsed.error, { graceSeconds: 'Old key' })} />, 400);
+    const rotated = await attempt(() => deps.apiKeys.rotate(session.accountId, c.req.param('id'), parsed.data.graceSeconds));
+    if ('refused' in rotated) return render(c, <KeysPage session={session} data={await loadKeys(deps, session.accountId)} refusal={rotated.refused} />, rotated.refused.status);
+    return render(c, <KeysPage session={session} data={await loadKeys(deps, session.accountId)} fresh={{ kind: 'rotated', ...rotated.ok }} />, 201);
+  });
+
+  app.post('/keys/:id/delete', async (c) => {
+    const session = holder(c);
+    await deps.apiKeys.revoke(session.accountId, c.req.param('id'));
+    return seeOther(c, '/console/keys?done=deleted');
   });
 }

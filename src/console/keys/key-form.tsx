@@ -1,0 +1,100 @@
+/** @jsxImportSource hono/jsx */
+import { CreateApiKeyBody } from '../../api/routes/api-keys/create.js';
+import { API_KEY_SCOPES } from '../../domain/scopes.js';
+import type { ConsoleSession } from '../../services/console-sessions.js';
+import { Csrf } from '../layout.js';
+import { type Refusal, schemaRefusal } from './refusal.js';
+
+/** What the create form holds, as typed (kept when the form is refused). */
+export interface KeyFormValues {
+  name: string;
+  scopes: string[];
+  spendingLimit: string;
+  spendingLimitPeriod: string;
+  requestsPerMinute: string;
+  /** A date (YYYY-MM-DD): the key is refused from the start of that day, UTC. */
+  expiresOn: string;
+}
+
+export const NEW_KEY_FORM: KeyFormValues = { name: '', scopes: [...API_KEY_SCOPES], spendingLimit: '', spendingLimitPeriod: 'month', requestsPerMinute: '', expiresOn: '' };
+
+/** The labels of the form's fields, by the body field a schema issue names. */
+const LABELS: Record<string, string> = {
+  name: 'Name',
+  scopes: 'Scopes',
+  spendingLimit: 'Spending limit',
+  spendingLimitPeriod: 'Period',
+  requestsPerMinute: 'Requests per minute',
+  expiresAt: 'Expires on',
+};
+
+const PERIODS = [
+  ['day', 'per day'],
+  ['week', 'per week (from Monday)'],
+  ['month', 'per month'],
+] as const;
+
+export function keyFormValues(form: Record<string, string[]>): KeyFormValues {
+  const one = (name: string) => form[name]?.at(-1) ?? '';
+  return {
+    name: one('name'),
+    scopes: form.scopes ?? [],
+    spendingLimit: one('spendingLimit'),
+    spendingLimitPeriod: one('spendingLimitPeriod'),
+    requestsPerMinute: one('requestsPerMinute'),
+    expiresOn: one('expiresOn'),
+  };
+}
+
+/** The body POST /api-key would take, checked by its own schema; empty fields are left out. */
+export function keyBody(values: KeyFormValues): { body: CreateApiKeyBody } | { refused: Refusal } {
+  const text = (value: string) => value.trim() || undefined;
+  const parsed = CreateApiKeyBody.safeParse({
+    name: text(values.name),
+    scopes: values.scopes,
+    spendingLimit: text(values.spendingLimit),
+    spendingLimitPeriod: text(values.spendingLimitPeriod),
+    requestsPerMinute: text(values.requestsPerMinute) === undefined ? undefined : Number(values.requestsPerMinute.trim()),
+    expiresAt: text(values.expiresOn) === undefined ? undefined : `${values.expiresOn.trim()}T00:00:00Z`,
+  });
+  return parsed.success ? { body: parsed.data } : { refused: schemaRefusal(parsed.error, LABELS) };
+}
+
+export function CreateKeyForm({ session, values }: { session: ConsoleSession; values: KeyFormValues }) {
+  return (
+    <form method="post" action="/console/keys" class="stack" aria-labelledby="create-key-title">
+      <h2 id="create-key-title">Create a key</h2>
+      <Csrf session={session} />
+      <label for="key-name">Name</label>
+      <input id="key-name" name="name" maxlength={64} value={values.name} autocomplete="off" />
+      <fieldset>
+        <legend>Scopes</legend>
+        <p class="muted">What the key may do. A key holds only scopes your session holds.</p>
+        <div class="checks">
+          {API_KEY_SCOPES.map((scope) => (
+            <label for={`scope-${scope}`}>
+              <input type="checkbox" id={`scope-${scope}`} name="scopes" value={scope} checked={values.scopes.includes(scope)} /> {scope}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <label for="key-limit">Spending limit (USD, empty: none)</label>
+      <input id="key-limit" name="spendingLimit" inputmode="decimal" value={values.spendingLimit} placeholder="25" />
+      <label for="key-period">Period of the limit (UTC)</label>
+      <select id="key-period" name="spendingLimitPeriod">
+        {PERIODS.map(([value, label]) => (
+          <option value={value} selected={values.spendingLimitPeriod === value}>
+            {label}
+          </option>
+        ))}
+      </select>
+      <label for="key-rpm">Requests per minute (empty: no limit)</label>
+      <input id="key-rpm" name="requestsPerMinute" type="number" min={1} max={1_000_000} step={1} value={values.requestsPerMinute} />
+      <label for="key-expires">Expires on (empty: never; from 00:00 UTC that day)</label>
+      <input id="key-expires" name="expiresOn" type="date" value={values.expiresOn} />
+      <div class="actions">
+        <button type="submit">Create key</button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,159 @@
+/** @jsxImportSource hono/jsx */
+import type { ApiKeyView } from '../../services/api-keys.js';
+import type { ConsoleSession } from '../../services/console-sessions.js';
+import type { UsageReport } from '../../services/usage.js';
+import { Csrf } from '../layout.js';
+import { When } from './when.js';
+
+/** How long a rotated key keeps working, as the rotate form offers it (the API's default is 24 h). */
+export const GRACE_CHOICES = [
+  [0, 'stops now'],
+  [3600, 'works 1 more hour'],
+  [86_400, 'works 24 more hours'],
+  [604_800, 'works 7 more days'],
+] as const;
+export const DEFAULT_GRACE = 86_400;
+
+export const keyLabel = (key: Pick<ApiKeyView, 'id' | 'name'>): string => key.name ?? key.id;
+
+function Limit({ keyView, spent }: { keyView: ApiKeyView; spent: string | undefined }) {
+  const period = keyView.spendingLimitPeriod;
+  return (
+    <>
+      {keyView.spendingLimit === undefined ? <span class="muted">no limit</span> : `$${keyView.spendingLimit} per ${period}`}
+      <br />
+      <span class="muted">{`spent this ${period}: $${spent ?? '0'}${keyView.spendingLimit === undefined ? '' : ` of $${keyView.spendingLimit}`}`}</span>
+    </>
+  );
+}
+
+function KeyActions({ session, keyView }: { session: ConsoleSession; keyView: ApiKeyView }) {
+  const label = keyLabel(keyView);
+  return (
+    <div class="actions">
+      <form method="post" action={`/console/keys/${keyView.id}/rotate`} class="inline" data-confirm={`Rotate the key ${label}? A new raw key replaces it.`}>
+        <Csrf session={session} />
+        <label for={`grace-${keyView.id}`} class="visually-hidden">{`Old key of ${label}`}</label>
+        <select id={`grace-${keyView.id}`} name="graceSeconds">
+          {GRACE_CHOICES.map(([seconds, text]) => (
+            <option value={String(seconds)} selected={seconds === DEFAULT_GRACE}>{`old key ${text}`}</option>
+          ))}
+        </select>{' '}
+        <button type="submit" class="quiet" aria-label={`Rotate ${label}`}>
+          Rotate
+        </button>
+      </form>
+      <form method="post" action={`/console/keys/${keyView.id}/delete`} class="inline" data-confirm={`Delete the key ${label}? It stops working at once.`}>
+        <Csrf session={session} />
+        <button type="submit" class="danger" aria-label={`Delete ${label}`}>
+          Delete
+        </button>
+      </form>
+    </div>
+  );
+}
+
+/** The account's live keys with their limits, spend in the current period and actions. */
+export function KeyTable({ session, keys, spend }: { session: ConsoleSession; keys: readonly ApiKeyView[]; spend: ReadonlyMap<string, string> }) {
+  return (
+    <div class="table-wrap">
+      <table class="keys">
+        <caption class="visually-hidden">Live API keys</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Key</th>
+            <th scope="col">Scopes</th>
+            <th scope="col">Spending limit</th>
+            <th scope="col" class="num">
+              Requests / min
+            </th>
+            <th scope="col">Expires</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => (
+            <tr id={`key-${key.id}`}>
+              <th scope="row">
+                {key.name ?? <span class="muted">unnamed</span>}
+                <br />
+                <span class="muted mono">{key.id}</span>
+              </th>
+              <td>
+                <code>{key.keyPreview}</code>
+                {key.rotatedFrom && <span class="muted"> (rotated)</span>}
+              </td>
+              <td>
+                <ul class="scopes">
+                  {key.scopes.map((scope) => (
+                    <li>{scope}</li>
+                  ))}
+                </ul>
+              </td>
+              <td>
+                <Limit keyView={key} spent={spend.get(key.id)} />
+              </td>
+              <td class="num">{key.requestsPerMinute ?? <span class="muted">no limit</span>}</td>
+              <td>
+                <When at={key.expiresAt} none="never" />
+              </td>
+              <td>
+                <When at={key.lastUsedAt} none="never" />
+              </td>
+              <td>
+                <KeyActions session={session} keyView={key} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Cost and tasks per key over the report's range; keys deleted since are named by id. */
+export function KeyUsageTable({ report, keys }: { report: UsageReport; keys: readonly ApiKeyView[] }) {
+  const names = new Map(keys.map((key) => [key.id, keyLabel(key)]));
+  if (report.groups.length === 0) return <p class="muted">No task has settled in the last 30 days.</p>;
+  return (
+    <div class="table-wrap">
+      <table class="key-usage">
+        <caption class="visually-hidden">Usage per key, last 30 days</caption>
+        <thead>
+          <tr>
+            <th scope="col">Key</th>
+            <th scope="col" class="num">
+              Tasks
+            </th>
+            <th scope="col" class="num">
+              Items charged
+            </th>
+            <th scope="col" class="num">
+              Cost (USD)
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {report.groups.map((group) => (
+            <tr>
+              <th scope="row">{group.key === null ? 'no key (access token)' : (names.get(group.key) ?? `${group.key} (deleted)`)}</th>
+              <td class="num">{group.tasks}</td>
+              <td class="num">{group.items}</td>
+              <td class="num">{group.cost}</td>
+            </tr>
+          ))}
+        </tbody>
+        <tfoot>
+          <tr>
+            <th scope="row">Total</th>
+            <td class="num">{report.total.tasks}</td>
+            <td class="num">{report.total.items}</td>
+            <td class="num">{report.total.cost}</td>
+          </tr>
+        </tfoot>
+      </table>
+    </div>
+  );
+}

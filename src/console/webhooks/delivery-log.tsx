@@ -1,0 +1,80 @@
+/** @jsxImportSource hono/jsx */
+import type { ConsoleSession } from '../../services/console-sessions.js';
+import type { DeliveryView } from '../../webhooks/outbox.js';
+import { When } from '../keys/when.js';
+import { Csrf } from '../layout.js';
+
+type Attempt = DeliveryView['attempts'][number];
+
+function AttemptLine({ attempt }: { attempt: Attempt }) {
+  const answer = attempt.status === null ? 'no answer' : `HTTP ${attempt.status}`;
+  return (
+    <li>
+      <When at={attempt.at} />
+      {` · ${answer} · ${attempt.latencyMs} ms`}
+      {attempt.error && <span class="health-problem">{` · ${attempt.error}`}</span>}
+    </li>
+  );
+}
+
+/** A webhook's deliveries, newest first, with every attempt and a Redeliver button each. */
+export function DeliveryLog({ session, webhookId, deliveries }: { session: ConsoleSession; webhookId: string; deliveries: readonly DeliveryView[] }) {
+  if (deliveries.length === 0) return <p class="muted">No deliveries yet. Send a test event to check the endpoint; settled tasks are delivered here as they come.</p>;
+  return (
+    <div class="table-wrap">
+      <table class="deliveries">
+        <caption class="visually-hidden">Deliveries, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Action</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((delivery) => (
+            <tr id={`delivery-${delivery.id}`}>
+              <th scope="row">
+                <When at={delivery.createdAt} />
+              </th>
+              <td>
+                {delivery.eventType}
+                <br />
+                <span class="muted mono">{delivery.eventId}</span>
+              </td>
+              <td>
+                <span class={`badge ${delivery.status}`}>{delivery.status}</span>
+                {delivery.nextAttemptAt && (
+                  <p class="muted">
+                    next attempt <When at={delivery.nextAttemptAt} />
+                  </p>
+                )}
+              </td>
+              <td>
+                {delivery.attempts.length === 0 ? (
+                  <span class="muted">none yet</span>
+                ) : (
+                  <ul class="attempts">
+                    {delivery.attempts.map((attempt) => (
+                      <AttemptLine attempt={attempt} />
+                    ))}
+                  </ul>
+                )}
+              </td>
+              <td>
+                <form method="post" action={`/console/webhooks/${webhookId}/deliveries/${delivery.id}/redeliver`} class="inline">
+                  <Csrf session={session} />
+                  <button type="submit" class="quiet" aria-label={`Redeliver ${delivery.eventType} of ${delivery.createdAt}`}>
+                    Redeliver
+                  </button>
+                </form>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

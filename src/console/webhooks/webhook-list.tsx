@@ -1,0 +1,89 @@
+/** @jsxImportSource hono/jsx */
+import type { ApiKeyView } from '../../services/api-keys.js';
+import type { WebhookService } from '../../services/webhooks.js';
+import { keyLabel } from '../keys/key-table.js';
+import { When } from '../keys/when.js';
+
+/** A webhook as the console shows it: the resource, the keys it is tied to, and its health. */
+export type WebhookDetail = Awaited<ReturnType<WebhookService['operatorView']>>;
+
+export function Health({ webhook }: { webhook: WebhookDetail }) {
+  return (
+    <>
+      <span class={`badge ${webhook.enabled ? 'enabled' : 'disabled'}`}>{webhook.enabled ? 'Enabled' : 'Disabled'}</span>
+      {webhook.disabledReason && <p class="health-problem">{`Disabled: ${webhook.disabledReason}`}</p>}
+      {webhook.failingSince && (
+        <p class="health-problem">
+          Failing since <When at={webhook.failingSince} />
+        </p>
+      )}
+    </>
+  );
+}
+
+export function EventList({ events }: { events: readonly string[] | null }) {
+  if (events === null || events.includes('all')) return <span>every kind</span>;
+  return (
+    <ul class="scopes">
+      {events.map((kind) => (
+        <li>{kind}</li>
+      ))}
+    </ul>
+  );
+}
+
+export function KeyList({ ids, keys }: { ids: readonly string[]; keys: readonly ApiKeyView[] }) {
+  if (ids.length === 0) return <span>every key</span>;
+  const byId = new Map(keys.map((key) => [key.id, key]));
+  return (
+    <ul class="plain">
+      {ids.map((id) => {
+        const key = byId.get(id);
+        return <li>{key ? keyLabel(key) : `${id} (deleted)`}</li>;
+      })}
+    </ul>
+  );
+}
+
+/** The account's webhooks, each linking to its page (edit, test, delivery log). */
+export function WebhookTable({ webhooks, keys }: { webhooks: readonly WebhookDetail[]; keys: readonly ApiKeyView[] }) {
+  return (
+    <div class="table-wrap">
+      <table class="webhooks">
+        <caption class="visually-hidden">Webhooks</caption>
+        <thead>
+          <tr>
+            <th scope="col" class="url">
+              URL
+            </th>
+            <th scope="col">Events</th>
+            <th scope="col">Keys</th>
+            <th scope="col">Status</th>
+            <th scope="col">Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          {webhooks.map((webhook) => (
+            <tr id={`webhook-${webhook.id}`}>
+              <th scope="row" class="url">
+                <a href={`/console/webhooks/${webhook.id}`}>{webhook.url}</a>
+              </th>
+              <td>
+                <EventList events={webhook.events} />
+              </td>
+              <td>
+                <KeyList ids={webhook.apiKeyIds} keys={keys} />
+              </td>
+              <td>
+                <Health webhook={webhook} />
+              </td>
+              <td>
+                <When at={webhook.createdAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
