@@ -72,6 +72,8 @@ export function Page({ title, session, active, scripts = [], styles = [], lead, 
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         {session && <meta name="csrf-token" content={session.csrf} />}
         <title>{`${title} · imgtask console`}</title>
+        {/* No favicon: an empty one keeps browsers from asking /favicon.ico. */}
+        <link rel="icon" href="data:," />
         <link rel="stylesheet" href={assetUrl('console.css')} />
         {styles.map((name) => (
           <link rel="stylesheet" href={assetUrl(name)} />

@@ -43,6 +43,8 @@ export interface DashboardProgress {
 }
 
 export interface AccountDetail extends AccountView {
+  /** Every credit added to the account, summed (USD). */
+  credited: string;
   /** Live keys, each with its spend (charged + reserved) in its limit's current UTC period. */
   keys: (ApiKeyView & { periodSpend: string; period: string })[];
 }
@@ -68,7 +70,8 @@ export function createOperatorService(deps: {
           period: periodKey(key.spendingLimitPeriod, now).slice(2),
         })),
       );
-      return { ...(await deps.accounts.view(account)), keys };
+      const credited = (await store.accounts.credits(account.id)).reduce((sum, credit) => sum + credit.amount, 0);
+      return { ...(await deps.accounts.view(account)), credited: formatUsd(credited), keys };
     },
 
     async dashboard(): Promise<DashboardFigures> {

@@ -1,0 +1,102 @@
+/** @jsxImportSource hono/jsx */
+import type { AccountDetail } from '../../services/operator.js';
+import { PERIOD_WORDS, usdText } from '../usage/format.js';
+
+/** Every account's money: balance, what pending tasks hold, what is left, and every credit summed. */
+export function Accounts({ accounts }: { accounts: AccountDetail[] }) {
+  return (
+    <section aria-labelledby="accounts-title">
+      <h2 id="accounts-title">Accounts</h2>
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Account</th>
+              <th scope="col" class="num">
+                Balance (USD)
+              </th>
+              <th scope="col" class="num">
+                Reserved (USD)
+              </th>
+              <th scope="col" class="num">
+                Available (USD)
+              </th>
+              <th scope="col" class="num">
+                Credited, all time (USD)
+              </th>
+              <th scope="col" class="num">
+                Live keys
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {accounts.map((account) => (
+              <tr>
+                <th scope="row">
+                  {account.name} <span class="muted mono">{account.id}</span>
+                </th>
+                <td class="num">{usdText(account.balance)}</td>
+                <td class="num">{usdText(account.reserved)}</td>
+                <td class="num">{usdText(account.available)}</td>
+                <td class="num">{usdText(account.credited)}</td>
+                <td class="num">{String(account.keys.length)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <p class="muted">
+        Add credit with <code>imgtask accounts credit NAME USD</code>.
+      </p>
+    </section>
+  );
+}
+
+type KeyRow = AccountDetail['keys'][number] & { account: string };
+
+function limitText(key: KeyRow): string {
+  if (key.spendingLimit === undefined) return 'none';
+  return `${usdText(key.periodSpend)} of ${usdText(key.spendingLimit)} USD ${PERIOD_WORDS[key.spendingLimitPeriod]}`;
+}
+
+/** Every live key of every account. */
+export function Keys({ accounts }: { accounts: AccountDetail[] }) {
+  const keys: KeyRow[] = accounts.flatMap((account) => account.keys.map((key) => ({ ...key, account: account.name })));
+  return (
+    <section aria-labelledby="keys-title">
+      <h2 id="keys-title">API keys</h2>
+      {keys.length === 0 ? (
+        <p class="muted">
+          No account has a live key. Create one with <code>imgtask keys create --account NAME</code>, or from the account's console.
+        </p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Preview</th>
+                <th scope="col">Account</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Spending limit</th>
+                <th scope="col">Last used (UTC)</th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.map((key) => (
+                <tr>
+                  <th scope="row">{key.name ?? <span class="muted">(no name)</span>}</th>
+                  <td class="mono">{key.keyPreview}</td>
+                  <td>{key.account}</td>
+                  <td>{key.scopes.join(', ')}</td>
+                  <td>{limitText(key)}</td>
+                  <td>{key.lastUsedAt ? key.lastUsedAt.replace('T', ' ').slice(0, 19) : 'never'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
