@@ -130,11 +130,18 @@ export interface TaskListQuery {
   limit: number;
   /** Only tasks whose id sorts before this one (the cursor). */
   before?: string;
+  /**
+   * Only tasks whose id sorts after this one: the page just newer than it (a "newer" cursor).
+   * The `limit` oldest of those, still listed newest first; `more` then says whether newer ones remain.
+   */
+  after?: string;
   /** ISO timestamps: createdAt >= createdAfter and < createdBefore. */
   createdAfter?: string;
   createdBefore?: string;
   status?: TaskRecord['status'];
   type?: string;
+  /** Only tasks created with this API key. */
+  apiKeyId?: string;
   /** Top-level metadata keys and the text their value must equal. */
   metadata?: Readonly<Record<string, string>>;
 }
@@ -257,6 +264,8 @@ export interface WebhookRepo {
   nextDeliveries(limit: number, skip: ReadonlySet<string>): Promise<DeliveryRecord[]>;
   /** A webhook's deliveries, newest first. */
   deliveriesOf(webhookId: string, limit: number): Promise<DeliveryRecord[]>;
+  /** Every delivery of one event (a task's: one per endpoint it went to), in id order. */
+  deliveriesOfEvent(eventId: string): Promise<DeliveryRecord[]>;
   deliveryCounts(): Promise<{ pending: number; delivered: number; failed: number }>;
   listAll(): Promise<WebhookRecord[]>;
 }

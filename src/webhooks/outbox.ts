@@ -27,6 +27,19 @@ export interface DeliveryView {
   createdAt: string;
 }
 
+/** A delivery as the API shows it. */
+const viewOf = (d: DeliveryRecord, eventType: string): DeliveryView => ({
+  id: d.id,
+  eventId: d.eventId,
+  eventType,
+  webhookId: d.webhookId,
+  url: d.url,
+  status: d.status,
+  attempts: d.attempts,
+  nextAttemptAt: d.nextAttemptAt,
+  createdAt: d.createdAt,
+});
+
 /** The event envelope: the values are those of the task endpoints. */
 function taskEnvelope(eventId: string, createdAt: string, task: TaskRecord) {
   const view = toTaskView(task);
@@ -200,19 +213,23 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
       return Promise.all((await store.webhooks.deliveriesOf(webhookId, limit)).map((d) => this.view(d)));
     },
 
+    /**
+     * The event a task's settlement recorded and each of its deliveries with every attempt (the
+     * console's task inspector); null while none is recorded (pending, or no endpoint wanted it).
+     * Another account's task is TASK_NOT_FOUND.
+     */
+    async taskDeliveries(owner: Owner, taskId: string): Promise<{ event: EventRecord; deliveries: DeliveryView[] } | null> {
+      const task = await store.tasks.get(taskId);
+      if (!task || !ownedBy(owner, task.accountId)) throw new AppError('TASK_NOT_FOUND');
+      const event = task.eventId ? await store.webhooks.getEvent(task.eventId) : undefined;
+      if (!event) return null;
+      const deliveries = await store.webhooks.deliveriesOfEvent(event.id);
+      return { event, deliveries: deliveries.map((d) => viewOf(d, event.type)) };
+    },
+
     async view(d: DeliveryRecord): Promise<DeliveryView> {
       const event = await store.webhooks.getEvent(d.eventId);
-      return {
-        id: d.id,
-        eventId: d.eventId,
-        eventType: event?.type ?? 'unknown',
-        webhookId: d.webhookId,
-        url: d.url,
-        status: d.status,
-        attempts: d.attempts,
-        nextAttemptAt: d.nextAttemptAt,
-        createdAt: d.createdAt,
-      };
+      return viewOf(d, event?.type ?? 'unknown');
     },
   };
 

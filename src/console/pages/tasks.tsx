@@ -1,19 +1,92 @@
 /** @jsxImportSource hono/jsx */
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { AppError } from '../../domain/errors.js';
+import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
-import { accountSession, render } from '../http.js';
-import { EmptyState, Page } from '../layout.js';
+import { accountSession, readForm, render, seeOther } from '../http.js';
+import { loadInspector } from '../tasks/inspector-data.js';
+import { readTaskListRequest } from '../tasks/list-query.js';
+import { cancelTask, runAgain } from '../tasks/task-actions.js';
+import { loadTaskPage } from '../tasks/task-page.js';
+import { type InspectorNotice, TaskInspectorPage } from './task-inspector.js';
+import { TaskListPage, TaskRows } from './task-list.js';
 
-export function registerTasks(app: Hono<ConsoleEnv>, _deps: ConsoleDeps): void {
-  app.get('/tasks', (c) => {
+type AccountSession = ConsoleSession & { accountId: string };
+
+const TASK_ID = /^tsk_[0-9A-Za-z]+$/;
+
+/** What a redirect after an action asks the inspector to say (`?done=`): fixed sentences, never text from the URL. */
+function doneNotice(c: Context<ConsoleEnv>): InspectorNotice | undefined {
+  const done = c.req.query('done');
+  if (done === 'cancelled') return { kind: 'ok', message: 'Cancelled: its unfinished items failed with TASK_CANCELLED and their reserve was released.' };
+  const from = c.req.query('from');
+  if (done === 'again' && from && TASK_ID.test(from)) return { kind: 'ok', message: `A new task with the request of ${from}.` };
+  return undefined;
+}
+
+/** The inspector again, with why an action was refused and the status the API would answer; not-found and faults go on to the error page. */
+async function refused(c: Context<ConsoleEnv>, deps: ConsoleDeps, session: AccountSession, id: string, err: unknown, chosenKeyId?: string): Promise<Response> {
+  if (!(err instanceof AppError) || err.status === 404 || err.status >= 500) throw err;
+  for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
+  const data = await loadInspector(deps, session, id);
+  const notice: InspectorNotice = { kind: 'error', code: err.code, message: err.message === err.code ? 'refused' : err.message };
+  return render(c, <TaskInspectorPage session={session} data={data} notice={notice} chosenKeyId={chosenKeyId} />, err.status as ContentfulStatusCode);
+}
+
+/** The tasks list (filters, cursor pages, live rows) and the task inspector (cancel, run again). */
+export function registerTasks(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
+  const listed = async (c: Context<ConsoleEnv>, session: AccountSession) => {
+    const request = readTaskListRequest(new URL(c.req.url).searchParams);
+    const [page, keys] = await Promise.all([loadTaskPage(deps, session.accountId, request), deps.apiKeys.list(session.accountId)]);
+    return { request, page, keys, status: (request.problems.length > 0 ? 400 : 200) as ContentfulStatusCode };
+  };
+
+  app.get('/tasks', async (c) => {
     const session = accountSession(c);
-    return render(
-      c,
-      <Page title="Tasks" session={session} active="/console/tasks">
-        <EmptyState title="Nothing yet">
-          <p>No tasks yet: run one from the Playground.</p>
-        </EmptyState>
-      </Page>,
-    );
+    const { request, page, keys, status } = await listed(c, session);
+    const types = deps.registry
+      .list()
+      .map((def) => def.type)
+      .sort();
+    return render(c, <TaskListPage session={session} request={request} page={page} types={types} keys={keys} />, status);
+  });
+
+  // Only the rows, for the live list (tasks.js swaps them into the table's body).
+  app.get('/tasks/rows', async (c) => {
+    const session = accountSession(c);
+    const { page, keys } = await listed(c, session);
+    c.header('x-task-rows', '1');
+    return c.html(<TaskRows tasks={page.tasks} keys={keys} />);
+  });
+
+  app.get('/tasks/:id', async (c) => {
+    const session = accountSession(c);
+    const data = await loadInspector(deps, session, c.req.param('id'));
+    return render(c, <TaskInspectorPage session={session} data={data} notice={doneNotice(c)} />);
+  });
+
+  app.post('/tasks/:id/cancel', async (c) => {
+    const session = accountSession(c);
+    const id = c.req.param('id');
+    try {
+      await cancelTask(deps, session, id);
+    } catch (err) {
+      return refused(c, deps, session, id, err);
+    }
+    return seeOther(c, `/console/tasks/${encodeURIComponent(id)}?done=cancelled`);
+  });
+
+  app.post('/tasks/:id/again', async (c) => {
+    const session = accountSession(c);
+    const id = c.req.param('id');
+    const chosenKeyId = (await readForm(c)).keyId || undefined;
+    let created: { id: string };
+    try {
+      created = await runAgain(c, deps, session, id, chosenKeyId);
+    } catch (err) {
+      return refused(c, deps, session, id, err, chosenKeyId);
+    }
+    return seeOther(c, `/console/tasks/${created.id}?done=again&from=${encodeURIComponent(id)}`);
   });
 }

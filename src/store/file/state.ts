@@ -46,10 +46,12 @@ export class State {
   readonly webhooks = new Collection<WebhookRecord>('webhooks', [this.webhooksByAccount]);
   readonly events = new Collection<EventRecord>('events');
   readonly deliveriesByWebhook = new OrderedGroupIndex<DeliveryRecord>((delivery) => delivery.webhookId ?? undefined);
+  /** A task's event and where it went (the console's task inspector). */
+  readonly deliveriesByEvent = new OrderedGroupIndex<DeliveryRecord>((delivery) => delivery.eventId);
   readonly pendingDeliveries = new SetIndex<DeliveryRecord>((delivery) => delivery.status === 'pending');
   readonly deliveriesByStatus = new CountIndex<DeliveryRecord>((delivery) => delivery.status);
   readonly deliveriesByDue = new DueIndex();
-  readonly deliveries = new Collection<DeliveryRecord>('deliveries', [this.deliveriesByWebhook, this.pendingDeliveries, this.deliveriesByStatus, this.deliveriesByDue]);
+  readonly deliveries = new Collection<DeliveryRecord>('deliveries', [this.deliveriesByWebhook, this.deliveriesByEvent, this.pendingDeliveries, this.deliveriesByStatus, this.deliveriesByDue]);
 
   readonly destinationByName = new UniqueIndex<DestinationRecord>((d) => `${d.accountId}/${d.name}`);
   readonly destinationsByAccount = new GroupIndex<DestinationRecord>((d) => d.accountId);

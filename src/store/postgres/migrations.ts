@@ -229,6 +229,17 @@ CREATE TABLE console_sessions (
 CREATE INDEX console_sessions_expiry ON console_sessions (expires_at);
 `,
   },
+  {
+    version: 6,
+    name: 'deliveries by event',
+    // A task's event and every delivery of it (the console's task inspector): the event id,
+    // which the delivery's doc holds, as a generated column (no writer sets it), indexed. The doc
+    // is read as json, not jsonb: jsonb refuses the NUL escape a receiver's error text may hold.
+    sql: `
+ALTER TABLE deliveries ADD COLUMN event_id text COLLATE "C" GENERATED ALWAYS AS (doc::json ->> 'eventId') STORED;
+CREATE INDEX deliveries_event ON deliveries (event_id);
+`,
+  },
 ];
 
 export const LATEST_SCHEMA = MIGRATIONS[MIGRATIONS.length - 1].version;

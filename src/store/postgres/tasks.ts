@@ -54,7 +54,7 @@ export function createPgTaskRepo(db: Db): TaskRepo {
     },
     countPending,
     async list(accountId: string, query: TaskListQuery) {
-      const texts = [accountId, query.before, query.createdAfter, query.createdBefore, query.status, query.type];
+      const texts = [accountId, query.before, query.after, query.createdAfter, query.createdBefore, query.status, query.type, query.apiKeyId];
       if (texts.some((text) => text !== undefined && hasNul(text))) return { tasks: [], more: false };
       const values: unknown[] = [accountId];
       const where = ['t.account_id = $1'];
@@ -63,16 +63,21 @@ export function createPgTaskRepo(db: Db): TaskRepo {
         where.push(clause.replace('?', `$${values.length}`));
       };
       if (query.before !== undefined) add('t.id < ?', query.before);
+      if (query.after !== undefined) add('t.id > ?', query.after);
       if (query.createdBefore !== undefined) add('t.created_at < ?', query.createdBefore);
       if (query.createdAfter !== undefined) add('t.created_at >= ?', query.createdAfter);
       if (query.status !== undefined) add('t.status = ?', query.status);
       if (query.type !== undefined) add('t.type = ?', query.type);
+      if (query.apiKeyId !== undefined) add('t.api_key_id = ?', query.apiKeyId);
       const pairs = Object.entries(query.metadata ?? {}).map((pair) => JSON.stringify(pair));
       if (pairs.length > 0) add('t.metadata_pairs @> ?::text[]', pairs);
       values.push(Math.max(0, query.limit + 1));
-      const tasks = await select(`WHERE ${where.join(' AND ')} ORDER BY t.id DESC LIMIT $${values.length}`, values);
+      // A newer page (`after`) takes the oldest just after the cursor, then shows them newest first.
+      const order = query.after === undefined ? 'DESC' : 'ASC';
+      const tasks = await select(`WHERE ${where.join(' AND ')} ORDER BY t.id ${order} LIMIT $${values.length}`, values);
       const more = tasks.length > query.limit;
-      return { tasks: tasks.slice(0, query.limit), more };
+      const page = tasks.slice(0, query.limit);
+      return { tasks: query.after === undefined ? page : page.reverse(), more };
     },
     async reserved(accountId) {
       if (hasNul(accountId)) return 0;

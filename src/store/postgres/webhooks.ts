@@ -111,6 +111,10 @@ export function createPgWebhookRepo(db: Db): WebhookRepo {
       if (limit <= 0 || hasNul(webhookId)) return [];
       return deliveries(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE webhook_id = $1 ORDER BY id DESC LIMIT $2`, [webhookId, limit]);
     },
+    async deliveriesOfEvent(eventId) {
+      if (hasNul(eventId)) return [];
+      return deliveries(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE event_id = $1 ORDER BY id`, [eventId]);
+    },
     async deliveryCounts() {
       const { rows } = await db.query<{ status: DeliveryRecord['status']; count: number }>('SELECT status, count(*) AS count FROM deliveries GROUP BY status');
       const count = (status: DeliveryRecord['status']) => rows.find((row) => row.status === status)?.count ?? 0;

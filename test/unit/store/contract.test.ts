@@ -273,7 +273,8 @@ contract('tasks: listing pages, filters, metadata, counts', async (store, note) 
     const type = n % 3 === 0 ? 'image.rate' : 'image.generate';
     const metadata = metas[n % metas.length];
     const request = metadata === null ? { urls: ['https://x'] } : { prompt: `p${n}`, metadata };
-    await store.tasks.create(task(tid(n), n === 5 ? 'acc_2' : 'acc_1', { type, request, createdAt: iso(T0 + n * 60_000) }), {});
+    const apiKeyId = n % 3 === 1 ? 'key_1' : null;
+    await store.tasks.create(task(tid(n), n === 5 ? 'acc_2' : 'acc_1', { type, request, apiKeyId, createdAt: iso(T0 + n * 60_000) }), {});
   }
   for (const n of [2, 4, 9]) await store.tasks.settle({ id: tid(n), status: n === 4 ? 'failed' : 'completed', result: null, cost: 0, at: AT });
 
@@ -299,6 +300,14 @@ contract('tasks: listing pages, filters, metadata, counts', async (store, note) 
     cursorAndFilter: { limit: 1, before: tid(12), metadata: { env: 'prod' } },
     unknownType: { limit: 5, type: 'video.generate' },
     zero: { limit: 0 },
+    key: { limit: 20, apiKeyId: 'key_1' },
+    keyAndStatus: { limit: 20, apiKeyId: 'key_1', status: 'pending' as const },
+    noSuchKey: { limit: 20, apiKeyId: 'key_none' },
+    newer: { limit: 3, after: tid(3) },
+    newerLast: { limit: 3, after: tid(9) },
+    newerFiltered: { limit: 2, after: tid(1), type: 'image.rate' },
+    between: { limit: 20, after: tid(3), before: tid(8) },
+    newerWindow: { limit: 20, after: tid(1), createdBefore: iso(T0 + 7 * 60_000) },
   };
   const expected: Record<string, string[]> = {
     window: [tid(6), tid(4), tid(3)],
@@ -315,6 +324,14 @@ contract('tasks: listing pages, filters, metadata, counts', async (store, note) 
     cursorAndFilter: [tid(11)],
     unknownType: [],
     zero: [],
+    key: [tid(10), tid(7), tid(4), tid(1)],
+    keyAndStatus: [tid(10), tid(7), tid(1)],
+    noSuchKey: [],
+    newer: [tid(7), tid(6), tid(4)],
+    newerLast: [tid(12), tid(11), tid(10)],
+    newerFiltered: [tid(6), tid(3)],
+    between: [tid(7), tid(6), tid(4)],
+    newerWindow: [tid(6), tid(4), tid(3), tid(2)],
   };
   for (const [name, query] of Object.entries(queries)) {
     const page = await store.tasks.list('acc_1', query);
@@ -325,6 +342,9 @@ contract('tasks: listing pages, filters, metadata, counts', async (store, note) 
     );
     note(`list ${name}`, ids(page));
   }
+  assert.equal((await store.tasks.list('acc_1', queries.newer)).more, true, 'a newer page says newer ones remain');
+  assert.equal((await store.tasks.list('acc_1', queries.newerLast)).more, false, 'the newest page says none remain');
+  assert.deepEqual((await store.tasks.list('acc_1', { limit: 5, apiKeyId: 'key\u0000' })).tasks, []);
   assert.deepEqual(ids(await store.tasks.list('acc_2', { limit: 10 })), { ids: [tid(5)], more: false }, "only the account's own tasks");
   assert.deepEqual(ids(await store.tasks.list('acc_none', { limit: 10 })), { ids: [], more: false });
 
@@ -518,6 +538,24 @@ contract('webhooks: events, deliveries, attempts, due order, redelivery', async 
   );
   assert.deepEqual(await store.webhooks.deliveriesOf('wh_a', 0), []);
   note('deliveriesOf', ofA);
+  const ofEvent = await store.webhooks.deliveriesOfEvent('evt_1');
+  assert.deepEqual(
+    ofEvent.map((d) => d.id),
+    ['dlv_1', 'dlv_2', 'dlv_3'],
+    "an event's deliveries, custom endpoints' included, in id order",
+  );
+  assert.deepEqual(
+    ofEvent.map((d) => d.attempts.length),
+    [1, 0, 2],
+    'with their attempts',
+  );
+  note('deliveriesOfEvent', ofEvent);
+  assert.deepEqual(
+    (await store.webhooks.deliveriesOfEvent('evt_2')).map((d) => d.id),
+    ['dlv_4'],
+  );
+  assert.deepEqual(await store.webhooks.deliveriesOfEvent('evt_none'), []);
+  assert.deepEqual(await store.webhooks.deliveriesOfEvent('evt\u0000'), []);
   note('getDelivery', await store.webhooks.getDelivery('dlv_2'));
   note('counts', await store.webhooks.deliveryCounts());
 });

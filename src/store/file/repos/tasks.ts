@@ -63,11 +63,24 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
       const matches = (task: TaskRecord) =>
         (query.status === undefined || task.status === query.status) &&
         (query.type === undefined || task.type === query.type) &&
+        (query.apiKeyId === undefined || task.apiKeyId === query.apiKeyId) &&
         (query.metadata === undefined || metadataMatches(metadataOf(task.request), query.metadata));
       const ids = state.tasksByAccount.ids(accountId);
+      const end = query.before === undefined ? ids.length : lowerBound(ids, query.before);
       const out: TaskRecord[] = [];
-      let i = (query.before === undefined ? ids.length : lowerBound(ids, query.before)) - 1;
-      for (; i >= 0 && out.length < query.limit + 1; i--) {
+      if (query.after !== undefined) {
+        // A newer page: oldest first from just after the cursor, then shown newest first.
+        let i = lowerBound(ids, query.after);
+        if (ids[i] === query.after) i++;
+        for (; i < end && out.length < query.limit + 1; i++) {
+          const task = state.tasks.get(ids[i])!;
+          if (query.createdAfter !== undefined && task.createdAt < query.createdAfter) continue;
+          if (query.createdBefore !== undefined && task.createdAt >= query.createdBefore) break; // newer from here on
+          if (matches(task)) out.push(task);
+        }
+        return { tasks: out.slice(0, query.limit).reverse(), more: out.length > query.limit };
+      }
+      for (let i = end - 1; i >= 0 && out.length < query.limit + 1; i--) {
         const task = state.tasks.get(ids[i])!;
         if (query.createdBefore !== undefined && task.createdAt >= query.createdBefore) continue;
         if (query.createdAfter !== undefined && task.createdAt < query.createdAfter) break; // older from here on

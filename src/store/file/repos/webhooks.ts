@@ -86,5 +86,8 @@ export function createWebhookRepo(engine: JournalEngine): WebhookRepo {
         .reverse()
         .map((id) => state.deliveries.get(id)!);
     },
+    async deliveriesOfEvent(eventId) {
+      return state.deliveriesByEvent.ids(eventId).map((id) => state.deliveries.get(id)!);
+    },
   };
 }

@@ -1,0 +1,36 @@
+import type { TaskRecord } from '../../engine/task-types.js';
+import { toProgressView } from '../../engine/task-views.js';
+import type { ApiKeyView } from '../../services/api-keys.js';
+import type { ConsoleSession } from '../../services/console-sessions.js';
+import type { Outbox } from '../../webhooks/outbox.js';
+import type { ConsoleDeps } from '../deps.js';
+import { principalOf } from '../http.js';
+
+export type ProgressView = ReturnType<typeof toProgressView>;
+export type TaskDeliveries = Awaited<ReturnType<Outbox['taskDeliveries']>>;
+
+/** What the inspector shows of one task. */
+export interface InspectorData {
+  task: TaskRecord;
+  /** The account's live keys (the key's name, and run again's choice). */
+  keys: ApiKeyView[];
+  /** The event sent and its deliveries; null while none is recorded. */
+  sent: TaskDeliveries;
+  /** While pending: where it stands, and its live status stream (with a PAT for this task: EventSource cannot send a header). */
+  live?: { progress: ProgressView; eventsUrl: string };
+}
+
+/** Reads one task of the session's account (another account's: TASK_NOT_FOUND, the 404 page) and all the inspector shows. */
+export async function loadInspector(deps: ConsoleDeps, session: ConsoleSession & { accountId: string }, id: string): Promise<InspectorData> {
+  const task = await deps.tasks.getOwned(principalOf(session), id);
+  const [keys, sent] = await Promise.all([deps.apiKeys.list(session.accountId), deps.outbox.taskDeliveries(session.accountId, task.id)]);
+  const data: InspectorData = { task, keys, sent };
+  if (task.status === 'pending') {
+    const pat = await deps.tokens.issuePat(session.accountId, task.id);
+    data.live = {
+      progress: toProgressView(task, deps.tasks.liveProgress(task.id)),
+      eventsUrl: `/tasks/${encodeURIComponent(task.id)}/events?token=${encodeURIComponent(pat)}`,
+    };
+  }
+  return data;
+}
