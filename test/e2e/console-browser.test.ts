@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
 import { startFakeComfyUi, txt2imgWorkflow } from '../fakes/comfyui.js';
 import { runCli } from '../helpers/cli.js';
@@ -19,7 +20,7 @@ declare const window: any;
 declare const document: any;
 declare const axe: any;
 
-const AXE_SOURCE = readFile(join(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8');
+const AXE_SOURCE = readFile(fileURLToPath(import.meta.resolve('axe-core/axe.min.js')), 'utf8');
 
 /** Text that would run if a page ever rendered it as markup: each sets a flag the test reads. */
 const XSS = {
