@@ -45,7 +45,9 @@ export function mountConsole(app: Hono<ApiEnv>, deps: ConsoleDeps): void {
     return next();
   });
   web.use('*', securityHeaders());
-  web.use('*', bodyLimit({ maxSize: FORM_LIMIT_BYTES, onError: (c) => c.text('form too large', 413) }));
+  // Only where a body may come: reading c.req.raw on a GET would build a full Request for nothing.
+  const formLimit = bodyLimit({ maxSize: FORM_LIMIT_BYTES, onError: (c) => c.text('form too large', 413) });
+  web.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : formLimit(c, next)));
   registerAssets(web);
   web.use('*', loadSession(deps));
   web.use('*', csrfGuard());

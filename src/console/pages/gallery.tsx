@@ -1,19 +1,113 @@
 /** @jsxImportSource hono/jsx */
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
+import { AppError } from '../../domain/errors.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
-import { accountSession, render } from '../http.js';
-import { EmptyState, Page } from '../layout.js';
+import { FullView } from '../gallery/full-view.js';
+import { galleryItemsOf, verdictsIn } from '../gallery/gallery-items.js';
+import { DEFAULT_PAGE_SIZE, type GalleryFilters, parseGalleryQuery, readGalleryPage } from '../gallery/gallery-query.js';
+import { Filters, Grid, Pager, pageHref } from '../gallery/grid.js';
+import { createThumbnailMaker, thumbEtag, thumbWidth } from '../gallery/thumbnails.js';
+import { accountSession, principalOf, render } from '../http.js';
+import { EmptyState, Notice, Page } from '../layout.js';
 
-export function registerGallery(app: Hono<ConsoleEnv>, _deps: ConsoleDeps): void {
-  app.get('/gallery', (c) => {
+/** How many of the newest reviews the full view looks through for one that names its image. */
+const REVIEWS_LOOKED_AT = 50;
+const NO_FILTERS: GalleryFilters = { model: '', rating: '', key: '', from: '', to: '' };
+
+/** An item index from a path: digits only. */
+function indexParam(c: Context<ConsoleEnv>): number {
+  const text = c.req.param('index') ?? '';
+  if (!/^\d{1,4}$/.test(text)) throw new AppError('NOT_FOUND', 'no such item');
+  return Number(text);
+}
+
+export function registerGallery(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
+  const thumbnails = createThumbnailMaker({ images: deps.images, maxPixels: () => deps.config.current().fetch.maxPixels });
+
+  app.get('/gallery', async (c) => {
     const session = accountSession(c);
+    const config = deps.config.current();
+    const models = { image: new Set(Object.keys(config.models)), video: new Set(Object.keys(config.videoModels)) };
+    const modelNames = [...new Set([...models.image, ...models.video])];
+    const keys = await deps.apiKeys.list(session.accountId);
+    let parsed: ReturnType<typeof parseGalleryQuery>;
+    try {
+      parsed = parseGalleryQuery(c.req.query());
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      const page = (
+        <Page title="Gallery" session={session} active="/console/gallery" styles={['gallery.css']}>
+          <Notice kind="error">{err.message}</Notice>
+          <Filters filters={{ ...NO_FILTERS, ...pickText(c.req.query()) }} models={modelNames} keys={keys} />
+        </Page>
+      );
+      return render(c, page, 400);
+    }
+    const { filters, cursor, per } = parsed;
+    const page = await readGalleryPage(deps.tasks, principalOf(session), { filters, cursor, per, models });
+    const filtered = Object.values(filters).some(Boolean);
+    const newest = cursor ? pageHref(filters, per, null, DEFAULT_PAGE_SIZE) : null;
+    const older = page.next ? pageHref(filters, per, page.next, DEFAULT_PAGE_SIZE) : null;
     return render(
       c,
-      <Page title="Gallery" session={session} active="/console/gallery">
-        <EmptyState title="Nothing yet">
-          <p>No images yet: generate one from the Playground.</p>
-        </EmptyState>
+      <Page title="Gallery" session={session} active="/console/gallery" styles={['gallery.css']} lead="Images and videos of your settled tasks, newest first.">
+        <Filters filters={filters} models={modelNames} keys={keys} />
+        <h2 class="visually-hidden">Images</h2>
+        {page.items.length > 0 ? (
+          <Grid items={page.items} verdicts={page.verdicts} />
+        ) : filtered || cursor ? (
+          <EmptyState title="No images here">
+            <p>{cursor ? 'No older images match.' : 'No image matches these filters.'}</p>
+            <p>
+              <a href="/console/gallery">Show every image</a>
+            </p>
+          </EmptyState>
+        ) : (
+          <EmptyState title="No images yet">
+            <p>Images and videos you generate show here.</p>
+            <p>
+              <a href="/console/playground">Generate one in the Playground</a>
+            </p>
+          </EmptyState>
+        )}
+        <Pager newest={newest} older={older} />
       </Page>,
     );
   });
+
+  app.get('/gallery/:taskId/:index', async (c) => {
+    const session = accountSession(c);
+    const principal = principalOf(session);
+    const task = await deps.tasks.getOwned(principal, c.req.param('taskId'));
+    const index = indexParam(c);
+    const item = galleryItemsOf(task).find((i) => i.index === index);
+    if (!item) throw new AppError('NOT_FOUND', 'no such item');
+    // A review names its image by URL or id: the newest reviews made since this image are looked through, not all of them.
+    const reviews = await deps.tasks.list(session.accountId, { limit: REVIEWS_LOOKED_AT, type: 'image.review', status: 'completed', createdAfter: task.createdAt });
+    return render(c, <FullView session={session} item={item} verdict={verdictsIn(reviews.tasks).get(item.id)} />);
+  });
+
+  app.get('/thumbs/:taskId/:index', async (c) => {
+    const session = accountSession(c);
+    const task = await deps.tasks.getOwned(principalOf(session), c.req.param('taskId'));
+    const width = thumbWidth(c.req.query('w'));
+    const index = indexParam(c);
+    const item = galleryItemsOf(task).find((i) => i.index === index && i.kind === 'image');
+    if (!item) throw new AppError('NOT_FOUND', 'no such image');
+    const etag = thumbEtag(item.id, width);
+    const headers = { etag, 'cache-control': 'private, max-age=31536000, immutable' };
+    if (c.req.header('if-none-match') === etag) return new Response(null, { status: 304, headers });
+    const { data, made } = await thumbnails.thumbnail(item.file, width);
+    return new Response(new Uint8Array(data), {
+      status: 200,
+      headers: { ...headers, 'content-type': 'image/webp', 'content-length': String(data.byteLength), 'x-thumbnail': made ? 'resized' : 'cached' },
+    });
+  });
+}
+
+/** The text fields of a query, for re-showing a refused form as typed. */
+function pickText(query: Record<string, string>): Partial<GalleryFilters> {
+  const out: Partial<GalleryFilters> = {};
+  for (const name of Object.keys(NO_FILTERS) as (keyof GalleryFilters)[]) if (typeof query[name] === 'string') out[name] = query[name].slice(0, 200);
+  return out;
 }
