@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { html } from 'hono/html';
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { GalleryItem } from './gallery-items.js';
 import { cursorText, type GalleryCursor, type GalleryFilters } from './gallery-query.js';
@@ -34,44 +35,31 @@ export function Verdicts({ item, verdict }: { item: GalleryItem; verdict: 'pass'
 
 export const itemPath = (item: Pick<GalleryItem, 'taskId' | 'index'>): string => `/console/gallery/${item.taskId}/${item.index}`;
 
-function Tile({ item, verdict }: { item: GalleryItem; verdict: 'pass' | 'fail' | undefined }) {
+/**
+ * One tile, written with hono's `html` template rather than JSX: the grid renders 48 of them per
+ * page and the template costs less than half as much. It escapes every value it is given exactly
+ * as JSX does (prompts, model names and file names stay text); nothing here is raw().
+ */
+function tile(item: GalleryItem, verdict: 'pass' | 'fail' | undefined) {
   const box = boxOf(item, TILE_WIDTH);
-  return (
-    <li class="tile">
-      <a href={itemPath(item)}>
-        {item.kind === 'image' ? (
-          <img
-            src={thumbUrl(item.taskId, item.index, 320)}
-            srcset={thumbSrcset(item.taskId, item.index, GRID_WIDTHS)}
-            sizes="(max-width: 40rem) 45vw, 14rem"
-            width={box.width}
-            height={box.height}
-            loading="lazy"
-            alt={altText(item)}
-          />
-        ) : (
-          <span class="video-tile">
-            <span class="video-label">Video</span>
-            <span class="video-prompt">{altText(item)}</span>
-          </span>
-        )}
-      </a>
-      <p class="tile-meta">
-        {Verdicts({ item, verdict })}
-        {item.model && <span class="muted">{item.model}</span>}
-        {item.kind === 'video' && <a href={`/videos/${item.file}`}>Open the video</a>}
-      </p>
-    </li>
-  );
+  const picture =
+    item.kind === 'image'
+      ? html`<img src="${thumbUrl(item.taskId, item.index, 320)}" srcset="${thumbSrcset(item.taskId, item.index, GRID_WIDTHS)}" sizes="(max-width: 40rem) 45vw, 14rem" width="${box.width}" height="${box.height}" loading="lazy" alt="${altText(item)}"/>`
+      : html`<span class="video-tile"><span class="video-label">Video</span><span class="video-prompt">${altText(item)}</span></span>`;
+  const rating =
+    item.rating && 'level' in item.rating
+      ? html`<span class="badge rating">Rating: ${item.rating.level}</span>`
+      : item.rating && 'failed' in item.rating
+        ? html`<span class="badge failed">Rating failed</span>`
+        : '';
+  const review = verdict ? html`<span class="${verdict === 'pass' ? 'badge success' : 'badge failed'}">Review: ${verdict}</span>` : '';
+  const model = item.model ? html`<span class="muted">${item.model}</span>` : '';
+  const video = item.kind === 'video' ? html`<a href="/videos/${item.file}">Open the video</a>` : '';
+  return html`<li class="tile"><a href="${itemPath(item)}">${picture}</a><p class="tile-meta">${rating}${review}${model}${video}</p></li>`;
 }
 
 export function Grid({ items, verdicts }: { items: GalleryItem[]; verdicts: Map<string, 'pass' | 'fail'> }) {
-  return (
-    <ul class="gallery-grid">
-      {/* Called, not mounted as components: the elements are the same, without a component node per tile. */}
-      {items.map((item) => Tile({ item, verdict: verdicts.get(item.id) }))}
-    </ul>
-  );
+  return <ul class="gallery-grid">{items.map((item) => tile(item, verdicts.get(item.id)))}</ul>;
 }
 
 /** The filter form: a GET form, so a filtered page is a link. */
