@@ -21,8 +21,8 @@ const RECORD_EVENTS = `WITH e AS (
 ), ins AS (
   INSERT INTO events (id, task_id, doc) SELECT id, task_id, doc FROM fresh ORDER BY ord ON CONFLICT (id) DO NOTHING RETURNING id
 ), delivered AS (
-  INSERT INTO deliveries (id, pending_seq, webhook_id, status, next_attempt_at, updated_at, attempts, doc)
-  SELECT d.id, CASE WHEN d.status = 'pending' THEN nextval('imgtask_order') END, d.webhook_id, d.status, d.next_attempt_at, d.updated_at, d.attempts, d.doc
+  INSERT INTO deliveries (id, event_id, pending_seq, webhook_id, status, next_attempt_at, updated_at, attempts, doc)
+  SELECT d.id, d.event_id, CASE WHEN d.status = 'pending' THEN nextval('imgtask_order') END, d.webhook_id, d.status, d.next_attempt_at, d.updated_at, d.attempts, d.doc
   FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[]) WITH ORDINALITY
     AS d(event_id, id, webhook_id, status, next_attempt_at, updated_at, attempts, doc, ord)
   WHERE d.event_id IN (SELECT id FROM ins) ORDER BY d.ord

@@ -556,6 +556,18 @@ contract('webhooks: events, deliveries, attempts, due order, redelivery', async 
   );
   assert.deepEqual(await store.webhooks.deliveriesOfEvent('evt_none'), []);
   assert.deepEqual(await store.webhooks.deliveriesOfEvent('evt\u0000'), []);
+  // A URL may hold a NUL or a lone surrogate (the API's URL schemas take them): its delivery is stored and found all the same.
+  const odd = { ...delivery('dlv_5', null, AT), eventId: 'evt_3', url: 'https://x.example/\u0000\ud800"eventId":"evt_1"' };
+  await store.webhooks.recordEvent({ ...event, id: 'evt_3', taskId: null }, [odd]);
+  const ofOdd = await store.webhooks.deliveriesOfEvent('evt_3');
+  assert.deepEqual(
+    ofOdd.map((d) => [d.id, d.url]),
+    [['dlv_5', odd.url]],
+  );
+  assert.deepEqual(
+    (await store.webhooks.deliveriesOfEvent('evt_1')).map((d) => d.id),
+    ['dlv_1', 'dlv_2', 'dlv_3'],
+  );
   note('getDelivery', await store.webhooks.getDelivery('dlv_2'));
   note('counts', await store.webhooks.deliveryCounts());
 });
