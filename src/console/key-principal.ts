@@ -1,6 +1,5 @@
 import type { Context } from 'hono';
 import { enforceKeyRateLimit } from '../api/rate-limit.js';
-import { AppError } from '../domain/errors.js';
 import type { Scope } from '../domain/scopes.js';
 import type { Principal } from '../services/auth.js';
 import type { ConsoleSession } from '../services/console-sessions.js';
@@ -12,11 +11,21 @@ import type { ConsoleDeps, ConsoleEnv } from './deps.js';
  * limit, request rate and expiry apply; a key of another account is API_KEY_NOT_FOUND.
  */
 export async function keyPrincipal(c: Context<ConsoleEnv>, deps: ConsoleDeps, session: ConsoleSession & { accountId: string }, keyId: string, scope: Scope): Promise<Principal> {
+  authorizeSession(deps, session, scope);
+  // An expired or revoked key is API_KEY_NOT_FOUND here, as the service answers for it.
   const key = await deps.apiKeys.get(session.accountId, keyId);
-  if (key.expiresAt && Date.parse(key.expiresAt) <= deps.clock.now()) throw new AppError('UNAUTHORIZED', `the key ${key.name ?? key.id} has expired: choose another`);
   const principal: Principal = { kind: 'apiKey', accountId: session.accountId, keyId: key.id, scopes: key.scopes };
   if (key.requestsPerMinute !== undefined) principal.requestsPerMinute = key.requestsPerMinute;
   await enforceKeyRateLimit(c, deps.apiKeys, principal);
   deps.auth.authorize(principal, { accept: ['apiKey'], scope });
   return principal;
+}
+
+/**
+ * The session itself must hold `scope` too: a session opened with an access token has that
+ * token's scopes, and choosing one of the account's keys must not let it do more than the token
+ * could on the API (a link's session holds every scope).
+ */
+export function authorizeSession(deps: ConsoleDeps, session: ConsoleSession & { accountId: string }, scope: Scope): void {
+  deps.auth.authorize({ kind: 'accessToken', accountId: session.accountId, scopes: session.scopes }, { accept: ['accessToken'], scope });
 }

@@ -24,7 +24,9 @@ function csrfGuard() {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     if (!fromOwnOrigin(c)) throw new AppError('UNAUTHORIZED', 'this request came from a page of another site: the console takes forms from its own pages only');
     const session = c.get('session');
-    if (session) {
+    // Signing in again over a live session (another account, another token) needs no form token:
+    // the sign-in form is the one form a signed-out page shows too. Its Origin is still checked.
+    if (session && c.req.path !== '/console/sign-in') {
       const type = c.req.header('content-type') ?? '';
       const fromForm = type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data') ? (await c.req.parseBody())[CSRF_FIELD] : undefined;
       const token = c.req.header('x-csrf-token') ?? (typeof fromForm === 'string' ? fromForm : '');

@@ -58,20 +58,34 @@ export function sameSecret(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
+/** Clients whose window is kept at most (about 1 MB). */
+const MAX_CLIENTS = 10_000;
+
 /**
  * Counts attempts per client in fixed one-minute windows (sign-in links and pasted tokens):
  * past `perMinute`, `take` answers the seconds to wait. In memory, per process: it slows a
  * guesser down; the secrets themselves (256 random bits) are what cannot be guessed.
  */
 export function createAttemptLimiter(perMinute: number, now: () => number = Date.now) {
+  /** Per client, in the order their window began (a new window goes to the end): the oldest first. */
   const windows = new Map<string, { start: number; count: number }>();
+  /** Makes room: windows of past minutes go; if this minute's clients still fill it, its oldest tenth (never all, which would forgive everyone). */
+  const evict = (current: number) => {
+    for (const [client, window] of windows) if (window.start !== current) windows.delete(client);
+    let extra = windows.size - MAX_CLIENTS * 0.9;
+    for (const client of windows.keys()) {
+      if (extra-- <= 0) break;
+      windows.delete(client);
+    }
+  };
   return {
     take(client: string): number | null {
       const t = now();
       const start = t - (t % 60_000);
       let window = windows.get(client);
       if (!window || window.start !== start) {
-        if (windows.size > 10_000) windows.clear();
+        windows.delete(client);
+        if (windows.size >= MAX_CLIENTS) evict(start);
         window = { start, count: 0 };
         windows.set(client, window);
       }

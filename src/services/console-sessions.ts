@@ -115,7 +115,7 @@ export function createConsoleSessionService(deps: { store: Store; clock: Clock; 
       return open({ accountId: principal.accountId, scopes: principal.scopes, via: 'token', userAgent, notAfter: exp === undefined ? undefined : exp * 1000 });
     },
 
-    /** The live session of a cookie's secret, or undefined (unknown, expired, revoked, or its account gone). */
+    /** The live session of a cookie's secret, or undefined (unknown, expired or revoked). */
     async resolve(secret: string | undefined): Promise<ConsoleSession | undefined> {
       if (!secret?.startsWith(SESSION_PREFIX) || secret.length > 100) return undefined;
       const record = await store.consoleSessions.getByHash(sha256(secret));
@@ -152,9 +152,6 @@ export function createConsoleSessionService(deps: { store: Store; clock: Clock; 
       if (!done) throw new AppError('NOT_FOUND', `no console session or link "${id}" to revoke`);
       return { id, revoked: true };
     },
-
-    /** Deletes what has expired (the sweep calls it). */
-    purgeExpired: () => store.consoleSessions.purgeExpired(iso(clock.now())),
   };
 }
 

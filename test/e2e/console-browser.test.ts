@@ -130,8 +130,14 @@ async function unreachableByKeyboard(page: Page): Promise<string[]> {
 
 /** Checks a page as every console page must be, and saves its screenshot. */
 async function checkPage(page: Page, dir: string, name: string): Promise<void> {
-  // Charts draw a frame after load: let them.
-  await page.evaluate(() => new Promise((resolve) => window.requestAnimationFrame(() => window.requestAnimationFrame(resolve))));
+  // The page as it opens (a field typed into may have scrolled it); charts draw a frame after load: let them.
+  await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        window.scrollTo(0, 0);
+        window.requestAnimationFrame(() => window.requestAnimationFrame(resolve));
+      }),
+  );
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: false });
   assert.deepEqual(await accessibilityProblems(page), [], `${name}: serious or critical accessibility violations`);
   assert.deepEqual(await page.evaluate(() => window.cspViolations), [], `${name}: needed something its CSP refuses`);

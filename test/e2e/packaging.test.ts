@@ -39,12 +39,12 @@ test('the packed package holds the compiled CLI and its workers, and runs as ins
   const dir = await tempDir(t, 'imgtask-pack-');
   const pkg = join(dir, 'pkg');
   mkdirSync(pkg);
-  for (const entry of ['package.json', 'README.md', 'LICENSE', 'bin', 'config']) cpSync(join(ROOT, entry), join(pkg, entry), { recursive: true });
+  for (const entry of ['package.json', 'README.md', 'LICENSE', 'bin', 'config', 'public']) cpSync(join(ROOT, entry), join(pkg, entry), { recursive: true });
   // The build of tsconfig.build.json, into the copy; types are checked by `tsc --noEmit` in npm test.
   run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(pkg, 'dist'), '--noCheck']);
   const { stdout } = run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: pkg });
   const files = packedFiles(stdout);
-  for (const file of ['bin/imgtask.js', 'dist/cli/main.js', 'dist/providers/embedded/background/background-worker.mjs', 'dist/providers/embedded/nsfw/nsfw-worker.mjs', 'config/default.json']) {
+  for (const file of ['bin/imgtask.js', 'dist/cli/main.js', 'dist/providers/embedded/background/background-worker.mjs', 'dist/providers/embedded/nsfw/nsfw-worker.mjs', 'config/default.json', 'public/console/console.css', 'public/console/console.js']) {
     assert.ok(files.includes(file), `the tarball holds ${file}`);
   }
   assert.deepEqual(
@@ -119,6 +119,16 @@ test('the packed package holds the compiled CLI and its workers, and runs as ins
   const health = await fetch(`${url}/health`);
   assert.equal(health.status, 200);
   await health.arrayBuffer();
+  // The web console's pages and assets come from the package (public/, Chart.js from node_modules).
+  const signIn = await fetch(`${url}/console/sign-in`);
+  assert.equal(signIn.status, 200);
+  const assets = [...(await signIn.text()).matchAll(/(?:href|src)="(\/console\/assets\/[^"]+)"/g)].map((m) => m[1]);
+  assert.ok(assets.length >= 2, 'the sign-in page names its stylesheet and script');
+  for (const asset of assets) {
+    const res = await fetch(`${url}${asset}`);
+    assert.equal(res.status, 200, asset);
+    await res.arrayBuffer();
+  }
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   assert.equal(await exited, 0, output);

@@ -76,7 +76,7 @@ export function FullView({ session, item, verdict }: { session: ConsoleSession; 
             'Not rated, no review found'
           )}
         </Row>
-        <Row label="Made with">{item.apiKeyId ? <code>{item.apiKeyId}</code> : 'an access token (the console or OAuth)'}</Row>
+        <Row label="Made with">{item.apiKeyId ? <code>{item.apiKeyId}</code> : 'an access token'}</Row>
         <Row label="Task">
           <code>{item.taskId}</code>
           {` (${item.taskType}, item ${item.index}, ${item.createdAt})`}

@@ -37,6 +37,5 @@ export function createThumbCache(maxBytes: number) {
       }
       return { data: await pending, made: true };
     },
-    stats: () => ({ entries: entries.size, bytes, maxBytes }),
   };
 }

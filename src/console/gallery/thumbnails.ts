@@ -62,6 +62,5 @@ export function createThumbnailMaker(deps: { images: Pick<ImageLibrary, 'open'>;
   return {
     /** The thumbnail of stored image `file` at `width` (`made`: resized now rather than found in memory). */
     thumbnail: (file: string, width: ThumbWidth) => cache.get(`${file}@${width}`, () => resize(file, width)),
-    stats: cache.stats,
   };
 }

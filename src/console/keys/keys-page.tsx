@@ -21,7 +21,7 @@ export interface KeysData {
 
 export async function loadKeys(deps: ConsoleDeps, accountId: string): Promise<KeysData> {
   const keys = await deps.apiKeys.list(accountId);
-  const [spend, usage] = await Promise.all([periodSpend(deps, accountId, keys), recentUsage(deps, accountId)]);
+  const [spend, usage] = await Promise.all([periodSpend(deps, accountId), recentUsage(deps, accountId)]);
   return { keys, spend, usage };
 }
 

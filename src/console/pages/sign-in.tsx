@@ -45,6 +45,7 @@ export function registerSignIn(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     if (refused) return refused;
     try {
       const { cookie, session, next } = await deps.consoleSessions.redeemLink(c.req.param('code'), c.req.header('user-agent'));
+      await deps.consoleSessions.signOut(sessionSecret(c)); // the session this browser had, if any, ends here
       setSessionCookie(c, deps, cookie, session.expiresAt);
       return seeOther(c, session.accountId === null && next === '/console' ? '/console/operator' : next);
     } catch (err) {
@@ -60,6 +61,7 @@ export function registerSignIn(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     const next = safeNext(form.next);
     try {
       const { cookie, session } = await deps.consoleSessions.signInWithToken(form.token ?? '', c.req.header('user-agent'));
+      await deps.consoleSessions.signOut(sessionSecret(c));
       setSessionCookie(c, deps, cookie, session.expiresAt);
       return seeOther(c, next);
     } catch (err) {

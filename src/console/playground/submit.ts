@@ -5,7 +5,7 @@ import type { AnyTaskType } from '../../engine/task-types.js';
 import type { Principal } from '../../services/auth.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
-import { keyPrincipal } from '../key-principal.js';
+import { authorizeSession, keyPrincipal } from '../key-principal.js';
 import { buildBody, type FormIssue } from './build-body.js';
 import { KEY_FIELD } from './field-specs.js';
 import { formFor } from './type-forms.js';
@@ -50,6 +50,7 @@ export async function createFromForm(
  * API_KEY_NOT_FOUND.
  */
 async function estimatingKey(deps: ConsoleDeps, session: AccountSession, keyId: string, def: AnyTaskType): Promise<Principal> {
+  authorizeSession(deps, session, def.scope);
   const key = await deps.apiKeys.get(session.accountId, keyId);
   const principal: Principal = { kind: 'apiKey', accountId: session.accountId, keyId: key.id, scopes: key.scopes };
   deps.auth.authorize(principal, { accept: ['apiKey'], scope: def.scope });

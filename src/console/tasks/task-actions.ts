@@ -5,7 +5,7 @@ import type { TaskRecord } from '../../engine/task-types.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import { principalOf } from '../http.js';
-import { keyPrincipal } from '../key-principal.js';
+import { authorizeSession, keyPrincipal } from '../key-principal.js';
 
 type AccountSession = ConsoleSession & { accountId: string };
 
@@ -38,6 +38,8 @@ function bodyOf(deps: ConsoleDeps, task: TaskRecord): unknown {
  * Answers the new task.
  */
 export async function runAgain(c: Context<ConsoleEnv>, deps: ConsoleDeps, session: AccountSession, id: string, chosenKeyId: string | undefined): Promise<TaskRecord> {
+  // It reads the task's request: the session needs what GET /tasks/{id} needs, and then the type's own scope (keyPrincipal).
+  authorizeSession(deps, session, 'tasks:read');
   const task = await deps.tasks.getOwned(principalOf(session), id);
   const def = deps.tasks.typeNamed(task.type);
   const live = task.apiKeyId !== null && (await deps.apiKeys.list(session.accountId)).some((key) => key.id === task.apiKeyId);

@@ -9,7 +9,7 @@ export function usdText(amount: string): string {
 /** What a key is called on a page: its name, else its preview (keys need not have a name). */
 export const keyLabel = (key: Pick<ApiKeyView, 'name' | 'keyPreview'>): string => key.name ?? key.keyPreview;
 
-/** Usage of no key: tasks made with an access token (the console, an OAuth client). */
+/** Usage of no key: tasks made with an access token (rate, alt and remove background take one). */
 export const NO_KEY_LABEL = 'No key (access token)';
 
 /** The words for a spending limit's period, as "… this week" reads. */

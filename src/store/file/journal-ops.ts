@@ -54,7 +54,6 @@ export interface JournalOps {
   'idempotency.put': IdempotencyRecord;
   /** Drops the answers that expired at `before` or earlier. */
   'idempotency.purge': { before: string };
-  /** A budget threshold's mark, with the event it sends and the event's deliveries. */
   /** A console sign-in link or session. */
   'consoleSession.put': ConsoleSessionRecord;
   /** A link's one use. */
@@ -62,6 +61,7 @@ export interface JournalOps {
   'consoleSession.revoke': { id: string; at: string };
   /** Drops the console records that expired at `before` or earlier. */
   'consoleSession.purge': { before: string };
+  /** A budget threshold's mark, with the event it sends and the event's deliveries. */
   'billingAlert.record': { alert: BillingAlertRecord; event: EventRecord; deliveries: DeliveryRecord[] };
 }
 
