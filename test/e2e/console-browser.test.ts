@@ -61,6 +61,15 @@ async function serviceWithComfy(t: TestContext) {
   return { h, fake };
 }
 
+/**
+ * The CLI on the harness's store: the file store's data dir is reached through the running
+ * server's socket; PostgreSQL directly (its URL), and there the link names the public URL.
+ */
+function cliEnv(h: Harness): Record<string, string> {
+  const url = (h.storeConfig.store as { postgres?: { url?: string } } | undefined)?.postgres?.url;
+  return { IMGTASK_DATABASE_URL: url ?? '', IMGTASK_PUBLIC_URL: h.url };
+}
+
 /** A browser that can reach only the service: every other host resolves to nothing, and any request to one is recorded and aborted. */
 async function openBrowser(h: Harness): Promise<{ browser: Browser; page: (context?: BrowserContext, alsoHost?: string) => Promise<Page>; offHost: string[]; errors: string[] }> {
   const origin = new URL(h.url);
@@ -162,7 +171,7 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
     const page = await newPage();
 
     // 1. Sign in from the link `imgtask console` prints (through the running server's admin socket).
-    const printed = await runCli(['--data', h.dataDir, 'console', '--account', 'acme']);
+    const printed = await runCli(['--data', h.dataDir, 'console', '--account', 'acme'], cliEnv(h));
     assert.equal(printed.code, 0, printed.stderr);
     await page.goto(printed.stdout.trim(), { waitUntil: 'load' });
     assert.equal(new URL(page.url()).pathname, '/console');
@@ -297,7 +306,7 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
     // 11. The operator view, in a session of its own.
     const operatorContext = await browser.createBrowserContext();
     const operator = await newPage(operatorContext);
-    const opLink = await runCli(['--data', h.dataDir, 'console', '--operator']);
+    const opLink = await runCli(['--data', h.dataDir, 'console', '--operator'], cliEnv(h));
     await operator.goto(opLink.stdout.trim(), { waitUntil: 'load' });
     assert.equal(new URL(operator.url()).pathname, '/console/operator');
     assert.match(await operator.$eval('main', (el: any) => el.textContent), /globex/);
