@@ -44,7 +44,15 @@ test('the packed package holds the compiled CLI and its workers, and runs as ins
   run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(pkg, 'dist'), '--noCheck']);
   const { stdout } = run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: pkg });
   const files = packedFiles(stdout);
-  for (const file of ['bin/imgtask.js', 'dist/cli/main.js', 'dist/providers/embedded/background/background-worker.mjs', 'dist/providers/embedded/nsfw/nsfw-worker.mjs', 'config/default.json', 'public/console/console.css', 'public/console/console.js']) {
+  for (const file of [
+    'bin/imgtask.js',
+    'dist/cli/main.js',
+    'dist/providers/embedded/background/background-worker.mjs',
+    'dist/providers/embedded/nsfw/nsfw-worker.mjs',
+    'config/default.json',
+    'public/console/console.css',
+    'public/console/console.js',
+  ]) {
     assert.ok(files.includes(file), `the tarball holds ${file}`);
   }
   assert.deepEqual(
