@@ -47,7 +47,7 @@ import { openStore } from './store-backend.js';
 import { logDeliveryOutcome, logTaskLifecycle } from './task-log.js';
 
 /** Config keys a running process cannot change: they need a restart. */
-const RESTART_KEYS = ['server', 'store'] as const;
+export const RESTART_KEYS = ['server', 'store'] as const;
 
 export interface ServiceOptions {
   dataDir: string;

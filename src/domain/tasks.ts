@@ -22,9 +22,29 @@ export const TASK_ERROR_CODES = [
 ] as const;
 export type TaskErrorCode = (typeof TASK_ERROR_CODES)[number];
 
+/** What each task failure code means, one line each (docs/reference/errors.md is generated from it). */
+export const TASK_ERROR_MEANINGS: Readonly<Record<TaskErrorCode, string>> = {
+  RESTRICTED_CONTENT: 'The provider or model refused the content; not retried by the service, the caller may resend.',
+  INVALID_PROMPT: 'The prompt is empty or too long for the model.',
+  INVALID_INPUT: 'An input image could not be fetched or read.',
+  CAPABILITY_NOT_SUPPORTED: 'The model does not support an option sent (a _4k size on a model without 4K, say).',
+  PROVIDERS_BUSY: 'No provider of the model had capacity; retry later.',
+  RATE_LIMITED: 'The providers kept rate-limiting; retry shortly.',
+  TIMEOUT: 'The provider did not answer in time.',
+  PROVIDER_ERROR: 'The provider failed for another reason.',
+  FETCH_FAILED: 'Rate, alt or review could not fetch the URL (refused by the SSRF guard, too large, timed out or not an image).',
+  RATING_FAILED: 'Rating ran but gave nothing usable.',
+  ALT_GENERATION_FAILED: 'Alt text ran but gave nothing usable.',
+  REVIEW_FAILED: 'Review ran but gave nothing usable.',
+  TASK_EXPIRED: 'The task stayed pending 24 h after its last update and was swept.',
+  ENQUEUE_FAILED: 'Queueing failed right after creation; the hold was released.',
+  TASK_CANCELLED: 'The task was cancelled (POST /tasks/{id}/cancel) before this item finished.',
+  UNKNOWN_ERROR: 'Nothing else matched.',
+};
+
 /** Codes worth another attempt on another provider (SPEC part 7, "Retry"). */
 const RETRYABLE: ReadonlySet<TaskErrorCode> = new Set(['PROVIDERS_BUSY', 'RATE_LIMITED', 'TIMEOUT', 'PROVIDER_ERROR']);
-const isRetryable = (code: TaskErrorCode): boolean => RETRYABLE.has(code);
+export const isRetryable = (code: TaskErrorCode): boolean => RETRYABLE.has(code);
 
 export interface TaskError {
   code: TaskErrorCode;
