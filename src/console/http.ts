@@ -34,11 +34,14 @@ export function sessionOf(c: Context<ConsoleEnv>): ConsoleSession {
   return session;
 }
 
+/** A session that acts for one account (every page but the operator view). */
+export type AccountSession = ConsoleSession & { accountId: string };
+
 /** The session of an account (every page but the operator view). */
-export function accountSession(c: Context<ConsoleEnv>): ConsoleSession & { accountId: string } {
+export function accountSession(c: Context<ConsoleEnv>): AccountSession {
   const session = sessionOf(c);
   if (session.accountId === null) throw new WrongSession('this is the operator session: account pages need an account session (imgtask console --account NAME)');
-  return session as ConsoleSession & { accountId: string };
+  return session as AccountSession;
 }
 
 /** The operator session (the operator view). */

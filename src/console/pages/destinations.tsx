@@ -1,13 +1,12 @@
 /** @jsxImportSource hono/jsx */
+
 import type { Context, Hono } from 'hono';
-import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import { createBody, type DestinationFormValues, destinationFormValues, updateBody } from '../destinations/destination-form.js';
 import { DestinationPage, DestinationsPage } from '../destinations/destinations-page.js';
+import type { AccountSession } from '../http.js';
 import { accountSession, principalOf, readForm, render, seeOther } from '../http.js';
 import { attempt, type Refusal } from '../keys/refusal.js';
-
-type AccountSession = ConsoleSession & { accountId: string };
 
 /** Destinations: list, add, edit, test upload, delete. Scope `manage`, as /destinations. */
 export function registerDestinations(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {

@@ -1,21 +1,20 @@
 /** @jsxImportSource hono/jsx */
+
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { MalformedJsonError, parseRequestJson } from '../../api/json-depth.js';
 import { AppError, ERROR_STATUS } from '../../domain/errors.js';
 import { formatUsd } from '../../domain/money.js';
 import type { AnyTaskType } from '../../engine/task-types.js';
-import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import { notFoundAnswer } from '../error-page.js';
+import type { AccountSession } from '../http.js';
 import { accountSession, readForm, render, seeOther } from '../http.js';
 import type { FormIssue } from '../playground/build-body.js';
 import { type FormContext, initialValues } from '../playground/field-specs.js';
 import { PlaygroundPage, type PlaygroundView } from '../playground/page-view.js';
 import { createFromForm, estimateFromForm } from '../playground/submit.js';
 import { formFor, orderTypes } from '../playground/type-forms.js';
-
-type AccountSession = ConsoleSession & { accountId: string };
 
 const statusOf = (err: AppError) => ERROR_STATUS[err.code] as ContentfulStatusCode;
 

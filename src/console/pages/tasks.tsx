@@ -1,9 +1,10 @@
 /** @jsxImportSource hono/jsx */
+
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { AppError } from '../../domain/errors.js';
-import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
+import type { AccountSession } from '../http.js';
 import { accountSession, readForm, render, seeOther } from '../http.js';
 import { loadInspector } from '../tasks/inspector-data.js';
 import { readTaskListRequest } from '../tasks/list-query.js';
@@ -11,8 +12,6 @@ import { cancelTask, runAgain } from '../tasks/task-actions.js';
 import { loadTaskPage } from '../tasks/task-page.js';
 import { type InspectorNotice, TaskInspectorPage } from './task-inspector.js';
 import { TaskListPage, TaskRows } from './task-list.js';
-
-type AccountSession = ConsoleSession & { accountId: string };
 
 const TASK_ID = /^tsk_[0-9A-Za-z]+$/;
 

@@ -3,14 +3,12 @@ import { toSchemaIssues } from '../../api/schema-issues.js';
 import type { Micros } from '../../domain/money.js';
 import type { AnyTaskType } from '../../engine/task-types.js';
 import type { Principal } from '../../services/auth.js';
-import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
+import type { AccountSession } from '../http.js';
 import { authorizeSession, keyPrincipal } from '../key-principal.js';
 import { buildBody, type FormIssue } from './build-body.js';
 import { KEY_FIELD } from './field-specs.js';
 import { formFor } from './type-forms.js';
-
-type AccountSession = ConsoleSession & { accountId: string };
 
 /** A form read as the type's request: the parsed body, or the issues that keep it from being one. */
 export type ParsedForm = { ok: true; body: unknown } | { ok: false; issues: FormIssue[] };

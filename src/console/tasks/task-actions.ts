@@ -2,12 +2,10 @@ import type { Context } from 'hono';
 import { toSchemaIssues } from '../../api/schema-issues.js';
 import { AppError } from '../../domain/errors.js';
 import type { TaskRecord } from '../../engine/task-types.js';
-import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
+import type { AccountSession } from '../http.js';
 import { principalOf } from '../http.js';
 import { authorizeSession, keyPrincipal } from '../key-principal.js';
-
-type AccountSession = ConsoleSession & { accountId: string };
 
 /**
  * Cancels a pending task as POST /tasks/{id}/cancel does (the same service call), for the

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { ManualClock } from '../../../src/services/ports.js';
 import { createTokenService } from '../../../src/services/tokens.js';
 import { assertRejectsMissingCredentials } from '../../helpers/common-auth.js';
 import { startService } from '../../helpers/harness.js';
+import { startJwksIssuer } from '../../helpers/jwks.js';
 
 test('every /api-key route refuses missing and unknown credentials', async (t) => {
   const h = await startService(t);
@@ -88,19 +86,8 @@ test('PATs: malformed or foreign → INVALID_TOKEN, expired → TOKEN_EXPIRED (n
 });
 
 test('tokens of a configured external issuer are accepted through its JWKS', async (t) => {
-  const { publicKey, privateKey } = await generateKeyPair('RS256');
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
-  const jwks = createServer((_req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ keys: [jwk] }));
-  });
-  await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise((resolve) => jwks.close(resolve)));
-  const jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
+  const { jwksUrl, sign } = await startJwksIssuer(t);
   const h = await startService(t, { config: { auth: { externalIssuer: { issuer: 'https://id.example', jwksUrl, audience: 'imgtask', accountClaim: 'account' } } } });
-
-  const sign = (claims: Record<string, unknown>, issuer = 'https://id.example') =>
-    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer).setAudience('imgtask').setIssuedAt().setExpirationTime('5m').sign(privateKey);
 
   const byName = await h.request('GET', '/api-key', { auth: await sign({ account: 'acme', scope: 'keys' }) });
   assert.equal(byName.status, 200);

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { runAdminOp } from '../../../src/app/admin/ops.js';
 import { ManualClock } from '../../../src/services/ports.js';
 import { consoleClient, consoleLink, consoleSignIn } from '../../helpers/console.js';
 import { startService } from '../../helpers/harness.js';
+import { startJwksIssuer } from '../../helpers/jwks.js';
 
 /** Every page the console has: none may show anything without a session. */
 const PAGES = [
@@ -120,23 +118,9 @@ test('a pasted access token signs in, with its scopes and never past its expiry;
 });
 
 test('an external issuer’s access token (JWKS) signs in to its account', async (t) => {
-  const { publicKey, privateKey } = await generateKeyPair('RS256');
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
-  const jwks = createServer((_req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ keys: [jwk] }));
-  });
-  await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise((resolve) => jwks.close(resolve)));
-  const jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
+  const { jwksUrl, sign } = await startJwksIssuer(t);
   const h = await startService(t, { config: { auth: { externalIssuer: { issuer: 'https://id.example', jwksUrl, audience: 'imgtask', accountClaim: 'account' } } } });
-  const token = await new SignJWT({ account: 'acme', scope: 'keys manage' })
-    .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
-    .setIssuer('https://id.example')
-    .setAudience('imgtask')
-    .setIssuedAt()
-    .setExpirationTime('5m')
-    .sign(privateKey);
+  const token = await sign({ account: 'acme', scope: 'keys manage' });
   const res = await postToken(h.url, token);
   assert.equal(res.status, 303);
   const page = await consoleClient(h, cookieOf(res)!).get('/console');
