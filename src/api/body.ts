@@ -8,7 +8,7 @@ import { type SchemaIssue, toSchemaIssues } from './schema-issues.js';
 import type { ApiEnv } from './types.js';
 
 /**
- * Route families shape their schema rejections differently (SPEC part 7):
+ * Route families shape their schema rejections differently (docs/api/errors.md):
  * `image` (/image/*, /video/*) echoes the body; `resource` (/tasks, /api-key, /webhook,
  * /destinations) lists the issues under `errors`.
  */
@@ -38,7 +38,7 @@ export async function parseJsonBody<S extends z.ZodType>(c: Context, schema: S, 
   return rejectSchema(family, toSchemaIssues(result.error, input), input);
 }
 
-/** Answers 400 with the family's schema-rejection shape (SPEC part 7). */
+/** Answers 400 with the family's schema-rejection shape (docs/api/errors.md). */
 export function rejectSchema(family: SchemaFamily, issues: SchemaIssue[], input: unknown): never {
   const body = family === 'image' ? { data: input, error: issues, success: false } : { success: false, errors: issues };
   return reject(Response.json(body, { status: 400 }));

@@ -108,7 +108,7 @@ function errorResponses(route: RouteSpec, convert: (schema: z.ZodType, io: 'inpu
     if (route.guard.accept.includes('pat')) pairs.push([401, 'INVALID_TOKEN'], [401, 'TOKEN_EXPIRED']);
     pairs.push([403, 'INSUFFICIENT_SCOPE']);
     if (route.guard.scope === 'keys' || route.guard.scope === 'manage') pairs.push([403, 'SCOPE_ESCALATION']);
-    // A key with requestsPerMinute is limited on every route it authenticates (README "Per-key request limits").
+    // A key with requestsPerMinute is limited on every route it authenticates (docs/api/keys-and-scopes.md#per-key-request-limits).
     if (route.guard.accept.includes('apiKey')) pairs.push([429, 'RATE_LIMIT_EXCEEDED']);
   }
   // Bodies are bounded: past the bound (100 MB for uploads) the answer is 413 VALIDATION_ERROR.

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 
-/** One schema-rejection issue, as SPEC part 7 shapes it. */
+/** One schema-rejection issue, in the shape the API documents (docs/api/errors.md). */
 export interface SchemaIssue {
   path: (string | number)[];
   code: string;
@@ -66,7 +66,7 @@ function unwrapUnions(issues: readonly Issue[]): Issue[] {
   });
 }
 
-/** Maps zod issues to SPEC issues: every issue carries path, code, expected, actual and message. */
+/** Maps zod issues to the API's schema-rejection issues (docs/api/errors.md): every issue carries path, code, expected, actual and message. */
 export function toSchemaIssues(error: z.ZodError, input: unknown): SchemaIssue[] {
   return unwrapUnions(error.issues).map((issue) => {
     const path = issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key));

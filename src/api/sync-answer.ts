@@ -6,7 +6,7 @@ import { noteCreated } from './task-create.js';
 import type { ApiDeps, ApiEnv } from './types.js';
 
 /**
- * Rate and alt answers (SPEC part 4): with `sync` (the default) wait up to sync.timeoutMs;
+ * Rate and alt answers (docs/api/images.md#rate-and-alt-post-imagerate-post-imagealt): with `sync` (the default) wait up to sync.timeoutMs;
  * a completed task answers 200 with the results, a failed one 500 UNKNOWN_ERROR, and one
  * still pending (or `sync: false`) answers 202 with the task to poll.
  */

@@ -22,7 +22,8 @@ export function taskTypeOf(deps: ApiDeps, type: string): AnyTaskType {
 
 /**
  * The handler every asynchronous task-creating route shares: one service call with the parsed
- * body, then the SPEC answer `{ data: { taskId, estimatedCost?, access?: { publicAccessToken } } }`.
+ * body, then the documented answer `{ data: { taskId, estimatedCost?, access?: { publicAccessToken } } }`
+ * (docs/api/images.md, docs/api/videos.md).
  */
 export function createTaskHandler(deps: ApiDeps, type: string, options: { estimatedCost?: boolean } = {}) {
   return async (c: Context<ApiEnv>, { principal, body }: { principal: Principal; body: unknown }): Promise<{ body: CreatedTaskResponse }> => {

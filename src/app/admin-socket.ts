@@ -30,7 +30,7 @@ export async function listenAdminSocket(services: Services, path: string): Promi
     return c.json({ data: await runAdminOp(services, op, args) });
   });
   app.onError((err, c) => {
-    // The operator's own channel: codes the API answers without a message (SPEC part 7) keep it here.
+    // The operator's own channel: codes the API answers without a message (docs/api/errors.md) keep it here.
     if (isAppError(err)) return c.json({ ...err.toBody(), message: err.message }, err.status as 400);
     services.log(`admin: ${err.stack ?? err.message}`);
     return c.json({ code: 'INTERNAL_SERVER_ERROR', message: err.message }, 500);

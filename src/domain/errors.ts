@@ -1,9 +1,10 @@
 /**
- * Request error codes: exactly the codes of SPEC part 7, plus RATE_LIMIT_EXCEEDED
- * (a 429 other than the spending limit, which the spec allows: "a 429 with another code"),
- * NOT_READY (the operator's readiness probe, outside the spec's API), STORE_UNAVAILABLE (a 503
- * the spec's API may answer any request with while the database is out of reach) and
- * STORAGE_FULL (a 507 for a write refused for lack of space, which the spec does not foresee).
+ * Request error codes (docs/api/errors.md; the table: docs/reference/errors.md#request-errors):
+ * exactly the interface's codes, plus RATE_LIMIT_EXCEEDED (a 429 other than the spending limit,
+ * which the interface allows: a 429 may carry another code), NOT_READY (the operator's readiness
+ * probe, outside the public API), STORE_UNAVAILABLE (a 503 the API may answer any request with
+ * while the database is out of reach) and STORAGE_FULL (a 507 for a write refused for lack of
+ * space, which the interface does not foresee).
  */
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
@@ -39,7 +40,7 @@ export const ERROR_STATUS = {
   /**
    * A write refused for lack of space (the disk is full, a quota is used up, or free space is
    * below store.minFreeBytes), with Retry-After: the server's condition, not a fault; nothing
-   * was written, and writes resume by themselves once space returns (outside the spec: RFC 4918's 507).
+   * was written, and writes resume by themselves once space returns (ours, an addition to the interface: RFC 4918's 507).
    */
   STORAGE_FULL: 507,
   /** The database could not be reached (restarting, failing over, the connection killed) while the request ran: retry after Retry-After. */
@@ -81,7 +82,7 @@ export const ERROR_MEANINGS: Readonly<Record<ErrorCode, string>> = {
   STORE_UNAVAILABLE: 'The database could not be reached while the request ran; retry after Retry-After.',
 };
 
-/** Codes whose body never carries a message (SPEC part 7). */
+/** Codes whose body never carries a message (docs/api/errors.md). */
 const SILENT_CODES: ReadonlySet<ErrorCode> = new Set(['TASK_NOT_FOUND', 'API_KEY_NOT_FOUND', 'INVALID_TOKEN', 'TOKEN_EXPIRED']);
 
 export interface ScopeDetails {

@@ -1,6 +1,6 @@
 import type { Micros } from './money.js';
 
-/** Fixed unit prices of SPEC part 1, in micro-USD. */
+/** Fixed unit prices, in micro-USD (docs/api/limits.md#prices). */
 export const UNIT_PRICES = {
   removeBackground: 20_000, // 0.02 USD per request
   rate: 200, // 0.0002 USD per URL

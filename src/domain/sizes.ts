@@ -1,4 +1,4 @@
-/** Aspect ratios of SPEC part 4, as width:height. */
+/** Aspect ratios, as width:height (docs/api/images.md#generate-post-imagegenerate). */
 export const ASPECT_RATIOS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9', '2:1', '1:2'] as const;
 export type AspectRatio = (typeof ASPECT_RATIOS)[number];
 

@@ -12,8 +12,8 @@ export interface LaneBacklog {
  * Back-pressure before anything is reserved: a per-credential token bucket, a bound on
  * pending work, and a bound on how long new work would queue. Past any, 429
  * RATE_LIMIT_EXCEEDED (not the spending limit's code), so the service degrades instead of
- * falling over. Only the queue-delay refusal carries Retry-After (an addition to SPEC part 7):
- * it is the one with an estimate of when a retry would pass.
+ * falling over. Only the queue-delay refusal carries Retry-After (ours: the interface's 429 has
+ * none): it is the one with an estimate of when a retry would pass (docs/api/limits.md#billing-and-limits).
  */
 export function createLoadLimits(config: Pick<ConfigSource, 'current'>, clock: Clock) {
   const buckets = new Map<string, { tokens: number; at: number }>();

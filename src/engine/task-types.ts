@@ -52,7 +52,7 @@ export interface TaskTypeDefinition<Body = unknown, Req = Body> {
 
   /** The create route's body schema; a function because some depend on config (the model ids). */
   body(): z.ZodType<Body>;
-  /** What the task keeps of a parsed body (SPEC part 2, the task's `request`). */
+  /** What the task keeps of a parsed body (the task's `request`, docs/api/tasks.md). */
   toRequest(body: Body): Req;
   /** Checks beyond the schema, before anything is reserved; throws AppError (VALIDATION_ERROR). */
   validate?(request: Req, ctx: { accountId: string }): Promise<void> | void;
@@ -62,7 +62,7 @@ export interface TaskTypeDefinition<Body = unknown, Req = Body> {
 
   /** The work lane (a p-queue with its own concurrency) items run in. */
   lane(request: Req): string;
-  /** Attempts per item for retryable failures (SPEC: 4 per image, 3 per video). */
+  /** Attempts per item for retryable failures (4 per image, 3 per video: docs/api/tasks.md). */
   maxAttempts: number;
   /**
    * Work before the items (resolving a model, a size, fetching inputs); a ProviderError fails

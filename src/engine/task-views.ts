@@ -3,7 +3,7 @@ import { metadataOf } from '../domain/tasks.js';
 import type { TaskRecord } from '../store/records.js';
 import type { LiveProgress } from './live-progress.js';
 
-/** The full task object of SPEC part 2 (GET /tasks/{id}). */
+/** The full task object (GET /tasks/{id}; docs/api/tasks.md). */
 export function toTaskView(task: TaskRecord) {
   const view: Record<string, unknown> = {
     id: task.id,

@@ -8,7 +8,7 @@ import type { ApiKeyRecord, SpendingLimitPeriod } from '../store/records.js';
 import type { Store } from '../store/types.js';
 import { type Clock, type Owner, ownedBy } from './ports.js';
 
-/** SPEC part 2: an account can hold at most 100 live keys. */
+/** An account can hold at most 100 live keys (docs/api/keys-and-scopes.md#api-keys). */
 const MAX_LIVE_KEYS = 100;
 
 // One-shot hashing: no Hash object per request.
@@ -156,7 +156,7 @@ export function createApiKeyService(store: Store, clock: Clock, log: (message: s
       return (await store.apiKeys.listLive(accountId)).filter((key) => !expired(key, now)).map(toApiKeyView);
     },
 
-    /** A live key of this account; another account's, a deleted or an expired key is API_KEY_NOT_FOUND (its message stays out of API answers, SPEC part 7). */
+    /** A live key of this account; another account's, a deleted or an expired key is API_KEY_NOT_FOUND (its message stays out of API answers: docs/api/errors.md). */
     async get(accountId: string, id: string): Promise<ApiKeyView> {
       return toApiKeyView(await liveKey(accountId, id));
     },

@@ -14,13 +14,13 @@ export type Principal =
 const BEARER = /^Bearer[ ]+([^\s]+)\s*$/i;
 
 export interface RouteGuard {
-  /** Credentials the route accepts (SPEC part 5). */
+  /** Credentials the route accepts (docs/api/keys-and-scopes.md#authentication-and-scopes). */
   accept: readonly CredentialKind[];
   /** Scope the credential must hold; PATs carry none and are checked against their task instead. */
   scope?: Scope;
   /**
-   * The path parameter naming a task: a PAT minted for another task is TASK_NOT_FOUND (SPEC
-   * part 4), even on a route that refuses PATs; a PAT for this very task gets the usual answer.
+   * The path parameter naming a task: a PAT minted for another task is TASK_NOT_FOUND
+   * (docs/api/tasks.md), even on a route that refuses PATs; a PAT for this very task gets the usual answer.
    */
   taskParam?: string;
 }
@@ -35,7 +35,7 @@ export function createAuthService(deps: { store: Store; apiKeys: ApiKeyService; 
 
     if (token.startsWith('mak_')) {
       const key = await deps.apiKeys.resolve(token);
-      // An expired key is refused as a deleted one is (SPEC part 5 rule 3: UNAUTHORIZED).
+      // An expired key is refused as a deleted one is: UNAUTHORIZED (docs/api/keys-and-scopes.md#key-expiry-and-rotation).
       if (!key || !(await deps.store.accounts.get(key.accountId))) throw new AppError('UNAUTHORIZED', 'unknown, deleted or expired API key');
       deps.apiKeys.markUsed(key);
       const principal: Principal = { kind: 'apiKey', accountId: key.accountId, keyId: key.id, scopes: key.scopes };
@@ -52,7 +52,7 @@ export function createAuthService(deps: { store: Store; apiKeys: ApiKeyService; 
     return { kind: 'accessToken', accountId: account.id, scopes: claims.scopes };
   }
 
-  /** Checks a principal against a route's guard; throws the SPEC part 5 error when it fails. */
+  /** Checks a principal against a route's guard; throws the documented error when it fails (docs/api/keys-and-scopes.md#authentication-and-scopes). */
   function authorize(principal: Principal, guard: RouteGuard, params: Readonly<Record<string, string>> = {}): void {
     const { scope } = guard;
     if (principal.kind === 'pat' && guard.taskParam && principal.taskId !== params[guard.taskParam]) throw new AppError('TASK_NOT_FOUND');

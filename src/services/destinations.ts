@@ -92,9 +92,9 @@ function renderKey(template: string, vars: { taskId: string; imageId: string; in
 }
 
 /**
- * Destinations: named storage targets of an account (SPEC part 2). Secret config fields are
- * sealed with the secrets key and answered masked; reading a secret that cannot be decrypted is
- * 500 UNKNOWN_ERROR (SPEC part 7).
+ * Destinations: named storage targets of an account (docs/api/destinations.md). Secret config
+ * fields are sealed with the secrets key and answered masked; reading a secret that cannot be
+ * decrypted is 500 UNKNOWN_ERROR (docs/reference/errors.md#request-errors).
  */
 export function createDestinationService(deps: {
   store: Store;

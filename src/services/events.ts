@@ -3,7 +3,7 @@ import type { TaskRecord } from '../store/records.js';
 /** Running items' fractions done (0..1), by item index. */
 export type ItemFractions = Record<number, number>;
 
-/** `task.<type>.completed` or `task.<type>.failed`, as in SPEC part 6. */
+/** `task.<type>.completed` or `task.<type>.failed`, the webhook event kinds (docs/api/webhooks.md). */
 export const settledEventKind = (task: TaskRecord): string => `task.${task.type}.${task.status}`;
 
 /**
@@ -13,7 +13,7 @@ export const settledEventKind = (task: TaskRecord): string => `task.${task.type}
 export interface ServiceEvents {
   /** A task was created (its record and reserve are durable) and handed to the worker. */
   'task:created': { task: TaskRecord };
-  /** A task settled; fires once per task. `kind` is its SPEC part 6 event kind. */
+  /** A task settled; fires once per task. `kind` is its webhook event kind (docs/api/webhooks.md). */
   'task:settled': { kind: string; task: TaskRecord };
   /**
    * A task settled, maybe in another process sharing the database (PostgreSQL NOTIFY): sync

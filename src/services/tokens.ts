@@ -12,7 +12,7 @@ const ISSUER = 'imgtask';
 const ACCESS_AUDIENCE = 'imgtask-api';
 const PAT_AUDIENCE = 'imgtask-pat';
 export const PAT_PREFIX = 'pat_';
-/** SPEC part 2: a PAT is valid for one hour. */
+/** A PAT is valid for one hour (docs/api/tasks.md). */
 const PAT_LIFETIME_MS = 60 * 60 * 1000;
 
 export interface AccessTokenClaims {

@@ -3,7 +3,7 @@ import { sizeText } from '../domain/sizes.js';
 import { ImageReadError, probeImage } from '../media/images.js';
 import type { ImageLibrary } from './images.js';
 
-/** SPEC part 4 and 8: upload limits. */
+/** Upload limits (docs/api/uploads.md, docs/api/limits.md). */
 export const UPLOAD_LIMITS = { minFiles: 1, maxFiles: 10, minBytes: 1024, maxBytes: 10 * 1024 * 1024, maxBody: 100 * 1024 * 1024 } as const;
 
 export interface ReceivedFile {

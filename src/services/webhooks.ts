@@ -34,8 +34,8 @@ const isHttpUrl = (url: string) => {
 
 /**
  * Dashboard webhooks: CRUD for an account, the signing secret sealed at rest with the
- * secrets key, and the resource exactly as SPEC part 2 shows it (apiKeyIds and health are
- * kept but not shown).
+ * secrets key, and the resource exactly as the API documents it (docs/api/webhooks.md;
+ * apiKeyIds and health are kept but not shown).
  */
 export function createWebhookService(deps: { store: Store; clock: Clock; secretsKey: Uint8Array; newSecret: () => string }) {
   const { store, clock } = deps;

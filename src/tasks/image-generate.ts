@@ -45,7 +45,7 @@ export function generateBody(modelIds: readonly string[]) {
 }
 export type GenerateBody = z.infer<ReturnType<typeof generateBody>>;
 
-/** One image item (SPEC part 2): made (and charged), or failed on its own while the task completes. */
+/** One image item: made (and charged), or failed on its own while the task completes (docs/api/images.md#generate-post-imagegenerate). */
 const GeneratedImage = z.discriminatedUnion('status', [
   z.object({
     status: z.literal('success'),
@@ -199,7 +199,7 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
       const images = task.items.map((item) => (item.status === 'success' ? item.result : { status: 'failed', error: item.error }));
       const result: Record<string, unknown> = { model: planned?.model ?? resolveModel(request).id, images };
       if (planned?.magicPrompt) result.magic_prompt = planned.magicPrompt;
-      // SPEC part 3, rule 1: failed images are item failures; the task completes.
+      // Failed images are item failures; the task completes (docs/api/images.md#generate-post-imagegenerate).
       return { status: 'completed', result };
     },
   };

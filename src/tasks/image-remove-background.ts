@@ -40,7 +40,7 @@ export const RemoveBackgroundResult = z.object({
   }),
 });
 
-/** SPEC part 4: the failure codes a background-removal task reports. */
+/** The failure codes a background-removal task reports (docs/api/images.md#remove-background-post-imageremove-background). */
 const ALLOWED: ReadonlySet<TaskErrorCode> = new Set(['INVALID_INPUT', 'PROVIDER_ERROR', 'PROVIDERS_BUSY', 'TIMEOUT', 'UNKNOWN_ERROR']);
 
 /** image.remove_background: one item, the cut-out with real alpha, stored (and delivered) as png or webp. */

@@ -37,7 +37,7 @@ export const ReviewResult = z.object({
 });
 export type ReviewResult = z.infer<typeof ReviewResult>;
 
-/** SPEC part 7: the codes a review reports; any other provider code is REVIEW_FAILED. */
+/** The codes a review reports; any other provider code is REVIEW_FAILED (docs/api/review.md#review-an-image-post-imagereview). */
 const ALLOWED: ReadonlySet<TaskErrorCode> = new Set(['FETCH_FAILED', 'REVIEW_FAILED', 'TIMEOUT', 'PROVIDERS_BUSY']);
 
 /** image.review: one item; measured checks from the pixels, the nsfw rater and the OCR; the vision judge for the prompt and free-text criteria. */

@@ -25,9 +25,9 @@ export const TASK_MODULES = [
 ] as const;
 
 /**
- * Webhook event kinds (SPEC part 6): `all`, `task.completed|failed`, and each built-in type's
- * `task.<type>.completed|failed` (for background removal, ours); then ours beyond the spec:
- * `billing.threshold_reached` (budget alerts).
+ * Webhook event kinds (docs/api/webhooks.md): `all`, `task.completed|failed`, and each built-in
+ * type's `task.<type>.completed|failed` (for background removal, ours); then ours, an addition to
+ * the interface: `billing.threshold_reached` (budget alerts, docs/api/usage.md#budget-alerts).
  */
 export const EVENT_KINDS = ['all', 'task.completed', 'task.failed', ...TASK_MODULES.flatMap(({ type }) => [`task.${type}.completed`, `task.${type}.failed`]), BILLING_THRESHOLD_EVENT] as [
   string,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** SPEC part 8 limits, written where the schemas use them. */
+/** The request limits (docs/api/limits.md), written where the schemas use them. */
 export const LIMITS = {
   prompt: 8192,
   count: 20,
@@ -14,7 +14,7 @@ export const LIMITS = {
   levelsMax: 7,
   levelValue: 24,
   levelDescription: 150,
-  /** video.generate (ours: SPEC does not show them). */
+  /** video.generate (ours: the interface does not show them; docs/api/videos.md#generate-post-videogenerate). */
   videoCount: 4,
   videoSeconds: 10,
   videoFps: [8, 30],
@@ -22,7 +22,7 @@ export const LIMITS = {
 } as const;
 
 /**
- * Body pieces several task types share (SPEC part 4). A type's own fields live in its module;
+ * Body pieces several task types share (docs/api/images.md#generate-post-imagegenerate). A type's own fields live in its module;
  * these are the ones whose meaning is the same everywhere: webhooks, access, metadata,
  * destination, image URLs and rating levels.
  */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { TASK_ERROR_CODES } from '../domain/tasks.js';
 
 /**
- * Result pieces several task types share (SPEC part 2). Each type's module exports its own
+ * Result pieces several task types share (docs/api/images.md, docs/api/destinations.md). Each type's module exports its own
  * `…Result` schema built from these: the API describes and checks task results with them.
  */
 export const UsdText = z.string().describe('decimal USD, e.g. "0.0002"');

@@ -41,7 +41,7 @@ export function videoBody(modelIds: readonly string[]) {
 }
 export type VideoBody = z.infer<ReturnType<typeof videoBody>>;
 
-/** One video item: made (and charged), or failed on its own while the task completes (SPEC part 3, rule 1). */
+/** One video item: made (and charged), or failed on its own while the task completes (docs/api/videos.md#generate-post-videogenerate). */
 const GeneratedVideo = z.discriminatedUnion('status', [
   z.object({
     status: z.literal('success'),
@@ -181,7 +181,7 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
     settle(task, request) {
       const planned = task.prepared as VideoPlan | undefined;
       const videos = task.items.map((item) => (item.status === 'success' ? item.result : { status: 'failed', error: item.error }));
-      // SPEC part 3, rule 1: failed videos are item failures; the task completes.
+      // Failed videos are item failures; the task completes (docs/api/videos.md#generate-post-videogenerate).
       return { status: 'completed', result: { model: planned?.model ?? resolveModel(request).id, videos } };
     },
   };

@@ -191,3 +191,33 @@ test('every relative link and anchor in README.md, ARCHITECTURE.md and docs/ res
   assert.ok(checked > 0, 'the scan found no links at all');
   assert.equal(broken.length, 0, `${broken.length} broken link(s):\n${broken.join('\n')}`);
 });
+
+/** Every `.ts` file under src/. */
+function sourceFiles(): string[] {
+  const src = join(ROOT, 'src');
+  return readdirSync(src, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts') || name.endsWith('.tsx'))
+    .map((name) => join(src, name))
+    .sort();
+}
+
+test('the docs pages code comments cite (docs/….md#anchor) exist, and no comment cites an outside spec', () => {
+  const broken: string[] = [];
+  const outside: string[] = [];
+  let checked = 0;
+  for (const file of sourceFiles()) {
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((line, index) => {
+        for (const match of line.matchAll(/\b(docs\/[\w./-]+\.md(?:#[\w-]+)?)/g)) {
+          checked++;
+          const reason = problem(join(ROOT, 'README.md'), match[1]);
+          if (reason) broken.push(`${relative(ROOT, file)}:${index + 1} → ${match[1]} (${reason})`);
+        }
+        if (/\bSPEC\b|\bthe spec\b/.test(line)) outside.push(`${relative(ROOT, file)}:${index + 1}: ${line.trim()}`);
+      });
+  }
+  assert.ok(checked >= 40, `code comments cite the docs ${checked} times; expected the contract's citations`);
+  assert.equal(broken.length, 0, `${broken.length} broken citation(s):\n${broken.join('\n')}`);
+  assert.equal(outside.length, 0, `comments citing a document the repository does not hold:\n${outside.join('\n')}`);
+});

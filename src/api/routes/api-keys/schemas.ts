@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Timestamp, Usd } from '../../schemas.js';
 
-/** The API key resource (SPEC part 2); never the raw key, which only the create answer carries. */
+/** The API key resource (docs/api/keys-and-scopes.md#api-keys); never the raw key, which only the create answer carries. */
 export const ApiKey = z.object({
   id: z.string(),
   keyPreview: z.string(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Timestamp } from '../../schemas.js';
 
-/** The destination resource (SPEC part 2); secret config fields are masked (`****1234`). */
+/** The destination resource (docs/api/destinations.md); secret config fields are masked (`****1234`). */
 export const Destination = z.object({
   id: z.string(),
   name: z.string(),

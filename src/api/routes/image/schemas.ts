@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dataOf, Usd } from '../../schemas.js';
 
-/** The answer of an asynchronous create (SPEC part 4): the task id, and its PAT when enabled. */
+/** The answer of an asynchronous create: the task id, and its PAT when enabled (docs/api/images.md#generate-post-imagegenerate). */
 export const CreatedTaskResponse = dataOf(
   z.object({
     taskId: z.string(),
@@ -12,7 +12,7 @@ export const CreatedTaskResponse = dataOf(
 export type CreatedTaskResponse = z.infer<typeof CreatedTaskResponse>;
 
 /**
- * The answer of rate and alt (SPEC part 4): with the results when the task finished within the
+ * The answer of rate and alt (docs/api/images.md#rate-and-alt-post-imagerate-post-imagealt): with the results when the task finished within the
  * sync timeout (200), or only the pending task to poll (202).
  */
 export const syncAnswer = <Results extends z.ZodType>(results: Results) =>

@@ -36,7 +36,7 @@ export const TaskProgress = z
   .describe('Where the task stands: items finished, and, while pending, live progress held in memory by the process running it (never journaled)');
 export type TaskProgress = z.infer<typeof TaskProgress>;
 
-/** The full task object of SPEC part 2, for one task type and its result schema. */
+/** The full task object (docs/api/tasks.md), for one task type and its result schema. */
 const fullTask = <Type extends string, Result extends z.ZodType>(type: Type, result: Result) =>
   z.object({
     id: z.string(),

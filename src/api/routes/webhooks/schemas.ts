@@ -11,7 +11,7 @@ export const EventKind = z
 export const Events = z.array(EventKind).min(1).max(EVENT_KINDS.length).nullable();
 export const ApiKeyIds = z.array(z.string().min(1).max(64)).max(100);
 
-/** The webhook resource, exactly as SPEC part 2 shows it. */
+/** The webhook resource, exactly as the API documents it (docs/api/webhooks.md). */
 export const Webhook = z.object({
   id: z.string(),
   userId: z.string(),
