@@ -61,6 +61,8 @@ interface JsonSchema {
   default?: Json;
   format?: string;
   required?: string[];
+  /** A `.describe()` (or `.meta({ description })`) of the zod schema. */
+  description?: string;
 }
 
 export interface ConfigRow {
@@ -74,11 +76,17 @@ export interface ConfigRow {
 
 const isNull = (schema: JsonSchema): boolean => schema.type === 'null';
 
+/** A row as the walk finds it, with the schema's own description of its key (used where the `$comment` text has none). */
+type BareRow = Omit<ConfigRow, 'description' | 'reload' | 'env'> & { schemaDescription: string };
+
+/** The schema's description of a key: the outer schema's, else that of what its null alternative wraps. */
+const descriptionOf = (schema: JsonSchema): string => schema.description ?? nonNull(schema).schema.description ?? '';
+
 /** The schema without its null alternative, and whether it had one. */
 function nonNull(schema: JsonSchema): { schema: JsonSchema; nullable: boolean } {
   if (schema.anyOf?.some(isNull)) {
     const rest = schema.anyOf.filter((s) => !isNull(s));
-    if (rest.length === 1 && rest[0]) return { schema: { ...rest[0], default: schema.default }, nullable: true };
+    if (rest.length === 1 && rest[0]) return { schema: { ...rest[0], default: schema.default, description: schema.description ?? rest[0].description }, nullable: true };
     return { schema: { ...schema, anyOf: rest }, nullable: true };
   }
   if (Array.isArray(schema.type) && schema.type.includes('null')) {
@@ -142,25 +150,28 @@ const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g,
  * Walks the JSON Schema of the config: one row per key (leaves, nullable objects, arrays, and
  * maps' entries under a placeholder); the object sections themselves have no row.
  */
-function walk(schema: JsonSchema, path: string, rows: Omit<ConfigRow, 'description' | 'reload' | 'env'>[], defaults: Json, note = ''): void {
+function walk(schema: JsonSchema, path: string, rows: BareRow[], defaults: Json, note = ''): void {
   const { schema: inner, nullable } = nonNull(schema);
   const variants = inner.oneOf ?? inner.anyOf;
   if (variants?.every((v) => v.type === 'object' && v.properties)) {
     // A discriminated union (providers): the keys of every variant, each once, with the variants that take it.
     const discriminator = Object.keys(variants[0]?.properties ?? {}).find((key) => variants.every((v) => v.properties?.[key]?.const !== undefined));
     const names = variants.map((v) => String(discriminator ? v.properties?.[discriminator]?.const : ''));
-    const seen = new Map<string, { schema: JsonSchema; types: string[]; defaults: string[] }>();
+    const seen = new Map<string, { schema: JsonSchema; types: string[]; defaults: string[]; descriptions: string[] }>();
     variants.forEach((variant, i) => {
       for (const [key, sub] of Object.entries(variant.properties ?? {})) {
-        const entry = seen.get(key) ?? { schema: sub, types: [], defaults: [] };
+        const entry = seen.get(key) ?? { schema: sub, types: [], defaults: [], descriptions: [] };
         entry.types.push(names[i] ?? '');
         entry.defaults.push(sub.default === undefined ? '' : JSON.stringify(sub.default));
+        entry.descriptions.push(descriptionOf(sub));
         seen.set(key, entry);
       }
     });
     for (const [key, entry] of seen) {
       if (key === discriminator) {
-        rows.push({ path: `${path}.${key}`, type: names.map((n) => JSON.stringify(n)).join(' \\| '), default: '' });
+        // Each variant's own description of its discriminator value: what that type is.
+        const described = entry.types.flatMap((type, i) => (entry.descriptions[i] ? [`${type}: ${entry.descriptions[i]}`] : []));
+        rows.push({ path: `${path}.${key}`, type: names.map((n) => JSON.stringify(n)).join(' \\| '), default: '', schemaDescription: described.join(' ') });
         continue;
       }
       const only = entry.types.length === names.length ? '' : `${discriminator} ${entry.types.join(', ')}`;
@@ -171,6 +182,8 @@ function walk(schema: JsonSchema, path: string, rows: Omit<ConfigRow, 'descripti
       if (row?.path === `${path}.${key}` && new Set(entry.defaults).size > 1) {
         row.default = entry.types.map((type, i) => `${type}: ${entry.defaults[i] ? code(entry.defaults[i]) : 'none'}`).join('; ');
       }
+      // Descriptions that differ by variant: each one, after the variants that have it.
+      if (row?.path === `${path}.${key}`) row.schemaDescription = variantDescriptions(entry.types, entry.descriptions);
     }
     return;
   }
@@ -180,21 +193,32 @@ function walk(schema: JsonSchema, path: string, rows: Omit<ConfigRow, 'descripti
   const defaultText = showDefault(shown === undefined ? undefined : withoutComments(shown));
   const type = typeOf(schema) + (note ? ` (${note})` : '');
   if (inner.type === 'object' && inner.properties) {
-    if (nullable) rows.push({ path, type: `object \\| null${note ? ` (${note})` : ''}`, default: defaultText });
+    if (nullable) rows.push({ path, type: `object \\| null${note ? ` (${note})` : ''}`, default: defaultText, schemaDescription: descriptionOf(schema) });
     for (const [key, sub] of Object.entries(inner.properties)) walk(sub, path ? `${path}.${key}` : key, rows, defaults, note);
     return;
   }
   if (inner.type === 'object' && typeof inner.additionalProperties === 'object') {
     const placeholder = MAP_PLACEHOLDERS[path];
     if (placeholder) {
-      rows.push({ path, type: `map${note ? ` (${note})` : ''}`, default: defaultText });
+      rows.push({ path, type: `map${note ? ` (${note})` : ''}`, default: defaultText, schemaDescription: descriptionOf(schema) });
       walk(inner.additionalProperties, `${path}.${placeholder}`, rows, defaults, note);
       return;
     }
-    rows.push({ path, type: 'object', default: defaultText });
+    rows.push({ path, type: 'object', default: defaultText, schemaDescription: descriptionOf(schema) });
     return;
   }
-  rows.push({ path, type, default: defaultText });
+  rows.push({ path, type, default: defaultText, schemaDescription: descriptionOf(schema) });
+}
+
+/** A key's description across the variants that take it: the one text when they agree, else each with the variants that have it. */
+function variantDescriptions(types: readonly string[], descriptions: readonly string[]): string {
+  const byText = new Map<string, string[]>();
+  descriptions.forEach((text, i) => {
+    if (text) byText.set(text, [...(byText.get(text) ?? []), types[i] ?? '']);
+  });
+  const [only] = byText.keys();
+  if (byText.size <= 1 && descriptions.every(Boolean)) return only ?? '';
+  return [...byText].map(([text, named]) => `${named.join(', ')}: ${text}`).join(' ');
 }
 
 /** The `$comment` that documents a top-level section (its own, or a top-level `$comment_<key>` that names it). */
@@ -209,10 +233,10 @@ function sectionComment(defaults: Record<string, Json>, section: string): string
   return '';
 }
 
-/** Where a key is described in a section's comment: `rel:`, or `a/rel:` for keys described together. */
+/** Where a key is described in a section's comment: `rel:`, `a/rel:` for keys described together, or `rel (a note):`. */
 function markerIndex(comment: string, rel: string): { start: number; end: number } | null {
   const escaped = rel.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const match = new RegExp(`(^|[\\s.;(])((?:\\w+/)*${escaped}(?:/\\w+)*):\\s`).exec(comment);
+  const match = new RegExp(`(^|[\\s.;(])((?:\\w+/)*${escaped}(?:/\\w+)*(?: \\([^)]*\\))?):\\s`).exec(comment);
   if (!match) return null;
   const start = match.index + (match[1]?.length ?? 0);
   return { start, end: start + (match[2]?.length ?? 0) + 1 };
@@ -234,15 +258,17 @@ function describe(comment: string, rel: string, siblings: readonly string[]): st
 export function configRows(): ConfigRow[] {
   const defaults = JSON.parse(readFileSync(join(root, 'config', 'default.json'), 'utf8')) as Record<string, Json>;
   const schema = z.toJSONSchema(ConfigSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  const bare: Omit<ConfigRow, 'description' | 'reload' | 'env'>[] = [];
+  const bare: BareRow[] = [];
   walk(schema, '', bare, defaults);
-  return bare.map((row) => {
+  return bare.map(({ schemaDescription, ...row }) => {
     const [section = ''] = row.path.split('.');
     const comment = sectionComment(defaults, section);
     const rel = row.path === section ? section : row.path.slice(section.length + 1);
     const siblings = bare.filter((r) => r.path.split('.')[0] === section).map((r) => (r.path === section ? section : r.path.slice(section.length + 1)));
     const restart = RESTART_CONFIG_KEYS.some((key) => row.path === key || row.path.startsWith(`${key}.`));
-    return { ...row, description: describe(comment, rel, siblings), reload: !restart, env: CONFIG_ENV[row.path] ?? '' };
+    // The `$comment` text first; the schema's `.describe()` for keys the comments leave out.
+    const description = describe(comment, rel, siblings) || schemaDescription;
+    return { ...row, description, reload: !restart, env: CONFIG_ENV[row.path] ?? '' };
   });
 }
 
@@ -255,7 +281,7 @@ export function configurationPage(): string {
     '# Configuration reference',
     '',
     'Every key of the config (`src/config/schema.ts`), with its default (`config/default.json`, else the schema default), what it is',
-    '(the `$comment` texts of `config/default.json`), whether a reload (`SIGHUP`, or the admin socket) applies it or it needs a restart,',
+    "(the `$comment` texts of `config/default.json`, else the schema's description), whether a reload (the server watches its `--config` file) applies it or it needs a restart,",
     'and the environment variable that sets it. A file given with `--config` (or `IMGTASK_CONFIG`) is deep-merged over the defaults;',
     'entries of maps (`<id>`, `<name>`, `<lane>`) are added or replaced whole.',
     '',

@@ -21,39 +21,77 @@ const ModelId = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a model id (low
 
 /** A ComfyUI node input, as `"<node id>.inputs.<name>"` (checked against the workflow at load). */
 const BindingPath = z.string().regex(/^[^.\s]+\.inputs\.[^.\s]+$/, 'a node input such as "6.inputs.text"');
-/** Which node input of a ComfyUI workflow receives what; every binding but `prompt` is optional. */
+/**
+ * Which node input of a ComfyUI workflow receives what; every binding but `prompt` is optional,
+ * and an unbound input (or a value the request leaves out) keeps the workflow's own value.
+ */
 const Bindings = z.strictObject({
-  prompt: BindingPath,
-  negativePrompt: BindingPath.optional(),
-  seed: BindingPath.optional(),
-  width: BindingPath.optional(),
-  height: BindingPath.optional(),
-  batchSize: BindingPath.optional(),
-  /** LoadImage inputs, one per input image in request order: each receives the name of its upload. */
-  images: z.array(BindingPath).max(20).optional(),
+  prompt: BindingPath.describe('The node input, as "<node id>.inputs.<name>", that receives the prompt (of an image, the magic prompt\'s when one is asked for); the one binding required.'),
+  negativePrompt: BindingPath.optional().describe('The node input that receives the negative prompt; unbound, or an item without one: the workflow keeps its own text.'),
+  seed: BindingPath.optional().describe("The node input that receives the item's seed: the request's seed (or a random one) plus the item's index, modulo 2^32."),
+  width: BindingPath.optional().describe('The node input that receives the width, in pixels, of the size the item is made at.'),
+  height: BindingPath.optional().describe('The node input that receives the height, in pixels, of the size the item is made at.'),
+  batchSize: BindingPath.optional().describe('The node input that receives 1: one image per item.'),
+  images: z
+    .array(BindingPath)
+    .max(20)
+    .optional()
+    .describe('LoadImage inputs, one per input image in request order: each receives the name ComfyUI gave its upload (at most 20). capabilities.maxInputs may not exceed their number.'),
 });
 /** A ComfyUI workflow in API format ("Export (API)"), its path relative to the config file's folder, and its bindings. */
 const WorkflowFields = {
-  workflow: z.string().min(1).optional(),
+  workflow: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'A ComfyUI workflow in API format ("Export (API)"): its file, relative to the config file\'s folder (the working folder without one). Required, with bindings, when a provider of the model is of type comfyui, refused otherwise; read and checked against the bindings at load.',
+    ),
   bindings: Bindings.optional(),
 };
 
+/** A model's providers: one name, or several tried in order. */
+const ModelProviders = {
+  provider: z.string().min(1).optional().describe("The provider (a name in providers) that makes the model's output; or give providers."),
+  providers: z
+    .array(z.string().min(1))
+    .min(1)
+    .optional()
+    .describe(
+      "Providers (names in providers) that make the model's output, tried in order: each attempt starts at the next one, and a busy one is passed over (failover). Used instead of provider when both are given.",
+    ),
+};
+/** What the model's provider gets with every item, as it is. */
+const ModelOptions = (made: string, readers: string) =>
+  z
+    .record(z.string(), z.unknown().describe('One option: any JSON value, passed on as it is.'))
+    .default({})
+    .describe(`Options passed as they are to the model's provider with every ${made}; ${readers}`);
+
 const ModelSchema = z.strictObject({
-  provider: z.string().min(1).optional(),
-  providers: z.array(z.string().min(1)).min(1).optional(),
+  ...ModelProviders,
   ...WorkflowFields,
-  price: z.strictObject({ perImage: UsdString, perInput: UsdString, perImage4k: UsdString.optional() }),
+  price: z.strictObject({
+    perImage: UsdString.describe('USD per image made, as a decimal string ("0.002"; up to 6 decimals).'),
+    perInput: UsdString.describe('USD per input image, added to the price of each image made.'),
+    perImage4k: UsdString.optional().describe('USD per image at 4K scale (the _4k sizes), instead of perImage, when supports4k is true; absent: perImage.'),
+  }),
   capabilities: z.strictObject({
-    maxInputs: z.number().int().min(0).max(20),
-    supports4k: z.boolean(),
-    negativePrompt: z.boolean(),
-    /** What `size: auto` resolves to, as WxH. Default: the 1:1 base size. */
+    maxInputs: z
+      .number()
+      .int()
+      .min(0)
+      .max(20)
+      .describe('The most input images a request may send (0..20); more fail validation (VALIDATION_ERROR). Served by ComfyUI: at most the number of bindings.images.'),
+    supports4k: z.boolean().describe('Whether the model makes 4K output; false: a request at 4K scale fails with CAPABILITY_NOT_SUPPORTED.'),
+    negativePrompt: z.boolean().describe('Whether requests may send a negative_prompt; false: one that does fails validation (VALIDATION_ERROR).'),
     nativeSize: z
       .string()
       .regex(/^\d{2,5}x\d{2,5}$/, 'a size such as 1024x1024')
-      .optional(),
+      .optional()
+      .describe('What `size: auto` resolves to, as WxH. Absent: the 1:1 base size.'),
   }),
-  options: z.record(z.string(), z.unknown()).default({}),
+  options: ModelOptions('image', 'of the built-in providers only the placeholder reads one: `fail: { code, every }` makes every Nth image fail with that code, to exercise item failures.'),
 });
 
 /**
@@ -63,29 +101,50 @@ const ModelSchema = z.strictObject({
  * `maxSize` is scaled down to fit.
  */
 const VideoModelSchema = z.strictObject({
-  provider: z.string().min(1).optional(),
-  providers: z.array(z.string().min(1)).min(1).optional(),
+  ...ModelProviders,
   workflow: WorkflowFields.workflow,
   /** As image models' bindings, plus the frame rate and the number of frames (duration × fps). */
-  bindings: Bindings.extend({ fps: BindingPath.optional(), frames: BindingPath.optional() }).optional(),
-  price: z.strictObject({ perSecond: UsdString, perInput: UsdString.default('0') }),
-  capabilities: z.strictObject({
-    maxInputs: z.number().int().min(0).max(1),
-    negativePrompt: z.boolean(),
-    maxDurationS: z.number().int().min(1).max(10),
-    maxFps: z.number().int().min(8).max(30),
-    /** The largest frame, as WxH (landscape; portrait sizes are capped by its transpose). */
-    maxSize: z.string().regex(/^\d{2,5}x\d{2,5}$/, 'a size such as 1280x720'),
-    /** What `size: auto` resolves to, as WxH. */
-    nativeSize: z.string().regex(/^\d{2,5}x\d{2,5}$/, 'a size such as 1280x720'),
+  bindings: Bindings.extend({
+    // A video item binds no batch size: the workflow keeps its own.
+    batchSize: Bindings.shape.batchSize.describe('Accepted, but a video job binds no value to it: the workflow keeps its own.'),
+    images: Bindings.shape.images.describe(
+      'LoadImage inputs: the first receives the name ComfyUI gave the upload of the input image (the first frame). capabilities.maxInputs may not exceed their number.',
+    ),
+    fps: BindingPath.optional().describe("The node input that receives the frame rate (the request's fps)."),
+    frames: BindingPath.optional().describe('The node input that receives the number of frames: duration_s × fps, rounded, at least 1.'),
+  }).optional(),
+  price: z.strictObject({
+    perSecond: UsdString.describe('USD per second of footage, as a decimal string; a video costs perSecond × duration_s + perInput × inputs.'),
+    perInput: UsdString.default('0').describe('USD per input image (the first frame), added to the price of each video.'),
   }),
-  options: z.record(z.string(), z.unknown()).default({}),
+  capabilities: z.strictObject({
+    maxInputs: z.number().int().min(0).max(1).describe('Input images a request may send: 0, or 1 (the first frame); more fail validation (VALIDATION_ERROR).'),
+    negativePrompt: z.boolean().describe('Whether requests may send a negative_prompt; false: one that does fails validation (VALIDATION_ERROR).'),
+    maxDurationS: z.number().int().min(1).max(10).describe('The longest clip, in seconds (1..10); a longer duration_s fails validation.'),
+    maxFps: z.number().int().min(8).max(30).describe('The highest frame rate (8..30); a higher fps fails validation.'),
+    maxSize: z
+      .string()
+      .regex(/^\d{2,5}x\d{2,5}$/, 'a size such as 1280x720')
+      .describe('The largest frame, as WxH (landscape; portrait sizes are capped by its transpose): a larger requested size is scaled down to fit, keeping its ratio.'),
+    nativeSize: z
+      .string()
+      .regex(/^\d{2,5}x\d{2,5}$/, 'a size such as 1280x720')
+      .describe('What `size: auto` resolves to, as WxH.'),
+  }),
+  options: ModelOptions('video', 'none of the built-in video providers reads one.'),
 });
 
 const ProviderBase = {
-  /** Requests in flight at once; past it the provider counts as busy (failover, then PROVIDERS_BUSY). */
-  concurrency: z.number().int().min(1).max(64).default(2),
-  timeoutMs: z.number().int().min(100).max(600_000).default(120_000),
+  concurrency: z
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(2)
+    .describe(
+      "Requests in flight at once (1..64); past it the provider counts as busy (failover, then PROVIDERS_BUSY). A model's lane runs as many at once as its providers' concurrency summed, unless work.lanes sets its own.",
+    ),
+  timeoutMs: z.number().int().min(100).max(600_000).default(120_000).describe('Milliseconds per request to the provider; no answer within it fails the attempt with TIMEOUT.'),
 };
 /**
  * A provider's key: `apiKeySecret` names a secret in the encrypted store (`imgtask secrets set`),
@@ -95,12 +154,20 @@ const ProviderKey = {
   apiKeySecret: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a secret name')
-    .optional(),
-  apiKey: z.string().min(1).optional(),
+    .optional()
+    .describe(
+      'The key: the name of a secret in the encrypted store (`imgtask secrets set <name>`); one not set is logged and the provider runs without a key. Of apiKeySecret, apiKeyEnv and apiKey, the first given is used.',
+    ),
+  apiKey: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('The key, inline in the config file (least safe). However given, the key is sent as a Bearer token (automatic1111: as Basic credentials, user:pass); none: no Authorization header.'),
   apiKeyEnv: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
-    .optional(),
+    .optional()
+    .describe('The key: the name of an environment variable that holds it.'),
 };
 const BaseUrl = z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, ''));
 
@@ -112,15 +179,14 @@ const BaseUrl = z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/
  */
 const ImagesS3 = z
   .strictObject({
-    bucket: z.string().min(3).max(63),
-    region: z.string().min(1).max(64).default('us-east-1'),
+    bucket: z.string().min(3).max(63).describe("The bucket's name (3 to 63 characters)."),
+    region: z.string().min(1).max(64).default('us-east-1').describe("The bucket's region, as the S3 client signs for it."),
     endpoint: z
       .url({ protocol: /^https?$/ })
       .nullable()
-      .default(null),
-    /** Path-style URLs (endpoint/bucket/key), as MinIO and most self-hosted stores need; null: on when an endpoint is set. */
-    forcePathStyle: z.boolean().nullable().default(null),
-    /** Put before every key as it is (`imgtask/` makes a folder); images go under `<prefix>images/`, videos under `<prefix>videos/`. */
+      .default(null)
+      .describe("The http(s) URL of an S3-compatible store (MinIO, R2, …); null: AWS S3. The operator's setting, like a provider's baseUrl: reached directly, private addresses included."),
+    forcePathStyle: z.boolean().nullable().default(null).describe('Path-style URLs (endpoint/bucket/key), as MinIO and most self-hosted stores need; null: on when an endpoint is set.'),
     prefix: z
       .string()
       .max(512)
@@ -128,114 +194,152 @@ const ImagesS3 = z
         (prefix) => !prefix.split('/').slice(0, -1).includes('') && !prefix.split('/').some((segment) => segment === '.' || segment === '..'),
         'segments between slashes must not be empty, "." or ".."',
       )
-      .default(''),
-    accessKeyId: z.string().min(1).max(256).nullable().default(null),
+      .default('')
+      .describe('Put before every key as it is (`imgtask/` makes a folder); images go under `<prefix>images/`, videos under `<prefix>videos/`, sharded as on disk.'),
+    accessKeyId: z
+      .string()
+      .min(1)
+      .max(256)
+      .nullable()
+      .default(null)
+      .describe(
+        "The access key id; with it, exactly one of secretAccessKeySecret, secretAccessKeyEnv or secretAccessKey. null, with none of them: the AWS SDK's default chain (AWS_* environment, shared files, instance role).",
+      ),
     secretAccessKeySecret: z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a secret name')
-      .optional(),
+      .optional()
+      .describe('The secret access key: the name of a secret in the encrypted store (`imgtask secrets set <name>`); one not set stops the start with a config error.'),
     secretAccessKeyEnv: z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
-      .optional(),
-    secretAccessKey: z.string().min(1).max(512).optional(),
-    /** Connection and idle-socket deadline of each request to the bucket. */
-    timeoutMs: z.number().int().min(100).max(600_000).default(30_000),
+      .optional()
+      .describe('The secret access key: the name of an environment variable that holds it; one not set stops the start with a config error.'),
+    secretAccessKey: z.string().min(1).max(512).optional().describe('The secret access key, inline in the config file (least safe).'),
+    timeoutMs: z.number().int().min(100).max(600_000).default(30_000).describe('Milliseconds: the connection and idle-socket deadline of each request to the bucket.'),
   })
   .refine((s3) => [s3.secretAccessKeySecret, s3.secretAccessKeyEnv, s3.secretAccessKey].filter((v) => v !== undefined).length === (s3.accessKeyId === null ? 0 : 1), {
     message: 'with accessKeyId give exactly one of secretAccessKeySecret, secretAccessKeyEnv or secretAccessKey; without it, none (the AWS default chain)',
   });
 
 const ProviderSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('placeholder'), ...ProviderBase }),
   z.strictObject({
-    type: z.literal('openai'),
-    /** Includes the /v1 prefix, as OpenAI clients do. */
-    baseUrl: BaseUrl,
-    model: z.string().min(1),
-    /** Sizes the model takes; a request's size maps to the one of nearest aspect ratio. */
+    type: z.literal('placeholder').describe('embedded and offline, deterministic images and videos drawn from the prompt, for development and tests.'),
+    ...ProviderBase,
+    timeoutMs: ProviderBase.timeoutMs.describe('Accepted, but not used: the placeholder makes its output in-process.'),
+  }),
+  z.strictObject({
+    type: z
+      .literal('openai')
+      .describe(
+        'an OpenAI-compatible images API (POST {baseUrl}/images/generations, or /images/edits with input images); named vision or chat, an OpenAI-compatible chat API (POST {baseUrl}/chat/completions).',
+      ),
+    baseUrl: BaseUrl.describe("The API's base URL, /v1 prefix included, as OpenAI clients take it (https://api.openai.com/v1)."),
+    model: z.string().min(1).describe('The model name sent with every request (gpt-image-1, dall-e-3, …; for vision or chat, a chat model such as gpt-4o-mini).'),
     sizes: z
       .array(z.string().regex(/^\d{2,5}x\d{2,5}$/, 'a size such as 1024x1024'))
       .min(1)
-      .default(['1024x1024', '1536x1024', '1024x1536']),
-    /** `b64_json` or `url` for models that take response_format (dall-e-*); null to not send it (gpt-image-1). */
-    responseFormat: z.enum(['b64_json', 'url']).nullable().default(null),
-    /** The multipart field of input images on /images/edits: `image[]` (several, gpt-image-1) or `image` (one, dall-e-2). */
-    editImageField: z.enum(['image', 'image[]']).default('image[]'),
-    /** Send each image's seed as `seed`: LocalAI and some other compatible servers take it; OpenAI itself refuses unknown fields, so off by default. */
-    seed: z.boolean().default(false),
-    /** As providers.vision: also serve the built-in nsfw_sfw scale instead of the embedded model. */
-    nsfw: z.boolean().default(false),
+      .default(['1024x1024', '1536x1024', '1024x1536'])
+      .describe("Sizes the model takes, as WxH; a request's size maps to the one of nearest aspect ratio."),
+    responseFormat: z.enum(['b64_json', 'url']).nullable().default(null).describe('`b64_json` or `url` for models that take response_format (dall-e-*); null to not send it (gpt-image-1).'),
+    editImageField: z
+      .enum(['image', 'image[]'])
+      .default('image[]')
+      .describe('The multipart field of input images on /images/edits: `image[]` (several, gpt-image-1) or `image` (the first input only, dall-e-2).'),
+    seed: z.boolean().default(false).describe("Send each image's seed as `seed`: LocalAI and some other compatible servers take it; OpenAI itself refuses unknown fields, so off by default."),
+    nsfw: z.boolean().default(false).describe('As providers.vision: also serve the built-in nsfw_sfw scale instead of the embedded model; ignored under any other name.'),
     ...ProviderKey,
     ...ProviderBase,
   }),
   z.strictObject({
-    /** An OpenAI-compatible video API: POST {baseUrl}/videos, poll GET /videos/{id}, download /videos/{id}/content. */
-    type: z.literal('openai-video'),
-    /** Includes the /v1 prefix, as OpenAI clients do. */
-    baseUrl: BaseUrl,
-    model: z.string().min(1),
-    /** Frame sizes the model takes; a request's size maps to the one of nearest aspect ratio. */
+    type: z.literal('openai-video').describe('an OpenAI-compatible video API (POST {baseUrl}/videos, then polls of GET /videos/{id} and a download of /videos/{id}/content), for video models only.'),
+    baseUrl: BaseUrl.describe("The API's base URL, /v1 prefix included, as OpenAI clients take it (https://api.openai.com/v1)."),
+    model: z.string().min(1).describe('The model name sent with every job (sora-2, …).'),
     sizes: z
       .array(z.string().regex(/^\d{2,5}x\d{2,5}$/, 'a size such as 1280x720'))
       .min(1)
-      .default(['1280x720', '720x1280']),
-    /** Clip lengths the model takes, in seconds; a request's duration maps to the nearest one at or above it (else the longest). */
-    seconds: z.array(z.number().int().min(1).max(60)).min(1).default([4, 8, 12]),
-    /** How often a queued or running job is polled. */
-    pollIntervalMs: z.number().int().min(100).max(60_000).default(5000),
+      .default(['1280x720', '720x1280'])
+      .describe("Frame sizes the model takes, as WxH; a request's size maps to the one of nearest aspect ratio."),
+    seconds: z
+      .array(z.number().int().min(1).max(60))
+      .min(1)
+      .default([4, 8, 12])
+      .describe("Clip lengths the model takes, in seconds; a request's duration maps to the nearest one at or above it (else the longest)."),
+    pollIntervalMs: z.number().int().min(100).max(60_000).default(5000).describe('Milliseconds between polls of a queued or running job.'),
     ...ProviderKey,
     concurrency: ProviderBase.concurrency,
-    /** The whole job: create, polls and download. */
-    timeoutMs: z.number().int().min(1000).max(3_600_000).default(900_000),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(3_600_000)
+      .default(900_000)
+      .describe('Milliseconds for the whole job: create, polls and download; past it the attempt fails with TIMEOUT and the job is deleted (best effort).'),
   }),
   z.strictObject({
-    /**
-     * A ComfyUI server: models served by it name a `workflow` and its `bindings`. A job is queued
-     * with POST /prompt and followed over /ws (polling /history when the socket drops).
-     */
-    type: z.literal('comfyui'),
-    baseUrl: BaseUrl,
-    /**
-     * Sent with every request to this server (a proxy's credentials): each value as written, or
-     * `{ "secret": "<name>" }` (the encrypted secret store: `imgtask secrets set <name>`) or
-     * `{ "env": "<VARIABLE>" }`, so a credential need not sit in the config file.
-     */
+    type: z
+      .literal('comfyui')
+      .describe(
+        'a ComfyUI server, for images and videos; models served by it name a `workflow` and its `bindings`. A job is queued with POST /prompt and followed over /ws (polling /history when the socket drops).',
+      ),
+    baseUrl: BaseUrl.describe("The server's base URL (http://gpu-1:8188)."),
     headers: z
       .record(
         z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'an HTTP header name'),
-        z.union([
-          z.string().regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'a header value: no line breaks or control characters'),
-          z.strictObject({ secret: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a secret name') }),
-          z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name') }),
-        ]),
+        z
+          .union([
+            z.string().regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'a header value: no line breaks or control characters'),
+            z.strictObject({ secret: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a secret name') }),
+            z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name') }),
+          ])
+          .describe(
+            'One header\'s value: the text as written, `{ "secret": "<name>" }` (a secret of the encrypted store) or `{ "env": "<VARIABLE>" }`; a secret or variable not set leaves the header out.',
+          ),
       )
-      .default({}),
-    /** Busy (the model's next server is tried first) while this server's queue holds this many waiting jobs, every client's (GET /queue); null: its queue length is not a reason. */
-    maxQueued: z.number().int().min(1).max(10_000).nullable().default(null),
-    /** Jobs sent at once; ComfyUI runs one at a time and queues the rest. */
-    concurrency: ProviderBase.concurrency,
-    /** A job from its queueing to its history read (uploads and the output's download have their own limits: 30 s and 120 s). */
-    timeoutMs: z.number().int().min(1000).max(3_600_000).default(600_000),
-    /** How often /history is polled once the WebSocket has dropped. */
-    pollIntervalMs: z.number().int().min(50).max(60_000).default(1000),
+      .default({})
+      .describe(
+        'Headers sent with every request to this server, the WebSocket included (a proxy\'s credentials): each value as written, or `{ "secret": "<name>" }` (the encrypted secret store: `imgtask secrets set <name>`) or `{ "env": "<VARIABLE>" }`, so a credential need not sit in the config file.',
+      ),
+    maxQueued: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .nullable()
+      .default(null)
+      .describe(
+        "Busy (the model's next server is tried first) while this server's queue holds this many waiting jobs, every client's (GET /queue, read in the background at most every 2 s); null: its queue length is not a reason.",
+      ),
+    concurrency: ProviderBase.concurrency.describe('Jobs sent at once; ComfyUI runs one at a time and queues the rest. Past it the server counts as busy (failover, then PROVIDERS_BUSY).'),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(3_600_000)
+      .default(600_000)
+      .describe("Milliseconds for a job from its queueing to its history read (uploads and the output's download have their own limits: 30 s and 120 s); past it TIMEOUT."),
+    pollIntervalMs: z.number().int().min(50).max(60_000).default(1000).describe('Milliseconds between polls of /history once the WebSocket has dropped.'),
   }),
   z.strictObject({
-    type: z.literal('automatic1111'),
-    baseUrl: BaseUrl,
-    /** A checkpoint name to switch to (override_settings.sd_model_checkpoint); omit to use the loaded one. */
-    model: z.string().min(1).optional(),
-    steps: z.number().int().min(1).max(150).default(25),
-    cfgScale: z.number().min(1).max(30).default(7),
-    sampler: z.string().min(1).optional(),
-    /** img2img: how far from the input image to go (0..1). */
-    denoisingStrength: z.number().min(0).max(1).default(0.6),
+    type: z
+      .literal('automatic1111')
+      .describe('the Stable Diffusion web UI, for images (POST /sdapi/v1/txt2img, or /sdapi/v1/img2img with the first input image; progress read from GET /sdapi/v1/progress meanwhile).'),
+    baseUrl: BaseUrl.describe("The web UI's base URL (http://127.0.0.1:7860)."),
+    model: z.string().min(1).optional().describe('A checkpoint name to switch to (override_settings.sd_model_checkpoint); omit to use the loaded one.'),
+    steps: z.number().int().min(1).max(150).default(25).describe('Sampling steps of every image (steps, 1..150).'),
+    cfgScale: z.number().min(1).max(30).default(7).describe('The CFG scale of every image (cfg_scale, 1..30).'),
+    sampler: z.string().min(1).optional().describe("A sampler name (sampler_name, e.g. DPM++ 2M); omit to use the web UI's default."),
+    denoisingStrength: z.number().min(0).max(1).default(0.6).describe('img2img: how far from the input image to go (denoising_strength, 0..1); sent only with an input image.'),
     ...ProviderKey,
     ...ProviderBase,
   }),
 ]);
 export type ProviderConfig = z.infer<typeof ProviderSchema>;
 
+/**
+ * The config. A `.describe()` text documents a key in docs/reference/configuration.md (npm run
+ * docs) where the `$comment` texts of config/default.json do not; it never changes parsing.
+ */
 export const ConfigSchema = z.strictObject({
   server: z.strictObject({
     host: z.string().min(1),
@@ -258,8 +362,12 @@ export const ConfigSchema = z.strictObject({
   store: z.strictObject({
     /** Where the state lives: the journaled files of the data dir, or a PostgreSQL database (store.postgres). */
     driver: z.enum(['file', 'postgres']),
-    snapshotEveryBytes: z.number().int().min(4096),
-    verifyPayloads: z.boolean(),
+    snapshotEveryBytes: z.number().int().min(4096).describe('File store: once the journal reaches this many bytes, the state is written to snapshot.json and the journal is cut (at least 4096).'),
+    verifyPayloads: z
+      .boolean()
+      .describe(
+        'File store: check that every journaled change survives JSON unchanged before applying it (live state is built from the change itself, replay from its JSON); one that does not is refused with an error. A development aid the test suite turns on; slower.',
+      ),
     /**
      * Free bytes kept in each folder the service writes to (the store's, images/, videos/): below
      * it, creates and uploads are refused with 507 STORAGE_FULL and /ready answers 503, while
@@ -283,12 +391,19 @@ export const ConfigSchema = z.strictObject({
   }),
   work: z.strictObject({
     defaultConcurrency: z.number().int().min(1).max(64),
-    lanes: z.record(z.string(), z.number().int().min(1).max(64)),
+    lanes: z.record(
+      z.string(),
+      z.number().int().min(1).max(64).describe("Jobs at once in this lane (1..64), instead of its providers' concurrency summed or defaultConcurrency; a reload applies it to the lane at once."),
+    ),
     shutdownGraceMs: z.number().int().min(0).max(600_000),
     retryBaseMs: z.number().int().min(0).max(60_000),
     sweepIntervalMs: z.number().int().min(1000),
-    /** PostgreSQL: how long a worker's claim on a task lasts unless renewed (every third of it); a dead worker's tasks are claimed again after it. */
-    leaseMs: z.number().int().min(300).max(3_600_000),
+    leaseMs: z
+      .number()
+      .int()
+      .min(300)
+      .max(3_600_000)
+      .describe("PostgreSQL: milliseconds a worker's claim on a task lasts unless renewed (every third of it); a dead worker's tasks are claimed again after it."),
   }),
   limits: z.strictObject({
     requestsPerMinutePerKey: z.number().int().min(1).nullable(),
@@ -300,10 +415,10 @@ export const ConfigSchema = z.strictObject({
     accessTokenTtl: Duration,
     externalIssuer: z
       .strictObject({
-        issuer: z.string().min(1),
-        jwksUrl: z.url({ protocol: /^https?$/ }),
-        audience: z.string().min(1).optional(),
-        accountClaim: z.string().min(1).default('sub'),
+        issuer: z.string().min(1).describe('The issuer (`iss` claim) an external token must name, exactly.'),
+        jwksUrl: z.url({ protocol: /^https?$/ }).describe("The http(s) URL of the issuer's signing keys (a JWKS), fetched and cached while the URL stays the same."),
+        audience: z.string().min(1).optional().describe('The audience (`aud` claim) an external token must name; absent: the audience is not checked.'),
+        accountClaim: z.string().min(1).default('sub').describe('The claim holding the account id or name; a token without it (or with it empty) is refused with 401 UNAUTHORIZED.'),
       })
       .nullable(),
   }),
@@ -338,32 +453,64 @@ export const ConfigSchema = z.strictObject({
   sync: z.strictObject({ timeoutMs: z.number().int().min(0).max(600_000) }),
   /** Live status streams (GET /tasks/{id}/events): how often an idle stream sends a `: ping` comment, so proxies keep it open. */
   taskEvents: z.strictObject({ heartbeatMs: z.number().int().min(10).max(600_000).default(15_000) }).default({ heartbeatMs: 15_000 }),
-  defaultModel: z.string().min(1),
-  models: z.record(ModelId, ModelSchema),
+  defaultModel: z.string().min(1).describe('The image model `model: auto` resolves to: an id of models (checked at load).'),
+  models: z
+    .record(ModelId, ModelSchema)
+    .describe(
+      'Image models by id (lowercase letters, digits, . _ -; up to 64 characters): { provider | providers, workflow?, bindings?, price, capabilities, options }. GET /models lists them; a request names one in `model`.',
+    ),
   /** The video model `model: auto` resolves to. */
   defaultVideoModel: z.string().min(1),
   videoModels: z.record(ModelId, VideoModelSchema),
   /** image.review: the price per image, and the thresholds of the embedded technical checks. */
   review: z.strictObject({
     price: UsdString,
-    /** The shorter side, in pixels, below which "resolution" fails. */
-    minShortSide: z.number().int().min(1).max(100_000),
-    /** Variance of the Laplacian (grey levels², on the image scaled to 512 px on its longer side) below which "sharp focus" fails. */
-    minSharpness: z.number().min(0),
-    /** Share of pixels at pure black or pure white above which "exposure" fails (clipped shadows or highlights). */
-    maxClipped: z.number().min(0).max(1),
-    /** Mean brightness (0–255) outside which "exposure" fails: too dark below the first, too bright above the second. */
-    brightness: z.tuple([z.number().min(0).max(255), z.number().min(0).max(255)]),
+    minShortSide: z.number().int().min(1).max(100_000).describe('The shorter side, in pixels, below which "resolution" fails.'),
+    minSharpness: z.number().min(0).describe('Variance of the Laplacian (grey levels², on the image scaled to 512 px on its longer side) below which "sharp focus" fails.'),
+    maxClipped: z.number().min(0).max(1).describe('Share of pixels at pure black or pure white (0..1) above which "exposure" fails (clipped shadows or highlights).'),
+    brightness: z
+      .tuple([z.number().min(0).max(255), z.number().min(0).max(255)])
+      .describe('Mean brightness (0–255) outside which "exposure" fails: too dark below the first, too bright above the second.'),
   }),
   /** Video encoding: the ffmpeg binary (null = the one shipped in @ffmpeg-installer/ffmpeg). */
   video: z.strictObject({ ffmpegPath: z.string().min(1).nullable() }),
-  providers: z.record(z.string().min(1), ProviderSchema),
+  providers: z
+    .record(z.string().min(1), ProviderSchema)
+    .describe(
+      "Providers by name, each { type, … } with the keys of its type; models name them in provider or providers. Two names are special and must be of type openai: `vision` (alt text, custom rating scales, review's judge) and `chat` (magic prompts); they make no images.",
+    ),
   embedded: z.strictObject({
-    /** Load the enabled models in the background at start, so the first request does not wait for a load. */
-    preload: z.boolean().default(true),
-    nsfw: z.strictObject({ enabled: z.boolean(), timeoutMs: z.number().int().min(1000) }),
-    backgroundRemoval: z.strictObject({ enabled: z.boolean(), model: z.enum(['small', 'medium']), threads: z.number().int().min(1).max(16), timeoutMs: z.number().int().min(1000) }),
-    altText: z.strictObject({ enabled: z.boolean(), ocr: z.boolean() }),
+    preload: z.boolean().default(true).describe('Load the enabled models in the background at start, so the first request does not wait for a load; false: each loads on first use.'),
+    nsfw: z.strictObject({
+      enabled: z
+        .boolean()
+        .describe('Rate the nsfw_sfw scale with the embedded model, unless providers.vision does (its nsfw: true); false: nsfw_sfw requests then fail validation (VALIDATION_ERROR).'),
+      timeoutMs: z
+        .number()
+        .int()
+        .min(1000)
+        .describe("Milliseconds a rating (or the model's load) may take before it fails with TIMEOUT; taken when the model is first used, a reload does not change it."),
+    }),
+    backgroundRemoval: z.strictObject({
+      enabled: z.boolean().describe('Remove backgrounds with the embedded model; false: background-removal requests fail validation (VALIDATION_ERROR).'),
+      model: z.enum(['small', 'medium']).describe('The ISNet model: `small` or `medium`; taken when the model is first used, a reload does not change it.'),
+      threads: z.number().int().min(1).max(16).describe('onnxruntime threads of the model (1..16); taken when the model is first used, a reload does not change it.'),
+      timeoutMs: z
+        .number()
+        .int()
+        .min(1000)
+        .describe("Milliseconds a removal (or the model's load) may take before it fails with TIMEOUT; taken when the model is first used, a reload does not change it."),
+    }),
+    altText: z.strictObject({
+      enabled: z
+        .boolean()
+        .describe('Write alt text with the embedded describer, unless providers.vision does; false: alt-text requests then fail validation (VALIDATION_ERROR), and review has no OCR.'),
+      ocr: z
+        .boolean()
+        .describe(
+          "Read the text in images with tesseract.js (English): quoted in alt text, and measured by review's text checks (without OCR they go to the vision judge); false: no OCR. Taken for alt text when the describer is first used; a reload does not change that.",
+        ),
+    }),
   }),
   /** The service log (pino): its level (a reload applies it) and its form (read at start). */
   log: z

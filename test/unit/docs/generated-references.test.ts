@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Command } from 'commander';
-import { CONFIG_ENV, PAGES, RESTART_CONFIG_KEYS } from '../../../scripts/docs/generate.js';
+import { CONFIG_ENV, configRows, PAGES, RESTART_CONFIG_KEYS } from '../../../scripts/docs/generate.js';
 import { RESTART_KEYS } from '../../../src/app/services.js';
 import { buildProgram } from '../../../src/cli/program.js';
 import { ERROR_STATUS } from '../../../src/domain/errors.js';
@@ -56,6 +56,13 @@ test('every config key appears in configuration.md', () => {
   const paths = keyPaths(JSON.parse(read('config/default.json')), '', new Set());
   assert.ok(paths.has('server.port') && paths.has('models.<id>.price.perImage') && paths.has('work.lanes.<lane>'));
   for (const path of paths) assert.ok(text.includes(`| \`${path}\` |`), `configuration.md lacks ${path}`);
+});
+
+test('every row of configuration.md has a description', () => {
+  const rows = configRows();
+  assert.ok(rows.length > 100, `${rows.length} rows`);
+  const empty = rows.filter((row) => row.description.trim() === '').map((row) => row.path);
+  assert.deepEqual(empty, [], `describe these keys in a $comment of config/default.json or with .describe() in src/config/schema.ts: ${empty.join(', ')}`);
 });
 
 test('the restart keys and environment variables of configuration.md follow the code', () => {
