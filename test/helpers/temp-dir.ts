@@ -13,7 +13,8 @@ export async function tempDir(t: TestContext, prefix = 'imgtask-'): Promise<stri
   t.after(async () => {
     for (const close of closers.get(dir) ?? []) await close();
     closers.delete(dir);
-    await rm(dir, { recursive: true, force: true });
+    // Retries: a file a closing server still flushes can make one pass see the folder not yet empty (ENOTEMPTY).
+    await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   });
   return dir;
 }
