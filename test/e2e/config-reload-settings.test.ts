@@ -1,4 +1,4 @@
-// Every setting the README calls hot-reloadable, shown to change a running server's behaviour
+// Every setting docs/configuration.md calls hot-reloadable, shown to change a running server's behaviour
 // after `services.reload` (what the config-file watcher applies), without a restart.
 import assert from 'node:assert/strict';
 import { readFile, stat, writeFile } from 'node:fs/promises';

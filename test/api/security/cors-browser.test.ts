@@ -1,4 +1,4 @@
-// CORS in a real browser: a page on another origin polls a task with its PAT, as the README
+// CORS in a real browser: a page on another origin polls a task with its PAT, as docs/api/tasks.md
 // documents. Runs headless Chromium (Debian's `chromium`); skipped where it is not installed.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';

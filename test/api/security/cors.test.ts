@@ -1,4 +1,4 @@
-// CORS: a browser page on another origin polling a task with its PAT, as the README documents.
+// CORS: a browser page on another origin polling a task with its PAT, as docs/api/tasks.md documents.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Harness, startService, waitForTask } from '../../helpers/harness.js';
