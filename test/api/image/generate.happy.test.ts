@@ -134,6 +134,8 @@ test('magic_prompt returns the enhanced prompt; rating rates each image', async 
         auth: h.apiKey,
         body: {
           prompt: 'custom scale',
+          // A fixed seed: the placeholder's colours follow it, and the fake vision rater refuses red-dominant images (seed 1 draws one).
+          seed: 2,
           rating: {
             mode: 'custom',
             levels: [
@@ -145,6 +147,7 @@ test('magic_prompt returns the enhanced prompt; rating rates each image', async 
       })
     ).json.data.taskId,
   );
+  assert.equal(custom.result.images[0].rating.status, 'success', JSON.stringify(custom.result.images[0]));
   assert.ok(['bright', 'dark'].includes(custom.result.images[0].rating.level));
   assert.equal('magic_prompt' in custom.result, false, 'no magic_prompt unless asked');
 });
