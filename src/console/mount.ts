@@ -24,9 +24,10 @@ function csrfGuard() {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     if (!fromOwnOrigin(c)) throw new AppError('UNAUTHORIZED', 'this request came from a page of another site: the console takes forms from its own pages only');
     const session = c.get('session');
-    // Signing in again over a live session (another account, another token) needs no form token:
-    // the sign-in form is the one form a signed-out page shows too. Its Origin is still checked.
-    if (session && c.req.path !== '/console/sign-in') {
+    // Signing in again over a live session (another account, another token, a link) needs no form
+    // token: the sign-in forms are the ones a signed-out page shows too. Their Origin is still checked.
+    const signingIn = c.req.path === '/console/sign-in' || c.req.path.startsWith('/console/sign-in/');
+    if (session && !signingIn) {
       const type = c.req.header('content-type') ?? '';
       const fromForm = type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data') ? (await c.req.parseBody())[CSRF_FIELD] : undefined;
       const token = c.req.header('x-csrf-token') ?? (typeof fromForm === 'string' ? fromForm : '');

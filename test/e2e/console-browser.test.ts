@@ -174,6 +174,8 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
     const printed = await runCli(['--data', h.dataDir, 'console', '--account', 'acme'], cliEnv(h));
     assert.equal(printed.code, 0, printed.stderr);
     await page.goto(printed.stdout.trim(), { waitUntil: 'load' });
+    await checkPage(page, shots, 'sign-in-link');
+    await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form[method="post"] button[type="submit"]')]);
     assert.equal(new URL(page.url()).pathname, '/console');
     assert.equal(await page.$eval('h1', (el: any) => el.textContent), 'Overview');
 
@@ -308,6 +310,7 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
     const operator = await newPage(operatorContext);
     const opLink = await runCli(['--data', h.dataDir, 'console', '--operator'], cliEnv(h));
     await operator.goto(opLink.stdout.trim(), { waitUntil: 'load' });
+    await Promise.all([operator.waitForNavigation({ waitUntil: 'load' }), operator.click('form[method="post"] button[type="submit"]')]);
     assert.equal(new URL(operator.url()).pathname, '/console/operator');
     assert.match(await operator.$eval('main', (el: any) => el.textContent), /globex/);
     await checkPage(operator, shots, 'operator');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runCli, startServeProcess } from '../helpers/cli.js';
+import { followLink } from '../helpers/console.js';
 import { closeBeforeRemoval, tempDir } from '../helpers/temp-dir.js';
 
 test('imgtask console prints a one-time link to the running server (alone on stdout when piped); sessions list and revoke', async (t) => {
@@ -18,11 +19,11 @@ test('imgtask console prints a one-time link to the running server (alone on std
   assert.match(link, new RegExp(`^${serve.url}/console/sign-in/csl_[0-9A-Za-z]{43}$`), 'the link alone on stdout');
   assert.match(printed.stderr, /single use, valid until/);
 
-  const first = await fetch(link, { redirect: 'manual' });
+  const first = await followLink(link);
   assert.equal(first.status, 303);
   assert.equal(first.headers.get('location'), '/console/gallery');
   const cookie = /imgtask_console=([^;]+)/.exec(first.headers.get('set-cookie') ?? '')![1];
-  assert.equal((await fetch(link, { redirect: 'manual' })).status, 401, 'single use');
+  assert.equal((await followLink(link)).status, 401, 'single use');
 
   const listed = await runCli(['--data', data, 'console', 'sessions', 'list', '--json']);
   assert.equal(listed.code, 0, listed.stderr);
@@ -39,7 +40,7 @@ test('imgtask console prints a one-time link to the running server (alone on std
 
   const operator = await runCli(['--data', data, 'console', '--operator', '--json']);
   assert.equal(operator.json.account, null);
-  const toOperator = await fetch(operator.json.url, { redirect: 'manual' });
+  const toOperator = await followLink(operator.json.url);
   assert.equal(toOperator.headers.get('location'), '/console/operator');
 
   const both = await runCli(['--data', data, 'console']);

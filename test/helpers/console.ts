@@ -32,10 +32,22 @@ export async function consoleLink(h: Harness, who: { account?: string; operator?
   return link.url;
 }
 
+/**
+ * Follows a one-time link as a browser does: opens its page (which spends nothing), then presses
+ * its button, a same-origin POST to the link. Answers the POST's answer.
+ */
+export async function followLink(url: string, headers: Record<string, string> = {}): Promise<Response> {
+  const page = await fetch(url, { redirect: 'manual', headers });
+  assert.equal(page.status, 200, `the link opens its sign-in page (got ${page.status})`);
+  const action = /<form method="post" action="([^"]+)"/.exec(await page.text())?.[1];
+  assert.equal(action, new URL(url).pathname, 'the page posts to the link itself');
+  return fetch(url, { method: 'POST', redirect: 'manual', headers: { origin: new URL(url).origin, 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: '' });
+}
+
 /** Signs in through a one-time link (as the account `acme` of the harness by default) and answers a client holding the session. */
 export async function consoleSignIn(h: Harness, who: { account?: string; operator?: boolean } = { account: 'acme' }): Promise<ConsoleClient> {
   const url = await consoleLink(h, who);
-  const res = await fetch(url, { redirect: 'manual' });
+  const res = await followLink(url);
   assert.equal(res.status, 303, `the sign-in link answers a redirect (got ${res.status})`);
   const cookie = /imgtask_console=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
   assert.ok(cookie, 'the sign-in link sets the session cookie');

@@ -28,6 +28,21 @@ function SignInPage({ next, error }: { next: string; error?: string }) {
   );
 }
 
+/**
+ * What a one-time link opens: a button that spends it. A GET never spends a link, so a mail
+ * scanner or a chat app's preview fetching it leaves it for the person it was sent to.
+ */
+function LinkPage({ code }: { code: string }) {
+  return (
+    <Page title="Sign in">
+      <p>This one-time link opens one console session in this browser. It works once and expires ten minutes after it was printed.</p>
+      <form method="post" action={`/console/sign-in/${encodeURIComponent(code)}`} class="stack narrow">
+        <button type="submit">Sign in</button>
+      </form>
+    </Page>
+  );
+}
+
 /** The sign-in page, the one-time link, the pasted token, and signing out. */
 export function registerSignIn(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   const limiter = createAttemptLimiter(ATTEMPTS_PER_MINUTE);
@@ -40,7 +55,9 @@ export function registerSignIn(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
 
   app.get('/sign-in', (c) => render(c, <SignInPage next={safeNext(c.req.query('next'))} />));
 
-  app.get('/sign-in/:code', async (c) => {
+  app.get('/sign-in/:code', (c) => render(c, <LinkPage code={c.req.param('code')} />));
+
+  app.post('/sign-in/:code', async (c) => {
     const refused = limited(c);
     if (refused) return refused;
     try {

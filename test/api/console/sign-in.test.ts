@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runAdminOp } from '../../../src/app/admin/ops.js';
 import { ManualClock } from '../../../src/services/ports.js';
-import { consoleClient, consoleLink, consoleSignIn } from '../../helpers/console.js';
+import { consoleClient, consoleLink, consoleSignIn, followLink } from '../../helpers/console.js';
 import { startService } from '../../helpers/harness.js';
 import { startJwksIssuer } from '../../helpers/jwks.js';
 
@@ -53,7 +53,7 @@ test('a printed link signs in once, into an HttpOnly SameSite=Strict cookie unde
   const h = await startService(t);
   const link = await consoleLink(h, { account: 'acme', next: '/console/gallery' });
   assert.match(link, new RegExp(`^${h.url}/console/sign-in/csl_[0-9A-Za-z]{43}$`));
-  const first = await fetch(link, { redirect: 'manual', headers: { 'user-agent': 'console-test/1.0' } });
+  const first = await followLink(link, { 'user-agent': 'console-test/1.0' });
   assert.equal(first.status, 303);
   assert.equal(first.headers.get('location'), '/console/gallery');
   const setCookie = first.headers.get('set-cookie') ?? '';
@@ -66,8 +66,8 @@ test('a printed link signs in once, into an HttpOnly SameSite=Strict cookie unde
   assert.equal(home.status, 200);
   assert.match(home.text, /<title>Overview · imgtask console<\/title>/);
 
-  const second = await fetch(link, { redirect: 'manual' });
-  assert.equal(second.status, 401, 'a second visit is refused');
+  const second = await followLink(link);
+  assert.equal(second.status, 401, 'a second use is refused');
   assert.match(await second.text(), /already used, has expired or was revoked/);
   assert.equal(cookieOf(second), undefined);
 
@@ -79,16 +79,33 @@ test('a printed link signs in once, into an HttpOnly SameSite=Strict cookie unde
   assert.ok(!sessions.some((s) => JSON.stringify(s).includes(client.cookie)), 'the list never shows a secret');
 });
 
+test("opening a link spends nothing (a mail scanner or a link preview leaves it usable); only its page's same-origin POST signs in", async (t) => {
+  const h = await startService(t);
+  const link = await consoleLink(h);
+  for (let i = 0; i < 3; i++) {
+    const preview = await fetch(link, { redirect: 'manual' });
+    assert.equal(preview.status, 200, 'a GET shows the page');
+    assert.equal(cookieOf(preview), undefined, 'a GET opens no session');
+  }
+  assert.equal((await runAdminOp(h.server.services, 'console.sessions.list', {})).filter((s) => s.kind === 'session').length, 0);
+  const crossSite = await fetch(link, { method: 'POST', redirect: 'manual', headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+  assert.equal(crossSite.status, 401, 'a POST from another site is refused');
+  assert.equal(cookieOf(crossSite), undefined);
+  const signedIn = await followLink(link);
+  assert.equal(signedIn.status, 303, 'the link still works after the previews and the refused POST');
+  assert.ok(cookieOf(signedIn));
+});
+
 test('a link expires after ten minutes; next= only ever leads inside the console', async (t) => {
   const clock = new ManualClock(Date.parse('2026-11-27T08:00:00.000Z'));
   const h = await startService(t, { clock });
   const late = await consoleLink(h);
   clock.advance(10 * 60_000);
-  const refused = await fetch(late, { redirect: 'manual' });
+  const refused = await followLink(late);
   assert.equal(refused.status, 401);
 
   for (const next of ['//evil.example/console', 'https://evil.example/', '/api-key', '/console/../api-key', '/console/\\evil']) {
-    const res = await fetch(await consoleLink(h, { account: 'acme', next }), { redirect: 'manual' });
+    const res = await followLink(await consoleLink(h, { account: 'acme', next }));
     assert.equal(res.headers.get('location'), '/console', next);
   }
 });
@@ -133,8 +150,9 @@ test('sign-in attempts are rate-limited per client', async (t) => {
   for (let i = 0; i < 11; i++) statuses.push((await postToken(h.url, 'wrong')).status);
   assert.deepEqual(statuses.slice(0, 10), Array(10).fill(401));
   assert.equal(statuses[10], 429);
-  const limited = await fetch(await consoleLink(h), { redirect: 'manual' });
-  assert.equal(limited.status, 429, 'links count too');
+  const link = await consoleLink(h);
+  const limited = await fetch(link, { method: 'POST', redirect: 'manual', headers: { origin: new URL(link).origin, 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+  assert.equal(limited.status, 429, 'using a link counts too');
   assert.ok(Number(limited.headers.get('retry-after')) >= 1);
 });
 
@@ -201,7 +219,7 @@ test('the Secure flag is set when the public URL is https', async (t) => {
   const h = await startService(t, { config: { publicUrl: 'https://images.example.com' } });
   const link = await consoleLink(h);
   assert.ok(link.startsWith('https://images.example.com/console/sign-in/'), 'the link names the public URL');
-  const res = await fetch(link.replace('https://images.example.com', h.url), { redirect: 'manual' });
+  const res = await followLink(link.replace('https://images.example.com', h.url));
   assert.match(res.headers.get('set-cookie') ?? '', /Secure/);
 });
 
