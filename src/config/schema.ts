@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseProxyRange } from '../domain/client-address.js';
 import { parseDuration } from '../domain/time.js';
 import type { LoadedWorkflow } from './workflows.js';
 
@@ -353,6 +354,10 @@ export const ConfigSchema = z.strictObject({
      * @default 60000
      */
     requestTimeout: z.number().int().min(100).max(3_600_000),
+    trustedProxies: z
+      .array(z.string().refine((text) => parseProxyRange(text) !== null, { message: 'expected an IP address or a CIDR range, such as 127.0.0.1 or 10.0.0.0/8' }))
+      .max(100)
+      .default([]),
   }),
   cors: z.strictObject({
     /** Browser origins allowed cross-origin (compared as the browser sends them: scheme://host[:port]), or "*"; [] = no CORS headers. */

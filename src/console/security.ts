@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
+import { clientAddress as clientAddressOf } from '../domain/client-address.js';
 import type { ConsoleEnv } from './deps.js';
 
 /**
@@ -95,7 +96,7 @@ export function createAttemptLimiter(perMinute: number, now: () => number = Date
   };
 }
 
-/** Who is asking, for the attempt limiter: the peer's address. */
-export function clientAddress(c: Context<ConsoleEnv>): string {
-  return c.env?.incoming?.socket?.remoteAddress ?? 'unknown';
+/** Who is asking, for the attempt limiter: the peer's address, or behind a trusted proxy the client it forwards for (`server.trustedProxies`). */
+export function clientAddress(c: Context<ConsoleEnv>, trustedProxies: readonly string[]): string {
+  return clientAddressOf(c.env?.incoming?.socket?.remoteAddress, c.req.header('x-forwarded-for'), trustedProxies);
 }

@@ -47,7 +47,7 @@ function LinkPage({ code }: { code: string }) {
 export function registerSignIn(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   const limiter = createAttemptLimiter(ATTEMPTS_PER_MINUTE);
   const limited = (c: Context<ConsoleEnv>) => {
-    const wait = limiter.take(clientAddress(c));
+    const wait = limiter.take(clientAddress(c, deps.config.current().server.trustedProxies));
     if (wait === null) return null;
     c.header('retry-after', String(wait));
     return render(c, <SignInPage next="/console" error={`Too many sign-in attempts from here: try again in ${wait} s.`} />, 429);

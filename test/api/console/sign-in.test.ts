@@ -156,6 +156,21 @@ test('sign-in attempts are rate-limited per client', async (t) => {
   assert.ok(Number(limited.headers.get('retry-after')) >= 1);
 });
 
+test('sign-in attempts are counted per client behind a trusted proxy (server.trustedProxies); without one, X-Forwarded-For is ignored', async (t) => {
+  const spoofed = await startService(t);
+  const rotating: number[] = [];
+  for (let i = 0; i < 11; i++) rotating.push((await postToken(spoofed.url, 'wrong', { 'x-forwarded-for': `203.0.113.${i}` })).status);
+  assert.equal(rotating[10], 429, 'a client naming itself anew each time is still one client');
+
+  const proxied = await startService(t, { config: { server: { trustedProxies: ['127.0.0.1', '::1'] } } });
+  const statuses: number[] = [];
+  for (let i = 0; i < 11; i++) statuses.push((await postToken(proxied.url, 'wrong', { 'x-forwarded-for': '6.6.6.6, 203.0.113.1' })).status);
+  assert.deepEqual(statuses.slice(0, 10), Array(10).fill(401));
+  assert.equal(statuses[10], 429, 'the client the proxy names is limited');
+  assert.equal((await postToken(proxied.url, 'wrong', { 'x-forwarded-for': '203.0.113.2' })).status, 401, 'another client behind the same proxy is not');
+  assert.equal((await postToken(proxied.url, 'wrong', { 'x-forwarded-for': '203.0.113.2, 203.0.113.1' })).status, 429, 'a hop the client wrote is not believed');
+});
+
 test('signing out, or revoking the session, ends it at once', async (t) => {
   const h = await startService(t);
   const a = await consoleSignIn(h);

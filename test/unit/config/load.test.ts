@@ -88,6 +88,7 @@ test('invalid settings are refused with errors that name the key', async (t) => 
       /videoModels\.v\.capabilities\.maxDurationS/,
     ],
     ['a relative local root', { destinations: { local: { allowedRoots: ['tmp'] } } }, /destinations\.local\.allowedRoots\.0/],
+    ['a trusted proxy that is not an address or range', { server: { trustedProxies: ['10.0.0.0/8', 'proxy.local'] } }, /server\.trustedProxies\.1: expected an IP address or a CIDR range/],
   ];
   for (const [name, body, pattern] of cases) {
     await t.test(`refuses ${name}`, async () => {
