@@ -194,6 +194,16 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
     const keys = await h.request('GET', '/api-key', { auth: h.token });
     const created = keys.json.data.find((k: { name?: string }) => k.name === 'browser key');
     assert.ok(created, 'the key exists');
+    // Rename it from its Edit page.
+    await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click(`a[href="/console/keys/${created.id}/edit"]`)]);
+    await checkPage(page, shots, 'key-edit');
+    await page.$eval('#edit-name', (el: any) => {
+      el.value = '';
+    });
+    await page.type('#edit-name', 'browser key, renamed');
+    await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form[aria-label^="Settings of"] button[type="submit"]')]);
+    assert.match(await page.$eval('main', (el: any) => el.textContent), /The key was changed/);
+    assert.equal((await h.server.services.apiKeys.get(h.accountId, created.id)).name, 'browser key, renamed');
 
     // 3. A generate from the playground, with payloads in the prompt and metadata, watched live.
     fake.holdJobs();

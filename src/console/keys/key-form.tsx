@@ -28,7 +28,8 @@ const LABELS: Record<string, string> = {
   expiresAt: 'Expires on',
 };
 
-const PERIODS = [
+/** The periods a spending limit counts in, with their labels. */
+export const LIMIT_PERIODS = [
   ['day', 'per day'],
   ['week', 'per week (from Monday)'],
   ['month', 'per month'],
@@ -82,7 +83,7 @@ export function CreateKeyForm({ session, values }: { session: ConsoleSession; va
       <input id="key-limit" name="spendingLimit" inputmode="decimal" value={values.spendingLimit} placeholder="25" />
       <label for="key-period">Period of the limit (UTC)</label>
       <select id="key-period" name="spendingLimitPeriod">
-        {PERIODS.map(([value, label]) => (
+        {LIMIT_PERIODS.map(([value, label]) => (
           <option value={value} selected={values.spendingLimitPeriod === value}>
             {label}
           </option>

@@ -31,6 +31,9 @@ function KeyActions({ session, keyView }: { session: ConsoleSession; keyView: Ap
   const label = keyLabel(keyView);
   return (
     <div class="actions">
+      <a href={`/console/keys/${keyView.id}/edit`} class="button quiet" aria-label={`Edit ${label}`}>
+        Edit
+      </a>
       <form method="post" action={`/console/keys/${keyView.id}/rotate`} class="inline" data-confirm={`Rotate the key ${label}? A new raw key replaces it.`}>
         <Csrf session={session} />
         <label for={`grace-${keyView.id}`} class="visually-hidden">{`Old key of ${label}`}</label>

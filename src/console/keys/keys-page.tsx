@@ -37,7 +37,11 @@ interface KeysPageProps {
   fresh?: NewRawKey;
 }
 
-const DONE = { deleted: 'The key was deleted: it stops working at once.' } as const;
+const DONE = {
+  deleted: 'The key was deleted: it stops working at once.',
+  updated: 'The key was changed: the next request it makes is held to its new settings.',
+  unchanged: 'Nothing was changed.',
+} as const;
 
 function FreshKey({ fresh }: { fresh: NewRawKey }) {
   const label = keyLabel(fresh.apiKey);

@@ -4,6 +4,7 @@ import { RotateApiKeyBody } from '../../api/routes/api-keys/rotate.js';
 import { parseUsd } from '../../domain/money.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import { accountSession, principalOf, readForm, readFormAll, render, seeOther } from '../http.js';
+import { EditKeyPage, editBody, editValuesFrom, editValuesOf } from '../keys/edit-form.js';
 import { keyBody, keyFormValues } from '../keys/key-form.js';
 import { DEFAULT_GRACE } from '../keys/key-table.js';
 import { KeysPage, loadKeys } from '../keys/keys-page.js';
@@ -45,6 +46,28 @@ export function registerKeys(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     if ('refused' in created) return refusedPage(created.refused);
     // The raw key is in this answer only: rendered here, never stored, never behind a redirect.
     return render(c, <KeysPage session={session} data={await loadKeys(deps, session.accountId)} fresh={{ kind: 'created', ...created.ok }} />, 201);
+  });
+
+  app.get('/keys/:id/edit', async (c) => {
+    const session = holder(c);
+    const keyView = await deps.apiKeys.get(session.accountId, c.req.param('id'));
+    return render(c, <EditKeyPage session={session} keyView={keyView} values={editValuesOf(keyView)} />);
+  });
+
+  app.post('/keys/:id', async (c) => {
+    const session = holder(c);
+    const keyView = await deps.apiKeys.get(session.accountId, c.req.param('id'));
+    const values = editValuesFrom(await readForm(c));
+    const checked = editBody(values, keyView);
+    const refusedPage = (refusal: Refusal) => render(c, <EditKeyPage session={session} keyView={keyView} values={values} refusal={refusal} />, refusal.status);
+    if ('refused' in checked) return refusedPage(checked.refused);
+    const { spendingLimit, ...rest } = checked.body;
+    if (Object.values(checked.body).every((value) => value === undefined)) return seeOther(c, '/console/keys?done=unchanged');
+    const updated = await attempt(() =>
+      deps.apiKeys.update(session.accountId, keyView.id, { ...rest, spendingLimit: spendingLimit === undefined || spendingLimit === null ? spendingLimit : parseUsd(spendingLimit)! }),
+    );
+    if ('refused' in updated) return refusedPage(updated.refused);
+    return seeOther(c, '/console/keys?done=updated');
   });
 
   app.post('/keys/:id/rotate', async (c) => {

@@ -83,6 +83,52 @@ test('rotating shows a new raw key once; the old key keeps its grace, or stops a
   assert.equal((await c.get('/console/keys')).text.includes(third), false);
 });
 
+test('editing a key changes what it is held to, field by field: the API sees the change; an emptied field removes the setting', async (t) => {
+  const h = await startService(t);
+  const c = await consoleSignIn(h);
+  const { raw } = await createKey(c, { name: 'editable', scopes: ['tasks:read'], spendingLimit: '5', spendingLimitPeriod: 'month', requestsPerMinute: '2' });
+  const id = (await h.server.services.apiKeys.list(h.accountId)).find((key) => key.name === 'editable')!.id;
+  assert.match((await c.get('/console/keys')).text, new RegExp(`href="/console/keys/${id}/edit"`));
+
+  const form = await c.get(`/console/keys/${id}/edit`);
+  assert.equal(form.status, 200);
+  assert.match(form.text, /<title>Edit key editable · imgtask console<\/title>/);
+  assert.match(form.text, /name="spendingLimit" inputmode="decimal" value="5"/);
+  assert.match(form.text, /name="requestsPerMinute"[^>]*value="2"/);
+
+  const saved = await c.post(`/console/keys/${id}`, { name: 'renamed', spendingLimit: '7.5', spendingLimitPeriod: 'day', requestsPerMinute: '', expiresOn: daysAhead(30) });
+  assert.equal(saved.status, 303, saved.text);
+  assert.equal(saved.location, '/console/keys?done=updated');
+  assert.match((await c.get(saved.location!)).text, /The key was changed/);
+  const key = await h.server.services.apiKeys.get(h.accountId, id);
+  assert.equal(key.name, 'renamed');
+  assert.equal(key.spendingLimit, '7.5');
+  assert.equal(key.spendingLimitPeriod, 'day');
+  assert.equal(key.requestsPerMinute, undefined, 'an emptied field removes the limit');
+  assert.equal(key.expiresAt, `${daysAhead(30)}T00:00:00.000Z`);
+  assert.equal(await apiStatus(h, raw), 200);
+  for (let i = 0; i < 3; i++) assert.equal(await apiStatus(h, raw), 200, 'no request limit any more');
+
+  // A grace-period expiry to the minute survives a save that does not touch the day.
+  const exact = new Date(Date.now() + 5 * 3_600_000).toISOString();
+  await h.server.services.apiKeys.update(h.accountId, id, { expiresAt: exact });
+  const kept = await c.post(`/console/keys/${id}`, { name: 'renamed again', spendingLimit: '7.5', spendingLimitPeriod: 'day', requestsPerMinute: '', expiresOn: exact.slice(0, 10) });
+  assert.equal(kept.status, 303);
+  const afterRename = await h.server.services.apiKeys.get(h.accountId, id);
+  assert.equal(afterRename.name, 'renamed again');
+  assert.equal(afterRename.expiresAt, exact, 'the expiry keeps its minute');
+
+  const nothing = await c.post(`/console/keys/${id}`, { name: 'renamed again', spendingLimit: '7.5', spendingLimitPeriod: 'day', requestsPerMinute: '', expiresOn: exact.slice(0, 10) });
+  assert.equal(nothing.location, '/console/keys?done=unchanged');
+
+  const refused = await c.post(`/console/keys/${id}`, { name: 'renamed again', spendingLimit: 'lots', spendingLimitPeriod: 'day', requestsPerMinute: '0', expiresOn: '' });
+  assert.equal(refused.status, 400);
+  assert.match(refused.text, /Spending limit: /);
+  assert.match(refused.text, /Requests per minute: /);
+  assert.match(refused.text, /value="lots"/, 'what was typed is kept');
+  assert.equal((await h.server.services.apiKeys.get(h.accountId, id)).spendingLimit, '7.5', 'nothing changed');
+});
+
 test('deleting a key revokes it: the API answers 401 for it', async (t) => {
   const h = await startService(t);
   const c = await consoleSignIn(h);
@@ -147,16 +193,18 @@ test('with no keys the page explains them and shows the create form', async (t) 
   assert.match(page.text, /<form method="post" action="\/console\/keys"/);
 });
 
-test("another account's key answers 404 to rotate and delete, and stays live", async (t) => {
+test("another account's key answers 404 to edit, rotate and delete, and stays live", async (t) => {
   const h = await startService(t);
   const other = await h.server.services.accounts.create('other');
   const theirs = await h.server.services.apiKeys.create({ accountId: other.id, name: 'theirs' });
   const c = await consoleSignIn(h);
-  for (const action of ['rotate', 'delete']) {
-    const res = await c.post(`/console/keys/${theirs.apiKey.id}/${action}`);
-    assert.equal(res.status, 404, action);
+  for (const action of ['rotate', 'delete', '']) {
+    const res = await c.post(`/console/keys/${theirs.apiKey.id}${action ? `/${action}` : ''}`, { name: 'mine now' });
+    assert.equal(res.status, 404, action || 'edit');
     assert.match(res.text, /does not exist, or it is not yours/);
   }
+  assert.equal((await c.get(`/console/keys/${theirs.apiKey.id}/edit`)).status, 404);
+  assert.equal((await h.server.services.apiKeys.get(other.id, theirs.apiKey.id)).name, 'theirs');
   assert.equal(await apiStatus(h, theirs.raw), 200);
 });
 

@@ -1,0 +1,114 @@
+/** @jsxImportSource hono/jsx */
+import { UpdateApiKeyBody } from '../../api/routes/api-keys/update.js';
+import type { ApiKeyView } from '../../services/api-keys.js';
+import type { ConsoleSession } from '../../services/console-sessions.js';
+import { Csrf, Page } from '../layout.js';
+import { LIMIT_PERIODS } from './key-form.js';
+import { keyLabel } from './key-table.js';
+import { type Refusal, RefusalNotice, schemaRefusal } from './refusal.js';
+import { When } from './when.js';
+
+/** What the edit form holds, as typed. Scopes are not here: a key with other scopes is a new key. */
+export interface EditKeyValues {
+  name: string;
+  spendingLimit: string;
+  spendingLimitPeriod: string;
+  requestsPerMinute: string;
+  /** A date (YYYY-MM-DD): the key is refused from the start of that day, UTC. */
+  expiresOn: string;
+}
+
+const LABELS: Record<string, string> = {
+  name: 'Name',
+  spendingLimit: 'Spending limit',
+  spendingLimitPeriod: 'Period',
+  requestsPerMinute: 'Requests per minute',
+  expiresAt: 'Expires on',
+};
+
+/** The form as it opens: the key's settings now. */
+export function editValuesOf(key: ApiKeyView): EditKeyValues {
+  return {
+    name: key.name ?? '',
+    spendingLimit: key.spendingLimit ?? '',
+    spendingLimitPeriod: key.spendingLimitPeriod,
+    requestsPerMinute: key.requestsPerMinute === undefined ? '' : String(key.requestsPerMinute),
+    expiresOn: key.expiresAt?.slice(0, 10) ?? '',
+  };
+}
+
+export function editValuesFrom(form: Record<string, string>): EditKeyValues {
+  return {
+    name: form.name ?? '',
+    spendingLimit: form.spendingLimit ?? '',
+    spendingLimitPeriod: form.spendingLimitPeriod ?? '',
+    requestsPerMinute: form.requestsPerMinute ?? '',
+    expiresOn: form.expiresOn ?? '',
+  };
+}
+
+/**
+ * The PATCH /api-key/{id} body of what the form changed, checked by that route's own schema: only
+ * fields that differ from the key are sent (so an expiry to the minute, such as a rotation's grace,
+ * is kept unless its day is changed), and an emptied field removes the setting (null).
+ */
+export function editBody(values: EditKeyValues, key: ApiKeyView): { body: UpdateApiKeyBody } | { refused: Refusal } {
+  const now = editValuesOf(key);
+  const changed = (field: keyof EditKeyValues) => values[field].trim() !== now[field];
+  const text = (value: string) => value.trim() || null;
+  const parsed = UpdateApiKeyBody.safeParse({
+    name: changed('name') ? text(values.name) : undefined,
+    spendingLimit: changed('spendingLimit') ? text(values.spendingLimit) : undefined,
+    spendingLimitPeriod: changed('spendingLimitPeriod') ? values.spendingLimitPeriod.trim() : undefined,
+    requestsPerMinute: changed('requestsPerMinute') ? (text(values.requestsPerMinute) === null ? null : Number(values.requestsPerMinute.trim())) : undefined,
+    expiresAt: changed('expiresOn') ? (text(values.expiresOn) === null ? null : `${values.expiresOn.trim()}T00:00:00Z`) : undefined,
+  });
+  return parsed.success ? { body: parsed.data } : { refused: schemaRefusal(parsed.error, LABELS) };
+}
+
+/** A key's settings, to change: name, spending limit and period, request rate, expiry. */
+export function EditKeyPage({ session, keyView, values, refusal }: { session: ConsoleSession; keyView: ApiKeyView; values: EditKeyValues; refusal?: Refusal }) {
+  const label = keyLabel(keyView);
+  return (
+    <Page
+      title={`Edit key ${label}`}
+      session={session}
+      active="/console/keys"
+      styles={['settings.css']}
+      lead="Change what limits this key. Its scopes stay as they are: a key with other scopes is a new key."
+    >
+      {refusal && <RefusalNotice refusal={refusal} />}
+      <form method="post" action={`/console/keys/${keyView.id}`} class="stack panel" aria-label={`Settings of ${label}`}>
+        <Csrf session={session} />
+        <p class="muted">
+          <code>{keyView.keyPreview}</code> · {keyView.scopes.join(', ')}
+          {keyView.expiresAt && (
+            <>
+              {' '}
+              · expires <When at={keyView.expiresAt} />
+            </>
+          )}
+        </p>
+        <label for="edit-name">Name (empty: none)</label>
+        <input id="edit-name" name="name" maxlength={64} value={values.name} autocomplete="off" />
+        <label for="edit-limit">Spending limit (USD, empty: none)</label>
+        <input id="edit-limit" name="spendingLimit" inputmode="decimal" value={values.spendingLimit} placeholder="25" />
+        <label for="edit-period">Period of the limit (UTC)</label>
+        <select id="edit-period" name="spendingLimitPeriod">
+          {LIMIT_PERIODS.map(([value, text]) => (
+            <option value={value} selected={values.spendingLimitPeriod === value}>
+              {text}
+            </option>
+          ))}
+        </select>
+        <label for="edit-rpm">Requests per minute (empty: no limit)</label>
+        <input id="edit-rpm" name="requestsPerMinute" type="number" min={1} max={1_000_000} step={1} value={values.requestsPerMinute} />
+        <label for="edit-expires">Expires on (empty: never; from 00:00 UTC that day)</label>
+        <input id="edit-expires" name="expiresOn" type="date" value={values.expiresOn} />
+        <div class="actions">
+          <button type="submit">Save changes</button> <a href="/console/keys">Back to the keys</a>
+        </div>
+      </form>
+    </Page>
+  );
+}
