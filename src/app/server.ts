@@ -109,7 +109,7 @@ async function startProcess(options: ServerOptions) {
         workflows: services.config.current().workflows,
       });
     }
-    if (working) services.preloadModels(); // in the background: start-up does not wait for it
+    services.preloadModels(working); // in the background: start-up does not wait for it; an API-only process loads none
     let closing: Promise<void> | undefined;
     return {
       url,

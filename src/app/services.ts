@@ -220,10 +220,12 @@ export async function openServices(options: ServiceOptions) {
      * Starts loading the models of the providers in force in the background (the server calls
      * it once it listens), unless `embedded.preload` is off. Not when providers are injected:
      * tests' fakes decide which models run, and a real one there loads on first use, as before.
+     * A process that runs no item (`serve --no-work`) needs no model: `needed` false marks the
+     * preload as asked without loading, so GET /ready does not wait for models it never loads.
      */
-    preloadModels() {
+    preloadModels(needed = true) {
       preloadAsked = true;
-      if (options.providers || !config.current().embedded.preload) return;
+      if (!needed || options.providers || !config.current().embedded.preload) return;
       preload ??= startModelPreload(providers, log);
     },
     /** The config in force; `reload` replaces it. */

@@ -189,6 +189,9 @@ test('imgtask serve --no-work and imgtask worker: the API process runs nothing, 
     api.child.kill('SIGKILL');
     await apiExited;
   });
+  // Ready at once: an API-only process loads no model, so readiness does not wait for one.
+  const ready = await send(api.url, 'GET', '/ready');
+  assert.equal(ready.status, 200, ready.text);
   const created = await send(api.url, 'POST', '/image/generate', { auth: key.json.raw, body: { prompt: 'a lighthouse' } });
   assert.equal(created.status, 201, created.text);
   const taskId: string = created.json.data.taskId;
