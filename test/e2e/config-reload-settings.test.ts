@@ -2,11 +2,9 @@
 // after `services.reload` (what the config-file watcher applies), without a restart.
 import assert from 'node:assert/strict';
 import { readFile, stat, writeFile } from 'node:fs/promises';
-import { createServer, get, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { get, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { startServer } from '../../src/app/server.js';
 import { deepMerge, type JsonObject, loadConfig } from '../../src/config/load.js';
 import { ManualClock } from '../../src/services/ports.js';
@@ -14,6 +12,7 @@ import { startFakeOpenAi } from '../fixtures/fake-openai.js';
 import { fakeProviders } from '../fixtures/test-providers.js';
 import { eventually, type Harness, send, startService, waitForTask } from '../helpers/harness.js';
 import { makeImage, serveFiles } from '../helpers/images.js';
+import { startJwksIssuer } from '../helpers/jwks.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { adminCall, reloadWith, startHoldingReceiver, uploadImage } from '../helpers/reload.js';
 import { closeBeforeRemoval, tempDir } from '../helpers/temp-dir.js';
@@ -516,23 +515,9 @@ test('a reload never changes server or store settings: it keeps them and names t
 });
 
 test('a reload that sets or removes auth.externalIssuer starts or stops accepting the tokens of that issuer', async (t) => {
-  const { publicKey, privateKey } = await generateKeyPair('RS256');
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
-  const jwks = createServer((_req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ keys: [jwk] }));
-  });
-  await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise((resolve) => jwks.close(resolve)));
-  const jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
+  const { jwksUrl, sign } = await startJwksIssuer(t);
   const h = await startService(t);
-  const token = await new SignJWT({ account: 'acme', scope: 'keys' })
-    .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
-    .setIssuer('https://id.example')
-    .setAudience('imgtask')
-    .setIssuedAt()
-    .setExpirationTime('5m')
-    .sign(privateKey);
+  const token = await sign({ account: 'acme', scope: 'keys' });
   const listKeys = async () => (await h.request('GET', '/api-key', { auth: token })).status;
 
   assert.equal(await listKeys(), 401, 'no external issuer is trusted yet');

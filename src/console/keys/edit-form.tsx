@@ -3,7 +3,7 @@ import { UpdateApiKeyBody } from '../../api/routes/api-keys/update.js';
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import { Csrf, Page } from '../layout.js';
-import { LIMIT_PERIODS } from './key-form.js';
+import { LimitFields } from './key-form.js';
 import { keyLabel } from './key-table.js';
 import { type Refusal, RefusalNotice, schemaRefusal } from './refusal.js';
 import { When } from './when.js';
@@ -91,20 +91,7 @@ export function EditKeyPage({ session, keyView, values, refusal }: { session: Co
         </p>
         <label for="edit-name">Name (empty: none)</label>
         <input id="edit-name" name="name" maxlength={64} value={values.name} autocomplete="off" />
-        <label for="edit-limit">Spending limit (USD, empty: none)</label>
-        <input id="edit-limit" name="spendingLimit" inputmode="decimal" value={values.spendingLimit} placeholder="25" />
-        <label for="edit-period">Period of the limit (UTC)</label>
-        <select id="edit-period" name="spendingLimitPeriod">
-          {LIMIT_PERIODS.map(([value, text]) => (
-            <option value={value} selected={values.spendingLimitPeriod === value}>
-              {text}
-            </option>
-          ))}
-        </select>
-        <label for="edit-rpm">Requests per minute (empty: no limit)</label>
-        <input id="edit-rpm" name="requestsPerMinute" type="number" min={1} max={1_000_000} step={1} value={values.requestsPerMinute} />
-        <label for="edit-expires">Expires on (empty: never; from 00:00 UTC that day)</label>
-        <input id="edit-expires" name="expiresOn" type="date" value={values.expiresOn} />
+        <LimitFields idPrefix="edit" values={values} />
         <div class="actions">
           <button type="submit">Save changes</button> <a href="/console/keys">Back to the keys</a>
         </div>

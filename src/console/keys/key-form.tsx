@@ -29,7 +29,7 @@ const LABELS: Record<string, string> = {
 };
 
 /** The periods a spending limit counts in, with their labels. */
-export const LIMIT_PERIODS = [
+const LIMIT_PERIODS = [
   ['day', 'per day'],
   ['week', 'per week (from Monday)'],
   ['month', 'per month'],
@@ -61,6 +61,28 @@ export function keyBody(values: KeyFormValues): { body: CreateApiKeyBody } | { r
   return parsed.success ? { body: parsed.data } : { refused: schemaRefusal(parsed.error, LABELS) };
 }
 
+/** What limits a key, as both the create and the edit form ask for it; an emptied field means none. */
+export function LimitFields({ idPrefix, values }: { idPrefix: string; values: Pick<KeyFormValues, 'spendingLimit' | 'spendingLimitPeriod' | 'requestsPerMinute' | 'expiresOn'> }) {
+  return (
+    <>
+      <label for={`${idPrefix}-limit`}>Spending limit (USD, empty: none)</label>
+      <input id={`${idPrefix}-limit`} name="spendingLimit" inputmode="decimal" value={values.spendingLimit} placeholder="25" />
+      <label for={`${idPrefix}-period`}>Period of the limit (UTC)</label>
+      <select id={`${idPrefix}-period`} name="spendingLimitPeriod">
+        {LIMIT_PERIODS.map(([value, label]) => (
+          <option value={value} selected={values.spendingLimitPeriod === value}>
+            {label}
+          </option>
+        ))}
+      </select>
+      <label for={`${idPrefix}-rpm`}>Requests per minute (empty: no limit)</label>
+      <input id={`${idPrefix}-rpm`} name="requestsPerMinute" type="number" min={1} max={1_000_000} step={1} value={values.requestsPerMinute} />
+      <label for={`${idPrefix}-expires`}>Expires on (empty: never; from 00:00 UTC that day)</label>
+      <input id={`${idPrefix}-expires`} name="expiresOn" type="date" value={values.expiresOn} />
+    </>
+  );
+}
+
 export function CreateKeyForm({ session, values }: { session: ConsoleSession; values: KeyFormValues }) {
   return (
     <form method="post" action="/console/keys" class="stack" aria-labelledby="create-key-title">
@@ -79,20 +101,7 @@ export function CreateKeyForm({ session, values }: { session: ConsoleSession; va
           ))}
         </div>
       </fieldset>
-      <label for="key-limit">Spending limit (USD, empty: none)</label>
-      <input id="key-limit" name="spendingLimit" inputmode="decimal" value={values.spendingLimit} placeholder="25" />
-      <label for="key-period">Period of the limit (UTC)</label>
-      <select id="key-period" name="spendingLimitPeriod">
-        {LIMIT_PERIODS.map(([value, label]) => (
-          <option value={value} selected={values.spendingLimitPeriod === value}>
-            {label}
-          </option>
-        ))}
-      </select>
-      <label for="key-rpm">Requests per minute (empty: no limit)</label>
-      <input id="key-rpm" name="requestsPerMinute" type="number" min={1} max={1_000_000} step={1} value={values.requestsPerMinute} />
-      <label for="key-expires">Expires on (empty: never; from 00:00 UTC that day)</label>
-      <input id="key-expires" name="expiresOn" type="date" value={values.expiresOn} />
+      <LimitFields idPrefix="key" values={values} />
       <div class="actions">
         <button type="submit">Create key</button>
       </div>
