@@ -132,6 +132,8 @@ test('three serve processes on one database: exact money and key limits under ra
         maybeKill();
       });
       let next = 3000;
+      /** Why a create got no answer (the fetch error's cause), for the failure message. */
+      const failures = new Map<number, string>();
       // Bounded, so a fleet that never runs a slow item in the victim fails here rather than hangs.
       const burstEnds = Date.now() + 30_000;
       const loops = Array.from({ length: 12 }, async (_, loop) => {
@@ -144,7 +146,10 @@ test('three serve processes on one database: exact money and key limits under ra
           const res = await send(target.url, 'POST', '/test/tasks', {
             auth: keys.plenty,
             body: { items: 1, price: '0.25', delayMs: slow ? SLOW_MS : 0, metadata: { n } },
-          }).catch(() => undefined);
+          }).catch((err: Error & { cause?: { code?: string; message?: string } }) => {
+            failures.set(n, err.cause?.code ?? err.cause?.message ?? err.message);
+            return undefined;
+          });
           answers.set(n, { member: target.name, status: res?.status ?? 'no answer', taskId: res?.status === 201 ? res.json.data.taskId : undefined });
           if (res?.status !== 201) continue;
           if (slow) slowIds.add(res.json.data.taskId);
@@ -176,7 +181,10 @@ test('three serve processes on one database: exact money and key limits under ra
       );
       assert.ok(
         unanswered.every((n) => answers.get(n)!.member === victim.name),
-        'only the killed process left creates unanswered',
+        `only the killed process left creates unanswered: ${unanswered
+          .filter((n) => answers.get(n)!.member !== victim.name)
+          .map((n) => `${answers.get(n)!.member} (${failures.get(n)})`)
+          .join(', ')}`,
       );
 
       const burstTasks = async () => (await accountTasks(accounts.plenty.id)).filter((task) => (metadataN(task) ?? 0) >= 3000);
