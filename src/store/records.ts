@@ -7,8 +7,15 @@ export interface AccountRecord {
   name: string;
   /** Credits minus charges, in micro-USD. */
   balance: Micros;
+  /** Its share of a lane against other accounts with queued work (1..100); absent: 1 (docs/scheduling.md). */
+  weight?: number;
   createdAt: string;
   updatedAt: string;
+}
+
+/** A change to an account's settings (imgtask accounts set): an absent field is kept. */
+export interface AccountChanges {
+  weight?: number;
 }
 
 /** One credit to an account's balance; the ledger the balance is checked against. */
@@ -41,6 +48,10 @@ export interface ApiKeyRecord {
   lastUsedAt?: string;
   /** The key this one replaced (POST /api-key/{id}/rotate). */
   rotatedFrom?: string;
+  /** At most this many items of the key's tasks run at once, fleet-wide; absent: no bound. */
+  maxConcurrent?: number;
+  /** The highest `priority` a create with this key may ask for (-10..10); absent: 0. */
+  maxPriority?: number;
 }
 
 /** A change to a key's settings: a field set to null is removed, an absent one is kept. */
@@ -50,6 +61,8 @@ export interface ApiKeyChanges {
   expiresAt?: string | null;
   spendingLimit?: Micros | null;
   spendingLimitPeriod?: SpendingLimitPeriod;
+  maxConcurrent?: number | null;
+  maxPriority?: number | null;
 }
 
 /** The key's record after `changes` (pure: both backends apply it, replay included). */
@@ -97,6 +110,10 @@ export interface TaskRecord {
   eventId?: string;
   /** What the type's `prepare` worked out and must survive a restart (resolved model, size, magic prompt). */
   prepared?: unknown;
+  /** Its place against other work in its lane (-10..10, the request's `priority`); absent: 0. */
+  priority?: number;
+  /** When its unfinished items are cancelled with TASK_EXPIRED (the create's Cancel-After), ISO with milliseconds. */
+  deadlineAt?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -343,4 +360,11 @@ export interface ConsoleSessionRecord {
   revokedAt?: string;
   /** The browser that signed in, as it named itself (shown in `console sessions list`). */
   userAgent?: string;
+}
+
+/** A lane an operator paused: its queued work waits until it is resumed (docs/scheduling.md). */
+export interface LanePauseRecord {
+  /** The lane's name. */
+  id: string;
+  pausedAt: string;
 }

@@ -1,6 +1,7 @@
 import type { Period } from '../domain/periods.js';
 import type { DumpCounts, DumpRecord } from './dump.js';
 import type {
+  AccountChanges,
   AccountRecord,
   ApiKeyChanges,
   ApiKeyRecord,
@@ -12,6 +13,7 @@ import type {
   DestinationRecord,
   EventRecord,
   IdempotencyRecord,
+  LanePauseRecord,
   ItemRecord,
   SecretRecord,
   TaskRecord,
@@ -41,6 +43,8 @@ export interface Store {
   readonly idempotency: IdempotencyRepo;
   /** The web console's sign-in links and sessions; not in dumps. */
   readonly consoleSessions: ConsoleSessionRepo;
+  /** Lanes an operator paused; not in dumps. */
+  readonly lanePauses: LanePauseRepo;
   /**
    * What processes sharing this store need to run its tasks together (PostgreSQL): signals
    * between them and task leases. Undefined for a store one process owns (the file store), whose
@@ -78,6 +82,8 @@ export interface AccountRepo {
   /** Fails with VALIDATION_ERROR when the name is taken. */
   create(account: AccountRecord): Promise<AccountRecord>;
   credit(credit: CreditRecord): Promise<AccountRecord>;
+  /** Changes an account's settings (its weight); undefined when there is no such account. */
+  update(id: string, changes: AccountChanges, at: string): Promise<AccountRecord | undefined>;
   get(id: string): Promise<AccountRecord | undefined>;
   getByName(name: string): Promise<AccountRecord | undefined>;
   list(): Promise<AccountRecord[]>;
@@ -355,4 +361,13 @@ export interface ConsoleSessionRepo {
   revoke(id: string, at: string): Promise<ConsoleSessionRecord | undefined>;
   /** Deletes every record expired at `now`. */
   purgeExpired(now: string): Promise<void>;
+}
+
+/** Lanes an operator paused (imgtask queues pause): their queued work waits, fleet-wide, until resumed. */
+export interface LanePauseRepo {
+  list(): Promise<LanePauseRecord[]>;
+  /** Pauses a lane; a lane paused already keeps its first time. */
+  pause(record: LanePauseRecord): Promise<LanePauseRecord>;
+  /** False when the lane was not paused. */
+  resume(lane: string): Promise<boolean>;
 }

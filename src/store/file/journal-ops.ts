@@ -1,4 +1,5 @@
 import type {
+  AccountChanges,
   AccountRecord,
   ApiKeyChanges,
   ApiKeyRecord,
@@ -10,6 +11,7 @@ import type {
   DestinationRecord,
   EventRecord,
   IdempotencyRecord,
+  LanePauseRecord,
   ItemRecord,
   SecretRecord,
   TaskRecord,
@@ -24,6 +26,11 @@ import type {
 export interface JournalOps {
   'account.create': AccountRecord;
   'account.credit': CreditRecord;
+  /** New settings of an account (its scheduling weight). */
+  'account.update': { id: string; changes: AccountChanges; at: string };
+  /** A lane an operator paused (imgtask queues pause LANE). */
+  'lane.pause': LanePauseRecord;
+  'lane.resume': { id: string };
   'apiKey.create': ApiKeyRecord;
   'apiKey.revoke': { id: string; at: string };
   /** New settings of a key (PATCH /api-key/{id}). */

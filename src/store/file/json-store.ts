@@ -1,5 +1,5 @@
 import { type DumpCounts, type DumpKind, type DumpRecord, StoreNotEmptyError, zeroCounts } from '../dump.js';
-import type { AccountRepo, ApiKeyRepo, BillingRepo, ConsoleSessionRepo, DestinationRepo, IdempotencyRepo, RequestWindowRepo, SecretRepo, Store, TaskRepo, WebhookRepo } from '../types.js';
+import type { AccountRepo, ApiKeyRepo, BillingRepo, ConsoleSessionRepo, DestinationRepo, IdempotencyRepo, LanePauseRepo, RequestWindowRepo, SecretRepo, Store, TaskRepo, WebhookRepo } from '../types.js';
 import type { Collection } from './collection.js';
 import { JournalEngine, type JournalEngineOptions } from './journal-engine.js';
 import { createAccountRepo } from './repos/accounts.js';
@@ -8,6 +8,7 @@ import { createBillingRepo } from './repos/billing-alerts.js';
 import { createConsoleSessionRepo } from './repos/console-sessions.js';
 import { createDestinationRepo } from './repos/destinations.js';
 import { createIdempotencyRepo } from './repos/idempotency.js';
+import { createLanePauseRepo } from './repos/lane-pauses.js';
 import { createSecretRepo } from './repos/secrets.js';
 import { createTaskRepo } from './repos/tasks.js';
 import { createWebhookRepo } from './repos/webhooks.js';
@@ -24,6 +25,7 @@ export class JsonStore implements Store {
   readonly billing: BillingRepo;
   readonly idempotency: IdempotencyRepo;
   readonly consoleSessions: ConsoleSessionRepo;
+  readonly lanePauses: LanePauseRepo;
   readonly requestWindows: RequestWindowRepo = createMemoryRequestWindows();
 
   private constructor(readonly engine: JournalEngine) {
@@ -36,6 +38,7 @@ export class JsonStore implements Store {
     this.billing = createBillingRepo(engine);
     this.idempotency = createIdempotencyRepo(engine);
     this.consoleSessions = createConsoleSessionRepo(engine);
+    this.lanePauses = createLanePauseRepo(engine);
   }
 
   static async open(options: JournalEngineOptions): Promise<JsonStore> {

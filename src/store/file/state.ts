@@ -8,6 +8,7 @@ import type {
   DestinationRecord,
   EventRecord,
   IdempotencyRecord,
+  LanePauseRecord,
   SecretRecord,
   TaskRecord,
   WebhookRecord,
@@ -69,6 +70,9 @@ export class State {
   readonly consoleSessionByHash = new UniqueIndex<ConsoleSessionRecord>((record) => record.hash);
   readonly consoleSessions = new Collection<ConsoleSessionRecord>('consoleSessions', [this.consoleSessionByHash]);
 
+  /** Lanes an operator paused, by lane name. Not in dumps. */
+  readonly lanePauses = new Collection<LanePauseRecord>('lanePauses');
+
   /** Every collection, by the name it has in snapshots. */
   collections(): Collection<{ id: string }>[] {
     return [
@@ -84,6 +88,7 @@ export class State {
       this.billingAlerts,
       this.idempotencyKeys,
       this.consoleSessions,
+      this.lanePauses,
     ] as unknown as Collection<{ id: string }>[];
   }
 }
@@ -99,6 +104,12 @@ const HANDLERS: { [Op in JournalOp]: (state: State, payload: JournalOps[Op]) => 
     state.credits.put(credit);
     state.accounts.put({ ...account, balance: account.balance + credit.amount, updatedAt: credit.createdAt });
   },
+  'account.update': (state, { id, changes, at }) => {
+    const account = state.accounts.get(id)!;
+    state.accounts.put({ ...account, ...changes, updatedAt: at });
+  },
+  'lane.pause': (state, pause) => state.lanePauses.put(pause),
+  'lane.resume': (state, { id }) => state.lanePauses.delete(id),
   'apiKey.create': (state, key) => state.apiKeys.put(key),
   'apiKey.revoke': (state, { id, at }) => {
     const key = state.apiKeys.get(id)!;

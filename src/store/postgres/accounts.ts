@@ -9,18 +9,24 @@ import { EFFECTIVE_ACCOUNTS } from './unapplied.js';
  * The name is kept only as its JSON text (`name_key`), which holds any string exactly. Balances
  * are read with the settlements not yet applied to them added in (EFFECTIVE_ACCOUNTS).
  */
-const COLUMNS = 'id, name_key, balance, created_at, updated_at';
+const COLUMNS = 'id, name_key, balance, weight, created_at, updated_at';
 const ACCOUNTS = `${EFFECTIVE_ACCOUNTS} a`;
 
 interface AccountRow {
   id: string;
   name_key: string;
   balance: number;
+  weight: number;
   created_at: string;
   updated_at: string;
 }
 
-export const accountOf = (row: AccountRow): AccountRecord => ({ id: row.id, name: JSON.parse(row.name_key) as string, balance: row.balance, createdAt: row.created_at, updatedAt: row.updated_at });
+export function accountOf(row: Omit<AccountRow, 'weight'> & { weight?: number }): AccountRecord {
+  const account: AccountRecord = { id: row.id, name: JSON.parse(row.name_key) as string, balance: row.balance, createdAt: row.created_at, updatedAt: row.updated_at };
+  // A weight of 1 is the default: left out, as the file store leaves it out.
+  if (row.weight !== undefined && row.weight !== 1) account.weight = row.weight;
+  return account;
+}
 
 export function createPgAccountRepo(db: Db): AccountRepo {
   // Every request with a key reads its account: batched (batched-reads.ts).
@@ -55,11 +61,18 @@ export function createPgAccountRepo(db: Db): AccountRepo {
          ), waiting AS (
            SELECT sum(charged) AS charged, max(at) FILTER (WHERE charged > 0) AS charged_at FROM unapplied_settlements WHERE account_id = $2
          )
-         SELECT id, name_key, balance - coalesce(w.charged, 0) AS balance, created_at, greatest(updated_at, w.charged_at) AS updated_at FROM account, waiting w`,
+         SELECT id, name_key, balance - coalesce(w.charged, 0) AS balance, weight, created_at, greatest(updated_at, w.charged_at) AS updated_at FROM account, waiting w`,
         [credit.id, credit.accountId, credit.amount, credit.createdAt, docOf(credit, [])],
       );
       if (rows.length === 0) throw new AppError('VALIDATION_ERROR', `no account ${credit.accountId}`);
       return accountOf(rows[0]);
+    },
+    async update(id, changes, at) {
+      if (hasNul(id)) return undefined;
+      const { rows } = await db.query<{ id: string }>('UPDATE accounts SET weight = coalesce($2, weight), updated_at = greatest(updated_at, $3) WHERE id = $1 RETURNING id', [id, changes.weight ?? null, at]);
+      if (rows.length === 0) return undefined;
+      const read = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM ${ACCOUNTS} WHERE id = $1`, [id]);
+      return accountOf(read.rows[0]);
     },
     async get(id) {
       if (hasNul(id)) return undefined;

@@ -56,7 +56,7 @@ export async function* pgRecords(pool: pg.Pool): AsyncGenerator<DumpRecord> {
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const bySeq = (table: string, columns: string) => `SELECT seq AS k, ${columns} FROM ${table} WHERE seq > $1 ORDER BY seq LIMIT $2`;
-    for await (const row of pages<{ k: number } & Parameters<typeof accountOf>[0]>(client, bySeq(`${EFFECTIVE_ACCOUNTS} a`, 'id, name_key, balance, created_at, updated_at'), 0)) {
+    for await (const row of pages<{ k: number } & Parameters<typeof accountOf>[0]>(client, bySeq(`${EFFECTIVE_ACCOUNTS} a`, 'id, name_key, balance, weight, created_at, updated_at'), 0)) {
       yield { kind: 'account', record: accountOf(row) };
     }
     for await (const record of docs<CreditRecord>(pages<DocRow>(client, bySeq('credits', 'doc'), 0))) yield { kind: 'credit', record };
@@ -193,6 +193,7 @@ function loaders(reserved: Map<string, number>, spend: Map<string, number>): Rec
       { name: 'id', type: 'text', value: (a) => a.id },
       { name: 'name_key', type: 'text', value: (a) => nameKey(a.name) },
       { name: 'balance', type: 'bigint', value: (a) => a.balance },
+      { name: 'weight', type: 'int', value: (a) => a.weight ?? 1 },
       { name: 'created_at', type: 'text', value: (a) => a.createdAt },
       { name: 'updated_at', type: 'text', value: (a) => a.updatedAt },
     ]),

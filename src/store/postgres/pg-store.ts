@@ -7,6 +7,7 @@ import type {
   ConsoleSessionRepo,
   DestinationRepo,
   IdempotencyRepo,
+  LanePauseRepo,
   LedgerView,
   RequestWindowRepo,
   SecretRepo,
@@ -23,6 +24,7 @@ import { createPgDestinationRepo } from './destinations.js';
 import { pgLoad, pgRecords } from './dump.js';
 import { createDbHealth, type DbHealth } from './health.js';
 import { createPgIdempotencyRepo } from './idempotency.js';
+import { createPgLanePauseRepo } from './lane-pauses.js';
 import { createPgLeaseRepo } from './leases.js';
 import { currentVersion, schemaProblem } from './migrations.js';
 import { createPipelines, type Pipelines } from './pipelines.js';
@@ -57,6 +59,7 @@ export class PgStore implements Store {
   readonly billing: BillingRepo;
   readonly idempotency: IdempotencyRepo;
   readonly consoleSessions: ConsoleSessionRepo;
+  readonly lanePauses: LanePauseRepo;
   readonly requestWindows: RequestWindowRepo;
   /**
    * What the processes on this database run tasks together with: NOTIFY/LISTEN and advisory
@@ -102,6 +105,7 @@ export class PgStore implements Store {
     this.billing = createPgBillingRepo(db);
     this.idempotency = createPgIdempotencyRepo(db);
     this.consoleSessions = createPgConsoleSessionRepo(db);
+    this.lanePauses = createPgLanePauseRepo(db);
     this.requestWindows = createPgRequestWindows(db);
   }
 

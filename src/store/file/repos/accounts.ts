@@ -16,6 +16,11 @@ export function createAccountRepo(engine: JournalEngine): AccountRepo {
       await engine.commit('account.credit', credit);
       return state.accounts.get(credit.accountId)!;
     },
+    async update(id, changes, at) {
+      if (!state.accounts.get(id)) return undefined;
+      await engine.commit('account.update', { id, changes, at });
+      return state.accounts.get(id)!;
+    },
     async get(id) {
       return state.accounts.get(id);
     },
