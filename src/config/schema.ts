@@ -447,6 +447,21 @@ export const ConfigSchema = z.strictObject({
     timeoutMs: z.number().int().min(100).max(120_000),
     disableAfterMs: z.number().int().min(0),
     concurrency: z.number().int().min(1).max(256),
+    perAccountConcurrency: z
+      .number()
+      .int()
+      .min(1)
+      .max(256)
+      .describe("Deliveries in flight at most for one account (capped by concurrency): accounts take turns for the dispatcher's slots, and one whose receivers are slow cannot hold them all."),
+    perEndpointConcurrency: z.number().int().min(1).max(256).describe('Deliveries in flight at most to one endpoint (one URL).'),
+    endpointCooldownMaxMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(86_400_000)
+      .describe(
+        'An endpoint that gives no answer (a timeout, a refused or unreachable address) cools down: nothing more is sent to it for 1 s, doubling with each such failure in a row up to this many ms; then one delivery at a time tries it until one gets an answer. The deliveries keep their place and retry schedule meanwhile.',
+      ),
     allowPrivateAddresses: z.boolean(),
   }),
   /** Budget alerts: the percentages of an account's monthly budget and of a key's spending limit that send `billing.threshold_reached` once per period. */

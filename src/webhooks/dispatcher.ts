@@ -1,10 +1,12 @@
-import PQueue from 'p-queue';
 import type { ConfigSource } from '../config/source.js';
 import { isOutOfSpace } from '../domain/storage-full.js';
 import type { EventBus } from '../services/events.js';
+import { EndpointBackoff } from './endpoint-backoff.js';
+import { FairQueue, type SlotLimits } from './fair-queue.js';
 import type { DeliveryRecord, Outbox } from './outbox.js';
 
 type SendResult = { status: number | null; latencyMs: number; error?: string };
+type WebhookSettings = ReturnType<ConfigSource['current']>['webhooks'];
 
 /** One attempt, once journaled: the delivery as it now stands (status, attempts so far) and what the send came to. */
 export interface AttemptOutcome {
@@ -16,9 +18,18 @@ export interface AttemptOutcome {
 }
 
 /**
- * Sends due deliveries: wakes on `delivery:due`, when a send finishes and when the earliest
- * retry falls due; at most `webhooks.concurrency` requests at once (a reload resizes it);
- * journals each attempt. After a restart it simply finds the pending deliveries in the store.
+ * Due deliveries kept read ahead at most: enough to see past one account's blocked backlog to
+ * the next account's deliveries, few enough that a read's list of ids to leave out stays small.
+ */
+const waitingAtMost = (settings: WebhookSettings) => Math.max(256, settings.concurrency * 32);
+
+/**
+ * Sends due deliveries: wakes on `delivery:due`, when a send finishes, when the earliest retry
+ * falls due and when an endpoint's cool-down ends; at most `webhooks.concurrency` requests at
+ * once (a reload resizes it), shared out by the fair queue (accounts take turns, per-account and
+ * per-endpoint caps) and the endpoints' back-off; journals each attempt. After a restart it
+ * simply finds the pending deliveries in the store. One runs per fleet (on PostgreSQL under an
+ * advisory lock), so what it keeps in memory is all there is to know.
  */
 export function createWebhookDispatcher(options: {
   outbox: Outbox;
@@ -30,18 +41,16 @@ export function createWebhookDispatcher(options: {
   onAttempt?: (outcome: AttemptOutcome) => void;
 }) {
   const { outbox } = options;
-  const queue = new PQueue({ concurrency: options.config.current().webhooks.concurrency });
-  const subscriptions = [
-    options.events.on('delivery:due', () => kick()),
-    options.config.onChange((next) => {
-      queue.concurrency = next.webhooks.concurrency;
-      kick();
-    }),
-  ];
-  /** Taken and not yet journaled (sending, or its attempt being written): never taken twice. */
-  const inFlight = new Set<string>();
+  const subscriptions = [options.events.on('delivery:due', () => kick()), options.config.onChange(() => kick())];
+  const queue = new FairQueue();
+  const backoff = new EndpointBackoff();
+  /** Read and not yet journaled (waiting, sending, or its attempt being written): never read twice. */
+  const taken = new Set<string>();
+  const sending = new Set<Promise<void>>();
   const journaling = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
+  /** When the first delivery the last read left (not due yet, or no room) falls due. */
+  let nextDue: number | null = null;
   let stopped = false;
   /** Set by close: nothing new is taken, what is in flight may still be journaled. */
   let closing = false;
@@ -53,6 +62,22 @@ export function createWebhookDispatcher(options: {
    */
   let spacePause: { until: number; ms: number } | null = null;
 
+  const settings = () => options.config.current().webhooks;
+  // A config built without the sharing keys (by hand, in a test) gets their defaults.
+  const limitsOf = (w: WebhookSettings): SlotLimits => ({
+    slots: w.concurrency,
+    perAccount: w.perAccountConcurrency ?? 4,
+    endpointCap: (url) => backoff.cap(url, w.perEndpointConcurrency ?? 2),
+  });
+
+  function start(deliveries: DeliveryRecord[]): void {
+    for (const delivery of deliveries) {
+      const sent = attempt(delivery);
+      sending.add(sent);
+      void sent.finally(() => sending.delete(sent));
+    }
+  }
+
   async function attempt(delivery: DeliveryRecord): Promise<void> {
     let result: SendResult | { skip: string };
     try {
@@ -60,14 +85,22 @@ export function createWebhookDispatcher(options: {
       result = 'skip' in message ? message : await options.send(delivery, message);
     } catch (err) {
       options.log(`webhooks: delivery ${delivery.id} attempt not made: ${(err as Error).message}`);
-      inFlight.delete(delivery.id);
+      queue.finished(delivery);
+      taken.delete(delivery.id);
+      kick();
       return;
     }
+    queue.finished(delivery);
+    if (!('skip' in result)) {
+      if (result.status === null) backoff.unanswered(delivery.url, settings().endpointCooldownMaxMs ?? 300_000);
+      else backoff.answered(delivery.url);
+    }
     // Journaled outside the send slot: the slot takes the next delivery while group commit
-    // writes the attempts of many at once. The delivery stays in flight until it is written.
+    // writes the attempts of many at once. The delivery stays taken until it is written.
     const written = journal(delivery, result);
     journaling.add(written);
     void written.finally(() => journaling.delete(written));
+    kick();
   }
 
   async function journal(delivery: DeliveryRecord, result: SendResult | { skip: string }): Promise<void> {
@@ -84,8 +117,37 @@ export function createWebhookDispatcher(options: {
         spacePause = { until: Date.now() + ms, ms };
       }
     } finally {
-      inFlight.delete(delivery.id);
+      taken.delete(delivery.id);
       kick();
+    }
+  }
+
+  /**
+   * Reads due deliveries into the queue while slots are free, then starts what the queue lets.
+   * Each read takes a few (twice the slots), leaving out those already taken, so a backlog is
+   * read a few at a time in due order, never scanned whole; a read comes before the take, so an
+   * account whose delivery just fell due gets its turn with those already waiting.
+   */
+  async function fill(): Promise<void> {
+    const w = settings();
+    const limits = limitsOf(w);
+    for (;;) {
+      if (queue.sending >= limits.slots) return;
+      const room = Math.min(w.concurrency * 2, waitingAtMost(w) - queue.size);
+      if (room <= 0) {
+        // Full of deliveries that must wait (their account's or endpoint's share taken, a
+        // cool-down): start what may start; a finishing send or the timer wakes this again.
+        start(queue.take(limits));
+        return;
+      }
+      const { due, nextAt } = await outbox.due(Date.now(), room, taken);
+      if (closing) return;
+      nextDue = nextAt;
+      for (const delivery of due) taken.add(delivery.id);
+      queue.add(due);
+      start(queue.take(limits));
+      // Read on to the end of what is due, unless the slots are full.
+      if (due.length < room) return;
     }
   }
 
@@ -99,30 +161,18 @@ export function createWebhookDispatcher(options: {
     try {
       const paused = spacePause && spacePause.until - Date.now();
       if (paused && paused > 0) {
-        clearTimeout(timer);
-        timer = setTimeout(() => void tick(), paused);
-        timer.unref();
+        wakeAt(Date.now() + paused);
         return;
       }
-      // Enough queued behind the slots: a finishing send will wake this again. Refilling only
-      // once half of it is gone makes a read take many at a time (each read steps over those in flight).
-      if (queue.size > queue.concurrency / 2) return;
-      // Take only what the free slots can start (and as many again queued behind them), so a
-      // backlog is read a few deliveries at a time in due order, never scanned whole.
-      const room = queue.concurrency * 2 - queue.size - queue.pending;
-      const now = Date.now();
-      const { due, nextAt } = await outbox.due(now, room, inFlight);
-      for (const delivery of due) {
-        inFlight.add(delivery.id);
-        void queue.add(() => attempt(delivery));
-      }
-      clearTimeout(timer);
+      await fill();
+      if (closing) return;
+      // The next moment something waiting may start: a retry falling due, or a cool-down ending.
       // A delivery already due but left for lack of room is taken when a send finishes.
-      if (nextAt !== null && nextAt > now && !closing) {
-        // Capped, so a clock jump or a missed wake-up costs at most a minute.
-        timer = setTimeout(() => void tick(), Math.min(60_000, Math.max(10, nextAt - Date.now())));
-        timer.unref();
-      }
+      const now = Date.now();
+      const cooled = backoff.nextEnd(queue.endpoints());
+      const next = [nextDue, cooled].filter((at): at is number => at !== null && at > now);
+      clearTimeout(timer);
+      if (next.length > 0) wakeAt(Math.min(...next));
     } finally {
       ticking = false;
       if (again) {
@@ -130,6 +180,14 @@ export function createWebhookDispatcher(options: {
         void tick();
       }
     }
+  }
+
+  /** Wakes at `at`, capped, so a clock jump or a missed wake-up costs at most a minute. */
+  function wakeAt(at: number): void {
+    clearTimeout(timer);
+    if (closing) return;
+    timer = setTimeout(() => void tick(), Math.min(60_000, Math.max(10, at - Date.now())));
+    timer.unref();
   }
 
   function kick(): void {
@@ -143,8 +201,9 @@ export function createWebhookDispatcher(options: {
       closing = true;
       for (const unsubscribe of subscriptions) unsubscribe();
       clearTimeout(timer);
-      queue.clear();
-      const settled = queue.onIdle().then(() => Promise.all(journaling));
+      // Those waiting stay pending in the store: the next dispatcher reads them again.
+      for (const id of queue.clear()) taken.delete(id);
+      const settled = Promise.all(sending).then(() => Promise.all(journaling));
       await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
       stopped = true;
     },
