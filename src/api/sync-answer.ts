@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { AppError } from '../domain/errors.js';
 import { formatUsd } from '../domain/money.js';
 import type { Principal } from '../services/auth.js';
+import { cancelAfterOf } from './cancel-after.js';
 import { noteCreated } from './task-create.js';
 import type { ApiDeps, ApiEnv } from './types.js';
 
@@ -11,7 +12,7 @@ import type { ApiDeps, ApiEnv } from './types.js';
  * still pending (or `sync: false`) answers 202 with the task to poll.
  */
 export async function createAndMaybeWait<Results>(c: Context<ApiEnv>, deps: ApiDeps, principal: Principal, type: string, body: { sync: boolean }) {
-  const { task } = await deps.tasks.create(principal, type, body, { pat: false });
+  const { task } = await deps.tasks.create(principal, type, body, { pat: false, cancelAfterMs: cancelAfterOf(c) });
   noteCreated(c, task);
   const pending = { status: 202 as const, body: { data: { task: { id: task.id, status: 'pending' as const } } } };
   if (!body.sync) return pending;
@@ -27,7 +28,7 @@ export async function createAndMaybeWait<Results>(c: Context<ApiEnv>, deps: ApiD
  * with a PAT under `access` when the body's `access.pat.enabled` (default true) asks for one.
  */
 export async function createAndMaybeWaitForResult<Result>(c: Context<ApiEnv>, deps: ApiDeps, principal: Principal, type: string, body: { sync: boolean; access?: { pat?: { enabled?: boolean } } }) {
-  const { task, publicAccessToken } = await deps.tasks.create(principal, type, body, { pat: body.access?.pat?.enabled !== false });
+  const { task, publicAccessToken } = await deps.tasks.create(principal, type, body, { pat: body.access?.pat?.enabled !== false, cancelAfterMs: cancelAfterOf(c) });
   noteCreated(c, task);
   const access = publicAccessToken ? { access: { publicAccessToken } } : {};
   const pending = { status: 202 as const, body: { data: { task: { id: task.id, status: 'pending' as const }, ...access } } };

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { formatUsd } from '../domain/money.js';
 import type { AnyTaskType, TaskRecord } from '../engine/task-types.js';
 import type { Principal } from '../services/auth.js';
+import { cancelAfterOf } from './cancel-after.js';
 import type { CreatedTaskResponse } from './routes/image/schemas.js';
 import type { ApiDeps, ApiEnv } from './types.js';
 
@@ -27,7 +28,7 @@ export function taskTypeOf(deps: ApiDeps, type: string): AnyTaskType {
  */
 export function createTaskHandler(deps: ApiDeps, type: string, options: { estimatedCost?: boolean } = {}) {
   return async (c: Context<ApiEnv>, { principal, body }: { principal: Principal; body: unknown }): Promise<{ body: CreatedTaskResponse }> => {
-    const created = await deps.tasks.create(principal, type, body, { pat: patEnabled(body) });
+    const created = await deps.tasks.create(principal, type, body, { pat: patEnabled(body), cancelAfterMs: cancelAfterOf(c) });
     noteCreated(c, created.task);
     const data: CreatedTaskResponse['data'] = { taskId: created.task.id };
     if (options.estimatedCost) data.estimatedCost = formatUsd(created.estimate);

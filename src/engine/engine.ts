@@ -4,9 +4,11 @@ import type { Clock } from '../services/ports.js';
 import type { SpaceGuard } from '../services/space-guard.js';
 import type { TokenService } from '../services/tokens.js';
 import type { Store } from '../store/types.js';
-import { type InstallWork, openIntake } from './intake/intake.js';
+import { createDeadlines } from './deadlines.js';
+import { fleetKeySlotsOf, type InstallWork, openIntake } from './intake/intake.js';
 import { createLiveProgress } from './live-progress.js';
 import { createLoadLimits } from './load-limits.js';
+import { createOwnerLookup } from './owners.js';
 import { Lanes } from './runner/lanes.js';
 import { createTaskRunner } from './runner/task-runner.js';
 import { createTaskProgress } from './task-progress.js';
@@ -35,15 +37,17 @@ export interface EngineDeps {
 export function createEngine(deps: EngineDeps) {
   const { store, registry, clock, events, config, log } = deps;
   const progress = createTaskProgress({ store, registry, clock, events });
-  const lanes = new Lanes(config);
-  const runner = createTaskRunner({ progress, lanes, config, log, events });
+  const lanes = new Lanes(config, { log, fleetKeySlots: fleetKeySlotsOf(store) });
+  const runner = createTaskRunner({ progress, lanes, config, log, events, owner: createOwnerLookup(store) });
+  // Cancel-After: a task whose deadline passes is ended as a cancel is, with TASK_EXPIRED.
+  const deadlines = createDeadlines({ expire: (taskId) => progress.expire(taskId), now: () => clock.now(), log });
   // Where pending tasks stand (running items' fractions, queue position, estimates): this runner's, or relayed from the process running them.
   // Made before the streams: it hears a relayed report first, so a stream told of it reads it.
   const live = createLiveProgress({ events, clock, local: (taskId) => runner.progressOf(taskId) });
   // Live status streams (GET /tasks/{id}/events): one bus subscription fanning out to every stream.
   const streams = createTaskStreams({ store, events, log, live: (taskId) => live.of(taskId) });
   // The sweep is the task service's, made below; the intake only runs it where and when it is to run.
-  const intake = openIntake(store, { runner, lanes, progress, streams, events, config, log, sweep: () => tasks.sweep() });
+  const intake = openIntake(store, { runner, lanes, progress, streams, events, config, log, deadlines, sweep: () => tasks.sweep() });
   const tasks: TaskService = createTaskService({
     store,
     registry,
@@ -56,6 +60,7 @@ export function createEngine(deps: EngineDeps) {
     log,
     space: deps.space,
     live: (taskId) => live.of(taskId),
+    deadlines,
   });
   return {
     progress,
@@ -70,6 +75,7 @@ export function createEngine(deps: EngineDeps) {
     workerId: () => intake.workerId(),
     /** Stops taking work; running items get `graceMs`, then stay pending for the next start. */
     close: async (graceMs: number) => {
+      deadlines.close();
       await intake.close(graceMs);
       live.close();
     },

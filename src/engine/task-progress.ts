@@ -6,6 +6,19 @@ import { finishedItems, type ItemRecord, preparedOnce, settledItems, type TaskRe
 import type { Store } from '../store/types.js';
 import type { AnyTaskType, TaskTypeRegistry } from './task-types.js';
 
+/** How a task's unfinished items end when it is ended from outside: a cancel, or its deadline passing. */
+interface Ending {
+  code: 'TASK_CANCELLED' | 'TASK_EXPIRED';
+  itemMessage: string;
+  taskMessage: string;
+}
+const CANCELLED: Ending = { code: 'TASK_CANCELLED', itemMessage: 'the task was cancelled before this item finished', taskMessage: 'the task was cancelled; nothing was charged' };
+const EXPIRED: Ending = {
+  code: 'TASK_EXPIRED',
+  itemMessage: 'the task’s deadline (Cancel-After) passed before this item finished',
+  taskMessage: 'the task’s deadline (Cancel-After) passed before any item finished; nothing was charged',
+};
+
 /**
  * The work side of tasks: what the runner records as items finish, and settlement. Settling
  * charges the successful items and releases the rest of the reserve in one store write, then
@@ -51,22 +64,32 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
   }
 
   /**
-   * Settles a pending task as cancelled, worked out from the items finished now: the others fail
-   * with TASK_CANCELLED, in the stored task too (the settlement writes them). With a successful
-   * item the type settles it as it would have (charged for those items only); with none it fails
-   * with TASK_CANCELLED and is free. The store refuses it if another item finished since (undefined).
+   * Settles a pending task as cancelled (or expired: `code`), worked out from the items finished
+   * now: the others fail with `code`, in the stored task too (the settlement writes them). With a
+   * successful item the type settles it as it would have (charged for those items only); with
+   * none it fails with `code` and is free. The store refuses it if another item finished since (undefined).
    */
-  function settleCancelled(task: TaskRecord): Promise<TaskRecord | undefined> {
+  function settleUnfinished(task: TaskRecord, ending: Ending): Promise<TaskRecord | undefined> {
     const cancel = {
       finished: finishedItems(task),
-      unfinishedItem: { status: 'failed', error: { code: 'TASK_CANCELLED', message: 'the task was cancelled before this item finished' } } satisfies ItemRecord,
+      unfinishedItem: { status: 'failed', error: { code: ending.code, message: ending.itemMessage } } satisfies ItemRecord,
     };
     const cancelled: TaskRecord = { ...task, items: settledItems(task.items, cancel) };
     if (!task.items.some((item) => item.status === 'success')) {
-      return settle(cancelled, 'failed', null, [{ code: 'TASK_CANCELLED', message: 'the task was cancelled; nothing was charged' }], undefined, cancel);
+      return settle(cancelled, 'failed', null, [{ code: ending.code, message: ending.taskMessage }], undefined, cancel);
     }
     const outcome = definition(task.type).settle(cancelled, cancelled.request);
     return settle(cancelled, outcome.status, outcome.result, outcome.errors, undefined, cancel);
+  }
+
+  /** Ends a pending task's unfinished items `ending`'s way through the one settlement, again while items finish meanwhile. Undefined when it had settled. */
+  async function end(taskId: string, ending: Ending): Promise<TaskRecord | undefined> {
+    for (;;) {
+      const task = await store.tasks.get(taskId);
+      if (task?.status !== 'pending') return undefined;
+      const settled = await settleUnfinished(task, ending);
+      if (settled) return settled;
+    }
   }
 
   return {
@@ -114,14 +137,14 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
      * fires once, and the runner holding its items aborts them. An item finishing meanwhile
      * makes it work the settlement out again. Undefined when the task had settled.
      */
-    async cancel(taskId: string): Promise<TaskRecord | undefined> {
-      for (;;) {
-        const task = await store.tasks.get(taskId);
-        if (task?.status !== 'pending') return undefined;
-        const settled = await settleCancelled(task);
-        if (settled) return settled;
-      }
-    },
+    cancel: (taskId: string): Promise<TaskRecord | undefined> => end(taskId, CANCELLED),
+
+    /**
+     * Its deadline (Cancel-After) passed: as a cancel, its unfinished items fail with TASK_EXPIRED
+     * (free) and the runner takes its running ones off their engines; what finished stays and is
+     * charged. Undefined when the task had settled.
+     */
+    expire: (taskId: string): Promise<TaskRecord | undefined> => end(taskId, EXPIRED),
   };
 }
 

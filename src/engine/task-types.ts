@@ -22,6 +22,14 @@ export interface ItemContext<Req> {
    * to call often: the engine keeps the latest and announces changes at most a few times a second.
    */
   reportProgress?: (fraction: number) => void;
+  /** The provider of the lane this item should try first (model affinity: it last ran the same model); undefined: the type's own order. */
+  preferredProvider?: string;
+  /**
+   * Says the engine has answered: the item's lane slot goes to the next item at once, while this
+   * one stores and records its output outside the slot (engines never wait on our bookkeeping).
+   * Call it right after the provider call returns; a retry after it runs without a slot.
+   */
+  engineDone?: () => void;
 }
 
 export interface Prepared {
@@ -60,8 +68,10 @@ export interface TaskTypeDefinition<Body = unknown, Req = Body> {
   /** Charged for one successful item. The reserve is the sum over items. */
   itemCost(request: Req, index: number): Micros;
 
-  /** The work lane (a p-queue with its own concurrency) items run in. */
+  /** The work lane (its own slots and fair order: engine/runner/lanes.ts) items run in. */
   lane(request: Req): string;
+  /** The model its items run, once prepared: an item goes first to a provider that last ran it (model affinity). */
+  affinity?(task: TaskRecord, prepared: Prepared): string | undefined;
   /** Attempts per item for retryable failures (4 per image, 3 per video: docs/api/tasks.md). */
   maxAttempts: number;
   /**

@@ -10,6 +10,7 @@ import type { SpaceGuard } from '../services/space-guard.js';
 import type { TokenService } from '../services/tokens.js';
 import type { ItemRecord, TaskRecord } from '../store/records.js';
 import type { Store, TaskListQuery } from '../store/types.js';
+import type { Deadlines } from './deadlines.js';
 import type { TaskIntake } from './intake/intake.js';
 import type { LiveProgress } from './live-progress.js';
 import type { LoadLimits } from './load-limits.js';
@@ -45,7 +46,15 @@ export interface TaskServiceDeps {
   space?: Pick<SpaceGuard, 'admit'>;
   /** Where a pending task stands in memory (running items' fractions, queue position, estimates); none: nothing known. */
   live?: (taskId: string) => LiveProgress | undefined;
+  /** Where tasks created with a Cancel-After wait for their deadline in this process. */
+  deadlines?: Pick<Deadlines, 'add'>;
 }
+
+/** A request's `priority` (every create body has one: tasks/request-parts.ts), 0 when absent. */
+const priorityOf = (request: unknown): number => {
+  const priority = (request as { priority?: unknown } | null)?.priority;
+  return typeof priority === 'number' ? priority : 0;
+};
 
 /** The request side of tasks: estimate, create, read, list, sweep and waiting for a settlement. */
 export function createTaskService(deps: TaskServiceDeps) {
@@ -87,14 +96,29 @@ export function createTaskService(deps: TaskServiceDeps) {
      * write, then the intake. If queueing fails the task is failed with ENQUEUE_FAILED, its
      * reserve released, and the call answers 500.
      */
-    async create(principal: Principal, type: string, body: unknown, options: { pat: boolean }): Promise<CreatedTask> {
+    async create(principal: Principal, type: string, body: unknown, options: { pat: boolean; cancelAfterMs?: number }): Promise<CreatedTask> {
       await deps.space?.admit();
       const credentialId = principal.kind === 'apiKey' ? principal.keyId : `token:${principal.accountId}`;
       deps.limits.check(credentialId, await store.tasks.countPending());
       const { type: def, request, items: costs, total } = await estimate(principal, type, body);
-      deps.limits.checkQueueDelay(() => intake.queueDelayMs(def.lane(request)));
+      // A type that cannot name its lane fails at enqueue (ENQUEUE_FAILED), not here.
+      let lane: string | undefined;
+      try {
+        lane = def.lane(request);
+      } catch {
+        lane = undefined;
+      }
+      deps.limits.checkQueueDelay(() => {
+        if (lane === undefined) throw new Error('no lane');
+        return intake.queueDelayMs(lane);
+      });
       const now = clock.now();
       const key = principal.kind === 'apiKey' ? await store.apiKeys.get(principal.keyId) : undefined;
+      const priority = priorityOf(request);
+      const maxPriority = key?.maxPriority ?? 0;
+      if (priority > maxPriority) {
+        throw new AppError('VALIDATION_ERROR', `priority ${priority} is above the highest this ${key ? 'key' : 'credential'} may ask for (maxPriority ${maxPriority})`);
+      }
       const record: TaskRecord = {
         id: sortableId('tsk', now),
         type,
@@ -109,11 +133,13 @@ export function createTaskService(deps: TaskServiceDeps) {
         createdAt: isoTime(now),
         updatedAt: isoTime(now),
       };
+      if (priority !== 0) record.priority = priority;
+      if (options.cancelAfterMs !== undefined) record.deadlineAt = new Date(now + options.cancelAfterMs).toISOString();
       const spendingLimit = key?.spendingLimit === undefined ? undefined : { limit: key.spendingLimit, period: key.spendingLimitPeriod };
-      const lease = intake.leaseForCreate();
+      const lease = lane === undefined ? undefined : intake.leaseForCreate(lane);
       let task: TaskRecord;
       try {
-        task = await store.tasks.create(record, { spendingLimit, lease: lease && { owner: lease.owner, ms: lease.ms } });
+        task = await store.tasks.create(record, { spendingLimit, lease: lease && { owner: lease.owner, ms: lease.ms }, lane });
       } catch (err) {
         lease?.unused();
         throw err;
@@ -126,6 +152,7 @@ export function createTaskService(deps: TaskServiceDeps) {
         await progress.fail(task.id, [{ code: 'ENQUEUE_FAILED', message: 'the task could not be queued; its reserve was released' }]);
         throw new AppError('ENQUEUE_FAILED', `task ${task.id} could not be queued and was failed; nothing was charged`);
       }
+      if (task.deadlineAt !== undefined) deps.deadlines?.add(task.id, task.deadlineAt);
       events.emit('task:created', { task });
       const publicAccessToken = options.pat ? await deps.tokens.issuePat(principal.accountId, task.id) : undefined;
       return { task, estimate: total, publicAccessToken };

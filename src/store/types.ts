@@ -13,8 +13,8 @@ import type {
   DestinationRecord,
   EventRecord,
   IdempotencyRecord,
-  LanePauseRecord,
   ItemRecord,
+  LanePauseRecord,
   SecretRecord,
   TaskRecord,
   TaskSettlement,
@@ -160,6 +160,8 @@ export interface CreateOptions {
    * creates it runs it: no other process claims it, and no claim is needed). Other stores ignore it.
    */
   lease?: { owner: string; ms: number };
+  /** The lane the task's items run in: where a shared store queues it for claims (docs/scheduling.md). Other stores ignore it. */
+  lane?: string;
 }
 
 export interface TaskRepo {
@@ -193,21 +195,45 @@ export interface TaskRepo {
   countsByTypeStatus(): Promise<{ type: string; status: TaskRecord['status']; count: number }[]>;
   /** The newest tasks across accounts, newest first. */
   recent(limit: number): Promise<TaskRecord[]>;
+  /** Pending tasks whose deadline (Cancel-After) is at `at` or earlier, at most `limit`, soonest first. */
+  pastDeadline(at: string, limit: number): Promise<string[]>;
 }
 
 /** The capability of a store several processes share: how they tell each other, and how they take tasks. */
 export interface SharedQueueStore {
   readonly signals: StoreSignals;
   readonly leases: LeaseRepo;
+  /** Fleet-wide slots of keys with a maxConcurrent. */
+  readonly keySlots: KeySlotRepo;
+}
+
+/**
+ * Slots of an API key's maxConcurrent shared by every process (PostgreSQL: a session advisory
+ * lock per slot, so a process that dies gives its slots back with its connection).
+ */
+export interface KeySlotRepo {
+  /** Takes one of `key`'s `cap` slots: answers how to give it back, or null when all are taken. */
+  acquire(key: string, cap: number): Promise<(() => void) | null>;
+}
+
+/** How many tasks a claim takes from one lane (null: the tasks created before lanes were kept). */
+export interface ClaimWant {
+  lane: string | null;
+  limit: number;
 }
 
 /** Task leases: how processes sharing a store take its pending tasks without two running the same one. */
 export interface LeaseRepo {
   /**
-   * Leases up to `limit` pending tasks, oldest first, to `workerId` for `leaseMs`: those with no
-   * lease or whose lease has expired. Two callers at once never get the same task.
+   * Leases pending tasks to `workerId` for `leaseMs`, up to each want's `limit` in its lane, in
+   * the lane's fair order (priority, the start tag given at create, age); a want of lane null
+   * takes tasks created before lanes were kept, oldest first. Only tasks with no lease or whose
+   * lease expired are taken; two callers at once never get the same task. Tasks of a key whose
+   * maxConcurrent is already taken by leased tasks are passed over.
    */
-  claim(workerId: string, limit: number, leaseMs: number): Promise<TaskRecord[]>;
+  claim(workerId: string, wants: readonly ClaimWant[], leaseMs: number): Promise<TaskRecord[]>;
+  /** The lanes with pending tasks, and whether tasks created before lanes were kept are pending (`legacy`). */
+  pendingLanes(): Promise<{ lanes: string[]; legacy: boolean }>;
   /** Extends the leases `workerId` still holds among `ids` by `leaseMs` from now; answers those ids (a lease lost or a task settled is left out). */
   renew(workerId: string, ids: readonly string[], leaseMs: number): Promise<string[]>;
   /** Gives a task's lease back (when `workerId` holds it), so another worker may claim it at once. */
@@ -227,6 +253,8 @@ export interface StoreSignals {
   onReconnect(fn: () => void): void;
   /** Takes the advisory lock `key` for this process if free (true), or says it already holds it; held until `unlock` or the connection ends. */
   tryLock(key: number): Promise<boolean>;
+  /** Takes the first free one of `keys` in one round trip; answers it, or null when all are held (by anyone). */
+  tryLockAny(keys: readonly number[]): Promise<number | null>;
   unlock(key: number): Promise<void>;
   close(): Promise<void>;
 }

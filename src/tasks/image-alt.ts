@@ -4,12 +4,12 @@ import { ProviderError } from '../domain/tasks.js';
 import type { TaskTypeDefinition } from '../engine/task-types.js';
 import { requireProvider } from './checks.js';
 import type { ImageTaskDeps } from './deps.js';
-import { ImageRef, LIMITS } from './request-parts.js';
+import { ImageRef, LIMITS, Priority, priorityPart } from './request-parts.js';
 import { urlResults } from './result-parts.js';
 import { createUrlListType, type UrlListRequest } from './url-list.js';
 
 /** POST /image/alt. */
-export const AltBody = z.object({ urls: z.array(ImageRef).min(1).max(LIMITS.urls), sync: z.boolean().default(true) });
+export const AltBody = z.object({ urls: z.array(ImageRef).min(1).max(LIMITS.urls), sync: z.boolean().default(true), priority: Priority });
 export type AltBody = z.infer<typeof AltBody>;
 
 /** The task's result: each URL's alt text (1 to 160 characters), or why it failed. */
@@ -34,7 +34,7 @@ export function createAltType(deps: ImageTaskDeps): TaskTypeDefinition<AltBody, 
     type: 'image.alt',
     scope: 'image:alt',
     body: AltBody,
-    toRequest: (body) => ({ urls: body.urls }),
+    toRequest: (body) => ({ urls: body.urls, ...priorityPart(body) }),
     unitPrice: UNIT_PRICES.alt,
     lane: 'image.alt',
     failureCode: 'ALT_GENERATION_FAILED',

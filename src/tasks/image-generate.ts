@@ -12,7 +12,7 @@ import { checkDestination, checkMetadata, requireProvider } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { providerForAttempt } from './failover.js';
 import { rateGeneratedImage, ratingRequestOf } from './image-generate-rating.js';
-import { AccessOptions, DestinationName, FreeText, InputEntry, inputUrl, Levels, LIMITS, Metadata, WebhookOptions } from './request-parts.js';
+import { AccessOptions, DestinationName, FreeText, InputEntry, inputUrl, Levels, LIMITS, Metadata, Priority, WebhookOptions } from './request-parts.js';
 import { DestinationOutcome, ItemError, UsdText } from './result-parts.js';
 import { baseSeed, ItemSeed, itemSeed, SeedField } from './seeds.js';
 
@@ -41,6 +41,7 @@ export function generateBody(modelIds: readonly string[]) {
     destination: DestinationName.optional(),
     metadata: Metadata.optional(),
     access: AccessOptions.optional(),
+    priority: Priority,
   });
 }
 export type GenerateBody = z.infer<ReturnType<typeof generateBody>>;
@@ -152,6 +153,8 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
       return model && providersOf(model).length > 0 ? providersLane(providersOf(model)) : 'image.generate';
     },
     maxAttempts: MAX_ATTEMPTS.image,
+    // A server that last ran this model has it loaded: the lane sends the item there first.
+    affinity: (task, prepared) => ((task.prepared ?? prepared.saved) as GenerationPlan | undefined)?.model,
 
     async prepare(task, request, signal) {
       const saved = await plan(task, request, signal);
@@ -159,11 +162,11 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
       return { saved, runtime: inputs };
     },
 
-    async runItem({ task, request, index, attempt, prepared, signal, reportProgress }) {
+    async runItem({ task, request, index, attempt, prepared, signal, reportProgress, preferredProvider, engineDone }) {
       const planned = (task.prepared ?? prepared.saved) as GenerationPlan;
       const model = deps.config.current().models[planned.model];
       if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `model ${planned.model} is no longer configured`);
-      const generator = providerForAttempt(providersOf(model), attempt, (name) => deps.providers().generator(name), `model ${planned.model}`);
+      const generator = providerForAttempt(providersOf(model), attempt, (name) => deps.providers().generator(name), `model ${planned.model}`, preferredProvider);
       const seed = planned.seed === undefined ? undefined : itemSeed(planned.seed, index);
       const generated = await generator.generate({
         model: planned.model,
@@ -178,6 +181,8 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
         signal,
         onProgress: reportProgress,
       });
+      // The engine has answered: its slot goes to the next item while this one is stored.
+      engineDone?.();
       const stored = await deps.images.saveEncoded(generated.data, request.output.format, request.output.quality);
       const item: Record<string, unknown> = {
         status: 'success',

@@ -5,7 +5,7 @@ import { ProviderError } from '../domain/tasks.js';
 import type { TaskTypeDefinition } from '../engine/task-types.js';
 import { requireProvider } from './checks.js';
 import type { ImageTaskDeps } from './deps.js';
-import { ImageRef, Levels, LIMITS, type RatingLevel } from './request-parts.js';
+import { ImageRef, Levels, LIMITS, Priority, priorityPart, type RatingLevel } from './request-parts.js';
 import { urlResults } from './result-parts.js';
 import { createUrlListType } from './url-list.js';
 
@@ -16,6 +16,7 @@ export const RateBody = z
     urls: z.array(ImageRef).min(1).max(LIMITS.urls),
     levels: Levels.optional(),
     sync: z.boolean().default(true),
+    priority: Priority,
   })
   .superRefine((body, ctx) => {
     if (body.mode === 'custom' && !body.levels) ctx.addIssue({ code: 'custom', path: ['levels'], message: 'levels are required when mode is custom' });
@@ -30,6 +31,7 @@ export interface RateRequest {
   mode: 'nsfw_sfw' | 'custom';
   urls: string[];
   levels?: RatingLevel[];
+  priority?: number;
 }
 
 /** image.rate: one item per URL, rated on the nsfw_sfw scale (embedded model) or custom levels (a vision model). */
@@ -38,7 +40,7 @@ export function createRateType(deps: ImageTaskDeps): TaskTypeDefinition<RateBody
     type: 'image.rate',
     scope: 'image:rate',
     body: RateBody,
-    toRequest: (body) => (body.mode === 'custom' ? { mode: body.mode, urls: body.urls, levels: body.levels } : { mode: body.mode, urls: body.urls }),
+    toRequest: (body) => (body.mode === 'custom' ? { mode: body.mode, urls: body.urls, levels: body.levels, ...priorityPart(body) } : { mode: body.mode, urls: body.urls, ...priorityPart(body) }),
     unitPrice: UNIT_PRICES.rate,
     lane: 'image.rate',
     failureCode: 'RATING_FAILED',

@@ -7,7 +7,7 @@ import { MAX_ATTEMPTS, ProviderError, type TaskErrorCode } from '../domain/tasks
 import type { TaskTypeDefinition } from '../engine/task-types.js';
 import { checkDestination, checkMetadata, requireProvider } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
-import { AccessOptions, DestinationName, HttpUrl, Metadata, WebhookOptions } from './request-parts.js';
+import { AccessOptions, DestinationName, HttpUrl, Metadata, Priority, WebhookOptions } from './request-parts.js';
 import { DestinationOutcome } from './result-parts.js';
 
 /**
@@ -25,6 +25,7 @@ export const RemoveBackgroundBody = z.object({
   webhook: WebhookOptions.optional(),
   metadata: Metadata.optional(),
   access: AccessOptions.optional(),
+  priority: Priority,
 });
 export type RemoveBackgroundBody = z.infer<typeof RemoveBackgroundBody>;
 

@@ -8,7 +8,7 @@ import { measureQuality } from '../media/quality.js';
 import type { SourceImage } from '../providers/types.js';
 import { checkMetadata } from './checks.js';
 import type { ImageTaskDeps } from './deps.js';
-import { AccessOptions, FreeText, ImageRef, LIMITS, Metadata, WebhookOptions } from './request-parts.js';
+import { AccessOptions, FreeText, ImageRef, LIMITS, Metadata, Priority, WebhookOptions } from './request-parts.js';
 import { OFFLINE_PHRASINGS } from './review-criteria.js';
 import { assembleReview, type Finding, measure, type Observations, planReview, type ReviewAbilities } from './review-findings.js';
 
@@ -24,6 +24,7 @@ export const ReviewBody = z.object({
   webhook: WebhookOptions.optional(),
   metadata: Metadata.optional(),
   access: AccessOptions.optional(),
+  priority: Priority,
 });
 export type ReviewBody = z.infer<typeof ReviewBody>;
 export type ReviewRequest = Omit<ReviewBody, 'sync'>;

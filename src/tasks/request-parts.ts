@@ -50,6 +50,12 @@ export const InputEntry = z.union([ImageRef, z.object({ type: z.literal('image')
 export const inputUrl = (entry: z.infer<typeof InputEntry>): string => (typeof entry === 'string' ? entry : entry.source.url);
 export const HttpUrl = z.url({ protocol: /^https?$/, error: 'an http or https URL' }).max(LIMITS.inputUrl);
 
+/** Where the task goes in its lane against other work (docs/scheduling.md): higher first; at most its key's maxPriority. */
+export const Priority = z.number().int().min(-10).max(10).optional().describe('-10..10 (default 0): higher starts first in its lane, across accounts; at most the key’s maxPriority');
+
+/** The request's priority, kept when it was sent (rate and alt keep only the fields they name). */
+export const priorityPart = (body: { priority?: number }): { priority?: number } => (body.priority === undefined ? {} : { priority: body.priority });
+
 export const WebhookOptions = z.object({
   dashboard: z.boolean().optional(),
   custom: z

@@ -11,7 +11,7 @@ import type { SourceImage, VideoFormat } from '../providers/types.js';
 import { checkDestination, checkMetadata } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { providerForAttempt } from './failover.js';
-import { AccessOptions, DestinationName, FreeText, InputEntry, inputUrl, LIMITS, Metadata, WebhookOptions } from './request-parts.js';
+import { AccessOptions, DestinationName, FreeText, InputEntry, inputUrl, LIMITS, Metadata, Priority, WebhookOptions } from './request-parts.js';
 import { DestinationOutcome, ItemError, UsdText } from './result-parts.js';
 import { baseSeed, ItemSeed, itemSeed, SeedField } from './seeds.js';
 import { videoDimensions } from './video-size.js';
@@ -37,6 +37,7 @@ export function videoBody(modelIds: readonly string[]) {
     destination: DestinationName.optional(),
     metadata: Metadata.optional(),
     access: AccessOptions.optional(),
+    priority: Priority,
   });
 }
 export type VideoBody = z.infer<ReturnType<typeof videoBody>>;
@@ -122,6 +123,8 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
       return `video:${model && providersOf(model).length > 0 ? providersLane(providersOf(model)) : 'generate'}`;
     },
     maxAttempts: MAX_ATTEMPTS.video,
+    // A server that last ran this model has it loaded: the lane sends the item there first.
+    affinity: (task, prepared) => ((task.prepared ?? prepared.saved) as VideoPlan | undefined)?.model,
 
     async prepare(task, request, signal) {
       const { id, model } = resolveModel(request);
@@ -131,11 +134,11 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
       return { saved, runtime: inputs };
     },
 
-    async runItem({ task, request, index, attempt, prepared, signal, reportProgress }) {
+    async runItem({ task, request, index, attempt, prepared, signal, reportProgress, preferredProvider, engineDone }) {
       const planned = (task.prepared ?? prepared.saved) as VideoPlan;
       const model = deps.config.current().videoModels[planned.model];
       if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `video model ${planned.model} is no longer configured`);
-      const generator = providerForAttempt(providersOf(model), attempt, (name) => deps.providers().videoGenerator(name), `video model ${planned.model}`);
+      const generator = providerForAttempt(providersOf(model), attempt, (name) => deps.providers().videoGenerator(name), `video model ${planned.model}`, preferredProvider);
       const [input] = prepared.runtime as SourceImage[];
       const seed = planned.seed === undefined ? undefined : itemSeed(planned.seed, index);
       const made = await generator.generate({
@@ -154,6 +157,8 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
         signal,
         onProgress: reportProgress,
       });
+      // The engine has answered: its slot goes to the next item while this one is stored.
+      engineDone?.();
       const data = await inFormat(made, request.format, deps.ffmpegPath(), signal);
       let info: ReturnType<typeof probeVideo>;
       try {

@@ -1,9 +1,10 @@
+import type { ClaimWant } from '../../store/types.js';
 import type { TaskRecord } from '../task-types.js';
 
 /** The store's leases, bound to this worker's id and lease length. */
 export interface LeaseSource {
-  /** Leases up to `limit` pending tasks not leased by anyone else (or whose lease expired). */
-  claim(limit: number): Promise<TaskRecord[]>;
+  /** Leases pending tasks not leased by anyone else (or whose lease expired), up to each lane's limit, in each lane's fair order. */
+  claim(wants: readonly ClaimWant[]): Promise<TaskRecord[]>;
   /** Renews the leases still held among `ids`; answers those. */
   renew(ids: readonly string[]): Promise<string[]>;
   release(id: string): Promise<void>;
@@ -13,8 +14,10 @@ export interface ClaimerOptions {
   leases: LeaseSource;
   /** Runs a claimed task's pending items; resolves when they have all run (or the runner stops). */
   run(task: TaskRecord): Promise<void>;
-  /** How many more tasks this process can take now (its free lane capacity), holding `held` tasks. */
-  capacity(held: number): number;
+  /** The lane a task runs in. */
+  laneOf(task: TaskRecord): string;
+  /** How many more tasks this process can take now, lane by lane (its free lane capacity), holding `held` tasks per lane (`total` in all). */
+  wants(held: ReadonlyMap<string, number>, total: number): ClaimWant[];
   /** The lease length: leases are renewed every third of it. */
   leaseMs(): number;
   /** Claims at least this often, whether woken or not (a notification can be missed). */
@@ -34,7 +37,15 @@ export interface ClaimerOptions {
  */
 export function createClaimer(options: ClaimerOptions) {
   const { leases, log } = options;
-  const held = new Set<string>();
+  /** The tasks leased here, with their lane. */
+  const held = new Map<string, string>();
+  /** Tasks held (or promised: being created leased to this process) per lane. */
+  const perLane = new Map<string, number>();
+  const count = (lane: string, by: number) => {
+    const next = (perLane.get(lane) ?? 0) + by;
+    if (next > 0) perLane.set(lane, next);
+    else perLane.delete(lane);
+  };
   /**
    * Tasks run here whose lease could not be given back (the store was out of reach): given back
    * before the next claim, so they are claimed again at once, not only when the lease expires.
@@ -56,7 +67,14 @@ export function createClaimer(options: ClaimerOptions) {
 
   /** Runs a task leased to this process, and gives its lease back once it has run. */
   function hold(task: TaskRecord): void {
-    held.add(task.id);
+    let lane = '';
+    try {
+      lane = options.laneOf(task);
+    } catch {
+      // A task whose lane cannot be named fails when it runs; it holds no lane's room meanwhile.
+    }
+    held.set(task.id, lane);
+    count(lane, 1);
     const done = options
       .run(task)
       .catch((err: Error) => log(`task ${task.id}: ${err.message}`))
@@ -64,6 +82,7 @@ export function createClaimer(options: ClaimerOptions) {
         // Closing: close() gives back every lease still held, this one included (its queued items were dropped, not run).
         if (closing) return;
         held.delete(task.id);
+        count(lane, -1);
         await leases.release(task.id).catch((err: Error) => {
           unreleased.add(task.id);
           log(`task ${task.id}: lease not released (${err.message}); given back with the next claim`);
@@ -89,9 +108,10 @@ export function createClaimer(options: ClaimerOptions) {
         await leases.release(id);
         unreleased.delete(id);
       }
-      const limit = Math.max(0, options.capacity(held.size + promised));
+      const wants = options.wants(perLane, held.size + promised).filter((want) => want.limit > 0);
+      const limit = wants.reduce((sum, want) => sum + want.limit, 0);
       if (limit === 0) return;
-      const tasks = await leases.claim(limit);
+      const tasks = await leases.claim(wants);
       drained = tasks.length < limit;
       for (const task of tasks) {
         if (closing) {
@@ -116,7 +136,7 @@ export function createClaimer(options: ClaimerOptions) {
 
   async function heartbeat(): Promise<void> {
     if (stopped || held.size === 0) return;
-    const ids = [...held];
+    const ids = [...held.keys()];
     try {
       const kept = new Set(await leases.renew(ids));
       for (const id of ids) if (!kept.has(id) && held.has(id)) log(`task ${id}: lease lost (settled elsewhere, or expired); its items are checked before each run`);
@@ -168,23 +188,28 @@ export function createClaimer(options: ClaimerOptions) {
      * here with no claim): while it has room, counting the tasks already promised. A yes is
      * followed by `adopt` once the task is created, or `unused` if it is not.
      */
-    offer(): boolean {
-      if (closing || options.capacity(held.size + promised) <= 0) return false;
+    offer(lane: string): boolean {
+      if (closing) return false;
+      const room = options.wants(perLane, held.size + promised).find((want) => want.lane === lane)?.limit ?? 0;
+      if (room <= 0) return false;
       promised++;
+      count(lane, 1);
       return true;
     },
-    /** A task created leased to this process (after `offer`): run it as if claimed. */
-    adopt(task: TaskRecord): void {
+    /** A task created leased to this process (after `offer(lane)`): run it as if claimed. */
+    adopt(task: TaskRecord, lane: string): void {
       promised = Math.max(0, promised - 1);
+      count(lane, -1);
       if (closing) {
         void leases.release(task.id).catch(() => undefined);
         return;
       }
       hold(task);
     },
-    /** An offer not taken up: the create failed, or its task was not handed over. */
-    unused(): void {
+    /** An offer (of `lane`) not taken up: the create failed, or its task was not handed over. */
+    unused(lane: string): void {
       promised = Math.max(0, promised - 1);
+      count(lane, -1);
     },
     /** Whether this process holds the lease of task `id`. */
     holds: (id: string): boolean => held.has(id),
@@ -203,8 +228,9 @@ export function createClaimer(options: ClaimerOptions) {
       stopped = true;
       clearTimeout(beatTimer);
       await Promise.race([Promise.allSettled([...running]), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-      await Promise.all([...held, ...unreleased].map((id) => leases.release(id).catch(() => undefined)));
+      await Promise.all([...held.keys(), ...unreleased].map((id) => leases.release(id).catch(() => undefined)));
       held.clear();
+      perLane.clear();
       unreleased.clear();
     },
   };

@@ -46,9 +46,9 @@ const MAX_PAYLOAD = 7000;
  * Announces on `channel` the parts it is given, coalesced: the parts added in one turn of the
  * event loop, or while the notification before is on its way, go out together, joined by
  * `separator` (in as few notifications as the payload limit allows), or, with `latest`, only
- * the newest of them. A notification that cannot be sent is logged with `failed`.
+ * the newest of them; with `distinct`, each part once. A notification that cannot be sent is logged with `failed`.
  */
-export function announcer(signals: Pick<StoreSignals, 'notify'>, channel: string, options: { separator?: string; latest?: boolean; failed: (err: Error) => void }) {
+export function announcer(signals: Pick<StoreSignals, 'notify'>, channel: string, options: { separator?: string; latest?: boolean; distinct?: boolean; failed: (err: Error) => void }) {
   let parts: string[] = [];
   let sending = false;
   let scheduled = false;
@@ -88,6 +88,8 @@ export function announcer(signals: Pick<StoreSignals, 'notify'>, channel: string
   }
   return {
     add(part: string): void {
+      // `distinct`: a part already waiting to go out is not added again (the lanes of a batch of creates).
+      if (options.distinct && parts.includes(part)) return;
       parts.push(part);
       if (!sending) schedule();
     },

@@ -2,7 +2,9 @@ import type { ConfigSource } from '../../config/source.js';
 import type { EventBus } from '../../services/events.js';
 import type { TaskRecord } from '../../store/records.js';
 import type { Store } from '../../store/types.js';
+import type { Deadlines } from '../deadlines.js';
 import type { LaneBacklog } from '../load-limits.js';
+import type { FleetKeySlots } from '../runner/key-gate.js';
 import type { Lanes } from '../runner/lanes.js';
 import type { TaskRunner } from '../runner/task-runner.js';
 import type { TaskProgress } from '../task-progress.js';
@@ -48,7 +50,7 @@ export interface TaskIntake extends LaneBacklog {
    * it, so it runs here at once, with no claim and no notification. The lease goes to
    * `enqueue` with the task once created, or `unused()` is called if the create fails.
    */
-  leaseForCreate(): CreateLease | undefined;
+  leaseForCreate(lane: string): CreateLease | undefined;
   /**
    * Starts this process's part: with `work`, it works (takes tasks, sweeps, dispatches where
    * this process is the one to); without, it only serves (`serve --no-work`).
@@ -75,12 +77,17 @@ export interface IntakeDeps {
   progress: Pick<TaskProgress, 'definition'>;
   /** The expiry sweep (the task service's), answering the ids it expired. */
   sweep(): Promise<string[]>;
+  /** Task deadlines of this process: pending tasks found at start, and those a fleet poll finds, are added. */
+  deadlines: Pick<Deadlines, 'add'>;
   /** Live status streams: read again after notifications from other processes may have been missed. */
   streams: Pick<TaskStreams, 'refresh'>;
   events: EventBus;
   config: ConfigSource;
   log: (message: string) => void;
 }
+
+/** Fleet-wide slots of keys with a maxConcurrent, where processes share the store; none where one process owns it (its lanes' count is the fleet's). */
+export const fleetKeySlotsOf = (store: Store): FleetKeySlots | undefined => store.shared?.keySlots;
 
 /** The one place an intake is chosen: shared when the store is shared by several processes, else local. */
 export function openIntake(store: Store, deps: IntakeDeps): TaskIntake {

@@ -22,7 +22,10 @@ export function createLocalIntake(store: Pick<Store, 'tasks'>, deps: IntakeDeps)
       await work.recover();
       dispatcher = work.dispatcher();
       dispatcher.start();
-      runner.resume(await store.tasks.listPending());
+      const pending = await store.tasks.listPending();
+      // A deadline survives a restart: one that passed meanwhile ends its task at once.
+      for (const task of pending) if (task.deadlineAt !== undefined) deps.deadlines.add(task.id, task.deadlineAt);
+      runner.resume(pending);
       sweeper = startSweepTimer(deps.sweep, config, log);
     },
     async close(graceMs) {

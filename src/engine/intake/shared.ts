@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { ConfigSource } from '../../config/source.js';
 import type { EventBus } from '../../services/events.js';
 import type { TaskRecord } from '../../store/records.js';
-import type { SharedQueueStore } from '../../store/types.js';
+import type { ClaimWant, SharedQueueStore } from '../../store/types.js';
 import type { Lanes } from '../runner/lanes.js';
 import type { TaskRunner } from '../runner/task-runner.js';
 import { startSweepTimer } from '../sweep-timer.js';
@@ -28,24 +28,26 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
   let dispatcher: ReturnType<typeof electDispatcher> | undefined;
   let claiming: Awaited<ReturnType<typeof startClaiming>> | undefined;
   let sweeper: { stop(): void } | undefined;
-  // The creates of one batch (or of one turn of the event loop) are announced by one notification.
-  const created = announcer(signals, CHANNELS.created, { latest: true, failed: (err) => log(`created notification not sent (${err.message}); a worker's poll finds the tasks`) });
+  // The creates of one batch (or of one turn of the event loop) are announced by one notification, naming their lanes.
+  const created = announcer(signals, CHANNELS.created, { separator: '\n', distinct: true, failed: (err) => log(`created notification not sent (${err.message}); a worker's poll finds the tasks`) });
+  const laneOf = (task: TaskRecord) => deps.progress.definition(task.type).lane(task.request);
   return {
     enqueue(task, lease) {
+      let lane: string;
       try {
-        deps.progress.definition(task.type).lane(task.request);
+        lane = laneOf(task);
       } catch (err) {
         lease?.unused();
         throw err;
       }
       // Created leased to this process: it runs here; otherwise the working processes are told.
-      if (lease && claiming) claiming.adopt(task);
-      else created.add(task.id);
+      if (lease && claiming) claiming.adopt(task, lane);
+      else created.add(lane);
     },
-    leaseForCreate() {
-      if (!claiming?.offer()) return undefined;
+    leaseForCreate(lane) {
+      if (!claiming?.offer(lane)) return undefined;
       const offered = claiming;
-      return { owner: offered.workerId, ms: config.current().work.leaseMs, unused: () => offered.unused() };
+      return { owner: offered.workerId, ms: config.current().work.leaseMs, unused: () => offered.unused(lane) };
     },
     queueDelayMs: (lane) => runner.queueDelayMs(lane),
     workerId: () => claiming?.workerId,
@@ -57,7 +59,7 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
       // Each settlement records its event as it happens; this finds those a crash left out, in one process at a time.
       await underLock(signals, SWEEP_LOCK, () => work.recover());
       dispatcher = electDispatcher(signals, () => work.dispatcher(), log);
-      claiming = await startClaiming({ shared, runner, lanes: deps.lanes, events: deps.events, config, log });
+      claiming = await startClaiming({ shared, runner, lanes: deps.lanes, laneOf, events: deps.events, config, log });
       // The sweep runs in one process at a time across the fleet.
       const sweep = async () => {
         const outcome = await underLock(signals, SWEEP_LOCK, deps.sweep);
@@ -76,27 +78,40 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
 }
 
 /**
- * How many more tasks this process takes now: its slots (the widest lane's concurrency, at least
- * `work.defaultConcurrency`) and as many again queued behind them, so a lane does not idle while
- * the next claim is on its way (as the webhook dispatcher reads ahead), less what it holds: the
- * items queued or running in its lanes, or the tasks it holds if more (a task being prepared has
- * no item in a lane yet).
+ * How many more tasks this process takes now, lane by lane: in each lane with pending tasks
+ * (`known`) or work here, its slots and as many again queued behind them, so a lane does not
+ * idle while the next claim is on its way (as the webhook dispatcher reads ahead), less what it
+ * holds there: the items queued or running in the lane, or the tasks it holds for it if more (a
+ * task being prepared has no item in a lane yet). A paused lane takes none.
  */
-function laneCapacity(lanes: Lanes, config: ConfigSource): (held: number) => number {
+function laneWants(lanes: Lanes, known: ReadonlySet<string>, legacy: () => number): (held: ReadonlyMap<string, number>) => ClaimWant[] {
   return (held) => {
-    const { work } = config.current();
-    let slots = work.defaultConcurrency;
-    let busy = 0;
-    for (const lane of Object.values(lanes.stats())) {
-      slots = Math.max(slots, lane.concurrency);
-      busy += lane.running + lane.queued;
+    const stats = lanes.stats();
+    const names = new Set([...known, ...Object.keys(stats), ...held.keys()]);
+    const wants: ClaimWant[] = [];
+    for (const lane of names) {
+      if (lane === '' || lanes.isPaused(lane)) continue;
+      const here = stats[lane];
+      const concurrency = here?.concurrency ?? lanes.get(lane).concurrency;
+      const busy = here ? here.running + here.queued : 0;
+      wants.push({ lane, limit: Math.max(0, 2 * concurrency - Math.max(busy, held.get(lane) ?? 0)) });
     }
-    return Math.max(0, 2 * slots - Math.max(busy, held));
+    const old = legacy();
+    if (old > 0) wants.push({ lane: null, limit: old });
+    return wants;
   };
 }
 
 /** Claims tasks for this process's runner: on each created notification, after a reconnection, and every POLL_MS. */
-async function startClaiming(options: { shared: SharedQueueStore; runner: Pick<TaskRunner, 'run'>; lanes: Lanes; events: EventBus; config: ConfigSource; log: (message: string) => void }) {
+async function startClaiming(options: {
+  shared: SharedQueueStore;
+  runner: Pick<TaskRunner, 'run'>;
+  lanes: Lanes;
+  laneOf: (task: TaskRecord) => string;
+  events: EventBus;
+  config: ConfigSource;
+  log: (message: string) => void;
+}) {
   const { shared, config } = options;
   const workerId = newWorkerId();
   const leaseMs = () => config.current().work.leaseMs;
@@ -106,31 +121,53 @@ async function startClaiming(options: { shared: SharedQueueStore; runner: Pick<T
   const offSettled = options.events.on('task:settled', ({ task }) => {
     if (claimer.holds(task.id)) settledHere.add(task.id);
   });
+  // The lanes with pending tasks: from created notifications as they come, and read again on every poll.
+  const known = new Set<string>();
+  let legacy = false;
+  const refreshLanes = async () => {
+    try {
+      const found = await shared.leases.pendingLanes();
+      for (const lane of known) if (!found.lanes.includes(lane)) known.delete(lane);
+      for (const lane of found.lanes) known.add(lane);
+      legacy = found.legacy;
+    } catch (err) {
+      options.log(`pending lanes not read (${(err as Error).message})`);
+    }
+  };
+  await refreshLanes();
   const claimer = createClaimer({
     leases: {
-      claim: (limit) => shared.leases.claim(workerId, limit, leaseMs()),
+      claim: (wants) => shared.leases.claim(workerId, wants, leaseMs()),
       renew: (ids) => shared.leases.renew(workerId, ids, leaseMs()),
       release: async (id) => {
         if (!settledHere.delete(id)) await shared.leases.release(workerId, id);
       },
     },
     run: (task) => options.runner.run(task),
-    capacity: laneCapacity(options.lanes, config),
+    laneOf: options.laneOf,
+    wants: laneWants(options.lanes, known, () => (legacy ? config.current().work.defaultConcurrency : 0)),
     leaseMs,
     pollMs: POLL_MS,
     log: options.log,
   });
   let open = true;
-  await shared.signals.listen(CHANNELS.created, () => open && claimer.wake());
+  await shared.signals.listen(CHANNELS.created, (payload) => {
+    if (!open) return;
+    for (const lane of payload.split('\n')) if (lane) known.add(lane);
+    claimer.wake();
+  });
   shared.signals.onReconnect(() => open && claimer.wake());
+  const poll = setInterval(() => void refreshLanes(), POLL_MS);
+  poll.unref();
   claimer.start();
   return {
     workerId,
-    offer: () => open && claimer.offer(),
-    adopt: (task: TaskRecord) => claimer.adopt(task),
-    unused: () => claimer.unused(),
+    offer: (lane: string) => open && claimer.offer(lane),
+    adopt: (task: TaskRecord, lane: string) => claimer.adopt(task, lane),
+    unused: (lane: string) => claimer.unused(lane),
     async close(stopRunner: () => Promise<void>) {
       open = false;
+      clearInterval(poll);
       offSettled();
       await claimer.close(stopRunner);
     },

@@ -5,7 +5,7 @@ import type { EventBus, ItemFractions } from '../../services/events.js';
 import type { LaneBacklog } from '../load-limits.js';
 import type { TaskProgress } from '../task-progress.js';
 import type { ItemRecord, Prepared, TaskRecord } from '../task-types.js';
-import type { LaneBatch, Lanes } from './lanes.js';
+import type { JobOwner, LaneBatch, Lanes, SlotGrant } from './lanes.js';
 import { createProgressPublisher } from './progress-publisher.js';
 import { abortableSleep, withRetry } from './retry.js';
 import { pauseForSpace, whileStorageFull } from './storage-wait.js';
@@ -30,6 +30,8 @@ export interface TaskRunnerOptions {
   events?: EventBus;
   /** The least time between two `task:progress` events of one task (default PROGRESS_INTERVAL_MS). */
   progressIntervalMs?: number;
+  /** The task's account weight and its key's maxConcurrent, for its place in the lane (none: weight 1, no cap). */
+  owner?: (task: TaskRecord) => Promise<{ weight: number; maxConcurrent?: number }>;
 }
 
 /** Where a task this runner holds stands: in memory only, never journaled. */
@@ -127,6 +129,9 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     return run;
   };
   const abortTask = (taskId: string) => {
+    // Its items still queued leave their lane now: they no longer count ahead of anyone.
+    const batch = live.get(taskId)?.batch;
+    if (batch) lanes.drop(batch);
     forgetProgress(taskId);
     for (const controller of running.get(taskId) ?? []) controller.abort(new Error(`task ${taskId} settled (cancelled) while this item ran`));
   };
@@ -136,6 +141,16 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     promise.finally(() => inFlight.delete(promise)).catch(() => undefined);
     return promise;
   };
+
+  /** Who the task's items belong to in their lane: its account and weight, its key and cap, its priority, its model. */
+  async function ownerOf(task: TaskRecord, prepared: Prepared): Promise<JobOwner> {
+    const { weight, maxConcurrent } = (await options.owner?.(task)) ?? { weight: 1 };
+    const owner: JobOwner = { account: task.accountId, key: task.apiKeyId, priority: task.priority ?? 0, weight };
+    if (maxConcurrent !== undefined) owner.maxConcurrent = maxConcurrent;
+    const affinity = tasks.definition(task.type).affinity?.(task, prepared);
+    if (affinity !== undefined) owner.affinity = affinity;
+    return owner;
+  }
 
   const itemPending = (task: TaskRecord | undefined, index: number): task is TaskRecord => task?.status === 'pending' && task.items[index]?.status === 'pending';
 
@@ -179,7 +194,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     });
 
   /** Runs one item to its outcome; false when there was nothing to run (already settled, or stopping). */
-  async function runItem(taskId: string, index: number, prepared: Prepared, entry: LiveTask): Promise<boolean> {
+  async function runItem(taskId: string, index: number, prepared: Prepared, entry: LiveTask, slot: SlotGrant): Promise<boolean> {
     if (stopping.signal.aborted) return false;
     const task = await tasks.getTask(taskId);
     if (!itemPending(task, index)) return false;
@@ -193,7 +208,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
             (attempt) => {
               const run = beginRun(taskId, entry, index);
               const reportProgress = (fraction: number) => report(taskId, entry, index, run, fraction);
-              return def.runItem({ task, request: task.request, index, attempt, prepared, signal, reportProgress });
+              return def.runItem({ task, request: task.request, index, attempt, prepared, signal, reportProgress, preferredProvider: slot.provider, engineDone: slot.release });
             },
             {
               maxAttempts: def.maxAttempts,
@@ -282,8 +297,11 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       // A job close() drops before it starts resolves at once, so only running items hold close() up.
       const queued = lanes.runBatch(
         laneName,
-        pendingItems.map((index) => () => runItem(task.id, index, prepared, entry)),
+        pendingItems.map((index) => (slot: SlotGrant) => runItem(task.id, index, prepared, entry, slot)),
+        await ownerOf(task, prepared),
       );
+      // Settled while it was being queued (a cancel, a deadline): nothing of it waits in the lane.
+      if (entry.settled) lanes.drop(queued.batch);
       entry.batch = queued.batch;
       const jobs = queued.jobs.map((job, i) => track(job.catch((err: Error) => log(`task ${task.id} item ${pendingItems[i]}: ${err.message}`))));
       // An item whose handler ignores its signal may never settle: stopping resolves this instead.

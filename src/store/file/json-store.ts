@@ -1,5 +1,18 @@
 import { type DumpCounts, type DumpKind, type DumpRecord, StoreNotEmptyError, zeroCounts } from '../dump.js';
-import type { AccountRepo, ApiKeyRepo, BillingRepo, ConsoleSessionRepo, DestinationRepo, IdempotencyRepo, LanePauseRepo, RequestWindowRepo, SecretRepo, Store, TaskRepo, WebhookRepo } from '../types.js';
+import type {
+  AccountRepo,
+  ApiKeyRepo,
+  BillingRepo,
+  ConsoleSessionRepo,
+  DestinationRepo,
+  IdempotencyRepo,
+  LanePauseRepo,
+  RequestWindowRepo,
+  SecretRepo,
+  Store,
+  TaskRepo,
+  WebhookRepo,
+} from '../types.js';
 import type { Collection } from './collection.js';
 import { JournalEngine, type JournalEngineOptions } from './journal-engine.js';
 import { createAccountRepo } from './repos/accounts.js';

@@ -69,7 +69,11 @@ export function createPgAccountRepo(db: Db): AccountRepo {
     },
     async update(id, changes, at) {
       if (hasNul(id)) return undefined;
-      const { rows } = await db.query<{ id: string }>('UPDATE accounts SET weight = coalesce($2, weight), updated_at = greatest(updated_at, $3) WHERE id = $1 RETURNING id', [id, changes.weight ?? null, at]);
+      const { rows } = await db.query<{ id: string }>('UPDATE accounts SET weight = coalesce($2, weight), updated_at = greatest(updated_at, $3) WHERE id = $1 RETURNING id', [
+        id,
+        changes.weight ?? null,
+        at,
+      ]);
       if (rows.length === 0) return undefined;
       const read = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM ${ACCOUNTS} WHERE id = $1`, [id]);
       return accountOf(read.rows[0]);

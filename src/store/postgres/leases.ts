@@ -3,6 +3,58 @@ import { groupCommit } from './group-commit.js';
 import { type Db, hasNul } from './sql.js';
 import { PENDING, TASK_COLUMNS, type TaskRow, taskOf } from './task-rows.js';
 
+/**
+ * Takes pending tasks for worker $1, per lane $2 at most $3 of them, in the lane's fair order
+ * (docs/scheduling.md): priority, then the start tag given at create, then age, from the
+ * `tasks_queue` index. A few more candidates than asked are locked (SKIP LOCKED: two claims at
+ * once take different ones), so that tasks of a key already running its maxConcurrent elsewhere
+ * (as many of its tasks leased as the cap) can be passed over without a walk of the queue. Each
+ * lane's virtual time moves up to the tags it starts. $4 tasks created before lanes were kept are
+ * taken oldest first. The ids claimed are kept in a transaction-local setting.
+ */
+const CLAIM = `WITH want AS (
+  SELECT * FROM unnest($2::text[], $3::int[]) AS w(lane, n)
+), candidates AS (
+  SELECT c.* FROM want, LATERAL (
+    SELECT t.id, t.lane, t.vstart, t.priority, t.seq, t.api_key_id FROM tasks t
+    WHERE t.lane = want.lane AND t.status = 'pending' AND (t.lease_until IS NULL OR t.lease_until < now())
+    ORDER BY t.priority DESC, t.vstart, t.seq LIMIT want.n * 2 + 4 FOR UPDATE SKIP LOCKED
+  ) c
+), capped AS (
+  SELECT k.id, substring(k.doc from '"maxConcurrent":([0-9]+)')::int AS cap,
+         (SELECT count(*) FROM tasks l WHERE l.api_key_id = k.id AND l.status = 'pending' AND l.lease_owner IS NOT NULL AND l.lease_until > now()) AS leased
+  FROM api_keys k WHERE k.id IN (SELECT api_key_id FROM candidates) AND k.doc LIKE '%"maxConcurrent":%'
+), allowed AS (
+  SELECT c.*, row_number() OVER (PARTITION BY c.api_key_id ORDER BY c.priority DESC, c.vstart, c.seq) AS of_key FROM candidates c
+), ranked AS (
+  SELECT a.id, a.lane, a.vstart, row_number() OVER (PARTITION BY a.lane ORDER BY a.priority DESC, a.vstart, a.seq) AS of_lane
+  FROM allowed a LEFT JOIN capped k ON k.id = a.api_key_id
+  WHERE k.id IS NULL OR k.cap IS NULL OR k.leased + a.of_key <= k.cap
+), picked AS (
+  SELECT r.id, r.lane, r.vstart FROM ranked r JOIN want w ON w.lane = r.lane WHERE r.of_lane <= w.n
+), legacy AS (
+  SELECT t.id FROM tasks t WHERE $4 > 0 AND t.lane IS NULL AND t.status = 'pending' AND (t.lease_until IS NULL OR t.lease_until < now())
+  ORDER BY t.seq LIMIT $4 FOR UPDATE SKIP LOCKED
+), claimed AS (
+  UPDATE tasks SET lease_owner = $1, lease_until = now() + $5 * interval '1 millisecond'
+  WHERE id IN (SELECT id FROM picked UNION ALL SELECT id FROM legacy)
+  RETURNING id
+), clock AS (
+  INSERT INTO lane_clocks (lane, vtime) SELECT lane, max(vstart) FROM picked GROUP BY lane ORDER BY lane
+  ON CONFLICT (lane) DO UPDATE SET vtime = greatest(lane_clocks.vtime, excluded.vtime)
+)
+SELECT set_config('imgtask.claimed', coalesce(json_agg(id)::text, '[]'), true) FROM claimed`;
+
+/** The lanes with pending tasks (a loose index scan: one probe per lane, whatever the backlog), and whether tasks created before lanes were kept wait. */
+const PENDING_LANES = `WITH RECURSIVE l AS (
+  (SELECT lane FROM tasks WHERE status = 'pending' AND lane IS NOT NULL ORDER BY lane LIMIT 1)
+  UNION ALL
+  SELECT (SELECT t.lane FROM tasks t WHERE t.status = 'pending' AND t.lane > l.lane ORDER BY t.lane LIMIT 1) FROM l WHERE l.lane IS NOT NULL
+)
+SELECT lane, false AS legacy FROM l WHERE lane IS NOT NULL
+UNION ALL
+SELECT NULL, true WHERE EXISTS (SELECT 1 FROM tasks WHERE status = 'pending' AND lane IS NULL)`;
+
 /** The most leases given back in one statement. */
 const MAX_RELEASES = 256;
 
@@ -34,26 +86,22 @@ export function createPgLeaseRepo(db: Db): LeaseRepo {
     },
   });
   return {
-    async claim(workerId, limit, leaseMs) {
-      if (limit <= 0) return [];
-      // SKIP LOCKED: a row another claim (or a write) holds is passed over, not waited for, so two
-      // claims at once take different tasks. The first statement leases them and keeps their ids
-      // for the rest of the transaction (a transaction-local setting); the second reads the tasks,
-      // as they are once leased (the first one's reads are as of when it began). One round trip.
+    async claim(workerId, wants, leaseMs) {
+      const lanes = wants.filter((want) => want.lane !== null && want.limit > 0 && !hasNul(want.lane));
+      const legacy = wants.find((want) => want.lane === null)?.limit ?? 0;
+      if (lanes.length === 0 && legacy <= 0) return [];
+      // One round trip: CLAIM leases the tasks and keeps their ids for the rest of the transaction
+      // (a transaction-local setting); the second statement reads them as they are once leased.
       const [, claimed] = await db.batch([
-        {
-          text: `WITH claimed AS (
-                   UPDATE tasks SET lease_owner = $1, lease_until = now() + $3 * interval '1 millisecond'
-                   WHERE id IN (SELECT id FROM tasks WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < now()) ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED)
-                   RETURNING id
-                 )
-                 SELECT set_config('imgtask.claimed', coalesce(json_agg(id)::text, '[]'), true) FROM claimed`,
-          values: [workerId, limit, leaseMs],
-        },
-        { text: `SELECT ${TASK_COLUMNS}, t.seq FROM tasks t WHERE t.id IN (SELECT json_array_elements_text(current_setting('imgtask.claimed')::json))` },
+        { name: 'imgtask_claim', text: CLAIM, values: [workerId, lanes.map((want) => want.lane), lanes.map((want) => want.limit), legacy, leaseMs] },
+        { text: `SELECT ${TASK_COLUMNS}, t.seq, t.priority, t.vstart FROM tasks t WHERE t.id IN (SELECT json_array_elements_text(current_setting('imgtask.claimed')::json))` },
       ]);
-      // Oldest first (sorted here: an ORDER BY could make the planner walk the whole seq index).
-      return (claimed.rows as (TaskRow & { seq: number })[]).sort((a, b) => a.seq - b.seq).map(taskOf);
+      // In claim order: priority, then start tag, then age (sorted here: an ORDER BY could make the planner walk an index).
+      return (claimed.rows as (TaskRow & { seq: number; priority: number; vstart: number })[]).sort((a, b) => b.priority - a.priority || a.vstart - b.vstart || a.seq - b.seq).map(taskOf);
+    },
+    async pendingLanes() {
+      const { rows } = await db.named<{ lane: string | null; legacy: boolean }>({ name: 'imgtask_pending_lanes', text: PENDING_LANES });
+      return { lanes: rows.flatMap((row) => (row.lane === null ? [] : [row.lane])), legacy: rows.some((row) => row.legacy) };
     },
     async renew(workerId, ids, leaseMs) {
       const wanted = ids.filter((id) => !hasNul(id));

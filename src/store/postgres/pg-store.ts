@@ -24,6 +24,7 @@ import { createPgDestinationRepo } from './destinations.js';
 import { pgLoad, pgRecords } from './dump.js';
 import { createDbHealth, type DbHealth } from './health.js';
 import { createPgIdempotencyRepo } from './idempotency.js';
+import { createPgKeySlots } from './key-slots.js';
 import { createPgLanePauseRepo } from './lane-pauses.js';
 import { createPgLeaseRepo } from './leases.js';
 import { currentVersion, schemaProblem } from './migrations.js';
@@ -95,7 +96,7 @@ export class PgStore implements Store {
     const signals = createPgSignals(options.url, options.log, options.applicationName, (err) => this.health.failed(err));
     const db = poolDb(pool, () => this.closed, this.health, this.pipelines);
     this.db = db;
-    this.shared = { signals, leases: createPgLeaseRepo(db) };
+    this.shared = { signals, leases: createPgLeaseRepo(db), keySlots: createPgKeySlots(signals) };
     this.accounts = createPgAccountRepo(db);
     this.apiKeys = createPgApiKeyRepo(db);
     this.tasks = createPgTaskRepo(db);

@@ -119,6 +119,16 @@ export function createPgSignals(url: string, log?: (message: string) => void, ap
       if (rows[0].locked) held.add(key);
       return rows[0].locked;
     },
+    async tryLockAny(keys) {
+      // The rows are tried in order and the first lock taken ends the scan (LIMIT 1): no other is taken.
+      const { rows } = await statement<{ key: string }>('SELECT k::text AS key FROM unnest($1::bigint[]) WITH ORDINALITY AS u(k, n) WHERE pg_try_advisory_lock(k) ORDER BY n LIMIT 1', [
+        keys.filter((key) => !held.has(key)),
+      ]);
+      if (rows.length === 0) return null;
+      const key = Number(rows[0].key);
+      held.add(key);
+      return key;
+    },
     async unlock(key) {
       if (!held.delete(key)) return;
       await statement('SELECT pg_advisory_unlock($1)', [key]);

@@ -35,9 +35,11 @@ const LOCK_ACCOUNTS = 'SELECT 1 FROM accounts WHERE id = ANY($1::text[]) ORDER B
  */
 const CREATE = `WITH m AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::text[],
-                       $11::text[], $12::text[], $13::text[], $14::text[], $15::bigint[], $16::bigint[], $17::text[], $18::int[], $19::int[])
+                       $11::text[], $12::text[], $13::text[], $14::text[], $15::bigint[], $16::bigint[], $17::text[], $18::int[], $19::int[],
+                       $32::text[], $33::int[], $34::timestamptz[], $35::int[])
     WITH ORDINALITY AS m(id, account_id, api_key_id, type, status, estimate, cost, created_at, updated_at, event_id,
-                         result, errors, prepared, doc, reserve, limit_amount, limit_period, pairs_from, pairs_to, ord)
+                         result, errors, prepared, doc, reserve, limit_amount, limit_period, pairs_from, pairs_to,
+                         lane, priority, deadline_at, item_count, ord)
 ), need AS (
   SELECT account_id AS id, sum(estimate) AS total FROM m GROUP BY account_id
 ), ${foldCtes('$29::text[]')}, limited AS (
@@ -55,13 +57,27 @@ const CREATE = `WITH m AS (
   FROM need LEFT JOIN LATERAL (SELECT * FROM accounts a WHERE a.id = need.id) a ON true LEFT JOIN folded f ON f.account_id = need.id
 ), ok AS (
   SELECT m.* FROM m JOIN verdict v ON v.account_id = m.account_id WHERE v.verdict = 'ok'
+), tagged AS (
+  SELECT ok.ord, ok.account_id, ok.lane,
+         greatest(coalesce(c.vtime, 0), coalesce(f.finish, 0))
+           + coalesce(sum(ok.item_count::float8 / a.weight) OVER (PARTITION BY ok.account_id, ok.lane ORDER BY ok.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS vstart,
+         ok.item_count::float8 / a.weight AS span
+  FROM ok JOIN accounts a ON a.id = ok.account_id
+    LEFT JOIN lane_clocks c ON c.lane = ok.lane LEFT JOIN fair_tags f ON f.account_id = ok.account_id AND f.lane = ok.lane
+  WHERE ok.lane IS NOT NULL AND ok.status = 'pending'
+), tags AS (
+  INSERT INTO fair_tags (account_id, lane, finish)
+  SELECT account_id, lane, max(vstart + span) FROM tagged GROUP BY account_id, lane ORDER BY account_id, lane
+  ON CONFLICT (account_id, lane) DO UPDATE SET finish = greatest(fair_tags.finish, excluded.finish)
 ), task AS (
   INSERT INTO tasks (id, account_id, api_key_id, type, status, estimate, cost, created_at, updated_at, event_id, settled_seq, metadata_pairs, result, errors, prepared, doc,
-                     lease_owner, lease_until)
-  SELECT ok.id, account_id, api_key_id, type, status, estimate, cost, created_at, updated_at, event_id,
+                     lease_owner, lease_until, lane, priority, vstart, deadline_at)
+  SELECT ok.id, ok.account_id, api_key_id, type, status, estimate, cost, created_at, updated_at, event_id,
          CASE WHEN status <> 'pending' THEN nextval('imgtask_order') END, coalesce(($20::text[])[pairs_from:pairs_to], '{}'), result, errors, prepared, doc,
-         l.owner, CASE WHEN l.owner IS NOT NULL THEN now() + l.ms * interval '1 millisecond' END
-  FROM ok LEFT JOIN unnest($30::text[], $31::bigint[]) WITH ORDINALITY AS l(owner, ms, ord) ON l.ord = ok.ord ORDER BY ok.ord
+         l.owner, CASE WHEN l.owner IS NOT NULL THEN now() + l.ms * interval '1 millisecond' END,
+         ok.lane, ok.priority, coalesce(g.vstart, 0), ok.deadline_at
+  FROM ok LEFT JOIN unnest($30::text[], $31::bigint[]) WITH ORDINALITY AS l(owner, ms, ord) ON l.ord = ok.ord
+    LEFT JOIN tagged g ON g.ord = ok.ord ORDER BY ok.ord
 ), items AS (
   INSERT INTO task_items (task_id, idx, status, doc)
   SELECT i.task_id, i.idx, i.status, i.doc FROM unnest($21::text[], $22::int[], $23::text[], $24::text[]) AS i(task_id, idx, status, doc)
@@ -168,6 +184,10 @@ function statements(members: readonly CreateRequest[]): Statement[] {
         accounts,
         members.map((member) => member.lease?.owner ?? null),
         members.map((member) => member.lease?.ms ?? null),
+        members.map((member) => member.lane ?? null),
+        tasks.map((t) => t.priority ?? 0),
+        tasks.map((t) => t.deadlineAt ?? null),
+        tasks.map((t) => t.items.length),
       ],
     },
   ];

@@ -104,6 +104,11 @@ export function createPgTaskRepo(db: Db): TaskRepo {
       const { rows } = await db.query<{ type: string; status: TaskRecord['status']; count: number }>('SELECT type, status, count(*) AS count FROM tasks GROUP BY type, status ORDER BY type, status');
       return rows;
     },
+    async pastDeadline(at, limit) {
+      if (limit <= 0) return [];
+      const { rows } = await db.query<{ id: string }>(`SELECT id FROM tasks WHERE status = 'pending' AND deadline_at IS NOT NULL AND deadline_at <= $1 ORDER BY deadline_at LIMIT $2`, [at, limit]);
+      return rows.map((row) => row.id);
+    },
     async recent(limit) {
       if (limit <= 0) return [];
       return select('ORDER BY t.id DESC LIMIT $1', [limit]);

@@ -40,7 +40,7 @@ test('GET /tasks/{id} of a pending task has progress with the running item’s f
   assert.equal('progress' in settled, false, 'a settled task has no progress');
 });
 
-test('queue position: tasks ahead of it in its lane while none of its items has started, then none', async (t) => {
+test("queue position: items ahead of it in its lane's order while none of its items has started, then none", async (t) => {
   // On PostgreSQL a process takes as many tasks as twice its widest lane (or defaultConcurrency): room here for all four.
   const h = await startService(t, { config: { work: { lanes: { test: 1 }, defaultConcurrency: 4 } } });
   const first = await create(h, { items: 1, delayMs: 60_000 });
@@ -48,8 +48,9 @@ test('queue position: tasks ahead of it in its lane while none of its items has 
   const second = await create(h, { items: 2, delayMs: 60_000 });
   const third = await create(h, { items: 1, delayMs: 60_000 });
   const fourth = await create(h, { items: 1, delayMs: 60_000 });
-  await eventually(async () => (await get(h, fourth)).progress?.queuePosition === 2);
-  assert.equal((await get(h, third)).progress.queuePosition, 1);
+  // One account: arrival order. The second task's two items are both ahead of the third.
+  await eventually(async () => (await get(h, fourth)).progress?.queuePosition === 3);
+  assert.equal((await get(h, third)).progress.queuePosition, 2);
   assert.equal((await get(h, second)).progress.queuePosition, 0, 'next in its lane');
   assert.equal((await get(h, first)).progress.queuePosition, undefined, 'running');
   const queued = (await get(h, third)).progress;

@@ -108,6 +108,19 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
         return { type, status, count };
       }).filter((entry) => entry.count > 0);
     },
+    async pastDeadline(at, limit) {
+      // A walk of the pending tasks: the file store's own process keeps every deadline on a timer
+      // (engine/deadlines.ts) and never asks; this answers the contract.
+      const due: TaskRecord[] = [];
+      for (const id of state.pendingTasks.ids) {
+        const task = state.tasks.get(id)!;
+        if (task.deadlineAt !== undefined && task.deadlineAt <= at) due.push(task);
+      }
+      return due
+        .sort((a, b) => (a.deadlineAt! < b.deadlineAt! ? -1 : 1))
+        .slice(0, limit)
+        .map((task) => task.id);
+    },
     async recent(limit) {
       // Each account's ids are sorted by time; their tails merged give the newest overall.
       const tails: string[] = [];

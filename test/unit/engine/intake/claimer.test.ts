@@ -31,7 +31,8 @@ test('a lease that could not be given back (the store was out of reach) is given
       },
     },
     run: async () => undefined,
-    capacity: () => 4,
+    laneOf: () => 'L',
+    wants: () => [{ lane: 'L', limit: 4 }],
     leaseMs: () => 60_000,
     pollMs: 60_000,
     log: (message) => logged.push(message),
@@ -55,7 +56,8 @@ function fakeClaimer(pending: TaskRecord[], capacity: number) {
   const released: string[] = [];
   const claimer = createClaimer({
     leases: {
-      async claim(limit) {
+      async claim(wants) {
+        const limit = wants.reduce((sum, want) => sum + want.limit, 0);
         const taken = pending.splice(0, limit);
         claims.push(taken.length);
         return taken;
@@ -66,7 +68,9 @@ function fakeClaimer(pending: TaskRecord[], capacity: number) {
       },
     },
     run: (t) => new Promise<void>((resolve) => finish.set(t.id, resolve)),
-    capacity: (held) => capacity - held,
+    laneOf: () => 'L',
+    // One lane: its room is the capacity less the tasks held (and promised) there.
+    wants: (held) => [{ lane: 'L', limit: capacity - (held.get('L') ?? 0) }],
     leaseMs: () => 60_000,
     pollMs: 60_000,
     log: () => undefined,
@@ -114,26 +118,26 @@ test('tasks created leased to this process (offer, adopt) run with no claim, cou
   await turns(3);
   assert.deepEqual(claims, [0], 'the claim at start found nothing');
 
-  assert.equal(claimer.offer(), true);
-  assert.equal(claimer.offer(), true);
-  assert.equal(claimer.offer(), false, 'two promised fill a room of two');
-  claimer.unused(); // one create failed
-  assert.equal(claimer.offer(), true, 'the room of a create that failed is free again');
+  assert.equal(claimer.offer('L'), true);
+  assert.equal(claimer.offer('L'), true);
+  assert.equal(claimer.offer('L'), false, 'two promised fill a room of two');
+  claimer.unused('L'); // one create failed
+  assert.equal(claimer.offer('L'), true, 'the room of a create that failed is free again');
 
-  claimer.adopt(task('tsk_a'));
-  claimer.adopt(task('tsk_b'));
+  claimer.adopt(task('tsk_a'), 'L');
+  claimer.adopt(task('tsk_b'), 'L');
   await turns(3);
   assert.equal(claimer.held(), 2);
   assert.ok(finish.has('tsk_a') && finish.has('tsk_b'), 'both run');
-  assert.equal(claimer.offer(), false, 'held tasks fill the room');
+  assert.equal(claimer.offer('L'), false, 'held tasks fill the room');
   assert.deepEqual(claims, [0], 'adopting queries nothing');
 
   finish.get('tsk_a')!();
   while (released.length === 0) await turns(1);
   assert.deepEqual(released, ['tsk_a'], 'its lease is given back once it has run');
-  assert.equal(claimer.offer(), true, 'room again');
-  claimer.unused();
+  assert.equal(claimer.offer('L'), true, 'room again');
+  claimer.unused('L');
   finish.get('tsk_b')!();
   await claimer.close(async () => undefined);
-  assert.equal(claimer.offer(), false, 'a closing process takes nothing');
+  assert.equal(claimer.offer('L'), false, 'a closing process takes nothing');
 });

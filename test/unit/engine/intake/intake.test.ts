@@ -32,6 +32,7 @@ function fakes() {
       return [];
     },
     streams: { refresh: () => undefined },
+    deadlines: { add: () => undefined },
     events: new EventBus(),
     config: createConfigSource(loadConfig({ env: {} })),
     log: () => undefined,
@@ -56,7 +57,7 @@ test('a store several processes share gets the shared intake: a create notifies 
   const intake = openIntake({ tasks, shared: { signals } as unknown as SharedQueueStore } as unknown as Store, deps);
   intake.enqueue(task('tsk_9'));
   await turn();
-  assert.deepEqual(did, ['notify imgtask_task_created tsk_9']);
+  assert.deepEqual(did, ['notify imgtask_task_created test'], 'naming the lane it waits in');
 });
 
 test('on a shared store, the creates of one batch are announced by one notification, and those made while it is on its way by one more', async () => {
@@ -71,14 +72,14 @@ test('on a shared store, the creates of one batch are announced by one notificat
   const intake = openIntake({ tasks, shared: { signals } as unknown as SharedQueueStore } as unknown as Store, deps);
   for (let n = 1; n <= 50; n++) intake.enqueue(task(`tsk_${n}`));
   await turn();
-  assert.deepEqual(did, ['notify imgtask_task_created tsk_50'], 'one for the fifty');
+  assert.deepEqual(did, ['notify imgtask_task_created test'], 'one for the fifty, naming their lane once');
   for (let n = 51; n <= 80; n++) intake.enqueue(task(`tsk_${n}`));
   await turn();
   assert.equal(did.length, 1, 'none while the first is on its way');
   sent();
   await turn();
   await turn();
-  assert.deepEqual(did, ['notify imgtask_task_created tsk_50', 'notify imgtask_task_created tsk_80']);
+  assert.deepEqual(did, ['notify imgtask_task_created test', 'notify imgtask_task_created test']);
 });
 
 test('a working local start records what a crash left out, starts the one dispatcher, resumes the pending tasks and sweeps; close stops the runner, then the dispatcher', async () => {

@@ -168,18 +168,18 @@ test('the last value is delivered: reports within the interval are folded into o
   assert.equal(s.sent.length, 2);
 });
 
-test('queue position: tasks ahead in the lane while none of its items has started, exact behind a busy lane; estimates once the lane has an item time', async (t) => {
+test("queue position: items ahead in the lane's order while none of its items has started, exact behind a busy lane; estimates once the lane has an item time", async (t) => {
   const s = setup(t);
   const runs = [s.runner.run(s.make('tsk_1')), s.runner.run(s.make('tsk_2', 2)), s.runner.run(s.make('tsk_3')), s.runner.run(s.make('tsk_4'))];
   const first = await s.item('tsk_1:0');
   const position = (id: string) => s.runner.progressOf(id)?.queuePosition;
-  assert.deepEqual(['tsk_1', 'tsk_2', 'tsk_3', 'tsk_4'].map(position), [undefined, 0, 1, 2], 'the running task has none; each queued one counts the tasks ahead of it');
+  assert.deepEqual(['tsk_1', 'tsk_2', 'tsk_3', 'tsk_4'].map(position), [undefined, 0, 2, 3], 'the running task has none; each queued one counts the items ahead of it (tsk_2 has two)');
   assert.equal(s.runner.progressOf('tsk_3')?.startInMs, undefined, 'no item of the lane has finished: no estimate');
   assert.equal(s.runner.progressOf('tsk_3')?.finishInMs, undefined);
 
   first.succeed();
   const second = await s.item('tsk_2:0');
-  assert.deepEqual(['tsk_2', 'tsk_3', 'tsk_4'].map(position), [undefined, 1, 2], 'a task whose first item started is no longer queued, and still ahead while its second waits');
+  assert.deepEqual(['tsk_2', 'tsk_3', 'tsk_4'].map(position), [undefined, 1, 2], 'a task whose first item started has no position, and its second item is still ahead of the others');
   const estimates = (id: string) => s.runner.progressOf(id)!;
   assert.ok(estimates('tsk_3').startInMs! >= 0, 'an estimate once an item of the lane has finished');
   assert.ok(estimates('tsk_4').startInMs! >= estimates('tsk_3').startInMs!, 'a task further back starts later');
@@ -197,7 +197,7 @@ test('queue position: tasks ahead in the lane while none of its items has starte
   assert.equal(s.runner.progressOf('tsk_4'), undefined, 'a task run to its end is no longer held');
 });
 
-test('with a thousand tasks queued the position of the last is exact, asked in constant time', async (t) => {
+test('with a thousand tasks queued the position of the last is exact, asked in O(log n)', async (t) => {
   const s = setup(t, { concurrency: 4 });
   const queued = 1000;
   for (let n = 0; n < queued; n++) void s.runner.run(s.make(`tsk_${n}`));
