@@ -1,6 +1,7 @@
 import { AppError } from '../domain/errors.js';
 import { randomId, sortableId } from '../domain/ids.js';
 import { formatUsd, type Micros } from '../domain/money.js';
+import { ACCOUNT_WEIGHT } from '../domain/scheduling.js';
 import { isoTime } from '../domain/time.js';
 import type { AccountRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
@@ -14,6 +15,8 @@ export interface AccountView {
   balance: string;
   reserved: string;
   available: string;
+  /** Its share of a lane against other accounts with queued work. */
+  weight: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -25,6 +28,7 @@ export function toAccountView(account: AccountRecord, reserved: Micros = 0): Acc
     balance: formatUsd(account.balance),
     reserved: formatUsd(reserved),
     available: formatUsd(account.balance - reserved),
+    weight: account.weight ?? ACCOUNT_WEIGHT.default,
     createdAt: account.createdAt,
     updatedAt: account.updatedAt,
   };
@@ -44,12 +48,24 @@ export function createAccountService(store: Store, clock: Clock) {
     return store.accounts.credit({ id: randomId('crd'), accountId: account.id, amount, note, createdAt: isoTime(clock.now()) });
   }
 
+  /** Sets an account's scheduling weight (imgtask accounts set --weight). */
+  async function setWeight(ref: string, weight: number): Promise<AccountRecord> {
+    const account = await find(ref);
+    if (!Number.isInteger(weight) || weight < ACCOUNT_WEIGHT.min || weight > ACCOUNT_WEIGHT.max) {
+      throw new AppError('VALIDATION_ERROR', `a weight is a whole number from ${ACCOUNT_WEIGHT.min} to ${ACCOUNT_WEIGHT.max}`);
+    }
+    const updated = await store.accounts.update(account.id, { weight }, isoTime(clock.now()));
+    if (!updated) throw new AppError('VALIDATION_ERROR', `no account "${ref}"`);
+    return updated;
+  }
+
   /** An account with its reserve, as operators see it. */
   const view = async (account: AccountRecord): Promise<AccountView> => toAccountView(account, await store.tasks.reserved(account.id));
 
   return {
     find,
     credit,
+    setWeight,
     view,
     async views(): Promise<AccountView[]> {
       return Promise.all((await store.accounts.list()).map(view));

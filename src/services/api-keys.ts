@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
 import { randomBase62, sortableId } from '../domain/ids.js';
 import { formatUsd, type Micros } from '../domain/money.js';
+import { PRIORITY } from '../domain/scheduling.js';
 import { API_KEY_SCOPES, isTokenOnlyScope } from '../domain/scopes.js';
 import { isoTime } from '../domain/time.js';
 import type { ApiKeyRecord, SpendingLimitPeriod } from '../store/records.js';
@@ -34,10 +35,22 @@ export interface ApiKeyView {
   expiresAt?: string;
   lastUsedAt?: string;
   rotatedFrom?: string;
+  /** null: no bound. */
+  maxConcurrent: number | null;
+  maxPriority: number;
 }
 
 export function toApiKeyView(key: ApiKeyRecord): ApiKeyView {
-  const view: ApiKeyView = { id: key.id, keyPreview: key.preview, userId: key.accountId, scopes: key.scopes, spendingLimitPeriod: key.spendingLimitPeriod, createdAt: key.createdAt };
+  const view: ApiKeyView = {
+    id: key.id,
+    keyPreview: key.preview,
+    userId: key.accountId,
+    scopes: key.scopes,
+    spendingLimitPeriod: key.spendingLimitPeriod,
+    createdAt: key.createdAt,
+    maxConcurrent: key.maxConcurrent ?? null,
+    maxPriority: key.maxPriority ?? PRIORITY.default,
+  };
   if (key.name !== undefined) view.name = key.name;
   if (key.spendingLimit !== undefined) view.spendingLimit = formatUsd(key.spendingLimit);
   if (key.requestsPerMinute !== undefined) view.requestsPerMinute = key.requestsPerMinute;
@@ -65,6 +78,8 @@ export interface UpdateKeyInput {
   expiresAt?: string | null;
   spendingLimit?: Micros | null;
   spendingLimitPeriod?: SpendingLimitPeriod;
+  maxConcurrent?: number | null;
+  maxPriority?: number | null;
 }
 
 export interface CreateKeyInput {
@@ -82,6 +97,8 @@ export interface CreateKeyInput {
   requestsPerMinute?: number;
   /** ISO time, in the future. */
   expiresAt?: string;
+  maxConcurrent?: number;
+  maxPriority?: number;
 }
 
 /**
@@ -146,6 +163,8 @@ export function createApiKeyService(store: Store, clock: Clock, log: (message: s
       if (input.spendingLimit !== undefined) record.spendingLimit = input.spendingLimit;
       if (input.requestsPerMinute !== undefined) record.requestsPerMinute = input.requestsPerMinute;
       if (input.expiresAt !== undefined) record.expiresAt = futureTime(input.expiresAt, clock.now());
+      if (input.maxConcurrent !== undefined) record.maxConcurrent = input.maxConcurrent;
+      if (input.maxPriority !== undefined) record.maxPriority = input.maxPriority;
       const stored = await store.apiKeys.create(record, limits());
       return { apiKey: toApiKeyView(stored), raw };
     },
@@ -172,7 +191,7 @@ export function createApiKeyService(store: Store, clock: Clock, log: (message: s
     async update(owner: Owner, id: string, input: UpdateKeyInput): Promise<ApiKeyView> {
       const changes = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as UpdateKeyInput;
       if (Object.keys(changes).length === 0) {
-        throw new AppError('VALIDATION_ERROR', 'nothing to change: send name, requestsPerMinute, expiresAt, spendingLimit or spendingLimitPeriod');
+        throw new AppError('VALIDATION_ERROR', 'nothing to change: send name, requestsPerMinute, expiresAt, spendingLimit, spendingLimitPeriod, maxConcurrent or maxPriority');
       }
       if (typeof changes.expiresAt === 'string') changes.expiresAt = futureTime(changes.expiresAt, clock.now());
       await liveKey(owner, id);
@@ -182,7 +201,7 @@ export function createApiKeyService(store: Store, clock: Clock, log: (message: s
     },
 
     /**
-     * A new raw key with the old one's account, name, scopes, limits and expiry. The old key
+     * A new raw key with the old one's account, name, scopes, limits (scheduling ones too) and expiry. The old key
      * keeps working for `graceSeconds` (default 24 h; never past its own expiry), or is
      * revoked at once with 0. While it lasts it counts as a live key.
      */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseUsd } from '../../domain/money.js';
+import { ACCOUNT_WEIGHT } from '../../domain/scheduling.js';
 import { adminOp } from './op.js';
 
 const Usd = z.string().refine((value) => parseUsd(value) !== null, 'expected a USD amount such as 10 or 0.5');
@@ -14,6 +15,11 @@ export const accountOps = {
   'accounts.credit': adminOp({
     args: z.object({ account: AccountRef, amount: Usd, note: z.string().optional() }),
     run: async (s, a) => s.accounts.view(await s.accounts.credit(a.account, parseUsd(a.amount)!, a.note)),
+  }),
+  /** An account's settings: its scheduling weight. */
+  'accounts.set': adminOp({
+    args: z.object({ account: AccountRef, weight: z.number().int().min(ACCOUNT_WEIGHT.min).max(ACCOUNT_WEIGHT.max) }),
+    run: async (s, a) => s.accounts.view(await s.accounts.setWeight(a.account, a.weight)),
   }),
   'accounts.list': adminOp({
     args: z.object({}),

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { CreateApiKeyBody } from '../../api/routes/api-keys/create.js';
+import { createKeyFields, keyChanges } from '../../api/routes/api-keys/inputs.js';
 import { RotateApiKeyBody } from '../../api/routes/api-keys/rotate.js';
 import { UpdateApiKeyBody } from '../../api/routes/api-keys/update.js';
 import { AppError } from '../../domain/errors.js';
-import { parseUsd } from '../../domain/money.js';
 import { ALL_SCOPES } from '../../domain/scopes.js';
 import { parseDuration } from '../../domain/time.js';
 import { AccountRef } from './accounts.js';
@@ -13,24 +13,12 @@ export const credentialOps = {
   /** The body of `POST /api-key`, for an account the operator names. */
   'keys.create': adminOp({
     args: CreateApiKeyBody.extend({ account: AccountRef }),
-    run: async (s, a) => {
-      const account = await s.accounts.find(a.account);
-      return s.apiKeys.create({
-        accountId: account.id,
-        name: a.name,
-        scopes: a.scopes,
-        spendingLimit: a.spendingLimit === undefined ? undefined : parseUsd(a.spendingLimit)!,
-        spendingLimitPeriod: a.spendingLimitPeriod,
-        requestsPerMinute: a.requestsPerMinute,
-        expiresAt: a.expiresAt,
-      });
-    },
+    run: async (s, { account, ...body }) => s.apiKeys.create({ ...createKeyFields(body), accountId: (await s.accounts.find(account)).id }),
   }),
   /** The body of `PATCH /api-key/{id}`, for any account's key. */
   'keys.update': adminOp({
     args: UpdateApiKeyBody.extend({ id: z.string().min(1) }),
-    run: async (s, { id, spendingLimit, ...rest }) =>
-      s.apiKeys.update(null, id, { ...rest, spendingLimit: spendingLimit === undefined || spendingLimit === null ? spendingLimit : parseUsd(spendingLimit)! }),
+    run: async (s, { id, ...body }) => s.apiKeys.update(null, id, keyChanges(body)),
   }),
   /** `POST /api-key/{id}/rotate`, for any account's key. */
   'keys.rotate': adminOp({

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { AdminArgs } from '../../app/admin/ops.js';
 import { PERIODS } from '../../domain/periods.js';
+import { MAX_CONCURRENT_BOUND, PRIORITY } from '../../domain/scheduling.js';
 import { API_KEY_SCOPES, isTokenOnlyScope } from '../../domain/scopes.js';
 import { parseDuration } from '../../domain/time.js';
 import { admin } from '../context.js';
@@ -19,8 +20,35 @@ function expiryOption(text: string | undefined): string | undefined {
 
 const SHOWN_ONCE = 'This is the only time the key is shown.';
 
-const describeLimits = (key: { requestsPerMinute?: number; expiresAt?: string }): string =>
-  `${key.requestsPerMinute === undefined ? '' : `, ${key.requestsPerMinute} requests per minute`}${key.expiresAt === undefined ? '' : `, expires ${key.expiresAt}`}`;
+const maxConcurrentOption = (text: string | undefined) => intOption(text, '--max-concurrent', 1, MAX_CONCURRENT_BOUND);
+const maxPriorityOption = (text: string | undefined) => intOption(text, '--max-priority', PRIORITY.min, PRIORITY.max);
+
+/** What keys create reads from its flags, as typed. */
+interface CreateOptions {
+  account: string;
+  name?: string;
+  scopes?: string;
+  spendingLimit?: string;
+  period?: string;
+  requestsPerMinute?: string;
+  expiresAt?: string;
+  maxConcurrent?: string;
+  maxPriority?: string;
+}
+
+/** What keys update reads from its flags: the same, bar account and scopes (a key with other scopes is a new key). */
+type UpdateOptions = Omit<CreateOptions, 'account' | 'scopes'>;
+
+type KeyLimits = { requestsPerMinute?: number; expiresAt?: string; maxConcurrent: number | null; maxPriority: number };
+
+/** The limits a key holds beyond the defaults, as a tail to a line about it. */
+const describeLimits = (key: KeyLimits): string =>
+  [
+    key.requestsPerMinute === undefined ? '' : `, ${key.requestsPerMinute} requests per minute`,
+    key.maxConcurrent === null ? '' : `, at most ${key.maxConcurrent} running at once`,
+    key.maxPriority === PRIORITY.default ? '' : `, priority up to ${key.maxPriority}`,
+    key.expiresAt === undefined ? '' : `, expires ${key.expiresAt}`,
+  ].join('');
 
 export function registerKeyCommands(program: Command): void {
   const keys = program.command('keys').description('Manage API keys');
@@ -35,9 +63,11 @@ export function registerKeyCommands(program: Command): void {
     .option('--period <period>', 'day, week or month (default month)')
     .option('--requests-per-minute <n>', 'requests the key may make per minute (default: no limit)')
     .option('--expires-at <time>', 'when the key stops working: an ISO date-time, or a duration from now such as 30d')
+    .option('--max-concurrent <n>', "at most this many items of the key's tasks run at once, fleet-wide (default: no bound)")
+    .option('--max-priority <n>', `the highest priority a task created with the key may ask for, ${PRIORITY.min} to ${PRIORITY.max} (default ${PRIORITY.default})`)
     .option('--json', 'print one JSON document')
     .action(
-      command(async (ctx, opts: { account: string; name?: string; scopes?: string; spendingLimit?: string; period?: string; requestsPerMinute?: string; expiresAt?: string }) => {
+      command(async (ctx, opts: CreateOptions) => {
         if (opts.period && !opts.spendingLimit) throw new UsageError('--period goes with --spending-limit');
         // The body of POST /api-key: the server checks scopes, amount and period.
         const args = {
@@ -49,6 +79,8 @@ export function registerKeyCommands(program: Command): void {
           spendingLimitPeriod: enumOption(opts.period, '--period', PERIODS),
           requestsPerMinute: intOption(opts.requestsPerMinute, '--requests-per-minute', 1, MAX_RPM),
           expiresAt: expiryOption(opts.expiresAt),
+          maxConcurrent: maxConcurrentOption(opts.maxConcurrent),
+          maxPriority: maxPriorityOption(opts.maxPriority),
         } as AdminArgs<'keys.create'>;
         const created = await admin(ctx, 'keys.create', args);
         printSecret(ctx, created, {
@@ -70,7 +102,7 @@ export function registerKeyCommands(program: Command): void {
         print(ctx, list, () =>
           list.length
             ? table([
-                ['ID', 'PREVIEW', 'NAME', 'SCOPES', 'LIMIT', 'PERIOD', 'RPM', 'EXPIRES', 'LAST USED'],
+                ['ID', 'PREVIEW', 'NAME', 'SCOPES', 'LIMIT', 'PERIOD', 'MAX CONCURRENT', 'MAX PRIORITY', 'RPM', 'EXPIRES', 'LAST USED'],
                 ...list.map((k) => [
                   k.id,
                   k.keyPreview,
@@ -78,6 +110,8 @@ export function registerKeyCommands(program: Command): void {
                   k.scopes.join(','),
                   k.spendingLimit ?? '-',
                   k.spendingLimitPeriod,
+                  k.maxConcurrent === null ? '-' : String(k.maxConcurrent),
+                  String(k.maxPriority),
                   k.requestsPerMinute === undefined ? '-' : String(k.requestsPerMinute),
                   k.expiresAt ?? '-',
                   k.lastUsedAt ?? 'never',
@@ -90,15 +124,17 @@ export function registerKeyCommands(program: Command): void {
 
   keys
     .command('update <id>')
-    .description("Change a key's name, request limit, expiry or spending limit; none removes a setting")
+    .description("Change a key's name, request limit, expiry, spending limit or scheduling limits; none removes a setting")
     .option('--name <name>', 'a label for the key, or none')
     .option('--requests-per-minute <n>', 'requests the key may make per minute, or none')
     .option('--expires-at <time>', 'an ISO date-time, a duration from now such as 30d, or none')
     .option('--spending-limit <usd>', 'spending limit per period, in USD, or none')
     .option('--period <period>', 'day, week or month')
+    .option('--max-concurrent <n>', "at most this many items of the key's tasks run at once, fleet-wide, or none")
+    .option('--max-priority <n>', `the highest priority a task created with the key may ask for, ${PRIORITY.min} to ${PRIORITY.max}, or none (back to ${PRIORITY.default})`)
     .option('--json', 'print one JSON document')
     .action(
-      command(async (ctx, id: string, opts: { name?: string; requestsPerMinute?: string; expiresAt?: string; spendingLimit?: string; period?: string }) => {
+      command(async (ctx, id: string, opts: UpdateOptions) => {
         const orNone = <T>(text: string | undefined, parse: (text: string) => T): T | null | undefined => (text === undefined ? undefined : text === 'none' ? null : parse(text));
         const args = {
           id,
@@ -107,6 +143,8 @@ export function registerKeyCommands(program: Command): void {
           expiresAt: orNone(opts.expiresAt, expiryOption),
           spendingLimit: orNone(opts.spendingLimit, (text) => usdOption(text, '--spending-limit')),
           spendingLimitPeriod: enumOption(opts.period, '--period', PERIODS),
+          maxConcurrent: orNone(opts.maxConcurrent, maxConcurrentOption),
+          maxPriority: orNone(opts.maxPriority, maxPriorityOption),
         } as AdminArgs<'keys.update'>;
         const updated = await admin(ctx, 'keys.update', args);
         print(ctx, updated, () => `updated ${updated.id}${describeLimits(updated)}`);

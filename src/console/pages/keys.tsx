@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { Context, Hono } from 'hono';
+import { createKeyFields, keyChanges } from '../../api/routes/api-keys/inputs.js';
 import { RotateApiKeyBody } from '../../api/routes/api-keys/rotate.js';
-import { parseUsd } from '../../domain/money.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import { accountSession, principalOf, readForm, readFormAll, render, seeOther } from '../http.js';
 import { EditKeyPage, editBody, editValuesFrom, editValuesOf } from '../keys/edit-form.js';
@@ -30,19 +30,7 @@ export function registerKeys(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     const checked = keyBody(values);
     const refusedPage = async (refusal: Refusal) => render(c, <KeysPage session={session} data={await loadKeys(deps, session.accountId)} values={values} refusal={refusal} />, refusal.status);
     if ('refused' in checked) return refusedPage(checked.refused);
-    const { body } = checked;
-    const created = await attempt(() =>
-      deps.apiKeys.create({
-        accountId: session.accountId,
-        name: body.name,
-        scopes: body.scopes,
-        creatorScopes: principalOf(session).scopes,
-        spendingLimit: body.spendingLimit === undefined ? undefined : parseUsd(body.spendingLimit)!,
-        spendingLimitPeriod: body.spendingLimitPeriod,
-        requestsPerMinute: body.requestsPerMinute,
-        expiresAt: body.expiresAt,
-      }),
-    );
+    const created = await attempt(() => deps.apiKeys.create({ ...createKeyFields(checked.body), accountId: session.accountId, creatorScopes: principalOf(session).scopes }));
     if ('refused' in created) return refusedPage(created.refused);
     // The raw key is in this answer only: rendered here, never stored, never behind a redirect.
     return render(c, <KeysPage session={session} data={await loadKeys(deps, session.accountId)} fresh={{ kind: 'created', ...created.ok }} />, 201);
@@ -61,11 +49,8 @@ export function registerKeys(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     const checked = editBody(values, keyView);
     const refusedPage = (refusal: Refusal) => render(c, <EditKeyPage session={session} keyView={keyView} values={values} refusal={refusal} />, refusal.status);
     if ('refused' in checked) return refusedPage(checked.refused);
-    const { spendingLimit, ...rest } = checked.body;
     if (Object.values(checked.body).every((value) => value === undefined)) return seeOther(c, '/console/keys?done=unchanged');
-    const updated = await attempt(() =>
-      deps.apiKeys.update(session.accountId, keyView.id, { ...rest, spendingLimit: spendingLimit === undefined || spendingLimit === null ? spendingLimit : parseUsd(spendingLimit)! }),
-    );
+    const updated = await attempt(() => deps.apiKeys.update(session.accountId, keyView.id, keyChanges(checked.body)));
     if ('refused' in updated) return refusedPage(updated.refused);
     return seeOther(c, '/console/keys?done=updated');
   });

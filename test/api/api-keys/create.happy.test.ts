@@ -13,11 +13,13 @@ test('POST /api-key creates a key and answers the raw key once', async (t) => {
   assert.equal(res.status, 201);
   const { apiKey, raw } = res.json.data;
   assert.match(raw, /^mak_[0-9A-Za-z]{43}$/);
-  assert.deepEqual(Object.keys(apiKey).sort(), ['createdAt', 'id', 'keyPreview', 'name', 'scopes', 'spendingLimit', 'spendingLimitPeriod', 'userId']);
+  assert.deepEqual(Object.keys(apiKey).sort(), ['createdAt', 'id', 'keyPreview', 'maxConcurrent', 'maxPriority', 'name', 'scopes', 'spendingLimit', 'spendingLimitPeriod', 'userId']);
   assert.equal(apiKey.userId, h.accountId);
   assert.equal(apiKey.name, 'ci');
   assert.equal(apiKey.spendingLimit, '25.5');
   assert.equal(apiKey.spendingLimitPeriod, 'week');
+  assert.equal(apiKey.maxConcurrent, null, 'no bound unless set');
+  assert.equal(apiKey.maxPriority, 0, 'the default priority cap');
   assert.deepEqual(apiKey.scopes, ['image:generate', 'tasks:read']);
   assert.ok(raw.startsWith(apiKey.keyPreview.slice(0, 8)) && raw.endsWith(apiKey.keyPreview.slice(-4)));
   assert.match(apiKey.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);

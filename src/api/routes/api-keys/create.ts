@@ -5,7 +5,8 @@ import { ALL_SCOPES } from '../../../domain/scopes.js';
 import { addRoute } from '../../route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
-import { ApiKey, ExpiresAt, RequestsPerMinute } from './schemas.js';
+import { createKeyFields } from './inputs.js';
+import { ApiKey, ExpiresAt, MaxConcurrent, MaxPriority, RequestsPerMinute } from './schemas.js';
 
 export const CreateApiKeyBody = z.object({
   name: z.string().min(1).max(64).optional(),
@@ -25,6 +26,10 @@ export const CreateApiKeyBody = z.object({
   spendingLimitPeriod: z.enum(['day', 'week', 'month']).optional(),
   requestsPerMinute: RequestsPerMinute.optional(),
   expiresAt: ExpiresAt.optional(),
+  /** null, as absent: no bound. */
+  maxConcurrent: MaxConcurrent.nullable().optional(),
+  /** null, as absent: the default. */
+  maxPriority: MaxPriority.nullable().optional(),
 });
 export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;
 
@@ -47,16 +52,7 @@ export function registerApiKeysCreate(app: Hono<ApiEnv>, deps: ApiDeps): void {
       errors: ['API_KEY_LIMIT_REACHED', 'SCOPE_ESCALATION', 'VALIDATION_ERROR'],
     },
     async (_c, { principal, body }) => {
-      const created = await deps.apiKeys.create({
-        accountId: principal.accountId,
-        name: body.name,
-        scopes: body.scopes,
-        creatorScopes: principal.scopes,
-        spendingLimit: body.spendingLimit === undefined ? undefined : parseUsd(body.spendingLimit)!,
-        spendingLimitPeriod: body.spendingLimitPeriod,
-        requestsPerMinute: body.requestsPerMinute,
-        expiresAt: body.expiresAt,
-      });
+      const created = await deps.apiKeys.create({ ...createKeyFields(body), accountId: principal.accountId, creatorScopes: principal.scopes });
       return { body: { data: created } };
     },
   );

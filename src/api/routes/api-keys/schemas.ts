@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_CONCURRENT_BOUND, PRIORITY } from '../../../domain/scheduling.js';
 import { Timestamp, Usd } from '../../schemas.js';
 
 /** The API key resource (docs/api/keys-and-scopes.md#api-keys); never the raw key, which only the create answer carries. */
@@ -15,6 +16,8 @@ export const ApiKey = z.object({
   expiresAt: Timestamp.optional().describe('from then on the key is refused (401 UNAUTHORIZED)'),
   lastUsedAt: Timestamp.optional().describe('when the key last authenticated a request (written at most once a minute)'),
   rotatedFrom: z.string().optional().describe('the key this one replaced'),
+  maxConcurrent: z.number().int().positive().nullable().describe("at most this many items of the key's tasks run at once, fleet-wide; null: no bound"),
+  maxPriority: z.number().int().describe(`the highest priority a task created with this key may ask for (${PRIORITY.default} unless set)`),
 });
 export type ApiKey = z.infer<typeof ApiKey>;
 
@@ -23,3 +26,14 @@ export const RequestsPerMinute = z.number().int().min(1).max(1_000_000).describe
 
 /** expiresAt of a key: an ISO 8601 date-time in the future (checked by the service). */
 export const ExpiresAt = z.iso.datetime({ offset: true }).describe('ISO 8601 date-time in the future; the key is refused from then on');
+
+/** maxConcurrent of a key: a positive integer (null removes the bound). */
+export const MaxConcurrent = z.number().int().min(1).max(MAX_CONCURRENT_BOUND).describe("at most this many items of the key's tasks run at once, fleet-wide");
+
+/** maxPriority of a key: the highest task priority it allows (null: back to the default). */
+export const MaxPriority = z
+  .number()
+  .int()
+  .min(PRIORITY.min)
+  .max(PRIORITY.max)
+  .describe(`the highest priority a task created with this key may ask for (${PRIORITY.min}..${PRIORITY.max}; default ${PRIORITY.default})`);

@@ -4,7 +4,8 @@ import { parseUsd } from '../../../domain/money.js';
 import { addRoute } from '../../route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
-import { ApiKey, ExpiresAt, RequestsPerMinute } from './schemas.js';
+import { keyChanges } from './inputs.js';
+import { ApiKey, ExpiresAt, MaxConcurrent, MaxPriority, RequestsPerMinute } from './schemas.js';
 
 /** Fields left out are kept; null removes a setting. Scopes are not changed here: a key with other scopes is a new key. */
 export const UpdateApiKeyBody = z.object({
@@ -17,6 +18,9 @@ export const UpdateApiKeyBody = z.object({
     .nullable()
     .optional(),
   spendingLimitPeriod: z.enum(['day', 'week', 'month']).optional(),
+  maxConcurrent: MaxConcurrent.nullable().optional(),
+  /** null: back to the default. */
+  maxPriority: MaxPriority.nullable().optional(),
 });
 export type UpdateApiKeyBody = z.infer<typeof UpdateApiKeyBody>;
 
@@ -30,7 +34,7 @@ export function registerApiKeysUpdate(app: Hono<ApiEnv>, deps: ApiDeps): void {
     {
       method: 'patch',
       path: '/api-key/:id',
-      summary: "Change a live key's name, request limit, expiry or spending limit",
+      summary: "Change a live key's name, request limit, expiry, spending limit or scheduling limits",
       guard: { accept: ['accessToken'], scope: 'keys' },
       family: 'resource',
       body: UpdateApiKeyBody,
@@ -39,11 +43,7 @@ export function registerApiKeysUpdate(app: Hono<ApiEnv>, deps: ApiDeps): void {
       errors: ['API_KEY_NOT_FOUND', 'VALIDATION_ERROR'],
     },
     async (c, { principal, body }) => {
-      const { spendingLimit, ...rest } = body;
-      const key = await deps.apiKeys.update(principal.accountId, c.req.param('id')!, {
-        ...rest,
-        spendingLimit: spendingLimit === undefined || spendingLimit === null ? spendingLimit : parseUsd(spendingLimit)!,
-      });
+      const key = await deps.apiKeys.update(principal.accountId, c.req.param('id')!, keyChanges(body));
       return { body: { data: key } };
     },
   );
