@@ -1,9 +1,10 @@
 /** @jsxImportSource hono/jsx */
 import { UpdateApiKeyBody } from '../../api/routes/api-keys/update.js';
+import { PRIORITY } from '../../domain/scheduling.js';
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import { Csrf, Page } from '../layout.js';
-import { LimitFields } from './key-form.js';
+import { LimitFields, numberField } from './key-form.js';
 import { keyLabel } from './key-table.js';
 import { type Refusal, RefusalNotice, schemaRefusal } from './refusal.js';
 import { When } from './when.js';
@@ -16,6 +17,8 @@ export interface EditKeyValues {
   requestsPerMinute: string;
   /** A date (YYYY-MM-DD): the key is refused from the start of that day, UTC. */
   expiresOn: string;
+  maxConcurrent: string;
+  maxPriority: string;
 }
 
 const LABELS: Record<string, string> = {
@@ -24,6 +27,8 @@ const LABELS: Record<string, string> = {
   spendingLimitPeriod: 'Period',
   requestsPerMinute: 'Requests per minute',
   expiresAt: 'Expires on',
+  maxConcurrent: 'Max concurrent',
+  maxPriority: 'Max priority',
 };
 
 /** The form as it opens: the key's settings now. */
@@ -34,6 +39,9 @@ export function editValuesOf(key: ApiKeyView): EditKeyValues {
     spendingLimitPeriod: key.spendingLimitPeriod,
     requestsPerMinute: key.requestsPerMinute === undefined ? '' : String(key.requestsPerMinute),
     expiresOn: key.expiresAt?.slice(0, 10) ?? '',
+    maxConcurrent: key.maxConcurrent === null ? '' : String(key.maxConcurrent),
+    // The default shows as an empty field, as the create form leaves it.
+    maxPriority: key.maxPriority === PRIORITY.default ? '' : String(key.maxPriority),
   };
 }
 
@@ -44,6 +52,8 @@ export function editValuesFrom(form: Record<string, string>): EditKeyValues {
     spendingLimitPeriod: form.spendingLimitPeriod ?? '',
     requestsPerMinute: form.requestsPerMinute ?? '',
     expiresOn: form.expiresOn ?? '',
+    maxConcurrent: form.maxConcurrent ?? '',
+    maxPriority: form.maxPriority ?? '',
   };
 }
 
@@ -60,13 +70,15 @@ export function editBody(values: EditKeyValues, key: ApiKeyView): { body: Update
     name: changed('name') ? text(values.name) : undefined,
     spendingLimit: changed('spendingLimit') ? text(values.spendingLimit) : undefined,
     spendingLimitPeriod: changed('spendingLimitPeriod') ? values.spendingLimitPeriod.trim() : undefined,
-    requestsPerMinute: changed('requestsPerMinute') ? (text(values.requestsPerMinute) === null ? null : Number(values.requestsPerMinute.trim())) : undefined,
+    requestsPerMinute: changed('requestsPerMinute') ? numberField(values.requestsPerMinute, null) : undefined,
     expiresAt: changed('expiresOn') ? (text(values.expiresOn) === null ? null : `${values.expiresOn.trim()}T00:00:00Z`) : undefined,
+    maxConcurrent: changed('maxConcurrent') ? numberField(values.maxConcurrent, null) : undefined,
+    maxPriority: changed('maxPriority') ? numberField(values.maxPriority, null) : undefined,
   });
   return parsed.success ? { body: parsed.data } : { refused: schemaRefusal(parsed.error, LABELS) };
 }
 
-/** A key's settings, to change: name, spending limit and period, request rate, expiry. */
+/** A key's settings, to change: name, spending limit and period, request rate, expiry, scheduling limits. */
 export function EditKeyPage({ session, keyView, values, refusal }: { session: ConsoleSession; keyView: ApiKeyView; values: EditKeyValues; refusal?: Refusal }) {
   const label = keyLabel(keyView);
   return (

@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import { CreateApiKeyBody } from '../../api/routes/api-keys/create.js';
+import { MAX_CONCURRENT_BOUND, PRIORITY } from '../../domain/scheduling.js';
 import { API_KEY_SCOPES } from '../../domain/scopes.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import { Csrf } from '../layout.js';
@@ -14,9 +15,20 @@ export interface KeyFormValues {
   requestsPerMinute: string;
   /** A date (YYYY-MM-DD): the key is refused from the start of that day, UTC. */
   expiresOn: string;
+  maxConcurrent: string;
+  maxPriority: string;
 }
 
-export const NEW_KEY_FORM: KeyFormValues = { name: '', scopes: [...API_KEY_SCOPES], spendingLimit: '', spendingLimitPeriod: 'month', requestsPerMinute: '', expiresOn: '' };
+export const NEW_KEY_FORM: KeyFormValues = {
+  name: '',
+  scopes: [...API_KEY_SCOPES],
+  spendingLimit: '',
+  spendingLimitPeriod: 'month',
+  requestsPerMinute: '',
+  expiresOn: '',
+  maxConcurrent: '',
+  maxPriority: '',
+};
 
 /** The labels of the form's fields, by the body field a schema issue names. */
 const LABELS: Record<string, string> = {
@@ -26,6 +38,8 @@ const LABELS: Record<string, string> = {
   spendingLimitPeriod: 'Period',
   requestsPerMinute: 'Requests per minute',
   expiresAt: 'Expires on',
+  maxConcurrent: 'Max concurrent',
+  maxPriority: 'Max priority',
 };
 
 /** The periods a spending limit counts in, with their labels. */
@@ -44,8 +58,13 @@ export function keyFormValues(form: Record<string, string[]>): KeyFormValues {
     spendingLimitPeriod: one('spendingLimitPeriod'),
     requestsPerMinute: one('requestsPerMinute'),
     expiresOn: one('expiresOn'),
+    maxConcurrent: one('maxConcurrent'),
+    maxPriority: one('maxPriority'),
   };
 }
+
+/** A whole number typed in a form field, for a route's schema to check; empty: `empty`. */
+export const numberField = <Empty,>(value: string, empty: Empty): number | Empty => (value.trim() === '' ? empty : Number(value.trim()));
 
 /** The body POST /api-key would take, checked by its own schema; empty fields are left out. */
 export function keyBody(values: KeyFormValues): { body: CreateApiKeyBody } | { refused: Refusal } {
@@ -55,14 +74,22 @@ export function keyBody(values: KeyFormValues): { body: CreateApiKeyBody } | { r
     scopes: values.scopes,
     spendingLimit: text(values.spendingLimit),
     spendingLimitPeriod: text(values.spendingLimitPeriod),
-    requestsPerMinute: text(values.requestsPerMinute) === undefined ? undefined : Number(values.requestsPerMinute.trim()),
+    requestsPerMinute: numberField(values.requestsPerMinute, undefined),
     expiresAt: text(values.expiresOn) === undefined ? undefined : `${values.expiresOn.trim()}T00:00:00Z`,
+    maxConcurrent: numberField(values.maxConcurrent, undefined),
+    maxPriority: numberField(values.maxPriority, undefined),
   });
   return parsed.success ? { body: parsed.data } : { refused: schemaRefusal(parsed.error, LABELS) };
 }
 
 /** What limits a key, as both the create and the edit form ask for it; an emptied field means none. */
-export function LimitFields({ idPrefix, values }: { idPrefix: string; values: Pick<KeyFormValues, 'spendingLimit' | 'spendingLimitPeriod' | 'requestsPerMinute' | 'expiresOn'> }) {
+export function LimitFields({
+  idPrefix,
+  values,
+}: {
+  idPrefix: string;
+  values: Pick<KeyFormValues, 'spendingLimit' | 'spendingLimitPeriod' | 'requestsPerMinute' | 'expiresOn' | 'maxConcurrent' | 'maxPriority'>;
+}) {
   return (
     <>
       <label for={`${idPrefix}-limit`}>Spending limit (USD, empty: none)</label>
@@ -79,6 +106,10 @@ export function LimitFields({ idPrefix, values }: { idPrefix: string; values: Pi
       <input id={`${idPrefix}-rpm`} name="requestsPerMinute" type="number" min={1} max={1_000_000} step={1} value={values.requestsPerMinute} />
       <label for={`${idPrefix}-expires`}>Expires on (empty: never; from 00:00 UTC that day)</label>
       <input id={`${idPrefix}-expires`} name="expiresOn" type="date" value={values.expiresOn} />
+      <label for={`${idPrefix}-max-concurrent`}>Max concurrent: items of its tasks running at once (empty: no bound)</label>
+      <input id={`${idPrefix}-max-concurrent`} name="maxConcurrent" type="number" min={1} max={MAX_CONCURRENT_BOUND} step={1} value={values.maxConcurrent} />
+      <label for={`${idPrefix}-max-priority`}>{`Max priority: the highest its tasks may ask for, ${PRIORITY.min} to ${PRIORITY.max} (empty: ${PRIORITY.default})`}</label>
+      <input id={`${idPrefix}-max-priority`} name="maxPriority" type="number" min={PRIORITY.min} max={PRIORITY.max} step={1} value={values.maxPriority} />
     </>
   );
 }

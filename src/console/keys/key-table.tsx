@@ -71,6 +71,12 @@ export function KeyTable({ session, keys, spend }: { session: ConsoleSession; ke
             <th scope="col" class="num">
               Requests / min
             </th>
+            <th scope="col" class="num">
+              Max concurrent
+            </th>
+            <th scope="col" class="num">
+              Max priority
+            </th>
             <th scope="col">Expires</th>
             <th scope="col">Last used</th>
             <th scope="col">Actions</th>
@@ -99,6 +105,8 @@ export function KeyTable({ session, keys, spend }: { session: ConsoleSession; ke
                 <Limit keyView={key} spent={spend.get(key.id)} />
               </td>
               <td class="num">{key.requestsPerMinute ?? <span class="muted">no limit</span>}</td>
+              <td class="num">{key.maxConcurrent ?? <span class="muted">no bound</span>}</td>
+              <td class="num">{key.maxPriority}</td>
               <td>
                 <When at={key.expiresAt} none="never" />
               </td>

@@ -2,7 +2,7 @@
 import type { AccountDetail } from '../../services/operator.js';
 import { PERIOD_WORDS, usdText } from '../usage/format.js';
 
-/** Every account's money: balance, what pending tasks hold, what is left, and every credit summed. */
+/** Every account's money (balance, what pending tasks hold, what is left, every credit summed) and its scheduling weight. */
 export function Accounts({ accounts }: { accounts: AccountDetail[] }) {
   return (
     <section aria-labelledby="accounts-title">
@@ -27,6 +27,9 @@ export function Accounts({ accounts }: { accounts: AccountDetail[] }) {
               <th scope="col" class="num">
                 Live keys
               </th>
+              <th scope="col" class="num">
+                Weight
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -40,13 +43,15 @@ export function Accounts({ accounts }: { accounts: AccountDetail[] }) {
                 <td class="num">{usdText(account.available)}</td>
                 <td class="num">{usdText(account.credited)}</td>
                 <td class="num">{String(account.keys.length)}</td>
+                <td class="num">{String(account.weight)}</td>
               </tr>
             ))}
           </tbody>
         </table>
       </div>
       <p class="muted">
-        Add credit with <code>imgtask accounts credit NAME USD</code>.
+        Add credit with <code>imgtask accounts credit NAME USD</code>; change a weight (an account's share of a lane while others have work queued) with{' '}
+        <code>imgtask accounts set NAME --weight N</code>.
       </p>
     </section>
   );

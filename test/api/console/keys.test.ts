@@ -224,3 +224,64 @@ test('a cross-site post (a foreign Origin, or none) creates no key', async (t) =
   assert.equal(none.status, 401);
   assert.equal((await h.server.services.apiKeys.list(h.accountId)).length, 1, 'only the harness key');
 });
+
+test('max concurrent and max priority: set on create, listed, changed on edit only when they differ, emptied to remove, refused out of range', async (t) => {
+  const h = await startService(t);
+  const c = await consoleSignIn(h);
+  const blank = await c.get('/console/keys');
+  assert.match(blank.text, /<label for="key-max-concurrent">Max concurrent[^<]*<\/label><input id="key-max-concurrent" name="maxConcurrent" type="number" min="1"/);
+  assert.match(blank.text, /<label for="key-max-priority">Max priority[^<]*<\/label><input id="key-max-priority" name="maxPriority" type="number" min="-10" max="10"/);
+
+  await createKey(c, { name: 'batch', scopes: ['tasks:read'], maxConcurrent: '3', maxPriority: '-4' });
+  const id = (await h.server.services.apiKeys.list(h.accountId)).find((key) => key.name === 'batch')!.id;
+  const created = await h.server.services.apiKeys.get(h.accountId, id);
+  assert.deepEqual([created.maxConcurrent, created.maxPriority], [3, -4]);
+  await createKey(c, { name: 'plain', scopes: ['tasks:read'], maxConcurrent: '', maxPriority: '' });
+  const plainId = (await h.server.services.apiKeys.list(h.accountId)).find((key) => key.name === 'plain')!.id;
+  const plain = await h.server.services.apiKeys.get(h.accountId, plainId);
+  assert.deepEqual([plain.maxConcurrent, plain.maxPriority], [null, 0], 'empty fields leave the defaults');
+
+  const page = await c.get('/console/keys');
+  assert.match(page.text, /<th scope="col" class="num">Max concurrent<\/th><th scope="col" class="num">Max priority<\/th>/);
+  const row = (name: string) =>
+    page.text
+      .split('<tr id="key-')
+      .find((part) => part.includes(name))
+      ?.split('</tr>')[0] ?? '';
+  assert.match(row('batch'), /<td class="num">3<\/td><td class="num">-4<\/td>/);
+  assert.match(row('plain'), /<td class="num"><span class="muted">no bound<\/span><\/td><td class="num">0<\/td>/);
+
+  const form = await c.get(`/console/keys/${id}/edit`);
+  assert.match(form.text, /<label for="edit-max-concurrent">Max concurrent[^<]*<\/label><input id="edit-max-concurrent" name="maxConcurrent"[^>]*value="3"/);
+  assert.match(form.text, /name="maxPriority"[^>]*value="-4"/);
+  await h.server.services.apiKeys.update(h.accountId, id, { requestsPerMinute: 40 });
+  const unchangedFields = { name: 'batch', spendingLimit: '', spendingLimitPeriod: 'month', requestsPerMinute: '40', expiresOn: '' };
+
+  const raised = await c.post(`/console/keys/${id}`, { ...unchangedFields, maxConcurrent: '5', maxPriority: '-4' });
+  assert.equal(raised.status, 303, raised.text);
+  assert.equal(raised.location, '/console/keys?done=updated');
+  const afterRaise = await h.server.services.apiKeys.get(h.accountId, id);
+  assert.deepEqual([afterRaise.maxConcurrent, afterRaise.maxPriority, afterRaise.requestsPerMinute], [5, -4, 40]);
+
+  const same = await c.post(`/console/keys/${id}`, { ...unchangedFields, maxConcurrent: '5', maxPriority: '-4' });
+  assert.equal(same.location, '/console/keys?done=unchanged');
+
+  const emptied = await c.post(`/console/keys/${id}`, { ...unchangedFields, maxConcurrent: '', maxPriority: '' });
+  assert.equal(emptied.status, 303, emptied.text);
+  const afterEmpty = await h.server.services.apiKeys.get(h.accountId, id);
+  assert.deepEqual([afterEmpty.maxConcurrent, afterEmpty.maxPriority, afterEmpty.requestsPerMinute], [null, 0, 40], 'emptied fields remove the settings; the rest is kept');
+
+  const refusedEdit = await c.post(`/console/keys/${id}`, { ...unchangedFields, maxConcurrent: '0', maxPriority: '11' });
+  assert.equal(refusedEdit.status, 400);
+  assert.match(refusedEdit.text, /Max concurrent: /);
+  assert.match(refusedEdit.text, /Max priority: /);
+  assert.match(refusedEdit.text, /name="maxPriority"[^>]*value="11"/, 'what was typed is kept');
+  const refusedCreate = await c.post('/console/keys', { name: 'too eager', scopes: ['tasks:read'], maxPriority: '1.5' });
+  assert.equal(refusedCreate.status, 400);
+  assert.match(refusedCreate.text, /Max priority: /);
+  assert.equal(
+    (await h.server.services.apiKeys.list(h.accountId)).some((key) => key.name === 'too eager'),
+    false,
+    'nothing was created',
+  );
+});

@@ -59,3 +59,15 @@ test('a key name with markup shows as text on the operator view', async (t) => {
   assert.ok(!page.text.includes(payload), 'the name is never markup');
   assert.ok(page.text.includes('<th scope="row">&lt;script&gt;alert(&quot;key&quot;)&lt;/script&gt;</th>'));
 });
+
+test("the operator view shows each account's scheduling weight, 1 when never set", async (t) => {
+  const h = await startService(t);
+  const other = await h.server.services.accounts.create('globex', 0);
+  await h.server.services.accounts.setWeight(other.id, 4);
+  const page = await (await consoleSignIn(h, { operator: true })).get('/console/operator');
+  assert.equal(page.status, 200);
+  assert.match(page.text, /<th scope="col" class="num">Live keys<\/th><th scope="col" class="num">Weight<\/th>/);
+  assert.match(page.text, /<th scope="row">acme <span class="muted mono">acc_\w+<\/span><\/th>(<td class="num">[^<]*<\/td>){5}<td class="num">1<\/td><\/tr>/);
+  assert.match(page.text, /<th scope="row">globex <span class="muted mono">acc_\w+<\/span><\/th>(<td class="num">[^<]*<\/td>){5}<td class="num">4<\/td><\/tr>/);
+  assert.match(page.text, /imgtask accounts set NAME --weight N/);
+});
