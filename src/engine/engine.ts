@@ -1,14 +1,17 @@
 import type { ConfigSource } from '../config/source.js';
+import { isoTime } from '../domain/time.js';
 import type { EventBus } from '../services/events.js';
 import type { Clock } from '../services/ports.js';
 import type { SpaceGuard } from '../services/space-guard.js';
 import type { TokenService } from '../services/tokens.js';
+import type { LanePauseRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
 import { createDeadlines } from './deadlines.js';
 import { fleetKeySlotsOf, type InstallWork, openIntake } from './intake/intake.js';
 import { createLiveProgress } from './live-progress.js';
 import { createLoadLimits } from './load-limits.js';
 import { createOwnerLookup } from './owners.js';
+import type { QueueView } from './queues.js';
 import { Lanes } from './runner/lanes.js';
 import { createTaskRunner } from './runner/task-runner.js';
 import { createTaskProgress } from './task-progress.js';
@@ -47,7 +50,7 @@ export function createEngine(deps: EngineDeps) {
   // Live status streams (GET /tasks/{id}/events): one bus subscription fanning out to every stream.
   const streams = createTaskStreams({ store, events, log, live: (taskId) => live.of(taskId) });
   // The sweep is the task service's, made below; the intake only runs it where and when it is to run.
-  const intake = openIntake(store, { runner, lanes, progress, streams, events, config, log, deadlines, sweep: () => tasks.sweep() });
+  const intake = openIntake(store, { runner, lanes, progress, streams, events, config, log, deadlines, sweep: () => tasks.sweep(), expireDue: () => tasks.expireDue() });
   const tasks: TaskService = createTaskService({
     store,
     registry,
@@ -62,6 +65,9 @@ export function createEngine(deps: EngineDeps) {
     live: (taskId) => live.of(taskId),
     deadlines,
   });
+  /** Applies the pauses the store holds to this process's lanes. */
+  const loadPauses = async () => lanes.setPaused((await store.lanePauses.list()).map((pause) => pause.id));
+  const offPauses = [events.on('lanes:changed-elsewhere', () => loadPauses().catch((err: Error) => log(`lane pauses not read (${err.message})`)))];
   return {
     progress,
     lanes,
@@ -70,11 +76,31 @@ export function createEngine(deps: EngineDeps) {
     /** Where pending tasks stand in memory (this runner's, or relayed from the process running them). */
     live,
     /** Starts this process's part of the work (`work`), or only its serving part (null: `serve --no-work`). */
-    start: (work: InstallWork | null) => intake.start(work),
+    start: async (work: InstallWork | null) => {
+      await loadPauses();
+      await intake.start(work);
+    },
+    /** Every lane with work or a pause: this process's, or the fleet's on a shared store. */
+    queues: async (): Promise<QueueView[]> => intake.queues(await store.lanePauses.list()),
+    /** Pauses a lane, fleet-wide: its queued items wait, running ones finish, creates are still taken. */
+    async pauseLane(lane: string): Promise<LanePauseRecord> {
+      const pause = await store.lanePauses.pause({ id: lane, pausedAt: isoTime(clock.now()) });
+      await loadPauses();
+      events.emit('lanes:changed', {});
+      return pause;
+    },
+    /** Resumes a paused lane, fleet-wide; false when it was not paused. */
+    async resumeLane(lane: string): Promise<boolean> {
+      const resumed = await store.lanePauses.resume(lane);
+      await loadPauses();
+      if (resumed) events.emit('lanes:changed', {});
+      return resumed;
+    },
     /** This process's name in task leases (a working process on a shared store). */
     workerId: () => intake.workerId(),
     /** Stops taking work; running items get `graceMs`, then stay pending for the next start. */
     close: async (graceMs: number) => {
+      for (const off of offPauses) off();
       deadlines.close();
       await intake.close(graceMs);
       live.close();

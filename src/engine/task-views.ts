@@ -19,6 +19,8 @@ export function toTaskView(task: TaskRecord) {
   view.apiKeyId = task.apiKeyId;
   view.userId = task.accountId;
   view.metadata = metadataOf(task.request);
+  view.priority = task.priority ?? 0;
+  if (task.deadlineAt !== undefined) view.deadlineAt = task.deadlineAt;
   return view;
 }
 

@@ -202,6 +202,17 @@ export function createTaskService(deps: TaskServiceDeps) {
       return expired;
     },
 
+    /**
+     * Ends the pending tasks whose deadline (Cancel-After) has passed, as their own process's timer
+     * would (TASK_EXPIRED), at most `limit` at a time: the deadlines of tasks whose process went
+     * away are kept here (a fleet's poll, under a lock: intake/shared.ts). Answers those it ended.
+     */
+    async expireDue(limit = 100): Promise<string[]> {
+      const ended: string[] = [];
+      for (const id of await store.tasks.pastDeadline(isoTime(clock.now()), limit)) if (await progress.expire(id)) ended.push(id);
+      return ended;
+    },
+
     /** Resolves with the task once settled, or as it stands after `timeoutMs`. */
     async waitForSettled(id: string, timeoutMs: number): Promise<TaskRecord> {
       let unsubscribe = () => {};

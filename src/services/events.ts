@@ -38,6 +38,10 @@ export interface ServiceEvents {
   'task:progress-elsewhere': { taskId: string; fractions: ItemFractions };
   /** Webhook deliveries became due now (recorded, or queued again): the dispatcher wakes. */
   'delivery:due': Record<string, never>;
+  /** An operator paused or resumed a lane (imgtask queues pause|resume), here or in another process of the fleet: the lanes read the pauses again. */
+  'lanes:changed': Record<string, never>;
+  /** The same, announced by another process (PostgreSQL NOTIFY). */
+  'lanes:changed-elsewhere': Record<string, never>;
 }
 
 export type EventName = keyof ServiceEvents;

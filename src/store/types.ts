@@ -205,6 +205,31 @@ export interface SharedQueueStore {
   readonly leases: LeaseRepo;
   /** Fleet-wide slots of keys with a maxConcurrent. */
   readonly keySlots: KeySlotRepo;
+  /** The lanes as the fleet sees them (imgtask queues, metrics). */
+  readonly lanes: FleetLaneRepo;
+}
+
+/** One lane across the fleet: what waits in the store, and what the working processes report. */
+export interface FleetLaneFigures {
+  lane: string;
+  /** Pending items of the lane's pending tasks (waiting, queued in a process, or running). */
+  unfinishedItems: number;
+  /** Items running in the processes that reported in the last few seconds, and their slots. */
+  running: number;
+  capacity: number;
+  /** Creation time of the oldest pending task no process has claimed; null when none waits unclaimed. */
+  waitingSince: string | null;
+  /** Unfinished items per account. */
+  accounts: { account: string; items: number }[];
+}
+
+/** What every working process of a fleet reports of its lanes, and the fleet's figures per lane. */
+export interface FleetLaneRepo {
+  /** This process's lanes as they are now (replacing its last report). */
+  report(worker: string, lanes: readonly { lane: string; running: number; capacity: number }[]): Promise<void>;
+  /** This process stopped: its report goes. */
+  forget(worker: string): Promise<void>;
+  figures(): Promise<FleetLaneFigures[]>;
 }
 
 /**

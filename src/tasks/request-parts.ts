@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PRIORITY } from '../domain/scheduling.js';
 
 /** The request limits (docs/api/limits.md), written where the schemas use them. */
 export const LIMITS = {
@@ -51,7 +52,13 @@ export const inputUrl = (entry: z.infer<typeof InputEntry>): string => (typeof e
 export const HttpUrl = z.url({ protocol: /^https?$/, error: 'an http or https URL' }).max(LIMITS.inputUrl);
 
 /** Where the task goes in its lane against other work (docs/scheduling.md): higher first; at most its key's maxPriority. */
-export const Priority = z.number().int().min(-10).max(10).optional().describe('-10..10 (default 0): higher starts first in its lane, across accounts; at most the key’s maxPriority');
+export const Priority = z
+  .number()
+  .int()
+  .min(PRIORITY.min)
+  .max(PRIORITY.max)
+  .optional()
+  .describe('-10..10 (default 0): higher starts first in its lane, across accounts; at most the key’s maxPriority');
 
 /** The request's priority, kept when it was sent (rate and alt keep only the fields they name). */
 export const priorityPart = (body: { priority?: number }): { priority?: number } => (body.priority === undefined ? {} : { priority: body.priority });

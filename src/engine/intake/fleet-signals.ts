@@ -22,7 +22,8 @@ import type { Dispatcher } from './intake.js';
  *   semicolons: every fraction the running process holds for the task, replacing the last);
  *   every other process keeps the latest per task (`task:progress-elsewhere`) for GET /tasks/{id}
  *   and its live status streams. A process skips its own.
- * - deliveries falling due notify `imgtask_delivery_due`, which wakes the one dispatcher.
+ * - deliveries falling due notify `imgtask_delivery_due`, which wakes the one dispatcher;
+ * - an operator's pause or resume of a lane notifies `imgtask_lanes_changed`: every process reads the pauses again.
  *
  * The expiry sweep and the webhook dispatcher run in one process at a time, each under an
  * advisory lock.
@@ -33,9 +34,11 @@ export const CHANNELS = {
   item: 'imgtask_task_item',
   progress: 'imgtask_task_progress',
   deliveryDue: 'imgtask_delivery_due',
+  lanes: 'imgtask_lanes_changed',
 } as const;
 export const SWEEP_LOCK = 0x1a6_7a5d;
 export const DISPATCH_LOCK = 0x1a6_7a5e;
+export const DEADLINE_LOCK = 0x1a6_7a5f;
 /** How often a working process claims without being woken, and a standby dispatcher tries for the lock. */
 export const POLL_MS = 2000;
 
@@ -121,6 +124,7 @@ export async function bridgeEvents(signals: StoreSignals, events: EventBus, log:
   const items = announcer(signals, CHANNELS.item, { separator: ',', failed: failed(CHANNELS.item) });
   const due = announcer(signals, CHANNELS.deliveryDue, { latest: true, failed: failed(CHANNELS.deliveryDue) });
   const progress = announcer(signals, CHANNELS.progress, { separator: ';', failed: failed(CHANNELS.progress) });
+  const lanes = announcer(signals, CHANNELS.lanes, { latest: true, failed: failed(CHANNELS.lanes) });
   // This process's name on its progress notifications: its own, coming back, are not news here.
   const origin = randomBytes(4).toString('hex');
   const off = [
@@ -136,6 +140,7 @@ export async function bridgeEvents(signals: StoreSignals, events: EventBus, log:
     events.on('delivery:due', () => {
       if (!relaying) due.add('');
     }),
+    events.on('lanes:changed', () => lanes.add('')),
   ];
   let open = true;
   await signals.listen(CHANNELS.settled, (payload) => {
@@ -153,6 +158,8 @@ export async function bridgeEvents(signals: StoreSignals, events: EventBus, log:
       if (open && taskId && from !== origin) events.emit('task:progress-elsewhere', { taskId, fractions: parseFractions(list) });
     }
   });
+  // A pause or resume anywhere (this process's own included, harmlessly): the lanes read the pauses again.
+  await signals.listen(CHANNELS.lanes, () => open && events.emit('lanes:changed-elsewhere', {}));
   await signals.listen(CHANNELS.deliveryDue, () => {
     if (!open) return;
     // Emitted here for the local dispatcher; not announced again.

@@ -1,9 +1,10 @@
 import type { ConfigSource } from '../../config/source.js';
 import type { EventBus } from '../../services/events.js';
-import type { TaskRecord } from '../../store/records.js';
+import type { LanePauseRecord, TaskRecord } from '../../store/records.js';
 import type { Store } from '../../store/types.js';
 import type { Deadlines } from '../deadlines.js';
 import type { LaneBacklog } from '../load-limits.js';
+import type { QueueView } from '../queues.js';
 import type { FleetKeySlots } from '../runner/key-gate.js';
 import type { Lanes } from '../runner/lanes.js';
 import type { TaskRunner } from '../runner/task-runner.js';
@@ -58,6 +59,8 @@ export interface TaskIntake extends LaneBacklog {
   start(work: InstallWork | null): Promise<void>;
   /** This process's name in task leases, once working on a shared store. */
   workerId(): string | undefined;
+  /** The lanes as operators see them: this process's (a store it owns), or the fleet's (a shared store), with the pauses given. */
+  queues(pauses: readonly LanePauseRecord[]): Promise<QueueView[]>;
   /** Stops taking work; running items get `graceMs` to finish (and the dispatcher as long), then are left pending. */
   close(graceMs: number): Promise<void>;
 }
@@ -77,6 +80,8 @@ export interface IntakeDeps {
   progress: Pick<TaskProgress, 'definition'>;
   /** The expiry sweep (the task service's), answering the ids it expired. */
   sweep(): Promise<string[]>;
+  /** Ends the pending tasks whose deadline passed (the task service's); a shared store's poll runs it for the fleet. */
+  expireDue(): Promise<string[]>;
   /** Task deadlines of this process: pending tasks found at start, and those a fleet poll finds, are added. */
   deadlines: Pick<Deadlines, 'add'>;
   /** Live status streams: read again after notifications from other processes may have been missed. */

@@ -1,4 +1,5 @@
 import type { Store } from '../../store/types.js';
+import { localQueues } from '../queues.js';
 import { startSweepTimer } from '../sweep-timer.js';
 import type { Dispatcher, IntakeDeps, TaskIntake } from './intake.js';
 
@@ -17,6 +18,7 @@ export function createLocalIntake(store: Pick<Store, 'tasks'>, deps: IntakeDeps)
     leaseForCreate: () => undefined,
     queueDelayMs: (lane) => runner.queueDelayMs(lane),
     workerId: () => undefined,
+    queues: async (pauses) => localQueues(deps.lanes.stats(), pauses),
     async start(work) {
       if (!work) return;
       await work.recover();

@@ -4,12 +4,16 @@ import type { ConfigSource } from '../../config/source.js';
 import type { EventBus } from '../../services/events.js';
 import type { TaskRecord } from '../../store/records.js';
 import type { ClaimWant, SharedQueueStore } from '../../store/types.js';
+import { fleetQueues } from '../queues.js';
 import type { Lanes } from '../runner/lanes.js';
 import type { TaskRunner } from '../runner/task-runner.js';
 import { startSweepTimer } from '../sweep-timer.js';
 import { createClaimer } from './claimer.js';
-import { announcer, bridgeEvents, CHANNELS, electDispatcher, POLL_MS, SWEEP_LOCK, underLock } from './fleet-signals.js';
+import { announcer, bridgeEvents, CHANNELS, DEADLINE_LOCK, electDispatcher, POLL_MS, SWEEP_LOCK, underLock } from './fleet-signals.js';
 import type { IntakeDeps, TaskIntake } from './intake.js';
+
+/** How often a working process looks for deadlines passed in the fleet (each process also keeps its own tasks' on a timer). */
+const DEADLINE_POLL_MS = 1000;
 
 /** This process's name in leases: host, pid and a random part (a pid is reused after a restart). */
 const newWorkerId = (): string => `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -28,6 +32,7 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
   let dispatcher: ReturnType<typeof electDispatcher> | undefined;
   let claiming: Awaited<ReturnType<typeof startClaiming>> | undefined;
   let sweeper: { stop(): void } | undefined;
+  let deadlinePoll: NodeJS.Timeout | undefined;
   // The creates of one batch (or of one turn of the event loop) are announced by one notification, naming their lanes.
   const created = announcer(signals, CHANNELS.created, { separator: '\n', distinct: true, failed: (err) => log(`created notification not sent (${err.message}); a worker's poll finds the tasks`) });
   const laneOf = (task: TaskRecord) => deps.progress.definition(task.type).lane(task.request);
@@ -51,6 +56,7 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
     },
     queueDelayMs: (lane) => runner.queueDelayMs(lane),
     workerId: () => claiming?.workerId,
+    queues: async (pauses) => fleetQueues(await shared.lanes.figures(), pauses, deps.lanes.stats(), Date.now()),
     async start(work) {
       unbridge = await bridgeEvents(signals, deps.events, log);
       // Notifications missed while the connection was down: live status streams read their tasks again.
@@ -66,9 +72,15 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
         return outcome.ran ? outcome.value : [];
       };
       sweeper = startSweepTimer(sweep, config, log);
+      // Deadlines of tasks whose process went away (or that no process has claimed) are kept by a poll, in one process at a time.
+      deadlinePoll = setInterval(() => {
+        void underLock(signals, DEADLINE_LOCK, deps.expireDue).catch((err: Error) => log(`deadlines not checked (${err.message})`));
+      }, DEADLINE_POLL_MS);
+      deadlinePoll.unref();
     },
     async close(graceMs) {
       sweeper?.stop();
+      clearInterval(deadlinePoll);
       if (claiming) await claiming.close(() => runner.close(graceMs));
       else await runner.close(graceMs);
       await dispatcher?.close(graceMs);
@@ -157,7 +169,18 @@ async function startClaiming(options: {
     claimer.wake();
   });
   shared.signals.onReconnect(() => open && claimer.wake());
-  const poll = setInterval(() => void refreshLanes(), POLL_MS);
+  // What this process runs, for the fleet's figures (imgtask queues, metrics): reported with each poll.
+  const report = () =>
+    shared.lanes
+      .report(
+        workerId,
+        Object.entries(options.lanes.stats()).map(([lane, stats]) => ({ lane, running: stats.running, capacity: stats.concurrency })),
+      )
+      .catch((err: Error) => options.log(`lanes not reported (${err.message})`));
+  const poll = setInterval(() => {
+    void refreshLanes();
+    void report();
+  }, POLL_MS);
   poll.unref();
   claimer.start();
   return {
@@ -170,6 +193,7 @@ async function startClaiming(options: {
       clearInterval(poll);
       offSettled();
       await claimer.close(stopRunner);
+      await shared.lanes.forget(workerId).catch(() => undefined);
     },
   };
 }

@@ -273,6 +273,14 @@ CREATE TABLE lane_pauses (
   lane text COLLATE "C" PRIMARY KEY,
   paused_at text NOT NULL
 );
+CREATE TABLE lane_workers (
+  worker text COLLATE "C" NOT NULL,
+  lane text COLLATE "C" NOT NULL,
+  running integer NOT NULL,
+  capacity integer NOT NULL,
+  seen_at timestamptz NOT NULL,
+  PRIMARY KEY (worker, lane)
+);
 `,
   },
 ];

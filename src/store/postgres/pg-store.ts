@@ -25,6 +25,7 @@ import { pgLoad, pgRecords } from './dump.js';
 import { createDbHealth, type DbHealth } from './health.js';
 import { createPgIdempotencyRepo } from './idempotency.js';
 import { createPgKeySlots } from './key-slots.js';
+import { createPgFleetLanes } from './lane-fleet.js';
 import { createPgLanePauseRepo } from './lane-pauses.js';
 import { createPgLeaseRepo } from './leases.js';
 import { currentVersion, schemaProblem } from './migrations.js';
@@ -96,7 +97,7 @@ export class PgStore implements Store {
     const signals = createPgSignals(options.url, options.log, options.applicationName, (err) => this.health.failed(err));
     const db = poolDb(pool, () => this.closed, this.health, this.pipelines);
     this.db = db;
-    this.shared = { signals, leases: createPgLeaseRepo(db), keySlots: createPgKeySlots(signals) };
+    this.shared = { signals, leases: createPgLeaseRepo(db), keySlots: createPgKeySlots(signals), lanes: createPgFleetLanes(db) };
     this.accounts = createPgAccountRepo(db);
     this.apiKeys = createPgApiKeyRepo(db);
     this.tasks = createPgTaskRepo(db);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PRIORITY } from '../../../domain/scheduling.js';
 import { TASK_STATUSES, type TaskStatus } from '../../../domain/tasks.js';
 import type { TaskRecord } from '../../../engine/task-types.js';
 import { toResultView, toTaskView } from '../../../engine/task-views.js';
@@ -28,7 +29,7 @@ export const TaskProgress = z
       .min(0)
       .optional()
       .describe(
-        'tasks ahead of this one in its lane (0: next), while none of its items has started; absent once one has, and where it is not known (not yet queued; on PostgreSQL, another process serving the request)',
+        "items queued ahead of this task's first in its lane's order (priority, then accounts taking turns, then arrival; 0: next), while none of its items has started; absent once one has, and where it is not known (not yet queued; on PostgreSQL, another process serving the request)",
       ),
     estimatedStartAt: Timestamp.optional().describe("when its first item should start, while none has: an estimate from the lane's recent item times; absent when unknown"),
     estimatedFinishAt: Timestamp.optional().describe("when its last item should end: an estimate from the lane's recent item times; absent when unknown"),
@@ -51,6 +52,8 @@ const fullTask = <Type extends string, Result extends z.ZodType>(type: Type, res
     apiKeyId: z.string().nullable(),
     userId: z.string(),
     metadata: z.unknown().nullable(),
+    priority: z.number().int().min(PRIORITY.min).max(PRIORITY.max).describe('its place against other work in its lane (the request’s priority; 0 when not given)'),
+    deadlineAt: Timestamp.optional().describe('when its unfinished items are cancelled with TASK_EXPIRED (the create’s Cancel-After header); absent without one'),
     progress: TaskProgress.optional().describe('GET /tasks/{id} of a pending task only: where it stands (absent once settled, and in lists)'),
   });
 

@@ -33,6 +33,7 @@ function fakes() {
     },
     streams: { refresh: () => undefined },
     deadlines: { add: () => undefined },
+    expireDue: async () => [],
     events: new EventBus(),
     config: createConfigSource(loadConfig({ env: {} })),
     log: () => undefined,

@@ -1,0 +1,78 @@
+import type { LanePauseRecord } from '../store/records.js';
+import type { FleetLaneFigures } from '../store/types.js';
+import type { LaneStats } from './runner/lanes.js';
+
+/** How many accounts a lane's view names. */
+const TOP_ACCOUNTS = 5;
+
+/** One lane as operators see it: `imgtask queues`, the dashboards, /metrics and /ready (docs/scheduling.md#operators). */
+export interface QueueView {
+  lane: string;
+  /** Items waiting to start. */
+  queued: number;
+  /** Items holding a slot now. */
+  running: number;
+  /** Slots: how many items the lane runs at once (summed over the fleet's processes on PostgreSQL). */
+  capacity: number;
+  /** How long the oldest waiting item has waited, in seconds (0 with none waiting). */
+  oldestQueuedSeconds: number;
+  paused: boolean;
+  /** When an operator paused it. */
+  pausedAt?: string;
+  /** The accounts with the most items waiting, most first. */
+  topAccounts: { account: string; queued: number }[];
+}
+
+const byName = (a: QueueView, b: QueueView) => (a.lane < b.lane ? -1 : a.lane > b.lane ? 1 : 0);
+
+function paused(view: QueueView, pause: LanePauseRecord | undefined): QueueView {
+  if (pause) {
+    view.paused = true;
+    view.pausedAt = pause.pausedAt;
+  }
+  return view;
+}
+
+/** The lanes of a process that owns its store (the file store): its lanes are the fleet's. */
+export function localQueues(stats: Record<string, LaneStats>, pauses: readonly LanePauseRecord[]): QueueView[] {
+  const pauseOf = new Map(pauses.map((pause) => [pause.id, pause]));
+  const views = Object.entries(stats).map(([lane, s]) =>
+    paused({ lane, queued: s.queued, running: s.running, capacity: s.concurrency, oldestQueuedSeconds: s.oldestQueuedMs / 1000, paused: s.paused, topAccounts: s.topAccounts }, pauseOf.get(lane)),
+  );
+  // A lane paused before anything ran in it since the start is shown too.
+  for (const pause of pauses) if (!(pause.id in stats)) views.push(paused({ lane: pause.id, queued: 0, running: 0, capacity: 0, oldestQueuedSeconds: 0, paused: false, topAccounts: [] }, pause));
+  return views.sort(byName);
+}
+
+/**
+ * The lanes of a fleet sharing a database: what waits there and what every working process
+ * reported (store figures), with this process's own oldest wait (an item queued in its lanes).
+ */
+export function fleetQueues(figures: readonly FleetLaneFigures[], pauses: readonly LanePauseRecord[], local: Record<string, LaneStats>, now: number): QueueView[] {
+  const pauseOf = new Map(pauses.map((pause) => [pause.id, pause]));
+  const views = figures
+    .filter((figure) => figure.lane !== '' || figure.unfinishedItems > 0)
+    .map((figure) => {
+      const waited = figure.waitingSince === null ? 0 : Math.max(0, (now - Date.parse(figure.waitingSince)) / 1000);
+      const own = (local[figure.lane]?.oldestQueuedMs ?? 0) / 1000;
+      const topAccounts = [...figure.accounts]
+        .sort((a, b) => b.items - a.items || (a.account < b.account ? -1 : 1))
+        .slice(0, TOP_ACCOUNTS)
+        .map(({ account, items }) => ({ account, queued: items }));
+      return paused(
+        {
+          lane: figure.lane === '' ? '(created before lanes were kept)' : figure.lane,
+          queued: Math.max(0, figure.unfinishedItems - figure.running),
+          running: figure.running,
+          capacity: figure.capacity,
+          oldestQueuedSeconds: Math.max(waited, own),
+          paused: false,
+          topAccounts,
+        },
+        pauseOf.get(figure.lane),
+      );
+    });
+  const shown = new Set(views.map((view) => view.lane));
+  for (const pause of pauses) if (!shown.has(pause.id)) views.push(paused({ lane: pause.id, queued: 0, running: 0, capacity: 0, oldestQueuedSeconds: 0, paused: false, topAccounts: [] }, pause));
+  return views.sort(byName);
+}
