@@ -237,8 +237,8 @@ export interface FleetLaneRepo {
  * lock per slot, so a process that dies gives its slots back with its connection).
  */
 export interface KeySlotRepo {
-  /** Takes one of `key`'s `cap` slots: answers how to give it back, or null when all are taken. */
-  acquire(key: string, cap: number): Promise<(() => void) | null>;
+  /** Takes one of `key`'s `cap` slots: answers how to give it back (resolved once given back), or null when all are taken. */
+  acquire(key: string, cap: number): Promise<(() => Promise<void>) | null>;
 }
 
 /** How many tasks a claim takes from one lane (null: the tasks created before lanes were kept). */

@@ -65,7 +65,7 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
       // Each settlement records its event as it happens; this finds those a crash left out, in one process at a time.
       await underLock(signals, SWEEP_LOCK, () => work.recover());
       dispatcher = electDispatcher(signals, () => work.dispatcher(), log);
-      claiming = await startClaiming({ shared, runner, lanes: deps.lanes, laneOf, events: deps.events, config, log });
+      claiming = await startClaiming({ shared, runner, lanes: deps.lanes, deadlines: deps.deadlines, laneOf, events: deps.events, config, log });
       // The sweep runs in one process at a time across the fleet.
       const sweep = async () => {
         const outcome = await underLock(signals, SWEEP_LOCK, deps.sweep);
@@ -119,6 +119,7 @@ async function startClaiming(options: {
   shared: SharedQueueStore;
   runner: Pick<TaskRunner, 'run'>;
   lanes: Lanes;
+  deadlines: IntakeDeps['deadlines'];
   laneOf: (task: TaskRecord) => string;
   events: EventBus;
   config: ConfigSource;
@@ -155,7 +156,11 @@ async function startClaiming(options: {
         if (!settledHere.delete(id)) await shared.leases.release(workerId, id);
       },
     },
-    run: (task) => options.runner.run(task),
+    run: (task) => {
+      // A claimed task's deadline is kept here too, to the millisecond (the fleet's poll is the fallback).
+      if (task.deadlineAt !== undefined) options.deadlines.add(task.id, task.deadlineAt);
+      return options.runner.run(task);
+    },
     laneOf: options.laneOf,
     wants: laneWants(options.lanes, known, () => (legacy ? config.current().work.defaultConcurrency : 0)),
     leaseMs,

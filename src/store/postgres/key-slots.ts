@@ -23,15 +23,14 @@ function hash32(text: string): number {
 export function createPgKeySlots(signals: StoreSignals): KeySlotRepo {
   return {
     async acquire(key, cap) {
-      if (cap >= MAX_SLOTS) return () => {};
+      if (cap >= MAX_SLOTS) return async () => {};
       const base = SLOT_LOCKS + hash32(key) * MAX_SLOTS;
       const locked = await signals.tryLockAny(Array.from({ length: cap }, (_, slot) => base + slot));
       if (locked === null) return null;
-      let given = false;
+      let given: Promise<void> | undefined;
       return () => {
-        if (given) return;
-        given = true;
-        void signals.unlock(locked).catch(() => undefined);
+        given ??= signals.unlock(locked).catch(() => undefined);
+        return given;
       };
     },
   };

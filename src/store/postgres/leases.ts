@@ -6,32 +6,26 @@ import { PENDING, TASK_COLUMNS, type TaskRow, taskOf } from './task-rows.js';
 /**
  * Takes pending tasks for worker $1, per lane $2 at most $3 of them, in the lane's fair order
  * (docs/scheduling.md): priority, then the start tag given at create, then age, from the
- * `tasks_queue` index. A few more candidates than asked are locked (SKIP LOCKED: two claims at
- * once take different ones), so that tasks of a key already running its maxConcurrent elsewhere
- * (as many of its tasks leased as the cap) can be passed over without a walk of the queue. Each
- * lane's virtual time moves up to the tags it starts. $4 tasks created before lanes were kept are
- * taken oldest first. The ids claimed are kept in a transaction-local setting.
+ * `tasks_queue` index (SKIP LOCKED: two claims at once take different ones). Tasks of a key whose
+ * maxConcurrent is already taken by leased tasks are passed over (the keys with a bound are few;
+ * the items themselves are held to it by key slots, key-slots.ts). Each lane's virtual time
+ * moves up to the tags it starts. $4 tasks created before lanes were kept are taken oldest
+ * first. The ids claimed are kept in a transaction-local setting.
  */
 const CLAIM = `WITH want AS (
   SELECT * FROM unnest($2::text[], $3::int[]) AS w(lane, n)
-), candidates AS (
-  SELECT c.* FROM want, LATERAL (
-    SELECT t.id, t.lane, t.vstart, t.priority, t.seq, t.api_key_id FROM tasks t
-    WHERE t.lane = want.lane AND t.status = 'pending' AND (t.lease_until IS NULL OR t.lease_until < now())
-    ORDER BY t.priority DESC, t.vstart, t.seq LIMIT want.n * 2 + 4 FOR UPDATE SKIP LOCKED
-  ) c
-), capped AS (
-  SELECT k.id, substring(k.doc from '"maxConcurrent":([0-9]+)')::int AS cap,
-         (SELECT count(*) FROM tasks l WHERE l.api_key_id = k.id AND l.status = 'pending' AND l.lease_owner IS NOT NULL AND l.lease_until > now()) AS leased
-  FROM api_keys k WHERE k.id IN (SELECT api_key_id FROM candidates) AND k.doc LIKE '%"maxConcurrent":%'
-), allowed AS (
-  SELECT c.*, row_number() OVER (PARTITION BY c.api_key_id ORDER BY c.priority DESC, c.vstart, c.seq) AS of_key FROM candidates c
-), ranked AS (
-  SELECT a.id, a.lane, a.vstart, row_number() OVER (PARTITION BY a.lane ORDER BY a.priority DESC, a.vstart, a.seq) AS of_lane
-  FROM allowed a LEFT JOIN capped k ON k.id = a.api_key_id
-  WHERE k.id IS NULL OR k.cap IS NULL OR k.leased + a.of_key <= k.cap
+), full_keys AS (
+  SELECT k.id FROM api_keys k
+  WHERE k.revoked_at IS NULL AND k.doc LIKE '%"maxConcurrent":%'
+    AND (SELECT count(*) FROM tasks l WHERE l.api_key_id = k.id AND l.status = 'pending' AND l.lease_owner IS NOT NULL AND l.lease_until > now())
+        >= substring(k.doc from '"maxConcurrent":([0-9]+)')::int
 ), picked AS (
-  SELECT r.id, r.lane, r.vstart FROM ranked r JOIN want w ON w.lane = r.lane WHERE r.of_lane <= w.n
+  SELECT c.* FROM want, LATERAL (
+    SELECT t.id, t.lane, t.vstart FROM tasks t
+    WHERE t.lane = want.lane AND t.status = 'pending' AND (t.lease_until IS NULL OR t.lease_until < now())
+      AND (t.api_key_id IS NULL OR t.api_key_id NOT IN (SELECT id FROM full_keys))
+    ORDER BY t.priority DESC, t.vstart, t.seq LIMIT want.n FOR UPDATE SKIP LOCKED
+  ) c
 ), legacy AS (
   SELECT t.id FROM tasks t WHERE $4 > 0 AND t.lane IS NULL AND t.status = 'pending' AND (t.lease_until IS NULL OR t.lease_until < now())
   ORDER BY t.seq LIMIT $4 FOR UPDATE SKIP LOCKED

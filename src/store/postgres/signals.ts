@@ -119,15 +119,22 @@ export function createPgSignals(url: string, log?: (message: string) => void, ap
       if (rows[0].locked) held.add(key);
       return rows[0].locked;
     },
-    async tryLockAny(keys) {
-      // The rows are tried in order and the first lock taken ends the scan (LIMIT 1): no other is taken.
-      const { rows } = await statement<{ key: string }>('SELECT k::text AS key FROM unnest($1::bigint[]) WITH ORDINALITY AS u(k, n) WHERE pg_try_advisory_lock(k) ORDER BY n LIMIT 1', [
-        keys.filter((key) => !held.has(key)),
-      ]);
-      if (rows.length === 0) return null;
-      const key = Number(rows[0].key);
-      held.add(key);
-      return key;
+    tryLockAny(keys) {
+      // Which keys to try is read when the statement runs, after those before it: a session's
+      // advisory locks are reentrant, so a key this connection already holds (taken by a call
+      // just before) must not be asked for again. The rows are tried in order and the first lock
+      // taken ends the scan (LIMIT 1, no sort): no other is taken.
+      const result = last.then(async () => {
+        const free = keys.filter((key) => !held.has(key));
+        if (free.length === 0) return null;
+        const { rows } = await (await open()).query<{ key: string }>('SELECT k::text AS key FROM unnest($1::bigint[]) AS u(k) WHERE pg_try_advisory_lock(k) LIMIT 1', [free]);
+        if (rows.length === 0) return null;
+        const key = Number(rows[0].key);
+        held.add(key);
+        return key;
+      });
+      last = result.catch(() => undefined);
+      return result;
     },
     async unlock(key) {
       if (!held.delete(key)) return;

@@ -151,12 +151,38 @@ test('postgres: tasks of a key whose maxConcurrent is leased already are passed 
   await store.apiKeys.create({ id: 'key_cap', accountId: 'acc_a', hash: 'h1', preview: 'x', scopes: [], spendingLimitPeriod: 'month', createdAt: AT, maxConcurrent: 1 }, { maxLive: 10 });
   for (let i = 0; i < 3; i++) await store.tasks.create(taskOf(`tsk_k${i}`, 'acc_a', { apiKeyId: 'key_cap' }), { lane: 'L' });
   await store.tasks.create(taskOf('tsk_b0', 'acc_b'), { lane: 'L' });
-  assert.deepEqual(ids(await leases(store).claim('w1', want(4), 60_000)).sort(), ['tsk_b0', 'tsk_k0'], "one of the capped key's tasks, and the other account's");
-  assert.deepEqual(ids(await leases(store).claim('w2', want(4), 60_000)), [], "the key's cap is leased");
+  // Nothing of the key is leased yet: a claim may take several of its tasks (their items are held to the bound by key slots).
+  const first = ids(await leases(store).claim('w1', want(4), 60_000));
+  assert.ok(first.includes('tsk_b0') && first.includes('tsk_k0'), `the other account's task and the capped key's first: ${first}`);
+  for (const id of first) if (id !== 'tsk_k0' && id !== 'tsk_b0') await leases(store).release('w1', id);
+  assert.deepEqual(ids(await leases(store).claim('w2', want(4), 60_000)), [], "the key's bound is taken by a leased task: its other tasks are passed over");
   await leases(store).release('w1', 'tsk_k0');
-  assert.deepEqual(ids(await leases(store).claim('w2', want(4), 60_000)), ['tsk_k0']);
+  assert.deepEqual(ids(await leases(store).claim('w2', want(1), 60_000)), ['tsk_k0']);
 
   await store.tasks.create(taskOf('tsk_old', 'acc_b'), {});
   assert.equal((await leases(store).pendingLanes()).legacy, true);
   assert.deepEqual(ids(await leases(store).claim('w3', [{ lane: null, limit: 5 }], 60_000)), ['tsk_old']);
+});
+
+test("postgres: a key's slots are shared by the processes: each slot is held by one, given back when released or when its connection goes", async (t) => {
+  const { PgStore } = await import('../../../src/store/postgres/index.js');
+  const closers: (() => Promise<void>)[] = [];
+  const url = await migratedSchema(t, closers);
+  const [one, two] = await Promise.all([1, 2].map((n) => PgStore.open({ url, poolSize: 2, applicationName: `slots-${n}` })));
+  closers.push(() => two.close());
+  // Asked for at once by one process: a session's locks are reentrant, so the second must not get the first's slot again.
+  const [a, a2] = await Promise.all([one.shared!.keySlots.acquire('key_z', 2), one.shared!.keySlots.acquire('key_z', 2)]);
+  assert.ok(a && a2, 'one process takes both slots when asking twice at once');
+  assert.equal(await two.shared!.keySlots.acquire('key_z', 2), null, 'and the other gets none');
+  const b = await two.shared!.keySlots.acquire('key_x', 2);
+  const b2 = await one.shared!.keySlots.acquire('key_x', 2);
+  assert.ok(b && b2, 'two slots, one each');
+  assert.equal(await one.shared!.keySlots.acquire('key_x', 2), null, 'both slots taken');
+  assert.equal(await two.shared!.keySlots.acquire('key_x', 2), null);
+  assert.ok(await two.shared!.keySlots.acquire('key_y', 1), 'another key has its own');
+  await b();
+  assert.ok(await one.shared!.keySlots.acquire('key_x', 2), 'a slot given back is taken by the other process');
+  assert.equal(await two.shared!.keySlots.acquire('key_x', 2), null);
+  await one.close();
+  assert.ok(await two.shared!.keySlots.acquire('key_x', 2), 'a process that goes gives its slots back with its connection');
 });
