@@ -36,7 +36,7 @@ export const TASK_ERROR_MEANINGS: Readonly<Record<TaskErrorCode, string>> = {
   RATING_FAILED: 'Rating ran but gave nothing usable.',
   ALT_GENERATION_FAILED: 'Alt text ran but gave nothing usable.',
   REVIEW_FAILED: 'Review ran but gave nothing usable.',
-  TASK_EXPIRED: 'The task stayed pending 24 h after its last update and was swept.',
+  TASK_EXPIRED: 'The task stayed pending 24 h after its last update and was swept, or its deadline (Cancel-After) passed before the item finished.',
   ENQUEUE_FAILED: 'Queueing failed right after creation; the hold was released.',
   TASK_CANCELLED: 'The task was cancelled (POST /tasks/{id}/cancel) before this item finished.',
   UNKNOWN_ERROR: 'Nothing else matched.',
