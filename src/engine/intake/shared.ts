@@ -98,12 +98,12 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
  */
 function laneWants(lanes: Lanes, known: ReadonlySet<string>, legacy: () => number): (held: ReadonlyMap<string, number>) => ClaimWant[] {
   return (held) => {
-    const stats = lanes.stats();
-    const names = new Set([...known, ...Object.keys(stats), ...held.keys()]);
+    const load = lanes.load();
+    const names = new Set([...known, ...load.keys(), ...held.keys()]);
     const wants: ClaimWant[] = [];
     for (const lane of names) {
       if (lane === '' || lanes.isPaused(lane)) continue;
-      const here = stats[lane];
+      const here = load.get(lane);
       const concurrency = here?.concurrency ?? lanes.get(lane).concurrency;
       const busy = here ? here.running + here.queued : 0;
       wants.push({ lane, limit: Math.max(0, 2 * concurrency - Math.max(busy, held.get(lane) ?? 0)) });
@@ -179,7 +179,7 @@ async function startClaiming(options: {
     shared.lanes
       .report(
         workerId,
-        Object.entries(options.lanes.stats()).map(([lane, stats]) => ({ lane, running: stats.running, capacity: stats.concurrency })),
+        [...options.lanes.load()].map(([lane, load]) => ({ lane, running: load.running, capacity: load.concurrency })),
       )
       .catch((err: Error) => options.log(`lanes not reported (${err.message})`));
   const poll = setInterval(() => {

@@ -206,6 +206,14 @@ export class Lanes implements LaneBacklog {
     await Promise.all([...this.lanes.values()].map((lane) => lane.idle()));
   }
 
+  /** What claims read per lane, cheaply (per create and per claim): items running and queued, and slots. */
+  load(): Map<string, { running: number; queued: number; concurrency: number }> {
+    const out = new Map<string, { running: number; queued: number; concurrency: number }>();
+    for (const [name, lane] of this.lanes) out.set(name, { running: lane.slots, queued: lane.queued, concurrency: lane.concurrency });
+    return out;
+  }
+
+  /** Each lane as operators see it (imgtask queues, metrics): includes a sort of its accounts, so not for every create. */
   stats(): Record<string, LaneStats> {
     const out: Record<string, LaneStats> = {};
     const now = performance.now();
