@@ -1,7 +1,7 @@
 import { ApiError, type Client, type GenerateInput, type SyncAnswer, type Task, type TaskView } from '../client/http-client.js';
 import { SIZE_PRESETS } from '../domain/sizes.js';
 import { TASK_STATUSES } from '../domain/tasks.js';
-import { plainText, taskLines, type UrlResult, urlResultLine, urlResultsOf } from '../tui/task-lines.js';
+import { deadlineOf, plainText, taskLines, type UrlResult, urlResultLine, urlResultsOf } from '../tui/task-lines.js';
 import { EXIT, enumOption, intOption, print } from './output.js';
 
 /** Images one generate task may make (the API's limit). */
@@ -20,14 +20,20 @@ const TASK_TYPES = Object.keys({
 export const describeTask = (task: TaskView, files?: ReadonlyMap<string, string>): string => plainText(taskLines(task, { files }));
 
 /**
- * For a failed task: its errors on stderr, one line each with code and message; answers exit 3
- * (EXIT.taskFailed). Undefined for a task that did not fail.
+ * For a failed task: its errors on stderr, one line each with code and message (and, for an
+ * expiry, the deadline it missed); answers exit 3 (EXIT.taskFailed). Undefined for a task that
+ * did not fail.
  */
 export function reportTaskFailure(task: TaskView): number | undefined {
   if (task.status !== 'failed') return undefined;
   const errors = 'errors' in task ? (task.errors ?? []) : [];
   if (errors.length === 0) process.stderr.write(`imgtask: task ${task.id} failed\n`);
-  for (const e of errors) process.stderr.write(`imgtask: task ${task.id} failed: ${e.code}${e.message ? `: ${e.message}` : ''}\n`);
+  const deadline = deadlineOf(task);
+  for (const e of errors) {
+    // An expiry names the deadline it missed: the sweep's 24-hour expiry has none.
+    const missed = e.code === 'TASK_EXPIRED' && deadline ? ` (deadline ${deadline})` : '';
+    process.stderr.write(`imgtask: task ${task.id} failed: ${e.code}${e.message ? `: ${e.message}` : ''}${missed}\n`);
+  }
   return EXIT.taskFailed;
 }
 

@@ -48,6 +48,14 @@ export type UploadedFile = UploadResponse['data']['files'][number];
 /** A task as a credential can read it: the full task with an API key, its result view with a PAT. */
 export type TaskView = Task | TaskResult;
 
+/**
+ * What any create may add besides its body: `cancelAfter`, sent as the Cancel-After header (a
+ * duration such as 30s, 5m or 1h30m, from 1s to 24h: docs/api/tasks.md#deadlines-cancel-after).
+ */
+export interface CreateOptions {
+  cancelAfter?: string;
+}
+
 /** Answers of rate and alt: 200 with the results, or 202 with the task to poll. */
 export interface SyncAnswer<Data> {
   status: number;
@@ -93,8 +101,9 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
    * holds the key, the same request is sent again and the server answers the first task, never a
    * second one. A refused connection is not retried: the request never arrived.
    */
-  async function create<T>(path: string, body: unknown): Promise<Answer<T>> {
-    const headers = { 'idempotency-key': `cli-${globalThis.crypto.randomUUID()}` };
+  async function create<T>(path: string, body: unknown, options: CreateOptions = {}): Promise<Answer<T>> {
+    const headers: Record<string, string> = { 'idempotency-key': `cli-${globalThis.crypto.randomUUID()}` };
+    if (options.cancelAfter !== undefined) headers['cancel-after'] = options.cancelAfter;
     for (let attempt = 1; ; attempt++) {
       const last = attempt === CREATE_ATTEMPTS;
       let res: Response;
@@ -157,19 +166,19 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
 
   return {
     base,
-    generate: async (body: GenerateInput) => (await create<GenerateResponse>('/image/generate', body)).body.data,
-    removeBackground: async (body: RemoveBackgroundInput) => (await create<RemoveBackgroundResponse>('/image/remove-background', body)).body.data,
-    video: async (body: VideoInput) => (await create<GenerateVideoResponse>('/video/generate', body)).body.data,
-    rate: async (body: RateInput): Promise<SyncAnswer<RateResponse['data']>> => {
-      const answer = await create<RateResponse>('/image/rate', body);
+    generate: async (body: GenerateInput, options?: CreateOptions) => (await create<GenerateResponse>('/image/generate', body, options)).body.data,
+    removeBackground: async (body: RemoveBackgroundInput, options?: CreateOptions) => (await create<RemoveBackgroundResponse>('/image/remove-background', body, options)).body.data,
+    video: async (body: VideoInput, options?: CreateOptions) => (await create<GenerateVideoResponse>('/video/generate', body, options)).body.data,
+    rate: async (body: RateInput, options?: CreateOptions): Promise<SyncAnswer<RateResponse['data']>> => {
+      const answer = await create<RateResponse>('/image/rate', body, options);
       return { status: answer.status, data: answer.body.data };
     },
-    alt: async (body: AltInput): Promise<SyncAnswer<AltResponse['data']>> => {
-      const answer = await create<AltResponse>('/image/alt', body);
+    alt: async (body: AltInput, options?: CreateOptions): Promise<SyncAnswer<AltResponse['data']>> => {
+      const answer = await create<AltResponse>('/image/alt', body, options);
       return { status: answer.status, data: answer.body.data };
     },
-    review: async (body: ReviewInput): Promise<SyncAnswer<ReviewResponse['data']>> => {
-      const answer = await create<ReviewResponse>('/image/review', body);
+    review: async (body: ReviewInput, options?: CreateOptions): Promise<SyncAnswer<ReviewResponse['data']>> => {
+      const answer = await create<ReviewResponse>('/image/review', body, options);
       return { status: answer.status, data: answer.body.data };
     },
     async upload(files: { name: string; data: Buffer }[]): Promise<UploadedFile[]> {

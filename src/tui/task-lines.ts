@@ -69,6 +69,17 @@ export const urlResultsOf = (task: TaskView): UrlResult[] => (task.type === 'ima
 /** Cost and errors are on the full task; a PAT reads only the result view. */
 export const costOf = (task: TaskView): string | undefined => ('cost' in task ? task.cost : undefined);
 export const errorsOf = (task: TaskView): { code: string; message?: string }[] => ('errors' in task ? (task.errors ?? []) : []);
+/** The task's deadline (Cancel-After), when it was given one; on the full task only. */
+export const deadlineOf = (task: TaskView): string | undefined => ('deadlineAt' in task ? task.deadlineAt : undefined);
+
+/** Priority (when not the default 0) and deadline (when set): why the task ran when it did, and when it gives up. */
+function schedulingLine(task: TaskView): Line | undefined {
+  const parts: string[] = [];
+  if ('priority' in task && task.priority) parts.push(`priority ${task.priority}`);
+  const deadline = deadlineOf(task);
+  if (deadline) parts.push(`deadline ${deadline}`);
+  return parts.length > 0 ? [{ text: `  ${parts.join('  ')}` }] : undefined;
+}
 
 const tone = (status: string): Tone => (status === 'completed' ? 'good' : status === 'failed' ? 'bad' : 'busy');
 const code = (error: { code: string; message?: string } | undefined): string => `${error?.code ?? 'UNKNOWN_ERROR'}${error?.message ? `: ${error.message}` : ''}`;
@@ -134,7 +145,8 @@ function videoLines(video: VideoItem, n: number): Line[] {
 }
 
 /**
- * A task's report, line by line: id, type, status and cost; the rewritten (magic) prompt; each
+ * A task's report, line by line: id, type, status and cost; its priority and deadline when
+ * set; the rewritten (magic) prompt; each
  * image with its size and URL, rating level, destination outcome and where --out saved it;
  * each video with its size, duration, frame rate, format, cost and URL (the same below it);
  * each rate/alt result under the name it was given; the task's errors when it failed.
@@ -149,6 +161,8 @@ export function taskLines(task: TaskView, options: TaskLinesOptions = {}): Line[
       { text: `${options.elapsed ? ` ${options.elapsed}` : ''}${cost !== undefined && task.status !== 'pending' ? `  cost ${cost} USD` : ''}` },
     ],
   ];
+  const scheduling = schedulingLine(task);
+  if (scheduling) lines.push(scheduling);
   if (task.type === 'image.generate' && task.result?.magic_prompt) {
     lines.push([{ text: `  prompt rewritten: ${task.result.magic_prompt.positive}` }]);
     if (task.result.magic_prompt.negative) lines.push([{ text: `  negative prompt rewritten: ${task.result.magic_prompt.negative}` }]);

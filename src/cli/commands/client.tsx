@@ -7,6 +7,7 @@ import { type ImageItem, imagesOf, urlResultsOf, type VideoItem, videosOf } from
 import { clientOf, resolveSources } from '../client-context.js';
 import { EXIT, enumOption, print, UsageError } from '../output.js';
 import { command } from '../run.js';
+import { cancelAfterOption, priorityOption, type SchedulingFlags, schedulingOf } from '../scheduling-options.js';
 import { describeTask, generateOptions, reportTaskFailure, syncAnswer, taskListQuery } from '../task-report.js';
 
 /** Saves the task's successful images and videos into `dir` as `<id>.<ext>`, noting each saved path on its item. */
@@ -68,7 +69,7 @@ export async function followAndReport(client: Client, taskId: string, type: stri
 }
 
 /** The options of `imgtask generate`, as commander gives them (strings: numbers and choices are checked here, the rest by the server). */
-interface GenerateOptions {
+interface GenerateOptions extends SchedulingFlags {
   model?: string;
   size?: string;
   count?: string;
@@ -108,13 +109,16 @@ export function registerClientCommands(program: Command): void {
     .option('--rating <mode>', 'nsfw_sfw, or a JSON file of custom levels')
     .option('--destination <name>', 'a destination name')
     .option('--metadata <json>', 'metadata as a JSON object')
+    .addOption(priorityOption())
+    .addOption(cancelAfterOption())
     .option('--watch', 'follow the task until it settles')
     .option('--out <dir>', 'with --watch: save the images here')
     .option('--json', 'print one JSON document')
     .action(
       clientCommand(async (client, json, prompt: string, opts: GenerateOptions) => {
         // Numbers and fixed choices are checked here (nothing is sent when one is wrong); the server checks the rest.
-        const body: GenerateInput = { prompt, ...generateOptions(opts) };
+        const { priority, request } = schedulingOf(opts);
+        const body: GenerateInput = { prompt, ...generateOptions(opts), ...(priority === undefined ? {} : { priority }) };
         if (opts.model) body.model = opts.model;
         if (opts.negative) body.negative_prompt = opts.negative;
         if (opts.magic) body.magic_prompt = true;
@@ -124,7 +128,7 @@ export function registerClientCommands(program: Command): void {
           body.rating =
             opts.rating === 'nsfw_sfw' ? { mode: 'nsfw_sfw' } : { mode: 'custom', levels: parseJson(await readLevels(opts.rating, '--rating'), '--rating file') as RateInput['levels'] & {} };
         if (opts.input?.length) body.inputs = await resolveSources(client, opts.input, 'id');
-        const created = await client.generate(body);
+        const created = await client.generate(body, request);
         if (!opts.watch) return print({ json }, created, `task ${created.taskId}${created.access ? `\npat ${created.access.publicAccessToken}` : ''}`);
         return followAndReport(client, created.taskId, 'image.generate', body.count ?? 1, { json, out: opts.out });
       }),
@@ -134,28 +138,35 @@ export function registerClientCommands(program: Command): void {
     .command('rate <sources...>')
     .description('Rate images (URLs, ids or local files): nsfw_sfw, or custom levels from a JSON file')
     .option('--levels <file>', 'a JSON file of 2 to 7 { value, description } levels (custom mode)')
+    .addOption(priorityOption())
+    .addOption(cancelAfterOption())
     .option('--async', 'do not wait: answer with the task to poll')
     .option('--json', 'print one JSON document')
     .action(
-      clientCommand(async (client, json, sources: string[], opts: { levels?: string; async?: boolean }) => {
+      clientCommand(async (client, json, sources: string[], opts: { levels?: string; async?: boolean } & SchedulingFlags) => {
+        const { priority, request } = schedulingOf(opts);
         const levels = opts.levels ? (parseJson(await readLevels(opts.levels, '--levels'), '--levels file') as RateInput['levels']) : undefined;
         const files = new Map<string, string>();
         const urls = await resolveSources(client, sources, 'id', files);
         const body: RateInput = levels ? { mode: 'custom', levels, urls, sync: !opts.async } : { mode: 'nsfw_sfw', urls, sync: !opts.async };
-        return syncAnswer(client, json, files, () => client.rate(body));
+        if (priority !== undefined) body.priority = priority;
+        return syncAnswer(client, json, files, () => client.rate(body, request));
       }),
     );
 
   program
     .command('alt <sources...>')
     .description('Alt text for images (URLs, ids or local files)')
+    .addOption(priorityOption())
+    .addOption(cancelAfterOption())
     .option('--async', 'do not wait: answer with the task to poll')
     .option('--json', 'print one JSON document')
     .action(
-      clientCommand(async (client, json, sources: string[], opts: { async?: boolean }) => {
+      clientCommand(async (client, json, sources: string[], opts: { async?: boolean } & SchedulingFlags) => {
+        const { priority, request } = schedulingOf(opts);
         const files = new Map<string, string>();
         const urls = await resolveSources(client, sources, 'id', files);
-        return syncAnswer(client, json, files, () => client.alt({ urls, sync: !opts.async }));
+        return syncAnswer(client, json, files, () => client.alt({ urls, sync: !opts.async, ...(priority === undefined ? {} : { priority }) }, request));
       }),
     );
 
@@ -164,17 +175,21 @@ export function registerClientCommands(program: Command): void {
     .description('Remove the background of an image (URL, uploaded img_ id or local file)')
     .option('--format <format>', 'png or webp')
     .option('--destination <name>', 'a destination name')
+    .addOption(priorityOption())
+    .addOption(cancelAfterOption())
     .option('--watch', 'follow the task until it settles')
     .option('--out <dir>', 'with --watch: save the image here')
     .option('--json', 'print one JSON document')
     .action(
-      clientCommand(async (client, json, source: string, opts: { format?: string; destination?: string; watch?: boolean; out?: string }) => {
+      clientCommand(async (client, json, source: string, opts: { format?: string; destination?: string; watch?: boolean; out?: string } & SchedulingFlags) => {
         const format = enumOption(opts.format, '--format', ['png', 'webp']);
+        const { priority, request } = schedulingOf(opts);
         const [url] = await resolveSources(client, [source], 'url');
         const body: RemoveBackgroundInput = { url };
         if (format) body.output = { format };
         if (opts.destination) body.destination = opts.destination;
-        const created = await client.removeBackground(body);
+        if (priority !== undefined) body.priority = priority;
+        const created = await client.removeBackground(body, request);
         if (!opts.watch) return print({ json }, created, `task ${created.taskId} (reserved ${created.estimatedCost} USD)`);
         return followAndReport(client, created.taskId, 'image.remove_background', 1, { json, out: opts.out });
       }),

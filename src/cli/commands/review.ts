@@ -4,6 +4,7 @@ import { plainText, type ReviewView, reviewLines } from '../../tui/task-lines.js
 import { clientOf, resolveSources } from '../client-context.js';
 import { EXIT, print, UsageError } from '../output.js';
 import { command } from '../run.js';
+import { cancelAfterOption, priorityOption, type SchedulingFlags, schedulingOf } from '../scheduling-options.js';
 import { describeTask, reportTaskFailure } from '../task-report.js';
 
 /** Criteria one review may ask for (the API's limit, checked here before anything is sent). */
@@ -45,20 +46,24 @@ export function registerReviewCommand(program: Command): void {
     .description('Review an image (URL, id or local file): resolution, focus, exposure, safety, text; with a vision provider, the prompt and free-text criteria')
     .option('--prompt <text>', 'what the image was meant to show')
     .option('--criteria <text>', 'a criterion, e.g. "no text" or "product centred" (repeatable, at most 10)', collect)
+    .addOption(priorityOption())
+    .addOption(cancelAfterOption())
     .option('--async', 'do not wait: answer with the task to poll')
     .option('--json', 'print one JSON document')
     .action(
       command(
-        async (ctx, source: string, opts: { prompt?: string; criteria?: string[]; async?: boolean }) => {
+        async (ctx, source: string, opts: { prompt?: string; criteria?: string[]; async?: boolean } & SchedulingFlags) => {
           const criteria = opts.criteria ?? [];
           if (criteria.length > MAX_CRITERIA) throw new UsageError(`--criteria may be given at most ${MAX_CRITERIA} times, not ${criteria.length}`);
           for (const criterion of criteria) if (!criterion.trim()) throw new UsageError('--criteria must not be empty');
+          const { priority, request } = schedulingOf(opts);
           const client = clientOf(ctx);
           const [url] = await resolveSources(client, [source], 'id');
           const body: ReviewInput = { url, sync: !opts.async };
           if (opts.prompt !== undefined) body.prompt = opts.prompt;
           if (criteria.length) body.criteria = criteria;
-          return reportReview(client, ctx.json, () => client.review(body));
+          if (priority !== undefined) body.priority = priority;
+          return reportReview(client, ctx.json, () => client.review(body, request));
         },
         { json: 'auto' },
       ),

@@ -3,6 +3,7 @@ import type { VideoInput } from '../../client/http-client.js';
 import { SIZE_PRESETS } from '../../domain/sizes.js';
 import { resolveSources } from '../client-context.js';
 import { enumOption, intOption, jsonOption, print } from '../output.js';
+import { cancelAfterOption, priorityOption, type Scheduling, type SchedulingFlags, schedulingOf } from '../scheduling-options.js';
 import { clientCommand, followAndReport } from './client.js';
 
 /** The API's limits on a video.generate request, checked here so nothing is sent when one is wrong. */
@@ -11,7 +12,7 @@ const LIMITS = { count: [1, 4], durationS: [1, 10], fps: [8, 30] } as const;
 const VIDEO_SIZES = SIZE_PRESETS.filter((preset) => !preset.endsWith('_4k'));
 
 /** The options of `imgtask video`, as commander gives them (strings: numbers and choices are checked here, the rest by the server). */
-interface VideoOptions {
+interface VideoOptions extends SchedulingFlags {
   model?: string;
   count?: string;
   duration?: string;
@@ -28,8 +29,10 @@ interface VideoOptions {
 }
 
 /** The request `imgtask video` sends; UsageError (exit 2, nothing sent) for a number or choice out of range. */
-function videoRequest(prompt: string, opts: VideoOptions): VideoInput {
+function videoRequest(prompt: string, opts: VideoOptions): { body: VideoInput; request: Scheduling['request'] } {
+  const { priority, request } = schedulingOf(opts);
   const body: VideoInput = { prompt };
+  if (priority !== undefined) body.priority = priority;
   const count = intOption(opts.count, '--count', ...LIMITS.count);
   const duration = intOption(opts.duration, '--duration', ...LIMITS.durationS);
   const fps = intOption(opts.fps, '--fps', ...LIMITS.fps);
@@ -46,7 +49,7 @@ function videoRequest(prompt: string, opts: VideoOptions): VideoInput {
   if (opts.negative) body.negative_prompt = opts.negative;
   if (opts.destination) body.destination = opts.destination;
   if (opts.metadata) body.metadata = jsonOption(opts.metadata, '--metadata') as VideoInput['metadata'];
-  return body;
+  return { body, request };
 }
 
 export function registerVideoCommand(program: Command): void {
@@ -64,14 +67,16 @@ export function registerVideoCommand(program: Command): void {
     .option('--input <url|file>', 'one input image, the first frame')
     .option('--destination <name>', 'a destination name')
     .option('--metadata <json>', 'metadata as a JSON object')
+    .addOption(priorityOption())
+    .addOption(cancelAfterOption())
     .option('--watch', 'follow the task until it settles')
     .option('--out <dir>', 'with --watch: save the videos here')
     .option('--json', 'print one JSON document')
     .action(
       clientCommand(async (client, json, prompt: string, opts: VideoOptions) => {
-        const body = videoRequest(prompt, opts);
+        const { body, request } = videoRequest(prompt, opts);
         if (opts.input) body.inputs = await resolveSources(client, [opts.input], 'id');
-        const created = await client.video(body);
+        const created = await client.video(body, request);
         if (!opts.watch) return print({ json }, created, `task ${created.taskId} (reserved ${created.estimatedCost} USD)${created.access ? `\npat ${created.access.publicAccessToken}` : ''}`);
         return followAndReport(client, created.taskId, 'video.generate', body.count ?? 1, { json, out: opts.out });
       }),
