@@ -3,6 +3,7 @@ import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import { Csrf, EmptyState, Notice, Page } from '../layout.js';
 import type { FormIssue } from './build-body.js';
+import { CANCEL_AFTER_FIELD } from './cancel-after.js';
 import { ADVANCED_FIELD, type FormContext, KEY_FIELD, type TypeForm } from './field-specs.js';
 import { FieldView, fieldId, issuesAt } from './field-view.js';
 
@@ -109,6 +110,7 @@ function TypeFormView({ view }: { view: PlaygroundView }) {
         {form.fields.map((field) => (
           <FieldView type={form.type} field={field} value={values[field.name] ?? ''} issues={issues} context={context} />
         ))}
+        <FieldView type={form.type} field={CANCEL_AFTER_FIELD} value={values[CANCEL_AFTER_FIELD.name] ?? ''} issues={issues} context={context} />
         <details open={form.fields.length === 0 || advanced.trim() !== '' || advancedIssues.length > 0}>
           <summary>Advanced: JSON body</summary>
           <div class="field">

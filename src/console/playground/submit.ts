@@ -7,6 +7,7 @@ import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import type { AccountSession } from '../http.js';
 import { authorizeSession, keyPrincipal } from '../key-principal.js';
 import { buildBody, type FormIssue } from './build-body.js';
+import { cancelAfterOfForm } from './cancel-after.js';
 import { KEY_FIELD } from './field-specs.js';
 import { formFor } from './type-forms.js';
 
@@ -24,8 +25,9 @@ export function parseForm(def: AnyTaskType, fields: Record<string, string>): Par
 
 /**
  * Creates the task as the chosen key, exactly as its create route would (`pat: false`: the
- * console follows the task in its own inspector). The key's scopes, rate and limits apply;
- * refusals are thrown as the API's AppErrors.
+ * console follows the task in its own inspector), with the form's deadline as its Cancel-After
+ * header would give it. The key's scopes, rate and limits (its maxPriority too) apply; refusals
+ * are thrown as the API's AppErrors.
  */
 export async function createFromForm(
   c: Context<ConsoleEnv>,
@@ -36,8 +38,10 @@ export async function createFromForm(
 ): Promise<{ taskId: string } | { issues: FormIssue[] }> {
   const principal = await keyPrincipal(c, deps, session, fields[KEY_FIELD] ?? '', def.scope);
   const parsed = parseForm(def, fields);
-  if (!parsed.ok) return { issues: parsed.issues };
-  const { task } = await deps.tasks.create(principal, def.type, parsed.body, { pat: false });
+  const deadline = cancelAfterOfForm(fields);
+  const issues = [...(parsed.ok ? [] : parsed.issues), ...('issue' in deadline ? [deadline.issue] : [])];
+  if (!parsed.ok || 'issue' in deadline) return { issues };
+  const { task } = await deps.tasks.create(principal, def.type, parsed.body, { pat: false, cancelAfterMs: deadline.ms });
   return { taskId: task.id };
 }
 

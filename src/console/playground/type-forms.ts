@@ -1,3 +1,4 @@
+import { PRIORITY } from '../../domain/scheduling.js';
 import { SIZE_PRESETS } from '../../domain/sizes.js';
 import { REVIEW_LIMITS } from '../../tasks/image-review.js';
 import { LIMITS } from '../../tasks/request-parts.js';
@@ -25,6 +26,18 @@ const metadataField = (): FieldSpec => ({
   label: 'Metadata (JSON object)',
   path: ['metadata'],
   hint: `Kept with the task and sent with its webhooks, at most ${LIMITS.metadataBytes} bytes. Example: {"order": 42}`,
+});
+
+/** Every create body’s priority (docs/scheduling.md#the-order). */
+const priorityField = (): FieldSpec => ({
+  kind: 'number',
+  name: 'priority',
+  label: 'Priority',
+  path: ['priority'],
+  min: PRIORITY.min,
+  max: PRIORITY.max,
+  initial: String(PRIORITY.default),
+  hint: `${PRIORITY.min} to ${PRIORITY.max}: higher starts first in its lane. At most the key’s Max priority (${PRIORITY.default} unless set on the Keys page).`,
 });
 
 const promptField = (name: string, label: string, required: boolean): FieldSpec => ({ kind: 'text', name, label, path: [name], required, multiline: true });
@@ -139,8 +152,8 @@ const VIDEO: TypeForm = {
   ],
 };
 
-/** The console's forms, in the order the playground offers them. */
-const KNOWN_FORMS: TypeForm[] = [GENERATE, RATE, ALT, REMOVE_BACKGROUND, REVIEW, VIDEO];
+/** The console's forms, in the order the playground offers them; each ends with the priority every create body takes. */
+const KNOWN_FORMS: TypeForm[] = [GENERATE, RATE, ALT, REMOVE_BACKGROUND, REVIEW, VIDEO].map((form) => ({ ...form, fields: [...form.fields, priorityField()] }));
 
 /** The form of a registered type: its own, or (a type the console has no form for) the JSON body alone. */
 export function formFor(type: string): TypeForm {
