@@ -46,6 +46,8 @@ export interface Ops {
   metrics(): Promise<{ contentType: string; text: string }>;
   /** What keeps the service from being ready, one phrase each; empty when it is ready. */
   notReady(): Promise<string[]>;
+  /** The lanes an operator paused (GET /ready's detail): their work waits, yet the service is ready. */
+  pausedLanes(): Promise<{ lane: string; pausedAt: string }[]>;
 }
 
 export type ApiEnv = {

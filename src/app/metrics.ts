@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { QueueView } from '../engine/queues.js';
 import type { AnyTaskType } from '../engine/task-types.js';
 import type { Store } from '../store/types.js';
 import type { AttemptOutcome } from '../webhooks/dispatcher.js';
@@ -26,6 +27,27 @@ export interface MetricsDeps {
   store: Store;
   /** The worker's lanes, by name: items running, queued, and the lane's concurrency. */
   lanes: () => Record<string, { running: number; queued: number; concurrency: number }>;
+  /** Each lane as operators see it: this process's on the file store, the fleet's on PostgreSQL. */
+  queues: () => Promise<QueueView[]>;
+}
+
+/** How long one reading of the lanes serves scrapes: frequent scrapes (several Prometheus, a dashboard) cost one read. */
+const QUEUES_FRESH_MS = 2000;
+
+/** `read`, called at most once per `freshMs`: callers within that time share its answer (a failed read is not kept). */
+function cached<T>(read: () => Promise<T>, freshMs: number): () => Promise<T> {
+  let kept: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    const now = performance.now();
+    if (kept && now - kept.at < freshMs) return kept.value;
+    const value = read();
+    const entry = { at: now, value };
+    kept = entry;
+    value.catch(() => {
+      if (kept === entry) kept = undefined;
+    });
+    return value;
+  };
 }
 
 /**
@@ -90,6 +112,25 @@ export function createMetrics(deps: MetricsDeps) {
   laneGauge('imgtask_lane_queued', 'Items waiting for a slot in a work lane (its depth)', (lane) => lane.queued);
   laneGauge('imgtask_lane_running', 'Items running in a work lane', (lane) => lane.running);
   laneGauge('imgtask_lane_concurrency', 'Slots of a work lane (items it runs at once)', (lane) => lane.concurrency);
+  // The lanes as `imgtask queues` shows them, a signal to scale workers on (docs/scaling.md#scaling-workers-on-queued-work).
+  const queues = cached(deps.queues, QUEUES_FRESH_MS);
+  const FLEET = "On PostgreSQL the figure is the fleet's, the same from every process: aggregate with max(), not sum()";
+  const queueGauge = (name: string, help: string, pick: (view: QueueView) => number) =>
+    new Gauge({
+      name,
+      help: `${help}. ${FLEET}`,
+      labelNames: ['lane'] as const,
+      registers,
+      async collect() {
+        const views = await queues();
+        this.reset();
+        for (const view of views) this.set({ lane: view.lane }, pick(view));
+      },
+    });
+  queueGauge('imgtask_lane_queued_items', "Items waiting to start in a lane (a paused lane's included)", (view) => view.queued);
+  queueGauge('imgtask_lane_running_items', 'Items running in a lane', (view) => view.running);
+  queueGauge('imgtask_lane_oldest_queued_seconds', 'How long the oldest item waiting in a lane has waited, in seconds (0 with none waiting)', (view) => view.oldestQueuedSeconds);
+  queueGauge('imgtask_lane_capacity', 'Slots of a lane: items it runs at once (summed over the working processes on PostgreSQL)', (view) => view.capacity);
   new Gauge({
     name: 'imgtask_webhook_backlog',
     help: 'Webhook deliveries pending (due now or waiting for a retry)',

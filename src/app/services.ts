@@ -138,7 +138,7 @@ export async function openServices(options: ServiceOptions) {
   const destinations = createDestinationService({ store, clock, config, secretsKey, driver: createDriverFactory(config, [layout.exports]), isUnderAllowedRoot, localRoots: [layout.exports] });
   const registry = new TaskTypeRegistry();
   const builtIn = createTaskTypes({ config, providers: () => providers, images, videos, destinations, ffmpegPath: () => ffmpegPathOf(config.current()) });
-  const metrics = createMetrics({ store, lanes: () => engine.lanes.stats() });
+  const metrics = createMetrics({ store, lanes: () => engine.lanes.stats(), queues: () => engine.queues() });
   for (const type of [...builtIn, ...(options.taskTypes ?? [])]) registry.register(metrics.timed(type));
 
   const accounts = createAccountService(store, clock);
@@ -150,7 +150,7 @@ export async function openServices(options: ServiceOptions) {
   const webhooks = createWebhookService({ store, clock, secretsKey, newSecret: newWebhookSecret });
   // Each listener subscribes itself: the outbox records every settlement's event (durably, after the settlement itself).
   const outbox = createOutbox({ store, webhooks, clock, config, events, log });
-  const operator = createOperatorService({ store, accounts, clock, publicBase, progressOf: (task) => toProgressView(task, engine.tasks.liveProgress(task.id)) });
+  const operator = createOperatorService({ store, accounts, clock, publicBase, progressOf: (task) => toProgressView(task, engine.tasks.liveProgress(task.id)), queues: () => engine.queues() });
   const idempotency = createIdempotencyService({ store, clock, secretsKey, log });
   // An event refused for lack of space is recorded once space returns, as a start would.
   afterSpaceReturns = () => {
@@ -267,6 +267,8 @@ export async function openServices(options: ServiceOptions) {
       observeRequest: metrics.observeRequest,
       metrics: async () => ({ contentType: metrics.contentType, text: await metrics.render() }),
       notReady,
+      // The pauses alone (not the lanes' figures): a readiness probe comes often and must stay cheap.
+      pausedLanes: async () => (await store.lanePauses.list()).map((pause) => ({ lane: pause.id, pausedAt: pause.pausedAt })),
     },
     /** What a working process runs besides tasks (the engine's `start` takes it). */
     installWork,

@@ -8,6 +8,7 @@ import { registerDestinationCommands } from './commands/destinations.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerLedgerCommands } from './commands/ledger.js';
 import { registerMigrateCommand } from './commands/migrate.js';
+import { registerQueueCommands } from './commands/queues.js';
 import { registerReviewCommand } from './commands/review.js';
 import { registerSecretCommands } from './commands/secrets.js';
 import { registerServeCommand } from './commands/serve.js';
@@ -49,6 +50,7 @@ export function buildProgram(): Command {
   registerConsoleCommands(program);
   registerLedgerCommands(program);
   registerUsageCommand(program);
+  registerQueueCommands(program);
   registerSecretCommands(program);
   registerMigrateCommand(program);
   registerStoreCommands(program);

@@ -1,5 +1,4 @@
 import type { ApiDeps, ApiEnv } from '../api/types.js';
-import type { Lanes } from '../engine/runner/lanes.js';
 import type { ConsoleSession, ConsoleSessionService } from '../services/console-sessions.js';
 import type { OperatorService } from '../services/operator.js';
 import type { Clock } from '../services/ports.js';
@@ -13,8 +12,12 @@ export interface ConsoleDeps extends ApiDeps {
   operator: OperatorService;
   /** The operator view's doctor status: the checks of `imgtask doctor` (ledger, storage, engines). */
   doctor: () => Promise<{ ok: boolean; problems: string[] }>;
-  /** This process's work lanes (the operator view's queue depths): items running and queued per lane. */
-  lanes: Pick<Lanes, 'stats'>;
+  /** Pausing and resuming lanes (the operator view), fleet-wide on a shared database. */
+  engine: {
+    pauseLane(lane: string): Promise<unknown>;
+    /** False when the lane was not paused. */
+    resumeLane(lane: string): Promise<boolean>;
+  };
 }
 
 export type ConsoleEnv = {

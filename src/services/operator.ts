@@ -18,6 +18,8 @@ export interface DashboardFigures {
   failures: { code: string; count: number }[];
   accounts: { name: string; balance: string; reserved: string; available: string }[];
   webhooks: { pending: number; delivered: number; failed: number; disabled: { id: string; url: string; reason: string }[] };
+  /** Each lane with work or a pause (the fleet's on a shared database). */
+  lanes: LaneFigures[];
   tasks: {
     id: string;
     type: string;
@@ -42,6 +44,23 @@ export interface DashboardProgress {
   estimatedFinishAt?: string;
 }
 
+/** One lane as the engine reports it (its QueueView, seen here by its shape: docs/scheduling.md#operators). */
+export interface LaneReport {
+  lane: string;
+  queued: number;
+  running: number;
+  capacity: number;
+  oldestQueuedSeconds: number;
+  paused: boolean;
+  pausedAt?: string;
+  topAccounts: { account: string; queued: number }[];
+}
+
+/** A lane as operators see it: the engine's report, each top account named. */
+export interface LaneFigures extends Omit<LaneReport, 'topAccounts'> {
+  topAccounts: { account: string; name: string; queued: number }[];
+}
+
 export interface AccountDetail extends AccountView {
   /** Every credit added to the account, summed (USD). */
   credited: string;
@@ -57,9 +76,22 @@ export function createOperatorService(deps: {
   publicBase: () => string;
   /** A pending task's progress (the engine's, held in memory); none: the dashboard shows none. */
   progressOf?: (task: TaskRecord) => DashboardProgress | undefined;
+  /** The engine's lanes (none: no lane is shown). */
+  queues?: () => Promise<LaneReport[]>;
 }) {
   const { store, clock } = deps;
+
+  /** The engine's lanes with their top accounts named (an account gone from the store keeps its id as its name). */
+  async function lanes(): Promise<LaneFigures[]> {
+    const reports = (await deps.queues?.()) ?? [];
+    const ids = new Set(reports.flatMap((report) => report.topAccounts.map((top) => top.account)));
+    const names = new Map<string, string>();
+    for (const id of ids) names.set(id, (await store.accounts.get(id))?.name ?? id);
+    return reports.map((report) => ({ ...report, topAccounts: report.topAccounts.map((top) => ({ account: top.account, name: names.get(top.account) ?? top.account, queued: top.queued })) }));
+  }
+
   return {
+    lanes,
     async accountDetail(ref: string): Promise<AccountDetail> {
       const account = await deps.accounts.find(ref);
       const now = clock.now();
@@ -100,6 +132,7 @@ export function createOperatorService(deps: {
           ...(await store.webhooks.deliveryCounts()),
           disabled: (await store.webhooks.listAll()).filter((w) => !w.enabled && w.disabledReason).map((w) => ({ id: w.id, url: w.url, reason: w.disabledReason! })),
         },
+        lanes: await lanes(),
         tasks: recent.slice(0, 50).map((t) => ({
           id: t.id,
           type: t.type,

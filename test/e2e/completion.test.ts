@@ -40,6 +40,7 @@ for (const shell of ['bash', 'zsh', 'fish']) {
       'rate',
       'tasks',
       'dashboard',
+      'queues',
       'completion',
       'rotate-secret',
       'watch',

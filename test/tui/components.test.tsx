@@ -109,6 +109,29 @@ test('dashboard keys: j/k move the selection, enter opens details, q quits', asy
   unmount();
 });
 
+test('the dashboard shows each lane: queued, running of its capacity, paused ones first and marked, the rest by queued, clipped to 80 columns', () => {
+  const data = sample();
+  data.lanes = [
+    { lane: 'image.rate', queued: 0, running: 1, capacity: 4, paused: false },
+    { lane: 'test', queued: 5, running: 2, capacity: 2, paused: false },
+    { lane: 'gpu-1+gpu-2', queued: 12, running: 0, capacity: 2, paused: true },
+  ];
+  const { lastFrame, unmount } = render(<Dashboard data={data} onQuit={() => undefined} />);
+  const frame = lastFrame()!;
+  unmount();
+  const lines = frame.split('\n');
+  assert.ok(lines.length <= 24, `${lines.length} lines`);
+  for (const line of lines) assert.ok([...line].length <= 80, `too wide: ${line}`);
+  assert.match(frame, /^Lanes gpu-1\+gpu-2 12 queued 0\/2 PAUSED {2}test 5 queued 2\/2 {2}image\.rate 0 queued …$/m);
+
+  const none = render(<Dashboard data={{ ...sample(), lanes: [] }} onQuit={() => undefined} />);
+  assert.match(none.lastFrame()!, /^Lanes none busy$/m);
+  none.unmount();
+  const older = render(<Dashboard data={sample()} onQuit={() => undefined} />);
+  assert.doesNotMatch(older.lastFrame()!, /^Lanes/m, 'a server that sends no lanes: no line');
+  older.unmount();
+});
+
 test('the dashboard says when it cannot reach the server', () => {
   const { lastFrame, unmount } = render(<Dashboard data={null} error="connect ENOENT admin.sock" onQuit={() => undefined} />);
   assert.match(lastFrame()!, /cannot reach the server: connect ENOENT admin\.sock/);

@@ -6,6 +6,7 @@ import { consoleOps } from './console.js';
 import { credentialOps } from './credentials.js';
 import { destinationOps } from './destinations.js';
 import { maintenanceOps } from './maintenance.js';
+import { queueOps } from './queues.js';
 import { usageOps } from './usage.js';
 import { webhookOps } from './webhooks.js';
 
@@ -13,7 +14,7 @@ import { webhookOps } from './webhooks.js';
  * Every operator action, shared by the CLI on a stopped server's data dir and the admin socket
  * of a running one, so both paths run the very same code over the same services.
  */
-const OPS = { ...accountOps, ...consoleOps, ...credentialOps, ...webhookOps, ...destinationOps, ...maintenanceOps, ...usageOps };
+const OPS = { ...accountOps, ...consoleOps, ...credentialOps, ...webhookOps, ...destinationOps, ...maintenanceOps, ...queueOps, ...usageOps };
 
 type Ops = typeof OPS;
 export type AdminOpName = keyof Ops;

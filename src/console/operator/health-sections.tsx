@@ -1,4 +1,6 @@
 /** @jsxImportSource hono/jsx */
+import type { ConsoleSession } from '../../services/console-sessions.js';
+import { LaneTable } from './lane-table.js';
 import type { OperatorView } from './load.js';
 
 /** The doctor's verdict on the ledger, the storage and the engines, with each problem. */
@@ -35,8 +37,8 @@ function Count({ label, value }: { label: string; value: number }) {
   );
 }
 
-/** Tasks and webhook deliveries waiting, this process's lanes, and the failure codes of recent tasks. */
-export function Queues({ dashboard, lanes }: Pick<OperatorView, 'dashboard' | 'lanes'>) {
+/** Tasks and webhook deliveries waiting, the lanes (with Pause and Resume), and the failure codes of recent tasks. */
+export function Queues({ dashboard, session }: Pick<OperatorView, 'dashboard'> & { session: ConsoleSession }) {
   return (
     <section aria-labelledby="queues-title">
       <h2 id="queues-title">Queues</h2>
@@ -48,39 +50,12 @@ export function Queues({ dashboard, lanes }: Pick<OperatorView, 'dashboard' | 'l
         <Count label="Webhook deliveries pending" value={dashboard.webhooks.pending} />
         <Count label="Webhook deliveries failed" value={dashboard.webhooks.failed} />
       </div>
-      <h3>Lanes of this process</h3>
-      {lanes.length === 0 ? (
-        <p class="muted">No lane has run an item in this process yet.</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Lane</th>
-                <th scope="col" class="num">
-                  Running
-                </th>
-                <th scope="col" class="num">
-                  Queued
-                </th>
-                <th scope="col" class="num">
-                  Slots
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {lanes.map((lane) => (
-                <tr>
-                  <th scope="row">{lane.lane}</th>
-                  <td class="num">{String(lane.running)}</td>
-                  <td class="num">{String(lane.queued)}</td>
-                  <td class="num">{String(lane.concurrency)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <h3 id="lanes">Lanes</h3>
+      <p class="muted">
+        Items waiting and running in each lane, across every process on PostgreSQL. A paused lane starts nothing new: running items finish, new tasks are still accepted and wait. The same as{' '}
+        <code>imgtask queues</code>.
+      </p>
+      {dashboard.lanes.length === 0 ? <p class="muted">No lane has work queued or running, and none is paused.</p> : <LaneTable lanes={dashboard.lanes} session={session} />}
       {dashboard.failures.length > 0 && (
         <>
           <h3>Failure codes of the newest tasks</h3>

@@ -15,6 +15,15 @@ interface DashboardTask {
   progress?: ProgressLike;
 }
 
+/** A work lane: items waiting and running, its slots, and whether an operator paused it. */
+interface DashboardLane {
+  lane: string;
+  queued: number;
+  running: number;
+  capacity: number;
+  paused: boolean;
+}
+
 export interface DashboardData {
   url: string;
   generatedAt: string;
@@ -24,6 +33,8 @@ export interface DashboardData {
   failures: { code: string; count: number }[];
   accounts: { name: string; balance: string; reserved: string; available: string }[];
   webhooks: { pending: number; delivered: number; failed: number; disabled: { id: string; url: string; reason: string }[] };
+  /** Absent from a server older than the lanes' figures. */
+  lanes?: DashboardLane[];
   tasks: DashboardTask[];
 }
 
@@ -38,8 +49,18 @@ const lastColumn = (task: DashboardTask): string => {
 };
 
 /**
+ * The lanes on one line, paused ones first, then the most queued (what clipping cuts matters least):
+ * `Lanes gpu 12 queued 2/2 PAUSED  image.rate 0 queued 1/4` (running of its capacity after the queued).
+ */
+const lanesLine = (lanes: readonly DashboardLane[]): string => {
+  const ordered = [...lanes].sort((a, b) => Number(b.paused) - Number(a.paused) || b.queued - a.queued);
+  const shown = ordered.map((lane) => `${lane.lane} ${lane.queued} queued ${lane.running}/${lane.capacity}${lane.paused ? ' PAUSED' : ''}`);
+  return `Lanes ${shown.join('  ') || 'none busy'}`;
+};
+
+/**
  * The operator's view over a running server, for an 80×24 terminal: task counts, throughput,
- * failures by code, balances, webhook health, and recent tasks (j/k to move, enter for
+ * failures by code, balances, webhook health, the lanes, and recent tasks (j/k to move, enter for
  * details, q to quit). It shows data; it decides nothing.
  */
 export function Dashboard({ data, error, onQuit }: { data: DashboardData | null; error?: string; onQuit: () => void }) {
@@ -77,6 +98,7 @@ export function Dashboard({ data, error, onQuit }: { data: DashboardData | null;
           {clip(`  ${w.id} ${w.url}: ${w.reason}`, 80)}
         </Text>
       ))}
+      {data.lanes && <Text color={data.lanes.some((lane) => lane.paused) ? 'yellow' : undefined}>{clip(lanesLine(data.lanes), 80)}</Text>}
       <Text dimColor>
         {'─'.repeat(30)} recent tasks {'─'.repeat(35)}
       </Text>

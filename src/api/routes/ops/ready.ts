@@ -5,13 +5,20 @@ import { addRoute } from '../../route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 
-export const ReadyResponse = dataOf(z.object({ status: z.literal('ready') }));
+export const ReadyResponse = dataOf(
+  z.object({
+    status: z.literal('ready'),
+    /** Only while an operator has paused a lane: its queued work waits, yet the service is ready (docs/operations.md#logs-metrics-and-readiness). */
+    pausedLanes: z.array(z.object({ lane: z.string(), pausedAt: z.string() })).optional(),
+  }),
+);
 export type ReadyResponse = z.infer<typeof ReadyResponse>;
 
 /**
  * `GET /ready`: 200 once the service can do its work (the store takes writes, and the models
  * the server preloads are loaded); 503 NOT_READY otherwise, the message naming what is not
- * ready. `/health` only says the process answers.
+ * ready. `/health` only says the process answers. Paused lanes are named in the 200's body,
+ * never a 503: a pause is an operator's choice, and the service still takes creates.
  */
 export function registerReady(app: Hono<ApiEnv>, deps: ApiDeps): void {
   addRoute(
@@ -30,7 +37,8 @@ export function registerReady(app: Hono<ApiEnv>, deps: ApiDeps): void {
       const notReady = await deps.ops.notReady();
       if (notReady.length > 0) throw new AppError('NOT_READY', `not ready: ${notReady.join('; ')}`);
       c.header('cache-control', 'no-store');
-      return { body: { data: { status: 'ready' as const } } };
+      const pausedLanes = await deps.ops.pausedLanes();
+      return { body: { data: { status: 'ready' as const, ...(pausedLanes.length > 0 ? { pausedLanes } : {}) } } };
     },
   );
 }
