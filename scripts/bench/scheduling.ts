@@ -263,6 +263,7 @@ interface Target {
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const x = (n: number) => `${n.toFixed(3)} ×`;
+const items = (n: number) => `${n} item${n === 1 ? '' : 's'}`;
 
 /** The rows of one store's table: each figure beside its anchor. */
 function rowsOf(store: string, f: StoreFigures): Target[] {
@@ -277,7 +278,7 @@ function rowsOf(store: string, f: StoreFigures): Target[] {
     if (!figures || !SCENARIOS.has('burst')) continue;
     add({
       what: `B behind A's burst of ${int(count)}: B's wait in items (create to settled)`,
-      figure: `${figures.waitItems} items (${int(figures.settledMs)} ms)`,
+      figure: `${items(figures.waitItems)} (${int(figures.settledMs)} ms)`,
       anchor: aloneText,
       ratio: f.aloneMs ? x(figures.settledMs / f.aloneMs) : '—',
       target: '≤ 2 items',
@@ -288,7 +289,7 @@ function rowsOf(store: string, f: StoreFigures): Target[] {
   if (p) {
     add({
       what: `priority 5 behind A's ${int(BIG_BURST)}-item backlog: items started before it (create to start)`,
-      figure: `${p.waitItems} items (${int(p.startMs)} ms)`,
+      figure: `${items(p.waitItems)} (${int(p.startMs)} ms)`,
       anchor: aloneText,
       ratio: f.aloneMs ? x(p.startMs / f.aloneMs) : '—',
       target: '≤ 1 item',
@@ -344,7 +345,7 @@ function rowsOf(store: string, f: StoreFigures): Target[] {
     const blindMs = (w.workMs + ((w.items - 2) / 2) * AFFINITY.switchMs) / 2;
     add({
       what: `affinity: ${w.items} items, two checkpoints ${order === 'alternating' ? 'alternating' : 'in a shuffled order'} over two one-slot servers (${AFFINITY.itemMs} ± ${AFFINITY.jitterMs} ms an item, ${AFFINITY.switchMs} ms a switch); computed for a placement blind to models: ${(blindMs / 1000).toFixed(2)} s (${x(blindMs / w.ms)})`,
-      figure: `two models: ${(w.ms / 1000).toFixed(2)} s, ${w.switches} switches`,
+      figure: `two models: ${(w.ms / 1000).toFixed(2)} s, ${w.switches} switch${w.switches === 1 ? '' : 'es'}`,
       anchor: `one model (the lane cannot tell the checkpoints apart): ${(without.ms / 1000).toFixed(2)} s, ${without.switches} switches`,
       ratio: `${speedup.toFixed(2)} × faster`,
       target: '≥ 1.6 × faster',
