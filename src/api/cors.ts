@@ -5,7 +5,7 @@ import type { ApiEnv } from './types.js';
 
 /** What a cross-origin caller may send: every method of the API, its bearer credential, JSON bodies, an idempotency key, a stream's resume point. */
 const ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
-const ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'Last-Event-ID'];
+const ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'Last-Event-ID', 'Cancel-After'];
 /** Response headers a browser script may read beyond the safelisted ones. */
 const EXPOSE_HEADERS = ['x-request-id', 'retry-after', 'idempotent-replayed', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy'];
 /** How long a browser may cache a preflight answer. */

@@ -1,15 +1,7 @@
 import { Option } from 'commander';
 import type { CreateOptions } from '../client/http-client.js';
-import { PRIORITY } from '../domain/scheduling.js';
-import { parseCompoundDuration } from '../domain/time.js';
+import { PRIORITY, parseCancelAfter } from '../domain/scheduling.js';
 import { intOption, UsageError } from './output.js';
-
-/**
- * The deadline a create may ask for, as the server bounds its Cancel-After header
- * (docs/api/tasks.md#deadlines-cancel-after). The server's constant lives in src/api, which the CLI
- * does not import.
- */
-const CANCEL_AFTER_MS = { min: 1000, max: 24 * 3_600_000 } as const;
 
 /** --priority and --cancel-after as commander gives them. */
 export interface SchedulingFlags {
@@ -36,9 +28,7 @@ export function schedulingOf(opts: SchedulingFlags): Scheduling {
 
 function cancelAfterOf(text: string | undefined): CreateOptions {
   if (text === undefined) return {};
-  const ms = parseCompoundDuration(text);
-  if (ms === null || ms < CANCEL_AFTER_MS.min || ms > CANCEL_AFTER_MS.max) {
-    throw new UsageError(`--cancel-after must be a duration from 1s to 24h, such as 30s, 5m or 1h30m (not "${text}")`);
-  }
+  const parsed = parseCancelAfter(text);
+  if ('problem' in parsed) throw new UsageError(`--cancel-after: ${parsed.problem}`);
   return { cancelAfter: text.trim() };
 }

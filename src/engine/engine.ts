@@ -41,6 +41,8 @@ export function createEngine(deps: EngineDeps) {
   const { store, registry, clock, events, config, log } = deps;
   const progress = createTaskProgress({ store, registry, clock, events });
   const lanes = new Lanes(config, { log, fleetKeySlots: fleetKeySlotsOf(store) });
+  /** Applies the pauses the store holds to this process's lanes. */
+  const loadPauses = async () => lanes.setPaused((await store.lanePauses.list()).map((pause) => pause.id));
   const runner = createTaskRunner({ progress, lanes, config, log, events, owner: createOwnerLookup(store) });
   // Cancel-After: a task whose deadline passes is ended as a cancel is, with TASK_EXPIRED.
   const deadlines = createDeadlines({ expire: (taskId) => progress.expire(taskId), now: () => clock.now(), log });
@@ -50,7 +52,7 @@ export function createEngine(deps: EngineDeps) {
   // Live status streams (GET /tasks/{id}/events): one bus subscription fanning out to every stream.
   const streams = createTaskStreams({ store, events, log, live: (taskId) => live.of(taskId) });
   // The sweep is the task service's, made below; the intake only runs it where and when it is to run.
-  const intake = openIntake(store, { runner, lanes, progress, streams, events, config, log, deadlines, sweep: () => tasks.sweep(), expireDue: () => tasks.expireDue() });
+  const intake = openIntake(store, { runner, lanes, progress, streams, events, config, log, deadlines, sweep: () => tasks.sweep(), expireDue: () => tasks.expireDue(), refreshPauses: loadPauses });
   const tasks: TaskService = createTaskService({
     store,
     registry,
@@ -65,8 +67,6 @@ export function createEngine(deps: EngineDeps) {
     live: (taskId) => live.of(taskId),
     deadlines,
   });
-  /** Applies the pauses the store holds to this process's lanes. */
-  const loadPauses = async () => lanes.setPaused((await store.lanePauses.list()).map((pause) => pause.id));
   const offPauses = [events.on('lanes:changed-elsewhere', () => loadPauses().catch((err: Error) => log(`lane pauses not read (${err.message})`)))];
   return {
     progress,

@@ -45,11 +45,13 @@ export function localQueues(stats: Record<string, LaneStats>, pauses: readonly L
 }
 
 /**
- * The lanes of a fleet sharing a database: what waits there and what every working process
- * reported (store figures), with this process's own oldest wait (an item queued in its lanes).
+ * The lanes of a fleet sharing a database: what waits there and what the other working
+ * processes reported (store figures), with this process's own lanes as they are now (`local`:
+ * its running and queued items, its slots, its oldest wait).
  */
-export function fleetQueues(figures: readonly FleetLaneFigures[], pauses: readonly LanePauseRecord[], local: Record<string, LaneStats>, now: number): QueueView[] {
+export function fleetQueues(reported: readonly FleetLaneFigures[], pauses: readonly LanePauseRecord[], local: Record<string, LaneStats>, now: number): QueueView[] {
   const pauseOf = new Map(pauses.map((pause) => [pause.id, pause]));
+  const figures = withOwnLanes(reported, local);
   const views = figures
     .filter((figure) => figure.lane !== '' || figure.unfinishedItems > 0)
     .map((figure) => {
@@ -75,4 +77,24 @@ export function fleetQueues(figures: readonly FleetLaneFigures[], pauses: readon
   const shown = new Set(views.map((view) => view.lane));
   for (const pause of pauses) if (!shown.has(pause.id)) views.push(paused({ lane: pause.id, queued: 0, running: 0, capacity: 0, oldestQueuedSeconds: 0, paused: false, topAccounts: [] }, pause));
   return views.sort(byName);
+}
+
+/** The store's figures with this process's own lanes added: its running items, slots and queued items per account. */
+function withOwnLanes(reported: readonly FleetLaneFigures[], local: Record<string, LaneStats>): FleetLaneFigures[] {
+  const figures = new Map(reported.map((figure) => [figure.lane, { ...figure, accounts: figure.accounts.map((entry) => ({ ...entry })) }]));
+  for (const [lane, stats] of Object.entries(local)) {
+    let figure = figures.get(lane);
+    if (!figure) {
+      figure = { lane, unfinishedItems: 0, running: 0, capacity: 0, waitingSince: null, accounts: [] };
+      figures.set(lane, figure);
+    }
+    figure.running += stats.running;
+    figure.capacity += stats.concurrency;
+    for (const { account, queued } of stats.topAccounts) {
+      const found = figure.accounts.find((entry) => entry.account === account);
+      if (found) found.items += queued;
+      else figure.accounts.push({ account, items: queued });
+    }
+  }
+  return [...figures.values()];
 }

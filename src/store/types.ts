@@ -219,17 +219,18 @@ export interface FleetLaneFigures {
   capacity: number;
   /** Creation time of the oldest pending task no process has claimed; null when none waits unclaimed. */
   waitingSince: string | null;
-  /** Unfinished items per account. */
+  /** Items waiting per account: of its tasks no process has claimed yet, and queued in the processes (as they last reported); accounts with none left out. */
   accounts: { account: string; items: number }[];
 }
 
 /** What every working process of a fleet reports of its lanes, and the fleet's figures per lane. */
 export interface FleetLaneRepo {
   /** This process's lanes as they are now (replacing its last report). */
-  report(worker: string, lanes: readonly { lane: string; running: number; capacity: number }[]): Promise<void>;
+  report(worker: string, lanes: readonly { lane: string; running: number; capacity: number; accounts: readonly { account: string; queued: number }[] }[]): Promise<void>;
   /** This process stopped: its report goes. */
   forget(worker: string): Promise<void>;
-  figures(): Promise<FleetLaneFigures[]>;
+  /** The fleet's figures, leaving out what `exceptWorker` reported (a working process adds its own lanes as they are now). */
+  figures(exceptWorker?: string): Promise<FleetLaneFigures[]>;
 }
 
 /**
@@ -245,6 +246,8 @@ export interface KeySlotRepo {
 export interface ClaimWant {
   lane: string | null;
   limit: number;
+  /** Only tasks of at least this priority (a full process taking a raised priority anyway). */
+  minPriority?: number;
 }
 
 /** Task leases: how processes sharing a store take its pending tasks without two running the same one. */

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer } from '../../src/app/server.js';
 import { deepMerge, type JsonObject, loadConfig } from '../../src/config/load.js';
 import { runCli } from '../helpers/cli.js';
-import { eventually, type Harness, startService, testStore, testStoreConfig, waitForTask } from '../helpers/harness.js';
+import { eventually, type Harness, startService, testStoreConfig, waitForTask } from '../helpers/harness.js';
 import { closeBeforeRemoval, tempDir } from '../helpers/temp-dir.js';
 
 /** `imgtask …` on `dataDir` with the store under test (a config file naming it). */
@@ -68,9 +68,7 @@ test('imgtask queues on a running server: the lanes as a table and as JSON; paus
   assert.equal((await h.request('POST', `/tasks/${running}/cancel`, { auth: h.apiKey })).status, 200);
 });
 
-test("a pause from the CLI holds the running server's queued task while the running one ends; resume runs it", {
-  todo: testStore() === 'postgres' ? 'a pause written by a process that runs no engine (the CLI on PostgreSQL) is not relayed to the running processes' : undefined,
-}, async (t) => {
+test("a pause from the CLI holds the running server's queued task while the running one ends; resume runs it", async (t) => {
   const h = await startService(t, { config: { work: { lanes: { test: 1 } } } });
   const cli = await cliOn(t, h.dataDir, h.storeConfig);
   const running = await create(h, { items: 1, delayMs: 60_000 });

@@ -1,5 +1,4 @@
-import { CANCEL_AFTER_MS } from '../../api/cancel-after.js';
-import { parseCompoundDuration } from '../../domain/time.js';
+import { parseCancelAfter } from '../../domain/scheduling.js';
 import type { FormIssue } from './build-body.js';
 import type { FieldSpec } from './field-specs.js';
 
@@ -22,8 +21,6 @@ const ISSUE_PATH = CANCEL_AFTER_FIELD.path.join('.');
 export function cancelAfterOfForm(fields: Record<string, string>): { ms?: number } | { issue: FormIssue } {
   const text = (fields[CANCEL_AFTER_FIELD.name] ?? '').trim();
   if (text === '') return {};
-  const ms = parseCompoundDuration(text);
-  if (ms === null) return { issue: { path: ISSUE_PATH, message: `"${text}" is not a duration such as 30s, 5m or 1h30m` } };
-  if (ms < CANCEL_AFTER_MS.min || ms > CANCEL_AFTER_MS.max) return { issue: { path: ISSUE_PATH, message: `${text} is out of range: from 1s to 24h` } };
-  return { ms };
+  const parsed = parseCancelAfter(text);
+  return 'problem' in parsed ? { issue: { path: ISSUE_PATH, message: parsed.problem } } : parsed;
 }

@@ -20,6 +20,8 @@ export interface ClaimerOptions {
   wants(held: ReadonlyMap<string, number>, total: number): ClaimWant[];
   /** The lease length: leases are renewed every third of it. */
   leaseMs(): number;
+  /** A task held here whose lease was lost (settled elsewhere, or expired). */
+  lost?(id: string): void;
   /** Claims at least this often, whether woken or not (a notification can be missed). */
   pollMs: number;
   log: (message: string) => void;
@@ -60,8 +62,14 @@ export function createClaimer(options: ClaimerOptions) {
   let again = false;
   /** A task of its own finished while a claim was in flight. */
   let againFreed = false;
-  /** The last claim found fewer tasks than it could take: only a notification or the poll claims again. */
+  /** The last claim found fewer tasks than it could take in every lane: only a notification or the poll claims again. */
   let drained = false;
+  /**
+   * Lanes whose last claim found fewer tasks than it asked for, and of which no create was
+   * announced since: nothing of them waits in the store, so a task created here may be leased to
+   * this process at once (offer) without passing older ones.
+   */
+  const drainedLanes = new Set<string>();
   /** Tasks being created here already leased to this process (offer): counted against its room until they are adopted or not created. */
   let promised = 0;
 
@@ -112,7 +120,24 @@ export function createClaimer(options: ClaimerOptions) {
       const limit = wants.reduce((sum, want) => sum + want.limit, 0);
       if (limit === 0) return;
       const tasks = await leases.claim(wants);
-      drained = tasks.length < limit;
+      const got = new Map<string | null, number>();
+      for (const task of tasks) {
+        let lane: string | null = null;
+        try {
+          lane = options.laneOf(task);
+        } catch {}
+        got.set(lane, (got.get(lane) ?? 0) + 1);
+      }
+      // Per lane: an empty lane asked for does not make a busy one look drained.
+      let full = false;
+      for (const want of wants) {
+        const short = (got.get(want.lane) ?? 0) < want.limit;
+        if (!short) full = true;
+        if (want.lane === null) continue;
+        if (short) drainedLanes.add(want.lane);
+        else drainedLanes.delete(want.lane);
+      }
+      drained = !full;
       for (const task of tasks) {
         if (closing) {
           await leases.release(task.id).catch(() => undefined);
@@ -120,7 +145,7 @@ export function createClaimer(options: ClaimerOptions) {
         }
         hold(task);
       }
-      if (tasks.length === limit) again = true; // there may be more
+      if (full) again = true; // there may be more
     } catch (err) {
       log(`claim failed: ${(err as Error).message}`);
     } finally {
@@ -139,7 +164,11 @@ export function createClaimer(options: ClaimerOptions) {
     const ids = [...held.keys()];
     try {
       const kept = new Set(await leases.renew(ids));
-      for (const id of ids) if (!kept.has(id) && held.has(id)) log(`task ${id}: lease lost (settled elsewhere, or expired); its items are checked before each run`);
+      for (const id of ids) {
+        if (kept.has(id) || !held.has(id)) continue;
+        log(`task ${id}: lease lost (settled elsewhere, or expired); its items are checked before each run`);
+        options.lost?.(id);
+      }
     } catch (err) {
       log(`lease renewal failed: ${(err as Error).message}`);
     }
@@ -183,13 +212,17 @@ export function createClaimer(options: ClaimerOptions) {
       wake();
     },
     wake,
+    /** A create was announced in `lane`: it may wait in the store, so creates here are not leased to this process ahead of it. */
+    backlog(lane: string): void {
+      drainedLanes.delete(lane);
+    },
     /**
      * Whether a task about to be created here may be written leased to this process (so it runs
      * here with no claim): while it has room, counting the tasks already promised. A yes is
      * followed by `adopt` once the task is created, or `unused` if it is not.
      */
     offer(lane: string): boolean {
-      if (closing) return false;
+      if (closing || !drainedLanes.has(lane)) return false;
       const room = options.wants(perLane, held.size + promised).find((want) => want.lane === lane)?.limit ?? 0;
       if (room <= 0) return false;
       promised++;

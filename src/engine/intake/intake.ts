@@ -80,6 +80,8 @@ export interface IntakeDeps {
   progress: Pick<TaskProgress, 'definition'>;
   /** The expiry sweep (the task service's), answering the ids it expired. */
   sweep(): Promise<string[]>;
+  /** Reads the operators' lane pauses again (a shared store's poll: a pause made where no notification was sent, or one missed). */
+  refreshPauses(): Promise<void>;
   /** Ends the pending tasks whose deadline passed (the task service's); a shared store's poll runs it for the fleet. */
   expireDue(): Promise<string[]>;
   /** Task deadlines of this process: pending tasks found at start, and those a fleet poll finds, are added. */

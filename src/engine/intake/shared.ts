@@ -12,6 +12,9 @@ import { createClaimer } from './claimer.js';
 import { announcer, bridgeEvents, CHANNELS, DEADLINE_LOCK, electDispatcher, POLL_MS, SWEEP_LOCK, underLock } from './fleet-signals.js';
 import type { IntakeDeps, TaskIntake } from './intake.js';
 
+/** The mark of a created notification's lane where a task of a raised priority was created. */
+const URGENT = 'p';
+
 /** How often a working process looks for deadlines passed in the fleet (each process also keeps its own tasks' on a timer). */
 const DEADLINE_POLL_MS = 1000;
 
@@ -47,7 +50,7 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
       }
       // Created leased to this process: it runs here; otherwise the working processes are told.
       if (lease && claiming) claiming.adopt(task, lane);
-      else created.add(lane);
+      else created.add((task.priority ?? 0) > 0 ? `${lane}\t${URGENT}` : lane);
     },
     leaseForCreate(lane) {
       if (!claiming?.offer(lane)) return undefined;
@@ -56,7 +59,7 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
     },
     queueDelayMs: (lane) => runner.queueDelayMs(lane),
     workerId: () => claiming?.workerId,
-    queues: async (pauses) => fleetQueues(await shared.lanes.figures(), pauses, deps.lanes.stats(), Date.now()),
+    queues: async (pauses) => fleetQueues(await shared.lanes.figures(claiming?.workerId), pauses, claiming ? deps.lanes.stats() : {}, Date.now()),
     async start(work) {
       unbridge = await bridgeEvents(signals, deps.events, log);
       // Notifications missed while the connection was down: live status streams read their tasks again.
@@ -65,7 +68,7 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
       // Each settlement records its event as it happens; this finds those a crash left out, in one process at a time.
       await underLock(signals, SWEEP_LOCK, () => work.recover());
       dispatcher = electDispatcher(signals, () => work.dispatcher(), log);
-      claiming = await startClaiming({ shared, runner, lanes: deps.lanes, deadlines: deps.deadlines, laneOf, events: deps.events, config, log });
+      claiming = await startClaiming({ shared, runner, lanes: deps.lanes, deadlines: deps.deadlines, refreshPauses: deps.refreshPauses, laneOf, events: deps.events, config, log });
       // The sweep runs in one process at a time across the fleet.
       const sweep = async () => {
         const outcome = await underLock(signals, SWEEP_LOCK, deps.sweep);
@@ -91,12 +94,12 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
 
 /**
  * How many more tasks this process takes now, lane by lane: in each lane with pending tasks
- * (`known`) or work here, its slots and as many again queued behind them, so a lane does not
+ * (`known`) or work here, its slots (at least `work.defaultConcurrency`) and as many again queued behind them, so a lane does not
  * idle while the next claim is on its way (as the webhook dispatcher reads ahead), less what it
  * holds there: the items queued or running in the lane, or the tasks it holds for it if more (a
  * task being prepared has no item in a lane yet). A paused lane takes none.
  */
-function laneWants(lanes: Lanes, known: ReadonlySet<string>, legacy: () => number): (held: ReadonlyMap<string, number>) => ClaimWant[] {
+function laneWants(lanes: Lanes, known: ReadonlySet<string>, urgent: ReadonlySet<string>, legacy: () => number, defaultConcurrency: () => number): (held: ReadonlyMap<string, number>) => ClaimWant[] {
   return (held) => {
     const load = lanes.load();
     const names = new Set([...known, ...load.keys(), ...held.keys()]);
@@ -106,7 +109,12 @@ function laneWants(lanes: Lanes, known: ReadonlySet<string>, legacy: () => numbe
       const here = load.get(lane);
       const concurrency = here?.concurrency ?? lanes.get(lane).concurrency;
       const busy = here ? here.running + here.queued : 0;
-      wants.push({ lane, limit: Math.max(0, 2 * concurrency - Math.max(busy, held.get(lane) ?? 0)) });
+      // At least work.defaultConcurrency slots' worth, as before lanes were claimed one by one.
+      const room = 2 * Math.max(concurrency, defaultConcurrency());
+      const limit = Math.max(0, room - Math.max(busy, held.get(lane) ?? 0));
+      // Full, but a raised priority waits: one of those is taken anyway, to start before what is queued here.
+      if (limit === 0 && urgent.has(lane)) wants.push({ lane, limit: 1, minPriority: 1 });
+      else wants.push({ lane, limit });
     }
     const old = legacy();
     if (old > 0) wants.push({ lane: null, limit: old });
@@ -117,9 +125,10 @@ function laneWants(lanes: Lanes, known: ReadonlySet<string>, legacy: () => numbe
 /** Claims tasks for this process's runner: on each created notification, after a reconnection, and every POLL_MS. */
 async function startClaiming(options: {
   shared: SharedQueueStore;
-  runner: Pick<TaskRunner, 'run'>;
+  runner: Pick<TaskRunner, 'run' | 'leaseLost'>;
   lanes: Lanes;
   deadlines: IntakeDeps['deadlines'];
+  refreshPauses: IntakeDeps['refreshPauses'];
   laneOf: (task: TaskRecord) => string;
   events: EventBus;
   config: ConfigSource;
@@ -136,6 +145,8 @@ async function startClaiming(options: {
   });
   // The lanes with pending tasks: from created notifications as they come, and read again on every poll.
   const known = new Set<string>();
+  /** Lanes where a task of a raised priority was announced: a full process still takes one of those (it starts before its queued work). */
+  const urgent = new Set<string>();
   let legacy = false;
   const refreshLanes = async () => {
     try {
@@ -150,7 +161,10 @@ async function startClaiming(options: {
   await refreshLanes();
   const claimer = createClaimer({
     leases: {
-      claim: (wants) => shared.leases.claim(workerId, wants, leaseMs()),
+      claim: (wants) => {
+        urgent.clear();
+        return shared.leases.claim(workerId, wants, leaseMs());
+      },
       renew: (ids) => shared.leases.renew(workerId, ids, leaseMs()),
       release: async (id) => {
         if (!settledHere.delete(id)) await shared.leases.release(workerId, id);
@@ -162,7 +176,14 @@ async function startClaiming(options: {
       return options.runner.run(task);
     },
     laneOf: options.laneOf,
-    wants: laneWants(options.lanes, known, () => (legacy ? config.current().work.defaultConcurrency : 0)),
+    lost: (id) => options.runner.leaseLost(id),
+    wants: laneWants(
+      options.lanes,
+      known,
+      urgent,
+      () => (legacy ? config.current().work.defaultConcurrency : 0),
+      () => config.current().work.defaultConcurrency,
+    ),
     leaseMs,
     pollMs: POLL_MS,
     log: options.log,
@@ -170,7 +191,13 @@ async function startClaiming(options: {
   let open = true;
   await shared.signals.listen(CHANNELS.created, (payload) => {
     if (!open) return;
-    for (const lane of payload.split('\n')) if (lane) known.add(lane);
+    for (const part of payload.split('\n')) {
+      const [lane, mark] = part.split('\t');
+      if (!lane) continue;
+      known.add(lane);
+      claimer.backlog(lane);
+      if (mark === URGENT) urgent.add(lane);
+    }
     claimer.wake();
   });
   shared.signals.onReconnect(() => open && claimer.wake());
@@ -179,12 +206,14 @@ async function startClaiming(options: {
     shared.lanes
       .report(
         workerId,
-        [...options.lanes.load()].map(([lane, load]) => ({ lane, running: load.running, capacity: load.concurrency })),
+        Object.entries(options.lanes.stats()).map(([lane, stats]) => ({ lane, running: stats.running, capacity: stats.concurrency, accounts: stats.topAccounts })),
       )
       .catch((err: Error) => options.log(`lanes not reported (${err.message})`));
   const poll = setInterval(() => {
     void refreshLanes();
     void report();
+    // A pause made by `imgtask queues pause` where the CLI opens the database itself sends no notification.
+    void options.refreshPauses().catch((err: Error) => options.log(`lane pauses not read (${err.message})`));
   }, POLL_MS);
   poll.unref();
   claimer.start();

@@ -55,6 +55,10 @@ interface LiveTask {
   runs: number;
   /** Settled (here or elsewhere): late reports are ignored. */
   settled: boolean;
+  /** The task as it was when it started here: its items are checked against it, with no read per item. */
+  task?: TaskRecord;
+  /** Its lease was lost (another process may run it): each item reads the task again before it runs. */
+  stale?: boolean;
 }
 
 /** The runner as the intakes drive it (intake/local.ts queues into it, intake/shared.ts hands it claimed tasks). */
@@ -64,6 +68,8 @@ export interface TaskRunner extends LaneBacklog {
   resume(pending: TaskRecord[]): void;
   run(task: TaskRecord): Promise<void>;
   close(graceMs: number): Promise<void>;
+  /** The lease of a task held here was lost (another process may run it): its items read it again before each runs. */
+  leaseLost(taskId: string): void;
   /** Where a task held here stands (its running items' fractions, its queue position, estimates); undefined when this runner does not hold it. */
   progressOf(taskId: string): RunnerProgress | undefined;
 }
@@ -195,8 +201,11 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
 
   /** Runs one item to its outcome; false when there was nothing to run (already settled, or stopping). */
   async function runItem(taskId: string, index: number, prepared: Prepared, entry: LiveTask, slot: SlotGrant): Promise<boolean> {
-    if (stopping.signal.aborted) return false;
-    const task = await tasks.getTask(taskId);
+    if (stopping.signal.aborted || entry.settled) return false;
+    // The record the task started with: items leave pending only here or by a settlement, which the
+    // runner hears (entry.settled), so no read is needed between the slot and the engine. A task
+    // whose lease was lost is read again (another process may have run the item).
+    const task = entry.stale || !entry.task ? await tasks.getTask(taskId) : entry.task;
     if (!itemPending(task, index)) return false;
     const def = tasks.definition(task.type);
     const label = `task ${taskId} item ${index}`;
@@ -240,7 +249,9 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       again = true;
       // The task as read before the item ran: items only ever leave pending, so what it shows
       // finished is final (finishItem reads it again only if it is not enough to settle).
-      await tasks.finishItem(taskId, index, item, { known: retry ? undefined : task, prepared: task.prepared === undefined ? prepared.saved : undefined });
+      // The start-time record says which other items are finished only for a task of one item (or one read just now): else it is read again here, outside the slot.
+      const known = retry || (task === entry.task && task.items.length > 1) ? undefined : task;
+      await tasks.finishItem(taskId, index, item, { known, prepared: task.prepared === undefined ? prepared.saved : undefined });
       if (retry) await tasks.settleIfDone(taskId);
     };
     return (await untilStored(label, record, async () => (await tasks.getTask(taskId))?.status === 'pending')) !== null;
@@ -253,10 +264,20 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
    */
   async function start(task: TaskRecord, laneName: string, again?: { entry: LiveTask; spaceTries: number }): Promise<void> {
     // Every field named at once: an object keeps the fields it is made with in itself, one added later costs an array of its own.
-    const entry: LiveTask = again?.entry ?? { batch: undefined, items: undefined, runs: 0, settled: false };
+    const entry: LiveTask = again?.entry ?? { batch: undefined, items: undefined, runs: 0, settled: false, task, stale: false };
     const spaceTries = again?.spaceTries ?? 0;
+    if (again) again.entry.task = task;
     if (!again) live.set(task.id, entry);
     try {
+      // Its deadline passed before it could start here (a restart, a late claim): it is ended, not begun.
+      if (task.deadlineAt !== undefined && Date.parse(task.deadlineAt) <= Date.now() && !again) {
+        await untilStored(
+          `task ${task.id}`,
+          () => tasks.expire(task.id),
+          async () => true,
+        );
+        return;
+      }
       const def = tasks.definition(task.type);
       const pendingItems = task.items.flatMap((item, index) => (item.status === 'pending' ? [index] : []));
       if (pendingItems.length === 0) {
@@ -333,6 +354,11 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     },
 
     queueDelayMs: (lane) => lanes.queueDelayMs(lane),
+
+    leaseLost(taskId: string): void {
+      const entry = live.get(taskId);
+      if (entry) entry.stale = true;
+    },
 
     progressOf(taskId: string): RunnerProgress | undefined {
       const entry = live.get(taskId);

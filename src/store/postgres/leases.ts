@@ -13,7 +13,7 @@ import { PENDING, TASK_COLUMNS, type TaskRow, taskOf } from './task-rows.js';
  * first. The ids claimed are kept in a transaction-local setting.
  */
 const CLAIM = `WITH want AS (
-  SELECT * FROM unnest($2::text[], $3::int[]) AS w(lane, n)
+  SELECT * FROM unnest($2::text[], $3::int[], $6::int[]) AS w(lane, n, min_priority)
 ), full_keys AS (
   SELECT k.id FROM api_keys k
   WHERE k.revoked_at IS NULL AND k.doc LIKE '%"maxConcurrent":%'
@@ -22,7 +22,7 @@ const CLAIM = `WITH want AS (
 ), picked AS (
   SELECT c.* FROM want, LATERAL (
     SELECT t.id, t.lane, t.vstart FROM tasks t
-    WHERE t.lane = want.lane AND t.status = 'pending' AND (t.lease_until IS NULL OR t.lease_until < now())
+    WHERE t.lane = want.lane AND t.priority >= want.min_priority AND t.status = 'pending' AND (t.lease_until IS NULL OR t.lease_until < now())
       AND (t.api_key_id IS NULL OR t.api_key_id NOT IN (SELECT id FROM full_keys))
     ORDER BY t.priority DESC, t.vstart, t.seq LIMIT want.n FOR UPDATE SKIP LOCKED
   ) c
@@ -87,7 +87,7 @@ export function createPgLeaseRepo(db: Db): LeaseRepo {
       // One round trip: CLAIM leases the tasks and keeps their ids for the rest of the transaction
       // (a transaction-local setting); the second statement reads them as they are once leased.
       const [, claimed] = await db.batch([
-        { name: 'imgtask_claim', text: CLAIM, values: [workerId, lanes.map((want) => want.lane), lanes.map((want) => want.limit), legacy, leaseMs] },
+        { name: 'imgtask_claim', text: CLAIM, values: [workerId, lanes.map((want) => want.lane), lanes.map((want) => want.limit), legacy, leaseMs, lanes.map((want) => want.minPriority ?? -32768)] },
         { text: `SELECT ${TASK_COLUMNS}, t.seq, t.priority, t.vstart FROM tasks t WHERE t.id IN (SELECT json_array_elements_text(current_setting('imgtask.claimed')::json))` },
       ]);
       // In claim order: priority, then start tag, then age (sorted here: an ORDER BY could make the planner walk an index).

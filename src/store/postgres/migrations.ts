@@ -278,6 +278,7 @@ CREATE TABLE lane_workers (
   lane text COLLATE "C" NOT NULL,
   running integer NOT NULL,
   capacity integer NOT NULL,
+  queued_accounts text NOT NULL DEFAULT '',
   seen_at timestamptz NOT NULL,
   PRIMARY KEY (worker, lane)
 );

@@ -43,7 +43,7 @@ test('a listed origin gets its preflight answered 204 without credentials, then 
     assert.equal(pre.text, '');
     assert.equal(pre.headers.get('access-control-allow-origin'), APP);
     assert.deepEqual(pre.headers.get('access-control-allow-methods')?.split(','), ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
-    assert.deepEqual(pre.headers.get('access-control-allow-headers')?.toLowerCase().split(','), ['authorization', 'content-type', 'idempotency-key', 'last-event-id']);
+    assert.deepEqual(pre.headers.get('access-control-allow-headers')?.toLowerCase().split(','), ['authorization', 'content-type', 'idempotency-key', 'last-event-id', 'cancel-after']);
     assert.equal(pre.headers.get('access-control-max-age'), '600');
     assert.equal(pre.headers.get('access-control-allow-credentials'), null, 'bearer headers, not cookies');
     assert.match(pre.headers.get('vary') ?? '', /origin/i);

@@ -286,13 +286,9 @@ test('a deadline survives a restart: a task whose deadline passed while the serv
   assert.ok(!(await started(runLog)).some((line) => line.startsWith(queued)), 'the expired task never ran');
 });
 
-// Pending on the engine: at a start (a restart, or a claim on PostgreSQL) a task whose deadline has
-// passed is handed to the runner in the same turn as its expiry is scheduled, so its item starts on
-// the engine before the expiry ends it. The task still ends TASK_EXPIRED and free, but an engine
-// job was started after the deadline. Expected: such a task is expired before any item starts.
-test('after a restart past its deadline, an expired task does not run even where a slot is free for it', {
-  todo: 'the engine starts the items of a task already past its deadline at a start, then expires it',
-}, async (t) => {
+// At a start (a restart, or a claim on PostgreSQL) a task whose deadline has passed is expired by
+// the runner before any item of it starts: no engine job is begun after the deadline.
+test('after a restart past its deadline, an expired task does not run even where a slot is free for it', async (t) => {
   const h = await startService(t, { config: ONE_AT_A_TIME });
   const runLog = join(await tempDir(t), 'runs.log');
   await createTest(h, { items: 1, delayMs: 60_000, runLog });
@@ -310,10 +306,8 @@ test('after a restart past its deadline, an expired task does not run even where
   assert.ok(!(await started(runLog)).some((line) => line.startsWith(queued)), 'the expired task never ran');
 });
 
-// Pending on the API's CORS settings: their allowed request headers (src/api/cors.ts) predate
-// Cancel-After, so a browser page on a listed origin cannot send it (its preflight is not allowed
-// the header). Expected: Cancel-After among Access-Control-Allow-Headers, as Idempotency-Key is.
-test('a page on a listed origin may send Cancel-After: the preflight allows the header', { todo: 'the CORS preflight does not allow the Cancel-After header' }, async (t) => {
+// A browser page on a listed origin sends Cancel-After as it sends Idempotency-Key: its preflight allows the header.
+test('a page on a listed origin may send Cancel-After: the preflight allows the header', async (t) => {
   const origin = 'https://app.example.com';
   const h = await startService(t, { config: { cors: { origins: [origin] } } });
   const res = await h.request('OPTIONS', '/image/generate', {

@@ -22,6 +22,7 @@ function fakes() {
     run: async () => undefined,
     close: async (graceMs) => void did.push(`runner.close ${graceMs}`),
     progressOf: () => undefined,
+    leaseLost: () => undefined,
   };
   const deps: IntakeDeps = {
     runner,
@@ -34,6 +35,7 @@ function fakes() {
     streams: { refresh: () => undefined },
     deadlines: { add: () => undefined },
     expireDue: async () => [],
+    refreshPauses: async () => undefined,
     events: new EventBus(),
     config: createConfigSource(loadConfig({ env: {} })),
     log: () => undefined,
