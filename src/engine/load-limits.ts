@@ -18,6 +18,9 @@ export interface LaneBacklog {
 export function createLoadLimits(config: Pick<ConfigSource, 'current'>, clock: Clock) {
   const buckets = new Map<string, { tokens: number; at: number }>();
   return {
+    /** `limits.maxPendingTasks` in force. */
+    maxPendingTasks: (): number => config.current().limits.maxPendingTasks,
+
     check(credentialId: string, pendingTasks: number): void {
       const { requestsPerMinutePerKey: rate, maxPendingTasks } = config.current().limits;
       if (pendingTasks >= maxPendingTasks) {

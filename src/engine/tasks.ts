@@ -14,6 +14,7 @@ import type { Deadlines } from './deadlines.js';
 import type { TaskIntake } from './intake/intake.js';
 import type { LiveProgress } from './live-progress.js';
 import type { LoadLimits } from './load-limits.js';
+import { createPendingGauge } from './pending-gauge.js';
 import type { TaskProgress } from './task-progress.js';
 import type { AnyTaskType, TaskTypeRegistry } from './task-types.js';
 
@@ -59,6 +60,10 @@ const priorityOf = (request: unknown): number => {
 /** The request side of tasks: estimate, create, read, list, sweep and waiting for a settlement. */
 export function createTaskService(deps: TaskServiceDeps) {
   const { store, registry, progress, intake, clock, events } = deps;
+  const pendingTasks = createPendingGauge(
+    () => store.tasks.countPending(),
+    () => clock.now(),
+  );
 
   /**
    * The type's request part over a body its schema already parsed: what the task keeps, the
@@ -99,7 +104,7 @@ export function createTaskService(deps: TaskServiceDeps) {
     async create(principal: Principal, type: string, body: unknown, options: { pat: boolean; cancelAfterMs?: number }): Promise<CreatedTask> {
       await deps.space?.admit();
       const credentialId = principal.kind === 'apiKey' ? principal.keyId : `token:${principal.accountId}`;
-      deps.limits.check(credentialId, await store.tasks.countPending());
+      deps.limits.check(credentialId, await pendingTasks.read(deps.limits.maxPendingTasks()));
       const { type: def, request, items: costs, total } = await estimate(principal, type, body);
       // A type that cannot name its lane fails at enqueue (ENQUEUE_FAILED), not here.
       let lane: string | undefined;
@@ -152,6 +157,7 @@ export function createTaskService(deps: TaskServiceDeps) {
         await progress.fail(task.id, [{ code: 'ENQUEUE_FAILED', message: 'the task could not be queued; its reserve was released' }]);
         throw new AppError('ENQUEUE_FAILED', `task ${task.id} could not be queued and was failed; nothing was charged`);
       }
+      pendingTasks.created();
       if (task.deadlineAt !== undefined) deps.deadlines?.add(task.id, task.deadlineAt);
       events.emit('task:created', { task });
       const publicAccessToken = options.pat ? await deps.tokens.issuePat(principal.accountId, task.id) : undefined;
