@@ -94,7 +94,8 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
 
 /**
  * How many more tasks this process takes now, lane by lane: in each lane with pending tasks
- * (`known`) or work here, its slots (at least `work.defaultConcurrency`) and as many again queued behind them, so a lane does not
+ * (`known`) or work here, its slots (at least `work.defaultConcurrency`) and as many again queued behind them
+ * (more where model affinity needs a choice: a lane of several providers), so a lane does not
  * idle while the next claim is on its way (as the webhook dispatcher reads ahead), less what it
  * holds there: the items queued or running in the lane, or the tasks it holds for it if more (a
  * task being prepared has no item in a lane yet). A paused lane takes none.
@@ -106,11 +107,10 @@ function laneWants(lanes: Lanes, known: ReadonlySet<string>, urgent: ReadonlySet
     const wants: ClaimWant[] = [];
     for (const lane of names) {
       if (lane === '' || lanes.isPaused(lane)) continue;
-      const here = load.get(lane);
-      const concurrency = here?.concurrency ?? lanes.get(lane).concurrency;
-      const busy = here ? here.running + here.queued : 0;
+      const here = load.get(lane) ?? lanes.loadOf(lane);
+      const busy = here.running + here.queued;
       // At least work.defaultConcurrency slots' worth, as before lanes were claimed one by one.
-      const room = 2 * Math.max(concurrency, defaultConcurrency());
+      const room = 2 * Math.max(here.concurrency, defaultConcurrency()) + here.lookahead;
       const limit = Math.max(0, room - Math.max(busy, held.get(lane) ?? 0));
       // Full, but a raised priority waits: one of those is taken anyway, to start before what is queued here.
       if (limit === 0 && urgent.has(lane)) wants.push({ lane, limit: 1, minPriority: 1 });

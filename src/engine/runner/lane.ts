@@ -7,7 +7,7 @@ import type { LaneJob, LaneView, SlotGrant, Started } from './lane-batch.js';
 const ITEM_TIME_WEIGHT = 0.2;
 
 /** How far past the head of the order a free provider looks for an item of the model it last ran. */
-const AFFINITY_WINDOW = 8;
+export const AFFINITY_WINDOW = 8;
 
 /** One provider of a lane: its room, and the model its last item ran (still loaded there). */
 interface ProviderRoom {
@@ -64,6 +64,11 @@ export class Lane implements LaneView {
 
   get paused(): boolean {
     return this.held || this.operatorPaused;
+  }
+
+  /** Items it should hold queued beyond its slots for model affinity to have a choice (a lane of several providers). */
+  get lookahead(): number {
+    return this.providers.length >= 2 ? AFFINITY_WINDOW : 0;
   }
 
   get queued(): number {

@@ -26,6 +26,17 @@ export interface JobOwner {
   affinity?: string;
 }
 
+/** A lane's load as claims read it. */
+export interface LaneLoad {
+  running: number;
+  queued: number;
+  concurrency: number;
+  /** Items to hold queued beyond the slots, so model affinity has a choice (a lane of several providers). */
+  lookahead: number;
+}
+
+const loadOf = (lane: Lane): LaneLoad => ({ running: lane.slots, queued: lane.queued, concurrency: lane.concurrency, lookahead: lane.lookahead });
+
 /** One lane as operators see it (imgtask queues, /metrics, the dashboards). */
 export interface LaneStats {
   running: number;
@@ -206,11 +217,19 @@ export class Lanes implements LaneBacklog {
     await Promise.all([...this.lanes.values()].map((lane) => lane.idle()));
   }
 
-  /** What claims read per lane, cheaply (per create and per claim): items running and queued, and slots. */
-  load(): Map<string, { running: number; queued: number; concurrency: number }> {
-    const out = new Map<string, { running: number; queued: number; concurrency: number }>();
-    for (const [name, lane] of this.lanes) out.set(name, { running: lane.slots, queued: lane.queued, concurrency: lane.concurrency });
+  /**
+   * What claims read per lane, cheaply (per create and per claim): items running and queued,
+   * slots, and how many items it should hold queued for model affinity to choose among.
+   */
+  load(): Map<string, LaneLoad> {
+    const out = new Map<string, LaneLoad>();
+    for (const [name, lane] of this.lanes) out.set(name, loadOf(lane));
     return out;
+  }
+
+  /** One lane's load (made if it was not yet: a lane with work waiting in the store). */
+  loadOf(name: string): LaneLoad {
+    return loadOf(this.get(name));
   }
 
   /** Each lane as operators see it (imgtask queues, metrics): includes a sort of its accounts, so not for every create. */
