@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { openServices } from '../../src/app/services.js';
@@ -8,6 +7,7 @@ import { migrate, PgStore } from '../../src/store/postgres/index.js';
 import { startMember, until } from '../helpers/fleet.js';
 import { send } from '../helpers/harness.js';
 import { testDatabase } from '../helpers/postgres.js';
+import { mostAtOnce } from '../helpers/spans.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
@@ -45,24 +45,6 @@ async function startFleet(t: TestContext) {
       return tasks.every((task) => task?.status !== 'pending') ? tasks : undefined;
     });
   return { db, keys, workers: [w1, w2], create, settled, seedDir };
-}
-
-/** The most items of `ids` that ran at once, from a span log both workers append to. */
-async function mostAtOnce(spanLog: string, ids: ReadonlySet<string>): Promise<number> {
-  const events = (await readFile(spanLog, 'utf8'))
-    .trim()
-    .split('\n')
-    .map((line) => line.split(' '))
-    .filter(([, item]) => ids.has(item.split(':')[0]))
-    .map(([kind, , at]) => ({ delta: kind === 'start' ? 1 : -1, at: Number(at) }))
-    .sort((a, b) => a.at - b.at || a.delta - b.delta);
-  let now = 0;
-  let most = 0;
-  for (const { delta } of events) {
-    now += delta;
-    most = Math.max(most, now);
-  }
-  return most;
 }
 
 test("a key's maxConcurrent holds across two worker processes; another account's work runs beside it on both", async (t) => {

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { eventually, type Harness, startService } from '../../helpers/harness.js';
+import { mostAtOnce } from '../../helpers/spans.js';
 
 /**
  * Who runs next, over HTTP on either store (docs/scheduling.md): accounts take turns in a lane,
@@ -89,25 +90,6 @@ test('a higher priority starts before the backlog, across accounts; a key may no
   const order = (await starts(runLog)).filter((id) => id !== blocker);
   assert.ok(order.indexOf(urgent) <= 1, `priority 5 started ${order.indexOf(urgent) + 1}th after the blocker: ${order.join(' ')}`);
 });
-
-/** The most items of `ids` that ran at once, from a span log. */
-async function mostAtOnce(spanLog: string, ids: ReadonlySet<string>): Promise<number> {
-  const events = (await readFile(spanLog, 'utf8'))
-    .trim()
-    .split('\n')
-    .map((line) => line.split(' '))
-    .filter(([, item]) => ids.has(item.split(':')[0]))
-    .map(([kind, , at]) => ({ delta: kind === 'start' ? 1 : -1, at: Number(at) }))
-    // An end before a start at the same millisecond: touching spans do not overlap.
-    .sort((a, b) => a.at - b.at || a.delta - b.delta);
-  let now = 0;
-  let most = 0;
-  for (const { delta } of events) {
-    now += delta;
-    most = Math.max(most, now);
-  }
-  return most;
-}
 
 test("a key's maxConcurrent holds however many of its tasks wait; the account's other key and other accounts go on", async (t) => {
   const h = await startService(t, { config: lane(4) });
