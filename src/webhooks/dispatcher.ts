@@ -1,8 +1,8 @@
 import type { ConfigSource } from '../config/source.js';
 import { isOutOfSpace } from '../domain/storage-full.js';
 import type { EventBus } from '../services/events.js';
+import { DeliveryTurns, type SlotLimits } from './delivery-turns.js';
 import { EndpointBackoff } from './endpoint-backoff.js';
-import { FairQueue, type SlotLimits } from './fair-queue.js';
 import type { DeliveryRecord, Outbox } from './outbox.js';
 
 type SendResult = { status: number | null; latencyMs: number; error?: string };
@@ -42,7 +42,7 @@ export function createWebhookDispatcher(options: {
 }) {
   const { outbox } = options;
   const subscriptions = [options.events.on('delivery:due', () => kick()), options.config.onChange(() => kick())];
-  const queue = new FairQueue();
+  const queue = new DeliveryTurns();
   const backoff = new EndpointBackoff();
   /** Read and not yet journaled (waiting, sending, or its attempt being written): never read twice. */
   const taken = new Set<string>();

@@ -118,13 +118,18 @@ export function createPgApiKeyRepo(db: Db): ApiKeyRepo {
  * crash loses at most the current minute's counts). Windows that ended are deleted about
  * once a minute, off the request path.
  */
+/** How far behind the newest window a window is kept: two of them (a minute each). */
+const PRUNE_BEHIND_MS = 120_000;
+
 export function createPgRequestWindows(db: Db): RequestWindowRepo {
   let prunedBefore = 0;
   return {
     async hit(keyId, windowStart) {
       if (windowStart > prunedBefore) {
         prunedBefore = windowStart;
-        db.query('DELETE FROM key_request_windows WHERE window_start < $1', [windowStart]).catch(() => {
+        // Only windows two minutes back and older: a process whose clock is a little behind may
+        // still count in the window before this one (and a prune sent late must not delete it).
+        db.query('DELETE FROM key_request_windows WHERE window_start < $1', [windowStart - PRUNE_BEHIND_MS]).catch(() => {
           prunedBefore = 0; // tried again on the next hit
         });
       }

@@ -15,7 +15,7 @@ export interface SlotLimits {
  * and an endpoint hold at most their caps of the slots: an account with a large backlog, or
  * receivers that never answer, cannot keep another account's deliveries waiting.
  */
-export class FairQueue {
+export class DeliveryTurns {
   private readonly waiting = new Map<string, DeliveryRecord[]>();
   private waitingCount = 0;
   private readonly sendingByAccount = new Map<string, number>();
