@@ -117,6 +117,9 @@ export function createSafeFetcher(options: SafeFetchOptions) {
       const host = url.hostname.replace(/^\[|\]$/g, '');
       if (isIP(host) && blocked(host)) return reject(offLimits(`${host} is an address`));
       const client = url.protocol === 'https:' ? https : http;
+      /** The status of an answer whose head came, while its body is read: a deadline then is the body's, not a missing answer. */
+      let answered: number | null = null;
+      const bodyTooSlow = (status: number) => new SafeFetchError('timeout', `${url.host} answered HTTP ${status}, but its body did not finish within ${options.timeoutMs / 1000} s`);
       const req = client.request(url, {
         method: send ? send.method : 'GET',
         lookup: guardedLookup,
@@ -131,11 +134,13 @@ export function createSafeFetcher(options: SafeFetchOptions) {
         const code = (err as NodeJS.ErrnoException).code;
         if (req.reusedSocket && !signal.aborted && (code === 'ECONNRESET' || code === 'EPIPE')) return reject(new StaleConnectionError(code));
         if (signal.aborted && stoppedReason(signal) === 'aborted') return reject(new SafeFetchError('aborted', `the request to ${url.host} was aborted`));
+        if (signal.aborted && answered !== null) return reject(bodyTooSlow(answered));
         if (signal.aborted) return reject(new SafeFetchError('timeout', `no answer from ${url.host} in time`));
         reject(new SafeFetchError('unreachable', `cannot reach ${url.host}: ${(err as NodeJS.ErrnoException).code ?? err.message}`));
       });
       req.on('response', (res) => {
         const status = res.statusCode ?? 0;
+        answered = status;
         if (send) {
           // The answer to a POST, PUT or DELETE: its status and a bounded excerpt of its body (a storage's error message).
           const chunks: Buffer[] = [];
@@ -145,7 +150,7 @@ export function createSafeFetcher(options: SafeFetchOptions) {
             kept += chunk.length;
           });
           res.on('end', () => resolve({ data: Buffer.concat(chunks).subarray(0, 4096), contentType: res.headers['content-type'] ?? null, finalUrl: url.href, status }));
-          res.on('error', () => reject(new SafeFetchError('unreachable', `the answer from ${url.host} was cut off`)));
+          res.on('error', () => reject(signal.aborted && stoppedReason(signal) === 'timeout' ? bodyTooSlow(status) : new SafeFetchError('unreachable', `the answer from ${url.host} was cut off`)));
           return;
         }
         if (status >= 300 && status < 400 && res.headers.location) {

@@ -15,14 +15,14 @@ export interface Received {
 export interface Receiver {
   url: (path?: string) => string;
   received: Received[];
-  /** Statuses to answer, in order; the last one repeats. `'hang'` never answers. */
-  answers: Array<number | 'hang'>;
+  /** Statuses to answer, in order; the last one repeats. `'hang'` never answers; `'trickle'` answers 200 and then never finishes its body. */
+  answers: Array<number | 'hang' | 'trickle'>;
   waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
 }
 
 /** A real webhook receiver on loopback: records every request, answers as scripted. */
-export async function startReceiver(t: TestContext | null, answers: Array<number | 'hang'> = [200]): Promise<Receiver> {
+export async function startReceiver(t: TestContext | null, answers: Array<number | 'hang' | 'trickle'> = [200]): Promise<Receiver> {
   const received: Received[] = [];
   const arrivals = new EventEmitter();
   let served = 0;
@@ -41,6 +41,7 @@ export async function startReceiver(t: TestContext | null, answers: Array<number
       arrivals.emit('request');
       const answer = receiver.answers[Math.min(served++, receiver.answers.length - 1)];
       if (answer === 'hang') return;
+      if (answer === 'trickle') return void res.writeHead(200, { 'content-type': 'text/plain' }).write('o');
       res.statusCode = answer;
       res.end('ok');
     });

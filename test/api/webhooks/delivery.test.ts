@@ -204,3 +204,17 @@ test('a task nobody subscribes to stores no event, only a mark; one with a recei
   assert.equal((await store.webhooks.getEvent(eventId))?.id, eventId);
   if (storedEvents() !== null) assert.equal(storedEvents(), 1);
 });
+
+test('a receiver that answers 200 and then streams its body past webhooks.timeoutMs: the attempt says the answer came and its body did not finish', async (t) => {
+  const h = await startService(t, { config: { webhooks: { ...FAST.webhooks, timeoutMs: 500 } } });
+  const receiver = await startReceiver(t, ['trickle', 204]);
+  const webhook = await hook(h, receiver.url());
+  await task(h);
+  const log = async () => (await h.request('GET', `/webhook/${webhook.id}/deliveries`, { auth: h.token })).json.data[0];
+  // The endpoint cools down for a second after an attempt with no whole answer.
+  await eventually(async () => (await log())?.status === 'delivered', 15_000);
+  const [late, next] = (await log()).attempts;
+  assert.equal(late.status, null);
+  assert.match(late.error, /^127\.0\.0\.1:\d+ answered HTTP 200, but its body did not finish within 0\.5 s$/);
+  assert.equal(next.status, 204);
+});

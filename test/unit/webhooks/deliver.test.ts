@@ -64,3 +64,15 @@ test('a keep-alive fetcher still refuses a host name that resolves to a blocked 
   await assert.rejects(fetcher.send(r.url.replace('127.0.0.1', 'localhost'), { method: 'POST', headers: {}, body: '{}' }), (err) => err instanceof SafeFetchError && err.reason === 'refused');
   assert.equal(r.requests(), 0);
 });
+
+test('a receiver that answers at once and then streams its body past the deadline is told apart from one that never answered', async (t) => {
+  const r = await receiver(t, (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.write('o');
+    // The rest of the body never comes before the deadline.
+  });
+  const result = await deliverWebhook({ url: r.url }, message(1), { ...options, timeoutMs: 300 });
+  assert.equal(result.status, null);
+  assert.match(result.error!, /answered HTTP 200, but its body did not finish within 0\.3 s/);
+  assert.doesNotMatch(result.error!, /no answer/);
+});
