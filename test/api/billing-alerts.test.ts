@@ -5,7 +5,8 @@ import { periodKey } from '../../src/domain/periods.js';
 import { type Harness, startService, waitForTask, webhooksQuiet } from '../helpers/harness.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
 
-const FAST = { webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, 50, 100], timeoutMs: 500 } };
+// Short retries; a timeout long enough for a receiver on a loaded machine (a timed-out attempt also cools its endpoint down).
+const FAST = { webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, 50, 100], timeoutMs: 3000 } };
 
 async function hook(h: Harness, url: string, extra: Record<string, unknown> = {}) {
   const res = await h.request('POST', '/webhook', { auth: h.token, body: { url, ...extra } });
