@@ -168,9 +168,10 @@ export function createWebhookDispatcher(options: {
       if (closing) return;
       // The next moment something waiting may start: a retry falling due, or a cool-down ending.
       // A delivery already due but left for lack of room is taken when a send finishes.
-      const now = Date.now();
+      // A retry read as not yet due may be due by now (a timer fires a millisecond early by the
+      // wall clock): it is kept, and wakeAt waits the shortest delay, never drops it.
       const cooled = backoff.nextEnd(queue.endpoints());
-      const next = [nextDue, cooled].filter((at): at is number => at !== null && at > now);
+      const next = [nextDue, cooled].filter((at): at is number => at !== null);
       clearTimeout(timer);
       if (next.length > 0) wakeAt(Math.min(...next));
     } finally {
