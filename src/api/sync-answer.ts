@@ -3,6 +3,7 @@ import { AppError } from '../domain/errors.js';
 import { formatUsd } from '../domain/money.js';
 import type { Principal } from '../services/auth.js';
 import { cancelAfterOf } from './cancel-after.js';
+import { taskFailureMessage } from './failure-message.js';
 import { noteCreated } from './task-create.js';
 import type { ApiDeps, ApiEnv } from './types.js';
 
@@ -38,10 +39,10 @@ export async function createAndMaybeWaitForResult<Result>(c: Context<ApiEnv>, de
   return { body: { data: { task: { id: settled.id, status: 'completed' as const, cost: formatUsd(settled.cost) }, result: settled.result as Result, ...access } } };
 }
 
-/** Waits up to sync.timeoutMs: the completed task, null while pending; a failed task is 500 UNKNOWN_ERROR naming it and its codes. */
+/** Waits up to sync.timeoutMs: the completed task, null while pending; a failed task is 500 UNKNOWN_ERROR naming it and why its items failed. */
 async function waitForCompleted(deps: ApiDeps, taskId: string) {
   const settled = await deps.tasks.waitForSettled(taskId, deps.config.current().sync.timeoutMs);
   if (settled.status === 'pending') return null;
-  if (settled.status === 'failed') throw new AppError('UNKNOWN_ERROR', `task ${taskId} failed: ${(settled.errors ?? []).map((e) => e.code).join(', ')}`);
+  if (settled.status === 'failed') throw new AppError('UNKNOWN_ERROR', taskFailureMessage(settled));
   return settled;
 }

@@ -18,3 +18,11 @@ export async function checkDestination(destinations: DestinationLookup, accountI
 export function requireProvider(available: unknown, what: string): void {
   if (!available) throw new AppError('VALIDATION_ERROR', `${what} needs a provider that this service has not configured`);
 }
+
+/** Where a vision provider's setup is shown, for the errors that ask for one (an OpenAI and a local Ollama config). */
+export const VISION_SETUP = 'docs/providers.md#remote shows an OpenAI or a local Ollama setup';
+
+/** A vision provider (`providers.vision`) that `what` needs, named with where its setup is shown. */
+export function requireVision(available: unknown, what: string): void {
+  if (!available) throw new AppError('VALIDATION_ERROR', `${what} needs a vision provider (providers.vision), which this service has not configured; ${VISION_SETUP}`);
+}

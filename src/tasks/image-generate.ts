@@ -8,7 +8,7 @@ import { MAX_ATTEMPTS, ProviderError } from '../domain/tasks.js';
 import type { TaskTypeDefinition } from '../engine/task-types.js';
 import { sniffImage } from '../media/images.js';
 import type { SourceImage } from '../providers/types.js';
-import { checkDestination, checkMetadata, requireProvider } from './checks.js';
+import { checkDestination, checkMetadata, requireProvider, requireVision } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { providerForAttempt } from './failover.js';
 import { rateGeneratedImage, ratingRequestOf } from './image-generate-rating.js';
@@ -142,7 +142,7 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
       }
       if (request.negative_prompt !== undefined && !capabilities.negativePrompt) throw new AppError('VALIDATION_ERROR', `model ${id} does not take a negative_prompt`);
       const rating = ratingRequestOf(request.rating);
-      if (rating?.mode === 'custom') requireProvider(deps.providers().visionRater, 'custom rating (a vision model)');
+      if (rating?.mode === 'custom') requireVision(deps.providers().visionRater, 'custom rating');
       if (rating?.mode === 'nsfw_sfw') requireProvider(deps.providers().nsfwRater, 'nsfw_sfw rating');
     },
     itemCount: (request) => request.count,

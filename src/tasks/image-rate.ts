@@ -3,7 +3,7 @@ import { UNIT_PRICES } from '../domain/prices.js';
 import { NSFW_LEVELS } from '../domain/rating.js';
 import { ProviderError } from '../domain/tasks.js';
 import type { TaskTypeDefinition } from '../engine/task-types.js';
-import { requireProvider } from './checks.js';
+import { requireProvider, requireVision } from './checks.js';
 import type { ImageTaskDeps } from './deps.js';
 import { ImageRef, Levels, LIMITS, Priority, priorityPart, type RatingLevel } from './request-parts.js';
 import { urlResults } from './result-parts.js';
@@ -45,7 +45,7 @@ export function createRateType(deps: ImageTaskDeps): TaskTypeDefinition<RateBody
     lane: 'image.rate',
     failureCode: 'RATING_FAILED',
     validate(request) {
-      if (request.mode === 'custom') requireProvider(deps.providers().visionRater, 'custom rating (a vision model)');
+      if (request.mode === 'custom') requireVision(deps.providers().visionRater, 'custom rating');
       else requireProvider(deps.providers().nsfwRater, 'nsfw_sfw rating');
     },
     async run(image, request, signal) {

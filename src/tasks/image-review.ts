@@ -6,7 +6,7 @@ import { MAX_ATTEMPTS, ProviderError, type TaskErrorCode } from '../domain/tasks
 import type { TaskTypeDefinition } from '../engine/task-types.js';
 import { measureQuality } from '../media/quality.js';
 import type { SourceImage } from '../providers/types.js';
-import { checkMetadata } from './checks.js';
+import { checkMetadata, VISION_SETUP } from './checks.js';
 import type { ImageTaskDeps } from './deps.js';
 import { AccessOptions, FreeText, ImageRef, LIMITS, Metadata, Priority, WebhookOptions } from './request-parts.js';
 import { OFFLINE_PHRASINGS } from './review-criteria.js';
@@ -74,7 +74,10 @@ export function createReviewType(deps: ImageTaskDeps): TaskTypeDefinition<Review
       const plan = planReview(request, abilities());
       if (plan.judged.length > 0 && !abilities().judge) {
         const named = plan.judged.map((c) => `"${c}"`).join(', ');
-        throw new AppError('VALIDATION_ERROR', `the criteria ${named} need a vision provider (providers.vision), which this service has not configured; offline it understands: ${OFFLINE_PHRASINGS}`);
+        throw new AppError(
+          'VALIDATION_ERROR',
+          `the criteria ${named} need a vision provider (providers.vision), which this service has not configured (${VISION_SETUP}); offline it understands: ${OFFLINE_PHRASINGS}`,
+        );
       }
     },
     itemCount: () => 1,

@@ -6,6 +6,7 @@ import { TASK_ERROR_CODES } from '../domain/tasks.js';
  * `…Result` schema built from these: the API describes and checks task results with them.
  */
 export const UsdText = z.string().describe('decimal USD, e.g. "0.0002"');
+/** A failed item's error: its code, and why when the item knows (a URL that could not be fetched says what went wrong). */
 export const ItemError = z.object({ code: z.enum(TASK_ERROR_CODES), message: z.string().optional() });
 
 /** Where a stored image went: the destination's own URL, or why delivery failed (the image stays at its service_url). */
@@ -18,9 +19,6 @@ export const DestinationOutcome = z.union([
 export const urlResults = <Success extends z.ZodRawShape>(success: Success) =>
   z.object({
     results: z.array(
-      z.discriminatedUnion('status', [
-        z.object({ status: z.literal('success'), url: z.string(), ...success }),
-        z.object({ status: z.literal('failed'), url: z.string(), error: z.object({ code: z.enum(TASK_ERROR_CODES) }) }),
-      ]),
+      z.discriminatedUnion('status', [z.object({ status: z.literal('success'), url: z.string(), ...success }), z.object({ status: z.literal('failed'), url: z.string(), error: ItemError })]),
     ),
   });

@@ -6,6 +6,9 @@ import type { TaskTypeDefinition } from '../engine/task-types.js';
 import type { SourceImage } from '../providers/types.js';
 import type { ImageTaskDeps } from './deps.js';
 
+/** A failed item's error as results show it: its code and, when it has one, why (the fetch's or the provider's words). */
+const itemError = (error: { code: string; message?: string }) => (error.message ? { code: error.code, message: error.message } : { code: error.code });
+
 /** What rate and alt keep of their body: the URLs (plus the rating's mode and levels). */
 export interface UrlListRequest {
   urls: string[];
@@ -14,7 +17,8 @@ export interface UrlListRequest {
 /**
  * Rating and alt text share a shape: one item per URL, in order; each item fetches its URL
  * (FETCH_FAILED when it cannot) and asks a provider; a provider that fails after its retries
- * reports the type's own code (RATING_FAILED, ALT_GENERATION_FAILED). The task completes
+ * reports the type's own code (RATING_FAILED, ALT_GENERATION_FAILED). A failed item's result
+ * carries its code and reason, as review's and remove-background's errors do. The task completes
  * unless every URL failed, and is charged per successful URL.
  */
 export function createUrlListType<Body, Req extends UrlListRequest>(
@@ -50,7 +54,7 @@ export function createUrlListType<Body, Req extends UrlListRequest>(
       return { status: 'success', url, ...(await spec.run(image, request, signal)) };
     },
     settle(task, request) {
-      const results = task.items.map((item, index) => (item.status === 'success' ? item.result : { status: 'failed', url: request.urls[index], error: { code: item.error!.code } }));
+      const results = task.items.map((item, index) => (item.status === 'success' ? item.result : { status: 'failed', url: request.urls[index], error: itemError(item.error!) }));
       if (task.items.some((item) => item.status === 'success')) return { status: 'completed', result: { results } };
       const codes = [...new Set(task.items.map((item) => item.error!.code))];
       const errors = codes.map((code): TaskError => ({ code: code as TaskErrorCode, message: `every URL failed (${code})` }));

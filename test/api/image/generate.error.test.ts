@@ -63,7 +63,7 @@ test('checks after the schema answer 400 VALIDATION_ERROR and create nothing', a
     ['an unknown destination', { prompt: 'p', destination: 'nowhere' }, /no destination named "nowhere"/],
     ['more inputs than the model takes', { prompt: 'p', model: 'small', inputs: ['https://a.example/1.png', 'https://a.example/2.png'] }, /at most 1 input/],
     ['a negative prompt the model cannot take', { prompt: 'p', model: 'small', negative_prompt: 'no' }, /does not take a negative_prompt/],
-    ['custom rating without a vision provider', { prompt: 'p', rating: { mode: 'custom', levels: [level('a'), level('b')] } }, /vision model/],
+    ['custom rating without a vision provider', { prompt: 'p', rating: { mode: 'custom', levels: [level('a'), level('b')] } }, /providers\.vision.*docs\/providers\.md#remote/],
     ['nsfw rating without a rater', { prompt: 'p', rating: true }, /nsfw_sfw rating/],
   ];
   for (const [name, body, message] of cases) {

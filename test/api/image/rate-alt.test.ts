@@ -30,12 +30,18 @@ test('sync rating answers 200 with one result per URL in order, charged per succ
   assert.deepEqual(Object.keys(res.json.data.task), ['id', 'status', 'cost']);
   assert.equal(res.json.data.task.status, 'completed');
   assert.equal(res.json.data.task.cost, '0.0004');
-  assert.deepEqual(res.json.data.results, [
-    { status: 'success', url: urls[0], level: 'sfw' },
-    { status: 'failed', url: urls[1], error: { code: 'FETCH_FAILED' } },
-    { status: 'success', url: urls[2], level: 'nsfw' },
-    { status: 'failed', url: urls[3], error: { code: 'FETCH_FAILED' } },
-  ]);
+  const [light, missing, dark, privateUrl] = res.json.data.results;
+  assert.deepEqual(
+    [light, dark],
+    [
+      { status: 'success', url: urls[0], level: 'sfw' },
+      { status: 'success', url: urls[2], level: 'nsfw' },
+    ],
+  );
+  assert.deepEqual(missing, { status: 'failed', url: urls[1], error: { code: 'FETCH_FAILED', message: `cannot fetch the image: ${new URL(urls[1]).host} answered HTTP 404` } });
+  assert.equal(privateUrl.status, 'failed');
+  assert.equal(privateUrl.error.code, 'FETCH_FAILED');
+  assert.match(privateUrl.error.message, /^cannot fetch the image: /, 'each failed item says why');
   const task = (await h.request('GET', `/tasks/${res.json.data.task.id}`, { auth: h.apiKey })).json.data;
   assert.deepEqual(task.request, { mode: 'nsfw_sfw', urls }, 'the task keeps mode and urls only');
   assert.deepEqual(task.result.results, res.json.data.results, 'the same values as the task endpoints');
@@ -69,13 +75,15 @@ test('sync false answers 202 with the task to poll; a sync call past the timeout
   assert.equal(done.result.results[0].status, 'success');
 });
 
-test('a sync task whose every URL fails answers 500 UNKNOWN_ERROR and is free', async (t) => {
+test('a sync task whose every URL fails answers 500 UNKNOWN_ERROR naming each reason, and is free', async (t) => {
   const h = await startService(t, { config: LOCAL });
   const url = await images(t);
   const res = await h.request('POST', '/image/rate', { auth: h.apiKey, body: { mode: 'nsfw_sfw', urls: [url('/text.png'), url('/missing.png')] } });
   assert.equal(res.status, 500);
   assert.equal(res.json.code, 'UNKNOWN_ERROR');
   const [task] = (await h.request('GET', '/tasks', { auth: h.apiKey })).json.data;
+  const host = new URL(url('/missing.png')).host;
+  assert.match(res.json.message, new RegExp(`^task ${task.id} failed: item 1 FETCH_FAILED \\(.+\\); item 2 FETCH_FAILED \\(cannot fetch the image: ${host} answered HTTP 404\\)$`));
   assert.equal(task.status, 'failed');
   assert.equal(task.errors[0].code, 'FETCH_FAILED');
   assert.equal(task.cost, '0');
@@ -92,7 +100,9 @@ test('alt text answers per URL, 1 to 160 characters, charged 0.0004 per success'
   assert.equal(wide.status, 'success');
   assert.ok(wide.alt.length <= 160 && wide.alt.length > 80, `trimmed on a word: ${wide.alt.length}`);
   assert.doesNotMatch(wide.alt, /\s$/);
-  assert.deepEqual(text, { status: 'failed', url: url('/text.png'), error: { code: 'FETCH_FAILED' } });
+  assert.equal(text.status, 'failed');
+  assert.equal(text.error.code, 'FETCH_FAILED');
+  assert.equal(text.error.message, 'not a PNG, JPEG, WEBP or GIF image', 'a body that is no image says so');
   assert.equal(res.json.data.task.cost, '0.0008');
 });
 
@@ -103,7 +113,7 @@ test('a provider failure on alt text reports ALT_GENERATION_FAILED', async (t) =
   const res = await h.request('POST', '/image/alt', { auth: h.apiKey, body: { urls: [url('/light.png')], sync: false } });
   const task = await waitForTask(h, res.json.data.task.id);
   assert.equal(task.status, 'failed');
-  assert.deepEqual(task.result.results[0].error, { code: 'ALT_GENERATION_FAILED' });
+  assert.deepEqual(task.result.results[0].error, { code: 'ALT_GENERATION_FAILED', message: 'the provider gave no alt text' });
 });
 
 test('rate and alt validate their bodies and need their providers', async (t) => {
@@ -127,7 +137,10 @@ test('rate and alt validate their bodies and need their providers', async (t) =>
   const custom = await h.request('POST', '/image/rate', { auth: h.apiKey, body: { mode: 'custom', urls: ['https://e.com/a.png'], levels: [level('a'), level('b')] } });
   assert.equal(custom.status, 400);
   assert.equal(custom.json.code, 'VALIDATION_ERROR');
-  assert.match(custom.json.message, /vision model/);
+  assert.match(
+    custom.json.message,
+    /^custom rating needs a vision provider \(providers\.vision\), which this service has not configured; docs\/providers\.md#remote shows an OpenAI or a local Ollama setup$/,
+  );
   assert.deepEqual((await h.request('GET', '/tasks', { auth: h.apiKey })).json.data, [], 'nothing charged or created');
 });
 

@@ -192,7 +192,7 @@ test('a URL that cannot be fetched fails FETCH_FAILED; sync false answers 202 to
   const url = await images(t);
   const res = await review(h, { url: url('/missing.png') });
   assert.equal(res.status, 500);
-  assert.match(res.json.message, /failed: FETCH_FAILED/);
+  assert.match(res.json.message, /failed: FETCH_FAILED \(cannot fetch the image: 127\.0\.0\.1:\d+ answered HTTP 404\)$/, 'the sync 500 says why');
   const queued = await review(h, { url: url('/scene.png'), sync: false });
   assert.equal(queued.status, 202);
   assert.deepEqual(Object.keys(queued.json.data), ['task', 'access']);
