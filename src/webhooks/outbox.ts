@@ -9,11 +9,16 @@ import { type Clock, type Owner, ownedBy } from '../services/ports.js';
 import type { WebhookService } from '../services/webhooks.js';
 import type { DeliveryAttempt, DeliveryRecord, EventRecord, TaskRecord, WebhookRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
+import { createFoundEndpoints } from './found-endpoints.js';
 
 export type { DeliveryRecord } from '../store/records.js';
 
 /** Tasks recovered at once at start-up: enough to fill group commits, few enough to bound memory. */
 const RECOVERY_CHUNK = 1000;
+/** Settlements whose endpoints are kept between the audience check and their settled event: far more than settle at once. */
+const FOUND_KEPT = 1000;
+
+type Endpoint = { url: string; webhookId: string | null };
 
 export interface DeliveryView {
   id: string;
@@ -87,9 +92,9 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
   };
 
   /** Where the event of `task`, settled as `status`, goes: each matching dashboard webhook (unless the task opted out) and each custom endpoint of the task. */
-  async function endpointsOf(task: TaskRecord, status: 'completed' | 'failed'): Promise<{ url: string; webhookId: string | null }[]> {
+  async function endpointsOf(task: TaskRecord, status: 'completed' | 'failed'): Promise<Endpoint[]> {
     const options = (task.request as { webhook?: { dashboard?: boolean; custom?: { url: string }[] } } | null)?.webhook;
-    const endpoints: { url: string; webhookId: string | null }[] = [];
+    const endpoints: Endpoint[] = [];
     if (options?.dashboard !== false) {
       for (const webhook of await store.webhooks.listByAccount(task.accountId)) {
         if (!webhook.enabled || !eventMatches(webhook.events, task.type, status)) continue;
@@ -101,9 +106,10 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
     return endpoints;
   }
 
-  async function recordTaskEvent(task: TaskRecord): Promise<void> {
+  /** Records the event of a settled task; `found` is what the audience check before its write found, when kept. */
+  async function recordTaskEvent(task: TaskRecord, found?: Promise<Endpoint[]>): Promise<void> {
     if (task.status === 'pending' || task.eventId) return;
-    const endpoints = await endpointsOf(task, task.status);
+    const endpoints = (await found?.catch(() => undefined)) ?? (await endpointsOf(task, task.status));
     // Nobody to tell: keep only the mark, not a second copy of the result.
     if (endpoints.length === 0) return store.webhooks.markNoEvent(task.id);
     const at = isoTime(clock.now());
@@ -117,11 +123,16 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
   }
 
   // Asked before each settlement is written: one nobody is to hear of carries its "no event"
-  // mark in its own write. A webhook added between this answer and that write does not get
-  // the event, as one added just after the write would not.
-  const leaveAudience = events.setAudience(async (task, status) => (await endpointsOf(task, status)).length > 0);
+  // mark in its own write. What it found is kept for the settled event, which records the
+  // deliveries to those endpoints without reading the webhooks again: a webhook added (or
+  // changed) between this answer and the event does not get it, as one added just after would
+  // not; one deleted or disabled meanwhile is skipped at delivery (`message`).
+  const found = createFoundEndpoints<Endpoint[]>(FOUND_KEPT);
+  const leaveAudience = events.setAudience(async (task, status) => (await found.find(task.id, status, () => endpointsOf(task, status))).length > 0);
   const leaveSettled = events.on('task:settled', ({ task }) => {
-    recordTaskEvent(task).catch((err: Error) => deps.log(`webhooks: event for task ${task.id} not recorded yet (${err.message}); the next start records it`));
+    recordTaskEvent(task, task.status === 'pending' ? undefined : found.take(task.id, task.status)).catch((err: Error) =>
+      deps.log(`webhooks: event for task ${task.id} not recorded yet (${err.message}); the next start records it`),
+    );
   });
 
   return {
