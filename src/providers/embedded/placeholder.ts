@@ -20,6 +20,27 @@ function wrap(text: string, width: number, maxLines: number): string[] {
   return lines;
 }
 
+/** Line spacing of the caption, in font sizes; and the band's margin above and below it. */
+const LINE_HEIGHT = 1.3;
+const BAND_MARGIN = 0.5;
+
+/**
+ * The prompt's lines, centred, in near-black on a light band across the image: white text on
+ * the seed's colours alone could not be read on its light hues, by people or by OCR (review's
+ * text checks). The band spans the width, so no text width is guessed; it lets a little of the
+ * colours through.
+ */
+function caption(lines: string[], height: number, fontSize: number): string {
+  if (lines.length === 0) return '';
+  const lineY = (i: number) => Math.round(height / 2 + (i - (lines.length - 1) / 2) * fontSize * LINE_HEIGHT);
+  const bandHeight = Math.round((lines.length * LINE_HEIGHT + 2 * BAND_MARGIN) * fontSize);
+  const band = `<rect x="0" y="${Math.round(height / 2 - bandHeight / 2)}" width="100%" height="${bandHeight}" fill="white" fill-opacity="0.85"/>`;
+  const text = lines.map(
+    (line, i) => `<text x="50%" y="${lineY(i)}" font-family="DejaVu Sans, sans-serif" font-size="${fontSize}" fill="#111" text-anchor="middle" dominant-baseline="middle">${svgText(line)}</text>`,
+  );
+  return band + text.join('');
+}
+
 const failOption = (options: Record<string, unknown>): { code: TaskErrorCode; every: number } | null => {
   const fail = options.fail as { code?: string; every?: number } | undefined;
   if (!fail || typeof fail.every !== 'number' || fail.every < 1) return null;
@@ -39,7 +60,7 @@ export const placeholderHash = (params: Pick<GenerateParams, 'prompt' | 'negativ
 
 /**
  * The embedded development generator: a deterministic image drawn from the prompt (colours
- * from its hash, the prompt as text, input images composited as thumbnails). Same prompt,
+ * from its hash, the prompt as a caption, input images composited as thumbnails). Same prompt,
  * size, inputs and seed, same bytes. `options.fail = { code, every }` makes every Nth image fail
  * with that code, so item failures can be exercised end to end. Progress is reported at each
  * stage of the drawing (a quarter per stage): it costs a function call.
@@ -54,13 +75,7 @@ export function createPlaceholderGenerator(): ImageGenerator {
       const hue = (hash[0] * 360) / 256;
       const hue2 = (hue + 40 + (hash[1] % 140)) % 360;
       const fontSize = Math.max(12, Math.round(Math.min(width, height) / 18));
-      const lines = wrap(params.prompt, Math.max(8, Math.floor(width / (fontSize * 0.6))), 6);
-      const text = lines
-        .map(
-          (line, i) =>
-            `<text x="50%" y="${Math.round(height / 2 + (i - (lines.length - 1) / 2) * fontSize * 1.3)}" font-family="DejaVu Sans, sans-serif" font-size="${fontSize}" fill="white" text-anchor="middle" dominant-baseline="middle">${svgText(line)}</text>`,
-        )
-        .join('');
+      const text = caption(wrap(params.prompt, Math.max(8, Math.floor(width / (fontSize * 0.6))), 6), height, fontSize);
       onProgress?.(0.25);
       const thumb = Math.round(Math.min(width, height) / 5);
       const thumbs = await Promise.all(
