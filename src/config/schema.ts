@@ -429,6 +429,8 @@ export const ConfigSchema = z.strictObject({
   }),
   fetch: z.strictObject({
     allowPrivateAddresses: z.boolean(),
+    /** Cloud metadata addresses stay refused whatever allowPrivateAddresses says; this alone opens them (docs/security.md#cloud-metadata-addresses). */
+    allowMetadataAddresses: z.boolean().default(false),
     maxBytes: z.number().int().min(1024),
     timeoutMs: z.number().int().min(100),
     maxRedirects: z.number().int().min(0).max(20),

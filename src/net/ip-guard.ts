@@ -80,3 +80,34 @@ export function isBlockedAddress(address: string): boolean {
   }
   return true;
 }
+
+/**
+ * Cloud metadata services: an instance's credentials and settings, what an SSRF is after. All of
+ * IPv4 link-local 169.254/16 (169.254.169.254 of AWS, Google Cloud, Azure, Oracle, OpenStack,
+ * DigitalOcean and Hetzner; AWS ECS's 169.254.170.2 and EKS's 169.254.170.23; Tencent's
+ * 169.254.0.23), Alibaba's 100.100.100.200, Azure's WireServer 168.63.129.16 (a public address,
+ * answered only from inside Azure), Oracle's 192.0.0.192; AWS's fd00:ec2::/32 (the IMDS at
+ * fd00:ec2::254, EKS at fd00:ec2::23) and Google's fd20:ce::254.
+ */
+const METADATA_V4 = ['169.254.0.0/16', '100.100.100.200/32', '168.63.129.16/32', '192.0.0.192/32'].map((cidr) => ipaddr.IPv4.parseCIDR(cidr));
+const METADATA_V6 = ['fd00:ec2::/32', 'fd20:ce::254/128'].map((cidr) => ipaddr.IPv6.parseCIDR(cidr));
+
+/**
+ * True when an address is a cloud metadata service's (above), however written: refused even where
+ * private addresses are allowed. IPv6 forms are judged by the IPv4 address they carry, as by
+ * isBlockedAddress; one in a NAT64 layout not read may hide one, and counts as one. Anything
+ * that is no address is not (isBlockedAddress refuses it).
+ */
+export function isMetadataAddress(address: string): boolean {
+  try {
+    const family = isIP(address);
+    if (family === 4) return METADATA_V4.some((range) => ipaddr.IPv4.parse(address).match(range));
+    if (family !== 6) return false;
+    const parsed = ipaddr.IPv6.parse(address);
+    const ipv4 = carriedIpv4(parsed);
+    if (ipv4 === null) return true;
+    return ipv4 ? METADATA_V4.some((range) => ipv4.match(range)) : METADATA_V6.some((range) => parsed.match(range));
+  } catch {
+    return false;
+  }
+}

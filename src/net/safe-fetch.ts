@@ -2,10 +2,10 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { isBlockedAddress } from './ip-guard.js';
+import { isBlockedAddress, isMetadataAddress } from './ip-guard.js';
 
 export interface SafeFetchOptions {
-  /** Let URLs reach private, loopback and similar ranges. @default false */
+  /** Let URLs reach private, loopback and similar ranges (cloud metadata addresses excepted). @default false */
   allowPrivateAddresses: boolean;
   /** Largest body accepted, in bytes. */
   maxBytes: number;
@@ -17,6 +17,13 @@ export interface SafeFetchOptions {
    * refusal of an address so that whoever reads it knows what would allow it.
    */
   privateAddressesSetting?: string;
+  /**
+   * Let URLs reach cloud metadata addresses (169.254/16, fd00:ec2::/32 and the others
+   * ip-guard lists), which allowPrivateAddresses does not lift: `fetch.allowMetadataAddresses`.
+   * A fetcher built without it (webhooks, destinations) never reaches them, and its refusals
+   * name no setting for it. @default false
+   */
+  allowMetadataAddresses?: boolean;
   /** Overrides the address check (tests use it to block one loopback address and not another). */
   isBlocked?: (address: string) => boolean;
   /**
@@ -44,6 +51,9 @@ export class SafeFetchError extends Error {
     this.name = 'SafeFetchError';
   }
 }
+
+/** The one setting that lets fetched URLs reach metadata addresses (docs/security.md#cloud-metadata-addresses). */
+const METADATA_SETTING = 'fetch.allowMetadataAddresses';
 
 /** The abort reason of a request stopped by its caller's signal (a cancelled task, a worker stopping), not by its deadline. */
 const BY_CALLER = Symbol('aborted by the caller');
@@ -90,17 +100,32 @@ export interface OutgoingRequest {
  * one deadline for the whole chain; compressed bodies refused (no decompression bombs).
  */
 export function createSafeFetcher(options: SafeFetchOptions) {
-  const blocked = (address: string) => !options.allowPrivateAddresses && (options.isBlocked ?? isBlockedAddress)(address);
-  /** The refusal of an address: `subject` ends where "user URLs may not reach" goes on. */
-  const offLimits = (subject: string) =>
-    new SafeFetchError('refused', `${subject} user URLs may not reach${options.privateAddressesSetting ? ` (unless ${options.privateAddressesSetting} is true)` : ''}`);
+  const metadata = (address: string) => !options.allowMetadataAddresses && isMetadataAddress(address);
+  const blocked = (address: string) => metadata(address) || (!options.allowPrivateAddresses && (options.isBlocked ?? isBlockedAddress)(address));
+  const unless = (setting: string | undefined) => (setting ? ` (unless ${setting} is true)` : '');
+  /**
+   * The refusal of `address` (which `hostname` resolves to, when a name did): a metadata address
+   * says so, and that allowPrivateAddresses does not lift it; any other names that setting.
+   */
+  const offLimits = (address: string, hostname?: string) => {
+    if (metadata(address)) {
+      const whatever = options.privateAddressesSetting ? `, whatever ${options.privateAddressesSetting} says` : '';
+      const subject = hostname ? `${hostname} resolves to ${address}, a` : `${address} is a`;
+      return new SafeFetchError(
+        'refused',
+        `${subject} cloud metadata address, which user URLs may not reach${whatever}${unless(options.allowMetadataAddresses === undefined ? undefined : METADATA_SETTING)}`,
+      );
+    }
+    const subject = hostname ? `${hostname} resolves to ${address}, which` : `${address} is an address`;
+    return new SafeFetchError('refused', `${subject} user URLs may not reach${unless(options.privateAddressesSetting)}`);
+  };
 
   const guardedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
     dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, '', 0);
       // Refuse when any answer is off limits: mixing a public and a private record is a known trick.
       const bad = addresses.find((entry) => blocked(entry.address));
-      if (bad) return callback(offLimits(`${hostname} resolves to ${bad.address}, which`), '', 0);
+      if (bad) return callback(offLimits(bad.address, hostname), '', 0);
       if (addresses.length === 0) return callback(new SafeFetchError('refused', `${hostname} resolves to no address`), '', 0);
       if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       callback(null, addresses[0].address, addresses[0].family);
@@ -115,7 +140,7 @@ export function createSafeFetcher(options: SafeFetchOptions) {
   function fetchOnce(url: URL, signal: AbortSignal, send?: OutgoingRequest): Promise<{ redirect: string } | FetchedBody> {
     return new Promise((resolve, reject) => {
       const host = url.hostname.replace(/^\[|\]$/g, '');
-      if (isIP(host) && blocked(host)) return reject(offLimits(`${host} is an address`));
+      if (isIP(host) && blocked(host)) return reject(offLimits(host));
       const client = url.protocol === 'https:' ? https : http;
       /** The status of an answer whose head came, while its body is read: a deadline then is the body's, not a missing answer. */
       let answered: number | null = null;
@@ -230,7 +255,7 @@ export function createSafeFetcher(options: SafeFetchOptions) {
     /** Refuses an IP-literal host that is off limits (agents' lookups never see IP literals). */
     checkHost(rawUrl: string): void {
       const host = checkUrl(rawUrl).hostname.replace(/^\[|\]$/g, '');
-      if (isIP(host) && blocked(host)) throw offLimits(`${host} is an address`);
+      if (isIP(host) && blocked(host)) throw offLimits(host);
     },
 
     /** GETs a URL, following checked redirects; `caller` (an item's signal) aborts it (reason `aborted`). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { isBlockedAddress } from '../../../src/net/ip-guard.js';
+import { isBlockedAddress, isMetadataAddress } from '../../../src/net/ip-guard.js';
 
 type Case = [address: string, blocked: boolean, why: string];
 
@@ -218,4 +218,37 @@ test('isBlockedAddress: every spelling of one IPv6 address gets the same answer'
     }),
     { numRuns: 500 },
   );
+});
+
+const metadata: Case[] = [
+  ['169.254.169.254', true, 'AWS, Google Cloud, Azure, Oracle, OpenStack'],
+  ['169.254.170.2', true, 'AWS ECS task credentials'],
+  ['169.254.0.23', true, 'Tencent Cloud'],
+  ['100.100.100.200', true, 'Alibaba Cloud'],
+  ['168.63.129.16', true, 'Azure WireServer, a public address'],
+  ['192.0.0.192', true, 'Oracle Cloud, legacy'],
+  ['fd00:ec2::254', true, 'AWS IMDS over IPv6'],
+  ['fd00:ec2::23', true, 'AWS EKS pod identity over IPv6'],
+  ['fd20:ce::254', true, 'Google Cloud over IPv6'],
+  ['::ffff:169.254.169.254', true, 'mapped'],
+  ['::ffff:a9fe:a9fe', true, 'mapped, hex'],
+  ['64:ff9b::a9fe:a9fe', true, 'NAT64 well-known prefix'],
+  ['::169.254.169.254', true, 'IPv4-compatible'],
+  ['64:ff9b:1::a9fe:a9fe', true, 'NAT64 local-use, a layout not read: may hide one'],
+  ['127.0.0.1', false, 'loopback: private, not metadata'],
+  ['10.0.0.1', false, 'private'],
+  ['100.100.100.201', false, "CGNAT beside Alibaba's"],
+  ['168.63.129.17', false, "beside Azure's"],
+  ['fd00::1', false, 'another unique local address'],
+  ['fe80::1', false, 'IPv6 link-local'],
+  ['::1', false, 'IPv6 loopback'],
+  ['8.8.8.8', false, 'public'],
+  ['2606:4700::1111', false, 'public IPv6'],
+  ['not an address', false, 'not an address (isBlockedAddress refuses it)'],
+];
+
+test('isMetadataAddress: cloud metadata services, however written, and nothing else', async (t) => {
+  for (const [address, expected, why] of metadata) {
+    await t.test(`${address} (${why})`, () => assert.equal(isMetadataAddress(address), expected));
+  }
 });

@@ -128,3 +128,82 @@ test('IPv6 URL hosts that carry a forbidden IPv4 address are refused before conn
     });
   }
 });
+
+/** Where the redirects below lead: cloud metadata addresses, as IPv4, IPv6 and IPv4 inside IPv6. */
+const METADATA_HOPS: [path: string, location: string, address: string][] = [
+  ['/aws', 'http://169.254.169.254/', '169.254.169.254'],
+  ['/ecs', 'http://169.254.170.2/', '169.254.170.2'],
+  ['/alibaba', 'http://100.100.100.200/', '100.100.100.200'],
+  ['/aws-ipv6', 'http://[fd00:ec2::254]/', 'fd00:ec2::254'],
+  ['/mapped', 'http://[::ffff:169.254.169.254]/', '::ffff:a9fe:a9fe'],
+];
+
+/** A loopback image server that redirects each path of METADATA_HOPS to its metadata address, counting the requests it got. */
+async function redirectingToMetadata(t: TestContext) {
+  const seen: string[] = [];
+  const url = await server(t, (req, res) => {
+    seen.push(req.url!);
+    res.statusCode = 302;
+    res.setHeader('location', METADATA_HOPS.find(([path]) => path === req.url)?.[1] ?? '/');
+    res.end();
+  });
+  return { url, seen };
+}
+
+test('with allowPrivateAddresses, a redirect from a loopback image server to a cloud metadata address is still refused, naming both settings', async (t) => {
+  const { url, seen } = await redirectingToMetadata(t);
+  const fetcher = createSafeFetcher({ ...base, allowPrivateAddresses: true, allowMetadataAddresses: false, privateAddressesSetting: 'fetch.allowPrivateAddresses', timeoutMs: 1000 });
+  for (const [path, , address] of METADATA_HOPS) {
+    await t.test(path, async () => {
+      const started = Date.now();
+      await assert.rejects(fetcher.fetch(`${url}${path}`), (err: unknown) => {
+        assert.ok(err instanceof SafeFetchError, String(err));
+        assert.equal(err.reason, 'refused', err.message);
+        assert.equal(err.message, `${address} is a cloud metadata address, which user URLs may not reach, whatever fetch.allowPrivateAddresses says (unless fetch.allowMetadataAddresses is true)`);
+        return true;
+      });
+      assert.ok(Date.now() - started < 500, 'refused before any connection is tried, not timed out');
+    });
+  }
+  assert.deepEqual(
+    seen,
+    METADATA_HOPS.map(([path]) => path),
+    'the loopback server itself was allowed: the hop was refused',
+  );
+  // Given directly, too, and by checkHost and send.
+  assert.throws(() => fetcher.checkHost('http://[fd00:ec2::254]/'), refusedWith('refused'));
+  await assert.rejects(fetcher.send('http://169.254.169.254/', { method: 'PUT', headers: {}, body: 'x' }), /cloud metadata address/);
+});
+
+test('allowMetadataAddresses alone lets a redirect reach a metadata address: it then fails as any unreachable host does', async (t) => {
+  const { url } = await redirectingToMetadata(t);
+  const open = createSafeFetcher({ ...base, allowPrivateAddresses: true, allowMetadataAddresses: true, privateAddressesSetting: 'fetch.allowPrivateAddresses', timeoutMs: 300 });
+  // Not 169.254.169.254, which may answer on the machine running the tests: nothing is asked of a metadata service here.
+  for (const path of ['/alibaba', '/aws-ipv6']) {
+    // Nothing answers there off that cloud (an answer is not a refusal either).
+    const outcome = await open.fetch(`${url}${path}`).then(
+      () => 'answered',
+      (err: SafeFetchError) => err.reason,
+    );
+    assert.notEqual(outcome, 'refused', path);
+  }
+  // Not with private addresses refused: the switch opens metadata addresses only.
+  const onlyMetadata = createSafeFetcher({ ...base, allowMetadataAddresses: true, privateAddressesSetting: 'fetch.allowPrivateAddresses' });
+  await assert.rejects(
+    onlyMetadata.fetch(`${url}/aws`),
+    (err: unknown) =>
+      err instanceof SafeFetchError && err.reason === 'refused' && /^127\.0\.0\.1 is an address user URLs may not reach \(unless fetch\.allowPrivateAddresses is true\)$/.test(err.message),
+  );
+  await assert.rejects(onlyMetadata.fetch('http://10.0.0.1/'), refusedWith('refused'));
+});
+
+test('a fetcher without the switch (webhook deliveries, destinations) never reaches a metadata address, and names no switch for it', async () => {
+  const deliveries = createSafeFetcher({ ...base, allowPrivateAddresses: true, privateAddressesSetting: 'webhooks.allowPrivateAddresses', maxRedirects: 0 });
+  const post = { method: 'POST', headers: {}, body: '{}' } as const;
+  await assert.rejects(deliveries.send('http://169.254.169.254/hook', post), (err: unknown) => {
+    assert.ok(err instanceof SafeFetchError);
+    assert.equal(err.message, '169.254.169.254 is a cloud metadata address, which user URLs may not reach, whatever webhooks.allowPrivateAddresses says');
+    return true;
+  });
+  await assert.rejects(deliveries.send('http://[fd00:ec2::254]/hook', post), refusedWith('refused'));
+});
