@@ -2,12 +2,14 @@ import { join } from 'node:path';
 import { ConfigError, environment } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createS3Objects } from '../destinations/s3-objects.js';
-import { type BlobStore, IMAGE_BLOBS, LocalBlobStore, ObjectBlobStore, VIDEO_BLOBS } from '../store/blobs.js';
+import { type BlobStore, IMAGE_BLOBS, LocalBlobStore, ObjectBlobStore, POSTER_BLOBS, VIDEO_BLOBS } from '../store/blobs.js';
 import type { StorageFs } from '../store/durable-fs.js';
 
 export interface BlobStores {
   images: BlobStore;
   videos: BlobStore;
+  /** Videos' poster frames, in the videos' folder (a copy or a sync of it takes them along). */
+  posters: BlobStore;
   /** The data dir's folders the blobs are written to (none on a bucket): where free space matters. */
   folders: { name: string; path: string }[];
   /** Ends the bucket's kept-alive connections (nothing to do for local files). */
@@ -26,7 +28,13 @@ export async function openBlobStores(config: Config, options: { root: string; se
       { name: 'images', path: join(options.root, 'images') },
       { name: 'videos', path: join(options.root, 'videos') },
     ];
-    return { images: new LocalBlobStore(folders[0].path, IMAGE_BLOBS, options.fs), videos: new LocalBlobStore(folders[1].path, VIDEO_BLOBS, options.fs), folders, close() {} };
+    return {
+      images: new LocalBlobStore(folders[0].path, IMAGE_BLOBS, options.fs),
+      videos: new LocalBlobStore(folders[1].path, VIDEO_BLOBS, options.fs),
+      posters: new LocalBlobStore(folders[1].path, POSTER_BLOBS, options.fs),
+      folders,
+      close() {},
+    };
   }
   let credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
   if (s3.accessKeyId !== null) {
@@ -48,6 +56,7 @@ export async function openBlobStores(config: Config, options: { root: string; se
   return {
     images: new ObjectBlobStore(objects, `${s3.prefix}images/`, IMAGE_BLOBS),
     videos: new ObjectBlobStore(objects, `${s3.prefix}videos/`, VIDEO_BLOBS),
+    posters: new ObjectBlobStore(objects, `${s3.prefix}videos/`, POSTER_BLOBS),
     folders: [],
     close: () => objects.close(),
   };

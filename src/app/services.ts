@@ -134,7 +134,7 @@ export async function openServices(options: ServiceOptions) {
     publicBase,
     config,
   });
-  const videos = createVideoLibrary({ blobs: blobs.videos, publicBase });
+  const videos = createVideoLibrary({ blobs: blobs.videos, posters: blobs.posters, publicBase, ffmpegPath: () => ffmpegPathOf(config.current()) });
   const destinations = createDestinationService({ store, clock, config, secretsKey, driver: createDriverFactory(config, [layout.exports]), isUnderAllowedRoot, localRoots: [layout.exports] });
   const registry = new TaskTypeRegistry();
   const builtIn = createTaskTypes({ config, providers: () => providers, images, videos, destinations, ffmpegPath: () => ffmpegPathOf(config.current()) });

@@ -227,7 +227,7 @@ const lastLines = (text: string, count = 5) => text.trim().split('\n').slice(-co
  * exits 0; rejects with the signal's reason on abort (ffmpeg killed), with the last stderr lines
  * on a non-zero exit, or with what the frames' iterator threw (ffmpeg killed).
  */
-async function runFfmpeg(ffmpegPath: string, args: string[], options: { input?: AsyncIterable<Buffer> | Iterable<Buffer>; frameBytes?: number; signal?: AbortSignal }): Promise<void> {
+export async function runFfmpeg(ffmpegPath: string, args: string[], options: { input?: AsyncIterable<Buffer> | Iterable<Buffer>; frameBytes?: number; signal?: AbortSignal }): Promise<void> {
   const { input, signal } = options;
   signal?.throwIfAborted();
   const proc = spawn(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-nostdin', ...args], { stdio: [input ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
@@ -280,7 +280,7 @@ const liveTempDirs = new Set<string>();
 let exitHook = false;
 
 /** Runs `work` in a fresh temporary folder, removed afterwards whatever happens. */
-async function inTempDir<T>(parent: string | undefined, work: (dir: string) => Promise<T>): Promise<T> {
+export async function inTempDir<T>(parent: string | undefined, work: (dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(parent ?? tmpdir(), 'imgtask-video-'));
   liveTempDirs.add(dir);
   if (!exitHook) {

@@ -3,6 +3,7 @@ import { VIDEO_MIME } from '../domain/media-types.js';
 import type { VideoFormat } from '../providers/types.js';
 import type { BlobStore, ByteRange } from '../store/blobs.js';
 import { putBlob } from './images.js';
+import { createVideoPosters } from './video-posters.js';
 
 export interface StoredVideo {
   id: string;
@@ -13,19 +14,27 @@ export interface StoredVideo {
   data: Buffer;
 }
 
-/** Videos the service made: stored durably (the data dir or the shared bucket), served at `/videos/<id>.<ext>`. */
-export function createVideoLibrary(deps: { blobs: BlobStore; publicBase: () => string }) {
+/**
+ * Videos the service made: stored durably (the data dir or the shared bucket), served at
+ * `/videos/<id>.<ext>`, each with a poster frame (its first frame as a still) for pages that
+ * show videos as pictures.
+ */
+export function createVideoLibrary(deps: { blobs: BlobStore; posters: BlobStore; publicBase: () => string; ffmpegPath: () => string }) {
   const serviceUrl = (fileName: string) => `${deps.publicBase()}/videos/${fileName}`;
+  const posters = createVideoPosters({ videos: deps.blobs, posters: deps.posters, ffmpegPath: deps.ffmpegPath });
   return {
     serviceUrl,
     /** A stored video's size; null when the name is not a video's or nothing is stored under it. */
     stat: (fileName: string) => deps.blobs.stat(fileName),
     /** A stored video's bytes (a range of them), as a stream; null as for `stat`. */
     open: (fileName: string, range?: ByteRange) => deps.blobs.open(fileName, range),
+    /** A stored video's poster frame (WebP); made now for a video stored without one; null when none can be made. */
+    poster: posters.get,
     async save(data: Buffer, format: VideoFormat): Promise<StoredVideo> {
       const id = randomId('vid');
       const fileName = `${id}.${format}`;
       await putBlob(deps.blobs, fileName, data, VIDEO_MIME[format], 'video');
+      await posters.make(fileName, data);
       return { id, fileName, format, bytes: data.length, serviceUrl: serviceUrl(fileName), data };
     },
   };

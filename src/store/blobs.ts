@@ -11,6 +11,8 @@ export interface BlobKind {
 }
 export const IMAGE_BLOBS: BlobKind = { prefix: 'img', exts: ['webp', 'png', 'jpg', 'gif'] };
 export const VIDEO_BLOBS: BlobKind = { prefix: 'vid', exts: ['mp4', 'webp'] };
+/** A video's poster frame: beside its video (same folder, same id), under a name no video has. */
+export const POSTER_BLOBS: BlobKind = { prefix: 'vid', exts: ['poster.webp'] };
 
 /** A slice of a blob, both ends inclusive (as in an HTTP Range). */
 export interface ByteRange {
@@ -46,7 +48,8 @@ export interface BlobStore {
  * prefix), sharded so no folder grows past a few thousand files.
  */
 function namesOf(kind: BlobKind) {
-  const file = new RegExp(`^(${kind.prefix}_[0-9A-Za-z]{22})\\.(${kind.exts.join('|')})$`);
+  const exts = kind.exts.map((ext) => ext.replaceAll('.', '\\.')).join('|');
+  const file = new RegExp(`^(${kind.prefix}_[0-9A-Za-z]{22})\\.(${exts})$`);
   return {
     isFileName: (name: string) => file.test(name),
     /** The sharded relative path of a name; null for a name that is not this kind's. */

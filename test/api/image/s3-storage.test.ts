@@ -182,7 +182,8 @@ test('a video lands in the bucket under <prefix>videos/ and byte ranges on it ar
   const url = task.result.videos[0].service_url;
   const file = fileOf(url);
   assert.match(file, /^vid_[0-9A-Za-z]{22}\.mp4$/);
-  assert.deepEqual(await s3.keys('fleet/videos/'), [keyOf('videos', file)]);
+  // The video, and its poster frame beside it (the console's picture of it).
+  assert.deepEqual(await s3.keys('fleet/videos/'), [keyOf('videos', file), keyOf('videos', file.replace('.mp4', '.poster.webp'))]);
   assert.equal(existsSync(join(h.dataDir, 'videos')), false);
   const whole = await assertServedFrom(s3, url, file, 'videos', 'video/mp4');
   const size = whole.length;
