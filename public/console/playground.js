@@ -13,6 +13,17 @@ function fieldsOf(form) {
   return fields;
 }
 
+/**
+ * The labels of required fields still empty. Until they are filled the form is not a request the
+ * service could take: nothing is asked (an untouched form would only earn a 400 and an error).
+ */
+function missingOf(form) {
+  return [...form.elements].filter((el) => el.required && el.value.trim() === '').map((el) => el.labels?.[0]?.textContent.trim() || el.name);
+}
+
+/** "A", "A and B", "A, B and C". */
+const listed = (names) => (names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
+
 for (const form of document.querySelectorAll('form[data-estimate-url]')) {
   const output = document.getElementById(form.dataset.estimateOutput);
   if (!output) continue;
@@ -27,6 +38,11 @@ for (const form of document.querySelectorAll('form[data-estimate-url]')) {
 
   async function estimate() {
     const asked = ++latest;
+    const missing = missingOf(form);
+    if (missing.length > 0) {
+      show(`Fill in ${listed(missing)} to see the estimated cost.`, false);
+      return;
+    }
     let text;
     let available = false;
     try {

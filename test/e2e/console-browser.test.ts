@@ -55,6 +55,14 @@ async function serviceWithComfy(t: TestContext) {
           capabilities: { maxInputs: 0, supports4k: false, negativePrompt: true, nativeSize: '256x256' },
         },
       },
+      // The placeholder video model, small: a real clip, encoded fast, for the gallery's poster frames.
+      videoModels: {
+        placeholder: {
+          provider: 'placeholder',
+          price: { perSecond: '0.002', perInput: '0' },
+          capabilities: { maxInputs: 0, negativePrompt: true, maxDurationS: 10, maxFps: 30, maxSize: '320x180', nativeSize: '160x90' },
+        },
+      },
       webhooks: { allowPrivateAddresses: true },
     },
   });
@@ -70,8 +78,19 @@ function cliEnv(h: Harness): Record<string, string> {
   return { IMGTASK_DATABASE_URL: url ?? '', IMGTASK_PUBLIC_URL: h.url };
 }
 
-/** A browser that can reach only the service: every other host resolves to nothing, and any request to one is recorded and aborted. */
-async function openBrowser(h: Harness): Promise<{ browser: Browser; page: (context?: BrowserContext, alsoHost?: string) => Promise<Page>; offHost: string[]; errors: string[] }> {
+/**
+ * A browser that can reach only the service: every other host resolves to nothing, and any request
+ * to one is recorded and aborted. `failed` records every answer of 400 or more (the browser logs
+ * each in its console), `thumbs` how each console thumbnail was answered (its X-Thumbnail).
+ */
+async function openBrowser(h: Harness): Promise<{
+  browser: Browser;
+  page: (context?: BrowserContext, alsoHost?: string) => Promise<Page>;
+  offHost: string[];
+  errors: string[];
+  failed: string[];
+  thumbs: Map<string, string | undefined>;
+}> {
   const origin = new URL(h.url);
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
@@ -80,6 +99,8 @@ async function openBrowser(h: Harness): Promise<{ browser: Browser; page: (conte
   });
   const offHost: string[] = [];
   const errors: string[] = [];
+  const failed: string[] = [];
+  const thumbs = new Map<string, string | undefined>();
   const page = async (context: BrowserContext = browser.defaultBrowserContext(), alsoHost?: string) => {
     const p = await context.newPage();
     await p.setViewport({ width: 1280, height: 1000 });
@@ -91,6 +112,11 @@ async function openBrowser(h: Harness): Promise<{ browser: Browser; page: (conte
       void req.abort();
     });
     p.on('pageerror', (err) => errors.push(`page error: ${String(err)}`));
+    p.on('response', (res) => {
+      const url = new URL(res.url());
+      if (res.status() >= 400) failed.push(`${res.status()} ${res.request().method()} ${url.pathname}`);
+      if (url.pathname.startsWith('/console/thumbs/')) thumbs.set(`${url.pathname}${url.search}`, res.headers()['x-thumbnail']);
+    });
     p.on('dialog', (dialog) => void dialog.accept());
     await p.evaluateOnNewDocument(() => {
       window.cspViolations = [];
@@ -98,7 +124,7 @@ async function openBrowser(h: Harness): Promise<{ browser: Browser; page: (conte
     });
     return p;
   };
-  return { browser, page, offHost, errors };
+  return { browser, page, offHost, errors, failed, thumbs };
 }
 
 /** axe-core over the page (run through the debugger protocol, so the page's CSP does not apply to it): the serious and critical violations. */
@@ -153,6 +179,28 @@ async function checkPage(page: Page, dir: string, name: string): Promise<void> {
   assert.equal(await page.evaluate(() => window.__xss), undefined, `${name}: a payload ran`);
 }
 
+/**
+ * The keys table against the window: the page's and the table's widths, and whether each Rotate
+ * button is drawn inside the table's box and the window (not scrolled off to the right).
+ */
+async function keysLayout(page: Page) {
+  return page.evaluate(() => {
+    const wrap = document.querySelector('table.keys').closest('.table-wrap');
+    const box = wrap.getBoundingClientRect();
+    const rotate = [...document.querySelectorAll('table.keys button')].filter((b: any) => b.textContent.trim() === 'Rotate');
+    return {
+      page: document.documentElement.scrollWidth,
+      window: window.innerWidth,
+      table: wrap.scrollWidth,
+      room: wrap.clientWidth,
+      rotateInView: rotate.map((b: any) => {
+        const r = b.getBoundingClientRect();
+        return r.width > 0 && r.left >= box.left && r.right <= box.right && r.right <= window.innerWidth;
+      }),
+    };
+  });
+}
+
 test('the console in a real headless Chromium: sign in, create a key, generate live, gallery, inspector, usage, cancel, sign out — accessible, keyboard-reachable, and safe', {
   skip: existsSync(CHROMIUM) || process.env.CI ? false : `${CHROMIUM} is not installed (.ci/run installs it)`,
   timeout: 240_000,
@@ -165,7 +213,7 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
   const foreign = await h.request('POST', '/image/generate', { auth: otherKey, body: { prompt: 'not yours', model: 'auto' } });
   assert.equal(foreign.status, 201);
 
-  const { browser, page: newPage, offHost, errors } = await openBrowser(h);
+  const { browser, page: newPage, offHost, errors, failed, thumbs } = await openBrowser(h);
   t.after(() => browser.close());
   try {
     const page = await newPage();
@@ -205,7 +253,22 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
     assert.match(await page.$eval('main', (el: any) => el.textContent), /The key was changed/);
     assert.equal((await h.server.services.apiKeys.get(h.accountId, created.id)).name, 'browser key, renamed');
 
-    // 3. A generate from the playground, with payloads in the prompt and metadata, watched live.
+    // 3. Each playground form, untouched: its script asks no estimate of a form missing what it needs
+    // (no 400 in the browser's console) and shows no error, only what to fill in.
+    for (const type of ['image.rate', 'image.alt', 'image.remove_background', 'image.review', 'video.generate', 'image.generate']) {
+      const answered = failed.length;
+      await page.goto(`${h.url}/console/playground?type=${type}`, { waitUntil: 'load' });
+      const estimate = `#${type.replace(/[^a-z0-9]+/gi, '-')}-estimate`;
+      await page.waitForFunction((sel: string) => /^Fill in /.test(document.querySelector(sel)?.textContent ?? ''), { timeout: 15_000 }, estimate);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const shown = await page.$eval(estimate, (el: any) => ({ text: el.textContent, muted: el.classList.contains('unavailable') }));
+      assert.match(shown.text, /^Fill in (Prompt|Image URLs|Image URL) to see the estimated cost\.$/, `${type}: says what to fill in`);
+      assert.equal(shown.muted, true);
+      assert.doesNotMatch(await page.$eval('main', (el: any) => el.textContent), /VALIDATION_ERROR|No estimate/, `${type}: no error before anything is typed`);
+      assert.deepEqual(failed.slice(answered), [], `${type}: no request failed on load`);
+    }
+
+    // A generate from the playground, with payloads in the prompt and metadata, watched live.
     fake.holdJobs();
     await page.goto(`${h.url}/console/playground?type=image.generate`, { waitUntil: 'load' });
     await page.select('#image-generate-key', created.id);
@@ -214,6 +277,7 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
     await page.click('#image-generate-rating');
     await page.type('#image-generate-metadata', JSON.stringify({ note: XSS.metadata }));
     await page.waitForFunction(() => /Estimated cost: 0\.01\d* USD/.test(document.getElementById('image-generate-estimate')?.textContent ?? ''), { timeout: 15_000 });
+    assert.deepEqual(failed, [], 'no request of the playground failed');
     await checkPage(page, shots, 'playground');
     await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form[action="/console/playground/image.generate"] button[type="submit"]')]);
     const taskPath = new URL(page.url()).pathname;
@@ -228,15 +292,48 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
     const inspector = await page.$eval('main', (el: any) => el.textContent);
     assert.ok(inspector.includes('a lighthouse <img src=x onerror='), 'the prompt, as text');
     assert.ok(inspector.includes(XSS.metadata), 'the metadata, as text');
+    // Its image, reviewed: the inspector shows the picture with its rating and verdict, item 1 as the CLI numbers it.
+    const made = (await h.request('GET', `/tasks/${taskId}`, { auth: raw })).json.data;
+    const reviewed = await h.request('POST', '/image/review', { auth: raw, body: { url: made.result.images[0].service_url } });
+    assert.equal(reviewed.status, 200, reviewed.text);
+    await page.reload({ waitUntil: 'load' });
+    await page.waitForFunction(() => [...document.querySelectorAll('.item-thumb img')].every((img: any) => img.complete && img.naturalWidth > 0), { timeout: 15_000 });
+    const output = await page.$eval('#task-items tr[data-index="0"]', (row: any) => ({
+      number: row.querySelector('th').textContent,
+      pictures: row.querySelectorAll('.item-thumb img').length,
+      link: row.querySelector('.item-thumb a')?.getAttribute('href'),
+      text: row.querySelector('.item-output').textContent,
+    }));
+    assert.equal(output.number, '1');
+    assert.equal(output.pictures, 1, 'the picture, not a link to it');
+    assert.equal(output.link, `/console/gallery/${taskId}/0`);
+    assert.match(output.text, /Rating: (sfw|nsfw)/);
+    assert.ok(output.text.includes(`Review: ${reviewed.json.data.result.verdict}`), output.text);
+    assert.doesNotMatch(output.text, /Open image/);
     await checkPage(page, shots, 'task');
 
-    // 4. The image in the gallery, with its rating.
+    // 4. The image in the gallery, with its rating; a cut-out of it and a video beside it.
+    const cut = await h.request('POST', '/image/remove-background', { auth: raw, body: { url: made.result.images[0].id } });
+    const clip = await h.request('POST', '/video/generate', { auth: raw, body: { prompt: 'a lighthouse, the camera turning', duration_s: 1, fps: 8 } });
+    for (const created of [cut, clip]) {
+      assert.equal(created.status, 201, created.text);
+      await eventually(async () => (await h.request('GET', `/tasks/${created.json.data.taskId}`, { auth: raw })).json.data.status === 'completed', 30_000);
+    }
     await page.goto(`${h.url}/console/gallery`, { waitUntil: 'load' });
     const tile = await page.$(`a[href^="/console/gallery/${taskId}/0"]`);
     assert.ok(tile, 'the tile of the new image');
     const tileText = await page.$eval('.gallery-grid', (el: any) => el.textContent);
     assert.match(tileText, /Rating: (sfw|nsfw)/);
     await page.waitForFunction(() => [...document.querySelectorAll('.gallery-grid img')].every((img: any) => img.complete && img.naturalWidth > 0), { timeout: 15_000 });
+    const poster = await page.$eval(`a[href="/console/gallery/${clip.json.data.taskId}/0"]`, (a: any) => ({ src: a.querySelector('img').currentSrc, label: a.textContent }));
+    assert.equal(poster.label, 'Video');
+    assert.equal(thumbs.get(new URL(poster.src).pathname + new URL(poster.src).search), 'resized', 'the video’s own first frame, not the placeholder');
+    const cutout = await page.$eval(`a[href="/console/gallery/${cut.json.data.taskId}/0"]`, (a: any) => ({
+      background: window.getComputedStyle(a.querySelector('img')).backgroundImage,
+      caption: a.closest('li').querySelector('.tile-meta').textContent,
+    }));
+    assert.match(cutout.background, /conic-gradient/, 'a checkerboard behind the cut-out');
+    assert.match(cutout.caption, /^Background removed, transparent (PNG|WEBP)/);
     await checkPage(page, shots, 'gallery');
     await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), tile!.click()]);
     assert.ok((await page.$eval('main', (el: any) => el.textContent)).includes(XSS.prompt));
@@ -267,6 +364,25 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
     await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form[action="/console/webhooks"] button[type="submit"]')]);
     assert.ok((await page.$eval('main', (el: any) => el.textContent)).includes(XSS.webhook), 'the URL, as text');
     await checkPage(page, shots, 'webhooks');
+
+    // The keys table at 1400 and 1280 pixels, with a key that has every limit set: no sideways scroll, Rotate in view.
+    await h.server.services.apiKeys.create({
+      accountId: h.accountId,
+      name: 'the nightly batch of product photographs',
+      spendingLimit: 12_345_670_000,
+      spendingLimitPeriod: 'week',
+      requestsPerMinute: 6000,
+      expiresAt: new Date(Date.now() + 300 * 86_400_000).toISOString(),
+      maxConcurrent: 128,
+      maxPriority: 10,
+    });
+    for (const width of [1400, 1280]) {
+      await page.setViewport({ width, height: 1000 });
+      await page.goto(`${h.url}/console/keys`, { waitUntil: 'load' });
+      const layout = await keysLayout(page);
+      assert.ok(layout.table <= layout.room && layout.page <= layout.window, `${width} px: the keys table fits (${JSON.stringify(layout)})`);
+      assert.ok(layout.rotateInView.length >= 3 && layout.rotateInView.every(Boolean), `${width} px: every Rotate button in view (${JSON.stringify(layout)})`);
+    }
 
     // 8. Every other page: accessible, keyboard-reachable, nothing from elsewhere.
     for (const [name, path] of [

@@ -3,7 +3,7 @@ import type { Child } from 'hono/jsx';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import { Page } from '../layout.js';
 import type { GalleryItem } from './gallery-items.js';
-import { altText, boxOf, Verdicts } from './grid.js';
+import { altText, boxOf, cutoutCaption, isCutout, Verdicts } from './grid.js';
 import { thumbSrcset, thumbUrl, VIEW_WIDTHS } from './thumbnails.js';
 
 /** The full view's nominal width in CSS pixels. */
@@ -22,7 +22,7 @@ function Media({ item, original }: { item: GalleryItem; original: string }) {
   const box = boxOf(item, VIEW_WIDTH);
   if (item.kind === 'video') {
     return item.file.endsWith('.mp4') ? (
-      <video controls muted preload="metadata" src={original} width={box.width} height={box.height}>
+      <video controls muted preload="metadata" src={original} poster={thumbUrl(item.taskId, item.index, 1280)} width={box.width} height={box.height}>
         <a href={original}>Open the video</a>
       </video>
     ) : (
@@ -38,6 +38,7 @@ function Media({ item, original }: { item: GalleryItem; original: string }) {
         width={box.width}
         height={box.height}
         alt={altText(item)}
+        class={isCutout(item) ? 'checker' : undefined}
       />
     </a>
   );
@@ -47,11 +48,12 @@ function Media({ item, original }: { item: GalleryItem; original: string }) {
 export function FullView({ session, item, verdict }: { session: ConsoleSession; item: GalleryItem; verdict: 'pass' | 'fail' | undefined }) {
   const original = `/${item.kind === 'video' ? 'videos' : 'images'}/${item.file}`;
   const title = item.kind === 'video' ? 'Video' : 'Image';
+  const caption = isCutout(item) ? cutoutCaption(item) : item.prompt;
   return (
     <Page title={title} session={session} active="/console/gallery" styles={['gallery.css']} lead={<a href="/console/gallery">Back to the gallery</a>}>
       <figure class="full-view">
         <Media item={item} original={original} />
-        {item.prompt && <figcaption>{item.prompt}</figcaption>}
+        {caption && <figcaption>{caption}</figcaption>}
       </figure>
       <p class="actions">
         <a class="button" download={item.file} href={original}>
@@ -79,7 +81,7 @@ export function FullView({ session, item, verdict }: { session: ConsoleSession; 
         <Row label="Made with">{item.apiKeyId ? <code>{item.apiKeyId}</code> : 'an access token'}</Row>
         <Row label="Task">
           <code>{item.taskId}</code>
-          {` (${item.taskType}, item ${item.index}, ${item.createdAt})`}
+          {` (${item.taskType}, item ${item.index + 1}, ${item.createdAt})`}
         </Row>
       </dl>
       <h2>Metadata</h2>

@@ -83,15 +83,23 @@ function madeBy(task: TaskRecord, request: Json, result: Json): Made | null {
   }
 }
 
+/** A pending task has no result yet (a cancelled one, none at all): its succeeded items stand in for it (item i is the result's entry i, as its type settles it). */
+function resultSoFar(task: TaskRecord): Json {
+  const entries = task.items.map((item) => (item.status === 'success' ? item.result : null));
+  return { images: entries, videos: entries, image: entries[0] };
+}
+
 /**
- * Every image or video a settled task made, in result order, with the index it has there
- * (failed items are left out). Items are built field by field, not spread: this runs for every
- * task of every gallery page, and V8 makes a spread with extra properties slow.
+ * Every image or video a task made, in result order, with the index it has there (failed items
+ * are left out): a completed task's from its result, a pending or cancelled one's from the items
+ * that succeeded. Items are built field by field, not spread: this runs for every task of every gallery
+ * page, and V8 makes a spread with extra properties slow.
  */
 export function galleryItemsOf(task: TaskRecord): GalleryItem[] {
-  if (task.status !== 'completed' || !isObject(task.result)) return [];
+  const result = task.status === 'completed' ? task.result : resultSoFar(task);
+  if (!isObject(result)) return [];
   const request = isObject(task.request) ? task.request : {};
-  const made = madeBy(task, request, task.result);
+  const made = madeBy(task, request, result);
   if (!made) return [];
   const items: GalleryItem[] = [];
   made.entries.forEach((entry, index) => {

@@ -35,17 +35,22 @@ export function Verdicts({ item, verdict }: { item: GalleryItem; verdict: 'pass'
 
 export const itemPath = (item: Pick<GalleryItem, 'taskId' | 'index'>): string => `/console/gallery/${item.taskId}/${item.index}`;
 
+/** A background-removal cut-out: transparent, so it is shown on a checkerboard. */
+export const isCutout = (item: Pick<GalleryItem, 'taskType'>): boolean => item.taskType === 'image.remove_background';
+
+/** A line that says what a cut-out is (it has no prompt, model or rating to show). */
+export const cutoutCaption = (item: Pick<GalleryItem, 'file'>): string => `Background removed, transparent ${item.file.slice(item.file.lastIndexOf('.') + 1).toUpperCase()}`;
+
 /**
  * One tile, written with hono's `html` template rather than JSX: the grid renders 48 of them per
  * page and the template costs less than half as much. It escapes every value it is given exactly
- * as JSX does (prompts, model names and file names stay text); nothing here is raw().
+ * as JSX does (prompts, model names and file names stay text); nothing here is raw(). A video
+ * shows its poster frame (the same thumbnail route), labelled as a video.
  */
 function tile(item: GalleryItem, verdict: 'pass' | 'fail' | undefined) {
   const box = boxOf(item, TILE_WIDTH);
-  const picture =
-    item.kind === 'image'
-      ? html`<img src="${thumbUrl(item.taskId, item.index, 320)}" srcset="${thumbSrcset(item.taskId, item.index, GRID_WIDTHS)}" sizes="(max-width: 40rem) 45vw, 14rem" width="${box.width}" height="${box.height}" loading="lazy" alt="${altText(item)}"/>`
-      : html`<span class="video-tile"><span class="video-label">Video</span><span class="video-prompt">${altText(item)}</span></span>`;
+  const image = html`<img src="${thumbUrl(item.taskId, item.index, 320)}" srcset="${thumbSrcset(item.taskId, item.index, GRID_WIDTHS)}" sizes="(max-width: 40rem) 45vw, 14rem" width="${box.width}" height="${box.height}" loading="lazy" alt="${altText(item)}"${isCutout(item) ? html` class="checker"` : ''}/>`;
+  const picture = item.kind === 'video' ? html`<span class="video-thumb">${image}<span class="video-label">Video</span></span>` : image;
   const rating =
     item.rating && 'level' in item.rating
       ? html`<span class="badge rating">Rating: ${item.rating.level}</span>`
@@ -53,9 +58,10 @@ function tile(item: GalleryItem, verdict: 'pass' | 'fail' | undefined) {
         ? html`<span class="badge failed">Rating failed</span>`
         : '';
   const review = verdict ? html`<span class="${verdict === 'pass' ? 'badge success' : 'badge failed'}">Review: ${verdict}</span>` : '';
+  const caption = isCutout(item) ? html`<span>${cutoutCaption(item)}</span>` : '';
   const model = item.model ? html`<span class="muted">${item.model}</span>` : '';
   const video = item.kind === 'video' ? html`<a href="/videos/${item.file}">Open the video</a>` : '';
-  return html`<li class="tile"><a href="${itemPath(item)}">${picture}</a><p class="tile-meta">${rating}${review}${model}${video}</p></li>`;
+  return html`<li class="tile"><a href="${itemPath(item)}">${picture}</a><p class="tile-meta">${caption}${rating}${review}${model}${video}</p></li>`;
 }
 
 export function Grid({ items, verdicts }: { items: GalleryItem[]; verdicts: Map<string, 'pass' | 'fail'> }) {

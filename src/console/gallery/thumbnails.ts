@@ -1,14 +1,14 @@
-import type { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { AppError } from '../../domain/errors.js';
-import type { ImageLibrary } from '../../services/images.js';
 import { createThumbCache } from './thumb-cache.js';
 
-/** The only widths thumbnails are made at: the grid's srcset (160, 320, 640) and the full view's (640, 1280). */
+/** The only widths thumbnails are made at: the grid's srcset (160, 320, 640), the inspector's (160, 320) and the full view's (640, 1280). */
 export const THUMB_WIDTHS = [160, 320, 640, 1280] as const;
 export type ThumbWidth = (typeof THUMB_WIDTHS)[number];
 /** The grid's widths: a tile is at most 320 CSS pixels wide, so 640 serves a 2× screen. */
 export const GRID_WIDTHS: readonly ThumbWidth[] = [160, 320, 640];
+/** The task inspector's widths: a 160-pixel picture, 320 for a 2× screen. */
+export const INSPECTOR_WIDTHS: readonly ThumbWidth[] = [160, 320];
 /** The full view's widths. */
 export const VIEW_WIDTHS: readonly ThumbWidth[] = [640, 1280];
 
@@ -34,24 +34,18 @@ export const thumbUrl = (taskId: string, index: number, width: ThumbWidth): stri
 /** `srcset` over the given widths. */
 export const thumbSrcset = (taskId: string, index: number, widths: readonly ThumbWidth[]): string => widths.map((w) => `${thumbUrl(taskId, index, w)} ${w}w`).join(', ');
 
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
 /**
- * Thumbnails of stored images: read from the image library, decoded under the service's pixel
- * limit (a decompression bomb is refused before it costs memory), scaled down to the width
- * (never up), encoded as webp, and kept in a bounded LRU so a second view does not resize again.
+ * Thumbnails of stored images and video posters: the source bytes (read only when no thumbnail
+ * is kept) decoded under the service's pixel limit (a decompression bomb is refused before it costs
+ * memory), scaled down to the width (never up), encoded as webp, and kept in a bounded LRU so a
+ * second view does not resize again.
  */
-export function createThumbnailMaker(deps: { images: Pick<ImageLibrary, 'open'>; maxPixels: () => number }, maxBytes = THUMB_CACHE_BYTES) {
+export function createThumbnailMaker(deps: { maxPixels: () => number }, maxBytes = THUMB_CACHE_BYTES) {
   const cache = createThumbCache(maxBytes);
 
-  async function resize(file: string, width: ThumbWidth): Promise<Buffer> {
-    const opened = await deps.images.open(file);
-    if (!opened) throw new AppError('NOT_FOUND', 'no such image');
-    const data = await readAll(opened.stream);
+  async function resize(read: () => Promise<Buffer | null>, width: ThumbWidth): Promise<Buffer> {
+    const data = await read();
+    if (!data) throw new AppError('NOT_FOUND', 'no such image');
     try {
       return await sharp(data, { limitInputPixels: deps.maxPixels() }).rotate().resize({ width, withoutEnlargement: true }).webp({ quality: 75, alphaQuality: 90 }).toBuffer();
     } catch {
@@ -60,7 +54,7 @@ export function createThumbnailMaker(deps: { images: Pick<ImageLibrary, 'open'>;
   }
 
   return {
-    /** The thumbnail of stored image `file` at `width` (`made`: resized now rather than found in memory). */
-    thumbnail: (file: string, width: ThumbWidth) => cache.get(`${file}@${width}`, () => resize(file, width)),
+    /** The thumbnail of the stored file `name` at `width`, from the bytes `read` answers (`made`: resized now rather than found in memory). */
+    thumbnail: (name: string, width: ThumbWidth, read: () => Promise<Buffer | null>) => cache.get(`${name}@${width}`, () => resize(read, width)),
   };
 }

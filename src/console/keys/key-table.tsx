@@ -36,10 +36,15 @@ function KeyActions({ session, keyView }: { session: ConsoleSession; keyView: Ap
       </a>
       <form method="post" action={`/console/keys/${keyView.id}/rotate`} class="inline" data-confirm={`Rotate the key ${label}? A new raw key replaces it.`}>
         <Csrf session={session} />
-        <label for={`grace-${keyView.id}`} class="visually-hidden">{`Old key of ${label}`}</label>
+        {/* "Old key" shows (the options say what becomes of it); the row's key is named for screen readers. */}
+        <label for={`grace-${keyView.id}`} class="grace">
+          Old key<span class="visually-hidden">{` of ${label}`}</span>
+        </label>
         <select id={`grace-${keyView.id}`} name="graceSeconds">
           {GRACE_CHOICES.map(([seconds, text]) => (
-            <option value={String(seconds)} selected={seconds === DEFAULT_GRACE}>{`old key ${text}`}</option>
+            <option value={String(seconds)} selected={seconds === DEFAULT_GRACE}>
+              {text}
+            </option>
           ))}
         </select>{' '}
         <button type="submit" class="quiet" aria-label={`Rotate ${label}`}>
@@ -56,7 +61,11 @@ function KeyActions({ session, keyView }: { session: ConsoleSession; keyView: Ap
   );
 }
 
-/** The account's live keys with their limits, spend in the current period and actions. */
+/**
+ * The account's live keys with their limits, spend in the current period and actions. It fits
+ * the console's 1200-pixel column with no sideways scroll: the key's name, preview and id share
+ * one cell, and the rotate form wraps under its label.
+ */
 export function KeyTable({ session, keys, spend }: { session: ConsoleSession; keys: readonly ApiKeyView[]; spend: ReadonlyMap<string, string> }) {
   return (
     <div class="table-wrap">
@@ -64,7 +73,6 @@ export function KeyTable({ session, keys, spend }: { session: ConsoleSession; ke
         <caption class="visually-hidden">Live API keys</caption>
         <thead>
           <tr>
-            <th scope="col">Name</th>
             <th scope="col">Key</th>
             <th scope="col">Scopes</th>
             <th scope="col">Spending limit</th>
@@ -88,12 +96,11 @@ export function KeyTable({ session, keys, spend }: { session: ConsoleSession; ke
               <th scope="row">
                 {key.name ?? <span class="muted">unnamed</span>}
                 <br />
-                <span class="muted mono">{key.id}</span>
-              </th>
-              <td>
                 <code>{key.keyPreview}</code>
                 {key.rotatedFrom && <span class="muted"> (rotated)</span>}
-              </td>
+                <br />
+                <span class="muted mono">{key.id}</span>
+              </th>
               <td>
                 <ul class="scopes">
                   {key.scopes.map((scope) => (

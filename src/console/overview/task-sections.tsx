@@ -47,7 +47,7 @@ export function Failures({ failures }: { failures: Failure[] }) {
                     <a href={`/console/tasks/${encodeURIComponent(failure.taskId)}`} class="mono">
                       {failure.taskId}
                     </a>
-                    {failure.item !== undefined && <span class="muted">{` item ${failure.item}`}</span>}
+                    {failure.item !== undefined && <span class="muted">{` item ${failure.item + 1}`}</span>}
                   </td>
                   <td>{failure.type}</td>
                   <td>

@@ -3,15 +3,15 @@ import type { Context, Hono } from 'hono';
 import { AppError } from '../../domain/errors.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import { FullView } from '../gallery/full-view.js';
-import { galleryItemsOf, verdictsIn } from '../gallery/gallery-items.js';
+import { galleryItemsOf } from '../gallery/gallery-items.js';
 import { DEFAULT_PAGE_SIZE, type GalleryFilters, parseGalleryQuery, readGalleryPage } from '../gallery/gallery-query.js';
 import { Filters, Grid, Pager, pageHref } from '../gallery/grid.js';
-import { createThumbnailMaker, thumbEtag, thumbWidth } from '../gallery/thumbnails.js';
+import { verdictsSince } from '../gallery/recent-reviews.js';
+import { createThumbAnswers } from '../gallery/thumb-answer.js';
+import { thumbWidth } from '../gallery/thumbnails.js';
 import { accountSession, principalOf, render } from '../http.js';
 import { EmptyState, Notice, Page } from '../layout.js';
 
-/** How many of the newest reviews the full view looks through for one that names its image. */
-const REVIEWS_LOOKED_AT = 50;
 const NO_FILTERS: GalleryFilters = { model: '', rating: '', key: '', from: '', to: '' };
 
 /** An item index from a path: digits only. */
@@ -22,7 +22,7 @@ function indexParam(c: Context<ConsoleEnv>): number {
 }
 
 export function registerGallery(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
-  const thumbnails = createThumbnailMaker({ images: deps.images, maxPixels: () => deps.config.current().fetch.maxPixels });
+  const thumbAnswer = createThumbAnswers(deps);
 
   app.get('/gallery', async (c) => {
     const session = accountSession(c);
@@ -82,9 +82,8 @@ export function registerGallery(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void 
     const index = indexParam(c);
     const item = galleryItemsOf(task).find((i) => i.index === index);
     if (!item) throw new AppError('NOT_FOUND', 'no such item');
-    // A review names its image by URL or id: the newest reviews made since this image are looked through, not all of them.
-    const reviews = await deps.tasks.list(session.accountId, { limit: REVIEWS_LOOKED_AT, type: 'image.review', status: 'completed', createdAfter: task.createdAt });
-    return render(c, <FullView session={session} item={item} verdict={verdictsIn(reviews.tasks).get(item.id)} />);
+    const verdicts = await verdictsSince(deps.tasks, session.accountId, task.createdAt);
+    return render(c, <FullView session={session} item={item} verdict={verdicts.get(item.id)} />);
   });
 
   app.get('/thumbs/:taskId/:index', async (c) => {
@@ -92,16 +91,9 @@ export function registerGallery(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void 
     const task = await deps.tasks.getOwned(principalOf(session), c.req.param('taskId'));
     const width = thumbWidth(c.req.query('w'));
     const index = indexParam(c);
-    const item = galleryItemsOf(task).find((i) => i.index === index && i.kind === 'image');
+    const item = galleryItemsOf(task).find((i) => i.index === index);
     if (!item) throw new AppError('NOT_FOUND', 'no such image');
-    const etag = thumbEtag(item.id, width);
-    const headers = { etag, 'cache-control': 'private, max-age=31536000, immutable' };
-    if (c.req.header('if-none-match') === etag) return new Response(null, { status: 304, headers });
-    const { data, made } = await thumbnails.thumbnail(item.file, width);
-    return new Response(new Uint8Array(data), {
-      status: 200,
-      headers: { ...headers, 'content-type': 'image/webp', 'content-length': String(data.byteLength), 'x-thumbnail': made ? 'resized' : 'cached' },
-    });
+    return thumbAnswer(item, width, c.req.header('if-none-match'));
   });
 }
 

@@ -96,7 +96,7 @@ export function TaskInspectorPage({ session, data, notice, chosenKeyId }: Inspec
       {task.status === 'failed' && <TaskErrors errors={task.errors ?? []} />}
       <section aria-labelledby="items-heading">
         <h2 id="items-heading">Items</h2>
-        <ItemsTable task={task} progress={live?.progress} />
+        <ItemsTable task={task} progress={live?.progress} outputs={data.outputs} verdicts={data.verdicts} />
       </section>
       <section aria-labelledby="request-heading">
         <h2 id="request-heading">Request</h2>

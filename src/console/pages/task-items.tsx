@@ -1,5 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { TaskRecord } from '../../engine/task-types.js';
+import type { GalleryItem } from '../gallery/gallery-items.js';
+import { ItemThumb } from '../gallery/item-thumb.js';
 import { Json, StatusBadge, safeHref, When } from '../tasks/format.js';
 import type { ProgressView } from '../tasks/inspector-data.js';
 
@@ -13,8 +15,8 @@ function outputHref(result: unknown): string | undefined {
 /** A running item's state: "running 40 %" where its provider reports how far it has come. */
 const pendingText = (fraction: number | undefined): string => (fraction === undefined ? 'pending' : `running ${Math.round(fraction * 100)} %`);
 
-/** Each item: its status, error code and message, and a link to its image or video. */
-export function ItemsTable({ task, progress }: { task: TaskRecord; progress?: ProgressView }) {
+/** Each item, numbered from 1 as the CLI numbers them: its status, error code and message, and what it made (a thumbnail with its verdicts) or a link to the image it was about. */
+export function ItemsTable({ task, progress, outputs, verdicts }: { task: TaskRecord; progress?: ProgressView; outputs: Map<number, GalleryItem>; verdicts: Map<string, 'pass' | 'fail'> }) {
   const media = task.type.startsWith('video.') ? 'video' : 'image';
   return (
     <div class="table-wrap">
@@ -33,17 +35,19 @@ export function ItemsTable({ task, progress }: { task: TaskRecord; progress?: Pr
         </thead>
         <tbody>
           {task.items.map((item, index) => {
-            const href = item.status === 'success' ? outputHref(item.result) : undefined;
+            const output = outputs.get(index);
+            const href = item.status === 'success' && !output ? outputHref(item.result) : undefined;
             const fraction = progress?.items[index] && 'fraction' in progress.items[index] ? progress.items[index].fraction : undefined;
             return (
               <tr data-index={String(index)}>
                 <th scope="row" class="num">
-                  {String(index)}
+                  {String(index + 1)}
                 </th>
                 <td class="item-status">{item.status === 'pending' ? <span class="badge pending">{pendingText(fraction)}</span> : <StatusBadge status={item.status} />}</td>
                 <td class="item-code">{item.error ? <code>{item.error.code}</code> : ''}</td>
                 <td class="item-message">{item.error?.message ?? ''}</td>
                 <td class="item-output">
+                  {output && <ItemThumb item={output} verdict={verdicts.get(output.id)} />}
                   {href && (
                     <a href={href} rel="noopener noreferrer">
                       {`Open ${media}`}
@@ -51,7 +55,7 @@ export function ItemsTable({ task, progress }: { task: TaskRecord; progress?: Pr
                   )}
                   {item.result !== undefined && (
                     <details>
-                      <summary>{`Item ${index} result`}</summary>
+                      <summary>{`Item ${index + 1} result`}</summary>
                       <Json value={item.result} />
                     </details>
                   )}

@@ -72,7 +72,7 @@ export function FieldView({ type, field, value, issues, context }: { type: strin
       break;
     default:
       control = (
-        <textarea rows={field.kind === 'json' ? 4 : 3} class={field.kind === 'json' ? 'code' : undefined} spellcheck={false} {...common}>
+        <textarea rows={field.kind === 'json' ? 4 : 3} class={field.kind === 'json' ? 'code' : undefined} required={field.kind === 'lines' && field.required} spellcheck={false} {...common}>
           {value}
         </textarea>
       );

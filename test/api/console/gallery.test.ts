@@ -239,26 +239,23 @@ test('a review of an image shows its verdict in the grid and the full view; cut-
   assert.equal((await sharp(Buffer.from(await cut.arrayBuffer())).metadata()).hasAlpha, true, 'the cut-out keeps its transparency');
 });
 
-test('a generated video shows as a labelled tile linking to the video, with no thumbnail, and plays in the full view', async (t) => {
-  const small = {
-    placeholder: {
-      provider: 'placeholder',
-      price: { perSecond: '0.002', perInput: '0' },
-      capabilities: { maxInputs: 0, negativePrompt: true, maxDurationS: 10, maxFps: 30, maxSize: '320x180', nativeSize: '160x90' },
-    },
-  };
-  const h = await startService(t, { config: { videoModels: small } });
-  const res = await h.request('POST', '/video/generate', { auth: h.apiKey, body: { prompt: 'a fox <running>', duration_s: 1, fps: 8 } });
-  assert.equal(res.status, 201, res.text);
-  const task = await waitForTask(h, res.json.data.taskId, 30_000);
-  const file = `${task.result.videos[0].id}.mp4`;
+test('a cut-out shows on a checkerboard with a caption saying what it is, in the grid and the full view', async (t) => {
+  const h = await startService(t);
+  const source = (await generate(h, { prompt: 'a product shot' })).result.images[0];
+  const cutout = await waitForTask(h, (await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: source.id } })).json.data.taskId);
+  const ext = cutout.result.image.service_url.split('.').pop().toUpperCase();
   const client = await consoleSignIn(h);
   const grid = await client.get('/console/gallery');
-  assert.deepEqual(tilesOf(grid.text), [`${task.id}/0`]);
-  assert.match(grid.text, /<span class="video-label">Video<\/span><span class="video-prompt">a fox &lt;running&gt;<\/span>/);
-  assert.match(grid.text, new RegExp(`<a href="/videos/${file}">Open the video</a>`));
-  assert.equal((await thumb(h, client, `/console/thumbs/${task.id}/0?w=320`)).status, 404, 'a video has no thumbnail');
-  const full = await client.get(`/console/gallery/${task.id}/0`);
-  assert.match(full.text, new RegExp(`<video controls="" muted="" preload="metadata" src="/videos/${file}" width="160" height="90">`));
-  assert.match(full.text, new RegExp(`download="${file}" href="/videos/${file}"`));
+  const tile = /<li class="tile"><a href="\/console\/gallery\/tsk_[^/]+\/0">[\s\S]*?<\/li>/.exec(grid.text)?.[0] ?? '';
+  assert.ok(tile.includes(`/console/gallery/${cutout.id}/0`), 'the newest tile is the cut-out');
+  assert.match(tile, /<img [^>]* class="checker"\/>/, 'a checkerboard behind it');
+  assert.match(tile, new RegExp(`<p class="tile-meta"><span>Background removed, transparent ${ext}</span>`));
+  const photo = /<li class="tile">[\s\S]*?<\/li>/g;
+  const tiles = grid.text.match(photo) ?? [];
+  assert.equal(tiles.length, 2);
+  assert.doesNotMatch(tiles[1], /checker/, 'a generated image has no checkerboard');
+  const full = await client.get(`/console/gallery/${cutout.id}/0`);
+  assert.match(full.text, /<img [^>]*class="checker"\/>/);
+  assert.match(full.text, new RegExp(`<figcaption>Background removed, transparent ${ext}</figcaption>`));
+  assert.match(full.text, /\(image\.remove_background, item 1, /, 'numbered from 1, as the CLI numbers items');
 });

@@ -90,7 +90,8 @@ test('the 24-hour chart counts the tasks by status, and the latest failures show
   assert.match(page.text, new RegExp(`<a href="/console/tasks/${failed}" class="mono">${failed}</a></td><td>test.echo</td><td><span class="badge failed">RESTRICTED_CONTENT</span>`));
   assert.match(
     page.text,
-    new RegExp(`<a href="/console/tasks/${partly}" class="mono">${partly}</a><span class="muted"> item 1</span></td><td>test.echo</td><td><span class="badge failed">INVALID_PROMPT</span>`),
+    new RegExp(`<a href="/console/tasks/${partly}" class="mono">${partly}</a><span class="muted"> item 2</span></td><td>test.echo</td><td><span class="badge failed">INVALID_PROMPT</span>`),
+    'its second item, numbered from 1 as the CLI numbers items',
   );
 });
 

@@ -40,6 +40,18 @@ test('the playground offers a form for each task type, each listing the accountâ
     assert.ok(form.text.includes(`<option value="${h.keyId}"`) && form.text.includes(`<option value="${second.id}"`), `the ${type} form lists both keys`);
     assert.ok(form.text.includes(`second key (${second.keyPreview})`), 'a key shows its name and preview');
   }
+  // What a type cannot do without is marked required: the page's script asks for no estimate until it is filled.
+  for (const [type, id] of [
+    ['image.generate', 'image-generate-prompt'],
+    ['image.rate', 'image-rate-urls'],
+    ['image.alt', 'image-alt-urls'],
+    ['image.remove_background', 'image-remove-background-url'],
+    ['image.review', 'image-review-url'],
+    ['video.generate', 'video-generate-prompt'],
+  ]) {
+    const form = await c.get(`/console/playground?type=${type}`);
+    assert.match(form.text, new RegExp(`<(textarea|input) [^>]*required=""[^>]*id="${id}"`), `${id} is required`);
+  }
   const s3 = { bucket: 'images', region: 'eu-west-1', endpoint: 'https://s3.example', accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'very-secret-value-1234' };
   assert.equal((await h.request('POST', '/destinations', { auth: h.token, body: { name: 'archive', provider: { id: 's3' }, config: s3 } })).status, 201);
   const generate = await c.get('/console/playground?type=image.generate');

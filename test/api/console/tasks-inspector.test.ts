@@ -47,11 +47,46 @@ test('the inspector shows the task, its request as submitted, its result, and ea
   const errors = section(failed.text, 'errors-heading');
   assert.match(errors, /<li><code>RESTRICTED_CONTENT<\/code><\/li>/, "a failed task's errors");
   assert.match(failed.text, /<dt>Cost \(USD\)<\/dt><dd>0<\/dd>/);
+});
 
-  const image = (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse', model: 'auto' } })).json.data.taskId;
-  const made = await waitForTask(h, image);
-  const imagePage = await c.get(`/console/tasks/${image}`);
-  assert.ok(imagePage.text.includes(`<a href="${made.result.images[0].service_url}" rel="noopener noreferrer">Open image</a>`), 'a link to the image');
+test('the inspector shows every image an item made as a thumbnail, with its rating and review verdict; items are numbered from 1', async (t) => {
+  const h = await startService(t);
+  const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse', model: 'auto', size: 'square', count: 2, rating: true } });
+  const made = await waitForTask(h, created.json.data.taskId);
+  const [first, second] = made.result.images;
+  const reviewed = await h.request('POST', '/image/review', { auth: h.apiKey, body: { url: first.service_url } });
+  assert.equal(reviewed.status, 200, reviewed.text);
+  const verdict = reviewed.json.data.result.verdict;
+  const c = await consoleSignIn(h);
+
+  const page = await c.get(`/console/tasks/${made.id}`);
+  const items = section(page.text, 'items-heading');
+  const row = (index: number) => /<tr data-index="\d+">[\s\S]*?<\/tr>/g.exec(items.slice(items.indexOf(`<tr data-index="${index}">`)))?.[0] ?? '';
+  for (const [index, image] of [first, second].entries()) {
+    const cells = row(index);
+    assert.match(cells, new RegExp(`^<tr data-index="${index}"><th scope="row" class="num">${index + 1}</th>`), 'numbered from 1, as the CLI numbers items');
+    assert.match(
+      cells,
+      new RegExp(
+        `<a href="/console/gallery/${made.id}/${index}"><img src="/console/thumbs/${made.id}/${index}\\?w=160" srcset="[^"]+ 160w, [^"]+ 320w" sizes="160px" width="160" height="160" alt="a lighthouse"/></a>`,
+      ),
+      'a thumbnail linking to its full view',
+    );
+    assert.ok(cells.includes(`Rating: ${image.rating.level}`), 'its rating');
+    assert.doesNotMatch(cells, /Open image/, 'the picture, not a link to it');
+    assert.match(cells, new RegExp(`<summary>Item ${index + 1} result</summary>`));
+  }
+  assert.ok(row(0).includes(`Review: ${verdict}`), 'the first image’s review verdict');
+  assert.doesNotMatch(row(1), /Review:/, 'the second was not reviewed');
+  for (const [, src] of items.matchAll(/src="(\/console\/thumbs\/[^"]+)"/g)) {
+    const res = await fetch(`${h.url}${src}`, { headers: { cookie: `imgtask_console=${c.cookie}` } });
+    assert.equal(res.status, 200, src);
+    assert.equal(res.headers.get('content-type'), 'image/webp');
+  }
+
+  // A review's own inspector links the image it was about: it made nothing to show.
+  const review = await c.get(`/console/tasks/${reviewed.json.data.taskId}`);
+  assert.doesNotMatch(section(review.text, 'items-heading'), /<img /);
 });
 
 test('a pending task shows its progress and a live status stream, opened with a PAT for this task', async (t) => {
