@@ -51,10 +51,11 @@ for (const [path, body] of [
     const task = await waitForTask(h, created.json.data.task.id);
     assert.equal(task.status, 'failed');
     assert.deepEqual(
-      task.result.results,
-      urls.map((url) => ({ status: 'failed', url, error: { code: 'FETCH_FAILED' } })),
+      task.result.results.map((result: { status: string; url: string; error: { code: string } }) => [result.status, result.url, result.error.code]),
+      urls.map((url) => ['failed', url, 'FETCH_FAILED']),
     );
     for (const [index, error] of (await itemErrors(h, task.id)).entries()) assert.match(error!.message!, REFUSED, urls[index]);
+    for (const [index, result] of task.result.results.entries()) assert.match(result.error.message, REFUSED, `the result says why: ${urls[index]}`);
   });
 }
 
