@@ -39,6 +39,7 @@ import { registerVideoFile } from './routes/video/serve-file.js';
 import { registerWebhooksCreate } from './routes/webhooks/create.js';
 import { registerWebhooksDelete } from './routes/webhooks/delete.js';
 import { registerWebhooksDeliveries } from './routes/webhooks/deliveries.js';
+import { registerWebhooksEvents } from './routes/webhooks/events.js';
 import { registerWebhooksGet } from './routes/webhooks/get.js';
 import { registerWebhooksList } from './routes/webhooks/list.js';
 import { registerWebhooksRedeliver } from './routes/webhooks/redeliver.js';
@@ -78,6 +79,8 @@ export function registerRoutes(app: Hono<ApiEnv>, deps: ApiDeps): void {
   registerModelsList(app, deps);
   registerWebhooksCreate(app, deps);
   registerWebhooksList(app, deps);
+  // Before GET /webhook/:id, which would otherwise take `events` for a webhook id.
+  registerWebhooksEvents(app, deps);
   registerWebhooksGet(app, deps);
   registerWebhooksUpdate(app, deps);
   registerWebhooksDelete(app, deps);

@@ -1,5 +1,6 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { ConfigSource } from '../config/source.js';
+import type { AccountEvents } from '../engine/account-events.js';
 import type { TaskStreams } from '../engine/task-stream.js';
 import type { TaskTypeRegistry } from '../engine/task-types.js';
 import type { TaskService } from '../engine/tasks.js';
@@ -31,6 +32,8 @@ export interface ApiDeps {
   idempotency: IdempotencyService;
   /** Live status streams: the fan-out of task changes to GET /tasks/{id}/events. */
   taskStreams: TaskStreams;
+  /** Each account's settled-task events, live: the fan-out to GET /webhook/events. */
+  accountEvents: AccountEvents;
   usage: UsageService;
   log: (message: string) => void;
   ops: Ops;

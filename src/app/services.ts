@@ -35,6 +35,7 @@ import { deliverWebhook } from '../webhooks/deliver.js';
 import { type AttemptOutcome, createWebhookDispatcher } from '../webhooks/dispatcher.js';
 import { createOutbox } from '../webhooks/outbox.js';
 import { newWebhookSecret } from '../webhooks/sign.js';
+import { webhookTargetRefusal } from '../webhooks/target-check.js';
 import { openBlobStores } from './blob-storage.js';
 import { prepareDataDir } from './data-dir.js';
 import { quietLibraryNotices } from './library-notices.js';
@@ -145,9 +146,11 @@ export async function openServices(options: ServiceOptions) {
   const apiKeys = createApiKeyService(store, clock, log);
   const tokens = createTokenService({ signingKey, clock, config });
   const auth = createAuthService({ store, apiKeys, tokens });
+  // Webhook URLs deliveries could never reach, under the setting in force, are refused when given.
+  const checkWebhookUrl = (url: string) => webhookTargetRefusal(url, config.current().webhooks.allowPrivateAddresses);
   // The task lifecycle: how created tasks reach a runner (this process's, or the fleet's on a shared database) is the engine's to pick.
-  const engine = createEngine({ store, registry, clock, events, config, tokens, log, space });
-  const webhooks = createWebhookService({ store, clock, secretsKey, newSecret: newWebhookSecret });
+  const engine = createEngine({ store, registry, clock, events, config, tokens, log, space, checkWebhookUrl });
+  const webhooks = createWebhookService({ store, clock, secretsKey, newSecret: newWebhookSecret, checkUrl: checkWebhookUrl });
   // Each listener subscribes itself: the outbox records every settlement's event (durably, after the settlement itself).
   const outbox = createOutbox({ store, webhooks, clock, config, events, log });
   const operator = createOperatorService({ store, accounts, clock, publicBase, progressOf: (task) => toProgressView(task, engine.tasks.liveProgress(task.id)), queues: () => engine.queues() });
@@ -293,6 +296,7 @@ export async function openServices(options: ServiceOptions) {
     idempotency,
     operator,
     taskStreams: engine.streams,
+    accountEvents: engine.accountEvents,
     usage,
     consoleSessions,
     billingAlerts,

@@ -6,10 +6,13 @@ import type { CommandContext } from './run.js';
 
 const DEFAULT_URL = 'http://127.0.0.1:8080';
 
+/** The server a command talks to: --url (IMGTASK_URL), or the default local one. */
+export const serverUrlOf = (context: CommandContext): string => context.url ?? DEFAULT_URL;
+
 /** The API client for a command: --url (IMGTASK_URL) and --key (IMGTASK_API_KEY). */
 export function clientOf(context: CommandContext): Client {
   if (!context.key) throw new UsageError('give an API key with --key or IMGTASK_API_KEY (imgtask keys create --account NAME)');
-  return createClient({ url: context.url ?? DEFAULT_URL, key: context.key });
+  return createClient({ url: serverUrlOf(context), key: context.key });
 }
 
 /**

@@ -14,6 +14,7 @@ import type { TaskProgress } from '../api/routes/tasks/schemas.js';
 import type { GetTaskStatusResponse } from '../api/routes/tasks/status.js';
 import type { GenerateVideoResponse, generateVideoBody } from '../api/routes/video/generate.js';
 import { followTaskEvents } from './task-events.js';
+import { type WebhookStreamEvent, webhookStreamEvents } from './webhook-events.js';
 
 /** A request error from the API: its status and flat `{ code, message }` body. */
 export class ApiError extends Error {
@@ -213,6 +214,18 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
         if (Date.now() - started > timeoutMs) throw new ApiError(0, 'WATCH_TIMEOUT', `task ${id} is still pending`);
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
+    },
+    /**
+     * The account's webhook events as they happen (GET /webhook/events; `key` an access token
+     * with `manage`), of the kinds `events` names (comma-separated; default all): `ready` once
+     * the stream is open, then each event, until the server ends the stream. An error answer
+     * throws its ApiError; a connection lost throws.
+     */
+    async *webhookEvents(events?: string): AsyncGenerator<WebhookStreamEvent> {
+      const res = await send('GET', `/webhook/events${events ? `?events=${encodeURIComponent(events)}` : ''}`, undefined, { accept: 'text/event-stream' });
+      if (!res.ok) await answerOf(res);
+      if (!res.body) throw new ApiError(res.status, `HTTP_${res.status}`, 'GET /webhook/events answered no stream');
+      yield* webhookStreamEvents(res.body);
     },
     async download(url: string): Promise<Buffer> {
       const res = await doFetch(url);

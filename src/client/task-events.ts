@@ -1,6 +1,6 @@
 import type { TaskProgress } from '../api/routes/tasks/schemas.js';
 
-/** One Server-Sent Event as `GET /tasks/{id}/events` sends it. */
+/** One Server-Sent Event, as the API's streams send them. */
 interface StreamEvent {
   event: string;
   id?: string;
@@ -8,7 +8,7 @@ interface StreamEvent {
 }
 
 /** The events of a text/event-stream body, as they arrive (comments such as `: ping` are skipped). */
-async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<StreamEvent> {
+export async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<StreamEvent> {
   const decoder = new TextDecoder();
   let buffer = '';
   for await (const chunk of body) {

@@ -4,8 +4,10 @@ import type { EventBus } from '../services/events.js';
 import type { Clock } from '../services/ports.js';
 import type { SpaceGuard } from '../services/space-guard.js';
 import type { TokenService } from '../services/tokens.js';
+import type { WebhookUrlCheck } from '../services/webhooks.js';
 import type { LanePauseRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
+import { createAccountEvents } from './account-events.js';
 import { createDeadlines } from './deadlines.js';
 import { fleetKeySlotsOf, type InstallWork, openIntake } from './intake/intake.js';
 import { createLiveProgress } from './live-progress.js';
@@ -29,6 +31,8 @@ export interface EngineDeps {
   log: (message: string) => void;
   /** Refuses creates (507 STORAGE_FULL) while free space is below store.minFreeBytes; none: never refused. */
   space?: Pick<SpaceGuard, 'admit'>;
+  /** Refuses a task's `webhook.custom` URL that deliveries could never reach; none: not checked. */
+  checkWebhookUrl?: WebhookUrlCheck;
 }
 
 /**
@@ -51,6 +55,8 @@ export function createEngine(deps: EngineDeps) {
   const live = createLiveProgress({ events, clock, local: (taskId) => runner.progressOf(taskId) });
   // Live status streams (GET /tasks/{id}/events): one bus subscription fanning out to every stream.
   const streams = createTaskStreams({ store, events, log, live: (taskId) => live.of(taskId) });
+  // Each account's settled-task events, live (GET /webhook/events, what `imgtask webhooks listen` forwards).
+  const accountEvents = createAccountEvents({ store, events, clock, log });
   // The sweep is the task service's, made below; the intake only runs it where and when it is to run.
   const intake = openIntake(store, { runner, lanes, progress, streams, events, config, log, deadlines, sweep: () => tasks.sweep(), expireDue: () => tasks.expireDue(), refreshPauses: loadPauses });
   const tasks: TaskService = createTaskService({
@@ -66,6 +72,7 @@ export function createEngine(deps: EngineDeps) {
     space: deps.space,
     live: (taskId) => live.of(taskId),
     deadlines,
+    checkWebhookUrl: deps.checkWebhookUrl,
   });
   const offPauses = [events.on('lanes:changed-elsewhere', () => loadPauses().catch((err: Error) => log(`lane pauses not read (${err.message})`)))];
   return {
@@ -73,6 +80,7 @@ export function createEngine(deps: EngineDeps) {
     lanes,
     tasks,
     streams,
+    accountEvents,
     /** Where pending tasks stand in memory (this runner's, or relayed from the process running them). */
     live,
     /** Starts this process's part of the work (`work`), or only its serving part (null: `serve --no-work`). */
@@ -101,6 +109,8 @@ export function createEngine(deps: EngineDeps) {
     /** Stops taking work; running items get `graceMs`, then stay pending for the next start. */
     close: async (graceMs: number) => {
       for (const off of offPauses) off();
+      // Open account streams end now (their clients connect again): each would hold its connection, and the server's close, open.
+      accountEvents.close();
       deadlines.close();
       await intake.close(graceMs);
       live.close();

@@ -8,6 +8,7 @@ import type { EventBus } from '../services/events.js';
 import type { Clock } from '../services/ports.js';
 import type { SpaceGuard } from '../services/space-guard.js';
 import type { TokenService } from '../services/tokens.js';
+import { unreachableWebhookUrl, type WebhookUrlCheck } from '../services/webhooks.js';
 import type { ItemRecord, TaskRecord } from '../store/records.js';
 import type { Store, TaskListQuery } from '../store/types.js';
 import type { Deadlines } from './deadlines.js';
@@ -49,6 +50,8 @@ export interface TaskServiceDeps {
   live?: (taskId: string) => LiveProgress | undefined;
   /** Where tasks created with a Cancel-After wait for their deadline in this process. */
   deadlines?: Pick<Deadlines, 'add'>;
+  /** Refuses a `webhook.custom` URL deliveries could never reach; none: not checked. */
+  checkWebhookUrl?: WebhookUrlCheck;
 }
 
 /** A request's `priority` (every create body has one: tasks/request-parts.ts), 0 when absent. */
@@ -65,6 +68,15 @@ export function createTaskService(deps: TaskServiceDeps) {
     () => clock.now(),
   );
 
+  /** A task's own endpoints (`webhook.custom[].url`) are refused as a dashboard webhook's are: when given, with nothing created. */
+  function checkCustomWebhooks(request: unknown): void {
+    const custom = (request as { webhook?: { custom?: { url: string }[] } } | null)?.webhook?.custom ?? [];
+    for (const [index, { url }] of custom.entries()) {
+      const refusal = deps.checkWebhookUrl?.(url);
+      if (refusal) throw unreachableWebhookUrl(url, refusal, `webhook.custom[${index}].url`);
+    }
+  }
+
   /**
    * The type's request part over a body its schema already parsed: what the task keeps, the
    * type's own checks (VALIDATION_ERROR), then the cost of each item. Creating and
@@ -73,6 +85,7 @@ export function createTaskService(deps: TaskServiceDeps) {
   async function estimate(principal: Principal, type: string, body: unknown): Promise<Estimate> {
     const def = progress.definition(type);
     const request = def.toRequest(body);
+    checkCustomWebhooks(request);
     await def.validate?.(request, { accountId: principal.accountId });
     const items = Array.from({ length: def.itemCount(request) }, (_, index) => def.itemCost(request, index));
     return { type: def, request, items, total: items.reduce((a, b) => a + b, 0) };

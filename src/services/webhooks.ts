@@ -24,6 +24,18 @@ export interface WebhookChanges {
   enabled?: boolean;
 }
 
+/** Why deliveries to a URL can never be made under the config in force (webhooks/target-check.ts), or null; none: only the scheme is checked. */
+export type WebhookUrlCheck = (url: string) => string | null;
+
+/**
+ * The refusal of a webhook URL (a dashboard webhook's, or a task's `webhook.custom` entry at
+ * `field`) the service may never send to: 400, naming the reason and where a local receiver fits.
+ */
+export function unreachableWebhookUrl(url: string, reason: string, field?: string): AppError {
+  const where = field ? `${field}: ` : '';
+  return new AppError('VALIDATION_ERROR', `${where}${url} would never be delivered to: ${reason}. For a receiver on your own machine, use \`imgtask webhooks listen --forward-to URL\``);
+}
+
 const isHttpUrl = (url: string) => {
   try {
     return ['http:', 'https:'].includes(new URL(url).protocol);
@@ -37,7 +49,7 @@ const isHttpUrl = (url: string) => {
  * secrets key, and the resource exactly as the API documents it (docs/api/webhooks.md;
  * apiKeyIds and health are kept but not shown).
  */
-export function createWebhookService(deps: { store: Store; clock: Clock; secretsKey: Uint8Array; newSecret: () => string }) {
+export function createWebhookService(deps: { store: Store; clock: Clock; secretsKey: Uint8Array; newSecret: () => string; checkUrl?: WebhookUrlCheck }) {
   const { store, clock } = deps;
   const now = () => isoTime(clock.now());
 
@@ -74,6 +86,9 @@ export function createWebhookService(deps: { store: Store; clock: Clock; secrets
 
   const checkUrl = (url: string) => {
     if (!isHttpUrl(url)) throw new AppError('VALIDATION_ERROR', 'a webhook URL must be http or https');
+    // Refused when given, not at every delivery: nothing is created that could only ever fail.
+    const refusal = deps.checkUrl?.(url);
+    if (refusal) throw unreachableWebhookUrl(url, refusal);
   };
 
   return {

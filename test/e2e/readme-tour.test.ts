@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { mkdir, readdir, readFile, symlink } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
+import { Webhook } from 'standardwebhooks';
 import { closeBeforeRemoval, tempDir } from '../helpers/temp-dir.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -115,6 +117,57 @@ function runDashboard(command: string, cwd: string, env: NodeJS.ProcessEnv, stat
   });
 }
 
+/** What the tour's `webhooks listen` (terminal 3) printed, and what the receiver on its port got (null: the port was taken). */
+interface Listening {
+  stdout: () => string;
+  received: { headers: Record<string, string>; body: string }[] | null;
+  stop: () => Promise<number | null>;
+}
+
+/**
+ * Starts the tour's `webhooks listen` in the background, as terminal 3 (with terminal 2's
+ * exported PATH), after a receiver answering 200 on the port it forwards to, when that port is
+ * free; resolves once it is ready.
+ */
+async function startListen(t: TestContext, command: string, cwd: string, env: NodeJS.ProcessEnv, state: string): Promise<Listening> {
+  const target = new URL(/--forward-to (\S+)/.exec(command)![1]);
+  const received: { headers: Record<string, string>; body: string }[] = [];
+  const receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      received.push({ headers: req.headers as Record<string, string>, body });
+      res.end('ok');
+    });
+  });
+  const bound = await new Promise<boolean>((done) => {
+    receiver.once('error', () => done(false));
+    receiver.listen(Number(target.port), target.hostname, () => done(true));
+  });
+  if (bound) t.after(() => new Promise<void>((done) => receiver.close(() => done())));
+  // exec: the listener is the child itself, so a signal to the child is its Ctrl-C.
+  const child = spawn('bash', ['--noprofile', '--norc', '-c', `. ${state}\nexec ${command}`], { cwd, env });
+  let stdout = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stdout += chunk));
+  const exited = new Promise<number | null>((done) => child.once('exit', done));
+  t.after(() => void (child.exitCode === null && child.kill('SIGKILL')));
+  await Promise.race([
+    (async () => {
+      while (!/^Ready: /m.test(stdout)) await new Promise((done) => setTimeout(done, 50));
+    })(),
+    exited.then((code) => assert.fail(`\`${command}\` exited with ${code}: ${stdout}`)),
+  ]);
+  return {
+    stdout: () => stdout,
+    received: bound ? received : null,
+    stop: () => {
+      child.kill('SIGINT');
+      return exited;
+    },
+  };
+}
+
 /** Every file under `dir`, as paths relative to it. */
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -161,7 +214,12 @@ test("the README's five-minute tour: each command runs as written, in order, aga
   assert.equal(rest[0], 'npm link', 'terminal 2 puts imgtask on PATH first');
 
   const steps: Step[] = [];
+  let listening: Listening | undefined;
   for (const command of rest.slice(1)) {
+    if (/^imgtask webhooks listen\b/.test(command)) {
+      listening = await startListen(t, command, cwd, env, state);
+      continue;
+    }
     if (/^imgtask dashboard\b/.test(command)) {
       const dashboard = await runDashboard(command, cwd, env, state);
       assert.equal(dashboard.code, 0, `\`${command}\` exited with ${dashboard.code}: ${dashboard.screen}`);
@@ -188,4 +246,18 @@ test("the README's five-minute tour: each command runs as written, in order, aga
   assert.ok(alt && /"alt":/.test(alt.stdout), 'alt text for the images');
   const review = steps.find((step) => step.command.startsWith('imgtask review '));
   assert.ok(review && /"verdict":/.test(review.stdout), 'a review verdict');
+
+  // Terminal 3 forwarded the red fox's event, signed with the secret it printed, and printed the receiver's answer.
+  assert.ok(listening, 'the tour listens for webhooks');
+  const forwarded = /^\d\d:\d\d:\d\d {2}task\.image\.generate\.completed {2}tsk_\w+ {2}evt_\w+ {2}→ (.+)$/m;
+  for (let waited = 0; !forwarded.test(listening.stdout()) && waited < 10_000; waited += 50) await new Promise((done) => setTimeout(done, 50));
+  const [, answer] = forwarded.exec(listening.stdout()) ?? assert.fail(`webhooks listen printed no event line:\n${listening.stdout()}`);
+  if (listening.received) {
+    assert.match(answer, /^200 \(\d+ ms\)$/);
+    const [, secret] = /^secret (whsec_\S+)/m.exec(listening.stdout())!;
+    assert.equal(listening.received.length, 1, 'one event: the red fox');
+    const event = new Webhook(secret).verify(listening.received[0].body, listening.received[0].headers) as { type: string };
+    assert.equal(event.type, 'task.image.generate.completed');
+  }
+  assert.equal(await listening.stop(), 0, 'Ctrl-C stops it');
 });

@@ -3,6 +3,7 @@ import type { AdminArgs, AdminResult } from '../../app/admin/ops.js';
 import { admin } from '../context.js';
 import { intOption, listOption, print, printSecret, table } from '../output.js';
 import { command } from '../run.js';
+import { registerWebhookListen } from './webhooks-listen.js';
 
 /** --events: a list of kinds, or "all" (null: every kind), checked by the server. */
 const eventsOption = (text: string): AdminArgs<'webhooks.create'>['events'] => {
@@ -10,10 +11,35 @@ const eventsOption = (text: string): AdminArgs<'webhooks.create'>['events'] => {
   return kinds.length === 0 || (kinds.length === 1 && kinds[0] === 'all') ? null : (kinds as AdminArgs<'webhooks.create'>['events']);
 };
 
+type Delivery = AdminResult<'webhooks.deliveries'>[number];
+
+/**
+ * The deliveries as a table, each row followed by why its attempts failed, when they said:
+ * consecutive attempts failing alike share one line (`attempts 1-8: …`).
+ */
+function deliveriesText(list: Delivery[]): string {
+  const rows = table([
+    ['DELIVERY', 'EVENT', 'STATUS', 'ATTEMPTS (code/ms)', 'NEXT'],
+    ...list.map((d) => [d.id, d.eventType, d.status, d.attempts.map((a) => `${a.status ?? 'none'}/${a.latencyMs}`).join(' ') || '-', d.nextAttemptAt ?? '-']),
+  ]).split('\n');
+  const out = [rows[0]];
+  for (const [index, d] of list.entries()) {
+    out.push(rows[index + 1]);
+    for (let first = 0; first < d.attempts.length; ) {
+      const { error } = d.attempts[first];
+      let last = first;
+      while (last + 1 < d.attempts.length && d.attempts[last + 1].error === error) last++;
+      if (error) out.push(`  ${first === last ? `attempt ${first + 1}` : `attempts ${first + 1}-${last + 1}`}: ${error}`);
+      first = last + 1;
+    }
+  }
+  return out.join('\n');
+}
+
 const line = (w: Pick<AdminResult<'webhooks.show'>, 'id' | 'enabled' | 'url' | 'events'>) => `${w.id}  ${w.enabled ? 'enabled ' : 'DISABLED'}  ${w.url}  events: ${w.events?.join(',') ?? 'all'}`;
 
 export function registerWebhookCommands(program: Command): void {
-  const webhooks = program.command('webhooks').description('Dashboard webhooks: manage, test, inspect deliveries');
+  const webhooks = program.command('webhooks').description('Dashboard webhooks: manage, test, inspect deliveries; listen forwards live events to a local receiver');
 
   webhooks
     .command('create')
@@ -122,20 +148,13 @@ export function registerWebhookCommands(program: Command): void {
 
   webhooks
     .command('deliveries <id>')
-    .description("A webhook's deliveries, newest first, with each attempt's status code and latency")
+    .description("A webhook's deliveries, newest first, with each attempt's status code and latency, and why failed attempts failed")
     .option('--limit <n>', 'how many, 1 to 1000', '20')
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx, id: string, opts: { limit: string }) => {
         const list = await admin(ctx, 'webhooks.deliveries', { id, limit: intOption(opts.limit, '--limit', 1, 1000) });
-        print(ctx, list, () =>
-          list.length
-            ? table([
-                ['DELIVERY', 'EVENT', 'STATUS', 'ATTEMPTS (code/ms)', 'NEXT'],
-                ...list.map((d) => [d.id, d.eventType, d.status, d.attempts.map((a) => `${a.status ?? 'none'}/${a.latencyMs}`).join(' ') || '-', d.nextAttemptAt ?? '-']),
-              ])
-            : 'no deliveries',
-        );
+        print(ctx, list, () => (list.length ? deliveriesText(list) : 'no deliveries'));
       }),
     );
 
@@ -149,4 +168,6 @@ export function registerWebhookCommands(program: Command): void {
         print(ctx, result, () => `queued ${result.id} again (event ${result.eventId})`);
       }),
     );
+
+  registerWebhookListen(webhooks);
 }

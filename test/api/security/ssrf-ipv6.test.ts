@@ -73,12 +73,29 @@ test('remove-background: a URL on an IPv6 spelling of loopback fails the task wi
   }
 });
 
-test('webhooks: an endpoint on an IPv6 spelling of loopback gets no request; the delivery fails at the guard', async (t) => {
+test('webhooks: an endpoint on an IPv6 spelling of loopback is refused when given; one made while allowed gets no request, failing at the guard', async (t) => {
   const h = await startService(t, { config: CONFIG });
   for (const host of LOOPBACK_IN_IPV6) {
+    const refused = await h.request('POST', '/webhook', { auth: h.token, body: { url: `http://${host}/hook` } });
+    assert.equal(refused.status, 400, `${host}: ${refused.text}`);
+    assert.equal(refused.json.code, 'VALIDATION_ERROR', host);
+    assert.match(refused.json.message, /may not reach.*webhooks\.allowPrivateAddresses/, host);
+  }
+  // Made while private addresses were allowed, then turned off by a reload: each delivery still meets the guard.
+  const { services } = h.server;
+  const reloadAllowing = (allowPrivateAddresses: boolean) => services.reload({ ...services.config.current(), webhooks: { ...services.config.current().webhooks, allowPrivateAddresses } });
+  await reloadAllowing(true);
+  const made: [string, string][] = [];
+  for (const host of LOOPBACK_IN_IPV6) {
     const created = await h.request('POST', '/webhook', { auth: h.token, body: { url: `http://${host}/hook` } });
+    // A spelling the guard reads as a cloud metadata address stays refused, whatever the setting.
+    if (created.status === 400 && /whatever webhooks\.allowPrivateAddresses says/.test(created.json.message)) continue;
     assert.equal(created.status, 201, created.text);
-    const { id } = created.json.data;
+    made.push([host, created.json.data.id]);
+  }
+  assert.ok(made.length > 0);
+  await reloadAllowing(false);
+  for (const [host, id] of made) {
     assert.equal((await h.request('POST', `/webhook/${id}/test`, { auth: h.token })).status, 202);
     const deliveries = () => h.request('GET', `/webhook/${id}/deliveries`, { auth: h.token }).then((res) => res.json.data);
     await eventually(async () => (await deliveries())[0]?.status === 'failed');

@@ -100,8 +100,11 @@ test('an item fetch refused for a private address names fetch.allowPrivateAddres
 
 test('a webhook delivery refused by the guard names webhooks.allowPrivateAddresses', async (t) => {
   const { receiver } = await storage(t);
-  const h = await startService(t, { config: { webhooks: { retryScheduleMs: [0] } } });
+  // Made while allowed (a loopback URL is refused when given otherwise), then turned off by a reload: the delivery meets the guard.
+  const h = await startService(t, { config: { webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0] } } });
   const created = await h.request('POST', '/webhook', { auth: h.token, body: { url: receiver.url('/hook') } });
+  const { services } = h.server;
+  await services.reload({ ...services.config.current(), webhooks: { ...services.config.current().webhooks, allowPrivateAddresses: false } });
   const { id } = created.json.data;
   assert.equal((await h.request('POST', `/webhook/${id}/test`, { auth: h.token })).status, 202);
   const deliveries = () => h.request('GET', `/webhook/${id}/deliveries`, { auth: h.token }).then((res) => res.json.data);

@@ -176,9 +176,12 @@ test('a test event and a redelivery reach the receiver with the same event id', 
 });
 
 test('webhook URLs on private addresses are refused by the SSRF guard unless allowed', async (t) => {
-  const h = await startService(t, { config: { webhooks: { ...FAST.webhooks, allowPrivateAddresses: false } } });
+  // Made while allowed (a loopback URL is refused when given otherwise: unreachable-urls.test.ts), then turned off by a reload.
+  const h = await startService(t, { config: FAST });
   const receiver = await startReceiver(t);
   const webhook = await hook(h, receiver.url());
+  const { services } = h.server;
+  await services.reload({ ...services.config.current(), webhooks: { ...services.config.current().webhooks, allowPrivateAddresses: false } });
   await task(h);
   await eventually(async () => (await h.request('GET', `/webhook/${webhook.id}/deliveries`, { auth: h.token })).json.data[0]?.attempts.length >= 2);
   const [log] = (await h.request('GET', `/webhook/${webhook.id}/deliveries`, { auth: h.token })).json.data;
