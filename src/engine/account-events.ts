@@ -1,18 +1,10 @@
 import { sortableId } from '../domain/ids.js';
 import { isoTime } from '../domain/time.js';
-import { type EventBus, settledEventKind } from '../services/events.js';
+import type { EventBus } from '../services/events.js';
 import type { Clock } from '../services/ports.js';
 import type { TaskRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
-import { toTaskView } from './task-views.js';
-
-/** A webhook event as a receiver gets it: `{ id, type, createdAt, data }` (docs/api/webhooks.md). */
-export interface WebhookEnvelope {
-  id: string;
-  type: string;
-  createdAt: string;
-  data: Record<string, unknown>;
-}
+import { taskEventEnvelope, type WebhookEnvelope } from './task-views.js';
 
 /** One settled task's event, with what a subscription filters on. */
 export interface AccountEvent {
@@ -30,20 +22,6 @@ export interface AccountEventWatcher {
 
 /** Settled tasks remembered, so one settled here and then announced back by the fleet is handed out once. */
 const SEEN_KEPT = 1000;
-
-/**
- * The envelope of a settled task's event: the very values of the task endpoints. The same shape
- * as the outbox's (webhooks/outbox.ts), so a receiver tried against a live stream gets what a
- * dashboard webhook will send it.
- */
-function envelopeOf(id: string, createdAt: string, task: TaskRecord): WebhookEnvelope {
-  const view = toTaskView(task);
-  const data: Record<string, unknown> = { taskId: task.id, taskType: task.type, status: task.status, cost: view.cost };
-  if (task.status === 'completed') data.result = view.result;
-  else data.errors = view.errors;
-  data.metadata = view.metadata;
-  return { id, type: settledEventKind(task), createdAt, data };
-}
 
 /**
  * The fan-out of each account's settled-task events to its live streams: one subscription per
@@ -73,7 +51,7 @@ export function createAccountEvents(deps: { store: Pick<Store, 'tasks'>; events:
     if (!watchers) return;
     if ((task.request as { webhook?: { dashboard?: boolean } } | null)?.webhook?.dashboard === false) return;
     const now = deps.clock.now();
-    const event: AccountEvent = { envelope: envelopeOf(sortableId('evt', now), isoTime(now), task), taskType: task.type, status: task.status };
+    const event: AccountEvent = { envelope: taskEventEnvelope(sortableId('evt', now), isoTime(now), task), taskType: task.type, status: task.status };
     for (const watcher of [...watchers]) watcher.event(event);
   };
 

@@ -1,5 +1,6 @@
 import { formatUsd } from '../domain/money.js';
 import { metadataOf } from '../domain/tasks.js';
+import { settledEventKind } from '../services/events.js';
 import type { TaskRecord } from '../store/records.js';
 import type { LiveProgress } from './live-progress.js';
 
@@ -61,4 +62,25 @@ export function toProgressView(task: TaskRecord, live?: LiveProgress) {
     if (live.estimatedFinishAt !== undefined) view.estimatedFinishAt = live.estimatedFinishAt;
   }
   return view;
+}
+
+/** A webhook event as a receiver gets it: `{ id, type, createdAt, data }` (docs/api/webhooks.md). */
+export interface WebhookEnvelope {
+  id: string;
+  type: string;
+  createdAt: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * The envelope of a settled task's event, its data the very values of the task endpoints: what
+ * the outbox stores for dashboard webhooks and what a live stream (GET /webhook/events) sends.
+ */
+export function taskEventEnvelope(id: string, createdAt: string, task: TaskRecord): WebhookEnvelope {
+  const view = toTaskView(task);
+  const data: Record<string, unknown> = { taskId: task.id, taskType: task.type, status: task.status, cost: view.cost };
+  if (task.status === 'completed') data.result = view.result;
+  else data.errors = view.errors;
+  data.metadata = view.metadata;
+  return { id, type: settledEventKind(task), createdAt, data };
 }

@@ -3,7 +3,7 @@ import { AppError } from '../domain/errors.js';
 import { eventMatches, TEST_EVENT_KIND } from '../domain/events.js';
 import { randomId, sortableId } from '../domain/ids.js';
 import { isoTime } from '../domain/time.js';
-import { toTaskView } from '../engine/task-views.js';
+import { taskEventEnvelope } from '../engine/task-views.js';
 import { type EventBus, settledEventKind } from '../services/events.js';
 import { type Clock, type Owner, ownedBy } from '../services/ports.js';
 import type { WebhookService } from '../services/webhooks.js';
@@ -44,16 +44,6 @@ const viewOf = (d: DeliveryRecord, eventType: string): DeliveryView => ({
   nextAttemptAt: d.nextAttemptAt,
   createdAt: d.createdAt,
 });
-
-/** The event envelope: the values are those of the task endpoints. */
-function taskEnvelope(eventId: string, createdAt: string, task: TaskRecord) {
-  const view = toTaskView(task);
-  const data: Record<string, unknown> = { taskId: task.id, taskType: task.type, status: task.status, cost: view.cost };
-  if (task.status === 'completed') data.result = view.result;
-  else data.errors = view.errors;
-  data.metadata = view.metadata;
-  return { id: eventId, type: settledEventKind(task), createdAt, data };
-}
 
 /** A new delivery of `event` to `url` (a dashboard webhook's, or a task's custom endpoint: webhookId null), due at once. */
 export const newDelivery = (event: Pick<EventRecord, 'id' | 'accountId'>, url: string, webhookId: string | null, at: string): DeliveryRecord => ({
@@ -114,7 +104,7 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
     if (endpoints.length === 0) return store.webhooks.markNoEvent(task.id);
     const at = isoTime(clock.now());
     const id = sortableId('evt', clock.now());
-    const event: EventRecord = { id, type: settledEventKind(task), accountId: task.accountId, taskId: task.id, createdAt: at, payload: taskEnvelope(id, at, task) };
+    const event: EventRecord = { id, type: settledEventKind(task), accountId: task.accountId, taskId: task.id, createdAt: at, payload: taskEventEnvelope(id, at, task) };
     await store.webhooks.recordEvent(
       event,
       endpoints.map((endpoint) => newDelivery(event, endpoint.url, endpoint.webhookId, at)),
