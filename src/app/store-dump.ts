@@ -1,7 +1,7 @@
 import { access } from 'node:fs/promises';
 import type { Config } from '../config/schema.js';
 import { AppError } from '../domain/errors.js';
-import { checkLedger, type DoctorReport } from '../services/doctor.js';
+import { checkLedger, type LedgerReport } from '../services/doctor.js';
 import { checkDump, type DumpCounts, type DumpRecord, readDump, writeDump } from '../store/dump.js';
 import { lockHolder } from '../store/file/lock.js';
 import type { Store } from '../store/types.js';
@@ -24,7 +24,7 @@ export interface ImportOutcome {
   into: string;
   counts: DumpCounts;
   /** The ledger check run on the store just loaded. */
-  doctor: DoctorReport;
+  doctor: LedgerReport;
   notes: string[];
 }
 

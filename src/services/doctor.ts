@@ -2,7 +2,8 @@ import { formatUsd } from '../domain/money.js';
 import { PERIODS, periodKey } from '../domain/periods.js';
 import type { LedgerView, Store } from '../store/types.js';
 
-export interface DoctorReport {
+/** The ledger's verdict (one section of `imgtask doctor`: docs/operations.md). */
+export interface LedgerReport {
   ok: boolean;
   problems: string[];
   checked: { accounts: number; tasks: number; keys: number };
@@ -16,13 +17,13 @@ const usd = (micros: number) => `${formatUsd(micros)} USD`;
  * no available balance below zero; no key's period spend past its limit; every settled task
  * charged only its successful items, never more than it reserved.
  */
-export function checkLedger(store: Store): Promise<DoctorReport> {
+export function checkLedger(store: Store): Promise<LedgerReport> {
   // One moment's records: read statement by statement while tasks are created and settled, a
   // reserve is seen before or after the task that made it, and the check raises a false alarm.
   return store.snapshot ? store.snapshot(checkView) : checkView(store);
 }
 
-async function checkView(store: LedgerView): Promise<DoctorReport> {
+async function checkView(store: LedgerView): Promise<LedgerReport> {
   const problems: string[] = [];
   const charges = new Map<string, number>();
   const pendingEstimates = new Map<string, number>();

@@ -33,7 +33,7 @@ test('accounts show gives balance, reserved, available and per-key spend; doctor
     const doctor = await runCli(['--data', data, 'doctor', '--json']);
     assert.equal(doctor.code, 0);
     assert.deepEqual(doctor.json.problems, []);
-    assert.equal(doctor.json.checked.tasks, 1);
+    assert.equal(doctor.json.ledger.checked.tasks, 1);
   } finally {
     await server.close();
   }

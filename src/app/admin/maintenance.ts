@@ -1,15 +1,16 @@
 import { z } from 'zod';
 import { checkLedger } from '../../services/doctor.js';
+import { doctorVerdict } from '../../services/doctor-verdict.js';
 import { checkEngines } from './engines.js';
 import { adminOp } from './op.js';
 
 export const maintenanceOps = {
   dashboard: adminOp({ args: z.object({}), run: (s) => s.operator.dashboard() }),
-  // The ledger, and the free space the service writes into (with the floor, and whether the store refuses writes).
-  // And the image engines the config names (ComfyUI servers and workflow files).
+  // The ledger, the free space the service writes into (with the floor, and whether the store refuses writes)
+  // and the image engines the config names (ComfyUI servers and workflow files), under one verdict.
   doctor: adminOp({
     args: z.object({}),
-    run: async (s) => ({ ...(await checkLedger(s.store)), storage: await s.space.report(), engines: await checkEngines(s.config.current(), (name) => s.secrets.get(name)) }),
+    run: async (s) => doctorVerdict(await checkLedger(s.store), await s.space.report(), await checkEngines(s.config.current(), (name) => s.secrets.get(name))),
   }),
   sweep: adminOp({
     args: z.object({}),
