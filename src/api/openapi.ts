@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../domain/errors.js';
 import { BILLING_THRESHOLD_EVENT, TEST_EVENT_KIND } from '../domain/events.js';
@@ -9,22 +10,47 @@ const SECURITY: Record<string, string> = { apiKey: 'apiKey', accessToken: 'acces
 
 type Json = Record<string, unknown>;
 
-/** Route descriptions, by the first segment of their paths. */
-const TAGS: Record<string, string> = {
-  image: 'Create image tasks (generate, rate, alt, remove background) and upload images',
-  images: "The service's own image URLs",
-  tasks: 'Read tasks, their status, results and live events; cancel them; estimate costs',
-  models: 'The configured generation models and their prices',
-  'api-key': 'API keys (with an OAuth access token)',
-  webhook: 'Webhooks and their deliveries (with an OAuth access token)',
-  usage: "The account's charges over a range (with an OAuth access token)",
-  destinations: 'Storage destinations for generated images (with an OAuth access token)',
-  health: 'Liveness',
-  ready: 'Readiness: the store is writable and the enabled models are loaded',
-  metrics: 'Prometheus metrics',
-  'openapi.json': 'This description',
-  docs: 'The human-readable reference',
-};
+/**
+ * The tags of the description, one per resource, in the order a reader meets them: each route
+ * is tagged by the first segment of its path (`/image/…` and `/images/{file}` are both images).
+ */
+const TAGS: { name: string; description: string; segments: string[] }[] = [
+  {
+    name: 'images',
+    description: 'Image tasks (generate, rate, alt text, remove background, review) with an API key; uploads, which give any task an image to work on; and the image files the service serves',
+    segments: ['image', 'images'],
+  },
+  { name: 'videos', description: 'Video generation tasks, the video models and their prices, and the video files the service serves', segments: ['video', 'videos'] },
+  { name: 'tasks', description: 'Every task, whatever its type: its status, result and live events; cancel it; estimate the cost of one before creating it', segments: ['tasks'] },
+  { name: 'models', description: 'The configured image generation models and their prices', segments: ['models'] },
+  { name: 'api-keys', description: "The account's API keys: create, limit, rotate and revoke them (with an OAuth access token)", segments: ['api-key'] },
+  { name: 'webhooks', description: "The account's webhooks, their deliveries, tests and redeliveries (with an OAuth access token)", segments: ['webhook'] },
+  { name: 'usage', description: "The account's charges over a range of days, by day, key, task type or model (with an OAuth access token)", segments: ['usage'] },
+  {
+    name: 'destinations',
+    description: 'Storage destinations (S3-compatible buckets, HTTP endpoints, local folders) that results are also written to (with an OAuth access token)',
+    segments: ['destinations'],
+  },
+  {
+    name: 'service',
+    description: 'The service itself: liveness, readiness, Prometheus metrics, and this description as JSON and as a page',
+    segments: ['health', 'ready', 'metrics', 'openapi.json', 'docs'],
+  },
+];
+
+/** The tag of the events the service sends (the document's `webhooks`), apart from the routes that manage webhooks. */
+const EVENTS_TAG = { name: 'webhook-events', description: 'Events the service sends to webhooks, signed as Standard Webhooks' };
+
+/** The resource tag of a route; a route whose first path segment no tag lists is a mistake to fix here. */
+function tagOf(path: string): string {
+  const segment = path.split('/')[1];
+  const tag = TAGS.find((t) => t.segments.includes(segment));
+  if (!tag) throw new Error(`openapi: no tag for routes under /${segment}: add it to TAGS`);
+  return tag.name;
+}
+
+/** The package's version (package.json beside src/ and dist/): the description's version is the service's. */
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /**
  * Component schema names as references (what zod extracts as `$defs` lives under
@@ -212,7 +238,7 @@ export function buildOpenApi(routes: RouteSpec[], serverUrl: string) {
       operationId: `${route.method}${route.path.replace(/[:/-](\w)/g, (_, c: string) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')}`,
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),
-      tags: [route.path.split('/')[1]],
+      tags: [tagOf(route.path)],
       responses: { ...success, ...errorResponses(route, convert) },
     };
     if (route.guard) {
@@ -245,7 +271,7 @@ export function buildOpenApi(routes: RouteSpec[], serverUrl: string) {
       operationId: `on${pascal(kind)}`,
       summary,
       description,
-      tags: ['webhooks'],
+      tags: [EVENTS_TAG.name],
       security: [],
       parameters: standardHeaders(signed),
       requestBody: { required: true, content: { 'application/json': { schema } } },
@@ -290,20 +316,19 @@ export function buildOpenApi(routes: RouteSpec[], serverUrl: string) {
   );
   addDiscriminators(components);
 
-  const tags = [...new Set(Object.values(paths).flatMap((ops) => Object.values(ops).map((op) => (op as { tags: string[] }).tags[0])))].map((name) => ({
-    name,
-    description: TAGS[name] ?? `/${name}`,
-  }));
+  const used = new Set(Object.values(paths).flatMap((ops) => Object.values(ops).map((op) => (op as { tags: string[] }).tags[0])));
+  const tags = TAGS.filter((tag) => used.has(tag.name)).map(({ name, description }) => ({ name, description }));
   return {
     openapi: '3.1.0',
     info: {
       title: 'imgtask',
-      version: '1.0.0',
-      description: 'Self-hosted asynchronous image task service: image generation, rating, alt text, background removal, uploads, tasks, webhooks, API keys and destinations.',
+      version: VERSION,
+      description:
+        'Self-hosted asynchronous image and video task service: image generation, rating, alt text, background removal and review; video generation; uploads. Every task is followed by polling, live events (SSE) or signed webhooks, and may be written to storage destinations; accounts manage their API keys, webhooks, destinations and usage.',
       license: { name: 'AGPL-3.0-or-later', identifier: 'AGPL-3.0-or-later' },
     },
     servers: [{ url: serverUrl }],
-    tags: [...tags, { name: 'webhooks', description: 'Events the service sends to webhooks (Standard Webhooks signatures)' }],
+    tags: [...tags, EVENTS_TAG],
     paths,
     webhooks,
     components: {

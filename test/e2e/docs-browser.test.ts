@@ -72,8 +72,8 @@ test('/docs in a real headless Chromium: renders the reference, searches, follow
     // A deep link to one operation: the page opens scrolled to it, with its field table.
     const generate = doc.paths['/image/generate'].post;
     const started = Date.now();
-    await page.goto(`${h.url}/docs#tag/image/POST/image/generate`, { waitUntil: 'load' });
-    const section = await shownSection(page, 'tag/image/POST/image/generate');
+    await page.goto(`${h.url}/docs#tag/images/POST/image/generate`, { waitUntil: 'load' });
+    const section = await shownSection(page, 'tag/images/POST/image/generate');
     const renderMs = Date.now() - started;
     assert.ok(section.includes(generate.summary), 'the operation title');
     for (const field of ['prompt', 'negative_prompt', 'count']) assert.match(section, new RegExp(`^${field}$`, 'm'), `the body field ${field}`);
@@ -82,7 +82,7 @@ test('/docs in a real headless Chromium: renders the reference, searches, follow
     // The sidebar lists every operation of the open tag by title, and the other tags.
     const sidebar = await page.$eval('aside, nav', (el: any) => el.innerText);
     for (const path of ['/image/rate', '/image/alt', '/image/upload']) assert.ok(sidebar.includes(doc.paths[path].post.summary), `sidebar: ${path}`);
-    for (const tag of ['tasks', 'webhook', 'webhooks']) assert.match(sidebar, new RegExp(`^${tag}$`, 'm'), `sidebar: tag ${tag}`);
+    for (const tag of ['tasks', 'webhooks', 'webhook-events']) assert.match(sidebar, new RegExp(`^${tag}$`, 'm'), `sidebar: tag ${tag}`);
     assert.equal(await page.$$eval('button', (buttons: any[]) => buttons.some((b) => /Ask AI/.test(b.textContent ?? ''))), false, 'no AI agent');
 
     const shot = join(dir, 'docs.png');
@@ -98,14 +98,14 @@ test('/docs in a real headless Chromium: renders the reference, searches, follow
     await page.keyboard.up('Control');
     await page.waitForFunction(() => document.activeElement?.tagName === 'INPUT', { timeout: 20_000 });
     await page.keyboard.type('rotate-secret');
-    const hit = `[role="option"][id$="/tag/webhook/POST/webhook/{id}/rotate-secret"]`;
+    const hit = `[role="option"][id$="/tag/webhooks/POST/webhook/{id}/rotate-secret"]`;
     await page.waitForSelector(hit, { timeout: 20_000 });
     assert.ok((await page.$eval(hit, (el: any) => el.innerText)).includes(rotate.summary), 'the hit shows the operation title');
     await page.keyboard.press('ArrowDown');
     await page.waitForSelector(`${hit}[aria-selected="true"]`, { timeout: 20_000 });
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => decodeURIComponent(location.hash) === '#tag/webhook/POST/webhook/{id}/rotate-secret', { timeout: 20_000 });
-    assert.ok((await shownSection(page, 'tag/webhook/POST/webhook/{id}/rotate-secret')).includes(rotate.summary));
+    await page.waitForFunction(() => decodeURIComponent(location.hash) === '#tag/webhooks/POST/webhook/{id}/rotate-secret', { timeout: 20_000 });
+    assert.ok((await shownSection(page, 'tag/webhooks/POST/webhook/{id}/rotate-secret')).includes(rotate.summary));
 
     assert.deepEqual(offHost, [], `requests to other hosts:\n${offHost.join('\n')}`);
     // Resource timing sees what interception might not (workers, preloads): all of it from this server.

@@ -1,18 +1,21 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { createApi } from '../../../src/api/app.js';
 import type { ApiDeps } from '../../../src/api/types.js';
 import { startService } from '../../helpers/harness.js';
 
-test('GET /openapi.json is a valid OpenAPI 3.1 document labelled 1.0.0', async (t) => {
+const PACKAGE_VERSION = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).version;
+
+test("GET /openapi.json is a valid OpenAPI 3.1 document labelled with the package's version", async (t) => {
   const h = await startService(t);
   const res = await h.request('GET', '/openapi.json', { auth: null });
   assert.equal(res.status, 200);
   const result = await new Validator().validate(res.json);
   assert.equal(result.valid, true, JSON.stringify(result.errors));
   assert.equal(res.json.openapi, '3.1.0');
-  assert.equal(res.json.info.version, '1.0.0');
+  assert.equal(res.json.info.version, PACKAGE_VERSION);
 });
 
 test('every mounted route is described and every described route is mounted', async (t) => {
