@@ -40,7 +40,20 @@ export interface RunningServer {
   /** The HTTP API as mounted (tests read its route table). */
   api: Hono<ApiEnv>;
   /** Stops accepting, lets running items finish within the grace, closes the store (flushes the journal). */
-  close(): Promise<void>;
+  close(): Promise<LeftPending | null>;
+}
+
+/**
+ * What a stop left for later, read from the store once the work has stopped: the pending tasks
+ * and their unfinished items (on the file store they run at the next start; on a shared store,
+ * in whichever working process takes them). Null when the process ran no work, or the store
+ * could not be read.
+ */
+export interface LeftPending {
+  tasks: number;
+  items: number;
+  /** Other working processes may take them (a store processes share: PostgreSQL). */
+  fleet: boolean;
 }
 
 const urlHost = (host: string): string => (host.includes(':') ? `[${host}]` : host);
@@ -50,7 +63,7 @@ export interface RunningWorker {
   /** This process's id in task leases. */
   workerId: string;
   /** Stops claiming, lets running items finish within the grace, gives its leases back, closes the store. */
-  close(): Promise<void>;
+  close(): Promise<LeftPending | null>;
 }
 
 /** `imgtask worker`: the lanes, the webhook dispatcher (when elected) and the sweep, with no HTTP listener. */
@@ -63,6 +76,13 @@ export async function startWorker(options: Omit<ServerOptions, 'role' | 'extendA
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const started = await startProcess(options);
   return { url: started.url!, port: started.port!, services: started.services, api: started.api!, close: started.close };
+}
+
+/** The pending tasks and their unfinished items, as the store holds them now. */
+async function leftPending(store: Services['store'], fleet: boolean): Promise<LeftPending> {
+  const tasks = await store.tasks.listPending();
+  const items = tasks.reduce((sum, task) => sum + task.items.filter((item) => item.status === 'pending').length, 0);
+  return { tasks: tasks.length, items, fleet };
 }
 
 async function startProcess(options: ServerOptions) {
@@ -110,7 +130,7 @@ async function startProcess(options: ServerOptions) {
       });
     }
     services.preloadModels(working); // in the background: start-up does not wait for it; an API-only process loads none
-    let closing: Promise<void> | undefined;
+    let closing: Promise<LeftPending | null> | undefined;
     return {
       url,
       port,
@@ -128,10 +148,14 @@ async function startProcess(options: ServerOptions) {
           // So keep dropping connections as they go idle, until the last one is gone.
           const dropIdle = http && 'closeIdleConnections' in http ? setInterval(() => (http as Server).closeIdleConnections(), 20).unref() : undefined;
           void httpClosed.then(() => clearInterval(dropIdle));
+          // A process with a worker id takes its tasks by lease, beside others (the shared intake).
+          const fleet = engine.workerId() !== undefined;
           await engine.close(config.current().work.shutdownGraceMs);
+          const left = working ? await leftPending(services.store, fleet).catch(() => null) : null;
           await httpClosed;
           await admin?.close();
           await services.close();
+          return left;
         })()),
     };
   } catch (err) {
