@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Argument, Command } from 'commander';
+import { Argument, type Command } from 'commander';
 import { registerAccountCommands } from './commands/accounts.js';
 import { registerClientCommands } from './commands/client.js';
 import { registerConsoleCommands } from './commands/console.js';
@@ -19,6 +19,7 @@ import { registerVideoCommand } from './commands/video.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { completionScript, SHELLS, type Shell } from './completion.js';
+import { ImgtaskCommand } from './imgtask-command.js';
 
 // Only what defines the commands loads here; each action imports what it needs (the server, the
 // store, the models, Ink) when it runs, so `imgtask --help` and `--version` start fast.
@@ -28,7 +29,7 @@ const version = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 
 /** The command tree of `imgtask`, built but not parsed (main.ts parses it; scripts/docs/generate.ts documents it). */
 export function buildProgram(): Command {
-  const program = new Command('imgtask')
+  const program = new ImgtaskCommand('imgtask')
     .description('Self-hosted asynchronous image task service')
     .version(version, '-V, --version', 'print the version')
     .option('--data <dir>', 'data dir (env IMGTASK_DATA, default ./data)')

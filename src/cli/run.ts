@@ -94,10 +94,14 @@ function explain(err: SystemError, context: Pick<CommandContext, 'data'>): strin
   return `cannot use the data dir ${dataDir}: ${reason} (${err.code}); ${fix}`;
 }
 
-/** One line on stderr (and the error as JSON on stdout with --json); never a stack trace. */
+/**
+ * One line on stderr (and the error as JSON on stdout with --json); never a stack trace. A
+ * config's problems keep a line each: a file with several mistakes reads as a list.
+ */
 function report(err: unknown, context: Pick<CommandContext, 'json' | 'data'>): void {
   const code = codeOf(err);
-  const message = (isSystemError(err) ? explain(err, context) : err instanceof Error ? err.message : String(err)).split('\n').join(' ');
+  const text = isSystemError(err) ? explain(err, context) : err instanceof Error ? err.message : String(err);
+  const message = err instanceof ConfigError ? text : text.split('\n').join(' ');
   if (context.json) process.stdout.write(`${JSON.stringify({ error: { code, message, status: err instanceof ApiError ? err.status : undefined } })}\n`);
   const named = err instanceof AppError || err instanceof ApiError || err instanceof UsageError;
   process.stderr.write(`imgtask: ${named && message !== code ? `${code}: ` : ''}${message}\n`);

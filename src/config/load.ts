@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
+import { configProblems } from './config-problems.js';
 import { ConfigError } from './environment.js';
 import { type Config, ConfigSchema } from './schema.js';
 import { type LoadedWorkflow, loadWorkflow } from './workflows.js';
@@ -58,8 +59,8 @@ function readJson(path: string | URL, label: string): JsonObject {
 function validateConfig(raw: unknown, baseDir: string): Config {
   const result = ConfigSchema.safeParse(raw);
   if (!result.success) {
-    const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(top level)'}: ${issue.message}`);
-    throw new ConfigError(`config: invalid settings:\n${lines.join('\n')}`);
+    const lines = configProblems(ConfigSchema, raw, result.error.issues);
+    throw new ConfigError(`config: invalid settings (${lines.length === 1 ? 'one problem' : `${lines.length} problems`}):\n${lines.map((line) => `  ${line}`).join('\n')}`);
   }
   const config: Config = { ...result.data, workflows: loadModelWorkflows(result.data, baseDir) };
   if (!config.models[config.defaultModel]) throw new ConfigError(`config: defaultModel: no model "${config.defaultModel}" in models`);

@@ -55,7 +55,7 @@ test('invalid settings are refused with errors that name the key', async (t) => 
   const dir = await tempDir(t);
   const cases: Array<[string, unknown, RegExp]> = [
     ['a port of the wrong type', { server: { port: 'eighty' } }, /server\.port/],
-    ['an unknown key', { server: { prot: 1 } }, /server: Unrecognized key: "prot"/],
+    ['an unknown key', { server: { prot: 1 } }, /server\.prot: unknown key; did you mean `port`\?/],
     [
       'a price that is not a decimal string',
       { models: { m: { provider: 'placeholder', price: { perImage: 0.1, perInput: '0' }, capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false } } } },
