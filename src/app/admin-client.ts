@@ -1,13 +1,13 @@
 import { callAdminSocket } from '../client/admin-client.js';
-import { loadConfig } from '../config/load.js';
 import { lockHolder } from '../store/file/lock.js';
-import { type AdminArgs, type AdminOpName, type AdminResult, runAdminOp } from './admin/ops.js';
+import type { AdminArgs, AdminOpName, AdminResult } from './admin/ops.js';
 import { dataDirLayout } from './data-dir.js';
-import { openServices } from './services.js';
 
 /**
  * Runs an operator action on a data dir: through the running server's admin socket when
- * one holds the store, else by opening the store here (and closing it after).
+ * one holds the store, else by opening the store here (and closing it after). The config, the
+ * actions and the services load only for the second: a command sent to a running server (what
+ * its first start tells a user to type) starts in a fraction of the time.
  */
 export async function runOnDataDir<Name extends AdminOpName>(dataDir: string, configFile: string | undefined, op: Name, args: AdminArgs<Name>): Promise<AdminResult<Name>> {
   const layout = dataDirLayout(dataDir);
@@ -23,6 +23,7 @@ export async function runOnDataDir<Name extends AdminOpName>(dataDir: string, co
       throw err;
     }
   }
+  const [{ loadConfig }, { runAdminOp }, { openServices }] = await Promise.all([import('../config/load.js'), import('./admin/ops.js'), import('./services.js')]);
   const services = await openServices({ dataDir, config: loadConfig({ file: configFile }) });
   try {
     return await runAdminOp(services, op, args);

@@ -16,6 +16,8 @@ export const environment = {
   configFile: (): string | undefined => process.env.IMGTASK_CONFIG,
   serverUrl: (): string | undefined => process.env.IMGTASK_URL,
   apiKey: (): string | undefined => process.env.IMGTASK_API_KEY,
+  /** PATH: where the user's shell finds commands (what the CLI tells them to type names one it finds). */
+  path: (): string | undefined => process.env.PATH,
   /** XDG_RUNTIME_DIR: the user's private runtime folder, where running servers note their data dir. */
   runtimeDir: (): string | undefined => process.env.XDG_RUNTIME_DIR || undefined,
   /** A provider key named by `apiKeyEnv`. */

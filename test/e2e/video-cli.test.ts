@@ -236,13 +236,13 @@ function runInTerminal(args: string[], envVars: Record<string, string>): Promise
   });
 }
 
-test('on a terminal: imgtask video prints the task, reserved cost and PAT; with --watch, the live view ending on the report', {
+test('on a terminal: imgtask video prints the task, reserved cost, the command that follows it and the PAT; with --watch, the live view ending on the report', {
   skip: !hasScript && 'script (util-linux) is not installed',
 }, async (t) => {
   const s = await startServer(t);
   const created = await runInTerminal(['video', 'a lighthouse', '--duration', '2', '--fps', '8', '--count', '2'], s.env);
   assert.equal(created.code, 0, created.screen);
-  assert.match(created.screen, /task tsk_\w+ \(reserved 0\.008 USD\)\r?\npat pat_[\w.-]+/);
+  assert.match(created.screen, /task (tsk_\w+) \(reserved 0\.008 USD\)\r?\nfollow it with: .*tasks watch \1\r?\npublic access token \(this task's status, for a browser\): pat_[\w.-]+/);
   const { code, screen } = await runInTerminal(['video', 'a red fox', '--duration', '1', '--fps', '8', '--watch'], s.env);
   assert.equal(code, 0, screen);
   assert.match(screen, /video\.generate completed/);

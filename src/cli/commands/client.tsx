@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { Client, GenerateInput, RateInput, RemoveBackgroundInput, TaskProgress, TaskView } from '../../client/http-client.js';
 import { type ImageItem, imagesOf, urlResultsOf, type VideoItem, videosOf } from '../../tui/task-lines.js';
 import { clientOf, resolveSources } from '../client-context.js';
+import { createdText } from '../created-task.js';
 import { EXIT, enumOption, print, UsageError } from '../output.js';
 import { command } from '../run.js';
 import { cancelAfterOption, priorityOption, type SchedulingFlags, schedulingOf } from '../scheduling-options.js';
@@ -36,7 +37,12 @@ async function follow(client: Client, taskId: string, type: string, expected: nu
   };
   if (options.json) return finish();
   // Ink and React load only for the live view, not when the CLI starts (no JSX in this file: it would import react/jsx-runtime at start).
-  const [{ render }, { createElement }, { TaskWatchApp }] = await Promise.all([import('ink'), import('react'), import('../../tui/components/TaskWatchApp.js')]);
+  const [{ render }, { createElement }, { TaskWatchApp }, { drawableStdout }] = await Promise.all([
+    import('ink'),
+    import('react'),
+    import('../../tui/components/TaskWatchApp.js'),
+    import('../../tui/terminal-width.js'),
+  ]);
   let settled: TaskView | undefined;
   let failure: Error | undefined;
   const app = render(
@@ -52,6 +58,8 @@ async function follow(client: Client, taskId: string, type: string, expected: nu
         if (result instanceof Error) failure = result;
       },
     }),
+    // A terminal that reports 0 columns would get one character per line.
+    { stdout: drawableStdout(process.stdout) },
   );
   await app.waitUntilExit().catch(() => undefined);
   if (failure || !settled) throw failure ?? new Error('the watch ended early');
@@ -129,7 +137,7 @@ export function registerClientCommands(program: Command): void {
             opts.rating === 'nsfw_sfw' ? { mode: 'nsfw_sfw' } : { mode: 'custom', levels: parseJson(await readLevels(opts.rating, '--rating'), '--rating file') as RateInput['levels'] & {} };
         if (opts.input?.length) body.inputs = await resolveSources(client, opts.input, 'id');
         const created = await client.generate(body, request);
-        if (!opts.watch) return print({ json }, created, `task ${created.taskId}${created.access ? `\npat ${created.access.publicAccessToken}` : ''}`);
+        if (!opts.watch) return print({ json }, created, createdText(created));
         return followAndReport(client, created.taskId, 'image.generate', body.count ?? 1, { json, out: opts.out });
       }),
     );
@@ -190,7 +198,7 @@ export function registerClientCommands(program: Command): void {
         if (opts.destination) body.destination = opts.destination;
         if (priority !== undefined) body.priority = priority;
         const created = await client.removeBackground(body, request);
-        if (!opts.watch) return print({ json }, created, `task ${created.taskId} (reserved ${created.estimatedCost} USD)`);
+        if (!opts.watch) return print({ json }, created, createdText(created));
         return followAndReport(client, created.taskId, 'image.remove_background', 1, { json, out: opts.out });
       }),
     );

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { thisCli } from '../invocation.js';
+import { firstSteps } from '../next-steps.js';
 import { intOption, print, UsageError } from '../output.js';
 import { command } from '../run.js';
 import { stopOnSignals } from '../stop-on-signals.js';
@@ -45,14 +47,8 @@ export function registerServeCommand(program: Command): void {
         await registerServer({ dataDir, url: server.url });
         print(ctx, { url: server.url, dataDir, firstStart: server.services.firstStart }, () => {
           const lines = [`imgtask listening on ${server.url} (data dir ${dataDir})`];
-          if (server.services.firstStart) {
-            lines.push(
-              'First start: the data dir is new. To get going, in another terminal:',
-              '  imgtask accounts create demo --credit 10      # an account with 10 USD',
-              '  imgtask keys create --account demo            # an API key (mak_…) for the image routes',
-              '  imgtask tokens issue --account demo           # an access token for /api-key, /webhook, /destinations',
-            );
-          }
+          // Commands that work as printed where this was started: the CLI as the user can type it, this data dir and config.
+          if (server.services.firstStart) lines.push(...firstSteps(thisCli(), ctx, process.cwd()));
           return lines.join('\n');
         });
         logger.info({ event: 'server.listening', url: server.url, dataDir }, `listening on ${server.url}`);

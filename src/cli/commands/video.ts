@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { VideoInput } from '../../client/http-client.js';
 import { SIZE_PRESETS } from '../../domain/sizes.js';
 import { resolveSources } from '../client-context.js';
+import { createdText } from '../created-task.js';
 import { enumOption, intOption, jsonOption, print } from '../output.js';
 import { cancelAfterOption, priorityOption, type Scheduling, type SchedulingFlags, schedulingOf } from '../scheduling-options.js';
 import { clientCommand, followAndReport } from './client.js';
@@ -77,7 +78,7 @@ export function registerVideoCommand(program: Command): void {
         const { body, request } = videoRequest(prompt, opts);
         if (opts.input) body.inputs = await resolveSources(client, [opts.input], 'id');
         const created = await client.video(body, request);
-        if (!opts.watch) return print({ json }, created, `task ${created.taskId} (reserved ${created.estimatedCost} USD)${created.access ? `\npat ${created.access.publicAccessToken}` : ''}`);
+        if (!opts.watch) return print({ json }, created, createdText(created));
         return followAndReport(client, created.taskId, 'video.generate', body.count ?? 1, { json, out: opts.out });
       }),
     );
