@@ -28,8 +28,14 @@ export function registerDashboardCommand(program: Command): void {
         });
         if (!process.stdin.isTTY) throw new UsageError('the dashboard needs a terminal');
         // Ink and React load only now, not when the CLI starts (no JSX in this file: it would import react/jsx-runtime at start).
-        const [{ render }, { createElement }, { DashboardApp }] = await Promise.all([import('ink'), import('react'), import('../../tui/screens/DashboardApp.js')]);
-        const app = render(createElement(DashboardApp, { load, intervalMs }));
+        const [{ render }, { createElement }, { DashboardApp }, { drawableStdout }] = await Promise.all([
+          import('ink'),
+          import('react'),
+          import('../../tui/screens/DashboardApp.js'),
+          import('../../tui/terminal-width.js'),
+        ]);
+        // A terminal reporting 0 columns gets 80 × 24, as the task watch view does.
+        const app = render(createElement(DashboardApp, { load, intervalMs }), { stdout: drawableStdout(process.stdout) });
         await app.waitUntilExit();
       }),
     );
