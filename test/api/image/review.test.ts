@@ -156,11 +156,12 @@ test('an unusable judge reply fails the task REVIEW_FAILED after 4 attempts, fre
 });
 
 test('a judge slower than providers.vision.timeoutMs fails TIMEOUT', async (t) => {
-  const { fake, h, chats } = await withVision(t, { timeoutMs: 150 });
-  fake.delayMs = 1000;
+  // Room for each attempt's request to reach the fake before the client gives up on it, on a loaded machine too.
+  const { fake, h, chats } = await withVision(t, { timeoutMs: 600 });
+  fake.delayMs = 5000;
   const url = await images(t);
   const res = await review(h, { url: url('/scene.png'), prompt: 'a sun', sync: false });
-  const task = await waitForTask(h, res.json.data.task.id, 15_000);
+  const task = await waitForTask(h, res.json.data.task.id, 30_000);
   assert.equal(task.status, 'failed');
   assert.equal(task.errors[0].code, 'TIMEOUT');
   // The last attempt's request may still be arriving at the fake when the client has given up on it.
