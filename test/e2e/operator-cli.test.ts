@@ -109,7 +109,8 @@ test('with a server running, commands go through its admin socket and the server
 
   const serve = await startServeProcess(['--data', data]);
   serve.child.removeAllListeners('exit');
-  const exited = new Promise<number | null>((resolve) => serve.child.on('exit', (code) => resolve(code)));
+  // A stop ended by a signal says which, with what the server printed.
+  const exited = new Promise<number | string>((resolve) => serve.child.on('exit', (code, signal) => resolve(code ?? `${signal}: ${serve.output().slice(-2000)}`)));
   closeBeforeRemoval(data, async () => {
     if (serve.child.exitCode === null) serve.child.kill('SIGKILL');
   });
