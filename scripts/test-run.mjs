@@ -48,17 +48,54 @@ async function startPostgres() {
   return { url: server.url, stop: () => server.stop().catch(() => {}) };
 }
 
-/** Runs node --test over `files` with `env`; answers whether it passed, and how long it took. */
+/**
+ * Collects each failing test's TAP block (the `not ok` line and its YAML diagnostics) from the
+ * reporter's output, so the run can repeat them at its very end, where a CI log's tail shows them.
+ */
+function failureCollector() {
+  const failures = [];
+  let current = null;
+  let pending = '';
+  const take = (line) => {
+    const notOk = /^(\s*)not ok \d+ - /.exec(line);
+    if (notOk) {
+      current = { indent: notOk[1].length, lines: [line] };
+      failures.push(current);
+      return;
+    }
+    if (!current) return;
+    // The block ends at the next line as shallow as its `not ok` that is not its diagnostics.
+    const indent = /^\s*/.exec(line)[0].length;
+    if (indent <= current.indent && line.trim() !== '') current = null;
+    else if (current.lines.length < 40) current.lines.push(line);
+  };
+  return {
+    write(chunk) {
+      const lines = (pending + chunk).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) take(line);
+    },
+    blocks: () => failures.slice(0, 30),
+  };
+}
+
+/** Runs node --test over `files` with `env`; answers whether it passed, how long it took, and its failing tests. */
 function runPass(name, files, env) {
   console.log(`\n=== test pass "${name}": ${files.length} file(s) ===\n`);
   const started = Date.now();
+  const collector = failureCollector();
   return new Promise((done) => {
-    const child = spawn(process.execPath, [...NODE_TEST, ...files], { cwd: ROOT, env, stdio: 'inherit' });
+    const child = spawn(process.execPath, [...NODE_TEST, ...files], { cwd: ROOT, env, stdio: ['inherit', 'pipe', 'inherit'] });
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      collector.write(chunk);
+    });
     child.on('close', (code, signal) => {
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       const ok = code === 0;
       console.log(`\n=== test pass "${name}": ${ok ? 'passed' : `FAILED (${signal ?? `exit ${code}`})`} in ${seconds} s ===`);
-      done({ name, ok, seconds });
+      done({ name, ok, seconds, failures: collector.blocks() });
     });
   });
 }
@@ -89,6 +126,10 @@ try {
   }
 } finally {
   await postgres.stop();
+}
+for (const r of results.filter((r) => r.failures.length)) {
+  console.log(`\n=== what failed in the "${r.name}" pass (repeated from above) ===`);
+  for (const f of r.failures) console.log(f.lines.join('\n'));
 }
 console.log(`\n${results.map((r) => `${r.name}: ${r.ok ? 'passed' : 'FAILED'} (${r.seconds} s)`).join(', ')}`);
 process.exit(results.every((r) => r.ok) ? 0 : 1);
