@@ -7,13 +7,14 @@ import { parseDuration } from '../domain/time.js';
 import { createEngine } from '../engine/engine.js';
 import type { InstallWork } from '../engine/intake/intake.js';
 import { type AnyTaskType, TaskTypeRegistry } from '../engine/task-types.js';
-import { toProgressView } from '../engine/task-views.js';
+import { taskEventEnvelope, toProgressView } from '../engine/task-views.js';
 import { createSafeFetcher } from '../net/safe-fetch.js';
 import type { ProviderSet } from '../providers/types.js';
 import { createAccountService } from '../services/accounts.js';
 import { createApiKeyService } from '../services/api-keys.js';
 import { createAuthService } from '../services/auth.js';
 import { createConsoleSessionService } from '../services/console-sessions.js';
+import { createDataRemoval } from '../services/data-removal.js';
 import { createDestinationService } from '../services/destinations.js';
 import { EventBus } from '../services/events.js';
 import { createIdempotencyService } from '../services/idempotency.js';
@@ -153,6 +154,15 @@ export async function openServices(options: ServiceOptions) {
   const webhooks = createWebhookService({ store, clock, secretsKey, newSecret: newWebhookSecret, checkUrl: checkWebhookUrl });
   // Each listener subscribes itself: the outbox records every settlement's event (durably, after the settlement itself).
   const outbox = createOutbox({ store, webhooks, clock, config, events, log });
+  // Deleting a task's or an upload's data (DELETE /tasks/{id}, /image/upload/{id}; retention and erase too).
+  const dataRemoval = createDataRemoval({
+    store,
+    blobs,
+    clock,
+    cancel: (taskId) => engine.progress.cancel(taskId),
+    eventEnvelope: taskEventEnvelope,
+    eventRecorded: (taskId) => outbox.recorded(taskId),
+  });
   const operator = createOperatorService({ store, accounts, clock, publicBase, progressOf: (task) => toProgressView(task, engine.tasks.liveProgress(task.id)), queues: () => engine.queues() });
   const idempotency = createIdempotencyService({ store, clock, secretsKey, log });
   // An event refused for lack of space is recorded once space returns, as a start would.
@@ -292,6 +302,7 @@ export async function openServices(options: ServiceOptions) {
     tasks: engine.tasks,
     webhooks,
     outbox,
+    dataRemoval,
     destinations,
     idempotency,
     operator,

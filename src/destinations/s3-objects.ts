@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 
 export interface S3ObjectsOptions {
@@ -24,7 +24,7 @@ const isNotFound = (err: unknown) => {
 };
 
 /**
- * One S3-compatible bucket as plain object storage (put, head, ranged get), for the service's
+ * One S3-compatible bucket as plain object storage (put, head, ranged get, delete), for the service's
  * own media when processes do not share a disk. The endpoint is the operator's config, not a
  * user's, so it is reached like a provider's base URL: directly, private addresses included.
  * One client per process, its connections kept alive between requests; `close` ends them.
@@ -74,6 +74,15 @@ export function createS3Objects(options: S3ObjectsOptions) {
       } catch (err) {
         if (isNotFound(err)) return null;
         throw err;
+      }
+    },
+
+    /** S3 answers 204 whether or not the key held an object; a store that says 404 instead is no error either. */
+    async delete(key: string): Promise<void> {
+      try {
+        await client.send(new DeleteObjectCommand({ Bucket, Key: key }));
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
       }
     },
 

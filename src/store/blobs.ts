@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { nodeStorageFs, replaceFileDurably, type StorageFs } from './durable-fs.js';
@@ -41,6 +41,8 @@ export interface BlobStore {
   open(name: string, range?: ByteRange): Promise<OpenedBlob | null>;
   /** Finds a stored file by id alone, whatever its extension. */
   findById(id: string): Promise<string | null>;
+  /** Removes a blob (a deleted task's output, an upload); a name that holds nothing, or is not this kind's, is no error. */
+  delete(name: string): Promise<void>;
 }
 
 /**
@@ -121,6 +123,14 @@ export class LocalBlobStore implements BlobStore {
   findById(id: string): Promise<string | null> {
     return findById(this, this.kind, id);
   }
+
+  async delete(name: string): Promise<void> {
+    const path = this.pathOf(name);
+    if (!path) return;
+    await unlink(path).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+  }
 }
 
 /** What an object storage (an S3 bucket) offers a blob store; `app` hands in the real one. */
@@ -131,6 +141,8 @@ export interface ObjectStorage {
   head(key: string): Promise<{ size: number } | null>;
   /** null when there is no such object; `size` is the whole object's. */
   get(key: string, range?: ByteRange): Promise<OpenedBlob | null>;
+  /** Removes the object; no error when there is none. */
+  delete(key: string): Promise<void>;
 }
 
 /**
@@ -184,5 +196,10 @@ export class ObjectBlobStore implements BlobStore {
 
   findById(id: string): Promise<string | null> {
     return findById(this, this.kind, id);
+  }
+
+  async delete(name: string): Promise<void> {
+    const key = this.keyOf(name);
+    if (key) await this.objects.delete(key);
   }
 }

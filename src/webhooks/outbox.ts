@@ -96,10 +96,23 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
     return endpoints;
   }
 
+  /** Events being written, by task: a task's data removed meanwhile waits for its event (`recorded`), so it is scrubbed too. */
+  const writing = new Map<string, Promise<void>>();
+
   /** Records the event of a settled task; `found` is what the audience check before its write found, when kept. */
-  async function recordTaskEvent(task: TaskRecord, found?: Promise<Endpoint[]>): Promise<void> {
-    if (task.status === 'pending' || task.eventId) return;
-    const endpoints = (await found?.catch(() => undefined)) ?? (await endpointsOf(task, task.status));
+  function recordTaskEvent(task: TaskRecord, found?: Promise<Endpoint[]>): Promise<void> {
+    if (task.status === 'pending' || task.eventId) return Promise.resolve();
+    const written = writeTaskEvent(task, task.status, found);
+    writing.set(task.id, written);
+    const forget = () => {
+      if (writing.get(task.id) === written) writing.delete(task.id);
+    };
+    written.then(forget, forget);
+    return written;
+  }
+
+  async function writeTaskEvent(task: TaskRecord, status: 'completed' | 'failed', found?: Promise<Endpoint[]>): Promise<void> {
+    const endpoints = (await found?.catch(() => undefined)) ?? (await endpointsOf(task, status));
     // Nobody to tell: keep only the mark, not a second copy of the result.
     if (endpoints.length === 0) return store.webhooks.markNoEvent(task.id);
     const at = isoTime(clock.now());
@@ -109,6 +122,9 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
       event,
       endpoints.map((endpoint) => newDelivery(event, endpoint.url, endpoint.webhookId, at)),
     );
+    // The task's data removed before this write (it read the task as it settled): the event is rebuilt from what is left.
+    const now = await store.tasks.get(task.id);
+    if (now?.dataRemovedAt !== undefined) await store.webhooks.replaceEventPayload(id, taskEventEnvelope(id, at, now));
     due();
   }
 
@@ -127,6 +143,8 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
 
   return {
     recordTaskEvent,
+    /** Resolves once an event of the task being written in this process is written (at once when none is). */
+    recorded: (taskId: string): Promise<void> => (writing.get(taskId) ?? Promise.resolve()).catch(() => undefined),
     /** Stops recording settlements' events. */
     close() {
       leaveAudience();
