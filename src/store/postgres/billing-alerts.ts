@@ -65,7 +65,7 @@ export function createPgBillingRepo(db: Db): BillingRepo {
           docOf(alert, []),
         ]);
         if (inserted.rowCount === 0) return false;
-        await client.query('INSERT INTO events (id, task_id, doc) VALUES ($1, NULL, $2)', [event.id, docOf(event, [])]);
+        await client.query('INSERT INTO events (id, task_id, doc, account_id) VALUES ($1, NULL, $2, $3)', [event.id, docOf(event, []), event.accountId]);
         await insertDeliveries(client, deliveries);
         return true;
       });

@@ -16,14 +16,15 @@ const read = (row: Row): ConsoleSessionRecord => {
 
 const COLUMNS = 'doc, used_at, revoked_at';
 
-/** Console links and sessions in `console_sessions`, shared by every process on the database. */
+/** Console links and sessions in `console_sessions`, shared by every process on the database; `account_id` null for the operator's. */
 export function createPgConsoleSessionRepo(db: Db): ConsoleSessionRepo {
   return {
     async put(record) {
       await db.query(
-        `INSERT INTO console_sessions (id, hash, kind, expires_at, used_at, revoked_at, doc) VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at, used_at = excluded.used_at, revoked_at = excluded.revoked_at, doc = excluded.doc`,
-        [record.id, record.hash, record.kind, record.expiresAt, record.usedAt ?? null, record.revokedAt ?? null, docOf(record)],
+        `INSERT INTO console_sessions (id, hash, kind, expires_at, used_at, revoked_at, doc, account_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at, used_at = excluded.used_at, revoked_at = excluded.revoked_at, doc = excluded.doc,
+           account_id = excluded.account_id`,
+        [record.id, record.hash, record.kind, record.expiresAt, record.usedAt ?? null, record.revokedAt ?? null, docOf(record), record.accountId],
       );
     },
     async consume(hash, now) {
@@ -50,6 +51,10 @@ export function createPgConsoleSessionRepo(db: Db): ConsoleSessionRepo {
     },
     async purgeExpired(now) {
       await db.query('DELETE FROM console_sessions WHERE expires_at <= $1', [now]);
+    },
+    async deleteByAccount(accountId) {
+      if (hasNul(accountId)) return 0;
+      return (await db.query('DELETE FROM console_sessions WHERE account_id = $1', [accountId])).rowCount ?? 0;
     },
   };
 }

@@ -32,10 +32,10 @@ type Client = Parameters<Parameters<Db['tx']>[0]>[0];
 export async function insertDeliveries(client: Pick<Client, 'query'>, list: readonly DeliveryRecord[]): Promise<void> {
   if (list.length === 0) return;
   await client.query(
-    `INSERT INTO deliveries (id, event_id, pending_seq, webhook_id, status, next_attempt_at, updated_at, attempts, doc)
-     SELECT u.id, u.event_id, CASE WHEN u.status = 'pending' THEN nextval('imgtask_order') END, u.webhook_id, u.status, u.next_attempt_at, u.updated_at, u.attempts, u.doc
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY
-       AS u(id, webhook_id, status, next_attempt_at, updated_at, attempts, doc, event_id, ord)
+    `INSERT INTO deliveries (id, event_id, pending_seq, webhook_id, status, next_attempt_at, updated_at, attempts, doc, account_id)
+     SELECT u.id, u.event_id, CASE WHEN u.status = 'pending' THEN nextval('imgtask_order') END, u.webhook_id, u.status, u.next_attempt_at, u.updated_at, u.attempts, u.doc, u.account_id
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) WITH ORDINALITY
+       AS u(id, webhook_id, status, next_attempt_at, updated_at, attempts, doc, event_id, account_id, ord)
      ORDER BY u.ord`,
     [
       list.map((d) => d.id),
@@ -46,6 +46,7 @@ export async function insertDeliveries(client: Pick<Client, 'query'>, list: read
       list.map((d) => JSON.stringify(d.attempts)),
       list.map((d) => docOf(d, DELIVERY_MUTABLE)),
       list.map((d) => d.eventId),
+      list.map((d) => d.accountId),
     ],
   );
 }

@@ -1,12 +1,13 @@
 import type pg from 'pg';
 import { type DumpCounts, type DumpKind, type DumpRecord, StoreNotEmptyError, zeroCounts } from '../dump.js';
-import type { AccountRecord, ApiKeyRecord, CreditRecord, DeliveryRecord, DestinationRecord, EventRecord, SecretRecord, TaskRecord, WebhookRecord } from '../records.js';
-import { accountOf } from './accounts.js';
+import type { AccountRecord, ApiKeyRecord, CreditRecord, DeliveryRecord, DestinationRecord, EventRecord, SecretRecord, TaskRecord, UploadRecord, WebhookRecord } from '../records.js';
+import { ACCOUNT_COLUMNS, type AccountRow, accountOf, retentionText } from './accounts.js';
 import { keyOf } from './api-keys.js';
 import { DELIVERY_COLUMNS, deliveryOf, insertDeliveries } from './delivery-rows.js';
 import { checkout, docOf, encode, nameKey, transaction } from './sql.js';
-import { MUTABLE, metadataPairs, spendPeriods, TASK_COLUMNS, taskOf } from './task-rows.js';
+import { fileBytes, MUTABLE, metadataPairs, spendPeriods, TASK_COLUMNS, taskOf } from './task-rows.js';
 import { EFFECTIVE_ACCOUNTS } from './unapplied.js';
+import { UPLOAD_COLUMNS, type UploadRow, uploadOf } from './uploads.js';
 
 /**
  * The PostgreSQL side of `imgtask store export|import` (see ../dump.ts): every record read in
@@ -29,6 +30,7 @@ const TABLES: Record<DumpKind, string> = {
   event: 'events',
   delivery: 'deliveries',
   destination: 'destinations',
+  upload: 'uploads',
 };
 
 /** Rows of `sql` (which takes the last key as $1 and the page size as $2, and answers the key as `k`), page by page. */
@@ -56,7 +58,7 @@ export async function* pgRecords(pool: pg.Pool): AsyncGenerator<DumpRecord> {
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const bySeq = (table: string, columns: string) => `SELECT seq AS k, ${columns} FROM ${table} WHERE seq > $1 ORDER BY seq LIMIT $2`;
-    for await (const row of pages<{ k: number } & Parameters<typeof accountOf>[0]>(client, bySeq(`${EFFECTIVE_ACCOUNTS} a`, 'id, name_key, balance, weight, created_at, updated_at'), 0)) {
+    for await (const row of pages<{ k: number } & AccountRow>(client, bySeq(`${EFFECTIVE_ACCOUNTS} a`, ACCOUNT_COLUMNS), 0)) {
       yield { kind: 'account', record: accountOf(row) };
     }
     for await (const record of docs<CreditRecord>(pages<DocRow>(client, bySeq('credits', 'doc'), 0))) yield { kind: 'credit', record };
@@ -76,6 +78,7 @@ export async function* pgRecords(pool: pg.Pool): AsyncGenerator<DumpRecord> {
       yield { kind: 'delivery', record: deliveryOf(row) };
     }
     for await (const record of docs<DestinationRecord>(pages<DocRow>(client, bySeq('destinations', 'doc'), 0))) yield { kind: 'destination', record };
+    for await (const row of pages<{ k: number } & UploadRow>(client, bySeq('uploads', UPLOAD_COLUMNS), 0)) yield { kind: 'upload', record: uploadOf(row) };
     await client.query('COMMIT');
   } finally {
     // Also when the reader stops early: the read-only transaction ends with the connection's release.
@@ -166,7 +169,7 @@ function loaders(reserved: Map<string, number>, spend: Map<string, number>): Rec
   const add = (map: Map<string, number>, key: string, amount: number) => map.set(key, (map.get(key) ?? 0) + amount);
   const insertTasks = insertMany(
     'tasks',
-    ['text', 'text', 'text', 'text', 'text', 'bigint', 'bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text'],
+    ['text', 'text', 'text', 'text', 'text', 'bigint', 'bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text'],
     [
       ['u.c0', 'id'],
       ['u.c1', 'account_id'],
@@ -185,15 +188,20 @@ function loaders(reserved: Map<string, number>, spend: Map<string, number>): Rec
       ['u.c12', 'errors'],
       ['u.c13', 'prepared'],
       ['u.c14', 'doc'],
+      ['u.c15', 'data_removed_at'],
     ],
   );
-  const insertItems = 'INSERT INTO task_items (task_id, idx, status, doc) SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[])';
+  const insertItems = 'INSERT INTO task_items (task_id, idx, status, doc, bytes) SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[])';
   return {
     account: simple<AccountRecord>('accounts', [
       { name: 'id', type: 'text', value: (a) => a.id },
       { name: 'name_key', type: 'text', value: (a) => nameKey(a.name) },
       { name: 'balance', type: 'bigint', value: (a) => a.balance },
       { name: 'weight', type: 'int', value: (a) => a.weight ?? 1 },
+      { name: 'removed_charges', type: 'bigint', value: (a) => a.removedCharges ?? 0 },
+      { name: 'retention', type: 'text', value: (a) => retentionText(a.retention) },
+      { name: 'erasing_since', type: 'text', value: (a) => a.erasingSince ?? null },
+      { name: 'erased_at', type: 'text', value: (a) => a.erasedAt ?? null },
       { name: 'created_at', type: 'text', value: (a) => a.createdAt },
       { name: 'updated_at', type: 'text', value: (a) => a.updatedAt },
     ]),
@@ -228,10 +236,17 @@ function loaders(reserved: Map<string, number>, spend: Map<string, number>): Rec
         column((t) => encode(t.errors)),
         column((t) => encode(t.prepared)),
         column((t) => docOf(t, MUTABLE)),
+        column((t) => t.dataRemovedAt ?? null),
       ]);
       const items = tasks.flatMap((task) => task.items.map((item, idx) => ({ taskId: task.id, idx, item })));
       if (items.length > 0) {
-        await client.query(insertItems, [items.map((i) => i.taskId), items.map((i) => i.idx), items.map((i) => i.item.status), items.map((i) => JSON.stringify(i.item))]);
+        await client.query(insertItems, [
+          items.map((i) => i.taskId),
+          items.map((i) => i.idx),
+          items.map((i) => i.item.status),
+          items.map((i) => JSON.stringify(i.item)),
+          items.map((i) => fileBytes(i.item)),
+        ]);
       }
       for (const task of tasks) {
         const pending = task.status === 'pending';
@@ -252,6 +267,7 @@ function loaders(reserved: Map<string, number>, spend: Map<string, number>): Rec
       { name: 'id', type: 'text', value: (e) => e.id },
       { name: 'task_id', type: 'text', value: (e) => e.taskId },
       { name: 'doc', type: 'text', value: (e) => docOf(e, []) },
+      { name: 'account_id', type: 'text', value: (e) => e.accountId },
     ]),
     delivery: (client, records) => insertDeliveries(client, records as DeliveryRecord[]),
     destination: simple<DestinationRecord>('destinations', [
@@ -259,6 +275,14 @@ function loaders(reserved: Map<string, number>, spend: Map<string, number>): Rec
       { name: 'account_id', type: 'text', value: (d) => d.accountId },
       { name: 'name_key', type: 'text', value: (d) => nameKey(d.name) },
       { name: 'doc', type: 'text', value: (d) => docOf(d, []) },
+    ]),
+    upload: simple<UploadRecord>('uploads', [
+      { name: 'id', type: 'text', value: (u) => u.id },
+      { name: 'account_id', type: 'text', value: (u) => u.accountId },
+      { name: 'api_key_id', type: 'text', value: (u) => u.apiKeyId },
+      { name: 'file_name', type: 'text', value: (u) => u.fileName },
+      { name: 'bytes', type: 'bigint', value: (u) => u.bytes },
+      { name: 'created_at', type: 'text', value: (u) => u.createdAt },
     ]),
   };
 }

@@ -1,6 +1,6 @@
 import type { IdempotencyRecord } from '../records.js';
 import type { IdempotencyRepo } from '../types.js';
-import type { Db } from './sql.js';
+import { type Db, hasNul } from './sql.js';
 
 /** `<accountId>:<key>`: account ids hold no colon, so the first one splits. */
 const split = (id: string): [string, string] => {
@@ -66,6 +66,10 @@ export function createPgIdempotencyRepo(db: Db): IdempotencyRepo {
     get: select,
     async purgeExpired(now) {
       await db.query('DELETE FROM idempotency_keys WHERE expires_at <= $1::timestamptz', [now]);
+    },
+    async deleteByAccount(accountId) {
+      if (hasNul(accountId)) return 0;
+      return (await db.query('DELETE FROM idempotency_keys WHERE account_id = $1', [accountId])).rowCount ?? 0;
     },
   };
 }

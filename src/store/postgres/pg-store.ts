@@ -14,6 +14,7 @@ import type {
   SharedQueueStore,
   Store,
   TaskRepo,
+  UploadRepo,
   WebhookRepo,
 } from '../types.js';
 import { createPgAccountRepo } from './accounts.js';
@@ -34,6 +35,7 @@ import { createPgSecretRepo } from './secrets.js';
 import { createPgSignals } from './signals.js';
 import { clientConfig, createPool, type Db, poolDb } from './sql.js';
 import { createPgTaskRepo } from './tasks.js';
+import { createPgUploadRepo } from './uploads.js';
 import { createPgWebhookRepo } from './webhooks.js';
 
 export interface PgStoreOptions {
@@ -62,6 +64,7 @@ export class PgStore implements Store {
   readonly idempotency: IdempotencyRepo;
   readonly consoleSessions: ConsoleSessionRepo;
   readonly lanePauses: LanePauseRepo;
+  readonly uploads: UploadRepo;
   readonly requestWindows: RequestWindowRepo;
   /**
    * What the processes on this database run tasks together with: NOTIFY/LISTEN and advisory
@@ -108,6 +111,7 @@ export class PgStore implements Store {
     this.idempotency = createPgIdempotencyRepo(db);
     this.consoleSessions = createPgConsoleSessionRepo(db);
     this.lanePauses = createPgLanePauseRepo(db);
+    this.uploads = createPgUploadRepo(db);
     this.requestWindows = createPgRequestWindows(db);
   }
 

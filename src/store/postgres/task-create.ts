@@ -5,7 +5,7 @@ import type { CreateOptions } from '../types.js';
 import { memberMayCause, withBatchRetries } from './batch-errors.js';
 import { groupCommit, type Outcome } from './group-commit.js';
 import { type Db, docOf, encode, type Statement, stored } from './sql.js';
-import { MUTABLE, metadataPairs, spendPeriods } from './task-rows.js';
+import { fileBytes, MUTABLE, metadataPairs, spendPeriods } from './task-rows.js';
 import { foldCtes } from './unapplied.js';
 
 /** One create as handed to the store: the task, the key's spending limit if it has one, the lease it is written with if any. */
@@ -79,8 +79,8 @@ const CREATE = `WITH m AS (
   FROM ok LEFT JOIN unnest($30::text[], $31::bigint[]) WITH ORDINALITY AS l(owner, ms, ord) ON l.ord = ok.ord
     LEFT JOIN tagged g ON g.ord = ok.ord ORDER BY ok.ord
 ), items AS (
-  INSERT INTO task_items (task_id, idx, status, doc)
-  SELECT i.task_id, i.idx, i.status, i.doc FROM unnest($21::text[], $22::int[], $23::text[], $24::text[]) AS i(task_id, idx, status, doc)
+  INSERT INTO task_items (task_id, idx, status, doc, bytes)
+  SELECT i.task_id, i.idx, i.status, i.doc, i.bytes FROM unnest($21::text[], $22::int[], $23::text[], $24::text[], $36::bigint[]) AS i(task_id, idx, status, doc, bytes)
   WHERE i.task_id IN (SELECT id FROM ok)
 ), account AS (
   UPDATE accounts a SET reserved = a.reserved - coalesce(f.released, 0) + coalesce(r.total, 0), balance = a.balance - coalesce(f.charged, 0),
@@ -125,7 +125,7 @@ function statements(members: readonly CreateRequest[]): Statement[] {
   const pairs: string[] = [];
   const from: number[] = [];
   const to: number[] = [];
-  const items: { task: string[]; idx: number[]; status: string[]; doc: string[] } = { task: [], idx: [], status: [], doc: [] };
+  const items: { task: string[]; idx: number[]; status: string[]; doc: string[]; bytes: number[] } = { task: [], idx: [], status: [], doc: [], bytes: [] };
   const spend: { ord: number[]; key: string[]; period: string[]; amount: number[] } = { ord: [], key: [], period: [], amount: [] };
   members.forEach(({ task }, i) => {
     const own = metadataPairs(task.request);
@@ -137,6 +137,7 @@ function statements(members: readonly CreateRequest[]): Statement[] {
       items.idx.push(idx);
       items.status.push(item.status);
       items.doc.push(JSON.stringify(item));
+      items.bytes.push(fileBytes(item));
     });
     for (const period of spendPeriods(task.apiKeyId, task.createdAt)) {
       spend.ord.push(i + 1);
@@ -188,6 +189,7 @@ function statements(members: readonly CreateRequest[]): Statement[] {
         tasks.map((t) => t.priority ?? 0),
         tasks.map((t) => t.deadlineAt ?? null),
         tasks.map((t) => t.items.length),
+        items.bytes,
       ],
     },
   ];

@@ -2,7 +2,7 @@ import { finishedItems, type ItemRecord, NO_EVENT, preparedOnce, settledTask, ty
 import { batchedWrites } from './batch-errors.js';
 import type { Outcome } from './group-commit.js';
 import { type Db, encode, type Statement, stored } from './sql.js';
-import { PENDING, TASK_COLUMNS, type TaskRow, taskOf } from './task-rows.js';
+import { fileBytes, PENDING, TASK_COLUMNS, type TaskRow, taskOf } from './task-rows.js';
 import { FOLD_FREE } from './unapplied.js';
 
 /**
@@ -18,12 +18,12 @@ const LOCK_TASKS = 'SELECT 1 FROM tasks WHERE id = ANY($1::text[]) ORDER BY id F
  * (the statement's own reads), and whether its item was recorded.
  */
 const RECORD_ITEMS = `WITH r AS (
-  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[]) AS r(id, idx, status, doc, at, prepared)
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) AS r(id, idx, status, doc, at, prepared, bytes)
 ), ok AS (
   SELECT r.* FROM r JOIN tasks t ON t.id = r.id AND t.id = ANY($1::text[]) AND ${PENDING}
   JOIN task_items i ON i.task_id = r.id AND i.task_id = ANY($1::text[]) AND i.idx = r.idx AND i.status = 'pending'
 ), item AS (
-  UPDATE task_items i SET status = ok.status, doc = ok.doc FROM ok WHERE i.task_id = ok.id AND i.task_id = ANY($1::text[]) AND i.idx = ok.idx
+  UPDATE task_items i SET status = ok.status, doc = ok.doc, bytes = ok.bytes FROM ok WHERE i.task_id = ok.id AND i.task_id = ANY($1::text[]) AND i.idx = ok.idx
 ), task AS (
   UPDATE tasks t SET updated_at = ok.at, prepared = coalesce(t.prepared, ok.prepared) FROM ok WHERE t.id = ok.id AND t.id = ANY($1::text[])
 )
@@ -39,8 +39,9 @@ SELECT ${TASK_COLUMNS}, t.id, t.id IN (SELECT id FROM ok) AS done FROM tasks t W
  * was before, and whether it was settled.
  */
 const SETTLE = `WITH s AS (
-  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::int[], $13::text[], $14::boolean[])
-    AS s(id, last_idx, last_status, last_doc, status, result, errors, cost, at, unfinished_doc, unfinished_status, finished, prepared, no_event)
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::int[], $13::text[], $14::boolean[],
+                       $15::bigint[], $16::bigint[])
+    AS s(id, last_idx, last_status, last_doc, status, result, errors, cost, at, unfinished_doc, unfinished_status, finished, prepared, no_event, last_bytes, unfinished_bytes)
 ), ok AS (
   SELECT s.*, t.account_id, t.api_key_id, t.estimate, t.created_at FROM s JOIN tasks t ON t.id = s.id AND t.id = ANY($1::text[])
   WHERE ${PENDING}
@@ -48,9 +49,9 @@ const SETTLE = `WITH s AS (
     AND (s.finished IS NULL OR s.finished = (SELECT count(*) FROM task_items i WHERE i.task_id = s.id AND i.status <> 'pending'))
     AND s.cost BETWEEN 0 AND t.estimate
 ), item AS (
-  UPDATE task_items i SET status = ok.last_status, doc = ok.last_doc FROM ok WHERE i.task_id = ok.id AND i.task_id = ANY($1::text[]) AND i.idx = ok.last_idx
+  UPDATE task_items i SET status = ok.last_status, doc = ok.last_doc, bytes = ok.last_bytes FROM ok WHERE i.task_id = ok.id AND i.task_id = ANY($1::text[]) AND i.idx = ok.last_idx
 ), unfinished AS (
-  UPDATE task_items i SET status = ok.unfinished_status, doc = ok.unfinished_doc FROM ok
+  UPDATE task_items i SET status = ok.unfinished_status, doc = ok.unfinished_doc, bytes = ok.unfinished_bytes FROM ok
   WHERE i.task_id = ok.id AND i.task_id = ANY($1::text[]) AND i.idx <> ok.last_idx AND i.status = 'pending' AND ok.unfinished_doc IS NOT NULL
 ), task AS (
   UPDATE tasks t SET status = ok.status, result = ok.result, errors = coalesce(ok.errors, t.errors), cost = ok.cost, updated_at = ok.at, settled_seq = nextval('imgtask_order'),
@@ -124,6 +125,7 @@ export function createItemRecorder(db: Db): (write: ItemWrite) => Promise<TaskRe
           members.map((m) => JSON.stringify(m.item)),
           members.map((m) => m.at),
           members.map((m) => encode(m.prepared)),
+          members.map((m) => fileBytes(m.item)),
         ],
       },
     ],
@@ -162,6 +164,8 @@ export function createSettler(db: Db): (settlement: TaskSettlement) => Promise<T
             members.map((s) => s.finished ?? null),
             members.map((s) => encode(s.prepared)),
             members.map((s) => s.noEvent === true),
+            members.map((s) => (s.lastItem ? fileBytes(s.lastItem.item) : 0)),
+            members.map((s) => (s.unfinishedItem ? fileBytes(s.unfinishedItem) : 0)),
           ],
         },
         { name: 'imgtask_fold_free', text: FOLD_FREE, values: [ids] },

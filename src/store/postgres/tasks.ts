@@ -5,6 +5,7 @@ import { batchedReads, sharedRead } from './batched-reads.js';
 import { type Db, hasNul } from './sql.js';
 import { createTaskCreator } from './task-create.js';
 import { createItemRecorder, createPreparedSaver, createSettler } from './task-finish.js';
+import { createPgRemovalRepo } from './task-removal.js';
 import { TASK_COLUMNS, type TaskRow, taskOf } from './task-rows.js';
 import { EFFECTIVE_ACCOUNTS, UNAPPLIED_SPEND } from './unapplied.js';
 
@@ -32,6 +33,7 @@ export function createPgTaskRepo(db: Db): TaskRepo {
     return rows.map(taskOf);
   };
   return {
+    ...createPgRemovalRepo(db),
     create: (task, options) => create({ task, ...options }),
     async recordItem(id, index, item: ItemRecord, at, prepared) {
       if (hasNul(id)) return undefined;

@@ -15,16 +15,16 @@ const LOCK_TASKS = 'SELECT 1 FROM tasks WHERE id = ANY($1::text[]) ORDER BY id F
  * marks its task.
  */
 const RECORD_EVENTS = `WITH e AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS e(id, task_id, doc, ord)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $12::text[]) WITH ORDINALITY AS e(id, task_id, doc, account_id, ord)
 ), fresh AS (
   SELECT e.* FROM e LEFT JOIN LATERAL (SELECT t.event_id FROM tasks t WHERE t.id = e.task_id) t ON true WHERE t.event_id IS NULL OR t.event_id = e.id
 ), ins AS (
-  INSERT INTO events (id, task_id, doc) SELECT id, task_id, doc FROM fresh ORDER BY ord ON CONFLICT (id) DO NOTHING RETURNING id
+  INSERT INTO events (id, task_id, doc, account_id) SELECT id, task_id, doc, account_id FROM fresh ORDER BY ord ON CONFLICT (id) DO NOTHING RETURNING id
 ), delivered AS (
-  INSERT INTO deliveries (id, event_id, pending_seq, webhook_id, status, next_attempt_at, updated_at, attempts, doc)
-  SELECT d.id, d.event_id, CASE WHEN d.status = 'pending' THEN nextval('imgtask_order') END, d.webhook_id, d.status, d.next_attempt_at, d.updated_at, d.attempts, d.doc
-  FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[]) WITH ORDINALITY
-    AS d(event_id, id, webhook_id, status, next_attempt_at, updated_at, attempts, doc, ord)
+  INSERT INTO deliveries (id, event_id, pending_seq, webhook_id, status, next_attempt_at, updated_at, attempts, doc, account_id)
+  SELECT d.id, d.event_id, CASE WHEN d.status = 'pending' THEN nextval('imgtask_order') END, d.webhook_id, d.status, d.next_attempt_at, d.updated_at, d.attempts, d.doc, d.account_id
+  FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $13::text[]) WITH ORDINALITY
+    AS d(event_id, id, webhook_id, status, next_attempt_at, updated_at, attempts, doc, account_id, ord)
   WHERE d.event_id IN (SELECT id FROM ins) ORDER BY d.ord
 ), mark AS (
   UPDATE tasks t SET event_id = e.id FROM e WHERE t.id = e.task_id AND t.id = ANY($2::text[]) AND e.id IN (SELECT id FROM ins)
@@ -71,6 +71,8 @@ export function createEventRecorder(db: Db) {
             list.map((d) => d.delivery.updatedAt),
             list.map((d) => JSON.stringify(d.delivery.attempts)),
             list.map((d) => docOf(d.delivery, DELIVERY_MUTABLE)),
+            events.map((e) => e.accountId),
+            list.map((d) => d.delivery.accountId),
           ],
         },
       ]);

@@ -2,6 +2,7 @@ import { applyWebhookChanges, applyWebhookHealth, type DeliveryRecord, type Even
 import type { WebhookRepo } from '../types.js';
 import { batchedReads } from './batched-reads.js';
 import { DELIVERY_COLUMNS, type DeliveryRow, deliveryOf } from './delivery-rows.js';
+import { createPgEventRemoval } from './event-removal.js';
 import { type Db, docOf, hasNul, stored } from './sql.js';
 import { TASK_COLUMNS, taskOf } from './task-rows.js';
 import { createAttemptRecorder, createEventRecorder, createNoEventMarker } from './webhook-writes.js';
@@ -41,6 +42,7 @@ export function createPgWebhookRepo(db: Db): WebhookRepo {
   }, webhooksOf);
   const deliveries = async (sql: string, values: unknown[]): Promise<DeliveryRecord[]> => (await db.query<DeliveryRow>(sql, values)).rows.map(deliveryOf);
   return {
+    ...createPgEventRemoval(db),
     async put(webhook) {
       await db.query('INSERT INTO webhooks (id, account_id, doc) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, doc = excluded.doc', [
         webhook.id,
