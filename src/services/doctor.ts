@@ -13,7 +13,8 @@ const usd = (micros: number) => `${formatUsd(micros)} USD`;
 
 /**
  * Recomputes the ledger from the raw records and compares it with what the store keeps
- * (DESIGN "Money"): credits − charges = balance; reserved = the estimates of pending tasks;
+ * (DESIGN "Money"): credits − charges = balance (charges of tasks whose records are gone counted
+ * by the account's `removedCharges`); reserved = the estimates of pending tasks;
  * no available balance below zero; no key's period spend past its limit; every settled task
  * charged only its successful items, never more than it reserved.
  */
@@ -51,7 +52,8 @@ async function checkView(store: LedgerView): Promise<LedgerReport> {
   let keyCount = 0;
   for (const account of accounts) {
     const credited = (await store.accounts.credits(account.id)).reduce((sum, credit) => sum + credit.amount, 0);
-    const expected = credited - (charges.get(account.id) ?? 0);
+    // Charges of tasks whose records retention removed stay on the account's books.
+    const expected = credited - (charges.get(account.id) ?? 0) - (account.removedCharges ?? 0);
     if (expected !== account.balance) problems.push(`account ${account.name}: balance ${usd(account.balance)} but credits − charges = ${usd(expected)}`);
     const reserved = await store.tasks.reserved(account.id);
     const held = pendingEstimates.get(account.id) ?? 0;

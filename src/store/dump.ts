@@ -3,7 +3,7 @@ import { open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fsyncDir } from './durable-fs.js';
-import type { AccountRecord, ApiKeyRecord, CreditRecord, DeliveryRecord, DestinationRecord, EventRecord, SecretRecord, TaskRecord, WebhookRecord } from './records.js';
+import type { AccountRecord, ApiKeyRecord, CreditRecord, DeliveryRecord, DestinationRecord, EventRecord, SecretRecord, TaskRecord, UploadRecord, WebhookRecord } from './records.js';
 
 /**
  * The portable store dump: JSON Lines, the same for either backend, so a file data dir can move
@@ -19,13 +19,20 @@ import type { AccountRecord, ApiKeyRecord, CreditRecord, DeliveryRecord, Destina
  * still sealed with the data dir's key); a task carries its items, `prepared` and `eventId`
  * ("none" when no endpoint wanted its event). The trailer's counts must match the lines read: a
  * file cut short, or with lines lost, is refused.
+ *
+ * Versions: 1 has no `upload` records; 2 adds them (uploaded images and their owners), last in
+ * kind order. Both are read; a dump is written as the newest, so an older imgtask refuses it by
+ * its version rather than at its first upload line.
  */
-export const DUMP_VERSION = 1;
+export const DUMP_VERSION = 2;
 const HEADER_MARK = 'store-dump';
 const TRAILER_MARK = 'store-dump-end';
 
-export const DUMP_KINDS = ['account', 'credit', 'apiKey', 'task', 'secret', 'webhook', 'event', 'delivery', 'destination'] as const;
+export const DUMP_KINDS = ['account', 'credit', 'apiKey', 'task', 'secret', 'webhook', 'event', 'delivery', 'destination', 'upload'] as const;
 export type DumpKind = (typeof DUMP_KINDS)[number];
+
+/** The kinds a dump of `version` can hold: a version 1 dump's trailer does not count uploads. */
+const kindsOf = (version: number): readonly DumpKind[] => (version < 2 ? DUMP_KINDS.filter((kind) => kind !== 'upload') : DUMP_KINDS);
 
 interface DumpRecordOf {
   account: AccountRecord;
@@ -37,6 +44,7 @@ interface DumpRecordOf {
   event: EventRecord;
   delivery: DeliveryRecord;
   destination: DestinationRecord;
+  upload: UploadRecord;
 }
 
 /** One record of a dump, tagged with its kind. */
@@ -74,6 +82,7 @@ const PLURALS: Record<DumpKind, string> = {
   event: 'events',
   delivery: 'deliveries',
   destination: 'destinations',
+  upload: 'uploads',
 };
 
 /** "2 accounts, 5 tasks" (kinds with none left out); "nothing" when all are zero. */
@@ -93,9 +102,10 @@ const STRINGS: Record<DumpKind, string[]> = {
   event: ['id', 'type', 'accountId', 'createdAt'],
   delivery: ['id', 'eventId', 'accountId', 'url', 'status', 'createdAt', 'updatedAt'],
   destination: ['id', 'accountId', 'name', 'createdAt', 'updatedAt'],
+  upload: ['id', 'accountId', 'fileName', 'createdAt'],
 };
 /** Money and counts: whole numbers. */
-const INTEGERS: Partial<Record<DumpKind, string[]>> = { account: ['balance'], credit: ['amount'], task: ['estimate', 'cost'] };
+const INTEGERS: Partial<Record<DumpKind, string[]>> = { account: ['balance'], credit: ['amount'], task: ['estimate', 'cost'], upload: ['bytes'] };
 const ARRAYS: Partial<Record<DumpKind, string[]>> = { apiKey: ['scopes'], task: ['items'], webhook: ['apiKeyIds'], delivery: ['attempts'] };
 const STATUSES: Partial<Record<DumpKind, readonly string[]>> = { task: ['pending', 'completed', 'failed'], delivery: ['pending', 'delivered', 'failed'] };
 
@@ -187,6 +197,7 @@ export async function* readDump(path: string, onHeader?: (header: DumpHeader) =>
   const accounts = ids.get('account')!;
   let lineNo = 0;
   let header: DumpHeader | undefined;
+  let kinds: readonly DumpKind[] = DUMP_KINDS;
   let trailer: Record<string, unknown> | undefined;
   let kindAt = 0;
   try {
@@ -199,6 +210,7 @@ export async function* readDump(path: string, onHeader?: (header: DumpHeader) =>
       const value = parseLine(text, lineNo);
       if (!header) {
         header = checkHeader(value);
+        kinds = kindsOf(header.version);
         onHeader?.(header);
         continue;
       }
@@ -208,7 +220,7 @@ export async function* readDump(path: string, onHeader?: (header: DumpHeader) =>
       }
       if (!isObject(value) || typeof value.kind !== 'string') throw new DumpError(`line ${lineNo} is not a record line`);
       const kind = value.kind as DumpKind;
-      const at = DUMP_KINDS.indexOf(kind);
+      const at = kinds.includes(kind) ? DUMP_KINDS.indexOf(kind) : -1;
       if (at === -1) throw new DumpError(`line ${lineNo}: unknown kind "${value.kind}"`);
       if (at < kindAt) throw new DumpError(`line ${lineNo}: a ${kind} record after the ${DUMP_KINDS[kindAt]} records (the file is out of order)`);
       kindAt = at;
@@ -230,7 +242,7 @@ export async function* readDump(path: string, onHeader?: (header: DumpHeader) =>
   if (!header) throw new DumpError('the file is empty');
   if (!trailer) throw new DumpError(`the dump is cut short: it ends at line ${lineNo} without its last line`);
   const expected = trailer.counts;
-  if (!isObject(expected) || DUMP_KINDS.some((kind) => expected[kind] !== counts[kind])) {
+  if (!isObject(expected) || kinds.some((kind) => expected[kind] !== counts[kind])) {
     throw new DumpError(`the dump's last line counts ${isObject(expected) ? describeCounts(expected as Partial<DumpCounts>) : 'nothing'} but it holds ${describeCounts(counts)}: records are missing`);
   }
   return counts;

@@ -9,13 +9,75 @@ export interface AccountRecord {
   balance: Micros;
   /** Its share of a lane against other accounts with queued work (1..100); absent: 1 (docs/scheduling.md). */
   weight?: number;
+  /** Its own retention, in place of the config's (imgtask accounts set --retain-*): absent kinds follow the config. */
+  retention?: RetentionOverrides;
+  /** Charges of its tasks whose records retention removed (TaskRepo.purge): the ledger still adds them (credits − charges = balance). */
+  removedCharges?: Micros;
+  /** An erase under way (imgtask accounts erase): set first, so a crash in the middle is finished at the next start. */
+  erasingSince?: string;
+  /** When the account was erased: its name is then its id, and it holds nothing but amounts and ids. */
+  erasedAt?: string;
   createdAt: string;
   updatedAt: string;
 }
 
-/** A change to an account's settings (imgtask accounts set): an absent field is kept. */
+/** Per-account retention (docs/data-lifecycle.md): a duration in the config's form (`7d`, `12h`), or `off` (kept forever). */
+export interface RetentionOverrides {
+  outputs?: string;
+  uploads?: string;
+  tasks?: string;
+}
+
+/** A change to an account's settings (imgtask accounts set, and erase): an absent field is kept. */
 export interface AccountChanges {
   weight?: number;
+  /** Replaces the account's overrides as a whole (an empty object: follow the config in everything). */
+  retention?: RetentionOverrides;
+  name?: string;
+  /** null clears it. */
+  erasingSince?: string | null;
+  erasedAt?: string;
+}
+
+/**
+ * An account with `changes` made (both stores apply them so): absent fields are kept, `null`
+ * clears, and an empty `retention` leaves no overrides at all (the field goes).
+ */
+export function applyAccountChanges(account: AccountRecord, changes: AccountChanges, at: string): AccountRecord {
+  const next: Record<string, unknown> = { ...account };
+  for (const [field, value] of Object.entries(changes)) {
+    if (value === undefined) continue;
+    if (value === null) delete next[field];
+    else next[field] = value;
+  }
+  if (changes.retention) {
+    const kept = Object.entries(changes.retention).filter(([, value]) => value !== undefined);
+    if (kept.length === 0) delete next.retention;
+    else next.retention = Object.fromEntries(kept);
+  }
+  next.updatedAt = at;
+  return next as unknown as AccountRecord;
+}
+
+/**
+ * An image a client uploaded (POST /image/upload): whose it is, for DELETE /image/upload/{id},
+ * retention and the account's stored bytes. `id` is the image id (`img_…`).
+ */
+export interface UploadRecord {
+  id: string;
+  accountId: string;
+  /** The key that uploaded it; null for an access token. */
+  apiKeyId: string | null;
+  /** The blob's name (`img_….png`). */
+  fileName: string;
+  bytes: number;
+  createdAt: string;
+}
+
+/** A file an item stored (an image, a video, a video's poster): its blob name and size. Never shown in the API. */
+export interface StoredFile {
+  name: string;
+  bytes: number;
 }
 
 /** One credit to an account's balance; the ledger the balance is checked against. */
@@ -88,6 +150,8 @@ export interface ItemRecord {
   /** Why a failed item failed. `details` holds type-specific extras. */
   error?: { code: string; message?: string };
   attempts?: number;
+  /** The files it stored (outputs, thumbnails, posters): what deleting the task removes, and the account's stored bytes. */
+  files?: StoredFile[];
 }
 
 export interface TaskRecord {
@@ -114,8 +178,51 @@ export interface TaskRecord {
   priority?: number;
   /** When its unfinished items are cancelled with TASK_EXPIRED (the create's Cancel-After), ISO with milliseconds. */
   deadlineAt?: string;
+  /** When its data was removed (DELETE /tasks/{id}, retention, an erase): see scrubbedTask. */
+  dataRemovedAt?: string;
   createdAt: string;
   updatedAt: string;
+}
+
+/**
+ * A settled task with its data removed: what accounting needs and nothing a client wrote or an
+ * engine made. Kept: ids, type, status, owner, amounts, timestamps (updatedAt stays the
+ * settlement time usage counts by), the model it ran on, priority and deadline, items' statuses,
+ * costs, attempts and error codes. Gone: the request (prompts, metadata, URLs), the result (alt
+ * text, findings, magic prompts, image URLs), error messages and the items' files (their blobs
+ * are deleted first). Idempotent: a scrubbed task scrubs to itself.
+ */
+export function scrubbedTask(task: TaskRecord, at: string): TaskRecord {
+  const model = modelOf(task);
+  const scrubbed: TaskRecord = {
+    id: task.id,
+    type: task.type,
+    status: task.status,
+    accountId: task.accountId,
+    apiKeyId: task.apiKeyId,
+    request: {},
+    items: task.items.map((item) => scrubbedItem(item)),
+    estimate: task.estimate,
+    cost: task.cost,
+    result: null,
+    dataRemovedAt: task.dataRemovedAt ?? at,
+    createdAt: task.createdAt,
+    updatedAt: task.updatedAt,
+  };
+  if (task.errors) scrubbed.errors = task.errors.map(({ code }) => ({ code }));
+  if (task.eventId !== undefined) scrubbed.eventId = task.eventId;
+  if (model !== null) scrubbed.prepared = { model };
+  if (task.priority !== undefined) scrubbed.priority = task.priority;
+  if (task.deadlineAt !== undefined) scrubbed.deadlineAt = task.deadlineAt;
+  return scrubbed;
+}
+
+function scrubbedItem(item: ItemRecord): ItemRecord {
+  const out: ItemRecord = { status: item.status };
+  if (item.cost !== undefined) out.cost = item.cost;
+  if (item.attempts !== undefined) out.attempts = item.attempts;
+  if (item.error) out.error = { code: item.error.code };
+  return out;
 }
 
 /** How many of a task's items have finished (succeeded or failed). */

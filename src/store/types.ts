@@ -18,6 +18,7 @@ import type {
   SecretRecord,
   TaskRecord,
   TaskSettlement,
+  UploadRecord,
   WebhookChanges,
   WebhookHealth,
   WebhookRecord,
@@ -45,6 +46,8 @@ export interface Store {
   readonly consoleSessions: ConsoleSessionRepo;
   /** Lanes an operator paused; not in dumps. */
   readonly lanePauses: LanePauseRepo;
+  /** Who uploaded which image (POST /image/upload): in dumps. */
+  readonly uploads: UploadRepo;
   /**
    * What processes sharing this store need to run its tasks together (PostgreSQL): signals
    * between them and task leases. Undefined for a store one process owns (the file store), whose
@@ -71,6 +74,13 @@ export interface Store {
   load(records: AsyncIterable<DumpRecord>): Promise<DumpCounts>;
   /** Why writes are refused now (the store is closed, or a journal write failed); null while it takes writes. */
   writeFailure(): string | null;
+  /**
+   * Rewrites what the store keeps on disk so removed data is gone from it (the file store: a
+   * snapshot of what is live now, then older journal segments and snapshots deleted; encoded in
+   * slices so writes wait at most a few ms at a time). Absent where a write already replaces the
+   * bytes (PostgreSQL: see docs/data-lifecycle.md for VACUUM and WAL).
+   */
+  compact?(): Promise<void>;
   /** Flushes, writes a snapshot if the journal holds anything, and releases the lock. */
   close(): Promise<void>;
 }
@@ -197,6 +207,38 @@ export interface TaskRepo {
   recent(limit: number): Promise<TaskRecord[]>;
   /** Pending tasks whose deadline (Cancel-After) is at `at` or earlier, at most `limit`, soonest first. */
   pastDeadline(at: string, limit: number): Promise<string[]>;
+  /**
+   * Replaces a settled task by `scrubbedTask(task, at)` in one write (metadata filters no longer
+   * find it); answers it. A scrubbed task answers as it is (nothing written); a pending task
+   * answers as it is, unchanged (cancel it first); undefined for no such task.
+   */
+  removeData(id: string, at: string): Promise<TaskRecord | undefined>;
+  /** The account's settled tasks that still hold data and settled (updatedAt) before `before`: at most `limit`, oldest first. */
+  withDataSettledBefore(accountId: string, before: string, limit: number): Promise<TaskRecord[]>;
+  /** Ids of the account's settled tasks (data removed or not) that settled before `before`: at most `limit`, oldest first. */
+  settledBefore(accountId: string, before: string, limit: number): Promise<string[]>;
+  /**
+   * Deletes the records of settled tasks whose data is removed, in one write, adding their cost to
+   * their account's `removedCharges` (so the ledger still adds up); pending tasks and tasks still
+   * holding data are left. Answers how many were deleted.
+   */
+  purge(ids: readonly string[]): Promise<number>;
+  /** Bytes of the files the account's tasks hold (items' `files` of tasks whose data is not removed). */
+  storedBytes(accountId: string): Promise<number>;
+}
+
+/** Uploaded images and who owns them. */
+export interface UploadRepo {
+  put(upload: UploadRecord): Promise<void>;
+  get(id: string): Promise<UploadRecord | undefined>;
+  /** False when there was no such record. */
+  delete(id: string): Promise<boolean>;
+  /** The account's uploads created before `before`, at most `limit`, oldest first. */
+  createdBefore(accountId: string, before: string, limit: number): Promise<UploadRecord[]>;
+  /** How many uploads the account holds, and their bytes. */
+  usage(accountId: string): Promise<{ count: number; bytes: number }>;
+  /** Every upload (doctor's inventory). */
+  all(): Promise<Iterable<UploadRecord>>;
 }
 
 /** The capability of a store several processes share: how they tell each other, and how they take tasks. */
@@ -330,6 +372,14 @@ export interface WebhookRepo {
   deliveriesOfEvent(eventId: string): Promise<DeliveryRecord[]>;
   deliveryCounts(): Promise<{ pending: number; delivered: number; failed: number }>;
   listAll(): Promise<WebhookRecord[]>;
+  /** Replaces a recorded event's payload (a deleted task's: its scrubbed envelope); pending deliveries then send that. False when there is no such event. */
+  replaceEventPayload(eventId: string, payload: unknown): Promise<boolean>;
+  /**
+   * Deletes deliveries no longer pending whose last change (updatedAt) is before `before`, at most
+   * `limit`, and the events left with no delivery; answers how many deliveries were deleted.
+   * `accountId`: only that account's (an erase), whatever their age or status.
+   */
+  purgeDeliveries(before: string, limit: number, accountId?: string): Promise<number>;
 }
 
 export interface DestinationRepo {
@@ -396,6 +446,8 @@ export interface IdempotencyRepo {
   get(id: string, now: string): Promise<IdempotencyRecord | undefined>;
   /** Deletes every record expired at `now`. */
   purgeExpired(now: string): Promise<void>;
+  /** Deletes every record of the account (an erase); answers how many. */
+  deleteByAccount(accountId: string): Promise<number>;
 }
 
 /**
@@ -417,6 +469,8 @@ export interface ConsoleSessionRepo {
   revoke(id: string, at: string): Promise<ConsoleSessionRecord | undefined>;
   /** Deletes every record expired at `now`. */
   purgeExpired(now: string): Promise<void>;
+  /** Deletes every record of the account (an erase); answers how many. */
+  deleteByAccount(accountId: string): Promise<number>;
 }
 
 /** Lanes an operator paused (imgtask queues pause): their queued work waits, fleet-wide, until resumed. */

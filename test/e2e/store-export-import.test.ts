@@ -67,7 +67,7 @@ test('file data dir → export → import into PostgreSQL → export → import 
   const first = join(dumps, 'file.jsonl');
   const exported = await runCli(['--data', data, 'store', 'export', first, '--json']);
   assert.equal(exported.code, 0, exported.stderr);
-  const counts = { account: 2, credit: 3, apiKey: 3, task: 6, secret: 2, webhook: 1, event: 2, delivery: 4, destination: 1 };
+  const counts = { account: 2, credit: 3, apiKey: 3, task: 6, secret: 2, webhook: 1, event: 2, delivery: 4, destination: 1, upload: 0 };
   assert.deepEqual(exported.json, { file: first, from: 'file', counts });
 
   // Into PostgreSQL: the same data dir (its keys open the sealed secrets), the database named by env.
@@ -193,8 +193,8 @@ test('a cut-off dump, one with a line lost, and one of a newer version are refus
     ['lost.jsonl', `${[...lines.slice(0, 9), ...lines.slice(10)].join('\n')}\n`, /records are missing/],
     [
       'newer.jsonl',
-      `${[lines[0].replace('"version":1', '"version":7'), ...lines.slice(1)].join('\n')}\n`,
-      /the dump is version 7, newer than this imgtask reads \(1\): import it with a newer imgtask/,
+      `${[lines[0].replace('"version":2', '"version":7'), ...lines.slice(1)].join('\n')}\n`,
+      /the dump is version 7, newer than this imgtask reads \(2\): import it with a newer imgtask/,
     ],
   ];
   const url = await migratedDatabase(t);

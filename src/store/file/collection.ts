@@ -187,6 +187,11 @@ export class Collection<T extends { id: string }> {
     this.byId.set(id, record);
     return record;
   }
+  /** Like `get`, but a record still kept as its line is parsed without being kept (one pass over many records). */
+  peek(id: string): T | undefined {
+    const entry = this.byId.get(id);
+    return typeof entry === 'number' ? this.parse(entry) : entry;
+  }
   *values(): IterableIterator<T> {
     for (const entry of this.byId.values()) yield typeof entry === 'number' ? this.parse(entry) : entry;
   }

@@ -193,3 +193,77 @@ export class CountIndex<T extends { id: string }> implements Index<T> {
     return this.counts.get(key) ?? 0;
   }
 }
+
+/** Bytes of the files a task holds: its items' `files`, none once its data is removed. */
+export const storedBytesOf = (task: TaskRecord): number => {
+  if (task.dataRemovedAt) return 0;
+  let bytes = 0;
+  for (const item of task.items) for (const file of item.files ?? []) bytes += file.bytes;
+  return bytes;
+};
+
+/**
+ * Bytes of the files each account's tasks hold. A record loaded from a snapshot and not read
+ * since is a stub without its items (see `Index`), so an account's total is counted once, when
+ * first asked (`total`), by reading its tasks; from then on each change moves it. A change that
+ * shows only a stub drops the total, to be counted again.
+ */
+export class StoredBytesIndex implements Index<TaskRecord> {
+  private readonly totals = new Map<string, number>();
+  add(task: TaskRecord): void {
+    this.move(task, 1);
+  }
+  remove(task: TaskRecord): void {
+    this.move(task, -1);
+  }
+  /** The hot path (an item recorded): only accounts already counted pay for it. */
+  update(old: TaskRecord, next: TaskRecord): void {
+    if (old.items === next.items && old.dataRemovedAt === next.dataRemovedAt && old.accountId === next.accountId) return;
+    this.move(old, -1);
+    this.move(next, 1);
+  }
+  clear(): void {
+    this.totals.clear();
+  }
+  /** The account's total; `count` reads it from the tasks when it is not known yet. */
+  total(accountId: string, count: () => number): number {
+    let total = this.totals.get(accountId);
+    if (total === undefined) {
+      total = count();
+      this.totals.set(accountId, total);
+    }
+    return total;
+  }
+  private move(task: TaskRecord, sign: 1 | -1): void {
+    const total = this.totals.get(task.accountId);
+    if (total === undefined) return;
+    if (!Array.isArray(task.items)) this.totals.delete(task.accountId);
+    else this.totals.set(task.accountId, total + sign * storedBytesOf(task));
+  }
+}
+
+/** How many records each group (an account) holds and the sum of their `bytes`: kept in step, never counted by scanning. */
+export class UsageIndex<T extends { id: string; bytes: number }> implements Index<T> {
+  private readonly usage = new Map<string, { count: number; bytes: number }>();
+  constructor(private readonly groupOf: (record: T) => string) {}
+  add(record: T): void {
+    this.bump(record, 1);
+  }
+  remove(record: T): void {
+    this.bump(record, -1);
+  }
+  clear(): void {
+    this.usage.clear();
+  }
+  get(group: string): { count: number; bytes: number } {
+    const usage = this.usage.get(group);
+    return usage ? { ...usage } : { count: 0, bytes: 0 };
+  }
+  private bump(record: T, sign: 1 | -1): void {
+    const group = this.groupOf(record);
+    const usage = this.usage.get(group) ?? { count: 0, bytes: 0 };
+    const next = { count: usage.count + sign, bytes: usage.bytes + sign * record.bytes };
+    if (next.count === 0) this.usage.delete(group);
+    else this.usage.set(group, next);
+  }
+}

@@ -1,9 +1,9 @@
-import { access, mkdir, open, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { access, mkdir, open, readdir, unlink } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Low } from 'lowdb';
 import { isOutOfSpace, storageFull } from '../../domain/storage-full.js';
-import { fsyncDir, nodeStorageFs, probeWrite, type StorageFs } from '../durable-fs.js';
+import { fsyncDir, nodeStorageFs, probeWrite, type StorageFs, TEMP_SUFFIX } from '../durable-fs.js';
 import { removeTempFiles } from '../temp-files.js';
 import { readCheckpoint, writeCheckpoint } from './journal/checkpoint-file.js';
 import { Checkpointer } from './journal/checkpointer.js';
@@ -73,6 +73,8 @@ export class JournalEngine {
   readonly state: State;
   private seq: number;
   private snapshotting: Promise<void> | null = null;
+  /** The seq of the last snapshot written at a journal cut: every record up to it is in no file but the snapshot. */
+  private cutSnapshotSeq = 0;
   private snapshotFailure: Error | null = null;
   /** When a snapshot last tried to fold the journals left by a snapshot that failed for lack of space. */
   private lastFoldAt = 0;
@@ -255,6 +257,7 @@ export class JournalEngine {
       await this.snapshotDb.adapter.write(data);
       await unlink(paths.old);
       await fsyncDir(this.options.dir);
+      this.cutSnapshotSeq = data.seq;
     })()
       .catch((err: Error) => {
         // The journals still hold everything; the next start folds them into a snapshot. No
@@ -267,6 +270,27 @@ export class JournalEngine {
         this.snapshotting = null;
       });
     return this.snapshotting;
+  }
+
+  /**
+   * Rewrites the store's files so that what is no longer in the state is in no file: a snapshot
+   * of the state as of this call, taken at a journal cut (an earlier snapshot still under way is
+   * waited for first: it may predate the call), then the old journal deleted as usual, and the
+   * temp files of interrupted writes too. The snapshot is written in slices while writes go on;
+   * they land in the new journal, after its seq. Throws when the snapshot cannot be written (the
+   * removed data may then still be on disk).
+   */
+  async compact(): Promise<void> {
+    const target = this.seq;
+    // A snapshot after a space failure folds without a cut: a second round then cuts.
+    for (let round = 0; round < 3 && this.cutSnapshotSeq < target; round++) {
+      while (this.snapshotting) await this.snapshotting;
+      const failure = this.writeFailure() ?? (this.snapshotFailure && !isOutOfSpace(this.snapshotFailure) ? `a snapshot failed: ${this.snapshotFailure.message}` : null);
+      if (failure) throw new Error(`store: cannot compact: ${failure}`);
+      await this.snapshot();
+    }
+    if (this.cutSnapshotSeq < target) throw new Error(`store: cannot compact: no snapshot could be written${this.snapshotFailure ? ` (${this.snapshotFailure.message})` : ''}`);
+    await removeStrayTempFiles(this.options.dir);
   }
 
   /**
@@ -408,6 +432,17 @@ const refusedForSpace = () => storageFull("the server's storage is full: nothing
 /** A payload whose JSON reads back as something else would make replay differ from live state. */
 function assertJsonExact(op: string, payload: unknown, json: string): void {
   if (!isDeepStrictEqual(JSON.parse(json), payload)) throw new Error(`store: the ${op} payload does not survive JSON unchanged (undefined, NaN, a Date or a class instance in it)`);
+}
+
+/**
+ * Temp files of writes that never finished (a snapshot cut short by a full disk leaves none, a
+ * killed process may). The checkpoint's is left: it may be under way now, and holds only a seq.
+ */
+async function removeStrayTempFiles(dir: string): Promise<void> {
+  const checkpointTemp = `${basename(storePaths(dir).checkpoint)}${TEMP_SUFFIX}`;
+  for (const name of await readdir(dir)) {
+    if (name.endsWith(TEMP_SUFFIX) && name !== checkpointTemp) await unlink(join(dir, name)).catch(() => undefined);
+  }
 }
 
 const storePaths = (dir: string) => ({

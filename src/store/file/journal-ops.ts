@@ -16,6 +16,7 @@ import type {
   SecretRecord,
   TaskRecord,
   TaskSettlement,
+  UploadRecord,
   WebhookRecord,
 } from '../records.js';
 
@@ -26,7 +27,7 @@ import type {
 export interface JournalOps {
   'account.create': AccountRecord;
   'account.credit': CreditRecord;
-  /** New settings of an account (its scheduling weight). */
+  /** New settings of an account (weight, retention, and an erase's name and marks). */
   'account.update': { id: string; changes: AccountChanges; at: string };
   /** A lane an operator paused (imgtask queues pause LANE). */
   'lane.pause': LanePauseRecord;
@@ -49,6 +50,10 @@ export interface JournalOps {
   'task.noEvent': { id: string };
   'delivery.attempt': { id: string; attempt: DeliveryAttempt; status: DeliveryRecord['status']; nextAttemptAt: string | null };
   'delivery.redeliver': { id: string; at: string };
+  /** A recorded event's new payload (a deleted task's scrubbed envelope). */
+  'event.payload': { id: string; payload: unknown };
+  /** Deliveries deleted (retention, an erase), and the events of theirs that no delivery is left of. */
+  'delivery.purge': { ids: string[]; eventIds: string[] };
   'destination.put': DestinationRecord;
   'destination.delete': { id: string };
   /** A pending task; its estimate is reserved by being pending. */
@@ -57,10 +62,19 @@ export interface JournalOps {
   'task.prepare': { id: string; prepared: unknown; at: string };
   /** Settles a task and moves the money in one record. */
   'task.settle': TaskSettlement;
+  /** A settled task's data removed: the handler scrubs it (`scrubbedTask`), so the record holds none of it. */
+  'task.removeData': { id: string; at: string };
+  /** Records of settled tasks whose data is removed, deleted; their charges move to their accounts' `removedCharges`. */
+  'task.purge': { ids: string[] };
+  /** An uploaded image's owner record. */
+  'upload.put': UploadRecord;
+  'upload.delete': { id: string };
   /** An Idempotency-Key's answer (the file store keeps only answered keys; claims live in memory). */
   'idempotency.put': IdempotencyRecord;
   /** Drops the answers that expired at `before` or earlier. */
   'idempotency.purge': { before: string };
+  /** Drops every answer of an account (an erase). */
+  'idempotency.deleteAccount': { accountId: string };
   /** A console sign-in link or session. */
   'consoleSession.put': ConsoleSessionRecord;
   /** A link's one use. */
@@ -68,6 +82,8 @@ export interface JournalOps {
   'consoleSession.revoke': { id: string; at: string };
   /** Drops the console records that expired at `before` or earlier. */
   'consoleSession.purge': { before: string };
+  /** Drops every console link and session of an account (an erase). */
+  'consoleSession.deleteAccount': { accountId: string };
   /** A budget threshold's mark, with the event it sends and the event's deliveries. */
   'billingAlert.record': { alert: BillingAlertRecord; event: EventRecord; deliveries: DeliveryRecord[] };
 }

@@ -11,6 +11,7 @@ import type {
   SecretRepo,
   Store,
   TaskRepo,
+  UploadRepo,
   WebhookRepo,
 } from '../types.js';
 import type { Collection } from './collection.js';
@@ -24,6 +25,7 @@ import { createIdempotencyRepo } from './repos/idempotency.js';
 import { createLanePauseRepo } from './repos/lane-pauses.js';
 import { createSecretRepo } from './repos/secrets.js';
 import { createTaskRepo } from './repos/tasks.js';
+import { createUploadRepo } from './repos/uploads.js';
 import { createWebhookRepo } from './repos/webhooks.js';
 import type { State } from './state.js';
 
@@ -39,6 +41,7 @@ export class JsonStore implements Store {
   readonly idempotency: IdempotencyRepo;
   readonly consoleSessions: ConsoleSessionRepo;
   readonly lanePauses: LanePauseRepo;
+  readonly uploads: UploadRepo;
   readonly requestWindows: RequestWindowRepo = createMemoryRequestWindows();
 
   private constructor(readonly engine: JournalEngine) {
@@ -52,6 +55,7 @@ export class JsonStore implements Store {
     this.idempotency = createIdempotencyRepo(engine);
     this.consoleSessions = createConsoleSessionRepo(engine);
     this.lanePauses = createLanePauseRepo(engine);
+    this.uploads = createUploadRepo(engine);
   }
 
   static async open(options: JournalEngineOptions): Promise<JsonStore> {
@@ -91,6 +95,10 @@ export class JsonStore implements Store {
     return this.engine.writeFailure();
   }
 
+  compact(): Promise<void> {
+    return this.engine.compact();
+  }
+
   close(): Promise<void> {
     return this.engine.close();
   }
@@ -108,6 +116,7 @@ function collectionsByKind(state: State): Map<DumpKind, Collection<{ id: string 
     ['event', state.events],
     ['delivery', state.deliveries],
     ['destination', state.destinations],
+    ['upload', state.uploads],
   ];
   return new Map(byKind as unknown as [DumpKind, Collection<{ id: string }>][]);
 }

@@ -34,6 +34,10 @@ export interface SnapshotData {
 }
 
 const RECORDS_PER_WRITE = 2000;
+/** How long encoding runs before a write lets other work in: writes wait at most about this long for a snapshot. */
+const SLICE_MS = 5;
+/** Records encoded between two looks at the clock. */
+const CLOCK_EVERY = 16;
 
 /**
  * A lowdb adapter for the state snapshot. Version 2 layout, one line each, streamed both ways
@@ -77,13 +81,17 @@ export class SnapshotFile implements Adapter<SnapshotData> {
         for (const [name, records] of Object.entries(data.collections)) {
           chunk += `#${JSON.stringify(name)}\n`;
           let pending = 0;
+          let sliceStart = performance.now();
           for (const record of records) {
             const line = typeof record === 'string' ? record : encodeRecordLine(record as object);
             chunk += `${line}\n`;
-            if (++pending === RECORDS_PER_WRITE) {
+            pending += 1;
+            // A write yields to the event loop: at most one slice of encoding runs between two.
+            if (pending === RECORDS_PER_WRITE || (pending % CLOCK_EVERY === 0 && performance.now() - sliceStart >= SLICE_MS)) {
               await handle.write(chunk);
               chunk = '';
               pending = 0;
+              sliceStart = performance.now();
             }
           }
         }

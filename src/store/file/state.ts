@@ -11,13 +11,15 @@ import type {
   LanePauseRecord,
   SecretRecord,
   TaskRecord,
+  UploadRecord,
   WebhookRecord,
 } from '../records.js';
-import { applyKeyChanges, NO_EVENT, preparedOnce, settledTask } from '../records.js';
+import { applyAccountChanges, applyKeyChanges, NO_EVENT, preparedOnce, scrubbedTask, settledTask } from '../records.js';
 import { Collection, GroupIndex, type Index, UniqueIndex } from './collection.js';
-import { CountIndex, lowerBound, MoneyIndex, OrderedGroupIndex, SetIndex } from './indexes.js';
+import { CountIndex, MoneyIndex, OrderedGroupIndex, SetIndex, StoredBytesIndex, UsageIndex } from './indexes.js';
 import type { JournalOp, JournalOps } from './journal-ops.js';
 import { MonthlyChargeIndex } from './repos/billing-alerts-charges.js';
+import { SortedBlocks, TimeOrderIndex } from './sorted-keys.js';
 
 /** All state, in memory, with its indexes. Changed only by `applyOp`. */
 export class State {
@@ -41,18 +43,46 @@ export class State {
   readonly tasksByTypeStatus = new CountIndex<TaskRecord>((task) => `${task.type} ${task.status}`);
   /** Charges per account and month of settlement (budget alerts). */
   readonly monthlyCharges = new MonthlyChargeIndex();
-  readonly tasks = new Collection<TaskRecord>('tasks', [this.tasksByAccount, this.pendingTasks, this.money, this.settledWithoutEvent, this.tasksByStatus, this.tasksByTypeStatus, this.monthlyCharges]);
+  /** Settled tasks still holding data, per account, by settlement time (retention of outputs). */
+  readonly settledWithData = new TimeOrderIndex<TaskRecord>((task) => (task.status !== 'pending' && !task.dataRemovedAt ? { group: task.accountId, time: task.updatedAt } : undefined));
+  /** Settled tasks whose data is removed, per account, by settlement time: with the above, every settled task once (retention of records). */
+  readonly settledDataRemoved = new TimeOrderIndex<TaskRecord>((task) => (task.status !== 'pending' && task.dataRemovedAt ? { group: task.accountId, time: task.updatedAt } : undefined));
+  readonly storedBytes = new StoredBytesIndex();
+  readonly tasks = new Collection<TaskRecord>('tasks', [
+    this.tasksByAccount,
+    this.pendingTasks,
+    this.money,
+    this.settledWithoutEvent,
+    this.tasksByStatus,
+    this.tasksByTypeStatus,
+    this.monthlyCharges,
+    this.settledWithData,
+    this.settledDataRemoved,
+    this.storedBytes,
+  ]);
 
   readonly webhooksByAccount = new GroupIndex<WebhookRecord>((webhook) => webhook.accountId);
   readonly webhooks = new Collection<WebhookRecord>('webhooks', [this.webhooksByAccount]);
-  readonly events = new Collection<EventRecord>('events');
+  readonly eventsByAccount = new GroupIndex<EventRecord>((event) => event.accountId);
+  readonly events = new Collection<EventRecord>('events', [this.eventsByAccount]);
   readonly deliveriesByWebhook = new OrderedGroupIndex<DeliveryRecord>((delivery) => delivery.webhookId ?? undefined);
   /** A task's event and where it went (the console's task inspector). */
   readonly deliveriesByEvent = new OrderedGroupIndex<DeliveryRecord>((delivery) => delivery.eventId);
   readonly pendingDeliveries = new SetIndex<DeliveryRecord>((delivery) => delivery.status === 'pending');
   readonly deliveriesByStatus = new CountIndex<DeliveryRecord>((delivery) => delivery.status);
   readonly deliveriesByDue = new DueIndex();
-  readonly deliveries = new Collection<DeliveryRecord>('deliveries', [this.deliveriesByWebhook, this.deliveriesByEvent, this.pendingDeliveries, this.deliveriesByStatus, this.deliveriesByDue]);
+  readonly deliveriesByAccount = new GroupIndex<DeliveryRecord>((delivery) => delivery.accountId);
+  /** Deliveries no longer pending, by their last change (retention of delivery logs). */
+  readonly settledDeliveries = new TimeOrderIndex<DeliveryRecord>((delivery) => (delivery.status !== 'pending' ? { group: '', time: delivery.updatedAt } : undefined));
+  readonly deliveries = new Collection<DeliveryRecord>('deliveries', [
+    this.deliveriesByWebhook,
+    this.deliveriesByEvent,
+    this.pendingDeliveries,
+    this.deliveriesByStatus,
+    this.deliveriesByDue,
+    this.deliveriesByAccount,
+    this.settledDeliveries,
+  ]);
 
   readonly destinationByName = new UniqueIndex<DestinationRecord>((d) => `${d.accountId}/${d.name}`);
   readonly destinationsByAccount = new GroupIndex<DestinationRecord>((d) => d.accountId);
@@ -60,15 +90,22 @@ export class State {
 
   readonly secrets = new Collection<SecretRecord>('secrets');
 
+  /** Uploaded images, per account by creation time (retention), with each account's count and bytes. */
+  readonly uploadsByTime = new TimeOrderIndex<UploadRecord>((upload) => ({ group: upload.accountId, time: upload.createdAt }));
+  readonly uploadUsage = new UsageIndex<UploadRecord>((upload) => upload.accountId);
+  readonly uploads = new Collection<UploadRecord>('uploads', [this.uploadsByTime, this.uploadUsage]);
+
   /** Budget thresholds reached, by `<scopeId>|<period>|<threshold>`. Not in dumps. */
   readonly billingAlerts = new Collection<BillingAlertRecord>('billingAlerts');
 
   /** Idempotency-Key answers, by `<accountId>:<key>`. Not in dumps. */
-  readonly idempotencyKeys = new Collection<IdempotencyRecord>('idempotencyKeys');
+  readonly idempotencyByAccount = new GroupIndex<IdempotencyRecord>((record) => record.accountId);
+  readonly idempotencyKeys = new Collection<IdempotencyRecord>('idempotencyKeys', [this.idempotencyByAccount]);
 
   /** Web console sign-in links and sessions, by id; found by the hash of their secret. Not in dumps. */
   readonly consoleSessionByHash = new UniqueIndex<ConsoleSessionRecord>((record) => record.hash);
-  readonly consoleSessions = new Collection<ConsoleSessionRecord>('consoleSessions', [this.consoleSessionByHash]);
+  readonly consoleSessionsByAccount = new GroupIndex<ConsoleSessionRecord>((record) => record.accountId ?? undefined);
+  readonly consoleSessions = new Collection<ConsoleSessionRecord>('consoleSessions', [this.consoleSessionByHash, this.consoleSessionsByAccount]);
 
   /** Lanes an operator paused, by lane name. Not in dumps. */
   readonly lanePauses = new Collection<LanePauseRecord>('lanePauses');
@@ -85,6 +122,7 @@ export class State {
       this.events,
       this.deliveries,
       this.destinations,
+      this.uploads,
       this.billingAlerts,
       this.idempotencyKeys,
       this.consoleSessions,
@@ -104,10 +142,7 @@ const HANDLERS: { [Op in JournalOp]: (state: State, payload: JournalOps[Op]) => 
     state.credits.put(credit);
     state.accounts.put({ ...account, balance: account.balance + credit.amount, updatedAt: credit.createdAt });
   },
-  'account.update': (state, { id, changes, at }) => {
-    const account = state.accounts.get(id)!;
-    state.accounts.put({ ...account, ...changes, updatedAt: at });
-  },
+  'account.update': (state, { id, changes, at }) => state.accounts.put(applyAccountChanges(state.accounts.get(id)!, changes, at)),
   'lane.pause': (state, pause) => state.lanePauses.put(pause),
   'lane.resume': (state, { id }) => state.lanePauses.delete(id),
   'apiKey.create': (state, key) => state.apiKeys.put(key),
@@ -145,6 +180,15 @@ const HANDLERS: { [Op in JournalOp]: (state: State, payload: JournalOps[Op]) => 
     const delivery = state.deliveries.get(a.id)!;
     state.deliveries.put({ ...delivery, status: a.status, attempts: [...delivery.attempts, a.attempt], nextAttemptAt: a.nextAttemptAt, updatedAt: a.attempt.at });
   },
+  'event.payload': (state, { id, payload }) => {
+    const event = state.events.get(id);
+    if (event) state.events.put({ ...event, payload });
+  },
+  // The deliveries named, then those of the events named that no delivery is left of.
+  'delivery.purge': (state, { ids, eventIds }) => {
+    for (const id of ids) state.deliveries.delete(id);
+    for (const id of eventIds) if (state.deliveriesByEvent.ids(id).length === 0) state.events.delete(id);
+  },
   'delivery.redeliver': (state, { id, at }) => {
     const delivery = state.deliveries.get(id)!;
     state.deliveries.put({ ...delivery, status: 'pending', nextAttemptAt: at, updatedAt: at });
@@ -152,6 +196,23 @@ const HANDLERS: { [Op in JournalOp]: (state: State, payload: JournalOps[Op]) => 
   'destination.put': (state, destination) => state.destinations.put(destination),
   'destination.delete': (state, { id }) => state.destinations.delete(id),
   'task.create': (state, task) => state.tasks.put(task),
+  // Only the id and time are journaled: the record is scrubbed here, so no copy of its data is written.
+  'task.removeData': (state, { id, at }) => {
+    const task = state.tasks.get(id);
+    if (task && task.status !== 'pending' && !task.dataRemovedAt) state.tasks.put(scrubbedTask(task, at));
+  },
+  // The records go and their charges stay on their accounts' books, in the same record.
+  'task.purge': (state, { ids }) => {
+    for (const id of ids) {
+      const task = state.tasks.get(id);
+      if (!task || task.status === 'pending' || !task.dataRemovedAt) continue;
+      state.tasks.delete(id);
+      const account = state.accounts.get(task.accountId);
+      if (account && task.cost > 0) state.accounts.put({ ...account, removedCharges: (account.removedCharges ?? 0) + task.cost });
+    }
+  },
+  'upload.put': (state, upload) => state.uploads.put(upload),
+  'upload.delete': (state, { id }) => state.uploads.delete(id),
   'task.item': (state, { id, index, item, at, prepared }) => {
     const task = state.tasks.get(id)!;
     const items = task.items.slice();
@@ -193,6 +254,12 @@ const HANDLERS: { [Op in JournalOp]: (state: State, payload: JournalOps[Op]) => 
     for (const record of state.consoleSessions.values()) if (record.expiresAt <= before) expired.push(record.id);
     for (const id of expired) state.consoleSessions.delete(id);
   },
+  'consoleSession.deleteAccount': (state, { accountId }) => {
+    for (const id of Array.from(state.consoleSessionsByAccount.ids(accountId))) state.consoleSessions.delete(id);
+  },
+  'idempotency.deleteAccount': (state, { accountId }) => {
+    for (const id of Array.from(state.idempotencyByAccount.ids(accountId))) state.idempotencyKeys.delete(id);
+  },
   // Deterministic on replay: the same records have expired at the same `before`.
   'idempotency.purge': (state, { before }) => {
     const expired: string[] = [];
@@ -209,52 +276,6 @@ const isOp = (op: string): op is JournalOp => Object.hasOwn(HANDLERS, op);
 export function applyOp(state: State, op: string, payload: unknown): void {
   if (!isOp(op)) throw new UnknownOpError(`unknown op "${op}"`);
   (HANDLERS[op] as (state: State, payload: unknown) => void)(state, payload);
-}
-
-/**
- * Sorted strings kept in blocks of at most 1,024: adding or removing one costs two binary
- * searches and a splice of one block, however many there are (a single sorted array would
- * move every later entry on each change).
- */
-class SortedBlocks {
-  private blocks: string[][] = [];
-  add(key: string): void {
-    if (this.blocks.length === 0) {
-      this.blocks.push([key]);
-      return;
-    }
-    const b = this.blockOf(key);
-    const block = this.blocks[b];
-    block.splice(lowerBound(block, key), 0, key);
-    if (block.length > 1024) this.blocks.splice(b + 1, 0, block.splice(512));
-  }
-  remove(key: string): void {
-    if (this.blocks.length === 0) return;
-    const b = this.blockOf(key);
-    const block = this.blocks[b];
-    const at = lowerBound(block, key);
-    if (block[at] !== key) return;
-    block.splice(at, 1);
-    if (block.length === 0) this.blocks.splice(b, 1);
-  }
-  clear(): void {
-    this.blocks = [];
-  }
-  *values(): Generator<string> {
-    for (const block of this.blocks) yield* block;
-  }
-  /** The first block whose last key is not below `key` (or the last block). */
-  private blockOf(key: string): number {
-    let lo = 0;
-    let hi = this.blocks.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const block = this.blocks[mid];
-      if (block[block.length - 1] < key) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
 }
 
 /**

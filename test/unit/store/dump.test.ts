@@ -32,7 +32,7 @@ test('file store → dump → PostgreSQL → dump → file store: every record e
 
   const first = join(dir, 'first.jsonl');
   const counts = await writeDump(first, file.records(), { from: 'file', exportedAt: new Date().toISOString() });
-  assert.deepEqual(counts, { account: 2, credit: 3, apiKey: 3, task: 6, secret: 2, webhook: 1, event: 2, delivery: 4, destination: 1 });
+  assert.deepEqual(counts, { account: 2, credit: 3, apiKey: 3, task: 6, secret: 2, webhook: 1, event: 2, delivery: 4, destination: 1, upload: 0 });
   assert.deepEqual((await checkDump(first)).counts, counts);
 
   const pgStore = await pgBackend.open(t);
@@ -127,7 +127,7 @@ test('a dump is checked line by line: cut short, lines lost, out of order, dupli
   await writeDump(good, source.records(), { from: 'file', exportedAt: '2026-11-23T00:00:00.000Z' });
   const lines = (await readFile(good, 'utf8')).split('\n');
   assert.equal(lines.at(-1), '', 'ends with a newline');
-  assert.deepEqual(JSON.parse(lines[0]), { imgtask: 'store-dump', version: 1, exportedAt: '2026-11-23T00:00:00.000Z', from: 'file' });
+  assert.deepEqual(JSON.parse(lines[0]), { imgtask: 'store-dump', version: 2, exportedAt: '2026-11-23T00:00:00.000Z', from: 'file' });
   assert.equal(JSON.parse(lines.at(-2)!).imgtask, 'store-dump-end');
 
   // A task moved up before the credits.
@@ -147,7 +147,7 @@ test('a dump is checked line by line: cut short, lines lost, out of order, dupli
     ['unknown account', [lines[0], lines[2], ...lines.slice(3)].join('\n'), /names account acc_\w+, which the dump does not hold/],
     ['unknown kind', [lines[0], '{"kind":"widget","record":{"id":"w"}}', ...lines.slice(1)].join('\n'), /unknown kind "widget"/],
     ['bad money', [lines[0], lines[1].replace(/"balance":\d+/, '"balance":"lots"'), ...lines.slice(2)].join('\n'), /balance is not a whole number/],
-    ['newer version', [lines[0].replace('"version":1', '"version":2'), ...lines.slice(1)].join('\n'), /version 2, newer than this imgtask reads \(1\)/],
+    ['newer version', [lines[0].replace('"version":2', '"version":3'), ...lines.slice(1)].join('\n'), /version 3, newer than this imgtask reads \(2\)/],
     ['not a dump', '{"format":"imgtask-snapshot","version":2}\n', /not an imgtask store dump/],
     ['empty', '', /the file is empty/],
     ['after the end', `${lines.join('\n')}{"kind":"account","record":{}}\n`, /follows the dump's last line/],
@@ -160,5 +160,5 @@ test('a dump is checked line by line: cut short, lines lost, out of order, dupli
       return true;
     });
   }
-  assert.deepEqual((await checkDump(good)).header.version, 1);
+  assert.deepEqual((await checkDump(good)).header.version, 2);
 });

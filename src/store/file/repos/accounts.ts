@@ -18,6 +18,8 @@ export function createAccountRepo(engine: JournalEngine): AccountRepo {
     },
     async update(id, changes, at) {
       if (!state.accounts.get(id)) return undefined;
+      const holder = changes.name === undefined ? undefined : state.accountByName.get(changes.name);
+      if (holder !== undefined && holder !== id) throw new AppError('VALIDATION_ERROR', `account name "${changes.name}" is taken`);
       await engine.commit('account.update', { id, changes, at });
       return state.accounts.get(id)!;
     },

@@ -40,6 +40,11 @@ export function createConsoleSessionRepo(engine: JournalEngine): ConsoleSessionR
       await engine.commit('consoleSession.revoke', { id, at });
       return { ...record, revokedAt: at };
     },
+    async deleteByAccount(accountId) {
+      const count = state.consoleSessionsByAccount.ids(accountId).size;
+      if (count > 0) await engine.commit('consoleSession.deleteAccount', { accountId });
+      return count;
+    },
     async purgeExpired(now) {
       for (const record of state.consoleSessions.values()) {
         if (record.expiresAt <= now) {

@@ -46,6 +46,16 @@ export function createIdempotencyRepo(engine: JournalEngine): IdempotencyRepo {
     async get(id, now) {
       return live(id, now);
     },
+    async deleteByAccount(accountId) {
+      const ids = new Set(state.idempotencyByAccount.ids(accountId));
+      for (const [id, claim] of claims) {
+        if (claim.accountId !== accountId) continue;
+        claims.delete(id);
+        ids.add(id);
+      }
+      if (state.idempotencyByAccount.ids(accountId).size > 0) await engine.commit('idempotency.deleteAccount', { accountId });
+      return ids.size;
+    },
     async purgeExpired(now) {
       for (const [id, claim] of claims) if (claim.expiresAt <= now) claims.delete(id);
       for (const record of state.idempotencyKeys.values()) {

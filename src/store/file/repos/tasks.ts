@@ -3,8 +3,20 @@ import type { Period } from '../../../domain/periods.js';
 import { metadataMatches, metadataOf } from '../../../domain/tasks.js';
 import { finishedItems, type ItemRecord, type TaskRecord, type TaskSettlement } from '../../records.js';
 import type { TaskListQuery, TaskRepo } from '../../types.js';
-import { lowerBound } from '../indexes.js';
+import { lowerBound, storedBytesOf } from '../indexes.js';
 import type { JournalEngine } from '../journal-engine.js';
+import { mergeByTime } from '../sorted-keys.js';
+
+/** The first `limit` ids of a walk. */
+function take(walk: Iterable<{ id: string }>, limit: number): string[] {
+  const ids: string[] = [];
+  if (limit <= 0) return ids;
+  for (const { id } of walk) {
+    ids.push(id);
+    if (ids.length >= limit) break;
+  }
+  return ids;
+}
 
 export function createTaskRepo(engine: JournalEngine): TaskRepo {
   const { state } = engine;
@@ -120,6 +132,35 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
         .sort((a, b) => (a.deadlineAt! < b.deadlineAt! ? -1 : 1))
         .slice(0, limit)
         .map((task) => task.id);
+    },
+    async removeData(id, at) {
+      const task = state.tasks.get(id);
+      if (!task || task.status === 'pending' || task.dataRemovedAt) return task;
+      await engine.commit('task.removeData', { id, at });
+      return state.tasks.get(id);
+    },
+    async withDataSettledBefore(accountId, before, limit) {
+      return take(state.settledWithData.before(accountId, before), limit).map((id) => state.tasks.get(id)!);
+    },
+    async settledBefore(accountId, before, limit) {
+      return take(mergeByTime(state.settledWithData.before(accountId, before), state.settledDataRemoved.before(accountId, before)), limit);
+    },
+    async purge(ids) {
+      const purged = Array.from(new Set(ids)).filter((id) => {
+        const task = state.tasks.get(id);
+        return task !== undefined && task.status !== 'pending' && task.dataRemovedAt !== undefined;
+      });
+      if (purged.length === 0) return 0;
+      await engine.commit('task.purge', { ids: purged });
+      return purged.length;
+    },
+    async storedBytes(accountId) {
+      return state.storedBytes.total(accountId, () => {
+        let bytes = 0;
+        // Read without keeping: a usage report does not leave the account's tasks parsed in memory.
+        for (const id of state.tasksByAccount.ids(accountId)) bytes += storedBytesOf(state.tasks.peek(id)!);
+        return bytes;
+      });
     },
     async recent(limit) {
       // Each account's ids are sorted by time; their tails merged give the newest overall.

@@ -48,6 +48,8 @@ export function createWebhookRepo(engine: JournalEngine): WebhookRepo {
       return Array.from(state.settledWithoutEvent.ids, (id) => state.tasks.get(id)!);
     },
     async recordAttempt(id, attempt, status, nextAttemptAt) {
+      // Its account erased while it was being sent: nothing to record it on.
+      if (!state.deliveries.get(id)) throw new Error(`delivery ${id} no longer exists`);
       await engine.commit('delivery.attempt', { id, attempt, status, nextAttemptAt });
       return state.deliveries.get(id)!;
     },
@@ -78,6 +80,32 @@ export function createWebhookRepo(engine: JournalEngine): WebhookRepo {
     },
     async listAll() {
       return state.webhooks.capture();
+    },
+    async replaceEventPayload(eventId, payload) {
+      if (!state.events.get(eventId)) return false;
+      await engine.commit('event.payload', { id: eventId, payload });
+      return true;
+    },
+    async purgeDeliveries(before, limit, accountId) {
+      const ids: string[] = [];
+      const walk = accountId === undefined ? state.settledDeliveries.before('', before) : state.deliveriesByAccount.ids(accountId);
+      for (const entry of walk) {
+        if (ids.length >= limit) break;
+        ids.push(typeof entry === 'string' ? entry : entry.id);
+      }
+      const gone = new Set(ids);
+      const eventIds = new Set<string>();
+      for (const id of ids) {
+        const { eventId } = state.deliveries.peek(id)!;
+        if (!eventIds.has(eventId) && state.deliveriesByEvent.ids(eventId).every((other) => gone.has(other))) eventIds.add(eventId);
+      }
+      // An erase's last batch: the account's events that never had a delivery go too.
+      if (accountId !== undefined && ids.length < limit) {
+        for (const eventId of state.eventsByAccount.ids(accountId)) if (state.deliveriesByEvent.ids(eventId).length === 0) eventIds.add(eventId);
+      }
+      if (ids.length === 0 && eventIds.size === 0) return 0;
+      await engine.commit('delivery.purge', { ids, eventIds: Array.from(eventIds) });
+      return ids.length;
     },
     async deliveriesOf(webhookId, limit) {
       const ids = state.deliveriesByWebhook.ids(webhookId);
