@@ -317,7 +317,7 @@ CREATE INDEX uploads_account ON uploads (account_id, created_at, id);
 
 ALTER TABLE deliveries ADD COLUMN account_id text COLLATE "C";
 UPDATE deliveries SET account_id = substring(doc from '"accountId":"([^"\\\\]*)"');
-CREATE INDEX deliveries_account ON deliveries (account_id);
+CREATE INDEX deliveries_account ON deliveries (account_id, id);
 CREATE INDEX deliveries_settled ON deliveries ((updated_at COLLATE "C"), id) WHERE status <> 'pending';
 
 ALTER TABLE events ADD COLUMN account_id text COLLATE "C";
