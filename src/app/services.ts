@@ -213,7 +213,7 @@ export async function openServices(options: ServiceOptions) {
     });
   }
 
-  let preload: { stop(): void; done: Promise<void>; loading(): string[] } | undefined;
+  let preload: { stop(): void; loading(): string[] } | undefined;
   /** Set once the server has asked for the preload (whether it then runs or is off). */
   let preloadAsked = false;
   /** What keeps the service from being ready (GET /ready): a store that refuses writes, models still loading. */
@@ -315,11 +315,8 @@ export async function openServices(options: ServiceOptions) {
       engine.streams.close();
       outbox.close();
       billingAlerts.close();
-      preload?.stop();
+      preload?.stop(); // then closing the models lets a load under way finish (embedded/thread-client.ts)
       engine.lanes.stop();
-      // A model load under way runs native code in a worker thread: ending that thread mid-load can
-      // abort the process, so it may finish first (bounded: a stop never waits long for a model).
-      if (preload) await Promise.race([preload.done, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
       await embedded.close();
       blobs.close();
       await store.close();

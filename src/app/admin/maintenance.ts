@@ -7,10 +7,14 @@ import { adminOp } from './op.js';
 export const maintenanceOps = {
   dashboard: adminOp({ args: z.object({}), run: (s) => s.operator.dashboard() }),
   // The ledger, the free space the service writes into (with the floor, and whether the store refuses writes)
-  // and the image engines the config names (ComfyUI servers and workflow files), under one verdict.
+  // and the image engines the config names (ComfyUI servers and workflow files), under one verdict; beside
+  // it the blob storage's inventory (`inventory: false` skips its walk: the console's view), `fix` removing old orphans.
   doctor: adminOp({
-    args: z.object({}),
-    run: async (s) => doctorVerdict(await checkLedger(s.store), await s.space.report(), await checkEngines(s.config.current(), (name) => s.secrets.get(name))),
+    args: z.object({ fix: z.boolean().optional(), inventory: z.boolean().optional() }),
+    run: async (s, { fix, inventory }) => {
+      const taken = inventory === false ? 'skipped' : await s.storageInventory.take({ fix }).catch((err: Error) => ({ failure: err.message }));
+      return doctorVerdict(await checkLedger(s.store), await s.space.report(), await checkEngines(s.config.current(), (name) => s.secrets.get(name)), taken);
+    },
   }),
   sweep: adminOp({
     args: z.object({}),

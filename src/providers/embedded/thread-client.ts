@@ -10,6 +10,7 @@ export class ThreadClient<In extends object, Out> {
   private worker: Worker | null = null;
   private nextId = 0;
   private readonly pending = new Map<number, { resolve: (value: Out) => void; reject: (err: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly idleWaiters: (() => void)[] = [];
 
   constructor(
     private readonly script: URL,
@@ -34,7 +35,7 @@ export class ThreadClient<In extends object, Out> {
     const id = this.nextId++;
     return new Promise<Out>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.pending.delete(id);
+        this.forget(id);
         reject(new ProviderError('TIMEOUT', `${this.label} did not answer within ${timeoutMs} ms`));
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
@@ -42,10 +43,27 @@ export class ThreadClient<In extends object, Out> {
     });
   }
 
-  async close(): Promise<void> {
+  /**
+   * Ends the thread once the calls under way have answered (at most `closeGraceMs`): a thread
+   * ended inside the model's native code (a load, an inference) can abort the whole process
+   * ("terminate called after throwing an instance of 'Napi::Error'").
+   */
+  async close(closeGraceMs = 30_000): Promise<void> {
     const worker = this.worker;
     this.worker = null;
-    if (worker) await worker.terminate();
+    if (!worker) return;
+    if (this.pending.size > 0) {
+      let bound: NodeJS.Timeout | undefined;
+      await Promise.race([new Promise<void>((resolve) => this.idleWaiters.push(resolve)), new Promise<void>((resolve) => (bound = setTimeout(resolve, closeGraceMs)))]);
+      clearTimeout(bound);
+    }
+    await worker.terminate();
+  }
+
+  /** Drops a call that answered, failed or timed out; the last one wakes whoever waits to close. */
+  private forget(id: number): void {
+    this.pending.delete(id);
+    if (this.pending.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
   }
 
   private start(): Worker {
@@ -55,7 +73,7 @@ export class ThreadClient<In extends object, Out> {
     worker.on('message', (message: { id: number; error?: string } & Out) => {
       const waiter = this.pending.get(message.id);
       if (!waiter) return;
-      this.pending.delete(message.id);
+      this.forget(message.id);
       clearTimeout(waiter.timer);
       if (message.error) waiter.reject(new ProviderError('PROVIDER_ERROR', `${this.label}: ${message.error}`));
       else waiter.resolve(message);
@@ -65,7 +83,7 @@ export class ThreadClient<In extends object, Out> {
       for (const [id, waiter] of this.pending) {
         clearTimeout(waiter.timer);
         waiter.reject(new ProviderError('PROVIDER_ERROR', `${this.label} stopped: ${reason}`));
-        this.pending.delete(id);
+        this.forget(id);
       }
     };
     worker.on('error', (err) => failAll(err.message));
