@@ -4,6 +4,7 @@ import type { Config } from '../config/schema.js';
 import { createS3Objects } from '../destinations/s3-objects.js';
 import { type BlobStore, IMAGE_BLOBS, LocalBlobStore, ObjectBlobStore, POSTER_BLOBS, VIDEO_BLOBS } from '../store/blobs.js';
 import type { StorageFs } from '../store/durable-fs.js';
+import { localMark, MARK_NAME, objectMark, recordedSince } from '../store/recorded-since.js';
 
 export interface BlobStores {
   images: BlobStore;
@@ -12,6 +13,10 @@ export interface BlobStores {
   posters: BlobStore;
   /** The data dir's folders the blobs are written to (none on a bucket): where free space matters. */
   folders: { name: string; path: string }[];
+  /** Where they live, as doctor names it: the data dir, or s3://bucket/prefix. */
+  location: string;
+  /** Since when every blob stored is recorded in the store (store/recorded-since.ts); the first call of a version marks it. */
+  recordedSince(now: number): Promise<number>;
   /** Ends the bucket's kept-alive connections (nothing to do for local files). */
   close(): void;
 }
@@ -28,11 +33,16 @@ export async function openBlobStores(config: Config, options: { root: string; se
       { name: 'images', path: join(options.root, 'images') },
       { name: 'videos', path: join(options.root, 'videos') },
     ];
-    return {
+    const stores = {
       images: new LocalBlobStore(folders[0].path, IMAGE_BLOBS, options.fs),
       videos: new LocalBlobStore(folders[1].path, VIDEO_BLOBS, options.fs),
       posters: new LocalBlobStore(folders[1].path, POSTER_BLOBS, options.fs),
+    };
+    return {
+      ...stores,
       folders,
+      location: options.root,
+      recordedSince: (now) => recordedSince(localMark(join(options.root, MARK_NAME)), Object.values(stores), now),
       close() {},
     };
   }
@@ -53,11 +63,16 @@ export async function openBlobStores(config: Config, options: { root: string; se
     credentials,
     timeoutMs: s3.timeoutMs,
   });
-  return {
+  const stores = {
     images: new ObjectBlobStore(objects, `${s3.prefix}images/`, IMAGE_BLOBS),
     videos: new ObjectBlobStore(objects, `${s3.prefix}videos/`, VIDEO_BLOBS),
     posters: new ObjectBlobStore(objects, `${s3.prefix}videos/`, POSTER_BLOBS),
+  };
+  return {
+    ...stores,
     folders: [],
+    location: `s3://${s3.bucket}/${s3.prefix}`,
+    recordedSince: (now) => recordedSince(objectMark(objects, `${s3.prefix}${MARK_NAME}`), Object.values(stores), now),
     close: () => objects.close(),
   };
 }

@@ -104,7 +104,7 @@ async function startProcess(options: ServerOptions) {
     let port: number | undefined;
     if (role !== 'work') {
       api = createApi(services, (app, deps) => {
-        mountConsole(app, { ...services, doctor: () => runAdminOp(services, 'doctor', {}) });
+        mountConsole(app, { ...services, doctor: () => runAdminOp(services, 'doctor', { inventory: false }) });
         options.extendApi?.(app, deps);
       });
       const { host, port: wanted, requestTimeout } = config.current().server;

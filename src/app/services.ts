@@ -23,6 +23,7 @@ import { createOperatorService } from '../services/operator.js';
 import { type Clock, systemClock } from '../services/ports.js';
 import { createSecretService } from '../services/secrets.js';
 import { createSpaceGuard } from '../services/space-guard.js';
+import { createStorageInventory } from '../services/storage-inventory.js';
 import { createTokenService } from '../services/tokens.js';
 import { createUsageService } from '../services/usage.js';
 import { createVideoLibrary } from '../services/videos.js';
@@ -118,6 +119,8 @@ export async function openServices(options: ServiceOptions) {
 
   // images.storage: the data dir's folders, or one S3-compatible bucket shared by every process (read at start).
   const blobs = await orClose(openBlobStores(options.config, { root: layout.root, secret: (name) => secrets.get(name), fs: storageFs }));
+  // Since when every file stored is recorded: marked by the first start of a version that records them, before it stores any (doctor's orphans rest on it).
+  await blobs.recordedSince(Date.now()).catch((err: Error) => log(`storage: could not mark since when files are recorded (${err.message}); doctor marks it later`));
   // Temp files of blob writes a crash interrupted, in the background: start-up does not wait for a walk of images/.
   for (const folder of blobs.folders) {
     removeTempFiles(folder.path, STALE_TEMP_MS, 1).then(
@@ -175,6 +178,8 @@ export async function openServices(options: ServiceOptions) {
   // Budget alerts: each charging settlement is compared with the thresholds (billing.threshold_reached).
   const billingAlerts = createBillingAlerts({ store, clock, config, events, log });
   const usage = createUsageService({ store, clock });
+  // What the blob storage holds, and orphans (imgtask doctor, --fix).
+  const storageInventory = createStorageInventory({ store, blobs });
   const consoleSessions = createConsoleSessionService({ store, clock, auth, sessionTtlMs: () => parseDuration(config.current().console.sessionTtl) ?? 12 * 3_600_000 });
   /** Told of each journaled webhook attempt: its outcome line and its metrics. */
   const observeWebhookAttempt = (outcome: AttemptOutcome) => {
@@ -309,6 +314,7 @@ export async function openServices(options: ServiceOptions) {
     taskStreams: engine.streams,
     accountEvents: engine.accountEvents,
     usage,
+    storageInventory,
     consoleSessions,
     billingAlerts,
     close: async () => {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 
 export interface S3ObjectsOptions {
@@ -15,6 +15,11 @@ export interface S3ObjectsOptions {
   timeoutMs: number;
   /** Attempts per request (the SDK retries throttling, 5xx and transport errors). */
   maxAttempts?: number;
+  /**
+   * Keys per page of a listing (a ListObjects page's MaxKeys).
+   * @default 1000
+   */
+  listPageSize?: number;
 }
 
 /** The store's not-found answers: HeadObject's bare 404, GetObject's NoSuchKey. */
@@ -24,7 +29,7 @@ const isNotFound = (err: unknown) => {
 };
 
 /**
- * One S3-compatible bucket as plain object storage (put, head, ranged get, delete), for the service's
+ * One S3-compatible bucket as plain object storage (put, head, ranged get, delete, list), for the service's
  * own media when processes do not share a disk. The endpoint is the operator's config, not a
  * user's, so it is reached like a provider's base URL: directly, private addresses included.
  * One client per process, its connections kept alive between requests; `close` ends them.
@@ -83,6 +88,26 @@ export function createS3Objects(options: S3ObjectsOptions) {
         await client.send(new DeleteObjectCommand({ Bucket, Key: key }));
       } catch (err) {
         if (!isNotFound(err)) throw err;
+      }
+    },
+
+    /**
+     * Every object under `prefix`, a page at a time; an object with no date reads as written now
+     * (never old enough to remove). Each page starts after the last key of the one before (keys
+     * come in order): ListObjects with a marker, which every S3-compatible server answers, where
+     * ListObjectsV2's continuation tokens fail on some (s3rver's need a cipher OpenSSL 3 dropped).
+     */
+    async *list(prefix: string): AsyncIterable<{ key: string; size: number; modifiedAt: Date }> {
+      let Marker: string | undefined;
+      for (;;) {
+        const page = await client.send(new ListObjectsCommand({ Bucket, Prefix: prefix, Marker, MaxKeys: options.listPageSize ?? 1000 }));
+        const objects = page.Contents ?? [];
+        for (const object of objects) {
+          if (object.Key) yield { key: object.Key, size: object.Size ?? 0, modifiedAt: object.LastModified ?? new Date() };
+        }
+        const last = objects.at(-1)?.Key;
+        if (!page.IsTruncated || last === undefined) return;
+        Marker = last;
       }
     },
 

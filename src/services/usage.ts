@@ -22,12 +22,24 @@ interface UsageFigures {
   items: number;
 }
 
+/**
+ * What the account stores now, whatever the range: the files of its tasks that still hold their
+ * data (images, videos, posters) and its uploads. Bytes as stored; `bytes` is their sum.
+ */
+export interface StoredUsage {
+  at: string;
+  bytes: number;
+  outputs: { bytes: number };
+  uploads: { count: number; bytes: number };
+}
+
 export interface UsageReport {
   from: string;
   to: string;
   groupBy: UsageGroupBy;
   total: UsageFigures;
   groups: (UsageFigures & { key: string | null })[];
+  storage: StoredUsage;
 }
 
 export interface UsageQuery {
@@ -67,7 +79,8 @@ const byKey = (a: { key: string | null }, b: { key: string | null }): number => 
 /**
  * Usage: an account's charges from the ledger, by settlement time. Each settled task counts
  * once, with what it was charged (failed items and failed tasks are free, so they add tasks
- * but no cost); credits are not usage and are not included.
+ * but no cost); credits are not usage and are not included. Beside the charges, what the account
+ * stores now (StoredUsage).
  */
 export function createUsageService(deps: { store: Store; clock: Clock }) {
   return {
@@ -80,6 +93,13 @@ export function createUsageService(deps: { store: Store; clock: Clock }) {
       return { from, to };
     },
 
+    /** The bytes the account stores now (StoredUsage). */
+    async storage(accountId: string): Promise<StoredUsage> {
+      const at = isoTime(deps.clock.now());
+      const [outputs, uploads] = await Promise.all([deps.store.tasks.storedBytes(accountId), deps.store.uploads.usage(accountId)]);
+      return { at, bytes: outputs + uploads.bytes, outputs: { bytes: outputs }, uploads: { count: uploads.count, bytes: uploads.bytes } };
+    },
+
     async report(accountId: string, query: UsageQuery): Promise<UsageReport> {
       const range = this.range(query);
       const groupBy = query.groupBy ?? 'day';
@@ -87,7 +107,8 @@ export function createUsageService(deps: { store: Store; clock: Clock }) {
       const to = isoTime(range.to);
       const groups = new Map<string | null, { cost: number; tasks: number; items: number }>();
       const total = { cost: 0, tasks: 0, items: 0 };
-      for (const entry of await deps.store.billing.usage(accountId, from, to)) {
+      const [entries, storage] = await Promise.all([deps.store.billing.usage(accountId, from, to), this.storage(accountId)]);
+      for (const entry of entries) {
         const key = keyOf[groupBy](entry);
         let group = groups.get(key);
         if (!group) {
@@ -107,6 +128,7 @@ export function createUsageService(deps: { store: Store; clock: Clock }) {
         groupBy,
         total: figures(total),
         groups: Array.from(groups, ([key, f]) => ({ key, ...figures(f) })).sort(byKey),
+        storage,
       };
     },
   };

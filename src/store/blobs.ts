@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, stat, unlink } from 'node:fs/promises';
+import { mkdir, opendir, readFile, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { nodeStorageFs, replaceFileDurably, type StorageFs } from './durable-fs.js';
@@ -26,6 +26,14 @@ export interface OpenedBlob {
   stream: Readable;
 }
 
+/** A stored blob as a listing names it: doctor's inventory and orphans. */
+export interface ListedBlob {
+  name: string;
+  bytes: number;
+  /** When its bytes were written (content never changes under a name): how old an orphan is. */
+  modifiedAt: Date;
+}
+
 /**
  * Where media bytes live, one store per kind (images, videos), so a name of one kind is never
  * served as the other. Content never changes under a name. `put` resolves once the bytes are
@@ -41,6 +49,8 @@ export interface BlobStore {
   open(name: string, range?: ByteRange): Promise<OpenedBlob | null>;
   /** Finds a stored file by id alone, whatever its extension. */
   findById(id: string): Promise<string | null>;
+  /** Every blob of this kind, shard by shard, as it is found (never held as one list); other files beside them are skipped. */
+  list(): AsyncIterable<ListedBlob>;
   /** Removes a blob (a deleted task's output, an upload); a name that holds nothing, or is not this kind's, is no error. */
   delete(name: string): Promise<void>;
 }
@@ -60,6 +70,15 @@ function namesOf(kind: BlobKind) {
       return match ? `${match[1].slice(kind.prefix.length + 1, kind.prefix.length + 3)}/${name}` : null;
     },
   };
+}
+
+/** The entries of a folder as they are read; none for a folder that is not there. */
+async function* entriesOf(dir: string) {
+  const folder = await opendir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return null;
+    throw err;
+  });
+  if (folder) yield* folder;
 }
 
 async function findById(store: BlobStore, kind: BlobKind, id: string): Promise<string | null> {
@@ -124,6 +143,19 @@ export class LocalBlobStore implements BlobStore {
     return findById(this, this.kind, id);
   }
 
+  async *list(): AsyncIterable<ListedBlob> {
+    for await (const shard of entriesOf(this.root)) {
+      if (!shard.isDirectory()) continue;
+      const dir = join(this.root, shard.name);
+      for await (const entry of entriesOf(dir)) {
+        // Only this kind's names in their own shard: temp files, a video's poster beside it, stray files are not its blobs.
+        if (!entry.isFile() || this.pathOf(entry.name) !== join(dir, entry.name)) continue;
+        const info = await stat(join(dir, entry.name)).catch(() => null); // removed since the folder was read
+        if (info) yield { name: entry.name, bytes: info.size, modifiedAt: info.mtime };
+      }
+    }
+  }
+
   async delete(name: string): Promise<void> {
     const path = this.pathOf(name);
     if (!path) return;
@@ -143,6 +175,8 @@ export interface ObjectStorage {
   get(key: string, range?: ByteRange): Promise<OpenedBlob | null>;
   /** Removes the object; no error when there is none. */
   delete(key: string): Promise<void>;
+  /** Every object whose key starts with `prefix`, page by page. */
+  list(prefix: string): AsyncIterable<{ key: string; size: number; modifiedAt: Date }>;
 }
 
 /**
@@ -196,6 +230,13 @@ export class ObjectBlobStore implements BlobStore {
 
   findById(id: string): Promise<string | null> {
     return findById(this, this.kind, id);
+  }
+
+  async *list(): AsyncIterable<ListedBlob> {
+    for await (const object of this.objects.list(this.keyPrefix)) {
+      const name = object.key.slice(object.key.lastIndexOf('/') + 1);
+      if (this.keyOf(name) === object.key) yield { name, bytes: object.size, modifiedAt: object.modifiedAt };
+    }
   }
 
   async delete(name: string): Promise<void> {

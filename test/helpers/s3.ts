@@ -1,8 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 
 /** A real S3-compatible server (s3rver) on loopback with one bucket, and a client to read it back. */
@@ -39,6 +39,19 @@ export async function startS3(t: TestContext, bucket = 'images') {
     async keys(prefix = ''): Promise<string[]> {
       const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
       return (listed.Contents ?? []).map((object) => object.Key!);
+    },
+    /** The total size of the objects whose key starts with `prefix`. */
+    async bytes(prefix = ''): Promise<number> {
+      const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
+      return (listed.Contents ?? []).reduce((sum, object) => sum + (object.Size ?? 0), 0);
+    },
+    /** Writes an object as another client of the bucket would (one the service does not know of). */
+    async put(key: string, body: Buffer): Promise<void> {
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
+    },
+    /** Dates an object back to `at`: s3rver answers LastModified from its file's modification time. */
+    async age(key: string, at: Date): Promise<void> {
+      await utimes(join(directory, bucket, `${key}._S3rver_object`), at, at);
     },
   };
 }

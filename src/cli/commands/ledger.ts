@@ -9,12 +9,13 @@ export function registerLedgerCommands(program: Command): void {
   program
     .command('doctor')
     .description(
-      'Check the ledger invariants, the free space the service writes into, each ComfyUI server and workflow file; exits 1 when an invariant is broken, free space is below store.minFreeBytes, the store refuses writes, a ComfyUI server does not answer or a workflow no longer matches its bindings',
+      'Check the ledger invariants, the free space the service writes into, each ComfyUI server and workflow file, and count the stored files with the orphans no task or upload references; exits 1 when an invariant is broken, free space is below store.minFreeBytes, the store refuses writes, a ComfyUI server does not answer or a workflow no longer matches its bindings (orphans are a warning)',
     )
+    .option('--fix', 'remove the orphan files older than an hour (a younger one may be a write under way)')
     .option('--json', 'print one JSON document')
     .action(
-      command(async (ctx) => {
-        const report = await admin(ctx, 'doctor', {});
+      command(async (ctx, opts: { fix?: boolean }) => {
+        const report = await admin(ctx, 'doctor', { fix: opts.fix === true });
         const { ledger } = report;
         print(ctx, report, () =>
           [
@@ -22,6 +23,7 @@ export function registerLedgerCommands(program: Command): void {
               ? `ledger ok: ${ledger.checked.accounts} accounts, ${ledger.checked.keys} keys, ${ledger.checked.tasks} tasks checked`
               : [`ledger BROKEN (${ledger.problems.length} problem(s)):`, ...ledger.problems.map((p) => `  - ${p}`)].join('\n'),
             ...storageLines(report.storage),
+            ...inventoryLines(report.storage.inventory, report.warnings),
             ...engineLines(report.engines),
           ].join('\n'),
         );
@@ -32,14 +34,32 @@ export function registerLedgerCommands(program: Command): void {
 
   program
     .command('sweep')
-    .description('Fail tasks still pending 24 hours after their last update (TASK_EXPIRED)')
+    .description(
+      "Run the sweep now: fail tasks still pending 24 hours after their last update (TASK_EXPIRED), finish erasures a crash interrupted, and remove what retention.* (and accounts' own retention) says has aged out",
+    )
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx) => {
         const result = await admin(ctx, 'sweep', {});
-        print(ctx, result, () => (result.expired ? `expired ${result.expired} task(s): ${result.taskIds.join(', ')}` : 'no task to expire'));
+        print(ctx, result, () => sweepText(result));
       }),
     );
+}
+
+/** What the sweep did: expired tasks, erasures finished, and what retention removed, by kind. */
+function sweepText(result: AdminResult<'sweep'>): string {
+  const { retention } = result;
+  const removed = [
+    [retention.outputs, 'task(s) lost their outputs and text (retention.outputs)'],
+    [retention.uploads, 'upload(s) removed (retention.uploads)'],
+    [retention.tasks, 'task record(s) removed (retention.tasks)'],
+    [retention.deliveries, 'webhook delivery log(s) removed (retention.deliveries)'],
+  ] as const;
+  return [
+    result.expired ? `expired ${result.expired} task(s): ${result.taskIds.join(', ')}` : 'no task to expire',
+    ...result.erased.map((id) => `finished erasing account ${id}`),
+    ...removed.filter(([count]) => count > 0).map(([count, words]) => `${count} ${words}`),
+  ].join('\n');
 }
 
 type StorageReport = AdminResult<'doctor'>['storage'];
@@ -52,6 +72,28 @@ function storageLines(storage: StorageReport): string[] {
   const lines = [`storage LOW: ${free}; ${floor}`];
   for (const phrase of storage.low) lines.push(`  - ${phrase}: new tasks and uploads are refused (507 STORAGE_FULL)`);
   if (storage.writesRefused !== null) lines.push(`  - the store refuses writes: ${storage.writesRefused}`);
+  return lines;
+}
+
+type Inventory = NonNullable<StorageReport['inventory']>;
+const counted = (what: string, count: { files: number; bytes: number }) => `${count.files} ${what} (${bytesText(count.bytes)})`;
+
+/** The stored files and their orphans; with --fix, what it removed and kept. */
+function inventoryLines(inventory: Inventory | null, warnings: string[]): string[] {
+  if (!inventory) return warnings.filter((w) => w.startsWith('storage: no inventory')).map((w) => w.slice('storage: '.length));
+  const { orphans, unrecorded, fixed } = inventory;
+  const lines = [`files: ${counted('images', inventory.images)}, ${counted('videos and posters', inventory.videos)} in ${inventory.location}`];
+  if (orphans.files === 0) lines.push('orphans: none');
+  else {
+    const more = orphans.files > orphans.examples.length ? ', …' : '';
+    lines.push(`orphans: ${counted('files', orphans)} no task or upload references, ${orphans.removable} older than an hour (${orphans.examples.join(', ')}${more})`);
+    if (!fixed) lines.push('  imgtask doctor --fix removes those older than an hour');
+  }
+  if (unrecorded.files > 0) lines.push(`unrecorded: ${counted('files', unrecorded)} stored before ${unrecorded.before}, when files were not recorded yet (older uploads): kept`);
+  if (fixed) {
+    lines.push(`fix: removed ${fixed.removed} orphan file(s) (${bytesText(fixed.removedBytes)}), kept ${fixed.keptYoung} younger than an hour`);
+    for (const failed of fixed.failed) lines.push(`  - could not remove ${failed}`);
+  }
   return lines;
 }
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { AdminResult } from '../../app/admin/ops.js';
+import { bytesText } from '../../domain/bytes.js';
 import { admin } from '../context.js';
 import { enumOption, print, table, UsageError } from '../output.js';
 import { command } from '../run.js';
@@ -15,10 +16,14 @@ export function usageCsv(report: AdminResult<'usage'>): string {
   return [csvLine([report.groupBy, 'cost_usd', 'tasks', 'items']), ...report.groups.map((g) => csvLine([g.key ?? '', g.cost, String(g.tasks), String(g.items)]))].join('');
 }
 
+/** What the account stores now, in one line: `stored now: 1.2 MiB (outputs 1.0 MiB; 3 uploads, 204.8 KiB)`. */
+const storedLine = ({ bytes, outputs, uploads }: AdminResult<'usage'>['storage']): string =>
+  `stored now: ${bytesText(bytes)} (outputs ${bytesText(outputs.bytes)}; ${uploads.count} upload${uploads.count === 1 ? '' : 's'}, ${bytesText(uploads.bytes)})`;
+
 export function registerUsageCommand(program: Command): void {
   program
     .command('usage')
-    .description("An account's charges by settlement time, grouped by day, API key, task type or model (as GET /usage)")
+    .description("An account's charges by settlement time, grouped by day, API key, task type or model, and the bytes it stores now (as GET /usage)")
     .requiredOption('--account <account>', 'account name or id')
     .option('--from <when>', 'start, inclusive: 2026-11-01 (midnight UTC) or an ISO date-time with an offset (default: 30 days before --to)')
     .option('--to <when>', 'end, exclusive, in the same forms (default: now)')
@@ -38,6 +43,7 @@ export function registerUsageCommand(program: Command): void {
           return [
             `usage ${report.from} .. ${report.to} (to exclusive), by ${report.groupBy}`,
             table([[report.groupBy.toUpperCase(), 'COST (USD)', 'TASKS', 'ITEMS'], ...rows, ['total', report.total.cost, String(report.total.tasks), String(report.total.items)]]),
+            storedLine(report.storage),
           ].join('\n');
         });
       }),

@@ -9,7 +9,7 @@ import { EmptyState, Notice, Page } from '../layout.js';
 import { usageCsv, usageCsvName } from '../usage/csv.js';
 import { defaultRange, rangeOf } from '../usage/range.js';
 import { loadReports, type UsageReports } from '../usage/report.js';
-import { RangeForm, UsageFigures } from '../usage/sections.js';
+import { RangeForm, StoredNow, UsageFigures } from '../usage/sections.js';
 
 /** The signed-in account, holding the scope GET /usage needs (manage). */
 function usageSession(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
@@ -21,14 +21,22 @@ function usageSession(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
 function Figures({ reports, from, to }: { reports: UsageReports; from: string; to: string }) {
   if (reports.day.total.tasks === 0) {
     return (
-      <EmptyState title="No usage in this range">
-        <p>
-          Usage counts tasks when they settle. Run one from the <a href="/console/playground">Playground</a>, or pick an earlier range.
-        </p>
-      </EmptyState>
+      <>
+        <EmptyState title="No usage in this range">
+          <p>
+            Usage counts tasks when they settle. Run one from the <a href="/console/playground">Playground</a>, or pick an earlier range.
+          </p>
+        </EmptyState>
+        <StoredNow storage={reports.day.storage} />
+      </>
     );
   }
-  return <UsageFigures reports={reports} from={from} to={to} />;
+  return (
+    <>
+      <UsageFigures reports={reports} from={from} to={to} />
+      <StoredNow storage={reports.day.storage} />
+    </>
+  );
 }
 
 /** `GET /console/usage` (charts per day, key and type, with tables) and `GET /console/usage.csv` (the same figures to download). */
@@ -41,7 +49,14 @@ export function registerUsage(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     const page = (content: Child, status: ContentfulStatusCode = 200, from = typed.from, to = typed.to) =>
       render(
         c,
-        <Page title="Usage" session={session} active="/console/usage" scripts={['chart.js', 'charts.js']} styles={['charts.css']} lead="Spend and task counts, from the ledger">
+        <Page
+          title="Usage"
+          session={session}
+          active="/console/usage"
+          scripts={['chart.js', 'charts.js']}
+          styles={['charts.css']}
+          lead="Spend and task counts, from the ledger, and the bytes stored now"
+        >
           <RangeForm from={from} to={to} />
           {content}
         </Page>,

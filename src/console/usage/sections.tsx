@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
-import { USAGE_GROUP_BY } from '../../services/usage.js';
+import { bytesText } from '../../domain/bytes.js';
+import { type StoredUsage, USAGE_GROUP_BY } from '../../services/usage.js';
 import { Chart } from '../charts.js';
 import { usdText } from './format.js';
 import { dailyChart, groupChart, keyGroupLabel, type UsageReports } from './report.js';
@@ -65,5 +66,49 @@ export function UsageFigures({ reports, from, to }: { reports: UsageReports; fro
       </section>
       <CsvLinks from={from} to={to} />
     </>
+  );
+}
+
+/** What the account stores now (whatever the range): its tasks' outputs and its uploads, with the bytes of each. */
+export function StoredNow({ storage }: { storage: StoredUsage }) {
+  const { outputs, uploads } = storage;
+  return (
+    <section aria-labelledby="stored-title">
+      <h2 id="stored-title">Stored now</h2>
+      <p class="muted">Files kept for this account as of now, whatever the range. Deleting a task or an upload frees its share.</p>
+      <div class="table-wrap">
+        <table>
+          <caption class="visually-hidden">Bytes stored now</caption>
+          <thead>
+            <tr>
+              <th scope="col">What</th>
+              <th scope="col" class="num">
+                Files
+              </th>
+              <th scope="col" class="num">
+                Size
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <th scope="row">Task outputs (images, videos)</th>
+              <td class="num">-</td>
+              <td class="num">{bytesText(outputs.bytes)}</td>
+            </tr>
+            <tr>
+              <th scope="row">Uploaded images</th>
+              <td class="num">{String(uploads.count)}</td>
+              <td class="num">{bytesText(uploads.bytes)}</td>
+            </tr>
+            <tr>
+              <th scope="row">Total</th>
+              <td class="num">-</td>
+              <td class="num">{bytesText(storage.bytes)}</td>
+            </tr>
+          </tbody>
+        </table>
+      </div>
+    </section>
   );
 }

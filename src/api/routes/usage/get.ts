@@ -19,6 +19,8 @@ export const UsageQuery = z.object({
     ),
 });
 
+const Bytes = z.number().int().describe('bytes');
+
 const Figures = {
   cost: Usd.describe('charged, decimal USD'),
   tasks: z.number().int().describe('settled tasks (completed or failed)'),
@@ -32,6 +34,14 @@ export const UsageResponse = dataOf(
     groupBy: z.enum(USAGE_GROUP_BY),
     total: z.object(Figures),
     groups: z.array(z.object({ key: z.string().nullable().describe('the day, key id, type or model'), ...Figures })).describe('sorted by key, null last'),
+    storage: z
+      .object({
+        at: Timestamp.describe('when it was read: now, whatever the range'),
+        bytes: Bytes.describe('outputs and uploads together'),
+        outputs: z.object({ bytes: Bytes }).describe("the files of the account's tasks that still hold their data: images, videos, their posters"),
+        uploads: z.object({ count: z.number().int().describe('uploaded images kept'), bytes: Bytes }).describe('images uploaded with POST /image/upload'),
+      })
+      .describe('what the account stores now, in bytes as stored; a deleted task or upload, or one retention removed, no longer counts'),
   }),
 );
 export type UsageResponse = z.infer<typeof UsageResponse>;
@@ -43,7 +53,7 @@ export function registerUsageGet(app: Hono<ApiEnv>, deps: ApiDeps): void {
     {
       method: 'get',
       path: '/usage',
-      summary: "The account's charges by settlement time, grouped by day, API key, task type or model (credits not included)",
+      summary: "The account's charges by settlement time, grouped by day, API key, task type or model (credits not included), and the bytes it stores now",
       guard: { accept: ['accessToken'], scope: 'manage' },
       family: 'resource',
       status: 200,
