@@ -22,10 +22,12 @@ import { registerImageRemoveBackground } from './routes/image/remove-background.
 import { registerImageReview } from './routes/image/review.js';
 import { registerImageFile } from './routes/image/serve-file.js';
 import { registerImageUpload } from './routes/image/upload.js';
+import { registerImageUploadDelete } from './routes/image/upload-delete.js';
 import { registerModelsList } from './routes/models/list.js';
 import { registerMetrics } from './routes/ops/metrics.js';
 import { registerReady } from './routes/ops/ready.js';
 import { registerTasksCancel } from './routes/tasks/cancel.js';
+import { registerTasksDelete } from './routes/tasks/delete.js';
 import { registerTasksEstimate } from './routes/tasks/estimate.js';
 import { registerTasksEvents } from './routes/tasks/events.js';
 import { registerTasksGet } from './routes/tasks/get.js';
@@ -59,6 +61,7 @@ export function registerRoutes(app: Hono<ApiEnv>, deps: ApiDeps): void {
   registerImageRemoveBackground(app, deps);
   registerImageReview(app, deps);
   registerImageUpload(app, deps);
+  registerImageUploadDelete(app, deps);
   registerImageFile(app, deps);
   registerVideoGenerate(app, deps);
   registerVideoModelsList(app, deps);
@@ -76,6 +79,7 @@ export function registerRoutes(app: Hono<ApiEnv>, deps: ApiDeps): void {
   registerTasksResult(app, deps);
   registerTasksEvents(app, deps);
   registerTasksCancel(app, deps);
+  registerTasksDelete(app, deps);
   registerModelsList(app, deps);
   registerWebhooksCreate(app, deps);
   registerWebhooksList(app, deps);

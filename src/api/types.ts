@@ -7,9 +7,11 @@ import type { TaskService } from '../engine/tasks.js';
 import type { AccountService } from '../services/accounts.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import type { AuthService, Principal } from '../services/auth.js';
+import type { DataRemoval } from '../services/data-removal.js';
 import type { DestinationService } from '../services/destinations.js';
 import type { IdempotencyService } from '../services/idempotency.js';
 import type { ImageLibrary } from '../services/images.js';
+import type { UploadService } from '../services/uploads.js';
 import type { UsageService } from '../services/usage.js';
 import type { VideoLibrary } from '../services/videos.js';
 import type { WebhookService } from '../services/webhooks.js';
@@ -25,6 +27,10 @@ export interface ApiDeps {
   tasks: TaskService;
   registry: TaskTypeRegistry;
   images: ImageLibrary;
+  /** Uploaded images and their records (POST /image/upload). */
+  uploads: UploadService;
+  /** Deleting a task's or an upload's data (DELETE /tasks/{id}, DELETE /image/upload/{id}). */
+  dataRemoval: Pick<DataRemoval, 'removeTask' | 'removeUpload'>;
   videos: VideoLibrary;
   webhooks: WebhookService;
   outbox: Outbox;

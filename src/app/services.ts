@@ -14,7 +14,7 @@ import { createAccountService } from '../services/accounts.js';
 import { createApiKeyService } from '../services/api-keys.js';
 import { createAuthService } from '../services/auth.js';
 import { createConsoleSessionService } from '../services/console-sessions.js';
-import { createDataRemoval } from '../services/data-removal.js';
+import { createDataRemoval, removeStoredFiles } from '../services/data-removal.js';
 import { createDestinationService } from '../services/destinations.js';
 import { EventBus } from '../services/events.js';
 import { createIdempotencyService } from '../services/idempotency.js';
@@ -25,6 +25,7 @@ import { createSecretService } from '../services/secrets.js';
 import { createSpaceGuard } from '../services/space-guard.js';
 import { createStorageInventory } from '../services/storage-inventory.js';
 import { createTokenService } from '../services/tokens.js';
+import { createUploadService } from '../services/uploads.js';
 import { createUsageService } from '../services/usage.js';
 import { createVideoLibrary } from '../services/videos.js';
 import { createWebhookService } from '../services/webhooks.js';
@@ -139,6 +140,7 @@ export async function openServices(options: ServiceOptions) {
     publicBase,
     config,
   });
+  const uploads = createUploadService({ images, store, clock, maxPixels: () => config.current().fetch.maxPixels });
   const videos = createVideoLibrary({ blobs: blobs.videos, posters: blobs.posters, publicBase, ffmpegPath: () => ffmpegPathOf(config.current()) });
   const destinations = createDestinationService({ store, clock, config, secretsKey, driver: createDriverFactory(config, [layout.exports]), isUnderAllowedRoot, localRoots: [layout.exports] });
   const registry = new TaskTypeRegistry();
@@ -153,7 +155,7 @@ export async function openServices(options: ServiceOptions) {
   // Webhook URLs deliveries could never reach, under the setting in force, are refused when given.
   const checkWebhookUrl = (url: string) => webhookTargetRefusal(url, config.current().webhooks.allowPrivateAddresses);
   // The task lifecycle: how created tasks reach a runner (this process's, or the fleet's on a shared database) is the engine's to pick.
-  const engine = createEngine({ store, registry, clock, events, config, tokens, log, space, checkWebhookUrl });
+  const engine = createEngine({ store, registry, clock, events, config, tokens, log, space, checkWebhookUrl, discardFiles: (files) => removeStoredFiles(blobs, files) });
   const webhooks = createWebhookService({ store, clock, secretsKey, newSecret: newWebhookSecret, checkUrl: checkWebhookUrl });
   // Each listener subscribes itself: the outbox records every settlement's event (durably, after the settlement itself).
   const outbox = createOutbox({ store, webhooks, clock, config, events, log });
@@ -275,6 +277,7 @@ export async function openServices(options: ServiceOptions) {
     },
     publicBase,
     images,
+    uploads,
     videos,
     clock,
     log,

@@ -7,6 +7,7 @@ import type { RemoveBackgroundBody, RemoveBackgroundResponse } from '../api/rout
 import type { ReviewBody, ReviewResponse } from '../api/routes/image/review.js';
 import type { UploadResponse } from '../api/routes/image/upload.js';
 import type { CancelTaskResponse } from '../api/routes/tasks/cancel.js';
+import type { DeleteTaskResponse } from '../api/routes/tasks/delete.js';
 import type { GetTaskResponse } from '../api/routes/tasks/get.js';
 import type { ListTasksResponse } from '../api/routes/tasks/list.js';
 import type { GetTaskResultResponse } from '../api/routes/tasks/result.js';
@@ -191,6 +192,8 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
     status,
     /** Cancels a pending task (POST /tasks/{id}/cancel, owner's API key): the task as it settled. */
     cancel: async (id: string): Promise<Task> => (await call<CancelTaskResponse>('POST', `/tasks/${encodeURIComponent(id)}/cancel`)).body.data,
+    /** Deletes a task's data (DELETE /tasks/{id}; a pending one is cancelled first): the task as it is kept. */
+    deleteTask: async (id: string): Promise<Task> => (await call<DeleteTaskResponse>('DELETE', `/tasks/${encodeURIComponent(id)}`)).body.data,
     async tasks(query: Record<string, string | number | undefined> = {}): Promise<{ tasks: Task[]; nextCursor: string | null }> {
       const params = new URLSearchParams(Object.entries(query).flatMap(([k, v]): [string, string][] => (v === undefined ? [] : [[k, String(v)]])));
       const { body } = await call<ListTasksResponse>('GET', `/tasks${params.size ? `?${params}` : ''}`);

@@ -5,7 +5,7 @@ import type { Clock } from '../services/ports.js';
 import type { SpaceGuard } from '../services/space-guard.js';
 import type { TokenService } from '../services/tokens.js';
 import type { WebhookUrlCheck } from '../services/webhooks.js';
-import type { LanePauseRecord } from '../store/records.js';
+import type { LanePauseRecord, StoredFile } from '../store/records.js';
 import type { Store } from '../store/types.js';
 import { createAccountEvents } from './account-events.js';
 import { createDeadlines } from './deadlines.js';
@@ -33,6 +33,8 @@ export interface EngineDeps {
   space?: Pick<SpaceGuard, 'admit'>;
   /** Refuses a task's `webhook.custom` URL that deliveries could never reach; none: not checked. */
   checkWebhookUrl?: WebhookUrlCheck;
+  /** Removes files an item stored that no record names (its task cancelled or deleted as it ran); none: they stay. */
+  discardFiles?: (files: readonly StoredFile[]) => Promise<void>;
 }
 
 /**
@@ -47,7 +49,7 @@ export function createEngine(deps: EngineDeps) {
   const lanes = new Lanes(config, { log, fleetKeySlots: fleetKeySlotsOf(store) });
   /** Applies the pauses the store holds to this process's lanes. */
   const loadPauses = async () => lanes.setPaused((await store.lanePauses.list()).map((pause) => pause.id));
-  const runner = createTaskRunner({ progress, lanes, config, log, events, owner: createOwnerLookup(store) });
+  const runner = createTaskRunner({ progress, lanes, config, log, events, owner: createOwnerLookup(store), discardFiles: deps.discardFiles });
   // Cancel-After: a task whose deadline passes is ended as a cancel is, with TASK_EXPIRED.
   const deadlines = createDeadlines({ expire: (taskId) => progress.expire(taskId), now: () => clock.now(), log });
   // Where pending tasks stand (running items' fractions, queue position, estimates): this runner's, or relayed from the process running them.

@@ -112,24 +112,25 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
      * items only leave pending, so the other items it shows finished are final, and the store
      * refuses the write if this item or the task is no longer pending. `prepared`: what prepare
      * worked out, kept with this write if the task has none yet (the plan is journaled with the
-     * first item made with it).
+     * first item made with it). Answers whether this item was recorded (false: the task or the
+     * item was no longer pending).
      */
-    async finishItem(taskId: string, index: number, item: ItemRecord, options: { known?: TaskRecord; prepared?: unknown } = {}): Promise<void> {
+    async finishItem(taskId: string, index: number, item: ItemRecord, options: { known?: TaskRecord; prepared?: unknown } = {}): Promise<boolean> {
       const task = options.known ?? (await store.tasks.get(taskId));
-      if (task?.status !== 'pending' || task.items[index]?.status !== 'pending') return;
+      if (task?.status !== 'pending' || task.items[index]?.status !== 'pending') return false;
       const { prepared } = options;
       if (task.items.some((other, i) => i !== index && other.status === 'pending')) {
         const recorded = await store.tasks.recordItem(taskId, index, item, isoTime(clock.now()), prepared);
         if (recorded) events.emit('task:item', { task: recorded });
         if (recorded) await settleIfDone(taskId);
-        return;
+        return recorded !== undefined;
       }
       const items = task.items.slice();
       items[index] = item;
       // The type's settle reads what prepare worked out (a magic prompt in the result): the plan this write keeps.
       const finished: TaskRecord = { ...task, items, ...preparedOnce(task, prepared) };
       const outcome = definition(task.type).settle(finished, finished.request);
-      await settle(finished, outcome.status, outcome.result, outcome.errors, { index, item }, undefined, prepared);
+      return (await settle(finished, outcome.status, outcome.result, outcome.errors, { index, item }, undefined, prepared)) !== undefined;
     },
 
     /**

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Micros } from '../domain/money.js';
 import type { Scope } from '../domain/scopes.js';
 import type { TaskError, TaskErrorCode } from '../domain/tasks.js';
-import type { TaskRecord } from '../store/records.js';
+import type { StoredFile, TaskRecord } from '../store/records.js';
 
 /** The records task types and the worker handle, as services expose them. */
 export type { ItemRecord, TaskRecord } from '../store/records.js';
@@ -30,6 +30,12 @@ export interface ItemContext<Req> {
    * Call it right after the provider call returns; a retry after it runs without a slot.
    */
   engineDone?: () => void;
+  /**
+   * Names the files this run stored (an output, a video's poster), as soon as each is stored:
+   * the item keeps them (ItemRecord.files, never shown), so deleting the task removes them, and a
+   * run whose item is not recorded (its task cancelled meanwhile) has them removed at once.
+   */
+  storedFiles?: (files: readonly StoredFile[]) => void;
 }
 
 export interface Prepared {

@@ -4,7 +4,11 @@ import { settledEventKind } from '../services/events.js';
 import type { TaskRecord } from '../store/records.js';
 import type { LiveProgress } from './live-progress.js';
 
-/** The full task object (GET /tasks/{id}; docs/api/tasks.md). */
+/**
+ * The full task object (GET /tasks/{id}; docs/api/tasks.md). A task whose data was removed
+ * (DELETE /tasks/{id}, retention) shows `dataRemoved: true` and when, with its request `{}`
+ * and its result null.
+ */
 export function toTaskView(task: TaskRecord) {
   const view: Record<string, unknown> = {
     id: task.id,
@@ -22,15 +26,18 @@ export function toTaskView(task: TaskRecord) {
   view.metadata = metadataOf(task.request);
   view.priority = task.priority ?? 0;
   if (task.deadlineAt !== undefined) view.deadlineAt = task.deadlineAt;
+  view.dataRemoved = task.dataRemovedAt !== undefined;
+  if (task.dataRemovedAt !== undefined) view.dataRemovedAt = task.dataRemovedAt;
   return view;
 }
 
-/** GET /tasks/{id}/result. */
+/** GET /tasks/{id}/result; `dataRemoved: true` says why a settled task's result is null. */
 export const toResultView = (task: TaskRecord) => ({
   id: task.id,
   status: task.status,
   type: task.type,
   result: task.status === 'pending' ? null : (task.result ?? null),
+  ...(task.dataRemovedAt === undefined ? {} : { dataRemoved: true as const }),
 });
 
 /**
@@ -82,5 +89,7 @@ export function taskEventEnvelope(id: string, createdAt: string, task: TaskRecor
   if (task.status === 'completed') data.result = view.result;
   else data.errors = view.errors;
   data.metadata = view.metadata;
+  // A deleted task's event, rebuilt from what is kept: a redelivery says why it carries nothing.
+  if (task.dataRemovedAt !== undefined) data.dataRemoved = true;
   return { id, type: settledEventKind(task), createdAt, data };
 }

@@ -161,8 +161,8 @@ export function createDestinationService(deps: {
 
   const driverOf = (record: DestinationRecord) => deps.driver(record.provider.id, fullConfig(record));
 
-  /** Stored images never change under their key: readers may keep them as long as the service's own copies. */
-  const imageCacheControl = () => `public, max-age=${deps.config.current().images.cacheMaxAgeSeconds}, immutable`;
+  /** As the service's own copies are served: for images.cacheMaxAgeSeconds, not as immutable (what a cache may keep after a delete: docs/data-lifecycle.md). */
+  const imageCacheControl = () => `public, max-age=${deps.config.current().images.cacheMaxAgeSeconds}`;
 
   /** Deletes the test object; a failure is reported, not thrown: the write, which is what was tested, succeeded. */
   async function removeTestObject(driver: StorageDriver, key: string): Promise<{ deleted: true } | { deleted: false; deleteError: string }> {

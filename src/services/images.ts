@@ -6,6 +6,7 @@ import { ProviderError, type TaskErrorCode } from '../domain/tasks.js';
 import { encodeImage, ImageReadError, type OutputFormat, probeImage } from '../media/images.js';
 import type { SourceImage } from '../providers/types.js';
 import type { BlobStore, ByteRange } from '../store/blobs.js';
+import type { StoredFile } from '../store/records.js';
 import type { UrlFetcher } from './ports.js';
 import type { SpaceGuard } from './space-guard.js';
 
@@ -17,6 +18,8 @@ export interface StoredImage {
   height: number;
   bytes: number;
   serviceUrl: string;
+  /** What was written: the image's blob and its size (an item's `files`). */
+  files: StoredFile[];
 }
 
 /** What the storage said when it failed, short enough for a task's error (its code, never its address). */
@@ -119,7 +122,7 @@ export function createImageLibrary(deps: {
       const id = randomId('img');
       const fileName = `${id}.${format}`;
       await putBlob(deps.blobs, fileName, data, IMAGE_MIME[format], 'image');
-      return { id, fileName, format, width, height, bytes: data.length, serviceUrl: serviceUrl(fileName), data };
+      return { id, fileName, format, width, height, bytes: data.length, serviceUrl: serviceUrl(fileName), files: [{ name: fileName, bytes: data.length }], data };
     },
   };
 }

@@ -1,7 +1,10 @@
 import { AppError } from '../domain/errors.js';
 import { sizeText } from '../domain/sizes.js';
+import { isoTime } from '../domain/time.js';
 import { ImageReadError, probeImage } from '../media/images.js';
+import type { Store } from '../store/types.js';
 import type { ImageLibrary } from './images.js';
+import type { Clock } from './ports.js';
 
 /** Upload limits (docs/api/uploads.md, docs/api/limits.md). */
 export const UPLOAD_LIMITS = { minFiles: 1, maxFiles: 10, minBytes: 1024, maxBytes: 10 * 1024 * 1024, maxBody: 100 * 1024 * 1024 } as const;
@@ -23,12 +26,41 @@ export interface UploadedImage {
   filename: string;
 }
 
+/** Who uploads: the account, and the key (null for an access token). */
+export interface Uploader {
+  accountId: string;
+  apiKeyId: string | null;
+}
+
+/**
+ * Uploaded images (POST /image/upload): each stored with a record of whose it is, so its owner
+ * can delete it (DELETE /image/upload/{id}: services/data-removal.ts), retention can age it out
+ * and the account's stored bytes count it.
+ */
+export function createUploadService(deps: { images: ImageLibrary; store: Pick<Store, 'uploads'>; clock: Clock; maxPixels: () => number }) {
+  return {
+    /** Stores the files as `storeUploads` does, then records each (its blob is durable first: a record never names nothing). */
+    async store(uploader: Uploader, files: ReceivedFile[]): Promise<UploadedImage[]> {
+      const stored = await storeUploads(deps.images, files, deps.maxPixels());
+      const createdAt = isoTime(deps.clock.now());
+      await Promise.all(
+        stored.map((image) =>
+          deps.store.uploads.put({ id: image.id, accountId: uploader.accountId, apiKeyId: uploader.apiKeyId, fileName: `${image.id}.${image.format}`, bytes: image.bytes, createdAt }),
+        ),
+      );
+      return stored;
+    },
+  };
+}
+
+export type UploadService = ReturnType<typeof createUploadService>;
+
 /**
  * Checks every file before storing any (all or nothing): 1 to 10 files, each 1 KB to 10 MB,
  * JPEG, PNG or WEBP by its bytes (never its name), readable within the pixel limit. Refused
  * with 507 STORAGE_FULL while free space is below store.minFreeBytes, or when the disk fills.
  */
-export async function storeUploads(images: ImageLibrary, files: ReceivedFile[], maxPixels: number): Promise<UploadedImage[]> {
+async function storeUploads(images: ImageLibrary, files: ReceivedFile[], maxPixels: number): Promise<UploadedImage[]> {
   await images.admitUpload();
   if (files.length < UPLOAD_LIMITS.minFiles) throw new AppError('VALIDATION_ERROR', 'send at least one file in the multipart field "files"');
   if (files.length > UPLOAD_LIMITS.maxFiles) throw new AppError('VALIDATION_ERROR', `at most ${UPLOAD_LIMITS.maxFiles} files per upload`);

@@ -2,8 +2,9 @@ import { randomId } from '../domain/ids.js';
 import { VIDEO_MIME } from '../domain/media-types.js';
 import type { VideoFormat } from '../providers/types.js';
 import type { BlobStore, ByteRange } from '../store/blobs.js';
+import type { StoredFile } from '../store/records.js';
 import { putBlob } from './images.js';
-import { createVideoPosters } from './video-posters.js';
+import { createVideoPosters, posterName } from './video-posters.js';
 
 export interface StoredVideo {
   id: string;
@@ -11,6 +12,8 @@ export interface StoredVideo {
   format: VideoFormat;
   bytes: number;
   serviceUrl: string;
+  /** What was written: the video and, when one could be made, its poster (an item's `files`). */
+  files: StoredFile[];
   data: Buffer;
 }
 
@@ -34,8 +37,10 @@ export function createVideoLibrary(deps: { blobs: BlobStore; posters: BlobStore;
       const id = randomId('vid');
       const fileName = `${id}.${format}`;
       await putBlob(deps.blobs, fileName, data, VIDEO_MIME[format], 'video');
-      await posters.make(fileName, data);
-      return { id, fileName, format, bytes: data.length, serviceUrl: serviceUrl(fileName), data };
+      const poster = await posters.make(fileName, data);
+      const files: StoredFile[] = [{ name: fileName, bytes: data.length }];
+      if (poster) files.push({ name: posterName(fileName), bytes: poster.length });
+      return { id, fileName, format, bytes: data.length, serviceUrl: serviceUrl(fileName), files, data };
     },
   };
 }

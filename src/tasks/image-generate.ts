@@ -162,7 +162,7 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
       return { saved, runtime: inputs };
     },
 
-    async runItem({ task, request, index, attempt, prepared, signal, reportProgress, preferredProvider, engineDone }) {
+    async runItem({ task, request, index, attempt, prepared, signal, reportProgress, preferredProvider, engineDone, storedFiles }) {
       const planned = (task.prepared ?? prepared.saved) as GenerationPlan;
       const model = deps.config.current().models[planned.model];
       if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `model ${planned.model} is no longer configured`);
@@ -184,6 +184,7 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
       // The engine has answered: its slot goes to the next item while this one is stored.
       engineDone?.();
       const stored = await deps.images.saveEncoded(generated.data, request.output.format, request.output.quality);
+      storedFiles?.(stored.files);
       const item: Record<string, unknown> = {
         status: 'success',
         id: stored.id,

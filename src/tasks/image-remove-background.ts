@@ -63,7 +63,7 @@ export function createRemoveBackgroundType(deps: ImageTaskDeps): TaskTypeDefinit
     maxAttempts: MAX_ATTEMPTS.image,
     itemErrorCode: (code) => (ALLOWED.has(code) ? code : 'PROVIDER_ERROR'),
 
-    async runItem({ task, request, signal }) {
+    async runItem({ task, request, signal, storedFiles }) {
       const source = await deps.images.load(request.url, 'INVALID_INPUT', signal);
       const remover = deps.providers().backgroundRemover;
       if (!remover) throw new ProviderError('PROVIDER_ERROR', 'no background remover is configured', { retryable: false });
@@ -73,6 +73,7 @@ export function createRemoveBackgroundType(deps: ImageTaskDeps): TaskTypeDefinit
       const data = format === removed.format ? removed.data : await (format === 'png' ? sharp(removed.data).png() : sharp(removed.data).webp({ quality: 100, alphaQuality: 100 })).toBuffer();
       const { width = 0, height = 0 } = await sharp(data).metadata();
       const stored = await deps.images.saveAsIs(data, format, width, height);
+      storedFiles?.(stored.files);
       const image: Record<string, unknown> = { id: stored.id, url: stored.serviceUrl, service_url: stored.serviceUrl, size: sizeText(width, height), format };
       await deliverToDestination(deps, image, { accountId: task.accountId, destination: request.destination, taskId: task.id, index: 0, image: stored, signal });
       return image;

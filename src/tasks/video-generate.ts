@@ -134,7 +134,7 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
       return { saved, runtime: inputs };
     },
 
-    async runItem({ task, request, index, attempt, prepared, signal, reportProgress, preferredProvider, engineDone }) {
+    async runItem({ task, request, index, attempt, prepared, signal, reportProgress, preferredProvider, engineDone, storedFiles }) {
       const planned = (task.prepared ?? prepared.saved) as VideoPlan;
       const model = deps.config.current().videoModels[planned.model];
       if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `video model ${planned.model} is no longer configured`);
@@ -167,6 +167,7 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
         throw new ProviderError('PROVIDER_ERROR', `the provider answered something that is not a video${err instanceof VideoReadError ? `: ${err.message}` : ''}`, { cause: err });
       }
       const stored = await deps.videos.save(data, request.format);
+      storedFiles?.(stored.files);
       const item: Record<string, unknown> = {
         status: 'success',
         id: stored.id,

@@ -163,6 +163,8 @@ export function taskLines(task: TaskView, options: TaskLinesOptions = {}): Line[
   ];
   const scheduling = schedulingLine(task);
   if (scheduling) lines.push(scheduling);
+  // A deleted task (DELETE /tasks/{id}, retention): what is left is its accounting.
+  if (task.dataRemoved === true) lines.push([{ text: `  data removed${'dataRemovedAt' in task && task.dataRemovedAt ? ` ${task.dataRemovedAt}` : ''}: its outputs, prompt and result are gone` }]);
   if (task.type === 'image.generate' && task.result?.magic_prompt) {
     lines.push([{ text: `  prompt rewritten: ${task.result.magic_prompt.positive}` }]);
     if (task.result.magic_prompt.negative) lines.push([{ text: `  negative prompt rewritten: ${task.result.magic_prompt.negative}` }]);

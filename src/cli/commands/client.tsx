@@ -215,7 +215,7 @@ export function registerClientCommands(program: Command): void {
       }),
     );
 
-  const tasks = program.command('tasks').description('Tasks: list, show, watch, cancel');
+  const tasks = program.command('tasks').description('Tasks: list, show, watch, cancel, delete');
   tasks
     .command('list')
     .description("The account's tasks, newest first")
@@ -261,6 +261,16 @@ export function registerClientCommands(program: Command): void {
       clientCommand(async (client, json, id: string) => {
         const task = await client.cancel(id);
         print({ json }, task, () => `${task.id} cancelled: ${task.status}, charged ${task.cost} USD`);
+      }),
+    );
+  tasks
+    .command('delete <id>')
+    .description("Delete a task's outputs and text (API key with tasks:cancel; a pending task is cancelled first); its cost and status are kept")
+    .option('--json', 'print one JSON document')
+    .action(
+      clientCommand(async (client, json, id: string) => {
+        const task = await client.deleteTask(id);
+        print({ json }, task, () => `${task.id} deleted: its outputs, prompt, metadata and result are gone (${task.status}, charged ${task.cost} USD, kept for accounting)`);
       }),
     );
 }

@@ -16,9 +16,10 @@ const webp = (data: Buffer, headers: Record<string, string>) =>
 
 /**
  * The answers of GET /console/thumbs/{taskId}/{index}: an image's thumbnail, or a video's poster
- * frame at the width (the poster made now for a video stored without one). Either is cached as
- * immutable under its ETag; a video with no poster to show gets a placeholder, never cached, so
- * that its frame shows once one can be made.
+ * frame at the width (the poster made now for a video stored without one). Either is cached
+ * privately under its ETag for images.cacheMaxAgeSeconds, as the image itself (not as immutable:
+ * a deleted task's pictures go); a video with no poster to show gets a placeholder, never cached,
+ * so that its frame shows once one can be made.
  */
 export function createThumbAnswers(deps: Pick<ConsoleDeps, 'images' | 'videos' | 'config'>) {
   const thumbnails = createThumbnailMaker({ maxPixels: () => deps.config.current().fetch.maxPixels });
@@ -31,7 +32,7 @@ export function createThumbAnswers(deps: Pick<ConsoleDeps, 'images' | 'videos' |
 
   return async function answer(item: GalleryItem, width: ThumbWidth, ifNoneMatch: string | undefined): Promise<Response> {
     const etag = thumbEtag(item.id, width);
-    const headers = { etag, 'cache-control': 'private, max-age=31536000, immutable' };
+    const headers = { etag, 'cache-control': `private, max-age=${deps.config.current().images.cacheMaxAgeSeconds}` };
     if (ifNoneMatch === etag) return new Response(null, { status: 304, headers });
     try {
       const { data, made } = await thumbnails.thumbnail(item.file, width, () => source(item));

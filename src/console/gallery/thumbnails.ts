@@ -14,7 +14,7 @@ export const VIEW_WIDTHS: readonly ThumbWidth[] = [640, 1280];
 
 /** What the thumbnails of one process may hold in memory: 32 MiB (about 2,000 grid thumbnails). */
 export const THUMB_CACHE_BYTES = 32 * 1024 * 1024;
-/** Bumped when the encoding below changes, so browsers holding the old bytes under an immutable ETag ask again. */
+/** Bumped when the encoding below changes, so browsers holding the old bytes under their ETag ask again. */
 const ENCODING_VERSION = 1;
 
 /** The width asked (`?w=`), if it is one of THUMB_WIDTHS; VALIDATION_ERROR otherwise. */

@@ -2,6 +2,7 @@ import type { ConfigSource } from '../../config/source.js';
 import { isOutOfSpace } from '../../domain/storage-full.js';
 import { ProviderError } from '../../domain/tasks.js';
 import type { EventBus, ItemFractions } from '../../services/events.js';
+import type { StoredFile } from '../../store/records.js';
 import type { LaneBacklog } from '../load-limits.js';
 import type { TaskProgress } from '../task-progress.js';
 import type { ItemRecord, Prepared, TaskRecord } from '../task-types.js';
@@ -32,6 +33,8 @@ export interface TaskRunnerOptions {
   progressIntervalMs?: number;
   /** The task's account weight and its key's maxConcurrent, for its place in the lane (none: weight 1, no cap). */
   owner?: (task: TaskRecord) => Promise<{ weight: number; maxConcurrent?: number }>;
+  /** Removes files an item stored that no record names (its task settled, or its data removed, before the item was recorded); none: they stay. */
+  discardFiles?: (files: readonly StoredFile[]) => Promise<void>;
 }
 
 /** Where a task this runner holds stands: in memory only, never journaled. */
@@ -199,8 +202,33 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       onRefused: (err) => log(`${label}: kept pending, storage full (${err.message}); tried again until space is back`),
     });
 
+  /**
+   * Removes the files of an item run that its record does not hold (the task settled or was
+   * deleted under it, another process recorded the item, or the runner stopped mid-item): no
+   * task refers to them, so nothing else would.
+   */
+  async function discardUnrecorded(taskId: string, index: number, files: readonly StoredFile[]): Promise<void> {
+    if (files.length === 0 || !options.discardFiles) return;
+    // A record that failed after its write (the settlement refused for lack of space) may hold them: read back.
+    const item = (await tasks.getTask(taskId))?.items[index];
+    const kept = new Set((item?.files ?? []).map((file) => file.name));
+    const stray = files.filter((file) => !kept.has(file.name));
+    if (stray.length === 0) return;
+    await options.discardFiles(stray).catch((err: Error) => log(`task ${taskId} item ${index}: files no record names not removed (${err.message}); doctor --fix removes them`));
+  }
+
   /** Runs one item to its outcome; false when there was nothing to run (already settled, or stopping). */
   async function runItem(taskId: string, index: number, prepared: Prepared, entry: LiveTask, slot: SlotGrant): Promise<boolean> {
+    const files: StoredFile[] = [];
+    let recorded = false;
+    try {
+      return await runAndRecord(taskId, index, prepared, entry, slot, files, () => (recorded = true));
+    } finally {
+      if (!recorded) await discardUnrecorded(taskId, index, files);
+    }
+  }
+
+  async function runAndRecord(taskId: string, index: number, prepared: Prepared, entry: LiveTask, slot: SlotGrant, files: StoredFile[], markRecorded: () => void): Promise<boolean> {
     if (stopping.signal.aborted || entry.settled) return false;
     // The record the task started with: items leave pending only here or by a settlement, which the
     // runner hears (entry.settled), so no read is needed between the slot and the engine. A task
@@ -217,7 +245,10 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
             (attempt) => {
               const run = beginRun(taskId, entry, index);
               const reportProgress = (fraction: number) => report(taskId, entry, index, run, fraction);
-              return def.runItem({ task, request: task.request, index, attempt, prepared, signal, reportProgress, preferredProvider: slot.provider, engineDone: slot.release });
+              const storedFiles = (made: readonly StoredFile[]) => {
+                files.push(...made);
+              };
+              return def.runItem({ task, request: task.request, index, attempt, prepared, signal, reportProgress, preferredProvider: slot.provider, engineDone: slot.release, storedFiles });
             },
             {
               maxAttempts: def.maxAttempts,
@@ -240,6 +271,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     const item: ItemRecord = outcome.ok
       ? { status: 'success', result: outcome.value, cost: def.itemCost(task.request, index), attempts: outcome.attempts }
       : { status: 'failed', error: { code: code!, message: outcome.error.message }, attempts: outcome.attempts };
+    // Every file its runs stored, a failed attempt's too: deleting the task removes them all.
+    if (files.length > 0) item.files = [...files];
     if (!outcome.ok && outcome.error.code === 'UNKNOWN_ERROR' && (await stillPending(taskId, index))) log(`task ${taskId} item ${index}: unexpected failure: ${describeFailure(outcome.error)}`);
     // Refused for lack of space: the outcome is kept and recorded once space is back (the work is not
     // done again). The item may have been recorded and only the settlement refused: a retry settles.
@@ -251,7 +284,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       // finished is final (finishItem reads it again only if it is not enough to settle).
       // The start-time record says which other items are finished only for a task of one item (or one read just now): else it is read again here, outside the slot.
       const known = retry || (task === entry.task && task.items.length > 1) ? undefined : task;
-      await tasks.finishItem(taskId, index, item, { known, prepared: task.prepared === undefined ? prepared.saved : undefined });
+      if (await tasks.finishItem(taskId, index, item, { known, prepared: task.prepared === undefined ? prepared.saved : undefined })) markRecorded();
       if (retry) await tasks.settleIfDone(taskId);
     };
     return (await untilStored(label, record, async () => (await tasks.getTask(taskId))?.status === 'pending')) !== null;

@@ -10,8 +10,9 @@ const ImageRequestHeaders = z.object({ 'if-none-match': z.string().optional().de
 
 /**
  * The service's own image URLs (`service_url`). Public: the id is 131 random bits, so the URL
- * is the capability, as with signed storage URLs. Content never changes under a URL, so it is
- * cached as immutable.
+ * is the capability, as with signed storage URLs. Content never changes under a URL, but an
+ * image can be deleted (its task or upload deleted, retention): it is cached for
+ * images.cacheMaxAgeSeconds, not as immutable, and a deleted one answers 404.
  */
 export function registerImageFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
   addRoute(
@@ -20,7 +21,7 @@ export function registerImageFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
     {
       method: 'get',
       path: '/images/:file',
-      summary: 'A stored image, by its service URL ({id}.{ext}); cached as immutable, with its ETag',
+      summary: 'A stored image, by its service URL ({id}.{ext}); cached for images.cacheMaxAgeSeconds, with its ETag; 404 once deleted',
       family: 'resource',
       status: 200,
       produces: 'image/*',
@@ -30,7 +31,7 @@ export function registerImageFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
         {
           status: 304,
           description: 'Not modified: If-None-Match matched the ETag of this image (no body)',
-          headers: { ETag: 'the image id, quoted', 'Cache-Control': 'public, max-age=…, immutable' },
+          headers: { ETag: 'the image id, quoted', 'Cache-Control': 'public, max-age=<images.cacheMaxAgeSeconds>' },
         },
       ],
     },
@@ -39,7 +40,7 @@ export function registerImageFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
       const etag = `"${file}"`;
       const headers = {
         'content-type': IMAGE_MIME[file.split('.').pop()!],
-        'cache-control': `public, max-age=${deps.config.current().images.cacheMaxAgeSeconds}, immutable`,
+        'cache-control': `public, max-age=${deps.config.current().images.cacheMaxAgeSeconds}`,
         etag,
         'x-content-type-options': 'nosniff',
       };

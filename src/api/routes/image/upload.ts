@@ -3,7 +3,7 @@ import busboy from 'busboy';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { AppError } from '../../../domain/errors.js';
-import { type ReceivedFile, storeUploads, UPLOAD_LIMITS } from '../../../services/uploads.js';
+import { type ReceivedFile, UPLOAD_LIMITS } from '../../../services/uploads.js';
 import { RequestCutShortError } from '../../cut-short.js';
 import { addRoute } from '../../route.js';
 import { dataOf } from '../../schemas.js';
@@ -97,9 +97,9 @@ export function registerImageUpload(app: Hono<ApiEnv>, deps: ApiDeps): void {
       response: UploadResponse,
       errors: ['VALIDATION_ERROR'],
     },
-    async (c) => {
+    async (c, { principal }) => {
       const files = await receiveFiles(c);
-      const stored = await storeUploads(deps.images, files, deps.config.current().fetch.maxPixels);
+      const stored = await deps.uploads.store({ accountId: principal.accountId, apiKeyId: principal.kind === 'apiKey' ? principal.keyId : null }, files);
       return { body: { data: { files: stored } } };
     },
   );

@@ -55,11 +55,23 @@ const fullTask = <Type extends string, Result extends z.ZodType>(type: Type, res
     priority: z.number().int().min(PRIORITY.min).max(PRIORITY.max).describe('its place against other work in its lane (the request’s priority; 0 when not given)'),
     deadlineAt: Timestamp.optional().describe('when its unfinished items are cancelled with TASK_EXPIRED (the create’s Cancel-After header); absent without one'),
     progress: TaskProgress.optional().describe('GET /tasks/{id} of a pending task only: where it stands (absent once settled, and in lists)'),
+    dataRemoved: z
+      .boolean()
+      .describe(
+        'true once its data was removed (DELETE /tasks/{id}, retention, an account erase): request `{}`, metadata and result null, outputs deleted; id, type, status, cost, owner and timestamps are kept',
+      ),
+    dataRemovedAt: Timestamp.optional().describe('when its data was removed; absent while it is kept'),
   });
 
 /** What `GET /tasks/{id}/result` shows of a task. */
 const taskResult = <Type extends string, Result extends z.ZodType>(type: Type, result: Result) =>
-  z.object({ id: z.string(), status: TaskStatusSchema, type: z.literal(type), result: result.nullable() });
+  z.object({
+    id: z.string(),
+    status: TaskStatusSchema,
+    type: z.literal(type),
+    result: result.nullable(),
+    dataRemoved: z.literal(true).optional().describe('present once the task’s data was removed (DELETE /tasks/{id}, retention): why a settled task’s result is null'),
+  });
 
 // Mapped over the module tuple (generic, so the tuple stays a tuple): one member per type.
 type Module = { type: string; result: z.ZodType };

@@ -45,7 +45,8 @@ function parseRange(header: string | undefined, size: number): RangeAnswer {
 
 /**
  * The service's own video URLs (`service_url`), modelled on `/images/:file`: public (the id is
- * the capability), cached as immutable, with an ETag; and, because players seek, byte ranges.
+ * the capability), cached for images.cacheMaxAgeSeconds (not as immutable: a deleted video
+ * answers 404), with an ETag; and, because players seek, byte ranges.
  * A HEAD request reaches this handler too (hono dispatches HEAD to the GET route and drops
  * the body), so no file is opened for it.
  */
@@ -56,7 +57,8 @@ export function registerVideoFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
     {
       method: 'get',
       path: '/videos/:file',
-      summary: 'A stored video, by its service URL ({id}.{ext}): video/mp4, or image/webp for an animated WebP; byte ranges for seeking; cached as immutable, with its ETag',
+      summary:
+        'A stored video, by its service URL ({id}.{ext}): video/mp4, or image/webp for an animated WebP; byte ranges for seeking; cached for images.cacheMaxAgeSeconds, with its ETag; 404 once deleted',
       family: 'resource',
       status: 200,
       produces: 'video/mp4',
@@ -71,7 +73,7 @@ export function registerVideoFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
         {
           status: 304,
           description: 'Not modified: If-None-Match matched the ETag of this video (no body)',
-          headers: { ETag: 'the video id, quoted', 'Cache-Control': 'public, max-age=…, immutable' },
+          headers: { ETag: 'the video id, quoted', 'Cache-Control': 'public, max-age=<images.cacheMaxAgeSeconds>' },
         },
         {
           status: 416,
@@ -88,7 +90,7 @@ export function registerVideoFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
       const etag = `"${file}"`;
       const headers: Record<string, string> = {
         'content-type': VIDEO_MIME[file.split('.').pop()!],
-        'cache-control': `public, max-age=${deps.config.current().images.cacheMaxAgeSeconds}, immutable`,
+        'cache-control': `public, max-age=${deps.config.current().images.cacheMaxAgeSeconds}`,
         etag,
         'accept-ranges': 'bytes',
         'x-content-type-options': 'nosniff',
