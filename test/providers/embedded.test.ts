@@ -42,20 +42,16 @@ test('the embedded nsfw model runs on the wasm backend in a worker thread, and t
   const rater = createEmbeddedNsfwRater();
   try {
     const image = await photoLike(400, 300);
-    let maxLag = 0;
-    let last = performance.now();
-    const ticker = setInterval(() => {
-      const now = performance.now();
-      maxLag = Math.max(maxLag, now - last - 5);
-      last = now;
-    }, 5);
+    // How busy the event loop was (not how late a timer fired: on a loaded machine the OS makes
+    // timers late whoever runs the model). A model on this thread would keep it busy throughout.
+    const before = performance.eventLoopUtilization();
     const first = await rater.predict(image); // includes loading the model
-    clearInterval(ticker);
+    const busy = performance.eventLoopUtilization(before).utilization;
     assert.equal(first.backend, 'wasm');
     assert.deepEqual(first.predictions.map((p) => p.className).sort(), ['Drawing', 'Hentai', 'Neutral', 'Porn', 'Sexy']);
     const total = first.predictions.reduce((sum, p) => sum + p.probability, 0);
     assert.ok(Math.abs(total - 1) < 0.01, `probabilities sum to ${total}`);
-    assert.ok(maxLag < 250, `the event loop was blocked for ${maxLag.toFixed(0)} ms while the model loaded and ran`);
+    assert.ok(busy < 0.5, `the event loop was busy ${(busy * 100).toFixed(0)} % of the time while the model loaded and ran`);
     assert.equal(await rater.rate({ data: image, format: 'png', width: 400, height: 300 }, { mode: 'nsfw_sfw', levels: [] }, signal), 'sfw');
   } finally {
     await rater.close();
