@@ -87,6 +87,12 @@ export function createMetrics(deps: MetricsDeps) {
     registers,
   });
   const webhookFailures = new Counter({ name: 'imgtask_webhook_failures_total', help: 'Webhook deliveries that ran out of attempts since start (failed for good)', registers });
+  const retentionRemoved = new Counter({
+    name: 'imgtask_retention_removed_total',
+    help: 'What the retention sweep removed since start, by kind: outputs (tasks whose outputs and text went), uploads, tasks (task records), deliveries (webhook delivery logs)',
+    labelNames: ['kind'] as const,
+    registers,
+  });
 
   new Gauge({
     name: 'imgtask_tasks',
@@ -182,6 +188,10 @@ export function createMetrics(deps: MetricsDeps) {
       const success = httpStatus !== null && httpStatus >= 200 && httpStatus < 300;
       webhookAttempts.inc({ outcome: success ? 'success' : 'failure' });
       if (delivery.status === 'failed') webhookFailures.inc();
+    },
+    /** Counts what one retention sweep removed of a kind. */
+    countRetention(kind: string, count: number): void {
+      retentionRemoved.inc({ kind }, count);
     },
     /**
      * The task type with each attempt at an item timed. The definition itself is untouched:

@@ -3,6 +3,7 @@ import { access } from 'node:fs/promises';
 import type { Config } from '../config/schema.js';
 import { type ConfigSource, createConfigSource } from '../config/source.js';
 import { isUnderAllowedRoot } from '../destinations/local-folder.js';
+import { retentionMs } from '../domain/retention.js';
 import { parseDuration } from '../domain/time.js';
 import { createEngine } from '../engine/engine.js';
 import type { InstallWork } from '../engine/intake/intake.js';
@@ -10,6 +11,7 @@ import { type AnyTaskType, TaskTypeRegistry } from '../engine/task-types.js';
 import { taskEventEnvelope, toProgressView } from '../engine/task-views.js';
 import { createSafeFetcher } from '../net/safe-fetch.js';
 import type { ProviderSet } from '../providers/types.js';
+import { createAccountErase } from '../services/account-erase.js';
 import { createAccountService } from '../services/accounts.js';
 import { createApiKeyService } from '../services/api-keys.js';
 import { createAuthService } from '../services/auth.js';
@@ -21,6 +23,7 @@ import { createIdempotencyService } from '../services/idempotency.js';
 import { createImageLibrary } from '../services/images.js';
 import { createOperatorService } from '../services/operator.js';
 import { type Clock, systemClock } from '../services/ports.js';
+import { createRetention } from '../services/retention.js';
 import { createSecretService } from '../services/secrets.js';
 import { createSpaceGuard } from '../services/space-guard.js';
 import { createStorageInventory } from '../services/storage-inventory.js';
@@ -148,7 +151,7 @@ export async function openServices(options: ServiceOptions) {
   const metrics = createMetrics({ store, lanes: () => engine.lanes.stats(), queues: () => engine.queues() });
   for (const type of [...builtIn, ...(options.taskTypes ?? [])]) registry.register(metrics.timed(type));
 
-  const accounts = createAccountService(store, clock);
+  const accounts = createAccountService(store, clock, () => config.current().retention);
   const apiKeys = createApiKeyService(store, clock, log);
   const tokens = createTokenService({ signingKey, clock, config });
   const auth = createAuthService({ store, apiKeys, tokens });
@@ -168,6 +171,15 @@ export async function openServices(options: ServiceOptions) {
     eventEnvelope: taskEventEnvelope,
     eventRecorded: (taskId) => outbox.recorded(taskId),
   });
+  // Erasing an account (imgtask accounts erase), and finishing an erase a crash interrupted (at start and by the sweep).
+  const accountErase = createAccountErase({ store, clock, removal: dataRemoval, log });
+  // What has aged out (retention.*), removed by the sweep and by imgtask sweep.
+  const retention = createRetention({ store, config, clock, removal: dataRemoval, log, removed: metrics.countRetention });
+  /** Unfinished erasures, then retention: each failure logged, and tried again by the next sweep. */
+  const housekeeping = async () => {
+    await accountErase.resumeAll().catch((err: Error) => log(`erase: an unfinished erase is not finished yet (${err.message}); the next sweep tries again`));
+    await retention.sweep().catch((err: Error) => log(`retention: the sweep stopped (${err.message}); the next sweep tries again`));
+  };
   const operator = createOperatorService({ store, accounts, clock, publicBase, progressOf: (task) => toProgressView(task, engine.tasks.liveProgress(task.id)), queues: () => engine.queues() });
   const idempotency = createIdempotencyService({ store, clock, secretsKey, log });
   // An event refused for lack of space is recorded once space returns, as a start would.
@@ -182,7 +194,13 @@ export async function openServices(options: ServiceOptions) {
   const usage = createUsageService({ store, clock });
   // What the blob storage holds, and orphans (imgtask doctor, --fix).
   const storageInventory = createStorageInventory({ store, blobs });
-  const consoleSessions = createConsoleSessionService({ store, clock, auth, sessionTtlMs: () => parseDuration(config.current().console.sessionTtl) ?? 12 * 3_600_000 });
+  const consoleSessions = createConsoleSessionService({
+    store,
+    clock,
+    auth,
+    sessionTtlMs: () => parseDuration(config.current().console.sessionTtl) ?? 12 * 3_600_000,
+    keepExpiredMs: () => retentionMs(config.current().retention.consoleSessions),
+  });
   /** Told of each journaled webhook attempt: its outcome line and its metrics. */
   const observeWebhookAttempt = (outcome: AttemptOutcome) => {
     metrics.observeWebhookAttempt(outcome);
@@ -194,7 +212,10 @@ export async function openServices(options: ServiceOptions) {
       // Each settlement records its event as it happens; this finds those a crash left out.
       const recovered = await outbox.recoverMissing();
       if (recovered) log(`webhooks: recorded ${recovered} event(s) missing after a crash`);
+      // An erase a crash interrupted is finished before this process serves or works (its account takes no request meanwhile).
+      await accountErase.resumeAll().catch((err: Error) => log(`erase: an unfinished erase is not finished yet (${err.message}); the next sweep tries again`));
     },
+    housekeeping,
     dispatcher() {
       const dispatcher = createWebhookDispatcher({
         outbox,
@@ -311,6 +332,10 @@ export async function openServices(options: ServiceOptions) {
     webhooks,
     outbox,
     dataRemoval,
+    accountErase,
+    retention,
+    /** Unfinished erasures, then retention (what the sweep runs after expiring tasks; imgtask sweep too). */
+    housekeeping,
     destinations,
     idempotency,
     operator,

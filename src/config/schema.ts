@@ -1,10 +1,22 @@
 import { z } from 'zod';
 import { parseProxyRange } from '../domain/client-address.js';
+import { RETENTION_DEFAULTS, type RetentionKind, retentionProblem } from '../domain/retention.js';
 import { parseDuration } from '../domain/time.js';
 import type { LoadedWorkflow } from './workflows.js';
 
 const UsdString = z.string().regex(/^\d{1,10}(\.\d{1,6})?$/, 'a decimal USD amount such as "0.002"');
 const Duration = z.string().refine((value) => parseDuration(value) !== null, 'a duration such as 90s, 15m, 1h or 30d');
+
+/** A retention setting of `kind`: a duration at or above the kind's floor, or "off". */
+const Retention = (kind: RetentionKind, what: string) =>
+  z
+    .string()
+    .superRefine((value, ctx) => {
+      const problem = retentionProblem(kind, value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .default(RETENTION_DEFAULTS[kind])
+    .describe(what);
 
 /** A browser origin, normalized as browsers send it (lowercase host, no default port), or "*". */
 const CorsOrigin = z.string().transform((value, ctx) => {
@@ -562,6 +574,29 @@ export const ConfigSchema = z.strictObject({
       sessionTtl: Duration.default('12h'),
     })
     .default({ enabled: true, sessionTtl: '12h' }),
+  /**
+   * How long what ages out is kept (docs/data-lifecycle.md#retention): each a duration (30d, 12h,
+   * 90m) or "off" (kept forever). The sweep (work.sweepIntervalMs) removes what is older, in
+   * batches, in one process of a fleet; outputs, uploads and tasks may be set per account.
+   */
+  retention: z
+    .strictObject({
+      outputs: Retention(
+        'outputs',
+        'How long a settled task keeps its outputs (images, videos, thumbnails) and text (request, result, webhook payloads), from its settlement; then it reads as deleted (dataRemoved: true). At least 1h; per account: imgtask accounts set --retain-outputs.',
+      ),
+      uploads: Retention('uploads', 'How long an uploaded image (POST /image/upload) is kept, from its upload. At least 1h; per account: imgtask accounts set --retain-uploads.'),
+      tasks: Retention(
+        'tasks',
+        "How long a settled task's record is kept at all, from its settlement (its data is removed with it); the ledger keeps its charge. At least 31d, so the current month's spend and usage stay whole; per account: imgtask accounts set --retain-tasks.",
+      ),
+      deliveries: Retention(
+        'deliveries',
+        "How long a webhook delivery's log (attempts) and its event's payload are kept once the delivery is done (delivered or failed), from its last attempt. At least 1h.",
+      ),
+      consoleSessions: Retention('consoleSessions', 'How long an expired console session or sign-in link is kept after it expired. At least 1h.'),
+    })
+    .default(RETENTION_DEFAULTS),
 });
 
 /** The config as loaded: the settings, and the ComfyUI workflows models name, read and checked (keyed `models.<id>` / `videoModels.<id>`). */

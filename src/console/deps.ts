@@ -12,6 +12,8 @@ export interface ConsoleDeps extends ApiDeps {
   operator: OperatorService;
   /** The operator view's doctor status: the checks of `imgtask doctor` (ledger, storage, engines). */
   doctor: () => Promise<{ ok: boolean; problems: string[] }>;
+  /** Erasing an account (the operator view), as imgtask accounts erase does. */
+  accountErase: { erase(ref: string): Promise<unknown> };
   /** Pausing and resuming lanes (the operator view), fleet-wide on a shared database. */
   engine: {
     pauseLane(lane: string): Promise<unknown>;

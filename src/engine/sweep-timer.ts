@@ -1,4 +1,18 @@
 import type { ConfigSource } from '../config/source.js';
+import type { InstallWork } from './intake/intake.js';
+
+/**
+ * The expiry sweep, then the install's housekeeping (unfinished erasures, retention), as one
+ * run: what the timer (and a fleet's sweep lock) covers. Housekeeping runs even when the expiry
+ * failed; its own failures are its to report.
+ */
+export const sweepWith = (sweep: () => Promise<string[]>, work: Pick<InstallWork, 'housekeeping'>) => async (): Promise<string[]> => {
+  try {
+    return await sweep();
+  } finally {
+    await work.housekeeping?.();
+  }
+};
 
 /**
  * Runs the expiry sweep (`sweep`, answering the tasks it expired) once at start and then every

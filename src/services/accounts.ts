@@ -1,9 +1,10 @@
 import { AppError } from '../domain/errors.js';
 import { randomId, sortableId } from '../domain/ids.js';
 import { formatUsd, type Micros } from '../domain/money.js';
+import { ACCOUNT_RETENTION_KINDS, type AccountRetentionKind, effectiveRetention, RETENTION_DEFAULTS, type RetentionSetting, retentionProblem } from '../domain/retention.js';
 import { ACCOUNT_WEIGHT } from '../domain/scheduling.js';
 import { isoTime } from '../domain/time.js';
-import type { AccountRecord } from '../store/records.js';
+import type { AccountRecord, RetentionOverrides } from '../store/records.js';
 import type { Store } from '../store/types.js';
 import type { Clock } from './ports.js';
 
@@ -17,28 +18,71 @@ export interface AccountView {
   available: string;
   /** Its share of a lane against other accounts with queued work. */
   weight: number;
+  /** What it keeps, and for how long (its own setting where it has one, else the config's): a duration or `off`. */
+  retention: Record<AccountRetentionKind, RetentionSetting>;
+  /** The kinds it set for itself (imgtask accounts set --retain-*); the others follow the config. */
+  retentionOverrides: RetentionOverrides;
+  /** When it was erased (imgtask accounts erase): its name is then its id. */
+  erasedAt?: string;
+  /** An erase under way since then (finished by the next sweep or start if interrupted). */
+  erasingSince?: string;
   createdAt: string;
   updatedAt: string;
 }
 
-export function toAccountView(account: AccountRecord, reserved: Micros = 0): AccountView {
-  return {
+/** The config's retention of the kinds an account may set (the defaults without a config). */
+export type RetentionDefaults = Readonly<Record<AccountRetentionKind, RetentionSetting>>;
+
+/** A change to an account's retention: per kind, a duration, `off` (kept forever) or `default` (follow the config). */
+export type RetentionChanges = Partial<Record<AccountRetentionKind, string>>;
+
+export function toAccountView(account: AccountRecord, reserved: Micros = 0, retentionDefaults: RetentionDefaults = RETENTION_DEFAULTS): AccountView {
+  const view: AccountView = {
     id: account.id,
     name: account.name,
     balance: formatUsd(account.balance),
     reserved: formatUsd(reserved),
     available: formatUsd(account.balance - reserved),
     weight: account.weight ?? ACCOUNT_WEIGHT.default,
+    retention: effectiveRetention(account.retention, retentionDefaults),
+    retentionOverrides: { ...account.retention },
     createdAt: account.createdAt,
     updatedAt: account.updatedAt,
   };
+  if (account.erasedAt) view.erasedAt = account.erasedAt;
+  if (account.erasingSince) view.erasingSince = account.erasingSince;
+  return view;
 }
 
-export function createAccountService(store: Store, clock: Clock) {
-  /** Finds an account by id (`acc_…`) or by name. */
-  async function find(ref: string): Promise<AccountRecord> {
+/** The overrides after `changes` (`default` drops a kind); throws VALIDATION_ERROR naming the first bad setting. */
+function changedRetention(current: RetentionOverrides | undefined, changes: RetentionChanges): RetentionOverrides {
+  const next: RetentionOverrides = { ...current };
+  for (const kind of ACCOUNT_RETENTION_KINDS) {
+    const setting = changes[kind];
+    if (setting === undefined) continue;
+    if (setting === 'default') {
+      delete next[kind];
+      continue;
+    }
+    const problem = retentionProblem(kind, setting);
+    if (problem) throw new AppError('VALIDATION_ERROR', `retention of ${kind}: ${problem} (or "default" to follow the config)`);
+    next[kind] = setting;
+  }
+  return next;
+}
+
+export function createAccountService(store: Store, clock: Clock, retentionDefaults: () => RetentionDefaults = () => RETENTION_DEFAULTS) {
+  /** Finds an account by id (`acc_…`) or by name, erased ones included (operators still see them). */
+  async function lookup(ref: string): Promise<AccountRecord> {
     const account = ref.startsWith('acc_') ? await store.accounts.get(ref) : await store.accounts.getByName(ref);
     if (!account) throw new AppError('VALIDATION_ERROR', `no account "${ref}"`);
+    return account;
+  }
+
+  /** Finds an account by id (`acc_…`) or by name to act on: an erased one (or one being erased) takes nothing new. */
+  async function find(ref: string): Promise<AccountRecord> {
+    const account = await lookup(ref);
+    if (account.erasedAt || account.erasingSince) throw new AppError('VALIDATION_ERROR', `account ${account.id} is ${account.erasedAt ? 'erased' : 'being erased'}: it takes nothing new`);
     return account;
   }
 
@@ -59,13 +103,24 @@ export function createAccountService(store: Store, clock: Clock) {
     return updated;
   }
 
+  /** Changes an account's retention (imgtask accounts set --retain-*): the kinds named, the others kept. */
+  async function setRetention(ref: string, changes: RetentionChanges): Promise<AccountRecord> {
+    const account = await find(ref);
+    const retention = changedRetention(account.retention, changes);
+    const updated = await store.accounts.update(account.id, { retention }, isoTime(clock.now()));
+    if (!updated) throw new AppError('VALIDATION_ERROR', `no account "${ref}"`);
+    return updated;
+  }
+
   /** An account with its reserve, as operators see it. */
-  const view = async (account: AccountRecord): Promise<AccountView> => toAccountView(account, await store.tasks.reserved(account.id));
+  const view = async (account: AccountRecord): Promise<AccountView> => toAccountView(account, await store.tasks.reserved(account.id), retentionDefaults());
 
   return {
     find,
+    lookup,
     credit,
     setWeight,
+    setRetention,
     view,
     async views(): Promise<AccountView[]> {
       return Promise.all((await store.accounts.list()).map(view));

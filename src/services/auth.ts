@@ -1,5 +1,6 @@
 import { AppError } from '../domain/errors.js';
 import { API_KEY_SCOPES, isTokenOnlyScope, type Scope } from '../domain/scopes.js';
+import type { AccountRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
 import type { ApiKeyService } from './api-keys.js';
 import { PAT_PREFIX, type TokenService } from './tokens.js';
@@ -25,6 +26,9 @@ export interface RouteGuard {
   taskParam?: string;
 }
 
+/** An account that exists and is not erased (nor being erased: docs/data-lifecycle.md#erasing-an-account). */
+const takesRequests = (account: AccountRecord | undefined): account is AccountRecord => account !== undefined && !account.erasedAt && !account.erasingSince;
+
 const ACCEPTED_TEXT: Record<CredentialKind, string> = { apiKey: 'an API key', accessToken: 'an OAuth access token', pat: 'a public access token' };
 
 export function createAuthService(deps: { store: Store; apiKeys: ApiKeyService; tokens: TokenService }) {
@@ -36,7 +40,7 @@ export function createAuthService(deps: { store: Store; apiKeys: ApiKeyService; 
     if (token.startsWith('mak_')) {
       const key = await deps.apiKeys.resolve(token);
       // An expired key is refused as a deleted one is: UNAUTHORIZED (docs/api/keys-and-scopes.md#key-expiry-and-rotation).
-      if (!key || !(await deps.store.accounts.get(key.accountId))) throw new AppError('UNAUTHORIZED', 'unknown, deleted or expired API key');
+      if (!key || !takesRequests(await deps.store.accounts.get(key.accountId))) throw new AppError('UNAUTHORIZED', 'unknown, deleted or expired API key');
       deps.apiKeys.markUsed(key);
       const principal: Principal = { kind: 'apiKey', accountId: key.accountId, keyId: key.id, scopes: key.scopes };
       if (key.requestsPerMinute !== undefined) principal.requestsPerMinute = key.requestsPerMinute;
@@ -44,11 +48,12 @@ export function createAuthService(deps: { store: Store; apiKeys: ApiKeyService; 
     }
     if (token.startsWith(PAT_PREFIX)) {
       const claims = await deps.tokens.verifyPat(token);
+      if (!takesRequests(await deps.store.accounts.get(claims.accountId))) throw new AppError('UNAUTHORIZED', 'the account of this token is gone');
       return { kind: 'pat', accountId: claims.accountId, taskId: claims.taskId, scopes: [] };
     }
     const claims = await deps.tokens.verifyAccessToken(token);
     const account = claims.external ? ((await deps.store.accounts.get(claims.account)) ?? (await deps.store.accounts.getByName(claims.account))) : await deps.store.accounts.get(claims.account);
-    if (!account) throw new AppError('UNAUTHORIZED', 'the access token names no account of this service');
+    if (!takesRequests(account)) throw new AppError('UNAUTHORIZED', 'the access token names no account of this service');
     return { kind: 'accessToken', accountId: account.id, scopes: claims.scopes };
   }
 

@@ -52,7 +52,14 @@ export const csrfOf = (secret: string): string => sha256(`csrf:${secret}`).slice
  * Web console sign-in: one-time links an operator prints, access tokens pasted on the sign-in
  * page, and the sessions both open (a secret in an HttpOnly cookie; only its hash is stored).
  */
-export function createConsoleSessionService(deps: { store: Store; clock: Clock; auth: AuthService; sessionTtlMs: () => number }) {
+export function createConsoleSessionService(deps: {
+  store: Store;
+  clock: Clock;
+  auth: AuthService;
+  sessionTtlMs: () => number;
+  /** How long an expired session or link is kept (retention.consoleSessions); null: kept (the sweep's to remove). */
+  keepExpiredMs?: () => number | null;
+}) {
   const { store, clock } = deps;
 
   async function open(from: { accountId: string | null; scopes: string[]; via: 'link' | 'token'; userAgent?: string; notAfter?: number }): Promise<{ cookie: string; session: ConsoleSession }> {
@@ -71,7 +78,8 @@ export function createConsoleSessionService(deps: { store: Store; clock: Clock; 
     };
     if (from.userAgent) record.userAgent = from.userAgent.slice(0, 200);
     await store.consoleSessions.put(record);
-    await store.consoleSessions.purgeExpired(iso(now));
+    const keep = deps.keepExpiredMs ? deps.keepExpiredMs() : 0;
+    if (keep !== null) await store.consoleSessions.purgeExpired(iso(now - keep));
     return { cookie: secret, session: { id: record.id, accountId: record.accountId, scopes: record.scopes, expiresAt: record.expiresAt, csrf: csrfOf(secret) } };
   }
 

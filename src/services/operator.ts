@@ -93,7 +93,7 @@ export function createOperatorService(deps: {
   return {
     lanes,
     async accountDetail(ref: string): Promise<AccountDetail> {
-      const account = await deps.accounts.find(ref);
+      const account = await deps.accounts.lookup(ref);
       const now = clock.now();
       const keys = await Promise.all(
         (await store.apiKeys.listLive(account.id)).map(async (key) => ({

@@ -16,11 +16,14 @@ export const maintenanceOps = {
       return doctorVerdict(await checkLedger(s.store), await s.space.report(), await checkEngines(s.config.current(), (name) => s.secrets.get(name)), taken);
     },
   }),
+  // What the sweep timer runs, now: expiry, erasures a crash left unfinished, then retention (with what each removed).
   sweep: adminOp({
     args: z.object({}),
     run: async (s) => {
       const expired = await s.tasks.sweep();
-      return { expired: expired.length, taskIds: expired };
+      const erased = await s.accountErase.resumeAll();
+      const retention = await s.retention.sweep();
+      return { expired: expired.length, taskIds: expired, erased: erased.map((report) => report.id), retention };
     },
   }),
 };

@@ -1,9 +1,28 @@
 /** @jsxImportSource hono/jsx */
+import { ACCOUNT_RETENTION_KINDS } from '../../domain/retention.js';
+import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { AccountDetail } from '../../services/operator.js';
 import { PERIOD_WORDS, usdText } from '../usage/format.js';
+import { EraseForm } from './erase-form.js';
 
-/** Every account's money (balance, what pending tasks hold, what is left, every credit summed) and its scheduling weight. */
-export function Accounts({ accounts }: { accounts: AccountDetail[] }) {
+/** An account's retention of outputs, uploads and tasks, each marked where the account set its own. */
+function RetentionCell({ account }: { account: AccountDetail }) {
+  if (account.erasedAt) return <span class="muted">–</span>;
+  return (
+    <>
+      {ACCOUNT_RETENTION_KINDS.map((kind, i) => (
+        <>
+          {i > 0 && ', '}
+          {`${kind} ${account.retention[kind]}`}
+          {account.retentionOverrides[kind] !== undefined && <span class="muted"> (own)</span>}
+        </>
+      ))}
+    </>
+  );
+}
+
+/** Every account's money (balance, what pending tasks hold, what is left, every credit summed), its scheduling weight, retention and erase. */
+export function Accounts({ accounts, session }: { accounts: AccountDetail[]; session: ConsoleSession }) {
   return (
     <section aria-labelledby="accounts-title">
       <h2 id="accounts-title">Accounts</h2>
@@ -30,6 +49,8 @@ export function Accounts({ accounts }: { accounts: AccountDetail[] }) {
               <th scope="col" class="num">
                 Weight
               </th>
+              <th scope="col">Kept (retention)</th>
+              <th scope="col">Erase</th>
             </tr>
           </thead>
           <tbody>
@@ -44,6 +65,12 @@ export function Accounts({ accounts }: { accounts: AccountDetail[] }) {
                 <td class="num">{usdText(account.credited)}</td>
                 <td class="num">{String(account.keys.length)}</td>
                 <td class="num">{String(account.weight)}</td>
+                <td>
+                  <RetentionCell account={account} />
+                </td>
+                <td>
+                  <EraseForm account={account} session={session} />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -51,7 +78,8 @@ export function Accounts({ accounts }: { accounts: AccountDetail[] }) {
       </div>
       <p class="muted">
         Add credit with <code>imgtask accounts credit NAME USD</code>; change a weight (an account's share of a lane while others have work queued) with{' '}
-        <code>imgtask accounts set NAME --weight N</code>.
+        <code>imgtask accounts set NAME --weight N</code>; an account's own retention with <code>imgtask accounts set NAME --retain-outputs 7d</code> (<code>default</code> follows the config's{' '}
+        <code>retention.*</code>).
       </p>
     </section>
   );

@@ -7,6 +7,7 @@ import { operatorSession, readForm, render, seeOther } from '../http.js';
 import { DoneNotice } from '../keys/done.js';
 import { EmptyState, Notice, Page } from '../layout.js';
 import { Accounts, Keys } from '../operator/account-sections.js';
+import { ERASE_ACTION } from '../operator/erase-form.js';
 import { Doctor, Queues } from '../operator/health-sections.js';
 import { LANE_ACTIONS } from '../operator/lane-table.js';
 import { loadOperatorView } from '../operator/load.js';
@@ -15,6 +16,7 @@ import { loadOperatorView } from '../operator/load.js';
 const DONE = {
   paused: 'Lane paused on every process: its queued items wait, running items finish, new tasks are still accepted.',
   resumed: 'Lane resumed: its queued items start again.',
+  erased: 'Account erased: its keys are revoked, its data removed, and its name is now its id.',
 } as const;
 
 /** `GET /console/operator`: across accounts, for the operator session only (an account's session gets 403). */
@@ -38,7 +40,7 @@ export function registerOperator(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void
           </EmptyState>
         ) : (
           <>
-            <Accounts accounts={view.accounts} />
+            <Accounts accounts={view.accounts} session={session} />
             <Keys accounts={view.accounts} />
           </>
         )}
@@ -62,6 +64,19 @@ export function registerOperator(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void
     if ('refused' in named) return named.refused;
     await deps.engine.pauseLane(named.lane);
     return seeOther(c, '/console/operator?done=paused#lanes');
+  });
+
+  // Erase, confirmed by the account's name typed again (as imgtask accounts erase asks on a terminal).
+  app.post(ERASE_ACTION, async (c) => {
+    operatorSession(c);
+    const form = await readForm(c);
+    const account = (await deps.accounts.list()).find((a) => a.id === form.account);
+    if (!account) return page(c, { refused: 'Not erased: no such account.' }, 404);
+    if (!account.erasedAt && (form.confirm ?? '').trim() !== account.name) {
+      return page(c, { refused: `Not erased: type the account's name, ${account.name}, to confirm.` }, 400);
+    }
+    await deps.accountErase.erase(account.id);
+    return seeOther(c, '/console/operator?done=erased#accounts-title');
   });
 
   app.post(LANE_ACTIONS.resume, async (c) => {

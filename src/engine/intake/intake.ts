@@ -26,6 +26,11 @@ export interface InstallWork {
   recover(): Promise<void>;
   /** Makes the webhook dispatcher (started by the intake where it is to run). */
   dispatcher(): Dispatcher;
+  /**
+   * What the sweep runs after expiring tasks, on the same timer and in the same one process of
+   * a fleet: erasures a crash left unfinished, then retention (docs/data-lifecycle.md).
+   */
+  housekeeping?(): Promise<void>;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Store } from '../../store/types.js';
 import { localQueues } from '../queues.js';
-import { startSweepTimer } from '../sweep-timer.js';
+import { startSweepTimer, sweepWith } from '../sweep-timer.js';
 import type { Dispatcher, IntakeDeps, TaskIntake } from './intake.js';
 
 /**
@@ -28,7 +28,7 @@ export function createLocalIntake(store: Pick<Store, 'tasks'>, deps: IntakeDeps)
       // A deadline survives a restart: one that passed meanwhile ends its task at once.
       for (const task of pending) if (task.deadlineAt !== undefined) deps.deadlines.add(task.id, task.deadlineAt);
       runner.resume(pending);
-      sweeper = startSweepTimer(deps.sweep, config, log);
+      sweeper = startSweepTimer(sweepWith(deps.sweep, work), config, log);
     },
     async close(graceMs) {
       sweeper?.stop();

@@ -7,7 +7,7 @@ import type { ClaimWant, SharedQueueStore } from '../../store/types.js';
 import { fleetQueues } from '../queues.js';
 import type { Lanes } from '../runner/lanes.js';
 import type { TaskRunner } from '../runner/task-runner.js';
-import { startSweepTimer } from '../sweep-timer.js';
+import { startSweepTimer, sweepWith } from '../sweep-timer.js';
 import { createClaimer } from './claimer.js';
 import { announcer, bridgeEvents, CHANNELS, DEADLINE_LOCK, electDispatcher, POLL_MS, SWEEP_LOCK, underLock } from './fleet-signals.js';
 import type { IntakeDeps, TaskIntake } from './intake.js';
@@ -69,9 +69,9 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
       await underLock(signals, SWEEP_LOCK, () => work.recover());
       dispatcher = electDispatcher(signals, () => work.dispatcher(), log);
       claiming = await startClaiming({ shared, runner, lanes: deps.lanes, deadlines: deps.deadlines, refreshPauses: deps.refreshPauses, laneOf, events: deps.events, config, log });
-      // The sweep runs in one process at a time across the fleet.
+      // The sweep (and the housekeeping after it) runs in one process at a time across the fleet.
       const sweep = async () => {
-        const outcome = await underLock(signals, SWEEP_LOCK, deps.sweep);
+        const outcome = await underLock(signals, SWEEP_LOCK, sweepWith(deps.sweep, work));
         return outcome.ran ? outcome.value : [];
       };
       sweeper = startSweepTimer(sweep, config, log);
