@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type TestContext, test } from 'node:test';
+import { test } from 'node:test';
 import { JsonStore } from '../../../../src/store/file/json-store.js';
 import type { TaskRecord } from '../../../../src/store/records.js';
 import { closeBeforeRemoval, tempDir } from '../../../helpers/temp-dir.js';
@@ -12,7 +12,7 @@ const at = (ms: number) => new Date(T0 + ms).toISOString();
 const AT = at(0);
 const tid = (n: number) => `tsk_${String(n).padStart(6, '0')}`;
 
-async function open(t: TestContext, dir: string): Promise<JsonStore> {
+async function open(dir: string): Promise<JsonStore> {
   const store = await JsonStore.open({ dir });
   closeBeforeRemoval(dir, () => store.close());
   return store;
@@ -75,7 +75,7 @@ async function seed(store: JsonStore, marker: string): Promise<void> {
 test('after removeData, replaceEventPayload and compact(), no file under the store folder holds the removed text; a reopen keeps the rest', async (t) => {
   const dir = await tempDir(t);
   const marker = `MARKER${Math.random().toString(36).slice(2, 12)}`;
-  const store = await open(t, dir);
+  const store = await open(dir);
   await seed(store, marker);
   // The marker in a snapshot, in the journal after it, and in a temp file an interrupted write left.
   await store.engine.snapshot();
@@ -101,7 +101,7 @@ test('after removeData, replaceEventPayload and compact(), no file under the sto
   await store.close();
   assert.deepEqual(await filesHolding(dir, marker), [], 'nor after a close');
 
-  const reopened = await open(t, dir);
+  const reopened = await open(dir);
   // Read through the repos first: records loaded from the snapshot are parsed on first read.
   assert.equal((await reopened.tasks.get(tid(1)))?.dataRemovedAt, at(1000));
   assert.equal(await reopened.tasks.storedBytes('acc_1'), 2000, 'the bytes of the task still holding data, counted from the snapshot');
@@ -130,7 +130,7 @@ test('after removeData, replaceEventPayload and compact(), no file under the sto
 
 test('writes made while compact() runs are kept: they land in the journal after the snapshot', async (t) => {
   const dir = await tempDir(t);
-  const store = await open(t, dir);
+  const store = await open(dir);
   await seed(store, 'unused');
   await Promise.all(Array.from({ length: 3000 }, (_, n) => store.uploads.put({ id: `img_${n}`, accountId: 'acc_1', apiKeyId: null, fileName: `img_${n}.png`, bytes: n, createdAt: at(n) })));
 
@@ -153,7 +153,7 @@ test('writes made while compact() runs are kept: they land in the journal after 
 
   // A crash now: the snapshot and the journal after it must hold every acknowledged write.
   const image = await crashImage(t, dir);
-  const after = await open(t, image);
+  const after = await open(image);
   assert.equal((await after.accounts.get('acc_1'))?.weight, 7);
   for (let i = 0; i < n; i++) assert.ok(await after.uploads.get(`img_during_${i}`), `img_during_${i} survived`);
   assert.equal(await after.uploads.get('img_0'), undefined);
@@ -162,7 +162,7 @@ test('writes made while compact() runs are kept: they land in the journal after 
 
 test('compact() of a store of 20,000 tasks never holds the event loop for 100 ms', async (t) => {
   const dir = await tempDir(t);
-  const store = await open(t, dir);
+  const store = await open(dir);
   await store.accounts.create({ id: 'acc_1', name: 'ann', balance: 0, createdAt: AT, updatedAt: AT });
   await store.accounts.credit({ id: 'crd_1', accountId: 'acc_1', amount: 1e12, note: 'seed', createdAt: AT });
   const filler = 'a long prompt about a lighthouse on a cliff at dusk, '.repeat(12);
