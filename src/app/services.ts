@@ -161,7 +161,8 @@ export async function openServices(options: ServiceOptions) {
   const engine = createEngine({ store, registry, clock, events, config, tokens, log, space, checkWebhookUrl, discardFiles: (files) => removeStoredFiles(blobs, files) });
   const webhooks = createWebhookService({ store, clock, secretsKey, newSecret: newWebhookSecret, checkUrl: checkWebhookUrl });
   // Each listener subscribes itself: the outbox records every settlement's event (durably, after the settlement itself).
-  const outbox = createOutbox({ store, webhooks, clock, config, events, log });
+  // A task being deleted has its settlement's event written scrubbed (dataRemoval is made just below; asked only once tasks run).
+  const outbox = createOutbox({ store, webhooks, clock, config, events, log, eventTask: (task) => dataRemoval.eventTask(task) });
   // Deleting a task's or an upload's data (DELETE /tasks/{id}, /image/upload/{id}; retention and erase too).
   const dataRemoval = createDataRemoval({
     store,

@@ -1,7 +1,7 @@
 import { AppError } from '../domain/errors.js';
 import { isoTime } from '../domain/time.js';
 import type { BlobStore } from '../store/blobs.js';
-import { NO_EVENT, type StoredFile, type TaskRecord, type UploadRecord } from '../store/records.js';
+import { NO_EVENT, type StoredFile, scrubbedTask, type TaskRecord, type UploadRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
 import { type Clock, type Owner, ownedBy } from './ports.js';
 import { posterName } from './video-posters.js';
@@ -60,6 +60,8 @@ export async function removeStoredFiles(blobs: MediaBlobs, files: readonly Pick<
  */
 export function createDataRemoval(deps: DataRemovalDeps) {
   const { store, blobs, clock } = deps;
+  /** Pending tasks this process is cancelling to delete them: their settlement's event is written scrubbed from the start. */
+  const deleting = new Set<string>();
 
   /** The event of a scrubbed task, its payload rebuilt from what is left. */
   async function scrubEvent(task: TaskRecord): Promise<void> {
@@ -98,6 +100,13 @@ export function createDataRemoval(deps: DataRemovalDeps) {
     removeUploadData,
 
     /**
+     * The task as its settlement's event shows it (the outbox asks as it writes one): a task
+     * cancelled because it is being deleted shows as scrubbed, so not even the first delivery
+     * carries what its owner asked to delete.
+     */
+    eventTask: (task: TaskRecord): TaskRecord => (deleting.has(task.id) ? scrubbedTask(task, isoTime(clock.now())) : task),
+
+    /**
      * Deletes the owner's task (DELETE /tasks/{id}; `owner` null: any account's): a pending one
      * is cancelled first, through the one settlement. Another account's task, or none, is
      * TASK_NOT_FOUND. Again on a deleted task: the same scrubbed task.
@@ -105,12 +114,18 @@ export function createDataRemoval(deps: DataRemovalDeps) {
     async removeTask(owner: Owner, taskId: string): Promise<TaskRecord> {
       let task = await store.tasks.get(taskId);
       if (!task || !ownedBy(owner, task.accountId)) throw new AppError('TASK_NOT_FOUND');
-      // A cancel settles it at once (an item finishing meanwhile makes it work the settlement out again); a few tries bound a task another process keeps settling.
-      for (let tries = 0; task.status === 'pending' && tries < 3; tries++) {
-        task = (await deps.cancel(taskId)) ?? (await store.tasks.get(taskId)) ?? task;
+      if (task.status !== 'pending') return removeTaskData(task);
+      deleting.add(taskId);
+      try {
+        // A cancel settles it at once (an item finishing meanwhile makes it work the settlement out again); a few tries bound a task another process keeps settling.
+        for (let tries = 0; task.status === 'pending' && tries < 3; tries++) {
+          task = (await deps.cancel(taskId)) ?? (await store.tasks.get(taskId)) ?? task;
+        }
+        if (task.status === 'pending') throw new Error(`task ${taskId} is still pending after its cancel`);
+        return await removeTaskData(task);
+      } finally {
+        deleting.delete(taskId);
       }
-      if (task.status === 'pending') throw new Error(`task ${taskId} is still pending after its cancel`);
-      return removeTaskData(task);
     },
 
     /** Deletes the owner's upload (DELETE /image/upload/{id}); another account's, or none (a deleted one too), is NOT_FOUND. */

@@ -67,7 +67,16 @@ export const newDelivery = (event: Pick<EventRecord, 'id' | 'accountId'>, url: s
  * (durably after the settlement; `close` unsubscribes): an event a failed write left out is
  * recorded by `recoverMissing` at the next start.
  */
-export function createOutbox(deps: { store: Store; webhooks: WebhookService; clock: Clock; config: Pick<ConfigSource, 'current'>; events: EventBus; log: (message: string) => void }) {
+export function createOutbox(deps: {
+  store: Store;
+  webhooks: WebhookService;
+  clock: Clock;
+  config: Pick<ConfigSource, 'current'>;
+  events: EventBus;
+  log: (message: string) => void;
+  /** The task as its event shows it (a task being deleted: scrubbed); none: as it settled. */
+  eventTask?: (task: TaskRecord) => TaskRecord;
+}) {
   const { store, clock, events } = deps;
   const settings = () => deps.config.current().webhooks;
   const due = () => events.emit('delivery:due', {});
@@ -117,7 +126,8 @@ export function createOutbox(deps: { store: Store; webhooks: WebhookService; clo
     if (endpoints.length === 0) return store.webhooks.markNoEvent(task.id);
     const at = isoTime(clock.now());
     const id = sortableId('evt', clock.now());
-    const event: EventRecord = { id, type: settledEventKind(task), accountId: task.accountId, taskId: task.id, createdAt: at, payload: taskEventEnvelope(id, at, task) };
+    const shown = deps.eventTask?.(task) ?? task;
+    const event: EventRecord = { id, type: settledEventKind(task), accountId: task.accountId, taskId: task.id, createdAt: at, payload: taskEventEnvelope(id, at, shown) };
     await store.webhooks.recordEvent(
       event,
       endpoints.map((endpoint) => newDelivery(event, endpoint.url, endpoint.webhookId, at)),
