@@ -2,6 +2,7 @@
 import type { Child } from 'hono/jsx';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import { Page } from '../layout.js';
+import { deleteUrl } from '../pages/task-actions.js';
 import type { GalleryItem } from './gallery-items.js';
 import { altText, boxOf, cutoutCaption, isCutout, Verdicts } from './grid.js';
 import { thumbSrcset, thumbUrl, VIEW_WIDTHS } from './thumbnails.js';
@@ -61,6 +62,9 @@ export function FullView({ session, item, verdict }: { session: ConsoleSession; 
         </a>
         <a href={original}>{`Original (${item.file})`}</a>
         <a href={`/console/tasks/${item.taskId}`}>Open the task</a>
+        <a class="button danger" href={deleteUrl(item.taskId, 'gallery')}>
+          {`Delete the task${item.taskType === 'image.generate' || item.taskType === 'video.generate' ? ' (all its items)' : ''}…`}
+        </a>
       </p>
       <h2>Details</h2>
       <dl class="details">

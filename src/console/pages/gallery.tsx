@@ -51,6 +51,7 @@ export function registerGallery(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void 
     return render(
       c,
       <Page title="Gallery" session={session} active="/console/gallery" styles={['gallery.css']} lead="Images and videos of your settled tasks, newest first.">
+        {c.req.query('done') === 'deleted' && <Notice kind="ok">Deleted: the task's images, videos, request and result are gone; its cost and status are kept.</Notice>}
         <Filters filters={filters} models={modelNames} keys={keys} />
         <h2 class="visually-hidden">Images</h2>
         {page.items.length > 0 ? (

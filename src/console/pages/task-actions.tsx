@@ -4,6 +4,9 @@ import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import { Csrf } from '../layout.js';
 
+/** The page that asks before a task's data is deleted; `from` the gallery, it leads back there. */
+export const deleteUrl = (taskId: string, from?: 'gallery'): string => `/console/tasks/${encodeURIComponent(taskId)}/delete${from ? `?from=${from}` : ''}`;
+
 interface ActionsProps {
   session: ConsoleSession;
   task: TaskRecord;
@@ -13,8 +16,10 @@ interface ActionsProps {
   chosenKeyId?: string;
 }
 
-/** Cancel (while pending) and "Run again" (a new task of the same type with the same request). */
+/** Cancel (while pending), "Run again" (a new task of the same type with the same request) and Delete (asks first, on a page of its own). */
 export function TaskActions({ session, task, keys, chosenKeyId }: ActionsProps) {
+  // A deleted task keeps no request to run again, and nothing more to delete.
+  if (task.dataRemovedAt !== undefined) return null;
   const original = task.apiKeyId === null ? undefined : keys.find((key) => key.id === task.apiKeyId);
   return (
     <section aria-labelledby="actions-heading">
@@ -54,6 +59,9 @@ export function TaskActions({ session, task, keys, chosenKeyId }: ActionsProps) 
             Run again
           </button>
         </form>
+        <a class="button danger" href={deleteUrl(task.id)}>
+          Delete…
+        </a>
       </div>
     </section>
   );

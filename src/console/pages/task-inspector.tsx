@@ -43,6 +43,14 @@ function Summary({ data }: { data: InspectorData }) {
       </dd>
       <dt>Items</dt>
       <dd>{`${counts.succeeded} succeeded, ${counts.failed} failed, of ${counts.total}`}</dd>
+      {task.dataRemovedAt !== undefined && (
+        <>
+          <dt>Data deleted</dt>
+          <dd>
+            <When at={task.dataRemovedAt} />
+          </dd>
+        </>
+      )}
     </dl>
   );
 }
@@ -98,15 +106,24 @@ export function TaskInspectorPage({ session, data, notice, chosenKeyId }: Inspec
         <h2 id="items-heading">Items</h2>
         <ItemsTable task={task} progress={live?.progress} outputs={data.outputs} verdicts={data.verdicts} />
       </section>
-      <section aria-labelledby="request-heading">
-        <h2 id="request-heading">Request</h2>
-        <p class="muted">As submitted (what the task keeps of it).</p>
-        <Json value={task.request} />
-      </section>
-      <section aria-labelledby="result-heading">
-        <h2 id="result-heading">Result</h2>
-        {task.status === 'pending' ? <p class="muted">None yet: the result comes when the task settles.</p> : <Json value={task.result ?? null} />}
-      </section>
+      {task.dataRemovedAt !== undefined ? (
+        <section aria-labelledby="request-heading">
+          <h2 id="request-heading">Request and result</h2>
+          <p class="muted">Deleted: its outputs, request, metadata and result are gone. What is shown above is what accounting keeps.</p>
+        </section>
+      ) : (
+        <>
+          <section aria-labelledby="request-heading">
+            <h2 id="request-heading">Request</h2>
+            <p class="muted">As submitted (what the task keeps of it).</p>
+            <Json value={task.request} />
+          </section>
+          <section aria-labelledby="result-heading">
+            <h2 id="result-heading">Result</h2>
+            {task.status === 'pending' ? <p class="muted">None yet: the result comes when the task settles.</p> : <Json value={task.result ?? null} />}
+          </section>
+        </>
+      )}
       <TaskEvents task={task} sent={data.sent} />
     </Page>
   );

@@ -5,11 +5,12 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { AppError } from '../../domain/errors.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import type { AccountSession } from '../http.js';
-import { accountSession, readForm, render, seeOther } from '../http.js';
+import { accountSession, principalOf, readForm, render, seeOther } from '../http.js';
 import { loadInspector } from '../tasks/inspector-data.js';
 import { readTaskListRequest } from '../tasks/list-query.js';
-import { cancelTask, runAgain } from '../tasks/task-actions.js';
+import { cancelTask, deleteTask, runAgain } from '../tasks/task-actions.js';
 import { loadTaskPage } from '../tasks/task-page.js';
+import { TaskDeletePage } from './task-delete.js';
 import { type InspectorNotice, TaskInspectorPage } from './task-inspector.js';
 import { TaskListPage, TaskRows } from './task-list.js';
 
@@ -19,6 +20,7 @@ const TASK_ID = /^tsk_[0-9A-Za-z]+$/;
 function doneNotice(c: Context<ConsoleEnv>): InspectorNotice | undefined {
   const done = c.req.query('done');
   if (done === 'cancelled') return { kind: 'ok', message: 'Cancelled: its unfinished items failed with TASK_CANCELLED and their reserve was released.' };
+  if (done === 'deleted') return { kind: 'ok', message: 'Deleted: its images, videos, request and result are gone; its cost and status are kept.' };
   const from = c.req.query('from');
   if (done === 'again' && from && TASK_ID.test(from)) return { kind: 'ok', message: `A new task with the request of ${from}.` };
   return undefined;
@@ -74,6 +76,31 @@ export function registerTasks(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
       return refused(c, deps, session, id, err);
     }
     return seeOther(c, `/console/tasks/${encodeURIComponent(id)}?done=cancelled`);
+  });
+
+  // Delete asks first, on a page of its own (a confirmation that needs no script); the form there deletes.
+  app.get('/tasks/:id/delete', async (c) => {
+    const session = accountSession(c);
+    const id = c.req.param('id');
+    const task = await deps.tasks.getOwned(principalOf(session), id);
+    if (task.dataRemovedAt !== undefined) return seeOther(c, `/console/tasks/${encodeURIComponent(id)}`);
+    const from = c.req.query('from') === 'gallery' ? 'gallery' : undefined;
+    return render(c, <TaskDeletePage session={session} task={task} from={from} cacheMaxAgeSeconds={deps.config.current().images.cacheMaxAgeSeconds} />);
+  });
+
+  app.post('/tasks/:id/delete', async (c) => {
+    const session = accountSession(c);
+    const id = c.req.param('id');
+    const from = (await readForm(c)).from === 'gallery' ? 'gallery' : undefined;
+    try {
+      await deleteTask(deps, session, id);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status === 404 || err.status >= 500) throw err;
+      const task = await deps.tasks.getOwned(principalOf(session), id);
+      const page = <TaskDeletePage session={session} task={task} from={from} cacheMaxAgeSeconds={deps.config.current().images.cacheMaxAgeSeconds} refused={{ code: err.code, message: err.message }} />;
+      return render(c, page, err.status as ContentfulStatusCode);
+    }
+    return seeOther(c, from === 'gallery' ? '/console/gallery?done=deleted' : `/console/tasks/${encodeURIComponent(id)}?done=deleted`);
   });
 
   app.post('/tasks/:id/again', async (c) => {

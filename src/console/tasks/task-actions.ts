@@ -18,6 +18,15 @@ export async function cancelTask(deps: ConsoleDeps, session: AccountSession, id:
 }
 
 /**
+ * Deletes a task's data as DELETE /tasks/{id} does (the same service call; a pending task is
+ * cancelled first), for the account holder with the scope tasks:cancel. Answers the task as kept.
+ */
+export async function deleteTask(deps: ConsoleDeps, session: AccountSession, id: string): Promise<TaskRecord> {
+  deps.auth.authorize(principalOf(session), { accept: ['accessToken'], scope: 'tasks:cancel' });
+  return deps.dataRemoval.removeTask(session.accountId, id);
+}
+
+/**
  * Parses a stored request with its type's create schema. Every built-in type keeps a body its
  * schema takes again (image.rate, image.alt and image.review leave out `sync`, which defaults);
  * a request that no longer passes (a model since removed from the config) is refused, with why.
