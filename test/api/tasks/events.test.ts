@@ -120,7 +120,7 @@ test('a stream sends the current state, an event per finished item, then settled
   const first = await stream.next();
   assert.equal(first.event, 'task');
   assert.equal(first.data.status, 'pending');
-  assert.deepEqual(Object.keys(first.data), ['id', 'status', 'type', 'cost', 'createdAt', 'updatedAt', 'request', 'result', 'apiKeyId', 'userId', 'metadata', 'priority', 'progress']);
+  assert.deepEqual(Object.keys(first.data), ['id', 'status', 'type', 'cost', 'createdAt', 'updatedAt', 'request', 'result', 'apiKeyId', 'userId', 'metadata', 'priority', 'dataRemoved', 'progress']);
   assert.equal(first.data.id, taskId);
   assert.equal(first.data.progress.total, 3);
   const events = [first, ...(await stream.rest())];
@@ -424,7 +424,7 @@ test('a running item’s progress is a progress event with the id of the state i
   const last = events.at(-1)!.data;
   assert.deepEqual(
     Object.keys(last),
-    ['id', 'status', 'type', 'cost', 'createdAt', 'updatedAt', 'request', 'result', 'apiKeyId', 'userId', 'metadata', 'priority', 'progress'],
+    ['id', 'status', 'type', 'cost', 'createdAt', 'updatedAt', 'request', 'result', 'apiKeyId', 'userId', 'metadata', 'priority', 'dataRemoved', 'progress'],
     'the whole state, as every event',
   );
   assert.deepEqual(last.progress.items, [{ status: 'pending', fraction: 0.8 }]);

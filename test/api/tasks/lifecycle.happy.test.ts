@@ -14,7 +14,7 @@ test('a created task answers 201 with its id and a PAT, runs, and is charged for
   assert.match(res.json.data.access.publicAccessToken, /^pat_/);
 
   const task = await waitForTask(h, res.json.data.taskId);
-  assert.deepEqual(Object.keys(task), ['id', 'status', 'type', 'cost', 'createdAt', 'updatedAt', 'request', 'result', 'apiKeyId', 'userId', 'metadata', 'priority']);
+  assert.deepEqual(Object.keys(task), ['id', 'status', 'type', 'cost', 'createdAt', 'updatedAt', 'request', 'result', 'apiKeyId', 'userId', 'metadata', 'priority', 'dataRemoved']);
   assert.equal(task.status, 'completed');
   assert.equal(task.type, 'test.echo');
   assert.equal(task.cost, '0.75');
