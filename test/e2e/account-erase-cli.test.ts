@@ -103,6 +103,9 @@ test('imgtask accounts erase --yes removes everything of the account, keeps the 
 
   const doctor = await cli.run('doctor', '--json');
   assert.equal(doctor.json.ledger.ok, true, JSON.stringify(doctor.json.ledger.problems));
+  const usage = await cli.run('usage', '--account', h.accountId, '--json');
+  assert.equal(usage.code, 0, usage.stderr);
+  assert.equal(usage.json.total.cost, done.cost, 'its charges stay on the books');
   const again = await cli.run('accounts', 'erase', h.accountId, '--yes');
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, new RegExp(`^erased ${h.accountId} at .*\\n  nothing was left to remove\\n$`));
