@@ -5,6 +5,7 @@ import { createConfigSource } from '../../../../src/config/source.js';
 import { type IntakeDeps, openIntake } from '../../../../src/engine/intake/intake.js';
 import type { Lanes } from '../../../../src/engine/runner/lanes.js';
 import type { TaskRunner } from '../../../../src/engine/runner/task-runner.js';
+import { sweepWith } from '../../../../src/engine/sweep-timer.js';
 import type { AnyTaskType } from '../../../../src/engine/task-types.js';
 import { EventBus } from '../../../../src/services/events.js';
 import type { TaskRecord } from '../../../../src/store/records.js';
@@ -103,4 +104,30 @@ test('a serving-only local start (no work) resumes, sweeps and dispatches nothin
   await intake.start(null);
   await intake.close(0);
   assert.deepEqual(did, ['runner.close 0']);
+});
+
+test('the sweep runs the install’s housekeeping (erasures, retention) after expiring tasks, also when the expiry failed', async () => {
+  const { did, deps, tasks } = fakes();
+  let failExpiry = false;
+  deps.sweep = async () => {
+    did.push('sweep');
+    if (failExpiry) throw new Error('store closed');
+    return [];
+  };
+  const logged: string[] = [];
+  deps.log = (message) => logged.push(message);
+  const intake = openIntake({ tasks } as unknown as Store, deps);
+  await intake.start({
+    recover: async () => undefined,
+    dispatcher: () => ({ start: () => undefined, close: async () => undefined }),
+    housekeeping: async () => void did.push('housekeeping'),
+  });
+  await turn();
+  assert.deepEqual(did.slice(-2), ['sweep', 'housekeeping'], 'the sweep at start, then the housekeeping');
+  await intake.close(0);
+
+  failExpiry = true;
+  const run = sweepWith(deps.sweep, { housekeeping: async () => void did.push('housekeeping after a failure') });
+  await assert.rejects(run(), /store closed/);
+  assert.equal(did.at(-1), 'housekeeping after a failure');
 });
