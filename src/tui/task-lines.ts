@@ -35,7 +35,7 @@ export interface UrlResult {
   url: string;
   level?: string;
   alt?: string;
-  error?: { code: string };
+  error?: { code: string; message?: string };
 }
 
 /** The image items of a task: generate's images, remove-background's one image. */
@@ -90,9 +90,9 @@ export const sourceName = (url: string, files?: ReadonlyMap<string, string>): st
   return file ? `${file} (${url})` : url;
 };
 
-/** The lines of one URL result of rate or alt. */
+/** The line of one URL result of rate or alt: its level or alt text, or ✗ its error code and why (the API's message). */
 export const urlResultLine = (r: UrlResult, files?: ReadonlyMap<string, string>): Line =>
-  r.status === 'success' ? [{ text: `  ${sourceName(r.url, files)}: ${r.level ?? r.alt}` }] : [{ text: `  ${sourceName(r.url, files)}: ` }, { text: `✗ ${r.error?.code}`, tone: 'bad' }];
+  r.status === 'success' ? [{ text: `  ${sourceName(r.url, files)}: ${r.level ?? r.alt}` }] : [{ text: `  ${sourceName(r.url, files)}: ` }, { text: `✗ ${code(r.error)}`, tone: 'bad' }];
 
 /** A review's result, as the CLI shows it. */
 export interface ReviewView {
