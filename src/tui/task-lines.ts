@@ -20,7 +20,8 @@ export interface TaskLinesOptions {
 type Destination = { name: string; status: 'success'; key: string; url: string | null } | { name: string; status: 'failed'; error: { code: string; message: string } };
 /** An image item of a generate or remove-background result, as the CLI keeps it (`savedTo` once --out wrote it). */
 export interface ImageItem {
-  status: 'success' | 'failed';
+  /** Absent on remove-background's one image, which is there only when it succeeded. */
+  status?: 'success' | 'failed';
   id?: string;
   size?: string;
   url?: string | null;
@@ -38,9 +39,12 @@ export interface UrlResult {
   error?: { code: string; message?: string };
 }
 
-/** The image items of a task: generate's images, remove-background's one image. */
+/**
+ * The image items of a task: generate's images, remove-background's one image. The result's own
+ * objects, not copies: --out notes where it saved each on them, and the report reads it there.
+ */
 export function imagesOf(task: TaskView): ImageItem[] {
-  if (task.type === 'image.remove_background') return task.result ? [{ status: 'success', ...task.result.image }] : [];
+  if (task.type === 'image.remove_background') return task.result ? [task.result.image as ImageItem] : [];
   if (task.type === 'image.generate') return (task.result?.images ?? []) as ImageItem[];
   return [];
 }
@@ -121,7 +125,7 @@ const destinationLine = (d: Destination): Line =>
     : [{ text: `    destination ${d.name} ` }, { text: `✗ ${code(d.error)}`, tone: 'bad' }];
 
 function imageLines(image: ImageItem, n: number): Line[] {
-  if (image.status !== 'success') return [[{ text: `  image ${n} ` }, { text: `✗ ${code(image.error)}`, tone: 'bad' }]];
+  if (image.status === 'failed') return [[{ text: `  image ${n} ` }, { text: `✗ ${code(image.error)}`, tone: 'bad' }]];
   const lines: Line[] = [[{ text: `  image ${n} ` }, { text: '✓', tone: 'good' }, { text: ` ${image.size} ${image.url ?? image.service_url}` }]];
   if (image.rating) lines.push(image.rating.status === 'success' ? [{ text: `    rating ${image.rating.level}` }] : [{ text: '    rating ' }, { text: `✗ ${image.rating.error.code}`, tone: 'bad' }]);
   if (image.destination) lines.push(destinationLine(image.destination));

@@ -15,7 +15,7 @@ import { describeTask, generateOptions, reportTaskFailure, syncAnswer, taskListQ
 async function saveItems(client: Client, items: (ImageItem | VideoItem)[], dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
   for (const item of items) {
-    if (item.status !== 'success' || !item.service_url) continue;
+    if (item.status === 'failed' || !item.service_url) continue;
     const path = join(dir, item.service_url.split('/').pop()!);
     await writeFile(path, await client.download(item.service_url));
     item.savedTo = path;
