@@ -16,8 +16,12 @@ export interface Gate {
   waiting(): number;
 }
 
-/** The embedded placeholder image and video generators and the fake raters, alt writer and remover, each passing `gate` first; `from` holds only items from that index on. */
-export function heldProviders(options: { from?: number } = {}): { gate: Gate; providers: Partial<ProviderSet> } {
+/**
+ * The embedded placeholder image and video generators and the fake raters, alt writer and
+ * remover, each passing `gate` first; `from` holds only items from that index on; `deaf` makes
+ * them wait for the gate whatever their signal says (a provider that goes on after a cancel).
+ */
+export function heldProviders(options: { from?: number; deaf?: boolean } = {}): { gate: Gate; providers: Partial<ProviderSet> } {
   let held = false;
   const waiters = new Set<() => void>();
   const gate: Gate = {
@@ -38,6 +42,7 @@ export function heldProviders(options: { from?: number } = {}): { gate: Gate; pr
         resolve();
       };
       waiters.add(go);
+      if (options.deaf) return;
       signal.addEventListener(
         'abort',
         () => {

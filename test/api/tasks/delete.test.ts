@@ -181,6 +181,34 @@ test('a pending task whose first image is made is charged for it, and that image
   assert.deepEqual([account.balance, account.reserved], ['99.999', '0']);
 });
 
+test('an image stored after its task was deleted (a provider that went on regardless) is removed by the run that stored it', async (t) => {
+  const { gate, providers } = heldProviders({ deaf: true });
+  const h = await startService(t, { config: CONFIG, providers });
+  const { store } = h.server.services;
+  gate.hold();
+  const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: MARK } });
+  const taskId = created.json.data.taskId;
+  await eventually(() => gate.waiting() === 1);
+  const res = await del(h, taskId);
+  assert.equal(res.json.data.status, 'failed');
+  const stored: string[] = [];
+  const { images } = h.server.services;
+  const saveEncoded = images.saveEncoded.bind(images);
+  images.saveEncoded = async (...args) => {
+    const saved = await saveEncoded(...args);
+    stored.push(saved.fileName);
+    return saved;
+  };
+  gate.letGo();
+  await eventually(() => stored.length === 1);
+  assert.ok(
+    (await store.tasks.get(taskId))!.items.every((item) => item.files === undefined),
+    'its record was refused',
+  );
+  await eventually(async () => (await fetch(`${h.url}/images/${stored[0]}`)).status === 404);
+  assert.deepEqual(await storedFiles(h), [], 'no file is left that no record names');
+});
+
 test("only the owner deletes: another account's or an unknown task is 404, PATs and keys without tasks:cancel are refused, the owner's access token may", async (t) => {
   const h = await startService(t, { config: CONFIG });
   const { services } = h.server;
