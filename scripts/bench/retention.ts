@@ -15,6 +15,7 @@
  * asked for (`retention.outputs: 1d`, applied as a config reload applies it).
  *
  *   npm run bench:retention [-- --outputs 100000 --victim 2000]     BENCH_SECONDS=10 (each burst)
+ *                           BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR' (node flags of the server)
  */
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -25,6 +26,7 @@ import autocannon from 'autocannon';
 import { randomId } from '../../src/domain/ids.js';
 import { SnapshotFile } from '../../src/store/file/snapshot-file.js';
 import type { AccountRecord, TaskRecord } from '../../src/store/records.js';
+import { BENCH_NODE_ARGS } from './fixtures/child.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
@@ -114,7 +116,7 @@ async function serve(dataDir: string) {
   });
   const delay = monitorEventLoopDelay({ resolution: 1 });
   let sweep: { startedAt: number; endedAt?: number; removed?: number; error?: string } | undefined;
-  let erase: { startedAt: number; compactFrom?: number; compactTo?: number; compactMaxDelayMs?: number; endedAt?: number; tasks?: number; error?: string } | undefined;
+  let erase: { startedAt: number; beforeMaxDelayMs: number; compactFrom?: number; compactTo?: number; compactMaxDelayMs?: number; endedAt?: number; tasks?: number; error?: string } | undefined;
   const server = await startServer({
     dataDir,
     config,
@@ -137,7 +139,8 @@ async function serve(dataDir: string) {
       });
       app.get('/bench/sweep', (c) => c.json(sweep ?? null));
       app.post('/bench/erase', async (c) => {
-        const run = { startedAt: Date.now() } as NonNullable<typeof erase>;
+        // The loop's longest delay since the creates began (the client reset it then): the anchor.
+        const run: NonNullable<typeof erase> = { startedAt: Date.now(), beforeMaxDelayMs: delay.max / 1e6 };
         erase = run;
         services.accountErase.erase(ACCOUNTS.victim).then(
           (report) => Object.assign(run, { endedAt: Date.now(), tasks: report.tasks }),
@@ -165,7 +168,7 @@ async function serve(dataDir: string) {
 }
 
 function startServe(root: string): Promise<{ url: string; key: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, 'serve', root], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...BENCH_NODE_ARGS, '--import', 'tsx', import.meta.filename, 'serve', root], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk) => {
@@ -267,6 +270,7 @@ async function main() {
 
     progress('creates beside an erase and its compaction');
     let stopLoops = () => {};
+    await post(`${server.url}/bench/delay/reset`);
     const loops = createLoops(server.url, server.key, CREATE_LOOPS, new Promise<void>((resolve) => (stopLoops = resolve)));
     await new Promise((resolve) => setTimeout(resolve, 3000));
     await post(`${server.url}/bench/erase`);
@@ -274,35 +278,43 @@ async function main() {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     stopLoops();
     const creates = await loops;
-    const erased = await get<{ startedAt: number; endedAt: number; compactFrom: number; compactTo: number; compactMaxDelayMs: number; tasks: number; error?: string }>(`${server.url}/bench/erase`);
+    const erased = await get<{ startedAt: number; endedAt: number; beforeMaxDelayMs: number; compactFrom: number; compactTo: number; compactMaxDelayMs: number; tasks: number; error?: string }>(
+      `${server.url}/bench/erase`,
+    );
     if (erased.error) throw new Error(`the erase failed: ${erased.error}`);
     await server.stop();
 
     const longest = (list: { from: number; to: number }[]) => Math.max(0, ...list.map((c) => c.to - c.from));
+    const p99 = (list: { from: number; to: number }[]) => list.map((c) => c.to - c.from).sort((a, b) => a - b)[Math.floor(0.99 * (list.length - 1))] ?? 0;
     const beforeErase = creates.filter((c) => c.to < erased.startedAt);
     const duringCompact = creates.filter((c) => c.from < erased.compactTo && c.to > erased.compactFrom);
     const failed = creates.filter((c) => !c.ok).length;
 
     const sweepSeconds = (swept.endedAt - swept.startedAt) / 1000;
     const int = (n: number) => Math.round(n).toLocaleString('en-US');
-    const row = (label: string, b: Burst) => `| ${label} | ${int(b.perSecond)} | ${b.p50} / ${b.p99} | ${(b.p99 / before.p99).toFixed(2)} | ${Math.round(b.maxDelayMs)} | ${b.non2xx} |`;
+    // The burst after the sweep is a second anchor: the lower p99 of the two is what the sweep's burst is held to.
+    const anchorP99 = Math.min(before.p99, after.p99);
+    const row = (label: string, b: Burst) => `| ${label} | ${int(b.perSecond)} | ${b.p50} / ${b.p99} | ${(b.p99 / anchorP99).toFixed(2)} | ${Math.round(b.maxDelayMs)} | ${b.non2xx} |`;
     console.log(`\n(a) the retention sweep removed ${int(swept.removed ?? 0)} outputs in ${sweepSeconds.toFixed(1)} s (${int((swept.removed ?? 0) / sweepSeconds)}/s)`);
     console.log(`    at the end of the burst beside it, the sweep was ${atBurstEnd.endedAt === undefined ? 'still running' : 'already done'}`);
-    console.log('\n| creates (POST /image/generate) | req/s | p50 / p99 ms | p99 ÷ p99 without | longest event-loop delay ms | non-2xx |');
+    console.log('\n| creates (POST /image/generate) | req/s | p50 / p99 ms | p99 ÷ the lower anchor p99 | longest event-loop delay ms | non-2xx |');
     console.log('|---|---|---|---|---|---|');
-    console.log(row('without the sweep (anchor)', before));
+    console.log(row('before the sweep (anchor)', before));
     console.log(row('beside the sweep', beside));
-    console.log(row('after the sweep', after));
+    console.log(row('after the sweep (anchor)', after));
     const compactMs = erased.compactTo - erased.compactFrom;
     console.log(`\n(b) the erase scrubbed ${int(erased.tasks)} tasks in ${((erased.endedAt - erased.startedAt) / 1000).toFixed(1)} s; compact() took ${int(compactMs)} ms`);
     console.log(`    ${CREATE_LOOPS} clients creating back to back: ${int(creates.length)} creates, ${failed} failed`);
-    console.log(`    longest create before the erase (anchor): ${longest(beforeErase)} ms (${beforeErase.length} creates)`);
-    console.log(`    longest create overlapping compact(): ${longest(duringCompact)} ms (${duringCompact.length} creates)`);
-    console.log(`    longest event-loop delay during compact(): ${Math.round(erased.compactMaxDelayMs)} ms`);
+    console.log(
+      `    before the erase (anchor, ${beforeErase.length} creates): longest ${longest(beforeErase)} ms, p99 ${p99(beforeErase)} ms, longest event-loop delay ${Math.round(erased.beforeMaxDelayMs)} ms`,
+    );
+    console.log(
+      `    overlapping compact() (${duringCompact.length} creates): longest ${longest(duringCompact)} ms, p99 ${p99(duringCompact)} ms, longest event-loop delay ${Math.round(erased.compactMaxDelayMs)} ms`,
+    );
 
-    const ratio = beside.p99 / before.p99;
+    const ratio = beside.p99 / anchorP99;
     const targets = [
-      { what: 'creates p99 beside the sweep ÷ without ≤ 2', value: ratio, met: ratio <= 2 },
+      { what: 'creates p99 beside the sweep ÷ the lower anchor p99 ≤ 2', value: ratio, met: ratio <= 2 },
       { what: 'longest create overlapping the compaction < 100 ms', value: longest(duringCompact), met: longest(duringCompact) < 100 },
     ];
     console.log('\nTargets (this run)');
