@@ -128,12 +128,16 @@ export function createDataRemoval(deps: DataRemovalDeps) {
       }
     },
 
-    /** Deletes the owner's upload (DELETE /image/upload/{id}); another account's, or none (a deleted one too), is NOT_FOUND. */
+    /** Deletes the owner's upload (DELETE /image/upload/{id}), leaving a tombstone: again, the same answer. Another account's, or none, is NOT_FOUND. */
     async removeUpload(owner: Owner, id: string): Promise<UploadRecord> {
       const upload = await store.uploads.get(id);
       if (!upload || !ownedBy(owner, upload.accountId)) throw new AppError('NOT_FOUND', `no upload ${id}`);
-      await removeUploadData(upload);
-      return upload;
+      if (upload.deletedAt !== undefined) return upload;
+      // The file first: a crash between leaves a record whose repeat finishes the delete.
+      await blobs.images.delete(upload.fileName);
+      const tombstone: UploadRecord = { ...upload, deletedAt: isoTime(clock.now()) };
+      await store.uploads.put(tombstone);
+      return tombstone;
     },
   };
 }

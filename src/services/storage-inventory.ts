@@ -65,7 +65,7 @@ async function referencedIds(store: Pick<Store, 'tasks' | 'uploads'>): Promise<S
     for (const item of task.items) for (const file of item.files ?? []) ids.add(idOf(file.name));
     for (const [id] of JSON.stringify([task.request, task.result, task.items.map((item) => item.result)]).matchAll(OWN_ID)) ids.add(id);
   }
-  for (const upload of await store.uploads.all()) ids.add(idOf(upload.fileName));
+  for (const upload of await store.uploads.all()) if (upload.deletedAt === undefined) ids.add(idOf(upload.fileName));
   return ids;
 }
 

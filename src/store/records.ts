@@ -72,6 +72,12 @@ export interface UploadRecord {
   fileName: string;
   bytes: number;
   createdAt: string;
+  /**
+   * When its owner deleted it (DELETE /image/upload/{id}): its file is gone and the record stays
+   * as a tombstone, so a repeat answers as the first did. Deleted records hold no bytes, and
+   * neither retention nor usage counts them.
+   */
+  deletedAt?: string;
 }
 
 /** A file an item stored (an image, a video, a video's poster): its blob name and size. Never shown in the API. */

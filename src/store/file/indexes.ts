@@ -245,7 +245,8 @@ export class StoredBytesIndex implements Index<TaskRecord> {
 /** How many records each group (an account) holds and the sum of their `bytes`: kept in step, never counted by scanning. */
 export class UsageIndex<T extends { id: string; bytes: number }> implements Index<T> {
   private readonly usage = new Map<string, { count: number; bytes: number }>();
-  constructor(private readonly groupOf: (record: T) => string) {}
+  /** `groupOf` answers undefined for a record not counted (a tombstone). */
+  constructor(private readonly groupOf: (record: T) => string | undefined) {}
   add(record: T): void {
     this.bump(record, 1);
   }
@@ -261,6 +262,7 @@ export class UsageIndex<T extends { id: string; bytes: number }> implements Inde
   }
   private bump(record: T, sign: 1 | -1): void {
     const group = this.groupOf(record);
+    if (group === undefined) return;
     const usage = this.usage.get(group) ?? { count: 0, bytes: 0 };
     const next = { count: usage.count + sign, bytes: usage.bytes + sign * record.bytes };
     if (next.count === 0) this.usage.delete(group);

@@ -92,7 +92,7 @@ export class State {
 
   /** Uploaded images, per account by creation time (retention), with each account's count and bytes. */
   readonly uploadsByTime = new TimeOrderIndex<UploadRecord>((upload) => ({ group: upload.accountId, time: upload.createdAt }));
-  readonly uploadUsage = new UsageIndex<UploadRecord>((upload) => upload.accountId);
+  readonly uploadUsage = new UsageIndex<UploadRecord>((upload) => (upload.deletedAt ? undefined : upload.accountId));
   readonly uploads = new Collection<UploadRecord>('uploads', [this.uploadsByTime, this.uploadUsage]);
 
   /** Budget thresholds reached, by `<scopeId>|<period>|<threshold>`. Not in dumps. */

@@ -283,6 +283,7 @@ function loaders(reserved: Map<string, number>, spend: Map<string, number>): Rec
       { name: 'file_name', type: 'text', value: (u) => u.fileName },
       { name: 'bytes', type: 'bigint', value: (u) => u.bytes },
       { name: 'created_at', type: 'text', value: (u) => u.createdAt },
+      { name: 'deleted_at', type: 'text', value: (u) => u.deletedAt ?? null },
     ]),
   };
 }

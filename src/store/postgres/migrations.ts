@@ -310,7 +310,8 @@ CREATE TABLE uploads (
   api_key_id text COLLATE "C",
   file_name text COLLATE "C" NOT NULL,
   bytes bigint NOT NULL,
-  created_at text COLLATE "C" NOT NULL
+  created_at text COLLATE "C" NOT NULL,
+  deleted_at text
 );
 CREATE INDEX uploads_seq ON uploads (seq);
 CREATE INDEX uploads_account ON uploads (account_id, created_at, id);

@@ -3,7 +3,7 @@ import type { UploadRepo } from '../types.js';
 import { type Db, hasNul } from './sql.js';
 
 /** Uploaded images in `uploads`, one row each, every field a column. */
-export const UPLOAD_COLUMNS = 'id, account_id, api_key_id, file_name, bytes, created_at';
+export const UPLOAD_COLUMNS = 'id, account_id, api_key_id, file_name, bytes, created_at, deleted_at';
 
 export interface UploadRow {
   id: string;
@@ -12,6 +12,7 @@ export interface UploadRow {
   file_name: string;
   bytes: number;
   created_at: string;
+  deleted_at: string | null;
 }
 
 export const uploadOf = (row: UploadRow): UploadRecord => ({
@@ -21,6 +22,7 @@ export const uploadOf = (row: UploadRow): UploadRecord => ({
   fileName: row.file_name,
   bytes: row.bytes,
   createdAt: row.created_at,
+  ...(row.deleted_at === null ? {} : { deletedAt: row.deleted_at }),
 });
 
 export function createPgUploadRepo(db: Db): UploadRepo {
@@ -28,10 +30,10 @@ export function createPgUploadRepo(db: Db): UploadRepo {
   return {
     async put(upload) {
       await db.query(
-        `INSERT INTO uploads (id, account_id, api_key_id, file_name, bytes, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+        `INSERT INTO uploads (id, account_id, api_key_id, file_name, bytes, created_at, deleted_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, api_key_id = excluded.api_key_id, file_name = excluded.file_name,
-           bytes = excluded.bytes, created_at = excluded.created_at`,
-        [upload.id, upload.accountId, upload.apiKeyId, upload.fileName, upload.bytes, upload.createdAt],
+           bytes = excluded.bytes, created_at = excluded.created_at, deleted_at = excluded.deleted_at`,
+        [upload.id, upload.accountId, upload.apiKeyId, upload.fileName, upload.bytes, upload.createdAt, upload.deletedAt ?? null],
       );
     },
     async get(id) {
@@ -48,7 +50,9 @@ export function createPgUploadRepo(db: Db): UploadRepo {
     },
     async usage(accountId) {
       if (hasNul(accountId)) return { count: 0, bytes: 0 };
-      const { rows } = await db.query<{ count: number; bytes: number }>('SELECT count(*) AS count, coalesce(sum(bytes), 0) AS bytes FROM uploads WHERE account_id = $1', [accountId]);
+      const { rows } = await db.query<{ count: number; bytes: number }>('SELECT count(*) AS count, coalesce(sum(bytes), 0) AS bytes FROM uploads WHERE account_id = $1 AND deleted_at IS NULL', [
+        accountId,
+      ]);
       return rows[0];
     },
     async all() {

@@ -35,12 +35,14 @@ test('an upload is recorded with its owner; DELETE /image/upload/{id} removes it
   const served = await fetch(first.service_url);
   assert.equal(served.status, 404);
   assert.deepEqual(await served.json(), { code: 'NOT_FOUND', message: 'no such image' });
-  assert.equal(await store.uploads.get(first.id), undefined);
+  const tombstone = await store.uploads.get(first.id);
+  assert.ok(tombstone?.deletedAt, 'the record stays as a tombstone, marked deleted');
+  assert.deepEqual(await store.uploads.usage(h.accountId), { count: 1, bytes: second.bytes }, 'usage counts only the upload left');
   assert.equal((await fetch(second.service_url)).status, 200, 'the other upload stays');
 
   const again = await del(h, first.id);
-  assert.equal(again.status, 404, 'nothing of a deleted upload is kept: a repeat is NOT_FOUND');
-  assert.equal(again.json.code, 'NOT_FOUND');
+  assert.equal(again.status, 200, 'a repeat answers as the first delete did');
+  assert.deepEqual(again.json, { data: { id: first.id, deleted: true } });
 
   // A task naming the deleted image can no longer read it.
   const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'p', inputs: [first.id] } });

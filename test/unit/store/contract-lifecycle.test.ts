@@ -269,6 +269,11 @@ contract('uploads: put, get, delete, the oldest of an account first, usage and a
   const all = Array.from(await store.uploads.all());
   note('all', all);
   assert.deepEqual(all.map((u) => u.id).sort(), ['img_a', 'img_b', 'img_c']);
+  // A tombstone (a deleted upload) replaces it: kept, found, walked by retention, but no longer counted as stored.
+  await store.uploads.put({ ...upload('img_a', 'acc_1', at(1000), 150), deletedAt: at(5000) });
+  assert.equal((await store.uploads.get('img_a'))?.deletedAt, at(5000));
+  assert.deepEqual(await store.uploads.usage('acc_1'), { count: 1, bytes: 300 });
+  assert.deepEqual(await before('acc_1', 9000, 10), ['img_a', 'img_c']);
 });
 
 const event = (id: string, accountId: string, payload: unknown = { type: 'task.completed', data: { metadata: { who: 'ann' } } }): EventRecord => ({

@@ -16,8 +16,8 @@ export function registerImageUploadDelete(app: Hono<ApiEnv>, deps: ApiDeps): voi
       path: '/image/upload/:id',
       summary: 'Delete an uploaded image (its id, img_…) of the account: its URL then answers 404',
       description:
-        'Takes an API key with image:upload, or the owner’s access token. Another account’s upload, an unknown id, and an upload already deleted answer 404 NOT_FOUND: ' +
-        'nothing of a deleted upload is kept, so a repeat cannot tell it from an id never uploaded. Tasks that named the image keep their request until they are deleted themselves.',
+        'Takes an API key with image:upload, or the owner’s access token. Another account’s upload and an unknown id answer 404 NOT_FOUND. ' +
+        'Idempotent: again on a deleted upload, the same 200 (a record of the deletion is kept, with no image bytes). Tasks that named the image keep their request until they are deleted themselves.',
       guard: { accept: ['apiKey', 'accessToken'], scope: 'image:upload' },
       family: 'resource',
       status: 200,
