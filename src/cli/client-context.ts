@@ -3,16 +3,12 @@ import { readFile } from 'node:fs/promises';
 import { type Client, createClient } from '../client/http-client.js';
 import { UsageError } from './output.js';
 import type { CommandContext } from './run.js';
+import { chooseServer } from './server-discovery.js';
 
-const DEFAULT_URL = 'http://127.0.0.1:8080';
-
-/** The server a command talks to: --url (IMGTASK_URL), or the default local one. */
-export const serverUrlOf = (context: CommandContext): string => context.url ?? DEFAULT_URL;
-
-/** The API client for a command: --url (IMGTASK_URL) and --key (IMGTASK_API_KEY). */
-export function clientOf(context: CommandContext): Client {
+/** The API client for a command: its server (chooseServer: --url, IMGTASK_URL, the data dir's, the default) and --key (IMGTASK_API_KEY). */
+export async function clientOf(context: CommandContext): Promise<Client> {
   if (!context.key) throw new UsageError('give an API key with --key or IMGTASK_API_KEY (imgtask keys create --account NAME)');
-  return createClient({ url: serverUrlOf(context), key: context.key });
+  return createClient({ ...(await chooseServer(context)), key: context.key });
 }
 
 /**

@@ -34,7 +34,7 @@ export function buildProgram(): Command {
     .version(version, '-V, --version', 'print the version')
     .option('--data <dir>', 'data dir (env IMGTASK_DATA, default ./data)')
     .option('--config <file>', 'config file merged over config/default.json (env IMGTASK_CONFIG)')
-    .option('--url <url>', 'the server, for client commands (env IMGTASK_URL, default http://127.0.0.1:8080)')
+    .option('--url <url>', 'the server, for client commands (env IMGTASK_URL; default: the server running on the data dir, else http://127.0.0.1:8080)')
     .option('--key <key>', 'API key (or PAT for tasks show/watch), for client commands (env IMGTASK_API_KEY)')
     .showHelpAfterError(false)
     .exitOverride()

@@ -85,8 +85,9 @@ interface Answer<T> {
 /**
  * A typed client of the imgtask HTTP API. `key` is an API key, an access token or a PAT; with a
  * PAT only a task's status and result can be read, and `task()` uses those routes.
+ * `unreachableHint` ends the UNREACHABLE error: how the URL was chosen, where else to look.
  */
-export function createClient(options: { url: string; key?: string; fetch?: typeof fetch }) {
+export function createClient(options: { url: string; key?: string; fetch?: typeof fetch; unreachableHint?: string }) {
   const base = options.url.replace(/\/+$/, '');
   const doFetch = options.fetch ?? fetch;
   const auth = (): Record<string, string> => (options.key ? { authorization: `Bearer ${options.key}` } : {});
@@ -135,7 +136,11 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
     } catch (err) {
       const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
       const reason = cause?.code ?? cause?.message ?? (err as Error).message;
-      const error = new ApiError(0, 'UNREACHABLE', `cannot reach ${base} (${reason}): is \`imgtask serve\` running at ${base}? (--url or IMGTASK_URL names the server)`);
+      const error = new ApiError(
+        0,
+        'UNREACHABLE',
+        `cannot reach ${base} (${reason}): is \`imgtask serve\` running at ${base}? ${options.unreachableHint ?? '(--url or IMGTASK_URL names the server)'}`,
+      );
       if (retryable && cause?.code !== 'ECONNREFUSED' && cause?.code !== 'ENOTFOUND') throw new Retryable(error);
       throw error;
     }

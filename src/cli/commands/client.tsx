@@ -97,7 +97,7 @@ interface GenerateOptions extends SchedulingFlags {
 /** A client command: the API client, JSON off a terminal, and the shared exit codes. */
 // biome-ignore lint/suspicious/noConfusingVoidType: a command body answers an exit code, or nothing for 0
 export const clientCommand = <Args extends unknown[]>(run: (client: Client, json: boolean, ...args: Args) => Promise<number | void>) =>
-  command((ctx, ...args: Args) => run(clientOf(ctx), ctx.json, ...args), { json: 'auto' });
+  command(async (ctx, ...args: Args) => run(await clientOf(ctx), ctx.json, ...args), { json: 'auto' });
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 

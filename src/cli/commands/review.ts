@@ -57,7 +57,7 @@ export function registerReviewCommand(program: Command): void {
           if (criteria.length > MAX_CRITERIA) throw new UsageError(`--criteria may be given at most ${MAX_CRITERIA} times, not ${criteria.length}`);
           for (const criterion of criteria) if (!criterion.trim()) throw new UsageError('--criteria must not be empty');
           const { priority, request } = schedulingOf(opts);
-          const client = clientOf(ctx);
+          const client = await clientOf(ctx);
           const [url] = await resolveSources(client, [source], 'id');
           const body: ReviewInput = { url, sync: !opts.async };
           if (opts.prompt !== undefined) body.prompt = opts.prompt;

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { ApiError, createClient } from '../../client/http-client.js';
 import type { WebhookStreamEvent } from '../../client/webhook-events.js';
-import { serverUrlOf } from '../client-context.js';
 import { admin } from '../context.js';
 import { UsageError } from '../output.js';
 import { type CommandContext, command } from '../run.js';
+import { chooseServer } from '../server-discovery.js';
 
 /** A Standard Webhooks secret: `whsec_` and base64. */
 const SECRET = /^whsec_[A-Za-z0-9+/]{16,}={0,2}$/;
@@ -69,13 +69,18 @@ async function listen(ctx: CommandContext, opts: ListenOptions): Promise<number>
   /** A token was issued again after a refusal: another refusal then stops (no loop of refused tokens). */
   let reissued = false;
   let wait = FIRST_WAIT_MS;
+  /** The server of the last stream: a server found again on another port (restarted) is named. */
+  let lastUrl: string | undefined;
   for (;;) {
     let lost: string;
     try {
-      for await (const event of createClient({ url: serverUrlOf(ctx), key: await tokenOf() }).webhookEvents(opts.events)) {
+      // Chosen again on each connection: a server restarted on another port of the data dir is found.
+      const server = await chooseServer(ctx);
+      for await (const event of createClient({ ...server, key: await tokenOf() }).webhookEvents(opts.events)) {
         if (event.kind === 'ready') {
           if (!connected) sayReady(ctx, { accountId: event.accountId, account: opts.account, forwardTo: target, secret: forwarder.secret });
-          else if (!ctx.json) say(`${clock()}  connected again`);
+          else if (!ctx.json) say(`${clock()}  connected again${server.url === lastUrl ? '' : ` to ${server.url}`}`);
+          lastUrl = server.url;
           connected = true;
           reissued = false;
           wait = FIRST_WAIT_MS;
