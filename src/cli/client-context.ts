@@ -7,8 +7,9 @@ import { chooseServer } from './server-discovery.js';
 
 /** The API client for a command: its server (chooseServer: --url, IMGTASK_URL, the data dir's, the default) and --key (IMGTASK_API_KEY). */
 export async function clientOf(context: CommandContext): Promise<Client> {
+  const server = await chooseServer(context);
   if (!context.key) throw new UsageError('give an API key with --key or IMGTASK_API_KEY (imgtask keys create --account NAME)');
-  return createClient({ ...(await chooseServer(context)), key: context.key });
+  return createClient({ ...server, key: context.key });
 }
 
 /**

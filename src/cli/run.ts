@@ -17,6 +17,8 @@ export interface CommandContext {
   json: boolean;
   /** The server and credential of client commands (--url, IMGTASK_URL; --key, IMGTASK_API_KEY). */
   url?: string;
+  /** Which of the two gave `url`, to name it when it is not a URL. */
+  urlFrom?: '--url' | 'IMGTASK_URL';
   key?: string;
 }
 
@@ -33,6 +35,7 @@ function contextOf(command: Command, policy: JsonPolicy): CommandContext {
     config: all.config ?? environment.configFile(),
     json: Boolean(all.json) || (policy === 'auto' && !process.stdout.isTTY),
     url: all.url ?? environment.serverUrl(),
+    urlFrom: all.url !== undefined ? '--url' : environment.serverUrl() !== undefined ? 'IMGTASK_URL' : undefined,
     key: all.key ?? environment.apiKey(),
   };
 }

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { type RunningServer, runningServers } from '../app/server-registry.js';
 import { serversElsewhere } from './data-dir-guard.js';
 import type { CommandContext } from './run.js';
+import { httpUrlOption } from './url-option.js';
 
 /** Where `imgtask serve` listens unless told otherwise (config/default.json's server.host and port). */
 const DEFAULT_URL = 'http://127.0.0.1:8080';
@@ -26,13 +27,14 @@ async function serverOnDataDir(data: string): Promise<RunningServer | undefined>
 }
 
 /**
- * The server a client command talks to: --url (or IMGTASK_URL) when given; else the server running
+ * The server a client command talks to: --url (or IMGTASK_URL) when given (UsageError when it is
+ * not an http(s) URL); else the server running
  * on the command's data dir, as `imgtask console` finds it (so `serve --port 9000` needs no --url);
  * else the default local one. Asked again on each connection, so a long-running command follows a
  * server restarted on another port.
  */
-export async function chooseServer(context: Pick<CommandContext, 'url' | 'data'>): Promise<ServerChoice> {
-  if (context.url !== undefined) return { url: context.url, unreachableHint: `(${NAMED})` };
+export async function chooseServer(context: Pick<CommandContext, 'url' | 'urlFrom' | 'data'>): Promise<ServerChoice> {
+  if (context.url !== undefined) return { url: httpUrlOption(context.url, context.urlFrom ?? '--url', DEFAULT_URL), unreachableHint: `(${NAMED})` };
   const found = await serverOnDataDir(context.data);
   if (found) return { url: found.url, unreachableHint: `(the server of the data dir ${found.dataDir}, pid ${found.pid}; ${NAMED})` };
   return { url: DEFAULT_URL, unreachableHint: `(${NAMED})${await serversElsewhere(await realOrResolved(context.data))}` };

@@ -5,6 +5,7 @@ import { admin } from '../context.js';
 import { UsageError } from '../output.js';
 import { type CommandContext, command } from '../run.js';
 import { chooseServer } from '../server-discovery.js';
+import { httpUrlOption } from '../url-option.js';
 
 /** A Standard Webhooks secret: `whsec_` and base64. */
 const SECRET = /^whsec_[A-Za-z0-9+/]{16,}={0,2}$/;
@@ -22,16 +23,8 @@ interface ListenOptions {
   secret?: string;
 }
 
-function forwardUrlOf(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new UsageError(`--forward-to ${text} is not a URL (such as http://127.0.0.1:3000/hook)`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--forward-to must be an http or https URL, not ${url.protocol}`);
-  return url.href;
-}
+/** The receiver's URL, normalised (a URL as the forwarder posts to it). */
+const forwardUrlOf = (text: string): string => new URL(httpUrlOption(text, '--forward-to', 'http://127.0.0.1:3000/hook')).href;
 
 const clock = () => new Date().toTimeString().slice(0, 8);
 const say = (line: string) => process.stdout.write(`${line}\n`);
