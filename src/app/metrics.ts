@@ -89,7 +89,7 @@ export function createMetrics(deps: MetricsDeps) {
   const webhookFailures = new Counter({ name: 'imgtask_webhook_failures_total', help: 'Webhook deliveries that ran out of attempts since start (failed for good)', registers });
   const retentionRemoved = new Counter({
     name: 'imgtask_retention_removed_total',
-    help: 'What the retention sweep removed since start, by kind: outputs (tasks whose outputs and text went), uploads, tasks (task records), deliveries (webhook delivery logs)',
+    help: 'What the retention sweep removed since start, by kind: outputs (tasks whose outputs and text went), uploads, tasks (task records), deliveries (webhook delivery logs), consoleSessions (expired console sessions and sign-in links)',
     labelNames: ['kind'] as const,
     registers,
   });

@@ -8,12 +8,8 @@ import type { Clock } from './ports.js';
 /** Records read and removed at a time: a batch is a few store writes, then the event loop gets a turn. */
 const BATCH = 200;
 
-/** The kinds a sweep counts (expired console sessions are purged by a store call that answers no count). */
-type CountedKind = Exclude<RetentionKind, 'consoleSessions'>;
-const COUNTED_KINDS = RETENTION_KINDS.filter((kind): kind is CountedKind => kind !== 'consoleSessions');
-
-/** What one sweep removed, by kind: tasks whose outputs and text went, uploads, task records, delivery logs. */
-export type RetentionCounts = Record<CountedKind, number>;
+/** What one sweep removed, by kind: tasks whose outputs and text went, uploads, task records, delivery logs, expired console sessions. */
+export type RetentionCounts = Record<RetentionKind, number>;
 
 export interface RetentionDeps {
   store: Pick<Store, 'accounts' | 'tasks' | 'uploads' | 'webhooks' | 'consoleSessions'>;
@@ -26,7 +22,7 @@ export interface RetentionDeps {
   };
   log: (message: string) => void;
   /** Told how many of a kind one sweep removed (the metric), when it removed some. */
-  removed?: (kind: CountedKind, count: number) => void;
+  removed?: (kind: RetentionKind, count: number) => void;
   /** Records per batch. @default 200 */
   batchSize?: number;
 }
@@ -107,7 +103,7 @@ export function createRetention(deps: RetentionDeps) {
   async function run(): Promise<RetentionCounts> {
     const settings = deps.config.current().retention;
     const now = clock.now();
-    const counts: RetentionCounts = { outputs: 0, uploads: 0, tasks: 0, deliveries: 0 };
+    const counts: RetentionCounts = { outputs: 0, uploads: 0, tasks: 0, deliveries: 0, consoleSessions: 0 };
     for (const account of await store.accounts.list()) {
       const own = effectiveRetention(account.retention, settings);
       const outputs = cutoff(own.outputs, now);
@@ -124,19 +120,20 @@ export function createRetention(deps: RetentionDeps) {
         return { read: removed, removed };
       });
     const sessions = cutoff(settings.consoleSessions, now);
-    if (sessions) await store.consoleSessions.purgeExpired(sessions);
+    if (sessions) counts.consoleSessions = await store.consoleSessions.purgeExpired(sessions);
     report(counts);
     return counts;
   }
 
   function report(counts: RetentionCounts): void {
-    const words: Record<CountedKind, string> = {
+    const words: Record<RetentionKind, string> = {
       outputs: 'removed the outputs and text of {n} task(s)',
       uploads: 'removed {n} upload(s)',
       tasks: 'removed {n} task record(s)',
       deliveries: 'removed {n} webhook delivery log(s)',
+      consoleSessions: 'removed {n} expired console session(s) and sign-in link(s)',
     };
-    for (const kind of COUNTED_KINDS) {
+    for (const kind of RETENTION_KINDS) {
       if (counts[kind] === 0) continue;
       deps.log(`retention: ${words[kind].replace('{n}', String(counts[kind]))} (retention.${kind})`);
       deps.removed?.(kind, counts[kind]);
@@ -153,4 +150,3 @@ export function createRetention(deps: RetentionDeps) {
     },
   };
 }
-

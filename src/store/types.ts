@@ -468,8 +468,8 @@ export interface ConsoleSessionRepo {
   list(now: string): Promise<ConsoleSessionRecord[]>;
   /** Revokes a session or link; undefined when unknown or already revoked. */
   revoke(id: string, at: string): Promise<ConsoleSessionRecord | undefined>;
-  /** Deletes every record expired at `now`. */
-  purgeExpired(now: string): Promise<void>;
+  /** Deletes every record expired at `now`; answers how many. */
+  purgeExpired(now: string): Promise<number>;
   /** Deletes every record of the account (an erase); answers how many. */
   deleteByAccount(accountId: string): Promise<number>;
 }

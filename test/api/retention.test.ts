@@ -49,13 +49,13 @@ test('retention removes outputs, uploads and task records by age, each account w
 
   clock.advance(3 * DAY);
   const first = await sweep(h);
-  assert.deepEqual(first.retention, { outputs: 0, uploads: 1, tasks: 0, deliveries: 0 }, 'the upload is past 2d; no output is past 7d');
+  assert.deepEqual(first.retention, { outputs: 0, uploads: 1, tasks: 0, deliveries: 0, consoleSessions: 0 }, 'the upload is past 2d; no output is past 7d');
   assert.equal((await send(h.url, 'GET', uploadPath)).status, 404, 'the uploaded image is gone');
   assert.equal((await send(h.url, 'GET', acmeTask.image)).status, 200);
 
   clock.advance(5 * DAY);
   const second = await sweep(h);
-  assert.deepEqual(second.retention, { outputs: 1, uploads: 0, tasks: 0, deliveries: 0 }, "acme's outputs are past 7d; globex keeps its own");
+  assert.deepEqual(second.retention, { outputs: 1, uploads: 0, tasks: 0, deliveries: 0, consoleSessions: 0 }, "acme's outputs are past 7d; globex keeps its own");
   const scrubbed = (await h.request('GET', `/tasks/${acmeTask.id}`, { auth: h.apiKey })).json.data;
   assert.equal(scrubbed.dataRemoved, true);
   assert.equal(scrubbed.dataRemovedAt, isoTime(clock.now()));
@@ -72,14 +72,14 @@ test('retention removes outputs, uploads and task records by age, each account w
 
   clock.advance(33 * DAY);
   const third = await sweep(h);
-  assert.deepEqual(third.retention, { outputs: 0, uploads: 0, tasks: 1, deliveries: 0 }, "globex's task record is past its 40d; acme keeps task records (off)");
+  assert.deepEqual(third.retention, { outputs: 0, uploads: 0, tasks: 1, deliveries: 0, consoleSessions: 0 }, "globex's task record is past its 40d; acme keeps task records (off)");
   assert.equal((await h.request('GET', `/tasks/${globexTask.id}`, { auth: globexKey })).status, 404);
   assert.equal((await send(h.url, 'GET', globexTask.image)).status, 404, 'its outputs went with it');
   assert.equal((await h.request('GET', `/tasks/${acmeTask.id}`, { auth: h.apiKey })).status, 200);
   assert.equal(await removedMetric(h, 'tasks'), 1);
   const doctor = await runAdminOp(services, 'doctor', { inventory: false });
   assert.equal(doctor.ledger.ok, true, doctor.ledger.problems.join('; '));
-  assert.deepEqual((await sweep(h)).retention, { outputs: 0, uploads: 0, tasks: 0, deliveries: 0 }, 'nothing twice');
+  assert.deepEqual((await sweep(h)).retention, { outputs: 0, uploads: 0, tasks: 0, deliveries: 0, consoleSessions: 0 }, 'nothing twice');
 });
 
 test('delivery logs are purged once past retention.deliveries, and expired console sessions past retention.consoleSessions', async (t) => {
@@ -110,10 +110,14 @@ test('delivery logs are purged once past retention.deliveries, and expired conso
   await store.consoleSessions.put(session('cs_recent', at(-30 * 60_000)));
 
   clock.advance(23 * HOUR);
-  assert.equal((await sweep(h)).retention.deliveries, 0, 'not a day old yet');
+  const early = await sweep(h);
+  assert.equal(early.retention.deliveries, 0, 'not a day old yet');
+  assert.equal(early.retention.consoleSessions, 2, 'both sessions are more than an hour past their expiry');
   clock.advance(2 * HOUR);
   const swept = await sweep(h);
   assert.equal(swept.retention.deliveries, 1);
+  assert.equal(swept.retention.consoleSessions, 0, 'nothing twice');
+  assert.equal(await removedMetric(h, 'consoleSessions'), 2);
   assert.deepEqual(await store.webhooks.deliveryCounts(), { pending: 0, delivered: 0, failed: 0 });
   assert.equal(await store.webhooks.getEvent(eventId), undefined, 'the event and its payload went with its last delivery');
   assert.equal(await removedMetric(h, 'deliveries'), 1);
@@ -133,7 +137,7 @@ test('an expired console session is kept for retention.consoleSessions after it 
   await sweep(h);
   assert.ok(await store.consoleSessions.getByHash('hash_cs_a'), 'expired an hour ago: kept');
   clock.advance(90 * 60_000);
-  await sweep(h);
+  assert.equal((await sweep(h)).retention.consoleSessions, 1);
   assert.equal(await store.consoleSessions.getByHash('hash_cs_a'), undefined, 'expired 2.5 hours ago: removed');
 });
 
@@ -159,10 +163,10 @@ test('the sweep goes through more than one batch, yielding between them', async 
   clock.advance(2 * HOUR);
   const logs: string[] = [];
   const retention = createRetention({ store: services.store, config: services.config, clock, removal: services.dataRemoval, log: (m) => logs.push(m), batchSize: 2 });
-  assert.deepEqual(await retention.sweep(), { outputs: 5, uploads: 0, tasks: 0, deliveries: 0 });
+  assert.deepEqual(await retention.sweep(), { outputs: 5, uploads: 0, tasks: 0, deliveries: 0, consoleSessions: 0 });
   assert.deepEqual(logs, ['retention: removed the outputs and text of 5 task(s) (retention.outputs)']);
   for (const id of ids) assert.ok((await services.store.tasks.get(id))!.dataRemovedAt);
-  assert.deepEqual(await retention.sweep(), { outputs: 0, uploads: 0, tasks: 0, deliveries: 0 });
+  assert.deepEqual(await retention.sweep(), { outputs: 0, uploads: 0, tasks: 0, deliveries: 0, consoleSessions: 0 });
 });
 
 test('the config refuses a retention that is not a duration or off, or below its floor, naming the key', () => {

@@ -29,7 +29,7 @@ test('accounts show gives balance, reserved, available and per-key spend; doctor
     assert.match(human.stdout, /reserved 1\.5\s+available 3\.5/);
 
     const swept = await runCli(['--data', data, 'sweep', '--json']);
-    assert.deepEqual(swept.json, { expired: 0, taskIds: [], erased: [], retention: { outputs: 0, uploads: 0, tasks: 0, deliveries: 0 } });
+    assert.deepEqual(swept.json, { expired: 0, taskIds: [], erased: [], retention: { outputs: 0, uploads: 0, tasks: 0, deliveries: 0, consoleSessions: 0 } });
     const doctor = await runCli(['--data', data, 'doctor', '--json']);
     assert.equal(doctor.code, 0);
     assert.deepEqual(doctor.json.problems, []);

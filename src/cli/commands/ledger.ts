@@ -54,6 +54,7 @@ function sweepText(result: AdminResult<'sweep'>): string {
     [retention.uploads, 'upload(s) removed (retention.uploads)'],
     [retention.tasks, 'task record(s) removed (retention.tasks)'],
     [retention.deliveries, 'webhook delivery log(s) removed (retention.deliveries)'],
+    [retention.consoleSessions, 'expired console session(s) and sign-in link(s) removed (retention.consoleSessions)'],
   ] as const;
   return [
     result.expired ? `expired ${result.expired} task(s): ${result.taskIds.join(', ')}` : 'no task to expire',

@@ -50,7 +50,7 @@ export function createPgConsoleSessionRepo(db: Db): ConsoleSessionRepo {
       return rows[0] ? read(rows[0]) : undefined;
     },
     async purgeExpired(now) {
-      await db.query('DELETE FROM console_sessions WHERE expires_at <= $1', [now]);
+      return (await db.query('DELETE FROM console_sessions WHERE expires_at <= $1', [now])).rowCount ?? 0;
     },
     async deleteByAccount(accountId) {
       if (hasNul(accountId)) return 0;

@@ -46,12 +46,10 @@ export function createConsoleSessionRepo(engine: JournalEngine): ConsoleSessionR
       return count;
     },
     async purgeExpired(now) {
-      for (const record of state.consoleSessions.values()) {
-        if (record.expiresAt <= now) {
-          await engine.commit('consoleSession.purge', { before: now });
-          return;
-        }
-      }
+      let expired = 0;
+      for (const record of state.consoleSessions.values()) if (record.expiresAt <= now) expired++;
+      if (expired > 0) await engine.commit('consoleSession.purge', { before: now });
+      return expired;
     },
   };
 }
