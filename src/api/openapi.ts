@@ -33,8 +33,8 @@ const TAGS: { name: string; description: string; segments: string[] }[] = [
   },
   {
     name: 'service',
-    description: 'The service itself: liveness, readiness, Prometheus metrics, and this description as JSON and as a page',
-    segments: ['health', 'ready', 'metrics', 'openapi.json', 'docs'],
+    description: 'The service itself: where to go (GET /), liveness, readiness, Prometheus metrics, and this description as JSON and as a page',
+    segments: ['', 'health', 'ready', 'metrics', 'openapi.json', 'docs'],
   },
 ];
 

@@ -26,6 +26,7 @@ import { registerImageUploadDelete } from './routes/image/upload-delete.js';
 import { registerModelsList } from './routes/models/list.js';
 import { registerMetrics } from './routes/ops/metrics.js';
 import { registerReady } from './routes/ops/ready.js';
+import { registerRoot } from './routes/root.js';
 import { registerTasksCancel } from './routes/tasks/cancel.js';
 import { registerTasksDelete } from './routes/tasks/delete.js';
 import { registerTasksEstimate } from './routes/tasks/estimate.js';
@@ -52,6 +53,7 @@ import type { ApiDeps, ApiEnv } from './types.js';
 
 /** Every route of the API, in one list. */
 export function registerRoutes(app: Hono<ApiEnv>, deps: ApiDeps): void {
+  registerRoot(app, deps);
   registerHealth(app, deps);
   registerReady(app, deps);
   registerMetrics(app, deps);
