@@ -279,5 +279,5 @@ test('the inspector lists the event sent, each webhook delivery and every attemp
 
   const quiet = await echo(h, { webhook: { dashboard: false } });
   await waitForTask(h, quiet);
-  await eventually(async () => /No webhook was to hear of this task/.test((await c.get(`/console/tasks/${quiet}`)).text));
+  await eventually(async () => /This task was created with <code>webhook.dashboard: false<\/code>/.test((await c.get(`/console/tasks/${quiet}`)).text));
 });
