@@ -13,13 +13,15 @@ export function storeFlags(data: string, config: string | undefined, cwd: string
 
 /**
  * The first steps `serve` prints when it made a new data dir: each a command that works as
- * printed in another terminal in `cwd` (`cli` from howToRun), with a comment aligned after it.
+ * printed in another terminal in `cwd` (`cli` from howToRun), in order in one shell (the key is
+ * exported for the commands after it, as in the README), with a comment aligned after it.
  */
 export function firstSteps(cli: string, store: { data: string; config?: string }, cwd: string): string[] {
   const prefix = `${cli}${storeFlags(store.data, store.config, cwd)}`;
   const steps: [string, string][] = [
     [`${prefix} accounts create demo --credit 10`, 'an account with 10 USD'],
-    [`${prefix} keys create --account demo`, 'an API key (mak_…) for the image routes'],
+    [`export IMGTASK_API_KEY=$(${prefix} keys create --account demo)`, 'an API key (mak_…), kept for the client commands'],
+    [`${prefix} generate "a lighthouse at dawn" --watch`, 'a first task, followed until it settles'],
     [`${prefix} tokens issue --account demo`, 'an access token for /api-key, /webhook, /destinations'],
   ];
   const width = Math.max(...steps.map(([command]) => command.length));

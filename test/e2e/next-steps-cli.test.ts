@@ -88,17 +88,26 @@ test("the first start's next steps work as printed, at once, in another terminal
   const lines = out.split('\n');
   const first = lines.findIndex((line) => line.startsWith('First start:'));
   assert.equal(lines[first], `First start: the data dir is new. To get going, in another terminal in ${ROOT}:`);
-  const commands = lines.slice(first + 1, first + 4).map((line) => line.replace(/\s+# .*$/, '').trim());
+  const commands = lines.slice(first + 1, first + 5).map((line) => line.replace(/\s+# .*$/, '').trim());
   const prefix = `${/^imgtask /.test(commands[0]) ? 'imgtask' : 'node bin/imgtask.js'} --data '${data}' --config ${config}`;
-  assert.deepEqual(commands, [`${prefix} accounts create demo --credit 10`, `${prefix} keys create --account demo`, `${prefix} tokens issue --account demo`]);
+  assert.deepEqual(commands, [
+    `${prefix} accounts create demo --credit 10`,
+    `export IMGTASK_API_KEY=$(${prefix} keys create --account demo)`,
+    `${prefix} generate "a lighthouse at dawn" --watch`,
+    `${prefix} tokens issue --account demo`,
+  ]);
 
-  // Terminal 2: each as printed.
+  // Terminal 2: each as printed, in order in one shell: what a command exports holds for the ones after it.
+  const shell = { ...env };
   for (const command of commands) {
-    const run = await typed(command, ROOT, env);
+    const exported = command.startsWith('export ') ? /^export (\w+)=/.exec(command)![1] : undefined;
+    const run = await typed(exported ? `${command} && printf '\\n%s' "$${exported}" >&2` : command, ROOT, shell);
     t.diagnostic(`${run.ms} ms (${run.cpuMs} ms of processor time): ${command}`);
     assert.equal(run.code, 0, `\`${command}\` (${run.ms} ms):\n${run.stderr}${run.stdout}`);
     assert.ok(run.cpuMs > 0 && run.cpuMs < AT_ONCE_CPU_MS, `\`${command}\` took ${run.cpuMs} ms of processor time`);
+    if (exported) shell[exported] = run.stderr.split('\n').pop();
   }
+  assert.match(shell.IMGTASK_API_KEY ?? '', /^mak_/, 'the key was exported');
   const listed = await typed(`${prefix} accounts list --json`, ROOT, env);
   assert.deepEqual(
     JSON.parse(listed.stdout).map((account: { name: string }) => account.name),

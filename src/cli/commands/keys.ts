@@ -19,6 +19,12 @@ function expiryOption(text: string | undefined): string | undefined {
 }
 
 const SHOWN_ONCE = 'This is the only time the key is shown.';
+/**
+ * After the key on a terminal: how the client commands get it. Not when the key is captured
+ * (`export IMGTASK_API_KEY=$(imgtask keys create …)`, the README's way), where it would be noise.
+ */
+const keyNotes = (ctx: { json: boolean }, raw: string): string[] =>
+  process.stdout.isTTY && !ctx.json ? [SHOWN_ONCE, `Use it: export IMGTASK_API_KEY=${raw}   (the client commands read it; or pass --key)`] : [SHOWN_ONCE];
 
 const maxConcurrentOption = (text: string | undefined) => intOption(text, '--max-concurrent', 1, MAX_CONCURRENT_BOUND);
 const maxPriorityOption = (text: string | undefined) => intOption(text, '--max-priority', PRIORITY.min, PRIORITY.max);
@@ -86,7 +92,7 @@ export function registerKeyCommands(program: Command): void {
         printSecret(ctx, created, {
           before: [`created ${created.apiKey.id} (${created.apiKey.scopes.join(' ')})${describeLimits(created.apiKey)}`],
           secret: created.raw,
-          after: [SHOWN_ONCE],
+          after: keyNotes(ctx, created.raw),
         });
       }),
     );
@@ -161,7 +167,7 @@ export function registerKeyCommands(program: Command): void {
         const graceSeconds = opts.grace === undefined ? undefined : opts.grace.trim() === '0' ? 0 : Math.ceil(parseDuration(durationOption(opts.grace, '--grace')!)! / 1000);
         const rotated = await admin(ctx, 'keys.rotate', { id, graceSeconds });
         const old = rotated.previous.expiresAt ? `${id} works until ${rotated.previous.expiresAt}` : `${id} is revoked`;
-        printSecret(ctx, rotated, { before: [`created ${rotated.apiKey.id}; ${old}`], secret: rotated.raw, after: [SHOWN_ONCE] });
+        printSecret(ctx, rotated, { before: [`created ${rotated.apiKey.id}; ${old}`], secret: rotated.raw, after: keyNotes(ctx, rotated.raw) });
       }),
     );
 

@@ -65,7 +65,8 @@ test('first steps: --data only for a data dir other than ./data, --config when o
     lines.slice(1).map((line) => line.split('   # ')[0].trim()),
     [
       'node bin/imgtask.js --data /var/lib/imgtask accounts create demo --credit 10',
-      'node bin/imgtask.js --data /var/lib/imgtask keys create --account demo',
+      'export IMGTASK_API_KEY=$(node bin/imgtask.js --data /var/lib/imgtask keys create --account demo)',
+      'node bin/imgtask.js --data /var/lib/imgtask generate "a lighthouse at dawn" --watch',
       'node bin/imgtask.js --data /var/lib/imgtask tokens issue --account demo',
     ],
   );
