@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
 import { configProblems } from './config-problems.js';
 import { ConfigError } from './environment.js';
+import { describeJsonSyntaxError } from './json-syntax.js';
 import { type Config, ConfigSchema } from './schema.js';
 import { type LoadedWorkflow, loadWorkflow } from './workflows.js';
 
@@ -51,7 +52,8 @@ function readJson(path: string | URL, label: string): JsonObject {
     if (!isObject(parsed)) throw new Error('the top level must be an object');
     return parsed;
   } catch (err) {
-    throw new ConfigError(`config: ${label} is not valid JSON: ${(err as Error).message}`);
+    const reason = err instanceof SyntaxError ? describeJsonSyntaxError(text, err) : (err as Error).message;
+    throw new ConfigError(`config: ${label} is not valid JSON: ${reason}`);
   }
 }
 
