@@ -197,7 +197,7 @@ test("the README's five-minute tour: each command runs as written, in order, aga
   await symlink(join(ROOT, 'bin'), join(cwd, 'bin'));
   assert.equal(manifest.bin.imgtask, 'bin/imgtask.js');
 
-  // The server listens on a free port (IMGTASK_PORT) and the client commands find it (IMGTASK_URL), so the commands stay as written.
+  // The server listens on a free port (IMGTASK_PORT); the client commands find it through ./data, as a user's would on another port.
   // PATH as a user's terminal has it: without the folders npm adds while it runs a script (`npm test`).
   const PATH = (process.env.PATH ?? '')
     .split(':')
@@ -215,7 +215,6 @@ test("the README's five-minute tour: each command runs as written, in order, aga
     serve.child.kill('SIGTERM');
     await exited;
   });
-  env.IMGTASK_URL = serve.url;
   assert.equal(rest[0], 'export PATH="$PWD/bin:$PATH"', "terminal 2 puts the clone's imgtask on its PATH first, at once");
 
   const steps: Step[] = [];
@@ -251,6 +250,29 @@ test("the README's five-minute tour: each command runs as written, in order, aga
   assert.ok(alt && /"alt":/.test(alt.stdout), 'alt text for the images');
   const review = steps.find((step) => step.command.startsWith('imgtask review '));
   assert.ok(review && /"verdict":/.test(review.stdout), 'a review verdict');
+
+  // alt and review acted on the generated images themselves (files --out saved go by their ids, not as new uploads),
+  // so the console shows each generated image with its rating and the reviewed one with its verdict.
+  const generated = JSON.parse(steps.find((step) => step.command.startsWith('imgtask generate "a lighthouse'))!.stdout);
+  const ids = generated.result.images.map((image: { id: string }) => image.id);
+  assert.deepEqual(images.sort(), ids.map((id: string) => `${id}.webp`).sort(), './out holds the generated images, named by their ids');
+  assert.deepEqual(
+    JSON.parse(alt!.stdout)
+      .results.map((r: { url: string }) => r.url)
+      .sort(),
+    [...ids].sort(),
+    'alt text of the generated images, by id',
+  );
+  for (const image of generated.result.images) assert.equal(image.rating?.status, 'success', 'each generated image is rated');
+  const link = await runStep('imgtask console --account demo --json', cwd, env, state);
+  const signIn = JSON.parse(link.stdout).url;
+  const signedIn = await fetch(signIn, { method: 'POST', redirect: 'manual', headers: { origin: new URL(signIn).origin, 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+  const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0];
+  assert.match(cookie, /=/, `signed in to the console (${signedIn.status})`);
+  const inspector = await (await fetch(new URL(`/console/tasks/${generated.id}`, signIn), { headers: { cookie } })).text();
+  assert.doesNotMatch(inspector, /Not rated, no review found/);
+  assert.equal((inspector.match(/class="badge rating">Rating: sfw</g) ?? []).length, 2, 'both images show their rating');
+  assert.match(inspector, /class="badge (success|failed)">Review: (pass|fail)</, 'the reviewed image shows its verdict');
 
   // Terminal 3 forwarded the red fox's event, signed with the secret it printed, and printed the receiver's answer.
   assert.ok(listening, 'the tour listens for webhooks');
