@@ -75,7 +75,7 @@ _imgtask; printf '%s\\n' "\${COMPREPLY[@]}"`;
     return run.stdout.split('\n').filter(Boolean);
   };
   assert.deepEqual(complete('imgtask', 'acc'), ['accounts']);
-  assert.deepEqual(complete('imgtask', 'accounts', ''), ['create', 'credit', 'set', 'list', 'show']);
+  assert.deepEqual(complete('imgtask', 'accounts', ''), ['create', 'credit', 'set', 'erase', 'list', 'show']);
   // `tasks` after --data is the value of --data, not a command.
   assert.ok(complete('imgtask', '--data', 'tasks', '').includes('serve'));
   assert.deepEqual(complete('imgtask', '--data', '/srv/imgtask', 'tasks', ''), ['list', 'show', 'watch', 'cancel']);
