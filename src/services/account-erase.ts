@@ -190,4 +190,3 @@ export function summary(report: EraseReport): string {
   const said = parts.filter(([count]) => count > 0).map(([count, words]) => `${count} ${words}`);
   return said.length ? said.join(', ') : 'nothing left to remove';
 }
-
