@@ -80,5 +80,5 @@ test('imgtask sweep removes what an account keeps for less time than the config,
   assert.equal(swept.stdout, 'no task to expire\n1 task(s) lost their outputs and text (retention.outputs)\n');
   assert.ok((await h.server.services.store.tasks.get(task.id))!.dataRemovedAt);
   const json = await cli('sweep', '--json');
-  assert.deepEqual(json.json.retention, { outputs: 0, uploads: 0, tasks: 0, deliveries: 0 });
+  assert.deepEqual(json.json.retention, { outputs: 0, uploads: 0, tasks: 0, deliveries: 0, consoleSessions: 0 });
 });
