@@ -44,5 +44,7 @@ async function waitForCompleted(deps: ApiDeps, taskId: string) {
   const settled = await deps.tasks.waitForSettled(taskId, deps.config.current().sync.timeoutMs);
   if (settled.status === 'pending') return null;
   if (settled.status === 'failed') throw new AppError('UNKNOWN_ERROR', taskFailureMessage(settled));
+  // Deleted while the answer waited: its results are gone, so the answer is the task to look up (it reads as deleted).
+  if (settled.dataRemovedAt !== undefined) return null;
   return settled;
 }

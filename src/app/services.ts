@@ -194,7 +194,16 @@ export async function openServices(options: ServiceOptions) {
   const billingAlerts = createBillingAlerts({ store, clock, config, events, log });
   const usage = createUsageService({ store, clock });
   // What the blob storage holds, and orphans (imgtask doctor, --fix).
-  const storageInventory = createStorageInventory({ store, blobs });
+  const storageInventory = createStorageInventory({
+    store,
+    blobs,
+    fixHeld: async () => {
+      const refused = store.writeFailure();
+      if (refused) return `the store refuses writes (${refused})`;
+      const short = await space.problems();
+      return short.length > 0 ? short.join('; ') : null;
+    },
+  });
   const consoleSessions = createConsoleSessionService({
     store,
     clock,

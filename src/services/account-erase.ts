@@ -116,10 +116,13 @@ export function createAccountErase(deps: AccountEraseDeps) {
       report.deliveries += removed;
       return removed;
     });
-    report.erasedAt = now();
-    await store.accounts.update(account.id, { name: account.id, erasedAt: report.erasedAt, erasingSince: null }, report.erasedAt);
-    // The file store keeps removed records in its journal and older snapshots until it compacts.
+    await store.accounts.update(account.id, { name: account.id }, now());
+    // The file store keeps removed records in its journal and older snapshots until it compacts:
+    // before the erase is marked done, so a crash or a failed compaction is finished (compacted
+    // again) by the next start or sweep.
     await store.compact?.();
+    report.erasedAt = now();
+    await store.accounts.update(account.id, { erasedAt: report.erasedAt, erasingSince: null }, report.erasedAt);
     deps.log(`erase: account ${account.id}: erased (${summary(report)})`);
     return report;
   }

@@ -61,6 +61,11 @@ export function createConsoleSessionService(deps: {
   keepExpiredMs?: () => number | null;
 }) {
   const { store, clock } = deps;
+  /** The account is there and not being erased (or erased). */
+  const accountLive = async (accountId: string): Promise<boolean> => {
+    const account = await store.accounts.get(accountId);
+    return account !== undefined && account.erasingSince === undefined && account.erasedAt === undefined;
+  };
 
   async function open(from: { accountId: string | null; scopes: string[]; via: 'link' | 'token'; userAgent?: string; notAfter?: number }): Promise<{ cookie: string; session: ConsoleSession }> {
     const now = clock.now();
@@ -107,7 +112,7 @@ export function createConsoleSessionService(deps: {
       if (!code.startsWith(LINK_PREFIX)) throw new AppError('UNAUTHORIZED', 'this sign-in link is not valid');
       const link = await store.consoleSessions.consume(sha256(code), iso(clock.now()));
       if (!link) throw new AppError('UNAUTHORIZED', 'this sign-in link was already used, has expired or was revoked: print a new one with imgtask console');
-      if (link.accountId !== null && !(await store.accounts.get(link.accountId))) throw new AppError('UNAUTHORIZED', 'the account of this link is gone');
+      if (link.accountId !== null && !(await accountLive(link.accountId))) throw new AppError('UNAUTHORIZED', 'the account of this link is gone');
       const opened = await open({ accountId: link.accountId, scopes: link.scopes, via: 'link', userAgent });
       return { ...opened, next: link.next ?? '/console' };
     },
@@ -128,6 +133,8 @@ export function createConsoleSessionService(deps: {
       if (!secret?.startsWith(SESSION_PREFIX) || secret.length > 100) return undefined;
       const record = await store.consoleSessions.getByHash(sha256(secret));
       if (record?.kind !== 'session' || record.revokedAt || record.expiresAt <= iso(clock.now())) return undefined;
+      // A session opened as its account's erase began outlives the erase's deletion of sessions: it ends with the account.
+      if (record.accountId !== null && !(await accountLive(record.accountId))) return undefined;
       return { id: record.id, accountId: record.accountId, scopes: record.scopes, expiresAt: record.expiresAt, csrf: csrfOf(secret) };
     },
 

@@ -84,9 +84,12 @@ export function createDataRemoval(deps: DataRemovalDeps) {
     );
     // An event being written now from the task as it settled is waited for, so it is scrubbed below.
     await deps.eventRecorded?.(task.id);
-    const scrubbed = (await store.tasks.removeData(task.id, isoTime(clock.now()))) ?? task;
-    await scrubEvent(scrubbed);
-    return scrubbed;
+    const at = isoTime(clock.now());
+    const stored = await store.tasks.removeData(task.id, at);
+    // Gone meanwhile (retention purged the record): what is answered is scrubbed all the same, and there is no event left to rebuild.
+    if (!stored) return scrubbedTask(task, at);
+    await scrubEvent(stored);
+    return stored;
   }
 
   /** An upload's blob, then its record. */

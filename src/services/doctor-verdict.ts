@@ -48,6 +48,7 @@ function inventoryWarnings(outcome: InventoryOutcome): string[] {
   const found = `${orphans.files} orphan file(s) (${bytesText(orphans.bytes)}) that no task or upload references`;
   if (!fixed) return orphans.files === 0 ? [] : [`storage: ${found}; imgtask doctor --fix removes the ${orphans.removable} older than an hour`];
   const warnings: string[] = [];
+  if (fixed.held) warnings.push(`storage: no orphan removed while ${fixed.held} (items may hold files stored before their record); run imgtask doctor --fix again once that has passed`);
   if (fixed.keptYoung > 0) warnings.push(`storage: ${fixed.keptYoung} orphan file(s) younger than an hour kept (a write may be under way); run imgtask doctor --fix again later`);
   for (const failed of fixed.failed) warnings.push(`storage: could not remove the orphan ${failed}`);
   return warnings;

@@ -27,7 +27,7 @@ export interface StorageInventory {
    */
   unrecorded: FileCount & { before: string };
   /** With --fix: orphans removed, younger ones kept (a write may be under way), and those whose removal failed. */
-  fixed?: { removed: number; removedBytes: number; keptYoung: number; failed: string[] };
+  fixed?: { removed: number; removedBytes: number; keptYoung: number; failed: string[]; held?: string };
 }
 
 /** The blob storage as the inventory reads it (app/blob-storage.ts). */
@@ -84,7 +84,17 @@ interface Orphan {
  * references are read before the listing, so a file stored meanwhile shows as a young orphan and
  * is kept. `now` is wall-clock time: files' ages come from the file system or the bucket.
  */
-export function createStorageInventory(deps: { store: Pick<Store, 'tasks' | 'uploads'>; blobs: InventoryBlobs; now?: () => number }): StorageInventoryService {
+export function createStorageInventory(deps: {
+  store: Pick<Store, 'tasks' | 'uploads'>;
+  blobs: InventoryBlobs;
+  /**
+   * Why no orphan may be removed now (the store refuses writes, or space is short): items then
+   * hold files already stored until their record can be written, and such a file, named by no
+   * record yet, is no orphan however old. Null when nothing holds.
+   */
+  fixHeld?: () => Promise<string | null>;
+  now?: () => number;
+}): StorageInventoryService {
   const now = deps.now ?? Date.now;
   return {
     async take(options: { fix?: boolean } = {}): Promise<StorageInventory> {
@@ -122,7 +132,10 @@ export function createStorageInventory(deps: { store: Pick<Store, 'tasks' | 'upl
         },
         unrecorded: { ...unrecorded, before: new Date(since).toISOString() },
       };
-      if (options.fix) inventory.fixed = { ...(await remove(old)), keptYoung: orphans.length - old.length };
+      if (options.fix) {
+        const held = (await deps.fixHeld?.()) ?? null;
+        inventory.fixed = held ? { removed: 0, removedBytes: 0, keptYoung: orphans.length - old.length, failed: [], held } : { ...(await remove(old)), keptYoung: orphans.length - old.length };
+      }
       return inventory;
     },
   };

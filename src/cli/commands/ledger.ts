@@ -92,7 +92,8 @@ function inventoryLines(inventory: Inventory | null, warnings: string[]): string
   }
   if (unrecorded.files > 0) lines.push(`unrecorded: ${counted('files', unrecorded)} stored before ${unrecorded.before}, when files were not recorded yet (older uploads): kept`);
   if (fixed) {
-    lines.push(`fix: removed ${fixed.removed} orphan file(s) (${bytesText(fixed.removedBytes)}), kept ${fixed.keptYoung} younger than an hour`);
+    if (fixed.held) lines.push(`fix: held, no orphan removed while ${fixed.held}`);
+    else lines.push(`fix: removed ${fixed.removed} orphan file(s) (${bytesText(fixed.removedBytes)}), kept ${fixed.keptYoung} younger than an hour`);
     for (const failed of fixed.failed) lines.push(`  - could not remove ${failed}`);
   }
   return lines;

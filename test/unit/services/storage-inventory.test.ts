@@ -115,3 +115,16 @@ test('unreferenced files written before the storage recorded every file are coun
   assert.equal(inventory.fixed?.removed, 1);
   assert.deepEqual([await has('images', before), await has('images', after)], [true, false]);
 });
+
+test('fix removes nothing while the store refuses writes or space is short: an item may hold a file stored before its record', async (t) => {
+  const { blobs, put, has } = await storage(t);
+  const orphan = `${randomId('img')}.png`;
+  await put('images', orphan, 100, 3 * HOUR);
+  const held = createStorageInventory({ store: storeOf([]), blobs, now: () => NOW, fixHeld: async () => 'the store refuses writes (disk full)' });
+  const inventory = await held.take({ fix: true });
+  assert.deepEqual(inventory.fixed, { removed: 0, removedBytes: 0, keptYoung: 0, failed: [], held: 'the store refuses writes (disk full)' });
+  assert.equal(await has('images', orphan), true, 'the old file is kept while the hold lasts');
+  const free = createStorageInventory({ store: storeOf([]), blobs, now: () => NOW, fixHeld: async () => null });
+  assert.equal((await free.take({ fix: true })).fixed?.removed, 1);
+  assert.equal(await has('images', orphan), false);
+});
