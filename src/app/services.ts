@@ -143,7 +143,7 @@ export async function openServices(options: ServiceOptions) {
     publicBase,
     config,
   });
-  const uploads = createUploadService({ images, store, clock, maxPixels: () => config.current().fetch.maxPixels });
+  const uploads = createUploadService({ images, store, clock, maxPixels: () => config.current().fetch.maxPixels, discard: (upload) => dataRemoval.removeUploadData(upload) });
   const videos = createVideoLibrary({ blobs: blobs.videos, posters: blobs.posters, publicBase, ffmpegPath: () => ffmpegPathOf(config.current()) });
   const destinations = createDestinationService({ store, clock, config, secretsKey, driver: createDriverFactory(config, [layout.exports]), isUnderAllowedRoot, localRoots: [layout.exports] });
   const registry = new TaskTypeRegistry();

@@ -2,6 +2,7 @@ import { AppError } from '../domain/errors.js';
 import { sizeText } from '../domain/sizes.js';
 import { isoTime } from '../domain/time.js';
 import { ImageReadError, probeImage } from '../media/images.js';
+import type { UploadRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
 import type { ImageLibrary } from './images.js';
 import type { Clock } from './ports.js';
@@ -37,17 +38,37 @@ export interface Uploader {
  * can delete it (DELETE /image/upload/{id}: services/data-removal.ts), retention can age it out
  * and the account's stored bytes count it.
  */
-export function createUploadService(deps: { images: ImageLibrary; store: Pick<Store, 'uploads'>; clock: Clock; maxPixels: () => number }) {
+export function createUploadService(deps: {
+  images: ImageLibrary;
+  store: Pick<Store, 'uploads' | 'accounts'>;
+  clock: Clock;
+  maxPixels: () => number;
+  /** Removes an upload's file and record (services/data-removal.ts). */
+  discard: (upload: UploadRecord) => Promise<void>;
+}) {
   return {
-    /** Stores the files as `storeUploads` does, then records each (its blob is durable first: a record never names nothing). */
+    /**
+     * Stores the files as `storeUploads` does, then records each (its blob is durable first: a
+     * record never names nothing). An upload whose account began to be erased while its body
+     * arrived is removed again: the erase may have passed its uploads already.
+     */
     async store(uploader: Uploader, files: ReceivedFile[]): Promise<UploadedImage[]> {
       const stored = await storeUploads(deps.images, files, deps.maxPixels());
       const createdAt = isoTime(deps.clock.now());
-      await Promise.all(
-        stored.map((image) =>
-          deps.store.uploads.put({ id: image.id, accountId: uploader.accountId, apiKeyId: uploader.apiKeyId, fileName: `${image.id}.${image.format}`, bytes: image.bytes, createdAt }),
-        ),
-      );
+      const records: UploadRecord[] = stored.map((image) => ({
+        id: image.id,
+        accountId: uploader.accountId,
+        apiKeyId: uploader.apiKeyId,
+        fileName: `${image.id}.${image.format}`,
+        bytes: image.bytes,
+        createdAt,
+      }));
+      await Promise.all(records.map((record) => deps.store.uploads.put(record)));
+      const account = await deps.store.accounts.get(uploader.accountId);
+      if (!account || account.erasingSince !== undefined || account.erasedAt !== undefined) {
+        for (const record of records) await deps.discard(record);
+        throw new AppError('UNAUTHORIZED', 'this account is being erased');
+      }
       return stored;
     },
   };
