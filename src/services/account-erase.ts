@@ -89,9 +89,10 @@ export function createAccountErase(deps: AccountEraseDeps) {
     const report: EraseReport = { ...emptyReport(account.id), name: account.name === account.id ? '' : account.name };
     // Credentials first: nothing new is made while the rest goes. A key's name is a client's text: it goes too.
     for (const key of await store.apiKeys.listLive(account.id)) {
-      if (key.name !== undefined) await store.apiKeys.update(key.id, { name: null });
       if (await store.apiKeys.revoke(key.id, now())) report.keys++;
     }
+    // Revoked ones too, those revoked or rotated away before the erase.
+    await store.apiKeys.forgetNames(account.id);
     report.consoleSessions = await store.consoleSessions.deleteByAccount(account.id);
     for (const webhook of await store.webhooks.listByAccount(account.id)) {
       await store.webhooks.delete(webhook.id);

@@ -122,6 +122,8 @@ export interface ApiKeyRepo {
   listLive(accountId: string): Promise<ApiKeyRecord[]>;
   /** Changes a key's settings; undefined when it is unknown or revoked. */
   update(id: string, changes: ApiKeyChanges): Promise<ApiKeyRecord | undefined>;
+  /** Removes the name (a client's text) of every key of the account, revoked ones included (an erase); answers how many had one. */
+  forgetNames(accountId: string): Promise<number>;
   /** Records when a key was last used; a time older than the one kept is ignored. */
   touch(id: string, at: string): Promise<void>;
   /**

@@ -86,6 +86,16 @@ export function createPgApiKeyRepo(db: Db): ApiKeyRepo {
       const { rows } = await db.query<KeyRow>('SELECT doc, revoked_at FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY seq', [accountId]);
       return rows.map(keyOf);
     },
+    async forgetNames(accountId) {
+      if (hasNul(accountId)) return 0;
+      const { rows } = await db.query<{ id: string }>('SELECT id FROM api_keys WHERE account_id = $1 ORDER BY seq', [accountId]);
+      let forgotten = 0;
+      for (const { id } of rows) {
+        const changed = await db.tx((client) => rewrite(client, id, (key) => (key.name === undefined ? undefined : applyKeyChanges(key, { name: null }))));
+        if (changed) forgotten++;
+      }
+      return forgotten;
+    },
     async update(id, changes) {
       if (hasNul(id)) return undefined;
       return db.tx((client) => rewrite(client, id, (key) => (key.revokedAt ? undefined : applyKeyChanges(key, changes))));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { checkLedger } from '../../../src/services/doctor.js';
 import { readDump, writeDump } from '../../../src/store/dump.js';
-import type { DeliveryRecord, EventRecord, ItemRecord, TaskRecord, UploadRecord } from '../../../src/store/records.js';
+import type { ApiKeyRecord, DeliveryRecord, EventRecord, ItemRecord, TaskRecord, UploadRecord } from '../../../src/store/records.js';
 import type { Store } from '../../../src/store/types.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { BACKENDS, type Backend } from './store-backends.js';
@@ -457,4 +457,29 @@ contract('dump: uploads go out and come back; a version 1 dump (before uploads) 
   assert.equal(loaded.upload, 0);
   assert.equal(loaded.account, 1);
   assert.deepEqual(await older.uploads.usage('acc_1'), { count: 0, bytes: 0 });
+});
+
+contract("forgetNames: every key of the account loses its name, revoked ones too; other accounts' keep theirs", async (store, note) => {
+  await funded(store, 'acc_1', 0);
+  await funded(store, 'acc_2', 0);
+  const key = (id: string, accountId: string, name?: string): ApiKeyRecord => ({
+    id,
+    accountId,
+    hash: `hash_${id}`,
+    preview: 'mak_abcd',
+    scopes: ['tasks:read'],
+    spendingLimitPeriod: 'month',
+    createdAt: AT,
+    ...(name === undefined ? {} : { name }),
+  });
+  await store.apiKeys.create(key('key_live', 'acc_1', "ann's laptop"), { maxLive: 10 });
+  await store.apiKeys.create(key('key_old', 'acc_1', "ann's old phone"), { maxLive: 10 });
+  await store.apiKeys.create(key('key_unnamed', 'acc_1'), { maxLive: 10 });
+  await store.apiKeys.create(key('key_other', 'acc_2', 'ci'), { maxLive: 10 });
+  await store.apiKeys.revoke('key_old', at(1000));
+  note('forgotten', await store.apiKeys.forgetNames('acc_1'));
+  assert.equal(await store.apiKeys.forgetNames('acc_1'), 0, 'nothing left to forget');
+  for (const id of ['key_live', 'key_old', 'key_unnamed']) assert.equal((await store.apiKeys.get(id))?.name, undefined, id);
+  assert.equal((await store.apiKeys.get('key_old'))?.revokedAt, at(1000), 'still revoked');
+  assert.equal((await store.apiKeys.get('key_other'))?.name, 'ci');
 });

@@ -49,6 +49,11 @@ export function createApiKeyRepo(engine: JournalEngine): ApiKeyRepo {
     async listLive(accountId) {
       return Array.from(state.liveKeysByAccount.ids(accountId), (id) => state.apiKeys.get(id)!);
     },
+    async forgetNames(accountId) {
+      const named = Array.from(state.apiKeys.values()).filter((key) => key.accountId === accountId && key.name !== undefined);
+      for (const key of named) await engine.commit('apiKey.update', { id: key.id, changes: { name: null } });
+      return named.length;
+    },
     async update(id, changes) {
       if (!isLive(state.apiKeys.get(id))) return undefined;
       await engine.commit('apiKey.update', { id, changes });
