@@ -49,7 +49,7 @@ const CREATE = `WITH m AS (
   FROM m WHERE m.limit_amount IS NOT NULL GROUP BY m.api_key_id, m.limit_period
 ), verdict AS (
   SELECT need.id AS account_id, a.balance - a.reserved + coalesce(f.released, 0) - coalesce(f.charged, 0) AS available,
-    CASE WHEN a.id IS NULL THEN 'gone'
+    CASE WHEN a.id IS NULL OR a.erasing_since IS NOT NULL OR a.erased_at IS NOT NULL THEN 'gone'
          WHEN a.balance - a.reserved + coalesce(f.released, 0) - coalesce(f.charged, 0) < need.total THEN 'balance'
          WHEN EXISTS (SELECT 1 FROM limited l JOIN m ON m.api_key_id = l.api_key_id AND m.limit_period = l.limit_period
                       WHERE m.account_id = need.id AND l.spent + l.total > l.lim) THEN 'limit'
@@ -206,7 +206,7 @@ function readingOf(rows: VerdictRow[]): Reading {
 
 /** The refusal a verdict stands for, worded for `request`. */
 function refusal(verdict: Exclude<Verdict, 'ok'>, request: CreateRequest, available: number): AppError {
-  if (verdict === 'gone') return new AppError('UNAUTHORIZED', 'the account no longer exists');
+  if (verdict === 'gone') return new AppError('UNAUTHORIZED', 'the account no longer exists, or is being erased');
   if (verdict === 'balance') {
     return new AppError('INSUFFICIENT_BALANCE', `the estimate is ${request.task.estimate / 1e6} USD and the available balance is ${available / 1e6} USD`);
   }

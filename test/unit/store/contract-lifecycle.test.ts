@@ -483,3 +483,14 @@ contract("forgetNames: every key of the account loses its name, revoked ones too
   assert.equal((await store.apiKeys.get('key_old'))?.revokedAt, at(1000), 'still revoked');
   assert.equal((await store.apiKeys.get('key_other'))?.name, 'ci');
 });
+
+contract('a create for an account being erased, or erased, is refused by the store (it may have passed its credential before the erase began)', async (store) => {
+  await funded(store, 'acc_1', 10_000_000);
+  await store.tasks.create(task(tid(1), 'acc_1'), {});
+  await store.accounts.update('acc_1', { erasingSince: AT }, AT);
+  await assert.rejects(store.tasks.create(task(tid(2), 'acc_1'), {}), { code: 'UNAUTHORIZED' });
+  await store.accounts.update('acc_1', { erasingSince: null, erasedAt: AT }, AT);
+  await assert.rejects(store.tasks.create(task(tid(3), 'acc_1'), {}), { code: 'UNAUTHORIZED' });
+  assert.equal(await store.tasks.get(tid(2)), undefined);
+  assert.equal(await store.tasks.countPending(), 1);
+});

@@ -28,6 +28,8 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
     async create(task, { spendingLimit }) {
       const account = state.accounts.get(task.accountId);
       if (!account) throw new AppError('UNAUTHORIZED', 'the account no longer exists');
+      // An erase marks the account first: a create that got past its credential before that finds it here.
+      if (account.erasingSince !== undefined || account.erasedAt !== undefined) throw new AppError('UNAUTHORIZED', 'this account is being erased');
       // Checks and insert run in one synchronous step: no other create can slip between them.
       const available = account.balance - state.money.reserved(account.id);
       if (available < task.estimate) {
