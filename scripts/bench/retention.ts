@@ -27,6 +27,7 @@ import { randomId } from '../../src/domain/ids.js';
 import { SnapshotFile } from '../../src/store/file/snapshot-file.js';
 import type { AccountRecord, TaskRecord } from '../../src/store/records.js';
 import { BENCH_NODE_ARGS } from './fixtures/child.js';
+import { noopModelOverrides } from './fixtures/noop-model.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
@@ -100,15 +101,7 @@ async function serve(dataDir: string) {
     overrides: {
       server: { port: 0 },
       embedded: { preload: false },
-      providers: { noop: { type: 'placeholder', concurrency: 64 } },
-      models: {
-        noop: {
-          provider: 'noop',
-          price: { perImage: '0.001', perInput: '0' },
-          capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false },
-          options: { fail: { code: 'RESTRICTED_CONTENT', every: 1 } },
-        },
-      },
+      ...noopModelOverrides,
       limits: { maxPendingTasks: 10_000_000, maxQueueDelaySeconds: null },
       // The sweep at start finds nothing to remove (retention off); this one runs when asked.
       work: { sweepIntervalMs: 24 * 3_600_000 },
