@@ -4,12 +4,12 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
-import pg from 'pg';
 import { deepMerge } from '../../src/config/load.js';
 import { JsonStore } from '../../src/store/file/json-store.js';
 import { BIN, runCli } from '../helpers/cli.js';
 import { startFixture } from '../helpers/fixture-server.js';
 import { eventually, send, testStore, testStoreConfig } from '../helpers/harness.js';
+import { sql, tablesHolding } from '../helpers/postgres.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { closeBeforeRemoval, tempDir } from '../helpers/temp-dir.js';
 
@@ -33,28 +33,6 @@ async function filesHolding(dir: string, marker: string): Promise<string[]> {
 }
 
 /** Rows of a query on the test database. */
-async function sql<Row>(url: string, text: string, values: unknown[] = []): Promise<Row[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as Row[];
-  } finally {
-    await client.end();
-  }
-}
-
-/** Every table whose rows, as text, hold `marker` (a dump of the whole schema). */
-async function tablesHolding(url: string, marker: string): Promise<string[]> {
-  const tables = await sql<{ name: string }>(url, 'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name');
-  assert.ok(tables.length >= 20, `every table is read (${tables.length})`);
-  const holding: string[] = [];
-  for (const { name } of tables) {
-    const rows = await sql<{ row: string }>(url, `SELECT r::text AS row FROM "${name}" r`);
-    if (rows.some((row) => row.row.includes(marker))) holding.push(name);
-  }
-  return holding;
-}
-
 /** The account's erase marks and how many of its tasks still hold data, read from the store at rest (file) or the database. */
 async function eraseState(data: string, dbUrl: string | undefined, accountId: string) {
   if (dbUrl) {

@@ -55,3 +55,26 @@ export async function testDatabase(t: TestContext | null): Promise<string> {
   });
   return url.toString();
 }
+
+/** Runs one statement on its own connection; answers its rows. */
+export async function sql<R extends pg.QueryResultRow = pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Every table of the schema whose rows, as text, hold `marker` (a dump of the whole schema: nothing removed may stay in any of them). */
+export async function tablesHolding(url: string, marker: string): Promise<string[]> {
+  const tables = await sql<{ name: string }>(url, 'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name');
+  if (tables.length < 20) throw new Error(`only ${tables.length} tables read: not the whole schema`);
+  const holding: string[] = [];
+  for (const { name } of tables) {
+    const rows = await sql<{ row: string }>(url, `SELECT r::text AS row FROM "${name}" r`);
+    if (rows.some((row) => row.row.includes(marker))) holding.push(name);
+  }
+  return holding;
+}

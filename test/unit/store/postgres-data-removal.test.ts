@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
-import pg from 'pg';
 import { checkLedger } from '../../../src/services/doctor.js';
 import { migrate, PgStore } from '../../../src/store/postgres/index.js';
 import { MIGRATIONS } from '../../../src/store/postgres/migrations.js';
 import type { DeliveryRecord, EventRecord, TaskRecord } from '../../../src/store/records.js';
+import { sql, tablesHolding } from '../../helpers/postgres.js';
 import { migratedSchema } from './store-backends.js';
 
 /**
@@ -27,28 +27,6 @@ async function open(t: TestContext, options: { migrated?: boolean } = {}): Promi
       return store;
     },
   };
-}
-
-async function sql<R extends pg.QueryResultRow = pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-/** Every table of the schema whose rows, as text, hold `marker`. */
-async function tablesHolding(url: string, marker: string): Promise<string[]> {
-  const tables = await sql<{ name: string }>(url, `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name`);
-  assert.ok(tables.length >= 20, `every table is read (${tables.length})`);
-  const holding: string[] = [];
-  for (const { name } of tables) {
-    const rows = await sql<{ row: string }>(url, `SELECT r::text AS row FROM "${name}" r`);
-    if (rows.some((row) => row.row.includes(marker))) holding.push(name);
-  }
-  return holding;
 }
 
 const task = (id: string, accountId: string, request: unknown, items = 1, estimate = 1000): TaskRecord => ({
