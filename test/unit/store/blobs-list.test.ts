@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { createS3Objects } from '../../../src/destinations/s3-objects.js';
 import { randomId } from '../../../src/domain/ids.js';
 import { type BlobStore, IMAGE_BLOBS, LocalBlobStore, ObjectBlobStore, POSTER_BLOBS, VIDEO_BLOBS } from '../../../src/store/blobs.js';
@@ -19,6 +19,22 @@ async function listed(store: BlobStore): Promise<Array<{ name: string; bytes: nu
 }
 
 const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+
+/** A real S3-compatible server and the driver over its bucket, closed when the test ends. */
+async function s3Objects(t: TestContext, extra: { listPageSize?: number } = {}) {
+  const s3 = await startS3(t);
+  const objects = createS3Objects({
+    bucket: s3.bucket,
+    region: 'us-east-1',
+    endpoint: s3.endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    timeoutMs: 5000,
+    ...extra,
+  });
+  t.after(() => objects.close());
+  return { s3, objects };
+}
 
 test('a local blob store lists its own blobs across shards, with sizes; temp files, stray files and the other kind beside them are not its', async (t) => {
   const root = await tempDir(t);
@@ -55,17 +71,7 @@ test('a local blob store lists its own blobs across shards, with sizes; temp fil
 });
 
 test('an object blob store lists its kind under its prefix, page after page, and nothing beside it', async (t) => {
-  const s3 = await startS3(t);
-  const objects = createS3Objects({
-    bucket: s3.bucket,
-    region: 'us-east-1',
-    endpoint: s3.endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    timeoutMs: 5000,
-    listPageSize: 2,
-  });
-  t.after(() => objects.close());
+  const { objects } = await s3Objects(t, { listPageSize: 2 });
   const images = new ObjectBlobStore(objects, 'fleet/images/', IMAGE_BLOBS);
   const videos = new ObjectBlobStore(objects, 'fleet/videos/', VIDEO_BLOBS);
   const posters = new ObjectBlobStore(objects, 'fleet/videos/', POSTER_BLOBS);
@@ -108,16 +114,7 @@ test('recorded-since: a storage holding nothing is marked 0 (every file recorded
 });
 
 test('recorded-since on a bucket: the mark is an object beside the prefixes, written once', async (t) => {
-  const s3 = await startS3(t);
-  const objects = createS3Objects({
-    bucket: s3.bucket,
-    region: 'us-east-1',
-    endpoint: s3.endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    timeoutMs: 5000,
-  });
-  t.after(() => objects.close());
+  const { s3, objects } = await s3Objects(t);
   const images = new ObjectBlobStore(objects, 'p/images/', IMAGE_BLOBS);
   await images.put(`${randomId('img')}.png`, Buffer.alloc(3), 'image/png');
   const now = Date.parse('2026-11-29T10:00:00.000Z');
