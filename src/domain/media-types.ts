@@ -6,3 +6,9 @@ export const VIDEO_MIME: Readonly<Record<string, string>> = { mp4: 'video/mp4', 
 
 /** The containers video tasks make: H.264 MP4, or animated WebP. */
 export type VideoFormat = 'mp4' | 'webp';
+
+/** A small live image of work under way (a ComfyUI preview frame): encoded bytes and their media type. */
+export interface LivePreview {
+  data: Buffer;
+  mimeType: 'image/jpeg' | 'image/png' | 'image/webp';
+}

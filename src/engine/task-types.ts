@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { LivePreview } from '../domain/media-types.js';
 import type { Micros } from '../domain/money.js';
 import type { Scope } from '../domain/scopes.js';
 import type { TaskError, TaskErrorCode } from '../domain/tasks.js';
@@ -22,6 +23,12 @@ export interface ItemContext<Req> {
    * to call often: the engine keeps the latest and announces changes at most a few times a second.
    */
   reportProgress?: (fraction: number) => void;
+  /**
+   * Hands over a live preview of this attempt's output (a small JPEG or PNG the engine sends while
+   * it works): the engine keeps the latest per item, relays it at most a few times a second as a
+   * `preview` event of the task's stream, and forgets it when the task settles (never stored).
+   */
+  reportPreview?: (preview: LivePreview) => void;
   /** The provider of the lane this item should try first (model affinity: it last ran the same model); undefined: the type's own order. */
   preferredProvider?: string;
   /**

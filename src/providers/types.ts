@@ -1,4 +1,4 @@
-import type { VideoFormat } from '../domain/media-types.js';
+import type { LivePreview, VideoFormat } from '../domain/media-types.js';
 import type { ImageFormat } from '../media/images.js';
 
 /** An image handed to a provider: decoded enough to know what it is. */
@@ -24,6 +24,18 @@ export interface GenerateParams {
   signal: AbortSignal;
   /** Reports how far the work has come, 0..1, where the provider knows (see ItemContext.reportProgress). */
   onProgress?: (fraction: number) => void;
+  /** Hands over a live preview of the image being made (ComfyUI's binary preview frames), where the provider sends them (see ItemContext.reportPreview). */
+  onPreview?: (preview: LivePreview) => void;
+  /** The model's declared parameters, as this request set them with every default filled in (config `parameters`, checked at create). */
+  parameters?: Record<string, string | number | boolean>;
+  /** A whole API-format graph the request posted (`workflow`, keys with the `workflow:raw` scope, models with `allowRawWorkflows`): run instead of the model's own. */
+  workflow?: Record<string, { class_type: string; inputs: Record<string, unknown> }>;
+  /**
+   * Which output of which run this item is, when one run of the model's workflow writes several
+   * outputs (docs/providers/comfyui.md "Every output"): items of the same `key` share one job, and
+   * item `output` (0-based, of `outputs`) takes that output's file. Absent: one output per run.
+   */
+  run?: { key: string; output: number; outputs: number };
 }
 
 /** Any encoded image sharp can read; the worker re-encodes it to the requested format. */
@@ -88,6 +100,18 @@ export interface VideoParams {
   signal: AbortSignal;
   /** Reports how far the work has come, 0..1, where the provider knows (see ItemContext.reportProgress). */
   onProgress?: (fraction: number) => void;
+  /** Hands over a live preview of the image being made (ComfyUI's binary preview frames), where the provider sends them (see ItemContext.reportPreview). */
+  onPreview?: (preview: LivePreview) => void;
+  /** The model's declared parameters, as this request set them with every default filled in (config `parameters`, checked at create). */
+  parameters?: Record<string, string | number | boolean>;
+  /** A whole API-format graph the request posted (`workflow`, keys with the `workflow:raw` scope, models with `allowRawWorkflows`): run instead of the model's own. */
+  workflow?: Record<string, { class_type: string; inputs: Record<string, unknown> }>;
+  /**
+   * Which output of which run this item is, when one run of the model's workflow writes several
+   * outputs (docs/providers/comfyui.md "Every output"): items of the same `key` share one job, and
+   * item `output` (0-based, of `outputs`) takes that output's file. Absent: one output per run.
+   */
+  run?: { key: string; output: number; outputs: number };
 }
 
 /** An encoded clip: H.264 MP4 or animated WebP. */
