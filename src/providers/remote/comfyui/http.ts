@@ -132,6 +132,8 @@ export function comfyHttp(server: ComfyServer) {
 
     queue: async (signal?: AbortSignal): Promise<QueueState> => json<QueueState>('GET /queue', await call('GET', '/queue', { signal })),
     systemStats: async (signal?: AbortSignal): Promise<Record<string, unknown>> => json<Record<string, unknown>>('GET /system_stats', await call('GET', '/system_stats', { signal })),
+    /** GET /object_info: every node class the server has, with its inputs (object-info.ts reads it). */
+    objectInfo: async (signal?: AbortSignal): Promise<unknown> => json<unknown>('GET /object_info', await call('GET', '/object_info', { signal })),
 
     /** Whether the server's queue holds `promptId`, running or waiting. */
     async holds(promptId: string, signal?: AbortSignal): Promise<boolean> {
