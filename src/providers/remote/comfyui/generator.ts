@@ -95,7 +95,16 @@ export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator;
         images,
         ...extra,
       });
-      const entry = await runJob({ server: options, http, graph, signal: params.signal, timeoutMs: options.timeoutMs, pollIntervalMs: options.pollIntervalMs, onProgress: params.onProgress });
+      const entry = await runJob({
+        server: options,
+        http,
+        graph,
+        signal: params.signal,
+        timeoutMs: options.timeoutMs,
+        pollIntervalMs: options.pollIntervalMs,
+        onProgress: params.onProgress,
+        onPreview: params.onPreview,
+      });
       const [file] = outputFiles(entry);
       if (!file) throw new ProviderError('PROVIDER_ERROR', `${options.name}: the workflow of ${key} wrote no output file (does it end in a Save node?)`, { retryable: false });
       return { file, data: await http.view(file, params.signal) };

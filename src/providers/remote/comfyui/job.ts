@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import type { WorkflowGraph } from '../../../domain/comfy-workflows.js';
+import type { LivePreview } from '../../../domain/media-types.js';
 import { ProviderError } from '../../../domain/tasks.js';
 import type { ComfyHttp, ComfyServer, HistoryEntry } from './http.js';
+import { relayPreviews } from './previews.js';
 import { createJobProgress } from './progress.js';
 
 export interface JobOptions {
@@ -16,6 +18,8 @@ export interface JobOptions {
   /** How often /history is polled once the socket has dropped (or never opened). */
   pollIntervalMs: number;
   onProgress?: (fraction: number) => void;
+  /** This job's preview frames, decoded (previews.ts); absent: none are asked for. */
+  onPreview?: (preview: LivePreview) => void;
 }
 
 /** How long the socket may take to open before the job is followed by polling instead. */
@@ -55,6 +59,7 @@ export async function runJob(options: JobOptions): Promise<HistoryEntry> {
     socket = await openSocket(server, clientId, jobSignal);
     jobSignal.throwIfAborted();
     const ended = socket ? followSocket(socket, () => promptId, progress) : undefined;
+    if (socket && options.onPreview) relayPreviews(socket, () => promptId, options.onPreview);
     // Not cut short by a cancel: a prompt the server took must be known to be taken off it again.
     queued = http.queuePrompt(options.graph, clientId, deadline.signal);
     // Known before the prompt is queued: messages that arrive first are kept until its id is.
@@ -173,7 +178,7 @@ function followSocket(socket: WebSocket, promptIdOf: () => string | undefined, p
     }
   };
   socket.on('message', (raw, isBinary) => {
-    // Binary frames are previews of the image being made: not needed.
+    // Binary frames are previews of the image being made: relayPreviews reads them.
     if (isBinary) return;
     try {
       handle(JSON.parse(raw.toString()) as Message);
