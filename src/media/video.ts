@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { VideoFormat } from '../domain/media-types.js';
+import { webpTiming } from './video-timing.js';
 
 /** What a produced clip is, read from its container (never from a name). */
 export interface VideoInfo {
@@ -149,8 +150,7 @@ function probeWebp(data: Buffer): VideoInfo {
   let at = 12;
   let canvas: { width: number; height: number } | null = null;
   let still: { width: number; height: number } | null = null;
-  let frames = 0;
-  let durationMs = 0;
+  const delays: number[] = [];
   while (at < riffEnd) {
     if (riffEnd - at < 8) throw new VideoReadError('WebP chunk header is truncated');
     const type = fourcc(data, at);
@@ -158,10 +158,8 @@ function probeWebp(data: Buffer): VideoInfo {
     const body = new Reader(data, at + 8, at + 8 + size, `WebP chunk ${type}`);
     if (at + 8 + size > riffEnd) throw new VideoReadError(`WebP chunk ${JSON.stringify(type)} is truncated`);
     if (type === 'VP8X') canvas = { width: body.u24le(4) + 1, height: body.u24le(7) + 1 };
-    else if (type === 'ANMF') {
-      frames++;
-      durationMs += body.u24le(12);
-    } else if (type === 'VP8 ') {
+    else if (type === 'ANMF') delays.push(body.u24le(12));
+    else if (type === 'VP8 ') {
       // Frame tag (3 bytes), start code 9d 01 2a, then 14-bit width and height.
       if (body.u8(3) !== 0x9d || body.u8(4) !== 0x01 || body.u8(5) !== 0x2a) throw new VideoReadError('WebP VP8 chunk has no start code');
       still = { width: body.u16le(6) & 0x3fff, height: body.u16le(8) & 0x3fff };
@@ -172,9 +170,11 @@ function probeWebp(data: Buffer): VideoInfo {
     }
     at += 8 + size + (size & 1);
   }
-  if (frames > 0) {
+  if (delays.length > 0) {
     if (!canvas) throw new VideoReadError('animated WebP has no VP8X chunk');
-    const durationS = durationMs / 1000;
+    const durationS = delays.reduce((sum, delay) => sum + delay, 0) / 1000;
+    // Counted at the clip's rate: the encoder stores a run of identical frames as one longer frame.
+    const frames = webpTiming(delays).repeats.reduce((sum, repeats) => sum + repeats, 0);
     return { format: 'webp', ...canvas, durationS, frames, fps: durationS > 0 ? frames / durationS : 0 };
   }
   const size = canvas ?? still;

@@ -6,14 +6,14 @@ import { providersLane } from '../domain/provider-lanes.js';
 import { ASPECT_RATIOS, SIZE_PRESETS, sizeText } from '../domain/sizes.js';
 import { MAX_ATTEMPTS, ProviderError } from '../domain/tasks.js';
 import type { TaskTypeDefinition } from '../engine/task-types.js';
-import { mp4ToWebp, probeVideo, VideoReadError } from '../media/video.js';
-import type { SourceImage, VideoFormat } from '../providers/types.js';
+import type { SourceImage } from '../providers/types.js';
 import { checkDestination, checkMetadata } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { providerForAttempt } from './failover.js';
 import { AccessOptions, DestinationName, FreeText, InputEntry, inputUrl, LIMITS, Metadata, Priority, WebhookOptions } from './request-parts.js';
 import { DestinationOutcome, ItemError, UsdText } from './result-parts.js';
 import { baseSeed, ItemSeed, itemSeed, SeedField } from './seeds.js';
+import { videoOutput } from './video-output.js';
 import { videoDimensions } from './video-size.js';
 
 /** Sizes as for images, without the 4K presets (no video model makes 4K frames). */
@@ -134,7 +134,7 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
       return { saved, runtime: inputs };
     },
 
-    async runItem({ task, request, index, attempt, prepared, signal, reportProgress, preferredProvider, engineDone, storedFiles }) {
+    async runItem({ task, request, index, attempt, prepared, signal, reportProgress, reportPreview, preferredProvider, engineDone, storedFiles }) {
       const planned = (task.prepared ?? prepared.saved) as VideoPlan;
       const model = deps.config.current().videoModels[planned.model];
       if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `video model ${planned.model} is no longer configured`);
@@ -156,16 +156,12 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
         options: model.options,
         signal,
         onProgress: reportProgress,
+        onPreview: reportPreview,
       });
       // The engine has answered: its slot goes to the next item while this one is stored.
       engineDone?.();
-      const data = await inFormat(made, request.format, deps.ffmpegPath(), signal);
-      let info: ReturnType<typeof probeVideo>;
-      try {
-        info = probeVideo(data);
-      } catch (err) {
-        throw new ProviderError('PROVIDER_ERROR', `the provider answered something that is not a video${err instanceof VideoReadError ? `: ${err.message}` : ''}`, { cause: err });
-      }
+      const boundFrames = model.bindings?.frames ? Math.max(1, Math.round(request.duration_s * request.fps)) : undefined;
+      const { data, info } = await videoOutput(made, { format: request.format, fps: request.fps, boundFrames, ffmpegPath: deps.ffmpegPath(), signal });
       const stored = await deps.videos.save(data, request.format);
       storedFiles?.(stored.files);
       const item: Record<string, unknown> = {
@@ -191,18 +187,4 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
       return { status: 'completed', result: { model: planned?.model ?? resolveModel(request).id, videos } };
     },
   };
-}
-
-/** The provider's clip in the requested container: an MP4 becomes an animated WebP when that was asked. */
-async function inFormat(made: { data: Buffer; format: VideoFormat }, wanted: VideoFormat, ffmpegPath: string, signal: AbortSignal): Promise<Buffer> {
-  if (made.format === wanted) return made.data;
-  if (made.format === 'mp4' && wanted === 'webp') {
-    try {
-      return await mp4ToWebp(made.data, { ffmpegPath, signal });
-    } catch (err) {
-      if (signal.aborted) throw err;
-      throw new ProviderError('PROVIDER_ERROR', `the provider's MP4 could not be converted to WebP: ${(err as Error).message}`);
-    }
-  }
-  throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `the provider made ${made.format}, not ${wanted}`, { retryable: false });
 }
