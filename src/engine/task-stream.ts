@@ -1,4 +1,4 @@
-import type { EventBus } from '../services/events.js';
+import type { EventBus, TaskPreview } from '../services/events.js';
 import type { TaskRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
 import { type LiveProgress, progressKey } from './live-progress.js';
@@ -23,6 +23,8 @@ export interface TaskWatcher {
   update(task: TaskRecord): void;
   /** Its live progress (running items' fractions, queue position) may have changed since the watcher was last told: it reads it again. */
   progress?(): void;
+  /** A running item's newest live preview, from this process's runner or the one running it (never stored: a stream that misses it waits for the next). */
+  preview?(preview: TaskPreview): void;
   /** The process is closing: the stream ends (its client reconnects, to this process once it is back or to another). */
   end(): void;
 }
@@ -68,6 +70,10 @@ export function createTaskStreams(deps: {
     if (key === entry.progress) return;
     entry.progress = key;
     for (const watcher of [...entry.watchers]) watcher.progress?.();
+  };
+  /** Hands a running item's preview to the watchers of its task. */
+  const previewed = (preview: TaskPreview): void => {
+    for (const watcher of [...(watched.get(preview.taskId)?.watchers ?? [])]) watcher.preview?.(preview);
   };
   /** One timer for every followed task, running only while some task is followed. */
   let positionTimer: NodeJS.Timeout | undefined;
@@ -131,6 +137,8 @@ export function createTaskStreams(deps: {
     }),
     deps.events.on('task:progress', ({ taskId }) => progressed(taskId)),
     deps.events.on('task:progress-elsewhere', ({ taskId }) => progressed(taskId)),
+    deps.events.on('task:preview', previewed),
+    deps.events.on('task:preview-elsewhere', previewed),
   ];
 
   return {

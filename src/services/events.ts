@@ -1,7 +1,16 @@
+import type { LivePreview } from '../domain/media-types.js';
 import type { TaskRecord } from '../store/records.js';
 
 /** Running items' fractions done (0..1), by item index. */
 export type ItemFractions = Record<number, number>;
+
+/** A running item's live preview: encoded image bytes and their media type. */
+export interface TaskPreview {
+  taskId: string;
+  index: number;
+  mimeType: LivePreview['mimeType'];
+  data: Buffer;
+}
 
 /** `task.<type>.completed` or `task.<type>.failed`, the webhook event kinds (docs/api/webhooks.md). */
 export const settledEventKind = (task: TaskRecord): string => `task.${task.type}.${task.status}`;
@@ -36,6 +45,13 @@ export interface ServiceEvents {
   'task:progress': { taskId: string; fractions: ItemFractions };
   /** The same, from the process running the task on a shared database (PostgreSQL NOTIFY): the whole set, replacing what came before. */
   'task:progress-elsewhere': { taskId: string; fractions: ItemFractions };
+  /**
+   * A running item's newest live preview (a ComfyUI preview frame), in this process: at most two
+   * a second per item (the runner throttles it), never stored. Live status streams send it on.
+   */
+  'task:preview': TaskPreview;
+  /** The same, from the process running the item on a shared database (PostgreSQL NOTIFY), made small enough for a notification. */
+  'task:preview-elsewhere': TaskPreview;
   /** Webhook deliveries became due now (recorded, or queued again): the dispatcher wakes. */
   'delivery:due': Record<string, never>;
   /** An operator paused or resumed a lane (imgtask queues pause|resume), here or in another process of the fleet: the lanes read the pauses again. */

@@ -7,11 +7,13 @@ import { ASPECT_RATIOS, dimensionsFor, normalizeSize, parseSizeText, SIZE_PRESET
 import { MAX_ATTEMPTS, ProviderError } from '../domain/tasks.js';
 import type { TaskTypeDefinition } from '../engine/task-types.js';
 import { sniffImage } from '../media/images.js';
-import type { SourceImage } from '../providers/types.js';
+import type { GenerateParams, SourceImage } from '../providers/types.js';
 import { checkDestination, checkMetadata, requireProvider, requireVision } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { providerForAttempt } from './failover.js';
 import { rateGeneratedImage, ratingRequestOf } from './image-generate-rating.js';
+import { checkRunSeeds, outputsPerRun, runOf, taskOutputsPerRun } from './image-runs.js';
+import { checkParameters, checkRawWorkflow, ParametersField, parameterPrice, providerParameters, WorkflowField } from './model-parameters.js';
 import { AccessOptions, DestinationName, FreeText, InputEntry, inputUrl, Levels, LIMITS, Metadata, Priority, WebhookOptions } from './request-parts.js';
 import { DestinationOutcome, ItemError, UsdText } from './result-parts.js';
 import { baseSeed, ItemSeed, itemSeed, SeedField } from './seeds.js';
@@ -34,6 +36,8 @@ export function generateBody(modelIds: readonly string[]) {
     size: SizeValue.default('auto'),
     count: z.number().int().min(1).max(LIMITS.count).default(1),
     seed: SeedField,
+    parameters: ParametersField,
+    workflow: WorkflowField,
     inputs: z.array(InputEntry).max(LIMITS.inputs).default([]),
     output: z.object({ format: z.enum(['png', 'jpg', 'webp']).default('webp'), quality: z.number().int().min(1).max(100).default(80) }).default({ format: 'webp', quality: 80 }),
     webhook: WebhookOptions.optional(),
@@ -96,7 +100,7 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
     if (!model) return 0;
     const size = normalizeSize(request.size);
     const fourK = size.kind === 'ratio' && size.scale === '4k' && model.capabilities.supports4k && model.price.perImage4k;
-    return parseUsd(fourK ? model.price.perImage4k! : model.price.perImage)! + parseUsd(model.price.perInput)! * request.inputs.length;
+    return parseUsd(fourK ? model.price.perImage4k! : model.price.perImage)! + parseUsd(model.price.perInput)! * request.inputs.length + parameterPrice(model, request.parameters);
   };
 
   /** Resolves model, size, the seed and (once) the magic prompt; a plan saved before a restart is reused. */
@@ -131,21 +135,25 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
       return bodyFor.schema;
     },
     toRequest: (body) => body,
-    async validate(request, { accountId }) {
+    async validate(request, { accountId, scopes }) {
       checkMetadata(request.metadata);
       await checkDestination(deps.destinations, accountId, request.destination);
       const { id, model } = resolveModel(request);
       if (!model) throw new AppError('VALIDATION_ERROR', `the default model "${id}" is not configured`);
+      checkRawWorkflow(id, model, request.workflow, scopes);
+      checkParameters(id, model, request.parameters);
       const { capabilities } = model;
       if (request.inputs.length > capabilities.maxInputs) {
         throw new AppError('VALIDATION_ERROR', `model ${id} takes at most ${capabilities.maxInputs} input image(s); ${request.inputs.length} were sent`);
       }
       if (request.negative_prompt !== undefined && !capabilities.negativePrompt) throw new AppError('VALIDATION_ERROR', `model ${id} does not take a negative_prompt`);
+      checkRunSeeds(deps.config.current(), id, request.count);
       const rating = ratingRequestOf(request.rating);
       if (rating?.mode === 'custom') requireVision(deps.providers().visionRater, 'custom rating');
       if (rating?.mode === 'nsfw_sfw') requireProvider(deps.providers().nsfwRater, 'nsfw_sfw rating');
     },
-    itemCount: (request) => request.count,
+    // `count` runs, each making one item per output of the model's workflow.
+    itemCount: (request) => request.count * outputsPerRun(deps.config.current(), resolveModel(request).id),
     itemCost: (request) => imageCost(request),
 
     lane: (request) => {
@@ -162,12 +170,15 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
       return { saved, runtime: inputs };
     },
 
-    async runItem({ task, request, index, attempt, prepared, signal, reportProgress, preferredProvider, engineDone, storedFiles }) {
+    async runItem({ task, request, index, attempt, prepared, signal, reportProgress, reportPreview, preferredProvider, engineDone, storedFiles }) {
       const planned = (task.prepared ?? prepared.saved) as GenerationPlan;
       const model = deps.config.current().models[planned.model];
       if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `model ${planned.model} is no longer configured`);
       const generator = providerForAttempt(providersOf(model), attempt, (name) => deps.providers().generator(name), `model ${planned.model}`, preferredProvider);
-      const seed = planned.seed === undefined ? undefined : itemSeed(planned.seed, index);
+      // The items of one run share its job and its seed (docs/providers.md "Every output").
+      const outputs = taskOutputsPerRun(task.items.length, request.count);
+      const { run, output } = runOf(index, outputs);
+      const seed = planned.seed === undefined ? undefined : itemSeed(planned.seed, run);
       const generated = await generator.generate({
         model: planned.model,
         prompt: planned.magicPrompt?.positive ?? request.prompt,
@@ -177,9 +188,13 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
         inputs: prepared.runtime as SourceImage[],
         index,
         seed,
+        ...(outputs > 1 && { run: { key: `${task.id}:${run}:${attempt}`, output, outputs } }),
+        parameters: providerParameters(model, request.parameters),
+        workflow: request.workflow as GenerateParams['workflow'],
         options: model.options,
         signal,
         onProgress: reportProgress,
+        onPreview: reportPreview,
       });
       // The engine has answered: its slot goes to the next item while this one is stored.
       engineDone?.();

@@ -6,11 +6,12 @@ import { providersLane } from '../domain/provider-lanes.js';
 import { ASPECT_RATIOS, SIZE_PRESETS, sizeText } from '../domain/sizes.js';
 import { MAX_ATTEMPTS, ProviderError } from '../domain/tasks.js';
 import type { TaskTypeDefinition } from '../engine/task-types.js';
-import type { SourceImage } from '../providers/types.js';
+import type { SourceImage, VideoParams } from '../providers/types.js';
 import { checkDestination, checkMetadata } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { providerForAttempt } from './failover.js';
 import { AccessOptions, DestinationName, FreeText, InputEntry, inputUrl, LIMITS, Metadata, Priority, WebhookOptions } from './request-parts.js';
+import { checkParameters, checkRawWorkflow, ParametersField, parameterPrice, providerParameters, WorkflowField } from './model-parameters.js';
 import { DestinationOutcome, ItemError, UsdText } from './result-parts.js';
 import { baseSeed, ItemSeed, itemSeed, SeedField } from './seeds.js';
 import { videoOutput } from './video-output.js';
@@ -28,6 +29,8 @@ export function videoBody(modelIds: readonly string[]) {
     model: z.enum(['auto', ...modelIds] as [string, ...string[]]).default('auto'),
     count: z.number().int().min(1).max(LIMITS.videoCount).default(1),
     seed: SeedField,
+    parameters: ParametersField,
+    workflow: WorkflowField,
     duration_s: z.number().int().min(1).max(LIMITS.videoSeconds).default(4).describe('seconds of footage per video'),
     fps: z.number().int().min(LIMITS.videoFps[0]).max(LIMITS.videoFps[1]).default(24),
     size: VideoSize.default('auto').describe('a preset or aspect ratio, as for images (no 4K); scaled down to fit the model’s largest frame'),
@@ -82,11 +85,11 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
     return { id, model: config.videoModels[id] };
   };
 
-  /** perSecond × duration_s + perInput × inputs. */
+  /** (perSecond + the parameters' price) × duration_s + perInput × inputs. */
   const videoCost = (request: VideoBody): Micros => {
     const { model } = resolveModel(request);
     if (!model) return 0;
-    return parseUsd(model.price.perSecond)! * request.duration_s + parseUsd(model.price.perInput)! * request.inputs.length;
+    return (parseUsd(model.price.perSecond)! + parameterPrice(model, request.parameters)) * request.duration_s + parseUsd(model.price.perInput)! * request.inputs.length;
   };
 
   let bodyFor: { config: object; schema: ReturnType<typeof videoBody> } | null = null;
@@ -100,11 +103,13 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
       return bodyFor.schema;
     },
     toRequest: (body) => body,
-    async validate(request, { accountId }) {
+    async validate(request, { accountId, scopes }) {
       checkMetadata(request.metadata);
       await checkDestination(deps.destinations, accountId, request.destination);
       const { id, model } = resolveModel(request);
       if (!model) throw new AppError('VALIDATION_ERROR', `the default video model "${id}" is not configured`);
+      checkRawWorkflow(id, model, request.workflow, scopes);
+      checkParameters(id, model, request.parameters);
       const { capabilities } = model;
       if (request.duration_s > capabilities.maxDurationS)
         throw new AppError('VALIDATION_ERROR', `model ${id} makes at most ${capabilities.maxDurationS} s of video; duration_s is ${request.duration_s}`);
@@ -153,6 +158,8 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
         input,
         index,
         seed,
+        parameters: providerParameters(model, request.parameters),
+        workflow: request.workflow as VideoParams['workflow'],
         options: model.options,
         signal,
         onProgress: reportProgress,

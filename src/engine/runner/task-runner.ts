@@ -1,4 +1,5 @@
 import type { ConfigSource } from '../../config/source.js';
+import type { LivePreview } from '../../domain/media-types.js';
 import { isOutOfSpace } from '../../domain/storage-full.js';
 import { ProviderError } from '../../domain/tasks.js';
 import type { EventBus, ItemFractions } from '../../services/events.js';
@@ -7,6 +8,7 @@ import type { LaneBacklog } from '../load-limits.js';
 import type { TaskProgress } from '../task-progress.js';
 import type { ItemRecord, Prepared, TaskRecord } from '../task-types.js';
 import type { JobOwner, LaneBatch, Lanes, SlotGrant } from './lanes.js';
+import { createPreviewRelay } from './preview-relay.js';
 import { createProgressPublisher } from './progress-publisher.js';
 import { abortableSleep, withRetry } from './retry.js';
 import { pauseForSpace, whileStorageFull } from './storage-wait.js';
@@ -103,6 +105,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   const live = new Map<string, LiveTask>();
   const events = options.events;
   const publisher = createProgressPublisher((taskId, fractions) => events?.emit('task:progress', { taskId, fractions }), options.progressIntervalMs);
+  /** Running items' live previews, at most two a second per item, in memory only. */
+  const previews = createPreviewRelay((taskId, index, { mimeType, data }) => events?.emit('task:preview', { taskId, index, mimeType, data }));
   const fractionsOf = (entry: LiveTask): ItemFractions => {
     const out: ItemFractions = {};
     for (const [index, { fraction }] of entry.items ?? []) out[index] = fraction;
@@ -117,6 +121,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       live.delete(taskId);
     }
     publisher.forget(taskId);
+    previews.forget(taskId);
   };
   /** A run (attempt) of an item reports how far it has come: clamped to 0..1, never back within a run, a newer run's starting again. */
   const report = (taskId: string, entry: LiveTask, index: number, run: number, fraction: number) => {
@@ -245,10 +250,25 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
             (attempt) => {
               const run = beginRun(taskId, entry, index);
               const reportProgress = (fraction: number) => report(taskId, entry, index, run, fraction);
+              const reportPreview = (preview: LivePreview) => {
+                if (!entry.settled) previews.report(taskId, index, preview);
+              };
               const storedFiles = (made: readonly StoredFile[]) => {
                 files.push(...made);
               };
-              return def.runItem({ task, request: task.request, index, attempt, prepared, signal, reportProgress, preferredProvider: slot.provider, engineDone: slot.release, storedFiles });
+              return def.runItem({
+                task,
+                request: task.request,
+                index,
+                attempt,
+                prepared,
+                signal,
+                reportProgress,
+                reportPreview,
+                preferredProvider: slot.provider,
+                engineDone: slot.release,
+                storedFiles,
+              });
             },
             {
               maxAttempts: def.maxAttempts,
@@ -263,6 +283,7 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     );
     // The item has ended: its fraction goes before its record does (the event of the record shows it finished).
     entry.items?.delete(index);
+    previews.forgetItem(taskId, index);
     if (!ran) return false;
     const outcome = ran.value;
     // Stopping mid-item: leave it pending so the next start runs it again (however the abort made it fail: a fetch cut short fails FETCH_FAILED, not retried).

@@ -7,6 +7,7 @@ import { taskVersion } from '../../../engine/task-stream.js';
 import type { TaskRecord } from '../../../engine/task-types.js';
 import { toProgressView } from '../../../engine/task-views.js';
 import type { Principal } from '../../../services/auth.js';
+import type { TaskPreview } from '../../../services/events.js';
 import { addRoute, requestCredential } from '../../route.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { taskBody, taskResultBody } from './schemas.js';
@@ -31,12 +32,16 @@ const REFUSED: ReadonlySet<string> = new Set(['UNAUTHORIZED', 'TOKEN_EXPIRED', '
 const eventData = (principal: Principal, task: TaskRecord, live: LiveProgress | undefined): string =>
   JSON.stringify({ ...(principal.kind === 'pat' ? taskResultBody(task) : taskBody(task)), progress: toProgressView(task, live) });
 
+/** A `preview` event's data: the item's index and its newest preview, inline. */
+const previewData = ({ index, mimeType, data }: TaskPreview): string => JSON.stringify({ index, mimeType, data: data.toString('base64') });
+
 const DESCRIPTION = [
   'Server-Sent Events (text/event-stream). Each event is the whole current state: `data` is the task as GET /tasks/{id} shows it',
   '(with a PAT: as GET /tasks/{id}/result shows it) plus `progress` { total, finished, succeeded, failed, items: [{ status, error?, fraction? }], queuePosition?, estimatedStartAt?, estimatedFinishAt? }',
   '(the live fields while pending: see GET /tasks/{id}).',
   "Events: `task` first (the current state), then one on every change (an item finished); `progress` when only the live progress changed (a running item's fraction,",
-  'the queue position; at most a few per second); `settled` (the final state) last, after which the stream ends.',
+  'the queue position; at most a few per second); `preview` while a running item sends live previews (ComfyUI models: `{ index, mimeType, data }`, data the image in base64,',
+  'at most two a second per item, never stored: absent from every other answer); `settled` (the final state) last, after which the stream ends.',
   'Every event has an `id`: the number of finished items, plus one once settled; a `progress` event carries the id of the state it refines. Reconnecting with `Last-Event-ID`',
   'sends the current state as a `task` event if it is newer, else as a `progress` event with that same id (so no finished item or settlement is missed or sent twice);',
   'once the settled event was received the answer is 204 (EventSource stops reconnecting).',
@@ -74,10 +79,17 @@ export function registerTasksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
       };
       // A change of live progress is a flag, not a queued state: however many come meanwhile, one read of it.
       let progressed = false;
+      /** Running items' previews not written yet, the newest of each. */
+      const previews = new Map<number, TaskPreview>();
       const unwatch = deps.taskStreams.watch(id, {
         update: push,
         progress: () => {
           progressed = true;
+          wake?.();
+        },
+        preview: (preview) => {
+          // Only the newest of each item waits to be written.
+          previews.set(preview.index, preview);
           wake?.();
         },
         end: () => push('end'),
@@ -148,8 +160,15 @@ export function registerTasksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
                 await stream.writeSSE({ event: 'progress', id: String(sent), data: eventData(principal, shown, live) });
               }
             }
+            if (previews.size > 0 && queue.length === 0) {
+              const due = [...previews.values()];
+              previews.clear();
+              // Only of items still running as the state sent shows them: an item that finished has its output instead.
+              for (const preview of due)
+                if (shown.status === 'pending' && shown.items[preview.index]?.status === 'pending') await stream.writeSSE({ event: 'preview', id: String(sent), data: previewData(preview) });
+            }
             next = queue.shift();
-            if (next === undefined && !progressed && !stream.aborted && !revoked) {
+            if (next === undefined && !progressed && previews.size === 0 && !stream.aborted && !revoked) {
               await new Promise<void>((resolve) => {
                 wake = resolve;
               });
