@@ -13,6 +13,7 @@ import { createPlaceholderVideoGenerator } from '../providers/embedded/placehold
 import { createRulePromptEnhancer } from '../providers/embedded/prompt-rules.js';
 import { createAutomatic1111 } from '../providers/remote/automatic1111.js';
 import { createComfyUi } from '../providers/remote/comfyui/generator.js';
+import type { ComfyLog } from '../providers/remote/comfyui/outage.js';
 import { createOpenAiChat } from '../providers/remote/openai-chat.js';
 import { createOpenAiImages } from '../providers/remote/openai-images.js';
 import { createOpenAiVideo } from '../providers/remote/openai-video.js';
@@ -77,26 +78,26 @@ export const ffmpegPathOf = (config: Config): string => config.video.ffmpegPath 
 
 /** One ComfyUI server's generators, made once per config: its image and video sides share its state. */
 const comfyServers = new WeakMap<object, ReturnType<typeof createComfyUi>>();
-function comfyUiFor(name: string, provider: ComfyProvider, config: Config, secrets: SecretValues) {
+function comfyUiFor(name: string, provider: ComfyProvider, config: Config, secrets: SecretValues, log?: ComfyLog) {
   let made = comfyServers.get(provider);
   if (!made) {
-    made = createComfyUi({ name, ...provider, headers: comfyHeaders(provider, secrets), workflowOf: (key) => config.workflows[key] });
+    made = createComfyUi({ name, ...provider, headers: comfyHeaders(provider, secrets), workflowOf: (key) => config.workflows[key], log });
     comfyServers.set(provider, made);
   }
   return made;
 }
 
-function videoGeneratorFor(name: string, provider: ProviderConfig, config: Config, secrets: SecretValues): VideoGenerator | undefined {
+function videoGeneratorFor(name: string, provider: ProviderConfig, config: Config, secrets: SecretValues, log?: ComfyLog): VideoGenerator | undefined {
   if (provider.type === 'placeholder') return createPlaceholderVideoGenerator({ ffmpegPath: () => ffmpegPathOf(config) });
-  if (provider.type === 'comfyui') return comfyUiFor(name, provider, config, secrets).video;
+  if (provider.type === 'comfyui') return comfyUiFor(name, provider, config, secrets, log).video;
   if (provider.type === 'openai-video') return createOpenAiVideo({ name, ...provider, apiKey: keyOf(provider, secrets) });
   return undefined;
 }
 
-function generatorFor(name: string, provider: ProviderConfig, config: Config, secrets: SecretValues): ImageGenerator | undefined {
+function generatorFor(name: string, provider: ProviderConfig, config: Config, secrets: SecretValues, log?: ComfyLog): ImageGenerator | undefined {
   if (provider.type === 'placeholder') return createPlaceholderGenerator();
   if (provider.type === 'openai-video') return undefined;
-  if (provider.type === 'comfyui') return comfyUiFor(name, provider, config, secrets).image;
+  if (provider.type === 'comfyui') return comfyUiFor(name, provider, config, secrets, log).image;
   if (provider.type === 'automatic1111') return createAutomatic1111({ name, ...provider, apiKey: keyOf(provider, secrets) });
   const origin = new URL(provider.baseUrl).origin;
   return createOpenAiImages({
@@ -116,20 +117,21 @@ function generatorFor(name: string, provider: ProviderConfig, config: Config, se
  * The providers the config names: generators by provider name (each capped at its
  * concurrency); `providers.vision` for alt text and custom rating (and nsfw_sfw when its `nsfw`
  * is set); `providers.chat` for magic prompts; the embedded models for the rest.
- * `overrides` replace capabilities (tests use fakes).
+ * `overrides` replace capabilities (tests use fakes). `log` hears what providers report on their
+ * own (a ComfyUI server going down and coming back).
  */
-export function buildProviderSet(config: Config, embedded: EmbeddedRuntime, secrets: SecretValues, overrides: Partial<ProviderSet> = {}): ProviderSet {
+export function buildProviderSet(config: Config, embedded: EmbeddedRuntime, secrets: SecretValues, overrides: Partial<ProviderSet> = {}, log?: ComfyLog): ProviderSet {
   const generators = new Map<string, ImageGenerator>();
   const videoGenerators = new Map<string, VideoGenerator>();
   for (const [name, provider] of Object.entries(config.providers)) {
     if (name === 'vision' || name === 'chat') continue;
-    const generator = generatorFor(name, provider, config, secrets);
+    const generator = generatorFor(name, provider, config, secrets, log);
     if (generator)
       generators.set(
         name,
         limitGenerator(generator, () => provider.concurrency),
       );
-    const video = videoGeneratorFor(name, provider, config, secrets);
+    const video = videoGeneratorFor(name, provider, config, secrets, log);
     if (video)
       videoGenerators.set(
         name,

@@ -117,7 +117,8 @@ export async function openServices(options: ServiceOptions) {
       if (value === undefined) log(`providers: no secret "${name}" (imgtask secrets set ${name}); its provider runs without a key`);
       else values.set(name, value);
     }
-    return buildProviderSet(next, embedded, values, options.providers);
+    // A provider's own reports (a ComfyUI server down, then back) at their level; plain messages when the caller takes those.
+    return buildProviderSet(next, embedded, values, options.providers, (level, message) => (options.log ? options.log(message) : logger[level]({ component: 'comfyui' }, message)));
   };
   let providers = await orClose(providersFor(options.config));
 

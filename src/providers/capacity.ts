@@ -23,12 +23,12 @@ export function limitCalls<Args extends unknown[], Output>(fn: (...args: Args) =
   };
 }
 
-/** Caps a generator (images or videos) at `concurrency` requests in flight; past it, or when the generator says so, it is busy. */
+/** Caps a generator (images or videos) at `concurrency` requests in flight; past it, or when the generator says so, it is busy. Its `down` passes through. */
 export function limitGenerator<Params, Output>(
-  generator: { generate(params: Params): Promise<Output>; busy?(): boolean },
+  generator: { generate(params: Params): Promise<Output>; busy?(): boolean; down?(): boolean },
   concurrency: () => number,
-): { busy(): boolean; generate(params: Params): Promise<Output> } {
+): { busy(): boolean; down(): boolean; generate(params: Params): Promise<Output> } {
   const limited = limitCalls((params: Params) => generator.generate(params), concurrency);
-  // Busy when full here, or when the generator says so itself (a server found down, or its queue full).
-  return { busy: () => limited.busy() || generator.busy?.() === true, generate: limited.call };
+  // Busy when full here, or when the generator says so itself (its server's queue full).
+  return { busy: () => limited.busy() || generator.busy?.() === true, down: () => generator.down?.() === true, generate: limited.call };
 }

@@ -47,6 +47,8 @@ export interface ImageGenerator {
   generate(params: GenerateParams): Promise<GeneratedImage>;
   /** True when the provider has no capacity now (see capacity.ts); absent = never busy. */
   busy?(): boolean;
+  /** True while the provider's server cannot be reached: failover prefers one that is up, and when every one is down picks one whose generate() waits for it. Absent = never down. */
+  down?(): boolean;
 }
 
 export interface RatingLevel {
@@ -124,6 +126,8 @@ export interface VideoGenerator {
   generate(params: VideoParams): Promise<GeneratedVideo>;
   /** True when the provider has no capacity now; absent = never busy. */
   busy?(): boolean;
+  /** True while the provider's server cannot be reached (see ImageGenerator.down). Absent = never down. */
+  down?(): boolean;
 }
 
 /** What a vision model is asked to judge: how well the image matches `prompt`, and each free-text criterion. */

@@ -147,14 +147,15 @@ test('a WebSocket that drops mid-job leaves the job to /history polling, and the
   assert.ok(fake.requests.filter((r) => r.path.startsWith('/history/')).length >= 1, 'history was polled');
 });
 
-test('a server that dies mid-job fails PROVIDER_ERROR (retried elsewhere) and counts as busy for a while', async (t) => {
+test('a server that dies mid-job fails PROVIDER_ERROR (retried elsewhere) and counts as down, not busy', async (t) => {
   const fake = await startFakeComfyUi(t, { stepDelayMs: 20 });
   fake.dieDuringNextJob();
   const comfy = provider(fake);
-  const err = await rejectsWith(comfy.image.generate(params()), 'PROVIDER_ERROR');
+  const err = await rejectsWith(comfy.image.generate(params()), 'PROVIDER_ERROR', /gpu-1 .*\(ECONNREFUSED\)/);
   assert.notEqual(err.retryable, false);
   await fake.died;
-  assert.equal(comfy.image.busy?.(), true, 'the next attempt goes to the next server at once');
+  assert.equal(comfy.image.down?.(), true, 'the next attempt goes to the next server that is up at once');
+  assert.equal(comfy.image.busy?.(), false, 'down is not "at capacity"');
 });
 
 test('a server answering 503 fails PROVIDER_ERROR', async (t) => {
@@ -273,13 +274,17 @@ test('a history written a moment after execution_success is waited for', async (
   assert.deepEqual([...data.subarray(0, 3)], fakeImageColour(9, 'a lighthouse at dawn'));
 });
 
-test('a server restarted mid-job (queue and history forgotten) fails PROVIDER_ERROR at once, not at the deadline', async (t) => {
+test('a server restarted mid-job (queue and history forgotten) is sent the job again at once, not left to the deadline', async (t) => {
   const fake = await startFakeComfyUi(t);
   fake.holdJobs();
-  const running = provider(fake, { timeoutMs: 60_000 }).image.generate(params());
+  const running = provider(fake, { timeoutMs: 60_000 }).image.generate(params({ seed: 5 }));
   await fake.waitForMessage((m) => m.type === 'progress');
+  fake.releaseJobs();
   fake.forget();
-  await rejectsWith(running, 'PROVIDER_ERROR', /no longer knows the job/);
+  const image = await running;
+  const { data } = await sharp(image.data).raw().toBuffer({ resolveWithObject: true });
+  assert.deepEqual([...data.subarray(0, 3)], fakeImageColour(5, 'a lighthouse at dawn'));
+  assert.equal(fake.requests.filter((r) => r.path === '/prompt').length, 2, 'queued again once');
 });
 
 test('limitGenerator: busy when full, or when the generator says so itself', async () => {

@@ -141,7 +141,7 @@ test('ComfyUI: a pending task shows the job progress; cancel interrupts that job
   assert.equal(settled.json.data.progress, undefined, 'no progress once settled');
 });
 
-test('ComfyUI: a server that cannot be reached counts as busy, so the next task goes to the live server at its first attempt', async (t) => {
+test('ComfyUI: a server that cannot be reached counts as down, so the next task goes to the live server at its first attempt', async (t) => {
   // Takes each connection and drops it at once.
   const dropping = createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));

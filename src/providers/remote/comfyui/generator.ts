@@ -1,9 +1,11 @@
 import type { LoadedWorkflow } from '../../../domain/comfy-workflows.js';
 import { ProviderError } from '../../../domain/tasks.js';
 import type { GeneratedImage, GeneratedVideo, GenerateParams, ImageGenerator, SourceImage, VideoGenerator, VideoParams } from '../../types.js';
-import { bindWorkflow } from './graph.js';
 import { type ComfyFile, type ComfyServer, comfyHttp, type HistoryEntry } from './http.js';
 import { runJob } from './job.js';
+import { type ComfyLog, createOutage, type ProbeBackoff, rerunWhenForgotten } from './outage.js';
+import { createRequestGraphs } from './request-graph.js';
+import { createSharedRuns, type RunHooks } from './shared-runs.js';
 
 export interface ComfyUiOptions extends ComfyServer {
   timeoutMs: number;
@@ -12,20 +14,21 @@ export interface ComfyUiOptions extends ComfyServer {
   maxQueued: number | null;
   /** The workflow of an image model (`models.<id>`) or a video model (`videoModels.<id>`), as loaded with the config. */
   workflowOf(key: string): LoadedWorkflow | undefined;
+  /** Where the server's going down and coming back are logged. */
+  log?: ComfyLog;
+  /** How often a server that is down is asked again (tests make it short). @default PROBE_BACKOFF */
+  probeBackoff?: ProbeBackoff;
 }
-
-/** After this long with no answer a server that refused connections is tried again. */
-const DOWN_FOR_MS = 5000;
 /** How often the server's queue is read, at most, while work asks whether it is busy. */
 const QUEUE_READ_MS = 2000;
 
 /** Output lists a history entry may hold: SaveImage and most nodes use `images`, VideoHelperSuite's VHS_VideoCombine `gifs`. */
 const OUTPUT_LISTS = ['images', 'gifs', 'videos'];
 
-/** Files a job wrote to ComfyUI's output folder (previews go to `temp` and are skipped), in node order. */
-export function outputFiles(entry: HistoryEntry): ComfyFile[] {
+/** Files a job wrote to ComfyUI's output folder (previews go to `temp` and are skipped), in node order; of `nodes` only, when given. */
+export function outputFiles(entry: HistoryEntry, nodes?: readonly string[]): ComfyFile[] {
   const files: ComfyFile[] = [];
-  for (const node of Object.keys(entry.outputs).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b))) {
+  for (const node of nodes ?? Object.keys(entry.outputs).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b))) {
     for (const list of OUTPUT_LISTS) {
       const listed = entry.outputs[node]?.[list];
       if (!Array.isArray(listed)) continue;
@@ -43,15 +46,20 @@ const extensionOf = (filename: string) => filename.slice(filename.lastIndexOf('.
 /**
  * One ComfyUI server as an image and a video generator: each item uploads its input images,
  * binds the request into a copy of the model's workflow, runs it (runJob) and reads the first
- * file it wrote. A server that refused connections (or whose queue could not be read) counts
- * as busy for a few seconds, and one whose queue holds `maxQueued` waiting jobs while it does,
- * so the model's next provider is tried at once.
+ * file it wrote. A server that cannot be reached is down (outage.ts) until a probe finds it back:
+ * failover sends items to the model's servers that are up, and an item given a server that is
+ * down (every one is) waits for it. One whose queue holds `maxQueued` waiting jobs is busy, so
+ * the model's next provider is tried at once.
  */
 export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator; video: VideoGenerator } {
   const http = comfyHttp(options);
-  let downUntil = 0;
+  // The graph each item queues: the model's workflow bound, or a posted graph checked against the server.
+  const requestGraph = createRequestGraphs(http, options.name);
+  // Items that are outputs of one run share its job (GenerateParams.run).
+  const runs = createSharedRuns<HistoryEntry>();
+  const outage = createOutage({ name: options.name, probe: (signal) => http.systemStats(signal), log: options.log, backoff: options.probeBackoff });
   // The server's queue as last read (GET /queue): read again in the background when older than
-  // QUEUE_READ_MS, so asking costs nothing; a read that fails counts the server down.
+  // QUEUE_READ_MS, so asking costs nothing; a read that cannot reach the server marks it down.
   let waiting = 0;
   let readAt = 0;
   let reading = false;
@@ -62,10 +70,9 @@ export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator;
       .queue(AbortSignal.timeout(QUEUE_READ_MS))
       .then((queue) => {
         waiting = queue.queue_pending.length;
+        outage.answered();
       })
-      .catch(() => {
-        downUntil = Date.now() + DOWN_FOR_MS;
-      })
+      .catch((err: unknown) => outage.failed(err))
       .finally(() => {
         reading = false;
         readAt = Date.now();
@@ -73,8 +80,9 @@ export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator;
   };
   const busy = () => {
     readQueue();
-    return Date.now() < downUntil || (options.maxQueued !== null && waiting >= options.maxQueued);
+    return options.maxQueued !== null && waiting >= options.maxQueued;
   };
+  const down = () => outage.down();
 
   async function run(
     key: string,
@@ -85,8 +93,10 @@ export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator;
     const workflow = options.workflowOf(key);
     if (!workflow) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `${key} has no ComfyUI workflow configured`, { retryable: false });
     try {
+      // Failover picks a server that is down only when every server of the model is: wait for it.
+      await outage.waitUntilUp(params.signal, options.timeoutMs);
       const images = await Promise.all(inputs.map((input) => http.upload(input, params.signal)));
-      const graph = bindWorkflow(workflow.graph, workflow.bindings, {
+      const graph = await requestGraph(workflow, params, {
         prompt: params.prompt,
         negativePrompt: params.negativePrompt,
         seed: params.seed,
@@ -95,24 +105,40 @@ export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator;
         images,
         ...extra,
       });
-      const entry = await runJob({
-        server: options,
-        http,
-        graph,
-        signal: params.signal,
-        timeoutMs: options.timeoutMs,
-        pollIntervalMs: options.pollIntervalMs,
-        onProgress: params.onProgress,
-        onPreview: params.onPreview,
-      });
-      const [file] = outputFiles(entry);
+      const job = (hooks: RunHooks) =>
+        rerunWhenForgotten(
+          outage,
+          hooks.signal,
+          options.timeoutMs,
+          (timeoutMs) =>
+            runJob({
+              server: options,
+              http,
+              graph,
+              signal: hooks.signal,
+              timeoutMs,
+              pollIntervalMs: options.pollIntervalMs,
+              onProgress: hooks.onProgress,
+              onPreview: hooks.onPreview,
+            }),
+          options.log,
+        );
+      const entry = await (params.run ? runs.join(params.run, params, job) : job(params));
+      // The item's output: the first file of its output node, or (one output per run) the first file the job wrote.
+      const output = params.run?.output ?? 0;
+      const node = workflow.outputs?.[output];
+      const [file] = node !== undefined ? outputFiles(entry, [node]) : output === 0 ? outputFiles(entry) : [];
+      if (!file && params.run)
+        throw new ProviderError(
+          'PROVIDER_ERROR',
+          `${options.name}: the workflow of ${key} wrote no file for output ${output + 1} of ${params.run.outputs}${node === undefined ? '' : ` (node ${node})`}`,
+          { retryable: false },
+        );
       if (!file) throw new ProviderError('PROVIDER_ERROR', `${options.name}: the workflow of ${key} wrote no output file (does it end in a Save node?)`, { retryable: false });
       return { file, data: await http.view(file, params.signal) };
     } catch (err) {
-      // Not reached, gone mid-job, or restarted: the next attempts go elsewhere for a while (not on a cancel).
-      if (!params.signal.aborted && err instanceof ProviderError && err.code === 'PROVIDER_ERROR' && /cannot reach the provider|answer was cut off|went away|no longer knows/.test(err.message)) {
-        downUntil = Date.now() + DOWN_FOR_MS;
-      }
+      // Not reached, or gone mid-job: down until a probe finds it back (not on a cancel).
+      if (!params.signal.aborted) outage.failed(err);
       throw err;
     }
   }
@@ -120,6 +146,7 @@ export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator;
   return {
     image: {
       busy,
+      down,
       async generate(params: GenerateParams): Promise<GeneratedImage> {
         // One image per item.
         const { data } = await run(`models.${params.model}`, params, params.inputs, { batchSize: 1 });
@@ -128,6 +155,7 @@ export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator;
     },
     video: {
       busy,
+      down,
       async generate(params: VideoParams): Promise<GeneratedVideo> {
         const { file, data } = await run(`videoModels.${params.model}`, params, params.input ? [params.input] : [], {
           fps: params.fps,

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { ProviderError } from '../../../domain/tasks.js';
-import { type ProviderHttpResponse, providerRequest } from '../../../net/provider-http.js';
+import { ProviderHttpError, type ProviderHttpResponse, providerRequest } from '../../../net/provider-http.js';
 import type { SourceImage } from '../../types.js';
 import { excerpt, transportFailure } from '../errors.js';
+import { unreachable } from './failures.js';
+import { scrubPaths } from './scrub-paths.js';
 
 export interface ComfyServer {
   /** The provider's name in config, for messages. */
@@ -33,6 +35,8 @@ export interface QueueState {
 
 /** How long one plain request (not the job) may take. */
 const REQUEST_TIMEOUT_MS = 30_000;
+/** Answers of a gateway with no server behind it. */
+const GATEWAY_DOWN = new Set([502, 503, 504]);
 /** Images and videos a job made: bounded like any provider answer. */
 const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
 
@@ -50,8 +54,9 @@ export function comfyHttp(server: ComfyServer) {
   ): Promise<ProviderHttpResponse> => {
     const headers: Record<string, string> = { ...server.headers };
     if (options.json !== undefined) headers['content-type'] = 'application/json';
+    let res: ProviderHttpResponse;
     try {
-      return await providerRequest(`${server.baseUrl}${path}`, {
+      res = await providerRequest(`${server.baseUrl}${path}`, {
         method,
         headers,
         body: options.form ?? (options.json === undefined ? undefined : JSON.stringify(options.json)),
@@ -60,8 +65,13 @@ export function comfyHttp(server: ComfyServer) {
         maxBytes: options.maxBytes,
       });
     } catch (err) {
+      // Refused, reset or cut off: the server is down (or restarting), not merely failing this request.
+      if (err instanceof ProviderHttpError && err.kind === 'transport' && !options.signal?.aborted) throw unreachable(server.name, err.message.replace(/^cannot reach the provider: /, ''));
       throw transportFailure(server.name, err);
     }
+    // A proxy in front of the server answers these while nothing runs behind it.
+    if (GATEWAY_DOWN.has(res.status)) throw unreachable(server.name, `HTTP ${res.status}`);
+    return res;
   };
   const failed = (what: string, res: ProviderHttpResponse) => new ProviderError('PROVIDER_ERROR', `${server.name}: ${what} answered HTTP ${res.status}`, { providerResponse: excerpt(res.text()) });
   const json = <T>(what: string, res: ProviderHttpResponse): T => {
@@ -106,7 +116,7 @@ export function comfyHttp(server: ComfyServer) {
         // node_errors: the item fails all the same, so the queued part is taken off again.
         if (res.status < 300 && typeof body.prompt_id === 'string') await this.cancel(body.prompt_id).catch(() => {});
         const error = typeof body.error === 'string' ? body.error : (body.error as { message?: string } | undefined)?.message;
-        throw new ProviderError('INVALID_INPUT', `${server.name} refused the workflow: ${[error, nodeErrors].filter(Boolean).join(': ') || `HTTP ${res.status}`}`, {
+        throw new ProviderError('INVALID_INPUT', `${server.name} refused the workflow: ${scrubPaths([error, nodeErrors].filter(Boolean).join(': ')) || `HTTP ${res.status}`}`, {
           retryable: false,
           providerResponse: excerpt(res.text()),
         });

@@ -4,6 +4,8 @@ import WebSocket from 'ws';
 import type { WorkflowGraph } from '../../../domain/comfy-workflows.js';
 import type { LivePreview } from '../../../domain/media-types.js';
 import { ProviderError } from '../../../domain/tasks.js';
+import { describeExecutionError, type ExecutionFailure } from './execution-error.js';
+import { JobForgotten, ServerUnreachable } from './failures.js';
 import type { ComfyHttp, ComfyServer, HistoryEntry } from './http.js';
 import { relayPreviews } from './previews.js';
 import { createJobProgress } from './progress.js';
@@ -70,7 +72,8 @@ export async function runJob(options: JobOptions): Promise<HistoryEntry> {
       ended ? ended.result.then((result) => result ?? pollUntilEnded(http, server, id, options.pollIntervalMs, jobSignal)) : pollUntilEnded(http, server, id, options.pollIntervalMs, jobSignal),
       abortedJob,
     ]);
-    if (outcome.kind === 'error') throw new ProviderError('PROVIDER_ERROR', `${server.name}: the workflow failed: ${outcome.message}`, { providerResponse: outcome.message });
+    if (outcome.kind === 'error')
+      throw new ProviderError('PROVIDER_ERROR', `${server.name}: the workflow failed: ${outcome.failure.message}`, { providerResponse: outcome.failure.raw, retryable: outcome.failure.retryable });
     if (outcome.kind === 'interrupted') throw new ProviderError('PROVIDER_ERROR', `${server.name}: the job was interrupted on the server`);
     const entry = await Promise.race([historyOnceWritten(http, id, options.pollIntervalMs, jobSignal), abortedJob]);
     progress.done();
@@ -88,7 +91,7 @@ export async function runJob(options: JobOptions): Promise<HistoryEntry> {
   }
 }
 
-type Outcome = { kind: 'success' } | { kind: 'error'; message: string } | { kind: 'interrupted' };
+type Outcome = { kind: 'success' } | { kind: 'error'; failure: ExecutionFailure } | { kind: 'interrupted' };
 
 /** Rejects with the signal's reason once it aborts. */
 function aborted(signal: AbortSignal): Promise<never> {
@@ -170,7 +173,7 @@ function followSocket(socket: WebSocket, promptIdOf: () => string | undefined, p
         succeeded ??= setTimeout(() => settle({ kind: 'success' }), SUCCESS_GRACE_MS);
         break;
       case 'execution_error':
-        settle({ kind: 'error', message: describeExecutionError(message.data) });
+        settle({ kind: 'error', failure: describeExecutionError(message.data) });
         break;
       case 'execution_interrupted':
         settle({ kind: 'interrupted' });
@@ -194,30 +197,24 @@ function followSocket(socket: WebSocket, promptIdOf: () => string | undefined, p
   };
 }
 
-/** `execution_error` as one line: the node, its class and ComfyUI's exception message. */
-function describeExecutionError(data: Record<string, unknown>): string {
-  const node = data.node_id === undefined ? '' : `node ${String(data.node_id)}${data.node_type ? ` (${String(data.node_type)})` : ''}: `;
-  const what = [data.exception_type, data.exception_message].filter((part) => typeof part === 'string' && part !== '').join(': ');
-  return `${node}${what || 'execution error'}`.slice(0, 500);
-}
-
 /** The outcome read from a history entry's status (undefined while the job has not ended). */
 function outcomeOf(entry: HistoryEntry | undefined): Outcome | undefined {
   if (!entry) return undefined;
   const status = entry.status;
   if (status?.status_str === 'error') {
     const error = status.messages?.find(([type]) => type === 'execution_error');
-    if (error) return { kind: 'error', message: describeExecutionError(error[1]) };
+    if (error) return { kind: 'error', failure: describeExecutionError(error[1]) };
     if (status.messages?.some(([type]) => type === 'execution_interrupted')) return { kind: 'interrupted' };
-    return { kind: 'error', message: 'the job ended in error' };
+    return { kind: 'error', failure: { message: 'the job ended in error', raw: 'the job ended in error', retryable: true } };
   }
   return { kind: 'success' };
 }
 
 /**
  * Polls /history until the job has ended. A server that stops answering fails PROVIDER_ERROR
- * (retried on the next provider), and so does one that no longer knows the job (a restart
- * empties ComfyUI's queue and history).
+ * (retried: on the next provider, or on this one once it is back); one that answers but no
+ * longer knows the job (a restart empties ComfyUI's queue and history) fails JobForgotten, and
+ * the job is queued again (outage.ts rerunWhenForgotten).
  */
 async function pollUntilEnded(http: ComfyHttp, server: ComfyServer, promptId: string, intervalMs: number, signal: AbortSignal): Promise<Outcome> {
   let failures = 0;
@@ -236,9 +233,13 @@ async function pollUntilEnded(http: ComfyHttp, server: ComfyServer, promptId: st
     } catch (err) {
       if (signal.aborted) throw err;
       failures += 1;
-      if (failures >= POLL_FAILURES) throw new ProviderError('PROVIDER_ERROR', `${server.name} went away in the middle of the job: ${(err as Error).message}`);
+      if (failures >= POLL_FAILURES) {
+        // Unreachable: the server is down (the next attempt waits for it, or goes to another server).
+        if (err instanceof ServerUnreachable) throw new ServerUnreachable(`${server.name} went away in the middle of the job (${err.reason})`, err.reason);
+        throw new ProviderError('PROVIDER_ERROR', `${server.name} went away in the middle of the job: ${(err as Error).message}`);
+      }
     }
-    if (lost) throw new ProviderError('PROVIDER_ERROR', `${server.name} no longer knows the job (restarted?)`);
+    if (lost) throw new JobForgotten(server.name);
     await sleep(intervalMs, undefined, { signal });
   }
 }
