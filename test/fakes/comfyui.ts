@@ -7,6 +7,12 @@
 // and a history with each output node's files, readable through /view. Written from ComfyUI's
 // server.py, main.py, execution.py and nodes.py; the node catalogue is in comfyui/catalogue.ts.
 //
+// It follows ComfyUI 0.3.64 (October 2025): the feature_flags handshake (a client announcing
+// supports_preview_metadata gets event-4 preview frames, any other the older event-1 ones),
+// progress_state broadcasts, /interrupt with a prompt_id stopping only that prompt when it runs,
+// 413 past --max-upload-size, `executing` with node null after each job. A test that runs the
+// provider against a real server of that version is test/providers/comfyui-real.test.ts.
+//
 // Like ComfyUI it caches: a prompt whose nodes did not change since the last one is not run again
 // (no progress; its output node shows its earlier files). Change the seed, or pass cache: false.
 //
@@ -23,7 +29,7 @@ import type { Answer, Multipart } from './comfyui/files.js';
 import { Folders, type FolderType, inside } from './comfyui/folders.js';
 import { type HistoryEntry, PromptQueue } from './comfyui/queue.js';
 import { type InterruptRecord, type RouteContext, route, routePath } from './comfyui/routes.js';
-import { type SentMessage, Sockets } from './comfyui/sockets.js';
+import { type SentMessage, Sockets, serverFeatures } from './comfyui/sockets.js';
 
 export { fakeImageColour } from './comfyui/images.js';
 export { animatedWebpWorkflow, img2imgWorkflow, txt2imgWorkflow } from './comfyui/workflows.js';
@@ -41,6 +47,8 @@ export interface FakeComfyUiOptions {
   previews?: boolean;
   /** Reuse the outputs of nodes whose inputs did not change since the previous prompt, as ComfyUI does. @default true */
   cache?: boolean;
+  /** --max-upload-size, in MB: an upload whose body is larger is answered 413. @default 100 */
+  maxUploadSizeMb?: number;
 }
 
 export interface RecordedRequest {
@@ -84,6 +92,13 @@ export interface FakeComfyUi {
   refuse(on?: boolean): void;
   /** Resolves once the server has died (dieDuringNextJob). */
   died: Promise<void>;
+  /**
+   * A restart in two steps: stop() cuts every socket and closes the port (connections are
+   * refused), forgetting the queue and the history as a restarted ComfyUI does (its files stay);
+   * start() listens again on the same port.
+   */
+  stop(): Promise<void>;
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -124,11 +139,12 @@ export async function startFakeComfyUi(t: TestContext | null, options: FakeComfy
   const catalogue = () => nodeCatalogue(checkpoints, folders.list('input'));
   let executor: Executor | undefined;
   const queue = new PromptQueue(() => sockets.send('status', { status: { exec_info: { queue_remaining: queue.remaining() } } }, null));
+  const maxUploadBytes = Math.round((options.maxUploadSizeMb ?? 100) * 1024 * 1024);
   const sockets = new Sockets((sid) => {
     sockets.send('status', { status: { exec_info: { queue_remaining: queue.remaining() } }, sid }, sid);
     // A client that reconnects while its job runs is told the node running now.
     if (executor?.clientId === sid && executor.lastNodeId !== null) sockets.send('executing', { node: executor.lastNodeId }, sid);
-  });
+  }, serverFeatures(maxUploadBytes));
   const requests: RecordedRequest[] = [];
   let refusing = false;
   let markDied: () => void = () => {};
@@ -151,7 +167,7 @@ export async function startFakeComfyUi(t: TestContext | null, options: FakeComfy
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const interrupts: InterruptRecord[] = [];
-  const ctx: RouteContext = { queue, executor, folders, catalogue, interrupts, counter: { next: 0 }, port };
+  const ctx: RouteContext = { queue, executor, folders, catalogue, interrupts, counter: { next: 0 }, port, maxUploadBytes };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -201,6 +217,16 @@ export async function startFakeComfyUi(t: TestContext | null, options: FakeComfy
       refusing = on;
     },
     died,
+    stop: async () => {
+      executor.forget();
+      queue.forget();
+      sockets.terminateAll();
+      server.closeAllConnections();
+      if (server.listening) await new Promise((resolve) => server.close(resolve));
+    },
+    start: async () => {
+      if (!server.listening) await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    },
     close: async () => {
       executor.close();
       sockets.close();

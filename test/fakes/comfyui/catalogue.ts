@@ -1,6 +1,8 @@
 // The fake's node catalogue: a few of ComfyUI's built-in node classes, declared as their
-// INPUT_TYPES / RETURN_TYPES / OUTPUT_NODE declare them (nodes.py, comfy_extras/nodes_images.py),
-// so validation and GET /object_info answer what a stock ComfyUI answers for them.
+// INPUT_TYPES / RETURN_TYPES / OUTPUT_NODE declare them (nodes.py, comfy_extras/nodes_images.py,
+// comfy_extras/nodes_primitive.py), so validation and GET /object_info answer what a stock ComfyUI
+// answers for them; and the two classes of test/fixtures/comfyui/custom_nodes/imgtask_test_nodes,
+// which the opt-in real-server test installs.
 
 /** One input's declaration, as INPUT_TYPES gives it: a type name or a combo's list of values, then its options. */
 export type InputSpec = [type: string | string[], options?: Record<string, unknown>];
@@ -19,6 +21,8 @@ export interface NodeClass {
    * and calls VALIDATE_INPUTS instead (LoadImage checks that its file exists).
    */
   validateInputs?: string[];
+  /** python_module in /object_info. @default 'nodes' */
+  module?: string;
 }
 
 /** comfy.samplers.KSampler.SAMPLERS and SCHEDULERS (a current ComfyUI's lists). */
@@ -129,6 +133,63 @@ export function nodeCatalogue(checkpoints: string[], inputFiles: string[]): Reco
       description: 'Saves the input images to your ComfyUI output directory.',
     },
     PreviewImage: { input: { required: { images: ['IMAGE'] }, hidden: SAVE_HIDDEN }, output: [], outputNode: true, category: 'image' },
+    EmptyImage: {
+      input: {
+        required: {
+          width: ['INT', { default: 512, min: 1, max: MAX_RESOLUTION, step: 1 }],
+          height: ['INT', { default: 512, min: 1, max: MAX_RESOLUTION, step: 1 }],
+          batch_size: ['INT', { default: 1, min: 1, max: 4096 }],
+          color: ['INT', { default: 0, min: 0, max: 0xffffff, step: 1, display: 'color' }],
+        },
+      },
+      output: ['IMAGE'],
+      outputNode: false,
+      category: 'image',
+    },
+    ImageInvert: { input: { required: { image: ['IMAGE'] } }, output: ['IMAGE'], outputNode: false, category: 'image' },
+    ImageScale: {
+      input: {
+        required: {
+          image: ['IMAGE'],
+          upscale_method: [['nearest-exact', 'bilinear', 'area', 'bicubic', 'lanczos']],
+          width: ['INT', { default: 512, min: 0, max: MAX_RESOLUTION, step: 1 }],
+          height: ['INT', { default: 512, min: 0, max: MAX_RESOLUTION, step: 1 }],
+          crop: [['disabled', 'center']],
+        },
+      },
+      output: ['IMAGE'],
+      outputNode: false,
+      category: 'image/upscaling',
+    },
+    RepeatImageBatch: {
+      input: { required: { image: ['IMAGE'], amount: ['INT', { default: 1, min: 1, max: 4096 }] } },
+      output: ['IMAGE'],
+      outputNode: false,
+      category: 'image/batch',
+      module: 'comfy_extras.nodes_images',
+    },
+    PrimitiveString: { input: { required: { value: ['STRING', {}] } }, output: ['STRING'], outputNode: false, category: 'utils/primitive', module: 'comfy_extras.nodes_primitive' },
+    ImgtaskTestSteps: {
+      input: {
+        required: {
+          image: ['IMAGE'],
+          steps: ['INT', { default: 4, min: 1, max: 1000 }],
+          seed: ['INT', { default: 0, min: 0, max: MAX_SEED }],
+          step_seconds: ['FLOAT', { default: 0.25, min: 0.0, max: 60.0, step: 0.01 }],
+        },
+      },
+      output: ['IMAGE'],
+      outputNode: false,
+      category: 'imgtask/test',
+      module: 'custom_nodes.imgtask_test_nodes',
+    },
+    ImgtaskTestFail: {
+      input: { required: { image: ['IMAGE'], message: ['STRING', { default: 'imgtask test failure' }] } },
+      output: ['IMAGE'],
+      outputNode: false,
+      category: 'imgtask/test',
+      module: 'custom_nodes.imgtask_test_nodes',
+    },
     SaveAnimatedWEBP: {
       input: {
         required: {
@@ -144,6 +205,7 @@ export function nodeCatalogue(checkpoints: string[], inputFiles: string[]): Reco
       output: [],
       outputNode: true,
       category: 'image/animation',
+      module: 'comfy_extras.nodes_images',
     },
   };
 }
@@ -169,7 +231,7 @@ export function objectInfo(name: string, node: NodeClass): Record<string, unknow
     name,
     display_name: name,
     description: node.description ?? '',
-    python_module: name === 'SaveAnimatedWEBP' ? 'comfy_extras.nodes_images' : 'nodes',
+    python_module: node.module ?? 'nodes',
     category: node.category,
     output_node: node.outputNode,
   };

@@ -181,7 +181,7 @@ export class Executor {
     job.executing(id);
     this.checkInterrupt();
     const inputs = Object.fromEntries(Object.entries(node.inputs).map(([name, value]) => [name, isLink(value) ? values.get(String(value[0]))![value[1]] : value]));
-    const result = await runNode(node.class_type, inputs, { folders: this.folders, sample: (steps) => this.sample(job, id, steps) });
+    const result = await runNode(node.class_type, inputs, { folders: this.folders, sample: (steps, stepMs) => this.sample(job, id, steps, stepMs) });
     values.set(id, result.outputs);
     if (result.ui) {
       uis.set(id, result.ui);
@@ -191,16 +191,18 @@ export class Executor {
     job.progressState(id, 'finished');
   }
 
-  /** The sampler's steps: each one a `progress` message (ComfyUI's progress hook), interruptible. */
-  private async sample(job: JobMessages, nodeId: string, steps: number): Promise<void> {
+  /** A progress bar's steps: each one a `progress` message (ComfyUI's progress hook), interruptible. */
+  private async sample(job: JobMessages, nodeId: string, steps: number, stepMs?: number): Promise<void> {
     const failure = this.failure;
     if (failure) failure.times -= 1;
     if (failure && failure.times <= 0) this.failure = null;
     if (failure?.kind === 'out_of_memory') throw new NodeFailure(failure.message, 'torch.OutOfMemoryError', OOM_TIPS);
     if (failure) throw new NodeFailure(failure.message, 'RuntimeError');
-    const max = Math.min(steps, this.options.maxSteps);
+    const max = stepMs === undefined ? Math.min(steps, this.options.maxSteps) : steps;
+    const pause = stepMs ?? this.options.stepDelayMs;
     for (let value = 1; value <= max; value++) {
-      if (this.options.stepDelayMs > 0) await delay(this.options.stepDelayMs, undefined, { signal: this.stop.signal }).catch(() => {});
+      // As a node's own sleep: an interrupt is seen at the step's end, when it reports progress.
+      if (pause > 0) await delay(pause, undefined, { signal: this.stop.signal }).catch(() => {});
       if (this.stopped || this.jobGeneration !== this.generation) throw new Stopped();
       this.checkInterrupt();
       job.progress(nodeId, value, max, this.options.previews ? this.preview : null);

@@ -35,3 +35,9 @@ export async function imageSize(bytes: Buffer): Promise<{ width: number; height:
   const { width, height } = await sharp(bytes).metadata();
   return { width: width ?? 0, height: height ?? 0 };
 }
+
+/** The colour of an image's first pixel (the fake's images are solid), as LoadImage would read it. */
+export async function firstPixel(bytes: Buffer): Promise<Rgb> {
+  const { data } = await sharp(bytes).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return [data[0], data[1], data[2]];
+}

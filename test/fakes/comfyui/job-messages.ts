@@ -49,15 +49,22 @@ export class JobMessages {
     this.sockets.send('progress_state', { prompt_id: this.promptId, nodes }, null);
   }
 
-  /** One sampler step (main.py's progress hook): progress, progress_state, then the step's preview. */
+  /**
+   * One step of a node's progress bar (main.py's progress hook, comfy_execution.progress): the
+   * progress_state broadcast, then the step's preview with metadata (event 4) for a client that
+   * announced supports_preview_metadata, then `progress`, then the older preview frame (event 1,
+   * ">I" image type 1 = JPEG, then the image) for a client that did not, or for every socket when
+   * the job has no client.
+   */
   progress(nodeId: string, value: number, max: number, preview: Buffer | null): void {
-    this.sockets.send('progress', { value, max, prompt_id: this.promptId, node: nodeId }, this.clientId);
     this.progressState(nodeId, 'running', value, max);
-    if (!preview) return;
-    const metadata = Buffer.from(JSON.stringify({ node_id: nodeId, prompt_id: this.promptId, display_node_id: nodeId, parent_node_id: null, real_node_id: nodeId, image_type: 'image/jpeg' }));
-    this.sockets.sendBytes(PREVIEW_IMAGE_WITH_METADATA, Buffer.concat([uint32(metadata.length), metadata, preview]), this.clientId);
-    // The older frame (">I" image type 1 = JPEG, then the image) goes to clients that did not announce supports_preview_metadata.
-    if (!this.sockets.wantsPreviewMetadata(this.clientId)) this.sockets.sendBytes(PREVIEW_IMAGE, Buffer.concat([uint32(1), preview]), this.clientId);
+    const tagged = this.sockets.wantsPreviewMetadata(this.clientId);
+    if (preview && tagged) {
+      const metadata = Buffer.from(JSON.stringify({ node_id: nodeId, prompt_id: this.promptId, display_node_id: nodeId, parent_node_id: null, real_node_id: nodeId, image_type: 'image/jpeg' }));
+      this.sockets.sendBytes(PREVIEW_IMAGE_WITH_METADATA, Buffer.concat([uint32(metadata.length), metadata, preview]), this.clientId);
+    }
+    this.sockets.send('progress', { value, max, prompt_id: this.promptId, node: nodeId }, this.clientId);
+    if (preview && !tagged) this.sockets.sendBytes(PREVIEW_IMAGE, Buffer.concat([uint32(1), preview]), this.clientId);
   }
 
   /** execution_error: the node that raised, the exception, the node's inputs, the nodes done and those the cache held. */

@@ -7,6 +7,7 @@ import type { Executor } from './executor.js';
 import { type Answer, type Multipart, readMultipart, upload, view } from './files.js';
 import type { Folders } from './folders.js';
 import type { PromptQueue, QueueItem } from './queue.js';
+import { serverFeatures } from './sockets.js';
 import { validatePrompt } from './validate.js';
 
 export interface InterruptRecord {
@@ -25,12 +26,20 @@ export interface RouteContext {
   /** PromptServer.number: the next prompt's number. */
   counter: { next: number };
   port: number;
+  /** --max-upload-size in bytes: aiohttp's client_max_size, past which a form is answered 413. */
+  maxUploadBytes: number;
 }
 
 /** aiohttp's answer to an exception a handler did not catch. */
 const CRASH: Answer = { status: 500, body: Buffer.from('500 Internal Server Error\n\nServer got itself in trouble'), headers: { 'content-type': 'text/plain; charset=utf-8' } };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const isObject = (value: unknown): value is Record<string, any> => value !== null && typeof value === 'object' && !Array.isArray(value);
+/** aiohttp's HTTPRequestEntityTooLarge, raised by request.post() once the body passes client_max_size. */
+const tooLarge = (max: number, actual: number): Answer => ({
+  status: 413,
+  body: Buffer.from(`Maximum request body size ${max} exceeded, actual body size ${actual}`),
+  headers: { 'content-type': 'text/plain; charset=utf-8' },
+});
 const queueInfo = (queue: PromptQueue) => ({ exec_info: { queue_remaining: queue.remaining() } });
 const promptError = (type: string, message: string) => ({ status: 400, json: { error: { type, message, details: message, extra_info: {} }, node_errors: {} } });
 
@@ -92,8 +101,8 @@ function systemStats(port: number) {
       os: 'posix',
       ram_total: 67_108_864_000,
       ram_free: 48_318_382_080,
-      comfyui_version: '0.3.68',
-      required_frontend_version: '1.28.8',
+      comfyui_version: '0.3.64',
+      required_frontend_version: '1.27.10',
       python_version: '3.12.3 (main, Jun 18 2025, 17:59:45) [GCC 13.3.0]',
       pytorch_version: '2.8.0+cu128',
       embedded_python: false,
@@ -119,7 +128,7 @@ function getRoute(ctx: RouteContext, path: string, query: URLSearchParams): Answ
     const node = ctx.catalogue()[name];
     return { status: 200, json: node ? { [name]: objectInfo(name, node) } : {} };
   }
-  if (path === '/features') return { status: 200, json: { supports_preview_metadata: true, max_upload_size: 100 * 1024 * 1024 } };
+  if (path === '/features') return { status: 200, json: serverFeatures(ctx.maxUploadBytes) };
   if (path === '/embeddings' || path === '/extensions') return { status: 200, json: [] };
   // A plain GET of /ws, without the upgrade: aiohttp's "No WebSocket UPGRADE hdr".
   if (path === '/ws') return { status: 400 };
@@ -146,9 +155,11 @@ export async function route(ctx: RouteContext, req: IncomingMessage, url: URL, j
   let answer: Answer | null = null;
   if (req.method === 'GET') answer = await getRoute(ctx, path, url.searchParams);
   else if (req.method === 'POST' && path === '/upload/image') {
+    let bytes = 0;
+    req.on('data', (chunk: Buffer) => (bytes += chunk.length));
     const form = await readMultipart(req);
     onForm(form);
-    answer = upload(form, ctx.folders);
+    answer = bytes > ctx.maxUploadBytes ? tooLarge(ctx.maxUploadBytes, bytes) : upload(form, ctx.folders);
   } else if (req.method === 'POST' && POST_ROUTES[path]) {
     // The interrupt route alone reads a body that is not JSON as {}; elsewhere request.json() raises.
     answer = json === undefined && path !== '/interrupt' ? CRASH : POST_ROUTES[path](ctx, json ?? {});

@@ -20,8 +20,8 @@ export interface SentMessage {
   data: any;
 }
 
-/** What comfy_api.feature_flags answers a client that sends its own flags first. */
-const SERVER_FEATURES = { supports_preview_metadata: true, max_upload_size: 100 * 1024 * 1024 };
+/** comfy_api.feature_flags.get_server_features(): answered to a client that sends its own flags first, and on GET /features. */
+export const serverFeatures = (maxUploadBytes: number) => ({ supports_preview_metadata: true, max_upload_size: maxUploadBytes });
 
 export class Sockets {
   readonly sent: SentMessage[] = [];
@@ -32,8 +32,14 @@ export class Sockets {
   private readonly flags = new Map<string, Record<string, unknown>>();
   private readonly wss = new WebSocketServer({ noServer: true });
 
-  /** `onConnect` sends what a new socket gets first (status, and the running node when it is that job's client). */
-  constructor(private readonly onConnect: (sid: string) => void) {}
+  /**
+   * `onConnect` sends what a new socket gets first (status, and the running node when it is that
+   * job's client); `features` is what the server answers a client's feature_flags with.
+   */
+  constructor(
+    private readonly onConnect: (sid: string) => void,
+    private readonly features: Record<string, unknown>,
+  ) {}
 
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, clientId: string): void {
     this.wss.handleUpgrade(req, socket, head, (ws) => this.connect(ws, clientId));
@@ -51,7 +57,7 @@ export class Sockets {
         const message = JSON.parse(String(raw));
         if (first && message?.type === 'feature_flags') {
           this.flags.set(sid, message.data ?? {});
-          this.send('feature_flags', SERVER_FEATURES, sid);
+          this.send('feature_flags', this.features, sid);
         }
         first = false;
       } catch {

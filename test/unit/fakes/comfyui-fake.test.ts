@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import sharp from 'sharp';
 import WebSocket from 'ws';
+import type { WorkflowGraph } from '../../../src/domain/comfy-workflows.js';
+import { ProviderError } from '../../../src/domain/tasks.js';
+import { createComfyUi } from '../../../src/providers/remote/comfyui/generator.js';
 import { animatedWebpWorkflow, type FakeComfyUi, fakeImageColour, img2imgWorkflow, startFakeComfyUi, txt2imgWorkflow } from '../../fakes/comfyui.js';
 
 /** A client's WebSocket: the JSON messages and binary frames it received, in order. */
@@ -87,8 +92,23 @@ test('a prompt runs and its messages reach the socket of the client that queued 
   for (const message of client.json.filter((m) => m.type !== 'status')) assert.equal(message.data.prompt_id, promptId, message.type);
   assert.equal(client.json.find((m) => m.type === 'progress')!.data.node, '3');
   assert.deepEqual(client.json.find((m) => m.type === 'execution_cached')!.data.nodes, []);
-  // Preview frames: a ">I" event type (4, with metadata; 1, the older form) then the payload.
-  assert.deepEqual([...new Set(client.binary.map((frame) => frame.readUInt32BE(0)))].sort(), [1, 4]);
+  // Preview frames: a ">I" event type then the payload; a client that sent no feature_flags gets the older form (1) only.
+  assert.deepEqual([...new Set(client.binary.map((frame) => frame.readUInt32BE(0)))], [1]);
+  assert.equal(client.binary.length, 3, 'one preview per step');
+  // progress_state: every node that started, each finished by the end, broadcast to every socket.
+  await other.until((m) => m.type === 'progress_state' && m.data.nodes['9']?.state === 'finished');
+  const states = other.json.filter((m) => m.type === 'progress_state');
+  assert.deepEqual(
+    Object.entries(states.at(-1)!.data.nodes).map(([id, node]: [string, any]) => [id, node.state, node.prompt_id, node.value === node.max]),
+    ['3', '4', '5', '6', '7', '8', '9'].map((id) => [id, 'finished', promptId, true]),
+  );
+  assert.deepEqual(
+    states
+      .map((m) => m.data.nodes['3'])
+      .filter((node) => node?.state === 'running')
+      .map((node) => `${node.value}/${node.max}`),
+    ['0/1', '1/3', '2/3', '3/3'],
+  );
   // The other client hears the broadcasts (status, progress_state) and nothing of the job itself.
   assert.deepEqual([...new Set(other.json.map((m) => m.type))].sort(), ['progress_state', 'status']);
   assert.equal(other.binary.length, 0);
@@ -373,4 +393,155 @@ test('an animation workflow saves one animated WebP, listed under images with an
   assert.deepEqual(info.KSampler.input_order.required, ['model', 'seed', 'steps', 'cfg', 'sampler_name', 'scheduler', 'positive', 'negative', 'latent_image', 'denoise']);
   assert.deepEqual([info.KSampler.output, info.KSampler.output_node], [['LATENT'], false]);
   assert.equal((await getJson(fake, `/object_info`)).SaveAnimatedWEBP.output_node, true);
+});
+
+test('a client that sends feature_flags first gets the server flags, and previews tagged with the prompt (event 4) only, each after its progress_state and before its progress', async (t) => {
+  const fake = await startFakeComfyUi(t);
+  const client = await connect(fake, 'tagged');
+  client.ws.send(JSON.stringify({ type: 'feature_flags', data: { supports_preview_metadata: true } }));
+  const flags = await client.until((m) => m.type === 'feature_flags');
+  assert.deepEqual(flags.data, { supports_preview_metadata: true, max_upload_size: 100 * 1024 * 1024 });
+  const { json } = await post(fake, '/prompt', { prompt: graph(4, 'tagged'), client_id: 'tagged' });
+  await client.until((m) => m.type === 'executing' && m.data.node === null);
+
+  assert.equal(client.binary.length, 3, 'one preview per step');
+  for (const frame of client.binary) {
+    assert.equal(frame.readUInt32BE(0), 4);
+    const length = frame.readUInt32BE(4);
+    const metadata = JSON.parse(frame.subarray(8, 8 + length).toString('utf8'));
+    assert.deepEqual([metadata.prompt_id, metadata.node_id, metadata.image_type], [json.prompt_id, '3', 'image/jpeg']);
+    assert.equal((await sharp(frame.subarray(8 + length)).metadata()).format, 'jpeg');
+  }
+  // main.py's hook: the registry's update (progress_state, then the tagged preview) comes before `progress`.
+  const sent = fake.messages.map((m) => (m.type === 'binary' ? `binary ${m.data.event}` : m.type));
+  const firstProgress = sent.indexOf('progress');
+  assert.deepEqual(sent.slice(firstProgress - 2, firstProgress + 1), ['progress_state', 'binary 4', 'progress']);
+});
+
+test('status is broadcast with the queue size on every change: queued, taken to run, done', async (t) => {
+  const fake = await startFakeComfyUi(t);
+  const client = await connect(fake, 'c');
+  assert.deepEqual(client.json[0], { type: 'status', data: { status: { exec_info: { queue_remaining: 0 } }, sid: 'c' } });
+  const { json } = await post(fake, '/prompt', { prompt: graph(12, 'status'), client_id: 'c' });
+  await client.until((m) => m.type === 'executing' && m.data.node === null);
+  await client.until((m) => m.type === 'status' && m.data.status.exec_info.queue_remaining === 0 && !('sid' in m.data));
+  const statuses = fake.messages.filter((m) => m.type === 'status' && m.sid === null).map((m) => m.data.status.exec_info.queue_remaining);
+  assert.deepEqual(statuses, [1, 1, 0]);
+  // The last status goes out after the history is written, before the final `executing` null.
+  const order = fake.messages.filter((m) => m.sid === null || m.data?.prompt_id === json.prompt_id).map((m) => m.type);
+  assert.deepEqual(order.slice(-2), ['status', 'executing']);
+});
+
+test('an upload larger than --max-upload-size is answered 413 as aiohttp answers it, and not stored; /features reports the limit', async (t) => {
+  const fake = await startFakeComfyUi(t, { maxUploadSizeMb: 0.01 });
+  const limit = Math.round(0.01 * 1024 * 1024);
+  const upload = async (bytes: number, name: string) => {
+    const form = new FormData();
+    form.append('image', new Blob([new Uint8Array(bytes)], { type: 'image/png' }), name);
+    const res = await fetch(`${fake.baseUrl}/upload/image`, { method: 'POST', body: form });
+    return { status: res.status, text: await res.text() };
+  };
+  assert.equal((await upload(4000, 'small.png')).status, 200);
+  const refused = await upload(limit + 1000, 'large.png');
+  assert.equal(refused.status, 413);
+  assert.match(refused.text, new RegExp(`^Maximum request body size ${limit} exceeded, actual body size \\d+$`));
+  assert.equal(fake.file('input', '', 'large.png'), undefined);
+  assert.ok(fake.file('input', '', 'small.png'));
+  assert.deepEqual(await getJson(fake, '/features'), { supports_preview_metadata: true, max_upload_size: limit });
+});
+
+test('through the provider, an input image past the upload limit fails INVALID_INPUT, not retried, and nothing is queued', async (t) => {
+  const fake = await startFakeComfyUi(t, { maxUploadSizeMb: 0.01 });
+  const graphOf = img2imgWorkflow() as unknown as WorkflowGraph;
+  const comfy = createComfyUi({
+    name: 'gpu-1',
+    baseUrl: fake.baseUrl,
+    headers: {},
+    timeoutMs: 10_000,
+    pollIntervalMs: 20,
+    maxQueued: null,
+    workflowOf: () => ({ file: '/img2img.json', graph: graphOf, bindings: { prompt: '6.inputs.text', images: ['10.inputs.image'] } }),
+  });
+  // Noise does not compress: well past 10 KB as PNG.
+  const noise = await sharp(randomBytes(96 * 96 * 3), { raw: { width: 96, height: 96, channels: 3 } })
+    .png()
+    .toBuffer();
+  const err = await comfy.image
+    .generate({
+      model: 'edit',
+      prompt: 'p',
+      width: 96,
+      height: 96,
+      inputs: [{ data: noise, format: 'png', width: 96, height: 96 }],
+      index: 0,
+      seed: 1,
+      options: {},
+      signal: AbortSignal.timeout(10_000),
+    })
+    .then(
+      () => assert.fail('expected a failure'),
+      (e: unknown) => e,
+    );
+  assert.ok(err instanceof ProviderError);
+  assert.deepEqual([err.code, err.retryable], ['INVALID_INPUT', false]);
+  assert.match(err.message, /too large/);
+  assert.equal(fake.requests.filter((r) => r.path === '/prompt').length, 0);
+});
+
+test('the model-free fixture workflows of the real-server test run on the fake: EmptyImage, the steps node (every step, with previews), LoadImage → ImageInvert, RepeatImageBatch into SaveAnimatedWEBP, a node that raises, a bad combo value', async (t) => {
+  const fake = await startFakeComfyUi(t);
+  const client = await connect(fake, 'c');
+  const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../../fixtures/comfyui/workflows/${name}.json`, import.meta.url), 'utf8'));
+  const run = async (prompt: unknown) => {
+    const { json } = await post(fake, '/prompt', { prompt, client_id: 'c' });
+    await finished(fake, json.prompt_id);
+    return json.prompt_id as string;
+  };
+
+  const txt2img = fixture('txt2img');
+  Object.assign(txt2img['5'].inputs, { width: 40, height: 24 });
+  const first = await run(txt2img);
+  const image = fake.file('output', '', (fake.history(first)!.outputs['9'].images[0] as { filename: string }).filename)!;
+  assert.deepEqual(
+    await sharp(image)
+      .metadata()
+      .then(({ width, height }) => [width, height]),
+    [40, 24],
+  );
+  assert.deepEqual(await firstPixel(image), [0x33, 0x66, 0x99]);
+  const steps = client.json.filter((m) => m.type === 'progress' && m.data.prompt_id === first);
+  assert.deepEqual(
+    steps.map((m) => `${m.data.value}/${m.data.max}`),
+    ['1/4', '2/4', '3/4', '4/4'],
+    'the custom node runs all its steps',
+  );
+
+  const png = await sharp({ create: { width: 16, height: 8, channels: 3, background: '#204060' } })
+    .png()
+    .toBuffer();
+  const form = new FormData();
+  form.append('image', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'in.png');
+  await fetch(`${fake.baseUrl}/upload/image`, { method: 'POST', body: form });
+  const img2img = fixture('img2img');
+  img2img['10'].inputs.image = 'in.png';
+  const inverted = await run(img2img);
+  assert.deepEqual(await firstPixel(fake.file('output', '', (fake.history(inverted)!.outputs['9'].images[0] as { filename: string }).filename)!), [0xdf, 0xbf, 0x9f]);
+
+  const video = await run(fixture('video'));
+  const webp = fake.file('output', '', (fake.history(video)!.outputs['9'].images[0] as { filename: string }).filename)!;
+  assert.equal((await sharp(webp, { animated: true }).metadata()).pages, 8, 'the steps node dims each frame: none merge');
+
+  const failed = await run(fixture('error'));
+  const error = fake.history(failed)!.status.messages.at(-1)!;
+  assert.deepEqual([error[0], error[1].node_id, error[1].node_type, error[1].exception_message], ['execution_error', '13', 'ImgtaskTestFail', 'imgtask test failure\n']);
+
+  const invalid = await post(fake, '/prompt', { prompt: fixture('invalid'), client_id: 'c' });
+  assert.equal(invalid.status, 400);
+  assert.equal(invalid.json.node_errors['14'].errors[0].type, 'value_not_in_list');
+
+  const info = await getJson(fake, '/object_info');
+  assert.deepEqual(
+    [info.ImgtaskTestSteps.python_module, info.PrimitiveString.python_module, info.PrimitiveString.input.required.value[0]],
+    ['custom_nodes.imgtask_test_nodes', 'comfy_extras.nodes_primitive', 'STRING'],
+  );
 });
