@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { EventBus, ItemFractions } from '../../services/events.js';
 import type { StoreSignals } from '../../store/types.js';
 import type { Dispatcher } from './intake.js';
+import { bridgePreviews } from './preview-signals.js';
 
 /**
  * What the processes sharing one database tell each other, through the store's signals
@@ -24,6 +25,8 @@ import type { Dispatcher } from './intake.js';
  *   and its live status streams. A process skips its own.
  * - deliveries falling due notify `imgtask_delivery_due`, which wakes the one dispatcher;
  * - an operator's pause or resume of a lane notifies `imgtask_lanes_changed`: every process reads the pauses again.
+ * - a running item's live preview notifies `imgtask_task_preview` (preview-signals.ts), made small
+ *   enough for one notification: every other process hands it to its live status streams.
  *
  * The expiry sweep and the webhook dispatcher run in one process at a time, each under an
  * advisory lock.
@@ -160,6 +163,7 @@ export async function bridgeEvents(signals: StoreSignals, events: EventBus, log:
   });
   // A pause or resume anywhere (this process's own included, harmlessly): the lanes read the pauses again.
   await signals.listen(CHANNELS.lanes, () => open && events.emit('lanes:changed-elsewhere', {}));
+  const stopPreviews = await bridgePreviews(signals, events, log);
   await signals.listen(CHANNELS.deliveryDue, () => {
     if (!open) return;
     // Emitted here for the local dispatcher; not announced again.
@@ -173,6 +177,7 @@ export async function bridgeEvents(signals: StoreSignals, events: EventBus, log:
   return () => {
     open = false;
     for (const unsubscribe of off) unsubscribe();
+    stopPreviews();
   };
 }
 
