@@ -5,7 +5,7 @@ import { configProblems } from './config-problems.js';
 import { ConfigError } from './environment.js';
 import { describeJsonSyntaxError } from './json-syntax.js';
 import { type Config, ConfigSchema } from './schema.js';
-import { type LoadedWorkflow, loadWorkflow } from './workflows.js';
+import { type LoadedWorkflow, loadWorkflow, parameterBindings, withRunOutputs, workflowPath } from './workflows.js';
 
 /** The settings as the schema gives them, before the workflows are read. */
 type ConfigSettings = z.infer<typeof ConfigSchema>;
@@ -58,13 +58,13 @@ function readJson(path: string | URL, label: string): JsonObject {
 }
 
 /** Validates a merged config and reads the workflows its ComfyUI models name (relative to `baseDir`); the error names every offending key. */
-function validateConfig(raw: unknown, baseDir: string): Config {
+function validateConfig(raw: unknown, baseDir: string, load: WorkflowLoad = { read: [], broken: null }): Config {
   const result = ConfigSchema.safeParse(raw);
   if (!result.success) {
     const lines = configProblems(ConfigSchema, raw, result.error.issues);
     throw new ConfigError(`config: invalid settings (${lines.length === 1 ? 'one problem' : `${lines.length} problems`}):\n${lines.map((line) => `  ${line}`).join('\n')}`);
   }
-  const config: Config = { ...result.data, workflows: loadModelWorkflows(result.data, baseDir) };
+  const config: Config = { ...result.data, workflows: loadModelWorkflows(result.data, baseDir, load) };
   if (!config.models[config.defaultModel]) throw new ConfigError(`config: defaultModel: no model "${config.defaultModel}" in models`);
   for (const [id, model] of Object.entries(config.models)) {
     for (const provider of model.providers ?? (model.provider ? [model.provider] : [])) {
@@ -103,8 +103,9 @@ function validateConfig(raw: unknown, baseDir: string): Config {
  * `workflow` and `bindings`, the file must parse as API format, and every binding must name a
  * node input that exists. A workflow on a model with no ComfyUI provider is a mistake too.
  */
-function loadModelWorkflows(config: ConfigSettings, baseDir: string): Record<string, LoadedWorkflow> {
+function loadModelWorkflows(config: ConfigSettings, baseDir: string, load: WorkflowLoad): Record<string, LoadedWorkflow> {
   const workflows: Record<string, LoadedWorkflow> = {};
+  const failures: string[] = [];
   const sections = [
     ['models', config.models],
     ['videoModels', config.videoModels],
@@ -118,6 +119,9 @@ function loadModelWorkflows(config: ConfigSettings, baseDir: string): Record<str
       const onComfy = names.some((name: string) => config.providers[name]?.type === 'comfyui');
       if (!onComfy) {
         if (model.workflow !== undefined || model.bindings !== undefined) throw new ConfigError(`config: ${key}: workflow and bindings are for models served by a ComfyUI provider (type "comfyui")`);
+        if (model.parameters !== undefined || model.allowRawWorkflows)
+          throw new ConfigError(`config: ${key}: parameters and allowRawWorkflows are for models served by a ComfyUI provider (type "comfyui")`);
+        if ((model as { outputs?: unknown }).outputs !== undefined) throw new ConfigError(`config: ${key}: outputs are for models served by a ComfyUI provider (type "comfyui")`);
         continue;
       }
       if (!model.workflow || !model.bindings)
@@ -126,15 +130,45 @@ function loadModelWorkflows(config: ConfigSettings, baseDir: string): Record<str
       if (model.capabilities.maxInputs > imageInputs) {
         throw new ConfigError(`config: ${key}: capabilities.maxInputs is ${model.capabilities.maxInputs} but bindings.images names ${imageInputs} input(s): bind one LoadImage input per image`);
       }
+      const path = workflowPath(model.workflow, baseDir);
+      load.read.push(path);
       try {
-        workflows[key] = loadWorkflow(model.workflow, baseDir, model.bindings);
+        workflows[key] = loadWorkflow(model.workflow, baseDir, model.bindings, parameterBindings(model.parameters));
       } catch (err) {
-        throw new ConfigError(`config: ${key}.workflow: ${(err as Error).message}`);
+        // Every workflow is read before refusing, so the refusal names (and a watcher watches) them all.
+        failures.push(`config: ${key}.workflow: ${(err as Error).message}`);
+        load.broken?.push({ model: key, file: path, problem: (err as Error).message });
+        continue;
+      }
+      if (section === 'models') {
+        try {
+          workflows[key] = withRunOutputs(workflows[key], (model as { outputs?: string[] }).outputs);
+        } catch (err) {
+          throw new ConfigError(`config: ${key}.${(err as Error).message}`);
+        }
       }
     }
   }
+  if (failures.length > 0 && !load.broken) throw new ConfigError(failures.join('\n'));
   return workflows;
 }
+
+/** A model's workflow file that did not load (a doctor's load goes on without it). */
+export interface WorkflowFailure {
+  model: string;
+  file: string;
+  problem: string;
+}
+
+/** What one load reads: every workflow file it names (read or not), and, when it goes on past them, the workflows that did not load. */
+interface WorkflowLoad {
+  read: string[];
+  broken: WorkflowFailure[] | null;
+}
+
+const notLoaded = new WeakMap<Config, WorkflowFailure[]>();
+/** The workflows a config loaded with `keepBrokenWorkflows` left out, each with why. */
+export const workflowsNotLoaded = (config: Config): WorkflowFailure[] => notLoaded.get(config) ?? [];
 
 export interface ConfigFlags {
   host?: string;
@@ -159,8 +193,15 @@ function envOverrides(env: NodeJS.ProcessEnv): JsonObject {
 /** Whether a config layer names store.driver itself. */
 const setsDriver = (layer: JsonObject | undefined): boolean => isObject(layer?.store) && (layer.store as JsonObject).driver !== undefined;
 
-/** Loads the config: defaults → file → env → flags, then validates. */
-export function loadConfig(options: { file?: string; flags?: ConfigFlags; env?: NodeJS.ProcessEnv; overrides?: JsonObject } = {}): Config {
+/**
+ * Loads the config: defaults → file → env → flags, then validates. `read` receives the files the
+ * load read (the config file and every workflow file it names), even when it throws: a refused
+ * reload is tried again when one changes. `keepBrokenWorkflows` (doctor): a workflow file that
+ * does not load leaves its model without a workflow instead of refusing the config
+ * (workflowsNotLoaded says which).
+ */
+export function loadConfig(options: { file?: string; flags?: ConfigFlags; env?: NodeJS.ProcessEnv; overrides?: JsonObject; read?: string[]; keepBrokenWorkflows?: boolean } = {}): Config {
+  if (options.file) options.read?.push(resolve(options.file));
   const env = options.env ?? process.env;
   let merged = stripComments(readJson(DEFAULT_FILE, 'config/default.json')) as JsonObject;
   const file = options.file ? (stripComments(readJson(resolve(options.file), options.file)) as JsonObject) : undefined;
@@ -175,5 +216,8 @@ export function loadConfig(options: { file?: string; flags?: ConfigFlags; env?: 
   if (options.flags?.port !== undefined) server.port = options.flags.port;
   merged = deepMerge(merged, { server });
   // Workflow files are relative to the config file's folder (the working folder without one).
-  return validateConfig(merged, options.file ? dirname(resolve(options.file)) : process.cwd());
+  const load: WorkflowLoad = { read: options.read ?? [], broken: options.keepBrokenWorkflows ? [] : null };
+  const config = validateConfig(merged, options.file ? dirname(resolve(options.file)) : process.cwd(), load);
+  if (load.broken?.length) notLoaded.set(config, load.broken);
+  return config;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseProxyRange } from '../domain/client-address.js';
+import { parameterDeclarationProblems, STRING_PARAMETER_MAX } from '../domain/model-parameters.js';
 import { RETENTION_DEFAULTS, type RetentionKind, retentionProblem } from '../domain/retention.js';
 import { parseDuration } from '../domain/time.js';
 import type { LoadedWorkflow } from './workflows.js';
@@ -61,6 +62,36 @@ const WorkflowFields = {
       'A ComfyUI workflow in API format ("Export (API)"): its file, relative to the config file\'s folder (the working folder without one). Required, with bindings, when a provider of the model is of type comfyui, refused otherwise; read and checked against the bindings at load.',
     ),
   bindings: Bindings.optional(),
+  parameters: z
+    .record(
+      z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,39}$/, 'a parameter name (a letter, then letters, digits or _; up to 40 characters)'),
+      z
+        .strictObject({
+          binding: BindingPath.describe('The node input, as "<node id>.inputs.<name>", that receives the value (never shown to clients).'),
+          type: z.enum(['integer', 'number', 'string', 'boolean', 'enum']).describe('What a request may send: an integer, a number, a string, true or false, or one of `values`.'),
+          min: z.number().optional().describe('integer and number: the smallest value.'),
+          max: z.number().optional().describe('integer and number: the largest value.'),
+          values: z.array(z.string().min(1).max(STRING_PARAMETER_MAX)).max(500).optional().describe('enum: the values a request may choose (such as sampler, checkpoint or LoRA names).'),
+          maxLength: z.number().int().min(1).max(STRING_PARAMETER_MAX).optional().describe(`string: the longest value, in characters. Default (and most): ${STRING_PARAMETER_MAX}.`),
+          default: z.union([z.string(), z.number(), z.boolean()]).describe('The value bound when a request leaves the parameter out; it must be a value the parameter takes.'),
+          description: z.string().max(500).optional().describe('Shown to clients by GET /models (GET /video/models).'),
+          price: z
+            .strictObject({ perUnit: UsdString.describe('USD per unit of the value.') })
+            .optional()
+            .describe("integer and number: value × perUnit USD is added to each image's price (to each second's of a video), with the request's value or the default."),
+        })
+        .superRefine((parameter, ctx) => {
+          for (const message of parameterDeclarationProblems(parameter)) ctx.addIssue({ code: 'custom', message });
+        }),
+    )
+    .optional()
+    .describe(
+      "ComfyUI models: values a request may set in `parameters: { … }`, by name, each bound into one node input (checked against the workflow at load; a name or node input of the built-in bindings is refused). GET /models lists them without their bindings.",
+    ),
+  allowRawWorkflows: z
+    .boolean()
+    .default(false)
+    .describe('ComfyUI models: whether a request from a key with the scope workflow:raw may post a whole API-format graph in `workflow` (run instead of the model\'s own). Custom nodes can read files and run code on the server: see docs/providers/comfyui.md.'),
 };
 
 /** A model's providers: one name, or several tried in order. */
@@ -84,6 +115,14 @@ const ModelOptions = (made: string, readers: string) =>
 const ModelSchema = z.strictObject({
   ...ModelProviders,
   ...WorkflowFields,
+  outputs: z
+    .array(z.string().min(1).max(64))
+    .min(1)
+    .max(16)
+    .optional()
+    .describe(
+      "ComfyUI models: the output nodes (ids) whose files are the task's items, in this order: each run of the workflow makes one item per node, so a request's count × their number items. Absent: every image save node (SaveImage, SaveAnimatedWEBP, …; never PreviewImage). Each must be a node of the workflow (checked at load).",
+    ),
   price: z.strictObject({
     perImage: UsdString.describe('USD per image made, as a decimal string ("0.002"; up to 6 decimals).'),
     perInput: UsdString.describe('USD per input image, added to the price of each image made.'),
@@ -116,6 +155,8 @@ const ModelSchema = z.strictObject({
 const VideoModelSchema = z.strictObject({
   ...ModelProviders,
   workflow: WorkflowFields.workflow,
+  parameters: WorkflowFields.parameters,
+  allowRawWorkflows: WorkflowFields.allowRawWorkflows,
   /** As image models' bindings, plus the frame rate and the number of frames (duration × fps). */
   bindings: Bindings.extend({
     // A video item binds no batch size: the workflow keeps its own.

@@ -2,6 +2,7 @@
  * ComfyUI workflows in API format and the bindings that say which node input receives what:
  * the shapes and the pure checks, shared by config loading, the provider and doctor.
  */
+import { BUILT_IN_BINDING_NAMES } from './model-parameters.js';
 /** One node of a ComfyUI workflow in API format: `{ "3": { "class_type": "KSampler", "inputs": { … } } }`. */
 export interface WorkflowNode {
   class_type: string;
@@ -31,6 +32,12 @@ export interface LoadedWorkflow {
   file: string;
   graph: WorkflowGraph;
   bindings: WorkflowBindings;
+  /** The model's declared parameters (config `parameters`): each name's binding. */
+  parameters?: Readonly<Record<string, string>>;
+  /** Image models: the output nodes whose files are the items of one run, in order (comfy-outputs.ts runOutputs); absent: one item per run. */
+  outputs?: readonly string[];
+  /** Image models: the `outputs` the model names itself, as configured (doctor checks them again). */
+  namedOutputs?: readonly string[];
 }
 
 /** A binding path split: the node id and the input name. */
@@ -96,6 +103,34 @@ export function bindingProblems(graph: WorkflowGraph, bindings: WorkflowBindings
     else if (!(target.input in node.inputs)) {
       problems.push(`bindings.${name}: node "${target.node}" (${node.class_type}) has no input "${target.input}" (it has: ${Object.keys(node.inputs).join(', ') || 'none'})`);
     }
+  }
+  return problems;
+}
+
+/**
+ * The problems of a model's parameter bindings (name → node input) against `graph`: each must
+ * name a node input that exists, and neither a parameter's name nor its node input may be one
+ * of the built-in bindings' (the two would fight over the value). Empty when all is well.
+ */
+export function parameterBindingProblems(graph: WorkflowGraph, bindings: WorkflowBindings, parameters: Readonly<Record<string, string>>): string[] {
+  const problems: string[] = [];
+  const builtIn = new Map(bindingEntries(bindings).map(([name, path]) => [path, name]));
+  const taken = new Map<string, string>();
+  for (const [name, path] of Object.entries(parameters)) {
+    if ((BUILT_IN_BINDING_NAMES as readonly string[]).includes(name)) problems.push(`parameters.${name}: the name of a built-in binding; choose another`);
+    const target = parseBinding(path);
+    if (!target) {
+      problems.push(`parameters.${name}.binding: "${path}" is not "<node id>.inputs.<name>"`);
+      continue;
+    }
+    const node = graph[target.node];
+    if (!node) problems.push(`parameters.${name}.binding: no node "${target.node}" in the workflow`);
+    else if (!(target.input in node.inputs)) {
+      problems.push(`parameters.${name}.binding: node "${target.node}" (${node.class_type}) has no input "${target.input}" (it has: ${Object.keys(node.inputs).join(', ') || 'none'})`);
+    }
+    const clash = builtIn.get(path) ?? (taken.has(path) ? `parameters.${taken.get(path)}` : undefined);
+    if (clash) problems.push(`parameters.${name}.binding: "${path}" is bound already (${clash.startsWith('parameters.') ? clash : `bindings.${clash}`})`);
+    taken.set(path, name);
   }
   return problems;
 }
