@@ -6,7 +6,8 @@ import type { StorageInventory } from './storage-inventory.js';
 /** What doctor needs of the engine checks (app/admin/engines.ts gives more: versions, devices, queues). */
 export interface EngineChecks {
   comfyui: { provider: string; baseUrl: string; ok: boolean; problem?: string }[];
-  workflows: { model: string; ok: boolean; problems: string[] }[];
+  /** `servers`: the workflow against each of its model's ComfyUI servers (what GET /object_info says they can run). */
+  workflows: { model: string; ok: boolean; problems: string[]; servers?: { provider: string; problems: string[] }[] }[];
 }
 
 /**
@@ -34,10 +35,11 @@ const storageProblems = (storage: StorageReport): string[] => [
   ...(storage.writesRefused === null ? [] : [`storage: the store refuses writes: ${storage.writesRefused}`]),
 ];
 
-/** Engine problems, one phrase each: a ComfyUI server that does not answer, a workflow that no longer matches. */
+/** Engine problems, one phrase each: a ComfyUI server that does not answer, a workflow that no longer matches, or that a server cannot run. */
 const engineProblems = (engines: EngineChecks): string[] => [
   ...engines.comfyui.filter((server) => !server.ok).map((server) => `comfyui ${server.provider} down: ${server.baseUrl}: ${server.problem ?? 'no answer'}`),
   ...engines.workflows.flatMap((workflow) => (workflow.ok ? [] : workflow.problems.map((problem) => `workflow ${workflow.model}: ${problem}`))),
+  ...engines.workflows.flatMap((workflow) => (workflow.servers ?? []).flatMap((fit) => fit.problems.map((problem) => `workflow ${workflow.model} on ${fit.provider}: ${problem}`))),
 ];
 
 /** Orphans and what --fix left, one phrase each: warnings, since an orphan costs space, not correctness. */

@@ -32,9 +32,9 @@ test('doctor reports each ComfyUI server and workflow, and exits 1 when one is d
   const ok = await runCli(['--data', data, '--config', config, 'doctor'], { COMFY_HEADER_TEST: 'from-env' });
   assert.equal(ok.code, 0, ok.stdout + ok.stderr);
   assert.match(ok.stdout, new RegExp(`^comfyui gpu-1 ok: ${fake.baseUrl.replace(/[.]/g, '\\.')}, .*0 running, 0 waiting$`, 'm'));
-  assert.match(ok.stdout, /^workflow models\.flux ok: .*flow\.json$/m);
-  const asked = fake.requests.filter((r) => r.path === '/system_stats' || r.path === '/queue');
-  assert.equal(asked.length, 2);
+  assert.match(ok.stdout, /^workflow models\.flux ok: .*flow\.json, fits gpu-1$/m);
+  const asked = fake.requests.filter((r) => r.path === '/system_stats' || r.path === '/queue' || r.path === '/object_info');
+  assert.equal(asked.length, 3);
   assert.ok(
     asked.every((r) => r.headers['x-proxy-key'] === 'k1' && r.headers.authorization === 'Bearer from-the-store' && r.headers['x-from-env'] === 'from-env'),
     `with the server headers, resolved: ${JSON.stringify(asked.map((r) => r.headers))}`,
@@ -45,9 +45,11 @@ test('doctor reports each ComfyUI server and workflow, and exits 1 when one is d
   delete graph['3'];
   await writeFile(workflow, JSON.stringify(graph));
   const broken = await runCli(['--data', data, '--config', config, 'doctor', '--json']);
-  // The config itself no longer loads: the CLI says so and exits non-zero.
-  assert.notEqual(broken.code, 0);
-  assert.match(broken.stdout + broken.stderr, /models\.flux\.workflow: .*bindings\.seed: no node "3"/);
+  // The config loads without that workflow: doctor reports it among its other checks and exits 1.
+  assert.equal(broken.code, 1, broken.stdout + broken.stderr);
+  assert.equal(broken.json.ledger.ok, true);
+  assert.equal(broken.json.engines.comfyui[0].ok, true);
+  assert.match(broken.json.problems.join('\n'), /^workflow models\.flux: .*flow\.json: bindings\.seed: no node "3" in the workflow$/m);
 
   await writeFile(workflow, JSON.stringify(txt2imgWorkflow()));
   await fake.close();

@@ -9,7 +9,7 @@ export function registerLedgerCommands(program: Command): void {
   program
     .command('doctor')
     .description(
-      'Check the ledger invariants, the free space the service writes into, each ComfyUI server and workflow file, and count the stored files with the orphans no task or upload references; exits 1 when an invariant is broken, free space is below store.minFreeBytes, the store refuses writes, a ComfyUI server does not answer or a workflow no longer matches its bindings (orphans are a warning)',
+      'Check the ledger invariants, the free space the service writes into, each ComfyUI server and workflow file, and count the stored files with the orphans no task or upload references; exits 1 when an invariant is broken, free space is below store.minFreeBytes, the store refuses writes, a ComfyUI server does not answer, a workflow no longer matches its bindings or a server cannot run it (GET /object_info: node classes, inputs, bound input types; orphans are a warning)',
     )
     .option('--fix', 'remove the orphan files older than an hour (a younger one may be a write under way)')
     .option('--json', 'print one JSON document')
@@ -109,6 +109,13 @@ function engineLines(engines: AdminResult<'doctor'>['engines']): string[] {
         : `comfyui ${server.provider} DOWN: ${server.baseUrl}: ${server.problem}`,
     );
   }
-  for (const workflow of engines.workflows) lines.push(workflow.ok ? `workflow ${workflow.model} ok: ${workflow.file}` : `workflow ${workflow.model} BROKEN: ${workflow.problems.join('; ')}`);
+  for (const workflow of engines.workflows) {
+    const checked = workflow.servers.filter((fit) => fit.checked);
+    const fits = checked.length ? `, fits ${checked.map((fit) => fit.provider).join(', ')}` : '';
+    if (workflow.ok) lines.push(`workflow ${workflow.model} ok: ${workflow.file}${fits}`);
+    else if (workflow.problems.length) lines.push(`workflow ${workflow.model} BROKEN: ${workflow.problems.join('; ')}`);
+    // One line per server that cannot run it, each problem on its own line (node, class, input).
+    for (const fit of workflow.servers.filter((f) => f.problems.length)) lines.push(`workflow ${workflow.model} does not fit ${fit.provider}:`, ...fit.problems.map((p) => `  - ${p}`));
+  }
   return lines;
 }

@@ -1,0 +1,19 @@
+import type { Config } from '../config/schema.js';
+import type { LoadedWorkflow } from '../domain/comfy-workflows.js';
+
+/** The workflows a ComfyUI provider runs: each model (`models.<id>`, `videoModels.<id>`) that names it, with its loaded workflow. */
+export function workflowsServedBy(config: Config, provider: string): { model: string; workflow: LoadedWorkflow }[] {
+  const served: { model: string; workflow: LoadedWorkflow }[] = [];
+  const sections = [
+    ['models', config.models],
+    ['videoModels', config.videoModels],
+  ] as const;
+  for (const [section, models] of sections) {
+    for (const [id, model] of Object.entries(models)) {
+      const workflow = config.workflows[`${section}.${id}`];
+      const names = model.providers ?? (model.provider ? [model.provider] : []);
+      if (workflow && names.includes(provider)) served.push({ model: `${section}.${id}`, workflow });
+    }
+  }
+  return served;
+}
