@@ -11,14 +11,18 @@ export const SeedField = z
   .min(0)
   .max(SEED_SPACE - 1)
   .optional()
-  .describe('0..4294967295; item i is made with (seed + i) mod 2^32; a random seed is chosen (and reported on each item) when absent');
+  .describe(
+    '0..4294967295; item i is made with (seed + i) mod 2^32 (run i, of a ComfyUI model that makes several images a run: its images share the seed); a random seed is chosen (and reported on each item) when absent',
+  );
 
 /** The seed a successful item reports, in a result (optional: items of tasks prepared before seeds were kept have none). */
 export const ItemSeed = z
   .number()
   .int()
   .optional()
-  .describe('the seed this item was made with: the request’s seed (or the one chosen) + its index, mod 2^32; absent only on items of tasks prepared before seeds were kept');
+  .describe(
+    'the seed this item was made with: the request’s seed (or the one chosen) + its index (its run’s, of a model that makes several images a run), mod 2^32; absent only on items of tasks prepared before seeds were kept',
+  );
 
 /**
  * The task's base seed: the request's, else one chosen at random. Called once, in `prepare`,
