@@ -77,7 +77,7 @@ export interface FakeComfyUi {
   openSockets(): number;
   /** The first message, sent already or to come, that `match` accepts; rejects after `timeoutMs`. */
   waitForMessage(match: (message: SentMessage) => boolean, timeoutMs?: number): Promise<SentMessage>;
-  /** The next prompt that runs a KSampler fails there with execution_error (an exception, or a CUDA out-of-memory). */
+  /** The next prompt that runs a KSampler (or ImgtaskTestSteps) fails there with execution_error (an exception, or a CUDA out-of-memory). */
   failNext(kind: FailureKind, message: string, times?: number): void;
   /** A restart: the running job stops without a word, the queue and the history are forgotten (the server keeps listening). */
   forget(): void;
