@@ -78,7 +78,7 @@ test('every output: two SaveImage nodes and count 2 make 4 items from 2 jobs, ea
   assert.equal(prompts(fake), 2, 'one job per run, shared by its two items');
   assert.equal(new Set(images.map((image: { id: string }) => image.id)).size, 4, 'four stored images');
   assert.equal(new Set(images.map((image: { service_url: string }) => image.service_url)).size, 4);
-  // Items 0 and 1 are run 0 (seed 42), items 2 and 3 run 1 (seed 43); output 0 is node 9 (512×512), output 1 node 12 (64×64).
+  // Items 0 and 1 are run 0 (seed 42), items 2 and 3 run 1 (seed 43); output 0 is node 9 (512×512), output 1 node 12 (inverted, 64×64).
   assert.deepEqual(
     images.map((image: { seed: number }) => image.seed),
     [42, 42, 43, 43],
@@ -89,7 +89,9 @@ test('every output: two SaveImage nodes and count 2 make 4 items from 2 jobs, ea
   );
   assert.deepEqual(await firstPixel(images[0].service_url), fakeImageColour(42, PROMPT));
   assert.deepEqual(await firstPixel(images[2].service_url), fakeImageColour(43, PROMPT));
-  assert.deepEqual(await firstPixel(images[1].service_url), fakeImageColour(7, PROMPT), "node 12's sampler, at its own seed");
+  const inverted = (seed: number) => fakeImageColour(seed, PROMPT).map((v) => 255 - v);
+  assert.deepEqual(await firstPixel(images[1].service_url), inverted(42), "node 12's file: run 0's image inverted");
+  assert.deepEqual(await firstPixel(images[3].service_url), inverted(43));
   assert.equal(task.cost, '0.04');
   assert.equal((await accountOf(h)).reserved, '0');
 });
@@ -103,6 +105,11 @@ test('every output: outputs ["12"] makes one item per run, from node 12 alone', 
   assert.deepEqual(
     images.map((image: { size: string }) => image.size),
     ['64x64', '64x64'],
+  );
+  assert.deepEqual(
+    await firstPixel(images[0].service_url),
+    fakeImageColour(5, PROMPT).map((v) => 255 - v),
+    "node 12's inverted image",
   );
   assert.deepEqual(
     images.map((image: { seed: number }) => image.seed),

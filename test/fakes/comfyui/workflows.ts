@@ -42,18 +42,13 @@ export function animatedWebpWorkflow(): Prompt {
 
 /**
  * Two outputs per run: the txt2img graph's SaveImage "9" (the sampled image, at the bound size)
- * and a second branch, KSampler "11" on a fixed 64×64 latent "10" with the same prompt, decoded by
- * "13" and saved by SaveImage "12", so a test can tell the two outputs' files apart by size.
+ * and SaveImage "12" of the same image inverted ("10", ImageInvert) and scaled to 64×64 ("11"), so
+ * a test can tell the two outputs' files apart by colour and size.
  */
 export function twoOutputWorkflow(): Prompt {
   const graph = txt2imgWorkflow() as Record<string, any>;
-  graph['10'] = { class_type: 'EmptyLatentImage', inputs: { width: 64, height: 64, batch_size: 1 }, _meta: { title: 'Empty Latent Image (small)' } };
-  graph['11'] = {
-    class_type: 'KSampler',
-    inputs: { seed: 7, steps: 20, cfg: 8, sampler_name: 'euler', scheduler: 'normal', denoise: 1, model: ['4', 0], positive: ['6', 0], negative: ['7', 0], latent_image: ['10', 0] },
-    _meta: { title: 'KSampler (small)' },
-  };
-  graph['12'] = { class_type: 'SaveImage', inputs: { filename_prefix: 'small', images: ['13', 0] }, _meta: { title: 'Save Image (small)' } };
-  graph['13'] = { class_type: 'VAEDecode', inputs: { samples: ['11', 0], vae: ['4', 2] }, _meta: { title: 'VAE Decode (small)' } };
+  graph['10'] = { class_type: 'ImageInvert', inputs: { image: ['8', 0] }, _meta: { title: 'Invert Image' } };
+  graph['11'] = { class_type: 'ImageScale', inputs: { image: ['10', 0], upscale_method: 'nearest-exact', width: 64, height: 64, crop: 'disabled' }, _meta: { title: 'Upscale Image' } };
+  graph['12'] = { class_type: 'SaveImage', inputs: { filename_prefix: 'inverted', images: ['11', 0] }, _meta: { title: 'Save Image (inverted)' } };
   return graph as Prompt;
 }
