@@ -14,7 +14,7 @@ import type { GetTaskResultResponse } from '../api/routes/tasks/result.js';
 import type { TaskProgress } from '../api/routes/tasks/schemas.js';
 import type { GetTaskStatusResponse } from '../api/routes/tasks/status.js';
 import type { GenerateVideoResponse, generateVideoBody } from '../api/routes/video/generate.js';
-import { followTaskEvents } from './task-events.js';
+import { followTaskEvents, type TaskPreview } from './task-events.js';
 import { type WebhookStreamEvent, webhookStreamEvents } from './webhook-events.js';
 
 /** A request error from the API: its status and flat `{ code, message }` body. */
@@ -208,13 +208,17 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
      * Follows a task until it settles: over its live status stream (GET /tasks/{id}/events), or,
      * when the server has no such route or the stream fails, by polling with backoff (250 ms
      * doubling to 5 s). Either way the answer is the settled task, read as `task()` reads it.
-     * `onProgress` hears each state's progress the stream sends (polling has none to tell).
+     * `onProgress` hears each state's progress the stream sends, `onPreview` each running item's
+     * live preview (polling has neither to tell).
      */
-    async watch(id: string, options: { onPoll?: (status: TaskStatus) => void; onProgress?: (progress: TaskProgress) => void; timeoutMs?: number } = {}): Promise<TaskView> {
-      const { onPoll, onProgress, timeoutMs = 24 * 3600 * 1000 } = options;
+    async watch(
+      id: string,
+      options: { onPoll?: (status: TaskStatus) => void; onProgress?: (progress: TaskProgress) => void; onPreview?: (preview: TaskPreview) => void; timeoutMs?: number } = {},
+    ): Promise<TaskView> {
+      const { onPoll, onProgress, onPreview, timeoutMs = 24 * 3600 * 1000 } = options;
       const started = Date.now();
       const onStatus = onPoll && ((status: string) => onPoll(status as TaskStatus));
-      if (await followTaskEvents({ url: `${base}/tasks/${encodeURIComponent(id)}/events`, headers: auth(), fetch: doFetch, timeoutMs, onStatus, onProgress })) return task(id);
+      if (await followTaskEvents({ url: `${base}/tasks/${encodeURIComponent(id)}/events`, headers: auth(), fetch: doFetch, timeoutMs, onStatus, onProgress, onPreview })) return task(id);
       for (let wait = 250; ; wait = Math.min(5000, wait * 2)) {
         const now = await status(id);
         onPoll?.(now);

@@ -1,5 +1,19 @@
 import type { TaskProgress } from '../api/routes/tasks/schemas.js';
 
+/** A running item's live preview, as a task's stream sends it (`preview` events): the image decoded from base64. */
+export interface TaskPreview {
+  index: number;
+  mimeType: string;
+  data: Buffer;
+}
+
+/** A `preview` event's data as a preview; undefined when it does not read as one. */
+function previewOf(data: string): TaskPreview | undefined {
+  const { index, mimeType, data: base64 } = JSON.parse(data) as { index?: unknown; mimeType?: unknown; data?: unknown };
+  if (typeof index !== 'number' || typeof mimeType !== 'string' || typeof base64 !== 'string') return undefined;
+  return { index, mimeType, data: Buffer.from(base64, 'base64') };
+}
+
 /** One Server-Sent Event, as the API's streams send them. */
 interface StreamEvent {
   event: string;
@@ -37,7 +51,8 @@ export async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenera
  * settled, false when the stream could not be used (the route absent on an older server, an
  * error answer, a stream that ended or broke first): the caller then polls, which also gives
  * the authoritative error. `onStatus` hears the status of each event, `onProgress` its progress
- * (items finished, running items' fractions, queue position, estimates).
+ * (items finished, running items' fractions, queue position, estimates), `onPreview` each live
+ * preview of a running item (`preview` events, sent by models that make them).
  */
 export async function followTaskEvents(options: {
   url: string;
@@ -46,6 +61,7 @@ export async function followTaskEvents(options: {
   timeoutMs: number;
   onStatus?: (status: string) => void;
   onProgress?: (progress: TaskProgress) => void;
+  onPreview?: (preview: TaskPreview) => void;
 }): Promise<boolean> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);
@@ -56,6 +72,11 @@ export async function followTaskEvents(options: {
       return false;
     }
     for await (const event of readEvents(res.body)) {
+      if (event.event === 'preview') {
+        const preview = options.onPreview && previewOf(event.data);
+        if (preview) options.onPreview?.(preview);
+        continue;
+      }
       const { status, progress } = JSON.parse(event.data) as { status?: unknown; progress?: TaskProgress };
       if (typeof status === 'string') options.onStatus?.(status);
       if (progress && typeof progress === 'object') options.onProgress?.(progress);

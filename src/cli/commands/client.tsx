@@ -7,6 +7,7 @@ import { type ImageItem, imagesOf, urlResultsOf, type VideoItem, videosOf } from
 import { clientOf, resolveSources } from '../client-context.js';
 import { createdText } from '../created-task.js';
 import { EXIT, enumOption, print, UsageError } from '../output.js';
+import { createPreviewPrinter, inlineImageProtocol } from '../preview-lines.js';
 import { command } from '../run.js';
 import { cancelAfterOption, priorityOption, type SchedulingFlags, schedulingOf } from '../scheduling-options.js';
 import { describeTask, generateOptions, reportTaskFailure, syncAnswer, taskListQuery } from '../task-report.js';
@@ -30,8 +31,12 @@ const exitCodeOf = (task: TaskView): number => (task.status === 'failed' ? EXIT.
 
 /** Follows a task to its end: the Ink view on a terminal (its progress bar fed by the live stream), quietly otherwise; then saves its images or videos. */
 async function follow(client: Client, taskId: string, type: string, expected: number, options: { json: boolean; out?: string }): Promise<TaskView> {
+  // Live previews: a line each (on stderr beside a JSON answer, above the live view on a terminal), and the image where the terminal shows images.
+  const onPreview = options.json
+    ? createPreviewPrinter({ write: (line) => process.stderr.write(`${line}\n`) })
+    : createPreviewPrinter({ write: (text) => console.log(text), protocol: inlineImageProtocol(process.env, process.stdout.isTTY === true) });
   const finish = async (onProgress?: (progress: TaskProgress) => void) => {
-    const task = await client.watch(taskId, { onProgress });
+    const task = await client.watch(taskId, { onProgress, onPreview: (preview) => void onPreview(preview) });
     if (options.out) await saveItems(client, savedItemsOf(task), options.out);
     return task;
   };
