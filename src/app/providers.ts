@@ -14,10 +14,12 @@ import { createRulePromptEnhancer } from '../providers/embedded/prompt-rules.js'
 import { createAutomatic1111 } from '../providers/remote/automatic1111.js';
 import { createComfyUi } from '../providers/remote/comfyui/generator.js';
 import type { ComfyLog } from '../providers/remote/comfyui/outage.js';
+import { createWorkflowCheck } from '../providers/remote/comfyui/workflow-check.js';
 import { createOpenAiChat } from '../providers/remote/openai-chat.js';
 import { createOpenAiImages } from '../providers/remote/openai-images.js';
 import { createOpenAiVideo } from '../providers/remote/openai-video.js';
 import type { ImageGenerator, ProviderSet, VideoGenerator } from '../providers/types.js';
+import { workflowsServedBy } from './comfy-workflows-served.js';
 
 type KeyedProvider = { apiKey?: string; apiKeyEnv?: string; apiKeySecret?: string };
 /** Provider keys held in the secret store, decrypted before the providers are built. */
@@ -81,7 +83,10 @@ const comfyServers = new WeakMap<object, ReturnType<typeof createComfyUi>>();
 function comfyUiFor(name: string, provider: ComfyProvider, config: Config, secrets: SecretValues, log?: ComfyLog) {
   let made = comfyServers.get(provider);
   if (!made) {
-    made = createComfyUi({ name, ...provider, headers: comfyHeaders(provider, secrets), workflowOf: (key) => config.workflows[key], log });
+    const headers = comfyHeaders(provider, secrets);
+    // Each time the server comes up, the workflows it serves are checked against its nodes (logged).
+    const reached = log && createWorkflowCheck({ server: { name, baseUrl: provider.baseUrl, headers }, workflows: () => workflowsServedBy(config, name), log });
+    made = createComfyUi({ name, ...provider, headers, workflowOf: (key) => config.workflows[key], log, reached });
     comfyServers.set(provider, made);
   }
   return made;

@@ -12,6 +12,8 @@ export interface ComfyServer {
   baseUrl: string;
   /** Sent with every request (a proxy's credentials). */
   headers: Record<string, string>;
+  /** Told of each request's outcome: true when the server answered, false when it could not be reached (workflow-check.ts). */
+  reached?: (answered: boolean) => void;
 }
 
 /** A file a job wrote, as `outputs` in /history lists it. */
@@ -66,10 +68,14 @@ export function comfyHttp(server: ComfyServer) {
       });
     } catch (err) {
       // Refused, reset or cut off: the server is down (or restarting), not merely failing this request.
-      if (err instanceof ProviderHttpError && err.kind === 'transport' && !options.signal?.aborted) throw unreachable(server.name, err.message.replace(/^cannot reach the provider: /, ''));
+      if (err instanceof ProviderHttpError && err.kind === 'transport' && !options.signal?.aborted) {
+        server.reached?.(false);
+        throw unreachable(server.name, err.message.replace(/^cannot reach the provider: /, ''));
+      }
       throw transportFailure(server.name, err);
     }
     // A proxy in front of the server answers these while nothing runs behind it.
+    server.reached?.(!GATEWAY_DOWN.has(res.status));
     if (GATEWAY_DOWN.has(res.status)) throw unreachable(server.name, `HTTP ${res.status}`);
     return res;
   };
