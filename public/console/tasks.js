@@ -44,6 +44,9 @@ function itemBadge(item) {
   return badge;
 }
 
+/** The media types a live preview may have (anything else is not drawn). */
+const PREVIEW_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp']);
+
 /** The inspector of a pending task: its live status stream (GET /tasks/{id}/events with a PAT for this task). */
 function followTask(section) {
   const bar = document.getElementById('live-bar');
@@ -58,6 +61,7 @@ function followTask(section) {
     progress.items.forEach((item, index) => {
       const row = document.querySelector(`#task-items tr[data-index="${index}"]`);
       if (!row) return;
+      if (item.status !== 'pending') landed(row, index, item.status);
       row.querySelector('.item-status').replaceChildren(itemBadge(item));
       if (!item.error) return;
       const code = document.createElement('code');
@@ -66,6 +70,36 @@ function followTask(section) {
       row.querySelector('.item-message').textContent = item.error.message ?? '';
     });
   };
+  // The task's id, for the thumbnail of an output that replaces its item's live preview.
+  const taskId = decodeURIComponent(new URL(section.dataset.events, window.location.href).pathname.split('/')[2] ?? '');
+  /** An item ended: its live preview gives way to its output's thumbnail (success) or goes (failed). */
+  const landed = (row, index, status) => {
+    const figure = row.querySelector('.live-preview');
+    if (!figure) return;
+    if (status !== 'success') return figure.remove();
+    figure.querySelector('img').src = `/console/thumbs/${encodeURIComponent(taskId)}/${index}?w=160`;
+    figure.querySelector('figcaption').textContent = 'Output';
+    figure.classList.remove('live-preview');
+  };
+  /** A running item's newest live preview (ComfyUI models): shown in its row until its output lands. */
+  source.addEventListener('preview', (event) => {
+    const { index, mimeType, data } = JSON.parse(event.data);
+    const row = document.querySelector(`#task-items tr[data-index="${Number(index)}"]`);
+    if (!row || !PREVIEW_TYPES.has(mimeType) || typeof data !== 'string') return;
+    let figure = row.querySelector('.live-preview');
+    if (!figure) {
+      figure = document.createElement('figure');
+      figure.className = 'item-thumb live-preview';
+      const img = document.createElement('img');
+      img.alt = `Live preview of item ${Number(index) + 1}`;
+      img.width = 160;
+      const caption = document.createElement('figcaption');
+      caption.textContent = 'Live preview';
+      figure.append(img, caption);
+      row.querySelector('.item-output').prepend(figure);
+    }
+    figure.querySelector('img').src = `data:${mimeType};base64,${data}`;
+  });
   source.addEventListener('task', show);
   source.addEventListener('progress', show);
   source.addEventListener('settled', (event) => {

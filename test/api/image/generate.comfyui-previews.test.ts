@@ -19,8 +19,10 @@ interface SseEvent {
 }
 
 /** Reads a task's event stream to its end (the server ends it after `settled`), calling `onEvent` as each arrives. */
-async function readStream(h: Harness, taskId: string, onEvent: (event: SseEvent) => void = () => {}): Promise<SseEvent[]> {
-  const res = await fetch(`${h.url}/tasks/${taskId}/events`, { headers: { authorization: `Bearer ${h.apiKey}`, accept: 'text/event-stream' } });
+async function readStream(h: Harness, taskId: string, options: { pat?: string; onEvent?: (event: SseEvent) => void } = {}): Promise<SseEvent[]> {
+  // With a PAT as ?token=, as the console's EventSource follows a task; else the API key.
+  const path = options.pat ? `/tasks/${taskId}/events?token=${options.pat}` : `/tasks/${taskId}/events`;
+  const res = await fetch(`${h.url}${path}`, { headers: { ...(options.pat ? {} : { authorization: `Bearer ${h.apiKey}` }), accept: 'text/event-stream' } });
   assert.equal(res.status, 200);
   const events: SseEvent[] = [];
   const decoder = new TextDecoder();
@@ -38,7 +40,7 @@ async function readStream(h: Harness, taskId: string, onEvent: (event: SseEvent)
       }
       if (event.data === undefined) continue;
       events.push(event);
-      onEvent(event);
+      options.onEvent?.(event);
     }
   }
   return events;
@@ -70,8 +72,11 @@ test('ComfyUI previews: GET /tasks/{id}/events sends the running item its previe
   assert.equal(created.status, 201, created.text);
   const taskId = created.json.data.taskId as string;
   await fake.waitForMessage((m) => m.type === 'progress');
-  const events = await readStream(h, taskId, (event) => {
-    if (event.event === 'task') fake.releaseJobs();
+  const events = await readStream(h, taskId, {
+    pat: created.json.data.access.publicAccessToken,
+    onEvent: (event) => {
+      if (event.event === 'task') fake.releaseJobs();
+    },
   });
 
   // The provider asked for previews tagged with their prompt (feature_flags), and the server answered.
