@@ -63,7 +63,8 @@ export function createOutage(options: OutageOptions) {
           return true;
         },
         (err: Error) => {
-          markDown(err instanceof ServerUnreachable ? err.reason : err.message);
+          // Answered, but not well (an error status, no answer in time): said without the server's name, which the messages carry already.
+          markDown(err instanceof ServerUnreachable ? err.reason : err.message.replace(`${options.name}: `, ''));
           return false;
         },
       )
