@@ -75,8 +75,11 @@ export interface TaskTypeDefinition<Body = unknown, Req = Body> {
   body(): z.ZodType<Body>;
   /** What the task keeps of a parsed body (the task's `request`, docs/api/tasks.md). */
   toRequest(body: Body): Req;
-  /** Checks beyond the schema, before anything is reserved; throws AppError (VALIDATION_ERROR). */
-  validate?(request: Req, ctx: { accountId: string }): Promise<void> | void;
+  /**
+   * Checks beyond the schema, before anything is reserved; throws AppError (VALIDATION_ERROR).
+   * `scopes`: the credential's, for a field that needs a scope of its own (`workflow`: workflow:raw).
+   */
+  validate?(request: Req, ctx: { accountId: string; scopes?: readonly string[] }): Promise<void> | void;
   itemCount(request: Req): number;
   /** Charged for one successful item. The reserve is the sum over items. */
   itemCost(request: Req, index: number): Micros;

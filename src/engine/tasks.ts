@@ -86,7 +86,7 @@ export function createTaskService(deps: TaskServiceDeps) {
     const def = progress.definition(type);
     const request = def.toRequest(body);
     checkCustomWebhooks(request);
-    await def.validate?.(request, { accountId: principal.accountId });
+    await def.validate?.(request, { accountId: principal.accountId, scopes: principal.scopes });
     const items = Array.from({ length: def.itemCount(request) }, (_, index) => def.itemCost(request, index));
     return { type: def, request, items, total: items.reduce((a, b) => a + b, 0) };
   }

@@ -3,7 +3,7 @@ import { AppError } from '../domain/errors.js';
 import { randomBase62, sortableId } from '../domain/ids.js';
 import { formatUsd, type Micros } from '../domain/money.js';
 import { PRIORITY } from '../domain/scheduling.js';
-import { API_KEY_SCOPES, isTokenOnlyScope } from '../domain/scopes.js';
+import { API_KEY_SCOPES, isOptInScope, isTokenOnlyScope } from '../domain/scopes.js';
 import { isoTime } from '../domain/time.js';
 import type { ApiKeyRecord, SpendingLimitPeriod } from '../store/records.js';
 import type { Store } from '../store/types.js';
@@ -104,11 +104,12 @@ export interface CreateKeyInput {
 /**
  * The scopes a new key gets. It may hold only API-key scopes (never `keys` or `manage`) that its
  * creator holds: asking for more is SCOPE_ESCALATION naming the excess and what may be granted;
- * asking for none gets everything the creator may grant, never more.
+ * asking for none gets everything the creator may grant but the opt-in scopes (workflow:raw), never more.
  */
 function grantedScopes(input: CreateKeyInput): string[] {
   const grantable: string[] = API_KEY_SCOPES.filter((scope) => !input.creatorScopes || input.creatorScopes.includes(scope));
-  const requested = [...new Set(input.scopes ?? grantable)];
+  // Without a list: every grantable scope but the opt-in ones (workflow:raw), which are given only by name.
+  const requested = [...new Set(input.scopes ?? grantable.filter((scope) => !isOptInScope(scope)))];
   const tokenOnly = requested.filter(isTokenOnlyScope);
   if (tokenOnly.length > 0) {
     throw new AppError('SCOPE_ESCALATION', `an API key cannot hold the scope ${tokenOnly.join(', ')}; such actions are done with an access token`, {

@@ -3,7 +3,7 @@ import { createRemoteJWKSet, type JWTPayload, errors as joseErrors, jwtVerify, S
 import type { ConfigSource } from '../config/source.js';
 import { AppError } from '../domain/errors.js';
 import { randomId } from '../domain/ids.js';
-import { ALL_SCOPES, isScope } from '../domain/scopes.js';
+import { DEFAULT_TOKEN_SCOPES, isScope } from '../domain/scopes.js';
 import { isoTime } from '../domain/time.js';
 import { signHs256 } from './hs256.js';
 import type { Clock } from './ports.js';
@@ -56,7 +56,7 @@ export function createTokenService(options: { signingKey: Uint8Array; clock: Clo
   }
 
   return {
-    async issueAccessToken(accountId: string, scopes: readonly string[] = ALL_SCOPES, ttlMs: number): Promise<{ accessToken: string; expiresAt: string }> {
+    async issueAccessToken(accountId: string, scopes: readonly string[] = DEFAULT_TOKEN_SCOPES, ttlMs: number): Promise<{ accessToken: string; expiresAt: string }> {
       const now = clock.now();
       const accessToken = await new SignJWT({ scope: scopes.join(' ') })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })

@@ -4,7 +4,7 @@ import { createKeyFields, keyChanges } from '../../api/routes/api-keys/inputs.js
 import { RotateApiKeyBody } from '../../api/routes/api-keys/rotate.js';
 import { UpdateApiKeyBody } from '../../api/routes/api-keys/update.js';
 import { AppError } from '../../domain/errors.js';
-import { ALL_SCOPES } from '../../domain/scopes.js';
+import { ALL_SCOPES, DEFAULT_TOKEN_SCOPES } from '../../domain/scopes.js';
 import { parseDuration } from '../../domain/time.js';
 import { AccountRef } from './accounts.js';
 import { adminOp } from './op.js';
@@ -39,7 +39,7 @@ export const credentialOps = {
       const account = await s.accounts.find(a.account);
       const ttl = parseDuration(a.ttl ?? s.config.current().auth.accessTokenTtl);
       if (ttl === null) throw new AppError('VALIDATION_ERROR', 'ttl is a duration such as 90s, 15m, 1h or 30d');
-      return s.tokens.issueAccessToken(account.id, a.scopes ?? [...ALL_SCOPES], ttl);
+      return s.tokens.issueAccessToken(account.id, a.scopes ?? [...DEFAULT_TOKEN_SCOPES], ttl);
     },
   }),
   'secrets.set': adminOp({

@@ -64,7 +64,7 @@ export function registerKeyCommands(program: Command): void {
     .description('Create an API key; the raw key is printed once')
     .requiredOption('--account <account>', 'account name or id')
     .option('--name <name>', 'a label for the key')
-    .option('--scopes <list>', 'comma-separated scopes (default: every scope an API key may hold)')
+    .option('--scopes <list>', 'comma-separated scopes (default: every scope an API key may hold but workflow:raw, given only by name)')
     .option('--spending-limit <usd>', 'spending limit per period, in USD')
     .option('--period <period>', 'day, week or month (default month)')
     .option('--requests-per-minute <n>', 'requests the key may make per minute (default: no limit)')

@@ -10,7 +10,7 @@ export function registerTokenCommands(program: Command): void {
     .command('issue')
     .description('Issue an OAuth access token for an account')
     .requiredOption('--account <account>', 'account name or id')
-    .option('--scopes <list>', 'comma-separated scopes (default: every scope)')
+    .option('--scopes <list>', 'comma-separated scopes (default: every scope but workflow:raw, given only by name)')
     .option('--ttl <duration>', 'lifetime such as 15m, 1h or 30d (default: auth.accessTokenTtl)')
     .option('--json', 'print one JSON document')
     .action(

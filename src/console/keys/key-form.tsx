@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { CreateApiKeyBody } from '../../api/routes/api-keys/create.js';
 import { MAX_CONCURRENT_BOUND, PRIORITY } from '../../domain/scheduling.js';
-import { API_KEY_SCOPES } from '../../domain/scopes.js';
+import { API_KEY_SCOPES, isOptInScope } from '../../domain/scopes.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import { Csrf } from '../layout.js';
 import { type Refusal, schemaRefusal } from './refusal.js';
@@ -21,7 +21,8 @@ export interface KeyFormValues {
 
 export const NEW_KEY_FORM: KeyFormValues = {
   name: '',
-  scopes: [...API_KEY_SCOPES],
+  // The opt-in scopes (workflow:raw) start unticked: a key gets them only when asked for.
+  scopes: API_KEY_SCOPES.filter((scope) => !isOptInScope(scope)),
   spendingLimit: '',
   spendingLimitPeriod: 'month',
   requestsPerMinute: '',

@@ -30,12 +30,12 @@ test('POST /api-key creates a key and answers the raw key once', async (t) => {
   assert.equal(JSON.stringify(fetched.json).includes(raw), false, 'the raw key is never answered again');
 });
 
-test('POST /api-key with {} or an empty body gives every API-key scope and a monthly period', async (t) => {
+test('POST /api-key with {} or an empty body gives every API-key scope but the opt-in workflow:raw, and a monthly period', async (t) => {
   const h = await startService(t);
   for (const body of [{}, '']) {
     const res = await h.request('POST', '/api-key', { auth: h.token, body });
     assert.equal(res.status, 201);
-    assert.deepEqual(res.json.data.apiKey.scopes, [...API_KEY_SCOPES]);
+    assert.deepEqual(res.json.data.apiKey.scopes, API_KEY_SCOPES.filter((scope) => scope !== 'workflow:raw'));
     assert.equal(res.json.data.apiKey.spendingLimitPeriod, 'month');
     assert.equal('spendingLimit' in res.json.data.apiKey, false);
     assert.equal('name' in res.json.data.apiKey, false);

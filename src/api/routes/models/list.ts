@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { addRoute } from '../../route.js';
 import { dataOf, Usd } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
+import { ModelParametersInfo, parametersInfo } from './parameters.js';
 
 /** A generation model as the config defines it: prices (USD per image) and capabilities. */
 export const Model = z.object({
@@ -10,6 +11,8 @@ export const Model = z.object({
   default: z.boolean().describe('the model `auto` resolves to'),
   price: z.object({ perImage: Usd, perInput: Usd, perImage4k: Usd.optional() }),
   capabilities: z.object({ maxInputs: z.number(), supports4k: z.boolean(), negativePrompt: z.boolean(), nativeSize: z.string().optional() }),
+  parameters: ModelParametersInfo,
+  allowRawWorkflows: z.boolean().describe('whether a key with the scope workflow:raw may post a whole ComfyUI graph in `workflow`'),
 });
 export const ListModelsResponse = dataOf(z.array(Model));
 export type ListModelsResponse = z.infer<typeof ListModelsResponse>;
@@ -29,7 +32,18 @@ export function registerModelsList(app: Hono<ApiEnv>, deps: ApiDeps): void {
     },
     async () => {
       const { models, defaultModel } = deps.config.current();
-      return { body: { data: Object.entries(models).map(([id, model]) => ({ id, default: id === defaultModel, price: model.price, capabilities: model.capabilities })) } };
+      return {
+        body: {
+          data: Object.entries(models).map(([id, model]) => ({
+            id,
+            default: id === defaultModel,
+            price: model.price,
+            capabilities: model.capabilities,
+            parameters: parametersInfo(model.parameters),
+            allowRawWorkflows: model.allowRawWorkflows,
+          })),
+        },
+      };
     },
   );
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { addRoute } from '../../route.js';
 import { dataOf, Usd } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
+import { ModelParametersInfo, parametersInfo } from '../models/parameters.js';
 
 /** A video model as the config defines it: prices (USD per second of footage, per input image) and capabilities. */
 export const VideoModel = z.object({
@@ -17,6 +18,8 @@ export const VideoModel = z.object({
     maxSize: z.string().describe('the largest frame, WxH (landscape; portrait sizes are capped by its transpose)'),
     nativeSize: z.string().describe('the frame size of `size: auto`'),
   }),
+  parameters: ModelParametersInfo,
+  allowRawWorkflows: z.boolean().describe('whether a key with the scope workflow:raw may post a whole ComfyUI graph in `workflow`'),
 });
 export const ListVideoModelsResponse = dataOf(z.array(VideoModel));
 export type ListVideoModelsResponse = z.infer<typeof ListVideoModelsResponse>;
@@ -36,7 +39,18 @@ export function registerVideoModelsList(app: Hono<ApiEnv>, deps: ApiDeps): void 
     },
     async () => {
       const { videoModels, defaultVideoModel } = deps.config.current();
-      return { body: { data: Object.entries(videoModels).map(([id, model]) => ({ id, default: id === defaultVideoModel, price: model.price, capabilities: model.capabilities })) } };
+      return {
+        body: {
+          data: Object.entries(videoModels).map(([id, model]) => ({
+            id,
+            default: id === defaultVideoModel,
+            price: model.price,
+            capabilities: model.capabilities,
+            parameters: parametersInfo(model.parameters),
+            allowRawWorkflows: model.allowRawWorkflows,
+          })),
+        },
+      };
     },
   );
 }

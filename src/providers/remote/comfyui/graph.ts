@@ -15,17 +15,32 @@ export interface BoundValues {
   frames?: number;
 }
 
+/** The model's declared parameters (config `parameters`): each name's binding, and every value (defaults filled in). */
+export interface BoundParameters {
+  bindings: Readonly<Record<string, string>>;
+  values: Readonly<Record<string, string | number | boolean>>;
+}
+
 /**
  * A copy of `graph` with each bound input set (the loaded workflow itself is shared by every
- * item and never changed). Bindings were checked against the graph at config load.
+ * item and never changed). Bindings were checked against the graph at config load; a graph a
+ * request posted (`onlyExistingInputs`) was not, so a binding whose node input it lacks is skipped.
  */
-export function bindWorkflow(graph: WorkflowGraph, bindings: WorkflowBindings & { fps?: string; frames?: string }, values: BoundValues): WorkflowGraph {
+export function bindWorkflow(
+  graph: WorkflowGraph,
+  bindings: WorkflowBindings & { fps?: string; frames?: string },
+  values: BoundValues,
+  options: { parameters?: BoundParameters; onlyExistingInputs?: boolean } = {},
+): WorkflowGraph {
   const copy = structuredClone(graph);
   const set = (path: string | undefined, value: unknown) => {
     if (path === undefined || value === undefined) return;
     const target = parseBinding(path);
-    if (target && copy[target.node]) copy[target.node].inputs[target.input] = value;
+    const node = target && copy[target.node];
+    if (!node || (options.onlyExistingInputs && !Object.hasOwn(node.inputs, target.input))) return;
+    node.inputs[target.input] = value;
   };
+  for (const [name, value] of Object.entries(options.parameters?.values ?? {})) set(options.parameters?.bindings[name], value);
   set(bindings.prompt, values.prompt);
   set(bindings.negativePrompt, values.negativePrompt);
   set(bindings.seed, values.seed);

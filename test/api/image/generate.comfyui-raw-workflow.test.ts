@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type TestContext, test } from 'node:test';
+import { type FakeComfyUi, startFakeComfyUi, txt2imgWorkflow } from '../../fakes/comfyui.js';
+import { accountOf, type Harness, startService, waitForTask } from '../../helpers/harness.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+
+/**
+ * Raw graphs over the public API: a whole API-format graph posted in `workflow` needs a key with
+ * the opt-in scope workflow:raw (a key made without a scopes list lacks it) and a model with
+ * allowRawWorkflows; it is queued as posted (the model's bindings set where it has their input),
+ * and one the server cannot run fails INVALID_INPUT, free, before it is queued.
+ */
+const BINDINGS = { prompt: '6.inputs.text', seed: '3.inputs.seed', width: '5.inputs.width', height: '5.inputs.height', batchSize: '5.inputs.batch_size' };
+
+async function serviceOn(t: TestContext, fake: FakeComfyUi): Promise<Harness> {
+  const dir = await tempDir(t);
+  await writeFile(join(dir, 'flux.json'), JSON.stringify(txt2imgWorkflow()));
+  const model = (allowRawWorkflows: boolean) => ({
+    provider: 'gpu',
+    workflow: join(dir, 'flux.json'),
+    bindings: BINDINGS,
+    allowRawWorkflows,
+    price: { perImage: '0.01', perInput: '0' },
+    capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false, nativeSize: '512x512' },
+  });
+  return startService(t, {
+    config: {
+      providers: { gpu: { type: 'comfyui', baseUrl: fake.baseUrl, pollIntervalMs: 50, timeoutMs: 20_000 } },
+      models: { open: model(true), closed: model(false) },
+    },
+  });
+}
+
+/** A key of the harness account holding `scopes`, made through POST /api-key. */
+async function keyWith(h: Harness, scopes: string[]): Promise<string> {
+  const res = await h.request('POST', '/api-key', { auth: h.token, body: { scopes } });
+  assert.equal(res.status, 201, res.text);
+  return res.json.data.apiKey.scopes.includes('workflow:raw') ? res.json.data.raw : assert.fail('the key holds workflow:raw when asked for by name');
+}
+
+/** The posted graph: txt2img whose KSampler runs 7 steps with another sampler, and an extra node ComfyUI ignores. */
+function postedGraph(): Record<string, { class_type: string; inputs: Record<string, unknown> }> {
+  const graph = txt2imgWorkflow() as Record<string, { class_type: string; inputs: Record<string, unknown> }>;
+  graph['3'].inputs.steps = 7;
+  graph['3'].inputs.sampler_name = 'dpmpp_2m';
+  return graph;
+}
+
+const prompts = (fake: FakeComfyUi) => fake.requests.filter((r) => r.path === '/prompt' && r.method === 'POST');
+
+test('ComfyUI raw workflow: refused without the scope (a key made without a scopes list lacks it) and for a model without allowRawWorkflows, nothing reserved', async (t) => {
+  const fake = await startFakeComfyUi(t);
+  const h = await serviceOn(t, fake);
+  const before = await accountOf(h);
+  const keys = await h.request('GET', '/api-key', { auth: h.token });
+  assert.ok(
+    keys.json.data.every((key: { scopes: string[] }) => !key.scopes.includes('workflow:raw')),
+    'the default key does not hold it',
+  );
+  const made = await h.request('POST', '/api-key', { auth: h.token, body: {} });
+  assert.ok(!made.json.data.apiKey.scopes.includes('workflow:raw'), 'a key created with no scopes list does not get it');
+
+  const noScope = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a fox', model: 'open', workflow: postedGraph() } });
+  assert.equal(noScope.status, 403, noScope.text);
+  assert.equal(noScope.json.code, 'INSUFFICIENT_SCOPE');
+  assert.deepEqual(noScope.json.scopes.required, ['workflow:raw']);
+
+  const raw = await keyWith(h, ['image:generate', 'tasks:read', 'workflow:raw']);
+  const closed = await h.request('POST', '/image/generate', { auth: raw, body: { prompt: 'a fox', model: 'closed', workflow: postedGraph() } });
+  assert.equal(closed.status, 400, closed.text);
+  assert.equal(closed.json.code, 'VALIDATION_ERROR');
+  assert.match(closed.json.message, /model closed does not take a posted workflow/);
+
+  const editorFormat = await h.request('POST', '/image/generate', { auth: raw, body: { prompt: 'a fox', model: 'open', workflow: { nodes: [], links: [] } } });
+  assert.equal(editorFormat.status, 400, editorFormat.text);
+  assert.match(editorFormat.json.message, /^workflow: this is the editor format/);
+  const tooMany = Object.fromEntries(Array.from({ length: 501 }, (_, i) => [String(i + 1), { class_type: 'PrimitiveString', inputs: { value: 'x' } }]));
+  const big = await h.request('POST', '/image/generate', { auth: raw, body: { prompt: 'a fox', model: 'open', workflow: tooMany } });
+  assert.equal(big.status, 400, big.text);
+  assert.match(big.json.message, /more than 500 nodes/);
+
+  assert.deepEqual(await accountOf(h), before, 'nothing reserved');
+  assert.equal(prompts(fake).length, 0, 'nothing queued');
+});
+
+test('ComfyUI raw workflow: with the scope and the flag, the posted graph is queued as posted (the prompt and seed bound into it), priced as the model says', async (t) => {
+  const fake = await startFakeComfyUi(t);
+  const h = await serviceOn(t, fake);
+  const raw = await keyWith(h, ['image:generate', 'tasks:read', 'workflow:raw']);
+  const created = await h.request('POST', '/image/generate', { auth: raw, body: { prompt: 'a fox', model: 'open', seed: 9, workflow: postedGraph() } });
+  assert.equal(created.status, 201, created.text);
+  const task = await waitForTask(h, created.json.data.taskId);
+  assert.equal(task.result.images[0].status, 'success', JSON.stringify(task.result));
+  assert.equal(task.cost, '0.01');
+  const [queued] = prompts(fake).map((r) => (r.json as { prompt: Record<string, { class_type: string; inputs: Record<string, unknown> }> }).prompt);
+  const expected = postedGraph();
+  expected['6'].inputs.text = 'a fox';
+  expected['3'].inputs.seed = 9;
+  expected['5'].inputs = { ...expected['5'].inputs, width: 512, height: 512, batch_size: 1 };
+  assert.deepEqual(queued, expected);
+  assert.ok(
+    fake.requests.some((r) => r.path === '/object_info'),
+    'checked against the server first',
+  );
+});
+
+test('ComfyUI raw workflow: a graph naming a class the server lacks fails INVALID_INPUT before it is queued, not retried, free', async (t) => {
+  const fake = await startFakeComfyUi(t);
+  const h = await serviceOn(t, fake);
+  const raw = await keyWith(h, ['image:generate', 'tasks:read', 'workflow:raw']);
+  const graph = postedGraph();
+  graph['12'] = { class_type: 'NotInstalledAnywhere', inputs: { images: ['8', 0] } };
+  const task = await waitForTask(h, (await h.request('POST', '/image/generate', { auth: raw, body: { prompt: 'a fox', model: 'open', workflow: graph } })).json.data.taskId);
+  const [image] = task.result.images;
+  assert.equal(image.status, 'failed');
+  assert.equal(image.error.code, 'INVALID_INPUT');
+  assert.match(image.error.message, /NotInstalledAnywhere/);
+  assert.equal(task.cost, '0', 'free');
+  assert.equal(prompts(fake).length, 0, 'never queued, not retried');
+  assert.equal((await accountOf(h)).reserved, '0');
+});
