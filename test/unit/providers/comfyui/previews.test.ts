@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { decodePreviewFrame } from '../../../../src/providers/remote/comfyui/previews.js';
+import type WebSocket from 'ws';
+import { decodePreviewFrame, relayPreviews } from '../../../../src/providers/remote/comfyui/previews.js';
 
 /** Frames as server.py's send_bytes writes them: a ">I" event type, then the payload. */
 const uint32 = (value: number) => {
@@ -50,4 +52,36 @@ test('a truncated or malformed frame is ignored', () => {
   assert.equal(decodePreviewFrame(Buffer.concat([uint32(4), uint32(1_000_000), jpeg])), undefined);
   assert.equal(decodePreviewFrame(Buffer.concat([uint32(4), uint32(3), Buffer.from('{x:'), jpeg])), undefined);
   assert.equal(decodePreviewFrame(Buffer.concat([uint32(3), uint32(0), jpeg])), undefined);
+});
+
+test("a job's socket relays only its own previews: tagged with its prompt id, or untagged once it is queued; the handshake asks for tagged ones", () => {
+  const socket = Object.assign(new EventEmitter(), {
+    sent: [] as string[],
+    send(text: string) {
+      this.sent.push(text);
+    },
+  });
+  let promptId: string | undefined;
+  const relayed: Buffer[] = [];
+  relayPreviews(
+    socket as unknown as WebSocket,
+    () => promptId,
+    (preview) => relayed.push(preview.data),
+  );
+  assert.deepEqual(
+    socket.sent.map((text) => JSON.parse(text)),
+    [{ type: 'feature_flags', data: { supports_preview_metadata: true } }],
+  );
+  // Before the prompt id is known: nothing can be matched yet.
+  socket.emit('message', metadataFrame({ prompt_id: 'mine' }, jpeg), true);
+  assert.equal(relayed.length, 0);
+  promptId = 'mine';
+  socket.emit('message', metadataFrame({ prompt_id: 'another' }, jpeg), true);
+  socket.emit('message', Buffer.from(JSON.stringify({ type: 'progress', data: { prompt_id: 'mine' } })), false);
+  socket.emit('message', legacyFrame(1, jpeg.subarray(0, 20)), true);
+  assert.equal(relayed.length, 0, "another prompt's preview, a text message and a cut frame are not relayed");
+  socket.emit('message', metadataFrame({ prompt_id: 'mine' }, jpeg), true);
+  socket.emit('message', legacyFrame(2, png), true);
+  assert.equal(relayed.length, 2);
+  assert.ok(relayed[0].equals(jpeg) && relayed[1].equals(png));
 });
