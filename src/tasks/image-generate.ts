@@ -153,7 +153,7 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
       if (rating?.mode === 'nsfw_sfw') requireProvider(deps.providers().nsfwRater, 'nsfw_sfw rating');
     },
     // `count` runs, each making one item per output of the model's workflow.
-    itemCount: (request) => request.count * outputsPerRun(deps.config.current(), resolveModel(request).id),
+    itemCount: (request) => request.count * outputsPerRun(deps.config.current(), resolveModel(request).id, request.workflow),
     itemCost: (request) => imageCost(request),
 
     lane: (request) => {

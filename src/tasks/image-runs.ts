@@ -1,4 +1,6 @@
 import type { Config } from '../config/schema.js';
+import { runOutputs } from '../domain/comfy-outputs.js';
+import type { WorkflowGraph } from '../domain/comfy-workflows.js';
 import { AppError } from '../domain/errors.js';
 
 /**
@@ -9,8 +11,11 @@ import { AppError } from '../domain/errors.js';
 
 const workflowOf = (config: Config, modelId: string) => config.workflows[`models.${modelId}`];
 
-/** Items one run of the model makes: its workflow's counted output nodes; 1 for any other model. */
-export const outputsPerRun = (config: Config, modelId: string): number => Math.max(1, workflowOf(config, modelId)?.outputs?.length ?? 1);
+/** Items one run of the model makes: its workflow's counted output nodes (of a posted graph, its save nodes); 1 for any other model. */
+export function outputsPerRun(config: Config, modelId: string, posted?: Record<string, unknown>): number {
+  const outputs = posted ? runOutputs(posted as WorkflowGraph, undefined) : workflowOf(config, modelId)?.outputs;
+  return Math.max(1, outputs?.length ?? 1);
+}
 
 /**
  * A created task's outputs per run: its items over the request's runs, as fixed at create (a

@@ -162,3 +162,19 @@ test('without width and height bindings the size asked for is not bound: the ite
   const { width, height } = await sharp(Buffer.from(await (await fetch(image.service_url)).arrayBuffer())).metadata();
   assert.deepEqual([width, height], [320, 192]);
 });
+
+test('every output: a posted graph (workflow) with two save nodes makes two items per run, though the model’s own workflow has one', async (t) => {
+  const fake = await startFakeComfyUi(t);
+  const h = await serviceWith(t, fake, { allowRawWorkflows: true }, txt2imgWorkflow());
+  const made = await h.request('POST', '/api-key', { auth: h.token, body: { scopes: ['image:generate', 'tasks:read', 'workflow:raw'] } });
+  assert.equal(made.status, 201, made.text);
+  const res = await h.request('POST', '/image/generate', { auth: made.json.data.raw, body: body({ seed: 3, workflow: twoOutputWorkflow() }) });
+  assert.equal(res.status, 201, res.text);
+  const task = await waitForTask(h, res.json.data.taskId);
+  assert.deepEqual(
+    task.result.images.map((image: { status: string; size?: string }) => image.size ?? image.status),
+    ['512x512', '64x64'],
+  );
+  assert.equal(task.cost, '0.02');
+  assert.equal(prompts(fake), 1);
+});

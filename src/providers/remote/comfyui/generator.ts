@@ -1,3 +1,4 @@
+import { runOutputs } from '../../../domain/comfy-outputs.js';
 import type { LoadedWorkflow } from '../../../domain/comfy-workflows.js';
 import { ProviderError } from '../../../domain/tasks.js';
 import type { GeneratedImage, GeneratedVideo, GenerateParams, ImageGenerator, SourceImage, VideoGenerator, VideoParams } from '../../types.js';
@@ -126,7 +127,7 @@ export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator;
       const entry = await (params.run ? runs.join(params.run, params, job) : job(params));
       // The item's output: the first file of its output node, or (one output per run) the first file the job wrote.
       const output = params.run?.output ?? 0;
-      const node = workflow.outputs?.[output];
+      const node = (params.workflow ? runOutputs(params.workflow, undefined) : workflow.outputs)?.[output];
       const [file] = node !== undefined ? outputFiles(entry, [node]) : output === 0 ? outputFiles(entry) : [];
       if (!file && params.run)
         throw new ProviderError(
