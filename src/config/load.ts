@@ -144,7 +144,10 @@ function loadModelWorkflows(config: ConfigSettings, baseDir: string, load: Workf
         try {
           workflows[key] = withRunOutputs(workflows[key], (model as { outputs?: string[] }).outputs);
         } catch (err) {
-          throw new ConfigError(`config: ${key}.${(err as Error).message}`);
+          // Outputs that the workflow file does not have: a problem of that file, as above.
+          failures.push(`config: ${key}.${(err as Error).message}`);
+          load.broken?.push({ model: key, file: path, problem: (err as Error).message });
+          delete workflows[key];
         }
       }
     }
