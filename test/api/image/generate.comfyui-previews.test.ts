@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import sharp from 'sharp';
-import { startFakeComfyUi, txt2imgWorkflow } from '../../fakes/comfyui.js';
-import { type Harness, startService } from '../../helpers/harness.js';
+import { startServer } from '../../../src/app/server.js';
+import { deepMerge, loadConfig } from '../../../src/config/load.js';
+import { type FakeComfyUi, startFakeComfyUi, txt2imgWorkflow } from '../../fakes/comfyui.js';
+import { type Harness, startService, testStore } from '../../helpers/harness.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /**
@@ -19,10 +21,10 @@ interface SseEvent {
 }
 
 /** Reads a task's event stream to its end (the server ends it after `settled`), calling `onEvent` as each arrives. */
-async function readStream(h: Harness, taskId: string, options: { pat?: string; onEvent?: (event: SseEvent) => void } = {}): Promise<SseEvent[]> {
+async function readStream(h: Harness, taskId: string, options: { pat?: string; url?: string; onEvent?: (event: SseEvent) => void } = {}): Promise<SseEvent[]> {
   // With a PAT as ?token=, as the console's EventSource follows a task; else the API key.
   const path = options.pat ? `/tasks/${taskId}/events?token=${options.pat}` : `/tasks/${taskId}/events`;
-  const res = await fetch(`${h.url}${path}`, { headers: { ...(options.pat ? {} : { authorization: `Bearer ${h.apiKey}` }), accept: 'text/event-stream' } });
+  const res = await fetch(`${options.url ?? h.url}${path}`, { headers: { ...(options.pat ? {} : { authorization: `Bearer ${h.apiKey}` }), accept: 'text/event-stream' } });
   assert.equal(res.status, 200);
   const events: SseEvent[] = [];
   const decoder = new TextDecoder();
@@ -46,7 +48,8 @@ async function readStream(h: Harness, taskId: string, options: { pat?: string; o
   return events;
 }
 
-test('ComfyUI previews: GET /tasks/{id}/events sends the running item its previews as `preview` events, none once settled, and none is stored', async (t) => {
+/** A service whose model `flux` runs on a fake ComfyUI that sends a preview with each of 12 steps of 100 ms. */
+async function comfyService(t: TestContext): Promise<{ fake: FakeComfyUi; h: Harness }> {
   // Twelve steps of 100 ms after the job is released: longer than the relay's half second between two previews of an item.
   const fake = await startFakeComfyUi(t, { stepDelayMs: 100, maxSteps: 12 });
   const dir = await tempDir(t);
@@ -66,6 +69,11 @@ test('ComfyUI previews: GET /tasks/{id}/events sends the running item its previe
       },
     },
   });
+  return { fake, h };
+}
+
+test('ComfyUI previews: GET /tasks/{id}/events sends the running item its previews as `preview` events, none once settled, and none is stored', async (t) => {
+  const { fake, h } = await comfyService(t);
   // The job waits at its first step until the stream is open: what follows is seen live.
   fake.holdJobs();
   const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse at dawn', model: 'flux', output: { format: 'png' } } });
@@ -112,4 +120,27 @@ test('ComfyUI previews: GET /tasks/{id}/events sends the running item its previe
     after.map((event) => event.event),
     ['settled'],
   );
+});
+
+test("on PostgreSQL, previews reach a stream served by another process (serve --no-work), each under a notification's 8000 bytes", {
+  skip: testStore() !== 'postgres' && 'PostgreSQL only',
+}, async (t) => {
+  const { fake, h } = await comfyService(t);
+  const config = loadConfig({ env: {}, overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 } }, h.storeConfig) });
+  const apiOnly = await startServer({ dataDir: h.dataDir, config, role: 'api', log: () => undefined });
+  t.after(() => apiOnly.close());
+  fake.holdJobs();
+  const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse at dawn', model: 'flux', output: { format: 'png' } } });
+  assert.equal(created.status, 201, created.text);
+  await fake.waitForMessage((m) => m.type === 'progress');
+  const events = await readStream(h, created.json.data.taskId, {
+    url: apiOnly.url,
+    onEvent: (event) => {
+      if (event.event === 'task') fake.releaseJobs();
+    },
+  });
+  const previews = events.filter((event) => event.event === 'preview');
+  assert.ok(previews.length >= 1, `previews from the working process: ${events.map((event) => event.event).join(',')}`);
+  for (const preview of previews) assert.equal((await sharp(Buffer.from(preview.data.data, 'base64')).metadata()).format, 'jpeg');
+  assert.equal(events.at(-1)!.event, 'settled');
 });
