@@ -122,7 +122,7 @@ test('ComfyUI previews: GET /tasks/{id}/events sends the running item its previe
   );
 });
 
-test("on PostgreSQL, previews reach a stream served by another process (serve --no-work), each under a notification's 8000 bytes", {
+test('on PostgreSQL, previews reach a stream served by another process (serve --no-work) through NOTIFY', {
   skip: testStore() !== 'postgres' && 'PostgreSQL only',
 }, async (t) => {
   const { fake, h } = await comfyService(t);
