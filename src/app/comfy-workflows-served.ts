@@ -1,9 +1,17 @@
 import type { Config } from '../config/schema.js';
 import type { LoadedWorkflow } from '../domain/comfy-workflows.js';
+import type { ModelParameter } from '../domain/model-parameters.js';
+
+/** One model's workflow on a ComfyUI server, with the parameters the model declares. */
+export interface ServedWorkflow {
+  model: string;
+  workflow: LoadedWorkflow;
+  parameters?: Readonly<Record<string, ModelParameter>>;
+}
 
 /** The workflows a ComfyUI provider runs: each model (`models.<id>`, `videoModels.<id>`) that names it, with its loaded workflow. */
-export function workflowsServedBy(config: Config, provider: string): { model: string; workflow: LoadedWorkflow }[] {
-  const served: { model: string; workflow: LoadedWorkflow }[] = [];
+export function workflowsServedBy(config: Config, provider: string): ServedWorkflow[] {
+  const served: ServedWorkflow[] = [];
   const sections = [
     ['models', config.models],
     ['videoModels', config.videoModels],
@@ -12,7 +20,7 @@ export function workflowsServedBy(config: Config, provider: string): { model: st
     for (const [id, model] of Object.entries(models)) {
       const workflow = config.workflows[`${section}.${id}`];
       const names = model.providers ?? (model.provider ? [model.provider] : []);
-      if (workflow && names.includes(provider)) served.push({ model: `${section}.${id}`, workflow });
+      if (workflow && names.includes(provider)) served.push({ model: `${section}.${id}`, workflow, parameters: model.parameters });
     }
   }
   return served;

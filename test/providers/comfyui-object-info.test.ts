@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { WorkflowBindings, WorkflowGraph } from '../../src/domain/comfy-workflows.js';
 import { comfyHttp } from '../../src/providers/remote/comfyui/http.js';
-import { graphProblems, type ObjectInfo, readObjectInfo } from '../../src/providers/remote/comfyui/object-info.js';
+import { graphProblems, type ObjectInfo, parameterProblems, readObjectInfo } from '../../src/providers/remote/comfyui/object-info.js';
 import { animatedWebpWorkflow, img2imgWorkflow, startFakeComfyUi, txt2imgWorkflow } from '../fakes/comfyui.js';
 
 /** Workflows checked against a node catalogue as GET /object_info serves it (the fake's, read over HTTP). */
@@ -94,4 +94,25 @@ test('graphProblems: a bound input the class does not declare, a link past the o
   const noOutput = graph(txt2imgWorkflow);
   delete noOutput['9'];
   assert.deepEqual(graphProblems(await info(), noOutput, BINDINGS), ['the workflow has no output node (such as SaveImage): the server would run nothing']);
+});
+
+test('parameterProblems: declared parameters against the inputs they bind (type, enum values offered, bounds)', async () => {
+  const fits = parameterProblems(await info(), graph(txt2imgWorkflow), {
+    steps: { binding: '3.inputs.steps', type: 'integer', min: 1, max: 60, default: 12 },
+    cfg: { binding: '3.inputs.cfg', type: 'number', min: 1, max: 20, default: 7 },
+    sampler: { binding: '3.inputs.sampler_name', type: 'enum', values: ['euler', 'dpmpp_2m'], default: 'euler' },
+  });
+  assert.deepEqual(fits, []);
+  const problems = parameterProblems(await info(), graph(txt2imgWorkflow), {
+    steps: { binding: '3.inputs.steps', type: 'string', default: '12' },
+    sampler: { binding: '3.inputs.sampler_name', type: 'enum', values: ['euler', 'turbo_magic'], default: 'euler' },
+    denoise: { binding: '3.inputs.denoise', type: 'number', min: 0, max: 2, default: 1 },
+    style: { binding: '6.inputs.style', type: 'string', default: 'x' },
+  });
+  assert.deepEqual(problems, [
+    'parameters.steps: node "3" (KSampler) input "steps" is INT, not text (STRING) for a parameter of type string',
+    'parameters.sampler: node "3" (KSampler) input "sampler_name" does not offer "turbo_magic" on the server',
+    'parameters.denoise: node "3" (KSampler) input "denoise" takes at most 1, but the parameter\'s max is 2',
+    'parameters.style: node "6" (CLIPTextEncode) input "style" is not an input of CLIPTextEncode on the server (it has: text, clip)',
+  ]);
 });

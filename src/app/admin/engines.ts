@@ -3,7 +3,7 @@ import type { Config } from '../../config/schema.js';
 import { recheckWorkflow } from '../../config/workflows.js';
 import { type ComfyHealth, comfyHealth } from '../../providers/remote/comfyui/health.js';
 import { type ComfyServer, comfyHttp } from '../../providers/remote/comfyui/http.js';
-import { graphProblems, readObjectInfo } from '../../providers/remote/comfyui/object-info.js';
+import { readObjectInfo, workflowFitProblems } from '../../providers/remote/comfyui/object-info.js';
 import { outputNodeProblems } from '../../providers/remote/comfyui/output-node-check.js';
 import { workflowsServedBy } from '../comfy-workflows-served.js';
 import { comfyHeaders, secretNames } from '../providers.js';
@@ -45,9 +45,9 @@ export async function checkEngines(config: Config, secret: (name: string) => Pro
       if (!comfyui[i].ok) return served.map(({ model }) => [model, { provider: server.name, checked: false, problems: [] }]);
       try {
         const info = await readObjectInfo(comfyHttp(server), AbortSignal.timeout(timeoutMs));
-        return served.map(({ model, workflow }) => [
+        return served.map(({ model, workflow, parameters }) => [
           model,
-          { provider: server.name, checked: true, problems: [...graphProblems(info, workflow.graph, workflow.bindings), ...outputNodeProblems(info, workflow)] },
+          { provider: server.name, checked: true, problems: [...workflowFitProblems(info, workflow, parameters), ...outputNodeProblems(info, workflow)] },
         ]);
       } catch (err) {
         const problem = `could not read its node catalogue (GET /object_info): ${(err as Error).message}`;

@@ -1,4 +1,5 @@
-import { parseBinding, type WorkflowBindings, type WorkflowGraph } from '../../../domain/comfy-workflows.js';
+import { type LoadedWorkflow, parseBinding, type WorkflowBindings, type WorkflowGraph } from '../../../domain/comfy-workflows.js';
+import type { ModelParameter } from '../../../domain/model-parameters.js';
 import { ProviderError } from '../../../domain/tasks.js';
 import type { ComfyHttp } from './http.js';
 
@@ -150,3 +151,56 @@ function bindingTypeProblems(info: ObjectInfo, graph: WorkflowGraph, bindings: B
 }
 
 const declaredInputs = (node: NodeInfo): string[] => [...Object.keys(node.input.required ?? {}), ...Object.keys(node.input.optional ?? {})];
+
+/** Everything a server's catalogue says against one model's workflow: its graph and bindings, then its declared parameters. */
+export function workflowFitProblems(info: ObjectInfo, workflow: LoadedWorkflow, parameters?: Readonly<Record<string, ModelParameter>>): string[] {
+  return [...graphProblems(info, workflow.graph, workflow.bindings), ...(parameters ? parameterProblems(info, workflow.graph, parameters) : [])];
+}
+
+/** What each parameter type must be bound to: the declared types that take its values. */
+const PARAMETER_TYPES: Record<ModelParameter['type'], { fits: (type: string | unknown[]) => boolean; wanted: string }> = {
+  integer: { fits: (type) => accepts(type, 'INT'), wanted: 'INT' },
+  number: { fits: (type) => accepts(type, 'FLOAT') || accepts(type, 'INT'), wanted: 'FLOAT or INT' },
+  string: { fits: (type) => accepts(type, 'STRING'), wanted: 'text (STRING)' },
+  boolean: { fits: (type) => accepts(type, 'BOOLEAN'), wanted: 'BOOLEAN' },
+  enum: { fits: isCombo, wanted: 'a list of values (COMBO)' },
+};
+
+/** A combo's values: its list, or a "COMBO" type's `options`; undefined when not a combo. */
+const comboValues = ([type, options]: InputDeclaration): unknown[] | undefined => (Array.isArray(type) ? type : type === 'COMBO' && Array.isArray(options?.options) ? options.options : undefined);
+
+/**
+ * The problems of a model's declared parameters against a server's node catalogue: each bound
+ * input declared by its node's class with a type that takes the parameter's values, an enum's
+ * values among the input's, and bounds within the input's own (ComfyUI refuses a value past
+ * them). Nodes whose class is not installed are left to graphProblems. Empty when all is well.
+ */
+export function parameterProblems(info: ObjectInfo, graph: WorkflowGraph, parameters: Readonly<Record<string, ModelParameter>>): string[] {
+  const problems: string[] = [];
+  for (const [name, parameter] of Object.entries(parameters)) {
+    const target = parseBinding(parameter.binding);
+    const node = target ? graph[target.node] : undefined;
+    const nodeClass = node ? info[node.class_type] : undefined;
+    if (!target || !node || !nodeClass) continue;
+    const where = `parameters.${name}: node "${target.node}" (${node.class_type}) input "${target.input}"`;
+    const declared = nodeClass.input.required?.[target.input] ?? nodeClass.input.optional?.[target.input];
+    if (!declared) {
+      problems.push(`${where} is not an input of ${node.class_type} on the server (it has: ${declaredInputs(nodeClass).join(', ') || 'none'})`);
+      continue;
+    }
+    const rule = PARAMETER_TYPES[parameter.type];
+    if (!rule.fits(declared[0])) {
+      problems.push(`${where} is ${describeType(declared[0])}, not ${rule.wanted} for a parameter of type ${parameter.type}`);
+      continue;
+    }
+    const values = comboValues(declared);
+    const missing = parameter.type === 'enum' && values ? (parameter.values ?? []).filter((value) => !values.includes(value)) : [];
+    if (missing.length > 0) problems.push(`${where} does not offer ${missing.map((value) => JSON.stringify(value)).join(', ')} on the server`);
+    const options = declared[1] ?? {};
+    if (typeof options.min === 'number' && parameter.min !== undefined && parameter.min < options.min)
+      problems.push(`${where} takes at least ${options.min}, but the parameter's min is ${parameter.min}`);
+    if (typeof options.max === 'number' && parameter.max !== undefined && parameter.max > options.max)
+      problems.push(`${where} takes at most ${options.max}, but the parameter's max is ${parameter.max}`);
+  }
+  return problems;
+}

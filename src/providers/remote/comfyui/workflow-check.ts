@@ -1,7 +1,9 @@
 import type { LoadedWorkflow } from '../../../domain/comfy-workflows.js';
+import type { ModelParameter } from '../../../domain/model-parameters.js';
 import { type ComfyServer, comfyHttp } from './http.js';
-import { graphProblems, readObjectInfo } from './object-info.js';
+import { readObjectInfo, workflowFitProblems } from './object-info.js';
 import type { ComfyLog } from './outage.js';
+import { outputNodeProblems } from './output-node-check.js';
 
 /** How long the check may wait for the server's node catalogue. */
 const CATALOGUE_TIMEOUT_MS = 30_000;
@@ -9,7 +11,7 @@ const CATALOGUE_TIMEOUT_MS = 30_000;
 export interface WorkflowCheckOptions {
   server: ComfyServer;
   /** The workflows of the models this server serves, as the config in force has them. */
-  workflows(): { model: string; workflow: LoadedWorkflow }[];
+  workflows(): { model: string; workflow: LoadedWorkflow; parameters?: Readonly<Record<string, ModelParameter>> }[];
   log: ComfyLog;
 }
 
@@ -36,8 +38,8 @@ export function createWorkflowCheck(options: WorkflowCheckOptions): (answered: b
       return;
     }
     const fitting: string[] = [];
-    for (const { model, workflow } of served) {
-      const problems = graphProblems(info, workflow.graph, workflow.bindings);
+    for (const { model, workflow, parameters } of served) {
+      const problems = [...workflowFitProblems(info, workflow, parameters), ...outputNodeProblems(info, workflow)];
       if (problems.length === 0) fitting.push(model);
       else options.log('warn', `comfyui: the workflow of ${model} does not fit ${name}, its items will fail there: ${problems.join('; ')}`);
     }
