@@ -44,7 +44,10 @@ test('numbers and choices are checked by the CLI: one line naming the option and
     [['--data', data, 'accounts', 'create', 'a', '--credit', 'ten'], /--credit must be a USD amount/],
     [['--data', data, 'accounts', 'credit', 'a', '-5'], /<usd> must be a USD amount/],
     [['--data', data, 'keys', 'create', '--account', 'a', '--spending-limit', '1', '--period', 'year'], /--period must be one of: day, week, month/],
-    [['--data', data, 'keys', 'create', '--account', 'a', '--scopes', 'image:rate,everything'], /--scopes must be one of: image:generate, .*tasks:read, tasks:cancel \(not "everything"\)/],
+    [
+      ['--data', data, 'keys', 'create', '--account', 'a', '--scopes', 'image:rate,everything'],
+      /--scopes must be one of: image:generate, .*tasks:read, tasks:cancel, workflow:raw \(not "everything"\)/,
+    ],
     [['--data', data, 'tokens', 'issue', '--account', 'a', '--ttl', 'forever'], /--ttl must be a duration/],
     [['--data', data, 'webhooks', 'deliveries', 'whk_1', '--limit', '0'], /--limit must be a whole number from 1 to 1000/],
     [['--data', data, 'destinations', 'create', '--account', 'a', '--name', 'n', '--provider', 'ftp', '--settings', '{}'], /--provider must be one of: local, s3, http/],
