@@ -13,6 +13,7 @@ import { accountSession, readForm, render, seeOther } from '../http.js';
 import type { FormIssue } from '../playground/build-body.js';
 import { type FormContext, initialValues } from '../playground/field-specs.js';
 import { PlaygroundPage, type PlaygroundView } from '../playground/page-view.js';
+import { shownParameters } from '../playground/parameter-fields.js';
 import { createFromForm, estimateFromForm } from '../playground/submit.js';
 import { formFor, orderTypes } from '../playground/type-forms.js';
 
@@ -31,7 +32,14 @@ export function registerPlayground(app: Hono<ConsoleEnv>, deps: ConsoleDeps): vo
   const formContext = async (accountId: string): Promise<FormContext> => {
     const config = deps.config.current();
     const destinations = await deps.destinations.list(accountId);
-    return { models: Object.keys(config.models), defaultModel: config.defaultModel, videoModels: Object.keys(config.videoModels), destinations: destinations.map((d) => d.name) };
+    return {
+      models: Object.keys(config.models),
+      defaultModel: config.defaultModel,
+      videoModels: Object.keys(config.videoModels),
+      defaultVideoModel: config.defaultVideoModel,
+      destinations: destinations.map((d) => d.name),
+      parameters: { models: shownParameters(config.models), videoModels: shownParameters(config.videoModels) },
+    };
   };
 
   /** The page with `def`'s form: fresh, or holding what was posted with its issues or refusal. */

@@ -1,6 +1,7 @@
 import { MalformedJsonError, parseRequestJson } from '../../api/json-depth.js';
 import { AppError } from '../../domain/errors.js';
 import { ADVANCED_FIELD, type FieldSpec, type TypeForm } from './field-specs.js';
+import { parametersFromForm } from './parameter-fields.js';
 
 /** A reason a form cannot become a request: where (a body path, dotted) and why. */
 export interface FormIssue {
@@ -82,6 +83,10 @@ function fieldValue(field: FieldSpec, fields: Record<string, string>): { value: 
       return field.when(fields) ? { value: levelsOf(text) } : undefined;
     case 'json':
       return text.trim() === '' ? undefined : parseJsonField(text, field.path.join('.'));
+    case 'parameters': {
+      const parameters = parametersFromForm(fields);
+      return parameters && { value: parameters };
+    }
   }
 }
 

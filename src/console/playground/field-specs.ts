@@ -1,3 +1,5 @@
+import type { ModelsParameters } from './parameter-fields.js';
+
 /**
  * The playground's forms are data: each task type lists its fields, and one renderer draws them
  * (field-view.tsx) while one builder turns the posted text into the type's JSON body
@@ -10,6 +12,10 @@ export interface FormContext {
   defaultModel: string;
   videoModels: string[];
   destinations: string[];
+  /** The model `auto` stands for on the video form. */
+  defaultVideoModel?: string;
+  /** The parameters each image and video model declares (without bindings), for their fields. */
+  parameters?: { models: ModelsParameters; videoModels: ModelsParameters };
 }
 
 export interface Option {
@@ -46,7 +52,9 @@ export type FieldSpec =
   /** Rating levels, one a line as "value: description"; sent only when `when` holds for the form's fields. */
   | (BaseField & { kind: 'levels'; when: (fields: Record<string, string>) => boolean })
   /** A JSON value typed as text (metadata). */
-  | (BaseField & { kind: 'json' });
+  | (BaseField & { kind: 'json' })
+  /** The declared parameters of the chosen model (of `section`): a field each, drawn per model (parameter-fields.tsx). */
+  | (BaseField & { kind: 'parameters'; section: 'models' | 'videoModels' });
 
 /** One task type's form. */
 export interface TypeForm {

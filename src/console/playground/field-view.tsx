@@ -2,6 +2,7 @@
 import type { Child } from 'hono/jsx';
 import type { FormIssue } from './build-body.js';
 import type { FieldSpec, FormContext } from './field-specs.js';
+import { ParameterFields } from './parameter-fields.js';
 
 /** An element id of a form's field: the type's name and the field's, safe for ids and `for`. */
 export const fieldId = (type: string, name: string): string => `${type.replace(/[^a-z0-9]+/gi, '-')}-${name}`;
@@ -30,7 +31,26 @@ function Described({ id, hint, issues }: { id: string; hint?: string; issues: Fo
 const describedBy = (id: string, hint: string | undefined, invalid: boolean): string | undefined => [hint ? `${id}-hint` : '', invalid ? `${id}-issue` : ''].filter(Boolean).join(' ') || undefined;
 
 /** One field of a playground form, holding `value` (what was typed, or the fresh form's value). */
-export function FieldView({ type, field, value, issues, context }: { type: string; field: FieldSpec; value: string; issues: FormIssue[]; context: FormContext }) {
+export function FieldView({
+  type,
+  field,
+  value,
+  values = {},
+  issues,
+  context,
+}: {
+  type: string;
+  field: FieldSpec;
+  value: string;
+  /** Every field's value: the parameters' fields are many. */
+  values?: Record<string, string>;
+  issues: FormIssue[];
+  context: FormContext;
+}) {
+  if (field.kind === 'parameters') {
+    const autoModel = field.section === 'models' ? context.defaultModel : (context.defaultVideoModel ?? '');
+    return <ParameterFields idOf={(name) => fieldId(type, name.replace(/[^a-z0-9_]+/gi, '-'))} models={context.parameters?.[field.section] ?? {}} autoModel={autoModel} values={values} />;
+  }
   const id = fieldId(type, field.name);
   const own = issuesAt(issues, field.path.join('.'));
   const common = { id, name: field.name, 'aria-describedby': describedBy(id, field.hint, own.length > 0), 'aria-invalid': own.length > 0 ? 'true' : undefined };

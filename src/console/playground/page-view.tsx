@@ -108,7 +108,7 @@ function TypeFormView({ view }: { view: PlaygroundView }) {
         <Csrf session={view.session} />
         <KeySelect type={form.type} keys={view.keys} scope={view.scope} chosen={values[KEY_FIELD] ?? ''} />
         {form.fields.map((field) => (
-          <FieldView type={form.type} field={field} value={values[field.name] ?? ''} issues={issues} context={context} />
+          <FieldView type={form.type} field={field} value={values[field.name] ?? ''} values={values} issues={issues} context={context} />
         ))}
         <FieldView type={form.type} field={CANCEL_AFTER_FIELD} value={values[CANCEL_AFTER_FIELD.name] ?? ''} issues={issues} context={context} />
         <details open={form.fields.length === 0 || advanced.trim() !== '' || advancedIssues.length > 0}>
