@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
-import { type FakeComfyUi, startFakeComfyUi, txt2imgWorkflow } from '../../fakes/comfyui.js';
+import { animatedWebpWorkflow, type FakeComfyUi, startFakeComfyUi, txt2imgWorkflow } from '../../fakes/comfyui.js';
 import { accountOf, type Harness, startService, waitForTask } from '../../helpers/harness.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -17,6 +17,7 @@ const BINDINGS = { prompt: '6.inputs.text', seed: '3.inputs.seed', width: '5.inp
 async function serviceOn(t: TestContext, fake: FakeComfyUi): Promise<Harness> {
   const dir = await tempDir(t);
   await writeFile(join(dir, 'flux.json'), JSON.stringify(txt2imgWorkflow()));
+  await writeFile(join(dir, 'clip.json'), JSON.stringify(animatedWebpWorkflow()));
   const model = (allowRawWorkflows: boolean) => ({
     provider: 'gpu',
     workflow: join(dir, 'flux.json'),
@@ -29,6 +30,16 @@ async function serviceOn(t: TestContext, fake: FakeComfyUi): Promise<Harness> {
     config: {
       providers: { gpu: { type: 'comfyui', baseUrl: fake.baseUrl, pollIntervalMs: 50, timeoutMs: 20_000 } },
       models: { open: model(true), closed: model(false) },
+      videoModels: {
+        clip: {
+          provider: 'gpu',
+          workflow: join(dir, 'clip.json'),
+          bindings: { prompt: '6.inputs.text', seed: '3.inputs.seed', width: '5.inputs.width', height: '5.inputs.height', frames: '5.inputs.batch_size', fps: '9.inputs.fps' },
+          allowRawWorkflows: true,
+          price: { perSecond: '0.01' },
+          capabilities: { maxInputs: 0, negativePrompt: false, maxDurationS: 2, maxFps: 8, maxSize: '256x256', nativeSize: '256x144' },
+        },
+      },
     },
   });
 }
@@ -120,4 +131,22 @@ test('ComfyUI raw workflow: a graph naming a class the server lacks fails INVALI
   assert.equal(task.cost, '0', 'free');
   assert.equal(prompts(fake).length, 0, 'never queued, not retried');
   assert.equal((await accountOf(h)).reserved, '0');
+});
+
+test('ComfyUI raw workflow: a video model with the flag takes a posted graph too, with its bindings set where the graph has their input', async (t) => {
+  const fake = await startFakeComfyUi(t);
+  const h = await serviceOn(t, fake);
+  const raw = await keyWith(h, ['video:generate', 'tasks:read', 'workflow:raw']);
+  const graph = animatedWebpWorkflow() as Record<string, { class_type: string; inputs: Record<string, unknown> }>;
+  graph['3'].inputs.steps = 5;
+  const created = await h.request('POST', '/video/generate', { auth: raw, body: { prompt: 'a fox', model: 'clip', seed: 3, duration_s: 1, fps: 8, workflow: graph } });
+  assert.equal(created.status, 201, created.text);
+  const task = await waitForTask(h, created.json.data.taskId);
+  assert.equal(task.result.videos[0].status, 'success', JSON.stringify(task.result));
+  const [queued] = prompts(fake).map((r) => (r.json as { prompt: Record<string, { inputs: Record<string, unknown> }> }).prompt);
+  assert.equal(queued['3'].inputs.steps, 5, 'the posted value');
+  assert.equal(queued['5'].inputs.batch_size, 8, 'frames bound: 1 s × 8 fps');
+  assert.equal(queued['6'].inputs.text, 'a fox');
+  const plain = await h.request('POST', '/video/generate', { auth: h.apiKey, body: { prompt: 'a fox', model: 'clip', duration_s: 1, fps: 8, workflow: graph } });
+  assert.equal(plain.status, 403, 'the default key lacks the scope');
 });
