@@ -86,7 +86,7 @@ const WorkflowFields = {
     )
     .optional()
     .describe(
-      'ComfyUI models: values a request may set in `parameters: { … }`, by name, each bound into one node input (checked against the workflow at load; a name or node input of the built-in bindings is refused). GET /models lists them without their bindings.',
+      'ComfyUI models: values a request may set in `parameters: { … }`, by name, each bound into one node input (checked against the workflow at load; a name or node input of the built-in bindings is refused). GET /models lists them without their bindings. Each: { binding, type: integer | number | string | boolean | enum, min?, max?, values? (enum), maxLength? (string, at most 2000), default, description?, price?: { perUnit } }: docs/providers.md#parameters-per-request.',
     ),
   allowRawWorkflows: z
     .boolean()
