@@ -50,7 +50,7 @@ test('imgtask generate --watch prints a line per live preview of a ComfyUI model
   assert.ok(lines.length >= 1, `a preview line: ${result.stderr}`);
   for (const line of lines) assert.match(line, /^item 0: preview \d+ (B|KB)$/);
   // Not a terminal: no escape sequence, whatever TERM says.
-  assert.ok(!/\x1b/.test(result.stderr + result.stdout), 'no inline image off a terminal');
+  assert.ok(!(result.stderr + result.stdout).includes('\u001b'), 'no inline image off a terminal');
 });
 
 test('on a terminal --watch prints the preview line above its live view, and in iTerm2 draws the preview inline; elsewhere only the line', {
@@ -68,6 +68,7 @@ test('on a terminal --watch prints the preview line above its live view, and in 
   };
   const iterm = await watchIn({ TERM_PROGRAM: 'iTerm.app' });
   assert.match(iterm, /item 0: preview \d+ B/);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's escape sequence is what is checked
   assert.match(iterm, /\x1b\]1337;File=inline=1;size=\d+;height=8;preserveAspectRatio=1:\/9j\//, 'the JPEG drawn inline (iTerm2 protocol)');
   const plain = await watchIn({ TERM_PROGRAM: 'Apple_Terminal' });
   assert.match(plain, /item 0: preview \d+ B/);

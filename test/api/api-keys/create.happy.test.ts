@@ -35,7 +35,10 @@ test('POST /api-key with {} or an empty body gives every API-key scope but the o
   for (const body of [{}, '']) {
     const res = await h.request('POST', '/api-key', { auth: h.token, body });
     assert.equal(res.status, 201);
-    assert.deepEqual(res.json.data.apiKey.scopes, API_KEY_SCOPES.filter((scope) => scope !== 'workflow:raw'));
+    assert.deepEqual(
+      res.json.data.apiKey.scopes,
+      API_KEY_SCOPES.filter((scope) => scope !== 'workflow:raw'),
+    );
     assert.equal(res.json.data.apiKey.spendingLimitPeriod, 'month');
     assert.equal('spendingLimit' in res.json.data.apiKey, false);
     assert.equal('name' in res.json.data.apiKey, false);

@@ -38,6 +38,7 @@ test('a line per item at most once a second; the image only with a protocol, nev
 
   const kitty: string[] = [];
   await createPreviewPrinter({ write: (text) => kitty.push(text), protocol: 'kitty' })({ index: 0, mimeType: 'image/jpeg', data: jpeg });
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's escape sequence is what is checked
   const match = /^\x1b_Ga=T,f=100,r=8,m=0;([A-Za-z0-9+/=]+)\x1b\\$/.exec(kitty[1]);
   assert.ok(match, 'one kitty chunk, a PNG (kitty takes no JPEG)');
   assert.equal((await sharp(Buffer.from(match[1], 'base64')).metadata()).format, 'png');
