@@ -86,13 +86,13 @@ const WorkflowFields = {
     )
     .optional()
     .describe(
-      'ComfyUI models: values a request may set in `parameters: { … }`, by name, each bound into one node input (checked against the workflow at load; a name or node input of the built-in bindings is refused). GET /models lists them without their bindings. Each: { binding, type: integer | number | string | boolean | enum, min?, max?, values? (enum), maxLength? (string, at most 2000), default, description?, price?: { perUnit } }: docs/providers.md#parameters-per-request.',
+      'ComfyUI models: values a request may set in `parameters: { … }`, by name, each bound into one node input (checked against the workflow at load; a name or node input of the built-in bindings is refused). GET /models lists them without their bindings. Each: { binding, type: integer | number | string | boolean | enum, min?, max?, values? (enum), maxLength? (string, at most 2000), default, description?, price?: { perUnit } }: docs/comfyui.md#parameters-per-request.',
     ),
   allowRawWorkflows: z
     .boolean()
     .default(false)
     .describe(
-      "ComfyUI models: whether a request from a key with the scope workflow:raw may post a whole API-format graph in `workflow` (run instead of the model's own). Custom nodes can read files and run code on the server: see docs/providers.md#raw-graphs-trusted-keys.",
+      "ComfyUI models: whether a request from a key with the scope workflow:raw may post a whole API-format graph in `workflow` (run instead of the model's own). Custom nodes can read files and run code on the server: see docs/comfyui.md#raw-graphs-trusted-keys.",
     ),
 };
 

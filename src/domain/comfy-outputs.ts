@@ -1,6 +1,5 @@
 /**
- * Which nodes of a ComfyUI workflow make an image model's items (docs/providers.md "Every
- * output"): every file-saving image node by default, or the ones a model names in `outputs`.
+ * Which nodes of a ComfyUI workflow make an image model's items (docs/comfyui.md#every-output): every file-saving image node by default, or the ones a model names in `outputs`.
  * Known at config load from the graph alone, without the server.
  */
 import type { WorkflowGraph } from './comfy-workflows.js';

@@ -32,7 +32,7 @@ export interface GenerateParams {
   workflow?: Record<string, { class_type: string; inputs: Record<string, unknown> }>;
   /**
    * Which output of which run this item is, when one run of the model's workflow writes several
-   * outputs (docs/providers.md#every-output): items of the same `key` share one job, and
+   * outputs (docs/comfyui.md#every-output): items of the same `key` share one job, and
    * item `output` (0-based, of `outputs`) takes that output's file. Absent: one output per run.
    */
   run?: { key: string; output: number; outputs: number };
@@ -110,7 +110,7 @@ export interface VideoParams {
   workflow?: Record<string, { class_type: string; inputs: Record<string, unknown> }>;
   /**
    * Which output of which run this item is, when one run of the model's workflow writes several
-   * outputs (docs/providers.md#every-output): items of the same `key` share one job, and
+   * outputs (docs/comfyui.md#every-output): items of the same `key` share one job, and
    * item `output` (0-based, of `outputs`) takes that output's file. Absent: one output per run.
    */
   run?: { key: string; output: number; outputs: number };

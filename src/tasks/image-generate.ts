@@ -175,7 +175,7 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
       const model = deps.config.current().models[planned.model];
       if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `model ${planned.model} is no longer configured`);
       const generator = providerForAttempt(providersOf(model), attempt, (name) => deps.providers().generator(name), `model ${planned.model}`, preferredProvider);
-      // The items of one run share its job and its seed (docs/providers.md "Every output").
+      // The items of one run share its job and its seed (docs/comfyui.md#every-output).
       const outputs = taskOutputsPerRun(task.items.length, request.count);
       const { run, output } = runOf(index, outputs);
       const seed = planned.seed === undefined ? undefined : itemSeed(planned.seed, run);

@@ -4,7 +4,7 @@ import type { WorkflowGraph } from '../domain/comfy-workflows.js';
 import { AppError } from '../domain/errors.js';
 
 /**
- * Runs of a model's workflow and the items they make (docs/providers.md "Every output"): a
+ * Runs of a model's workflow and the items they make (docs/comfyui.md#every-output): a
  * ComfyUI workflow with several output nodes makes one item per node each run, so a request's
  * `count` is its number of runs; any other model makes one item per run.
  */

@@ -6,7 +6,7 @@ import { type Micros, parseUsd } from '../domain/money.js';
 
 /**
  * The request side of a ComfyUI model's declared `parameters` and of a posted raw graph
- * (`workflow`), shared by /image/generate and /video/generate (docs/providers.md#parameters-per-request, docs/providers.md#raw-graphs-trusted-keys).
+ * (`workflow`), shared by /image/generate and /video/generate (docs/comfyui.md#parameters-per-request, docs/comfyui.md#raw-graphs-trusted-keys).
  */
 
 /** The scope a credential needs to post a whole graph. */

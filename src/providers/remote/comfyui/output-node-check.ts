@@ -2,7 +2,7 @@ import type { LoadedWorkflow } from '../../../domain/comfy-workflows.js';
 import type { ObjectInfo } from './object-info.js';
 
 /**
- * The problems of an image model's output nodes (docs/providers.md "Every output") against a
+ * The problems of an image model's output nodes (docs/comfyui.md#every-output) against a
  * server's node catalogue: each node whose files are items must be of a class the server runs as
  * an output node (OUTPUT_NODE), or it writes nothing and its items fail. Classes not installed are
  * graphProblems' to report. Empty when all is well, or when the model has one output per run.

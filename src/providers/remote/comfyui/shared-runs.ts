@@ -35,7 +35,7 @@ function whenAborted(signal: AbortSignal): { promise: Promise<never>; off: () =>
 }
 
 /**
- * Runs of a workflow shared by the items they make (docs/providers.md "Every output"): the first
+ * Runs of a workflow shared by the items they make (docs/comfyui.md#every-output): the first
  * item of a run key starts the job, the others await the same result, and each takes its own
  * output. A run is forgotten once every output was taken, when it fails (each waiting item fails
  * with it; a retry starts a new run its siblings' retries join), or LINGER_MS after it ended. Its
