@@ -366,14 +366,18 @@ const ProviderSchema = z.discriminatedUnion('type', [
       .describe(
         "Busy (the model's next server is tried first) while this server's queue holds this many waiting jobs, every client's (GET /queue, read in the background at most every 2 s); null: its queue length is not a reason.",
       ),
-    concurrency: ProviderBase.concurrency.describe('Jobs sent at once; ComfyUI runs one at a time and queues the rest. Past it the server counts as busy (failover, then PROVIDERS_BUSY).'),
+    concurrency: ProviderBase.concurrency.describe(
+      'Jobs sent at once; ComfyUI runs one at a time and queues the rest. Past it the server counts as busy (failover, then PROVIDERS_BUSY); a server that is down is not busy: it is waited for (timeoutMs).',
+    ),
     timeoutMs: z
       .number()
       .int()
       .min(1000)
       .max(3_600_000)
       .default(600_000)
-      .describe("Milliseconds for a job from its queueing to its history read (uploads and the output's download have their own limits: 30 s and 120 s); past it TIMEOUT."),
+      .describe(
+        "Milliseconds for a job from its queueing to its history read (uploads and the output's download have their own limits: 30 s and 120 s); past it TIMEOUT. Also the longest an item waits for this server while it is down or restarting (when no other server of the model is up); past that it fails PROVIDER_ERROR naming the cause.",
+      ),
     pollIntervalMs: z.number().int().min(50).max(60_000).default(1000).describe('Milliseconds between polls of /history once the WebSocket has dropped.'),
   }),
   z.strictObject({
