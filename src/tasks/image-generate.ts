@@ -188,7 +188,8 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
         inputs: prepared.runtime as SourceImage[],
         index,
         seed,
-        ...(outputs > 1 && { run: { key: `${task.id}:${run}:${attempt}`, output, outputs } }),
+        // Not keyed by attempt: an item that comes to its run late (its attempt 1 after a sibling's retry) takes that run's outcome.
+        ...(outputs > 1 && { run: { key: `${task.id}:${run}`, output, outputs } }),
         parameters: providerParameters(model, request.parameters),
         workflow: request.workflow as GenerateParams['workflow'],
         options: model.options,

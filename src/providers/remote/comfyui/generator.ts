@@ -2,6 +2,7 @@ import { runOutputs } from '../../../domain/comfy-outputs.js';
 import type { LoadedWorkflow } from '../../../domain/comfy-workflows.js';
 import { ProviderError } from '../../../domain/tasks.js';
 import type { GeneratedImage, GeneratedVideo, GenerateParams, ImageGenerator, SourceImage, VideoGenerator, VideoParams } from '../../types.js';
+import { ServerUnreachable } from './failures.js';
 import { type ComfyFile, type ComfyServer, comfyHttp, type HistoryEntry } from './http.js';
 import { runJob } from './job.js';
 import { type ComfyLog, createOutage, type ProbeBackoff, rerunWhenForgotten } from './outage.js';
@@ -57,7 +58,8 @@ export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator;
   // The graph each item queues: the model's workflow bound, or a posted graph checked against the server.
   const requestGraph = createRequestGraphs(http, options.name);
   // Items that are outputs of one run share its job (GenerateParams.run).
-  const runs = createSharedRuns<HistoryEntry>();
+  // A failure another try would meet again (a node's exception, a graph the server refuses) is kept for the items still to come.
+  const runs = createSharedRuns<HistoryEntry>(undefined, (err) => err instanceof ProviderError && !err.retryable && !(err instanceof ServerUnreachable));
   const outage = createOutage({ name: options.name, probe: (signal) => http.systemStats(signal), log: options.log, backoff: options.probeBackoff });
   // The server's queue as last read (GET /queue): read again in the background when older than
   // QUEUE_READ_MS, so asking costs nothing; a read that cannot reach the server marks it down.

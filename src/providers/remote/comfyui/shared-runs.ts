@@ -37,11 +37,13 @@ function whenAborted(signal: AbortSignal): { promise: Promise<never>; off: () =>
 /**
  * Runs of a workflow shared by the items they make (docs/comfyui.md#every-output): the first
  * item of a run key starts the job, the others await the same result, and each takes its own
- * output. A run is forgotten once every output was taken, when it fails (each waiting item fails
- * with it; a retry starts a new run its siblings' retries join), or LINGER_MS after it ended. Its
- * job is aborted only when every item awaiting it was (a cancel, a deadline).
+ * output. A run is forgotten once every output was taken, when it fails in a way another try may
+ * pass (each waiting item fails with it; a retry starts a new run its siblings join), or
+ * LINGER_MS after it ended. A failure that would recur (`keepsFailure`) is kept like a result, so
+ * an item that comes late fails with it instead of running the graph again. Its job is aborted
+ * only when every item awaiting it was (a cancel, a deadline).
  */
-export function createSharedRuns<T>(lingerMs = LINGER_MS) {
+export function createSharedRuns<T>(lingerMs = LINGER_MS, keepsFailure: (err: unknown) => boolean = () => false) {
   const runs = new Map<string, SharedRun<T>>();
   const forget = (key: string, run: SharedRun<T>) => {
     clearTimeout(run.linger);
@@ -61,18 +63,17 @@ export function createSharedRuns<T>(lingerMs = LINGER_MS) {
       },
     };
     const run: SharedRun<T> = { result: job(hooks), controller, waiting, taken: new Set(), outputs, settled: false };
-    run.result.then(
-      () => {
-        run.settled = true;
-        if (runs.get(key) !== run) return;
-        run.linger = setTimeout(() => forget(key, run), lingerMs);
-        run.linger.unref();
-      },
-      () => {
-        run.settled = true;
-        forget(key, run);
-      },
-    );
+    const linger = () => {
+      run.settled = true;
+      if (runs.get(key) !== run) return;
+      run.linger = setTimeout(() => forget(key, run), lingerMs);
+      run.linger.unref();
+    };
+    run.result.then(linger, (err: unknown) => {
+      if (keepsFailure(err)) return linger();
+      run.settled = true;
+      forget(key, run);
+    });
     runs.set(key, run);
     return run;
   }
@@ -84,11 +85,18 @@ export function createSharedRuns<T>(lingerMs = LINGER_MS) {
       const shared = runs.get(run.key) ?? start(run.key, run.outputs, job);
       shared.waiting.add(hooks);
       const aborted = whenAborted(hooks.signal);
-      try {
-        const result = await Promise.race([shared.result, aborted.promise]);
+      const take = () => {
         shared.taken.add(run.output);
         if (shared.taken.size >= shared.outputs) forget(run.key, shared);
+      };
+      try {
+        const result = await Promise.race([shared.result, aborted.promise]);
+        take();
         return result;
+      } catch (err) {
+        // A kept failure is this item's outcome, as a result would be.
+        if (shared.settled && !hooks.signal.aborted && keepsFailure(err)) take();
+        throw err;
       } finally {
         aborted.off();
         shared.waiting.delete(hooks);
