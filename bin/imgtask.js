@@ -6,6 +6,13 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+// package.json's engines, checked here: npm only warns about it (a dependency's stricter declaration must not refuse the install).
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 20 || (major === 20 && minor < 19)) {
+  process.stderr.write(`imgtask needs Node 20.19 or newer; this is Node ${process.versions.node}\n`);
+  process.exit(1);
+}
+
 const built = new URL('../dist/cli/main.js', import.meta.url);
 const sources = new URL('../src/', import.meta.url);
 
