@@ -150,3 +150,19 @@ test('ComfyUI raw workflow: a video model with the flag takes a posted graph too
   const plain = await h.request('POST', '/video/generate', { auth: h.apiKey, body: { prompt: 'a fox', model: 'clip', duration_s: 1, fps: 8, workflow: graph } });
   assert.equal(plain.status, 403, 'the default key lacks the scope');
 });
+
+test('ComfyUI raw workflow: items checked at the same time share one read of the node catalogue (GET /object_info)', async (t) => {
+  const fake = await startFakeComfyUi(t);
+  const h = await serviceOn(t, fake);
+  const raw = await keyWith(h, ['image:generate', 'tasks:read', 'workflow:raw']);
+  const created = await h.request('POST', '/image/generate', { auth: raw, body: { prompt: 'a fox', model: 'open', seed: 1, count: 3, workflow: postedGraph() } });
+  assert.equal(created.status, 201, created.text);
+  const task = await waitForTask(h, created.json.data.taskId);
+  assert.deepEqual(
+    task.result.images.map((image: { status: string }) => image.status),
+    ['success', 'success', 'success'],
+    JSON.stringify(task.result),
+  );
+  // The service's own check of its workflows when it first reaches the server reads it once too.
+  assert.ok(fake.requests.filter((r) => r.path === '/object_info').length <= 2, 'one read for the items, however many wait for it');
+});

@@ -16,10 +16,24 @@ const OBJECT_INFO_FOR_MS = 60_000;
  * INVALID_INPUT before it is queued (not retried: every server of the model would refuse it).
  */
 export function createRequestGraphs(http: ComfyHttp, serverName: string) {
-  let catalogue: { info: ObjectInfo; readAt: number } | undefined;
-  async function objectInfo(signal: AbortSignal): Promise<ObjectInfo> {
-    if (!catalogue || Date.now() - catalogue.readAt > OBJECT_INFO_FOR_MS) catalogue = { info: await readObjectInfo(http, signal), readAt: Date.now() };
-    return catalogue.info;
+  // One read at a time, shared by every item that needs it (a large server's catalogue is megabytes); one that failed is not kept.
+  let catalogue: { info: Promise<ObjectInfo>; readAt: number } | undefined;
+  function objectInfo(signal: AbortSignal): Promise<ObjectInfo> {
+    signal.throwIfAborted();
+    if (!catalogue || Date.now() - catalogue.readAt > OBJECT_INFO_FOR_MS) {
+      // Not cut short by one item's cancel: the others wait for it too (the request has its own time limit).
+      const reading = { info: readObjectInfo(http), readAt: Date.now() };
+      reading.info.catch(() => {
+        if (catalogue === reading) catalogue = undefined;
+      });
+      catalogue = reading;
+    }
+    const { info } = catalogue;
+    return new Promise<ObjectInfo>((resolve, reject) => {
+      const abort = () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      signal.addEventListener('abort', abort, { once: true });
+      info.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+    });
   }
 
   return async function requestGraph(workflow: LoadedWorkflow, params: GenerateParams | VideoParams, values: BoundValues): Promise<WorkflowGraph> {
