@@ -6,6 +6,7 @@ import type { RateBody, RateResponse } from '../api/routes/image/rate.js';
 import type { RemoveBackgroundBody, RemoveBackgroundResponse } from '../api/routes/image/remove-background.js';
 import type { ReviewBody, ReviewResponse } from '../api/routes/image/review.js';
 import type { UploadResponse } from '../api/routes/image/upload.js';
+import type { ListModelsResponse } from '../api/routes/models/list.js';
 import type { CancelTaskResponse } from '../api/routes/tasks/cancel.js';
 import type { DeleteTaskResponse } from '../api/routes/tasks/delete.js';
 import type { GetTaskResponse } from '../api/routes/tasks/get.js';
@@ -14,6 +15,7 @@ import type { GetTaskResultResponse } from '../api/routes/tasks/result.js';
 import type { TaskProgress } from '../api/routes/tasks/schemas.js';
 import type { GetTaskStatusResponse } from '../api/routes/tasks/status.js';
 import type { GenerateVideoResponse, generateVideoBody } from '../api/routes/video/generate.js';
+import type { ListVideoModelsResponse } from '../api/routes/video/models.js';
 import { followTaskEvents, type TaskPreview } from './task-events.js';
 import { type WebhookStreamEvent, webhookStreamEvents } from './webhook-events.js';
 
@@ -193,6 +195,10 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
       for (const file of files) form.append('files', new Blob([new Uint8Array(file.data)]), basename(file.name));
       return (await create<UploadResponse>('/image/upload', form)).body.data.files;
     },
+    /** The generation models (GET /models): prices, capabilities, declared parameters, which one is the default. */
+    models: async (): Promise<ListModelsResponse['data']> => (await call<ListModelsResponse>('GET', '/models')).body.data,
+    /** The video models (GET /video/models), as models() lists the image ones. */
+    videoModels: async (): Promise<ListVideoModelsResponse['data']> => (await call<ListVideoModelsResponse>('GET', '/video/models')).body.data,
     task,
     status,
     /** Cancels a pending task (POST /tasks/{id}/cancel, owner's API key): the task as it settled. */

@@ -85,6 +85,20 @@ function schedulingLine(task: TaskView): Line | undefined {
   return parts.length > 0 ? [{ text: `  ${parts.join('  ')}` }] : undefined;
 }
 
+/** The model parameters the request set (`parameters`), as NAME=VALUE: what made this run differ from the model's defaults. */
+function parametersLine(task: TaskView): Line | undefined {
+  const request = 'request' in task ? (task.request as { parameters?: unknown }) : undefined;
+  const parameters = request?.parameters;
+  if (!parameters || typeof parameters !== 'object' || Object.keys(parameters).length === 0) return undefined;
+  return [
+    {
+      text: `  parameters ${Object.entries(parameters)
+        .map(([name, value]) => `${name}=${String(value)}`)
+        .join('  ')}`,
+    },
+  ];
+}
+
 const tone = (status: string): Tone => (status === 'completed' ? 'good' : status === 'failed' ? 'bad' : 'busy');
 const code = (error: { code: string; message?: string } | undefined): string => `${error?.code ?? 'UNKNOWN_ERROR'}${error?.message ? `: ${error.message}` : ''}`;
 
@@ -150,7 +164,7 @@ function videoLines(video: VideoItem, n: number): Line[] {
 
 /**
  * A task's report, line by line: id, type, status and cost; its priority and deadline when
- * set; the rewritten (magic) prompt; each
+ * set; the model parameters the request set; the rewritten (magic) prompt; each
  * image with its size and URL, rating level, destination outcome and where --out saved it;
  * each video with its size, duration, frame rate, format, cost and URL (the same below it);
  * each rate/alt result under the name it was given; the task's errors when it failed.
@@ -167,6 +181,8 @@ export function taskLines(task: TaskView, options: TaskLinesOptions = {}): Line[
   ];
   const scheduling = schedulingLine(task);
   if (scheduling) lines.push(scheduling);
+  const parameters = parametersLine(task);
+  if (parameters) lines.push(parameters);
   // A deleted task (DELETE /tasks/{id}, retention): what is left is its accounting.
   if (task.dataRemoved === true) lines.push([{ text: `  data removed${'dataRemovedAt' in task && task.dataRemovedAt ? ` ${task.dataRemovedAt}` : ''}: its outputs, prompt and result are gone` }]);
   if (task.type === 'image.generate' && task.result?.magic_prompt) {

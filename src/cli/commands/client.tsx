@@ -7,6 +7,7 @@ import { type ImageItem, imagesOf, urlResultsOf, type VideoItem, videosOf } from
 import { clientOf, resolveSources } from '../client-context.js';
 import { createdText } from '../created-task.js';
 import { EXIT, enumOption, print, UsageError } from '../output.js';
+import { paramOption, paramsFromFlags } from '../param-flags.js';
 import { createPreviewPrinter, inlineImageProtocol } from '../preview-lines.js';
 import { command } from '../run.js';
 import { cancelAfterOption, priorityOption, type SchedulingFlags, schedulingOf } from '../scheduling-options.js';
@@ -95,6 +96,7 @@ interface GenerateOptions extends SchedulingFlags {
   rating?: string;
   destination?: string;
   metadata?: string;
+  param?: string[];
   watch?: boolean;
   out?: string;
 }
@@ -122,6 +124,7 @@ export function registerClientCommands(program: Command): void {
     .option('--rating <mode>', 'nsfw_sfw, or a JSON file of custom levels')
     .option('--destination <name>', 'a destination name')
     .option('--metadata <json>', 'metadata as a JSON object')
+    .addOption(paramOption('GET /models'))
     .addOption(priorityOption())
     .addOption(cancelAfterOption())
     .option('--watch', 'follow the task until it settles')
@@ -140,6 +143,8 @@ export function registerClientCommands(program: Command): void {
         if (opts.rating)
           body.rating =
             opts.rating === 'nsfw_sfw' ? { mode: 'nsfw_sfw' } : { mode: 'custom', levels: parseJson(await readLevels(opts.rating, '--rating'), '--rating file') as RateInput['levels'] & {} };
+        const parameters = await paramsFromFlags(opts.param, opts.model, client.models);
+        if (parameters) body.parameters = parameters;
         if (opts.input?.length) body.inputs = await resolveSources(client, opts.input, 'id');
         const created = await client.generate(body, request);
         if (!opts.watch) return print({ json }, created, createdText(created));

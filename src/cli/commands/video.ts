@@ -4,6 +4,7 @@ import { SIZE_PRESETS } from '../../domain/sizes.js';
 import { resolveSources } from '../client-context.js';
 import { createdText } from '../created-task.js';
 import { enumOption, intOption, jsonOption, print } from '../output.js';
+import { paramOption, paramsFromFlags } from '../param-flags.js';
 import { cancelAfterOption, priorityOption, type Scheduling, type SchedulingFlags, schedulingOf } from '../scheduling-options.js';
 import { clientCommand, followAndReport } from './client.js';
 
@@ -25,6 +26,7 @@ interface VideoOptions extends SchedulingFlags {
   input?: string;
   destination?: string;
   metadata?: string;
+  param?: string[];
   watch?: boolean;
   out?: string;
 }
@@ -68,6 +70,7 @@ export function registerVideoCommand(program: Command): void {
     .option('--input <url|file>', 'one input image, the first frame')
     .option('--destination <name>', 'a destination name')
     .option('--metadata <json>', 'metadata as a JSON object')
+    .addOption(paramOption('GET /video/models'))
     .addOption(priorityOption())
     .addOption(cancelAfterOption())
     .option('--watch', 'follow the task until it settles')
@@ -76,6 +79,8 @@ export function registerVideoCommand(program: Command): void {
     .action(
       clientCommand(async (client, json, prompt: string, opts: VideoOptions) => {
         const { body, request } = videoRequest(prompt, opts);
+        const parameters = await paramsFromFlags(opts.param, opts.model, client.videoModels);
+        if (parameters) body.parameters = parameters;
         if (opts.input) body.inputs = await resolveSources(client, [opts.input], 'id');
         const created = await client.video(body, request);
         if (!opts.watch) return print({ json }, created, createdText(created));
