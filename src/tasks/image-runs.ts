@@ -28,14 +28,14 @@ export const runOf = (index: number, outputs: number) => ({ run: Math.floor(inde
 
 /**
  * Without a seed binding every run of a ComfyUI workflow is the same graph, which ComfyUI answers
- * from its cache: `count` > 1 would charge for copies of one image, so it is refused.
+ * from its cache: `count` > 1 would charge for copies of one image (or clip), so it is refused.
  */
-export function checkRunSeeds(config: Config, modelId: string, count: number): void {
-  const workflow = workflowOf(config, modelId);
+export function checkRunSeeds(config: Config, modelId: string, count: number, section: 'models' | 'videoModels' = 'models'): void {
+  const workflow = config.workflows[`${section}.${modelId}`];
   if (count > 1 && workflow && !workflow.bindings.seed) {
     throw new AppError(
       'VALIDATION_ERROR',
-      `model ${modelId} has no seed binding: its ComfyUI workflow would make the same image for each of the ${count} asked for; send count 1 (or bind a seed input in the model's config)`,
+      `model ${modelId} has no seed binding: its ComfyUI workflow would make the same ${section === 'models' ? 'image' : 'video'} for each of the ${count} asked for; send count 1 (or bind a seed input in the model's config)`,
     );
   }
 }

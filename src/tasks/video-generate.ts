@@ -10,9 +10,11 @@ import type { SourceImage, VideoParams } from '../providers/types.js';
 import { checkDestination, checkMetadata } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { providerForAttempt } from './failover.js';
+import { checkRunSeeds } from './image-runs.js';
 import { checkParameters, checkRawWorkflow, ParametersField, parameterPrice, providerParameters, WorkflowField } from './model-parameters.js';
 import { AccessOptions, DestinationName, FreeText, InputEntry, inputUrl, LIMITS, Metadata, Priority, WebhookOptions } from './request-parts.js';
-import { DestinationOutcome, ItemError, UsdText } from './result-parts.js';
+import { generationOrigin, providerNameOf } from './output-origin.js';
+import { DestinationOutcome, ItemError, Provenance, UsdText } from './result-parts.js';
 import { baseSeed, ItemSeed, itemSeed, SeedField } from './seeds.js';
 import { videoOutput } from './video-output.js';
 import { videoDimensions } from './video-size.js';
@@ -59,6 +61,7 @@ const GeneratedVideo = z.discriminatedUnion('status', [
     cost: UsdText,
     seed: ItemSeed,
     destination: DestinationOutcome.optional(),
+    provenance: Provenance,
   }),
   z.object({ status: z.literal('failed'), error: ItemError }),
 ]);
@@ -118,6 +121,7 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
         throw new AppError('VALIDATION_ERROR', `model ${id} takes ${capabilities.maxInputs === 0 ? 'no input image' : 'one input image (the first frame)'}; ${request.inputs.length} were sent`);
       }
       if (request.negative_prompt !== undefined && !capabilities.negativePrompt) throw new AppError('VALIDATION_ERROR', `model ${id} does not take a negative_prompt`);
+      checkRunSeeds(deps.config.current(), id, request.count, 'videoModels');
     },
     itemCount: (request) => request.count,
     itemCost: (request) => videoCost(request),
@@ -143,7 +147,8 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
       const planned = (task.prepared ?? prepared.saved) as VideoPlan;
       const model = deps.config.current().videoModels[planned.model];
       if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `video model ${planned.model} is no longer configured`);
-      const generator = providerForAttempt(providersOf(model), attempt, (name) => deps.providers().videoGenerator(name), `video model ${planned.model}`, preferredProvider);
+      const lookup = (name: string) => deps.providers().videoGenerator(name);
+      const generator = providerForAttempt(providersOf(model), attempt, lookup, `video model ${planned.model}`, preferredProvider);
       const [input] = prepared.runtime as SourceImage[];
       const seed = planned.seed === undefined ? undefined : itemSeed(planned.seed, index);
       const made = await generator.generate({
@@ -169,7 +174,27 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
       engineDone?.();
       const boundFrames = model.bindings?.frames ? Math.max(1, Math.round(request.duration_s * request.fps)) : undefined;
       const { data, info } = await videoOutput(made, { format: request.format, fps: request.fps, boundFrames, ffmpegPath: deps.ffmpegPath(), signal });
-      const stored = await deps.videos.save(data, request.format);
+      const origin = generationOrigin(deps.config.current(), {
+        taskId: task.id,
+        taskType: 'video.generate',
+        section: 'videoModels',
+        model: planned.model,
+        provider: providerNameOf(providersOf(model), lookup, generator),
+        seed,
+        prompt: request.prompt,
+        postedWorkflow: request.workflow,
+        parameters: {
+          size: `${planned.width}x${planned.height}`,
+          durationS: request.duration_s,
+          fps: request.fps,
+          seed,
+          negativePrompt: request.negative_prompt,
+          parameters: providerParameters(model, request.parameters),
+        },
+        input,
+        inputTitle: 'first-frame',
+      });
+      const stored = await deps.videos.save(data, request.format, origin);
       storedFiles?.(stored.files);
       const item: Record<string, unknown> = {
         status: 'success',
@@ -183,6 +208,7 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
         cost: formatUsd(videoCost(request)),
       };
       if (seed !== undefined) item.seed = seed;
+      if (stored.provenance) item.provenance = stored.provenance;
       await deliverToDestination(deps, item, { accountId: task.accountId, destination: request.destination, taskId: task.id, index, image: stored, signal });
       return item;
     },

@@ -103,3 +103,15 @@ test('ComfyUI video: a clip far from the frames bound into the workflow fails th
   assert.equal(task.cost, '0');
   assert.equal((await accountOf(h)).balance, '100');
 });
+
+test('ComfyUI video: count > 1 on a model without a seed binding is 400 VALIDATION_ERROR naming it, nothing reserved or queued', async (t) => {
+  const fake = await startFakeComfyUi(t);
+  const { seed: _seed, ...unseeded } = BINDINGS;
+  const h = await serviceOn(t, fake, animatedWebpWorkflow(), unseeded);
+  const refused = await h.request('POST', '/video/generate', { auth: h.apiKey, body: { prompt: PROMPT, model: 'clip', count: 2, duration_s: 1, fps: 8 } });
+  assert.equal(refused.status, 400, refused.text);
+  assert.equal(refused.json.code, 'VALIDATION_ERROR');
+  assert.match(refused.json.message, /no seed binding/);
+  assert.equal((await accountOf(h)).reserved, '0');
+  assert.equal(prompts(fake), 0);
+});
