@@ -12,7 +12,7 @@ export const Model = z.object({
   price: z.object({ perImage: Usd, perInput: Usd, perImage4k: Usd.optional() }),
   capabilities: z.object({ maxInputs: z.number(), supports4k: z.boolean(), negativePrompt: z.boolean(), nativeSize: z.string().optional() }),
   parameters: ModelParametersInfo,
-  allowRawWorkflows: z.boolean().describe('whether a key with the scope workflow:raw may post a whole ComfyUI graph in `workflow`'),
+  allowRawWorkflows: z.literal(true).optional().describe('present (true) when a key with the scope workflow:raw may post a whole ComfyUI graph in `workflow`; absent otherwise'),
 });
 export const ListModelsResponse = dataOf(z.array(Model));
 export type ListModelsResponse = z.infer<typeof ListModelsResponse>;
@@ -40,7 +40,7 @@ export function registerModelsList(app: Hono<ApiEnv>, deps: ApiDeps): void {
             price: model.price,
             capabilities: model.capabilities,
             parameters: parametersInfo(model.parameters),
-            allowRawWorkflows: model.allowRawWorkflows,
+            ...(model.allowRawWorkflows ? { allowRawWorkflows: true as const } : {}),
           })),
         },
       };

@@ -19,7 +19,7 @@ export const VideoModel = z.object({
     nativeSize: z.string().describe('the frame size of `size: auto`'),
   }),
   parameters: ModelParametersInfo,
-  allowRawWorkflows: z.boolean().describe('whether a key with the scope workflow:raw may post a whole ComfyUI graph in `workflow`'),
+  allowRawWorkflows: z.literal(true).optional().describe('present (true) when a key with the scope workflow:raw may post a whole ComfyUI graph in `workflow`; absent otherwise'),
 });
 export const ListVideoModelsResponse = dataOf(z.array(VideoModel));
 export type ListVideoModelsResponse = z.infer<typeof ListVideoModelsResponse>;
@@ -47,7 +47,7 @@ export function registerVideoModelsList(app: Hono<ApiEnv>, deps: ApiDeps): void 
             price: model.price,
             capabilities: model.capabilities,
             parameters: parametersInfo(model.parameters),
-            allowRawWorkflows: model.allowRawWorkflows,
+            ...(model.allowRawWorkflows ? { allowRawWorkflows: true as const } : {}),
           })),
         },
       };
