@@ -1,12 +1,14 @@
 import type { ConfigSource } from '../config/source.js';
 import { IMAGE_ID, randomId } from '../domain/ids.js';
 import { IMAGE_MIME } from '../domain/media-types.js';
+import type { OutputOrigin, ProvenanceState } from '../domain/provenance.js';
 import { isOutOfSpace, storageFull } from '../domain/storage-full.js';
 import { ProviderError, type TaskErrorCode } from '../domain/tasks.js';
 import { encodeImage, ImageReadError, type OutputFormat, probeImage } from '../media/images.js';
 import type { SourceImage } from '../providers/types.js';
 import type { BlobStore, ByteRange } from '../store/blobs.js';
 import type { StoredFile } from '../store/records.js';
+import { type StoringSigner, signForStorage } from './output-signing.js';
 import type { UrlFetcher } from './ports.js';
 import type { SpaceGuard } from './space-guard.js';
 
@@ -20,6 +22,8 @@ export interface StoredImage {
   serviceUrl: string;
   /** What was written: the image's blob and its size (an item's `files`). */
   files: StoredFile[];
+  /** Whether the stored bytes carry Content Credentials; set for an image stored with an origin (a made one). */
+  provenance?: ProvenanceState;
 }
 
 /** What the storage said when it failed, short enough for a task's error (its code, never its address). */
@@ -57,6 +61,9 @@ export function createImageLibrary(deps: {
   config: Pick<ConfigSource, 'current'>;
   /** Refuses uploads while free space is below store.minFreeBytes; none: never refused. */
   space?: Pick<SpaceGuard, 'admit'>;
+  /** Signs the images stored with an origin (docs/provenance.md); none: they are stored unsigned. */
+  signer?: StoringSigner;
+  log?: (message: string) => void;
 }) {
   const maxPixels = () => deps.config.current().fetch.maxPixels;
   const serviceUrl = (fileName: string) => `${deps.publicBase()}/images/${fileName}`;
@@ -111,18 +118,25 @@ export function createImageLibrary(deps: {
       }
     },
 
-    /** Encodes to the requested format and stores it durably; returns the stored bytes too (for a destination). */
-    async saveEncoded(data: Buffer, format: OutputFormat, quality: number): Promise<StoredImage & { data: Buffer }> {
+    /**
+     * Encodes to the requested format and stores it durably; returns the stored bytes too (for a
+     * destination). With an `origin` (a made image) the encoded bytes are signed before they are
+     * stored: the file, what /images serves and what a destination gets carry the credentials.
+     */
+    async saveEncoded(data: Buffer, format: OutputFormat, quality: number, origin?: OutputOrigin): Promise<StoredImage & { data: Buffer }> {
       const encoded = await encodeImage(data, format, quality, maxPixels());
-      return this.saveAsIs(encoded.data, format, encoded.width, encoded.height);
+      return this.saveAsIs(encoded.data, format, encoded.width, encoded.height, origin);
     },
 
-    /** Stores bytes as they are (uploads; provider output already in the right format). */
-    async saveAsIs(data: Buffer, format: 'png' | 'jpg' | 'webp' | 'gif', width: number, height: number): Promise<StoredImage & { data: Buffer }> {
+    /** Stores bytes as they are (uploads; provider output already in the right format), signed first when they have an `origin`. */
+    async saveAsIs(data: Buffer, format: 'png' | 'jpg' | 'webp' | 'gif', width: number, height: number, origin?: OutputOrigin): Promise<StoredImage & { data: Buffer }> {
       const id = randomId('img');
       const fileName = `${id}.${format}`;
-      await putBlob(deps.blobs, fileName, data, IMAGE_MIME[format], 'image');
-      return { id, fileName, format, width, height, bytes: data.length, serviceUrl: serviceUrl(fileName), files: [{ name: fileName, bytes: data.length }], data };
+      const stored = await signForStorage(deps.signer, data, IMAGE_MIME[format], origin, deps.log);
+      await putBlob(deps.blobs, fileName, stored.data, IMAGE_MIME[format], 'image');
+      const bytes = stored.data.length;
+      const image = { id, fileName, format, width, height, bytes, serviceUrl: serviceUrl(fileName), files: [{ name: fileName, bytes }], data: stored.data };
+      return stored.provenance ? { ...image, provenance: stored.provenance } : image;
     },
   };
 }

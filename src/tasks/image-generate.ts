@@ -6,7 +6,7 @@ import { providersLane } from '../domain/provider-lanes.js';
 import { ASPECT_RATIOS, dimensionsFor, normalizeSize, parseSizeText, SIZE_PRESETS, sizeText } from '../domain/sizes.js';
 import { MAX_ATTEMPTS, ProviderError } from '../domain/tasks.js';
 import type { TaskTypeDefinition } from '../engine/task-types.js';
-import { sniffImage } from '../media/images.js';
+import { probeImage, sniffImage } from '../media/images.js';
 import type { GenerateParams, SourceImage } from '../providers/types.js';
 import { checkDestination, checkMetadata, requireProvider, requireVision } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
@@ -14,8 +14,9 @@ import { providerForAttempt } from './failover.js';
 import { rateGeneratedImage, ratingRequestOf } from './image-generate-rating.js';
 import { checkRunSeeds, outputsPerRun, runOf, taskOutputsPerRun } from './image-runs.js';
 import { checkParameters, checkRawWorkflow, ParametersField, parameterPrice, providerParameters, WorkflowField } from './model-parameters.js';
+import { generationOrigin, providerNameOf } from './output-origin.js';
 import { AccessOptions, DestinationName, FreeText, InputEntry, inputUrl, Levels, LIMITS, Metadata, Priority, WebhookOptions } from './request-parts.js';
-import { DestinationOutcome, ItemError, UsdText } from './result-parts.js';
+import { DestinationOutcome, ItemError, Provenance, UsdText } from './result-parts.js';
 import { baseSeed, ItemSeed, itemSeed, SeedField } from './seeds.js';
 
 const GenerateRating = z.union([z.literal(true), z.discriminatedUnion('mode', [z.object({ mode: z.literal('nsfw_sfw') }), z.object({ mode: z.literal('custom'), levels: Levels })])]);
@@ -64,6 +65,7 @@ const GeneratedImage = z.discriminatedUnion('status', [
     rating: z
       .discriminatedUnion('status', [z.object({ status: z.literal('success'), level: z.string() }), z.object({ status: z.literal('failed'), error: z.object({ code: z.literal('RATING_FAILED') }) })])
       .optional(),
+    provenance: Provenance,
   }),
   z.object({ status: z.literal('failed'), error: ItemError }),
 ]);
@@ -123,6 +125,12 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
     return planned;
   }
 
+  /** A generated image as a rater takes it; the planned size when its header cannot be read (storing it then fails). */
+  const sourceOf = async (data: Buffer, planned: GenerationPlan): Promise<SourceImage> =>
+    probeImage(data, deps.config.current().fetch.maxPixels)
+      .then(({ format, width, height }) => ({ data, format, width, height }))
+      .catch(() => ({ data, format: sniffImage(data) ?? 'png', width: planned.width, height: planned.height }));
+
   // The schema names the model ids, so it is built once per config (a reload builds it anew).
   let bodyFor: { config: object; schema: ReturnType<typeof generateBody> } | null = null;
 
@@ -174,23 +182,28 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
       const planned = (task.prepared ?? prepared.saved) as GenerationPlan;
       const model = deps.config.current().models[planned.model];
       if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `model ${planned.model} is no longer configured`);
-      const generator = providerForAttempt(providersOf(model), attempt, (name) => deps.providers().generator(name), `model ${planned.model}`, preferredProvider);
+      const lookup = (name: string) => deps.providers().generator(name);
+      const generator = providerForAttempt(providersOf(model), attempt, lookup, `model ${planned.model}`, preferredProvider);
       // The items of one run share its job and its seed (docs/comfyui.md#every-output).
       const outputs = taskOutputsPerRun(task.items.length, request.count);
       const { run, output } = runOf(index, outputs);
       const seed = planned.seed === undefined ? undefined : itemSeed(planned.seed, run);
+      const inputs = prepared.runtime as SourceImage[];
+      const prompt = planned.magicPrompt?.positive ?? request.prompt;
+      const negativePrompt = planned.magicPrompt?.negative ?? request.negative_prompt;
+      const parameters = providerParameters(model, request.parameters);
       const generated = await generator.generate({
         model: planned.model,
-        prompt: planned.magicPrompt?.positive ?? request.prompt,
-        negativePrompt: planned.magicPrompt?.negative ?? request.negative_prompt,
+        prompt,
+        negativePrompt,
         width: planned.width,
         height: planned.height,
-        inputs: prepared.runtime as SourceImage[],
+        inputs,
         index,
         seed,
         // Not keyed by attempt: an item that comes to its run late (its attempt 1 after a sibling's retry) takes that run's outcome.
         ...(outputs > 1 && { run: { key: `${task.id}:${run}`, output, outputs } }),
-        parameters: providerParameters(model, request.parameters),
+        parameters,
         workflow: request.workflow as GenerateParams['workflow'],
         options: model.options,
         signal,
@@ -199,7 +212,23 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
       });
       // The engine has answered: its slot goes to the next item while this one is stored.
       engineDone?.();
-      const stored = await deps.images.saveEncoded(generated.data, request.output.format, request.output.quality);
+      // Rated before it is stored, so its level goes into its credentials (the generated bytes are rated either way).
+      const rating = ratingRequestOf(request.rating);
+      const rated = rating ? await rateGeneratedImage(deps, rating, await sourceOf(generated.data, planned), signal) : undefined;
+      const origin = generationOrigin(deps.config.current(), {
+        taskId: task.id,
+        taskType: 'image.generate',
+        section: 'models',
+        model: planned.model,
+        provider: providerNameOf(providersOf(model), lookup, generator),
+        seed,
+        prompt,
+        postedWorkflow: request.workflow,
+        parameters: { size: `${planned.width}x${planned.height}`, seed, negativePrompt, parameters },
+        input: inputs[0],
+        rating: rated?.status === 'success' ? rated.level : undefined,
+      });
+      const stored = await deps.images.saveEncoded(generated.data, request.output.format, request.output.quality, origin);
       storedFiles?.(stored.files);
       const item: Record<string, unknown> = {
         status: 'success',
@@ -210,9 +239,9 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
         cost: formatUsd(imageCost(request)),
       };
       if (seed !== undefined) item.seed = seed;
+      if (stored.provenance) item.provenance = stored.provenance;
       await deliverToDestination(deps, item, { accountId: task.accountId, destination: request.destination, taskId: task.id, index, image: stored, signal });
-      const rating = ratingRequestOf(request.rating);
-      if (rating) item.rating = await rateGeneratedImage(deps, rating, { data: generated.data, format: sniffImage(generated.data) ?? 'png', width: stored.width, height: stored.height }, signal);
+      if (rated) item.rating = rated;
       return item;
     },
 

@@ -7,8 +7,9 @@ import { MAX_ATTEMPTS, ProviderError, type TaskErrorCode } from '../domain/tasks
 import type { TaskTypeDefinition } from '../engine/task-types.js';
 import { checkDestination, checkMetadata, requireProvider } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
+import { ingredientOf } from './output-origin.js';
 import { AccessOptions, DestinationName, HttpUrl, Metadata, Priority, WebhookOptions } from './request-parts.js';
-import { DestinationOutcome } from './result-parts.js';
+import { DestinationOutcome, Provenance } from './result-parts.js';
 
 /**
  * The one image: an http(s) URL (the service's own URLs included) or an uploaded image's bare
@@ -38,6 +39,7 @@ export const RemoveBackgroundResult = z.object({
     size: z.string().describe('{width}x{height}'),
     format: z.enum(['png', 'webp']),
     destination: DestinationOutcome.optional(),
+    provenance: Provenance,
   }),
 });
 
@@ -72,9 +74,12 @@ export function createRemoveBackgroundType(deps: ImageTaskDeps): TaskTypeDefinit
       // Alpha must survive: png is lossless; webp at full quality keeps the cut-out edges clean.
       const data = format === removed.format ? removed.data : await (format === 'png' ? sharp(removed.data).png() : sharp(removed.data).webp({ quality: 100, alphaQuality: 100 })).toBuffer();
       const { width = 0, height = 0 } = await sharp(data).metadata();
-      const stored = await deps.images.saveAsIs(data, format, width, height);
+      // An edit of the source image, which its credentials name as their ingredient.
+      const origin = { action: 'edited' as const, taskId: task.id, taskType: 'image.remove_background', ingredient: ingredientOf(source, 'source') };
+      const stored = await deps.images.saveAsIs(data, format, width, height, origin);
       storedFiles?.(stored.files);
       const image: Record<string, unknown> = { id: stored.id, url: stored.serviceUrl, service_url: stored.serviceUrl, size: sizeText(width, height), format };
+      if (stored.provenance) image.provenance = stored.provenance;
       await deliverToDestination(deps, image, { accountId: task.accountId, destination: request.destination, taskId: task.id, index: 0, image: stored, signal });
       return image;
     },
