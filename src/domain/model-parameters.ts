@@ -4,6 +4,8 @@
  * declaration (config load) and of a request's value (create and estimate) live here.
  */
 
+import { parseUsd } from './money.js';
+
 export type ParameterValue = string | number | boolean;
 
 export interface ModelParameter {
@@ -21,6 +23,9 @@ export interface ModelParameter {
   /** integer and number: value × perUnit USD added to each image's price (each second's of a video). */
   price?: { perUnit: string };
 }
+
+/** The most one parameter's value may add to a price, in micro-dollars (1,000 USD): sums over parameters, seconds and items stay exact amounts. */
+const MAX_PARAMETER_PRICE = 1_000_000_000;
 
 /** The longest string a parameter may take, and the most a declaration may allow. */
 export const STRING_PARAMETER_MAX = 2000;
@@ -58,6 +63,14 @@ export function parameterDeclarationProblems(parameter: ModelParameter): string[
   const numeric = parameter.type === 'integer' || parameter.type === 'number';
   if (!numeric && (parameter.min !== undefined || parameter.max !== undefined)) problems.push(`min and max are for integer and number parameters, not ${parameter.type}`);
   if (!numeric && parameter.price) problems.push(`price is for integer and number parameters, not ${parameter.type}`);
+  if (numeric && parameter.price) {
+    // The price is value × perUnit: unbounded, a request could name any price, past what an amount holds.
+    if (parameter.min === undefined || parameter.max === undefined) problems.push('a priced parameter needs min and max (its price is value × perUnit)');
+    else {
+      const most = Math.max(Math.abs(parameter.min), Math.abs(parameter.max)) * (parseUsd(parameter.price.perUnit) ?? 0);
+      if (most > MAX_PARAMETER_PRICE) problems.push(`a value may be priced at most ${MAX_PARAMETER_PRICE / 1_000_000} USD (min and max × perUnit)`);
+    }
+  }
   if (parameter.type === 'integer' && [parameter.min, parameter.max].some((bound) => bound !== undefined && !Number.isInteger(bound))) problems.push('min and max of an integer are integers');
   if (parameter.min !== undefined && parameter.max !== undefined && parameter.min > parameter.max) problems.push(`min (${parameter.min}) is above max (${parameter.max})`);
   if (parameter.type === 'enum') {

@@ -55,6 +55,10 @@ test('a default outside its bounds or values, or fields that do not fit the type
   await refused(t, { parameters: { sampler: { binding: '3.inputs.sampler_name', type: 'enum', values: ['euler'], default: 'heun' } } }, /default "heun" must be one of "euler"/);
   await refused(t, { parameters: { sampler: { binding: '3.inputs.sampler_name', type: 'enum', default: 'euler' } } }, /an enum names its values/);
   await refused(t, { parameters: { sampler: { binding: '3.inputs.sampler_name', type: 'string', default: 'euler', price: { perUnit: '0.1' } } } }, /price is for integer and number parameters/);
+  // Unbounded, a client's value would make any price (past what an amount holds: 500 at the estimate).
+  await refused(t, { parameters: { steps: { binding: '3.inputs.steps', type: 'integer', min: 1, default: 12, price: { perUnit: '0.0002' } } } }, /a priced parameter needs min and max/);
+  await refused(t, { parameters: { cfg: { binding: '3.inputs.cfg', type: 'number', max: 20, default: 7, price: { perUnit: '0.0002' } } } }, /a priced parameter needs min and max/);
+  await refused(t, { parameters: { steps: { ...STEPS, max: 1e15, price: { perUnit: '1' } } } }, /priced at most/);
   await refused(t, { parameters: { text: { binding: '7.inputs.text', type: 'string', default: 'x'.repeat(2001) } } }, /must be at most 2000 characters/);
   await refused(t, { parameters: { text: { binding: '7.inputs.text', type: 'string', maxLength: 2001, default: 'x' } } }, /maxLength/);
   await refused(t, { parameters: { denoise: { binding: '3.inputs.denoise', type: 'boolean', default: 1 } } }, /default 1 must be true or false/);
