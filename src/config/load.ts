@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { configProblems } from './config-problems.js';
 import { ConfigError } from './environment.js';
 import { describeJsonSyntaxError } from './json-syntax.js';
-import { type Config, ConfigSchema } from './schema.js';
+import { type Config, ConfigSchema, type PemSource } from './schema.js';
 import { type LoadedWorkflow, loadWorkflow, parameterBindings, withRunOutputs, workflowPath } from './workflows.js';
 
 /** The settings as the schema gives them, before the workflows are read. */
@@ -64,7 +64,7 @@ function validateConfig(raw: unknown, baseDir: string, load: WorkflowLoad = { re
     const lines = configProblems(ConfigSchema, raw, result.error.issues);
     throw new ConfigError(`config: invalid settings (${lines.length === 1 ? 'one problem' : `${lines.length} problems`}):\n${lines.map((line) => `  ${line}`).join('\n')}`);
   }
-  const config: Config = { ...result.data, workflows: loadModelWorkflows(result.data, baseDir, load) };
+  const config: Config = { ...result.data, provenance: withAbsolutePemFiles(result.data.provenance, baseDir), workflows: loadModelWorkflows(result.data, baseDir, load) };
   if (!config.models[config.defaultModel]) throw new ConfigError(`config: defaultModel: no model "${config.defaultModel}" in models`);
   for (const [id, model] of Object.entries(config.models)) {
     for (const provider of model.providers ?? (model.provider ? [model.provider] : [])) {
@@ -195,6 +195,12 @@ function envOverrides(env: NodeJS.ProcessEnv): JsonObject {
 
 /** Whether a config layer names store.driver itself. */
 const setsDriver = (layer: JsonObject | undefined): boolean => isObject(layer?.store) && (layer.store as JsonObject).driver !== undefined;
+
+/** provenance's `{ file }` PEMs are relative to the config file's folder: made absolute here, as workflow files are read from it. */
+function withAbsolutePemFiles(provenance: Config['provenance'], baseDir: string): Config['provenance'] {
+  const absolute = <T extends PemSource | undefined>(source: T): T => (source && 'file' in source ? ({ file: resolve(baseDir, source.file) } as T) : source);
+  return { ...provenance, certificate: absolute(provenance.certificate), privateKey: absolute(provenance.privateKey), trustAnchors: absolute(provenance.trustAnchors) };
+}
 
 /**
  * Loads the config: defaults → file → env → flags, then validates. `read` receives the files the

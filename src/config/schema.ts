@@ -400,6 +400,56 @@ export type ProviderConfig = z.infer<typeof ProviderSchema>;
  * The config. A `.describe()` text documents a key in docs/reference/configuration.md (npm run
  * docs) where the `$comment` texts of config/default.json do not; it never changes parsing.
  */
+/**
+ * Where a PEM (certificate chain, private key, trust anchors) is read from, as provider keys are
+ * given: a secret of the encrypted store, an environment variable, or a file.
+ */
+const PemSource = z
+  .union([
+    z.strictObject({
+      secret: z
+        .string()
+        .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a secret name')
+        .describe('The name of a secret in the encrypted store (`imgtask secrets set <name>`) that holds the PEM.'),
+    }),
+    z.strictObject({
+      env: z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+        .describe('The name of an environment variable that holds the PEM.'),
+    }),
+    z.strictObject({ file: z.string().min(1).describe("A PEM file's path, relative to the config file's folder (the working folder without one).") }),
+  ])
+  .describe(
+    'A PEM given as `{ "secret": "<name>" }` (the encrypted secret store), `{ "env": "<VARIABLE>" }` or `{ "file": "<path>" }` (relative to the config file\'s folder); one not set or not readable stops the start with a config error.',
+  );
+export type PemSource = z.infer<typeof PemSource>;
+
+/** provenance: C2PA Content Credentials on every stored output (docs/provenance.md). */
+const ProvenanceSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe('Sign every stored image and video with C2PA Content Credentials; false: outputs are stored unsigned (their items say `provenance: unsigned`).'),
+    certificate: PemSource.optional().describe(
+      "The signing certificate chain (PEM: the leaf first, then its intermediates), from a CA that C2PA verifiers trust; with privateKey. Without it, the first start makes a local CA and certificate under the data dir's keys/ (verifiers show them as untrusted).",
+    ),
+    privateKey: PemSource.optional().describe("The certificate's private key (PKCS#8 PEM, EC P-256/P-384, RSA-PSS or Ed25519); with certificate."),
+    timestampUrl: z
+      .string()
+      .url()
+      .regex(/^https?:\/\//i, 'an http(s) URL')
+      .optional()
+      .describe('An RFC 3161 timestamp authority (http or https URL) whose timestamp each signature carries, so it stays valid after the certificate expires; none: no timestamp.'),
+    includePrompt: z.boolean().default(false).describe("Put the request's prompt in the manifest's imgtask assertion; false (the default): the prompt stays out of the credentials."),
+    trustAnchors: PemSource.optional().describe(
+      'Extra CA certificates (PEM, one or more) that reading credentials (POST /image/verify, imgtask verify) trusts, beside the local CA: a credential signed under one reads as Trusted.',
+    ),
+  })
+  .refine((p) => (p.certificate === undefined) === (p.privateKey === undefined), {
+    message: 'give certificate and privateKey together, or neither (a local certificate)',
+    path: ['privateKey'],
+  });
+export type ProvenanceConfig = z.infer<typeof ProvenanceSchema>;
+
 export const ConfigSchema = z.strictObject({
   server: z.strictObject({
     host: z.string().min(1),
@@ -644,6 +694,9 @@ export const ConfigSchema = z.strictObject({
       consoleSessions: Retention('consoleSessions', 'How long an expired console session or sign-in link is kept after it expired. At least 1h.'),
     })
     .default(RETENTION_DEFAULTS),
+  provenance: ProvenanceSchema.default({ enabled: true, includePrompt: false }).describe(
+    'C2PA Content Credentials on every stored image and video: the signing certificate and key (or a local one made at first start), a timestamp authority, whether the prompt is included, and the extra trust anchors of verify (docs/provenance.md). Read at start.',
+  ),
 });
 
 /** The config as loaded: the settings, and the ComfyUI workflows models name, read and checked (keyed `models.<id>` / `videoModels.<id>`). */

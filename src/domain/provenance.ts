@@ -61,5 +61,6 @@ export interface ProvenanceStatus {
   /** `signing`; `off` (provenance.enabled false); `unavailable` (the native library did not load, or the certificate was refused). */
   state: 'signing' | 'off' | 'unavailable';
   reason?: string;
-  certificate?: { subject: string; issuer: string; notBefore: string; notAfter: string; sha256: string; local: boolean };
+  /** The signing certificate: `sha256` its fingerprint (hex), `serial` its serial number (hex), `local` true for the one made under the data dir's keys/. */
+  certificate?: { subject: string; issuer: string; notBefore: string; notAfter: string; sha256: string; local: boolean; serial?: string };
 }
