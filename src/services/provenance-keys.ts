@@ -55,7 +55,7 @@ export const localKeyFiles = (dataDir: string) => ({
 export async function loadSigningKeys(options: SigningKeyOptions): Promise<SigningKeys> {
   const { provenance } = options;
   const now = options.now?.() ?? new Date();
-  const extraAnchors = provenance.trustAnchors ? pemBlocks(await readPem(provenance.trustAnchors, 'provenance.trustAnchors', options), 'CERTIFICATE') : [];
+  const extraAnchors = await readAnchors(options);
   if (provenance.certificate && provenance.privateKey) {
     const chainPem = await readPem(provenance.certificate, 'provenance.certificate', options);
     const keyPem = await readPem(provenance.privateKey, 'provenance.privateKey', options);
@@ -67,8 +67,22 @@ export async function loadSigningKeys(options: SigningKeyOptions): Promise<Signi
   return { ...local, anchorsPem: [local.caPem, ...extraAnchors] };
 }
 
+/** The CA certificates verify trusts when signing is off: the local CA when one was made, and provenance.trustAnchors (nothing is made). */
+export async function loadTrustAnchors(options: Omit<SigningKeyOptions, 'log' | 'now'>): Promise<string[]> {
+  const localCa = await readLocalCa(options.dataDir);
+  return [...(localCa ? [localCa.certificatePem] : []), ...(await readAnchors(options))];
+}
+
+/** provenance.trustAnchors' certificates (none when not set). */
+async function readAnchors(options: Pick<SigningKeyOptions, 'provenance' | 'secret' | 'configDir'>): Promise<string[]> {
+  if (!options.provenance.trustAnchors) return [];
+  const anchors = pemBlocks(await readPem(options.provenance.trustAnchors, 'provenance.trustAnchors', options), 'CERTIFICATE');
+  if (anchors.length === 0) throw new ConfigError('config: provenance.trustAnchors: no PEM certificate found (a -----BEGIN CERTIFICATE----- block)');
+  return anchors;
+}
+
 /** Reads a PEM from where the config says: a secret, an environment variable or a file. */
-async function readPem(source: PemSource, key: string, options: SigningKeyOptions): Promise<string> {
+async function readPem(source: PemSource, key: string, options: Pick<SigningKeyOptions, 'secret' | 'configDir'>): Promise<string> {
   if ('secret' in source) {
     const value = await options.secret(source.secret);
     if (value === undefined) throw new ConfigError(`config: ${key}: no secret "${source.secret}" (set it with: imgtask secrets set ${source.secret} < file.pem)`);
