@@ -6,7 +6,7 @@ export const PREVIEW_LINE_INTERVAL_MS = 1000;
 const IMAGE_ROWS = 8;
 
 /** The inline image protocol the terminal speaks, if any: iTerm2's (iTerm2, WezTerm) or kitty's; none inside tmux or screen, which do not pass them on. */
-export function inlineImageProtocol(env: NodeJS.ProcessEnv, isTTY: boolean): 'iterm2' | 'kitty' | undefined {
+export function inlineImageProtocol(env: { TERM?: string; TERM_PROGRAM?: string; TMUX?: string; STY?: string }, isTTY: boolean): 'iterm2' | 'kitty' | undefined {
   if (!isTTY || env.TMUX || env.STY) return undefined;
   if (env.TERM_PROGRAM === 'iTerm.app' || env.TERM_PROGRAM === 'WezTerm') return 'iterm2';
   if (env.TERM === 'xterm-kitty') return 'kitty';

@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { Client, GenerateInput, RateInput, RemoveBackgroundInput, TaskProgress, TaskView } from '../../client/http-client.js';
+import { environment } from '../../config/environment.js';
 import { type ImageItem, imagesOf, urlResultsOf, type VideoItem, videosOf } from '../../tui/task-lines.js';
 import { clientOf, resolveSources } from '../client-context.js';
 import { createdText } from '../created-task.js';
@@ -35,7 +36,7 @@ async function follow(client: Client, taskId: string, type: string, expected: nu
   // Live previews: a line each (on stderr beside a JSON answer, above the live view on a terminal), and the image where the terminal shows images.
   const onPreview = options.json
     ? createPreviewPrinter({ write: (line) => process.stderr.write(`${line}\n`) })
-    : createPreviewPrinter({ write: (text) => console.log(text), protocol: inlineImageProtocol(process.env, process.stdout.isTTY === true) });
+    : createPreviewPrinter({ write: (text) => console.log(text), protocol: inlineImageProtocol(environment.terminal(), process.stdout.isTTY === true) });
   const finish = async (onProgress?: (progress: TaskProgress) => void) => {
     const task = await client.watch(taskId, { onProgress, onPreview: (preview) => void onPreview(preview) });
     if (options.out) await saveItems(client, savedItemsOf(task), options.out);
