@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { VideoModelConfig } from '../config/schema.js';
+import { parseBinding } from '../domain/comfy-workflows.js';
 import { AppError } from '../domain/errors.js';
 import { formatUsd, type Micros, parseUsd } from '../domain/money.js';
 import { providersLane } from '../domain/provider-lanes.js';
@@ -70,6 +71,15 @@ const GeneratedVideo = z.discriminatedUnion('status', [
 export const VideoResult = z.object({ model: z.string(), videos: z.array(GeneratedVideo) });
 
 const providersOf = (model: VideoModelConfig) => model.providers ?? (model.provider ? [model.provider] : []);
+
+/** Whether the frames binding reaches the graph run: the model's own workflow (checked at load), or a posted graph holding that node input. */
+function framesBound(binding: string | undefined, posted: Record<string, unknown> | undefined): boolean {
+  if (!binding) return false;
+  if (!posted) return true;
+  const target = parseBinding(binding);
+  const inputs = target && (posted[target.node] as { inputs?: Record<string, unknown> } | undefined)?.inputs;
+  return !!target && !!inputs && Object.hasOwn(inputs, target.input);
+}
 
 /** Saved by `prepare` and journaled: the resolved model, frame size and base seed. */
 interface VideoPlan {
@@ -172,7 +182,8 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
       });
       // The engine has answered: its slot goes to the next item while this one is stored.
       engineDone?.();
-      const boundFrames = model.bindings?.frames ? Math.max(1, Math.round(request.duration_s * request.fps)) : undefined;
+      // A posted graph takes the frames binding only where it has that node input (else its clip keeps its own frame count).
+      const boundFrames = framesBound(model.bindings?.frames, request.workflow) ? Math.max(1, Math.round(request.duration_s * request.fps)) : undefined;
       const { data, info } = await videoOutput(made, { format: request.format, fps: request.fps, boundFrames, ffmpegPath: deps.ffmpegPath(), signal });
       const origin = generationOrigin(deps.config.current(), {
         taskId: task.id,

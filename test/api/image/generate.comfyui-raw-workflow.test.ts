@@ -166,3 +166,20 @@ test('ComfyUI raw workflow: items checked at the same time share one read of the
   // The service's own check of its workflows when it first reaches the server reads it once too.
   assert.ok(fake.requests.filter((r) => r.path === '/object_info').length <= 2, 'one read for the items, however many wait for it');
 });
+
+test('ComfyUI raw workflow: a posted video graph without the frames binding’s input keeps its own frame count, and its clip is not held to the frames asked for', async (t) => {
+  const fake = await startFakeComfyUi(t);
+  const h = await serviceOn(t, fake);
+  const raw = await keyWith(h, ['video:generate', 'tasks:read', 'workflow:raw']);
+  // The latent (and its batch: the frames) under another node id: the model's frames binding, 5.inputs.batch_size, has no input here.
+  const graph = animatedWebpWorkflow() as Record<string, { class_type: string; inputs: Record<string, unknown> }>;
+  graph['50'] = { ...graph['5'], inputs: { ...graph['5'].inputs, batch_size: 4, width: 64, height: 48 } };
+  delete graph['5'];
+  graph['3'].inputs.latent_image = ['50', 0];
+  const created = await h.request('POST', '/video/generate', { auth: raw, body: { prompt: 'a fox', model: 'clip', seed: 3, duration_s: 2, fps: 8, workflow: graph } });
+  assert.equal(created.status, 201, created.text);
+  const task = await waitForTask(h, created.json.data.taskId, 30_000);
+  const [video] = task.result.videos;
+  assert.equal(video.status, 'success', JSON.stringify(task.result));
+  assert.equal(video.duration_s, 0.5, 'the 4 frames the posted graph made, at 8 fps');
+});
