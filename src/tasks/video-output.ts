@@ -41,7 +41,8 @@ export async function videoOutput(made: GeneratedVideo, options: VideoOutputOpti
   } catch (err) {
     if (signal.aborted) throw err;
     const [from, to] = madeInfo.format === 'mp4' ? ['MP4', 'WebP'] : ['WebP', 'MP4'];
-    throw new ProviderError('PROVIDER_ERROR', `the provider's ${from} could not be converted to ${to}: ${(err as Error).message}`, { cause: err });
+    // ffmpeg's own words stay in the log (they may name paths of this host): the client is told what failed.
+    throw new ProviderError('PROVIDER_ERROR', `the provider's ${from} could not be converted to ${to} (the service log has the encoder's output)`, { cause: err });
   }
   return { data, info: probe(data) };
 }
