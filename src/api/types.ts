@@ -1,5 +1,6 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { ConfigSource } from '../config/source.js';
+import type { OutputSigner, ProvenanceStatus } from '../domain/provenance.js';
 import type { AccountEvents } from '../engine/account-events.js';
 import type { TaskStreams } from '../engine/task-stream.js';
 import type { TaskTypeRegistry } from '../engine/task-types.js';
@@ -13,6 +14,7 @@ import type { IdempotencyService } from '../services/idempotency.js';
 import type { ImageLibrary } from '../services/images.js';
 import type { UploadService } from '../services/uploads.js';
 import type { UsageService } from '../services/usage.js';
+import type { VerifySource } from '../services/verify-source.js';
 import type { VideoLibrary } from '../services/videos.js';
 import type { WebhookService } from '../services/webhooks.js';
 import type { Outbox } from '../webhooks/outbox.js';
@@ -41,6 +43,10 @@ export interface ApiDeps {
   /** Each account's settled-task events, live: the fan-out to GET /webhook/events. */
   accountEvents: AccountEvents;
   usage: UsageService;
+  /** Reads and validates Content Credentials (POST /image/verify, the console's full view). */
+  outputSigner: Pick<OutputSigner, 'verify'>;
+  /** What POST /image/verify reads: a URL through the SSRF guard, or the account's upload from storage. */
+  verifySource: VerifySource;
   log: (message: string) => void;
   ops: Ops;
 }
@@ -55,6 +61,8 @@ export interface Ops {
   metrics(): Promise<{ contentType: string; text: string }>;
   /** What keeps the service from being ready, one phrase each; empty when it is ready. */
   notReady(): Promise<string[]>;
+  /** Whether outputs are signed (GET /ready's detail): an unavailable signer leaves the service ready, its outputs unsigned. */
+  provenance(): Pick<ProvenanceStatus, 'state' | 'reason'>;
   /** The lanes an operator paused (GET /ready's detail): their work waits, yet the service is ready. */
   pausedLanes(): Promise<{ lane: string; pausedAt: string }[]>;
 }

@@ -9,6 +9,7 @@ import { createEngine } from '../engine/engine.js';
 import type { InstallWork } from '../engine/intake/intake.js';
 import { type AnyTaskType, TaskTypeRegistry } from '../engine/task-types.js';
 import { taskEventEnvelope, toProgressView } from '../engine/task-views.js';
+import type { C2paLoad } from '../media/c2pa.js';
 import { createSafeFetcher } from '../net/safe-fetch.js';
 import type { ProviderSet } from '../providers/types.js';
 import { createAccountErase } from '../services/account-erase.js';
@@ -30,6 +31,7 @@ import { createStorageInventory } from '../services/storage-inventory.js';
 import { createTokenService } from '../services/tokens.js';
 import { createUploadService } from '../services/uploads.js';
 import { createUsageService } from '../services/usage.js';
+import { createVerifySource } from '../services/verify-source.js';
 import { createVideoLibrary } from '../services/videos.js';
 import { createWebhookService } from '../services/webhooks.js';
 import { nodeStorageFs, type StorageFs } from '../store/durable-fs.js';
@@ -47,6 +49,7 @@ import { prepareDataDir } from './data-dir.js';
 import { quietLibraryNotices } from './library-notices.js';
 import { type Logger, messageLog, silentLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
+import { openOutputSigner } from './output-signer.js';
 import { startModelPreload } from './preload-models.js';
 import { buildProviderSet, createEmbeddedRuntime, ffmpegPathOf, secretNames } from './providers.js';
 import { createDriverFactory } from './storage-drivers.js';
@@ -71,6 +74,8 @@ export interface ServiceOptions {
   providers?: Partial<ProviderSet>;
   /** Where the file store and the local blob stores write; Node's own (tests fail writes through it as a full disk would). */
   storageFs?: StorageFs;
+  /** Loads the C2PA library (tests inject one that does not load). */
+  loadC2pa?: () => Promise<C2paLoad>;
 }
 
 /** A temp file older than this in images/ or videos/ is a write that never finished (a younger one may be under way in another process). */
@@ -136,7 +141,11 @@ export async function openServices(options: ServiceOptions) {
   // Free space where the service writes: the store's folder (file store) and the blob folders (local storage).
   const freeSpace = createFreeSpaceWatch({ fs: storageFs, folders: [...(fileStore ? [{ name: 'store', path: layout.store }] : []), ...blobs.folders] });
   const space = createSpaceGuard({ readings: freeSpace.read, minFreeBytes: () => config.current().store.minFreeBytes, writeFailure: () => store.writeFailure() });
+  // Signs made images and videos as they are stored (provenance.*, read at start); a refused certificate stops the start.
+  const outputSigner = await orClose(openOutputSigner({ config: options.config, dataDir: layout.root, secret: (name) => secrets.get(name), log: options.log, logger, load: options.loadC2pa }));
   const images = createImageLibrary({
+    signer: outputSigner,
+    log,
     space,
     blobs: blobs.images,
     // Built per call from the config in force, so a reload applies to the next fetch.
@@ -145,7 +154,15 @@ export async function openServices(options: ServiceOptions) {
     config,
   });
   const uploads = createUploadService({ images, store, clock, maxPixels: () => config.current().fetch.maxPixels, discard: (upload) => dataRemoval.removeUploadData(upload) });
-  const videos = createVideoLibrary({ blobs: blobs.videos, posters: blobs.posters, publicBase, ffmpegPath: () => ffmpegPathOf(config.current()) });
+  const videos = createVideoLibrary({ blobs: blobs.videos, posters: blobs.posters, publicBase, ffmpegPath: () => ffmpegPathOf(config.current()), signer: outputSigner, log });
+  // What POST /image/verify reads: other URLs through the guarded fetcher, with the fetch.* settings in force.
+  const verifySource = createVerifySource({
+    store,
+    images: blobs.images,
+    videos: blobs.videos,
+    publicBase,
+    fetcher: { fetch: (url, signal) => createSafeFetcher({ ...config.current().fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(url, signal) },
+  });
   const destinations = createDestinationService({ store, clock, config, secretsKey, driver: createDriverFactory(config, [layout.exports]), isUnderAllowedRoot, localRoots: [layout.exports] });
   const registry = new TaskTypeRegistry();
   const builtIn = createTaskTypes({ config, providers: () => providers, images, videos, destinations, ffmpegPath: () => ffmpegPathOf(config.current()) });
@@ -311,6 +328,9 @@ export async function openServices(options: ServiceOptions) {
     images,
     uploads,
     videos,
+    verifySource,
+    /** Signs stored outputs and reads credentials (POST /image/verify); its status is /ready's and doctor's. */
+    outputSigner,
     clock,
     log,
     logger,
@@ -320,6 +340,10 @@ export async function openServices(options: ServiceOptions) {
       observeRequest: metrics.observeRequest,
       metrics: async () => ({ contentType: metrics.contentType, text: await metrics.render() }),
       notReady,
+      provenance: () => {
+        const { state, reason } = outputSigner.status();
+        return reason ? { state, reason } : { state };
+      },
       // The pauses alone (not the lanes' figures): a readiness probe comes often and must stay cheap.
       pausedLanes: async () => (await store.lanePauses.list()).map((pause) => ({ lane: pause.id, pausedAt: pause.pausedAt })),
     },

@@ -1,4 +1,4 @@
-import { createPrivateKey, sign as signBytes } from 'node:crypto';
+import { constants, createPrivateKey, type SignKeyObjectInput, sign as signBytes } from 'node:crypto';
 import type { Manifest, ManifestStore } from '@contentauth/c2pa-types';
 
 /**
@@ -21,12 +21,25 @@ export async function loadC2pa(): Promise<C2paLoad> {
   }
 }
 
-/** The certificate chain (leaf first) and its PKCS#8 key, PEM; the timestamp authority, when one is configured. */
+/** c2pa-node's signing algorithms. */
+export type SigningAlg = 'es256' | 'es384' | 'es512' | 'ps256' | 'ed25519';
+
+/** The certificate chain (leaf first) and its PKCS#8 key, PEM; the key's algorithm (default es256); the timestamp authority, when one is configured. */
 export interface SignerMaterial {
   chainPem: string;
   privateKeyPem: string;
+  alg?: SigningAlg;
   timestampUrl?: string;
 }
+
+/** How Node's crypto makes each algorithm's signature as COSE holds it (ECDSA as r||s; RSA-PSS with a salt the hash's length). */
+const NODE_SIGNING: Record<SigningAlg, { hash: string | null; options: Omit<SignKeyObjectInput, 'key'> }> = {
+  es256: { hash: 'sha256', options: { dsaEncoding: 'ieee-p1363' } },
+  es384: { hash: 'sha384', options: { dsaEncoding: 'ieee-p1363' } },
+  es512: { hash: 'sha512', options: { dsaEncoding: 'ieee-p1363' } },
+  ps256: { hash: 'sha256', options: { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 } },
+  ed25519: { hash: null, options: {} },
+};
 
 export interface AssetBytes {
   data: Buffer;
@@ -38,20 +51,22 @@ type AssetSigner = ReturnType<C2paLib['CallbackSigner']['newSigner']>;
 /**
  * A signer whose signature is made by Node's crypto: c2pa-node signs with it through
  * `signAsync`, which does its work off the event loop (its `LocalSigner` only signs synchronously,
- * on the loop). ES256 over P-256, the signature as r||s, as COSE wants it.
+ * on the loop).
  */
 export function createAssetSigner(lib: C2paLib, material: SignerMaterial): AssetSigner {
   const key = createPrivateKey(material.privateKeyPem);
+  const alg = material.alg ?? 'es256';
+  const { hash, options } = NODE_SIGNING[alg];
   return lib.CallbackSigner.newSigner(
     {
-      alg: 'es256',
+      alg,
       certs: [Buffer.from(material.chainPem)],
       // The signature, the certificates and a timestamp token fit in this.
       reserveSize: 20_000,
       ...(material.timestampUrl ? { tsaUrl: material.timestampUrl } : {}),
       directCoseHandling: false,
     },
-    async (data: Buffer) => signBytes('sha256', data, { key, dsaEncoding: 'ieee-p1363' }),
+    async (data: Buffer) => signBytes(hash, data, { key, ...options }),
   );
 }
 

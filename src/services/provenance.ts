@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Manifest, ManifestStore } from '@contentauth/c2pa-types';
+import { ConfigError } from '../config/environment.js';
 import type { CredentialsReport, OutputOrigin, OutputSigner, ProvenanceStatus } from '../domain/provenance.js';
-import { type C2paLib, type C2paLoad, createAssetSigner, loadC2pa, readAsset, signAsset } from '../media/c2pa.js';
+import { type C2paLib, type C2paLoad, createAssetSigner, loadC2pa, readAsset, type SigningAlg, signAsset } from '../media/c2pa.js';
 import { buildManifest, IMGTASK_ASSERTION, SOURCE_INGREDIENT } from './provenance-manifest.js';
 
 /** The package's version (package.json beside src/ and dist/): the claim generator's. */
@@ -11,6 +12,8 @@ const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 export interface SignerKeys {
   chainPem: string;
   privateKeyPem: string;
+  /** Default es256. */
+  alg?: SigningAlg;
   /** The local CA is among `anchorsPem` when the keys are local ones. */
   anchorsPem: string[];
   certificate: ProvenanceStatus['certificate'];
@@ -55,18 +58,18 @@ export async function createOutputSigner(deps: OutputSignerDeps): Promise<Output
   } else {
     const keys = await deps.keys();
     anchors = keys.anchorsPem;
-    const signer = createAssetSigner(lib, { chainPem: keys.chainPem, privateKeyPem: keys.privateKeyPem, timestampUrl: deps.settings.timestampUrl });
+    const signer = createAssetSigner(lib, { chainPem: keys.chainPem, privateKeyPem: keys.privateKeyPem, alg: keys.alg, timestampUrl: deps.settings.timestampUrl });
     const manifestOf = (mimeType: string, origin: OutputOrigin): Manifest => buildManifest({ version, mimeType, origin, includePrompt: deps.settings.includePrompt });
     // Without a timestamp authority (a probe would reach it at every start), the probe signs once here.
     if (!deps.settings.timestampUrl) {
       const probe: OutputOrigin = { action: 'created', taskId: 'probe', taskType: 'probe' };
       await signAsset(lib, signer, { data: PROBE_PNG, mimeType: 'image/png' }, manifestOf('image/png', probe)).catch((err: Error) => {
-        throw new Error(
-          `provenance: the signing certificate is refused (${err.message}): it must be EC P-256 with keyUsage digitalSignature and extendedKeyUsage emailProtection or documentSigning, issued by a CA (docs/provenance.md)`,
+        throw new ConfigError(
+          `provenance: the signing certificate is refused (${err.message}): a C2PA signing certificate has keyUsage digitalSignature and extendedKeyUsage emailProtection or documentSigning, and is issued by a CA (docs/provenance.md)`,
         );
       });
     }
-    status = { state: 'signing', certificate: keys.certificate };
+    status = { state: 'signing', ...(keys.certificate ? { certificate: keys.certificate } : {}) };
     sign = async (data, mimeType, origin) => {
       const ingredients = origin.ingredient ? [{ ...origin.ingredient, relationship: 'parentOf' as const, label: SOURCE_INGREDIENT }] : [];
       return { data: await signAsset(lib, signer, { data, mimeType }, manifestOf(mimeType, origin), ingredients), state: 'signed' };

@@ -1,6 +1,7 @@
 import type { TestContext } from 'node:test';
 import { createLogger } from '../../src/app/logger.js';
 import { type RunningServer, startServer } from '../../src/app/server.js';
+import type { ServiceOptions } from '../../src/app/services.js';
 import { deepMerge, type JsonObject, loadConfig } from '../../src/config/load.js';
 import { ALL_SCOPES } from '../../src/domain/scopes.js';
 import type { ProviderSet } from '../../src/providers/types.js';
@@ -90,7 +91,10 @@ export async function testStoreConfig(t: TestContext): Promise<JsonObject> {
  * account ("acme", 100 USD), an API key and an access token. Closed when the test ends.
  * The store is the one IMGTASK_TEST_STORE names (testStoreConfig).
  */
-export async function startService(t: TestContext, options: { config?: JsonObject; clock?: Clock; credit?: number; providers?: Partial<ProviderSet>; storageFs?: StorageFs } = {}): Promise<Harness> {
+export async function startService(
+  t: TestContext,
+  options: { config?: JsonObject; clock?: Clock; credit?: number; providers?: Partial<ProviderSet>; storageFs?: StorageFs; loadC2pa?: ServiceOptions['loadC2pa'] } = {},
+): Promise<Harness> {
   const dataDir = await tempDir(t);
   const storeConfig = await testStoreConfig(t);
   const logs: string[] = [];
@@ -112,6 +116,7 @@ export async function startService(t: TestContext, options: { config?: JsonObjec
     extendApi: mountTestRoutes,
     providers: options.providers ?? fakeProviders(),
     storageFs: options.storageFs,
+    loadC2pa: options.loadC2pa,
   });
   closeBeforeRemoval(dataDir, () => server.close());
   const { services } = server;

@@ -92,7 +92,7 @@ test('queues: a lane with queued and running items, its top accounts named; a pa
 
   const ready = await h.request('GET', '/ready');
   assert.equal(ready.status, 200, 'a paused lane is not a 503');
-  assert.deepEqual(ready.json, { data: { status: 'ready', pausedLanes: [{ lane: 'test', pausedAt: pause.pausedAt }] } });
+  assert.deepEqual(ready.json, { data: { status: 'ready', pausedLanes: [{ lane: 'test', pausedAt: pause.pausedAt }], provenance: { state: 'signing' } } });
 
   // The figures are read at most every 2 s: a scrape may show the last reading for that long.
   await eventually(async () => sample(await scrape(h), 'imgtask_lane_queued_items{lane="test"}') === 4, 10_000);
@@ -104,7 +104,7 @@ test('queues: a lane with queued and running items, its top accounts named; a pa
   assert.deepEqual(await runAdminOp(h.server.services, 'queues.resume', { lane: 'test' }), { lane: 'test', paused: false });
   for (const id of [acmeQueued, waiting]) assert.equal((await waitForTask(h, id, 15_000)).status, 'completed');
   await eventually(async () => (await statusOf(h, globexQueued, globexKey)).status === 'completed', 15_000);
-  assert.deepEqual((await h.request('GET', '/ready')).json, { data: { status: 'ready' } }, 'no pausedLanes once none is paused');
+  assert.deepEqual((await h.request('GET', '/ready')).json, { data: { status: 'ready', provenance: { state: 'signing' } } }, 'no pausedLanes once none is paused');
   await assert.rejects(
     () => runAdminOp(h.server.services, 'queues.resume', { lane: 'test' }),
     (err: AppError) => err instanceof AppError && err.code === 'VALIDATION_ERROR' && /the lane "test" is not paused/.test(err.message),

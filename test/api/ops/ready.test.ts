@@ -11,7 +11,7 @@ test('GET /ready answers 200 while the store takes writes, and 503 NOT_READY nam
   const h = await startService(t);
   const ready = await h.request('GET', '/ready');
   assert.equal(ready.status, 200, ready.text);
-  assert.deepEqual(ready.json, { data: { status: 'ready' } });
+  assert.deepEqual(ready.json, { data: { status: 'ready', provenance: { state: 'signing' } } });
   assert.equal(ready.headers.get('cache-control'), 'no-store');
 
   await h.server.services.store.close(); // every write is refused from now on
