@@ -6,6 +6,7 @@ import { ApiKey } from './routes/api-keys/schemas.js';
 import { Destination } from './routes/destinations/schemas.js';
 import { PendingTaskAnswer } from './routes/image/schemas.js';
 import { UploadedFile } from './routes/image/upload.js';
+import { CredentialsReport } from './routes/image/verify.js';
 import { Model } from './routes/models/list.js';
 import { Task, TaskProgress, TaskResult, TaskStatusSchema } from './routes/tasks/schemas.js';
 import { VideoModel } from './routes/video/models.js';
@@ -70,6 +71,7 @@ named('Model', Model);
 named('VideoModel', VideoModel);
 named('UploadedFile', UploadedFile);
 named('PendingTaskAnswer', PendingTaskAnswer);
+named('CredentialsReport', CredentialsReport);
 const TaskErrorCode = named('TaskErrorCode', z.enum(TASK_ERROR_CODES));
 
 /** `image.remove_background` → `ImageRemoveBackground`. */

@@ -23,6 +23,8 @@ import { registerImageReview } from './routes/image/review.js';
 import { registerImageFile } from './routes/image/serve-file.js';
 import { registerImageUpload } from './routes/image/upload.js';
 import { registerImageUploadDelete } from './routes/image/upload-delete.js';
+import { registerImageVerify } from './routes/image/verify.js';
+import { registerImageVerifyFile } from './routes/image/verify-file.js';
 import { registerModelsList } from './routes/models/list.js';
 import { registerMetrics } from './routes/ops/metrics.js';
 import { registerReady } from './routes/ops/ready.js';
@@ -62,6 +64,8 @@ export function registerRoutes(app: Hono<ApiEnv>, deps: ApiDeps): void {
   registerImageAlt(app, deps);
   registerImageRemoveBackground(app, deps);
   registerImageReview(app, deps);
+  registerImageVerify(app, deps);
+  registerImageVerifyFile(app, deps);
   registerImageUpload(app, deps);
   registerImageUploadDelete(app, deps);
   registerImageFile(app, deps);
