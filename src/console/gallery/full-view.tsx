@@ -3,6 +3,7 @@ import type { Child } from 'hono/jsx';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import { Page } from '../layout.js';
 import { deleteUrl } from '../pages/task-actions.js';
+import { CredentialsSection, type ItemCredentials } from './credentials.js';
 import type { GalleryItem } from './gallery-items.js';
 import { altText, boxOf, cutoutCaption, isCutout, Verdicts } from './grid.js';
 import { thumbSrcset, thumbUrl, VIEW_WIDTHS } from './thumbnails.js';
@@ -46,7 +47,7 @@ function Media({ item, original }: { item: GalleryItem; original: string }) {
 }
 
 /** One image (or video) of the gallery: larger, with what made it, its verdicts and its task's metadata. */
-export function FullView({ session, item, verdict }: { session: ConsoleSession; item: GalleryItem; verdict: 'pass' | 'fail' | undefined }) {
+export function FullView({ session, item, verdict, credentials }: { session: ConsoleSession; item: GalleryItem; verdict: 'pass' | 'fail' | undefined; credentials: ItemCredentials }) {
   const original = `/${item.kind === 'video' ? 'videos' : 'images'}/${item.file}`;
   const title = item.kind === 'video' ? 'Video' : 'Image';
   const caption = isCutout(item) ? cutoutCaption(item) : item.prompt;
@@ -88,6 +89,7 @@ export function FullView({ session, item, verdict }: { session: ConsoleSession; 
           {` (${item.taskType}, item ${item.index + 1}, ${item.createdAt})`}
         </Row>
       </dl>
+      <CredentialsSection credentials={credentials} />
       <h2>Metadata</h2>
       {item.metadata === null ? <p class="muted">This task has no metadata.</p> : <pre>{JSON.stringify(item.metadata, null, 2)}</pre>}
     </Page>

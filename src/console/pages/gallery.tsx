@@ -2,6 +2,7 @@
 import type { Context, Hono } from 'hono';
 import { AppError } from '../../domain/errors.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
+import { credentialsOf } from '../gallery/credentials.js';
 import { FullView } from '../gallery/full-view.js';
 import { galleryItemsOf } from '../gallery/gallery-items.js';
 import { DEFAULT_PAGE_SIZE, type GalleryFilters, parseGalleryQuery, readGalleryPage } from '../gallery/gallery-query.js';
@@ -83,8 +84,8 @@ export function registerGallery(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void 
     const index = indexParam(c);
     const item = galleryItemsOf(task).find((i) => i.index === index);
     if (!item) throw new AppError('NOT_FOUND', 'no such item');
-    const verdicts = await verdictsSince(deps.tasks, session.accountId, task.createdAt);
-    return render(c, <FullView session={session} item={item} verdict={verdicts.get(item.id)} />);
+    const [verdicts, credentials] = await Promise.all([verdictsSince(deps.tasks, session.accountId, task.createdAt), credentialsOf(deps, item)]);
+    return render(c, <FullView session={session} item={item} verdict={verdicts.get(item.id)} credentials={credentials} />);
   });
 
   app.get('/thumbs/:taskId/:index', async (c) => {
