@@ -15,6 +15,7 @@ import { registerServeCommand } from './commands/serve.js';
 import { registerStoreCommands } from './commands/store.js';
 import { registerTokenCommands } from './commands/tokens.js';
 import { registerUsageCommand } from './commands/usage.js';
+import { registerVerifyCommand } from './commands/verify.js';
 import { registerVideoCommand } from './commands/video.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
 import { registerWorkerCommand } from './commands/worker.js';
@@ -60,6 +61,7 @@ export function buildProgram(): Command {
   registerClientCommands(program);
   registerVideoCommand(program);
   registerReviewCommand(program);
+  registerVerifyCommand(program);
   registerDashboardCommand(program);
   program
     .command('completion')

@@ -6,6 +6,7 @@ import type { RateBody, RateResponse } from '../api/routes/image/rate.js';
 import type { RemoveBackgroundBody, RemoveBackgroundResponse } from '../api/routes/image/remove-background.js';
 import type { ReviewBody, ReviewResponse } from '../api/routes/image/review.js';
 import type { UploadResponse } from '../api/routes/image/upload.js';
+import type { VerifyBody, VerifyResponse } from '../api/routes/image/verify.js';
 import type { ListModelsResponse } from '../api/routes/models/list.js';
 import type { CancelTaskResponse } from '../api/routes/tasks/cancel.js';
 import type { DeleteTaskResponse } from '../api/routes/tasks/delete.js';
@@ -132,8 +133,9 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
     try {
       return await doFetch(`${base}${path}`, {
         method,
-        headers: { ...auth(), ...extraHeaders, ...(body instanceof FormData || body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : body instanceof FormData ? body : JSON.stringify(body),
+        // FormData (uploads) and a Blob (a file to verify) go as they are; anything else as JSON.
+        headers: { ...auth(), ...extraHeaders, ...(body instanceof FormData || body instanceof Blob || body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : body instanceof FormData || body instanceof Blob ? body : JSON.stringify(body),
       });
     } catch (err) {
       const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
@@ -190,6 +192,11 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
       const answer = await create<ReviewResponse>('/image/review', body, options);
       return { status: answer.status, data: answer.body.data };
     },
+    /** The Content Credentials of a URL's file or an upload's (POST /image/verify): free, no task. */
+    verify: async (body: VerifyBody): Promise<VerifyResponse['data']> => (await call<VerifyResponse>('POST', '/image/verify', body)).body.data,
+    /** The Content Credentials of a local file's bytes (POST /image/verify/file): read by the server, nothing stored. */
+    verifyFile: async (data: Buffer): Promise<VerifyResponse['data']> =>
+      (await call<VerifyResponse>('POST', '/image/verify/file', new Blob([new Uint8Array(data)], { type: 'application/octet-stream' }))).body.data,
     async upload(files: { name: string; data: Buffer }[]): Promise<UploadedFile[]> {
       const form = new FormData();
       for (const file of files) form.append('files', new Blob([new Uint8Array(file.data)]), basename(file.name));
