@@ -8,6 +8,7 @@ import { registerDestinationCommands } from './commands/destinations.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerLedgerCommands } from './commands/ledger.js';
 import { registerMigrateCommand } from './commands/migrate.js';
+import { registerProvenanceCommands } from './commands/provenance.js';
 import { registerQueueCommands } from './commands/queues.js';
 import { registerReviewCommand } from './commands/review.js';
 import { registerSecretCommands } from './commands/secrets.js';
@@ -62,6 +63,7 @@ export function buildProgram(): Command {
   registerVideoCommand(program);
   registerReviewCommand(program);
   registerVerifyCommand(program);
+  registerProvenanceCommands(program);
   registerDashboardCommand(program);
   program
     .command('completion')

@@ -1,5 +1,6 @@
 import { bytesText } from '../domain/bytes.js';
 import type { LedgerReport } from './doctor.js';
+import type { ProvenanceCheck } from './provenance-check.js';
 import type { StorageReport } from './space-guard.js';
 import type { StorageInventory } from './storage-inventory.js';
 
@@ -24,6 +25,8 @@ export interface DoctorReport<E extends EngineChecks = EngineChecks> {
   /** `inventory`: what the blob storage holds; null when not taken (the console's view) or when it failed (a warning says why). */
   storage: StorageReport & { ok: boolean; inventory: StorageInventory | null };
   engines: E & { ok: boolean };
+  /** The signing certificate's state and expiry (src/services/provenance-check.ts); null when not checked. */
+  provenance: ProvenanceCheck | null;
 }
 
 /** The inventory, or why it could not be taken; `skipped` when it was not asked for. */
@@ -57,16 +60,23 @@ function inventoryWarnings(outcome: InventoryOutcome): string[] {
 }
 
 /** Puts the sections' checks together under one verdict. */
-export function doctorVerdict<E extends EngineChecks>(ledger: LedgerReport, storage: StorageReport, engines: E, inventory: InventoryOutcome = 'skipped'): DoctorReport<E> {
+export function doctorVerdict<E extends EngineChecks>(
+  ledger: LedgerReport,
+  storage: StorageReport,
+  engines: E,
+  inventory: InventoryOutcome = 'skipped',
+  provenance: ProvenanceCheck | null = null,
+): DoctorReport<E> {
   const fromStorage = storageProblems(storage);
   const fromEngines = engineProblems(engines);
-  const problems = [...ledger.problems, ...fromStorage, ...fromEngines];
+  const problems = [...ledger.problems, ...fromStorage, ...fromEngines, ...(provenance?.problems ?? [])];
   return {
     ok: ledger.ok && problems.length === 0,
     problems,
-    warnings: inventoryWarnings(inventory),
+    warnings: [...inventoryWarnings(inventory), ...(provenance?.warnings ?? [])],
     ledger,
     storage: { ok: fromStorage.length === 0, ...storage, inventory: typeof inventory === 'object' && !('failure' in inventory) ? inventory : null },
     engines: { ok: fromEngines.length === 0, ...engines },
+    provenance,
   };
 }

@@ -72,7 +72,8 @@ export async function makeLocalLeaf(ca: PemPair, now: Date): Promise<PemPair> {
     subject: 'CN=imgtask local signer, O=imgtask (local)',
     issuer: caCert.subject,
     notBefore: new Date(now.getTime() - 60_000),
-    notAfter: new Date(now.getTime() + LEAF_DAYS * DAY_MS),
+    // Never past the CA's own expiry (a chain is only as valid as its CA).
+    notAfter: new Date(Math.min(now.getTime() + LEAF_DAYS * DAY_MS, caCert.notAfter.getTime())),
     publicKey: keys.publicKey,
     signingKey: caKey,
     signingAlgorithm: SIGNING,
@@ -87,14 +88,19 @@ export async function makeLocalLeaf(ca: PemPair, now: Date): Promise<PemPair> {
   return { certificatePem: certToPem(cert), keyPem: await keyToPem(keys.privateKey) };
 }
 
-/** keyUsage digitalSignature and the EKU OIDs (null: no extendedKeyUsage extension); node's X509Certificate does not read keyUsage bits. */
-export function describeUsage(pem: string): { digitalSignature: boolean; eku: string[] | null } {
+/**
+ * What a signer's checks read of a certificate: basicConstraints CA, keyUsage digitalSignature and
+ * the EKU OIDs (null: no extendedKeyUsage extension). Node's X509Certificate has no keyUsage bits,
+ * and its `ca` is false for a CA:TRUE certificate without keyCertSign.
+ */
+export function describeUsage(pem: string): { ca: boolean; digitalSignature: boolean; eku: string[] | null } {
   const cert = new x509.X509Certificate(pem);
   const keyUsage = cert.getExtension(x509.KeyUsagesExtension);
   const eku = cert.getExtension(x509.ExtendedKeyUsageExtension);
   return {
+    ca: cert.getExtension(x509.BasicConstraintsExtension)?.ca === true,
     digitalSignature: keyUsage !== null && (keyUsage.usages & x509.KeyUsageFlags.digitalSignature) !== 0,
-    eku: eku ? eku.usages.map(String) : null,
+    eku: eku ? Array.from(eku.usages, String) : null,
   };
 }
 

@@ -131,11 +131,11 @@ function checkConfiguredCertificate(chainPem: string, keyPem: string, now: Date)
   }
   const alg = algorithmOf(key);
   if (!leaf.checkPrivateKey(key)) throw new ConfigError('config: provenance.privateKey: the key does not match the certificate (its public key differs); give the key the certificate was issued for');
-  if (leaf.ca) throw refuse('the first certificate is a CA certificate (basicConstraints CA:TRUE)', 'give the signing (end-entity) certificate first, then the CA certificates that issued it');
-  if (leaf.checkIssued(leaf) && leaf.verify(leaf.publicKey)) {
+  const usage = describeUsage(blocks[0] as string);
+  if (usage.ca) throw refuse('the first certificate is a CA certificate (basicConstraints CA:TRUE)', 'give the signing (end-entity) certificate first, then the CA certificates that issued it');
+  if (leaf.subject === leaf.issuer && leaf.verify(leaf.publicKey)) {
     throw refuse('the certificate is self-signed; C2PA verifiers refuse a self-signed signer', 'use a certificate issued by a CA (or leave certificate and privateKey out for a local CA)');
   }
-  const usage = describeUsage(blocks[0] as string);
   if (!usage.digitalSignature) throw refuse('the certificate has no keyUsage digitalSignature; C2PA signers need it', 'ask your CA for a document-signing certificate (keyUsage: digitalSignature)');
   if (usage.eku === null) throw refuse('the certificate has no extendedKeyUsage; C2PA signers need emailProtection or documentSigning', 'ask your CA for a document-signing certificate');
   if (!usage.eku.some((oid) => ACCEPTED_EKUS[oid])) {
@@ -188,42 +188,44 @@ async function readLocalCa(dataDir: string): Promise<PemPair | null> {
   return certificatePem && keyPem ? { certificatePem, keyPem } : null;
 }
 
-/** The local CA and signing certificate: read, made at the first start (saying so once), or the signing certificate renewed near its expiry. */
+/** The local CA and signing certificate: read, made at the first start (saying so once, as a warning), or the signing certificate renewed near its expiry. */
 async function localKeys(options: SigningKeyOptions, now: Date): Promise<LocalKeys> {
   const files = localKeyFiles(options.dataDir);
   await mkdir(join(options.dataDir, 'keys'), { recursive: true, mode: 0o700 });
   let ca = await readLocalCa(options.dataDir);
-  if (!ca) {
+  let madeCa = false;
+  if (!ca || expiresWithin(ca.certificatePem, now, LOCAL_RENEW_DAYS)) {
     const made = await makeLocalCa(now);
-    const won = await createOnce(files.ca, made.certificatePem + made.keyPem);
-    ca = won ? made : await readLocalCa(options.dataDir);
+    // Two first starts on one data dir (a fleet sharing it): the one that links its file first wins, the other reads it.
+    if (ca) await replace(files.ca, made.certificatePem + made.keyPem);
+    madeCa = ca !== null || (await createOnce(files.ca, made.certificatePem + made.keyPem));
+    ca = madeCa ? made : await readLocalCa(options.dataDir);
     if (!ca) throw new Error(`provenance: ${files.ca} holds no CA certificate and key; remove it to make a new local CA`);
-    if (won) {
-      options.log.warn(
-        `provenance: made a local CA and signing certificate in ${join(options.dataDir, 'keys')} (keep provenance-ca.pem private: it holds the CA's key). Outputs are signed, but verifiers show their credentials as untrusted, like a self-signed TLS certificate, until you install a certificate from a C2PA-trusted CA: see docs/provenance.md#certificates`,
-      );
+  }
+  const current = madeCa ? null : await readFile(files.signing, 'utf8').catch(() => null);
+  let keys = current === null ? null : localSigning(current, ca, now);
+  if (!keys) {
+    const leaf = await makeLocalLeaf(ca, now);
+    const text = leaf.certificatePem + ca.certificatePem + leaf.keyPem;
+    if (current === null && !madeCa && !(await createOnce(files.signing, text))) keys = localSigning(await readFile(files.signing, 'utf8'), ca, now);
+    if (!keys) {
+      if (madeCa || current !== null) await replace(files.signing, text);
+      keys = localSigning(text, ca, now) as LocalKeys;
+      if (current !== null) options.log.info(`provenance: renewed the local signing certificate (valid until ${keys.certificate.notAfter})`);
     }
   }
-  const current = await readFile(files.signing, 'utf8').catch(() => null);
-  if (current !== null) {
-    const usable = localSigning(current, ca, now);
-    if (usable) return usable;
-  }
-  const leaf = await makeLocalLeaf(ca, now);
-  const text = leaf.certificatePem + ca.certificatePem + leaf.keyPem;
-  if (current === null) {
-    // Two first starts on one data dir: the one that creates the file first wins, the other uses it.
-    if (!(await createOnce(files.signing, text))) {
-      const theirs = localSigning(await readFile(files.signing, 'utf8'), ca, now);
-      if (theirs) return theirs;
-      await replace(files.signing, text);
-    }
+  if (madeCa) {
+    options.log.warn(
+      `provenance: made a local CA and signing certificate in ${join(options.dataDir, 'keys')} (keep provenance-ca.pem private: it holds the CA's key). Outputs are signed, but verifiers show their credentials as untrusted, like a self-signed TLS certificate, until you install a certificate from a C2PA-trusted CA: see docs/provenance.md#certificates`,
+    );
   } else {
-    await replace(files.signing, text);
-    options.log.info(`provenance: renewed the local signing certificate (valid until ${new NodeCertificate(leaf.certificatePem).validTo})`);
+    options.log.info(`provenance: signing with the local certificate (valid until ${keys.certificate.notAfter}); verifiers show it as untrusted (docs/provenance.md#certificates)`);
   }
-  return localSigning(text, ca, now) as LocalKeys;
+  return keys;
 }
+
+/** Whether a certificate has fewer than `days` days left. */
+const expiresWithin = (pem: string, now: Date, days: number): boolean => new Date(new NodeCertificate(pem).validTo).getTime() - now.getTime() < days * DAY_MS;
 
 /** The local signing certificate in `text`, when it was issued by `ca` and has more than LOCAL_RENEW_DAYS left; null: make a new one. */
 function localSigning(text: string, ca: PemPair, now: Date): LocalKeys | null {
@@ -233,7 +235,7 @@ function localSigning(text: string, ca: PemPair, now: Date): LocalKeys | null {
   const leaf = new NodeCertificate(leafPem);
   const caCert = new NodeCertificate(ca.certificatePem);
   if (!leaf.checkIssued(caCert) || !leaf.verify(caCert.publicKey)) return null;
-  if (new Date(leaf.validTo).getTime() - now.getTime() < LOCAL_RENEW_DAYS * DAY_MS) return null;
+  if (expiresWithin(leafPem, now, LOCAL_RENEW_DAYS)) return null;
   return { chainPem: leafPem + ca.certificatePem, privateKeyPem: keyPem, alg: 'es256', local: true, caPem: ca.certificatePem, certificate: describeCertificate(leaf, true) };
 }
 

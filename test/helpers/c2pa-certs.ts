@@ -23,9 +23,11 @@ function pem(label: string, der: ArrayBuffer): string {
 
 /**
  * Makes a CA and a leaf fit for C2PA signing (keyUsage digitalSignature, EKU emailProtection,
- * CA:FALSE); `leafEku: false` leaves the EKU out (a signer refuses such a leaf).
+ * CA:FALSE); `leafEku: false` leaves the EKU out (a signer refuses such a leaf); `leafDays` is
+ * how long the leaf has left (default 90; negative: expired that many days ago); `leafCa` makes
+ * the leaf a CA certificate (CA:TRUE).
  */
-export async function makeTestChain(options: { commonName?: string; leafEku?: boolean } = {}): Promise<TestChain> {
+export async function makeTestChain(options: { commonName?: string; leafEku?: boolean; leafDays?: number; leafCa?: boolean } = {}): Promise<TestChain> {
   const now = Date.now();
   const caKeys = await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify']);
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
@@ -46,13 +48,13 @@ export async function makeTestChain(options: { commonName?: string; leafEku?: bo
     serialNumber: '02',
     subject: `CN=${options.commonName ?? 'imgtask test signer'}, O=imgtask`,
     issuer: ca.subject,
-    notBefore: new Date(now - DAY),
-    notAfter: new Date(now + 90 * DAY),
+    notBefore: new Date(now - Math.max(1, -(options.leafDays ?? 0) + 30) * DAY),
+    notAfter: new Date(now + (options.leafDays ?? 90) * DAY),
     signingAlgorithm: EC,
     publicKey: leafKeys.publicKey,
     signingKey: (caKeys as webcrypto.CryptoKeyPair).privateKey,
     extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.BasicConstraintsExtension(options.leafCa === true, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
       ...(options.leafEku === false ? [] : [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.emailProtection])]),
       await x509.SubjectKeyIdentifierExtension.create(leafKeys.publicKey),
@@ -67,4 +69,23 @@ export async function makeTestChain(options: { commonName?: string; leafEku?: bo
     caPem: `${caPem}\n`,
     leafPem: `${leafPem}\n`,
   };
+}
+
+/** A self-signed certificate otherwise fit for signing (digitalSignature, emailProtection, CA:FALSE), with its key: C2PA refuses it. */
+export async function makeSelfSignedLeaf(): Promise<{ certificatePem: string; privateKeyPem: string }> {
+  const keys = (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: '03',
+    name: 'CN=imgtask self-signed, O=imgtask',
+    notBefore: new Date(Date.now() - DAY),
+    notAfter: new Date(Date.now() + 90 * DAY),
+    signingAlgorithm: EC,
+    keys,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.emailProtection]),
+    ],
+  });
+  return { certificatePem: `${cert.toString('pem')}\n`, privateKeyPem: pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)) };
 }

@@ -4,12 +4,13 @@ import { bytesText } from '../../domain/bytes.js';
 import { admin } from '../context.js';
 import { EXIT, print } from '../output.js';
 import { command } from '../run.js';
+import { provenanceDoctorLines } from './provenance.js';
 
 export function registerLedgerCommands(program: Command): void {
   program
     .command('doctor')
     .description(
-      'Check the ledger invariants, the free space the service writes into, each ComfyUI server and workflow file, and count the stored files with the orphans no task or upload references; exits 1 when an invariant is broken, free space is below store.minFreeBytes, the store refuses writes, a ComfyUI server does not answer, a workflow no longer matches its bindings or a server cannot run it (GET /object_info: node classes, inputs, bound input types; orphans are a warning)',
+      'Check the ledger invariants, the free space the service writes into, each ComfyUI server and workflow file, the expiry of the signing certificate (a configured one within 30 days is a warning, an expired one fails), and count the stored files with the orphans no task or upload references; exits 1 when an invariant is broken, free space is below store.minFreeBytes, the store refuses writes, a ComfyUI server does not answer, a workflow no longer matches its bindings or a server cannot run it (GET /object_info: node classes, inputs, bound input types), or the signing certificate has expired (orphans and a certificate near its expiry are warnings)',
     )
     .option('--fix', 'remove the orphan files older than an hour (a younger one may be a write under way)')
     .option('--json', 'print one JSON document')
@@ -25,6 +26,7 @@ export function registerLedgerCommands(program: Command): void {
             ...storageLines(report.storage),
             ...inventoryLines(report.storage.inventory, report.warnings),
             ...engineLines(report.engines),
+            ...provenanceDoctorLines(report.provenance),
           ].join('\n'),
         );
         // The exit code is the report's own verdict: `ok` in --json says the same.
