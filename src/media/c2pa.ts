@@ -46,19 +46,24 @@ export interface AssetBytes {
   mimeType: string;
 }
 
-type AssetSigner = ReturnType<C2paLib['CallbackSigner']['newSigner']>;
+/** What c2pa-node's `signConfigAsync` signs with: the signer's settings and the callback that makes the signature. */
+export interface AssetSigner {
+  config: Parameters<InstanceType<C2paLib['Builder']>['signConfigAsync']>[1];
+  sign: (data: Buffer) => Promise<Buffer>;
+}
 
 /**
  * A signer whose signature is made by Node's crypto: c2pa-node signs with it through
- * `signAsync`, which does its work off the event loop (its `LocalSigner` only signs synchronously,
- * on the loop).
+ * `signConfigAsync`, which does its work off the event loop (its `LocalSigner` only signs
+ * synchronously, on the loop). Not a `CallbackSigner`: one of those keeps the process alive for
+ * as long as it exists (a CLI command would never exit); the callback here lives for one sign.
  */
-export function createAssetSigner(lib: C2paLib, material: SignerMaterial): AssetSigner {
+export function createAssetSigner(material: SignerMaterial): AssetSigner {
   const key = createPrivateKey(material.privateKeyPem);
   const alg = material.alg ?? 'es256';
   const { hash, options } = NODE_SIGNING[alg];
-  return lib.CallbackSigner.newSigner(
-    {
+  return {
+    config: {
       alg,
       certs: [Buffer.from(material.chainPem)],
       // The signature, the certificates and a timestamp token fit in this.
@@ -66,8 +71,8 @@ export function createAssetSigner(lib: C2paLib, material: SignerMaterial): Asset
       ...(material.timestampUrl ? { tsaUrl: material.timestampUrl } : {}),
       directCoseHandling: false,
     },
-    async (data: Buffer) => signBytes(hash, data, { key, ...options }),
-  );
+    sign: async (data: Buffer) => signBytes(hash, data, { key, ...options }),
+  };
 }
 
 /**
@@ -94,7 +99,7 @@ export async function signAsset(lib: C2paLib, signer: AssetSigner, asset: AssetB
     });
   }
   const output: { buffer: Buffer | null } = { buffer: null };
-  await builder.signAsync(signer, { buffer: asset.data, mimeType: asset.mimeType }, output);
+  await builder.signConfigAsync(signer.sign, signer.config, { buffer: asset.data, mimeType: asset.mimeType }, output);
   if (!output.buffer) throw new Error('c2pa: the signed asset was not written');
   return output.buffer;
 }

@@ -58,7 +58,7 @@ export async function createOutputSigner(deps: OutputSignerDeps): Promise<Output
   } else {
     const keys = await deps.keys();
     anchors = keys.anchorsPem;
-    const signer = createAssetSigner(lib, { chainPem: keys.chainPem, privateKeyPem: keys.privateKeyPem, alg: keys.alg, timestampUrl: deps.settings.timestampUrl });
+    const signer = createAssetSigner({ chainPem: keys.chainPem, privateKeyPem: keys.privateKeyPem, alg: keys.alg, timestampUrl: deps.settings.timestampUrl });
     const manifestOf = (mimeType: string, origin: OutputOrigin): Manifest => buildManifest({ version, mimeType, origin, includePrompt: deps.settings.includePrompt });
     // Without a timestamp authority (a probe would reach it at every start), the probe signs once here.
     if (!deps.settings.timestampUrl) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { promisify } from 'node:util';
@@ -194,4 +194,24 @@ test('provenance.enabled false: off, no log line, outputs unsigned, verify still
   assert.deepEqual(logs, []);
   const signed = await (await signerWith()).sign(image, 'image/png', origin);
   assert.equal((await signer.verify(signed.data, 'image/png')).validation, 'Valid');
+});
+
+test('a process that built the signer and signed exits on its own (the signer holds no handle that keeps it alive)', async (t) => {
+  const dir = await tempDir(t);
+  const script = join(dir, 'sign-and-end.mts');
+  const src = new URL('../../../src/services/provenance.ts', import.meta.url).pathname;
+  const certs = new URL('../../helpers/c2pa-certs.ts', import.meta.url).pathname;
+  await writeFile(
+    script,
+    `import { createOutputSigner } from '${src}';
+import { makeTestChain } from '${certs}';
+const chain = await makeTestChain();
+const signer = await createOutputSigner({ settings: { enabled: true, includePrompt: false }, keys: async () => ({ chainPem: chain.chainPem, privateKeyPem: chain.privateKeyPem, anchorsPem: [] }), log: () => {} });
+const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAcCBlCwAAAABJRU5ErkJggg==', 'base64');
+console.log((await signer.sign(png, 'image/png', { action: 'created', taskId: 't', taskType: 'image.generate' })).state);
+`,
+  );
+  // Without the fix the child never exits: the kill after 30 s fails the test.
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], { cwd: process.cwd(), timeout: 30_000 });
+  assert.equal(stdout.trim(), 'signed');
 });
