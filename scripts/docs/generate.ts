@@ -174,7 +174,8 @@ function walk(schema: JsonSchema, path: string, rows: BareRow[], defaults: Json,
         rows.push({ path: `${path}.${key}`, type: names.map((n) => JSON.stringify(n)).join(' \\| '), default: '', schemaDescription: described.join(' ') });
         continue;
       }
-      const only = entry.types.length === names.length ? '' : `${discriminator} ${entry.types.join(', ')}`;
+      // Without a discriminator (a choice of shapes, as provenance's PEM sources), each key is its own variant: no note.
+      const only = !discriminator || entry.types.length === names.length ? '' : `${discriminator} ${entry.types.join(', ')}`;
       const start = rows.length;
       walk(entry.schema, `${path}.${key}`, rows, defaults, only);
       // Defaults that differ by variant: each variant's.
