@@ -22,7 +22,8 @@ test('generate answers 201 with a task id and a PAT, and the result follows SPEC
   assert.equal(task.result.model, 'placeholder', '"auto" resolves to the default model');
   assert.equal(task.result.images.length, 2);
   for (const image of task.result.images) {
-    assert.deepEqual(Object.keys(image).sort(), ['cost', 'id', 'seed', 'service_url', 'size', 'status', 'url']);
+    assert.deepEqual(Object.keys(image).sort(), ['cost', 'id', 'provenance', 'seed', 'service_url', 'size', 'status', 'url']);
+    assert.equal(image.provenance, 'signed', 'stored with its Content Credentials');
     assert.equal(image.status, 'success');
     assert.match(image.id, /^img_[0-9A-Za-z]{22}$/);
     assert.equal(image.url, image.service_url, 'without a destination the delivery URL is the service URL');

@@ -18,7 +18,7 @@ test('remove-background answers 201 with the estimate and a PAT, and returns an 
   assert.equal(task.status, 'completed');
   assert.equal(task.cost, '0.02');
   const { image } = task.result;
-  assert.deepEqual(Object.keys(image).sort(), ['format', 'id', 'service_url', 'size', 'url']);
+  assert.deepEqual(Object.keys(image).sort(), ['format', 'id', 'provenance', 'service_url', 'size', 'url']);
   assert.equal(image.format, 'png', "without output.format the provider's format is kept");
   assert.equal(image.size, '120x80');
   assert.equal(image.url, image.service_url);
