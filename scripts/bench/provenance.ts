@@ -16,7 +16,7 @@
  *     50 connections; creates/s while posting, and end to end (tasks ÷ the time from the first
  *     post to the last task settled).
  *
- *   npm run bench:provenance     BENCH_RUNS=60 (signing rounds)  BENCH_BURST=200 (tasks a burst)  BENCH_ROUNDS=2 (off/on pairs)
+ *   npm run bench:provenance     BENCH_RUNS=60 (signing rounds)  BENCH_BURST=200 (tasks a burst)  BENCH_ROUNDS=3 (off/on pairs)
  *                                BENCH_PART=signing|burst (one half only)
  *                                BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR' (node flags of the burst's servers)
  */
@@ -39,7 +39,7 @@ import { cpuSpent, sampleCpu } from './fixtures/cpu.js';
 const RUNS = Number(process.env.BENCH_RUNS ?? 60);
 const WARM_UP = 3;
 const BURST = Number(process.env.BENCH_BURST ?? 200);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 50;
 const SERVER = join(import.meta.dirname, 'fixtures/bench-server.ts');
 
