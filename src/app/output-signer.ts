@@ -2,7 +2,7 @@ import type { Config } from '../config/schema.js';
 import type { OutputSigner } from '../domain/provenance.js';
 import type { C2paLoad } from '../media/c2pa.js';
 import { createOutputSigner } from '../services/provenance.js';
-import { loadSigningKeys } from '../services/provenance-keys.js';
+import { loadSigningKeys, loadTrustAnchors } from '../services/provenance-keys.js';
 import type { Logger } from './logger.js';
 
 /**
@@ -25,6 +25,8 @@ export function openOutputSigner(args: {
   return createOutputSigner({
     settings: provenance,
     keys: () => loadSigningKeys({ provenance, dataDir: args.dataDir, secret: args.secret, log }),
+    // Signing off: verify still trusts the local CA (when one was made) and provenance.trustAnchors.
+    anchorsPem: () => loadTrustAnchors({ provenance, dataDir: args.dataDir, secret: args.secret }),
     load: args.load,
     log: log.warn,
   });

@@ -57,7 +57,8 @@ import { openStore } from './store-backend.js';
 import { logDeliveryOutcome, logTaskLifecycle } from './task-log.js';
 
 /** Config keys a running process cannot change: they need a restart. */
-export const RESTART_KEYS = ['server', 'store'] as const;
+/** Read at start only: the signer's keys and settings are built once (docs/provenance.md). */
+export const RESTART_KEYS = ['server', 'store', 'provenance'] as const;
 
 export interface ServiceOptions {
   dataDir: string;
@@ -300,7 +301,7 @@ export async function openServices(options: ServiceOptions) {
     /** The config in force; `reload` replaces it. */
     config: config as ConfigSource,
     /**
-     * Makes `next` the config in force, except `server` and `store`, which a running process
+     * Makes `next` the config in force, except `server`, `store` and `provenance`, which a running process
      * cannot change: those keep their values and are answered as deferred to the next start.
      * Providers are rebuilt first, so no request sees the new config with the old providers.
      */
@@ -310,7 +311,7 @@ export async function openServices(options: ServiceOptions) {
       // Where images live is chosen at start too (the blob stores are built once).
       const { storage, s3 } = current.images;
       if (JSON.stringify({ storage: next.images.storage, s3: next.images.s3 }) !== JSON.stringify({ storage, s3 })) deferred.push('images.storage');
-      const applied: Config = { ...next, server: current.server, store: current.store, images: { ...next.images, storage, s3 } };
+      const applied: Config = { ...next, server: current.server, store: current.store, provenance: current.provenance, images: { ...next.images, storage, s3 } };
       providers = await providersFor(applied);
       await config.set(applied);
       return { deferred };

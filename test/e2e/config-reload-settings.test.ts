@@ -504,14 +504,22 @@ test('a config-file edit to server.bodyLimitBytes waits for the next start: the 
   assert.equal((await largeEstimate()).status, 200, 'a 4 KB body is still accepted');
 });
 
-test('a reload never changes server or store settings: it keeps them and names them as deferred to the next start', async (t) => {
+test('a reload never changes server, store or provenance settings: it keeps them and names them as deferred to the next start', async (t) => {
   const h = await startService(t);
   const before = h.server.services.config.current();
   const { workflows: _read, ...settings } = before;
-  const next = loadConfig({ env: {}, overrides: deepMerge(settings as unknown as JsonObject, { server: { bodyLimitBytes: 2048 }, store: { snapshotEveryBytes: 8192 }, sync: { timeoutMs: 1234 } }) });
-  assert.deepEqual(await h.server.services.reload(next), { deferred: ['server', 'store'] });
+  const next = loadConfig({
+    env: {},
+    overrides: deepMerge(settings as unknown as JsonObject, {
+      server: { bodyLimitBytes: 2048 },
+      store: { snapshotEveryBytes: 8192 },
+      sync: { timeoutMs: 1234 },
+      provenance: { includePrompt: !before.provenance.includePrompt },
+    }),
+  });
+  assert.deepEqual(await h.server.services.reload(next), { deferred: ['server', 'store', 'provenance'] });
   const now = h.server.services.config.current();
-  assert.deepEqual([now.server, now.store, now.sync.timeoutMs], [before.server, before.store, 1234], 'the rest of the edit applies');
+  assert.deepEqual([now.server, now.store, now.provenance, now.sync.timeoutMs], [before.server, before.store, before.provenance, 1234], 'the rest of the edit applies');
   const big = await h.request('POST', '/tasks/estimate', { auth: h.apiKey, body: { type: 'image.generate', request: { prompt: 'p'.repeat(4000) } } });
   assert.equal(big.status, 200, 'the running server keeps its body limit');
 });
