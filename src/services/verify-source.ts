@@ -6,7 +6,7 @@ import type { Store } from '../store/types.js';
 import { storageFailure } from './images.js';
 import type { UrlFetcher } from './ports.js';
 
-/** What POST /image/verify reads: an http(s) URL, or an `img_` id of the caller's uploads. */
+/** What POST /image/verify reads: an http(s) URL, or an `img_` id (the caller's upload, or a made image). */
 export type VerifyTarget = { url: string } | { id: string };
 
 /** Bytes to verify, with the media type sniffed from them. */
@@ -59,11 +59,28 @@ export function createVerifySource(deps: { store: Pick<Store, 'uploads'>; images
     return null;
   }
 
+  /** A made image's stored bytes by its id, whatever format it was stored in; null when there is none. */
+  async function madeImage(id: string): Promise<Buffer | null> {
+    for (const format of ['webp', 'png', 'jpg', 'gif']) {
+      const name = `${id}.${format}`;
+      if (!deps.images.isFileName(name)) return null;
+      const data = await readStored(deps.images, name);
+      if (data) return data;
+    }
+    return null;
+  }
+
   async function bytesOf(accountId: string, target: VerifyTarget): Promise<Buffer> {
     if ('id' in target) {
       const upload = await deps.store.uploads.get(target.id);
+      // A made image is stored as `<id>.<format>` and served to whoever holds its id (the random id
+      // is the capability, as for GET /images): reading it by id shows no more than that does.
+      if (!upload) {
+        const made = await madeImage(target.id);
+        if (made) return made;
+      }
       // Another account's upload answers as an unknown one: nothing tells that it exists.
-      if (!upload || upload.accountId !== accountId || upload.deletedAt) throw new AppError('NOT_FOUND', `no image ${target.id} among this account's uploads`);
+      if (!upload || upload.accountId !== accountId || upload.deletedAt) throw new AppError('NOT_FOUND', `no image ${target.id} among this account's uploads or made images`);
       const data = await readStored(deps.images, upload.fileName);
       if (!data) throw new AppError('NOT_FOUND', `no image ${target.id} among this account's uploads`);
       return data;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { makeTestChain } from '../../helpers/c2pa-certs.js';
 import { signWithChain, tamperPng } from '../../helpers/c2pa-sign.js';
-import { type Harness, startService } from '../../helpers/harness.js';
+import { type Harness, startService, waitForTask } from '../../helpers/harness.js';
 import { makeImage, serveFiles } from '../../helpers/images.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -93,6 +93,24 @@ test('an id reads the caller’s upload from storage; another account’s upload
   const unknown = await h.request('POST', '/image/verify', { auth: h.apiKey, body: { id: 'img_0000000000000000000000' } });
   assert.equal(unknown.status, 404);
   assert.equal(unknown.json.code, 'NOT_FOUND');
+});
+
+test('an id reads a made image too (its id is the capability, as for GET /images): its credentials name its task; a removed output is 404', async (t) => {
+  const h = await startService(t);
+  const res = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse at dawn', seed: 7, output: { format: 'png' } } });
+  assert.equal(res.status, 201, res.text);
+  const task = await waitForTask(h, res.json.data.taskId, 30_000);
+  const [item] = (task.result as { images: { id: string }[] }).images;
+  const made = await h.request('POST', '/image/verify', { auth: h.apiKey, body: { id: item.id } });
+  assert.equal(made.status, 200, made.text);
+  assert.equal(made.json.data.present, true);
+  assert.equal(made.json.data.imgtask.taskId, task.id);
+  assert.equal(made.json.data.imgtask.seed, 7);
+
+  assert.equal((await h.request('DELETE', `/tasks/${task.id}`, { auth: h.apiKey })).status, 200);
+  const removed = await h.request('POST', '/image/verify', { auth: h.apiKey, body: { id: item.id } });
+  assert.equal(removed.status, 404, removed.text);
+  assert.equal(removed.json.code, 'NOT_FOUND');
 });
 
 test('verify URLs go through the SSRF guard; the body takes exactly one of url and id; a PAT or no credential is refused', async (t) => {
