@@ -11,7 +11,7 @@ import type { ApiDeps, ApiEnv } from '../../types.js';
 
 export const VerifyBody = z.object({
   url: HttpUrl.optional().describe("an http(s) URL of an image or video (fetched through the SSRF guard; this server's own service URLs are read from storage)"),
-  id: z.string().regex(IMAGE_ID, 'an image id (img_…)').optional().describe("an uploaded image's id (img_…) of the caller's account, read from storage"),
+  id: z.string().regex(IMAGE_ID, 'an image id (img_…)').optional().describe("an image id (img_…), read from storage: an upload of the caller's account, or an image the service made (an item's id)"),
 });
 export type VerifyBody = z.infer<typeof VerifyBody>;
 
@@ -50,7 +50,7 @@ export function registerImageVerify(app: Hono<ApiEnv>, deps: ApiDeps): void {
       path: '/image/verify',
       summary: "Read and validate an image's or video's Content Credentials (C2PA): free, no task",
       description:
-        'Send exactly one of `url` (an http(s) URL, fetched through the SSRF guard with the fetch.* limits) and `id` (an uploaded image of the account). ' +
+        'Send exactly one of `url` (an http(s) URL, fetched through the SSRF guard with the fetch.* limits) and `id` (an upload of the account, or an image the service made). ' +
         'Any API key or access token verifies, whatever its scopes; a PAT is refused. ' +
         'A file without credentials answers 200 with `present: false`; a URL that cannot be fetched, or bytes that are no image or video, 400 VALIDATION_ERROR; another account’s or an unknown id, 404 NOT_FOUND.',
       guard: { accept: ['apiKey', 'accessToken'] },
