@@ -1,7 +1,8 @@
 /**
  * Server paths taken out of a message before it reaches a client: an absolute path (POSIX, a
  * Windows drive or a UNC share) keeps its last two segments, `…/output/x.png`, so the file is
- * still named but the server's layout (a home folder, an install path) is not.
+ * still named but the server's layout (a home folder, an install path) is not; a user's name is
+ * never one of them (`/home/alice/x.png` is `…/x.png`).
  */
 export function scrubPaths(text: string): string {
   return (
@@ -21,9 +22,13 @@ function keepEnd(path: string): string {
   return shorten(path.slice(0, path.length - end.length)) + end;
 }
 
-/** `…/` and the path's last two segments (or its last one, when it has no more). */
+/** Folders whose child is a person's name: a path's second-to-last segment under one of these is not kept. */
+const HOME_FOLDERS = new Set(['home', 'users']);
+
+/** `…/` and the path's last two segments (or its last one, when it has no more, or when the other would be a user name: /home/alice/x.png is `…/x.png`). */
 function shorten(path: string): string {
   const segments = path.split(/[\\/]+/).filter((segment) => segment !== '' && !/^[A-Za-z]:$/.test(segment));
   if (segments.length === 0) return path;
-  return `…/${segments.slice(-2).join('/')}`;
+  const underHome = segments.length >= 3 && HOME_FOLDERS.has(segments[segments.length - 3].toLowerCase());
+  return `…/${segments.slice(underHome ? -1 : -2).join('/')}`;
 }

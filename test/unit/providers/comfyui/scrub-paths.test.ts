@@ -7,7 +7,7 @@ import { describeExecutionError } from '../../../../src/providers/remote/comfyui
 import { comfyHttp } from '../../../../src/providers/remote/comfyui/http.js';
 import { scrubPaths } from '../../../../src/providers/remote/comfyui/scrub-paths.js';
 
-test('scrubPaths: absolute POSIX, Windows and UNC paths keep their last two segments', () => {
+test('scrubPaths: absolute POSIX, Windows and UNC paths keep their last two segments, never a user name', () => {
   const cases: [string, string][] = [
     ['Invalid image file: /home/alice/ComfyUI/input/x.png', 'Invalid image file: …/input/x.png'],
     ["No such file or directory: '/home/John Smith/ComfyUI/output/x.png'", "No such file or directory: '…/output/x.png'"],
@@ -17,6 +17,9 @@ test('scrubPaths: absolute POSIX, Windows and UNC paths keep their last two segm
     ['C:/Users/bob/ComfyUI/output/x.png failed', '…/output/x.png failed'],
     ['\\\\nas\\share\\ComfyUI\\models\\x.safetensors missing', '…/models/x.safetensors missing'],
     ['/tmp/x.png: bad', '…/tmp/x.png: bad'],
+    // A file right in a home folder: the folder is a user's name, and is not kept.
+    ['cannot read /home/alice/x.png', 'cannot read …/x.png'],
+    ['cannot read C:\\Users\\bob\\x.png', 'cannot read …/x.png'],
   ];
   for (const [text, scrubbed] of cases) assert.equal(scrubPaths(text), scrubbed, text);
 });
