@@ -1,3 +1,4 @@
+import { environment } from '../config/environment.js';
 import type { Config } from '../config/schema.js';
 import type { OutputSigner } from '../domain/provenance.js';
 import type { C2paLoad } from '../media/c2pa.js';
@@ -24,9 +25,9 @@ export function openOutputSigner(args: {
   const { provenance } = args.config;
   return createOutputSigner({
     settings: provenance,
-    keys: () => loadSigningKeys({ provenance, dataDir: args.dataDir, secret: args.secret, log }),
+    keys: () => loadSigningKeys({ provenance, dataDir: args.dataDir, secret: args.secret, env: environment.secret, log }),
     // Signing off: verify still trusts the local CA (when one was made) and provenance.trustAnchors.
-    anchorsPem: () => loadTrustAnchors({ provenance, dataDir: args.dataDir, secret: args.secret }),
+    anchorsPem: () => loadTrustAnchors({ provenance, dataDir: args.dataDir, secret: args.secret, env: environment.secret }),
     load: args.load,
     log: log.warn,
   });

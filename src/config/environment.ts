@@ -3,12 +3,8 @@
  * the error type. Kept apart from the schema (zod) so that `imgtask --help` does not load it.
  */
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+// The error type lives in domain, so layers below config can throw it too.
+export { ConfigError } from '../domain/config-error.js';
 
 /** Settings that are not config but come from the environment, read only here. */
 export const environment = {

@@ -3,11 +3,11 @@
  * configured ones, checked as C2PA verifiers check them, or a local CA and signing certificate
  * made under the data dir's keys/ at first start and renewed from the same CA before they expire.
  */
-import { createPrivateKey, type KeyObject, X509Certificate as NodeCertificate } from 'node:crypto';
+import { createPrivateKey, type KeyObject, X509Certificate as NodeCertificate, randomUUID } from 'node:crypto';
 import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { ConfigError, environment } from '../config/environment.js';
 import type { PemSource, ProvenanceConfig } from '../config/schema.js';
+import { ConfigError } from '../domain/config-error.js';
 import type { ProvenanceStatus } from '../domain/provenance.js';
 import { describeCertificate, describeUsage, makeLocalCa, makeLocalLeaf, type PemPair, pemBlocks } from './provenance-certificates.js';
 
@@ -36,6 +36,8 @@ export interface SigningKeyOptions {
   configDir?: string;
   /** A secret of the encrypted store, by name. */
   secret(name: string): Promise<string | undefined>;
+  /** An environment variable, by name (for `{ env }` PEMs; config/environment reads the process's). */
+  env(name: string): string | undefined;
   log: { info(msg: string): void; warn(msg: string): void };
   /** Now (tests); default the clock. */
   now?: () => Date;
@@ -74,7 +76,7 @@ export async function loadTrustAnchors(options: Omit<SigningKeyOptions, 'log' | 
 }
 
 /** provenance.trustAnchors' certificates (none when not set). */
-async function readAnchors(options: Pick<SigningKeyOptions, 'provenance' | 'secret' | 'configDir'>): Promise<string[]> {
+async function readAnchors(options: Pick<SigningKeyOptions, 'provenance' | 'secret' | 'env' | 'configDir'>): Promise<string[]> {
   if (!options.provenance.trustAnchors) return [];
   const anchors = pemBlocks(await readPem(options.provenance.trustAnchors, 'provenance.trustAnchors', options), 'CERTIFICATE');
   if (anchors.length === 0) throw new ConfigError('config: provenance.trustAnchors: no PEM certificate found (a -----BEGIN CERTIFICATE----- block)');
@@ -82,14 +84,14 @@ async function readAnchors(options: Pick<SigningKeyOptions, 'provenance' | 'secr
 }
 
 /** Reads a PEM from where the config says: a secret, an environment variable or a file. */
-async function readPem(source: PemSource, key: string, options: Pick<SigningKeyOptions, 'secret' | 'configDir'>): Promise<string> {
+async function readPem(source: PemSource, key: string, options: Pick<SigningKeyOptions, 'secret' | 'env' | 'configDir'>): Promise<string> {
   if ('secret' in source) {
     const value = await options.secret(source.secret);
     if (value === undefined) throw new ConfigError(`config: ${key}: no secret "${source.secret}" (set it with: imgtask secrets set ${source.secret} < file.pem)`);
     return value;
   }
   if ('env' in source) {
-    const value = environment.secret(source.env);
+    const value = options.env(source.env);
     if (!value) throw new ConfigError(`config: ${key}: the environment variable ${source.env} is not set`);
     return value;
   }
@@ -241,7 +243,8 @@ function localSigning(text: string, ca: PemPair, now: Date): LocalKeys | null {
 
 /** Writes `path` only if it does not exist yet (a temp file linked into place, 0600): false when another start made it first. */
 async function createOnce(path: string, text: string): Promise<boolean> {
-  const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  // Unique per call: two loads in one process within a millisecond must not share a temp file.
+  const temp = `${path}.${process.pid}.${randomUUID()}.tmp`;
   await writeFile(temp, text, { mode: 0o600 });
   try {
     await link(temp, path);
@@ -256,7 +259,8 @@ async function createOnce(path: string, text: string): Promise<boolean> {
 
 /** Replaces `path` at once (a temp file renamed over it, 0600). */
 async function replace(path: string, text: string): Promise<void> {
-  const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  // Unique per call: two loads in one process within a millisecond must not share a temp file.
+  const temp = `${path}.${process.pid}.${randomUUID()}.tmp`;
   await writeFile(temp, text, { mode: 0o600 });
   await rename(temp, path);
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Manifest, ManifestStore } from '@contentauth/c2pa-types';
-import { ConfigError } from '../config/environment.js';
+import { ConfigError } from '../domain/config-error.js';
 import type { CredentialsReport, OutputOrigin, OutputSigner, ProvenanceStatus } from '../domain/provenance.js';
 import { type C2paLib, type C2paLoad, createAssetSigner, loadC2pa, readAsset, type SigningAlg, signAsset } from '../media/c2pa.js';
 import { buildManifest, IMGTASK_ASSERTION, SOURCE_INGREDIENT } from './provenance-manifest.js';

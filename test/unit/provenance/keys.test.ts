@@ -19,7 +19,14 @@ const LOCAL: ProvenanceConfig = { enabled: true, includePrompt: false };
 function optionsFor(dataDir: string, more: Partial<SigningKeyOptions> = {}) {
   const warnings: string[] = [];
   const infos: string[] = [];
-  const options: SigningKeyOptions = { provenance: LOCAL, dataDir, secret: async () => undefined, log: { warn: (m) => warnings.push(m), info: (m) => infos.push(m) }, ...more };
+  const options: SigningKeyOptions = {
+    provenance: LOCAL,
+    dataDir,
+    secret: async () => undefined,
+    env: (name) => process.env[name],
+    log: { warn: (m) => warnings.push(m), info: (m) => infos.push(m) },
+    ...more,
+  };
   return { options, warnings, infos };
 }
 
@@ -191,10 +198,10 @@ test('configured certificates C2PA refuses are refused at load, each saying what
 
 test('with signing off, verify trusts the local CA once made, and provenance.trustAnchors', async (t) => {
   const data = await tempDir(t);
-  assert.deepEqual(await loadTrustAnchors({ provenance: LOCAL, dataDir: data, secret: async () => undefined }), []);
+  assert.deepEqual(await loadTrustAnchors({ provenance: LOCAL, dataDir: data, secret: async () => undefined, env: () => undefined }), []);
   await assert.rejects(stat(join(data, 'keys')), 'nothing is made');
   const keys = await loadSigningKeys(optionsFor(data).options);
   const chain = await makeTestChain();
-  const anchors = await loadTrustAnchors({ provenance: { ...LOCAL, trustAnchors: { secret: 'anchors' } }, dataDir: data, secret: async () => chain.caPem });
+  const anchors = await loadTrustAnchors({ provenance: { ...LOCAL, trustAnchors: { secret: 'anchors' } }, dataDir: data, secret: async () => chain.caPem, env: () => undefined });
   assert.deepEqual(anchors, [...keys.anchorsPem, chain.caPem]);
 });
