@@ -1,6 +1,7 @@
 import type { Config } from '../config/schema.js';
 import type { LoadedWorkflow } from '../domain/comfy-workflows.js';
 import type { ModelParameter } from '../domain/model-parameters.js';
+import { modelProviders } from '../domain/provider-lanes.js';
 
 /** One model's workflow on a ComfyUI server, with the parameters the model declares. */
 export interface ServedWorkflow {
@@ -19,7 +20,7 @@ export function workflowsServedBy(config: Config, provider: string): ServedWorkf
   for (const [section, models] of sections) {
     for (const [id, model] of Object.entries(models)) {
       const workflow = config.workflows[`${section}.${id}`];
-      const names = model.providers ?? (model.provider ? [model.provider] : []);
+      const names = modelProviders(model);
       if (workflow && names.includes(provider)) served.push({ model: `${section}.${id}`, workflow, parameters: model.parameters });
     }
   }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
+import { modelProviders } from '../domain/provider-lanes.js';
 import { configProblems } from './config-problems.js';
 import { ConfigError } from './environment.js';
 import { describeJsonSyntaxError } from './json-syntax.js';
@@ -67,13 +68,13 @@ function validateConfig(raw: unknown, baseDir: string, load: WorkflowLoad = { re
   const config: Config = { ...result.data, provenance: withAbsolutePemFiles(result.data.provenance, baseDir), workflows: loadModelWorkflows(result.data, baseDir, load) };
   if (!config.models[config.defaultModel]) throw new ConfigError(`config: defaultModel: no model "${config.defaultModel}" in models`);
   for (const [id, model] of Object.entries(config.models)) {
-    for (const provider of model.providers ?? (model.provider ? [model.provider] : [])) {
+    for (const provider of modelProviders(model)) {
       if (!config.providers[provider]) throw new ConfigError(`config: models.${id}: no provider "${provider}" in providers`);
     }
   }
   if (!config.videoModels[config.defaultVideoModel]) throw new ConfigError(`config: defaultVideoModel: no model "${config.defaultVideoModel}" in videoModels`);
   for (const [id, model] of Object.entries(config.videoModels)) {
-    const names = model.providers ?? (model.provider ? [model.provider] : []);
+    const names = modelProviders(model);
     if (names.length === 0) throw new ConfigError(`config: videoModels.${id}: name its provider (provider or providers)`);
     for (const name of names) {
       const provider = config.providers[name];
@@ -84,7 +85,7 @@ function validateConfig(raw: unknown, baseDir: string, load: WorkflowLoad = { re
     }
   }
   for (const [id, model] of Object.entries(config.models)) {
-    for (const name of model.providers ?? (model.provider ? [model.provider] : [])) {
+    for (const name of modelProviders(model)) {
       if (config.providers[name]?.type === 'openai-video') throw new ConfigError(`config: models.${id}: provider "${name}" makes videos, not images`);
     }
   }
@@ -113,7 +114,7 @@ function loadModelWorkflows(config: ConfigSettings, baseDir: string, load: Workf
   for (const [section, models] of sections) {
     for (const [id, model] of Object.entries(models)) {
       const key = `${section}.${id}`;
-      const names = model.providers ?? (model.provider ? [model.provider] : []);
+      const names = modelProviders(model);
       const missing = names.find((name: string) => !config.providers[name]);
       if (missing) throw new ConfigError(`config: ${key}: no provider "${missing}" in providers`);
       const onComfy = names.some((name: string) => config.providers[name]?.type === 'comfyui');

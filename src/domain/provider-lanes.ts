@@ -7,3 +7,6 @@ export const providersLane = (names: readonly string[]): string => [...new Set(n
 
 /** The providers a lane is made of (a lane of one name: that name; it may be no provider at all). */
 export const laneProviders = (lane: string): string[] => lane.split('+');
+
+/** The providers a model names, in its order of failover: `providers`, or its one `provider`. */
+export const modelProviders = (model: { provider?: string; providers?: readonly string[] }): readonly string[] => model.providers ?? (model.provider ? [model.provider] : []);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ModelConfig } from '../config/schema.js';
 import { AppError } from '../domain/errors.js';
 import { formatUsd, parseUsd } from '../domain/money.js';
-import { providersLane } from '../domain/provider-lanes.js';
+import { modelProviders, providersLane } from '../domain/provider-lanes.js';
 import { ASPECT_RATIOS, dimensionsFor, normalizeSize, parseSizeText, SIZE_PRESETS, sizeText } from '../domain/sizes.js';
 import { MAX_ATTEMPTS, ProviderError } from '../domain/tasks.js';
 import type { TaskTypeDefinition } from '../engine/task-types.js';
@@ -94,7 +94,7 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
     const id = request.model === 'auto' ? config.defaultModel : request.model;
     return { id, model: config.models[id] };
   };
-  const providersOf = (model: ModelConfig) => model.providers ?? (model.provider ? [model.provider] : []);
+  const providersOf = modelProviders;
 
   /** perImage (or the 4K price at 4K scale, when the model has one) + perInput × inputs. */
   const imageCost = (request: GenerateBody): number => {

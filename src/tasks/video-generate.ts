@@ -3,7 +3,7 @@ import type { VideoModelConfig } from '../config/schema.js';
 import { parseBinding } from '../domain/comfy-workflows.js';
 import { AppError } from '../domain/errors.js';
 import { formatUsd, type Micros, parseUsd } from '../domain/money.js';
-import { providersLane } from '../domain/provider-lanes.js';
+import { modelProviders, providersLane } from '../domain/provider-lanes.js';
 import { ASPECT_RATIOS, SIZE_PRESETS, sizeText } from '../domain/sizes.js';
 import { MAX_ATTEMPTS, ProviderError } from '../domain/tasks.js';
 import type { TaskTypeDefinition } from '../engine/task-types.js';
@@ -70,7 +70,7 @@ const GeneratedVideo = z.discriminatedUnion('status', [
 /** The task's result: the resolved model and one item per video. */
 export const VideoResult = z.object({ model: z.string(), videos: z.array(GeneratedVideo) });
 
-const providersOf = (model: VideoModelConfig) => model.providers ?? (model.provider ? [model.provider] : []);
+const providersOf = modelProviders;
 
 /** Whether the frames binding reaches the graph run: the model's own workflow (checked at load), or a posted graph holding that node input. */
 function framesBound(binding: string | undefined, posted: Record<string, unknown> | undefined): boolean {
