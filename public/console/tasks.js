@@ -31,7 +31,9 @@ function followList(tbody) {
     }
     schedule();
   }
-  document.addEventListener('visibilitychange', () => (document.visibilityState === 'visible' ? refresh() : clearTimeout(timer)));
+  document.addEventListener('visibilitychange', () =>
+    document.visibilityState === 'visible' ? refresh() : clearTimeout(timer),
+  );
   schedule();
 }
 

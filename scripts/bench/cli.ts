@@ -24,11 +24,23 @@ const dir = mkdtempSync(join(tmpdir(), 'imgtask-bench-cli-'));
 try {
   const pkg = join(dir, 'package');
   mkdirSync(pkg);
-  for (const entry of ['package.json', 'bin', 'config']) cpSync(join(root, entry), join(pkg, entry), { recursive: true });
+  for (const entry of ['package.json', 'bin', 'config'])
+    cpSync(join(root, entry), join(pkg, entry), { recursive: true });
   process.stderr.write('building into a temporary copy of the package…\n');
-  const build = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', join(pkg, 'dist'), '--noCheck'], {
-    encoding: 'utf8',
-  });
+  const build = spawnSync(
+    process.execPath,
+    [
+      join(root, 'node_modules/typescript/bin/tsc'),
+      '-p',
+      join(root, 'tsconfig.build.json'),
+      '--outDir',
+      join(pkg, 'dist'),
+      '--noCheck',
+    ],
+    {
+      encoding: 'utf8',
+    },
+  );
   if (build.status !== 0) throw new Error(`build failed: ${build.stdout}${build.stderr}`);
   symlinkSync(join(root, 'node_modules'), join(pkg, 'node_modules'), 'dir');
   const bin = join(pkg, 'bin/imgtask.js');

@@ -51,12 +51,18 @@ async function drive(width: number, job: (n: number) => Promise<void>): Promise<
   await run(1000);
   const t0 = performance.now();
   const latencies = await run(SECONDS * 1000);
-  return { perSecond: latencies.length / ((performance.now() - t0) / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  return {
+    perSecond: latencies.length / ((performance.now() - t0) / 1000),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
 }
 
 /** The fakes, in a child process: answers their base URLs and how to stop them. */
 async function startFakes(count: number): Promise<{ urls: string[]; stop: () => void }> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', FAKES, String(count)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', FAKES, String(count)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -69,7 +75,11 @@ async function startFakes(count: number): Promise<{ urls: string[]; stop: () => 
 }
 
 /** One job the way a ComfyUI client runs it, on `baseUrl`. */
-async function bareJob(baseUrl: string, graph: Record<string, { inputs: Record<string, unknown> }>, seed: number): Promise<void> {
+async function bareJob(
+  baseUrl: string,
+  graph: Record<string, { inputs: Record<string, unknown> }>,
+  seed: number,
+): Promise<void> {
   const clientId = crypto.randomUUID();
   const socket = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/ws?clientId=${clientId}`);
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
@@ -83,7 +93,11 @@ async function bareJob(baseUrl: string, graph: Record<string, { inputs: Record<s
   });
   const prompt = structuredClone(graph);
   prompt['3'].inputs.seed = seed;
-  const res = await fetch(`${baseUrl}/prompt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt, client_id: clientId }) });
+  const res = await fetch(`${baseUrl}/prompt`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt, client_id: clientId }),
+  });
   const { prompt_id: promptId } = (await res.json()) as { prompt_id: string };
   for (;;) {
     const mine = messages.filter((m) => m.data?.prompt_id === promptId);
@@ -92,19 +106,35 @@ async function bareJob(baseUrl: string, graph: Record<string, { inputs: Record<s
     await new Promise<void>((resolve) => (wake = resolve));
   }
   socket.terminate();
-  const history = (await (await fetch(`${baseUrl}/history/${promptId}`)).json()) as Record<string, { outputs: Record<string, { images?: { filename: string; subfolder: string; type: string }[] }> }>;
+  const history = (await (await fetch(`${baseUrl}/history/${promptId}`)).json()) as Record<
+    string,
+    { outputs: Record<string, { images?: { filename: string; subfolder: string; type: string }[] }> }
+  >;
   const file = Object.values(history[promptId].outputs).flatMap((output) => output.images ?? [])[0];
-  const view = await fetch(`${baseUrl}/view?${new URLSearchParams({ filename: file.filename, subfolder: file.subfolder, type: file.type })}`);
+  const view = await fetch(
+    `${baseUrl}/view?${new URLSearchParams({ filename: file.filename, subfolder: file.subfolder, type: file.type })}`,
+  );
   await view.arrayBuffer();
 }
 
 /** One image through imgtask: the create, then its live stream until the settled event. */
-async function imgtaskJob(url: string, headers: Record<string, string>, seed: number, mark: (label: string) => void = () => {}): Promise<void> {
-  const res = await fetch(`${url}/image/generate`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'a lighthouse at dawn', model: 'comfy', seed, output: { format: 'png' } }) });
+async function imgtaskJob(
+  url: string,
+  headers: Record<string, string>,
+  seed: number,
+  mark: (label: string) => void = () => {},
+): Promise<void> {
+  const res = await fetch(`${url}/image/generate`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ prompt: 'a lighthouse at dawn', model: 'comfy', seed, output: { format: 'png' } }),
+  });
   if (res.status !== 201) throw new Error(`create: ${res.status} ${await res.text()}`);
   const { data } = (await res.json()) as { data: { taskId: string } };
   mark('created');
-  const stream = await fetch(`${url}/tasks/${data.taskId}/events`, { headers: { authorization: headers.authorization } });
+  const stream = await fetch(`${url}/tasks/${data.taskId}/events`, {
+    headers: { authorization: headers.authorization },
+  });
   const reader = stream.body!.getReader();
   let text = '';
   for (;;) {
@@ -116,7 +146,8 @@ async function imgtaskJob(url: string, headers: Record<string, string>, seed: nu
   }
   mark('settled');
   await reader.cancel();
-  if (!text.includes('"status":"completed"')) throw new Error(`task ${data.taskId} did not complete: ${text.slice(-300)}`);
+  if (!text.includes('"status":"completed"'))
+    throw new Error(`task ${data.taskId} did not complete: ${text.slice(-300)}`);
 }
 
 /** imgtask in this process, its model served by `urls`. */
@@ -126,20 +157,33 @@ async function imgtaskOn(urls: string[], workflow: unknown) {
   const dir = await mkdtemp(join(tmpdir(), 'imgtask-bench-'));
   const file = join(dir, 'workflow.json');
   await writeFile(file, JSON.stringify(workflow));
-  const providers = Object.fromEntries(urls.map((baseUrl, i) => [`gpu-${i + 1}`, { type: 'comfyui', baseUrl, concurrency: PER_SERVER }]));
+  const providers = Object.fromEntries(
+    urls.map((baseUrl, i) => [`gpu-${i + 1}`, { type: 'comfyui', baseUrl, concurrency: PER_SERVER }]),
+  );
   const config = loadConfig({
     env: {},
     overrides: {
       server: { host: '127.0.0.1', port: 0 },
       log: { level: 'warn' },
       // Only the engine in front of ComfyUI: no embedded model loading beside it.
-      embedded: { preload: false, nsfw: { enabled: false }, backgroundRemoval: { enabled: false }, altText: { enabled: false } },
+      embedded: {
+        preload: false,
+        nsfw: { enabled: false },
+        backgroundRemoval: { enabled: false },
+        altText: { enabled: false },
+      },
       providers,
       models: {
         comfy: {
           providers: Object.keys(providers),
           workflow: file,
-          bindings: { prompt: '6.inputs.text', seed: '3.inputs.seed', width: '5.inputs.width', height: '5.inputs.height', batchSize: '5.inputs.batch_size' },
+          bindings: {
+            prompt: '6.inputs.text',
+            seed: '3.inputs.seed',
+            width: '5.inputs.width',
+            height: '5.inputs.height',
+            batchSize: '5.inputs.batch_size',
+          },
           price: { perImage: '0.001', perInput: '0' },
           capabilities: { maxInputs: 0, supports4k: false, negativePrompt: true, nativeSize: '64x64' },
         },
@@ -165,8 +209,12 @@ export async function comfyuiBench(): Promise<void> {
   // Small images: the fake's own work is drawing them.
   graph['5'].inputs.width = 64;
   graph['5'].inputs.height = 64;
-  console.log(`\nComfyUI (the fake of test/fakes, a job in a few ms): ${PER_SERVER} jobs in flight per server, ${SECONDS} s after a 1 s warm-up`);
-  console.log('| servers | bare ComfyUI client: jobs/s, p50 / p99 ms | imgtask generate until settled: images/s, p50 / p99 ms | ratio | overhead per item (p50) |');
+  console.log(
+    `\nComfyUI (the fake of test/fakes, a job in a few ms): ${PER_SERVER} jobs in flight per server, ${SECONDS} s after a 1 s warm-up`,
+  );
+  console.log(
+    '| servers | bare ComfyUI client: jobs/s, p50 / p99 ms | imgtask generate until settled: images/s, p50 / p99 ms | ratio | overhead per item (p50) |',
+  );
   console.log('|---|---|---|---|---|');
   for (const count of [1, 4]) {
     const fakes = await startFakes(count);

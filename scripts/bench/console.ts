@@ -44,7 +44,10 @@ async function benchServer(dataDir: string): Promise<void> {
     import('../../src/domain/ids.js'),
     import('sharp'),
   ]);
-  const config = loadConfig({ env: {}, overrides: { server: { port: 0, host: '127.0.0.1' }, embedded: { preload: false } } });
+  const config = loadConfig({
+    env: {},
+    overrides: { server: { port: 0, host: '127.0.0.1' }, embedded: { preload: false } },
+  });
   const open = () =>
     startServer({
       dataDir,
@@ -76,9 +79,23 @@ async function benchServer(dataDir: string): Promise<void> {
     const at = new Date(start + n * 60_000).toISOString();
     const id = sortableId('tsk', start + n * 60_000);
     const file = files[n % FILES];
-    const image: Record<string, unknown> = { status: 'success', id: file.id, url: file.url, service_url: file.url, size: '1024x1024', cost: '0.001', seed: n };
+    const image: Record<string, unknown> = {
+      status: 'success',
+      id: file.id,
+      url: file.url,
+      service_url: file.url,
+      size: '1024x1024',
+      cost: '0.001',
+      seed: n,
+    };
     if (n % 4 === 0) image.rating = { status: 'success', level: n % 8 === 0 ? 'nsfw' : 'sfw' };
-    const request = { prompt: `bench image ${n}: a lighthouse on a cliff at dawn, oil painting`, model: 'placeholder', size: 'square', count: 1, metadata: { n: String(n) } };
+    const request = {
+      prompt: `bench image ${n}: a lighthouse on a cliff at dawn, oil painting`,
+      model: 'placeholder',
+      size: 'square',
+      count: 1,
+      metadata: { n: String(n) },
+    };
     await store.tasks.create(
       {
         id,
@@ -97,11 +114,20 @@ async function benchServer(dataDir: string): Promise<void> {
       {},
     );
     const settled = { model: 'placeholder', images: [image] };
-    await store.tasks.settle({ id, status: 'completed', result: settled, cost: 1000, at, lastItem: { index: 0, item: { status: 'success', cost: 1000, result: image, attempts: 1 } }, noEvent: true });
+    await store.tasks.settle({
+      id,
+      status: 'completed',
+      result: settled,
+      cost: 1000,
+      at,
+      lastItem: { index: 0, item: { status: 'success', cost: 1000, result: image, attempts: 1 } },
+      noEvent: true,
+    });
     ids[n] = id;
   };
   // Batches of 500 at once: the journal commits each batch in a few group writes.
-  for (let n = 0; n < IMAGES; n += 500) await Promise.all(Array.from({ length: Math.min(500, IMAGES - n) }, (_, i) => write(n + i)));
+  for (let n = 0; n < IMAGES; n += 500)
+    await Promise.all(Array.from({ length: Math.min(500, IMAGES - n) }, (_, i) => write(n + i)));
   const seededSeconds = ((performance.now() - began) / 1000).toFixed(1);
 
   // Restarted on what was written, as a server holding 10,000 images starts: the store snapshotted and loaded, nothing left to write while measured.
@@ -109,7 +135,14 @@ async function benchServer(dataDir: string): Promise<void> {
   const server = await open();
   const link = await runAdminOp(server.services, 'console.link', { account: 'bench' });
   const deep = ids[Math.floor(IMAGES / 2)];
-  const info = { url: server.url, key: raw, link: link.url, deep, seededSeconds, files: files.map((f) => new URL(f.url).pathname) };
+  const info = {
+    url: server.url,
+    key: raw,
+    link: link.url,
+    deep,
+    seededSeconds,
+    files: files.map((f) => new URL(f.url).pathname),
+  };
   process.stdout.write(`${JSON.stringify(info)}\n`);
   process.once('SIGTERM', () => server.close().then(() => process.exit(0)));
 }
@@ -140,10 +173,15 @@ async function timed(count: number, once: (i: number) => Promise<unknown>): Prom
 }
 
 /** One GET, its body read; fails on an unexpected status. */
-async function get(url: string, headers: Record<string, string>, expect = 200): Promise<{ bytes: number; headers: Headers; text: () => string }> {
+async function get(
+  url: string,
+  headers: Record<string, string>,
+  expect = 200,
+): Promise<{ bytes: number; headers: Headers; text: () => string }> {
   const res = await fetch(url, { headers, redirect: 'manual' });
   const body = Buffer.from(await res.arrayBuffer());
-  if (res.status !== expect) throw new Error(`${url}: ${res.status}, expected ${expect}: ${body.toString().slice(0, 200)}`);
+  if (res.status !== expect)
+    throw new Error(`${url}: ${res.status}, expected ${expect}: ${body.toString().slice(0, 200)}`);
   return { bytes: body.byteLength, headers: res.headers, text: () => body.toString() };
 }
 
@@ -154,7 +192,11 @@ async function serverCpu(url: string): Promise<number> {
 }
 
 /** Requests/s at CONNECTIONS connections for SECONDS (after a 1 s warm-up), and the server's CPU ms per request meanwhile. */
-async function cannon(base: string, path: string, headers: Record<string, string>): Promise<{ perSecond: number; cpuMs: number }> {
+async function cannon(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ perSecond: number; cpuMs: number }> {
   await autocannon({ url: `${base}${path}`, headers, connections: CONNECTIONS, duration: 1 });
   const before = await serverCpu(base);
   const result = await autocannon({ url: `${base}${path}`, headers, connections: CONNECTIONS, duration: SECONDS });
@@ -171,7 +213,15 @@ interface Pair {
   page: Timing & { perSecond: number; cpuMs: number };
 }
 
-async function pair(base: string, label: string, path: string, headers: Record<string, string>, anchorLabel: string, anchorPath: string, anchorHeaders: Record<string, string>): Promise<Pair> {
+async function pair(
+  base: string,
+  label: string,
+  path: string,
+  headers: Record<string, string>,
+  anchorLabel: string,
+  anchorPath: string,
+  anchorHeaders: Record<string, string>,
+): Promise<Pair> {
   // One at a time, interleaved (anchor, page, anchor, …) so both see the same moments of a busy machine.
   const anchorSamples: number[] = [];
   const pageSamples: number[] = [];
@@ -193,11 +243,19 @@ async function pair(base: string, label: string, path: string, headers: Record<s
 
 async function drive(): Promise<void> {
   const began = performance.now();
-  const progress = (line: string) => process.stderr.write(`[${Math.round((performance.now() - began) / 1000)} s] ${line}\n`);
+  const progress = (line: string) =>
+    process.stderr.write(`[${Math.round((performance.now() - began) / 1000)} s] ${line}\n`);
   progress(`seeding ${IMAGES.toLocaleString('en-US')} images…`);
   const data = await mkdtemp(join(tmpdir(), 'imgtask-bench-console-'));
   const child = await startChild(SELF, ['--server', data], BENCH_NODE_ARGS);
-  const info = JSON.parse(child.line) as { url: string; key: string; link: string; deep: string; seededSeconds: string; files: string[] };
+  const info = JSON.parse(child.line) as {
+    url: string;
+    key: string;
+    link: string;
+    deep: string;
+    seededSeconds: string;
+    files: string[];
+  };
   const { url } = info;
   progress(`seeded in ${info.seededSeconds} s`);
   try {
@@ -213,7 +271,15 @@ async function drive(): Promise<void> {
     if (tiles !== 48) throw new Error(`the gallery's first page shows ${tiles} tiles`);
     const deepTasks = `${(IMAGES / 2).toLocaleString('en-US')} tasks deep`;
     const pairs = [
-      await pair(url, 'GET /console/gallery (newest 48 images)', '/console/gallery', session, 'GET /tasks?limit=50 (API key)', '/tasks?limit=50', api),
+      await pair(
+        url,
+        'GET /console/gallery (newest 48 images)',
+        '/console/gallery',
+        session,
+        'GET /tasks?limit=50 (API key)',
+        '/tasks?limit=50',
+        api,
+      ),
       await pair(
         url,
         `GET /console/gallery?cursor=… (${deepTasks})`,
@@ -227,7 +293,9 @@ async function drive(): Promise<void> {
 
     progress('the first load of /console');
     const html = await get(`${url}/console`, session);
-    const assets = [...new Set([...html.text().matchAll(/(?:href|src)="(\/console\/assets\/[^"]+)"/g)].map((m) => m[1]))];
+    const assets = [
+      ...new Set([...html.text().matchAll(/(?:href|src)="(\/console\/assets\/[^"]+)"/g)].map((m) => m[1])),
+    ];
     const etags = new Map<string, string>();
     let assetBytes = 0;
     for (const asset of assets) {
@@ -249,7 +317,11 @@ async function drive(): Promise<void> {
     const listAnchor = pairs[0].anchor;
 
     progress('thumbnails');
-    const thumbs = [...new Set([...first.text().matchAll(/src="(\/console\/thumbs\/[^"]+)"/g)].map((m) => m[1].replaceAll('&amp;', '&')))];
+    const thumbs = [
+      ...new Set(
+        [...first.text().matchAll(/src="(\/console\/thumbs\/[^"]+)"/g)].map((m) => m[1].replaceAll('&amp;', '&')),
+      ),
+    ];
     // The first page's 48 tiles cycle through the 32 files: the first 32 are 32 distinct images, each resized once here.
     const distinct = thumbs.slice(0, FILES);
     const coldSamples: number[] = [];
@@ -268,7 +340,13 @@ async function drive(): Promise<void> {
     });
     const etagOf = new Map<string, string>();
     for (const path of distinct) etagOf.set(path, (await get(`${url}${path}`, session)).headers.get('etag')!);
-    const thumb304 = await timed(REQUESTS, (i) => get(`${url}${distinct[i % distinct.length]}`, { ...session, 'if-none-match': etagOf.get(distinct[i % distinct.length])! }, 304));
+    const thumb304 = await timed(REQUESTS, (i) =>
+      get(
+        `${url}${distinct[i % distinct.length]}`,
+        { ...session, 'if-none-match': etagOf.get(distinct[i % distinct.length])! },
+        304,
+      ),
+    );
     let originalBytes = 0;
     for (const file of info.files) originalBytes += (await get(`${url}${file}`, {})).bytes;
     const original = await timed(REQUESTS, (i) => get(`${url}${info.files[i % info.files.length]}`, {}));
@@ -277,7 +355,9 @@ async function drive(): Promise<void> {
     const x = (a: number, b: number) => `${(a / b).toFixed(2)} ×`;
     const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
     const int = (n: number) => Math.round(n).toLocaleString('en-US');
-    console.log(`console benchmark — node ${process.version}, ${cpus().length} cores, file store, ${IMAGES.toLocaleString('en-US')} images (seeded in ${info.seededSeconds} s)`);
+    console.log(
+      `console benchmark — node ${process.version}, ${cpus().length} cores, file store, ${IMAGES.toLocaleString('en-US')} images (seeded in ${info.seededSeconds} s)`,
+    );
     console.log(
       `one at a time: ${REQUESTS} requests after 20 unmeasured (page and anchor interleaved, after 50 each); at load: autocannon, ${CONNECTIONS} connections, ${SECONDS} s, with the server's CPU time per request\n`,
     );
@@ -286,26 +366,41 @@ async function drive(): Promise<void> {
     for (const p of pairs) {
       const a = p.anchor;
       const g = p.page;
-      console.log(`| anchor: ${p.anchorLabel} | ${ms(a.p50)} | ${ms(a.p99)} | ${ms(a.mean)} | 1.00 × | ${int(a.perSecond)} | ${ms(a.cpuMs)} | 1.00 × |`);
-      console.log(`| ${p.label} | ${ms(g.p50)} | ${ms(g.p99)} | ${ms(g.mean)} | ${x(g.mean, a.mean)} | ${int(g.perSecond)} | ${ms(g.cpuMs)} | ${x(g.cpuMs, a.cpuMs)} |`);
+      console.log(
+        `| anchor: ${p.anchorLabel} | ${ms(a.p50)} | ${ms(a.p99)} | ${ms(a.mean)} | 1.00 × | ${int(a.perSecond)} | ${ms(a.cpuMs)} | 1.00 × |`,
+      );
+      console.log(
+        `| ${p.label} | ${ms(g.p50)} | ${ms(g.p99)} | ${ms(g.mean)} | ${x(g.mean, a.mean)} | ${int(g.perSecond)} | ${ms(g.cpuMs)} | ${x(g.cpuMs, a.cpuMs)} |`,
+      );
     }
     console.log('\n| first load and thumbnails (one at a time) | p50 ms | p99 ms | mean ms | × anchor (mean) |');
     console.log('|---|---|---|---|---|');
-    const row = (label: string, t: Timing, anchor: Timing) => console.log(`| ${label} | ${ms(t.p50)} | ${ms(t.p99)} | ${ms(t.mean)} | ${x(t.mean, anchor.mean)} |`);
+    const row = (label: string, t: Timing, anchor: Timing) =>
+      console.log(`| ${label} | ${ms(t.p50)} | ${ms(t.p99)} | ${ms(t.mean)} | ${x(t.mean, anchor.mean)} |`);
     row('anchor: GET /tasks?limit=50 (API key)', listAnchor, listAnchor);
-    row(`/console cold: HTML (${kb(html.bytes)}) + ${assets.length} assets (${kb(assetBytes)}), no cache`, cold, listAnchor);
+    row(
+      `/console cold: HTML (${kb(html.bytes)}) + ${assets.length} assets (${kb(assetBytes)}), no cache`,
+      cold,
+      listAnchor,
+    );
     row('/console cached: the HTML only (assets are immutable)', cachedHtml, listAnchor);
     row(`/console revalidated: the HTML + ${assets.length} × 304`, revalidated, listAnchor);
     row(`/console/gallery cached: the HTML only (${kb(first.bytes)})`, galleryHtml, listAnchor);
     row(`anchor: GET /images/<file>, the original (${kb(originalBytes / info.files.length)} each)`, original, original);
-    row(`thumbnail cold: read, resize 1024 → 320, webp (${kb(thumbBytes / distinct.length)} each; ${distinct.length} images)`, thumbCold, original);
+    row(
+      `thumbnail cold: read, resize 1024 → 320, webp (${kb(thumbBytes / distinct.length)} each; ${distinct.length} images)`,
+      thumbCold,
+      original,
+    );
     row('thumbnail warm: from the in-memory LRU', thumbWarm, original);
     row('thumbnail with If-None-Match: 304', thumb304, original);
     console.log('\ntarget: the gallery page ≤ 2 × GET /tasks?limit=50 for the same tasks');
     for (const p of pairs) {
       const byTime = p.page.mean / p.anchor.mean;
       const byCpu = p.page.cpuMs / p.anchor.cpuMs;
-      console.log(`  ${p.label}: ${byTime.toFixed(2)} × one at a time (${byTime <= 2 ? 'met' : 'NOT met'}); ${byCpu.toFixed(2)} × in server CPU at load (${byCpu <= 2 ? 'met' : 'NOT met'})`);
+      console.log(
+        `  ${p.label}: ${byTime.toFixed(2)} × one at a time (${byTime <= 2 ? 'met' : 'NOT met'}); ${byCpu.toFixed(2)} × in server CPU at load (${byCpu <= 2 ? 'met' : 'NOT met'})`,
+      );
     }
   } finally {
     await stopChild(child.child, 20_000);

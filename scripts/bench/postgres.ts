@@ -31,7 +31,19 @@ import pg from 'pg';
 import { startPostgresServer } from '../postgres-server.mjs';
 import { stopChild } from './fixtures/child.js';
 import { type CpuSpent, cpuSpent, sampleCpu } from './fixtures/cpu.js';
-import { apiProbe, type Burst, burst, type DatabaseCounters, databaseProbe, type Member, type Role, type SettleProbe, seedAccounts, settled, startMember } from './fixtures/fleet.js';
+import {
+  apiProbe,
+  type Burst,
+  burst,
+  type DatabaseCounters,
+  databaseProbe,
+  type Member,
+  type Role,
+  type SettleProbe,
+  seedAccounts,
+  settled,
+  startMember,
+} from './fixtures/fleet.js';
 import { type AnchorFigure, anchorRowBytes, prepareAnchors, runAnchor } from './fixtures/pg-anchors.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -70,7 +82,8 @@ const TOPOLOGIES: { label: string; roles: Role[] }[] = [
 
 const began = performance.now();
 /** A progress line on stderr, with the seconds since the start. */
-const progress = (line: string) => process.stderr.write(`[${Math.round((performance.now() - began) / 1000)} s] ${line}\n`);
+const progress = (line: string) =>
+  process.stderr.write(`[${Math.round((performance.now() - began) / 1000)} s] ${line}\n`);
 
 interface Row {
   store: 'file' | 'postgres';
@@ -107,7 +120,11 @@ async function database(admin: string, name: string, template?: string): Promise
 /** `imgtask migrate` on the database, as an operator runs it. */
 function migrate(url: string, cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'migrate'], { cwd, env: { ...process.env, IMGTASK_DATABASE_URL: url }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'migrate'], {
+      cwd,
+      env: { ...process.env, IMGTASK_DATABASE_URL: url },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (chunk) => (err += chunk));
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`imgtask migrate exited ${code}: ${err}`))));
@@ -115,9 +132,24 @@ function migrate(url: string, cwd: string): Promise<void> {
 }
 
 /** A 2-second warm-up, then a burst per entry of `accountCounts` (on that many accounts), each waited for until every task settled. */
-async function measure(store: Row['store'], label: string, members: Member[], keys: string[], probe: SettleProbe, accountCounts: number[]): Promise<Row[]> {
+async function measure(
+  store: Row['store'],
+  label: string,
+  members: Member[],
+  keys: string[],
+  probe: SettleProbe,
+  accountCounts: number[],
+): Promise<Row[]> {
   const urls = members.flatMap((member) => (member.url ? [member.url] : []));
-  const shot = (accounts: number, seconds: number) => burst({ urls, path: '/image/generate', body: BODY, keys: keys.slice(0, accounts), connections: CONNECTIONS, seconds });
+  const shot = (accounts: number, seconds: number) =>
+    burst({
+      urls,
+      path: '/image/generate',
+      body: BODY,
+      keys: keys.slice(0, accounts),
+      connections: CONNECTIONS,
+      seconds,
+    });
   await shot(1, 2);
   await settled(probe);
   const rows: Row[] = [];
@@ -136,8 +168,19 @@ async function measure(store: Row['store'], label: string, members: Member[], ke
         walBytes: countedAfter.walBytes - countedBefore.walBytes,
       };
     const endToEnd = result.created === 0 ? 0 : result.created / ((lastSettled - result.startedAt) / 1000);
-    rows.push({ store, label, accounts, burst: result, creates: result.created / result.seconds, endToEnd, cpu, database });
-    progress(`${store}, ${label}, ${accounts} account${accounts > 1 ? 's' : ''}: ${Math.round(result.created / result.seconds)} creates/s, ${Math.round(endToEnd)} tasks/s end to end`);
+    rows.push({
+      store,
+      label,
+      accounts,
+      burst: result,
+      creates: result.created / result.seconds,
+      endToEnd,
+      cpu,
+      database,
+    });
+    progress(
+      `${store}, ${label}, ${accounts} account${accounts > 1 ? 's' : ''}: ${Math.round(result.created / result.seconds)} creates/s, ${Math.round(endToEnd)} tasks/s end to end`,
+    );
   }
   return rows;
 }
@@ -154,7 +197,13 @@ async function fileStoreRun(root: string): Promise<Row[]> {
   }
 }
 
-async function postgresRun(root: string, admin: string, seed: { dir: string; name: string; keys: string[] }, topology: (typeof TOPOLOGIES)[number], n: number): Promise<{ rows: Row[]; url: string }> {
+async function postgresRun(
+  root: string,
+  admin: string,
+  seed: { dir: string; name: string; keys: string[] },
+  topology: (typeof TOPOLOGIES)[number],
+  n: number,
+): Promise<{ rows: Row[]; url: string }> {
   const url = await database(admin, `bench_fleet_${n}`, seed.name);
   const overrides = { ...CONFIG, store: { driver: 'postgres', postgres: { url, poolSize: 10 } } };
   const members = await Promise.all(
@@ -184,12 +233,16 @@ let imgtaskRowBytes: number;
 let serverInfo: string;
 try {
   const admin = server.url;
-  const [settings] = await sql<{ version: string; fsync: string }>(admin, `SELECT current_setting('server_version') AS version, current_setting('fsync') AS fsync`);
+  const [settings] = await sql<{ version: string; fsync: string }>(
+    admin,
+    `SELECT current_setting('server_version') AS version, current_setting('fsync') AS fsync`,
+  );
   serverInfo = `${settings.version}, fsync ${settings.fsync}`;
   progress(`anchors (${SECONDS} s each)`);
   const anchorUrl = await database(admin, 'bench_anchors');
   await prepareAnchors(anchorUrl, ACCOUNTS);
-  const anchor = (label: string, reserve: boolean, accounts: number) => runAnchor(anchorUrl, { label, connections: CONNECTIONS, seconds: SECONDS, reserve, accounts });
+  const anchor = (label: string, reserve: boolean, accounts: number) =>
+    runAnchor(anchorUrl, { label, connections: CONNECTIONS, seconds: SECONDS, reserve, accounts });
   const insert = await anchor('plain INSERT, autocommit', false, 1);
   const one = await anchor('reserve+insert, 1 account', true, 1);
   const many = await anchor(`reserve+insert, ${ACCOUNTS} accounts`, true, ACCOUNTS);
@@ -203,7 +256,11 @@ try {
   const seedUrl = await database(admin, seedName);
   await migrate(seedUrl, root);
   const seedDir = join(root, 'seed');
-  const keys = await seedAccounts(seedDir, { ...CONFIG, store: { driver: 'postgres', postgres: { url: seedUrl, poolSize: 2 } } }, ACCOUNTS);
+  const keys = await seedAccounts(
+    seedDir,
+    { ...CONFIG, store: { driver: 'postgres', postgres: { url: seedUrl, poolSize: 2 } } },
+    ACCOUNTS,
+  );
   let lastUrl = '';
   for (const [n, topology] of TOPOLOGIES.entries()) {
     if (ONLY && topology.label !== ONLY) continue;
@@ -212,7 +269,10 @@ try {
     lastUrl = run.url;
   }
   // The mean stored size of imgtask's task rows, beside the anchor's.
-  [{ bytes: imgtaskRowBytes }] = await sql<{ bytes: number }>(lastUrl, 'SELECT avg(pg_column_size(t.*))::int AS bytes FROM tasks t');
+  [{ bytes: imgtaskRowBytes }] = await sql<{ bytes: number }>(
+    lastUrl,
+    'SELECT avg(pg_column_size(t.*))::int AS bytes FROM tasks t',
+  );
 } finally {
   await server.stop();
   await rm(root, { recursive: true, force: true });
@@ -222,21 +282,32 @@ const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (n < 10 ? n.toFixed(1) : String(Math.round(n)));
 const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(3) : '—');
 const file = rows.find((row) => row.store === 'file')!;
-const pgRow = (label: string, accounts: number) => rows.find((row) => row.store === 'postgres' && row.label === label && row.accounts === accounts)!;
+const pgRow = (label: string, accounts: number) =>
+  rows.find((row) => row.store === 'postgres' && row.label === label && row.accounts === accounts)!;
 const anchorFor = (row: Row) => (row.accounts === 1 ? anchors.one : anchors.many);
 const accountsLabel = (n: number) => `${n} account${n > 1 ? 's' : ''}`;
 
-console.log(`postgres benchmark — node ${process.version}, ${cpus().length} cores, embedded PostgreSQL ${serverInfo}${FSYNC === 'on' ? ' (durable, the default)' : ' (BENCH_FSYNC=off: not durable)'}`);
-console.log(`${SECONDS} s per burst and per anchor, ${CONNECTIONS} connections/clients; load generator, processes and database on the same cores`);
+console.log(
+  `postgres benchmark — node ${process.version}, ${cpus().length} cores, embedded PostgreSQL ${serverInfo}${FSYNC === 'on' ? ' (durable, the default)' : ' (BENCH_FSYNC=off: not durable)'}`,
+);
+console.log(
+  `${SECONDS} s per burst and per anchor, ${CONNECTIONS} connections/clients; load generator, processes and database on the same cores`,
+);
 console.log(`task rows: anchor ${anchors.rowBytes} B, imgtask ${imgtaskRowBytes} B (mean stored size)\n`);
 
 console.log(`Anchors: the same server driven bare through pg, ${CONNECTIONS} clients, closed loop`);
 for (const a of [anchors.insert, anchors.one, anchors.many]) {
-  console.log(`  ${a.label.padEnd(30)} ${int(a.perSecond).padStart(7)}/s   p50 ${ms(a.p50)} ms, p99 ${ms(a.p99)} ms${a.refused ? `, ${a.refused} refused` : ''}`);
+  console.log(
+    `  ${a.label.padEnd(30)} ${int(a.perSecond).padStart(7)}/s   p50 ${ms(a.p50)} ms, p99 ${ms(a.p99)} ms${a.refused ? `, ${a.refused} refused` : ''}`,
+  );
 }
 
-console.log(`\nCreates: POST /image/generate (a model that fails at once), ${CONNECTIONS} connections over the API processes`);
-console.log('| store, processes | accounts | creates/s | p50 / p99 ms | anchor reserve+insert, same accounts | ratio | ratio to plain INSERT | non-2xx |');
+console.log(
+  `\nCreates: POST /image/generate (a model that fails at once), ${CONNECTIONS} connections over the API processes`,
+);
+console.log(
+  '| store, processes | accounts | creates/s | p50 / p99 ms | anchor reserve+insert, same accounts | ratio | ratio to plain INSERT | non-2xx |',
+);
 console.log('|---|---|---|---|---|---|---|---|');
 for (const row of rows) {
   const a = anchorFor(row);
@@ -248,13 +319,22 @@ for (const row of rows) {
 console.log('\nNo-op tasks end to end: the burst’s creates ÷ the time until the last of them settled');
 console.log('| store, processes | accounts | tasks/s | file store | ratio |');
 console.log('|---|---|---|---|---|');
-for (const row of rows) console.log(`| ${row.store}, ${row.label} | ${row.accounts} | ${int(row.endToEnd)} | ${int(file.endToEnd)} | ${ratio(row.endToEnd, file.endToEnd)} |`);
+for (const row of rows)
+  console.log(
+    `| ${row.store}, ${row.label} | ${row.accounts} | ${int(row.endToEnd)} | ${int(file.endToEnd)} | ${ratio(row.endToEnd, file.endToEnd)} |`,
+  );
 
-console.log('\nWhere the CPU went: CPU ms per task, from the burst’s start until its last task settled (create, run, settle, claim, notify)');
-console.log('| store, processes | accounts | database | imgtask processes | load generator | cores busy | commits per task | rows written per task | WAL bytes per task |');
+console.log(
+  '\nWhere the CPU went: CPU ms per task, from the burst’s start until its last task settled (create, run, settle, claim, notify)',
+);
+console.log(
+  '| store, processes | accounts | database | imgtask processes | load generator | cores busy | commits per task | rows written per task | WAL bytes per task |',
+);
 console.log('|---|---|---|---|---|---|---|---|---|');
-const perCreate = (count: number | undefined, row: Row, digits = 2) => (count === undefined || !row.burst.created ? '—' : (count / row.burst.created).toFixed(digits));
-const perTask = (seconds: number, row: Row) => (row.burst.created ? ((seconds * 1000) / row.burst.created).toFixed(2) : '—');
+const perCreate = (count: number | undefined, row: Row, digits = 2) =>
+  count === undefined || !row.burst.created ? '—' : (count / row.burst.created).toFixed(digits);
+const perTask = (seconds: number, row: Row) =>
+  row.burst.created ? ((seconds * 1000) / row.burst.created).toFixed(2) : '—';
 for (const row of rows) {
   console.log(
     `| ${row.store}, ${row.label} | ${row.accounts} | ${perTask(row.cpu.database, row)} | ${perTask(row.cpu.imgtask, row)} | ${perTask(row.cpu.load, row)} | ${Math.round(row.cpu.busy * 100)} % | ${perCreate(row.database?.commits, row)} | ${perCreate(row.database?.rowsWritten, row)} | ${perCreate(row.database?.walBytes, row, 0)} |`,
@@ -264,24 +344,49 @@ for (const row of rows) {
 if (ONLY) process.exit(0);
 const one = pgRow('1 serve', 1);
 const targets: { what: string; value: number; met: boolean }[] = [
-  { what: 'PostgreSQL 1 serve, 1 account: creates ≥ 0.5 × reserve+insert anchor (1 account)', value: one.creates / anchors.one.perSecond, met: one.creates >= 0.5 * anchors.one.perSecond },
-  { what: 'PostgreSQL 1 serve, 1 account: creates ≥ 0.8 × file store creates', value: one.creates / file.creates, met: one.creates >= 0.8 * file.creates },
+  {
+    what: 'PostgreSQL 1 serve, 1 account: creates ≥ 0.5 × reserve+insert anchor (1 account)',
+    value: one.creates / anchors.one.perSecond,
+    met: one.creates >= 0.5 * anchors.one.perSecond,
+  },
+  {
+    what: 'PostgreSQL 1 serve, 1 account: creates ≥ 0.8 × file store creates',
+    value: one.creates / file.creates,
+    met: one.creates >= 0.8 * file.creates,
+  },
 ];
 const fifty = pgRow('1 serve', ACCOUNTS);
-targets.push({ what: `PostgreSQL 1 serve: creates on ${ACCOUNTS} accounts within 20 % of 1 account`, value: fifty.creates / one.creates, met: Math.abs(fifty.creates / one.creates - 1) <= 0.2 });
+targets.push({
+  what: `PostgreSQL 1 serve: creates on ${ACCOUNTS} accounts within 20 % of 1 account`,
+  value: fifty.creates / one.creates,
+  met: Math.abs(fifty.creates / one.creates - 1) <= 0.2,
+});
 for (const label of ['2 serve', '4 serve']) {
   for (const accounts of [1, ACCOUNTS]) {
     const base = pgRow('1 serve', accounts);
     const row = pgRow(label, accounts);
-    targets.push({ what: `PostgreSQL ${label}, ${accountsLabel(accounts)}: creates ≥ 1.0 × 1 serve`, value: row.creates / base.creates, met: row.creates >= base.creates });
-    targets.push({ what: `PostgreSQL ${label}, ${accountsLabel(accounts)}: tasks end to end ≥ 1.0 × 1 serve`, value: row.endToEnd / base.endToEnd, met: row.endToEnd >= base.endToEnd });
+    targets.push({
+      what: `PostgreSQL ${label}, ${accountsLabel(accounts)}: creates ≥ 1.0 × 1 serve`,
+      value: row.creates / base.creates,
+      met: row.creates >= base.creates,
+    });
+    targets.push({
+      what: `PostgreSQL ${label}, ${accountsLabel(accounts)}: tasks end to end ≥ 1.0 × 1 serve`,
+      value: row.endToEnd / base.endToEnd,
+      met: row.endToEnd >= base.endToEnd,
+    });
   }
 }
 for (const accounts of [1, ACCOUNTS]) {
   const row = pgRow('1 serve', accounts);
-  targets.push({ what: `PostgreSQL 1 serve, ${accountsLabel(accounts)}: no-op tasks end to end ≥ 0.5 × file store`, value: row.endToEnd / file.endToEnd, met: row.endToEnd >= 0.5 * file.endToEnd });
+  targets.push({
+    what: `PostgreSQL 1 serve, ${accountsLabel(accounts)}: no-op tasks end to end ≥ 0.5 × file store`,
+    value: row.endToEnd / file.endToEnd,
+    met: row.endToEnd >= 0.5 * file.endToEnd,
+  });
 }
 console.log('\nTargets (ratios in this run)');
-for (const target of targets) console.log(`  ${target.met ? 'met    ' : 'not met'}  ${target.value.toFixed(3)}  ${target.what}`);
+for (const target of targets)
+  console.log(`  ${target.met ? 'met    ' : 'not met'}  ${target.value.toFixed(3)}  ${target.what}`);
 console.log(`\n(${Math.round((performance.now() - began) / 1000)} s in all)`);
 process.exit(0);

@@ -44,7 +44,8 @@ const CONNECTIONS = 50;
 const SERVER = join(import.meta.dirname, 'fixtures/bench-server.ts');
 
 const began = performance.now();
-const progress = (line: string) => process.stderr.write(`[${Math.round((performance.now() - began) / 1000)} s] ${line}\n`);
+const progress = (line: string) =>
+  process.stderr.write(`[${Math.round((performance.now() - began) / 1000)} s] ${line}\n`);
 const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
 const median = (values: number[]) => sorted(values)[Math.floor(values.length / 2)];
 const p95 = (values: number[]) => sorted(values)[Math.min(values.length - 1, Math.floor(values.length * 0.95))];
@@ -71,10 +72,22 @@ interface Asset {
 
 async function assets(): Promise<Asset[]> {
   const image = await scene(1024);
-  const clip = { prompt: 'a red fox running through snow at dawn', width: 640, height: 360, durationS: 2, fps: 24, index: 0 };
+  const clip = {
+    prompt: 'a red fox running through snow at dawn',
+    width: 640,
+    height: 360,
+    durationS: 2,
+    fps: 24,
+    index: 0,
+  };
   const ffmpegPath = bundledFfmpegPath();
   const video = async (format: 'mp4' | 'webp') =>
-    encodeFrames(await placeholderFrames({ ...clip, signal: new AbortController().signal }), { ...clip, format, ffmpegPath, signal: new AbortController().signal });
+    encodeFrames(await placeholderFrames({ ...clip, signal: new AbortController().signal }), {
+      ...clip,
+      format,
+      ffmpegPath,
+      signal: new AbortController().signal,
+    });
   return [
     { label: '1024² PNG', mimeType: 'image/png', data: await image.clone().png().toBuffer() },
     { label: '1024² JPEG', mimeType: 'image/jpeg', data: await image.clone().jpeg({ quality: 90 }).toBuffer() },
@@ -105,7 +118,10 @@ type Sign = (asset: Asset) => Promise<Buffer>;
 function bareSigner(chain: TestChain): Sign {
   const signer = LocalSigner.newSigner(Buffer.from(chain.chainPem), Buffer.from(chain.privateKeyPem), 'es256');
   return async (asset) => {
-    const builder = Builder.withJson(buildManifest({ version: '0.1.0', mimeType: asset.mimeType, origin: ORIGIN, includePrompt: false }), SETTINGS as never);
+    const builder = Builder.withJson(
+      buildManifest({ version: '0.1.0', mimeType: asset.mimeType, origin: ORIGIN, includePrompt: false }),
+      SETTINGS as never,
+    );
     const out = { buffer: null as Buffer | null };
     builder.sign(signer, { buffer: asset.data, mimeType: asset.mimeType }, out);
     return out.buffer!;
@@ -119,11 +135,15 @@ function bareSigner(chain: TestChain): Sign {
  */
 function bareAsyncSigner(chain: TestChain): Sign {
   const key = createPrivateKey(chain.privateKeyPem);
-  const signer = CallbackSigner.newSigner({ alg: 'es256', certs: [Buffer.from(chain.chainPem)], reserveSize: 20_000, directCoseHandling: false }, async (data: Buffer) =>
-    signBytes('sha256', data, { key, dsaEncoding: 'ieee-p1363' }),
+  const signer = CallbackSigner.newSigner(
+    { alg: 'es256', certs: [Buffer.from(chain.chainPem)], reserveSize: 20_000, directCoseHandling: false },
+    async (data: Buffer) => signBytes('sha256', data, { key, dsaEncoding: 'ieee-p1363' }),
   );
   return async (asset) => {
-    const builder = Builder.withJson(buildManifest({ version: '0.1.0', mimeType: asset.mimeType, origin: ORIGIN, includePrompt: false }), SETTINGS as never);
+    const builder = Builder.withJson(
+      buildManifest({ version: '0.1.0', mimeType: asset.mimeType, origin: ORIGIN, includePrompt: false }),
+      SETTINGS as never,
+    );
     const out = { buffer: null as Buffer | null };
     await builder.signAsync(signer, { buffer: asset.data, mimeType: asset.mimeType }, out);
     return out.buffer!;
@@ -134,11 +154,17 @@ function bareAsyncSigner(chain: TestChain): Sign {
 async function serviceSigner(chain: TestChain): Promise<Sign> {
   const signer = await createOutputSigner({
     settings: { enabled: true, includePrompt: false },
-    keys: async () => ({ chainPem: chain.chainPem, privateKeyPem: chain.privateKeyPem, anchorsPem: [chain.caPem], certificate: undefined }),
+    keys: async () => ({
+      chainPem: chain.chainPem,
+      privateKeyPem: chain.privateKeyPem,
+      anchorsPem: [chain.caPem],
+      certificate: undefined,
+    }),
     log: (message) => progress(message),
     version: '0.1.0',
   });
-  if (signer.status().state !== 'signing') throw new Error(`the service's signer is ${signer.status().state}: ${signer.status().reason}`);
+  if (signer.status().state !== 'signing')
+    throw new Error(`the service's signer is ${signer.status().state}: ${signer.status().reason}`);
   return async (asset) => (await signer.sign(asset.data, asset.mimeType, ORIGIN)).data;
 }
 
@@ -169,7 +195,9 @@ async function signing(): Promise<void> {
   }
   const figure = (values: number[]) => `${ms(median(values))} / ${ms(p95(values))}`;
   console.log(`\nSigning one output: median / p95 of ${RUNS} runs`);
-  console.log('| asset | size | bare `sign` (LocalSigner) | bare `signAsync` (callback signer) | service signer | service ÷ bare `sign` | service ÷ bare `signAsync` | manifest adds |');
+  console.log(
+    '| asset | size | bare `sign` (LocalSigner) | bare `signAsync` (callback signer) | service signer | service ÷ bare `sign` | service ÷ bare `signAsync` | manifest adds |',
+  );
   console.log('|---|---|---|---|---|---|---|---|');
   for (const asset of list) {
     const [bare, async, service] = ['bare', 'async', 'service'].map((way) => times.get(`${asset.label}|${way}`)!);
@@ -205,7 +233,14 @@ async function burst(args: string[]): Promise<Burst> {
     await fetch(`${url}/bench/reset`, { method: 'POST' });
     const startedAt = Date.now();
     const cpuBefore = sampleCpu([child.pid!]);
-    const result = await autocannon({ url: `${url}/image/generate`, method: 'POST', headers, body, connections: CONNECTIONS, amount: BURST });
+    const result = await autocannon({
+      url: `${url}/image/generate`,
+      method: 'POST',
+      headers,
+      body,
+      connections: CONNECTIONS,
+      amount: BURST,
+    });
     const creates = result['2xx'];
     const { lastAt } = await settled(url, creates);
     const cpu = cpuSpent(cpuBefore, sampleCpu([child.pid!]));
@@ -250,8 +285,12 @@ async function bursts(): Promise<void> {
     return picked.reduce((sum, value) => sum + value, 0) / picked.length;
   };
   const int = (n: number) => Math.round(n).toLocaleString('en-US');
-  console.log(`\nThe generate burst: ${BURST} placeholder tasks (1024², stored as WebP, the default) at ${CONNECTIONS} connections, each run in a fresh server`);
-  console.log('| run | creates/s | create p50 / p99 ms | end to end, tasks/s | server CPU per task | items signed (last 50 tasks) | non-2xx |');
+  console.log(
+    `\nThe generate burst: ${BURST} placeholder tasks (1024², stored as WebP, the default) at ${CONNECTIONS} connections, each run in a fresh server`,
+  );
+  console.log(
+    '| run | creates/s | create p50 / p99 ms | end to end, tasks/s | server CPU per task | items signed (last 50 tasks) | non-2xx |',
+  );
   console.log('|---|---|---|---|---|---|---|');
   for (const { on, figure } of runs) {
     console.log(
@@ -261,11 +300,17 @@ async function bursts(): Promise<void> {
   const creates = mean(true, (f) => f.createsPerSecond) / mean(false, (f) => f.createsPerSecond);
   const endToEnd = mean(true, (f) => f.endToEnd) / mean(false, (f) => f.endToEnd);
   const cpu = mean(true, (f) => f.cpuPerTask) / mean(false, (f) => f.cpuPerTask);
-  console.log(`| on ÷ off (means of ${ROUNDS}) | ${creates.toFixed(3)} | | ${endToEnd.toFixed(3)} | ${cpu.toFixed(3)} | | |`);
+  console.log(
+    `| on ÷ off (means of ${ROUNDS}) | ${creates.toFixed(3)} | | ${endToEnd.toFixed(3)} | ${cpu.toFixed(3)} | | |`,
+  );
 }
 
-console.log(`provenance benchmark — node ${process.version}, ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)} at the start; ${RUNS} runs`);
+console.log(
+  `provenance benchmark — node ${process.version}, ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)} at the start; ${RUNS} runs`,
+);
 if (process.env.BENCH_PART !== 'burst') await signing();
 if (process.env.BENCH_PART !== 'signing') await bursts();
-console.log(`\n(load average ${loadavg()[0].toFixed(1)} at the end; ${Math.round((performance.now() - began) / 1000)} s in all)`);
+console.log(
+  `\n(load average ${loadavg()[0].toFixed(1)} at the end; ${Math.round((performance.now() - began) / 1000)} s in all)`,
+);
 process.exit(0);

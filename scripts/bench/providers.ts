@@ -61,7 +61,10 @@ async function serverWith(model: 'nsfw' | 'backgroundRemoval', image: Buffer) {
     backgroundRemoval: { enabled: model === 'backgroundRemoval', model: 'small', threads: 2, timeoutMs: 120_000 },
     altText: { enabled: false, ocr: false },
   };
-  const config = loadConfig({ env: {}, overrides: { server: { host: '127.0.0.1', port: 0 }, fetch: { allowPrivateAddresses: true }, embedded } });
+  const config = loadConfig({
+    env: {},
+    overrides: { server: { host: '127.0.0.1', port: 0 }, fetch: { allowPrivateAddresses: true }, embedded },
+  });
   const server = await startServer({ dataDir: data, config });
   const listening = performance.now();
   const account = await server.services.accounts.create('bench', 1_000 * 1_000_000);
@@ -69,7 +72,11 @@ async function serverWith(model: 'nsfw' | 'backgroundRemoval', image: Buffer) {
   const headers = { authorization: `Bearer ${raw}`, 'content-type': 'application/json' };
   const form = new FormData();
   form.append('files', new Blob([new Uint8Array(image)]), 'scene.png');
-  const res = await fetch(`${server.url}/image/upload`, { method: 'POST', headers: { authorization: headers.authorization }, body: form });
+  const res = await fetch(`${server.url}/image/upload`, {
+    method: 'POST',
+    headers: { authorization: headers.authorization },
+    body: form,
+  });
   const [file] = ((await res.json()) as { data: { files: { id: string; service_url: string }[] } }).data.files;
   const post = async (path: string, body: unknown) => {
     const answer = await fetch(`${server.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -95,11 +102,25 @@ async function bareImgly() {
   const ort = await import('onnxruntime-node');
   const create = ort.InferenceSession.create.bind(ort.InferenceSession);
   (ort.InferenceSession as { create: unknown }).create = (m: never, o: object = {}) =>
-    create(m, { ...o, executionMode: 'sequential', intraOpNumThreads: 2, interOpNumThreads: 1, enableMemPattern: false });
+    create(m, {
+      ...o,
+      executionMode: 'sequential',
+      intraOpNumThreads: 2,
+      interOpNumThreads: 1,
+      enableMemPattern: false,
+    });
   const imgly = await import('@imgly/background-removal-node');
-  const publicPath = pathToFileURL(`${dirname(fileURLToPath(import.meta.resolve('@imgly/background-removal-node')))}/`).href;
+  const publicPath = pathToFileURL(
+    `${dirname(fileURLToPath(import.meta.resolve('@imgly/background-removal-node')))}/`,
+  ).href;
   return (image: Buffer) =>
-    imgly.removeBackground(new Blob([new Uint8Array(image)], { type: 'image/png' }), { publicPath, model: 'small', output: { format: 'image/png' } }).then((b) => b.arrayBuffer());
+    imgly
+      .removeBackground(new Blob([new Uint8Array(image)], { type: 'image/png' }), {
+        publicPath,
+        model: 'small',
+        output: { format: 'image/png' },
+      })
+      .then((b) => b.arrayBuffer());
 }
 
 /** One scenario in this (child) process; prints one JSON line. */
@@ -141,7 +162,11 @@ async function scenario(kind: string, size: number): Promise<Record<string, unkn
     const remove = async () => {
       const { data } = await s.post('/image/remove-background', { url: s.imageUrl });
       for (;;) {
-        const status = ((await (await fetch(`${s.server.url}/tasks/${data.taskId}/status`, { headers: s.headers })).json()) as { data: { status: string } }).data.status;
+        const status = (
+          (await (await fetch(`${s.server.url}/tasks/${data.taskId}/status`, { headers: s.headers })).json()) as {
+            data: { status: string };
+          }
+        ).data.status;
         if (status === 'completed') return;
         if (status !== 'pending') throw new Error(`the task ${status}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -166,7 +191,10 @@ async function scenario(kind: string, size: number): Promise<Record<string, unkn
 }
 
 function runChild(kind: string, size: number): Record<string, number> {
-  const child = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, 'scenario', kind, String(size)], { encoding: 'utf8', timeout: 600_000 });
+  const child = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, 'scenario', kind, String(size)], {
+    encoding: 'utf8',
+    timeout: 600_000,
+  });
   if (child.status !== 0) throw new Error(`${kind}: ${child.stderr}`);
   return JSON.parse(child.stdout.trim().split('\n').at(-1)!);
 }
@@ -180,33 +208,65 @@ function compare(kind: string, size: number) {
     bare.push(runChild(`${kind}-bare`, size));
   }
   const pick = (rows: Record<string, number>[], key: string) => median(rows.map((row) => row[key]));
-  return { ours: (key: string) => pick(ours, key), bare: (key: string) => pick(bare, key), all: (key: string) => ours.map((row) => Math.round(row[key])) };
+  return {
+    ours: (key: string) => pick(ours, key),
+    bare: (key: string) => pick(bare, key),
+    all: (key: string) => ours.map((row) => Math.round(row[key])),
+  };
 }
 
 /** p50/p99 of GET /tasks/{id}/status over 8 s, idle and then while background removal and rating run. */
 async function apiUnderLoad() {
   const data = await mkdtemp(join(tmpdir(), 'imgtask-bench-'));
-  const server: ChildProcess = spawn(process.execPath, ['bin/imgtask.js', '--data', data, 'serve', '--port', '0', '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve) => server.stdout!.on('data', (chunk) => /"url": "([^"]+)"/.test(String(chunk)) && resolve(/"url": "([^"]+)"/.exec(String(chunk))![1])));
-  const cli = (...args: string[]) => JSON.parse(spawnSync(process.execPath, ['bin/imgtask.js', '--data', data, ...args, '--json'], { encoding: 'utf8' }).stdout);
+  const server: ChildProcess = spawn(
+    process.execPath,
+    ['bin/imgtask.js', '--data', data, 'serve', '--port', '0', '--json'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const url = await new Promise<string>((resolve) =>
+    server.stdout!.on(
+      'data',
+      (chunk) => /"url": "([^"]+)"/.test(String(chunk)) && resolve(/"url": "([^"]+)"/.exec(String(chunk))![1]),
+    ),
+  );
+  const cli = (...args: string[]) =>
+    JSON.parse(
+      spawnSync(process.execPath, ['bin/imgtask.js', '--data', data, ...args, '--json'], { encoding: 'utf8' }).stdout,
+    );
   cli('accounts', 'create', 'bench', '--credit', '1000');
   const key = cli('keys', 'create', '--account', 'bench').raw;
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const form = new FormData();
   form.append('files', new Blob([new Uint8Array(await scene(1024))]), 'scene.png');
-  const upload = (await (await fetch(`${url}/image/upload`, { method: 'POST', headers: { authorization: headers.authorization }, body: form })).json()) as {
+  const upload = (await (
+    await fetch(`${url}/image/upload`, {
+      method: 'POST',
+      headers: { authorization: headers.authorization },
+      body: form,
+    })
+  ).json()) as {
     data: { files: { id: string; service_url: string }[] };
   };
   const { id: imageId, service_url: imageUrl } = upload.data.files[0];
-  const taskId = ((await (await fetch(`${url}/image/generate`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'x' }) })).json()) as { data: { taskId: string } }).data.taskId;
+  const taskId = (
+    (await (
+      await fetch(`${url}/image/generate`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'x' }) })
+    ).json()) as { data: { taskId: string } }
+  ).data.taskId;
   const status = () => autocannon({ url: `${url}/tasks/${taskId}/status`, headers, connections: 10, duration: 8 });
   await status(); // warm-up
   const idle = await status();
   // Background removals (one at a time in their lane) and a stream of ratings.
-  for (let i = 0; i < 4; i++) await fetch(`${url}/image/remove-background`, { method: 'POST', headers, body: JSON.stringify({ url: imageUrl }) });
+  for (let i = 0; i < 4; i++)
+    await fetch(`${url}/image/remove-background`, { method: 'POST', headers, body: JSON.stringify({ url: imageUrl }) });
   let rating = true;
   const rater = (async () => {
-    while (rating) await fetch(`${url}/image/rate`, { method: 'POST', headers, body: JSON.stringify({ mode: 'nsfw_sfw', urls: [imageId, imageId], sync: true }) });
+    while (rating)
+      await fetch(`${url}/image/rate`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ mode: 'nsfw_sfw', urls: [imageId, imageId], sync: true }),
+      });
   })();
   await new Promise((resolve) => setTimeout(resolve, 3000)); // both models busy
   const busy = await status();
@@ -224,17 +284,25 @@ if (process.argv[2] === 'scenario') {
 } else {
   const only = process.env.BENCH_ONLY;
   const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-  console.log(`providers benchmark — node ${process.version}, ${(await import('node:os')).cpus().length} cores; medians of ${ROUNDS} fresh processes, ours and the bare library interleaved`);
+  console.log(
+    `providers benchmark — node ${process.version}, ${(await import('node:os')).cpus().length} cores; medians of ${ROUNDS} fresh processes, ours and the bare library interleaved`,
+  );
   if (!only || only === 'rate') {
     const r = compare('rate', 1024);
-    console.log(`\nNSFW rating of a 1024² PNG: POST /image/rate (sync) vs sharp decode + 224² + nsfwjs MobileNetV2 classify (wasm), warm = median of ${RATE_WARM}`);
-    console.log(`warm  ours ${r.ours('warm').toFixed(1)} ms | bare ${r.bare('warm').toFixed(1)} ms | ratio ${(r.ours('warm') / r.bare('warm')).toFixed(2)}`);
+    console.log(
+      `\nNSFW rating of a 1024² PNG: POST /image/rate (sync) vs sharp decode + 224² + nsfwjs MobileNetV2 classify (wasm), warm = median of ${RATE_WARM}`,
+    );
+    console.log(
+      `warm  ours ${r.ours('warm').toFixed(1)} ms | bare ${r.bare('warm').toFixed(1)} ms | ratio ${(r.ours('warm') / r.bare('warm')).toFixed(2)}`,
+    );
     console.log(
       `cold  ours ${r.ours('cold').toFixed(0)} ms (first request, sent ${r.ours('sentAfterMs').toFixed(0)} ms after listening; rounds ${r.all('cold').join(', ')}) | bare ${r.bare('cold').toFixed(0)} ms (import + load + first classify) | ratio ${(r.ours('cold') / r.bare('cold')).toFixed(2)}`,
     );
   }
   if (!only || only === 'background') {
-    console.log(`\nBackground removal (ISNet small, onnxruntime sequential, 2 threads): POST /image/remove-background until completed vs imgly removeBackground, warm = median of ${BACKGROUND_WARM}`);
+    console.log(
+      `\nBackground removal (ISNet small, onnxruntime sequential, 2 threads): POST /image/remove-background until completed vs imgly removeBackground, warm = median of ${BACKGROUND_WARM}`,
+    );
     console.log('size | ours: cold / warm   peak RSS | bare: cold / warm   peak RSS | warm ratio | cold ratio');
     for (const size of [512, 1024]) {
       const b = compare('background', size);
@@ -247,7 +315,11 @@ if (process.argv[2] === 'scenario') {
   if (!only || only === 'status') {
     const { idle, busy } = await apiUnderLoad();
     console.log('\nGET /tasks/{id}/status, 10 connections, 8 s:');
-    console.log(`idle                            ${Math.round(idle.requests.average)} req/s  p50 ${idle.latency.p50} ms  p99 ${idle.latency.p99} ms`);
-    console.log(`models busy (bg removal+rating) ${Math.round(busy.requests.average)} req/s  p50 ${busy.latency.p50} ms  p99 ${busy.latency.p99} ms`);
+    console.log(
+      `idle                            ${Math.round(idle.requests.average)} req/s  p50 ${idle.latency.p50} ms  p99 ${idle.latency.p99} ms`,
+    );
+    console.log(
+      `models busy (bg removal+rating) ${Math.round(busy.requests.average)} req/s  p50 ${busy.latency.p50} ms  p99 ${busy.latency.p99} ms`,
+    );
   }
 }

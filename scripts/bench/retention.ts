@@ -34,12 +34,17 @@ const CONNECTIONS = 50;
 const CREATE_LOOPS = 4;
 const FILE_BYTES = 1024;
 const DAY_MS = 86_400_000;
-const ACCOUNTS = { bench: 'acc_benchcreates0000000', old: 'acc_benchretention00000', victim: 'acc_benchvictim00000000' };
+const ACCOUNTS = {
+  bench: 'acc_benchcreates0000000',
+  old: 'acc_benchretention00000',
+  victim: 'acc_benchvictim00000000',
+};
 
 function flag(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
   const value = at > 0 ? Number(process.argv[at + 1]) : fallback;
-  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`--${name}: a whole number, not ${process.argv[at + 1]}`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new Error(`--${name}: a whole number, not ${process.argv[at + 1]}`);
   return value;
 }
 
@@ -53,11 +58,27 @@ function taskRecord(accountId: string, at: string, file: string): TaskRecord {
     status: 'completed',
     accountId,
     apiKeyId: null,
-    request: { prompt: 'a lighthouse on a cliff at dawn, oil painting', count: 1, model: 'placeholder', metadata: { order: 'o-1' } },
-    items: [{ status: 'success', cost: 0, attempts: 1, result: { status: 'success', id, url, service_url: url, size: '64x64', cost: '0' }, files: [{ name: file, bytes: FILE_BYTES }] }],
+    request: {
+      prompt: 'a lighthouse on a cliff at dawn, oil painting',
+      count: 1,
+      model: 'placeholder',
+      metadata: { order: 'o-1' },
+    },
+    items: [
+      {
+        status: 'success',
+        cost: 0,
+        attempts: 1,
+        result: { status: 'success', id, url, service_url: url, size: '64x64', cost: '0' },
+        files: [{ name: file, bytes: FILE_BYTES }],
+      },
+    ],
     estimate: 0,
     cost: 0,
-    result: { model: 'placeholder', images: [{ status: 'success', id, url, service_url: url, size: '64x64', cost: '0' }] },
+    result: {
+      model: 'placeholder',
+      images: [{ status: 'success', id, url, service_url: url, size: '64x64', cost: '0' }],
+    },
     eventId: 'none', // settled and handled: no webhook event to recover at start
     createdAt: at,
     updatedAt: at,
@@ -69,7 +90,13 @@ async function seed(root: string, outputs: number, victim: number): Promise<void
   const now = Date.now();
   const old = new Date(now - 2 * DAY_MS).toISOString();
   const recent = new Date(now - 60_000).toISOString();
-  const account = (id: string, name: string): AccountRecord => ({ id, name, balance: 1_000_000 * 1_000_000, createdAt: old, updatedAt: old });
+  const account = (id: string, name: string): AccountRecord => ({
+    id,
+    name,
+    balance: 1_000_000 * 1_000_000,
+    createdAt: old,
+    updatedAt: old,
+  });
   const tasks: TaskRecord[] = [];
   const files: string[] = [];
   for (let n = 0; n < outputs + victim; n++) {
@@ -88,7 +115,9 @@ async function seed(root: string, outputs: number, victim: number): Promise<void
   const shards = new Set(files.map((file) => file.slice(4, 6)));
   for (const shard of shards) await mkdir(join(root, 'images', shard), { recursive: true });
   for (let i = 0; i < files.length; i += 256) {
-    await Promise.all(files.slice(i, i + 256).map((file) => writeFile(join(root, 'images', file.slice(4, 6), file), body)));
+    await Promise.all(
+      files.slice(i, i + 256).map((file) => writeFile(join(root, 'images', file.slice(4, 6), file), body)),
+    );
   }
 }
 
@@ -109,7 +138,18 @@ async function serve(dataDir: string) {
   });
   const delay = monitorEventLoopDelay({ resolution: 1 });
   let sweep: { startedAt: number; endedAt?: number; removed?: number; error?: string } | undefined;
-  let erase: { startedAt: number; beforeMaxDelayMs: number; compactFrom?: number; compactTo?: number; compactMaxDelayMs?: number; endedAt?: number; tasks?: number; error?: string } | undefined;
+  let erase:
+    | {
+        startedAt: number;
+        beforeMaxDelayMs: number;
+        compactFrom?: number;
+        compactTo?: number;
+        compactMaxDelayMs?: number;
+        endedAt?: number;
+        tasks?: number;
+        error?: string;
+      }
+    | undefined;
   const server = await startServer({
     dataDir,
     config,
@@ -161,7 +201,9 @@ async function serve(dataDir: string) {
 }
 
 function startServe(root: string): Promise<{ url: string; key: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [...BENCH_NODE_ARGS, '--import', 'tsx', import.meta.filename, 'serve', root], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...BENCH_NODE_ARGS, '--import', 'tsx', import.meta.filename, 'serve', root], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk) => {
@@ -182,7 +224,8 @@ function startServe(root: string): Promise<{ url: string; key: string; stop(): P
 }
 
 const began = performance.now();
-const progress = (line: string) => process.stderr.write(`[${Math.round((performance.now() - began) / 1000)} s] ${line}\n`);
+const progress = (line: string) =>
+  process.stderr.write(`[${Math.round((performance.now() - began) / 1000)} s] ${line}\n`);
 const get = async <T>(url: string): Promise<T> => (await (await fetch(url)).json()) as T;
 const post = (url: string) => fetch(url, { method: 'POST' }).then((res) => res.text());
 const until = async (check: () => Promise<boolean>) => {
@@ -210,11 +253,22 @@ async function burst(url: string, key: string, warm = false): Promise<Burst> {
   await post(`${url}/bench/delay/reset`);
   const result = await autocannon({ ...options, duration: DURATION });
   const { maxMs } = await get<{ maxMs: number }>(`${url}/bench/delay`);
-  return { perSecond: result['2xx'] / result.duration, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx + result.errors, maxDelayMs: maxMs };
+  return {
+    perSecond: result['2xx'] / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx + result.errors,
+    maxDelayMs: maxMs,
+  };
 }
 
 /** `loops` clients creating back to back until `stop` resolves; answers each create's start and end (ms since the epoch). */
-async function createLoops(url: string, key: string, loops: number, stop: Promise<void>): Promise<{ from: number; to: number; ok: boolean }[]> {
+async function createLoops(
+  url: string,
+  key: string,
+  loops: number,
+  stop: Promise<void>,
+): Promise<{ from: number; to: number; ok: boolean }[]> {
   const done: { from: number; to: number; ok: boolean }[] = [];
   let stopped = false;
   void stop.then(() => (stopped = true));
@@ -239,7 +293,9 @@ async function main() {
   console.log(
     `retention benchmark — node ${process.version}, ${cpus().length} cores, load ${loadavg()
       .map((l) => l.toFixed(1))
-      .join(' ')}; ${outputs.toLocaleString('en-US')} outputs to sweep, ${victim.toLocaleString('en-US')} tasks erased; ${CONNECTIONS} connections, ${DURATION} s per burst`,
+      .join(
+        ' ',
+      )}; ${outputs.toLocaleString('en-US')} outputs to sweep, ${victim.toLocaleString('en-US')} tasks erased; ${CONNECTIONS} connections, ${DURATION} s per burst`,
   );
   const root = await mkdtemp(join(tmpdir(), 'imgtask-bench-retention-'));
   try {
@@ -253,10 +309,14 @@ async function main() {
     progress('burst beside the sweep');
     await post(`${server.url}/bench/sweep`);
     const beside = await burst(server.url, server.key);
-    const atBurstEnd = await get<{ startedAt: number; endedAt?: number; removed?: number }>(`${server.url}/bench/sweep`);
+    const atBurstEnd = await get<{ startedAt: number; endedAt?: number; removed?: number }>(
+      `${server.url}/bench/sweep`,
+    );
     progress('waiting for the sweep to finish');
     await until(async () => (await get<{ endedAt?: number }>(`${server.url}/bench/sweep`)).endedAt !== undefined);
-    const swept = await get<{ startedAt: number; endedAt: number; removed?: number; error?: string }>(`${server.url}/bench/sweep`);
+    const swept = await get<{ startedAt: number; endedAt: number; removed?: number; error?: string }>(
+      `${server.url}/bench/sweep`,
+    );
     if (swept.error) throw new Error(`the sweep failed: ${swept.error}`);
     progress('burst after the sweep');
     const after = await burst(server.url, server.key);
@@ -264,21 +324,34 @@ async function main() {
     progress('creates beside an erase and its compaction');
     let stopLoops = () => {};
     await post(`${server.url}/bench/delay/reset`);
-    const loops = createLoops(server.url, server.key, CREATE_LOOPS, new Promise<void>((resolve) => (stopLoops = resolve)));
+    const loops = createLoops(
+      server.url,
+      server.key,
+      CREATE_LOOPS,
+      new Promise<void>((resolve) => (stopLoops = resolve)),
+    );
     await new Promise((resolve) => setTimeout(resolve, 3000));
     await post(`${server.url}/bench/erase`);
     await until(async () => (await get<{ endedAt?: number }>(`${server.url}/bench/erase`)).endedAt !== undefined);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     stopLoops();
     const creates = await loops;
-    const erased = await get<{ startedAt: number; endedAt: number; beforeMaxDelayMs: number; compactFrom: number; compactTo: number; compactMaxDelayMs: number; tasks: number; error?: string }>(
-      `${server.url}/bench/erase`,
-    );
+    const erased = await get<{
+      startedAt: number;
+      endedAt: number;
+      beforeMaxDelayMs: number;
+      compactFrom: number;
+      compactTo: number;
+      compactMaxDelayMs: number;
+      tasks: number;
+      error?: string;
+    }>(`${server.url}/bench/erase`);
     if (erased.error) throw new Error(`the erase failed: ${erased.error}`);
     await server.stop();
 
     const longest = (list: { from: number; to: number }[]) => Math.max(0, ...list.map((c) => c.to - c.from));
-    const p99 = (list: { from: number; to: number }[]) => list.map((c) => c.to - c.from).sort((a, b) => a - b)[Math.floor(0.99 * (list.length - 1))] ?? 0;
+    const p99 = (list: { from: number; to: number }[]) =>
+      list.map((c) => c.to - c.from).sort((a, b) => a - b)[Math.floor(0.99 * (list.length - 1))] ?? 0;
     const beforeErase = creates.filter((c) => c.to < erased.startedAt);
     const duringCompact = creates.filter((c) => c.from < erased.compactTo && c.to > erased.compactFrom);
     const failed = creates.filter((c) => !c.ok).length;
@@ -287,16 +360,25 @@ async function main() {
     const int = (n: number) => Math.round(n).toLocaleString('en-US');
     // The burst after the sweep is a second anchor: the lower p99 of the two is what the sweep's burst is held to.
     const anchorP99 = Math.min(before.p99, after.p99);
-    const row = (label: string, b: Burst) => `| ${label} | ${int(b.perSecond)} | ${b.p50} / ${b.p99} | ${(b.p99 / anchorP99).toFixed(2)} | ${Math.round(b.maxDelayMs)} | ${b.non2xx} |`;
-    console.log(`\n(a) the retention sweep removed ${int(swept.removed ?? 0)} outputs in ${sweepSeconds.toFixed(1)} s (${int((swept.removed ?? 0) / sweepSeconds)}/s)`);
-    console.log(`    at the end of the burst beside it, the sweep was ${atBurstEnd.endedAt === undefined ? 'still running' : 'already done'}`);
-    console.log('\n| creates (POST /image/generate) | req/s | p50 / p99 ms | p99 ÷ the lower anchor p99 | longest event-loop delay ms | non-2xx |');
+    const row = (label: string, b: Burst) =>
+      `| ${label} | ${int(b.perSecond)} | ${b.p50} / ${b.p99} | ${(b.p99 / anchorP99).toFixed(2)} | ${Math.round(b.maxDelayMs)} | ${b.non2xx} |`;
+    console.log(
+      `\n(a) the retention sweep removed ${int(swept.removed ?? 0)} outputs in ${sweepSeconds.toFixed(1)} s (${int((swept.removed ?? 0) / sweepSeconds)}/s)`,
+    );
+    console.log(
+      `    at the end of the burst beside it, the sweep was ${atBurstEnd.endedAt === undefined ? 'still running' : 'already done'}`,
+    );
+    console.log(
+      '\n| creates (POST /image/generate) | req/s | p50 / p99 ms | p99 ÷ the lower anchor p99 | longest event-loop delay ms | non-2xx |',
+    );
     console.log('|---|---|---|---|---|---|');
     console.log(row('before the sweep (anchor)', before));
     console.log(row('beside the sweep', beside));
     console.log(row('after the sweep (anchor)', after));
     const compactMs = erased.compactTo - erased.compactFrom;
-    console.log(`\n(b) the erase scrubbed ${int(erased.tasks)} tasks in ${((erased.endedAt - erased.startedAt) / 1000).toFixed(1)} s; compact() took ${int(compactMs)} ms`);
+    console.log(
+      `\n(b) the erase scrubbed ${int(erased.tasks)} tasks in ${((erased.endedAt - erased.startedAt) / 1000).toFixed(1)} s; compact() took ${int(compactMs)} ms`,
+    );
     console.log(`    ${CREATE_LOOPS} clients creating back to back: ${int(creates.length)} creates, ${failed} failed`);
     console.log(
       `    before the erase (anchor, ${beforeErase.length} creates): longest ${longest(beforeErase)} ms, p99 ${p99(beforeErase)} ms, longest event-loop delay ${Math.round(erased.beforeMaxDelayMs)} ms`,
@@ -308,10 +390,15 @@ async function main() {
     const ratio = beside.p99 / anchorP99;
     const targets = [
       { what: 'creates p99 beside the sweep ÷ the lower anchor p99 ≤ 2', value: ratio, met: ratio <= 2 },
-      { what: 'longest create overlapping the compaction < 100 ms', value: longest(duringCompact), met: longest(duringCompact) < 100 },
+      {
+        what: 'longest create overlapping the compaction < 100 ms',
+        value: longest(duringCompact),
+        met: longest(duringCompact) < 100,
+      },
     ];
     console.log('\nTargets (this run)');
-    for (const target of targets) console.log(`  ${target.met ? 'met    ' : 'not met'}  ${target.value.toFixed(2)}  ${target.what}`);
+    for (const target of targets)
+      console.log(`  ${target.met ? 'met    ' : 'not met'}  ${target.value.toFixed(2)}  ${target.what}`);
     console.log(`\n(${Math.round((performance.now() - began) / 1000)} s in all)`);
   } finally {
     await rm(root, { recursive: true, force: true });

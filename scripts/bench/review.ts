@@ -58,8 +58,15 @@ async function main(): Promise<void> {
   const image = await scene(1024);
   const source = { data: image, format: 'png' as const, width: 1024, height: 1024 };
   const data = await mkdtemp(join(tmpdir(), 'imgtask-bench-'));
-  const embedded = { nsfw: { enabled: true, timeoutMs: 60_000 }, backgroundRemoval: { enabled: false, model: 'small', threads: 2, timeoutMs: 120_000 }, altText: { enabled: true, ocr: true } };
-  const config = loadConfig({ env: {}, overrides: { server: { host: '127.0.0.1', port: 0 }, log: { level: 'silent' }, embedded } });
+  const embedded = {
+    nsfw: { enabled: true, timeoutMs: 60_000 },
+    backgroundRemoval: { enabled: false, model: 'small', threads: 2, timeoutMs: 120_000 },
+    altText: { enabled: true, ocr: true },
+  };
+  const config = loadConfig({
+    env: {},
+    overrides: { server: { host: '127.0.0.1', port: 0 }, log: { level: 'silent' }, embedded },
+  });
   const server = await startServer({ dataDir: data, config });
   const rater = createEmbeddedNsfwRater({ timeoutMs: 60_000 });
   const reader = createBasicAltWriter({ ocr: true });
@@ -69,7 +76,11 @@ async function main(): Promise<void> {
     const headers = { authorization: `Bearer ${raw}`, 'content-type': 'application/json' };
     const form = new FormData();
     form.append('files', new Blob([new Uint8Array(image)]), 'scene.png');
-    const uploaded = await fetch(`${server.url}/image/upload`, { method: 'POST', headers: { authorization: headers.authorization }, body: form });
+    const uploaded = await fetch(`${server.url}/image/upload`, {
+      method: 'POST',
+      headers: { authorization: headers.authorization },
+      body: form,
+    });
     const [file] = ((await uploaded.json()) as { data: { files: { id: string }[] } }).data.files;
     const review = (criteria?: string[]) => async () => {
       const res = await fetch(`${server.url}/image/review`, {
@@ -78,7 +89,8 @@ async function main(): Promise<void> {
         body: JSON.stringify({ url: file.id, ...(criteria ? { criteria } : {}), access: { pat: { enabled: false } } }),
       });
       const body = (await res.json()) as { data?: { result?: { verdict: string } } };
-      if (res.status !== 200 || !body.data?.result) throw new Error(`review answered ${res.status}: ${JSON.stringify(body)}`);
+      if (res.status !== 200 || !body.data?.result)
+        throw new Error(`review answered ${res.status}: ${JSON.stringify(body)}`);
     };
     const signal = new AbortController().signal;
 
@@ -88,14 +100,18 @@ async function main(): Promise<void> {
     const nsfwMs = await timed(() => rater.rate(source, { mode: 'nsfw_sfw', levels: [...NSFW_LEVELS] }, signal));
     const ocrMs = await timed(() => reader.read(source, signal));
 
-    console.log(`review benchmark — node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); 1024×1024 PNG; medians of ${RUNS} warm runs`);
+    console.log(
+      `review benchmark — node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); 1024×1024 PNG; medians of ${RUNS} warm runs`,
+    );
     console.log(`  POST /image/review (default checks)        ${ms(reviewMs)}`);
     console.log(`  POST /image/review + "no text" (OCR)        ${ms(noTextMs)}`);
     console.log(`  bare: sharp decode + quality measurements   ${ms(measureMs)}`);
     console.log(`  bare: embedded nsfw rater                   ${ms(nsfwMs)}`);
     console.log(`  bare: embedded OCR read                     ${ms(ocrMs)}`);
     console.log(`  review ÷ (measurements + nsfw)              ${(reviewMs / (measureMs + nsfwMs)).toFixed(2)}×`);
-    console.log(`  review "no text" ÷ (measurements + nsfw + OCR) ${(noTextMs / (measureMs + nsfwMs + ocrMs)).toFixed(2)}× (they run in parallel in a review)`);
+    console.log(
+      `  review "no text" ÷ (measurements + nsfw + OCR) ${(noTextMs / (measureMs + nsfwMs + ocrMs)).toFixed(2)}× (they run in parallel in a review)`,
+    );
   } finally {
     await Promise.all([rater.close(), reader.close()]);
     await server.close();

@@ -53,7 +53,15 @@ import {
   saturation,
   shares,
 } from './fixtures/scheduling-scenarios.js';
-import { bareJobs, type FakeEngine, type Imgtask, migratedTemplate, type StoreChoice, startFakeEngine, startImgtask } from './fixtures/scheduling-stack.js';
+import {
+  bareJobs,
+  type FakeEngine,
+  type Imgtask,
+  migratedTemplate,
+  type StoreChoice,
+  startFakeEngine,
+  startImgtask,
+} from './fixtures/scheduling-stack.js';
 
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').filter(Boolean);
 const STORES = list('BENCH_STORES', 'file,postgres');
@@ -93,15 +101,25 @@ function shuffled<T>(items: T[]): T[] {
 const WEIGHTED = { each: 120 };
 
 const began = performance.now();
-const progress = (line: string) => process.stderr.write(`[${Math.round((performance.now() - began) / 1000)} s] ${line}\n`);
+const progress = (line: string) =>
+  process.stderr.write(`[${Math.round((performance.now() - began) / 1000)} s] ${line}\n`);
 
 /** imgtask's config: the fake engine's servers as AUTOMATIC1111 providers, and the models on them. */
 function imgtaskConfig(urls: string[]) {
   const a1111 = (baseUrl: string, concurrency: number) => ({ type: 'automatic1111', baseUrl, concurrency, steps: 1 });
-  const model = (providers: string[]) => ({ providers, price: { perImage: '0.001', perInput: '0' }, capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false } });
+  const model = (providers: string[]) => ({
+    providers,
+    price: { perImage: '0.001', perInput: '0' },
+    capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false },
+  });
   return {
     providers: { engine: a1111(urls[0], 2), left: a1111(urls[1], 1), right: a1111(urls[2], 1) },
-    models: { sd: model(['engine']), m0: model(['left', 'right']), m1: model(['left', 'right']), m2: model(['left', 'right']) },
+    models: {
+      sd: model(['engine']),
+      m0: model(['left', 'right']),
+      m1: model(['left', 'right']),
+      m2: model(['left', 'right']),
+    },
     // What is measured is the order and its cost: no refusal for the backlogs built on purpose.
     limits: { maxPendingTasks: 10_000_000, maxQueueDelaySeconds: null, requestsPerMinutePerKey: null },
     log: { level: 'silent' },
@@ -138,7 +156,13 @@ async function mainStage(engine: FakeEngine, store: StoreChoice, config: object,
   await engine.settings({ itemMs: ITEM_MS, switchMs: 0, jitterMs: 0, slots: [2, 1, 1] });
   const imgtask = await startImgtask(store, config);
   try {
-    const keys = await imgtask.seed([{ name: 'A', maxPriority: 5 }, { name: 'B' }, ...fairAccounts.map((name) => ({ name })), { name: 'W3', weight: 3 }, { name: 'W1', weight: 1 }]);
+    const keys = await imgtask.seed([
+      { name: 'A', maxPriority: 5 },
+      { name: 'B' },
+      ...fairAccounts.map((name) => ({ name })),
+      { name: 'W3', weight: 3 },
+      { name: 'W1', weight: 1 },
+    ]);
     const stage: Stage = { engine, imgtask, keys };
     // Warms the path (first compile of the routes, the provider, sharp) before the anchor.
     await alone(stage, 1);
@@ -148,7 +172,9 @@ async function mainStage(engine: FakeEngine, store: StoreChoice, config: object,
       out.bare150 = saturation(await bareJobs(engine, 2, 60), 2);
       out.burst60 = await burst(stage, 60);
       out.saturation150 = saturation(out.burst60.records, 2);
-      progress(`burst of 60: B waited ${out.burst60.waitItems} items; utilisation ${out.saturation150.value.toFixed(4)}`);
+      progress(
+        `burst of 60: B waited ${out.burst60.waitItems} items; utilisation ${out.saturation150.value.toFixed(4)}`,
+      );
     }
     if (SCENARIOS.has('saturation')) {
       await engine.settings({ itemMs: SLOW_ITEM_MS });
@@ -170,7 +196,12 @@ async function mainStage(engine: FakeEngine, store: StoreChoice, config: object,
 
 /** Model affinity, in a process of its own: its lane (left+right) the only one it has run. */
 async function affinityStage(engine: FakeEngine, store: StoreChoice, config: object, out: StoreFigures): Promise<void> {
-  await engine.settings({ itemMs: AFFINITY.itemMs, switchMs: AFFINITY.switchMs, jitterMs: AFFINITY.jitterMs, slots: [2, 1, 1] });
+  await engine.settings({
+    itemMs: AFFINITY.itemMs,
+    switchMs: AFFINITY.switchMs,
+    jitterMs: AFFINITY.jitterMs,
+    slots: [2, 1, 1],
+  });
   const imgtask = await startImgtask(store, config);
   try {
     const stage: Stage = { engine, imgtask, keys: await imgtask.seed([{ name: 'A' }]) };
@@ -181,7 +212,9 @@ async function affinityStage(engine: FakeEngine, store: StoreChoice, config: obj
       const withAffinity = await checkpointRun(stage, checkpoints, AFFINITY.switchMs, (i) => checkpoints[i]);
       const without = await checkpointRun(stage, checkpoints, AFFINITY.switchMs, () => 'm0');
       out.affinity[order] = { with: withAffinity, without };
-      progress(`affinity, ${order}: ${Math.round(withAffinity.ms)} ms (${withAffinity.switches} switches) against ${Math.round(without.ms)} ms (${without.switches})`);
+      progress(
+        `affinity, ${order}: ${Math.round(withAffinity.ms)} ms (${withAffinity.switches} switches) against ${Math.round(without.ms)} ms (${without.switches})`,
+      );
     }
   } finally {
     await imgtask.stop();
@@ -196,7 +229,9 @@ async function bigBurstStage(engine: FakeEngine, store: StoreChoice, config: obj
   try {
     const keys = await imgtask.seed([{ name: 'A', maxPriority: 5 }, { name: 'B' }]);
     out.burstBig = await burst({ engine, imgtask, keys }, BIG_BURST, { priority: SCENARIOS.has('priority') });
-    progress(`burst of ${BIG_BURST}: B waited ${out.burstBig.waitItems} items; priority task ${out.burstBig.priority?.waitItems ?? '—'}`);
+    progress(
+      `burst of ${BIG_BURST}: B waited ${out.burstBig.waitItems} items; priority task ${out.burstBig.priority?.waitItems ?? '—'}`,
+    );
   } finally {
     await imgtask.stop();
     await engine.idle();
@@ -215,7 +250,15 @@ async function costStage(engine: FakeEngine, store: StoreChoice, config: object,
   // Both deployments' processes use the engine's first server, two slots each.
   await engine.settings({ itemMs: ITEM_MS, switchMs: 0, jitterMs: 0, slots: [2 * 2 * processes, 1, 1] });
   const accounts = Array.from({ length: BACKLOG_ACCOUNTS }, (_, i) => ({ name: `C${i}` }));
-  const sides: { imgtask: Imgtask; keys: string[]; created: number; seconds: number; cpu: number; p99: number; backlogSeconds: number }[] = [];
+  const sides: {
+    imgtask: Imgtask;
+    keys: string[];
+    created: number;
+    seconds: number;
+    cpu: number;
+    p99: number;
+    backlogSeconds: number;
+  }[] = [];
   try {
     for (const queued of [0, BACKLOG]) {
       const imgtask = await startImgtask(store, config, processes);
@@ -229,7 +272,14 @@ async function costStage(engine: FakeEngine, store: StoreChoice, config: object,
       }
     }
     const shot = (side: (typeof sides)[number], seconds: number) =>
-      createBurst({ urls: side.imgtask.urls, path: '/image/generate', body: JSON.stringify(body('C/create')), keys: side.keys, connections: CONNECTIONS, seconds });
+      createBurst({
+        urls: side.imgtask.urls,
+        path: '/image/generate',
+        body: JSON.stringify(body('C/create')),
+        keys: side.keys,
+        connections: CONNECTIONS,
+        seconds,
+      });
     for (const side of sides) await shot(side, 2);
     for (const i of [0, 1, 1, 0]) {
       const side = sides[i];
@@ -241,13 +291,20 @@ async function costStage(engine: FakeEngine, store: StoreChoice, config: object,
       side.seconds += result.seconds;
       side.p99 = Math.max(side.p99, result.p99);
       if (result.non2xx + result.errors > 0) progress(`cost: ${result.non2xx} non-2xx, ${result.errors} errors`);
-      progress(`cost, ${i === 0 ? 'nothing' : BACKLOG} queued: ${Math.round(result.created / result.seconds)} creates/s`);
+      progress(
+        `cost, ${i === 0 ? 'nothing' : BACKLOG} queued: ${Math.round(result.created / result.seconds)} creates/s`,
+      );
     }
   } finally {
     await Promise.all(sides.map((side) => side.imgtask.stop()));
     await engine.idle();
   }
-  const figures = sides.map((side) => ({ perSecond: side.created / side.seconds, p99: side.p99, backlogSeconds: side.backlogSeconds, cpuMs: (side.cpu * 1000) / Math.max(1, side.created) }));
+  const figures = sides.map((side) => ({
+    perSecond: side.created / side.seconds,
+    p99: side.p99,
+    backlogSeconds: side.backlogSeconds,
+    cpuMs: (side.cpu * 1000) / Math.max(1, side.created),
+  }));
   out.cost = { processes, empty: figures[0], backlog: figures[1] };
 }
 
@@ -321,7 +378,8 @@ function rowsOf(store: string, f: StoreFigures): Target[] {
       met: Math.abs(share / 3 - 1) <= 0.1,
     });
   }
-  const idle = (s: SaturationFigures) => `a slot idle ${s.gapMedianMs.toFixed(1)} ms median, ${s.gapMeanMs.toFixed(1)} ms mean between jobs`;
+  const idle = (s: SaturationFigures) =>
+    `a slot idle ${s.gapMedianMs.toFixed(1)} ms median, ${s.gapMeanMs.toFixed(1)} ms mean between jobs`;
   for (const [itemMs, s, bare, goal] of [
     [ITEM_MS, f.saturation150, f.bare150, 0.98],
     [SLOW_ITEM_MS, f.saturation1s, f.bare1s, 0.995],
@@ -367,7 +425,9 @@ function rowsOf(store: string, f: StoreFigures): Target[] {
   return rows;
 }
 
-console.log(`scheduling benchmark — node ${process.version}, ${cpus().length} cores; stores ${STORES.join(', ')}; scenarios ${[...SCENARIOS].join(', ')}`);
+console.log(
+  `scheduling benchmark — node ${process.version}, ${cpus().length} cores; stores ${STORES.join(', ')}; scenarios ${[...SCENARIOS].join(', ')}`,
+);
 const engine = await startFakeEngine([2, 1, 1]);
 const config = imgtaskConfig(engine.urls);
 const results = new Map<string, StoreFigures>();
@@ -401,9 +461,15 @@ for (const [store, figures] of results) {
   console.log(`\n${store === 'file' ? 'File store' : 'PostgreSQL (embedded, fsync on)'}`);
   console.log('| what | figure | anchor (same run) | ratio | target | met |');
   console.log('|---|---|---|---|---|---|');
-  for (const row of rows) console.log(`| ${row.what} | ${row.figure} | ${row.anchor} | ${row.ratio} | ${row.target} | ${row.met ? 'yes' : 'no'} |`);
+  for (const row of rows)
+    console.log(
+      `| ${row.what} | ${row.figure} | ${row.anchor} | ${row.ratio} | ${row.target} | ${row.met ? 'yes' : 'no'} |`,
+    );
 }
 console.log('\nTargets (this run)');
-for (const row of all) console.log(`  ${row.met ? 'met    ' : 'not met'}  ${row.store.padEnd(8)} ${row.figure.padEnd(34)} ${row.target.padEnd(24)} ${row.what}`);
+for (const row of all)
+  console.log(
+    `  ${row.met ? 'met    ' : 'not met'}  ${row.store.padEnd(8)} ${row.figure.padEnd(34)} ${row.target.padEnd(24)} ${row.what}`,
+  );
 console.log(`\n(${Math.round((performance.now() - began) / 1000)} s in all)`);
 process.exit(0);

@@ -60,12 +60,21 @@ async function anchorServer(): Promise<void> {
     for (const send of open) void send(JSON.stringify({ status: 'pending', at }));
     return c.json({ at, streams: open.size });
   });
-  serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => process.stdout.write(`listening http://127.0.0.1:${info.port}\n`));
+  serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) =>
+    process.stdout.write(`listening http://127.0.0.1:${info.port}\n`),
+  );
 }
 
 // ---------------------------------------------------------------- imgtask, with tasks whose items the benchmark finishes
 async function imgtaskServer(dataDir: string): Promise<void> {
-  const [{ startServer }, { loadConfig }, { addRoute }, { CreatedTaskResponse }, { createTaskHandler }, { ProviderError }] = await Promise.all([
+  const [
+    { startServer },
+    { loadConfig },
+    { addRoute },
+    { CreatedTaskResponse },
+    { createTaskHandler },
+    { ProviderError },
+  ] = await Promise.all([
     import('../../src/app/server.js'),
     import('../../src/config/load.js'),
     import('../../src/api/route.js'),
@@ -84,7 +93,10 @@ async function imgtaskServer(dataDir: string): Promise<void> {
     itemCost: () => 100,
     lane: () => 'bench',
     maxAttempts: 1,
-    runItem: ({ signal }: { signal: AbortSignal }) => new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new ProviderError('TIMEOUT', 'stopped')))),
+    runItem: ({ signal }: { signal: AbortSignal }) =>
+      new Promise<never>((_, reject) =>
+        signal.addEventListener('abort', () => reject(new ProviderError('TIMEOUT', 'stopped'))),
+      ),
     settle: () => ({ status: 'completed' as const, result: {} }),
   };
   const config = loadConfig({
@@ -118,13 +130,17 @@ async function imgtaskServer(dataDir: string): Promise<void> {
         },
         createTaskHandler(deps, 'bench.held'),
       );
-      app.get('/bench/memory', async (c) => c.json({ ...(await memoryAfterGc()), streams: deps.taskStreams.stats().streams }));
+      app.get('/bench/memory', async (c) =>
+        c.json({ ...(await memoryAfterGc()), streams: deps.taskStreams.stats().streams }),
+      );
       // Records item `index` of every listed task as a success, all at once; answers when each task's event left the bus.
       app.post('/bench/finish', async (c) => {
         const { ids, index } = (await c.req.json()) as { ids: string[]; index: number };
         emitted.clear();
         const at = Date.now();
-        await Promise.all(ids.map((id) => server.services.progress.finishItem(id, index, { status: 'success', cost: 100, result: {} })));
+        await Promise.all(
+          ids.map((id) => server.services.progress.finishItem(id, index, { status: 'success', cost: 100, result: {} })),
+        );
         return c.json({ at, recordedMs: Date.now() - at, emitted: Object.fromEntries(emitted) });
       });
     },
@@ -182,17 +198,30 @@ function hold(url: string, headers: Record<string, string>): Promise<HeldStream>
   });
 }
 
-async function holdAll(count: number, url: (i: number) => string, headers: Record<string, string>): Promise<HeldStream[]> {
+async function holdAll(
+  count: number,
+  url: (i: number) => string,
+  headers: Record<string, string>,
+): Promise<HeldStream[]> {
   const out: HeldStream[] = [];
-  for (let i = 0; i < count; i += 100) out.push(...(await Promise.all(Array.from({ length: Math.min(100, count - i) }, (_, j) => hold(url(i + j), headers)))));
+  for (let i = 0; i < count; i += 100)
+    out.push(
+      ...(await Promise.all(Array.from({ length: Math.min(100, count - i) }, (_, j) => hold(url(i + j), headers)))),
+    );
   return out;
 }
 
 /** Waits until every stream has `n` events (or the timeout), then the latencies from `at` (one instant, or one per stream) to each one's n-th event. */
-async function latencies(streams: HeldStream[], n: number, at: number | ((i: number) => number), timeoutMs = 60_000): Promise<number[]> {
+async function latencies(
+  streams: HeldStream[],
+  n: number,
+  at: number | ((i: number) => number),
+  timeoutMs = 60_000,
+): Promise<number[]> {
   const deadline = Date.now() + timeoutMs;
   while (streams.some((s) => s.arrivals.length < n)) {
-    if (Date.now() > deadline) throw new Error(`${streams.filter((s) => s.arrivals.length < n).length} stream(s) without event ${n}`);
+    if (Date.now() > deadline)
+      throw new Error(`${streams.filter((s) => s.arrivals.length < n).length} stream(s) without event ${n}`);
     await sleep(5);
   }
   return streams.map((s, i) => s.arrivals[n - 1] - (typeof at === 'number' ? at : at(i))).sort((a, b) => a - b);
@@ -224,7 +253,11 @@ async function drive(): Promise<void> {
   for (let i = 0; i < STREAMS; i += 50) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(50, STREAMS - i) }, () =>
-        getJson<{ data: { taskId: string } }>(`${url}/bench/tasks`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' }),
+        getJson<{ data: { taskId: string } }>(`${url}/bench/tasks`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: '{}',
+        }),
       ),
     );
     ids.push(...batch.map((b) => b.data.taskId));
@@ -234,10 +267,16 @@ async function drive(): Promise<void> {
   const held = await getJson<Memory & { streams: number }>(`${url}/bench/memory`);
   if (held.streams !== STREAMS) throw new Error(`imgtask holds ${held.streams} streams`);
   type Finished = { at: number; recordedMs: number; emitted: Record<string, number> };
-  const items = await getJson<Finished>(`${url}/bench/finish`, { method: 'POST', body: JSON.stringify({ ids, index: 0 }) });
+  const items = await getJson<Finished>(`${url}/bench/finish`, {
+    method: 'POST',
+    body: JSON.stringify({ ids, index: 0 }),
+  });
   const itemFanout = await latencies(streams, 2, items.at);
   const itemFromBus = await latencies(streams, 2, (i) => items.emitted[ids[i]]);
-  const settles = await getJson<Finished>(`${url}/bench/finish`, { method: 'POST', body: JSON.stringify({ ids, index: 1 }) });
+  const settles = await getJson<Finished>(`${url}/bench/finish`, {
+    method: 'POST',
+    body: JSON.stringify({ ids, index: 1 }),
+  });
   const settleFanout = await latencies(streams, 3, settles.at);
   const settleFromBus = await latencies(streams, 3, (i) => settles.emitted[ids[i]]);
   await Promise.race([Promise.all(streams.map((s) => s.ended)), sleep(10_000)]);
@@ -245,22 +284,47 @@ async function drive(): Promise<void> {
   await stopChild(server.child, 10_000);
   await rm(data, { recursive: true, force: true });
 
-  const perStream = (a: Memory, b: Memory) => ({ heap: (b.heapUsed - a.heapUsed) / STREAMS, rss: (b.rss - a.rss) / STREAMS });
+  const perStream = (a: Memory, b: Memory) => ({
+    heap: (b.heapUsed - a.heapUsed) / STREAMS,
+    rss: (b.rss - a.rss) / STREAMS,
+  });
   const mine = perStream(before, held);
   const bare = perStream(anchorBefore, anchorHeld);
   const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)} ×` : 'n/a');
   const row = (label: string, sorted: number[], anchorSorted: number[]) =>
     `| ${label} | ${pct(sorted, 0.5)} ms | ${pct(sorted, 0.99)} ms | ${sorted.at(-1)} ms | ${ratio(pct(sorted, 0.5) + 1, pct(anchorSorted, 0.5) + 1)} (p50+1 ms) |\n`;
-  process.stdout.write(`Live status streams: ${STREAMS} concurrent streams held against one server (Node ${process.version}, file store, this machine)\n\n`);
+  process.stdout.write(
+    `Live status streams: ${STREAMS} concurrent streams held against one server (Node ${process.version}, file store, this machine)\n\n`,
+  );
   process.stdout.write('| Memory per open stream (after GC) | heap | RSS |\n|---|---|---|\n');
   process.stdout.write(`| anchor: bare hono streamSSE | ${kb(bare.heap)} | ${kb(bare.rss)} |\n`);
-  process.stdout.write(`| imgtask GET /tasks/{id}/events | ${kb(mine.heap)} (${ratio(mine.heap, bare.heap)}) | ${kb(mine.rss)} (${ratio(mine.rss, bare.rss)}) |\n\n`);
-  process.stdout.write('| Fan-out: trigger → event at the client | p50 | p99 | max | × anchor |\n|---|---|---|---|---|\n');
+  process.stdout.write(
+    `| imgtask GET /tasks/{id}/events | ${kb(mine.heap)} (${ratio(mine.heap, bare.heap)}) | ${kb(mine.rss)} (${ratio(mine.rss, bare.rss)}) |\n\n`,
+  );
+  process.stdout.write(
+    '| Fan-out: trigger → event at the client | p50 | p99 | max | × anchor |\n|---|---|---|---|---|\n',
+  );
   process.stdout.write(row(`anchor: one write to each of ${STREAMS} streams`, anchorFanout, anchorFanout));
-  process.stdout.write(row(`imgtask: ${STREAMS} tasks' first items recorded at once, from the trigger (recording took ${items.recordedMs} ms)`, itemFanout, anchorFanout));
-  process.stdout.write(row(`imgtask: the same, from each task's bus event (the fan-out alone)`, itemFromBus, anchorFanout));
-  process.stdout.write(row(`imgtask: ${STREAMS} tasks settled at once, from the trigger (settling took ${settles.recordedMs} ms)`, settleFanout, anchorFanout));
-  process.stdout.write(row(`imgtask: the same, from each task's bus event (the fan-out alone)`, settleFromBus, anchorFanout));
+  process.stdout.write(
+    row(
+      `imgtask: ${STREAMS} tasks' first items recorded at once, from the trigger (recording took ${items.recordedMs} ms)`,
+      itemFanout,
+      anchorFanout,
+    ),
+  );
+  process.stdout.write(
+    row(`imgtask: the same, from each task's bus event (the fan-out alone)`, itemFromBus, anchorFanout),
+  );
+  process.stdout.write(
+    row(
+      `imgtask: ${STREAMS} tasks settled at once, from the trigger (settling took ${settles.recordedMs} ms)`,
+      settleFanout,
+      anchorFanout,
+    ),
+  );
+  process.stdout.write(
+    row(`imgtask: the same, from each task's bus event (the fan-out alone)`, settleFromBus, anchorFanout),
+  );
   process.stdout.write(`\nStreams still open after the settled events: ${stillOpen}\n`);
 }
 

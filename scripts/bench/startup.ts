@@ -38,13 +38,28 @@ function taskRecord(n: number, accountId: string): TaskRecord {
     status: 'completed',
     accountId,
     apiKeyId: `key_bench${n % 100}`,
-    request: { prompt: 'a lighthouse on a cliff at dawn, oil painting', count: 1, model: 'placeholder', size: 'square', metadata: { order: `o-${n}` } },
+    request: {
+      prompt: 'a lighthouse on a cliff at dawn, oil painting',
+      count: 1,
+      model: 'placeholder',
+      size: 'square',
+      metadata: { order: `o-${n}` },
+    },
     items: [{ status: 'success', cost: 1000, result: { id: `img_${n}`, size: '1024x1024' }, attempts: 1 }],
     estimate: 1000,
     cost: 1000,
     result: {
       model: 'placeholder',
-      images: [{ status: 'success', id: `img_${n}`, url: `http://127.0.0.1:8080/images/img_${n}.webp`, service_url: `http://127.0.0.1:8080/images/img_${n}.webp`, size: '1024x1024', cost: '0.001' }],
+      images: [
+        {
+          status: 'success',
+          id: `img_${n}`,
+          url: `http://127.0.0.1:8080/images/img_${n}.webp`,
+          service_url: `http://127.0.0.1:8080/images/img_${n}.webp`,
+          size: '1024x1024',
+          cost: '0.001',
+        },
+      ],
     },
     eventId: 'none', // settled and handled: start-up has no webhook events to recover
     createdAt: at,
@@ -61,7 +76,9 @@ function* tasks(count: number, oneAccount: boolean) {
 async function seedStore(storeDir: string, count: number, oneAccount: boolean): Promise<void> {
   await mkdir(storeDir, { recursive: true });
   const at = '2026-01-01T00:00:00.000Z';
-  const accounts: AccountRecord[] = oneAccount ? [{ id: ACCOUNT, name: 'bench', balance: 1_000_000 * 1_000_000, createdAt: at, updatedAt: at }] : [];
+  const accounts: AccountRecord[] = oneAccount
+    ? [{ id: ACCOUNT, name: 'bench', balance: 1_000_000 * 1_000_000, createdAt: at, updatedAt: at }]
+    : [];
   await new SnapshotFile(join(storeDir, 'snapshot.json')).write({
     seq: 0,
     collections: { accounts, credits: [], apiKeys: [], tasks: tasks(count, oneAccount) },
@@ -73,7 +90,8 @@ async function seedStore(storeDir: string, count: number, oneAccount: boolean): 
 async function writeJsonl(path: string, count: number): Promise<void> {
   const out = createWriteStream(path);
   for (const record of tasks(count, false)) {
-    if (!out.write(`${JSON.stringify(record)}\n`)) await new Promise((resolve) => out.once('drain', () => resolve(undefined)));
+    if (!out.write(`${JSON.stringify(record)}\n`))
+      await new Promise((resolve) => out.once('drain', () => resolve(undefined)));
   }
   await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
 }
@@ -126,7 +144,9 @@ async function serve(dataDir: string) {
         delay.reset();
         return c.json({});
       });
-      app.get('/bench/delay', (c) => c.json({ maxMs: delay.max / 1e6, p99Ms: delay.percentile(99) / 1e6, rss: process.memoryUsage().rss }));
+      app.get('/bench/delay', (c) =>
+        c.json({ maxMs: delay.max / 1e6, p99Ms: delay.percentile(99) / 1e6, rss: process.memoryUsage().rss }),
+      );
     },
   });
   delay.enable();
@@ -136,7 +156,9 @@ async function serve(dataDir: string) {
 }
 
 function runChild(args: string[], nodeFlags: string[] = []): Record<string, number> {
-  const child = spawnSync(process.execPath, [...nodeFlags, '--import', 'tsx', import.meta.filename, ...args], { encoding: 'utf8' });
+  const child = spawnSync(process.execPath, [...nodeFlags, '--import', 'tsx', import.meta.filename, ...args], {
+    encoding: 'utf8',
+  });
   if (child.status !== 0) throw new Error(child.stderr);
   return JSON.parse(child.stdout.trim().split('\n').at(-1)!);
 }
@@ -144,7 +166,9 @@ function runChild(args: string[], nodeFlags: string[] = []): Record<string, numb
 async function listing(count: number) {
   const root = await mkdtemp(join(tmpdir(), 'imgtask-bench-'));
   await seedStore(join(root, 'store'), count, true);
-  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, 'serve', root], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, 'serve', root], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk) => {
@@ -161,7 +185,13 @@ async function listing(count: number) {
     await fetch(`${url}/bench/delay/reset`, { method: 'POST' });
     const result = await autocannon({ ...options, duration: DURATION });
     const delay = (await (await fetch(`${url}/bench/delay`)).json()) as { maxMs: number };
-    rounds.push({ p50: result.latency.p50, p99: result.latency.p99, rps: result.requests.average, maxDelay: delay.maxMs, non2xx: result.non2xx });
+    rounds.push({
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      rps: result.requests.average,
+      maxDelay: delay.maxMs,
+      non2xx: result.non2xx,
+    });
   }
   await new Promise<void>((resolve) => {
     child.removeAllListeners('exit');
@@ -179,13 +209,17 @@ async function listing(count: number) {
 }
 
 async function main() {
-  console.log(`start-up benchmark — node ${process.version}, ${cpus().length} cores; medians of ${ROUNDS}, fresh process each`);
+  console.log(
+    `start-up benchmark — node ${process.version}, ${cpus().length} cores; medians of ${ROUNDS}, fresh process each`,
+  );
   if (PARTS.includes('startup')) await startupPart();
   if (PARTS.includes('list')) await listingPart();
 }
 
 async function startupPart() {
-  console.log('\nStart-up with stored tasks (about 700 bytes of JSON each); anchor = JSON.parse of each line of the same records as JSONL:');
+  console.log(
+    '\nStart-up with stored tasks (about 700 bytes of JSON each); anchor = JSON.parse of each line of the same records as JSONL:',
+  );
   for (const count of [100_000, 1_000_000]) {
     const root = await mkdtemp(join(tmpdir(), 'imgtask-bench-'));
     await seedStore(join(root, 'store'), count, false);
@@ -207,12 +241,16 @@ async function startupPart() {
 }
 
 async function listingPart() {
-  console.log(`\nGET /tasks?limit=20 (newest first, one account), real server in a child process, autocannon 10 connections, ${DURATION} s × ${ROUNDS}:`);
+  console.log(
+    `\nGET /tasks?limit=20 (newest first, one account), real server in a child process, autocannon 10 connections, ${DURATION} s × ${ROUNDS}:`,
+  );
   const figures: Record<number, Awaited<ReturnType<typeof listing>>> = {};
   for (const count of [1_000, 1_000_000]) {
     const r = await listing(count);
     figures[count] = r;
-    console.log(`${String(count).padStart(9)} tasks: ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, max event-loop delay ${r.maxDelay.toFixed(1)} ms, non-2xx ${r.non2xx}`);
+    console.log(
+      `${String(count).padStart(9)} tasks: ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, max event-loop delay ${r.maxDelay.toFixed(1)} ms, non-2xx ${r.non2xx}`,
+    );
   }
   console.log(`ratio p99(1M) / p99(1k): ${(figures[1_000_000].p99 / Math.max(figures[1_000].p99, 1)).toFixed(2)}`);
 }

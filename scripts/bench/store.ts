@@ -16,7 +16,13 @@ import { JsonStore } from '../../src/store/file/json-store.js';
 import { SnapshotFile } from '../../src/store/file/snapshot-file.js';
 
 const at = '2026-11-22T08:00:00.000Z';
-const account = (n: number) => ({ id: `acc_bench${String(n).padStart(8, '0')}`, name: `bench-user-${n}`, balance: 0, createdAt: at, updatedAt: at });
+const account = (n: number) => ({
+  id: `acc_bench${String(n).padStart(8, '0')}`,
+  name: `bench-user-${n}`,
+  balance: 0,
+  createdAt: at,
+  updatedAt: at,
+});
 const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
@@ -25,7 +31,11 @@ async function seedSnapshot(dir: string, count: number): Promise<void> {
   function* accounts() {
     for (let n = 0; n < count; n++) yield account(n);
   }
-  await new SnapshotFile(join(dir, 'snapshot.json')).write({ seq: 0, collections: { accounts: accounts(), credits: [], apiKeys: [] }, counts: { accounts: count, credits: 0, apiKeys: 0 } });
+  await new SnapshotFile(join(dir, 'snapshot.json')).write({
+    seq: 0,
+    collections: { accounts: accounts(), credits: [], apiKeys: [] },
+    counts: { accounts: count, credits: 0, apiKeys: 0 },
+  });
 }
 
 async function seedJournal(dir: string, count: number): Promise<void> {
@@ -59,7 +69,12 @@ async function measureWrites(store: JsonStore, first: number, total: number, inF
   await Promise.all(Array.from({ length: inFlight }, worker));
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { perSecond: Math.round(total / seconds), p50: pct(latencies, 50), p99: pct(latencies, 99), usPerWrite: (seconds * 1e6) / total };
+  return {
+    perSecond: Math.round(total / seconds),
+    p50: pct(latencies, 50),
+    p99: pct(latencies, 99),
+    usPerWrite: (seconds * 1e6) / total,
+  };
 }
 
 async function scenario(kind: string, count: number): Promise<Record<string, unknown>> {
@@ -72,7 +87,8 @@ async function scenario(kind: string, count: number): Promise<Record<string, unk
       const sequential = await measureWrites(store, count, 300, 1);
       // Median of three rounds: fsync timing on a shared disk varies from run to run.
       const rounds = [];
-      for (let round = 0; round < 3; round++) rounds.push(await measureWrites(store, count + 300 + round * 20_000, 20_000, 64));
+      for (let round = 0; round < 3; round++)
+        rounds.push(await measureWrites(store, count + 300 + round * 20_000, 20_000, 64));
       const concurrent = rounds.sort((a, b) => a.perSecond - b.perSecond)[1];
       const rss = process.memoryUsage().rss;
       await store.close();
@@ -109,11 +125,17 @@ if (process.argv[2] === 'scenario') {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } else {
   const run = (...args: string[]) => {
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--max-old-space-size=8192', import.meta.filename, 'scenario', ...args], { encoding: 'utf8' });
+    const child = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', '--max-old-space-size=8192', import.meta.filename, 'scenario', ...args],
+      { encoding: 'utf8' },
+    );
     if (child.status !== 0) throw new Error(child.stderr);
     return JSON.parse(child.stdout.trim().split('\n').at(-1)!);
   };
-  console.log(`store benchmark — node ${process.version}, ${(await import('node:os')).cpus().length} cores, data on ${tmpdir()}`);
+  console.log(
+    `store benchmark — node ${process.version}, ${(await import('node:os')).cpus().length} cores, data on ${tmpdir()}`,
+  );
   console.log('\nDurable writes (each acknowledged only after fdatasync), by records already stored:');
   console.log('stored     | 1 in flight: writes/s  p50 ms | 64 in flight: writes/s  µs/write  p50 ms  p99 ms | RSS');
   for (const count of [1_000, 100_000, 1_000_000]) {

@@ -38,14 +38,21 @@ interface Figure {
 }
 
 const began = performance.now();
-const progress = (line: string) => process.stderr.write(`[${Math.round((performance.now() - began) / 1000)} s] ${line}\n`);
+const progress = (line: string) =>
+  process.stderr.write(`[${Math.round((performance.now() - began) / 1000)} s] ${line}\n`);
 
 /** A 2-second warm-up, then `DURATION` seconds of `options` at 50 connections. */
 async function cannon(options: autocannon.Options, warm = true): Promise<Figure & { startedAt: number }> {
   if (warm) await autocannon({ connections: CONNECTIONS, ...options, duration: 2 });
   const startedAt = Date.now();
   const result = await autocannon({ connections: CONNECTIONS, ...options, duration: DURATION });
-  return { perSecond: result['2xx'] / result.duration, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx + result.errors, startedAt };
+  return {
+    perSecond: result['2xx'] / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx + result.errors,
+    startedAt,
+  };
 }
 
 /** A server in a fresh data dir; answers its URL, key, and how to stop it (and remove the dir). */
@@ -80,7 +87,9 @@ async function drained(url: string): Promise<Stats> {
   }
 }
 
-console.log(`tasks benchmark — node ${process.version}, ${cpus().length} cores; ${CONNECTIONS} connections, ${DURATION} s per burst after a 2 s warm-up`);
+console.log(
+  `tasks benchmark — node ${process.version}, ${cpus().length} cores; ${CONNECTIONS} connections, ${DURATION} s per burst after a 2 s warm-up`,
+);
 
 progress('hello');
 const helloServer = await startChild(SERVER, ['--hello'], BENCH_NODE_ARGS);
@@ -89,13 +98,23 @@ await stopChild(helloServer.child, 5000);
 
 progress('bare durable create');
 const bare = await server(BARE);
-const bareFigure = await cannon({ url: `${bare.url}/image/generate`, method: 'POST', headers: bare.headers, body: GENERATE('noop') });
+const bareFigure = await cannon({
+  url: `${bare.url}/image/generate`,
+  method: 'POST',
+  headers: bare.headers,
+  body: GENERATE('noop'),
+});
 await bare.stop();
 
 progress('imgtask: generate, items failing at once');
 const noop = await server(SERVER);
 await fetch(`${noop.url}/bench/reset`, { method: 'POST' });
-const noopFigure = await cannon({ url: `${noop.url}/image/generate`, method: 'POST', headers: noop.headers, body: GENERATE('noop') });
+const noopFigure = await cannon({
+  url: `${noop.url}/image/generate`,
+  method: 'POST',
+  headers: noop.headers,
+  body: GENERATE('noop'),
+});
 // The warm-up's tasks settle too: count from the burst's start, the tasks it created.
 const settled = await drained(noop.url);
 const burstCreated = noopFigure.perSecond * DURATION;
@@ -104,7 +123,12 @@ await noop.stop();
 
 progress('imgtask: generate, placeholder drawing');
 const drawing = await server(SERVER);
-const drawingFigure = await cannon({ url: `${drawing.url}/image/generate`, method: 'POST', headers: drawing.headers, body: GENERATE('placeholder') });
+const drawingFigure = await cannon({
+  url: `${drawing.url}/image/generate`,
+  method: 'POST',
+  headers: drawing.headers,
+  body: GENERATE('placeholder'),
+});
 // Hours of images queued: killed, not drained.
 await drawing.stop(true);
 
@@ -116,7 +140,10 @@ for (const queued of BACKLOGS) {
     const res = await fetch(`${paused.url}/bench/backlog?n=${queued}`, { method: 'POST' });
     if (!res.ok) throw new Error(`backlog: ${res.status} ${await res.text()}`);
   }
-  backlogFigures.push({ queued, figure: await cannon({ url: `${paused.url}/bench/tasks`, method: 'POST', headers: paused.headers, body: '{}' }) });
+  backlogFigures.push({
+    queued,
+    figure: await cannon({ url: `${paused.url}/bench/tasks`, method: 'POST', headers: paused.headers, body: '{}' }),
+  });
   await paused.stop(true);
 }
 
@@ -126,7 +153,9 @@ const row = (label: string, figure: Figure, anchor: Figure) =>
   `| ${label} | ${int(figure.perSecond)} | ${figure.p50} / ${figure.p99} | ${ratio(figure.perSecond, anchor.perSecond)} | ${figure.non2xx} |`;
 
 console.log('\nAnchors');
-console.log(`  bare hono hello-world          ${int(helloFigure.perSecond).padStart(7)}/s   p50 ${helloFigure.p50} ms, p99 ${helloFigure.p99} ms`);
+console.log(
+  `  bare hono hello-world          ${int(helloFigure.perSecond).padStart(7)}/s   p50 ${helloFigure.p50} ms, p99 ${helloFigure.p99} ms`,
+);
 console.log(
   `  bare durable create            ${int(bareFigure.perSecond).padStart(7)}/s   p50 ${bareFigure.p50} ms, p99 ${bareFigure.p99} ms (${ratio(bareFigure.perSecond, helloFigure.perSecond)} of hello)`,
 );
@@ -134,7 +163,9 @@ console.log(
 console.log('\n| imgtask | req/s | p50 / p99 ms | ratio to the bare durable create | non-2xx |');
 console.log('|---|---|---|---|---|');
 console.log(row('POST /image/generate, items failing at once', noopFigure, bareFigure));
-console.log(`| no-op tasks end to end (that burst, until its last task settled) | ${int(endToEnd)} | — | ${ratio(endToEnd, bareFigure.perSecond)} | — |`);
+console.log(
+  `| no-op tasks end to end (that burst, until its last task settled) | ${int(endToEnd)} | — | ${ratio(endToEnd, bareFigure.perSecond)} | — |`,
+);
 console.log(row('POST /image/generate, placeholder drawing beside', drawingFigure, bareFigure));
 
 const flat = backlogFigures[0]?.figure ?? noopFigure;
@@ -142,15 +173,43 @@ console.log('\n| no-op creates, lane paused | req/s | p50 / p99 ms | ratio to 0 
 console.log('|---|---|---|---|---|');
 for (const { queued, figure } of backlogFigures) console.log(row(`${int(queued)} tasks queued`, figure, flat));
 
-const spread = backlogFigures.length ? Math.max(...backlogFigures.map((b) => b.figure.perSecond)) / Math.min(...backlogFigures.map((b) => b.figure.perSecond)) : 0;
+const spread = backlogFigures.length
+  ? Math.max(...backlogFigures.map((b) => b.figure.perSecond)) /
+    Math.min(...backlogFigures.map((b) => b.figure.perSecond))
+  : 0;
 const targets = [
-  { what: 'generate creates (items failing at once) ≥ 0.5 × bare durable create', value: noopFigure.perSecond / bareFigure.perSecond, met: noopFigure.perSecond >= 0.5 * bareFigure.perSecond },
-  { what: `generate creates p99 ≤ 20 ms (the bare durable create's own p99 here: ${bareFigure.p99} ms)`, value: noopFigure.p99, met: noopFigure.p99 <= 20 },
-  { what: 'no-op tasks end to end ≥ 0.4 × bare durable create', value: endToEnd / bareFigure.perSecond, met: endToEnd >= 0.4 * bareFigure.perSecond },
-  { what: 'placeholder drawing creates ≥ 0.25 × bare durable create', value: drawingFigure.perSecond / bareFigure.perSecond, met: drawingFigure.perSecond >= 0.25 * bareFigure.perSecond },
-  ...(backlogFigures.length ? [{ what: 'creates with 0, 10,000 and 100,000 queued within 10 % (highest ÷ lowest)', value: spread, met: spread <= 1.1 }] : []),
+  {
+    what: 'generate creates (items failing at once) ≥ 0.5 × bare durable create',
+    value: noopFigure.perSecond / bareFigure.perSecond,
+    met: noopFigure.perSecond >= 0.5 * bareFigure.perSecond,
+  },
+  {
+    what: `generate creates p99 ≤ 20 ms (the bare durable create's own p99 here: ${bareFigure.p99} ms)`,
+    value: noopFigure.p99,
+    met: noopFigure.p99 <= 20,
+  },
+  {
+    what: 'no-op tasks end to end ≥ 0.4 × bare durable create',
+    value: endToEnd / bareFigure.perSecond,
+    met: endToEnd >= 0.4 * bareFigure.perSecond,
+  },
+  {
+    what: 'placeholder drawing creates ≥ 0.25 × bare durable create',
+    value: drawingFigure.perSecond / bareFigure.perSecond,
+    met: drawingFigure.perSecond >= 0.25 * bareFigure.perSecond,
+  },
+  ...(backlogFigures.length
+    ? [
+        {
+          what: 'creates with 0, 10,000 and 100,000 queued within 10 % (highest ÷ lowest)',
+          value: spread,
+          met: spread <= 1.1,
+        },
+      ]
+    : []),
 ];
 console.log('\nTargets (this run)');
-for (const target of targets) console.log(`  ${target.met ? 'met    ' : 'not met'}  ${target.value.toFixed(3)}  ${target.what}`);
+for (const target of targets)
+  console.log(`  ${target.met ? 'met    ' : 'not met'}  ${target.value.toFixed(3)}  ${target.what}`);
 console.log(`\n(${Math.round((performance.now() - began) / 1000)} s in all)`);
 process.exit(0);

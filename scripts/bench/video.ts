@@ -26,7 +26,14 @@ const kib = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;
 
 const ffmpeg = bundledFfmpegPath();
 const generator = createPlaceholderVideoGenerator({ ffmpegPath: () => ffmpeg });
-const clip = { prompt: 'a red fox running through snow at dawn', width: WIDTH, height: HEIGHT, durationS: SECONDS, fps: FPS, index: 0 };
+const clip = {
+  prompt: 'a red fox running through snow at dawn',
+  width: WIDTH,
+  height: HEIGHT,
+  durationS: SECONDS,
+  fps: FPS,
+  index: 0,
+};
 const x264 = ['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-movflags', '+faststart'];
 const webpAnim = ['-c:v', 'libwebp_anim', '-quality', '75', '-compression_level', '2', '-loop', '0'];
 
@@ -52,18 +59,48 @@ async function main() {
   const dir = await mkdtemp(join(tmpdir(), 'imgtask-bench-video-'));
   try {
     const raw = join(dir, 'frames.rgb');
-    await writeFile(raw, Buffer.concat([...(await placeholderFrames({ ...clip, signal: new AbortController().signal }))]));
+    await writeFile(
+      raw,
+      Buffer.concat([...(await placeholderFrames({ ...clip, signal: new AbortController().signal }))]),
+    );
     const testsrc = ['-f', 'lavfi', '-i', `testsrc=size=${WIDTH}x${HEIGHT}:rate=${FPS}`, '-t', String(SECONDS)];
     const rawFile = ['-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${WIDTH}x${HEIGHT}`, '-r', String(FPS), '-i', raw];
     const cases: Record<string, () => Promise<number>> = {
-      'ours mp4': async () => (await generator.generate({ ...clip, model: 'placeholder', format: 'mp4', options: {}, signal: new AbortController().signal })).data.length,
+      'ours mp4': async () =>
+        (
+          await generator.generate({
+            ...clip,
+            model: 'placeholder',
+            format: 'mp4',
+            options: {},
+            signal: new AbortController().signal,
+          })
+        ).data.length,
       'anchor mp4': () => bareFfmpeg(testsrc, x264, join(dir, 'anchor.mp4')),
       'bare ffmpeg, our frames, mp4': () => bareFfmpeg(rawFile, x264, join(dir, 'ours.mp4')),
-      'ours webp': async () => (await generator.generate({ ...clip, model: 'placeholder', format: 'webp', options: {}, signal: new AbortController().signal })).data.length,
+      'ours webp': async () =>
+        (
+          await generator.generate({
+            ...clip,
+            model: 'placeholder',
+            format: 'webp',
+            options: {},
+            signal: new AbortController().signal,
+          })
+        ).data.length,
       'anchor webp': () => bareFfmpeg(testsrc, webpAnim, join(dir, 'anchor.webp')),
       'ours webp via libwebp_anim': async () => {
         const frames = await placeholderFrames({ ...clip, signal: new AbortController().signal });
-        return (await encodeFrames(frames, { width: WIDTH, height: HEIGHT, fps: FPS, format: 'webp', ffmpegPath: ffmpeg, webpBudgetBytes: 0 })).length;
+        return (
+          await encodeFrames(frames, {
+            width: WIDTH,
+            height: HEIGHT,
+            fps: FPS,
+            format: 'webp',
+            ffmpegPath: ffmpeg,
+            webpBudgetBytes: 0,
+          })
+        ).length;
       },
       'frames alone': async () => {
         let count = 0;
@@ -82,20 +119,31 @@ async function main() {
     }
     const ms = (name: string) => median(runs[name].map((r) => r.ms));
     const perSecond = (name: string) => `${(ms(name) / 1000 / SECONDS).toFixed(3)} s/s`;
-    const line = (name: string) => `${perSecond(name)} (${Math.round(ms(name))} ms, ${kib(runs[name][0].bytes)}; runs ${runs[name].map((r) => Math.round(r.ms)).join(', ')})`;
+    const line = (name: string) =>
+      `${perSecond(name)} (${Math.round(ms(name))} ms, ${kib(runs[name][0].bytes)}; runs ${runs[name].map((r) => Math.round(r.ms)).join(', ')})`;
 
-    console.log(`video benchmark — node ${process.version}, ${cpus().length} cores, load average ${load.toFixed(2)} at start, ${loadavg()[0].toFixed(2)} at end`);
-    console.log(`${WIDTH}x${HEIGHT}, ${FPS} fps, ${SECONDS} s clips (${FPS * SECONDS} frames); medians of ${ROUNDS} interleaved rounds after one warm-up`);
+    console.log(
+      `video benchmark — node ${process.version}, ${cpus().length} cores, load average ${load.toFixed(2)} at start, ${loadavg()[0].toFixed(2)} at end`,
+    );
+    console.log(
+      `${WIDTH}x${HEIGHT}, ${FPS} fps, ${SECONDS} s clips (${FPS * SECONDS} frames); medians of ${ROUNDS} interleaved rounds after one warm-up`,
+    );
     console.log('seconds of compute per second of footage (lower is better)\n');
     console.log(`mp4   ours (placeholder → libx264 veryfast, faststart)      ${line('ours mp4')}`);
     console.log(`      anchor: bare ffmpeg, testsrc → same encoder            ${line('anchor mp4')}`);
-    console.log(`      ratio ours / anchor                                     ${(ms('ours mp4') / ms('anchor mp4')).toFixed(2)} ×`);
+    console.log(
+      `      ratio ours / anchor                                     ${(ms('ours mp4') / ms('anchor mp4')).toFixed(2)} ×`,
+    );
     console.log(`      bare ffmpeg, our frames from a raw file → same encoder ${line('bare ffmpeg, our frames, mp4')}`);
     console.log(`webp  ours (placeholder → sharp, q75 effort 2)               ${line('ours webp')}`);
     console.log(`      anchor: bare ffmpeg, testsrc → libwebp_anim q75         ${line('anchor webp')}`);
-    console.log(`      ratio ours / anchor                                     ${(ms('ours webp') / ms('anchor webp')).toFixed(2)} ×`);
+    console.log(
+      `      ratio ours / anchor                                     ${(ms('ours webp') / ms('anchor webp')).toFixed(2)} ×`,
+    );
     console.log(`      our frames → ffmpeg libwebp_anim q75 instead of sharp   ${line('ours webp via libwebp_anim')}`);
-    console.log(`frames alone (made, no encoder): ${Math.round(ms('frames alone'))} ms, ${(ms('frames alone') / (FPS * SECONDS)).toFixed(2)} ms a frame`);
+    console.log(
+      `frames alone (made, no encoder): ${Math.round(ms('frames alone'))} ms, ${(ms('frames alone') / (FPS * SECONDS)).toFixed(2)} ms a frame`,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

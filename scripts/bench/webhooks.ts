@@ -55,7 +55,13 @@ function pendingTask(n: number, accountId: string): TaskRecord {
     status: 'pending',
     accountId,
     apiKeyId: null,
-    request: { prompt: 'a lighthouse on a cliff at dawn, oil painting', count: 1, model: 'placeholder', size: 'square', metadata: { order: `o-${n}` } },
+    request: {
+      prompt: 'a lighthouse on a cliff at dawn, oil painting',
+      count: 1,
+      model: 'placeholder',
+      size: 'square',
+      metadata: { order: `o-${n}` },
+    },
     items: [{ status: 'success', cost: 1000, result: { id: `img_${n}`, size: '1024x1024' }, attempts: 1 }],
     estimate: 1000,
     cost: 0,
@@ -81,8 +87,23 @@ async function seed(count: number, hookUrl?: string) {
     const chunk = Array.from({ length: Math.min(1000, count - from) }, (_, i) => pendingTask(from + i, account.id));
     await Promise.all(chunk.map((task) => tasks.create(task, {})));
     const at = new Date().toISOString();
-    const result = (n: number) => ({ model: 'placeholder', images: [{ status: 'success', id: `img_${n}`, url: `http://127.0.0.1:8080/images/img_${n}.webp`, size: '1024x1024', cost: '0.001' }] });
-    await Promise.all(chunk.map((task, i) => tasks.settle({ id: task.id, status: 'completed', result: result(from + i), cost: 1000, at })));
+    const result = (n: number) => ({
+      model: 'placeholder',
+      images: [
+        {
+          status: 'success',
+          id: `img_${n}`,
+          url: `http://127.0.0.1:8080/images/img_${n}.webp`,
+          size: '1024x1024',
+          cost: '0.001',
+        },
+      ],
+    });
+    await Promise.all(
+      chunk.map((task, i) =>
+        tasks.settle({ id: task.id, status: 'completed', result: result(from + i), cost: 1000, at }),
+      ),
+    );
   }
   await services.close();
   return { dataDir, config };
@@ -121,7 +142,11 @@ async function deliverRound(hookUrl: string) {
     log: (message) => process.stderr.write(`${message}\n`),
     send: async (delivery, message) => {
       const { timeoutMs, allowPrivateAddresses } = config.webhooks;
-      const result = await deliverWebhook({ url: delivery.url, secret: message.secret }, message, { timeoutMs, allowPrivateAddresses, now: Date.now });
+      const result = await deliverWebhook({ url: delivery.url, secret: message.secret }, message, {
+        timeoutMs,
+        allowPrivateAddresses,
+        now: Date.now,
+      });
       answered.push(performance.now() - taken.get(delivery.id)!);
       return result;
     },
@@ -138,7 +163,9 @@ async function deliverRound(hookUrl: string) {
   // The anchor: the same body, signed the same way, sent by a bare keep-alive loop.
   const [webhook] = await services.store.webhooks.listAll();
   const secret = services.webhooks.secretOf(webhook);
-  const event = await services.store.webhooks.getEvent((await services.store.webhooks.deliveriesOf(webhook.id, 1))[0].eventId);
+  const event = await services.store.webhooks.getEvent(
+    (await services.store.webhooks.deliveriesOf(webhook.id, 1))[0].eventId,
+  );
   const body = JSON.stringify(event!.payload);
   const anchor = await bareLoop(hookUrl, secret, body, EVENTS, config.webhooks.concurrency);
   await services.close();
@@ -221,13 +248,18 @@ function receiver() {
     req.resume();
     req.on('end', () => res.writeHead(204).end());
   });
-  server.listen(0, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook\n`));
+  server.listen(0, '127.0.0.1', () =>
+    process.stdout.write(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook\n`),
+  );
   process.on('SIGTERM', () => process.exit(0));
 }
 
 /** Runs this script in a fresh process with `args`; resolves with the first line it prints. */
 function child(args: string[], env: Record<string, string> = {}) {
-  const proc = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  const proc = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
   const line = new Promise<string>((resolve, reject) => {
     let out = '';
     proc.stdout.on('data', (chunk) => {
@@ -260,13 +292,21 @@ async function main() {
     const anchorRate = m((r) => r.anchor.rate);
     console.log(`backlog of ${EVENTS} events, one dashboard webhook, concurrency ${rounds[0].concurrency}:`);
     console.log(`  drained            ${Math.round(rate)} deliveries/s (dispatcher start → last attempt durable)`);
-    console.log(`  taken → answered   p50 ${m((r) => r.answered.p50).toFixed(1)} ms, p99 ${m((r) => r.answered.p99).toFixed(1)} ms`);
-    console.log(`  taken → durable    p50 ${m((r) => r.durable.p50).toFixed(1)} ms, p99 ${m((r) => r.durable.p99).toFixed(1)} ms`);
+    console.log(
+      `  taken → answered   p50 ${m((r) => r.answered.p50).toFixed(1)} ms, p99 ${m((r) => r.answered.p99).toFixed(1)} ms`,
+    );
+    console.log(
+      `  taken → durable    p50 ${m((r) => r.durable.p50).toFixed(1)} ms, p99 ${m((r) => r.durable.p99).toFixed(1)} ms`,
+    );
     console.log(
       `  anchor (bare signed keep-alive POST loop, same concurrency) ${Math.round(anchorRate)} req/s, p50 ${m((r) => r.anchor.p50).toFixed(1)} ms, p99 ${m((r) => r.anchor.p99).toFixed(1)} ms`,
     );
-    console.log(`  ratio drain / anchor ${(rate / anchorRate).toFixed(2)} (per round: ${rounds.map((r) => (r.rate / r.anchor.rate).toFixed(2)).join(', ')})`);
-    console.log(`  recording the ${EVENTS} events at start-up (recoverMissing): ${Math.round(m((r) => r.recoverMs))} ms\n`);
+    console.log(
+      `  ratio drain / anchor ${(rate / anchorRate).toFixed(2)} (per round: ${rounds.map((r) => (r.rate / r.anchor.rate).toFixed(2)).join(', ')})`,
+    );
+    console.log(
+      `  recording the ${EVENTS} events at start-up (recoverMissing): ${Math.round(m((r) => r.recoverMs))} ms\n`,
+    );
   }
 
   if (RECOVER > 0) {
@@ -277,12 +317,15 @@ async function main() {
       times.push(r.ms);
       console.log(`  recovery round ${i + 1}: ${r.recovered} marks in ${Math.round(r.ms)} ms`);
     }
-    console.log(`recoverMissing over ${RECOVER} settled tasks without events (no webhook: one mark each): ${(median(times) / 1000).toFixed(2)} s`);
+    console.log(
+      `recoverMissing over ${RECOVER} settled tasks without events (no webhook: one mark each): ${(median(times) / 1000).toFixed(2)} s`,
+    );
   }
 }
 
 const mode = process.argv[2];
 if (mode === '--receiver') receiver();
-else if (mode === '--deliver') process.stdout.write(`${JSON.stringify(await deliverRound(process.argv[3]))}\n`, () => process.exit(0));
+else if (mode === '--deliver')
+  process.stdout.write(`${JSON.stringify(await deliverRound(process.argv[3]))}\n`, () => process.exit(0));
 else if (mode === '--recover') process.stdout.write(`${JSON.stringify(await recoverRound())}\n`, () => process.exit(0));
 else await main();

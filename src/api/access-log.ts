@@ -9,7 +9,8 @@ const UNMATCHED = '(unmatched)';
 /** Who made the request, as far as the log may say: the key's id, never the key or a token. */
 function credentialFields(principal: Principal | undefined): Record<string, string> {
   if (!principal) return {};
-  if (principal.kind === 'apiKey') return { credential: 'apiKey', keyId: principal.keyId, accountId: principal.accountId };
+  if (principal.kind === 'apiKey')
+    return { credential: 'apiKey', keyId: principal.keyId, accountId: principal.accountId };
   if (principal.kind === 'pat') return { credential: 'pat', taskId: principal.taskId, accountId: principal.accountId };
   return { credential: 'accessToken', accountId: principal.accountId };
 }

@@ -22,7 +22,12 @@ const reject = (response: Response): never => {
  * Reads a JSON body and validates it. A body that is not JSON gets the plain-text 400; a
  * body that fails the schema gets the family's rejection shape. An empty body counts as `{}`.
  */
-export async function parseJsonBody<S extends z.ZodType>(c: Context, schema: S, family: SchemaFamily, limitBytes: number): Promise<z.infer<S>> {
+export async function parseJsonBody<S extends z.ZodType>(
+  c: Context,
+  schema: S,
+  family: SchemaFamily,
+  limitBytes: number,
+): Promise<z.infer<S>> {
   const text = await readBoundedText(c, limitBytes);
   let input: unknown = {};
   if (text.trim() !== '') {
@@ -52,7 +57,8 @@ export function parseQuery<S extends z.ZodType>(c: Context, schema: S, family: S
   return rejectSchema(family, toSchemaIssues(result.error, input), input);
 }
 
-const tooLarge = (limit: number) => new AppError('VALIDATION_ERROR', `the request body is larger than ${limit} bytes`, { status: 413 });
+const tooLarge = (limit: number) =>
+  new AppError('VALIDATION_ERROR', `the request body is larger than ${limit} bytes`, { status: 413 });
 
 /**
  * Reads the body as text, refusing more than `limit` bytes with 413. A declared
@@ -74,7 +80,11 @@ async function readBoundedText(c: Context<ApiEnv>, limit: number): Promise<strin
 }
 
 /** A body stream read whole, cut off with `tooLarge()` as soon as it passes `limit` bytes. */
-export async function readStreamBounded(body: ReadableStream<Uint8Array>, limit: number, tooLarge: () => Error): Promise<Buffer> {
+export async function readStreamBounded(
+  body: ReadableStream<Uint8Array>,
+  limit: number,
+  tooLarge: () => Error,
+): Promise<Buffer> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;

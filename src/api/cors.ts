@@ -7,7 +7,15 @@ import type { ApiEnv } from './types.js';
 const ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'Last-Event-ID', 'Cancel-After'];
 /** Response headers a browser script may read beyond the safelisted ones. */
-const EXPOSE_HEADERS = ['x-request-id', 'retry-after', 'idempotent-replayed', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy'];
+const EXPOSE_HEADERS = [
+  'x-request-id',
+  'retry-after',
+  'idempotent-replayed',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'ratelimit-policy',
+];
 /** How long a browser may cache a preflight answer. */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 

@@ -27,4 +27,5 @@ export function createErrorHandler() {
   };
 }
 
-export const notFound = (c: Context): Response => c.json(new AppError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`).toBody(), 404);
+export const notFound = (c: Context): Response =>
+  c.json(new AppError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`).toBody(), 404);

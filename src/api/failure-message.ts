@@ -9,7 +9,8 @@ interface FailedTask {
 }
 
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-const reasonOf = (error: { code: string; message?: string }) => (error.message ? `${error.code} (${cut(error.message, REASON_CHARS)})` : error.code);
+const reasonOf = (error: { code: string; message?: string }) =>
+  error.message ? `${error.code} (${cut(error.message, REASON_CHARS)})` : error.code;
 
 /**
  * The message of a failed sync answer (docs/api/errors.md): the task, then each failed item's
@@ -19,7 +20,9 @@ const reasonOf = (error: { code: string; message?: string }) => (error.message ?
  */
 export function taskFailureMessage(task: FailedTask): string {
   const numbered = task.items.length > 1;
-  const items = task.items.flatMap((item, index) => (item.status === 'failed' && item.error ? [`${numbered ? `item ${index + 1} ` : ''}${reasonOf(item.error)}`] : []));
+  const items = task.items.flatMap((item, index) =>
+    item.status === 'failed' && item.error ? [`${numbered ? `item ${index + 1} ` : ''}${reasonOf(item.error)}`] : [],
+  );
   const parts = items.length > 0 ? items : (task.errors ?? []).map(reasonOf);
   let message = `task ${task.id} failed`;
   for (const [index, part] of parts.entries()) {

@@ -38,7 +38,8 @@ const patternOf = (path: string) => new RegExp(`^${path.replace(/:(\w+)/g, '(?<$
 const PATTERNS = IDEMPOTENT_PATHS.map((path) => ({ path, pattern: patternOf(path) }));
 
 /** Whether a route (its method and hono path) takes an Idempotency-Key: the API description asks. */
-export const takesIdempotencyKey = (method: string, path: string): boolean => method.toLowerCase() === 'post' && (IDEMPOTENT_PATHS as readonly string[]).includes(path);
+export const takesIdempotencyKey = (method: string, path: string): boolean =>
+  method.toLowerCase() === 'post' && (IDEMPOTENT_PATHS as readonly string[]).includes(path);
 
 /** 1 to 255 printable ASCII characters (space to tilde). */
 const KEY = /^[\x20-\x7e]{1,255}$/;
@@ -63,7 +64,13 @@ function kept(status: number, code: string | undefined): boolean {
 }
 
 const tooLarge = (upload: boolean, limit: number) =>
-  new AppError('VALIDATION_ERROR', upload ? `the upload body is larger than ${limit / 1024 / 1024} MB` : `the request body is larger than ${limit} bytes`, { status: 413 });
+  new AppError(
+    'VALIDATION_ERROR',
+    upload
+      ? `the upload body is larger than ${limit / 1024 / 1024} MB`
+      : `the request body is larger than ${limit} bytes`,
+    { status: 413 },
+  );
 
 /** Reads the whole body, refusing more than `limit` bytes with 413, as each route does. */
 async function readBounded(c: Context<ApiEnv>, limit: number, upload: boolean): Promise<Uint8Array> {
@@ -80,7 +87,11 @@ function replaceBody(c: Context<ApiEnv>, bytes: Uint8Array): void {
   const headers = new Headers(c.req.raw.headers);
   headers.delete('transfer-encoding');
   headers.set('content-length', String(bytes.byteLength));
-  c.req.raw = new Request(c.req.raw.url, { method: c.req.raw.method, headers, body: bytes.byteLength > 0 ? bytes : null });
+  c.req.raw = new Request(c.req.raw.url, {
+    method: c.req.raw.method,
+    headers,
+    body: bytes.byteLength > 0 ? bytes : null,
+  });
   if (c.env?.incoming) c.env = { ...c.env, incoming: undefined };
 }
 
@@ -101,7 +112,9 @@ function canonical(value: unknown): string {
  */
 function fingerprintOf(method: string, path: string, contentType: string, bytes: Uint8Array): string {
   const hash = createHash('sha256').update(`${method} ${path}\n`);
-  const boundary = /^multipart\/form-data/i.test(contentType) ? /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType) : null;
+  const boundary = /^multipart\/form-data/i.test(contentType)
+    ? /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType)
+    : null;
   if (boundary) {
     const text = Buffer.from(bytes).toString('latin1');
     return hash.update(text.split(`--${boundary[1] ?? boundary[2]}`).join('--'), 'latin1').digest('hex');
@@ -154,11 +167,20 @@ export function idempotency(deps: ApiDeps, app: object): MiddlewareHandler<ApiEn
       return next();
     }
     c.set('principal', principal);
-    if (!KEY.test(key)) throw new AppError('VALIDATION_ERROR', 'the Idempotency-Key header must be 1 to 255 printable ASCII characters');
+    if (!KEY.test(key))
+      throw new AppError('VALIDATION_ERROR', 'the Idempotency-Key header must be 1 to 255 printable ASCII characters');
     const upload = c.req.path === '/image/upload';
-    const bytes = await readBounded(c, upload ? UPLOAD_LIMITS.maxBody : deps.config.current().server.bodyLimitBytes, upload);
+    const bytes = await readBounded(
+      c,
+      upload ? UPLOAD_LIMITS.maxBody : deps.config.current().server.bodyLimitBytes,
+      upload,
+    );
     replaceBody(c, bytes);
-    const outcome = await deps.idempotency.begin(principal.accountId, key, fingerprintOf(c.req.method, c.req.path, c.req.header('content-type') ?? '', bytes));
+    const outcome = await deps.idempotency.begin(
+      principal.accountId,
+      key,
+      fingerprintOf(c.req.method, c.req.path, c.req.header('content-type') ?? '', bytes),
+    );
     if (outcome.kind === 'replay') {
       // A replay is a request of the key like any other: it counts against the key's requestsPerMinute (the route counts the others).
       await enforceKeyRateLimit(c, deps.apiKeys, principal);
@@ -171,7 +193,9 @@ export function idempotency(deps: ApiDeps, app: object): MiddlewareHandler<ApiEn
       answer = await captured(c.res);
     } finally {
       // The answer stands whether or not it could be kept.
-      await outcome.finish(answer).catch((err: Error) => deps.log(`idempotency: the answer for key ${key} was not kept: ${err.message}`));
+      await outcome
+        .finish(answer)
+        .catch((err: Error) => deps.log(`idempotency: the answer for key ${key} was not kept: ${err.message}`));
     }
   };
 }

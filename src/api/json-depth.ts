@@ -43,7 +43,8 @@ export class MalformedJsonError extends Error {}
  * 400 VALIDATION_ERROR (so no later recursive step can overflow the stack and answer 500).
  */
 export function parseRequestJson(text: string): unknown {
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new AppError('VALIDATION_ERROR', `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH))
+    throw new AppError('VALIDATION_ERROR', `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return JSON.parse(text);
   } catch {

@@ -37,11 +37,19 @@ const SchemaIssue = named(
 );
 export const ImageSchemaRejection = named(
   'ImageSchemaRejection',
-  z.object({ data: z.unknown().describe('the request body as sent'), error: z.array(SchemaIssue), success: z.literal(false) }).describe('A body failing the schema of an /image/* route'),
+  z
+    .object({
+      data: z.unknown().describe('the request body as sent'),
+      error: z.array(SchemaIssue),
+      success: z.literal(false),
+    })
+    .describe('A body failing the schema of an /image/* route'),
 );
 export const ResourceSchemaRejection = named(
   'ResourceSchemaRejection',
-  z.object({ success: z.literal(false), errors: z.array(SchemaIssue) }).describe('A body or query failing the schema of a resource route (/tasks, /api-key, /webhook, /destinations)'),
+  z
+    .object({ success: z.literal(false), errors: z.array(SchemaIssue) })
+    .describe('A body or query failing the schema of a resource route (/tasks, /api-key, /webhook, /destinations)'),
 );
 export const ErrorBody = named(
   'Error',
@@ -50,7 +58,12 @@ export const ErrorBody = named(
       code: z.string().describe('the error code; each answer lists the codes it can carry'),
       message: z.string().optional(),
       scopes: z
-        .object({ required: z.array(z.string()).optional(), current: z.array(z.string()).optional(), requested: z.array(z.string()).optional(), allowed: z.array(z.string()).optional() })
+        .object({
+          required: z.array(z.string()).optional(),
+          current: z.array(z.string()).optional(),
+          requested: z.array(z.string()).optional(),
+          allowed: z.array(z.string()).optional(),
+        })
         .optional()
         .describe('INSUFFICIENT_SCOPE and SCOPE_ESCALATION: the scopes involved'),
     })
@@ -109,21 +122,39 @@ for (const module of TASK_MODULES) {
     `${name}CompletedEvent`,
     envelope(
       z.literal(`task.${module.type}.completed`),
-      z.object({ ...taskData, taskType: z.literal(module.type), status: z.literal('completed'), result: module.result }).describe('the task, with its result as GET /tasks/{id}/result shows it'),
+      z
+        .object({
+          ...taskData,
+          taskType: z.literal(module.type),
+          status: z.literal('completed'),
+          result: module.result,
+        })
+        .describe('the task, with its result as GET /tasks/{id}/result shows it'),
     ),
   );
   const failed = named(
     `${name}FailedEvent`,
     envelope(
       z.literal(`task.${module.type}.failed`),
-      z.object({ ...taskData, taskType: z.literal(module.type), status: z.literal('failed'), errors: z.array(z.object({ code: TaskErrorCode, message: z.string().optional() })) }),
+      z.object({
+        ...taskData,
+        taskType: z.literal(module.type),
+        status: z.literal('failed'),
+        errors: z.array(z.object({ code: TaskErrorCode, message: z.string().optional() })),
+      }),
     ),
   );
-  EVENT_PAYLOADS.push({ type: `task.${module.type}.completed`, schema: completed, completed: true }, { type: `task.${module.type}.failed`, schema: failed, completed: false });
+  EVENT_PAYLOADS.push(
+    { type: `task.${module.type}.completed`, schema: completed, completed: true },
+    { type: `task.${module.type}.failed`, schema: failed, completed: false },
+  );
 }
 
 /** Sent by POST /webhook/{id}/test to that webhook only, whatever it subscribes to. */
-export const TestEvent = named('WebhookTestEvent', envelope(z.literal(TEST_EVENT_KIND), z.object({ webhookId: z.string() })));
+export const TestEvent = named(
+  'WebhookTestEvent',
+  envelope(z.literal(TEST_EVENT_KIND), z.object({ webhookId: z.string() })),
+);
 
 /** A budget threshold reached (services/billing-alerts.ts): once per account or key, period and threshold. */
 export const BillingThresholdEvent = named(
@@ -131,10 +162,16 @@ export const BillingThresholdEvent = named(
   envelope(
     z.literal(BILLING_THRESHOLD_EVENT),
     z.object({
-      scope: z.enum(['account', 'key']).describe("account: the account's budget for the UTC month; key: the key's spending limit"),
+      scope: z
+        .enum(['account', 'key'])
+        .describe("account: the account's budget for the UTC month; key: the key's spending limit"),
       accountId: z.string(),
       apiKeyId: z.string().optional().describe('the key, for scope key'),
-      period: z.string().describe("2026-11 (an account's month) or the key's limit period: d:2026-11-22, w:2026-11-16 (the Monday), m:2026-11"),
+      period: z
+        .string()
+        .describe(
+          "2026-11 (an account's month) or the key's limit period: d:2026-11-22, w:2026-11-16 (the Monday), m:2026-11",
+        ),
       threshold: z.number().int().describe('percent'),
       used: Usd.describe('account: charged this month; key: its spend in the period (charges and pending reserves)'),
       limit: Usd.describe('account: charged this month plus the balance; key: the spending limit'),

@@ -3,7 +3,15 @@ import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../domain/errors.js';
 import { BILLING_THRESHOLD_EVENT, TEST_EVENT_KIND } from '../domain/events.js';
 import { IDEMPOTENCY_KEY_DESCRIPTION, takesIdempotencyKey } from './idempotency.js';
-import { BillingThresholdEvent, componentNames, ErrorBody, EVENT_PAYLOADS, ImageSchemaRejection, ResourceSchemaRejection, TestEvent } from './openapi-schemas.js';
+import {
+  BillingThresholdEvent,
+  componentNames,
+  ErrorBody,
+  EVENT_PAYLOADS,
+  ImageSchemaRejection,
+  ResourceSchemaRejection,
+  TestEvent,
+} from './openapi-schemas.js';
 import type { RouteSpec } from './route.js';
 
 const SECURITY: Record<string, string> = { apiKey: 'apiKey', accessToken: 'accessToken', pat: 'publicAccessToken' };
@@ -17,29 +25,57 @@ type Json = Record<string, unknown>;
 const TAGS: { name: string; description: string; segments: string[] }[] = [
   {
     name: 'images',
-    description: 'Image tasks (generate, rate, alt text, remove background, review) with an API key; uploads, which give any task an image to work on; and the image files the service serves',
+    description:
+      'Image tasks (generate, rate, alt text, remove background, review) with an API key; uploads, which give any task an image to work on; and the image files the service serves',
     segments: ['image', 'images'],
   },
-  { name: 'videos', description: 'Video generation tasks, the video models and their prices, and the video files the service serves', segments: ['video', 'videos'] },
-  { name: 'tasks', description: 'Every task, whatever its type: its status, result and live events; cancel it; estimate the cost of one before creating it', segments: ['tasks'] },
+  {
+    name: 'videos',
+    description: 'Video generation tasks, the video models and their prices, and the video files the service serves',
+    segments: ['video', 'videos'],
+  },
+  {
+    name: 'tasks',
+    description:
+      'Every task, whatever its type: its status, result and live events; cancel it; estimate the cost of one before creating it',
+    segments: ['tasks'],
+  },
   { name: 'models', description: 'The configured image generation models and their prices', segments: ['models'] },
-  { name: 'api-keys', description: "The account's API keys: create, limit, rotate and revoke them (with an OAuth access token)", segments: ['api-key'] },
-  { name: 'webhooks', description: "The account's webhooks, their deliveries, tests and redeliveries (with an OAuth access token)", segments: ['webhook'] },
-  { name: 'usage', description: "The account's charges over a range of days, by day, key, task type or model (with an OAuth access token)", segments: ['usage'] },
+  {
+    name: 'api-keys',
+    description: "The account's API keys: create, limit, rotate and revoke them (with an OAuth access token)",
+    segments: ['api-key'],
+  },
+  {
+    name: 'webhooks',
+    description: "The account's webhooks, their deliveries, tests and redeliveries (with an OAuth access token)",
+    segments: ['webhook'],
+  },
+  {
+    name: 'usage',
+    description:
+      "The account's charges over a range of days, by day, key, task type or model (with an OAuth access token)",
+    segments: ['usage'],
+  },
   {
     name: 'destinations',
-    description: 'Storage destinations (S3-compatible buckets, HTTP endpoints, local folders) that results are also written to (with an OAuth access token)',
+    description:
+      'Storage destinations (S3-compatible buckets, HTTP endpoints, local folders) that results are also written to (with an OAuth access token)',
     segments: ['destinations'],
   },
   {
     name: 'service',
-    description: 'The service itself: where to go (GET /), liveness, readiness, Prometheus metrics, and this description as JSON and as a page',
+    description:
+      'The service itself: where to go (GET /), liveness, readiness, Prometheus metrics, and this description as JSON and as a page',
     segments: ['', 'health', 'ready', 'metrics', 'openapi.json', 'docs'],
   },
 ];
 
 /** The tag of the events the service sends (the document's `webhooks`), apart from the routes that manage webhooks. */
-const EVENTS_TAG = { name: 'webhook-events', description: 'Events the service sends to webhooks, signed as Standard Webhooks' };
+const EVENTS_TAG = {
+  name: 'webhook-events',
+  description: 'Events the service sends to webhooks, signed as Standard Webhooks',
+};
 
 /** The resource tag of a route; a route whose first path segment no tag lists is a mistake to fix here. */
 function tagOf(path: string): string {
@@ -50,7 +86,9 @@ function tagOf(path: string): string {
 }
 
 /** The package's version (package.json beside src/ and dist/): the description's version is the service's. */
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /**
  * Component schema names as references (what zod extracts as `$defs` lives under
@@ -60,7 +98,10 @@ const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 const toComponentRefs = <T>(value: T): T =>
   JSON.parse(JSON.stringify(value).replaceAll('"#/$defs/', '"#/components/schemas/'), (_key, json: unknown) => {
     const anyOf = (json as Json | null)?.anyOf;
-    if (Array.isArray(anyOf) && anyOf.some((member) => typeof member === 'object' && member !== null && Object.keys(member).length === 0)) {
+    if (
+      Array.isArray(anyOf) &&
+      anyOf.some((member) => typeof member === 'object' && member !== null && Object.keys(member).length === 0)
+    ) {
       const { anyOf: _, ...rest } = json as Json;
       return rest;
     }
@@ -85,13 +126,19 @@ function createConverter() {
   const components: Record<string, Json> = {};
   const metadata = new NamedRegistry();
   const convert = (schema: z.ZodType, io: 'input' | 'output'): Json => {
-    const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any', ...(io === 'output' ? { metadata } : {}) }) as Json;
+    const out = z.toJSONSchema(schema, {
+      target: 'draft-2020-12',
+      io,
+      unrepresentable: 'any',
+      ...(io === 'output' ? { metadata } : {}),
+    }) as Json;
     delete out.$schema;
     const defs = (out.$defs ?? {}) as Record<string, Json>;
     delete out.$defs;
     for (const [id, def] of Object.entries(defs)) {
       const json = toComponentRefs(def);
-      if (components[id] && JSON.stringify(components[id]) !== JSON.stringify(json)) throw new Error(`schema ${id} converts differently in two answers`);
+      if (components[id] && JSON.stringify(components[id]) !== JSON.stringify(json))
+        throw new Error(`schema ${id} converts differently in two answers`);
       components[id] = json;
     }
     return toComponentRefs(out);
@@ -101,13 +148,18 @@ function createConverter() {
 
 /** Marks each `oneOf` of component references whose targets share a constant property as discriminated by it. */
 function addDiscriminators(components: Record<string, Json>): void {
-  const constOf = (target: Json | undefined, property: string) => (target?.properties as Record<string, Json> | undefined)?.[property]?.const;
+  const constOf = (target: Json | undefined, property: string) =>
+    (target?.properties as Record<string, Json> | undefined)?.[property]?.const;
   for (const schema of Object.values(components)) {
     const members = schema.oneOf as { $ref?: string }[] | undefined;
     if (!members?.every((m) => m.$ref)) continue;
     const targets = members.map((m) => components[m.$ref!.split('/').pop()!]);
     const property = ['type', 'status'].find((p) => targets.every((t) => typeof constOf(t, p) === 'string'));
-    if (property) schema.discriminator = { propertyName: property, mapping: Object.fromEntries(members.map((m, i) => [constOf(targets[i], property), m.$ref])) };
+    if (property)
+      schema.discriminator = {
+        propertyName: property,
+        mapping: Object.fromEntries(members.map((m, i) => [constOf(targets[i], property), m.$ref])),
+      };
   }
 }
 
@@ -125,7 +177,9 @@ const KEY_LIMIT_HEADERS = Object.fromEntries(
 );
 
 /** `{ allOf: [Error, { code: enum }] }`: the flat error, with the codes this answer can carry. */
-const errorSchema = (codes: ErrorCode[]) => ({ allOf: [ref('Error'), { type: 'object', properties: { code: { type: 'string', enum: codes } } }] });
+const errorSchema = (codes: ErrorCode[]) => ({
+  allOf: [ref('Error'), { type: 'object', properties: { code: { type: 'string', enum: codes } } }],
+});
 
 function errorResponses(route: RouteSpec, convert: (schema: z.ZodType, io: 'input' | 'output') => Json): Json {
   const pairs: [number, ErrorCode][] = (route.errors ?? []).map((code) => [ERROR_STATUS[code], code]);
@@ -140,34 +194,53 @@ function errorResponses(route: RouteSpec, convert: (schema: z.ZodType, io: 'inpu
   // Bodies are bounded: past the bound (100 MB for uploads) the answer is 413 VALIDATION_ERROR.
   if (route.body || route.path === '/image/upload') pairs.push([413, 'VALIDATION_ERROR']);
   // An Idempotency-Key: 400 when malformed, 409 when sent with another request or while its first request runs elsewhere.
-  if (takesIdempotencyKey(route.method, route.path)) pairs.push([400, 'VALIDATION_ERROR'], [409, 'IDEMPOTENCY_KEY_REUSED'], [409, 'IDEMPOTENCY_KEY_IN_USE']);
+  if (takesIdempotencyKey(route.method, route.path))
+    pairs.push([400, 'VALIDATION_ERROR'], [409, 'IDEMPOTENCY_KEY_REUSED'], [409, 'IDEMPOTENCY_KEY_IN_USE']);
   pairs.push([500, 'INTERNAL_SERVER_ERROR']);
   // A route that writes may find no room (the disk full, a quota used up, free space below store.minFreeBytes): 507 with Retry-After.
   if (route.method !== 'get') pairs.push([507, 'STORAGE_FULL']);
   // Authenticating reads the store: with the database out of reach (PostgreSQL restarting), 503 with Retry-After.
   if (route.guard) pairs.push([503, 'STORE_UNAVAILABLE']);
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const [status, code] of pairs) if (!byStatus.get(status)?.includes(code)) byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  for (const [status, code] of pairs)
+    if (!byStatus.get(status)?.includes(code)) byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   convert(ErrorBody, 'output');
   const responses: Json = {};
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-    responses[String(status)] = { description: `Request error: ${list.join(', ')}`, content: { 'application/json': { schema: errorSchema(list) } } };
+    responses[String(status)] = {
+      description: `Request error: ${list.join(', ')}`,
+      content: { 'application/json': { schema: errorSchema(list) } },
+    };
   }
   if (route.guard?.accept.includes('apiKey')) (responses['429'] as Json).headers = KEY_LIMIT_HEADERS;
   if (responses['507'])
-    (responses['507'] as Json).headers = { 'Retry-After': { description: 'seconds to wait before retrying; writes resume by themselves once space is freed', schema: { type: 'string' } } };
-  if (route.guard) (responses['503'] as Json).headers = { 'Retry-After': { description: 'seconds to wait before retrying', schema: { type: 'string' } } };
+    (responses['507'] as Json).headers = {
+      'Retry-After': {
+        description: 'seconds to wait before retrying; writes resume by themselves once space is freed',
+        schema: { type: 'string' },
+      },
+    };
+  if (route.guard)
+    (responses['503'] as Json).headers = {
+      'Retry-After': { description: 'seconds to wait before retrying', schema: { type: 'string' } },
+    };
   if (route.body || route.query) {
     const rejection = convert(route.family === 'image' ? ImageSchemaRejection : ResourceSchemaRejection, 'output');
-    const existing = responses['400'] as { content: Record<string, { schema: unknown }>; description: string } | undefined;
+    const existing = responses['400'] as
+      | { content: Record<string, { schema: unknown }>; description: string }
+      | undefined;
     const oneOf = [rejection, ...(existing ? [existing.content['application/json'].schema] : [])];
     const shape = route.family === 'image' ? '{ data, error, success: false }' : '{ success: false, errors }';
-    const what = route.body ? 'a body that is not JSON (plain text "Malformed JSON in request body")' : 'query parameters outside their schema';
+    const what = route.body
+      ? 'a body that is not JSON (plain text "Malformed JSON in request body")'
+      : 'query parameters outside their schema';
     responses['400'] = {
       description: `Schema rejection (${shape}), ${what}${existing ? `, or ${existing.description.toLowerCase()}` : ''}`,
       content: {
         'application/json': { schema: oneOf.length > 1 ? { oneOf } : oneOf[0] },
-        ...(route.body ? { 'text/plain': { schema: { type: 'string', const: 'Malformed JSON in request body' } } } : {}),
+        ...(route.body
+          ? { 'text/plain': { schema: { type: 'string', const: 'Malformed JSON in request body' } } }
+          : {}),
       },
     };
   }
@@ -175,11 +248,21 @@ function errorResponses(route: RouteSpec, convert: (schema: z.ZodType, io: 'inpu
 }
 
 /** Parameters from the schema a handler parses its query (or headers) with; a catch-all becomes one form-exploded object. */
-function parametersOf(schema: z.ZodObject, where: 'query' | 'header', convert: (schema: z.ZodType, io: 'input' | 'output') => Json): Json[] {
+function parametersOf(
+  schema: z.ZodObject,
+  where: 'query' | 'header',
+  convert: (schema: z.ZodType, io: 'input' | 'output') => Json,
+): Json[] {
   const params: Json[] = Object.entries(schema.shape).map(([name, field]) => {
     const json = convert(field as z.ZodType, 'input');
     const { description, ...rest } = json;
-    return { name, in: where, required: !(field as z.ZodType).safeParse(undefined).success, ...(description ? { description } : {}), schema: rest };
+    return {
+      name,
+      in: where,
+      required: !(field as z.ZodType).safeParse(undefined).success,
+      ...(description ? { description } : {}),
+      schema: rest,
+    };
   });
   const rest = schema._zod.def.catchall;
   if (rest && where === 'query') {
@@ -189,7 +272,8 @@ function parametersOf(schema: z.ZodObject, where: 'query' | 'header', convert: (
       in: 'query',
       style: 'form',
       explode: true,
-      description: `${description ?? ''} (each pair is its own query parameter, e.g. \`metadata.project=alpha\`)`.trim(),
+      description:
+        `${description ?? ''} (each pair is its own query parameter, e.g. \`metadata.project=alpha\`)`.trim(),
       schema: { type: 'object', propertyNames: { pattern: '^metadata\\.' }, additionalProperties: value },
     });
   }
@@ -207,7 +291,12 @@ export function buildOpenApi(routes: RouteSpec[], serverUrl: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes.filter((r) => !r.internal)) {
     const path = openApiPath(route.path);
-    const parameters: Json[] = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const parameters: Json[] = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({
+      name: m[1],
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    }));
     if (route.query) parameters.push(...parametersOf(route.query, 'query', convert));
     if (route.headers) parameters.push(...parametersOf(route.headers, 'header', convert));
     if (takesIdempotencyKey(route.method, route.path)) {
@@ -221,13 +310,30 @@ export function buildOpenApi(routes: RouteSpec[], serverUrl: string) {
     }
     const body = typeof route.body === 'function' ? route.body() : route.body;
     const success: Json = {
-      [String(route.status)]: { description: 'Success', content: { [route.produces ?? 'application/json']: { schema: route.response ? convert(route.response, 'output') : {} } } },
+      [String(route.status)]: {
+        description: 'Success',
+        content: {
+          [route.produces ?? 'application/json']: { schema: route.response ? convert(route.response, 'output') : {} },
+        },
+      },
     };
     if (takesIdempotencyKey(route.method, route.path)) {
-      (success[String(route.status)] as Json).headers = { 'Idempotent-Replayed': { description: 'true on an answer replayed for an Idempotency-Key', schema: { type: 'string', const: 'true' } } };
+      (success[String(route.status)] as Json).headers = {
+        'Idempotent-Replayed': {
+          description: 'true on an answer replayed for an Idempotency-Key',
+          schema: { type: 'string', const: 'true' },
+        },
+      };
     }
     for (const other of route.also ?? []) {
-      const headers = other.headers && Object.fromEntries(Object.entries(other.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }]));
+      const headers =
+        other.headers &&
+        Object.fromEntries(
+          Object.entries(other.headers).map(([name, description]) => [
+            name,
+            { description, schema: { type: 'string' } },
+          ]),
+        );
       success[String(other.status)] = {
         description: other.description,
         ...(headers ? { headers } : {}),
@@ -242,16 +348,27 @@ export function buildOpenApi(routes: RouteSpec[], serverUrl: string) {
       responses: { ...success, ...errorResponses(route, convert) },
     };
     if (route.guard) {
-      operation.security = route.guard.accept.map((kind) => ({ [SECURITY[kind]]: route.guard!.scope && kind !== 'pat' ? [route.guard!.scope] : [] }));
+      operation.security = route.guard.accept.map((kind) => ({
+        [SECURITY[kind]]: route.guard!.scope && kind !== 'pat' ? [route.guard!.scope] : [],
+      }));
       operation['x-scope'] = route.guard.scope ?? null;
     } else operation.security = [];
     if (parameters.length) operation.parameters = parameters;
-    if (body) operation.requestBody = { required: true, content: { 'application/json': { schema: convert(body, 'input') } } };
+    if (body)
+      operation.requestBody = { required: true, content: { 'application/json': { schema: convert(body, 'input') } } };
     if (route.path === '/image/upload')
       operation.requestBody = {
         required: true,
         content: {
-          'multipart/form-data': { schema: { type: 'object', properties: { files: { type: 'array', items: { type: 'string', format: 'binary' }, minItems: 1, maxItems: 10 } }, required: ['files'] } },
+          'multipart/form-data': {
+            schema: {
+              type: 'object',
+              properties: {
+                files: { type: 'array', items: { type: 'string', format: 'binary' }, minItems: 1, maxItems: 10 },
+              },
+              required: ['files'],
+            },
+          },
         },
       };
     paths[path] = { ...paths[path], [route.method]: operation };
@@ -263,7 +380,10 @@ export function buildOpenApi(routes: RouteSpec[], serverUrl: string) {
       name,
       in: 'header',
       required: name === 'webhook-id',
-      description: name === 'webhook-id' ? 'the event id, the same on every retry' : `Standard Webhooks ${name.slice(8)} (${signed})`,
+      description:
+        name === 'webhook-id'
+          ? 'the event id, the same on every retry'
+          : `Standard Webhooks ${name.slice(8)} (${signed})`,
       schema: { type: 'string' },
     }));
   const webhook = (kind: string, summary: string, description: string, schema: Json, signed: string) => ({
@@ -275,7 +395,9 @@ export function buildOpenApi(routes: RouteSpec[], serverUrl: string) {
       security: [],
       parameters: standardHeaders(signed),
       requestBody: { required: true, content: { 'application/json': { schema } } },
-      responses: { '200': { description: 'Any 2xx marks the delivery delivered; anything else is retried on the schedule' } },
+      responses: {
+        '200': { description: 'Any 2xx marks the delivery delivered; anything else is retried on the schedule' },
+      },
     },
   });
   const taskSigned = 'dashboard webhooks only; per-task custom endpoints are not signed';
@@ -291,7 +413,9 @@ export function buildOpenApi(routes: RouteSpec[], serverUrl: string) {
     );
   }
   for (const status of ['completed', 'failed'] as const) {
-    const oneOf = EVENT_PAYLOADS.filter((e) => e.completed === (status === 'completed')).map((e) => convert(e.schema, 'output'));
+    const oneOf = EVENT_PAYLOADS.filter((e) => e.completed === (status === 'completed')).map((e) =>
+      convert(e.schema, 'output'),
+    );
     webhooks[`task.${status}`] = webhook(
       `task.${status}`,
       `Any task ${status} (a subscription value)`,
@@ -316,7 +440,9 @@ export function buildOpenApi(routes: RouteSpec[], serverUrl: string) {
   );
   addDiscriminators(components);
 
-  const used = new Set(Object.values(paths).flatMap((ops) => Object.values(ops).map((op) => (op as { tags: string[] }).tags[0])));
+  const used = new Set(
+    Object.values(paths).flatMap((ops) => Object.values(ops).map((op) => (op as { tags: string[] }).tags[0])),
+  );
   const tags = TAGS.filter((tag) => used.has(tag.name)).map(({ name, description }) => ({ name, description }));
   return {
     openapi: '3.1.0',
@@ -335,8 +461,18 @@ export function buildOpenApi(routes: RouteSpec[], serverUrl: string) {
       schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (mak_…)' },
-        accessToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An OAuth access token (imgtask tokens issue)' },
-        publicAccessToken: { type: 'http', scheme: 'bearer', bearerFormat: 'pat_ + JWT', description: 'A Public Access Token for one task, valid one hour' },
+        accessToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'An OAuth access token (imgtask tokens issue)',
+        },
+        publicAccessToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'pat_ + JWT',
+          description: 'A Public Access Token for one task, valid one hour',
+        },
       },
     },
   };

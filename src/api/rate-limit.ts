@@ -21,7 +21,11 @@ function rateLimitHeaders(state: KeyRateState): Record<string, string> {
  * headers on its answer; past the limit, 429 RATE_LIMIT_EXCEEDED with Retry-After. A key
  * without a limit (or another credential) costs nothing here.
  */
-export async function enforceKeyRateLimit(c: Context, apiKeys: Pick<ApiKeyService, 'countRequest'>, principal: Principal): Promise<void> {
+export async function enforceKeyRateLimit(
+  c: Context,
+  apiKeys: Pick<ApiKeyService, 'countRequest'>,
+  principal: Principal,
+): Promise<void> {
   if (principal.kind !== 'apiKey' || principal.requestsPerMinute === undefined) return;
   const state = await apiKeys.countRequest(principal.keyId, principal.requestsPerMinute);
   STATES.set(c, state);
@@ -29,9 +33,13 @@ export async function enforceKeyRateLimit(c: Context, apiKeys: Pick<ApiKeyServic
   // Set before the answer exists, so c.json() builds it with them (see app.ts on x-request-id).
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
   if (!state.allowed) {
-    throw new AppError('RATE_LIMIT_EXCEEDED', `this key may make ${state.limit} requests per minute; retry in ${state.resetSeconds} s`, {
-      headers: { ...headers, 'Retry-After': String(state.resetSeconds) },
-    });
+    throw new AppError(
+      'RATE_LIMIT_EXCEEDED',
+      `this key may make ${state.limit} requests per minute; retry in ${state.resetSeconds} s`,
+      {
+        headers: { ...headers, 'Retry-After': String(state.resetSeconds) },
+      },
+    );
   }
 }
 
@@ -40,6 +48,7 @@ export function keyRateLimitHeaders(): MiddlewareHandler {
   return async function keyRateLimitHeaders(c, next) {
     await next();
     const state = STATES.get(c);
-    if (state && !c.res.headers.has('ratelimit-limit')) for (const [name, value] of Object.entries(rateLimitHeaders(state))) c.header(name, value);
+    if (state && !c.res.headers.has('ratelimit-limit'))
+      for (const [name, value] of Object.entries(rateLimitHeaders(state))) c.header(name, value);
   };
 }

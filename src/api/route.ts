@@ -66,7 +66,11 @@ type Handler<B extends Schema, Answer> = (c: Context<ApiEnv>, input: RouteInput<
 /** `?token=` as a bearer credential: a PAT only (a URL ends up in logs and histories; an API key must not). */
 function patFromQuery(token: string | undefined): string | undefined {
   if (token === undefined) return undefined;
-  if (!token.startsWith('pat_')) throw new AppError('UNAUTHORIZED', '?token= takes a public access token (pat_…) only; send an API key in the header Authorization: Bearer <key>');
+  if (!token.startsWith('pat_'))
+    throw new AppError(
+      'UNAUTHORIZED',
+      '?token= takes a public access token (pat_…) only; send an API key in the header Authorization: Bearer <key>',
+    );
   return `Bearer ${token}`;
 }
 
@@ -98,7 +102,12 @@ export function addRoute<B extends Schema = undefined>(
   spec: RouteSpec<B, undefined> & { response?: undefined; produces: string },
   handler: Handler<B, Response>,
 ): void;
-export function addRoute(app: Hono<ApiEnv>, deps: ApiDeps, spec: RouteSpec, handler: Handler<Schema, Reply<unknown> | Response>): void {
+export function addRoute(
+  app: Hono<ApiEnv>,
+  deps: ApiDeps,
+  spec: RouteSpec,
+  handler: Handler<Schema, Reply<unknown> | Response>,
+): void {
   if (!ROUTES.has(app)) ROUTES.set(app, []);
   ROUTES.get(app)!.push(spec);
   app.on(spec.method.toUpperCase(), spec.path, async (c) => {
@@ -111,7 +120,9 @@ export function addRoute(app: Hono<ApiEnv>, deps: ApiDeps, spec: RouteSpec, hand
       c.set('principal', principal);
     }
     const schema = typeof spec.body === 'function' ? spec.body() : spec.body;
-    const body = schema ? await parseJsonBody(c, schema, spec.family, deps.config.current().server.bodyLimitBytes) : undefined;
+    const body = schema
+      ? await parseJsonBody(c, schema, spec.family, deps.config.current().server.bodyLimitBytes)
+      : undefined;
     const reply = await handler(c, { principal, body: body as undefined });
     if (!spec.response) return reply as Response;
     const { body: answer, status } = reply as Reply<unknown>;

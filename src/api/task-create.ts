@@ -12,7 +12,8 @@ export function noteCreated(c: Context<ApiEnv>, task: TaskRecord): void {
 }
 
 /** `access.pat.enabled` (default true) decides whether a PAT is returned. */
-const patEnabled = (body: unknown): boolean => (body as { access?: { pat?: { enabled?: boolean } } })?.access?.pat?.enabled !== false;
+const patEnabled = (body: unknown): boolean =>
+  (body as { access?: { pat?: { enabled?: boolean } } })?.access?.pat?.enabled !== false;
 
 /** The registered task type a create route serves; a missing one is a wiring mistake, found at start-up. */
 export function taskTypeOf(deps: ApiDeps, type: string): AnyTaskType {
@@ -27,8 +28,14 @@ export function taskTypeOf(deps: ApiDeps, type: string): AnyTaskType {
  * (docs/api/images.md, docs/api/videos.md).
  */
 export function createTaskHandler(deps: ApiDeps, type: string, options: { estimatedCost?: boolean } = {}) {
-  return async (c: Context<ApiEnv>, { principal, body }: { principal: Principal; body: unknown }): Promise<{ body: CreatedTaskResponse }> => {
-    const created = await deps.tasks.create(principal, type, body, { pat: patEnabled(body), cancelAfterMs: cancelAfterOf(c) });
+  return async (
+    c: Context<ApiEnv>,
+    { principal, body }: { principal: Principal; body: unknown },
+  ): Promise<{ body: CreatedTaskResponse }> => {
+    const created = await deps.tasks.create(principal, type, body, {
+      pat: patEnabled(body),
+      cancelAfterMs: cancelAfterOf(c),
+    });
     noteCreated(c, created.task);
     const data: CreatedTaskResponse['data'] = { taskId: created.task.id };
     if (options.estimatedCost) data.estimatedCost = formatUsd(created.estimate);

@@ -2,7 +2,14 @@ import { join } from 'node:path';
 import { ConfigError, environment } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createS3Objects } from '../destinations/s3-objects.js';
-import { type BlobStore, IMAGE_BLOBS, LocalBlobStore, ObjectBlobStore, POSTER_BLOBS, VIDEO_BLOBS } from '../store/blobs.js';
+import {
+  type BlobStore,
+  IMAGE_BLOBS,
+  LocalBlobStore,
+  ObjectBlobStore,
+  POSTER_BLOBS,
+  VIDEO_BLOBS,
+} from '../store/blobs.js';
 import type { StorageFs } from '../store/durable-fs.js';
 import { localMark, MARK_NAME, objectMark, recordedSince } from '../store/recorded-since.js';
 
@@ -26,7 +33,10 @@ export interface BlobStores {
  * dir's `images/` and `videos/` folders, or one S3-compatible bucket under `<prefix>images/` and
  * `<prefix>videos/`. `secret` reads a secret of the encrypted store (for secretAccessKeySecret).
  */
-export async function openBlobStores(config: Config, options: { root: string; secret: (name: string) => Promise<string | undefined>; fs?: StorageFs }): Promise<BlobStores> {
+export async function openBlobStores(
+  config: Config,
+  options: { root: string; secret: (name: string) => Promise<string | undefined>; fs?: StorageFs },
+): Promise<BlobStores> {
   const { storage, s3 } = config.images;
   if (storage === 'local' || !s3) {
     const folders = [
@@ -48,9 +58,15 @@ export async function openBlobStores(config: Config, options: { root: string; se
   }
   let credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
   if (s3.accessKeyId !== null) {
-    const secretAccessKey = s3.secretAccessKeySecret ? await options.secret(s3.secretAccessKeySecret) : s3.secretAccessKeyEnv ? environment.secret(s3.secretAccessKeyEnv) : s3.secretAccessKey;
+    const secretAccessKey = s3.secretAccessKeySecret
+      ? await options.secret(s3.secretAccessKeySecret)
+      : s3.secretAccessKeyEnv
+        ? environment.secret(s3.secretAccessKeyEnv)
+        : s3.secretAccessKey;
     if (!secretAccessKey) {
-      const where = s3.secretAccessKeySecret ? `the secret "${s3.secretAccessKeySecret}" (imgtask secrets set ${s3.secretAccessKeySecret})` : `the environment variable ${s3.secretAccessKeyEnv}`;
+      const where = s3.secretAccessKeySecret
+        ? `the secret "${s3.secretAccessKeySecret}" (imgtask secrets set ${s3.secretAccessKeySecret})`
+        : `the environment variable ${s3.secretAccessKeyEnv}`;
       throw new ConfigError(`images.s3: no secret access key: ${where} is not set`);
     }
     credentials = { accessKeyId: s3.accessKeyId, secretAccessKey };

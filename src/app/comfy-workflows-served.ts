@@ -21,7 +21,8 @@ export function workflowsServedBy(config: Config, provider: string): ServedWorkf
     for (const [id, model] of Object.entries(models)) {
       const workflow = config.workflows[`${section}.${id}`];
       const names = modelProviders(model);
-      if (workflow && names.includes(provider)) served.push({ model: `${section}.${id}`, workflow, parameters: model.parameters });
+      if (workflow && names.includes(provider))
+        served.push({ model: `${section}.${id}`, workflow, parameters: model.parameters });
     }
   }
   return served;

@@ -4,7 +4,8 @@ import { watch } from 'chokidar';
 import { ConfigError, type ConfigFlags, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 
-const workflowFiles = (workflows: Config['workflows'] | undefined): string[] => Object.values(workflows ?? {}).map((workflow) => workflow.file);
+const workflowFiles = (workflows: Config['workflows'] | undefined): string[] =>
+  Object.values(workflows ?? {}).map((workflow) => workflow.file);
 
 /**
  * Watches the config file (and the ComfyUI workflow files it names) and applies edits without a restart: models, prices, providers,
@@ -21,7 +22,10 @@ export async function watchConfig(options: {
   workflows?: Config['workflows'];
   log: (message: string) => void;
 }): Promise<{ close(): Promise<void> }> {
-  const watcher = watch([options.file, ...workflowFiles(options.workflows)], { ignoreInitial: true, awaitWriteFinish: { stabilityThreshold: 100, pollInterval: 20 } });
+  const watcher = watch([options.file, ...workflowFiles(options.workflows)], {
+    ignoreInitial: true,
+    awaitWriteFinish: { stabilityThreshold: 100, pollInterval: 20 },
+  });
   let applying = Promise.resolve();
   /** Adds files to the watch, resolving once chokidar watches each that exists (an edit right after is seen), within a second. */
   const watchAlso = async (paths: string[]) => {
@@ -29,7 +33,8 @@ export async function watchConfig(options: {
     if (fresh.length === 0) return;
     watcher.add(fresh);
     const deadline = Date.now() + 1000;
-    while (fresh.some((path) => existsSync(path) && !isWatched(path)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (fresh.some((path) => existsSync(path) && !isWatched(path)) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
   };
   const isWatched = (path: string) => watcher.getWatched()[dirname(path)]?.includes(basename(path)) ?? false;
   const reload = () => {
@@ -41,7 +46,9 @@ export async function watchConfig(options: {
       } catch (err) {
         // Every file the refused config read is watched, the broken one included: fixing any of them retries.
         await watchAlso(read);
-        options.log(`config: reload refused, the old config stays in force: ${err instanceof ConfigError ? err.message.replace(/\n\s*/g, ' ') : (err as Error).message}`);
+        options.log(
+          `config: reload refused, the old config stays in force: ${err instanceof ConfigError ? err.message.replace(/\n\s*/g, ' ') : (err as Error).message}`,
+        );
         return;
       }
       // The workflows the new config names are watched too (one it no longer names stays watched: a harmless reload).

@@ -42,12 +42,19 @@ export async function isDataDir(root: string): Promise<boolean> {
  * Creates the data dir (0700) and its keys on first use: the token signing key and the
  * secrets key (32 random bytes each, 0600). Returns them and whether this was the first start.
  */
-export async function prepareDataDir(root: string): Promise<{ layout: DataDirLayout; signingKey: Uint8Array; secretsKey: Uint8Array; created: boolean }> {
+export async function prepareDataDir(
+  root: string,
+): Promise<{ layout: DataDirLayout; signingKey: Uint8Array; secretsKey: Uint8Array; created: boolean }> {
   const layout = dataDirLayout(root);
   const created = !(await stat(layout.store).catch(() => null));
   await mkdir(root, { recursive: true, mode: 0o700 });
   await mkdir(join(root, 'keys'), { recursive: true, mode: 0o700 });
-  return { layout, signingKey: await keyFile(layout.signingKey), secretsKey: await keyFile(layout.secretsKey), created };
+  return {
+    layout,
+    signingKey: await keyFile(layout.signingKey),
+    secretsKey: await keyFile(layout.secretsKey),
+    created,
+  };
 }
 
 /** Reads a 32-byte key file, creating it (random, 0600) on first use. */

@@ -14,6 +14,10 @@ export function createEventForwarder(url: string, secret: string = newWebhookSec
   return {
     secret,
     forward: (event: { id: string; body: string }): Promise<DeliveryResult> =>
-      deliverWebhook({ url, secret }, event, { timeoutMs: FORWARD_TIMEOUT_MS, allowPrivateAddresses: true, now: () => Date.now() }),
+      deliverWebhook({ url, secret }, event, {
+        timeoutMs: FORWARD_TIMEOUT_MS,
+        allowPrivateAddresses: true,
+        now: () => Date.now(),
+      }),
   };
 }

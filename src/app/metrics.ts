@@ -86,7 +86,11 @@ export function createMetrics(deps: MetricsDeps) {
     labelNames: ['outcome'] as const,
     registers,
   });
-  const webhookFailures = new Counter({ name: 'imgtask_webhook_failures_total', help: 'Webhook deliveries that ran out of attempts since start (failed for good)', registers });
+  const webhookFailures = new Counter({
+    name: 'imgtask_webhook_failures_total',
+    help: 'Webhook deliveries that ran out of attempts since start (failed for good)',
+    registers,
+  });
   const retentionRemoved = new Counter({
     name: 'imgtask_retention_removed_total',
     help: 'What the retention sweep removed since start, by kind: outputs (tasks whose outputs and text went), uploads, tasks (task records), deliveries (webhook delivery logs), consoleSessions (expired console sessions and sign-in links)',
@@ -104,7 +108,11 @@ export function createMetrics(deps: MetricsDeps) {
       for (const { type, status, count } of await store.tasks.countsByTypeStatus()) this.set({ type, status }, count);
     },
   });
-  const laneGauge = (name: string, help: string, pick: (lane: { running: number; queued: number; concurrency: number }) => number) =>
+  const laneGauge = (
+    name: string,
+    help: string,
+    pick: (lane: { running: number; queued: number; concurrency: number }) => number,
+  ) =>
     new Gauge({
       name,
       help,
@@ -133,10 +141,22 @@ export function createMetrics(deps: MetricsDeps) {
         for (const view of views) this.set({ lane: view.lane }, pick(view));
       },
     });
-  queueGauge('imgtask_lane_queued_items', "Items waiting to start in a lane (a paused lane's included)", (view) => view.queued);
+  queueGauge(
+    'imgtask_lane_queued_items',
+    "Items waiting to start in a lane (a paused lane's included)",
+    (view) => view.queued,
+  );
   queueGauge('imgtask_lane_running_items', 'Items running in a lane', (view) => view.running);
-  queueGauge('imgtask_lane_oldest_queued_seconds', 'How long the oldest item waiting in a lane has waited, in seconds (0 with none waiting)', (view) => view.oldestQueuedSeconds);
-  queueGauge('imgtask_lane_capacity', 'Slots of a lane: items it runs at once (summed over the working processes on PostgreSQL)', (view) => view.capacity);
+  queueGauge(
+    'imgtask_lane_oldest_queued_seconds',
+    'How long the oldest item waiting in a lane has waited, in seconds (0 with none waiting)',
+    (view) => view.oldestQueuedSeconds,
+  );
+  queueGauge(
+    'imgtask_lane_capacity',
+    'Slots of a lane: items it runs at once (summed over the working processes on PostgreSQL)',
+    (view) => view.capacity,
+  );
   new Gauge({
     name: 'imgtask_webhook_backlog',
     help: 'Webhook deliveries pending (due now or waiting for a retry)',
@@ -157,7 +177,11 @@ export function createMetrics(deps: MetricsDeps) {
   });
   // Money per account, read from the ledger: the reserve is kept as an index; what was charged
   // is the credits less the balance (the balance is credits minus charges).
-  const accountGauge = (name: string, help: string, value: (figures: { balance: number; reserved: number; charged: number }) => number) =>
+  const accountGauge = (
+    name: string,
+    help: string,
+    value: (figures: { balance: number; reserved: number; charged: number }) => number,
+  ) =>
     new Gauge({
       name,
       help,
@@ -167,18 +191,40 @@ export function createMetrics(deps: MetricsDeps) {
         this.reset();
         for (const account of await store.accounts.list()) {
           const credited = (await store.accounts.credits(account.id)).reduce((sum, credit) => sum + credit.amount, 0);
-          const figures = { balance: account.balance, reserved: await store.tasks.reserved(account.id), charged: credited - account.balance };
+          const figures = {
+            balance: account.balance,
+            reserved: await store.tasks.reserved(account.id),
+            charged: credited - account.balance,
+          };
           this.set({ account_id: account.id, account: account.name }, value(figures) / 1e6);
         }
       },
     });
   accountGauge('imgtask_account_reserved_usd', 'USD held by pending tasks of an account', (f) => f.reserved);
-  accountGauge('imgtask_account_charged_usd', 'USD charged to an account for settled tasks, all time', (f) => f.charged);
-  accountGauge('imgtask_account_balance_usd', 'Balance of an account in USD (credits less charges; the reserve is not taken off)', (f) => f.balance);
+  accountGauge(
+    'imgtask_account_charged_usd',
+    'USD charged to an account for settled tasks, all time',
+    (f) => f.charged,
+  );
+  accountGauge(
+    'imgtask_account_balance_usd',
+    'Balance of an account in USD (credits less charges; the reserve is not taken off)',
+    (f) => f.balance,
+  );
 
   return {
     /** Counts and times one answered request. */
-    observeRequest({ method, route, status, seconds }: { method: string; route: string; status: number; seconds: number }): void {
+    observeRequest({
+      method,
+      route,
+      status,
+      seconds,
+    }: {
+      method: string;
+      route: string;
+      status: number;
+      seconds: number;
+    }): void {
       const labels = { method, route, status: String(status) };
       httpRequests.inc(labels);
       httpDuration.observe(labels, seconds);

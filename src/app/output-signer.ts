@@ -20,14 +20,17 @@ export function openOutputSigner(args: {
   logger: Logger;
   load?: () => Promise<C2paLoad>;
 }): Promise<OutputSigner> {
-  const at = (level: 'info' | 'warn') => (message: string) => (args.log ? args.log(message) : args.logger[level]({ component: 'provenance' }, message));
+  const at = (level: 'info' | 'warn') => (message: string) =>
+    args.log ? args.log(message) : args.logger[level]({ component: 'provenance' }, message);
   const log = { info: at('info'), warn: at('warn') };
   const { provenance } = args.config;
   return createOutputSigner({
     settings: provenance,
-    keys: () => loadSigningKeys({ provenance, dataDir: args.dataDir, secret: args.secret, env: environment.secret, log }),
+    keys: () =>
+      loadSigningKeys({ provenance, dataDir: args.dataDir, secret: args.secret, env: environment.secret, log }),
     // Signing off: verify still trusts the local CA (when one was made) and provenance.trustAnchors.
-    anchorsPem: () => loadTrustAnchors({ provenance, dataDir: args.dataDir, secret: args.secret, env: environment.secret }),
+    anchorsPem: () =>
+      loadTrustAnchors({ provenance, dataDir: args.dataDir, secret: args.secret, env: environment.secret }),
     load: args.load,
     log: log.warn,
   });

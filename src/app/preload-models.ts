@@ -4,7 +4,8 @@ import type { ProviderSet } from '../providers/types.js';
 interface Preloadable {
   warmUp(): Promise<void>;
 }
-const preloadable = (provider: unknown): provider is Preloadable => typeof (provider as Partial<Preloadable> | undefined)?.warmUp === 'function';
+const preloadable = (provider: unknown): provider is Preloadable =>
+  typeof (provider as Partial<Preloadable> | undefined)?.warmUp === 'function';
 
 /** In the order they load: rating first (the most frequent and the quickest), the 1.3 GB background model last. */
 const CAPABILITIES = [
@@ -21,10 +22,15 @@ const CAPABILITIES = [
  * waits for that load. `stop()` keeps the next loads from starting; closing the providers ends
  * the one under way.
  */
-export function startModelPreload(providers: ProviderSet, log: (message: string) => void): { stop(): void; done: Promise<void>; loading(): string[] } {
+export function startModelPreload(
+  providers: ProviderSet,
+  log: (message: string) => void,
+): { stop(): void; done: Promise<void>; loading(): string[] } {
   let stopped = false;
   /** The models still to load, in order: what GET /ready waits for. A failed load leaves it too. */
-  const waiting = new Set<string>(CAPABILITIES.filter(([capability]) => preloadable(providers[capability])).map(([, name]) => name));
+  const waiting = new Set<string>(
+    CAPABILITIES.filter(([capability]) => preloadable(providers[capability])).map(([, name]) => name),
+  );
   const done = (async () => {
     for (const [capability, name] of CAPABILITIES) {
       const provider = providers[capability];

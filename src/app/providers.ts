@@ -26,12 +26,19 @@ type KeyedProvider = { apiKey?: string; apiKeyEnv?: string; apiKeySecret?: strin
 export type SecretValues = ReadonlyMap<string, string>;
 
 const keyOf = (provider: KeyedProvider, secrets: SecretValues) =>
-  provider.apiKeySecret ? secrets.get(provider.apiKeySecret) : provider.apiKeyEnv ? environment.secret(provider.apiKeyEnv) : provider.apiKey;
+  provider.apiKeySecret
+    ? secrets.get(provider.apiKeySecret)
+    : provider.apiKeyEnv
+      ? environment.secret(provider.apiKeyEnv)
+      : provider.apiKey;
 
 /** The secret names the config's providers use: their keys, and ComfyUI header values kept in the secret store. */
 export const secretNames = (config: Config): string[] =>
   Object.values(config.providers).flatMap((p) => {
-    if (p.type === 'comfyui') return Object.values(p.headers).flatMap((value) => (typeof value === 'object' && 'secret' in value ? [value.secret] : []));
+    if (p.type === 'comfyui')
+      return Object.values(p.headers).flatMap((value) =>
+        typeof value === 'object' && 'secret' in value ? [value.secret] : [],
+      );
     return 'apiKeySecret' in p && p.apiKeySecret ? [p.apiKeySecret] : [];
   });
 
@@ -40,7 +47,8 @@ type ComfyProvider = Extract<ProviderConfig, { type: 'comfyui' }>;
 export function comfyHeaders(provider: ComfyProvider, secrets: SecretValues): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(provider.headers)) {
-    const resolved = typeof value === 'string' ? value : 'secret' in value ? secrets.get(value.secret) : environment.secret(value.env);
+    const resolved =
+      typeof value === 'string' ? value : 'secret' in value ? secrets.get(value.secret) : environment.secret(value.env);
     if (resolved !== undefined) headers[name] = resolved;
   }
   return headers;
@@ -61,7 +69,11 @@ export function createEmbeddedRuntime(config: Pick<ConfigSource, 'current'>) {
     },
     background: () => {
       const settings = config.current().embedded.backgroundRemoval;
-      background ??= createEmbeddedBackgroundRemover({ model: settings.model, threads: settings.threads, timeoutMs: settings.timeoutMs });
+      background ??= createEmbeddedBackgroundRemover({
+        model: settings.model,
+        threads: settings.threads,
+        timeoutMs: settings.timeoutMs,
+      });
       return background;
     },
     alt: () => {
@@ -85,25 +97,46 @@ function comfyUiFor(name: string, provider: ComfyProvider, config: Config, secre
   if (!made) {
     const headers = comfyHeaders(provider, secrets);
     // Each time the server comes up, the workflows it serves are checked against its nodes (logged).
-    const reached = log && createWorkflowCheck({ server: { name, baseUrl: provider.baseUrl, headers }, workflows: () => workflowsServedBy(config, name), log });
+    const reached =
+      log &&
+      createWorkflowCheck({
+        server: { name, baseUrl: provider.baseUrl, headers },
+        workflows: () => workflowsServedBy(config, name),
+        log,
+      });
     made = createComfyUi({ name, ...provider, headers, workflowOf: (key) => config.workflows[key], log, reached });
     comfyServers.set(provider, made);
   }
   return made;
 }
 
-function videoGeneratorFor(name: string, provider: ProviderConfig, config: Config, secrets: SecretValues, log?: ComfyLog): VideoGenerator | undefined {
-  if (provider.type === 'placeholder') return createPlaceholderVideoGenerator({ ffmpegPath: () => ffmpegPathOf(config) });
+function videoGeneratorFor(
+  name: string,
+  provider: ProviderConfig,
+  config: Config,
+  secrets: SecretValues,
+  log?: ComfyLog,
+): VideoGenerator | undefined {
+  if (provider.type === 'placeholder')
+    return createPlaceholderVideoGenerator({ ffmpegPath: () => ffmpegPathOf(config) });
   if (provider.type === 'comfyui') return comfyUiFor(name, provider, config, secrets, log).video;
-  if (provider.type === 'openai-video') return createOpenAiVideo({ name, ...provider, apiKey: keyOf(provider, secrets) });
+  if (provider.type === 'openai-video')
+    return createOpenAiVideo({ name, ...provider, apiKey: keyOf(provider, secrets) });
   return undefined;
 }
 
-function generatorFor(name: string, provider: ProviderConfig, config: Config, secrets: SecretValues, log?: ComfyLog): ImageGenerator | undefined {
+function generatorFor(
+  name: string,
+  provider: ProviderConfig,
+  config: Config,
+  secrets: SecretValues,
+  log?: ComfyLog,
+): ImageGenerator | undefined {
   if (provider.type === 'placeholder') return createPlaceholderGenerator();
   if (provider.type === 'openai-video') return undefined;
   if (provider.type === 'comfyui') return comfyUiFor(name, provider, config, secrets, log).image;
-  if (provider.type === 'automatic1111') return createAutomatic1111({ name, ...provider, apiKey: keyOf(provider, secrets) });
+  if (provider.type === 'automatic1111')
+    return createAutomatic1111({ name, ...provider, apiKey: keyOf(provider, secrets) });
   const origin = new URL(provider.baseUrl).origin;
   return createOpenAiImages({
     name,
@@ -114,7 +147,12 @@ function generatorFor(name: string, provider: ProviderConfig, config: Config, se
     fetchImage: async (url, signal) =>
       new URL(url).origin === origin
         ? (await providerRequest(url, { method: 'GET', timeoutMs: provider.timeoutMs, signal })).body
-        : (await createSafeFetcher({ ...config.fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(url, signal)).data,
+        : (
+            await createSafeFetcher({ ...config.fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(
+              url,
+              signal,
+            )
+          ).data,
   });
 }
 
@@ -125,7 +163,13 @@ function generatorFor(name: string, provider: ProviderConfig, config: Config, se
  * `overrides` replace capabilities (tests use fakes). `log` hears what providers report on their
  * own (a ComfyUI server going down and coming back).
  */
-export function buildProviderSet(config: Config, embedded: EmbeddedRuntime, secrets: SecretValues, overrides: Partial<ProviderSet> = {}, log?: ComfyLog): ProviderSet {
+export function buildProviderSet(
+  config: Config,
+  embedded: EmbeddedRuntime,
+  secrets: SecretValues,
+  overrides: Partial<ProviderSet> = {},
+  log?: ComfyLog,
+): ProviderSet {
   const generators = new Map<string, ImageGenerator>();
   const videoGenerators = new Map<string, VideoGenerator>();
   for (const [name, provider] of Object.entries(config.providers)) {
@@ -145,11 +189,16 @@ export function buildProviderSet(config: Config, embedded: EmbeddedRuntime, secr
   }
   const remote = (name: 'vision' | 'chat') => {
     const provider = config.providers[name];
-    return provider?.type === 'openai' ? { provider, chat: createOpenAiChat({ name, ...provider, apiKey: keyOf(provider, secrets) }) } : undefined;
+    return provider?.type === 'openai'
+      ? { provider, chat: createOpenAiChat({ name, ...provider, apiKey: keyOf(provider, secrets) }) }
+      : undefined;
   };
   const vision = remote('vision');
   const chat = remote('chat');
-  const set: ProviderSet = { generator: (name) => generators.get(name), videoGenerator: (name) => videoGenerators.get(name) };
+  const set: ProviderSet = {
+    generator: (name) => generators.get(name),
+    videoGenerator: (name) => videoGenerators.get(name),
+  };
   if (vision) {
     set.visionRater = vision.chat.rater;
     set.altText = vision.chat.altText;

@@ -61,7 +61,14 @@ export async function registerServer(entry: { dataDir: string; url: string }): P
 
 const isEntry = (value: unknown): value is RunningServer => {
   const entry = value as RunningServer;
-  return typeof entry === 'object' && entry !== null && Number.isSafeInteger(entry.pid) && entry.pid > 0 && typeof entry.dataDir === 'string' && typeof entry.url === 'string';
+  return (
+    typeof entry === 'object' &&
+    entry !== null &&
+    Number.isSafeInteger(entry.pid) &&
+    entry.pid > 0 &&
+    typeof entry.dataDir === 'string' &&
+    typeof entry.url === 'string'
+  );
 };
 
 /** The servers running now, other than this process; stale entries are removed on the way. */

@@ -75,7 +75,13 @@ export async function startWorker(options: Omit<ServerOptions, 'role' | 'extendA
 /** Starts the whole service: store, workers (resuming pending tasks), HTTP API, admin socket. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const started = await startProcess(options);
-  return { url: started.url!, port: started.port!, services: started.services, api: started.api!, close: started.close };
+  return {
+    url: started.url!,
+    port: started.port!,
+    services: started.services,
+    api: started.api!,
+    close: started.close,
+  };
 }
 
 /** The pending tasks and their unfinished items, as the store holds them now. */
@@ -146,7 +152,10 @@ async function startProcess(options: ServerOptions) {
           // close() drops the connections idle now; one still answering (an image stream whose
           // last bytes the client already has) would then linger for the keep-alive timeout.
           // So keep dropping connections as they go idle, until the last one is gone.
-          const dropIdle = http && 'closeIdleConnections' in http ? setInterval(() => (http as Server).closeIdleConnections(), 20).unref() : undefined;
+          const dropIdle =
+            http && 'closeIdleConnections' in http
+              ? setInterval(() => (http as Server).closeIdleConnections(), 20).unref()
+              : undefined;
           void httpClosed.then(() => clearInterval(dropIdle));
           // A process with a worker id takes its tasks by lease, beside others (the shared intake).
           const fleet = engine.workerId() !== undefined;

@@ -99,7 +99,13 @@ export async function openServices(options: ServiceOptions) {
   const storageFs = options.storageFs ?? nodeStorageFs;
   /** Set once the outbox exists: what a store taking writes again after a full disk catches up on. */
   let afterSpaceReturns = () => {};
-  const store = await openStore(options.config, { dir: layout.store, log, onFatal: options.onFatal, onResume: () => afterSpaceReturns(), fs: storageFs });
+  const store = await openStore(options.config, {
+    dir: layout.store,
+    log,
+    onFatal: options.onFatal,
+    onResume: () => afterSpaceReturns(),
+    fs: storageFs,
+  });
   /** A start-up step that, failing, closes the store first (an open pool would keep the process alive). */
   const orClose = <T>(step: Promise<T>): Promise<T> =>
     step.catch(async (err) => {
@@ -120,18 +126,27 @@ export async function openServices(options: ServiceOptions) {
     const values = new Map<string, string>();
     for (const name of secretNames(next)) {
       const value = await secrets.get(name);
-      if (value === undefined) log(`providers: no secret "${name}" (imgtask secrets set ${name}); its provider runs without a key`);
+      if (value === undefined)
+        log(`providers: no secret "${name}" (imgtask secrets set ${name}); its provider runs without a key`);
       else values.set(name, value);
     }
     // A provider's own reports (a ComfyUI server down, then back) at their level; plain messages when the caller takes those.
-    return buildProviderSet(next, embedded, values, options.providers, (level, message) => (options.log ? options.log(message) : logger[level]({ component: 'comfyui' }, message)));
+    return buildProviderSet(next, embedded, values, options.providers, (level, message) =>
+      options.log ? options.log(message) : logger[level]({ component: 'comfyui' }, message),
+    );
   };
   let providers = await orClose(providersFor(options.config));
 
   // images.storage: the data dir's folders, or one S3-compatible bucket shared by every process (read at start).
-  const blobs = await orClose(openBlobStores(options.config, { root: layout.root, secret: (name) => secrets.get(name), fs: storageFs }));
+  const blobs = await orClose(
+    openBlobStores(options.config, { root: layout.root, secret: (name) => secrets.get(name), fs: storageFs }),
+  );
   // Since when every file stored is recorded: marked by the first start of a version that records them, before it stores any (doctor's orphans rest on it).
-  await blobs.recordedSince(Date.now()).catch((err: Error) => log(`storage: could not mark since when files are recorded (${err.message}); doctor marks it later`));
+  await blobs
+    .recordedSince(Date.now())
+    .catch((err: Error) =>
+      log(`storage: could not mark since when files are recorded (${err.message}); doctor marks it later`),
+    );
   // Temp files of blob writes a crash interrupted, in the background: start-up does not wait for a walk of images/.
   for (const folder of blobs.folders) {
     removeTempFiles(folder.path, STALE_TEMP_MS, 1).then(
@@ -140,33 +155,89 @@ export async function openServices(options: ServiceOptions) {
     );
   }
   // Free space where the service writes: the store's folder (file store) and the blob folders (local storage).
-  const freeSpace = createFreeSpaceWatch({ fs: storageFs, folders: [...(fileStore ? [{ name: 'store', path: layout.store }] : []), ...blobs.folders] });
-  const space = createSpaceGuard({ readings: freeSpace.read, minFreeBytes: () => config.current().store.minFreeBytes, writeFailure: () => store.writeFailure() });
+  const freeSpace = createFreeSpaceWatch({
+    fs: storageFs,
+    folders: [...(fileStore ? [{ name: 'store', path: layout.store }] : []), ...blobs.folders],
+  });
+  const space = createSpaceGuard({
+    readings: freeSpace.read,
+    minFreeBytes: () => config.current().store.minFreeBytes,
+    writeFailure: () => store.writeFailure(),
+  });
   // Signs made images and videos as they are stored (provenance.*, read at start); a refused certificate stops the start.
-  const outputSigner = await orClose(openOutputSigner({ config: options.config, dataDir: layout.root, secret: (name) => secrets.get(name), log: options.log, logger, load: options.loadC2pa }));
+  const outputSigner = await orClose(
+    openOutputSigner({
+      config: options.config,
+      dataDir: layout.root,
+      secret: (name) => secrets.get(name),
+      log: options.log,
+      logger,
+      load: options.loadC2pa,
+    }),
+  );
   const images = createImageLibrary({
     signer: outputSigner,
     log,
     space,
     blobs: blobs.images,
     // Built per call from the config in force, so a reload applies to the next fetch.
-    fetcher: { fetch: (url, signal) => createSafeFetcher({ ...config.current().fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(url, signal) },
+    fetcher: {
+      fetch: (url, signal) =>
+        createSafeFetcher({ ...config.current().fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(
+          url,
+          signal,
+        ),
+    },
     publicBase,
     config,
   });
-  const uploads = createUploadService({ images, store, clock, maxPixels: () => config.current().fetch.maxPixels, discard: (upload) => dataRemoval.removeUploadData(upload) });
-  const videos = createVideoLibrary({ blobs: blobs.videos, posters: blobs.posters, publicBase, ffmpegPath: () => ffmpegPathOf(config.current()), signer: outputSigner, log });
+  const uploads = createUploadService({
+    images,
+    store,
+    clock,
+    maxPixels: () => config.current().fetch.maxPixels,
+    discard: (upload) => dataRemoval.removeUploadData(upload),
+  });
+  const videos = createVideoLibrary({
+    blobs: blobs.videos,
+    posters: blobs.posters,
+    publicBase,
+    ffmpegPath: () => ffmpegPathOf(config.current()),
+    signer: outputSigner,
+    log,
+  });
   // What POST /image/verify reads: other URLs through the guarded fetcher, with the fetch.* settings in force.
   const verifySource = createVerifySource({
     store,
     images: blobs.images,
     videos: blobs.videos,
     publicBase,
-    fetcher: { fetch: (url, signal) => createSafeFetcher({ ...config.current().fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(url, signal) },
+    fetcher: {
+      fetch: (url, signal) =>
+        createSafeFetcher({ ...config.current().fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(
+          url,
+          signal,
+        ),
+    },
   });
-  const destinations = createDestinationService({ store, clock, config, secretsKey, driver: createDriverFactory(config, [layout.exports]), isUnderAllowedRoot, localRoots: [layout.exports] });
+  const destinations = createDestinationService({
+    store,
+    clock,
+    config,
+    secretsKey,
+    driver: createDriverFactory(config, [layout.exports]),
+    isUnderAllowedRoot,
+    localRoots: [layout.exports],
+  });
   const registry = new TaskTypeRegistry();
-  const builtIn = createTaskTypes({ config, providers: () => providers, images, videos, destinations, ffmpegPath: () => ffmpegPathOf(config.current()) });
+  const builtIn = createTaskTypes({
+    config,
+    providers: () => providers,
+    images,
+    videos,
+    destinations,
+    ffmpegPath: () => ffmpegPathOf(config.current()),
+  });
   const metrics = createMetrics({ store, lanes: () => engine.lanes.stats(), queues: () => engine.queues() });
   for (const type of [...builtIn, ...(options.taskTypes ?? [])]) registry.register(metrics.timed(type));
 
@@ -177,11 +248,36 @@ export async function openServices(options: ServiceOptions) {
   // Webhook URLs deliveries could never reach, under the setting in force, are refused when given.
   const checkWebhookUrl = (url: string) => webhookTargetRefusal(url, config.current().webhooks.allowPrivateAddresses);
   // The task lifecycle: how created tasks reach a runner (this process's, or the fleet's on a shared database) is the engine's to pick.
-  const engine = createEngine({ store, registry, clock, events, config, tokens, log, space, checkWebhookUrl, discardFiles: (files) => removeStoredFiles(blobs, files) });
-  const webhooks = createWebhookService({ store, clock, secretsKey, newSecret: newWebhookSecret, checkUrl: checkWebhookUrl });
+  const engine = createEngine({
+    store,
+    registry,
+    clock,
+    events,
+    config,
+    tokens,
+    log,
+    space,
+    checkWebhookUrl,
+    discardFiles: (files) => removeStoredFiles(blobs, files),
+  });
+  const webhooks = createWebhookService({
+    store,
+    clock,
+    secretsKey,
+    newSecret: newWebhookSecret,
+    checkUrl: checkWebhookUrl,
+  });
   // Each listener subscribes itself: the outbox records every settlement's event (durably, after the settlement itself).
   // A task being deleted has its settlement's event written scrubbed (dataRemoval is made just below; asked only once tasks run).
-  const outbox = createOutbox({ store, webhooks, clock, config, events, log, eventTask: (task) => dataRemoval.eventTask(task) });
+  const outbox = createOutbox({
+    store,
+    webhooks,
+    clock,
+    config,
+    events,
+    log,
+    eventTask: (task) => dataRemoval.eventTask(task),
+  });
   // Deleting a task's or an upload's data (DELETE /tasks/{id}, /image/upload/{id}; retention and erase too).
   const dataRemoval = createDataRemoval({
     store,
@@ -194,19 +290,42 @@ export async function openServices(options: ServiceOptions) {
   // Erasing an account (imgtask accounts erase), and finishing an erase a crash interrupted (at start and by the sweep).
   const accountErase = createAccountErase({ store, clock, removal: dataRemoval, log });
   // What has aged out (retention.*), removed by the sweep and by imgtask sweep.
-  const retention = createRetention({ store, config, clock, removal: dataRemoval, log, removed: metrics.countRetention });
+  const retention = createRetention({
+    store,
+    config,
+    clock,
+    removal: dataRemoval,
+    log,
+    removed: metrics.countRetention,
+  });
   /** Unfinished erasures, then retention: each failure logged, and tried again by the next sweep. */
   const housekeeping = async () => {
-    await accountErase.resumeAll().catch((err: Error) => log(`erase: an unfinished erase is not finished yet (${err.message}); the next sweep tries again`));
-    await retention.sweep().catch((err: Error) => log(`retention: the sweep stopped (${err.message}); the next sweep tries again`));
+    await accountErase
+      .resumeAll()
+      .catch((err: Error) =>
+        log(`erase: an unfinished erase is not finished yet (${err.message}); the next sweep tries again`),
+      );
+    await retention
+      .sweep()
+      .catch((err: Error) => log(`retention: the sweep stopped (${err.message}); the next sweep tries again`));
   };
-  const operator = createOperatorService({ store, accounts, clock, publicBase, progressOf: (task) => toProgressView(task, engine.tasks.liveProgress(task.id)), queues: () => engine.queues() });
+  const operator = createOperatorService({
+    store,
+    accounts,
+    clock,
+    publicBase,
+    progressOf: (task) => toProgressView(task, engine.tasks.liveProgress(task.id)),
+    queues: () => engine.queues(),
+  });
   const idempotency = createIdempotencyService({ store, clock, secretsKey, log });
   // An event refused for lack of space is recorded once space returns, as a start would.
   afterSpaceReturns = () => {
     outbox.recoverMissing().then(
       (recovered) => recovered > 0 && log(`webhooks: recorded ${recovered} event(s) refused while the disk was full`),
-      (err: Error) => log(`webhooks: events refused while the disk was full not recorded yet (${err.message}); the next start records them`),
+      (err: Error) =>
+        log(
+          `webhooks: events refused while the disk was full not recorded yet (${err.message}); the next start records them`,
+        ),
     );
   };
   // Budget alerts: each charging settlement is compared with the thresholds (billing.threshold_reached).
@@ -242,7 +361,11 @@ export async function openServices(options: ServiceOptions) {
       const recovered = await outbox.recoverMissing();
       if (recovered) log(`webhooks: recorded ${recovered} event(s) missing after a crash`);
       // An erase a crash interrupted is finished before this process serves or works (its account takes no request meanwhile).
-      await accountErase.resumeAll().catch((err: Error) => log(`erase: an unfinished erase is not finished yet (${err.message}); the next sweep tries again`));
+      await accountErase
+        .resumeAll()
+        .catch((err: Error) =>
+          log(`erase: an unfinished erase is not finished yet (${err.message}); the next sweep tries again`),
+        );
     },
     housekeeping,
     dispatcher() {
@@ -254,11 +377,18 @@ export async function openServices(options: ServiceOptions) {
         onAttempt: observeWebhookAttempt,
         send: (delivery, message) => {
           const { timeoutMs, allowPrivateAddresses } = config.current().webhooks;
-          return deliverWebhook({ url: delivery.url, secret: message.secret }, message, { timeoutMs, allowPrivateAddresses, now: () => clock.now() });
+          return deliverWebhook({ url: delivery.url, secret: message.secret }, message, {
+            timeoutMs,
+            allowPrivateAddresses,
+            now: () => clock.now(),
+          });
         },
       });
       // A send in flight needs no longer than its own timeout.
-      return { start: dispatcher.start, close: (graceMs) => dispatcher.close(Math.min(graceMs, config.current().webhooks.timeoutMs)) };
+      return {
+        start: dispatcher.start,
+        close: (graceMs) => dispatcher.close(Math.min(graceMs, config.current().webhooks.timeoutMs)),
+      };
     },
   };
 
@@ -278,10 +408,14 @@ export async function openServices(options: ServiceOptions) {
     const out: string[] = [];
     const failure = store.writeFailure();
     if (failure) out.push(`store: ${failure}`);
-    else if (fileStore) await access(layout.store, constants.W_OK).catch((err: NodeJS.ErrnoException) => out.push(`store: its folder is not writable (${err.code ?? err.message})`));
+    else if (fileStore)
+      await access(layout.store, constants.W_OK).catch((err: NodeJS.ErrnoException) =>
+        out.push(`store: its folder is not writable (${err.code ?? err.message})`),
+      );
     out.push(...(await space.problems().catch((err: Error) => [`storage: free space unknown (${err.message})`])));
     if (!preloadAsked) out.push('models: not loading yet');
-    else if (preload && preload.loading().length > 0) out.push(`models: still loading (${preload.loading().join(', ')})`);
+    else if (preload && preload.loading().length > 0)
+      out.push(`models: still loading (${preload.loading().join(', ')})`);
     return out;
   };
 
@@ -307,11 +441,20 @@ export async function openServices(options: ServiceOptions) {
      */
     async reload(next: Config): Promise<{ deferred: string[] }> {
       const current = config.current();
-      const deferred: string[] = RESTART_KEYS.filter((key) => JSON.stringify(next[key]) !== JSON.stringify(current[key]));
+      const deferred: string[] = RESTART_KEYS.filter(
+        (key) => JSON.stringify(next[key]) !== JSON.stringify(current[key]),
+      );
       // Where images live is chosen at start too (the blob stores are built once).
       const { storage, s3 } = current.images;
-      if (JSON.stringify({ storage: next.images.storage, s3: next.images.s3 }) !== JSON.stringify({ storage, s3 })) deferred.push('images.storage');
-      const applied: Config = { ...next, server: current.server, store: current.store, provenance: current.provenance, images: { ...next.images, storage, s3 } };
+      if (JSON.stringify({ storage: next.images.storage, s3: next.images.s3 }) !== JSON.stringify({ storage, s3 }))
+        deferred.push('images.storage');
+      const applied: Config = {
+        ...next,
+        server: current.server,
+        store: current.store,
+        provenance: current.provenance,
+        images: { ...next.images, storage, s3 },
+      };
       providers = await providersFor(applied);
       await config.set(applied);
       return { deferred };
@@ -346,7 +489,8 @@ export async function openServices(options: ServiceOptions) {
         return reason ? { state, reason } : { state };
       },
       // The pauses alone (not the lanes' figures): a readiness probe comes often and must stay cheap.
-      pausedLanes: async () => (await store.lanePauses.list()).map((pause) => ({ lane: pause.id, pausedAt: pause.pausedAt })),
+      pausedLanes: async () =>
+        (await store.lanePauses.list()).map((pause) => ({ lane: pause.id, pausedAt: pause.pausedAt })),
     },
     /** What a working process runs besides tasks (the engine's `start` takes it). */
     installWork,

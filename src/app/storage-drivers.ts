@@ -10,7 +10,10 @@ import type { DriverFactory } from '../services/destinations.js';
  * Builds the storage driver of a destination. The S3 endpoint and the HTTP URL are
  * user-supplied, so both connect only through the SSRF guard's checked addresses.
  */
-export function createDriverFactory(config: Pick<ConfigSource, 'current'>, localRoots: readonly string[] = []): DriverFactory {
+export function createDriverFactory(
+  config: Pick<ConfigSource, 'current'>,
+  localRoots: readonly string[] = [],
+): DriverFactory {
   return (providerId, settings) => {
     const { destinations } = config.current();
     const guard = createSafeFetcher({
@@ -21,7 +24,12 @@ export function createDriverFactory(config: Pick<ConfigSource, 'current'>, local
       maxRedirects: 0,
     });
     const s = settings as Record<string, never>;
-    if (providerId === 'local') return createLocalFolder({ path: s.path, publicBaseUrl: s.publicBaseUrl, allowedRoots: [...localRoots, ...destinations.local.allowedRoots] });
+    if (providerId === 'local')
+      return createLocalFolder({
+        path: s.path,
+        publicBaseUrl: s.publicBaseUrl,
+        allowedRoots: [...localRoots, ...destinations.local.allowedRoots],
+      });
     if (providerId === 's3') {
       if (s.endpoint) {
         try {
@@ -30,7 +38,11 @@ export function createDriverFactory(config: Pick<ConfigSource, 'current'>, local
           throw err instanceof SafeFetchError ? guardFailure(err) : err;
         }
       }
-      return createS3({ ...(settings as unknown as Parameters<typeof createS3>[0]), timeoutMs: destinations.timeoutMs, agents: guard.agents() });
+      return createS3({
+        ...(settings as unknown as Parameters<typeof createS3>[0]),
+        timeoutMs: destinations.timeoutMs,
+        agents: guard.agents(),
+      });
     }
     return createHttpPut({
       urlTemplate: String(s.urlTemplate).replaceAll('%7Bkey%7D', '{key}'),

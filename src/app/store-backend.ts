@@ -50,7 +50,10 @@ function databaseError(err: unknown, url: string): Error {
 function databaseUrl(config: Config): string {
   const url = config.store.postgres.url;
   // The config loader refuses driver "postgres" without a URL; this guards other callers.
-  if (!url) throw new Error('store.driver is "postgres" but no database is named: set store.postgres.url or IMGTASK_DATABASE_URL');
+  if (!url)
+    throw new Error(
+      'store.driver is "postgres" but no database is named: set store.postgres.url or IMGTASK_DATABASE_URL',
+    );
   return url;
 }
 
@@ -90,19 +93,30 @@ export async function openStore(config: Config, options: OpenStoreOptions): Prom
     throw databaseError(err, url);
   }
   if (version.current < version.latest) {
-    throw new Error(`the database ${redactUrl(url)} is at schema version ${version.current}, this imgtask needs ${version.latest}: run imgtask migrate`);
+    throw new Error(
+      `the database ${redactUrl(url)} is at schema version ${version.current}, this imgtask needs ${version.latest}: run imgtask migrate`,
+    );
   }
   if (version.current > version.latest) {
-    throw new Error(`the database ${redactUrl(url)} is at schema version ${version.current}, newer than this imgtask knows (${version.latest}): run a newer imgtask`);
+    throw new Error(
+      `the database ${redactUrl(url)} is at schema version ${version.current}, newer than this imgtask knows (${version.latest}): run a newer imgtask`,
+    );
   }
   try {
-    return await PgStore.open({ url, poolSize: config.store.postgres.poolSize, log: options.log, applicationName: 'imgtask' });
+    return await PgStore.open({
+      url,
+      poolSize: config.store.postgres.poolSize,
+      log: options.log,
+      applicationName: 'imgtask',
+    });
   } catch (err) {
     throw databaseError(err, url);
   }
 }
 
-export type MigrateOutcome = { driver: 'file' } | { driver: 'postgres'; database: string; from: number; to: number; applied: string[] };
+export type MigrateOutcome =
+  | { driver: 'file' }
+  | { driver: 'postgres'; database: string; from: number; to: number; applied: string[] };
 
 /** Applies the configured database's pending migrations; the file driver has none. */
 export async function migrateStore(config: Config, log?: (message: string) => void): Promise<MigrateOutcome> {

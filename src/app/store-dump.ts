@@ -36,7 +36,9 @@ const exists = (path: string) =>
 
 /** Where the configured store is, as it may be shown. */
 const describeStore = (config: Config, dataDir: string): string =>
-  config.store.driver === 'file' ? `the file store in ${dataDirLayout(dataDir).store}` : `the database ${redactUrl(config.store.postgres.url ?? '')}`;
+  config.store.driver === 'file'
+    ? `the file store in ${dataDirLayout(dataDir).store}`
+    : `the database ${redactUrl(config.store.postgres.url ?? '')}`;
 
 /**
  * The configured store, opened for an export or an import. The file store must not be held by a
@@ -46,16 +48,26 @@ async function openForTransfer(config: Config, dataDir: string, what: 'export' |
   const layout = dataDirLayout(dataDir);
   if (config.store.driver === 'file') {
     const holder = await lockHolder(`${layout.store}/LOCK`);
-    if (holder !== null) throw new Error(`process ${holder} holds the data dir ${dataDir}: stop the server before a store ${what}`);
+    if (holder !== null)
+      throw new Error(`process ${holder} holds the data dir ${dataDir}: stop the server before a store ${what}`);
   }
   return openStore(config, { dir: layout.store });
 }
 
-export async function exportStore(config: Config, dataDir: string, file: string, now = () => new Date()): Promise<ExportOutcome> {
-  if (await exists(file)) throw new AppError('VALIDATION_ERROR', `${file} already exists: remove it or name another file`);
+export async function exportStore(
+  config: Config,
+  dataDir: string,
+  file: string,
+  now = () => new Date(),
+): Promise<ExportOutcome> {
+  if (await exists(file))
+    throw new AppError('VALIDATION_ERROR', `${file} already exists: remove it or name another file`);
   const store = await openForTransfer(config, dataDir, 'export');
   try {
-    const counts = await writeDump(file, store.records(), { from: config.store.driver, exportedAt: now().toISOString() });
+    const counts = await writeDump(file, store.records(), {
+      from: config.store.driver,
+      exportedAt: now().toISOString(),
+    });
     return { file, from: config.store.driver, counts };
   } finally {
     await store.close();
@@ -79,7 +91,9 @@ export async function importStore(config: Config, dataDir: string, file: string)
     const sealed = counts.secret + counts.webhook + counts.destination;
     const secretsKey = dataDirLayout(dataDir).secretsKey;
     if (sealed > 0 && !(await exists(secretsKey))) {
-      notes.push(`${secretsKey} is missing: copy keys/ from the source data dir, or the ${sealed} sealed secret(s) cannot be opened`);
+      notes.push(
+        `${secretsKey} is missing: copy keys/ from the source data dir, or the ${sealed} sealed secret(s) cannot be opened`,
+      );
     }
     return { file, into: describeStore(config, dataDir), counts, doctor, notes };
   } finally {

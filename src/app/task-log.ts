@@ -13,7 +13,15 @@ export function logTaskLifecycle(events: EventBus, logger: Logger): () => void {
   const off = [
     events.on('task:created', ({ task }) => {
       logger.debug(
-        { event: 'task.created', taskId: task.id, type: task.type, accountId: task.accountId, keyId: task.apiKeyId ?? undefined, items: task.items.length, estimateUsd: task.estimate / 1e6 },
+        {
+          event: 'task.created',
+          taskId: task.id,
+          type: task.type,
+          accountId: task.accountId,
+          keyId: task.apiKeyId ?? undefined,
+          items: task.items.length,
+          estimateUsd: task.estimate / 1e6,
+        },
         `task ${task.id} created (${task.type})`,
       );
     }),
@@ -22,7 +30,18 @@ export function logTaskLifecycle(events: EventBus, logger: Logger): () => void {
       const failedItems = task.items.filter((item) => item.status === 'failed').length;
       const errorCode = task.errors?.[0]?.code ?? task.items.find((item) => item.status === 'failed')?.error?.code;
       logger.info(
-        { event: 'task.settled', taskId: task.id, type: task.type, status: task.status, accountId: task.accountId, costUsd: task.cost / 1e6, items: task.items.length, failedItems, errorCode, ms },
+        {
+          event: 'task.settled',
+          taskId: task.id,
+          type: task.type,
+          status: task.status,
+          accountId: task.accountId,
+          costUsd: task.cost / 1e6,
+          items: task.items.length,
+          failedItems,
+          errorCode,
+          ms,
+        },
         `task ${task.id} ${task.status} (${task.type})`,
       );
     }),

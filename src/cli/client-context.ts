@@ -9,7 +9,8 @@ import { chooseServer } from './server-discovery.js';
 /** The API client for a command: its server (chooseServer: --url, IMGTASK_URL, the data dir's, the default) and --key (IMGTASK_API_KEY). */
 export async function clientOf(context: CommandContext): Promise<Client> {
   const server = await chooseServer(context);
-  if (!context.key) throw new UsageError('give an API key with --key or IMGTASK_API_KEY (imgtask keys create --account NAME)');
+  if (!context.key)
+    throw new UsageError('give an API key with --key or IMGTASK_API_KEY (imgtask keys create --account NAME)');
   return createClient({ ...server, key: context.key });
 }
 
@@ -19,7 +20,12 @@ export async function clientOf(context: CommandContext): Promise<Client> {
  * new image's id (or service URL, `as` 'url'). `files`, when given, gets each such id or URL →
  * its file name, so results name the file as the user gave it.
  */
-export async function resolveSources(client: Client, sources: string[], as: 'id' | 'url', files?: Map<string, string>): Promise<string[]> {
+export async function resolveSources(
+  client: Client,
+  sources: string[],
+  as: 'id' | 'url',
+  files?: Map<string, string>,
+): Promise<string[]> {
   const local = sources.filter((s) => !/^https?:\/\//i.test(s) && !/^img_/.test(s));
   for (const file of local) if (!existsSync(file)) throw new UsageError(`no file ${file} (and not an http(s) URL)`);
   const read = await Promise.all(local.map(async (name) => ({ name, data: await readFile(name) })));
@@ -28,7 +34,8 @@ export async function resolveSources(client: Client, sources: string[], as: 'id'
   const uploaded = toUpload.length ? await client.upload(toUpload) : [];
   const values = new Map<string, string>();
   for (const [i, file] of read.entries()) if (stored[i] !== null) values.set(file.name, stored[i]);
-  for (const [i, file] of toUpload.entries()) values.set(file.name, as === 'id' ? uploaded[i].id : uploaded[i].service_url);
+  for (const [i, file] of toUpload.entries())
+    values.set(file.name, as === 'id' ? uploaded[i].id : uploaded[i].service_url);
   return sources.map((source) => {
     const value = values.get(source);
     if (value === undefined) return source;

@@ -34,7 +34,13 @@ const optionSpec = (option: Option): OptionSpec => ({
 
 const isVersion = (option: Option): boolean => option.long === '--version';
 
-const HELP: OptionSpec = { long: '--help', short: '-h', description: 'display help for command', takesValue: false, choices: [] };
+const HELP: OptionSpec = {
+  long: '--help',
+  short: '-h',
+  description: 'display help for command',
+  takesValue: false,
+  choices: [],
+};
 
 /** Every command of the tree, the program first, each with what a shell needs to complete after it. */
 function specsOf(program: Command): { globals: OptionSpec[]; commands: CommandSpec[] } {
@@ -47,10 +53,16 @@ function specsOf(program: Command): { globals: OptionSpec[]; commands: CommandSp
       subcommands: [
         ...visible.map((sub) => ({ name: sub.name(), description: sub.summary() || sub.description() })),
         // The values of a first operand that lists them (`completion <shell>`) complete like subcommands.
-        ...(command.registeredArguments[0]?.argChoices ?? []).map((value) => ({ name: value, description: command.registeredArguments[0].description || value })),
+        ...(command.registeredArguments[0]?.argChoices ?? []).map((value) => ({
+          name: value,
+          description: command.registeredArguments[0].description || value,
+        })),
       ],
       // The program's own options apply after any command; only --version is the program's alone.
-      options: path === '' ? [...command.options.filter(isVersion).map(optionSpec), HELP] : [...command.options.map(optionSpec), HELP],
+      options:
+        path === ''
+          ? [...command.options.filter(isVersion).map(optionSpec), HELP]
+          : [...command.options.map(optionSpec), HELP],
       takesArguments: command.registeredArguments.length > 0 && !command.registeredArguments[0].argChoices,
     });
     for (const sub of visible) visit(sub, path ? `${path} ${sub.name()}` : sub.name());
@@ -59,10 +71,13 @@ function specsOf(program: Command): { globals: OptionSpec[]; commands: CommandSp
   return { globals: program.options.filter((option) => !isVersion(option)).map(optionSpec), commands };
 }
 
-const flagsOf = (option: OptionSpec): string[] => [option.short, option.long].filter((flag): flag is string => Boolean(flag));
+const flagsOf = (option: OptionSpec): string[] =>
+  [option.short, option.long].filter((flag): flag is string => Boolean(flag));
 
 /** Every flag that takes a value, once: the word after one is a value, never a command. */
-const valuedFlags = (globals: OptionSpec[], commands: CommandSpec[]): string[] => [...new Set([...globals, ...commands.flatMap((c) => c.options)].filter((o) => o.takesValue).flatMap(flagsOf))];
+const valuedFlags = (globals: OptionSpec[], commands: CommandSpec[]): string[] => [
+  ...new Set([...globals, ...commands.flatMap((c) => c.options)].filter((o) => o.takesValue).flatMap(flagsOf)),
+];
 
 /** Single-quoted for POSIX shells and zsh. */
 const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
@@ -84,7 +99,13 @@ function bash(name: string, globals: OptionSpec[], commands: CommandSpec[]): str
       `    ${quote(c.path)})`,
       `      subcommands=${quote(c.subcommands.map((s) => s.name).join(' '))}`,
       `      options=${quote(c.options.flatMap(flagsOf).join(' '))}`,
-      ...(choices.length ? ['      case "$prev" in', ...choices.map((o) => `        ${flagsOf(o).join('|')}) choices=${quote(o.choices.join(' '))} ;;`), '      esac'] : []),
+      ...(choices.length
+        ? [
+            '      case "$prev" in',
+            ...choices.map((o) => `        ${flagsOf(o).join('|')}) choices=${quote(o.choices.join(' '))} ;;`),
+            '      esac',
+          ]
+        : []),
       '      ;;',
     ].join('\n');
   });
@@ -129,7 +150,8 @@ complete -o default -F ${fn} ${name}
 }
 
 /** zsh `_describe` entries: `name:description`, colons in the name escaped. */
-const describeEntry = (word: string, description: string): string => quote(`${word.replace(/:/g, '\\:')}:${brief(description)}`);
+const describeEntry = (word: string, description: string): string =>
+  quote(`${word.replace(/:/g, '\\:')}:${brief(description)}`);
 
 function zsh(name: string, globals: OptionSpec[], commands: CommandSpec[]): string {
   const fn = `_${name.replace(/\W/g, '_')}`;
@@ -140,7 +162,15 @@ function zsh(name: string, globals: OptionSpec[], commands: CommandSpec[]): stri
     const choices = [...globals, ...c.options].filter((o) => o.choices.length);
     return [
       `    ${quote(c.path)})`,
-      ...(choices.length ? ['      case $prev in', ...choices.map((o) => `        (${flagsOf(o).join('|')}) compadd -- ${o.choices.map(quote).join(' ')}; return ;;`), '      esac'] : []),
+      ...(choices.length
+        ? [
+            '      case $prev in',
+            ...choices.map(
+              (o) => `        (${flagsOf(o).join('|')}) compadd -- ${o.choices.map(quote).join(' ')}; return ;;`,
+            ),
+            '      esac',
+          ]
+        : []),
       `      subcommands=(${c.subcommands.map((s) => describeEntry(s.name, s.description)).join(' ')})`,
       `      options=(${c.options.flatMap((o) => flagsOf(o).map((flag) => describeEntry(flag, o.description))).join(' ')} ${globalEntries.join(' ')})`,
       '      ;;',
@@ -204,7 +234,8 @@ function fish(name: string, globals: OptionSpec[], commands: CommandSpec[]): str
   for (const o of globals) lines.push(optionLine(o));
   for (const c of commands) {
     const at = `${fn}_at ${quote(c.path)}`;
-    for (const sub of c.subcommands) lines.push(`complete -c ${name} -n ${quote(at)} -a ${quote(sub.name)} -d ${quote(brief(sub.description))}`);
+    for (const sub of c.subcommands)
+      lines.push(`complete -c ${name} -n ${quote(at)} -a ${quote(sub.name)} -d ${quote(brief(sub.description))}`);
     for (const o of c.options) lines.push(optionLine(o, at));
     if (c.takesArguments) lines.push(`complete -c ${name} -n ${quote(at)} -F`);
   }

@@ -7,7 +7,12 @@ import type { CommandContext } from './run.js';
  * `use`: whether the action may start a data dir where there is none (see data-dir-guard.ts).
  * The store and services load here, when an action runs, not when the CLI starts.
  */
-export async function admin<Name extends AdminOpName>(context: CommandContext, op: Name, args: AdminArgs<Name>, use: DataDirUse = 'existing'): Promise<AdminResult<Name>> {
+export async function admin<Name extends AdminOpName>(
+  context: CommandContext,
+  op: Name,
+  args: AdminArgs<Name>,
+  use: DataDirUse = 'existing',
+): Promise<AdminResult<Name>> {
   const { onDataDir } = await import('./data-dir-guard.js');
   return onDataDir(context.data, use, async (): Promise<AdminResult<Name>> => {
     // Loaded once the data dir is known to be there (or may be made): a refusal answers at once.

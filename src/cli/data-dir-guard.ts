@@ -18,7 +18,8 @@ export async function serversElsewhere(root: string): Promise<string> {
   const others = (await runningServers()).filter((server) => server.dataDir !== root);
   const one = (s: RunningServer) => `${s.dataDir} (pid ${s.pid}, ${s.url})`;
   if (others.length === 0) return '';
-  if (others.length === 1) return `; a server is running on another data dir: ${one(others[0])}, reached with imgtask --data ${others[0].dataDir} …`;
+  if (others.length === 1)
+    return `; a server is running on another data dir: ${one(others[0])}, reached with imgtask --data ${others[0].dataDir} …`;
   return `; servers are running on other data dirs: ${others.map(one).join(', ')}`;
 }
 
@@ -30,10 +31,17 @@ export async function serversElsewhere(root: string): Promise<string> {
 export async function onDataDir<T>(data: string, use: DataDirUse, run: () => Promise<T>): Promise<T> {
   const root = resolve(data);
   if (await isDataDir(root)) return run();
-  if (use === 'existing') throw new UsageError(`no data dir at ${root}: name the right one ${POINT}${await serversElsewhere(root)}`, 'DATA_DIR_NOT_FOUND');
+  if (use === 'existing')
+    throw new UsageError(
+      `no data dir at ${root}: name the right one ${POINT}${await serversElsewhere(root)}`,
+      'DATA_DIR_NOT_FOUND',
+    );
   try {
     return await run();
   } finally {
-    if (await isDataDir(root).catch(() => false)) process.stderr.write(`imgtask: created a new data dir at ${root}; to work on another, name it ${POINT}${await serversElsewhere(root)}\n`);
+    if (await isDataDir(root).catch(() => false))
+      process.stderr.write(
+        `imgtask: created a new data dir at ${root}; to work on another, name it ${POINT}${await serversElsewhere(root)}\n`,
+      );
   }
 }

@@ -15,7 +15,8 @@ const realpath = (path: string): string | undefined => {
 };
 
 /** A word as a POSIX shell reads it back: quoted only when it must be. */
-export const shellWord = (word: string): string => (/^[\w./:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+export const shellWord = (word: string): string =>
+  /^[\w./:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 
 export interface Invocation {
   /** The working folder the commands are typed in. */
@@ -50,4 +51,5 @@ export function howToRun({ cwd, path, script }: Invocation): string {
 }
 
 /** `howToRun` for this process. */
-export const thisCli = (): string => howToRun({ cwd: process.cwd(), path: environment.path(), script: process.argv[1] });
+export const thisCli = (): string =>
+  howToRun({ cwd: process.cwd(), path: environment.path(), script: process.argv[1] });

@@ -20,10 +20,16 @@ export function firstSteps(cli: string, store: { data: string; config?: string }
   const prefix = `${cli}${storeFlags(store.data, store.config, cwd)}`;
   const steps: [string, string][] = [
     [`${prefix} accounts create demo --credit 10`, 'an account with 10 USD'],
-    [`export IMGTASK_API_KEY=$(${prefix} keys create --account demo)`, 'an API key (mak_…), kept for the client commands'],
+    [
+      `export IMGTASK_API_KEY=$(${prefix} keys create --account demo)`,
+      'an API key (mak_…), kept for the client commands',
+    ],
     [`${prefix} generate "a lighthouse at dawn" --watch`, 'a first task, followed until it settles'],
     [`${prefix} tokens issue --account demo`, 'an access token for /api-key, /webhook, /destinations'],
   ];
   const width = Math.max(...steps.map(([command]) => command.length));
-  return [`First start: the data dir is new. To get going, in another terminal in ${cwd}:`, ...steps.map(([command, what]) => `  ${command.padEnd(width)}   # ${what}`)];
+  return [
+    `First start: the data dir is new. To get going, in another terminal in ${cwd}:`,
+    ...steps.map(([command, what]) => `  ${command.padEnd(width)}   # ${what}`),
+  ];
 }

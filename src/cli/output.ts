@@ -19,7 +19,9 @@ export class UsageError extends Error {
 
 /** Prints a result: one JSON document with --json, else the human text (made only when needed). */
 export function print(options: { json: boolean }, value: unknown, human: string | (() => string)): void {
-  process.stdout.write(options.json ? `${JSON.stringify(value, null, 2)}\n` : `${typeof human === 'string' ? human : human()}\n`);
+  process.stdout.write(
+    options.json ? `${JSON.stringify(value, null, 2)}\n` : `${typeof human === 'string' ? human : human()}\n`,
+  );
 }
 
 /**
@@ -29,7 +31,11 @@ export function print(options: { json: boolean }, value: unknown, human: string 
  * secret alone on stdout and the other lines on stderr, so `TOKEN=$(imgtask tokens issue …)` holds
  * just the token.
  */
-export function printSecret(options: { json: boolean }, value: unknown, text: { before?: string[]; label?: string; secret: string; after?: string[] }): void {
+export function printSecret(
+  options: { json: boolean },
+  value: unknown,
+  text: { before?: string[]; label?: string; secret: string; after?: string[] },
+): void {
   const { before = [], after = [], label, secret } = text;
   if (options.json || process.stdout.isTTY) {
     print(options, value, () => [...before, label ? `${label} ${secret}` : secret, ...after].join('\n'));
@@ -76,14 +82,20 @@ export function jsonOption(text: string, label: string): unknown {
 export function intOption(text: string | undefined, option: string, min: number, max: number): number | undefined {
   if (text === undefined) return undefined;
   const value = /^\s*-?\d+\s*$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max) throw new UsageError(`${option} must be a whole number from ${min} to ${max}, not "${text}"`);
+  if (!Number.isSafeInteger(value) || value < min || value > max)
+    throw new UsageError(`${option} must be a whole number from ${min} to ${max}, not "${text}"`);
   return value;
 }
 
 /** One of `allowed` given for `option`; undefined when not given. UsageError listing the valid values. */
-export function enumOption<const T extends string>(text: string | undefined, option: string, allowed: readonly T[]): T | undefined {
+export function enumOption<const T extends string>(
+  text: string | undefined,
+  option: string,
+  allowed: readonly T[],
+): T | undefined {
   if (text === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(text)) throw new UsageError(`${option} must be one of: ${allowed.join(', ')} (not "${text}")`);
+  if (!(allowed as readonly string[]).includes(text))
+    throw new UsageError(`${option} must be one of: ${allowed.join(', ')} (not "${text}")`);
   return text as T;
 }
 
@@ -95,13 +107,19 @@ export function enumListOption<const T extends string>(text: string, option: str
 /** A USD amount given for `option` ("10", "0.5"), checked here; passed on as the text given. */
 export function usdOption(text: string | undefined, option: string): string | undefined {
   if (text === undefined) return undefined;
-  if (parseUsd(text) === null) throw new UsageError(`${option} must be a USD amount from 0 to 1000000000 with at most 6 decimals, such as 10 or 0.5 (not "${text}")`);
+  if (parseUsd(text) === null)
+    throw new UsageError(
+      `${option} must be a USD amount from 0 to 1000000000 with at most 6 decimals, such as 10 or 0.5 (not "${text}")`,
+    );
   return text;
 }
 
 /** A duration given for `option` ("90s", "15m", "1h", "30d"), checked here; passed on as the text given. */
 export function durationOption(text: string | undefined, option: string): string | undefined {
   if (text === undefined) return undefined;
-  if (parseDuration(text) === null) throw new UsageError(`${option} must be a duration: a whole number with ms, s, m, h or d, such as 90s, 15m, 1h or 30d (not "${text}")`);
+  if (parseDuration(text) === null)
+    throw new UsageError(
+      `${option} must be a duration: a whole number with ms, s, m, h or d, such as 90s, 15m, 1h or 30d (not "${text}")`,
+    );
   return text;
 }

@@ -11,10 +11,10 @@ import { UsageError } from './output.js';
 
 /** --param, repeatable (a new Option each: commander keeps one per command); `listing` is where the model's parameters are listed. */
 export const paramOption = (listing: string): Option =>
-  new Option('--param <name=value>', `a parameter the model declares (${listing} lists them), repeatable; the value is typed as declared`).argParser((value: string, previous: string[] = []) => [
-    ...previous,
-    value,
-  ]);
+  new Option(
+    '--param <name=value>',
+    `a parameter the model declares (${listing} lists them), repeatable; the value is typed as declared`,
+  ).argParser((value: string, previous: string[] = []) => [...previous, value]);
 
 /** A declared parameter as the model listing shows it (the fields the CLI reads). */
 interface ListedParameter {
@@ -28,7 +28,14 @@ interface ListedModel {
   parameters?: Readonly<Record<string, ListedParameter>>;
 }
 
-const BOOLEANS: Readonly<Record<string, boolean>> = { true: true, yes: true, '1': true, false: false, no: false, '0': false };
+const BOOLEANS: Readonly<Record<string, boolean>> = {
+  true: true,
+  yes: true,
+  '1': true,
+  false: false,
+  no: false,
+  '0': false,
+};
 
 /** The flags split at their first `=`, in the order given; UsageError for one without `=`, without a name, or a name given twice. */
 function splitParamFlags(flags: readonly string[]): [string, string][] {
@@ -49,7 +56,11 @@ function chosenModel(models: readonly ListedModel[], modelId: string | undefined
   const model = wanted === undefined ? models.find((m) => m.default) : models.find((m) => m.id === wanted);
   if (model) return model;
   const known = models.map((m) => m.id).join(', ') || 'none';
-  throw new UsageError(wanted === undefined ? `--param: the server marks no default model; name one with --model (models: ${known})` : `--param: the server has no model ${wanted} (models: ${known})`);
+  throw new UsageError(
+    wanted === undefined
+      ? `--param: the server marks no default model; name one with --model (models: ${known})`
+      : `--param: the server has no model ${wanted} (models: ${known})`,
+  );
 }
 
 /** One VALUE as its parameter's type takes it; UsageError naming the parameter when it is not one. */
@@ -59,12 +70,14 @@ function coerceParam(name: string, text: string, parameter: ListedParameter): Pa
     case 'number': {
       const value = text.trim() === '' ? Number.NaN : Number(text);
       if (!Number.isFinite(value)) throw new UsageError(`--param ${name} must be a number, not "${text}"`);
-      if (parameter.type === 'integer' && !Number.isInteger(value)) throw new UsageError(`--param ${name} must be a whole number, not "${text}"`);
+      if (parameter.type === 'integer' && !Number.isInteger(value))
+        throw new UsageError(`--param ${name} must be a whole number, not "${text}"`);
       return value;
     }
     case 'boolean': {
       const value = BOOLEANS[text.trim().toLowerCase()];
-      if (value === undefined) throw new UsageError(`--param ${name} must be true or false (or yes/no, 1/0), not "${text}"`);
+      if (value === undefined)
+        throw new UsageError(`--param ${name} must be true or false (or yes/no, 1/0), not "${text}"`);
       return value;
     }
     default:
@@ -81,7 +94,9 @@ function parametersOf(pairs: readonly [string, string][], model: ListedModel): R
     const parameter = Object.hasOwn(declared, name) ? declared[name] : undefined;
     if (!parameter) {
       throw new UsageError(
-        names.length === 0 ? `--param ${name}: model ${model.id} declares no parameters` : `--param ${name}: model ${model.id} has no parameter "${name}" (it has: ${names.join(', ')})`,
+        names.length === 0
+          ? `--param ${name}: model ${model.id} declares no parameters`
+          : `--param ${name}: model ${model.id} has no parameter "${name}" (it has: ${names.join(', ')})`,
       );
     }
     parameters[name] = coerceParam(name, text, parameter);

@@ -27,7 +27,9 @@ import { ImgtaskCommand } from './imgtask-command.js';
 // store, the models, Ink) when it runs, so `imgtask --help` and `--version` start fast.
 
 /** The package's version, from package.json beside src/ and dist/. */
-const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const version = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /** The command tree of `imgtask`, built but not parsed (main.ts parses it; scripts/docs/generate.ts documents it). */
 export function buildProgram(): Command {
@@ -36,7 +38,10 @@ export function buildProgram(): Command {
     .version(version, '-V, --version', 'print the version')
     .option('--data <dir>', 'data dir (env IMGTASK_DATA, default ./data)')
     .option('--config <file>', 'config file merged over config/default.json (env IMGTASK_CONFIG)')
-    .option('--url <url>', 'the server, for client commands (env IMGTASK_URL; default: the server running on the data dir, else http://127.0.0.1:8080)')
+    .option(
+      '--url <url>',
+      'the server, for client commands (env IMGTASK_URL; default: the server running on the data dir, else http://127.0.0.1:8080)',
+    )
     .option('--key <key>', 'API key (or PAT for tasks show/watch), for client commands (env IMGTASK_API_KEY)')
     .showHelpAfterError(false)
     .exitOverride()
@@ -69,7 +74,10 @@ export function buildProgram(): Command {
     .command('completion')
     .description('Print a shell completion script (bash, zsh or fish)')
     .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
-    .addHelpText('after', '\nbash: source <(imgtask completion bash)\nzsh:  source <(imgtask completion zsh)\nfish: imgtask completion fish | source')
+    .addHelpText(
+      'after',
+      '\nbash: source <(imgtask completion bash)\nzsh:  source <(imgtask completion zsh)\nfish: imgtask completion fish | source',
+    )
     .action((shell: Shell) => {
       process.stdout.write(completionScript(program, shell));
     });

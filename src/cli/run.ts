@@ -29,7 +29,13 @@ export interface CommandContext {
 type JsonPolicy = 'flag' | 'auto';
 
 function contextOf(command: Command, policy: JsonPolicy): CommandContext {
-  const all = command.optsWithGlobals() as { data?: string; config?: string; json?: boolean; url?: string; key?: string };
+  const all = command.optsWithGlobals() as {
+    data?: string;
+    config?: string;
+    json?: boolean;
+    url?: string;
+    key?: string;
+  };
   return {
     data: all.data ?? environment.dataDir() ?? './data',
     config: all.config ?? environment.configFile(),
@@ -54,7 +60,8 @@ function exitCodeFor(err: unknown): number {
 
 /** An error of the operating system: a file, a directory or a port refused. */
 type SystemError = Error & { code: string; syscall?: string; path?: string; address?: string; port?: number };
-const isSystemError = (err: unknown): err is SystemError => err instanceof Error && typeof (err as SystemError).code === 'string' && /^E[A-Z]+$/.test((err as SystemError).code);
+const isSystemError = (err: unknown): err is SystemError =>
+  err instanceof Error && typeof (err as SystemError).code === 'string' && /^E[A-Z]+$/.test((err as SystemError).code);
 
 const codeOf = (err: unknown): string => {
   if (err instanceof AppError || err instanceof ApiError) return err.code;
@@ -105,7 +112,10 @@ function report(err: unknown, context: Pick<CommandContext, 'json' | 'data'>): v
   const code = codeOf(err);
   const text = isSystemError(err) ? explain(err, context) : err instanceof Error ? err.message : String(err);
   const message = err instanceof ConfigError ? text : text.split('\n').join(' ');
-  if (context.json) process.stdout.write(`${JSON.stringify({ error: { code, message, status: err instanceof ApiError ? err.status : undefined } })}\n`);
+  if (context.json)
+    process.stdout.write(
+      `${JSON.stringify({ error: { code, message, status: err instanceof ApiError ? err.status : undefined } })}\n`,
+    );
   const named = err instanceof AppError || err instanceof ApiError || err instanceof UsageError;
   process.stderr.write(`imgtask: ${named && message !== code ? `${code}: ` : ''}${message}\n`);
 }
@@ -116,14 +126,17 @@ function report(err: unknown, context: Pick<CommandContext, 'json' | 'data'>): v
  * reports its failure with the exit code of `exitCodeFor`.
  */
 export const command =
-  // biome-ignore lint/suspicious/noConfusingVoidType: a command body answers an exit code, or nothing for 0
-    <Args extends unknown[]>(run: (context: CommandContext, ...args: Args) => Promise<number | void>, options: { json?: JsonPolicy } = {}) =>
-    async (...args: Args): Promise<void> => {
-      const context = contextOf(args[args.length - 1] as Command, options.json ?? 'flag');
-      try {
-        process.exitCode = (await run(context, ...args)) ?? EXIT.ok;
-      } catch (err) {
-        report(err, context);
-        process.exitCode = exitCodeFor(err);
-      }
-    };
+  <Args extends unknown[]>(
+    // biome-ignore lint/suspicious/noConfusingVoidType: a command body answers an exit code, or nothing for 0
+    run: (context: CommandContext, ...args: Args) => Promise<number | void>,
+    options: { json?: JsonPolicy } = {},
+  ) =>
+  async (...args: Args): Promise<void> => {
+    const context = contextOf(args[args.length - 1] as Command, options.json ?? 'flag');
+    try {
+      process.exitCode = (await run(context, ...args)) ?? EXIT.ok;
+    } catch (err) {
+      report(err, context);
+      process.exitCode = exitCodeFor(err);
+    }
+  };

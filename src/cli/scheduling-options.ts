@@ -17,8 +17,15 @@ export interface Scheduling {
 
 /** --priority and --cancel-after of a command that creates a task (a new Option each: commander keeps one per command). */
 export const priorityOption = (): Option =>
-  new Option('--priority <n>', `${PRIORITY.min} to ${PRIORITY.max}: higher starts first in its lane (default ${PRIORITY.default}; at most the key's maxPriority)`);
-export const cancelAfterOption = (): Option => new Option('--cancel-after <duration>', 'a deadline such as 30s, 5m or 1h30m (1s to 24h): what has not finished by then fails TASK_EXPIRED, free');
+  new Option(
+    '--priority <n>',
+    `${PRIORITY.min} to ${PRIORITY.max}: higher starts first in its lane (default ${PRIORITY.default}; at most the key's maxPriority)`,
+  );
+export const cancelAfterOption = (): Option =>
+  new Option(
+    '--cancel-after <duration>',
+    'a deadline such as 30s, 5m or 1h30m (1s to 24h): what has not finished by then fails TASK_EXPIRED, free',
+  );
 
 /** --priority and --cancel-after checked here, so nothing is sent when one is wrong (UsageError, exit 2). */
 export function schedulingOf(opts: SchedulingFlags): Scheduling {

@@ -22,7 +22,8 @@ const realOrResolved = async (path: string): Promise<string> => realpath(path).c
 /** The running server whose data dir is `data` (the registry `serve` writes), if any; the oldest when several are. */
 async function serverOnDataDir(data: string): Promise<RunningServer | undefined> {
   const root = await realOrResolved(data);
-  for (const server of await runningServers()) if (server.dataDir === root || (await realOrResolved(server.dataDir)) === root) return server;
+  for (const server of await runningServers())
+    if (server.dataDir === root || (await realOrResolved(server.dataDir)) === root) return server;
   return undefined;
 }
 
@@ -34,8 +35,16 @@ async function serverOnDataDir(data: string): Promise<RunningServer | undefined>
  * server restarted on another port.
  */
 export async function chooseServer(context: Pick<CommandContext, 'url' | 'urlFrom' | 'data'>): Promise<ServerChoice> {
-  if (context.url !== undefined) return { url: httpUrlOption(context.url, context.urlFrom ?? '--url', DEFAULT_URL), unreachableHint: `(${NAMED})` };
+  if (context.url !== undefined)
+    return { url: httpUrlOption(context.url, context.urlFrom ?? '--url', DEFAULT_URL), unreachableHint: `(${NAMED})` };
   const found = await serverOnDataDir(context.data);
-  if (found) return { url: found.url, unreachableHint: `(the server of the data dir ${found.dataDir}, pid ${found.pid}; ${NAMED})` };
-  return { url: DEFAULT_URL, unreachableHint: `(${NAMED})${await serversElsewhere(await realOrResolved(context.data))}` };
+  if (found)
+    return {
+      url: found.url,
+      unreachableHint: `(the server of the data dir ${found.dataDir}, pid ${found.pid}; ${NAMED})`,
+    };
+  return {
+    url: DEFAULT_URL,
+    unreachableHint: `(${NAMED})${await serversElsewhere(await realOrResolved(context.data))}`,
+  };
 }

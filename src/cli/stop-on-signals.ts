@@ -2,7 +2,8 @@ import type { Logger } from '../app/logger.js';
 import type { LeftPending } from '../app/server.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-const clock = (at: Date) => [at.getHours(), at.getMinutes(), at.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+const clock = (at: Date) =>
+  [at.getHours(), at.getMinutes(), at.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
 
 /**
  * The last line of a stop: when it stopped, how long after the signal, and what it left pending
@@ -30,7 +31,10 @@ export function stopOnSignals(logger: Logger, event: string, close: () => Promis
     close().then(
       (left) => {
         const at = new Date();
-        logger.info({ event: stopped, signal, tookMs: at.getTime() - started, leftPending: left }, stoppedMessage(signal, at.getTime() - started, at, left));
+        logger.info(
+          { event: stopped, signal, tookMs: at.getTime() - started, leftPending: left },
+          stoppedMessage(signal, at.getTime() - started, at, left),
+        );
         process.exit(0);
       },
       (err: Error) => {

@@ -1,4 +1,11 @@
-import { ApiError, type Client, type GenerateInput, type SyncAnswer, type Task, type TaskView } from '../client/http-client.js';
+import {
+  ApiError,
+  type Client,
+  type GenerateInput,
+  type SyncAnswer,
+  type Task,
+  type TaskView,
+} from '../client/http-client.js';
 import { SIZE_PRESETS } from '../domain/sizes.js';
 import { TASK_STATUSES } from '../domain/tasks.js';
 import { deadlineOf, plainText, taskLines, type UrlResult, urlResultLine, urlResultsOf } from '../tui/task-lines.js';
@@ -17,7 +24,8 @@ const TASK_TYPES = Object.keys({
 } satisfies Record<Task['type'], 1>) as Task['type'][];
 
 /** A task as text, the files rate/alt sources came from named as given. */
-export const describeTask = (task: TaskView, files?: ReadonlyMap<string, string>): string => plainText(taskLines(task, { files }));
+export const describeTask = (task: TaskView, files?: ReadonlyMap<string, string>): string =>
+  plainText(taskLines(task, { files }));
 
 /**
  * For a failed task: its errors on stderr, one line each with code and message (and, for an
@@ -38,8 +46,10 @@ export function reportTaskFailure(task: TaskView): number | undefined {
 }
 
 /** Rate/alt results with `file`: the local file an uploaded source came from. */
-export const withFiles = <R extends { url: string }>(results: R[], files: ReadonlyMap<string, string>): (R & { file?: string })[] =>
-  results.map((r) => (files.has(r.url) ? { ...r, file: files.get(r.url) } : r));
+export const withFiles = <R extends { url: string }>(
+  results: R[],
+  files: ReadonlyMap<string, string>,
+): (R & { file?: string })[] => results.map((r) => (files.has(r.url) ? { ...r, file: files.get(r.url) } : r));
 
 type UrlListData = { task: { id: string; status: string; cost?: string }; results?: UrlResult[] };
 
@@ -48,16 +58,27 @@ type UrlListData = { task: { id: string; status: string; cost?: string }; result
  * given), the task to poll (202), or, when the sync task failed (500 UNKNOWN_ERROR naming it),
  * the failed task with its errors on stderr and exit 3, as for any other failed task.
  */
-export async function syncAnswer(client: Client, json: boolean, files: ReadonlyMap<string, string>, send: () => Promise<SyncAnswer<UrlListData>>): Promise<number> {
+export async function syncAnswer(
+  client: Client,
+  json: boolean,
+  files: ReadonlyMap<string, string>,
+  send: () => Promise<SyncAnswer<UrlListData>>,
+): Promise<number> {
   let answer: SyncAnswer<UrlListData>;
   try {
     answer = await send();
   } catch (err) {
-    const failed = err instanceof ApiError && err.code === 'UNKNOWN_ERROR' ? /\btask (tsk_[0-9A-Za-z]+) failed\b/.exec(err.message) : null;
+    const failed =
+      err instanceof ApiError && err.code === 'UNKNOWN_ERROR'
+        ? /\btask (tsk_[0-9A-Za-z]+) failed\b/.exec(err.message)
+        : null;
     if (!failed) throw err;
     const task = await client.task(failed[1]);
     const results = urlResultsOf(task);
-    const shown = results.length && 'result' in task ? { ...task, result: { ...task.result, results: withFiles(results, files) } } : task;
+    const shown =
+      results.length && 'result' in task
+        ? { ...task, result: { ...task.result, results: withFiles(results, files) } }
+        : task;
     print({ json }, shown, () => describeTask(task, files));
     return reportTaskFailure(task) ?? EXIT.taskFailed;
   }
@@ -67,7 +88,12 @@ export async function syncAnswer(client: Client, json: boolean, files: ReadonlyM
     return EXIT.ok;
   }
   const results = data.results ?? [];
-  print({ json }, { ...data, results: withFiles(results, files) }, () => plainText([[{ text: `${data.task.id} cost ${data.task.cost} USD` }], ...results.map((r) => urlResultLine(r, files))]));
+  print({ json }, { ...data, results: withFiles(results, files) }, () =>
+    plainText([
+      [{ text: `${data.task.id} cost ${data.task.cost} USD` }],
+      ...results.map((r) => urlResultLine(r, files)),
+    ]),
+  );
   return results.some((r) => r.status === 'failed') ? EXIT.itemsFailed : EXIT.ok;
 }
 
@@ -75,7 +101,13 @@ export async function syncAnswer(client: Client, json: boolean, files: ReadonlyM
 /** The largest seed: seeds are 32-bit. */
 const MAX_SEED = 2 ** 32 - 1;
 
-export function generateOptions(opts: { size?: string; count?: string; format?: string; quality?: string; seed?: string }): Pick<GenerateInput, 'size' | 'count' | 'output' | 'seed'> {
+export function generateOptions(opts: {
+  size?: string;
+  count?: string;
+  format?: string;
+  quality?: string;
+  seed?: string;
+}): Pick<GenerateInput, 'size' | 'count' | 'output' | 'seed'> {
   const size = enumOption(opts.size, '--size', SIZE_PRESETS);
   const seed = intOption(opts.seed, '--seed', 0, MAX_SEED);
   const count = intOption(opts.count, '--count', 1, MAX_COUNT);
@@ -85,11 +117,21 @@ export function generateOptions(opts: { size?: string; count?: string; format?: 
     ...(size === undefined ? {} : { size: size as GenerateInput['size'] }),
     ...(count === undefined ? {} : { count }),
     ...(seed === undefined ? {} : { seed }),
-    ...(format === undefined && quality === undefined ? {} : { output: { ...(format ? { format } : {}), ...(quality === undefined ? {} : { quality }) } }),
+    ...(format === undefined && quality === undefined
+      ? {}
+      : { output: { ...(format ? { format } : {}), ...(quality === undefined ? {} : { quality }) } }),
   };
 }
 
 /** The query of `tasks list`, checked here. */
-export function taskListQuery(opts: { status?: string; type?: string; limit: string }): { status?: string; type?: string; limit?: number } {
-  return { status: enumOption(opts.status, '--status', TASK_STATUSES), type: enumOption(opts.type, '--type', TASK_TYPES), limit: intOption(opts.limit, '--limit', 1, 100) };
+export function taskListQuery(opts: { status?: string; type?: string; limit: string }): {
+  status?: string;
+  type?: string;
+  limit?: number;
+} {
+  return {
+    status: enumOption(opts.status, '--status', TASK_STATUSES),
+    type: enumOption(opts.type, '--type', TASK_TYPES),
+    limit: intOption(opts.limit, '--limit', 1, 100),
+  };
 }

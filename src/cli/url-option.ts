@@ -12,7 +12,8 @@ const HOST_FIRST = /^(?:[\w-]+(?:\.[\w-]+)*|\[[\da-f:.]+\])(?::\d+)?(?:[/?#]\S*)
  */
 export function httpUrlOption(text: string, label: string, example: string): string {
   if (!SCHEME.test(text)) {
-    if (HOST_FIRST.test(text)) throw new UsageError(`${label} ${text} needs http:// or https:// in front: use http://${text}`);
+    if (HOST_FIRST.test(text))
+      throw new UsageError(`${label} ${text} needs http:// or https:// in front: use http://${text}`);
     throw new UsageError(`${label} ${text} is not a URL (such as ${example})`);
   }
   let url: URL;
@@ -21,6 +22,7 @@ export function httpUrlOption(text: string, label: string, example: string): str
   } catch {
     throw new UsageError(`${label} ${text} is not a URL (such as ${example})`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${label} must be an http or https URL, not ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`${label} must be an http or https URL, not ${url.protocol}`);
   return text;
 }

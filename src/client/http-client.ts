@@ -129,13 +129,30 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
     }
   }
 
-  async function send(method: string, path: string, body: unknown, extraHeaders: Record<string, string> = {}, retryable = false): Promise<Response> {
+  async function send(
+    method: string,
+    path: string,
+    body: unknown,
+    extraHeaders: Record<string, string> = {},
+    retryable = false,
+  ): Promise<Response> {
     try {
       return await doFetch(`${base}${path}`, {
         method,
         // FormData (uploads) and a Blob (a file to verify) go as they are; anything else as JSON.
-        headers: { ...auth(), ...extraHeaders, ...(body instanceof FormData || body instanceof Blob || body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : body instanceof FormData || body instanceof Blob ? body : JSON.stringify(body),
+        headers: {
+          ...auth(),
+          ...extraHeaders,
+          ...(body instanceof FormData || body instanceof Blob || body === undefined
+            ? {}
+            : { 'content-type': 'application/json' }),
+        },
+        body:
+          body === undefined
+            ? undefined
+            : body instanceof FormData || body instanceof Blob
+              ? body
+              : JSON.stringify(body),
       });
     } catch (err) {
       const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
@@ -159,27 +176,49 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
       json = undefined;
     }
     if (!res.ok) {
-      const error = (json ?? {}) as { success?: boolean; errors?: Issue[]; error?: Issue[]; code?: string; message?: string };
+      const error = (json ?? {}) as {
+        success?: boolean;
+        errors?: Issue[];
+        error?: Issue[];
+        code?: string;
+        message?: string;
+      };
       if (error.success === false) {
         const issues = error.errors ?? error.error ?? [];
-        throw new ApiError(res.status, 'SCHEMA_REJECTED', issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '), json);
+        throw new ApiError(
+          res.status,
+          'SCHEMA_REJECTED',
+          issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '),
+          json,
+        );
       }
-      throw new ApiError(res.status, error.code ?? `HTTP_${res.status}`, error.message ?? error.code ?? text.slice(0, 200), json);
+      throw new ApiError(
+        res.status,
+        error.code ?? `HTTP_${res.status}`,
+        error.message ?? error.code ?? text.slice(0, 200),
+        json,
+      );
     }
     return { status: res.status, body: json as T };
   }
 
   const isPat = () => options.key?.startsWith('pat_') ?? false;
-  const status = async (id: string): Promise<TaskStatus> => (await call<GetTaskStatusResponse>('GET', `/tasks/${id}/status`)).body.data.status;
+  const status = async (id: string): Promise<TaskStatus> =>
+    (await call<GetTaskStatusResponse>('GET', `/tasks/${id}/status`)).body.data.status;
   /** The full task with an API key; with a PAT, its result view (the routes a PAT may read). */
   const task = async (id: string): Promise<TaskView> =>
-    isPat() ? (await call<GetTaskResultResponse>('GET', `/tasks/${id}/result`)).body.data : (await call<GetTaskResponse>('GET', `/tasks/${id}`)).body.data;
+    isPat()
+      ? (await call<GetTaskResultResponse>('GET', `/tasks/${id}/result`)).body.data
+      : (await call<GetTaskResponse>('GET', `/tasks/${id}`)).body.data;
 
   return {
     base,
-    generate: async (body: GenerateInput, options?: CreateOptions) => (await create<GenerateResponse>('/image/generate', body, options)).body.data,
-    removeBackground: async (body: RemoveBackgroundInput, options?: CreateOptions) => (await create<RemoveBackgroundResponse>('/image/remove-background', body, options)).body.data,
-    video: async (body: VideoInput, options?: CreateOptions) => (await create<GenerateVideoResponse>('/video/generate', body, options)).body.data,
+    generate: async (body: GenerateInput, options?: CreateOptions) =>
+      (await create<GenerateResponse>('/image/generate', body, options)).body.data,
+    removeBackground: async (body: RemoveBackgroundInput, options?: CreateOptions) =>
+      (await create<RemoveBackgroundResponse>('/image/remove-background', body, options)).body.data,
+    video: async (body: VideoInput, options?: CreateOptions) =>
+      (await create<GenerateVideoResponse>('/video/generate', body, options)).body.data,
     rate: async (body: RateInput, options?: CreateOptions): Promise<SyncAnswer<RateResponse['data']>> => {
       const answer = await create<RateResponse>('/image/rate', body, options);
       return { status: answer.status, data: answer.body.data };
@@ -193,27 +232,42 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
       return { status: answer.status, data: answer.body.data };
     },
     /** The Content Credentials of a URL's file or an upload's (POST /image/verify): free, no task. */
-    verify: async (body: VerifyBody): Promise<VerifyResponse['data']> => (await call<VerifyResponse>('POST', '/image/verify', body)).body.data,
+    verify: async (body: VerifyBody): Promise<VerifyResponse['data']> =>
+      (await call<VerifyResponse>('POST', '/image/verify', body)).body.data,
     /** The Content Credentials of a local file's bytes (POST /image/verify/file): read by the server, nothing stored. */
     verifyFile: async (data: Buffer): Promise<VerifyResponse['data']> =>
-      (await call<VerifyResponse>('POST', '/image/verify/file', new Blob([new Uint8Array(data)], { type: 'application/octet-stream' }))).body.data,
+      (
+        await call<VerifyResponse>(
+          'POST',
+          '/image/verify/file',
+          new Blob([new Uint8Array(data)], { type: 'application/octet-stream' }),
+        )
+      ).body.data,
     async upload(files: { name: string; data: Buffer }[]): Promise<UploadedFile[]> {
       const form = new FormData();
       for (const file of files) form.append('files', new Blob([new Uint8Array(file.data)]), basename(file.name));
       return (await create<UploadResponse>('/image/upload', form)).body.data.files;
     },
     /** The generation models (GET /models): prices, capabilities, declared parameters, which one is the default. */
-    models: async (): Promise<ListModelsResponse['data']> => (await call<ListModelsResponse>('GET', '/models')).body.data,
+    models: async (): Promise<ListModelsResponse['data']> =>
+      (await call<ListModelsResponse>('GET', '/models')).body.data,
     /** The video models (GET /video/models), as models() lists the image ones. */
-    videoModels: async (): Promise<ListVideoModelsResponse['data']> => (await call<ListVideoModelsResponse>('GET', '/video/models')).body.data,
+    videoModels: async (): Promise<ListVideoModelsResponse['data']> =>
+      (await call<ListVideoModelsResponse>('GET', '/video/models')).body.data,
     task,
     status,
     /** Cancels a pending task (POST /tasks/{id}/cancel, owner's API key): the task as it settled. */
-    cancel: async (id: string): Promise<Task> => (await call<CancelTaskResponse>('POST', `/tasks/${encodeURIComponent(id)}/cancel`)).body.data,
+    cancel: async (id: string): Promise<Task> =>
+      (await call<CancelTaskResponse>('POST', `/tasks/${encodeURIComponent(id)}/cancel`)).body.data,
     /** Deletes a task's data (DELETE /tasks/{id}; a pending one is cancelled first): the task as it is kept. */
-    deleteTask: async (id: string): Promise<Task> => (await call<DeleteTaskResponse>('DELETE', `/tasks/${encodeURIComponent(id)}`)).body.data,
-    async tasks(query: Record<string, string | number | undefined> = {}): Promise<{ tasks: Task[]; nextCursor: string | null }> {
-      const params = new URLSearchParams(Object.entries(query).flatMap(([k, v]): [string, string][] => (v === undefined ? [] : [[k, String(v)]])));
+    deleteTask: async (id: string): Promise<Task> =>
+      (await call<DeleteTaskResponse>('DELETE', `/tasks/${encodeURIComponent(id)}`)).body.data,
+    async tasks(
+      query: Record<string, string | number | undefined> = {},
+    ): Promise<{ tasks: Task[]; nextCursor: string | null }> {
+      const params = new URLSearchParams(
+        Object.entries(query).flatMap(([k, v]): [string, string][] => (v === undefined ? [] : [[k, String(v)]])),
+      );
       const { body } = await call<ListTasksResponse>('GET', `/tasks${params.size ? `?${params}` : ''}`);
       return { tasks: body.data, nextCursor: body.nextCursor };
     },
@@ -226,12 +280,28 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
      */
     async watch(
       id: string,
-      options: { onPoll?: (status: TaskStatus) => void; onProgress?: (progress: TaskProgress) => void; onPreview?: (preview: TaskPreview) => void; timeoutMs?: number } = {},
+      options: {
+        onPoll?: (status: TaskStatus) => void;
+        onProgress?: (progress: TaskProgress) => void;
+        onPreview?: (preview: TaskPreview) => void;
+        timeoutMs?: number;
+      } = {},
     ): Promise<TaskView> {
       const { onPoll, onProgress, onPreview, timeoutMs = 24 * 3600 * 1000 } = options;
       const started = Date.now();
       const onStatus = onPoll && ((status: string) => onPoll(status as TaskStatus));
-      if (await followTaskEvents({ url: `${base}/tasks/${encodeURIComponent(id)}/events`, headers: auth(), fetch: doFetch, timeoutMs, onStatus, onProgress, onPreview })) return task(id);
+      if (
+        await followTaskEvents({
+          url: `${base}/tasks/${encodeURIComponent(id)}/events`,
+          headers: auth(),
+          fetch: doFetch,
+          timeoutMs,
+          onStatus,
+          onProgress,
+          onPreview,
+        })
+      )
+        return task(id);
       for (let wait = 250; ; wait = Math.min(5000, wait * 2)) {
         const now = await status(id);
         onPoll?.(now);
@@ -247,7 +317,12 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
      * throws its ApiError; a connection lost throws.
      */
     async *webhookEvents(events?: string): AsyncGenerator<WebhookStreamEvent> {
-      const res = await send('GET', `/webhook/events${events ? `?events=${encodeURIComponent(events)}` : ''}`, undefined, { accept: 'text/event-stream' });
+      const res = await send(
+        'GET',
+        `/webhook/events${events ? `?events=${encodeURIComponent(events)}` : ''}`,
+        undefined,
+        { accept: 'text/event-stream' },
+      );
       if (!res.ok) await answerOf(res);
       if (!res.body) throw new ApiError(res.status, `HTTP_${res.status}`, 'GET /webhook/events answered no stream');
       yield* webhookStreamEvents(res.body);

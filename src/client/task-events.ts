@@ -66,7 +66,10 @@ export async function followTaskEvents(options: {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);
   try {
-    const res = await options.fetch(options.url, { headers: { ...options.headers, accept: 'text/event-stream' }, signal: controller.signal });
+    const res = await options.fetch(options.url, {
+      headers: { ...options.headers, accept: 'text/event-stream' },
+      signal: controller.signal,
+    });
     if (!res.ok || !res.body || !res.headers.get('content-type')?.startsWith('text/event-stream')) {
       await res.body?.cancel().catch(() => undefined);
       return false;

@@ -1,7 +1,9 @@
 import { readEvents } from './task-events.js';
 
 /** What GET /webhook/events sends: `ready` once, then each event, its `body` exactly as a webhook receives it. */
-export type WebhookStreamEvent = { kind: 'ready'; accountId: string } | { kind: 'event'; id: string; type: string; taskId?: string; body: string };
+export type WebhookStreamEvent =
+  | { kind: 'ready'; accountId: string }
+  | { kind: 'event'; id: string; type: string; taskId?: string; body: string };
 
 /** The events of a GET /webhook/events body, as they arrive (comments such as `: ping` are skipped). */
 export async function* webhookStreamEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<WebhookStreamEvent> {

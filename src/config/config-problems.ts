@@ -53,7 +53,10 @@ function keysAt(schema: z.core.$ZodType, raw: unknown, path: readonly PropertyKe
 function matchesTag(option: z.core.$ZodType, discriminator: string, tag: unknown): boolean {
   const shape = defOf(option).shape;
   if (!shape?.[discriminator]) return false;
-  const def = unwrap(shape[discriminator])._zod.def as unknown as { values?: unknown[]; entries?: Record<string, unknown> };
+  const def = unwrap(shape[discriminator])._zod.def as unknown as {
+    values?: unknown[];
+    entries?: Record<string, unknown>;
+  };
   const values = def.values ?? Object.values(def.entries ?? {});
   return values.includes(tag);
 }

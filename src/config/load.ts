@@ -21,7 +21,8 @@ const WHOLE_ENTRY_MAPS = new Set(['models', 'videoModels', 'providers']);
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Drops documentation keys (`$comment`, `$comment_…`) at every level. */
 function stripComments(value: Json): Json {
@@ -36,7 +37,10 @@ export function deepMerge(base: JsonObject, over: JsonObject, path: string[] = [
   const out: JsonObject = { ...base };
   for (const [key, value] of Object.entries(over)) {
     const inWholeMap = path.length === 1 && WHOLE_ENTRY_MAPS.has(path[0]);
-    out[key] = !inWholeMap && isObject(value) && isObject(base[key]) ? deepMerge(base[key] as JsonObject, value, [...path, key]) : value;
+    out[key] =
+      !inWholeMap && isObject(value) && isObject(base[key])
+        ? deepMerge(base[key] as JsonObject, value, [...path, key])
+        : value;
   }
   return out;
 }
@@ -63,38 +67,54 @@ function validateConfig(raw: unknown, baseDir: string, load: WorkflowLoad = { re
   const result = ConfigSchema.safeParse(raw);
   if (!result.success) {
     const lines = configProblems(ConfigSchema, raw, result.error.issues);
-    throw new ConfigError(`config: invalid settings (${lines.length === 1 ? 'one problem' : `${lines.length} problems`}):\n${lines.map((line) => `  ${line}`).join('\n')}`);
+    throw new ConfigError(
+      `config: invalid settings (${lines.length === 1 ? 'one problem' : `${lines.length} problems`}):\n${lines.map((line) => `  ${line}`).join('\n')}`,
+    );
   }
-  const config: Config = { ...result.data, provenance: withAbsolutePemFiles(result.data.provenance, baseDir), workflows: loadModelWorkflows(result.data, baseDir, load) };
-  if (!config.models[config.defaultModel]) throw new ConfigError(`config: defaultModel: no model "${config.defaultModel}" in models`);
+  const config: Config = {
+    ...result.data,
+    provenance: withAbsolutePemFiles(result.data.provenance, baseDir),
+    workflows: loadModelWorkflows(result.data, baseDir, load),
+  };
+  if (!config.models[config.defaultModel])
+    throw new ConfigError(`config: defaultModel: no model "${config.defaultModel}" in models`);
   for (const [id, model] of Object.entries(config.models)) {
     for (const provider of modelProviders(model)) {
-      if (!config.providers[provider]) throw new ConfigError(`config: models.${id}: no provider "${provider}" in providers`);
+      if (!config.providers[provider])
+        throw new ConfigError(`config: models.${id}: no provider "${provider}" in providers`);
     }
   }
-  if (!config.videoModels[config.defaultVideoModel]) throw new ConfigError(`config: defaultVideoModel: no model "${config.defaultVideoModel}" in videoModels`);
+  if (!config.videoModels[config.defaultVideoModel])
+    throw new ConfigError(`config: defaultVideoModel: no model "${config.defaultVideoModel}" in videoModels`);
   for (const [id, model] of Object.entries(config.videoModels)) {
     const names = modelProviders(model);
-    if (names.length === 0) throw new ConfigError(`config: videoModels.${id}: name its provider (provider or providers)`);
+    if (names.length === 0)
+      throw new ConfigError(`config: videoModels.${id}: name its provider (provider or providers)`);
     for (const name of names) {
       const provider = config.providers[name];
       if (!provider) throw new ConfigError(`config: videoModels.${id}: no provider "${name}" in providers`);
       if (provider.type !== 'placeholder' && provider.type !== 'openai-video' && provider.type !== 'comfyui') {
-        throw new ConfigError(`config: videoModels.${id}: provider "${name}" (type ${provider.type}) does not make videos`);
+        throw new ConfigError(
+          `config: videoModels.${id}: provider "${name}" (type ${provider.type}) does not make videos`,
+        );
       }
     }
   }
   for (const [id, model] of Object.entries(config.models)) {
     for (const name of modelProviders(model)) {
-      if (config.providers[name]?.type === 'openai-video') throw new ConfigError(`config: models.${id}: provider "${name}" makes videos, not images`);
+      if (config.providers[name]?.type === 'openai-video')
+        throw new ConfigError(`config: models.${id}: provider "${name}" makes videos, not images`);
     }
   }
   if (config.store.driver === 'postgres' && !config.store.postgres.url) {
-    throw new ConfigError('config: store.driver is "postgres" but no database is named: set store.postgres.url or IMGTASK_DATABASE_URL');
+    throw new ConfigError(
+      'config: store.driver is "postgres" but no database is named: set store.postgres.url or IMGTASK_DATABASE_URL',
+    );
   }
   for (const name of ['vision', 'chat'] as const) {
     const provider = config.providers[name];
-    if (provider && provider.type !== 'openai') throw new ConfigError(`config: providers.${name}: must be an OpenAI-compatible provider (type "openai")`);
+    if (provider && provider.type !== 'openai')
+      throw new ConfigError(`config: providers.${name}: must be an OpenAI-compatible provider (type "openai")`);
   }
   return config;
 }
@@ -104,7 +124,11 @@ function validateConfig(raw: unknown, baseDir: string, load: WorkflowLoad = { re
  * `workflow` and `bindings`, the file must parse as API format, and every binding must name a
  * node input that exists. A workflow on a model with no ComfyUI provider is a mistake too.
  */
-function loadModelWorkflows(config: ConfigSettings, baseDir: string, load: WorkflowLoad): Record<string, LoadedWorkflow> {
+function loadModelWorkflows(
+  config: ConfigSettings,
+  baseDir: string,
+  load: WorkflowLoad,
+): Record<string, LoadedWorkflow> {
   const workflows: Record<string, LoadedWorkflow> = {};
   const failures: string[] = [];
   const sections = [
@@ -119,17 +143,27 @@ function loadModelWorkflows(config: ConfigSettings, baseDir: string, load: Workf
       if (missing) throw new ConfigError(`config: ${key}: no provider "${missing}" in providers`);
       const onComfy = names.some((name: string) => config.providers[name]?.type === 'comfyui');
       if (!onComfy) {
-        if (model.workflow !== undefined || model.bindings !== undefined) throw new ConfigError(`config: ${key}: workflow and bindings are for models served by a ComfyUI provider (type "comfyui")`);
+        if (model.workflow !== undefined || model.bindings !== undefined)
+          throw new ConfigError(
+            `config: ${key}: workflow and bindings are for models served by a ComfyUI provider (type "comfyui")`,
+          );
         if (model.parameters !== undefined || model.allowRawWorkflows)
-          throw new ConfigError(`config: ${key}: parameters and allowRawWorkflows are for models served by a ComfyUI provider (type "comfyui")`);
-        if ((model as { outputs?: unknown }).outputs !== undefined) throw new ConfigError(`config: ${key}: outputs are for models served by a ComfyUI provider (type "comfyui")`);
+          throw new ConfigError(
+            `config: ${key}: parameters and allowRawWorkflows are for models served by a ComfyUI provider (type "comfyui")`,
+          );
+        if ((model as { outputs?: unknown }).outputs !== undefined)
+          throw new ConfigError(`config: ${key}: outputs are for models served by a ComfyUI provider (type "comfyui")`);
         continue;
       }
       if (!model.workflow || !model.bindings)
-        throw new ConfigError(`config: ${key}: a model served by ComfyUI names its workflow (a file in API format) and its bindings ({ "prompt": "<node id>.inputs.<name>", … })`);
+        throw new ConfigError(
+          `config: ${key}: a model served by ComfyUI names its workflow (a file in API format) and its bindings ({ "prompt": "<node id>.inputs.<name>", … })`,
+        );
       const imageInputs = model.bindings.images?.length ?? 0;
       if (model.capabilities.maxInputs > imageInputs) {
-        throw new ConfigError(`config: ${key}: capabilities.maxInputs is ${model.capabilities.maxInputs} but bindings.images names ${imageInputs} input(s): bind one LoadImage input per image`);
+        throw new ConfigError(
+          `config: ${key}: capabilities.maxInputs is ${model.capabilities.maxInputs} but bindings.images names ${imageInputs} input(s): bind one LoadImage input per image`,
+        );
       }
       const path = workflowPath(model.workflow, baseDir);
       load.read.push(path);
@@ -195,12 +229,19 @@ function envOverrides(env: NodeJS.ProcessEnv): JsonObject {
 }
 
 /** Whether a config layer names store.driver itself. */
-const setsDriver = (layer: JsonObject | undefined): boolean => isObject(layer?.store) && (layer.store as JsonObject).driver !== undefined;
+const setsDriver = (layer: JsonObject | undefined): boolean =>
+  isObject(layer?.store) && (layer.store as JsonObject).driver !== undefined;
 
 /** provenance's `{ file }` PEMs are relative to the config file's folder: made absolute here, as workflow files are read from it. */
 function withAbsolutePemFiles(provenance: Config['provenance'], baseDir: string): Config['provenance'] {
-  const absolute = <T extends PemSource | undefined>(source: T): T => (source && 'file' in source ? ({ file: resolve(baseDir, source.file) } as T) : source);
-  return { ...provenance, certificate: absolute(provenance.certificate), privateKey: absolute(provenance.privateKey), trustAnchors: absolute(provenance.trustAnchors) };
+  const absolute = <T extends PemSource | undefined>(source: T): T =>
+    source && 'file' in source ? ({ file: resolve(baseDir, source.file) } as T) : source;
+  return {
+    ...provenance,
+    certificate: absolute(provenance.certificate),
+    privateKey: absolute(provenance.privateKey),
+    trustAnchors: absolute(provenance.trustAnchors),
+  };
 }
 
 /**
@@ -210,7 +251,16 @@ function withAbsolutePemFiles(provenance: Config['provenance'], baseDir: string)
  * does not load leaves its model without a workflow instead of refusing the config
  * (workflowsNotLoaded says which).
  */
-export function loadConfig(options: { file?: string; flags?: ConfigFlags; env?: NodeJS.ProcessEnv; overrides?: JsonObject; read?: string[]; keepBrokenWorkflows?: boolean } = {}): Config {
+export function loadConfig(
+  options: {
+    file?: string;
+    flags?: ConfigFlags;
+    env?: NodeJS.ProcessEnv;
+    overrides?: JsonObject;
+    read?: string[];
+    keepBrokenWorkflows?: boolean;
+  } = {},
+): Config {
   if (options.file) options.read?.push(resolve(options.file));
   const env = options.env ?? process.env;
   let merged = stripComments(readJson(DEFAULT_FILE, 'config/default.json')) as JsonObject;
@@ -219,7 +269,8 @@ export function loadConfig(options: { file?: string; flags?: ConfigFlags; env?: 
   if (options.overrides) merged = deepMerge(merged, options.overrides);
   const fromEnv = envOverrides(env);
   // IMGTASK_DATABASE_URL alone is enough to run on PostgreSQL; a config file that names the driver wins.
-  if (isObject(fromEnv.store) && !setsDriver(file) && !setsDriver(options.overrides)) (fromEnv.store as JsonObject).driver = 'postgres';
+  if (isObject(fromEnv.store) && !setsDriver(file) && !setsDriver(options.overrides))
+    (fromEnv.store as JsonObject).driver = 'postgres';
   merged = deepMerge(merged, fromEnv);
   const server: JsonObject = {};
   if (options.flags?.host !== undefined) server.host = options.flags.host;

@@ -38,7 +38,11 @@ export function createConfigSource(initial: Config): SettableConfigSource {
           failures.push(err);
         }
       }
-      if (failures.length) throw new AggregateError(failures, `${failures.length} config listener(s) failed: ${failures.map((err) => (err as Error).message).join('; ')}`);
+      if (failures.length)
+        throw new AggregateError(
+          failures,
+          `${failures.length} config listener(s) failed: ${failures.map((err) => (err as Error).message).join('; ')}`,
+        );
     },
   };
 }

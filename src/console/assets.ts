@@ -63,8 +63,15 @@ export function registerAssets(app: Hono<ConsoleEnv>): void {
   app.get('/assets/:file', (c) => {
     const asset = assets().byPath.get(c.req.param('file'));
     if (!asset) return c.text('no such asset', 404);
-    const headers = { 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable', etag: asset.etag };
+    const headers = {
+      'content-type': asset.type,
+      'cache-control': 'public, max-age=31536000, immutable',
+      etag: asset.etag,
+    };
     if (c.req.header('if-none-match') === asset.etag) return new Response(null, { status: 304, headers });
-    return new Response(asset.body, { status: 200, headers: { ...headers, 'content-length': String(asset.body.byteLength) } });
+    return new Response(asset.body, {
+      status: 200,
+      headers: { ...headers, 'content-length': String(asset.body.byteLength) },
+    });
   });
 }

@@ -43,7 +43,12 @@ export function Chart({ id, title, spec, labelHeading, note }: ChartProps) {
     <figure class="chart-figure" aria-labelledby={`${id}-title`}>
       <figcaption id={`${id}-title`}>{title}</figcaption>
       <div class="chart" hidden>
-        <canvas id={id} role="img" aria-label={`${title}: a chart; the table after it has the same figures`} data-chart={JSON.stringify(spec)} />
+        <canvas
+          id={id}
+          role="img"
+          aria-label={`${title}: a chart; the table after it has the same figures`}
+          data-chart={JSON.stringify(spec)}
+        />
       </div>
       {note && <p class="muted chart-note">{note}</p>}
       <details class="chart-data" open>

@@ -12,7 +12,11 @@ import type { ConsoleEnv } from './deps.js';
  * @hono/node-server writes one at once, while the String object JSX renders to would make it
  * build a full Response and stream the page through it (about twice the CPU of a large page).
  */
-export async function render(c: Context<ConsoleEnv>, page: Child, status: ContentfulStatusCode = 200): Promise<Response> {
+export async function render(
+  c: Context<ConsoleEnv>,
+  page: Child,
+  status: ContentfulStatusCode = 200,
+): Promise<Response> {
   const text = await resolveCallback(await html`<!doctype html>${page}`, HtmlEscapedCallbackPhase.Stringify, false, {});
   return c.html(String(text), status);
 }
@@ -40,14 +44,18 @@ export type AccountSession = ConsoleSession & { accountId: string };
 /** The session of an account (every page but the operator view). */
 export function accountSession(c: Context<ConsoleEnv>): AccountSession {
   const session = sessionOf(c);
-  if (session.accountId === null) throw new WrongSession('this is the operator session: account pages need an account session (imgtask console --account NAME)');
+  if (session.accountId === null)
+    throw new WrongSession(
+      'this is the operator session: account pages need an account session (imgtask console --account NAME)',
+    );
   return session as AccountSession;
 }
 
 /** The operator session (the operator view). */
 export function operatorSession(c: Context<ConsoleEnv>): ConsoleSession {
   const session = sessionOf(c);
-  if (session.accountId !== null) throw new WrongSession('the operator view needs the operator session (imgtask console --operator)');
+  if (session.accountId !== null)
+    throw new WrongSession('the operator view needs the operator session (imgtask console --operator)');
   return session;
 }
 
@@ -55,7 +63,11 @@ export function operatorSession(c: Context<ConsoleEnv>): ConsoleSession {
  * The principal the services see for a console action: the account holder, as an OAuth access
  * token with the session's scopes would be, so every scope, limit and money rule of the API applies.
  */
-export const principalOf = (session: ConsoleSession & { accountId: string }): Principal => ({ kind: 'accessToken', accountId: session.accountId, scopes: session.scopes });
+export const principalOf = (session: ConsoleSession & { accountId: string }): Principal => ({
+  kind: 'accessToken',
+  accountId: session.accountId,
+  scopes: session.scopes,
+});
 
 /** A form post's fields, as text (a repeated field keeps its last value; `all` of `readFormAll` keeps every one). */
 export async function readForm(c: Context<ConsoleEnv>): Promise<Record<string, string>> {

@@ -10,7 +10,13 @@ import type { ConsoleDeps, ConsoleEnv } from './deps.js';
  * chosen on the form, exactly as if the key had been sent to the API. Its scopes, spending
  * limit, request rate and expiry apply; a key of another account is API_KEY_NOT_FOUND.
  */
-export async function keyPrincipal(c: Context<ConsoleEnv>, deps: ConsoleDeps, session: ConsoleSession & { accountId: string }, keyId: string, scope: Scope): Promise<Principal> {
+export async function keyPrincipal(
+  c: Context<ConsoleEnv>,
+  deps: ConsoleDeps,
+  session: ConsoleSession & { accountId: string },
+  keyId: string,
+  scope: Scope,
+): Promise<Principal> {
   authorizeSession(deps, session, scope);
   // An expired or revoked key is API_KEY_NOT_FOUND here, as the service answers for it.
   const key = await deps.apiKeys.get(session.accountId, keyId);
@@ -26,6 +32,13 @@ export async function keyPrincipal(c: Context<ConsoleEnv>, deps: ConsoleDeps, se
  * token's scopes, and choosing one of the account's keys must not let it do more than the token
  * could on the API (a link's session holds every scope).
  */
-export function authorizeSession(deps: ConsoleDeps, session: ConsoleSession & { accountId: string }, scope: Scope): void {
-  deps.auth.authorize({ kind: 'accessToken', accountId: session.accountId, scopes: session.scopes }, { accept: ['accessToken'], scope });
+export function authorizeSession(
+  deps: ConsoleDeps,
+  session: ConsoleSession & { accountId: string },
+  scope: Scope,
+): void {
+  deps.auth.authorize(
+    { kind: 'accessToken', accountId: session.accountId, scopes: session.scopes },
+    { accept: ['accessToken'], scope },
+  );
 }

@@ -22,16 +22,27 @@ const FORM_LIMIT_BYTES = 256 * 1024;
 function csrfGuard() {
   return async function csrfGuard(c: Context<ConsoleEnv>, next: Next) {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
-    if (!fromOwnOrigin(c)) throw new AppError('UNAUTHORIZED', 'this request came from a page of another site: the console takes forms from its own pages only');
+    if (!fromOwnOrigin(c))
+      throw new AppError(
+        'UNAUTHORIZED',
+        'this request came from a page of another site: the console takes forms from its own pages only',
+      );
     const session = c.get('session');
     // Signing in again over a live session (another account, another token, a link) needs no form
     // token: the sign-in forms are the ones a signed-out page shows too. Their Origin is still checked.
     const signingIn = c.req.path === '/console/sign-in' || c.req.path.startsWith('/console/sign-in/');
     if (session && !signingIn) {
       const type = c.req.header('content-type') ?? '';
-      const fromForm = type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data') ? (await c.req.parseBody())[CSRF_FIELD] : undefined;
+      const fromForm =
+        type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data')
+          ? (await c.req.parseBody())[CSRF_FIELD]
+          : undefined;
       const token = c.req.header('x-csrf-token') ?? (typeof fromForm === 'string' ? fromForm : '');
-      if (!sameSecret(token, session.csrf)) throw new AppError('UNAUTHORIZED', 'this form is out of date or did not come from the console: reload the page and try again');
+      if (!sameSecret(token, session.csrf))
+        throw new AppError(
+          'UNAUTHORIZED',
+          'this form is out of date or did not come from the console: reload the page and try again',
+        );
     }
     return next();
   };

@@ -16,7 +16,8 @@ export interface HttpPutOptions {
 
 /** The template with the key in it, encoded. A `.` or `..` segment is refused: URL parsing would resolve it to another path. */
 function fill(template: string, key: string): string {
-  if (key.split('/').some((segment) => segment === '.' || segment === '..')) throw new StorageError(`the key ${key} has a "." or ".." segment, which a URL cannot hold`);
+  if (key.split('/').some((segment) => segment === '.' || segment === '..'))
+    throw new StorageError(`the key ${key} has a "." or ".." segment, which a URL cannot hold`);
   return template.replaceAll('{key}', encodeKey(key));
 }
 
@@ -32,7 +33,13 @@ function withConfigured(ours: Record<string, string>, configured: Record<string,
  * `x-imgtask-task-id` (the configured headers win over both).
  */
 export function createHttpPut(options: HttpPutOptions): StorageDriver {
-  async function request(key: string, method: HttpRequest['method'], headers: Record<string, string>, body: Buffer, signal?: AbortSignal): Promise<void> {
+  async function request(
+    key: string,
+    method: HttpRequest['method'],
+    headers: Record<string, string>,
+    body: Buffer,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const url = fill(options.urlTemplate, key);
     let answer: { status: number; body: string };
     try {
@@ -40,7 +47,11 @@ export function createHttpPut(options: HttpPutOptions): StorageDriver {
     } catch (err) {
       throw err instanceof SafeFetchError ? guardFailure(err) : new StorageError((err as Error).message);
     }
-    if (answer.status < 200 || answer.status >= 300) throw new StorageError(`the storage answered HTTP ${answer.status}`, `HTTP ${answer.status}: ${answer.body.slice(0, 400)}`);
+    if (answer.status < 200 || answer.status >= 300)
+      throw new StorageError(
+        `the storage answered HTTP ${answer.status}`,
+        `HTTP ${answer.status}: ${answer.body.slice(0, 400)}`,
+      );
   }
 
   return {

@@ -8,14 +8,19 @@ const inside = (root: string, path: string) => {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 };
 
-const failure = (what: string, err: unknown) => new StorageError(`cannot ${what}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+const failure = (what: string, err: unknown) =>
+  new StorageError(`cannot ${what}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
 
 /**
  * Writes objects under a folder on this server. The folder must lie under one of the
  * operator's allowed roots, and every write is checked again after resolving symlinks, so
  * neither `..` in a key nor a symlink planted in the tree can escape.
  */
-export function createLocalFolder(options: { path: string; publicBaseUrl?: string; allowedRoots: readonly string[] }): StorageDriver {
+export function createLocalFolder(options: {
+  path: string;
+  publicBaseUrl?: string;
+  allowedRoots: readonly string[];
+}): StorageDriver {
   const base = normalize(options.path);
 
   /** The file a key names, and the key as written (normalized: `a//b` and `a/./b` name the file `a/b`). */

@@ -1,7 +1,14 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 
 export interface S3ObjectsOptions {
@@ -52,7 +59,9 @@ export function createS3Objects(options: S3ObjectsOptions) {
 
   return {
     async put(key: string, data: Buffer, contentType: string): Promise<void> {
-      await client.send(new PutObjectCommand({ Bucket, Key: key, Body: data, ContentType: contentType, ContentLength: data.length }));
+      await client.send(
+        new PutObjectCommand({ Bucket, Key: key, Body: data, ContentType: contentType, ContentLength: data.length }),
+      );
     },
 
     async head(key: string): Promise<{ size: number } | null> {
@@ -67,7 +76,9 @@ export function createS3Objects(options: S3ObjectsOptions) {
 
     async get(key: string, range?: { start: number; end: number }): Promise<{ size: number; stream: Readable } | null> {
       try {
-        const object = await client.send(new GetObjectCommand({ Bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
+        const object = await client.send(
+          new GetObjectCommand({ Bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+        );
         if (range && !object.ContentRange) {
           // A storage that ignored the Range would have the whole object served as the slice.
           (object.Body as Readable | undefined)?.destroy();
@@ -75,7 +86,10 @@ export function createS3Objects(options: S3ObjectsOptions) {
         }
         // A ranged answer names the whole size after the slash of Content-Range.
         const total = object.ContentRange ? Number(/\/(\d+)$/.exec(object.ContentRange)?.[1]) : Number.NaN;
-        return { size: Number.isSafeInteger(total) ? total : (object.ContentLength ?? 0), stream: object.Body as Readable };
+        return {
+          size: Number.isSafeInteger(total) ? total : (object.ContentLength ?? 0),
+          stream: object.Body as Readable,
+        };
       } catch (err) {
         if (isNotFound(err)) return null;
         throw err;
@@ -100,10 +114,13 @@ export function createS3Objects(options: S3ObjectsOptions) {
     async *list(prefix: string): AsyncIterable<{ key: string; size: number; modifiedAt: Date }> {
       let Marker: string | undefined;
       for (;;) {
-        const page = await client.send(new ListObjectsCommand({ Bucket, Prefix: prefix, Marker, MaxKeys: options.listPageSize ?? 1000 }));
+        const page = await client.send(
+          new ListObjectsCommand({ Bucket, Prefix: prefix, Marker, MaxKeys: options.listPageSize ?? 1000 }),
+        );
         const objects = page.Contents ?? [];
         for (const object of objects) {
-          if (object.Key) yield { key: object.Key, size: object.Size ?? 0, modifiedAt: object.LastModified ?? new Date() };
+          if (object.Key)
+            yield { key: object.Key, size: object.Size ?? 0, modifiedAt: object.LastModified ?? new Date() };
         }
         const last = objects.at(-1)?.Key;
         if (!page.IsTruncated || last === undefined) return;

@@ -35,7 +35,11 @@ function storageError(err: unknown, endpoint: string | undefined): StorageError 
     return new StorageError(said, `HTTP ${status} ${said}`.slice(0, 500), timedOut);
   }
   const where = endpoint ? new URL(endpoint).host : 'the storage';
-  return new StorageError(timedOut ? `no answer from ${where} in time` : `cannot reach ${where}: ${e.code ?? e.message}`, undefined, timedOut);
+  return new StorageError(
+    timedOut ? `no answer from ${where} in time` : `cannot reach ${where}: ${e.code ?? e.message}`,
+    undefined,
+    timedOut,
+  );
 }
 
 /** Any S3-compatible store (AWS, MinIO, R2, …) through @aws-sdk/client-s3. */
@@ -48,7 +52,12 @@ export function createS3(options: S3Options): StorageDriver {
       forcePathStyle: options.forcePathStyle ?? Boolean(options.endpoint),
       credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
       maxAttempts: 2,
-      requestHandler: new NodeHttpHandler({ httpAgent: options.agents.http, httpsAgent: options.agents.https, requestTimeout: options.timeoutMs, connectionTimeout: options.timeoutMs }),
+      requestHandler: new NodeHttpHandler({
+        httpAgent: options.agents.http,
+        httpsAgent: options.agents.https,
+        requestTimeout: options.timeoutMs,
+        connectionTimeout: options.timeoutMs,
+      }),
     });
     try {
       await send(client);

@@ -40,10 +40,12 @@ export class StorageError extends Error {
 }
 
 /** The SSRF guard's failure as a StorageError, in its own words (they name the host and, for an address it refuses, the setting). */
-export const guardFailure = (err: SafeFetchError) => new StorageError(err.message, undefined, err.reason === 'timeout', err.reason === 'refused');
+export const guardFailure = (err: SafeFetchError) =>
+  new StorageError(err.message, undefined, err.reason === 'timeout', err.reason === 'refused');
 
 /** A key in a URL path: each segment percent-encoded, the slashes kept. */
 export const encodeKey = (key: string) => key.split('/').map(encodeURIComponent).join('/');
 
 /** `base/<key>`, the key encoded; null without a base. */
-export const publicUrl = (base: string | undefined, key: string) => (base ? `${base.replace(/\/+$/, '')}/${encodeKey(key)}` : null);
+export const publicUrl = (base: string | undefined, key: string) =>
+  base ? `${base.replace(/\/+$/, '')}/${encodeKey(key)}` : null;

@@ -24,7 +24,9 @@ function parseAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
 
 function inRange(address: ipaddr.IPv4 | ipaddr.IPv6, [base, bits]: Range): boolean {
   if (address.kind() !== base.kind()) return false;
-  return address.kind() === 'ipv4' ? (address as ipaddr.IPv4).match(base as ipaddr.IPv4, bits) : (address as ipaddr.IPv6).match(base as ipaddr.IPv6, bits);
+  return address.kind() === 'ipv4'
+    ? (address as ipaddr.IPv4).match(base as ipaddr.IPv4, bits)
+    : (address as ipaddr.IPv6).match(base as ipaddr.IPv6, bits);
 }
 
 function trusted(address: string, ranges: readonly Range[]): boolean {
@@ -39,7 +41,11 @@ function trusted(address: string, ranges: readonly Range[]): boolean {
  * Entries left of it were written by the client and are never believed. With no trusted proxies
  * (the default) the header is ignored, so a client cannot name itself anything by sending it.
  */
-export function clientAddress(peer: string | undefined, forwardedFor: string | undefined, trustedProxies: readonly string[]): string {
+export function clientAddress(
+  peer: string | undefined,
+  forwardedFor: string | undefined,
+  trustedProxies: readonly string[],
+): string {
   const socket = peer ?? 'unknown';
   if (trustedProxies.length === 0 || !forwardedFor) return socket;
   const ranges = trustedProxies.map(parseProxyRange).filter((range): range is Range => range !== null);

@@ -20,7 +20,9 @@ const byNodeId = (a: string, b: string) => Number(a) - Number(b) || a.localeComp
 export function saveNodes(graph: WorkflowGraph): string[] {
   const linked = new Set<string>();
   for (const node of Object.values(graph)) {
-    for (const value of Object.values(node.inputs)) if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'number') linked.add(value[0]);
+    for (const value of Object.values(node.inputs))
+      if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'number')
+        linked.add(value[0]);
   }
   return Object.keys(graph)
     .filter((id) => !linked.has(id) && SAVES_IMAGES.test(graph[id].class_type) && !NOT_SAVED.test(graph[id].class_type))
@@ -34,7 +36,8 @@ export function outputsProblems(graph: WorkflowGraph, outputs: readonly string[]
   for (const id of outputs) {
     const node = graph[id];
     if (!node) problems.push(`outputs: no node "${id}" in the workflow`);
-    else if (NOT_SAVED.test(node.class_type)) problems.push(`outputs: node "${id}" (${node.class_type}) writes no output file`);
+    else if (NOT_SAVED.test(node.class_type))
+      problems.push(`outputs: node "${id}" (${node.class_type}) writes no output file`);
     if (seen.has(id)) problems.push(`outputs: node "${id}" is named twice`);
     seen.add(id);
   }

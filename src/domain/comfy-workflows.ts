@@ -57,7 +57,8 @@ export const parseBinding = (path: string): BindingTarget | undefined => {
 export function bindingEntries(bindings: WorkflowBindings): [string, string][] {
   const entries: [string, string][] = [];
   for (const [name, value] of Object.entries(bindings)) {
-    if (Array.isArray(value)) for (const [i, path] of (value as string[]).entries()) entries.push([`${name}[${i}]`, path]);
+    if (Array.isArray(value))
+      for (const [i, path] of (value as string[]).entries()) entries.push([`${name}[${i}]`, path]);
     else if (typeof value === 'string') entries.push([name, value]);
   }
   return entries;
@@ -75,14 +76,23 @@ export function parseWorkflow(text: string): WorkflowGraph {
   } catch (err) {
     throw new Error(`not valid JSON: ${(err as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a workflow: the top level must be an object of nodes');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error('not a workflow: the top level must be an object of nodes');
   const top = parsed as Record<string, unknown>;
-  if (Array.isArray(top.nodes) && Array.isArray(top.links)) throw new Error('this is the editor format; save the workflow with "Export (API)" in ComfyUI');
+  if (Array.isArray(top.nodes) && Array.isArray(top.links))
+    throw new Error('this is the editor format; save the workflow with "Export (API)" in ComfyUI');
   const ids = Object.keys(top);
   if (ids.length === 0) throw new Error('the workflow has no nodes');
   for (const id of ids) {
     const node = top[id] as Partial<WorkflowNode> | null;
-    if (typeof node !== 'object' || node === null || typeof node.class_type !== 'string' || typeof node.inputs !== 'object' || node.inputs === null || Array.isArray(node.inputs)) {
+    if (
+      typeof node !== 'object' ||
+      node === null ||
+      typeof node.class_type !== 'string' ||
+      typeof node.inputs !== 'object' ||
+      node.inputs === null ||
+      Array.isArray(node.inputs)
+    ) {
       throw new Error(`node "${id}" is not an API-format node (it needs class_type and an inputs object)`);
     }
   }
@@ -101,7 +111,9 @@ export function bindingProblems(graph: WorkflowGraph, bindings: WorkflowBindings
     const node = graph[target.node];
     if (!node) problems.push(`bindings.${name}: no node "${target.node}" in the workflow`);
     else if (!(target.input in node.inputs)) {
-      problems.push(`bindings.${name}: node "${target.node}" (${node.class_type}) has no input "${target.input}" (it has: ${Object.keys(node.inputs).join(', ') || 'none'})`);
+      problems.push(
+        `bindings.${name}: node "${target.node}" (${node.class_type}) has no input "${target.input}" (it has: ${Object.keys(node.inputs).join(', ') || 'none'})`,
+      );
     }
   }
   return problems;
@@ -112,12 +124,17 @@ export function bindingProblems(graph: WorkflowGraph, bindings: WorkflowBindings
  * name a node input that exists, and neither a parameter's name nor its node input may be one
  * of the built-in bindings' (the two would fight over the value). Empty when all is well.
  */
-export function parameterBindingProblems(graph: WorkflowGraph, bindings: WorkflowBindings, parameters: Readonly<Record<string, string>>): string[] {
+export function parameterBindingProblems(
+  graph: WorkflowGraph,
+  bindings: WorkflowBindings,
+  parameters: Readonly<Record<string, string>>,
+): string[] {
   const problems: string[] = [];
   const builtIn = new Map(bindingEntries(bindings).map(([name, path]) => [path, name]));
   const taken = new Map<string, string>();
   for (const [name, path] of Object.entries(parameters)) {
-    if ((BUILT_IN_BINDING_NAMES as readonly string[]).includes(name)) problems.push(`parameters.${name}: the name of a built-in binding; choose another`);
+    if ((BUILT_IN_BINDING_NAMES as readonly string[]).includes(name))
+      problems.push(`parameters.${name}: the name of a built-in binding; choose another`);
     const target = parseBinding(path);
     if (!target) {
       problems.push(`parameters.${name}.binding: "${path}" is not "<node id>.inputs.<name>"`);
@@ -126,10 +143,15 @@ export function parameterBindingProblems(graph: WorkflowGraph, bindings: Workflo
     const node = graph[target.node];
     if (!node) problems.push(`parameters.${name}.binding: no node "${target.node}" in the workflow`);
     else if (!(target.input in node.inputs)) {
-      problems.push(`parameters.${name}.binding: node "${target.node}" (${node.class_type}) has no input "${target.input}" (it has: ${Object.keys(node.inputs).join(', ') || 'none'})`);
+      problems.push(
+        `parameters.${name}.binding: node "${target.node}" (${node.class_type}) has no input "${target.input}" (it has: ${Object.keys(node.inputs).join(', ') || 'none'})`,
+      );
     }
     const clash = builtIn.get(path) ?? (taken.has(path) ? `parameters.${taken.get(path)}` : undefined);
-    if (clash) problems.push(`parameters.${name}.binding: "${path}" is bound already (${clash.startsWith('parameters.') ? clash : `bindings.${clash}`})`);
+    if (clash)
+      problems.push(
+        `parameters.${name}.binding: "${path}" is bound already (${clash.startsWith('parameters.') ? clash : `bindings.${clash}`})`,
+      );
     taken.set(path, name);
   }
   return problems;

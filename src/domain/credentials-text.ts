@@ -72,7 +72,11 @@ export function assertionFacts(report: CredentialsReport): { label: string; valu
   add('parameters SHA-256', field(a, 'parametersSha256', 'parameters_sha256'));
   add('rating', field(a, 'rating'));
   const review = field(a, 'review') as { passed?: boolean; score?: number } | undefined;
-  if (review && typeof review === 'object') add('review', `${review.passed ? 'passed' : 'failed'}${review.score !== undefined ? ` (score ${review.score})` : ''}`);
+  if (review && typeof review === 'object')
+    add(
+      'review',
+      `${review.passed ? 'passed' : 'failed'}${review.score !== undefined ? ` (score ${review.score})` : ''}`,
+    );
   add('prompt', field(a, 'prompt'));
   return facts;
 }
@@ -86,9 +90,13 @@ export function credentialsLines(report: CredentialsReport): string[] {
   const facts = assertionFacts(report);
   if (facts.length > 0) lines.push(facts.map((f) => `${f.label} ${f.value}`).join(', '));
   if (report.claimGenerator) lines.push(`claim generator ${report.claimGenerator}`);
-  for (const ingredient of report.ingredients ?? []) lines.push(`ingredient ${ingredient.title ?? '(untitled)'}${ingredient.relationship ? ` (${ingredient.relationship})` : ''}`);
+  for (const ingredient of report.ingredients ?? [])
+    lines.push(
+      `ingredient ${ingredient.title ?? '(untitled)'}${ingredient.relationship ? ` (${ingredient.relationship})` : ''}`,
+    );
   // The failures say why it is Invalid; on a Valid one they only repeat that the signer is not trusted here.
   if (report.validation !== 'Invalid') return lines;
-  for (const failure of report.failures ?? []) lines.push(`failure ${failure.code}${failure.explanation ? `: ${failure.explanation}` : ''}`);
+  for (const failure of report.failures ?? [])
+    lines.push(`failure ${failure.code}${failure.explanation ? `: ${failure.explanation}` : ''}`);
   return lines;
 }

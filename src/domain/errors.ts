@@ -56,11 +56,14 @@ export const ERROR_MEANINGS: Readonly<Record<ErrorCode, string>> = {
   API_KEY_LIMIT_REACHED: 'The account already has 100 live API keys.',
   WEBHOOK_API_KEY_NOT_FOUND: 'A webhook names an API key the account does not have.',
   DESTINATIONS_INVALID_PROVIDER: "A destination update changed the destination's provider.id.",
-  UNAUTHORIZED: 'No usable bearer header, an unknown, deleted or expired key, or a credential this route does not take.',
+  UNAUTHORIZED:
+    'No usable bearer header, an unknown, deleted or expired key, or a credential this route does not take.',
   INVALID_TOKEN: 'A malformed token, or one not signed by the service (no message).',
   TOKEN_EXPIRED: 'A token past its lifetime, such as a PAT older than one hour (no message).',
-  INSUFFICIENT_SCOPE: 'The credentials lack a scope the endpoint needs; the body lists the required and current scopes.',
-  SCOPE_ESCALATION: 'An API key used where a scope only access tokens hold (manage, keys) is needed; the body lists the requested and allowed scopes.',
+  INSUFFICIENT_SCOPE:
+    'The credentials lack a scope the endpoint needs; the body lists the required and current scopes.',
+  SCOPE_ESCALATION:
+    'An API key used where a scope only access tokens hold (manage, keys) is needed; the body lists the requested and allowed scopes.',
   TASK_NOT_FOUND: 'No such task, or not one of this account (no message).',
   API_KEY_NOT_FOUND: 'No such API key on this account (no message).',
   DESTINATION_NOT_FOUND: 'No such destination on this account.',
@@ -71,19 +74,29 @@ export const ERROR_MEANINGS: Readonly<Record<ErrorCode, string>> = {
   IDEMPOTENCY_KEY_REUSED: 'An Idempotency-Key sent again with another request (method, path or body).',
   IDEMPOTENCY_KEY_IN_USE: 'The first request of this Idempotency-Key is still being answered; retry after Retry-After.',
   INSUFFICIENT_BALANCE: "The available balance is below the task's estimate; nothing was queued.",
-  SPENDING_LIMIT_EXCEEDED: "The key's spending limit for the current period is used up; it clears when the period rolls over.",
-  RATE_LIMIT_EXCEEDED: 'Too many creates per minute, too many pending tasks, or too long a queue ahead (limits.*), with Retry-After.',
+  SPENDING_LIMIT_EXCEEDED:
+    "The key's spending limit for the current period is used up; it clears when the period rolls over.",
+  RATE_LIMIT_EXCEEDED:
+    'Too many creates per minute, too many pending tasks, or too long a queue ahead (limits.*), with Retry-After.',
   INTERNAL_SERVER_ERROR: 'An unexpected fault in the server.',
   UNKNOWN_ERROR: 'Storing or reading a destination secret failed, or a sync rate, alt or review task failed.',
-  ENQUEUE_FAILED: 'Queueing failed right after the task was created: the task is failed with ENQUEUE_FAILED and its hold released.',
-  DESTINATION_TEST_FAILED: "The storage target refused the test upload, or could not be reached; the message is the provider's.",
+  ENQUEUE_FAILED:
+    'Queueing failed right after the task was created: the task is failed with ENQUEUE_FAILED and its hold released.',
+  DESTINATION_TEST_FAILED:
+    "The storage target refused the test upload, or could not be reached; the message is the provider's.",
   NOT_READY: 'GET /ready: the store refuses writes, or the models are still loading.',
-  STORAGE_FULL: 'A write refused for lack of space (disk full, quota used up, or below store.minFreeBytes), with Retry-After; nothing was written.',
+  STORAGE_FULL:
+    'A write refused for lack of space (disk full, quota used up, or below store.minFreeBytes), with Retry-After; nothing was written.',
   STORE_UNAVAILABLE: 'The database could not be reached while the request ran; retry after Retry-After.',
 };
 
 /** Codes whose body never carries a message (docs/api/errors.md). */
-const SILENT_CODES: ReadonlySet<ErrorCode> = new Set(['TASK_NOT_FOUND', 'API_KEY_NOT_FOUND', 'INVALID_TOKEN', 'TOKEN_EXPIRED']);
+const SILENT_CODES: ReadonlySet<ErrorCode> = new Set([
+  'TASK_NOT_FOUND',
+  'API_KEY_NOT_FOUND',
+  'INVALID_TOKEN',
+  'TOKEN_EXPIRED',
+]);
 
 export interface ScopeDetails {
   required?: string[];
@@ -104,7 +117,11 @@ export class AppError extends Error {
   /** Response headers an HTTP answer carries with the error (Retry-After on backpressure). */
   readonly headers?: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, message?: string, options: { scopes?: ScopeDetails; status?: number; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options: { scopes?: ScopeDetails; status?: number; headers?: Record<string, string> } = {},
+  ) {
     super(message ?? code);
     this.name = 'AppError';
     this.code = code;

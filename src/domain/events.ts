@@ -5,7 +5,11 @@ export const TEST_EVENT_KIND = 'webhook.test';
 export const BILLING_THRESHOLD_EVENT = 'billing.threshold_reached';
 
 /** Whether a webhook subscribed to `events` (null = all) receives an event of this task type and status. */
-export function eventMatches(events: readonly string[] | null, taskType: string, status: 'completed' | 'failed'): boolean {
+export function eventMatches(
+  events: readonly string[] | null,
+  taskType: string,
+  status: 'completed' | 'failed',
+): boolean {
   if (events === null || events.includes('all')) return true;
   return events.includes(`task.${taskType}.${status}`) || events.includes(`task.${status}`);
 }

@@ -31,14 +31,25 @@ const MAX_PARAMETER_PRICE = 1_000_000_000;
 export const STRING_PARAMETER_MAX = 2000;
 
 /** Names the built-in bindings use: a parameter may not take one (config load refuses it). */
-export const BUILT_IN_BINDING_NAMES = ['prompt', 'negativePrompt', 'seed', 'width', 'height', 'batchSize', 'images', 'fps', 'frames'] as const;
+export const BUILT_IN_BINDING_NAMES = [
+  'prompt',
+  'negativePrompt',
+  'seed',
+  'width',
+  'height',
+  'batchSize',
+  'images',
+  'fps',
+  'frames',
+] as const;
 
 /** Why `value` is no value of `parameter`; undefined when it is one. */
 export function parameterValueProblem(parameter: ModelParameter, value: unknown): string | undefined {
   switch (parameter.type) {
     case 'integer':
     case 'number': {
-      if (typeof value !== 'number' || !Number.isFinite(value)) return `must be a${parameter.type === 'integer' ? 'n integer' : ' number'}`;
+      if (typeof value !== 'number' || !Number.isFinite(value))
+        return `must be a${parameter.type === 'integer' ? 'n integer' : ' number'}`;
       if (parameter.type === 'integer' && !Number.isInteger(value)) return 'must be an integer';
       if (parameter.min !== undefined && value < parameter.min) return `must be at least ${parameter.min}`;
       if (parameter.max !== undefined && value > parameter.max) return `must be at most ${parameter.max}`;
@@ -53,7 +64,9 @@ export function parameterValueProblem(parameter: ModelParameter, value: unknown)
     case 'boolean':
       return typeof value === 'boolean' ? undefined : 'must be true or false';
     case 'enum':
-      return typeof value === 'string' && parameter.values?.includes(value) ? undefined : `must be one of ${(parameter.values ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
+      return typeof value === 'string' && parameter.values?.includes(value)
+        ? undefined
+        : `must be one of ${(parameter.values ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
   }
 }
 
@@ -61,23 +74,33 @@ export function parameterValueProblem(parameter: ModelParameter, value: unknown)
 export function parameterDeclarationProblems(parameter: ModelParameter): string[] {
   const problems: string[] = [];
   const numeric = parameter.type === 'integer' || parameter.type === 'number';
-  if (!numeric && (parameter.min !== undefined || parameter.max !== undefined)) problems.push(`min and max are for integer and number parameters, not ${parameter.type}`);
+  if (!numeric && (parameter.min !== undefined || parameter.max !== undefined))
+    problems.push(`min and max are for integer and number parameters, not ${parameter.type}`);
   if (!numeric && parameter.price) problems.push(`price is for integer and number parameters, not ${parameter.type}`);
   if (numeric && parameter.price) {
     // The price is value × perUnit: unbounded, a request could name any price, past what an amount holds.
-    if (parameter.min === undefined || parameter.max === undefined) problems.push('a priced parameter needs min and max (its price is value × perUnit)');
+    if (parameter.min === undefined || parameter.max === undefined)
+      problems.push('a priced parameter needs min and max (its price is value × perUnit)');
     else {
-      const most = Math.max(Math.abs(parameter.min), Math.abs(parameter.max)) * (parseUsd(parameter.price.perUnit) ?? 0);
-      if (most > MAX_PARAMETER_PRICE) problems.push(`a value may be priced at most ${MAX_PARAMETER_PRICE / 1_000_000} USD (min and max × perUnit)`);
+      const most =
+        Math.max(Math.abs(parameter.min), Math.abs(parameter.max)) * (parseUsd(parameter.price.perUnit) ?? 0);
+      if (most > MAX_PARAMETER_PRICE)
+        problems.push(`a value may be priced at most ${MAX_PARAMETER_PRICE / 1_000_000} USD (min and max × perUnit)`);
     }
   }
-  if (parameter.type === 'integer' && [parameter.min, parameter.max].some((bound) => bound !== undefined && !Number.isInteger(bound))) problems.push('min and max of an integer are integers');
-  if (parameter.min !== undefined && parameter.max !== undefined && parameter.min > parameter.max) problems.push(`min (${parameter.min}) is above max (${parameter.max})`);
+  if (
+    parameter.type === 'integer' &&
+    [parameter.min, parameter.max].some((bound) => bound !== undefined && !Number.isInteger(bound))
+  )
+    problems.push('min and max of an integer are integers');
+  if (parameter.min !== undefined && parameter.max !== undefined && parameter.min > parameter.max)
+    problems.push(`min (${parameter.min}) is above max (${parameter.max})`);
   if (parameter.type === 'enum') {
     if (!parameter.values || parameter.values.length === 0) problems.push('an enum names its values');
     else if (new Set(parameter.values).size !== parameter.values.length) problems.push('values holds a value twice');
   } else if (parameter.values !== undefined) problems.push(`values are for enum parameters, not ${parameter.type}`);
-  if (parameter.maxLength !== undefined && parameter.type !== 'string') problems.push(`maxLength is for string parameters, not ${parameter.type}`);
+  if (parameter.maxLength !== undefined && parameter.type !== 'string')
+    problems.push(`maxLength is for string parameters, not ${parameter.type}`);
   if (problems.length === 0) {
     const problem = parameterValueProblem(parameter, parameter.default);
     if (problem) problems.push(`default ${JSON.stringify(parameter.default)} ${problem}`);
@@ -86,6 +109,14 @@ export function parameterDeclarationProblems(parameter: ModelParameter): string[
 }
 
 /** Every declared parameter's value: the request's where it set one, else the default. */
-export function parameterValues(declared: Readonly<Record<string, ModelParameter>>, given: Readonly<Record<string, ParameterValue>> = {}): Record<string, ParameterValue> {
-  return Object.fromEntries(Object.entries(declared).map(([name, parameter]) => [name, Object.hasOwn(given, name) ? given[name] : parameter.default]));
+export function parameterValues(
+  declared: Readonly<Record<string, ModelParameter>>,
+  given: Readonly<Record<string, ParameterValue>> = {},
+): Record<string, ParameterValue> {
+  return Object.fromEntries(
+    Object.entries(declared).map(([name, parameter]) => [
+      name,
+      Object.hasOwn(given, name) ? given[name] : parameter.default,
+    ]),
+  );
 }

@@ -62,5 +62,13 @@ export interface ProvenanceStatus {
   state: 'signing' | 'off' | 'unavailable';
   reason?: string;
   /** The signing certificate: `sha256` its fingerprint (hex), `serial` its serial number (hex), `local` true for the one made under the data dir's keys/. */
-  certificate?: { subject: string; issuer: string; notBefore: string; notAfter: string; sha256: string; local: boolean; serial?: string };
+  certificate?: {
+    subject: string;
+    issuer: string;
+    notBefore: string;
+    notAfter: string;
+    sha256: string;
+    local: boolean;
+    serial?: string;
+  };
 }

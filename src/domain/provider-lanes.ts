@@ -9,4 +9,5 @@ export const providersLane = (names: readonly string[]): string => [...new Set(n
 export const laneProviders = (lane: string): string[] => lane.split('+');
 
 /** The providers a model names, in its order of failover: `providers`, or its one `provider`. */
-export const modelProviders = (model: { provider?: string; providers?: readonly string[] }): readonly string[] => model.providers ?? (model.provider ? [model.provider] : []);
+export const modelProviders = (model: { provider?: string; providers?: readonly string[] }): readonly string[] =>
+  model.providers ?? (model.provider ? [model.provider] : []);

@@ -39,7 +39,8 @@ export const RETENTION_DEFAULTS: Readonly<Record<RetentionKind, RetentionSetting
 };
 
 /** Milliseconds a setting keeps things, or null for `off` (or a text that is neither). */
-export const retentionMs = (setting: RetentionSetting): number | null => (setting === RETENTION_OFF ? null : parseDuration(setting));
+export const retentionMs = (setting: RetentionSetting): number | null =>
+  setting === RETENTION_OFF ? null : parseDuration(setting);
 
 /** Why a setting is refused for `kind` (not a duration nor `off`, or below the kind's floor), or null when it is fine. */
 export function retentionProblem(kind: RetentionKind, setting: string): string | null {
@@ -47,7 +48,8 @@ export function retentionProblem(kind: RetentionKind, setting: string): string |
   const ms = parseDuration(setting);
   if (ms === null) return `a duration such as 30d, 12h or 90m, or "off" (kept forever), not "${setting}"`;
   const floor = RETENTION_FLOOR_MS[kind];
-  if (ms < floor) return `at least ${floorText(floor)}${kind === 'tasks' ? " (so the current month's spend and usage stay whole)" : ''}, not ${setting}`;
+  if (ms < floor)
+    return `at least ${floorText(floor)}${kind === 'tasks' ? " (so the current month's spend and usage stay whole)" : ''}, not ${setting}`;
   return null;
 }
 

@@ -26,6 +26,7 @@ export function parseCancelAfter(text: string): { ms: number } | { problem: stri
   const ms = parseCompoundDuration(text);
   const shown = text.trim().slice(0, 64);
   if (ms === null) return { problem: `"${shown}" is not a duration such as 30s, 5m or 1h30m` };
-  if (ms < CANCEL_AFTER_MS.min || ms > CANCEL_AFTER_MS.max) return { problem: `${shown} is out of range: from 1s to 24h` };
+  if (ms < CANCEL_AFTER_MS.min || ms > CANCEL_AFTER_MS.max)
+    return { problem: `${shown} is out of range: from 1s to 24h` };
   return { ms };
 }

@@ -1,11 +1,35 @@
 /** Aspect ratios, as width:height (docs/api/images.md#generate-post-imagegenerate). */
-export const ASPECT_RATIOS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9', '2:1', '1:2'] as const;
+export const ASPECT_RATIOS = [
+  '1:1',
+  '2:3',
+  '3:2',
+  '3:4',
+  '4:3',
+  '4:5',
+  '5:4',
+  '9:16',
+  '16:9',
+  '21:9',
+  '2:1',
+  '1:2',
+] as const;
 export type AspectRatio = (typeof ASPECT_RATIOS)[number];
 
 /** Named presets and the ratio each stands for. */
-const NAMED_SIZES = { square: '1:1', portrait: '3:4', landscape: '4:3', portrait_tall: '9:16', landscape_wide: '16:9' } as const satisfies Record<string, AspectRatio>;
+const NAMED_SIZES = {
+  square: '1:1',
+  portrait: '3:4',
+  landscape: '4:3',
+  portrait_tall: '9:16',
+  landscape_wide: '16:9',
+} as const satisfies Record<string, AspectRatio>;
 
-export const SIZE_PRESETS: [string, ...string[]] = ['auto', ...Object.keys(NAMED_SIZES), ...ASPECT_RATIOS, ...ASPECT_RATIOS.map((r) => `${r}_4k`)];
+export const SIZE_PRESETS: [string, ...string[]] = [
+  'auto',
+  ...Object.keys(NAMED_SIZES),
+  ...ASPECT_RATIOS,
+  ...ASPECT_RATIOS.map((r) => `${r}_4k`),
+];
 
 export type Scale = 'base' | '4k';
 export type SizeRequest = string | { type: 'aspect_ratio'; aspectRatio: AspectRatio; scale?: Scale } | { type: 'auto' };
@@ -14,8 +38,12 @@ export type ResolvedSize = { kind: 'auto' } | { kind: 'ratio'; ratio: AspectRati
 /** Reads any accepted size value as either "auto" or a ratio at a scale. */
 export function normalizeSize(size: SizeRequest | undefined): ResolvedSize {
   if (size === undefined || size === 'auto') return { kind: 'auto' };
-  if (typeof size === 'object') return size.type === 'auto' ? { kind: 'auto' } : { kind: 'ratio', ratio: size.aspectRatio, scale: size.scale ?? 'base' };
-  if (size in NAMED_SIZES) return { kind: 'ratio', ratio: NAMED_SIZES[size as keyof typeof NAMED_SIZES], scale: 'base' };
+  if (typeof size === 'object')
+    return size.type === 'auto'
+      ? { kind: 'auto' }
+      : { kind: 'ratio', ratio: size.aspectRatio, scale: size.scale ?? 'base' };
+  if (size in NAMED_SIZES)
+    return { kind: 'ratio', ratio: NAMED_SIZES[size as keyof typeof NAMED_SIZES], scale: 'base' };
   if (size.endsWith('_4k')) return { kind: 'ratio', ratio: size.slice(0, -3) as AspectRatio, scale: '4k' };
   return { kind: 'ratio', ratio: size as AspectRatio, scale: 'base' };
 }

@@ -21,7 +21,9 @@ export function isOutOfSpace(err: unknown): boolean {
 }
 
 /** The request error for a write refused for lack of space: 507 STORAGE_FULL with Retry-After. */
-export function storageFull(message = 'the server is out of storage space: nothing was written; retry later'): AppError {
+export function storageFull(
+  message = 'the server is out of storage space: nothing was written; retry later',
+): AppError {
   return new AppError('STORAGE_FULL', message, { headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) } });
 }
 

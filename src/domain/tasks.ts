@@ -32,11 +32,13 @@ export const TASK_ERROR_MEANINGS: Readonly<Record<TaskErrorCode, string>> = {
   RATE_LIMITED: 'The providers kept rate-limiting; retry shortly.',
   TIMEOUT: 'The provider did not answer in time.',
   PROVIDER_ERROR: 'The provider failed for another reason.',
-  FETCH_FAILED: 'Rate, alt or review could not fetch the URL (refused by the SSRF guard, too large, timed out or not an image).',
+  FETCH_FAILED:
+    'Rate, alt or review could not fetch the URL (refused by the SSRF guard, too large, timed out or not an image).',
   RATING_FAILED: 'Rating ran but gave nothing usable.',
   ALT_GENERATION_FAILED: 'Alt text ran but gave nothing usable.',
   REVIEW_FAILED: 'Review ran but gave nothing usable.',
-  TASK_EXPIRED: 'The task stayed pending 24 h after its last update and was swept, or its deadline (Cancel-After) passed before the item finished.',
+  TASK_EXPIRED:
+    'The task stayed pending 24 h after its last update and was swept, or its deadline (Cancel-After) passed before the item finished.',
   ENQUEUE_FAILED: 'Queueing failed right after creation; the hold was released.',
   TASK_CANCELLED: 'The task was cancelled (POST /tasks/{id}/cancel) before this item finished.',
   UNKNOWN_ERROR: 'Nothing else matched.',
@@ -62,7 +64,11 @@ export class ProviderError extends Error {
   readonly providerResponse?: string;
 
   /** `cause`: what was thrown underneath, for the log (its message is never shown to the client). */
-  constructor(code: TaskErrorCode, message?: string, options: { retryable?: boolean; providerResponse?: string; cause?: unknown } = {}) {
+  constructor(
+    code: TaskErrorCode,
+    message?: string,
+    options: { retryable?: boolean; providerResponse?: string; cause?: unknown } = {},
+  ) {
     // An outcome with a code, not a bug: no stack is captured (capturing one cost more than the
     // rest of an item that fails at once). What went wrong underneath keeps its own, in `cause`.
     const stackTraceLimit = Error.stackTraceLimit;
@@ -87,7 +93,9 @@ export const TASK_EXPIRY_MS = 24 * 60 * 60 * 1000;
 
 /** A task's metadata: what its request carried under `metadata` (docs/api/images.md#generate-post-imagegenerate), else null. */
 export function metadataOf(request: unknown): unknown {
-  return request !== null && typeof request === 'object' && 'metadata' in request ? (request as { metadata: unknown }).metadata : null;
+  return request !== null && typeof request === 'object' && 'metadata' in request
+    ? (request as { metadata: unknown }).metadata
+    : null;
 }
 
 /**

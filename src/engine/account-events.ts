@@ -32,7 +32,12 @@ const SEEN_KEPT = 1000;
  * closed. A task created with `webhook.dashboard: false` is left out, as dashboard webhooks leave
  * it out.
  */
-export function createAccountEvents(deps: { store: Pick<Store, 'tasks'>; events: EventBus; clock: Clock; log: (message: string) => void }) {
+export function createAccountEvents(deps: {
+  store: Pick<Store, 'tasks'>;
+  events: EventBus;
+  clock: Clock;
+  log: (message: string) => void;
+}) {
   const watched = new Map<string, Set<AccountEventWatcher>>();
   const seen = new Set<string>();
   let closed = false;
@@ -51,7 +56,11 @@ export function createAccountEvents(deps: { store: Pick<Store, 'tasks'>; events:
     if (!watchers) return;
     if ((task.request as { webhook?: { dashboard?: boolean } } | null)?.webhook?.dashboard === false) return;
     const now = deps.clock.now();
-    const event: AccountEvent = { envelope: taskEventEnvelope(sortableId('evt', now), isoTime(now), task), taskType: task.type, status: task.status };
+    const event: AccountEvent = {
+      envelope: taskEventEnvelope(sortableId('evt', now), isoTime(now), task),
+      taskType: task.type,
+      status: task.status,
+    };
     for (const watcher of [...watchers]) watcher.event(event);
   };
 

@@ -16,7 +16,11 @@ interface Due {
  * there. Deadlines are kept with their tasks, so a restart adds those still pending again
  * (intake/local.ts), and on a shared store a poll finds those of other processes (intake/shared.ts).
  */
-export function createDeadlines(options: { expire(taskId: string): Promise<unknown>; now(): number; log(message: string): void }) {
+export function createDeadlines(options: {
+  expire(taskId: string): Promise<unknown>;
+  now(): number;
+  log(message: string): void;
+}) {
   const heap: Due[] = [];
   let timer: NodeJS.Timeout | undefined;
   let armedFor = Number.POSITIVE_INFINITY;
@@ -69,7 +73,9 @@ export function createDeadlines(options: { expire(taskId: string): Promise<unkno
     while (heap.length > 0 && heap[0].at <= now) {
       const { taskId } = pop();
       options.expire(taskId).catch((err: Error) => {
-        options.log(`task ${taskId}: its deadline passed but the expiry was not written (${err.message}); tried again shortly`);
+        options.log(
+          `task ${taskId}: its deadline passed but the expiry was not written (${err.message}); tried again shortly`,
+        );
         add(taskId, options.now() + RETRY_MS);
       });
     }

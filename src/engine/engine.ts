@@ -49,7 +49,15 @@ export function createEngine(deps: EngineDeps) {
   const lanes = new Lanes(config, { log, fleetKeySlots: fleetKeySlotsOf(store) });
   /** Applies the pauses the store holds to this process's lanes. */
   const loadPauses = async () => lanes.setPaused((await store.lanePauses.list()).map((pause) => pause.id));
-  const runner = createTaskRunner({ progress, lanes, config, log, events, owner: createOwnerLookup(store), discardFiles: deps.discardFiles });
+  const runner = createTaskRunner({
+    progress,
+    lanes,
+    config,
+    log,
+    events,
+    owner: createOwnerLookup(store),
+    discardFiles: deps.discardFiles,
+  });
   // Cancel-After: a task whose deadline passes is ended as a cancel is, with TASK_EXPIRED.
   const deadlines = createDeadlines({ expire: (taskId) => progress.expire(taskId), now: () => clock.now(), log });
   // Where pending tasks stand (running items' fractions, queue position, estimates): this runner's, or relayed from the process running them.
@@ -60,7 +68,19 @@ export function createEngine(deps: EngineDeps) {
   // Each account's settled-task events, live (GET /webhook/events, what `imgtask webhooks listen` forwards).
   const accountEvents = createAccountEvents({ store, events, clock, log });
   // The sweep is the task service's, made below; the intake only runs it where and when it is to run.
-  const intake = openIntake(store, { runner, lanes, progress, streams, events, config, log, deadlines, sweep: () => tasks.sweep(), expireDue: () => tasks.expireDue(), refreshPauses: loadPauses });
+  const intake = openIntake(store, {
+    runner,
+    lanes,
+    progress,
+    streams,
+    events,
+    config,
+    log,
+    deadlines,
+    sweep: () => tasks.sweep(),
+    expireDue: () => tasks.expireDue(),
+    refreshPauses: loadPauses,
+  });
   const tasks: TaskService = createTaskService({
     store,
     registry,
@@ -76,7 +96,11 @@ export function createEngine(deps: EngineDeps) {
     deadlines,
     checkWebhookUrl: deps.checkWebhookUrl,
   });
-  const offPauses = [events.on('lanes:changed-elsewhere', () => loadPauses().catch((err: Error) => log(`lane pauses not read (${err.message})`)))];
+  const offPauses = [
+    events.on('lanes:changed-elsewhere', () =>
+      loadPauses().catch((err: Error) => log(`lane pauses not read (${err.message})`)),
+    ),
+  ];
   return {
     progress,
     lanes,

@@ -17,7 +17,8 @@ export interface LiveProgress {
  * What of live progress is worth an event on a stream: the fractions and the queue position.
  * The estimates move with the clock and ride along with whatever is sent.
  */
-export const progressKey = (live: LiveProgress | undefined): string => (live ? JSON.stringify([live.fractions, live.queuePosition ?? null]) : '');
+export const progressKey = (live: LiveProgress | undefined): string =>
+  live ? JSON.stringify([live.fractions, live.queuePosition ?? null]) : '';
 
 /** The tasks running in other processes whose progress is kept here: the oldest reported goes first past it. */
 const MAX_ELSEWHERE = 10_000;
@@ -31,7 +32,11 @@ const isoIn = (now: number, ms: number): string => new Date(Math.round((now + ms
  * on a shared database, the fractions the process running it last announced (`task:progress-elsewhere`),
  * kept per task until it settles, in a bounded map.
  */
-export function createLiveProgress(deps: { events: EventBus; clock: Clock; local: (taskId: string) => RunnerProgress | undefined }) {
+export function createLiveProgress(deps: {
+  events: EventBus;
+  clock: Clock;
+  local: (taskId: string) => RunnerProgress | undefined;
+}) {
   const elsewhere = new Map<string, ItemFractions>();
   const off = [
     deps.events.on('task:progress-elsewhere', ({ taskId, fractions }) => {

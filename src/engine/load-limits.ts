@@ -57,9 +57,13 @@ export function createLoadLimits(config: Pick<ConfigSource, 'current'>, clock: C
       }
       if (!(delay > max * 1000)) return;
       const retryAfter = Math.max(1, Math.ceil(delay / 1000 - max));
-      throw new AppError('RATE_LIMIT_EXCEEDED', `about ${Math.ceil(delay / 1000)} s of work is queued ahead of this task (at most ${max} s is taken); retry in ${retryAfter} s`, {
-        headers: { 'retry-after': String(retryAfter) },
-      });
+      throw new AppError(
+        'RATE_LIMIT_EXCEEDED',
+        `about ${Math.ceil(delay / 1000)} s of work is queued ahead of this task (at most ${max} s is taken); retry in ${retryAfter} s`,
+        {
+          headers: { 'retry-after': String(retryAfter) },
+        },
+      );
     },
   };
 }

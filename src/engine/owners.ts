@@ -20,10 +20,18 @@ export function createOwnerLookup(store: Pick<Store, 'accounts' | 'apiKeys'>, no
     map.set(id, { value, at: now() });
     return value;
   }
-  return async (task: { accountId: string; apiKeyId: string | null }): Promise<{ weight: number; maxConcurrent?: number }> => {
-    const weight = await cached(weights, task.accountId, async () => (await store.accounts.get(task.accountId))?.weight ?? 1);
+  return async (task: {
+    accountId: string;
+    apiKeyId: string | null;
+  }): Promise<{ weight: number; maxConcurrent?: number }> => {
+    const weight = await cached(
+      weights,
+      task.accountId,
+      async () => (await store.accounts.get(task.accountId))?.weight ?? 1,
+    );
     const key = task.apiKeyId;
-    const maxConcurrent = key === null ? undefined : await cached(caps, key, async () => (await store.apiKeys.get(key))?.maxConcurrent);
+    const maxConcurrent =
+      key === null ? undefined : await cached(caps, key, async () => (await store.apiKeys.get(key))?.maxConcurrent);
     return maxConcurrent === undefined ? { weight } : { weight, maxConcurrent };
   };
 }

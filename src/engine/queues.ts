@@ -37,10 +37,36 @@ function paused(view: QueueView, pause: LanePauseRecord | undefined): QueueView 
 export function localQueues(stats: Record<string, LaneStats>, pauses: readonly LanePauseRecord[]): QueueView[] {
   const pauseOf = new Map(pauses.map((pause) => [pause.id, pause]));
   const views = Object.entries(stats).map(([lane, s]) =>
-    paused({ lane, queued: s.queued, running: s.running, capacity: s.concurrency, oldestQueuedSeconds: s.oldestQueuedMs / 1000, paused: s.paused, topAccounts: s.topAccounts }, pauseOf.get(lane)),
+    paused(
+      {
+        lane,
+        queued: s.queued,
+        running: s.running,
+        capacity: s.concurrency,
+        oldestQueuedSeconds: s.oldestQueuedMs / 1000,
+        paused: s.paused,
+        topAccounts: s.topAccounts,
+      },
+      pauseOf.get(lane),
+    ),
   );
   // A lane paused before anything ran in it since the start is shown too.
-  for (const pause of pauses) if (!(pause.id in stats)) views.push(paused({ lane: pause.id, queued: 0, running: 0, capacity: 0, oldestQueuedSeconds: 0, paused: false, topAccounts: [] }, pause));
+  for (const pause of pauses)
+    if (!(pause.id in stats))
+      views.push(
+        paused(
+          {
+            lane: pause.id,
+            queued: 0,
+            running: 0,
+            capacity: 0,
+            oldestQueuedSeconds: 0,
+            paused: false,
+            topAccounts: [],
+          },
+          pause,
+        ),
+      );
   return views.sort(byName);
 }
 
@@ -49,7 +75,12 @@ export function localQueues(stats: Record<string, LaneStats>, pauses: readonly L
  * processes reported (store figures), with this process's own lanes as they are now (`local`:
  * its running and queued items, its slots, its oldest wait).
  */
-export function fleetQueues(reported: readonly FleetLaneFigures[], pauses: readonly LanePauseRecord[], local: Record<string, LaneStats>, now: number): QueueView[] {
+export function fleetQueues(
+  reported: readonly FleetLaneFigures[],
+  pauses: readonly LanePauseRecord[],
+  local: Record<string, LaneStats>,
+  now: number,
+): QueueView[] {
   const pauseOf = new Map(pauses.map((pause) => [pause.id, pause]));
   const figures = withOwnLanes(reported, local);
   const views = figures
@@ -75,13 +106,30 @@ export function fleetQueues(reported: readonly FleetLaneFigures[], pauses: reado
       );
     });
   const shown = new Set(views.map((view) => view.lane));
-  for (const pause of pauses) if (!shown.has(pause.id)) views.push(paused({ lane: pause.id, queued: 0, running: 0, capacity: 0, oldestQueuedSeconds: 0, paused: false, topAccounts: [] }, pause));
+  for (const pause of pauses)
+    if (!shown.has(pause.id))
+      views.push(
+        paused(
+          {
+            lane: pause.id,
+            queued: 0,
+            running: 0,
+            capacity: 0,
+            oldestQueuedSeconds: 0,
+            paused: false,
+            topAccounts: [],
+          },
+          pause,
+        ),
+      );
   return views.sort(byName);
 }
 
 /** The store's figures with this process's own lanes added: its running items, slots and queued items per account. */
 function withOwnLanes(reported: readonly FleetLaneFigures[], local: Record<string, LaneStats>): FleetLaneFigures[] {
-  const figures = new Map(reported.map((figure) => [figure.lane, { ...figure, accounts: figure.accounts.map((entry) => ({ ...entry })) }]));
+  const figures = new Map(
+    reported.map((figure) => [figure.lane, { ...figure, accounts: figure.accounts.map((entry) => ({ ...entry })) }]),
+  );
   for (const [lane, stats] of Object.entries(local)) {
     let figure = figures.get(lane);
     if (!figure) {

@@ -6,20 +6,25 @@ import type { InstallWork } from './intake/intake.js';
  * run: what the timer (and a fleet's sweep lock) covers. Housekeeping runs even when the expiry
  * failed; its own failures are its to report.
  */
-export const sweepWith = (sweep: () => Promise<string[]>, work: Pick<InstallWork, 'housekeeping'>) => async (): Promise<string[]> => {
-  try {
-    return await sweep();
-  } finally {
-    await work.housekeeping?.();
-  }
-};
+export const sweepWith =
+  (sweep: () => Promise<string[]>, work: Pick<InstallWork, 'housekeeping'>) => async (): Promise<string[]> => {
+    try {
+      return await sweep();
+    } finally {
+      await work.housekeeping?.();
+    }
+  };
 
 /**
  * Runs the expiry sweep (`sweep`, answering the tasks it expired) once at start and then every
  * `work.sweepIntervalMs` while the server runs; a config reload that changes the interval
  * reschedules it.
  */
-export function startSweepTimer(sweep: () => Promise<string[]>, config: ConfigSource, log: (message: string) => void): { stop(): void } {
+export function startSweepTimer(
+  sweep: () => Promise<string[]>,
+  config: ConfigSource,
+  log: (message: string) => void,
+): { stop(): void } {
   const run = () =>
     sweep().then(
       (expired) => expired.length && log(`sweep: ${expired.length} task(s) expired (TASK_EXPIRED)`),

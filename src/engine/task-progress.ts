@@ -2,7 +2,14 @@ import type { TaskError } from '../domain/tasks.js';
 import { isoTime } from '../domain/time.js';
 import { type EventBus, settledEventKind } from '../services/events.js';
 import type { Clock } from '../services/ports.js';
-import { finishedItems, type ItemRecord, preparedOnce, settledItems, type TaskRecord, type TaskSettlement } from '../store/records.js';
+import {
+  finishedItems,
+  type ItemRecord,
+  preparedOnce,
+  settledItems,
+  type TaskRecord,
+  type TaskSettlement,
+} from '../store/records.js';
 import type { Store } from '../store/types.js';
 import type { AnyTaskType, TaskTypeRegistry } from './task-types.js';
 
@@ -12,7 +19,11 @@ interface Ending {
   itemMessage: string;
   taskMessage: string;
 }
-const CANCELLED: Ending = { code: 'TASK_CANCELLED', itemMessage: 'the task was cancelled before this item finished', taskMessage: 'the task was cancelled; nothing was charged' };
+const CANCELLED: Ending = {
+  code: 'TASK_CANCELLED',
+  itemMessage: 'the task was cancelled before this item finished',
+  taskMessage: 'the task was cancelled; nothing was charged',
+};
 const EXPIRED: Ending = {
   code: 'TASK_EXPIRED',
   itemMessage: 'the task’s deadline (Cancel-After) passed before this item finished',
@@ -43,7 +54,10 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
     prepared?: unknown,
   ): Promise<TaskRecord | undefined> {
     // Only successful items are charged; a failed task is free.
-    const cost = status === 'failed' ? 0 : task.items.reduce((sum, item) => sum + (item.status === 'success' ? (item.cost ?? 0) : 0), 0);
+    const cost =
+      status === 'failed'
+        ? 0
+        : task.items.reduce((sum, item) => sum + (item.status === 'success' ? (item.cost ?? 0) : 0), 0);
     const settlement: TaskSettlement = { id: task.id, status, result, cost, at: isoTime(clock.now()) };
     if (errors) settlement.errors = errors;
     if (lastItem) settlement.lastItem = lastItem;
@@ -72,7 +86,10 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
   function settleUnfinished(task: TaskRecord, ending: Ending): Promise<TaskRecord | undefined> {
     const cancel = {
       finished: finishedItems(task),
-      unfinishedItem: { status: 'failed', error: { code: ending.code, message: ending.itemMessage } } satisfies ItemRecord,
+      unfinishedItem: {
+        status: 'failed',
+        error: { code: ending.code, message: ending.itemMessage },
+      } satisfies ItemRecord,
     };
     const cancelled: TaskRecord = { ...task, items: settledItems(task.items, cancel) };
     if (!task.items.some((item) => item.status === 'success')) {
@@ -115,7 +132,12 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
      * first item made with it). Answers whether this item was recorded (false: the task or the
      * item was no longer pending).
      */
-    async finishItem(taskId: string, index: number, item: ItemRecord, options: { known?: TaskRecord; prepared?: unknown } = {}): Promise<boolean> {
+    async finishItem(
+      taskId: string,
+      index: number,
+      item: ItemRecord,
+      options: { known?: TaskRecord; prepared?: unknown } = {},
+    ): Promise<boolean> {
       const task = options.known ?? (await store.tasks.get(taskId));
       if (task?.status !== 'pending' || task.items[index]?.status !== 'pending') return false;
       const { prepared } = options;
@@ -130,7 +152,17 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
       // The type's settle reads what prepare worked out (a magic prompt in the result): the plan this write keeps.
       const finished: TaskRecord = { ...task, items, ...preparedOnce(task, prepared) };
       const outcome = definition(task.type).settle(finished, finished.request);
-      return (await settle(finished, outcome.status, outcome.result, outcome.errors, { index, item }, undefined, prepared)) !== undefined;
+      return (
+        (await settle(
+          finished,
+          outcome.status,
+          outcome.result,
+          outcome.errors,
+          { index, item },
+          undefined,
+          prepared,
+        )) !== undefined
+      );
     },
 
     /**

@@ -15,7 +15,8 @@ export const POSITION_CHECK_MS = 1000;
  * status stream shows raises it, so it is the stream's event id: a client resuming with
  * `Last-Event-ID` has seen everything up to it.
  */
-export const taskVersion = (task: TaskRecord): number => task.items.reduce((n, item) => n + (item.status === 'pending' ? 0 : 1), 0) + (task.status === 'pending' ? 0 : 1);
+export const taskVersion = (task: TaskRecord): number =>
+  task.items.reduce((n, item) => n + (item.status === 'pending' ? 0 : 1), 0) + (task.status === 'pending' ? 0 : 1);
 
 /** One open stream of one task. */
 export interface TaskWatcher {
@@ -116,7 +117,9 @@ export function createTaskStreams(deps: {
           if (task) deliver(task);
         } while (entry.again && watched.get(taskId) === entry);
       } catch (err) {
-        deps.log(`task streams: task ${taskId} not read again (${(err as Error).message}); its streams wait for the next change`);
+        deps.log(
+          `task streams: task ${taskId} not read again (${(err as Error).message}); its streams wait for the next change`,
+        );
       } finally {
         entry.reading = false;
       }
@@ -150,7 +153,13 @@ export function createTaskStreams(deps: {
       }
       let entry = watched.get(taskId);
       if (!entry) {
-        entry = { watchers: new Set(), version: -1, reading: false, again: false, progress: progressKey(deps.live?.(taskId)) };
+        entry = {
+          watchers: new Set(),
+          version: -1,
+          reading: false,
+          again: false,
+          progress: progressKey(deps.live?.(taskId)),
+        };
         watched.set(taskId, entry);
         checkPositions();
       }

@@ -56,7 +56,16 @@ export function toProgressView(task: TaskRecord, live?: LiveProgress) {
     if (fraction !== undefined) return { status: item.status, fraction };
     return item.error ? { status: item.status, error: item.error } : { status: item.status };
   });
-  const view: { total: number; finished: number; succeeded: number; failed: number; items: typeof items; queuePosition?: number; estimatedStartAt?: string; estimatedFinishAt?: string } = {
+  const view: {
+    total: number;
+    finished: number;
+    succeeded: number;
+    failed: number;
+    items: typeof items;
+    queuePosition?: number;
+    estimatedStartAt?: string;
+    estimatedFinishAt?: string;
+  } = {
     total: items.length,
     finished: succeeded + failed,
     succeeded,

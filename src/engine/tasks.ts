@@ -114,7 +114,12 @@ export function createTaskService(deps: TaskServiceDeps) {
      * write, then the intake. If queueing fails the task is failed with ENQUEUE_FAILED, its
      * reserve released, and the call answers 500.
      */
-    async create(principal: Principal, type: string, body: unknown, options: { pat: boolean; cancelAfterMs?: number }): Promise<CreatedTask> {
+    async create(
+      principal: Principal,
+      type: string,
+      body: unknown,
+      options: { pat: boolean; cancelAfterMs?: number },
+    ): Promise<CreatedTask> {
       await deps.space?.admit();
       const credentialId = principal.kind === 'apiKey' ? principal.keyId : `token:${principal.accountId}`;
       deps.limits.check(credentialId, await pendingTasks.read(deps.limits.maxPendingTasks()));
@@ -135,7 +140,10 @@ export function createTaskService(deps: TaskServiceDeps) {
       const priority = priorityOf(request);
       const maxPriority = key?.maxPriority ?? 0;
       if (priority > maxPriority) {
-        throw new AppError('VALIDATION_ERROR', `priority ${priority} is above the highest this ${key ? 'key' : 'credential'} may ask for (maxPriority ${maxPriority})`);
+        throw new AppError(
+          'VALIDATION_ERROR',
+          `priority ${priority} is above the highest this ${key ? 'key' : 'credential'} may ask for (maxPriority ${maxPriority})`,
+        );
       }
       const record: TaskRecord = {
         id: sortableId('tsk', now),
@@ -153,11 +161,16 @@ export function createTaskService(deps: TaskServiceDeps) {
       };
       if (priority !== 0) record.priority = priority;
       if (options.cancelAfterMs !== undefined) record.deadlineAt = new Date(now + options.cancelAfterMs).toISOString();
-      const spendingLimit = key?.spendingLimit === undefined ? undefined : { limit: key.spendingLimit, period: key.spendingLimitPeriod };
+      const spendingLimit =
+        key?.spendingLimit === undefined ? undefined : { limit: key.spendingLimit, period: key.spendingLimitPeriod };
       const lease = lane === undefined ? undefined : intake.leaseForCreate(lane);
       let task: TaskRecord;
       try {
-        task = await store.tasks.create(record, { spendingLimit, lease: lease && { owner: lease.owner, ms: lease.ms }, lane });
+        task = await store.tasks.create(record, {
+          spendingLimit,
+          lease: lease && { owner: lease.owner, ms: lease.ms },
+          lane,
+        });
       } catch (err) {
         lease?.unused();
         throw err;
@@ -167,7 +180,9 @@ export function createTaskService(deps: TaskServiceDeps) {
         intake.enqueue(task, lease);
       } catch (err) {
         deps.log(`task ${task.id}: enqueue failed: ${(err as Error).message}`);
-        await progress.fail(task.id, [{ code: 'ENQUEUE_FAILED', message: 'the task could not be queued; its reserve was released' }]);
+        await progress.fail(task.id, [
+          { code: 'ENQUEUE_FAILED', message: 'the task could not be queued; its reserve was released' },
+        ]);
         throw new AppError('ENQUEUE_FAILED', `task ${task.id} could not be queued and was failed; nothing was charged`);
       }
       pendingTasks.created();
@@ -192,7 +207,8 @@ export function createTaskService(deps: TaskServiceDeps) {
     /** For status and result: the owner's API key, or a PAT minted for this very task. */
     async getReadable(principal: Principal, id: string): Promise<TaskRecord> {
       const task = await store.tasks.get(id);
-      const allowed = task && task.accountId === principal.accountId && (principal.kind !== 'pat' || principal.taskId === id);
+      const allowed =
+        task && task.accountId === principal.accountId && (principal.kind !== 'pat' || principal.taskId === id);
       if (!allowed) throw new AppError('TASK_NOT_FOUND');
       return task;
     },
@@ -216,7 +232,12 @@ export function createTaskService(deps: TaskServiceDeps) {
       const expired: string[] = [];
       for (const task of await store.tasks.listPending()) {
         if (Date.parse(task.updatedAt) > cutoff) continue;
-        if (await progress.fail(task.id, [{ code: 'TASK_EXPIRED', message: 'the task was still pending 24 hours after its last update' }])) expired.push(task.id);
+        if (
+          await progress.fail(task.id, [
+            { code: 'TASK_EXPIRED', message: 'the task was still pending 24 hours after its last update' },
+          ])
+        )
+          expired.push(task.id);
       }
       return expired;
     },
@@ -228,7 +249,8 @@ export function createTaskService(deps: TaskServiceDeps) {
      */
     async expireDue(limit = 100): Promise<string[]> {
       const ended: string[] = [];
-      for (const id of await store.tasks.pastDeadline(isoTime(clock.now()), limit)) if (await progress.expire(id)) ended.push(id);
+      for (const id of await store.tasks.pastDeadline(isoTime(clock.now()), limit))
+        if (await progress.expire(id)) ended.push(id);
       return ended;
     },
 

@@ -90,13 +90,27 @@ export interface IngredientAsset extends AssetBytes {
 }
 
 /** Signs `asset` with the manifest `definition` (plus its ingredients); answers the signed bytes. */
-export async function signAsset(lib: C2paLib, signer: AssetSigner, asset: AssetBytes, definition: Manifest, ingredients: IngredientAsset[] = []): Promise<Buffer> {
+export async function signAsset(
+  lib: C2paLib,
+  signer: AssetSigner,
+  asset: AssetBytes,
+  definition: Manifest,
+  ingredients: IngredientAsset[] = [],
+): Promise<Buffer> {
   const builder = lib.Builder.withJson(definition, BUILDER_SETTINGS as never);
   for (const ingredient of ingredients) {
-    await builder.addIngredient(JSON.stringify({ title: ingredient.title, format: ingredient.mimeType, relationship: ingredient.relationship, label: ingredient.label }), {
-      buffer: ingredient.data,
-      mimeType: ingredient.mimeType,
-    });
+    await builder.addIngredient(
+      JSON.stringify({
+        title: ingredient.title,
+        format: ingredient.mimeType,
+        relationship: ingredient.relationship,
+        label: ingredient.label,
+      }),
+      {
+        buffer: ingredient.data,
+        mimeType: ingredient.mimeType,
+      },
+    );
   }
   const output: { buffer: Buffer | null } = { buffer: null };
   await builder.signConfigAsync(signer.sign, signer.config, { buffer: asset.data, mimeType: asset.mimeType }, output);
@@ -113,6 +127,9 @@ export async function readAsset(lib: C2paLib, asset: AssetBytes, anchorsPem: str
     ...(anchorsPem.length > 0 ? { trust: { user_anchors: anchorsPem.join('\n') } } : {}),
     verify: { verify_trust: true, remote_manifest_fetch: false, ocsp_fetch: false },
   };
-  const reader = await lib.Reader.fromAsset({ buffer: asset.data, mimeType: asset.mimeType }, JSON.stringify(settings) as never);
+  const reader = await lib.Reader.fromAsset(
+    { buffer: asset.data, mimeType: asset.mimeType },
+    JSON.stringify(settings) as never,
+  );
   return reader ? reader.json() : null;
 }

@@ -15,7 +15,8 @@ export function frameTolerance(bound: number): number {
  * bound into the model's workflow, a count further from it than frameTolerance.
  */
 export function framesProblem(info: Pick<VideoInfo, 'frames'>, boundFrames?: number): string | null {
-  if (info.frames < 2) return `the provider made ${info.frames === 1 ? 'a still image (1 frame)' : 'no frames'}, not a video`;
+  if (info.frames < 2)
+    return `the provider made ${info.frames === 1 ? 'a still image (1 frame)' : 'no frames'}, not a video`;
   if (boundFrames !== undefined && Math.abs(info.frames - boundFrames) > frameTolerance(boundFrames)) {
     return `the provider made ${info.frames} frames; ${boundFrames} were asked for (at most ${frameTolerance(boundFrames)} off)`;
   }

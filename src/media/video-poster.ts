@@ -12,7 +12,11 @@ const POSTER_MAX_WIDTH = 1280;
  * frame comes from ffmpeg (from a file: an MP4 whose moov comes last cannot be read from a pipe);
  * an animated WebP's from sharp, which reads its first page.
  */
-export async function posterFrame(data: Buffer, format: VideoFormat, options: { ffmpegPath: string; signal?: AbortSignal; tempDir?: string }): Promise<Buffer> {
+export async function posterFrame(
+  data: Buffer,
+  format: VideoFormat,
+  options: { ffmpegPath: string; signal?: AbortSignal; tempDir?: string },
+): Promise<Buffer> {
   const still =
     format === 'webp'
       ? data
@@ -20,7 +24,9 @@ export async function posterFrame(data: Buffer, format: VideoFormat, options: { 
           const input = join(dir, 'in.mp4');
           const out = join(dir, 'frame.png');
           await writeFile(input, data);
-          await runFfmpeg(options.ffmpegPath, ['-i', input, '-frames:v', '1', '-an', '-y', out], { signal: options.signal });
+          await runFfmpeg(options.ffmpegPath, ['-i', input, '-frames:v', '1', '-an', '-y', out], {
+            signal: options.signal,
+          });
           return readFile(out);
         });
   return sharp(still).resize({ width: POSTER_MAX_WIDTH, withoutEnlargement: true }).webp({ quality: 80 }).toBuffer();

@@ -18,6 +18,11 @@ const ZERO_DELAY_MS = 100;
 export function webpTiming(delays: readonly number[], fps?: number): WebpTiming {
   const positive = delays.filter((delay) => delay > 0);
   const base = positive.length > 0 ? Math.min(...positive) : fps && fps > 0 ? 1000 / fps : ZERO_DELAY_MS;
-  const rate = fps && fps > 0 && Math.abs(1000 / fps - base) < 1 ? String(fps) : Number.isInteger(base) ? `1000/${base}` : String(1000 / base);
+  const rate =
+    fps && fps > 0 && Math.abs(1000 / fps - base) < 1
+      ? String(fps)
+      : Number.isInteger(base)
+        ? `1000/${base}`
+        : String(1000 / base);
   return { rate, repeats: delays.map((delay) => Math.max(1, Math.round(delay / base))) };
 }

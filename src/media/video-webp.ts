@@ -36,7 +36,10 @@ export async function webpToMp4(data: Buffer, options: WebpToMp4Options): Promis
     for (let first = 0; first < pages; first += run) {
       signal?.throwIfAborted();
       const count = Math.min(run, pages - first);
-      const raw = await sharp(data, { page: first, pages: count, limitInputPixels: false }).flatten({ background: '#000000' }).raw().toBuffer();
+      const raw = await sharp(data, { page: first, pages: count, limitInputPixels: false })
+        .flatten({ background: '#000000' })
+        .raw()
+        .toBuffer();
       for (let i = 0; i < count; i++) {
         const frame = raw.subarray(i * frameBytes, (i + 1) * frameBytes);
         for (let r = 0; r < timing.repeats[first + i]; r++) yield frame;
@@ -49,8 +52,32 @@ export async function webpToMp4(data: Buffer, options: WebpToMp4Options): Promis
   return inTempDir(options.tempDir, async (dir) => {
     // faststart rewrites the file to put moov first: the output must be seekable, so a file.
     const out = join(dir, 'out.mp4');
-    const input = ['-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${width}x${height}`, '-framerate', timing.rate, '-i', 'pipe:0'];
-    const output = [...crop, '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-movflags', '+faststart', '-an', '-y', out];
+    const input = [
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'rgb24',
+      '-s',
+      `${width}x${height}`,
+      '-framerate',
+      timing.rate,
+      '-i',
+      'pipe:0',
+    ];
+    const output = [
+      ...crop,
+      '-c:v',
+      'libx264',
+      '-preset',
+      'veryfast',
+      '-pix_fmt',
+      'yuv420p',
+      '-movflags',
+      '+faststart',
+      '-an',
+      '-y',
+      out,
+    ];
     await runFfmpeg(options.ffmpegPath, [...input, ...output], { input: frames(), frameBytes, signal });
     return readFile(out);
   });

@@ -45,7 +45,8 @@ class Reader {
   u32be = (offset: number) => this.data.readUInt32BE(this.at(offset, 4));
   u64be = (offset: number): number => {
     const value = this.data.readBigUInt64BE(this.at(offset, 8));
-    if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new VideoReadError(`${this.what} has an out-of-range 64-bit value`);
+    if (value > BigInt(Number.MAX_SAFE_INTEGER))
+      throw new VideoReadError(`${this.what} has an out-of-range 64-bit value`);
     return Number(value);
   };
   u24le = (offset: number) => this.data.readUIntLE(this.at(offset, 3), 3);
@@ -71,20 +72,23 @@ function boxes(data: Buffer, start: number, end: number): Box[] {
     if (size === 1) {
       if (end - at < 16) throw new VideoReadError(`MP4 box ${JSON.stringify(type)} is truncated`);
       const large = data.readBigUInt64BE(at + 8);
-      if (large > BigInt(Number.MAX_SAFE_INTEGER)) throw new VideoReadError(`MP4 box ${JSON.stringify(type)} is too large`);
+      if (large > BigInt(Number.MAX_SAFE_INTEGER))
+        throw new VideoReadError(`MP4 box ${JSON.stringify(type)} is too large`);
       size = Number(large);
       header = 16;
     } else if (size === 0) {
       size = end - at;
     }
-    if (size < header || at + size > end) throw new VideoReadError(`MP4 box ${JSON.stringify(type)} is truncated or has a bad size`);
+    if (size < header || at + size > end)
+      throw new VideoReadError(`MP4 box ${JSON.stringify(type)} is truncated or has a bad size`);
     found.push({ type, body: new Reader(data, at + header, at + size, `MP4 box ${type}`) });
     at += size;
   }
   return found;
 }
 
-const child = (box: Box | undefined, type: string): Box | undefined => (box ? boxes(box.body.data, box.body.start, box.body.end).find((b) => b.type === type) : undefined);
+const child = (box: Box | undefined, type: string): Box | undefined =>
+  box ? boxes(box.body.data, box.body.start, box.body.end).find((b) => b.type === type) : undefined;
 
 function probeMp4(data: Buffer): VideoInfo {
   const top = boxes(data, 0, data.length);
@@ -96,7 +100,10 @@ function probeMp4(data: Buffer): VideoInfo {
   let movie = { timescale: 0, duration: 0 };
   if (mvhd) {
     const v = mvhd.body.u8(0);
-    movie = v === 1 ? { timescale: mvhd.body.u32be(20), duration: mvhd.body.u64be(24) } : { timescale: mvhd.body.u32be(12), duration: mvhd.body.u32be(16) };
+    movie =
+      v === 1
+        ? { timescale: mvhd.body.u32be(20), duration: mvhd.body.u64be(24) }
+        : { timescale: mvhd.body.u32be(12), duration: mvhd.body.u32be(16) };
   }
   for (const trak of boxes(data, moov.body.start, moov.body.end).filter((b) => b.type === 'trak')) {
     const mdia = child(trak, 'mdia');
@@ -114,11 +121,19 @@ function probeMp4(data: Buffer): VideoInfo {
     let track = { timescale: 0, duration: 0 };
     if (mdhd) {
       const v = mdhd.body.u8(0);
-      track = v === 1 ? { timescale: mdhd.body.u32be(20), duration: mdhd.body.u64be(24) } : { timescale: mdhd.body.u32be(12), duration: mdhd.body.u32be(16) };
+      track =
+        v === 1
+          ? { timescale: mdhd.body.u32be(20), duration: mdhd.body.u64be(24) }
+          : { timescale: mdhd.body.u32be(12), duration: mdhd.body.u32be(16) };
     }
     const stsz = child(child(child(mdia, 'minf'), 'stbl'), 'stsz');
     const frames = stsz ? stsz.body.u32be(8) : 0;
-    const durationS = track.timescale > 0 && track.duration > 0 ? track.duration / track.timescale : movie.timescale > 0 ? movie.duration / movie.timescale : 0;
+    const durationS =
+      track.timescale > 0 && track.duration > 0
+        ? track.duration / track.timescale
+        : movie.timescale > 0
+          ? movie.duration / movie.timescale
+          : 0;
     return { format: 'mp4', width, height, durationS, frames, fps: durationS > 0 ? frames / durationS : 0 };
   }
   throw new VideoReadError('MP4 has no video track');
@@ -161,7 +176,8 @@ function probeWebp(data: Buffer): VideoInfo {
     else if (type === 'ANMF') delays.push(body.u24le(12));
     else if (type === 'VP8 ') {
       // Frame tag (3 bytes), start code 9d 01 2a, then 14-bit width and height.
-      if (body.u8(3) !== 0x9d || body.u8(4) !== 0x01 || body.u8(5) !== 0x2a) throw new VideoReadError('WebP VP8 chunk has no start code');
+      if (body.u8(3) !== 0x9d || body.u8(4) !== 0x01 || body.u8(5) !== 0x2a)
+        throw new VideoReadError('WebP VP8 chunk has no start code');
       still = { width: body.u16le(6) & 0x3fff, height: body.u16le(8) & 0x3fff };
     } else if (type === 'VP8L') {
       if (body.u8(0) !== 0x2f) throw new VideoReadError('WebP VP8L chunk has no signature');
@@ -200,7 +216,9 @@ export function bundledFfmpegPath(): string {
   } catch (err) {
     // The package throws strings ("Unsupported platform/architecture: …", "Could not find ffmpeg executable …").
     const reason = err instanceof Error ? err.message : String(err);
-    throw new Error(`no bundled ffmpeg for ${process.platform}-${process.arch} (${reason}); install ffmpeg and set video.ffmpegPath`);
+    throw new Error(
+      `no bundled ffmpeg for ${process.platform}-${process.arch} (${reason}); install ffmpeg and set video.ffmpegPath`,
+    );
   }
 }
 
@@ -227,10 +245,16 @@ const lastLines = (text: string, count = 5) => text.trim().split('\n').slice(-co
  * exits 0; rejects with the signal's reason on abort (ffmpeg killed), with the last stderr lines
  * on a non-zero exit, or with what the frames' iterator threw (ffmpeg killed).
  */
-export async function runFfmpeg(ffmpegPath: string, args: string[], options: { input?: AsyncIterable<Buffer> | Iterable<Buffer>; frameBytes?: number; signal?: AbortSignal }): Promise<void> {
+export async function runFfmpeg(
+  ffmpegPath: string,
+  args: string[],
+  options: { input?: AsyncIterable<Buffer> | Iterable<Buffer>; frameBytes?: number; signal?: AbortSignal },
+): Promise<void> {
   const { input, signal } = options;
   signal?.throwIfAborted();
-  const proc = spawn(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-nostdin', ...args], { stdio: [input ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
+  const proc = spawn(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-nostdin', ...args], {
+    stdio: [input ? 'pipe' : 'ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   proc.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
@@ -255,13 +279,21 @@ export async function runFfmpeg(ffmpegPath: string, args: string[], options: { i
     if (signal?.aborted) throw signal.reason;
     if (feedError !== undefined) throw feedError;
     if (end instanceof Error) throw new Error(`ffmpeg could not be started (${ffmpegPath}): ${end.message}`);
-    if (end.code !== 0) throw new Error(`ffmpeg failed (${end.code === null ? `signal ${end.signal}` : `exit ${end.code}`}): ${lastLines(stderr) || 'no message'}`);
+    if (end.code !== 0)
+      throw new Error(
+        `ffmpeg failed (${end.code === null ? `signal ${end.signal}` : `exit ${end.code}`}): ${lastLines(stderr) || 'no message'}`,
+      );
   } finally {
     signal?.removeEventListener('abort', kill);
   }
 }
 
-async function feed(stdin: Writable, frames: AsyncIterable<Buffer> | Iterable<Buffer>, frameBytes: number | undefined, exit: Promise<unknown>): Promise<void> {
+async function feed(
+  stdin: Writable,
+  frames: AsyncIterable<Buffer> | Iterable<Buffer>,
+  frameBytes: number | undefined,
+  exit: Promise<unknown>,
+): Promise<void> {
   stdin.on('error', () => {}); // EPIPE when ffmpeg stops early: its exit status says why
   let exited = false;
   void exit.then(() => {
@@ -269,7 +301,8 @@ async function feed(stdin: Writable, frames: AsyncIterable<Buffer> | Iterable<Bu
   });
   for await (const frame of frames) {
     if (exited) return;
-    if (frameBytes !== undefined && frame.length !== frameBytes) throw new Error(`a frame has ${frame.length} bytes, not ${frameBytes}`);
+    if (frameBytes !== undefined && frame.length !== frameBytes)
+      throw new Error(`a frame has ${frame.length} bytes, not ${frameBytes}`);
     if (!stdin.write(frame)) await Promise.race([once(stdin, 'drain').catch(() => {}), exit]);
   }
   stdin.end();
@@ -297,7 +330,18 @@ export async function inTempDir<T>(parent: string | undefined, work: (dir: strin
   }
 }
 
-const rawInput = (width: number, height: number, fps: number) => ['-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${width}x${height}`, '-r', String(fps), '-i', 'pipe:0'];
+const rawInput = (width: number, height: number, fps: number) => [
+  '-f',
+  'rawvideo',
+  '-pix_fmt',
+  'rgb24',
+  '-s',
+  `${width}x${height}`,
+  '-r',
+  String(fps),
+  '-i',
+  'pipe:0',
+];
 const webpOutput = ['-c:v', 'libwebp_anim', '-quality', '75', '-compression_level', '2', '-loop', '0', '-an'];
 
 /**
@@ -305,17 +349,35 @@ const webpOutput = ['-c:v', 'libwebp_anim', '-quality', '75', '-compression_leve
  * through ffmpeg, or an animated WebP through sharp. Frames are pulled one at a time as the encoder
  * takes them; an MP4 never holds the clip in memory.
  */
-export async function encodeFrames(frames: AsyncIterable<Buffer> | Iterable<Buffer>, options: EncodeOptions): Promise<Buffer> {
+export async function encodeFrames(
+  frames: AsyncIterable<Buffer> | Iterable<Buffer>,
+  options: EncodeOptions,
+): Promise<Buffer> {
   const { width, height, fps, format, ffmpegPath, signal } = options;
-  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 2 || height < 2) throw new Error(`bad frame size ${width}x${height}`);
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 2 || height < 2)
+    throw new Error(`bad frame size ${width}x${height}`);
   if (!(fps > 0)) throw new Error(`bad frame rate ${fps}`);
   const frameBytes = width * height * 3;
   if (format === 'mp4') {
-    if (width % 2 || height % 2) throw new Error(`H.264 with 4:2:0 chroma needs an even frame size, not ${width}x${height}`);
+    if (width % 2 || height % 2)
+      throw new Error(`H.264 with 4:2:0 chroma needs an even frame size, not ${width}x${height}`);
     return inTempDir(options.tempDir, async (dir) => {
       // faststart rewrites the file to put moov first: the output must be seekable, so a file.
       const out = join(dir, 'out.mp4');
-      const args = [...rawInput(width, height, fps), '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-movflags', '+faststart', '-an', '-y', out];
+      const args = [
+        ...rawInput(width, height, fps),
+        '-c:v',
+        'libx264',
+        '-preset',
+        'veryfast',
+        '-pix_fmt',
+        'yuv420p',
+        '-movflags',
+        '+faststart',
+        '-an',
+        '-y',
+        out,
+      ];
       await runFfmpeg(ffmpegPath, args, { input: frames, frameBytes, signal });
       return readFile(out);
     });
@@ -324,7 +386,9 @@ export async function encodeFrames(frames: AsyncIterable<Buffer> | Iterable<Buff
   // frame at once, so past the budget the frames already read and the rest stream into ffmpeg's
   // libwebp_anim encoder instead (the same kind of file: lossy frames, 1000/fps ms each, looping).
   const budget = options.webpBudgetBytes ?? SHARP_WEBP_BUDGET_BYTES;
-  const iterator = (Symbol.asyncIterator in frames ? frames[Symbol.asyncIterator]() : frames[Symbol.iterator]()) as AsyncIterator<Buffer> | Iterator<Buffer>;
+  const iterator = (Symbol.asyncIterator in frames ? frames[Symbol.asyncIterator]() : frames[Symbol.iterator]()) as
+    | AsyncIterator<Buffer>
+    | Iterator<Buffer>;
   const held: Buffer[] = [];
   let overBudget = false;
   for (;;) {
@@ -352,7 +416,11 @@ export async function encodeFrames(frames: AsyncIterable<Buffer> | Iterable<Buff
     }
     return inTempDir(options.tempDir, async (dir) => {
       const out = join(dir, 'out.webp');
-      await runFfmpeg(ffmpegPath, [...rawInput(width, height, fps), ...webpOutput, '-y', out], { input: rest(), frameBytes, signal });
+      await runFfmpeg(ffmpegPath, [...rawInput(width, height, fps), ...webpOutput, '-y', out], {
+        input: rest(),
+        frameBytes,
+        signal,
+      });
       return readFile(out);
     });
   }
@@ -361,7 +429,10 @@ export async function encodeFrames(frames: AsyncIterable<Buffer> | Iterable<Buff
   const delay = Math.round(1000 / fps);
   const raw = Buffer.concat(held);
   held.length = 0;
-  const encoded = await sharp(raw, { raw: { width, height: height * (raw.length / frameBytes), channels: 3, pageHeight: height }, limitInputPixels: false })
+  const encoded = await sharp(raw, {
+    raw: { width, height: height * (raw.length / frameBytes), channels: 3, pageHeight: height },
+    limitInputPixels: false,
+  })
     .webp({ quality: 75, effort: 2, loop: 0, delay: Array(raw.length / frameBytes).fill(delay) })
     .toBuffer();
   signal?.throwIfAborted();
@@ -369,7 +440,10 @@ export async function encodeFrames(frames: AsyncIterable<Buffer> | Iterable<Buff
 }
 
 /** Converts an MP4 to an animated WebP (looping, same frame rate) through ffmpeg. */
-export async function mp4ToWebp(data: Buffer, options: { ffmpegPath: string; signal?: AbortSignal; tempDir?: string }): Promise<Buffer> {
+export async function mp4ToWebp(
+  data: Buffer,
+  options: { ffmpegPath: string; signal?: AbortSignal; tempDir?: string },
+): Promise<Buffer> {
   return inTempDir(options.tempDir, async (dir) => {
     // A file, not a pipe: an MP4 whose moov comes last cannot be read from a pipe.
     const input = join(dir, 'in.mp4');

@@ -73,7 +73,8 @@ function isBlockedIpv6(address: IPv6): boolean {
 export function isBlockedAddress(address: string): boolean {
   try {
     const family = isIP(address);
-    if (family === 4) return !ipaddr.IPv4.isValidFourPartDecimal(address) || !isPlainUnicast(ipaddr.IPv4.parse(address));
+    if (family === 4)
+      return !ipaddr.IPv4.isValidFourPartDecimal(address) || !isPlainUnicast(ipaddr.IPv4.parse(address));
     if (family === 6) return isBlockedIpv6(ipaddr.IPv6.parse(address));
   } catch {
     // Node took it for an address and ipaddr.js did not: refused, as anything unclear is.
@@ -89,7 +90,9 @@ export function isBlockedAddress(address: string): boolean {
  * answered only from inside Azure), Oracle's 192.0.0.192; AWS's fd00:ec2::/32 (the IMDS at
  * fd00:ec2::254, EKS at fd00:ec2::23) and Google's fd20:ce::254.
  */
-const METADATA_V4 = ['169.254.0.0/16', '100.100.100.200/32', '168.63.129.16/32', '192.0.0.192/32'].map((cidr) => ipaddr.IPv4.parseCIDR(cidr));
+const METADATA_V4 = ['169.254.0.0/16', '100.100.100.200/32', '168.63.129.16/32', '192.0.0.192/32'].map((cidr) =>
+  ipaddr.IPv4.parseCIDR(cidr),
+);
 const METADATA_V6 = ['fd00:ec2::/32', 'fd20:ce::254/128'].map((cidr) => ipaddr.IPv6.parseCIDR(cidr));
 
 /**

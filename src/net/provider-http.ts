@@ -22,7 +22,14 @@ export class ProviderHttpError extends Error {
 
 export async function providerRequest(
   url: string,
-  init: { method: 'GET' | 'POST' | 'DELETE'; headers?: Record<string, string>; body?: string | FormData; timeoutMs: number; signal?: AbortSignal; maxBytes?: number },
+  init: {
+    method: 'GET' | 'POST' | 'DELETE';
+    headers?: Record<string, string>;
+    body?: string | FormData;
+    timeoutMs: number;
+    signal?: AbortSignal;
+    maxBytes?: number;
+  },
 ): Promise<ProviderHttpResponse> {
   // One controller for the deadline and the caller's signal, both unhooked when the request is
   // done (AbortSignal.any would leave a listener on the caller's long-lived signal until GC).
@@ -44,7 +51,13 @@ export async function providerRequest(
 
 async function request(
   url: string,
-  init: { method: 'GET' | 'POST' | 'DELETE'; headers?: Record<string, string>; body?: string | FormData; timeoutMs: number; maxBytes?: number },
+  init: {
+    method: 'GET' | 'POST' | 'DELETE';
+    headers?: Record<string, string>;
+    body?: string | FormData;
+    timeoutMs: number;
+    maxBytes?: number;
+  },
   signal: AbortSignal,
   timedOut: () => boolean,
 ): Promise<ProviderHttpResponse> {
@@ -53,7 +66,10 @@ async function request(
     res = await fetch(url, { method: init.method, headers: init.headers, body: init.body, signal, redirect: 'error' });
   } catch (err) {
     if (timedOut()) throw new ProviderHttpError('timeout', `no answer within ${init.timeoutMs} ms`);
-    throw new ProviderHttpError('transport', `cannot reach the provider: ${(err as Error & { cause?: { code?: string } }).cause?.code ?? (err as Error).message}`);
+    throw new ProviderHttpError(
+      'transport',
+      `cannot reach the provider: ${(err as Error & { cause?: { code?: string } }).cause?.code ?? (err as Error).message}`,
+    );
   }
   const max = init.maxBytes ?? 64 * 1024 * 1024;
   const chunks: Uint8Array[] = [];

@@ -101,7 +101,8 @@ export interface OutgoingRequest {
  */
 export function createSafeFetcher(options: SafeFetchOptions) {
   const metadata = (address: string) => !options.allowMetadataAddresses && isMetadataAddress(address);
-  const blocked = (address: string) => metadata(address) || (!options.allowPrivateAddresses && (options.isBlocked ?? isBlockedAddress)(address));
+  const blocked = (address: string) =>
+    metadata(address) || (!options.allowPrivateAddresses && (options.isBlocked ?? isBlockedAddress)(address));
   const unless = (setting: string | undefined) => (setting ? ` (unless ${setting} is true)` : '');
   /**
    * The refusal of `address` (which `hostname` resolves to, when a name did): a metadata address
@@ -117,7 +118,10 @@ export function createSafeFetcher(options: SafeFetchOptions) {
       );
     }
     const subject = hostname ? `${hostname} resolves to ${address}, which` : `${address} is an address`;
-    return new SafeFetchError('refused', `${subject} user URLs may not reach${unless(options.privateAddressesSetting)}`);
+    return new SafeFetchError(
+      'refused',
+      `${subject} user URLs may not reach${unless(options.privateAddressesSetting)}`,
+    );
   };
 
   const guardedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
@@ -126,7 +130,8 @@ export function createSafeFetcher(options: SafeFetchOptions) {
       // Refuse when any answer is off limits: mixing a public and a private record is a known trick.
       const bad = addresses.find((entry) => blocked(entry.address));
       if (bad) return callback(offLimits(bad.address, hostname), '', 0);
-      if (addresses.length === 0) return callback(new SafeFetchError('refused', `${hostname} resolves to no address`), '', 0);
+      if (addresses.length === 0)
+        return callback(new SafeFetchError('refused', `${hostname} resolves to no address`), '', 0);
       if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       callback(null, addresses[0].address, addresses[0].family);
     });
@@ -134,17 +139,28 @@ export function createSafeFetcher(options: SafeFetchOptions) {
 
   // Idle connections close after 4 s, or sooner when the server announces a shorter keep-alive.
   const pool = options.keepAlive
-    ? { http: new http.Agent({ keepAlive: true, timeout: 4000, lookup: guardedLookup }), https: new https.Agent({ keepAlive: true, timeout: 4000, lookup: guardedLookup }) }
+    ? {
+        http: new http.Agent({ keepAlive: true, timeout: 4000, lookup: guardedLookup }),
+        https: new https.Agent({ keepAlive: true, timeout: 4000, lookup: guardedLookup }),
+      }
     : null;
 
-  function fetchOnce(url: URL, signal: AbortSignal, send?: OutgoingRequest): Promise<{ redirect: string } | FetchedBody> {
+  function fetchOnce(
+    url: URL,
+    signal: AbortSignal,
+    send?: OutgoingRequest,
+  ): Promise<{ redirect: string } | FetchedBody> {
     return new Promise((resolve, reject) => {
       const host = url.hostname.replace(/^\[|\]$/g, '');
       if (isIP(host) && blocked(host)) return reject(offLimits(host));
       const client = url.protocol === 'https:' ? https : http;
       /** The status of an answer whose head came, while its body is read: a deadline then is the body's, not a missing answer. */
       let answered: number | null = null;
-      const bodyTooSlow = (status: number) => new SafeFetchError('timeout', `${url.host} answered HTTP ${status}, but its body did not finish within ${options.timeoutMs / 1000} s`);
+      const bodyTooSlow = (status: number) =>
+        new SafeFetchError(
+          'timeout',
+          `${url.host} answered HTTP ${status}, but its body did not finish within ${options.timeoutMs / 1000} s`,
+        );
       const req = client.request(url, {
         method: send ? send.method : 'GET',
         lookup: guardedLookup,
@@ -157,11 +173,18 @@ export function createSafeFetcher(options: SafeFetchOptions) {
       req.on('error', (err) => {
         if (err instanceof SafeFetchError) return reject(err);
         const code = (err as NodeJS.ErrnoException).code;
-        if (req.reusedSocket && !signal.aborted && (code === 'ECONNRESET' || code === 'EPIPE')) return reject(new StaleConnectionError(code));
-        if (signal.aborted && stoppedReason(signal) === 'aborted') return reject(new SafeFetchError('aborted', `the request to ${url.host} was aborted`));
+        if (req.reusedSocket && !signal.aborted && (code === 'ECONNRESET' || code === 'EPIPE'))
+          return reject(new StaleConnectionError(code));
+        if (signal.aborted && stoppedReason(signal) === 'aborted')
+          return reject(new SafeFetchError('aborted', `the request to ${url.host} was aborted`));
         if (signal.aborted && answered !== null) return reject(bodyTooSlow(answered));
         if (signal.aborted) return reject(new SafeFetchError('timeout', `no answer from ${url.host} in time`));
-        reject(new SafeFetchError('unreachable', `cannot reach ${url.host}: ${(err as NodeJS.ErrnoException).code ?? err.message}`));
+        reject(
+          new SafeFetchError(
+            'unreachable',
+            `cannot reach ${url.host}: ${(err as NodeJS.ErrnoException).code ?? err.message}`,
+          ),
+        );
       });
       req.on('response', (res) => {
         const status = res.statusCode ?? 0;
@@ -174,8 +197,21 @@ export function createSafeFetcher(options: SafeFetchOptions) {
             if (kept < 4096) chunks.push(chunk);
             kept += chunk.length;
           });
-          res.on('end', () => resolve({ data: Buffer.concat(chunks).subarray(0, 4096), contentType: res.headers['content-type'] ?? null, finalUrl: url.href, status }));
-          res.on('error', () => reject(signal.aborted && stoppedReason(signal) === 'timeout' ? bodyTooSlow(status) : new SafeFetchError('unreachable', `the answer from ${url.host} was cut off`)));
+          res.on('end', () =>
+            resolve({
+              data: Buffer.concat(chunks).subarray(0, 4096),
+              contentType: res.headers['content-type'] ?? null,
+              finalUrl: url.href,
+              status,
+            }),
+          );
+          res.on('error', () =>
+            reject(
+              signal.aborted && stoppedReason(signal) === 'timeout'
+                ? bodyTooSlow(status)
+                : new SafeFetchError('unreachable', `the answer from ${url.host} was cut off`),
+            ),
+          );
           return;
         }
         if (status >= 300 && status < 400 && res.headers.location) {
@@ -194,7 +230,9 @@ export function createSafeFetcher(options: SafeFetchOptions) {
         const declared = Number(res.headers['content-length'] ?? 0);
         if (declared > options.maxBytes) {
           res.destroy();
-          return reject(new SafeFetchError('too_large', `the body is ${declared} bytes, more than ${options.maxBytes}`));
+          return reject(
+            new SafeFetchError('too_large', `the body is ${declared} bytes, more than ${options.maxBytes}`),
+          );
         }
         const chunks: Buffer[] = [];
         let total = 0;
@@ -205,8 +243,22 @@ export function createSafeFetcher(options: SafeFetchOptions) {
             reject(new SafeFetchError('too_large', `the body is more than ${options.maxBytes} bytes`));
           } else chunks.push(chunk);
         });
-        res.on('error', () => reject(new SafeFetchError(signal.aborted ? stoppedReason(signal) : 'unreachable', `the answer from ${url.host} was cut off`)));
-        res.on('end', () => resolve({ data: Buffer.concat(chunks), contentType: res.headers['content-type'] ?? null, finalUrl: url.href, status }));
+        res.on('error', () =>
+          reject(
+            new SafeFetchError(
+              signal.aborted ? stoppedReason(signal) : 'unreachable',
+              `the answer from ${url.host} was cut off`,
+            ),
+          ),
+        );
+        res.on('end', () =>
+          resolve({
+            data: Buffer.concat(chunks),
+            contentType: res.headers['content-type'] ?? null,
+            finalUrl: url.href,
+            status,
+          }),
+        );
       });
       req.end(send?.body);
     });
@@ -219,7 +271,8 @@ export function createSafeFetcher(options: SafeFetchOptions) {
     } catch {
       throw new SafeFetchError('refused', 'not a valid URL');
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SafeFetchError('refused', `only http and https URLs are fetched, not ${url.protocol}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new SafeFetchError('refused', `only http and https URLs are fetched, not ${url.protocol}`);
     if (url.username || url.password) throw new SafeFetchError('refused', 'URLs with credentials are not fetched');
     return url;
   };
@@ -230,7 +283,11 @@ export function createSafeFetcher(options: SafeFetchOptions) {
      * redirects are not followed (it must reach the URL it was made for). Resolves with the
      * status and the start of the answer's body. `caller` aborts it (reason `aborted`).
      */
-    async send(rawUrl: string, request: OutgoingRequest, caller?: AbortSignal): Promise<{ status: number; body: string }> {
+    async send(
+      rawUrl: string,
+      request: OutgoingRequest,
+      caller?: AbortSignal,
+    ): Promise<{ status: number; body: string }> {
       const url = checkUrl(rawUrl);
       const { signal, done } = requestSignal(options.timeoutMs, caller);
       try {
@@ -238,10 +295,14 @@ export function createSafeFetcher(options: SafeFetchOptions) {
           if (!(err instanceof StaleConnectionError)) throw err;
           // Once more: the pool hands out another connection or opens a new one.
           return fetchOnce(url, signal, request).catch((again: Error) => {
-            throw again instanceof StaleConnectionError ? new SafeFetchError('unreachable', `cannot reach ${url.host}: ${again.message}`) : again;
+            throw again instanceof StaleConnectionError
+              ? new SafeFetchError('unreachable', `cannot reach ${url.host}: ${again.message}`)
+              : again;
           });
         });
-        return 'redirect' in result ? { status: 0, body: '' } : { status: result.status, body: result.data.toString('utf8') };
+        return 'redirect' in result
+          ? { status: 0, body: '' }
+          : { status: result.status, body: result.data.toString('utf8') };
       } finally {
         done();
       }
@@ -266,7 +327,8 @@ export function createSafeFetcher(options: SafeFetchOptions) {
         for (let hop = 0; ; hop++) {
           const result = await fetchOnce(checkUrl(current), signal);
           if (!('redirect' in result)) return result;
-          if (hop >= options.maxRedirects) throw new SafeFetchError('refused', `more than ${options.maxRedirects} redirects`);
+          if (hop >= options.maxRedirects)
+            throw new SafeFetchError('refused', `more than ${options.maxRedirects} redirects`);
           current = result.redirect;
         }
       } finally {

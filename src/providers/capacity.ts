@@ -7,7 +7,10 @@ export interface Limited<Args extends unknown[], Output> {
 }
 
 /** Caps calls of `fn` at `concurrency` in flight (read on each call, so a reload applies). */
-export function limitCalls<Args extends unknown[], Output>(fn: (...args: Args) => Promise<Output>, concurrency: () => number): Limited<Args, Output> {
+export function limitCalls<Args extends unknown[], Output>(
+  fn: (...args: Args) => Promise<Output>,
+  concurrency: () => number,
+): Limited<Args, Output> {
   let inFlight = 0;
   return {
     busy: () => inFlight >= concurrency(),
@@ -30,5 +33,9 @@ export function limitGenerator<Params, Output>(
 ): { busy(): boolean; down(): boolean; generate(params: Params): Promise<Output> } {
   const limited = limitCalls((params: Params) => generator.generate(params), concurrency);
   // Busy when full here, or when the generator says so itself (its server's queue full).
-  return { busy: () => limited.busy() || generator.busy?.() === true, down: () => generator.down?.() === true, generate: limited.call };
+  return {
+    busy: () => limited.busy() || generator.busy?.() === true,
+    down: () => generator.down?.() === true,
+    generate: limited.call,
+  };
 }

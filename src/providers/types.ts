@@ -76,7 +76,11 @@ export interface BackgroundRemover {
 }
 
 export interface PromptEnhancer {
-  enhance(prompt: string, negativePrompt: string | undefined, signal: AbortSignal): Promise<{ positive: string; negative?: string }>;
+  enhance(
+    prompt: string,
+    negativePrompt: string | undefined,
+    signal: AbortSignal,
+  ): Promise<{ positive: string; negative?: string }>;
 }
 
 export type { VideoFormat } from '../domain/media-types.js';

@@ -28,7 +28,18 @@ export interface EraseReport {
 }
 
 export interface AccountEraseDeps {
-  store: Pick<Store, 'accounts' | 'apiKeys' | 'tasks' | 'uploads' | 'webhooks' | 'destinations' | 'consoleSessions' | 'idempotency' | 'compact'>;
+  store: Pick<
+    Store,
+    | 'accounts'
+    | 'apiKeys'
+    | 'tasks'
+    | 'uploads'
+    | 'webhooks'
+    | 'destinations'
+    | 'consoleSessions'
+    | 'idempotency'
+    | 'compact'
+  >;
   clock: Clock;
   /** The one way a task's or an upload's data is removed (services/data-removal.ts). */
   removal: {
@@ -85,7 +96,9 @@ export function createAccountErase(deps: AccountEraseDeps) {
   async function run(account: AccountRecord): Promise<EraseReport> {
     const started = account.erasingSince ?? now();
     if (!account.erasingSince) await store.accounts.update(account.id, { erasingSince: started }, started);
-    deps.log(`erase: account ${account.id} (${account.name}): started${account.erasingSince ? ` (resuming the erase begun ${account.erasingSince})` : ''}`);
+    deps.log(
+      `erase: account ${account.id} (${account.name}): started${account.erasingSince ? ` (resuming the erase begun ${account.erasingSince})` : ''}`,
+    );
     const report: EraseReport = { ...emptyReport(account.id), name: account.name === account.id ? '' : account.name };
     // Credentials first: nothing new is made while the rest goes. A key's name is a client's text: it goes too.
     for (const key of await store.apiKeys.listLive(account.id)) {

@@ -1,7 +1,14 @@
 import { AppError } from '../domain/errors.js';
 import { randomId, sortableId } from '../domain/ids.js';
 import { formatUsd, type Micros } from '../domain/money.js';
-import { ACCOUNT_RETENTION_KINDS, type AccountRetentionKind, effectiveRetention, RETENTION_DEFAULTS, type RetentionSetting, retentionProblem } from '../domain/retention.js';
+import {
+  ACCOUNT_RETENTION_KINDS,
+  type AccountRetentionKind,
+  effectiveRetention,
+  RETENTION_DEFAULTS,
+  type RetentionSetting,
+  retentionProblem,
+} from '../domain/retention.js';
 import { ACCOUNT_WEIGHT } from '../domain/scheduling.js';
 import { isoTime } from '../domain/time.js';
 import type { AccountRecord, RetentionOverrides } from '../store/records.js';
@@ -36,7 +43,11 @@ export type RetentionDefaults = Readonly<Record<AccountRetentionKind, RetentionS
 /** A change to an account's retention: per kind, a duration, `off` (kept forever) or `default` (follow the config). */
 export type RetentionChanges = Partial<Record<AccountRetentionKind, string>>;
 
-export function toAccountView(account: AccountRecord, reserved: Micros = 0, retentionDefaults: RetentionDefaults = RETENTION_DEFAULTS): AccountView {
+export function toAccountView(
+  account: AccountRecord,
+  reserved: Micros = 0,
+  retentionDefaults: RetentionDefaults = RETENTION_DEFAULTS,
+): AccountView {
   const view: AccountView = {
     id: account.id,
     name: account.name,
@@ -65,13 +76,18 @@ function changedRetention(current: RetentionOverrides | undefined, changes: Rete
       continue;
     }
     const problem = retentionProblem(kind, setting);
-    if (problem) throw new AppError('VALIDATION_ERROR', `retention of ${kind}: ${problem} (or "default" to follow the config)`);
+    if (problem)
+      throw new AppError('VALIDATION_ERROR', `retention of ${kind}: ${problem} (or "default" to follow the config)`);
     next[kind] = setting;
   }
   return next;
 }
 
-export function createAccountService(store: Store, clock: Clock, retentionDefaults: () => RetentionDefaults = () => RETENTION_DEFAULTS) {
+export function createAccountService(
+  store: Store,
+  clock: Clock,
+  retentionDefaults: () => RetentionDefaults = () => RETENTION_DEFAULTS,
+) {
   /** Finds an account by id (`acc_…`) or by name, erased ones included (operators still see them). */
   async function lookup(ref: string): Promise<AccountRecord> {
     const account = ref.startsWith('acc_') ? await store.accounts.get(ref) : await store.accounts.getByName(ref);
@@ -82,21 +98,34 @@ export function createAccountService(store: Store, clock: Clock, retentionDefaul
   /** Finds an account by id (`acc_…`) or by name to act on: an erased one (or one being erased) takes nothing new. */
   async function find(ref: string): Promise<AccountRecord> {
     const account = await lookup(ref);
-    if (account.erasedAt || account.erasingSince) throw new AppError('VALIDATION_ERROR', `account ${account.id} is ${account.erasedAt ? 'erased' : 'being erased'}: it takes nothing new`);
+    if (account.erasedAt || account.erasingSince)
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `account ${account.id} is ${account.erasedAt ? 'erased' : 'being erased'}: it takes nothing new`,
+      );
     return account;
   }
 
   async function credit(ref: string, amount: Micros, note?: string): Promise<AccountRecord> {
     const account = await find(ref);
     if (amount <= 0) throw new AppError('VALIDATION_ERROR', 'a credit must be greater than 0');
-    return store.accounts.credit({ id: randomId('crd'), accountId: account.id, amount, note, createdAt: isoTime(clock.now()) });
+    return store.accounts.credit({
+      id: randomId('crd'),
+      accountId: account.id,
+      amount,
+      note,
+      createdAt: isoTime(clock.now()),
+    });
   }
 
   /** Sets an account's scheduling weight (imgtask accounts set --weight). */
   async function setWeight(ref: string, weight: number): Promise<AccountRecord> {
     const account = await find(ref);
     if (!Number.isInteger(weight) || weight < ACCOUNT_WEIGHT.min || weight > ACCOUNT_WEIGHT.max) {
-      throw new AppError('VALIDATION_ERROR', `a weight is a whole number from ${ACCOUNT_WEIGHT.min} to ${ACCOUNT_WEIGHT.max}`);
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `a weight is a whole number from ${ACCOUNT_WEIGHT.min} to ${ACCOUNT_WEIGHT.max}`,
+      );
     }
     const updated = await store.accounts.update(account.id, { weight }, isoTime(clock.now()));
     if (!updated) throw new AppError('VALIDATION_ERROR', `no account "${ref}"`);
@@ -113,7 +142,8 @@ export function createAccountService(store: Store, clock: Clock, retentionDefaul
   }
 
   /** An account with its reserve, as operators see it. */
-  const view = async (account: AccountRecord): Promise<AccountView> => toAccountView(account, await store.tasks.reserved(account.id), retentionDefaults());
+  const view = async (account: AccountRecord): Promise<AccountView> =>
+    toAccountView(account, await store.tasks.reserved(account.id), retentionDefaults());
 
   return {
     find,
@@ -127,10 +157,19 @@ export function createAccountService(store: Store, clock: Clock, retentionDefaul
     },
     async create(name: string, initialCredit: Micros = 0): Promise<AccountRecord> {
       if (!ACCOUNT_NAME.test(name) || name.startsWith('acc_')) {
-        throw new AppError('VALIDATION_ERROR', 'an account name is 1 to 64 letters, digits, ".", "_" or "-", and does not start with "acc_"');
+        throw new AppError(
+          'VALIDATION_ERROR',
+          'an account name is 1 to 64 letters, digits, ".", "_" or "-", and does not start with "acc_"',
+        );
       }
       const now = isoTime(clock.now());
-      const account = await store.accounts.create({ id: sortableId('acc', clock.now()), name, balance: 0, createdAt: now, updatedAt: now });
+      const account = await store.accounts.create({
+        id: sortableId('acc', clock.now()),
+        name,
+        balance: 0,
+        createdAt: now,
+        updatedAt: now,
+      });
       return initialCredit > 0 ? credit(account.id, initialCredit, 'initial credit') : account;
     },
     list: () => store.accounts.list(),

@@ -107,24 +107,37 @@ export interface CreateKeyInput {
  * asking for none gets everything the creator may grant but the opt-in scopes (workflow:raw), never more.
  */
 function grantedScopes(input: CreateKeyInput): string[] {
-  const grantable: string[] = API_KEY_SCOPES.filter((scope) => !input.creatorScopes || input.creatorScopes.includes(scope));
+  const grantable: string[] = API_KEY_SCOPES.filter(
+    (scope) => !input.creatorScopes || input.creatorScopes.includes(scope),
+  );
   // Without a list: every grantable scope but the opt-in ones (workflow:raw), which are given only by name.
   const requested = [...new Set(input.scopes ?? grantable.filter((scope) => !isOptInScope(scope)))];
   const tokenOnly = requested.filter(isTokenOnlyScope);
   if (tokenOnly.length > 0) {
-    throw new AppError('SCOPE_ESCALATION', `an API key cannot hold the scope ${tokenOnly.join(', ')}; such actions are done with an access token`, {
-      scopes: { requested: tokenOnly, allowed: grantable },
-    });
+    throw new AppError(
+      'SCOPE_ESCALATION',
+      `an API key cannot hold the scope ${tokenOnly.join(', ')}; such actions are done with an access token`,
+      {
+        scopes: { requested: tokenOnly, allowed: grantable },
+      },
+    );
   }
   const beyond = requested.filter((scope) => !grantable.includes(scope));
   if (beyond.length > 0) {
-    throw new AppError('SCOPE_ESCALATION', `requested scopes exceed the caller's: ${beyond.join(', ')}`, { scopes: { requested: beyond, allowed: grantable } });
+    throw new AppError('SCOPE_ESCALATION', `requested scopes exceed the caller's: ${beyond.join(', ')}`, {
+      scopes: { requested: beyond, allowed: grantable },
+    });
   }
-  if (requested.length === 0) throw new AppError('VALIDATION_ERROR', 'the key would hold no scope: the credential creating it holds none of the API-key scopes');
+  if (requested.length === 0)
+    throw new AppError(
+      'VALIDATION_ERROR',
+      'the key would hold no scope: the credential creating it holds none of the API-key scopes',
+    );
   return requested;
 }
 
-const expired = (key: ApiKeyRecord, now: number): boolean => key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now;
+const expired = (key: ApiKeyRecord, now: number): boolean =>
+  key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now;
 
 /** An expiry time as stored (ISO with milliseconds); it must lie in the future. */
 function futureTime(text: string, now: number): string {
@@ -139,7 +152,8 @@ export function createApiKeyService(store: Store, clock: Clock, log: (message: s
   /** A live key (not revoked, not expired) the owner may see; anything else is API_KEY_NOT_FOUND. */
   async function liveKey(owner: Owner, id: string): Promise<ApiKeyRecord> {
     const key = await store.apiKeys.get(id);
-    if (!key || key.revokedAt || expired(key, clock.now()) || !ownedBy(owner, key.accountId)) throw new AppError('API_KEY_NOT_FOUND', `no API key ${id}`);
+    if (!key || key.revokedAt || expired(key, clock.now()) || !ownedBy(owner, key.accountId))
+      throw new AppError('API_KEY_NOT_FOUND', `no API key ${id}`);
     return key;
   }
   /** Per key, when this process last wrote its lastUsedAt. */
@@ -190,9 +204,14 @@ export function createApiKeyService(store: Store, clock: Clock, log: (message: s
 
     /** Changes a live key's name, limits or expiry; null removes a setting. */
     async update(owner: Owner, id: string, input: UpdateKeyInput): Promise<ApiKeyView> {
-      const changes = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as UpdateKeyInput;
+      const changes = Object.fromEntries(
+        Object.entries(input).filter(([, value]) => value !== undefined),
+      ) as UpdateKeyInput;
       if (Object.keys(changes).length === 0) {
-        throw new AppError('VALIDATION_ERROR', 'nothing to change: send name, requestsPerMinute, expiresAt, spendingLimit, spendingLimitPeriod, maxConcurrent or maxPriority');
+        throw new AppError(
+          'VALIDATION_ERROR',
+          'nothing to change: send name, requestsPerMinute, expiresAt, spendingLimit, spendingLimitPeriod, maxConcurrent or maxPriority',
+        );
       }
       if (typeof changes.expiresAt === 'string') changes.expiresAt = futureTime(changes.expiresAt, clock.now());
       await liveKey(owner, id);
@@ -206,7 +225,11 @@ export function createApiKeyService(store: Store, clock: Clock, log: (message: s
      * keeps working for `graceSeconds` (default 24 h; never past its own expiry), or is
      * revoked at once with 0. While it lasts it counts as a live key.
      */
-    async rotate(owner: Owner, id: string, graceSeconds = DEFAULT_ROTATION_GRACE_SECONDS): Promise<{ apiKey: ApiKeyView; raw: string; previous: ApiKeyView }> {
+    async rotate(
+      owner: Owner,
+      id: string,
+      graceSeconds = DEFAULT_ROTATION_GRACE_SECONDS,
+    ): Promise<{ apiKey: ApiKeyView; raw: string; previous: ApiKeyView }> {
       const old = await liveKey(owner, id);
       const now = clock.now();
       const raw = `mak_${randomBase62(43)}`;
@@ -220,10 +243,15 @@ export function createApiKeyService(store: Store, clock: Clock, log: (message: s
       };
       delete next.lastUsedAt;
       const graceEnd = isoTime(now + graceSeconds * 1000);
-      const end = graceSeconds === 0 ? { revokedAt: isoTime(now) } : { expiresAt: old.expiresAt !== undefined && old.expiresAt < graceEnd ? old.expiresAt : graceEnd };
+      const end =
+        graceSeconds === 0
+          ? { revokedAt: isoTime(now) }
+          : { expiresAt: old.expiresAt !== undefined && old.expiresAt < graceEnd ? old.expiresAt : graceEnd };
       const stored = await store.apiKeys.rotate(id, next, end, limits());
       if (!stored) throw new AppError('API_KEY_NOT_FOUND', `no API key ${id}`);
-      const previous: ApiKeyRecord = end.revokedAt ? { ...old, revokedAt: end.revokedAt } : { ...old, expiresAt: end.expiresAt };
+      const previous: ApiKeyRecord = end.revokedAt
+        ? { ...old, revokedAt: end.revokedAt }
+        : { ...old, expiresAt: end.expiresAt };
       return { apiKey: toApiKeyView(stored), raw, previous: toApiKeyView(previous) };
     },
 
@@ -241,10 +269,13 @@ export function createApiKeyService(store: Store, clock: Clock, log: (message: s
       const now = clock.now();
       const last = touched.get(key.id);
       if (last !== undefined && now - last < TOUCH_INTERVAL_MS) return;
-      if (last === undefined && key.lastUsedAt !== undefined && now - Date.parse(key.lastUsedAt) < TOUCH_INTERVAL_MS) return;
+      if (last === undefined && key.lastUsedAt !== undefined && now - Date.parse(key.lastUsedAt) < TOUCH_INTERVAL_MS)
+        return;
       if (touched.size > 100_000) touched.clear(); // bound memory; a forgotten key is written once more
       touched.set(key.id, now);
-      store.apiKeys.touch(key.id, isoTime(now)).catch((err: Error) => log(`api keys: lastUsedAt of ${key.id} not written (${err.message})`));
+      store.apiKeys
+        .touch(key.id, isoTime(now))
+        .catch((err: Error) => log(`api keys: lastUsedAt of ${key.id} not written (${err.message})`));
     },
 
     /** Counts one request of a key with requestsPerMinute in its current fixed window. */
@@ -252,7 +283,12 @@ export function createApiKeyService(store: Store, clock: Clock, log: (message: s
       const now = clock.now();
       const windowStart = now - (now % WINDOW_MS);
       const count = await store.requestWindows.hit(keyId, windowStart);
-      return { limit, remaining: Math.max(0, limit - count), resetSeconds: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)), allowed: count <= limit };
+      return {
+        limit,
+        remaining: Math.max(0, limit - count),
+        resetSeconds: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)),
+        allowed: count <= limit,
+      };
     },
   };
 }

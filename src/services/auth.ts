@@ -27,9 +27,14 @@ export interface RouteGuard {
 }
 
 /** An account that exists and is not erased (nor being erased: docs/data-lifecycle.md#erasing-an-account). */
-const takesRequests = (account: AccountRecord | undefined): account is AccountRecord => account !== undefined && !account.erasedAt && !account.erasingSince;
+const takesRequests = (account: AccountRecord | undefined): account is AccountRecord =>
+  account !== undefined && !account.erasedAt && !account.erasingSince;
 
-const ACCEPTED_TEXT: Record<CredentialKind, string> = { apiKey: 'an API key', accessToken: 'an OAuth access token', pat: 'a public access token' };
+const ACCEPTED_TEXT: Record<CredentialKind, string> = {
+  apiKey: 'an API key',
+  accessToken: 'an OAuth access token',
+  pat: 'a public access token',
+};
 
 export function createAuthService(deps: { store: Store; apiKeys: ApiKeyService; tokens: TokenService }) {
   async function authenticate(header: string | undefined): Promise<Principal> {
@@ -40,7 +45,8 @@ export function createAuthService(deps: { store: Store; apiKeys: ApiKeyService; 
     if (token.startsWith('mak_')) {
       const key = await deps.apiKeys.resolve(token);
       // An expired key is refused as a deleted one is: UNAUTHORIZED (docs/api/keys-and-scopes.md#key-expiry-and-rotation).
-      if (!key || !takesRequests(await deps.store.accounts.get(key.accountId))) throw new AppError('UNAUTHORIZED', 'unknown, deleted or expired API key');
+      if (!key || !takesRequests(await deps.store.accounts.get(key.accountId)))
+        throw new AppError('UNAUTHORIZED', 'unknown, deleted or expired API key');
       deps.apiKeys.markUsed(key);
       const principal: Principal = { kind: 'apiKey', accountId: key.accountId, keyId: key.id, scopes: key.scopes };
       if (key.requestsPerMinute !== undefined) principal.requestsPerMinute = key.requestsPerMinute;
@@ -48,31 +54,42 @@ export function createAuthService(deps: { store: Store; apiKeys: ApiKeyService; 
     }
     if (token.startsWith(PAT_PREFIX)) {
       const claims = await deps.tokens.verifyPat(token);
-      if (!takesRequests(await deps.store.accounts.get(claims.accountId))) throw new AppError('UNAUTHORIZED', 'the account of this token is gone');
+      if (!takesRequests(await deps.store.accounts.get(claims.accountId)))
+        throw new AppError('UNAUTHORIZED', 'the account of this token is gone');
       return { kind: 'pat', accountId: claims.accountId, taskId: claims.taskId, scopes: [] };
     }
     const claims = await deps.tokens.verifyAccessToken(token);
-    const account = claims.external ? ((await deps.store.accounts.get(claims.account)) ?? (await deps.store.accounts.getByName(claims.account))) : await deps.store.accounts.get(claims.account);
-    if (!takesRequests(account)) throw new AppError('UNAUTHORIZED', 'the access token names no account of this service');
+    const account = claims.external
+      ? ((await deps.store.accounts.get(claims.account)) ?? (await deps.store.accounts.getByName(claims.account)))
+      : await deps.store.accounts.get(claims.account);
+    if (!takesRequests(account))
+      throw new AppError('UNAUTHORIZED', 'the access token names no account of this service');
     return { kind: 'accessToken', accountId: account.id, scopes: claims.scopes };
   }
 
   /** Checks a principal against a route's guard; throws the documented error when it fails (docs/api/keys-and-scopes.md#authentication-and-scopes). */
   function authorize(principal: Principal, guard: RouteGuard, params: Readonly<Record<string, string>> = {}): void {
     const { scope } = guard;
-    if (principal.kind === 'pat' && guard.taskParam && principal.taskId !== params[guard.taskParam]) throw new AppError('TASK_NOT_FOUND');
+    if (principal.kind === 'pat' && guard.taskParam && principal.taskId !== params[guard.taskParam])
+      throw new AppError('TASK_NOT_FOUND');
     if (!guard.accept.includes(principal.kind)) {
       // An API key on a route that needs a token-only scope is asking for that scope (rule 4).
       if (principal.kind === 'apiKey' && scope && isTokenOnlyScope(scope)) {
-        throw new AppError('SCOPE_ESCALATION', `an API key cannot use the scope ${scope}; this is done with an access token`, {
-          scopes: { requested: [scope], allowed: [...API_KEY_SCOPES] },
-        });
+        throw new AppError(
+          'SCOPE_ESCALATION',
+          `an API key cannot use the scope ${scope}; this is done with an access token`,
+          {
+            scopes: { requested: [scope], allowed: [...API_KEY_SCOPES] },
+          },
+        );
       }
       const accepted = guard.accept.map((kind) => ACCEPTED_TEXT[kind]).join(' or ');
       throw new AppError('UNAUTHORIZED', `this route takes ${accepted}, not ${ACCEPTED_TEXT[principal.kind]}`);
     }
     if (principal.kind !== 'pat' && scope && !principal.scopes.includes(scope)) {
-      throw new AppError('INSUFFICIENT_SCOPE', `this route needs the scope ${scope}`, { scopes: { required: [scope], current: principal.scopes } });
+      throw new AppError('INSUFFICIENT_SCOPE', `this route needs the scope ${scope}`, {
+        scopes: { required: [scope], current: principal.scopes },
+      });
     }
   }
 

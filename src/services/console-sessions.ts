@@ -18,7 +18,13 @@ const iso = (millis: number): string => new Date(millis).toISOString();
 
 /** Only a path inside the console is a place to go after sign-in (never another host: no open redirect). */
 export function safeNext(next: string | undefined): string {
-  if (!next || !/^\/console(\/[A-Za-z0-9._~\-/]*)?(\?[A-Za-z0-9._~\-=&%+]*)?$/.test(next) || next.includes('//') || /(^|\/)\.\.?(\/|$|\?)/.test(next)) return '/console';
+  if (
+    !next ||
+    !/^\/console(\/[A-Za-z0-9._~\-/]*)?(\?[A-Za-z0-9._~\-=&%+]*)?$/.test(next) ||
+    next.includes('//') ||
+    /(^|\/)\.\.?(\/|$|\?)/.test(next)
+  )
+    return '/console';
   return next;
 }
 
@@ -67,7 +73,13 @@ export function createConsoleSessionService(deps: {
     return account !== undefined && account.erasingSince === undefined && account.erasedAt === undefined;
   };
 
-  async function open(from: { accountId: string | null; scopes: string[]; via: 'link' | 'token'; userAgent?: string; notAfter?: number }): Promise<{ cookie: string; session: ConsoleSession }> {
+  async function open(from: {
+    accountId: string | null;
+    scopes: string[];
+    via: 'link' | 'token';
+    userAgent?: string;
+    notAfter?: number;
+  }): Promise<{ cookie: string; session: ConsoleSession }> {
     const now = clock.now();
     const secret = SESSION_PREFIX + randomBase62(43);
     const expires = Math.min(now + deps.sessionTtlMs(), from.notAfter ?? Number.POSITIVE_INFINITY);
@@ -85,12 +97,24 @@ export function createConsoleSessionService(deps: {
     await store.consoleSessions.put(record);
     const keep = deps.keepExpiredMs ? deps.keepExpiredMs() : 0;
     if (keep !== null) await store.consoleSessions.purgeExpired(iso(now - keep));
-    return { cookie: secret, session: { id: record.id, accountId: record.accountId, scopes: record.scopes, expiresAt: record.expiresAt, csrf: csrfOf(secret) } };
+    return {
+      cookie: secret,
+      session: {
+        id: record.id,
+        accountId: record.accountId,
+        scopes: record.scopes,
+        expiresAt: record.expiresAt,
+        csrf: csrfOf(secret),
+      },
+    };
   }
 
   return {
     /** A one-time sign-in link for an account (or the operator view: `accountId` null). Answers the code to put in the link. */
-    async issueLink(accountId: string | null, next?: string): Promise<{ code: string; path: string; expiresAt: string }> {
+    async issueLink(
+      accountId: string | null,
+      next?: string,
+    ): Promise<{ code: string; path: string; expiresAt: string }> {
       const now = clock.now();
       const code = LINK_PREFIX + randomBase62(43);
       const record: ConsoleSessionRecord = {
@@ -108,11 +132,19 @@ export function createConsoleSessionService(deps: {
     },
 
     /** Uses a link (once) and opens its session; UNAUTHORIZED when the link is unknown, used, revoked or expired. */
-    async redeemLink(code: string, userAgent?: string): Promise<{ cookie: string; session: ConsoleSession; next: string }> {
+    async redeemLink(
+      code: string,
+      userAgent?: string,
+    ): Promise<{ cookie: string; session: ConsoleSession; next: string }> {
       if (!code.startsWith(LINK_PREFIX)) throw new AppError('UNAUTHORIZED', 'this sign-in link is not valid');
       const link = await store.consoleSessions.consume(sha256(code), iso(clock.now()));
-      if (!link) throw new AppError('UNAUTHORIZED', 'this sign-in link was already used, has expired or was revoked: print a new one with imgtask console');
-      if (link.accountId !== null && !(await accountLive(link.accountId))) throw new AppError('UNAUTHORIZED', 'the account of this link is gone');
+      if (!link)
+        throw new AppError(
+          'UNAUTHORIZED',
+          'this sign-in link was already used, has expired or was revoked: print a new one with imgtask console',
+        );
+      if (link.accountId !== null && !(await accountLive(link.accountId)))
+        throw new AppError('UNAUTHORIZED', 'the account of this link is gone');
       const opened = await open({ accountId: link.accountId, scopes: link.scopes, via: 'link', userAgent });
       return { ...opened, next: link.next ?? '/console' };
     },
@@ -121,11 +153,20 @@ export function createConsoleSessionService(deps: {
     async signInWithToken(token: string, userAgent?: string): Promise<{ cookie: string; session: ConsoleSession }> {
       const trimmed = token.trim();
       if (trimmed.startsWith('mak_') || trimmed.startsWith('pat_'))
-        throw new AppError('UNAUTHORIZED', 'sign in with an OAuth access token (imgtask tokens issue), not an API key or a public access token');
+        throw new AppError(
+          'UNAUTHORIZED',
+          'sign in with an OAuth access token (imgtask tokens issue), not an API key or a public access token',
+        );
       const principal = await deps.auth.authenticate(`Bearer ${trimmed}`);
       if (principal.kind !== 'accessToken') throw new AppError('UNAUTHORIZED', 'sign in with an OAuth access token');
       const exp = decodeJwt(trimmed).exp;
-      return open({ accountId: principal.accountId, scopes: principal.scopes, via: 'token', userAgent, notAfter: exp === undefined ? undefined : exp * 1000 });
+      return open({
+        accountId: principal.accountId,
+        scopes: principal.scopes,
+        via: 'token',
+        userAgent,
+        notAfter: exp === undefined ? undefined : exp * 1000,
+      });
     },
 
     /** The live session of a cookie's secret, or undefined (unknown, expired or revoked). */
@@ -135,7 +176,13 @@ export function createConsoleSessionService(deps: {
       if (record?.kind !== 'session' || record.revokedAt || record.expiresAt <= iso(clock.now())) return undefined;
       // A session opened as its account's erase began outlives the erase's deletion of sessions: it ends with the account.
       if (record.accountId !== null && !(await accountLive(record.accountId))) return undefined;
-      return { id: record.id, accountId: record.accountId, scopes: record.scopes, expiresAt: record.expiresAt, csrf: csrfOf(secret) };
+      return {
+        id: record.id,
+        accountId: record.accountId,
+        scopes: record.scopes,
+        expiresAt: record.expiresAt,
+        csrf: csrfOf(secret),
+      };
     },
 
     /** Ends the session of this cookie's secret (sign out). */

@@ -46,7 +46,8 @@ export async function removeStoredFiles(blobs: MediaBlobs, files: readonly Pick<
   for (const { name } of files) {
     if (blobs.images.isFileName(name)) removals.push(blobs.images.delete(name));
     else if (blobs.posters.isFileName(name)) removals.push(blobs.posters.delete(name));
-    else if (blobs.videos.isFileName(name)) removals.push(blobs.videos.delete(name), blobs.posters.delete(posterName(name)));
+    else if (blobs.videos.isFileName(name))
+      removals.push(blobs.videos.delete(name), blobs.posters.delete(posterName(name)));
   }
   await Promise.all(removals);
 }
@@ -107,7 +108,8 @@ export function createDataRemoval(deps: DataRemovalDeps) {
      * cancelled because it is being deleted shows as scrubbed, so not even the first delivery
      * carries what its owner asked to delete.
      */
-    eventTask: (task: TaskRecord): TaskRecord => (deleting.has(task.id) ? scrubbedTask(task, isoTime(clock.now())) : task),
+    eventTask: (task: TaskRecord): TaskRecord =>
+      deleting.has(task.id) ? scrubbedTask(task, isoTime(clock.now())) : task,
 
     /**
      * Deletes the owner's task (DELETE /tasks/{id}; `owner` null: any account's): a pending one

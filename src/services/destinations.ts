@@ -18,16 +18,26 @@ const KeyTemplate = z
   .min(1)
   .max(512)
   .regex(/\{imageId\}/, 'must contain {imageId} so keys are unique')
-  .refine((template) => !template.split('/').includes('') && !hasDotSegment(template), 'segments between slashes must not be empty, "." or ".."')
+  .refine(
+    (template) => !template.split('/').includes('') && !hasDotSegment(template),
+    'segments between slashes must not be empty, "." or ".."',
+  )
   .default('{date}/{taskId}/{imageId}.{ext}');
 /** Put before every key as it is (`renders/` makes a folder); only its last segment may be empty. */
 const KeyPrefix = z
   .string()
   .max(512)
-  .refine((prefix) => !prefix.split('/').slice(0, -1).includes('') && !hasDotSegment(prefix), 'segments between slashes must not be empty, "." or ".."');
+  .refine(
+    (prefix) => !prefix.split('/').slice(0, -1).includes('') && !hasDotSegment(prefix),
+    'segments between slashes must not be empty, "." or ".."',
+  );
 
 export const DESTINATION_CONFIGS = {
-  local: z.object({ path: z.string().startsWith('/', 'an absolute folder path').max(1024), publicBaseUrl: HttpUrl.optional(), keyTemplate: KeyTemplate }),
+  local: z.object({
+    path: z.string().startsWith('/', 'an absolute folder path').max(1024),
+    publicBaseUrl: HttpUrl.optional(),
+    keyTemplate: KeyTemplate,
+  }),
   s3: z.object({
     bucket: z.string().min(3).max(63),
     region: z.string().min(1).max(64).default('us-east-1'),
@@ -47,10 +57,17 @@ export const DESTINATION_CONFIGS = {
   }),
 } as const;
 export type DestinationProviderId = keyof typeof DESTINATION_CONFIGS;
-export const DESTINATION_PROVIDERS = Object.keys(DESTINATION_CONFIGS) as [DestinationProviderId, ...DestinationProviderId[]];
+export const DESTINATION_PROVIDERS = Object.keys(DESTINATION_CONFIGS) as [
+  DestinationProviderId,
+  ...DestinationProviderId[],
+];
 
 /** Config fields that are secrets: sealed at rest, masked in answers. */
-const SECRET_FIELDS: Record<DestinationProviderId, string[]> = { local: [], s3: ['secretAccessKey'], http: ['headers'] };
+const SECRET_FIELDS: Record<DestinationProviderId, string[]> = {
+  local: [],
+  s3: ['secretAccessKey'],
+  http: ['headers'],
+};
 
 const mask = (value: string) => (value.length <= 4 ? '****' : `****${value.slice(-4)}`);
 const isMasked = (value: unknown) => typeof value === 'string' && value.startsWith('****');
@@ -79,15 +96,22 @@ export interface DeliveredTo {
  * The answer to a test upload: the object's full key (as `put` reported it) and its public URL,
  * and whether it was deleted afterwards (the URL then no longer serves it).
  */
-type TestUpload = { ok: true; key: string; url: string | null } & ({ deleted: true } | { deleted: false; deleteError: string });
+type TestUpload = { ok: true; key: string; url: string | null } & (
+  | { deleted: true }
+  | { deleted: false; deleteError: string }
+);
 
 /** The SSRF guard would not let the request reach the storage's address (a driver's StorageError says so). */
 const refusedByGuard = (err: unknown) => (err as { refused?: boolean }).refused === true;
 
 /** What a storage said: its own answer when it gave one, else the error's message. */
-const storageMessage = (err: unknown) => (err as { providerResponse?: string }).providerResponse ?? (err as Error).message;
+const storageMessage = (err: unknown) =>
+  (err as { providerResponse?: string }).providerResponse ?? (err as Error).message;
 
-function renderKey(template: string, vars: { taskId: string; imageId: string; index: number; date: string; ext: string }): string {
+function renderKey(
+  template: string,
+  vars: { taskId: string; imageId: string; index: number; date: string; ext: string },
+): string {
   return template.replace(/\{(taskId|imageId|index|date|ext)\}/g, (_, name: keyof typeof vars) => String(vars[name]));
 }
 
@@ -114,7 +138,10 @@ export function createDestinationService(deps: {
     try {
       return JSON.parse(open(deps.secretsKey, record.id, record.sealedSecrets)) as Record<string, unknown>;
     } catch {
-      throw new AppError('UNKNOWN_ERROR', `the secrets of destination ${record.name} cannot be read with this data dir's key`);
+      throw new AppError(
+        'UNKNOWN_ERROR',
+        `the secrets of destination ${record.name} cannot be read with this data dir's key`,
+      );
     }
   }
 
@@ -124,9 +151,19 @@ export function createDestinationService(deps: {
     const secrets = secretsOf(record);
     const masked: Record<string, unknown> = {};
     for (const [field, value] of Object.entries(secrets)) {
-      masked[field] = typeof value === 'string' ? mask(value) : Object.fromEntries(Object.entries(value as Record<string, string>).map(([k, v]) => [k, mask(v)]));
+      masked[field] =
+        typeof value === 'string'
+          ? mask(value)
+          : Object.fromEntries(Object.entries(value as Record<string, string>).map(([k, v]) => [k, mask(v)]));
     }
-    return { id: record.id, name: record.name, provider: record.provider, config: { ...record.config, ...masked }, createdAt: record.createdAt, updatedAt: record.updatedAt };
+    return {
+      id: record.id,
+      name: record.name,
+      provider: record.provider,
+      config: { ...record.config, ...masked },
+      createdAt: record.createdAt,
+      updatedAt: record.updatedAt,
+    };
   }
 
   function parseConfig(providerId: DestinationProviderId, config: unknown): Record<string, unknown> {
@@ -136,18 +173,28 @@ export function createDestinationService(deps: {
       throw new AppError('VALIDATION_ERROR', `config.${issue.path.join('.')}: ${issue.message}`);
     }
     if (providerId === 'local' && !deps.isUnderAllowedRoot((parsed.data as { path: string }).path, allowedRoots())) {
-      throw new AppError('VALIDATION_ERROR', `config.path must lie under the data dir's exports folder or one of the server's destinations.local.allowedRoots (${allowedRoots().join(', ')})`);
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `config.path must lie under the data dir's exports folder or one of the server's destinations.local.allowedRoots (${allowedRoots().join(', ')})`,
+      );
     }
     return parsed.data as Record<string, unknown>;
   }
 
-  function split(id: string, providerId: DestinationProviderId, config: Record<string, unknown>): Pick<DestinationRecord, 'config' | 'sealedSecrets'> {
+  function split(
+    id: string,
+    providerId: DestinationProviderId,
+    config: Record<string, unknown>,
+  ): Pick<DestinationRecord, 'config' | 'sealedSecrets'> {
     const plain: Record<string, unknown> = {};
     const secret: Record<string, unknown> = {};
-    for (const [field, value] of Object.entries(config)) (SECRET_FIELDS[providerId].includes(field) ? secret : plain)[field] = value;
+    for (const [field, value] of Object.entries(config))
+      (SECRET_FIELDS[providerId].includes(field) ? secret : plain)[field] = value;
     try {
       // A record never holds an undefined field: the store journals plain JSON.
-      return Object.keys(secret).length ? { config: plain, sealedSecrets: seal(deps.secretsKey, id, JSON.stringify(secret)) } : { config: plain };
+      return Object.keys(secret).length
+        ? { config: plain, sealedSecrets: seal(deps.secretsKey, id, JSON.stringify(secret)) }
+        : { config: plain };
     } catch {
       throw new AppError('UNKNOWN_ERROR', 'the destination secrets could not be stored');
     }
@@ -155,7 +202,8 @@ export function createDestinationService(deps: {
 
   async function owned(owner: Owner, id: string): Promise<DestinationRecord> {
     const record = await store.destinations.get(id);
-    if (!record || !ownedBy(owner, record.accountId)) throw new AppError('DESTINATION_NOT_FOUND', `no destination ${id}`);
+    if (!record || !ownedBy(owner, record.accountId))
+      throw new AppError('DESTINATION_NOT_FOUND', `no destination ${id}`);
     return record;
   }
 
@@ -165,7 +213,10 @@ export function createDestinationService(deps: {
   const imageCacheControl = () => `public, max-age=${deps.config.current().images.cacheMaxAgeSeconds}`;
 
   /** Deletes the test object; a failure is reported, not thrown: the write, which is what was tested, succeeded. */
-  async function removeTestObject(driver: StorageDriver, key: string): Promise<{ deleted: true } | { deleted: false; deleteError: string }> {
+  async function removeTestObject(
+    driver: StorageDriver,
+    key: string,
+  ): Promise<{ deleted: true } | { deleted: false; deleteError: string }> {
     try {
       await driver.remove(key);
       return { deleted: true };
@@ -176,11 +227,24 @@ export function createDestinationService(deps: {
 
   return {
     view,
-    async create(accountId: string, input: { name: string; provider: { id: DestinationProviderId }; config: unknown }): Promise<DestinationView> {
+    async create(
+      accountId: string,
+      input: { name: string; provider: { id: DestinationProviderId }; config: unknown },
+    ): Promise<DestinationView> {
       const config = parseConfig(input.provider.id, input.config);
       const id = sortableId('dst', clock.now());
       const at = isoTime(clock.now());
-      return view(await store.destinations.put({ id, accountId, name: input.name, provider: { id: input.provider.id }, ...split(id, input.provider.id, config), createdAt: at, updatedAt: at }));
+      return view(
+        await store.destinations.put({
+          id,
+          accountId,
+          name: input.name,
+          provider: { id: input.provider.id },
+          ...split(id, input.provider.id, config),
+          createdAt: at,
+          updatedAt: at,
+        }),
+      );
     },
     async list(accountId: string): Promise<DestinationView[]> {
       return (await store.destinations.listByAccount(accountId)).map(view);
@@ -189,23 +253,42 @@ export function createDestinationService(deps: {
       return view(await owned(owner, id));
     },
     /** Changes name and/or config; the provider cannot change (DESTINATIONS_INVALID_PROVIDER). Masked secrets sent back keep their values. */
-    async update(owner: Owner, id: string, input: { name?: string; provider?: { id: string }; config?: Record<string, unknown> }): Promise<DestinationView> {
+    async update(
+      owner: Owner,
+      id: string,
+      input: { name?: string; provider?: { id: string }; config?: Record<string, unknown> },
+    ): Promise<DestinationView> {
       const record = await owned(owner, id);
       if (input.provider && input.provider.id !== record.provider.id) {
-        throw new AppError('DESTINATIONS_INVALID_PROVIDER', `a destination's provider cannot change (it is ${record.provider.id}); create a new destination`);
+        throw new AppError(
+          'DESTINATIONS_INVALID_PROVIDER',
+          `a destination's provider cannot change (it is ${record.provider.id}); create a new destination`,
+        );
       }
       const { config: _config, sealedSecrets: _sealed, ...kept } = record;
-      let stored: Pick<DestinationRecord, 'config' | 'sealedSecrets'> = record.sealedSecrets ? { config: record.config, sealedSecrets: record.sealedSecrets } : { config: record.config };
+      let stored: Pick<DestinationRecord, 'config' | 'sealedSecrets'> = record.sealedSecrets
+        ? { config: record.config, sealedSecrets: record.sealedSecrets }
+        : { config: record.config };
       if (input.config) {
         const current = fullConfig(record);
         const merged: Record<string, unknown> = { ...input.config };
         for (const field of SECRET_FIELDS[record.provider.id]) {
           const sent = merged[field];
-          if (sent === undefined || isMasked(sent) || (typeof sent === 'object' && sent && Object.values(sent).every(isMasked))) merged[field] = current[field];
+          if (
+            sent === undefined ||
+            isMasked(sent) ||
+            (typeof sent === 'object' && sent && Object.values(sent).every(isMasked))
+          )
+            merged[field] = current[field];
         }
         stored = split(id, record.provider.id, parseConfig(record.provider.id, merged));
       }
-      const replaced = await store.destinations.replace({ ...kept, name: input.name ?? record.name, ...stored, updatedAt: isoTime(clock.now()) });
+      const replaced = await store.destinations.replace({
+        ...kept,
+        name: input.name ?? record.name,
+        ...stored,
+        updatedAt: isoTime(clock.now()),
+      });
       if (!replaced) throw new AppError('DESTINATION_NOT_FOUND', `no destination ${id}`);
       return view(replaced);
     },
@@ -220,7 +303,11 @@ export function createDestinationService(deps: {
      */
     async test(owner: Owner, id: string): Promise<TestUpload> {
       const record = await owned(owner, id);
-      const object: StoredObject = { key: `imgtask-test/${randomBase62(12)}.txt`, data: Buffer.from(`imgtask destination test ${isoTime(clock.now())}\n`), contentType: 'text/plain' };
+      const object: StoredObject = {
+        key: `imgtask-test/${randomBase62(12)}.txt`,
+        data: Buffer.from(`imgtask destination test ${isoTime(clock.now())}\n`),
+        contentType: 'text/plain',
+      };
       let driver: StorageDriver;
       let written: { key: string; url: string | null };
       try {
@@ -247,10 +334,27 @@ export function createDestinationService(deps: {
       signal?: AbortSignal,
     ): Promise<DeliveredTo> {
       const record = await store.destinations.getByName(accountId, name);
-      if (!record) return { name, status: 'failed', error: { code: 'PROVIDER_ERROR', message: `the destination "${name}" no longer exists` } };
-      const key = renderKey(String(record.config.keyTemplate ?? '{date}/{taskId}/{imageId}.{ext}'), { ...image, date: isoTime(clock.now()).slice(0, 10) });
+      if (!record)
+        return {
+          name,
+          status: 'failed',
+          error: { code: 'PROVIDER_ERROR', message: `the destination "${name}" no longer exists` },
+        };
+      const key = renderKey(String(record.config.keyTemplate ?? '{date}/{taskId}/{imageId}.{ext}'), {
+        ...image,
+        date: isoTime(clock.now()).slice(0, 10),
+      });
       try {
-        const written = await driverOf(record).put({ key, data: image.data, contentType: image.contentType, cacheControl: imageCacheControl(), taskId: image.taskId }, signal);
+        const written = await driverOf(record).put(
+          {
+            key,
+            data: image.data,
+            contentType: image.contentType,
+            cacheControl: imageCacheControl(),
+            taskId: image.taskId,
+          },
+          signal,
+        );
         return { name, status: 'success', key: written.key, url: written.url };
       } catch (err) {
         const e = err as Error & { providerResponse?: string; timedOut?: boolean };

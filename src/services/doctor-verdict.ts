@@ -40,9 +40,17 @@ const storageProblems = (storage: StorageReport): string[] => [
 
 /** Engine problems, one phrase each: a ComfyUI server that does not answer, a workflow that no longer matches, or that a server cannot run. */
 const engineProblems = (engines: EngineChecks): string[] => [
-  ...engines.comfyui.filter((server) => !server.ok).map((server) => `comfyui ${server.provider} down: ${server.baseUrl}: ${server.problem ?? 'no answer'}`),
-  ...engines.workflows.flatMap((workflow) => (workflow.ok ? [] : workflow.problems.map((problem) => `workflow ${workflow.model}: ${problem}`))),
-  ...engines.workflows.flatMap((workflow) => (workflow.servers ?? []).flatMap((fit) => fit.problems.map((problem) => `workflow ${workflow.model} on ${fit.provider}: ${problem}`))),
+  ...engines.comfyui
+    .filter((server) => !server.ok)
+    .map((server) => `comfyui ${server.provider} down: ${server.baseUrl}: ${server.problem ?? 'no answer'}`),
+  ...engines.workflows.flatMap((workflow) =>
+    workflow.ok ? [] : workflow.problems.map((problem) => `workflow ${workflow.model}: ${problem}`),
+  ),
+  ...engines.workflows.flatMap((workflow) =>
+    (workflow.servers ?? []).flatMap((fit) =>
+      fit.problems.map((problem) => `workflow ${workflow.model} on ${fit.provider}: ${problem}`),
+    ),
+  ),
 ];
 
 /** Orphans and what --fix left, one phrase each: warnings, since an orphan costs space, not correctness. */
@@ -51,10 +59,19 @@ function inventoryWarnings(outcome: InventoryOutcome): string[] {
   if ('failure' in outcome) return [`storage: no inventory of the files: ${outcome.failure}`];
   const { orphans, fixed } = outcome;
   const found = `${orphans.files} orphan file(s) (${bytesText(orphans.bytes)}) that no task or upload references`;
-  if (!fixed) return orphans.files === 0 ? [] : [`storage: ${found}; imgtask doctor --fix removes the ${orphans.removable} older than an hour`];
+  if (!fixed)
+    return orphans.files === 0
+      ? []
+      : [`storage: ${found}; imgtask doctor --fix removes the ${orphans.removable} older than an hour`];
   const warnings: string[] = [];
-  if (fixed.held) warnings.push(`storage: no orphan removed while ${fixed.held} (items may hold files stored before their record); run imgtask doctor --fix again once that has passed`);
-  if (fixed.keptYoung > 0) warnings.push(`storage: ${fixed.keptYoung} orphan file(s) younger than an hour kept (a write may be under way); run imgtask doctor --fix again later`);
+  if (fixed.held)
+    warnings.push(
+      `storage: no orphan removed while ${fixed.held} (items may hold files stored before their record); run imgtask doctor --fix again once that has passed`,
+    );
+  if (fixed.keptYoung > 0)
+    warnings.push(
+      `storage: ${fixed.keptYoung} orphan file(s) younger than an hour kept (a write may be under way); run imgtask doctor --fix again later`,
+    );
   for (const failed of fixed.failed) warnings.push(`storage: could not remove the orphan ${failed}`);
   return warnings;
 }
@@ -75,7 +92,11 @@ export function doctorVerdict<E extends EngineChecks>(
     problems,
     warnings: [...inventoryWarnings(inventory), ...(provenance?.warnings ?? [])],
     ledger,
-    storage: { ok: fromStorage.length === 0, ...storage, inventory: typeof inventory === 'object' && !('failure' in inventory) ? inventory : null },
+    storage: {
+      ok: fromStorage.length === 0,
+      ...storage,
+      inventory: typeof inventory === 'object' && !('failure' in inventory) ? inventory : null,
+    },
     engines: { ok: fromEngines.length === 0, ...engines },
     provenance,
   };

@@ -36,15 +36,19 @@ async function checkView(store: LedgerView): Promise<LedgerReport> {
     const add = (map: Map<string, number>, key: string, amount: number) => map.set(key, (map.get(key) ?? 0) + amount);
     if (task.status === 'pending') add(pendingEstimates, task.accountId, task.estimate);
     else add(charges, task.accountId, task.cost);
-    if (task.cost > task.estimate) problems.push(`task ${task.id}: charged ${usd(task.cost)}, more than its reserve ${usd(task.estimate)}`);
-    if (task.status === 'failed' && task.cost !== 0) problems.push(`task ${task.id}: failed but charged ${usd(task.cost)}`);
+    if (task.cost > task.estimate)
+      problems.push(`task ${task.id}: charged ${usd(task.cost)}, more than its reserve ${usd(task.estimate)}`);
+    if (task.status === 'failed' && task.cost !== 0)
+      problems.push(`task ${task.id}: failed but charged ${usd(task.cost)}`);
     if (task.status === 'completed') {
       const successful = task.items.reduce((sum, item) => sum + (item.status === 'success' ? (item.cost ?? 0) : 0), 0);
-      if (successful !== task.cost) problems.push(`task ${task.id}: charged ${usd(task.cost)} but its successful items cost ${usd(successful)}`);
+      if (successful !== task.cost)
+        problems.push(`task ${task.id}: charged ${usd(task.cost)} but its successful items cost ${usd(successful)}`);
     }
     if (task.apiKeyId) {
       const amount = task.status === 'pending' ? task.estimate : task.cost;
-      for (const period of PERIODS) add(keySpend, `${task.apiKeyId}|${periodKey(period, Date.parse(task.createdAt))}`, amount);
+      for (const period of PERIODS)
+        add(keySpend, `${task.apiKeyId}|${periodKey(period, Date.parse(task.createdAt))}`, amount);
     }
   }
 
@@ -54,22 +58,37 @@ async function checkView(store: LedgerView): Promise<LedgerReport> {
     const credited = (await store.accounts.credits(account.id)).reduce((sum, credit) => sum + credit.amount, 0);
     // Charges of tasks whose records retention removed stay on the account's books.
     const expected = credited - (charges.get(account.id) ?? 0) - (account.removedCharges ?? 0);
-    if (expected !== account.balance) problems.push(`account ${account.name}: balance ${usd(account.balance)} but credits − charges = ${usd(expected)}`);
+    if (expected !== account.balance)
+      problems.push(
+        `account ${account.name}: balance ${usd(account.balance)} but credits − charges = ${usd(expected)}`,
+      );
     const reserved = await store.tasks.reserved(account.id);
     const held = pendingEstimates.get(account.id) ?? 0;
-    if (reserved !== held) problems.push(`account ${account.name}: reserved ${usd(reserved)} but its pending tasks hold ${usd(held)}`);
-    if (account.balance - reserved < 0) problems.push(`account ${account.name}: available balance is negative (${usd(account.balance - reserved)})`);
+    if (reserved !== held)
+      problems.push(`account ${account.name}: reserved ${usd(reserved)} but its pending tasks hold ${usd(held)}`);
+    if (account.balance - reserved < 0)
+      problems.push(`account ${account.name}: available balance is negative (${usd(account.balance - reserved)})`);
 
     for (const key of await store.apiKeys.listLive(account.id)) {
       keyCount += 1;
       for (const [spendKey, amount] of keySpend) {
         if (!spendKey.startsWith(`${key.id}|`)) continue;
         const [, period] = spendKey.split('|');
-        if (key.spendingLimit !== undefined && period.startsWith(key.spendingLimitPeriod[0]) && amount > key.spendingLimit) {
-          problems.push(`key ${key.id}: spent ${usd(amount)} in ${period.slice(2)}, past its limit ${usd(key.spendingLimit)}`);
+        if (
+          key.spendingLimit !== undefined &&
+          period.startsWith(key.spendingLimitPeriod[0]) &&
+          amount > key.spendingLimit
+        ) {
+          problems.push(
+            `key ${key.id}: spent ${usd(amount)} in ${period.slice(2)}, past its limit ${usd(key.spendingLimit)}`,
+          );
         }
       }
     }
   }
-  return { ok: problems.length === 0, problems, checked: { accounts: accounts.length, tasks: taskCount, keys: keyCount } };
+  return {
+    ok: problems.length === 0,
+    problems,
+    checked: { accounts: accounts.length, tasks: taskCount, keys: keyCount },
+  };
 }

@@ -17,7 +17,9 @@ export interface StoredAnswer {
  * What `begin` decides for a request: it is the key's first (run it, then `finish` with its
  * answer, or null for an answer not kept), or the first one's answer is to be replayed.
  */
-export type IdempotencyOutcome = { kind: 'first'; finish(answer: StoredAnswer | null): Promise<void> } | { kind: 'replay'; answer: StoredAnswer };
+export type IdempotencyOutcome =
+  | { kind: 'first'; finish(answer: StoredAnswer | null): Promise<void> }
+  | { kind: 'replay'; answer: StoredAnswer };
 
 /** How long an answer is replayed, from the first request. */
 const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -39,23 +41,35 @@ type Settled = { fingerprint: string; answer: StoredAnswer } | null;
  * process a retry of a request still running waits for its answer (a promise per key); across
  * processes (PostgreSQL) the claim row tells, and a retry polls it for up to 5 s.
  */
-export function createIdempotencyService(deps: { store: Store; clock: Clock; secretsKey: Uint8Array; log: (message: string) => void }) {
+export function createIdempotencyService(deps: {
+  store: Store;
+  clock: Clock;
+  secretsKey: Uint8Array;
+  log: (message: string) => void;
+}) {
   const { store, clock } = deps;
   /** Keys whose first request runs in this process, each with the promise of how it ended. */
   const running = new Map<string, Promise<Settled>>();
   let lastPurge = Number.NEGATIVE_INFINITY;
 
   const sealName = (id: string) => `idempotency:${id}`;
-  const unseal = (record: IdempotencyRecord): StoredAnswer => JSON.parse(open(deps.secretsKey, sealName(record.id), record.answer!)) as StoredAnswer;
+  const unseal = (record: IdempotencyRecord): StoredAnswer =>
+    JSON.parse(open(deps.secretsKey, sealName(record.id), record.answer!)) as StoredAnswer;
 
   /** Drops expired records now and then (every 10 minutes of the service's clock), in the background. */
   function purgeNowAndThen(now: number): void {
     if (now - lastPurge < PURGE_EVERY_MS) return;
     lastPurge = now;
-    store.idempotency.purgeExpired(isoTime(now)).catch((err: Error) => deps.log(`idempotency: purge failed: ${err.message}`));
+    store.idempotency
+      .purgeExpired(isoTime(now))
+      .catch((err: Error) => deps.log(`idempotency: purge failed: ${err.message}`));
   }
 
-  const reused = () => new AppError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request (method, path or body); use a new key');
+  const reused = () =>
+    new AppError(
+      'IDEMPOTENCY_KEY_REUSED',
+      'this Idempotency-Key was used with another request (method, path or body); use a new key',
+    );
 
   async function begin(accountId: string, key: string, fingerprint: string): Promise<IdempotencyOutcome> {
     const id = `${accountId}:${key}`;
@@ -81,7 +95,15 @@ export function createIdempotencyService(deps: { store: Store; clock: Clock; sec
         purgeNowAndThen(now);
         const claim = randomBase62(22);
         const createdAt = isoTime(now);
-        const record: IdempotencyRecord = { id, accountId, key, fingerprint, createdAt, expiresAt: isoTime(now + CLAIM_MS), claim };
+        const record: IdempotencyRecord = {
+          id,
+          accountId,
+          key,
+          fingerprint,
+          createdAt,
+          expiresAt: isoTime(now + CLAIM_MS),
+          claim,
+        };
         const result = await store.idempotency.claim(record, createdAt);
         if (result.claimed) {
           claimed = true;
@@ -98,7 +120,11 @@ export function createIdempotencyService(deps: { store: Store; clock: Clock; sec
       }
       // Claimed by another process (or by one that stopped, until its claim lapses): poll.
       if (performance.now() >= waitUntil) {
-        throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'the first request with this Idempotency-Key is still being answered; retry later', { headers: { 'retry-after': '1' } });
+        throw new AppError(
+          'IDEMPOTENCY_KEY_IN_USE',
+          'the first request with this Idempotency-Key is still being answered; retry later',
+          { headers: { 'retry-after': '1' } },
+        );
       }
       await sleep(POLL_MS);
     }

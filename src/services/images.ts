@@ -40,12 +40,23 @@ export function storageFailure(err: unknown): string {
  * disk is STORAGE_FULL instead: an upload answers 507, and the runner keeps the item pending and
  * runs it again once space is back.
  */
-export async function putBlob(blobs: BlobStore, fileName: string, data: Buffer, contentType: string, what: string): Promise<void> {
+export async function putBlob(
+  blobs: BlobStore,
+  fileName: string,
+  data: Buffer,
+  contentType: string,
+  what: string,
+): Promise<void> {
   try {
     await blobs.put(fileName, data, contentType);
   } catch (err) {
-    if (isOutOfSpace(err)) throw storageFull(`the ${what} could not be stored: the server's storage is full; retry once space is freed`);
-    throw new ProviderError('UNKNOWN_ERROR', `the ${what} could not be stored: its storage failed (${storageFailure(err)})`, { retryable: false });
+    if (isOutOfSpace(err))
+      throw storageFull(`the ${what} could not be stored: the server's storage is full; retry once space is freed`);
+    throw new ProviderError(
+      'UNKNOWN_ERROR',
+      `the ${what} could not be stored: its storage failed (${storageFailure(err)})`,
+      { retryable: false },
+    );
   }
 }
 
@@ -95,12 +106,17 @@ export function createImageLibrary(deps: {
       let data: Buffer | null;
       const own = await ownFile(ref);
       // An id names only a stored image: one not stored is no URL to fetch.
-      if (!own && IMAGE_ID.test(ref)) throw new ProviderError(fetchCode, `no stored image ${ref}`, { retryable: false });
+      if (!own && IMAGE_ID.test(ref))
+        throw new ProviderError(fetchCode, `no stored image ${ref}`, { retryable: false });
       if (own) {
         try {
           data = await deps.blobs.read(own);
         } catch (err) {
-          throw new ProviderError(fetchCode, `cannot read the stored image ${own}: its storage failed (${storageFailure(err)})`, { retryable: false });
+          throw new ProviderError(
+            fetchCode,
+            `cannot read the stored image ${own}: its storage failed (${storageFailure(err)})`,
+            { retryable: false },
+          );
         }
         if (!data) throw new ProviderError(fetchCode, `no stored image ${own}`, { retryable: false });
       } else {
@@ -114,7 +130,9 @@ export function createImageLibrary(deps: {
         const { format, width, height } = await probeImage(data, maxPixels());
         return { data, format, width, height };
       } catch (err) {
-        throw new ProviderError(fetchCode, err instanceof ImageReadError ? err.message : 'the image cannot be read', { retryable: false });
+        throw new ProviderError(fetchCode, err instanceof ImageReadError ? err.message : 'the image cannot be read', {
+          retryable: false,
+        });
       }
     },
 
@@ -123,19 +141,40 @@ export function createImageLibrary(deps: {
      * destination). With an `origin` (a made image) the encoded bytes are signed before they are
      * stored: the file, what /images serves and what a destination gets carry the credentials.
      */
-    async saveEncoded(data: Buffer, format: OutputFormat, quality: number, origin?: OutputOrigin): Promise<StoredImage & { data: Buffer }> {
+    async saveEncoded(
+      data: Buffer,
+      format: OutputFormat,
+      quality: number,
+      origin?: OutputOrigin,
+    ): Promise<StoredImage & { data: Buffer }> {
       const encoded = await encodeImage(data, format, quality, maxPixels());
       return this.saveAsIs(encoded.data, format, encoded.width, encoded.height, origin);
     },
 
     /** Stores bytes as they are (uploads; provider output already in the right format), signed first when they have an `origin`. */
-    async saveAsIs(data: Buffer, format: 'png' | 'jpg' | 'webp' | 'gif', width: number, height: number, origin?: OutputOrigin): Promise<StoredImage & { data: Buffer }> {
+    async saveAsIs(
+      data: Buffer,
+      format: 'png' | 'jpg' | 'webp' | 'gif',
+      width: number,
+      height: number,
+      origin?: OutputOrigin,
+    ): Promise<StoredImage & { data: Buffer }> {
       const id = randomId('img');
       const fileName = `${id}.${format}`;
       const stored = await signForStorage(deps.signer, data, IMAGE_MIME[format], origin, deps.log);
       await putBlob(deps.blobs, fileName, stored.data, IMAGE_MIME[format], 'image');
       const bytes = stored.data.length;
-      const image = { id, fileName, format, width, height, bytes, serviceUrl: serviceUrl(fileName), files: [{ name: fileName, bytes }], data: stored.data };
+      const image = {
+        id,
+        fileName,
+        format,
+        width,
+        height,
+        bytes,
+        serviceUrl: serviceUrl(fileName),
+        files: [{ name: fileName, bytes }],
+        data: stored.data,
+      };
       return stored.provenance ? { ...image, provenance: stored.provenance } : image;
     },
   };

@@ -17,7 +17,12 @@ export interface DashboardFigures {
   throughputPerMinute: number;
   failures: { code: string; count: number }[];
   accounts: { name: string; balance: string; reserved: string; available: string }[];
-  webhooks: { pending: number; delivered: number; failed: number; disabled: { id: string; url: string; reason: string }[] };
+  webhooks: {
+    pending: number;
+    delivered: number;
+    failed: number;
+    disabled: { id: string; url: string; reason: string }[];
+  };
   /** Each lane with work or a pause (the fleet's on a shared database). */
   lanes: LaneFigures[];
   tasks: {
@@ -87,7 +92,14 @@ export function createOperatorService(deps: {
     const ids = new Set(reports.flatMap((report) => report.topAccounts.map((top) => top.account)));
     const names = new Map<string, string>();
     for (const id of ids) names.set(id, (await store.accounts.get(id))?.name ?? id);
-    return reports.map((report) => ({ ...report, topAccounts: report.topAccounts.map((top) => ({ account: top.account, name: names.get(top.account) ?? top.account, queued: top.queued })) }));
+    return reports.map((report) => ({
+      ...report,
+      topAccounts: report.topAccounts.map((top) => ({
+        account: top.account,
+        name: names.get(top.account) ?? top.account,
+        queued: top.queued,
+      })),
+    }));
   }
 
   return {
@@ -113,14 +125,18 @@ export function createOperatorService(deps: {
       const names = new Map(accounts.map((a) => [a.id, a.name]));
       const failures = new Map<string, number>();
       for (const task of recent) {
-        const codes = task.status === 'failed' ? (task.errors ?? []).map((e) => e.code) : task.items.flatMap((i) => (i.status === 'failed' && i.error ? [i.error.code] : []));
+        const codes =
+          task.status === 'failed'
+            ? (task.errors ?? []).map((e) => e.code)
+            : task.items.flatMap((i) => (i.status === 'failed' && i.error ? [i.error.code] : []));
         for (const code of codes) failures.set(code, (failures.get(code) ?? 0) + 1);
       }
       return {
         url: deps.publicBase(),
         generatedAt: new Date(now).toISOString(),
         counts: await store.tasks.countsByStatus(),
-        throughputPerMinute: recent.filter((t) => t.status !== 'pending' && now - Date.parse(t.updatedAt) <= 60_000).length,
+        throughputPerMinute: recent.filter((t) => t.status !== 'pending' && now - Date.parse(t.updatedAt) <= 60_000)
+          .length,
         failures: [...failures].sort((a, b) => b[1] - a[1]).map(([code, count]) => ({ code, count })),
         accounts: await Promise.all(
           accounts.map(async (account) => {
@@ -130,7 +146,9 @@ export function createOperatorService(deps: {
         ),
         webhooks: {
           ...(await store.webhooks.deliveryCounts()),
-          disabled: (await store.webhooks.listAll()).filter((w) => !w.enabled && w.disabledReason).map((w) => ({ id: w.id, url: w.url, reason: w.disabledReason! })),
+          disabled: (await store.webhooks.listAll())
+            .filter((w) => !w.enabled && w.disabledReason)
+            .map((w) => ({ id: w.id, url: w.url, reason: w.disabledReason! })),
         },
         lanes: await lanes(),
         tasks: recent.slice(0, 50).map((t) => ({

@@ -22,7 +22,9 @@ export async function signForStorage(
     const signed = await signer.sign(data, mimeType, origin);
     return { data: signed.data, provenance: signed.state };
   } catch (err) {
-    log?.(`provenance: ${origin.taskType} output of task ${origin.taskId} stored unsigned: signing failed (${(err as Error).message})`);
+    log?.(
+      `provenance: ${origin.taskType} output of task ${origin.taskId} stored unsigned: signing failed (${(err as Error).message})`,
+    );
     return { data, provenance: 'unsigned' };
   }
 }

@@ -35,9 +35,11 @@ export function pemBlocks(text: string, label: 'CERTIFICATE' | 'PRIVATE KEY'): s
   return [...text.matchAll(pattern)].map((match) => `${match[0]}\n`);
 }
 
-const keyToPem = async (key: CryptoKey): Promise<string> => `${x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', key), 'PRIVATE KEY')}\n`;
+const keyToPem = async (key: CryptoKey): Promise<string> =>
+  `${x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', key), 'PRIVATE KEY')}\n`;
 const certToPem = (cert: x509.X509Certificate): string => `${cert.toString('pem')}\n`;
-const newKeys = async (): Promise<CryptoKeyPair> => (await webcrypto.subtle.generateKey(EC_P256, true, ['sign', 'verify'])) as CryptoKeyPair;
+const newKeys = async (): Promise<CryptoKeyPair> =>
+  (await webcrypto.subtle.generateKey(EC_P256, true, ['sign', 'verify'])) as CryptoKeyPair;
 const randomSerial = (): string =>
   Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
     .toString('hex')
@@ -65,7 +67,9 @@ export async function makeLocalCa(now: Date): Promise<PemPair> {
 /** A new signing certificate from the local CA: EC P-256, digitalSignature, emailProtection and documentSigning, CA:FALSE, 1 year. */
 export async function makeLocalLeaf(ca: PemPair, now: Date): Promise<PemPair> {
   const caCert = new x509.X509Certificate(ca.certificatePem);
-  const caKey = await webcrypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(ca.keyPem), EC_P256, false, ['sign']);
+  const caKey = await webcrypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(ca.keyPem), EC_P256, false, [
+    'sign',
+  ]);
   const keys = await newKeys();
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: randomSerial(),
@@ -105,7 +109,10 @@ export function describeUsage(pem: string): { ca: boolean; digitalSignature: boo
 }
 
 /** What ProvenanceStatus says of a certificate. */
-export function describeCertificate(cert: NodeCertificate, local: boolean): NonNullable<ProvenanceStatus['certificate']> {
+export function describeCertificate(
+  cert: NodeCertificate,
+  local: boolean,
+): NonNullable<ProvenanceStatus['certificate']> {
   return {
     subject: cert.subject.replaceAll('\n', ', '),
     issuer: cert.issuer.replaceAll('\n', ', '),

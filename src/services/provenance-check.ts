@@ -26,7 +26,9 @@ export function provenanceReport(status: ProvenanceStatus, now: number): Provena
   return {
     state: status.state,
     ...(status.reason ? { reason: status.reason } : {}),
-    ...(certificate ? { certificate: { ...certificate, daysLeft: Math.floor((Date.parse(certificate.notAfter) - now) / DAY_MS) } } : {}),
+    ...(certificate
+      ? { certificate: { ...certificate, daysLeft: Math.floor((Date.parse(certificate.notAfter) - now) / DAY_MS) } }
+      : {}),
   };
 }
 
@@ -41,7 +43,10 @@ export function checkProvenance(status: ProvenanceStatus, now: number): Provenan
   const warnings: string[] = [];
   const notes: string[] = [];
   const { certificate } = report;
-  if (report.state === 'unavailable') warnings.push(`provenance: signing unavailable, outputs are stored unsigned: ${report.reason ?? 'no reason given'}`);
+  if (report.state === 'unavailable')
+    warnings.push(
+      `provenance: signing unavailable, outputs are stored unsigned: ${report.reason ?? 'no reason given'}`,
+    );
   if (report.state === 'signing' && certificate) {
     const until = certificate.notAfter.slice(0, 10);
     if (certificate.daysLeft < 0) {
@@ -57,7 +62,9 @@ export function checkProvenance(status: ProvenanceStatus, now: number): Provenan
           : `the local certificate expires on ${until} (${certificate.daysLeft} days left); it renews itself at a start within ${LOCAL_RENEW_DAYS} days of that`,
       );
     } else if (certificate.daysLeft < EXPIRY_WARNING_DAYS) {
-      warnings.push(`provenance: the signing certificate expires on ${until} (${certificate.daysLeft} days left); install a renewed one before then`);
+      warnings.push(
+        `provenance: the signing certificate expires on ${until} (${certificate.daysLeft} days left); install a renewed one before then`,
+      );
     }
   }
   return { ...report, ok: problems.length === 0, problems, warnings, notes };

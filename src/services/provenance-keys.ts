@@ -9,7 +9,14 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { PemSource, ProvenanceConfig } from '../config/schema.js';
 import { ConfigError } from '../domain/config-error.js';
 import type { ProvenanceStatus } from '../domain/provenance.js';
-import { describeCertificate, describeUsage, makeLocalCa, makeLocalLeaf, type PemPair, pemBlocks } from './provenance-certificates.js';
+import {
+  describeCertificate,
+  describeUsage,
+  makeLocalCa,
+  makeLocalLeaf,
+  type PemPair,
+  pemBlocks,
+} from './provenance-certificates.js';
 
 /** The signing algorithms of c2pa-node (its SigningAlg). */
 export type SigningAlgorithm = 'es256' | 'es384' | 'es512' | 'ps256' | 'ed25519';
@@ -63,7 +70,12 @@ export async function loadSigningKeys(options: SigningKeyOptions): Promise<Signi
     const keyPem = await readPem(provenance.privateKey, 'provenance.privateKey', options);
     const checked = checkConfiguredCertificate(chainPem, keyPem, now);
     const localCa = await readLocalCa(options.dataDir);
-    return { ...checked, local: false, anchorsPem: [...(localCa ? [localCa.certificatePem] : []), ...extraAnchors], certificate: describeCertificate(checked.leaf, false) };
+    return {
+      ...checked,
+      local: false,
+      anchorsPem: [...(localCa ? [localCa.certificatePem] : []), ...extraAnchors],
+      certificate: describeCertificate(checked.leaf, false),
+    };
   }
   const local = await localKeys(options, now);
   return { ...local, anchorsPem: [local.caPem, ...extraAnchors] };
@@ -76,18 +88,33 @@ export async function loadTrustAnchors(options: Omit<SigningKeyOptions, 'log' | 
 }
 
 /** provenance.trustAnchors' certificates (none when not set). */
-async function readAnchors(options: Pick<SigningKeyOptions, 'provenance' | 'secret' | 'env' | 'configDir'>): Promise<string[]> {
+async function readAnchors(
+  options: Pick<SigningKeyOptions, 'provenance' | 'secret' | 'env' | 'configDir'>,
+): Promise<string[]> {
   if (!options.provenance.trustAnchors) return [];
-  const anchors = pemBlocks(await readPem(options.provenance.trustAnchors, 'provenance.trustAnchors', options), 'CERTIFICATE');
-  if (anchors.length === 0) throw new ConfigError('config: provenance.trustAnchors: no PEM certificate found (a -----BEGIN CERTIFICATE----- block)');
+  const anchors = pemBlocks(
+    await readPem(options.provenance.trustAnchors, 'provenance.trustAnchors', options),
+    'CERTIFICATE',
+  );
+  if (anchors.length === 0)
+    throw new ConfigError(
+      'config: provenance.trustAnchors: no PEM certificate found (a -----BEGIN CERTIFICATE----- block)',
+    );
   return anchors;
 }
 
 /** Reads a PEM from where the config says: a secret, an environment variable or a file. */
-async function readPem(source: PemSource, key: string, options: Pick<SigningKeyOptions, 'secret' | 'env' | 'configDir'>): Promise<string> {
+async function readPem(
+  source: PemSource,
+  key: string,
+  options: Pick<SigningKeyOptions, 'secret' | 'env' | 'configDir'>,
+): Promise<string> {
   if ('secret' in source) {
     const value = await options.secret(source.secret);
-    if (value === undefined) throw new ConfigError(`config: ${key}: no secret "${source.secret}" (set it with: imgtask secrets set ${source.secret} < file.pem)`);
+    if (value === undefined)
+      throw new ConfigError(
+        `config: ${key}: no secret "${source.secret}" (set it with: imgtask secrets set ${source.secret} < file.pem)`,
+      );
     return value;
   }
   if ('env' in source) {
@@ -99,7 +126,9 @@ async function readPem(source: PemSource, key: string, options: Pick<SigningKeyO
   try {
     return await readFile(path, 'utf8');
   } catch (err) {
-    throw new ConfigError(`config: ${key}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new ConfigError(
+      `config: ${key}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
   }
 }
 
@@ -113,33 +142,65 @@ const ACCEPTED_EKUS: Record<string, string> = {
   '1.3.6.1.4.1.62558.2.1': 'C2PA claim signing',
 };
 
-const refuse = (problem: string, fix: string) => new ConfigError(`config: provenance.certificate: ${problem}; ${fix} (docs/provenance.md#certificates)`);
+const refuse = (problem: string, fix: string) =>
+  new ConfigError(`config: provenance.certificate: ${problem}; ${fix} (docs/provenance.md#certificates)`);
 
 /** The checks a C2PA validator makes of a signing certificate, made at start so a refused one is named then, not at the first output. */
-function checkConfiguredCertificate(chainPem: string, keyPem: string, now: Date): { chainPem: string; privateKeyPem: string; alg: SigningAlgorithm; leaf: NodeCertificate } {
+function checkConfiguredCertificate(
+  chainPem: string,
+  keyPem: string,
+  now: Date,
+): { chainPem: string; privateKeyPem: string; alg: SigningAlgorithm; leaf: NodeCertificate } {
   const blocks = pemBlocks(chainPem, 'CERTIFICATE');
-  if (blocks.length === 0) throw refuse('no PEM certificate found (a -----BEGIN CERTIFICATE----- block)', 'give the certificate chain in PEM, the signing certificate first');
+  if (blocks.length === 0)
+    throw refuse(
+      'no PEM certificate found (a -----BEGIN CERTIFICATE----- block)',
+      'give the certificate chain in PEM, the signing certificate first',
+    );
   let leaf: NodeCertificate;
   try {
     leaf = new NodeCertificate(blocks[0] as string);
   } catch (err) {
-    throw refuse(`the first certificate does not parse (${(err as Error).message})`, 'give the certificate chain in PEM, the signing certificate first');
+    throw refuse(
+      `the first certificate does not parse (${(err as Error).message})`,
+      'give the certificate chain in PEM, the signing certificate first',
+    );
   }
   let key: KeyObject;
   try {
     key = createPrivateKey(keyPem);
   } catch (err) {
-    throw new ConfigError(`config: provenance.privateKey: not a private key in PEM (${(err as Error).message}); give the key in PKCS#8 PEM (-----BEGIN PRIVATE KEY-----)`);
+    throw new ConfigError(
+      `config: provenance.privateKey: not a private key in PEM (${(err as Error).message}); give the key in PKCS#8 PEM (-----BEGIN PRIVATE KEY-----)`,
+    );
   }
   const alg = algorithmOf(key);
-  if (!leaf.checkPrivateKey(key)) throw new ConfigError('config: provenance.privateKey: the key does not match the certificate (its public key differs); give the key the certificate was issued for');
+  if (!leaf.checkPrivateKey(key))
+    throw new ConfigError(
+      'config: provenance.privateKey: the key does not match the certificate (its public key differs); give the key the certificate was issued for',
+    );
   const usage = describeUsage(blocks[0] as string);
-  if (usage.ca) throw refuse('the first certificate is a CA certificate (basicConstraints CA:TRUE)', 'give the signing (end-entity) certificate first, then the CA certificates that issued it');
+  if (usage.ca)
+    throw refuse(
+      'the first certificate is a CA certificate (basicConstraints CA:TRUE)',
+      'give the signing (end-entity) certificate first, then the CA certificates that issued it',
+    );
   if (leaf.subject === leaf.issuer && leaf.verify(leaf.publicKey)) {
-    throw refuse('the certificate is self-signed; C2PA verifiers refuse a self-signed signer', 'use a certificate issued by a CA (or leave certificate and privateKey out for a local CA)');
+    throw refuse(
+      'the certificate is self-signed; C2PA verifiers refuse a self-signed signer',
+      'use a certificate issued by a CA (or leave certificate and privateKey out for a local CA)',
+    );
   }
-  if (!usage.digitalSignature) throw refuse('the certificate has no keyUsage digitalSignature; C2PA signers need it', 'ask your CA for a document-signing certificate (keyUsage: digitalSignature)');
-  if (usage.eku === null) throw refuse('the certificate has no extendedKeyUsage; C2PA signers need emailProtection or documentSigning', 'ask your CA for a document-signing certificate');
+  if (!usage.digitalSignature)
+    throw refuse(
+      'the certificate has no keyUsage digitalSignature; C2PA signers need it',
+      'ask your CA for a document-signing certificate (keyUsage: digitalSignature)',
+    );
+  if (usage.eku === null)
+    throw refuse(
+      'the certificate has no extendedKeyUsage; C2PA signers need emailProtection or documentSigning',
+      'ask your CA for a document-signing certificate',
+    );
   if (!usage.eku.some((oid) => ACCEPTED_EKUS[oid])) {
     throw refuse(
       `the certificate's extendedKeyUsage (${usage.eku.join(', ')}) has none C2PA accepts; C2PA signers need emailProtection or documentSigning`,
@@ -148,8 +209,13 @@ function checkConfiguredCertificate(chainPem: string, keyPem: string, now: Date)
   }
   const notBefore = new Date(leaf.validFrom);
   const notAfter = new Date(leaf.validTo);
-  if (notAfter.getTime() <= now.getTime()) throw refuse(`the certificate expired on ${notAfter.toISOString()}`, 'install a renewed certificate');
-  if (notBefore.getTime() > now.getTime()) throw refuse(`the certificate is not valid before ${notBefore.toISOString()}`, "check the machine's clock, or wait until then");
+  if (notAfter.getTime() <= now.getTime())
+    throw refuse(`the certificate expired on ${notAfter.toISOString()}`, 'install a renewed certificate');
+  if (notBefore.getTime() > now.getTime())
+    throw refuse(
+      `the certificate is not valid before ${notBefore.toISOString()}`,
+      "check the machine's clock, or wait until then",
+    );
   const privateKeyPem = key.export({ type: 'pkcs8', format: 'pem' }) as string;
   return { chainPem: blocks.join(''), privateKeyPem, alg, leaf };
 }
@@ -162,14 +228,21 @@ function algorithmOf(key: KeyObject): SigningAlgorithm {
     if (curve === 'prime256v1') return 'es256';
     if (curve === 'secp384r1') return 'es384';
     if (curve === 'secp521r1') return 'es512';
-    throw new ConfigError(`config: provenance.privateKey: an EC key on ${curve ?? 'an unnamed curve'}; C2PA signs with P-256, P-384 or P-521`);
+    throw new ConfigError(
+      `config: provenance.privateKey: an EC key on ${curve ?? 'an unnamed curve'}; C2PA signs with P-256, P-384 or P-521`,
+    );
   }
   if (type === 'rsa' || type === 'rsa-pss') {
-    if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) throw new ConfigError('config: provenance.privateKey: an RSA key shorter than 2048 bits; C2PA needs 2048 or more');
+    if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048)
+      throw new ConfigError(
+        'config: provenance.privateKey: an RSA key shorter than 2048 bits; C2PA needs 2048 or more',
+      );
     return 'ps256';
   }
   if (type === 'ed25519') return 'ed25519';
-  throw new ConfigError(`config: provenance.privateKey: a ${type} key; C2PA signs with EC (P-256, P-384, P-521), RSA (PS256) or Ed25519 keys`);
+  throw new ConfigError(
+    `config: provenance.privateKey: a ${type} key; C2PA signs with EC (P-256, P-384, P-521), RSA (PS256) or Ed25519 keys`,
+  );
 }
 
 interface LocalKeys {
@@ -202,18 +275,23 @@ async function localKeys(options: SigningKeyOptions, now: Date): Promise<LocalKe
     if (ca) await replace(files.ca, made.certificatePem + made.keyPem);
     madeCa = ca !== null || (await createOnce(files.ca, made.certificatePem + made.keyPem));
     ca = madeCa ? made : await readLocalCa(options.dataDir);
-    if (!ca) throw new Error(`provenance: ${files.ca} holds no CA certificate and key; remove it to make a new local CA`);
+    if (!ca)
+      throw new Error(`provenance: ${files.ca} holds no CA certificate and key; remove it to make a new local CA`);
   }
   const current = madeCa ? null : await readFile(files.signing, 'utf8').catch(() => null);
   let keys = current === null ? null : localSigning(current, ca, now);
   if (!keys) {
     const leaf = await makeLocalLeaf(ca, now);
     const text = leaf.certificatePem + ca.certificatePem + leaf.keyPem;
-    if (current === null && !madeCa && !(await createOnce(files.signing, text))) keys = localSigning(await readFile(files.signing, 'utf8'), ca, now);
+    if (current === null && !madeCa && !(await createOnce(files.signing, text)))
+      keys = localSigning(await readFile(files.signing, 'utf8'), ca, now);
     if (!keys) {
       if (madeCa || current !== null) await replace(files.signing, text);
       keys = localSigning(text, ca, now) as LocalKeys;
-      if (current !== null) options.log.info(`provenance: renewed the local signing certificate (valid until ${keys.certificate.notAfter})`);
+      if (current !== null)
+        options.log.info(
+          `provenance: renewed the local signing certificate (valid until ${keys.certificate.notAfter})`,
+        );
     }
   }
   if (madeCa) {
@@ -221,13 +299,16 @@ async function localKeys(options: SigningKeyOptions, now: Date): Promise<LocalKe
       `provenance: made a local CA and signing certificate in ${join(options.dataDir, 'keys')} (keep provenance-ca.pem private: it holds the CA's key). Outputs are signed, but verifiers show their credentials as untrusted, like a self-signed TLS certificate, until you install a certificate from a C2PA-trusted CA: see docs/provenance.md#certificates`,
     );
   } else {
-    options.log.info(`provenance: signing with the local certificate (valid until ${keys.certificate.notAfter}); verifiers show it as untrusted (docs/provenance.md#certificates)`);
+    options.log.info(
+      `provenance: signing with the local certificate (valid until ${keys.certificate.notAfter}); verifiers show it as untrusted (docs/provenance.md#certificates)`,
+    );
   }
   return keys;
 }
 
 /** Whether a certificate has fewer than `days` days left. */
-const expiresWithin = (pem: string, now: Date, days: number): boolean => new Date(new NodeCertificate(pem).validTo).getTime() - now.getTime() < days * DAY_MS;
+const expiresWithin = (pem: string, now: Date, days: number): boolean =>
+  new Date(new NodeCertificate(pem).validTo).getTime() - now.getTime() < days * DAY_MS;
 
 /** The local signing certificate in `text`, when it was issued by `ca` and has more than LOCAL_RENEW_DAYS left; null: make a new one. */
 function localSigning(text: string, ca: PemPair, now: Date): LocalKeys | null {
@@ -238,7 +319,14 @@ function localSigning(text: string, ca: PemPair, now: Date): LocalKeys | null {
   const caCert = new NodeCertificate(ca.certificatePem);
   if (!leaf.checkIssued(caCert) || !leaf.verify(caCert.publicKey)) return null;
   if (expiresWithin(leafPem, now, LOCAL_RENEW_DAYS)) return null;
-  return { chainPem: leafPem + ca.certificatePem, privateKeyPem: keyPem, alg: 'es256', local: true, caPem: ca.certificatePem, certificate: describeCertificate(leaf, true) };
+  return {
+    chainPem: leafPem + ca.certificatePem,
+    privateKeyPem: keyPem,
+    alg: 'es256',
+    local: true,
+    caPem: ca.certificatePem,
+    certificate: describeCertificate(leaf, true),
+  };
 }
 
 /** Writes `path` only if it does not exist yet (a temp file linked into place, 0600): false when another start made it first. */

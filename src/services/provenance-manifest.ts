@@ -10,7 +10,12 @@ export const TRAINED_ALGORITHMIC_MEDIA = 'http://cv.iptc.org/newscodes/digitalso
 /** The label the source of an edit is named by, as an ingredient and in the c2pa.opened action. */
 export const SOURCE_INGREDIENT = 'source';
 
-const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'video/mp4': 'mp4' };
+const EXTENSIONS: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+  'video/mp4': 'mp4',
+};
 
 /**
  * The manifest definition of a stored output (docs/provenance.md): the claim generator imgtask
@@ -19,7 +24,12 @@ const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': '
  * requires of an edit), each stating an AI-made result; and imgtask's assertion. The prompt only
  * when `includePrompt` is on.
  */
-export function buildManifest(args: { version: string; mimeType: string; origin: OutputOrigin; includePrompt: boolean }): Manifest {
+export function buildManifest(args: {
+  version: string;
+  mimeType: string;
+  origin: OutputOrigin;
+  includePrompt: boolean;
+}): Manifest {
   const { origin, version } = args;
   const agent = { name: 'imgtask', version };
   const made = { digitalSourceType: TRAINED_ALGORITHMIC_MEDIA, softwareAgent: agent };

@@ -63,13 +63,20 @@ export function createRetention(deps: RetentionDeps) {
    * after another would each take an fsync turn of their own, and creates beside a long sweep
    * would wait behind one almost every time (their p99 tripled in bench:retention).
    */
-  async function eachRemoved<T>(records: readonly T[], what: string, remove: (record: T) => Promise<unknown>): Promise<number> {
+  async function eachRemoved<T>(
+    records: readonly T[],
+    what: string,
+    remove: (record: T) => Promise<unknown>,
+  ): Promise<number> {
     let removed = 0;
     for (let start = 0; start < records.length; start += PARALLEL) {
       const outcomes = await Promise.allSettled(records.slice(start, start + PARALLEL).map((record) => remove(record)));
       for (const outcome of outcomes) {
         if (outcome.status === 'fulfilled') removed++;
-        else deps.log(`retention: could not remove ${what} (${(outcome.reason as Error).message}); the next sweep tries again`);
+        else
+          deps.log(
+            `retention: could not remove ${what} (${(outcome.reason as Error).message}); the next sweep tries again`,
+          );
       }
     }
     return removed;
@@ -78,13 +85,19 @@ export function createRetention(deps: RetentionDeps) {
   const outputsOf = (account: AccountRecord, before: string) =>
     inBatches(async () => {
       const tasks = await store.tasks.withDataSettledBefore(account.id, before, batch);
-      return { read: tasks.length, removed: await eachRemoved(tasks, 'the outputs of a task', (task) => deps.removal.removeTaskData(task)) };
+      return {
+        read: tasks.length,
+        removed: await eachRemoved(tasks, 'the outputs of a task', (task) => deps.removal.removeTaskData(task)),
+      };
     });
 
   const uploadsOf = (account: AccountRecord, before: string) =>
     inBatches(async () => {
       const uploads = await store.uploads.createdBefore(account.id, before, batch);
-      return { read: uploads.length, removed: await eachRemoved(uploads, 'an upload', (upload) => deps.removal.removeUploadData(upload)) };
+      return {
+        read: uploads.length,
+        removed: await eachRemoved(uploads, 'an upload', (upload) => deps.removal.removeUploadData(upload)),
+      };
     });
 
   /** Task records settled before `before`: any still holding data lose it first, then the records go (their charges kept by the ledger). */

@@ -31,11 +31,17 @@ export function open(key: Uint8Array, name: string, sealed: string): string {
 export function createSecretService(store: Store, key: Uint8Array, clock: Clock) {
   return {
     async set(name: string, value: string): Promise<{ name: string; createdAt: string; updatedAt: string }> {
-      if (!NAME.test(name)) throw new AppError('VALIDATION_ERROR', 'a secret name is 1 to 64 letters, digits, ".", "_" or "-"');
+      if (!NAME.test(name))
+        throw new AppError('VALIDATION_ERROR', 'a secret name is 1 to 64 letters, digits, ".", "_" or "-"');
       if (!value) throw new AppError('VALIDATION_ERROR', 'a secret value cannot be empty');
       const now = isoTime(clock.now());
       const existing = await store.secrets.get(name);
-      await store.secrets.put({ id: name, sealed: seal(key, name, value), createdAt: existing?.createdAt ?? now, updatedAt: now });
+      await store.secrets.put({
+        id: name,
+        sealed: seal(key, name, value),
+        createdAt: existing?.createdAt ?? now,
+        updatedAt: now,
+      });
       return { name, createdAt: existing?.createdAt ?? now, updatedAt: now };
     },
     /** The value, or undefined when there is no such secret. Throws UNKNOWN_ERROR when it cannot be decrypted. */

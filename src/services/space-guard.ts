@@ -45,9 +45,17 @@ export function createSpaceGuard(deps: {
   async function low(): Promise<{ folders: FreeSpace[]; low: string[] }> {
     const floor = deps.minFreeBytes();
     const folders = await deps.readings();
-    ampleUntil = folders.every((folder) => folder.freeBytes >= 2 * floor) ? now() + AMPLE_REUSE_MS : Number.NEGATIVE_INFINITY;
+    ampleUntil = folders.every((folder) => folder.freeBytes >= 2 * floor)
+      ? now() + AMPLE_REUSE_MS
+      : Number.NEGATIVE_INFINITY;
     const short = folders.filter((folder) => folder.freeBytes < floor);
-    return { folders, low: short.map((folder) => `${bytesText(folder.freeBytes)} free for ${folder.name}, below store.minFreeBytes (${bytesText(floor)})`) };
+    return {
+      folders,
+      low: short.map(
+        (folder) =>
+          `${bytesText(folder.freeBytes)} free for ${folder.name}, below store.minFreeBytes (${bytesText(floor)})`,
+      ),
+    };
   }
 
   return {
@@ -55,7 +63,10 @@ export function createSpaceGuard(deps: {
     async admit(): Promise<void> {
       if (deps.minFreeBytes() === 0 || now() < ampleUntil) return;
       const { low: short } = await low();
-      if (short.length > 0) throw storageFull('the server is low on storage space: new tasks and uploads are refused until space is freed; retry later');
+      if (short.length > 0)
+        throw storageFull(
+          'the server is low on storage space: new tasks and uploads are refused until space is freed; retry later',
+        );
     },
     /** Why the service is short of space now (GET /ready), one phrase each; empty when it is not. */
     async problems(): Promise<string[]> {

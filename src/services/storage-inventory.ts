@@ -63,7 +63,10 @@ async function referencedIds(store: Pick<Store, 'tasks' | 'uploads'>): Promise<S
   for (const task of await store.tasks.all()) {
     if (task.dataRemovedAt !== undefined) continue;
     for (const item of task.items) for (const file of item.files ?? []) ids.add(idOf(file.name));
-    for (const [id] of JSON.stringify([task.request, task.result, task.items.map((item) => item.result)]).matchAll(OWN_ID)) ids.add(id);
+    for (const [id] of JSON.stringify([task.request, task.result, task.items.map((item) => item.result)]).matchAll(
+      OWN_ID,
+    ))
+      ids.add(id);
   }
   for (const upload of await store.uploads.all()) if (upload.deletedAt === undefined) ids.add(idOf(upload.fileName));
   return ids;
@@ -134,7 +137,9 @@ export function createStorageInventory(deps: {
       };
       if (options.fix) {
         const held = (await deps.fixHeld?.()) ?? null;
-        inventory.fixed = held ? { removed: 0, removedBytes: 0, keptYoung: orphans.length - old.length, failed: [], held } : { ...(await remove(old)), keptYoung: orphans.length - old.length };
+        inventory.fixed = held
+          ? { removed: 0, removedBytes: 0, keptYoung: orphans.length - old.length, failed: [], held }
+          : { ...(await remove(old)), keptYoung: orphans.length - old.length };
       }
       return inventory;
     },

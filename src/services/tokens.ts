@@ -28,7 +28,8 @@ export interface PatClaims {
 }
 
 const scopesOf = (payload: JWTPayload): string[] => {
-  const raw = typeof payload.scope === 'string' ? payload.scope.split(' ') : Array.isArray(payload.scp) ? payload.scp : [];
+  const raw =
+    typeof payload.scope === 'string' ? payload.scope.split(' ') : Array.isArray(payload.scp) ? payload.scp : [];
   return raw.filter((scope): scope is string => typeof scope === 'string' && isScope(scope));
 };
 
@@ -36,27 +37,47 @@ const scopesOf = (payload: JWTPayload): string[] => {
  * OAuth access tokens and Public Access Tokens: HS256 JWTs signed with the server's key.
  * Both verify against the injected clock, so expiry is testable without sleeping.
  */
-export function createTokenService(options: { signingKey: Uint8Array; clock: Clock; config: Pick<ConfigSource, 'current'> }) {
+export function createTokenService(options: {
+  signingKey: Uint8Array;
+  clock: Clock;
+  config: Pick<ConfigSource, 'current'>;
+}) {
   const { clock } = options;
   const signingKeyBytes = new Uint8Array(options.signingKey);
   // jose turns raw key bytes into a CryptoKey on every sign and verify; importing once saves that.
-  const signingKey: Promise<webcrypto.CryptoKey> = webcrypto.subtle.importKey('raw', new Uint8Array(options.signingKey), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+  const signingKey: Promise<webcrypto.CryptoKey> = webcrypto.subtle.importKey(
+    'raw',
+    new Uint8Array(options.signingKey),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign', 'verify'],
+  );
   // The external issuer's key set, kept while its jwksUrl stays the same (jose caches the keys).
   let jwksFor: { url: string; keys: ReturnType<typeof createRemoteJWKSet> } | null = null;
   const externalIssuer = () => {
     const issuer = options.config.current().auth.externalIssuer;
     if (!issuer) return null;
-    if (jwksFor?.url !== issuer.jwksUrl) jwksFor = { url: issuer.jwksUrl, keys: createRemoteJWKSet(new URL(issuer.jwksUrl)) };
+    if (jwksFor?.url !== issuer.jwksUrl)
+      jwksFor = { url: issuer.jwksUrl, keys: createRemoteJWKSet(new URL(issuer.jwksUrl)) };
     return { issuer, jwks: jwksFor.keys };
   };
   const seconds = (ms: number) => Math.floor(ms / 1000);
 
   async function verifyOwn(token: string, audience: string) {
-    return jwtVerify(token, await signingKey, { issuer: ISSUER, audience, algorithms: ['HS256'], currentDate: new Date(clock.now()) });
+    return jwtVerify(token, await signingKey, {
+      issuer: ISSUER,
+      audience,
+      algorithms: ['HS256'],
+      currentDate: new Date(clock.now()),
+    });
   }
 
   return {
-    async issueAccessToken(accountId: string, scopes: readonly string[] = DEFAULT_TOKEN_SCOPES, ttlMs: number): Promise<{ accessToken: string; expiresAt: string }> {
+    async issueAccessToken(
+      accountId: string,
+      scopes: readonly string[] = DEFAULT_TOKEN_SCOPES,
+      ttlMs: number,
+    ): Promise<{ accessToken: string; expiresAt: string }> {
       const now = clock.now();
       const accessToken = await new SignJWT({ scope: scopes.join(' ') })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -83,7 +104,11 @@ export function createTokenService(options: { signingKey: Uint8Array; clock: Clo
       if (!trusted) throw new AppError('UNAUTHORIZED', 'the access token is not valid');
       const { issuer: external, jwks } = trusted;
       try {
-        const { payload } = await jwtVerify(token, jwks, { issuer: external.issuer, audience: external.audience, currentDate: new Date(clock.now()) });
+        const { payload } = await jwtVerify(token, jwks, {
+          issuer: external.issuer,
+          audience: external.audience,
+          currentDate: new Date(clock.now()),
+        });
         const account = payload[external.accountClaim];
         if (typeof account !== 'string' || account === '') throw new Error(`no ${external.accountClaim} claim`);
         return { account, scopes: scopesOf(payload), external: true };
@@ -95,7 +120,14 @@ export function createTokenService(options: { signingKey: Uint8Array; clock: Clo
 
     async issuePat(accountId: string, taskId: string): Promise<string> {
       const now = clock.now();
-      const claims = { tid: taskId, iss: ISSUER, aud: PAT_AUDIENCE, sub: accountId, iat: seconds(now), exp: seconds(now + PAT_LIFETIME_MS) };
+      const claims = {
+        tid: taskId,
+        iss: ISSUER,
+        aud: PAT_AUDIENCE,
+        sub: accountId,
+        iat: seconds(now),
+        exp: seconds(now + PAT_LIFETIME_MS),
+      };
       return `${PAT_PREFIX}${signHs256(claims, signingKeyBytes)}`;
     },
 

@@ -8,7 +8,13 @@ import type { ImageLibrary } from './images.js';
 import type { Clock } from './ports.js';
 
 /** Upload limits (docs/api/uploads.md, docs/api/limits.md). */
-export const UPLOAD_LIMITS = { minFiles: 1, maxFiles: 10, minBytes: 1024, maxBytes: 10 * 1024 * 1024, maxBody: 100 * 1024 * 1024 } as const;
+export const UPLOAD_LIMITS = {
+  minFiles: 1,
+  maxFiles: 10,
+  minBytes: 1024,
+  maxBytes: 10 * 1024 * 1024,
+  maxBody: 100 * 1024 * 1024,
+} as const;
 
 export interface ReceivedFile {
   filename: string;
@@ -83,26 +89,42 @@ export type UploadService = ReturnType<typeof createUploadService>;
  */
 async function storeUploads(images: ImageLibrary, files: ReceivedFile[], maxPixels: number): Promise<UploadedImage[]> {
   await images.admitUpload();
-  if (files.length < UPLOAD_LIMITS.minFiles) throw new AppError('VALIDATION_ERROR', 'send at least one file in the multipart field "files"');
-  if (files.length > UPLOAD_LIMITS.maxFiles) throw new AppError('VALIDATION_ERROR', `at most ${UPLOAD_LIMITS.maxFiles} files per upload`);
+  if (files.length < UPLOAD_LIMITS.minFiles)
+    throw new AppError('VALIDATION_ERROR', 'send at least one file in the multipart field "files"');
+  if (files.length > UPLOAD_LIMITS.maxFiles)
+    throw new AppError('VALIDATION_ERROR', `at most ${UPLOAD_LIMITS.maxFiles} files per upload`);
   const checked = [];
   for (const [index, file] of files.entries()) {
     const label = `file ${index + 1} (${file.filename || 'unnamed'})`;
-    if (file.truncated || file.data.length > UPLOAD_LIMITS.maxBytes) throw new AppError('VALIDATION_ERROR', `${label} is larger than 10 MB`);
-    if (file.data.length < UPLOAD_LIMITS.minBytes) throw new AppError('VALIDATION_ERROR', `${label} is smaller than 1 KB`);
+    if (file.truncated || file.data.length > UPLOAD_LIMITS.maxBytes)
+      throw new AppError('VALIDATION_ERROR', `${label} is larger than 10 MB`);
+    if (file.data.length < UPLOAD_LIMITS.minBytes)
+      throw new AppError('VALIDATION_ERROR', `${label} is smaller than 1 KB`);
     let probe: Awaited<ReturnType<typeof probeImage>>;
     try {
       probe = await probeImage(file.data, maxPixels);
     } catch (err) {
-      throw new AppError('VALIDATION_ERROR', `${label} is not a readable JPEG, PNG or WEBP image${err instanceof ImageReadError ? `: ${err.message}` : ''}`);
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `${label} is not a readable JPEG, PNG or WEBP image${err instanceof ImageReadError ? `: ${err.message}` : ''}`,
+      );
     }
-    if (probe.format === 'gif') throw new AppError('VALIDATION_ERROR', `${label} is a GIF; uploads take JPEG, PNG or WEBP`);
+    if (probe.format === 'gif')
+      throw new AppError('VALIDATION_ERROR', `${label} is a GIF; uploads take JPEG, PNG or WEBP`);
     checked.push({ file, probe: { ...probe, format: probe.format === 'jpeg' ? ('jpg' as const) : probe.format } });
   }
   const stored: UploadedImage[] = [];
   for (const { file, probe } of checked) {
     const image = await images.saveAsIs(file.data, probe.format, probe.width, probe.height);
-    stored.push({ id: image.id, url: image.serviceUrl, service_url: image.serviceUrl, format: probe.format, size: sizeText(probe.width, probe.height), bytes: image.bytes, filename: file.filename });
+    stored.push({
+      id: image.id,
+      url: image.serviceUrl,
+      service_url: image.serviceUrl,
+      format: probe.format,
+      size: sizeText(probe.width, probe.height),
+      bytes: image.bytes,
+      filename: file.filename,
+    });
   }
   return stored;
 }

@@ -56,12 +56,20 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d
 
 /** A `from` or `to` as milliseconds; VALIDATION_ERROR naming it when it is not a real date or date-time. */
 function parseInstant(text: string, name: string): number {
-  const millis = DATE.test(text) ? Date.parse(`${text}T00:00:00.000Z`) : DATE_TIME.test(text) ? Date.parse(text) : Number.NaN;
+  const millis = DATE.test(text)
+    ? Date.parse(`${text}T00:00:00.000Z`)
+    : DATE_TIME.test(text)
+      ? Date.parse(text)
+      : Number.NaN;
   // Date.parse rolls 2026-02-30 over to March: a date that does not survive the round trip is not one.
   if (!Number.isFinite(millis) || (DATE.test(text) && new Date(millis).toISOString().slice(0, 10) !== text)) {
-    throw new AppError('VALIDATION_ERROR', `${name} must be an ISO 8601 date (2026-11-01) or date-time with an offset (2026-11-01T00:00:00Z), not "${text}"`);
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `${name} must be an ISO 8601 date (2026-11-01) or date-time with an offset (2026-11-01T00:00:00Z), not "${text}"`,
+    );
   }
-  if (millis < 0 || millis > Date.parse('9999-12-31T23:59:59.999Z')) throw new AppError('VALIDATION_ERROR', `${name} is out of range`);
+  if (millis < 0 || millis > Date.parse('9999-12-31T23:59:59.999Z'))
+    throw new AppError('VALIDATION_ERROR', `${name} is out of range`);
   return millis;
 }
 
@@ -74,7 +82,8 @@ const keyOf: Record<UsageGroupBy, (entry: UsageEntry) => string | null> = {
 };
 
 /** Keys in byte order, null (tasks of no key or no model) last. */
-const byKey = (a: { key: string | null }, b: { key: string | null }): number => (a.key === b.key ? 0 : a.key === null ? 1 : b.key === null ? -1 : a.key < b.key ? -1 : 1);
+const byKey = (a: { key: string | null }, b: { key: string | null }): number =>
+  a.key === b.key ? 0 : a.key === null ? 1 : b.key === null ? -1 : a.key < b.key ? -1 : 1;
 
 /**
  * Usage: an account's charges from the ledger, by settlement time. Each settled task counts
@@ -88,16 +97,26 @@ export function createUsageService(deps: { store: Store; clock: Clock }) {
     range(query: Pick<UsageQuery, 'from' | 'to'>): { from: number; to: number } {
       const to = query.to === undefined ? deps.clock.now() : parseInstant(query.to, 'to');
       const from = query.from === undefined ? to - DEFAULT_DAYS * DAY_MS : parseInstant(query.from, 'from');
-      if (from >= to) throw new AppError('VALIDATION_ERROR', `from (${isoTime(from)}) must be before to (${isoTime(to)})`);
-      if (to - from > MAX_USAGE_DAYS * DAY_MS) throw new AppError('VALIDATION_ERROR', `the range is longer than ${MAX_USAGE_DAYS} days`);
+      if (from >= to)
+        throw new AppError('VALIDATION_ERROR', `from (${isoTime(from)}) must be before to (${isoTime(to)})`);
+      if (to - from > MAX_USAGE_DAYS * DAY_MS)
+        throw new AppError('VALIDATION_ERROR', `the range is longer than ${MAX_USAGE_DAYS} days`);
       return { from, to };
     },
 
     /** The bytes the account stores now (StoredUsage). */
     async storage(accountId: string): Promise<StoredUsage> {
       const at = isoTime(deps.clock.now());
-      const [outputs, uploads] = await Promise.all([deps.store.tasks.storedBytes(accountId), deps.store.uploads.usage(accountId)]);
-      return { at, bytes: outputs + uploads.bytes, outputs: { bytes: outputs }, uploads: { count: uploads.count, bytes: uploads.bytes } };
+      const [outputs, uploads] = await Promise.all([
+        deps.store.tasks.storedBytes(accountId),
+        deps.store.uploads.usage(accountId),
+      ]);
+      return {
+        at,
+        bytes: outputs + uploads.bytes,
+        outputs: { bytes: outputs },
+        uploads: { count: uploads.count, bytes: uploads.bytes },
+      };
     },
 
     async report(accountId: string, query: UsageQuery): Promise<UsageReport> {
@@ -107,7 +126,10 @@ export function createUsageService(deps: { store: Store; clock: Clock }) {
       const to = isoTime(range.to);
       const groups = new Map<string | null, { cost: number; tasks: number; items: number }>();
       const total = { cost: 0, tasks: 0, items: 0 };
-      const [entries, storage] = await Promise.all([deps.store.billing.usage(accountId, from, to), this.storage(accountId)]);
+      const [entries, storage] = await Promise.all([
+        deps.store.billing.usage(accountId, from, to),
+        this.storage(accountId),
+      ]);
       for (const entry of entries) {
         const key = keyOf[groupBy](entry);
         let group = groups.get(key);
@@ -121,7 +143,11 @@ export function createUsageService(deps: { store: Store; clock: Clock }) {
           figures.items += entry.items;
         }
       }
-      const figures = (f: { cost: number; tasks: number; items: number }): UsageFigures => ({ cost: formatUsd(f.cost), tasks: f.tasks, items: f.items });
+      const figures = (f: { cost: number; tasks: number; items: number }): UsageFigures => ({
+        cost: formatUsd(f.cost),
+        tasks: f.tasks,
+        items: f.items,
+      });
       return {
         from,
         to,

@@ -26,7 +26,8 @@ function sniffAsset(data: Buffer): string | null {
 /** Bytes as an asset to verify; 400 VALIDATION_ERROR when they are no image or video. */
 export function assetOf(data: Buffer): VerifyAsset {
   const mimeType = sniffAsset(data);
-  if (!mimeType) throw new AppError('VALIDATION_ERROR', 'not an image or video: PNG, JPEG, WebP, GIF or MP4 bytes are verified');
+  if (!mimeType)
+    throw new AppError('VALIDATION_ERROR', 'not an image or video: PNG, JPEG, WebP, GIF or MP4 bytes are verified');
   return { data, mimeType };
 }
 
@@ -44,7 +45,13 @@ const readStored = async (blobs: BlobStore, fileName: string): Promise<Buffer | 
  * SSRF-guarded fetcher with the `fetch.*` limits. An unfetchable URL or bytes that are no image or
  * video are the caller's to fix: 400 VALIDATION_ERROR, never a 500.
  */
-export function createVerifySource(deps: { store: Pick<Store, 'uploads'>; images: BlobStore; videos: BlobStore; fetcher: UrlFetcher; publicBase: () => string }) {
+export function createVerifySource(deps: {
+  store: Pick<Store, 'uploads'>;
+  images: BlobStore;
+  videos: BlobStore;
+  fetcher: UrlFetcher;
+  publicBase: () => string;
+}) {
   /** The stored blob a service URL of this server names, if it is one. */
   function ownFile(url: string): { blobs: BlobStore; name: string } | null {
     for (const [folder, blobs] of [
@@ -80,7 +87,8 @@ export function createVerifySource(deps: { store: Pick<Store, 'uploads'>; images
         if (made) return made;
       }
       // Another account's upload answers as an unknown one: nothing tells that it exists.
-      if (!upload || upload.accountId !== accountId || upload.deletedAt) throw new AppError('NOT_FOUND', `no image ${target.id} among this account's uploads or made images`);
+      if (!upload || upload.accountId !== accountId || upload.deletedAt)
+        throw new AppError('NOT_FOUND', `no image ${target.id} among this account's uploads or made images`);
       const data = await readStored(deps.images, upload.fileName);
       if (!data) throw new AppError('NOT_FOUND', `no image ${target.id} among this account's uploads`);
       return data;

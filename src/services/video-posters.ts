@@ -19,7 +19,9 @@ export function createVideoPosters(deps: { videos: BlobStore; posters: BlobStore
 
   async function make(videoFile: string, data: Buffer): Promise<Buffer | null> {
     try {
-      const poster = await posterFrame(data, videoFile.endsWith('.webp') ? 'webp' : 'mp4', { ffmpegPath: deps.ffmpegPath() });
+      const poster = await posterFrame(data, videoFile.endsWith('.webp') ? 'webp' : 'mp4', {
+        ffmpegPath: deps.ffmpegPath(),
+      });
       await deps.posters.put(posterName(videoFile), poster, 'image/webp');
       return poster;
     } catch {

@@ -58,7 +58,15 @@ export function createVideoLibrary(deps: {
       const poster = await posters.make(fileName, data);
       const files: StoredFile[] = [{ name: fileName, bytes: stored.data.length }];
       if (poster) files.push({ name: posterName(fileName), bytes: poster.length });
-      const video = { id, fileName, format, bytes: stored.data.length, serviceUrl: serviceUrl(fileName), files, data: stored.data };
+      const video = {
+        id,
+        fileName,
+        format,
+        bytes: stored.data.length,
+        serviceUrl: serviceUrl(fileName),
+        files,
+        data: stored.data,
+      };
       return stored.provenance ? { ...video, provenance: stored.provenance } : video;
     },
   };

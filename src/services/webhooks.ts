@@ -33,7 +33,10 @@ export type WebhookUrlCheck = (url: string) => string | null;
  */
 export function unreachableWebhookUrl(url: string, reason: string, field?: string): AppError {
   const where = field ? `${field}: ` : '';
-  return new AppError('VALIDATION_ERROR', `${where}${url} would never be delivered to: ${reason}. For a receiver on your own machine, use \`imgtask webhooks listen --forward-to URL\``);
+  return new AppError(
+    'VALIDATION_ERROR',
+    `${where}${url} would never be delivered to: ${reason}. For a receiver on your own machine, use \`imgtask webhooks listen --forward-to URL\``,
+  );
 }
 
 const isHttpUrl = (url: string) => {
@@ -49,7 +52,13 @@ const isHttpUrl = (url: string) => {
  * secrets key, and the resource exactly as the API documents it (docs/api/webhooks.md;
  * apiKeyIds and health are kept but not shown).
  */
-export function createWebhookService(deps: { store: Store; clock: Clock; secretsKey: Uint8Array; newSecret: () => string; checkUrl?: WebhookUrlCheck }) {
+export function createWebhookService(deps: {
+  store: Store;
+  clock: Clock;
+  secretsKey: Uint8Array;
+  newSecret: () => string;
+  checkUrl?: WebhookUrlCheck;
+}) {
   const { store, clock } = deps;
   const now = () => isoTime(clock.now());
 
@@ -80,7 +89,8 @@ export function createWebhookService(deps: { store: Store; clock: Clock; secrets
   async function checkKeys(accountId: string, apiKeyIds: string[]): Promise<void> {
     for (const id of apiKeyIds) {
       const key = await store.apiKeys.get(id);
-      if (!key || key.revokedAt || key.accountId !== accountId) throw new AppError('WEBHOOK_API_KEY_NOT_FOUND', `the account has no API key ${id}`);
+      if (!key || key.revokedAt || key.accountId !== accountId)
+        throw new AppError('WEBHOOK_API_KEY_NOT_FOUND', `the account has no API key ${id}`);
     }
   }
 
@@ -94,7 +104,10 @@ export function createWebhookService(deps: { store: Store; clock: Clock; secrets
   return {
     view,
     owned,
-    async create(accountId: string, input: { url: string; events?: string[] | null; apiKeyIds?: string[] }): Promise<WebhookView> {
+    async create(
+      accountId: string,
+      input: { url: string; events?: string[] | null; apiKeyIds?: string[] },
+    ): Promise<WebhookView> {
       checkUrl(input.url);
       const apiKeyIds = [...new Set(input.apiKeyIds ?? [])];
       await checkKeys(accountId, apiKeyIds);
@@ -124,7 +137,15 @@ export function createWebhookService(deps: { store: Store; clock: Clock; secrets
       if (changes.url !== undefined) checkUrl(changes.url);
       if (changes.apiKeyIds !== undefined) await checkKeys(webhook.accountId, changes.apiKeyIds);
       const apiKeyIds = changes.apiKeyIds === undefined ? undefined : [...new Set(changes.apiKeyIds)];
-      return view(await updated(id, { url: changes.url, events: changes.events, apiKeyIds, enabled: changes.enabled, updatedAt: now() }));
+      return view(
+        await updated(id, {
+          url: changes.url,
+          events: changes.events,
+          apiKeyIds,
+          enabled: changes.enabled,
+          updatedAt: now(),
+        }),
+      );
     },
     async rotateSecret(owner: Owner, id: string): Promise<WebhookView> {
       await owned(owner, id);
@@ -135,9 +156,17 @@ export function createWebhookService(deps: { store: Store; clock: Clock; secrets
       await store.webhooks.delete(id);
     },
     /** What an operator sees of a webhook: the resource plus its key binding and health. */
-    async operatorView(owner: Owner, id: string): Promise<WebhookView & { apiKeyIds: string[]; failingSince: string | null; disabledReason: string | null }> {
+    async operatorView(
+      owner: Owner,
+      id: string,
+    ): Promise<WebhookView & { apiKeyIds: string[]; failingSince: string | null; disabledReason: string | null }> {
       const webhook = await owned(owner, id);
-      return { ...view(webhook), apiKeyIds: webhook.apiKeyIds, failingSince: webhook.failingSince ?? null, disabledReason: webhook.disabledReason ?? null };
+      return {
+        ...view(webhook),
+        apiKeyIds: webhook.apiKeyIds,
+        failingSince: webhook.failingSince ?? null,
+        disabledReason: webhook.disabledReason ?? null,
+      };
     },
     /** The raw secret of a webhook, for signing. */
     secretOf: (webhook: WebhookRecord) => open(deps.secretsKey, webhook.id, webhook.sealedSecret),

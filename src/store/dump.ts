@@ -3,7 +3,18 @@ import { open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fsyncDir } from './durable-fs.js';
-import type { AccountRecord, ApiKeyRecord, CreditRecord, DeliveryRecord, DestinationRecord, EventRecord, SecretRecord, TaskRecord, UploadRecord, WebhookRecord } from './records.js';
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  CreditRecord,
+  DeliveryRecord,
+  DestinationRecord,
+  EventRecord,
+  SecretRecord,
+  TaskRecord,
+  UploadRecord,
+  WebhookRecord,
+} from './records.js';
 
 /**
  * The portable store dump: JSON Lines, the same for either backend, so a file data dir can move
@@ -28,11 +39,23 @@ export const DUMP_VERSION = 2;
 const HEADER_MARK = 'store-dump';
 const TRAILER_MARK = 'store-dump-end';
 
-export const DUMP_KINDS = ['account', 'credit', 'apiKey', 'task', 'secret', 'webhook', 'event', 'delivery', 'destination', 'upload'] as const;
+export const DUMP_KINDS = [
+  'account',
+  'credit',
+  'apiKey',
+  'task',
+  'secret',
+  'webhook',
+  'event',
+  'delivery',
+  'destination',
+  'upload',
+] as const;
 export type DumpKind = (typeof DUMP_KINDS)[number];
 
 /** The kinds a dump of `version` can hold: a version 1 dump's trailer does not count uploads. */
-const kindsOf = (version: number): readonly DumpKind[] => (version < 2 ? DUMP_KINDS.filter((kind) => kind !== 'upload') : DUMP_KINDS);
+const kindsOf = (version: number): readonly DumpKind[] =>
+  version < 2 ? DUMP_KINDS.filter((kind) => kind !== 'upload') : DUMP_KINDS;
 
 interface DumpRecordOf {
   account: AccountRecord;
@@ -87,7 +110,10 @@ const PLURALS: Record<DumpKind, string> = {
 
 /** "2 accounts, 5 tasks" (kinds with none left out); "nothing" when all are zero. */
 export function describeCounts(counts: Partial<DumpCounts>): string {
-  const parts = DUMP_KINDS.filter((kind) => (counts[kind] ?? 0) > 0).map((kind) => `${counts[kind]} ${counts[kind] === 1 ? PLURALS[kind].replace(/s$/, '').replace(/ie$/, 'y') : PLURALS[kind]}`);
+  const parts = DUMP_KINDS.filter((kind) => (counts[kind] ?? 0) > 0).map(
+    (kind) =>
+      `${counts[kind]} ${counts[kind] === 1 ? PLURALS[kind].replace(/s$/, '').replace(/ie$/, 'y') : PLURALS[kind]}`,
+  );
   return parts.length ? parts.join(', ') : 'nothing';
 }
 
@@ -105,26 +131,47 @@ const STRINGS: Record<DumpKind, string[]> = {
   upload: ['id', 'accountId', 'fileName', 'createdAt'],
 };
 /** Money and counts: whole numbers. */
-const INTEGERS: Partial<Record<DumpKind, string[]>> = { account: ['balance'], credit: ['amount'], task: ['estimate', 'cost'], upload: ['bytes'] };
-const ARRAYS: Partial<Record<DumpKind, string[]>> = { apiKey: ['scopes'], task: ['items'], webhook: ['apiKeyIds'], delivery: ['attempts'] };
-const STATUSES: Partial<Record<DumpKind, readonly string[]>> = { task: ['pending', 'completed', 'failed'], delivery: ['pending', 'delivered', 'failed'] };
+const INTEGERS: Partial<Record<DumpKind, string[]>> = {
+  account: ['balance'],
+  credit: ['amount'],
+  task: ['estimate', 'cost'],
+  upload: ['bytes'],
+};
+const ARRAYS: Partial<Record<DumpKind, string[]>> = {
+  apiKey: ['scopes'],
+  task: ['items'],
+  webhook: ['apiKeyIds'],
+  delivery: ['attempts'],
+};
+const STATUSES: Partial<Record<DumpKind, readonly string[]>> = {
+  task: ['pending', 'completed', 'failed'],
+  delivery: ['pending', 'delivered', 'failed'],
+};
 
 /** What is wrong with a record of `kind`, or null. */
 function recordProblem(kind: DumpKind, record: unknown): string | null {
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return 'the record is not an object';
   const r = record as Record<string, unknown>;
   for (const field of STRINGS[kind]) if (typeof r[field] !== 'string') return `${field} is not a string`;
-  for (const field of INTEGERS[kind] ?? []) if (!Number.isSafeInteger(r[field])) return `${field} is not a whole number`;
+  for (const field of INTEGERS[kind] ?? [])
+    if (!Number.isSafeInteger(r[field])) return `${field} is not a whole number`;
   for (const field of ARRAYS[kind] ?? []) if (!Array.isArray(r[field])) return `${field} is not a list`;
   const statuses = STATUSES[kind];
   if (statuses && !statuses.includes(r.status as string)) return `status "${String(r.status)}" is unknown`;
-  if (kind === 'task' && (r.items as unknown[]).some((item) => typeof item !== 'object' || item === null || typeof (item as { status?: unknown }).status !== 'string')) return 'an item has no status';
+  if (
+    kind === 'task' &&
+    (r.items as unknown[]).some(
+      (item) => typeof item !== 'object' || item === null || typeof (item as { status?: unknown }).status !== 'string',
+    )
+  )
+    return 'an item has no status';
   if (kind === 'task' && (r.cost as number) > (r.estimate as number)) return 'cost is above the estimate';
   return null;
 }
 
 /** The line of one record (no newline). */
-export const encodeDumpLine = (record: DumpRecord): string => JSON.stringify({ kind: record.kind, record: record.record });
+export const encodeDumpLine = (record: DumpRecord): string =>
+  JSON.stringify({ kind: record.kind, record: record.record });
 
 const FLUSH_BYTES = 1 << 20;
 
@@ -133,17 +180,27 @@ const FLUSH_BYTES = 1 << 20;
  * `path` only ever holds a whole dump. The file is 0600 (it holds key hashes and sealed secrets).
  * Refuses records out of kind order. Answers the counts.
  */
-export async function writeDump(path: string, records: AsyncIterable<DumpRecord>, meta: { from: DumpHeader['from']; exportedAt: string }): Promise<DumpCounts> {
+export async function writeDump(
+  path: string,
+  records: AsyncIterable<DumpRecord>,
+  meta: { from: DumpHeader['from']; exportedAt: string },
+): Promise<DumpCounts> {
   const temp = `${path}.partial`;
   const handle = await open(temp, 'w', 0o600);
   const counts = zeroCounts();
   try {
-    const header: DumpHeader = { imgtask: HEADER_MARK, version: DUMP_VERSION, exportedAt: meta.exportedAt, from: meta.from };
+    const header: DumpHeader = {
+      imgtask: HEADER_MARK,
+      version: DUMP_VERSION,
+      exportedAt: meta.exportedAt,
+      from: meta.from,
+    };
     let pending = `${JSON.stringify(header)}\n`;
     let kindAt = 0;
     for await (const record of records) {
       const at = DUMP_KINDS.indexOf(record.kind);
-      if (at < kindAt) throw new Error(`store dump: a ${record.kind} record came after the ${DUMP_KINDS[kindAt]} records`);
+      if (at < kindAt)
+        throw new Error(`store dump: a ${record.kind} record came after the ${DUMP_KINDS[kindAt]} records`);
       kindAt = at;
       counts[record.kind] += 1;
       pending += `${encodeDumpLine(record)}\n`;
@@ -174,12 +231,18 @@ function parseLine(text: string, lineNo: number): unknown {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function checkHeader(value: unknown): DumpHeader {
-  if (!isObject(value) || value.imgtask !== HEADER_MARK) throw new DumpError('not an imgtask store dump (its first line is not a store-dump header)');
-  if (!Number.isSafeInteger(value.version) || (value.version as number) < 1) throw new DumpError(`the dump's version ${JSON.stringify(value.version)} is not one this imgtask knows`);
-  if ((value.version as number) > DUMP_VERSION) throw new DumpError(`the dump is version ${value.version}, newer than this imgtask reads (${DUMP_VERSION}): import it with a newer imgtask`);
+  if (!isObject(value) || value.imgtask !== HEADER_MARK)
+    throw new DumpError('not an imgtask store dump (its first line is not a store-dump header)');
+  if (!Number.isSafeInteger(value.version) || (value.version as number) < 1)
+    throw new DumpError(`the dump's version ${JSON.stringify(value.version)} is not one this imgtask knows`);
+  if ((value.version as number) > DUMP_VERSION)
+    throw new DumpError(
+      `the dump is version ${value.version}, newer than this imgtask reads (${DUMP_VERSION}): import it with a newer imgtask`,
+    );
   return value as unknown as DumpHeader;
 }
 
@@ -190,7 +253,10 @@ function checkHeader(value: unknown): DumpHeader {
  * caller that must change nothing unless the whole file is good reads it through once first
  * (`checkDump`), then again to load.
  */
-export async function* readDump(path: string, onHeader?: (header: DumpHeader) => void): AsyncGenerator<DumpRecord, DumpCounts> {
+export async function* readDump(
+  path: string,
+  onHeader?: (header: DumpHeader) => void,
+): AsyncGenerator<DumpRecord, DumpCounts> {
   const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
   const counts = zeroCounts();
   const ids = new Map<DumpKind, Set<string>>(DUMP_KINDS.map((kind) => [kind, new Set<string>()]));
@@ -218,11 +284,15 @@ export async function* readDump(path: string, onHeader?: (header: DumpHeader) =>
         trailer = value;
         continue;
       }
-      if (!isObject(value) || typeof value.kind !== 'string') throw new DumpError(`line ${lineNo} is not a record line`);
+      if (!isObject(value) || typeof value.kind !== 'string')
+        throw new DumpError(`line ${lineNo} is not a record line`);
       const kind = value.kind as DumpKind;
       const at = kinds.includes(kind) ? DUMP_KINDS.indexOf(kind) : -1;
       if (at === -1) throw new DumpError(`line ${lineNo}: unknown kind "${value.kind}"`);
-      if (at < kindAt) throw new DumpError(`line ${lineNo}: a ${kind} record after the ${DUMP_KINDS[kindAt]} records (the file is out of order)`);
+      if (at < kindAt)
+        throw new DumpError(
+          `line ${lineNo}: a ${kind} record after the ${DUMP_KINDS[kindAt]} records (the file is out of order)`,
+        );
       kindAt = at;
       const problem = recordProblem(kind, value.record);
       if (problem) throw new DumpError(`line ${lineNo}: ${kind} record: ${problem}`);
@@ -231,7 +301,9 @@ export async function* readDump(path: string, onHeader?: (header: DumpHeader) =>
       if (seen.has(record.id)) throw new DumpError(`line ${lineNo}: ${kind} ${record.id} appears twice`);
       seen.add(record.id);
       if (kind !== 'account' && typeof record.accountId === 'string' && !accounts.has(record.accountId)) {
-        throw new DumpError(`line ${lineNo}: ${kind} ${record.id} names account ${record.accountId}, which the dump does not hold`);
+        throw new DumpError(
+          `line ${lineNo}: ${kind} ${record.id} names account ${record.accountId}, which the dump does not hold`,
+        );
       }
       counts[kind] += 1;
       yield { kind, record } as DumpRecord;
@@ -243,7 +315,9 @@ export async function* readDump(path: string, onHeader?: (header: DumpHeader) =>
   if (!trailer) throw new DumpError(`the dump is cut short: it ends at line ${lineNo} without its last line`);
   const expected = trailer.counts;
   if (!isObject(expected) || kinds.some((kind) => expected[kind] !== counts[kind])) {
-    throw new DumpError(`the dump's last line counts ${isObject(expected) ? describeCounts(expected as Partial<DumpCounts>) : 'nothing'} but it holds ${describeCounts(counts)}: records are missing`);
+    throw new DumpError(
+      `the dump's last line counts ${isObject(expected) ? describeCounts(expected as Partial<DumpCounts>) : 'nothing'} but it holds ${describeCounts(counts)}: records are missing`,
+    );
   }
   return counts;
 }

@@ -48,7 +48,13 @@ export const TEMP_SUFFIX = '.tmp';
  * A crash leaves either the old file or the new one, never a mix. A write that fails (a full
  * disk) removes its temp file: nothing half-written stays behind to fill the disk further.
  */
-export async function replaceFileDurably(path: string, dir: string, fill: (handle: FileHandle) => Promise<void>, mode = 0o600, fs: StorageFs = nodeStorageFs): Promise<void> {
+export async function replaceFileDurably(
+  path: string,
+  dir: string,
+  fill: (handle: FileHandle) => Promise<void>,
+  mode = 0o600,
+  fs: StorageFs = nodeStorageFs,
+): Promise<void> {
   const temp = `${path}${TEMP_SUFFIX}`;
   try {
     const handle = await fs.open(temp, 'w', mode);

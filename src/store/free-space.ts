@@ -32,7 +32,9 @@ export function createFreeSpaceWatch(options: { fs: StorageFs; folders: { name: 
 
   return {
     read(): Promise<FreeSpace[]> {
-      reading ??= Promise.all(options.folders.map(async ({ name, path }) => ({ name, path, freeBytes: await measure(path) }))).finally(() => {
+      reading ??= Promise.all(
+        options.folders.map(async ({ name, path }) => ({ name, path, freeBytes: await measure(path) })),
+      ).finally(() => {
         reading = null;
       });
       return reading;

@@ -13,7 +13,8 @@ export interface MarkFile {
 export const MARK_NAME = 'blobs-recorded-since';
 
 export const localMark = (path: string): MarkFile => ({
-  read: () => readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? null : Promise.reject(err))),
+  read: () =>
+    readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? null : Promise.reject(err))),
   create: (text) =>
     writeFile(path, text, { flag: 'wx', mode: 0o600 }).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'EEXIST') throw err;

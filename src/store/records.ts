@@ -232,7 +232,8 @@ function scrubbedItem(item: ItemRecord): ItemRecord {
 }
 
 /** How many of a task's items have finished (succeeded or failed). */
-export const finishedItems = (task: TaskRecord): number => task.items.filter((item) => item.status !== 'pending').length;
+export const finishedItems = (task: TaskRecord): number =>
+  task.items.filter((item) => item.status !== 'pending').length;
 
 export interface TaskSettlement {
   id: string;
@@ -259,7 +260,15 @@ export const NO_EVENT = 'none';
 
 /** The task as a settlement leaves it (the store checked that it applies). */
 export function settledTask(task: TaskRecord, s: TaskSettlement): TaskRecord {
-  const settled: TaskRecord = { ...task, items: settledItems(task.items, s), status: s.status, result: s.result, cost: s.cost, updatedAt: s.at, ...preparedOnce(task, s.prepared) };
+  const settled: TaskRecord = {
+    ...task,
+    items: settledItems(task.items, s),
+    status: s.status,
+    result: s.result,
+    cost: s.cost,
+    updatedAt: s.at,
+    ...preparedOnce(task, s.prepared),
+  };
   if (s.errors) settled.errors = s.errors;
   if (s.noEvent && !task.eventId) settled.eventId = NO_EVENT;
   return settled;
@@ -274,10 +283,14 @@ export function preparedOnce(task: Pick<TaskRecord, 'prepared'>, prepared: unkno
 }
 
 /** The task's items once settled: `lastItem` in its place, each item still pending as `unfinishedItem` says (else left as it is). */
-export function settledItems(items: readonly ItemRecord[], s: Pick<TaskSettlement, 'lastItem' | 'unfinishedItem'>): ItemRecord[] {
+export function settledItems(
+  items: readonly ItemRecord[],
+  s: Pick<TaskSettlement, 'lastItem' | 'unfinishedItem'>,
+): ItemRecord[] {
   const out = items.slice();
   if (s.lastItem) out[s.lastItem.index] = s.lastItem.item;
-  if (s.unfinishedItem) for (const [index, item] of out.entries()) if (item.status === 'pending') out[index] = s.unfinishedItem;
+  if (s.unfinishedItem)
+    for (const [index, item] of out.entries()) if (item.status === 'pending') out[index] = s.unfinishedItem;
   return out;
 }
 
@@ -328,7 +341,8 @@ export interface WebhookChanges {
 /** The webhook's record after `changes` (pure: both backends apply it to the record as stored). */
 export function applyWebhookChanges(webhook: WebhookRecord, changes: WebhookChanges): WebhookRecord {
   const next: WebhookRecord = { ...webhook };
-  for (const [field, value] of Object.entries(changes)) if (value !== undefined) (next as unknown as Record<string, unknown>)[field] = value;
+  for (const [field, value] of Object.entries(changes))
+    if (value !== undefined) (next as unknown as Record<string, unknown>)[field] = value;
   if (changes.enabled === true) {
     delete next.failingSince;
     delete next.disabledReason;
@@ -357,7 +371,12 @@ export function applyWebhookHealth(webhook: WebhookRecord, health: WebhookHealth
   }
   if (!webhook.failingSince) return { ...webhook, failingSince: health.at };
   if (webhook.enabled && Date.parse(health.at) - Date.parse(webhook.failingSince) >= health.disableAfterMs) {
-    return { ...webhook, enabled: false, disabledReason: `no successful delivery since ${webhook.failingSince}`, updatedAt: health.at };
+    return {
+      ...webhook,
+      enabled: false,
+      disabledReason: `no successful delivery since ${webhook.failingSince}`,
+      updatedAt: health.at,
+    };
   }
   return undefined;
 }

@@ -131,7 +131,12 @@ export interface ApiKeyRepo {
    * `end.expiresAt`; `next` counts against `maxLive` (the old key too, unless revoked here).
    * Undefined, with nothing written, when the old key is unknown, revoked or expired at `now`.
    */
-  rotate(id: string, next: ApiKeyRecord, end: { revokedAt?: string; expiresAt?: string }, limits: KeyLimits): Promise<ApiKeyRecord | undefined>;
+  rotate(
+    id: string,
+    next: ApiKeyRecord,
+    end: { revokedAt?: string; expiresAt?: string },
+    limits: KeyLimits,
+  ): Promise<ApiKeyRecord | undefined>;
 }
 
 /**
@@ -189,7 +194,13 @@ export interface TaskRepo {
    * yet: the plan is journaled with the first item made with it, so a task restarted before
    * any item finished is simply prepared again, and one restarted after runs on that plan.
    */
-  recordItem(id: string, index: number, item: ItemRecord, at: string, prepared?: unknown): Promise<TaskRecord | undefined>;
+  recordItem(
+    id: string,
+    index: number,
+    item: ItemRecord,
+    at: string,
+    prepared?: unknown,
+  ): Promise<TaskRecord | undefined>;
   /** Keeps what `prepare` worked out; undefined (nothing written) when the task is no longer pending. */
   savePrepared(id: string, prepared: unknown, at: string): Promise<TaskRecord | undefined>;
   /** Settles a pending task: one record charges `cost` and releases the rest. Undefined when already settled. */
@@ -271,7 +282,15 @@ export interface FleetLaneFigures {
 /** What every working process of a fleet reports of its lanes, and the fleet's figures per lane. */
 export interface FleetLaneRepo {
   /** This process's lanes as they are now (replacing its last report). */
-  report(worker: string, lanes: readonly { lane: string; running: number; capacity: number; accounts: readonly { account: string; queued: number }[] }[]): Promise<void>;
+  report(
+    worker: string,
+    lanes: readonly {
+      lane: string;
+      running: number;
+      capacity: number;
+      accounts: readonly { account: string; queued: number }[];
+    }[],
+  ): Promise<void>;
   /** This process stopped: its report goes. */
   forget(worker: string): Promise<void>;
   /** The fleet's figures, leaving out what `exceptWorker` reported (a working process adds its own lanes as they are now). */
@@ -360,7 +379,12 @@ export interface WebhookRepo {
   getEvent(id: string): Promise<EventRecord | undefined>;
   /** Settled tasks whose event was never recorded (a crash fell between). */
   settledWithoutEvent(): Promise<TaskRecord[]>;
-  recordAttempt(id: string, attempt: DeliveryAttempt, status: DeliveryRecord['status'], nextAttemptAt: string | null): Promise<DeliveryRecord>;
+  recordAttempt(
+    id: string,
+    attempt: DeliveryAttempt,
+    status: DeliveryRecord['status'],
+    nextAttemptAt: string | null,
+  ): Promise<DeliveryRecord>;
   redeliver(id: string, at: string): Promise<DeliveryRecord | undefined>;
   getDelivery(id: string): Promise<DeliveryRecord | undefined>;
   pendingDeliveries(): Promise<DeliveryRecord[]>;

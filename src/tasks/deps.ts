@@ -26,7 +26,14 @@ export interface ImageTaskDeps {
 export async function deliverToDestination(
   deps: ImageTaskDeps,
   item: Record<string, unknown>,
-  args: { accountId: string; destination?: string; taskId: string; index: number; image: { id: string; format: string; data: Buffer }; signal: AbortSignal },
+  args: {
+    accountId: string;
+    destination?: string;
+    taskId: string;
+    index: number;
+    image: { id: string; format: string; data: Buffer };
+    signal: AbortSignal;
+  },
 ): Promise<void> {
   if (!args.destination) return;
   const delivered = await deps.destinations.deliver(

@@ -25,9 +25,12 @@ export function providerForAttempt<P extends { busy?(): boolean; down?(): boolea
   if (!name)
     throw new ProviderError(
       'PROVIDERS_BUSY',
-      up.length > 0 ? `every provider of ${model} is at capacity` : `every provider of ${model} is down, and each already has as many items waiting for it as it takes`,
+      up.length > 0
+        ? `every provider of ${model} is at capacity`
+        : `every provider of ${model} is down, and each already has as many items waiting for it as it takes`,
     );
   const provider = lookup(name);
-  if (!provider) throw new ProviderError('PROVIDER_ERROR', `provider ${name} is not available`, { retryable: names.length > 1 });
+  if (!provider)
+    throw new ProviderError('PROVIDER_ERROR', `provider ${name} is not available`, { retryable: names.length > 1 });
   return provider;
 }

@@ -9,7 +9,11 @@ import { urlResults } from './result-parts.js';
 import { createUrlListType, type UrlListRequest } from './url-list.js';
 
 /** POST /image/alt. */
-export const AltBody = z.object({ urls: z.array(ImageRef).min(1).max(LIMITS.urls), sync: z.boolean().default(true), priority: Priority });
+export const AltBody = z.object({
+  urls: z.array(ImageRef).min(1).max(LIMITS.urls),
+  sync: z.boolean().default(true),
+  priority: Priority,
+});
 export type AltBody = z.infer<typeof AltBody>;
 
 /** The task's result: each URL's alt text (1 to 160 characters), or why it failed. */
@@ -43,7 +47,8 @@ export function createAltType(deps: ImageTaskDeps): TaskTypeDefinition<AltBody, 
     },
     async run(image, _request, signal) {
       const writer = deps.providers().altText;
-      if (!writer) throw new ProviderError('ALT_GENERATION_FAILED', 'no alt-text provider is configured', { retryable: false });
+      if (!writer)
+        throw new ProviderError('ALT_GENERATION_FAILED', 'no alt-text provider is configured', { retryable: false });
       const alt = tidyAlt(await writer.describe(image, signal));
       if (!alt) throw new ProviderError('ALT_GENERATION_FAILED', 'the provider gave no alt text', { retryable: false });
       return { alt };

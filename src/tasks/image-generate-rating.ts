@@ -11,7 +11,12 @@ export const ratingRequestOf = (rating: GenerateBody['rating']): RatingRequest |
 };
 
 /** An image's rating: success with the level, or failed RATING_FAILED (the image itself still succeeds). */
-export async function rateGeneratedImage(deps: ImageTaskDeps, request: RatingRequest, image: SourceImage, signal: AbortSignal) {
+export async function rateGeneratedImage(
+  deps: ImageTaskDeps,
+  request: RatingRequest,
+  image: SourceImage,
+  signal: AbortSignal,
+) {
   const rater = request.mode === 'custom' ? deps.providers().visionRater : deps.providers().nsfwRater;
   try {
     if (!rater) throw new Error('no rater');

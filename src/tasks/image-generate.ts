@@ -13,17 +13,45 @@ import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { providerForAttempt } from './failover.js';
 import { rateGeneratedImage, ratingRequestOf } from './image-generate-rating.js';
 import { checkRunSeeds, outputsPerRun, runOf, taskOutputsPerRun } from './image-runs.js';
-import { checkParameters, checkRawWorkflow, ParametersField, parameterPrice, providerParameters, WorkflowField } from './model-parameters.js';
+import {
+  checkParameters,
+  checkRawWorkflow,
+  ParametersField,
+  parameterPrice,
+  providerParameters,
+  WorkflowField,
+} from './model-parameters.js';
 import { generationOrigin, providerNameOf } from './output-origin.js';
-import { AccessOptions, DestinationName, FreeText, InputEntry, inputUrl, Levels, LIMITS, Metadata, Priority, WebhookOptions } from './request-parts.js';
+import {
+  AccessOptions,
+  DestinationName,
+  FreeText,
+  InputEntry,
+  inputUrl,
+  Levels,
+  LIMITS,
+  Metadata,
+  Priority,
+  WebhookOptions,
+} from './request-parts.js';
 import { DestinationOutcome, ItemError, Provenance, UsdText } from './result-parts.js';
 import { baseSeed, ItemSeed, itemSeed, SeedField } from './seeds.js';
 
-const GenerateRating = z.union([z.literal(true), z.discriminatedUnion('mode', [z.object({ mode: z.literal('nsfw_sfw') }), z.object({ mode: z.literal('custom'), levels: Levels })])]);
+const GenerateRating = z.union([
+  z.literal(true),
+  z.discriminatedUnion('mode', [
+    z.object({ mode: z.literal('nsfw_sfw') }),
+    z.object({ mode: z.literal('custom'), levels: Levels }),
+  ]),
+]);
 
 const SizeValue = z.union([
   z.enum(SIZE_PRESETS),
-  z.object({ type: z.literal('aspect_ratio'), aspectRatio: z.enum(ASPECT_RATIOS), scale: z.enum(['base', '4k']).optional() }),
+  z.object({
+    type: z.literal('aspect_ratio'),
+    aspectRatio: z.enum(ASPECT_RATIOS),
+    scale: z.enum(['base', '4k']).optional(),
+  }),
   z.object({ type: z.literal('auto') }),
 ]);
 
@@ -40,7 +68,12 @@ export function generateBody(modelIds: readonly string[]) {
     parameters: ParametersField,
     workflow: WorkflowField,
     inputs: z.array(InputEntry).max(LIMITS.inputs).default([]),
-    output: z.object({ format: z.enum(['png', 'jpg', 'webp']).default('webp'), quality: z.number().int().min(1).max(100).default(80) }).default({ format: 'webp', quality: 80 }),
+    output: z
+      .object({
+        format: z.enum(['png', 'jpg', 'webp']).default('webp'),
+        quality: z.number().int().min(1).max(100).default(80),
+      })
+      .default({ format: 'webp', quality: 80 }),
     webhook: WebhookOptions.optional(),
     rating: GenerateRating.optional(),
     destination: DestinationName.optional(),
@@ -56,14 +89,22 @@ const GeneratedImage = z.discriminatedUnion('status', [
   z.object({
     status: z.literal('success'),
     id: z.string(),
-    url: z.string().nullable().describe('the destination URL when one was named, else the service URL; null when delivered only to a destination that has none'),
+    url: z
+      .string()
+      .nullable()
+      .describe(
+        'the destination URL when one was named, else the service URL; null when delivered only to a destination that has none',
+      ),
     service_url: z.string(),
     size: z.string().describe('{width}x{height}'),
     cost: UsdText,
     seed: ItemSeed,
     destination: DestinationOutcome.optional(),
     rating: z
-      .discriminatedUnion('status', [z.object({ status: z.literal('success'), level: z.string() }), z.object({ status: z.literal('failed'), error: z.object({ code: z.literal('RATING_FAILED') }) })])
+      .discriminatedUnion('status', [
+        z.object({ status: z.literal('success'), level: z.string() }),
+        z.object({ status: z.literal('failed'), error: z.object({ code: z.literal('RATING_FAILED') }) }),
+      ])
       .optional(),
     provenance: Provenance,
   }),
@@ -101,12 +142,21 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
     const { model } = resolveModel(request);
     if (!model) return 0;
     const size = normalizeSize(request.size);
-    const fourK = size.kind === 'ratio' && size.scale === '4k' && model.capabilities.supports4k && model.price.perImage4k;
-    return parseUsd(fourK ? model.price.perImage4k! : model.price.perImage)! + parseUsd(model.price.perInput)! * request.inputs.length + parameterPrice(model, request.parameters);
+    const fourK =
+      size.kind === 'ratio' && size.scale === '4k' && model.capabilities.supports4k && model.price.perImage4k;
+    return (
+      parseUsd(fourK ? model.price.perImage4k! : model.price.perImage)! +
+      parseUsd(model.price.perInput)! * request.inputs.length +
+      parameterPrice(model, request.parameters)
+    );
   };
 
   /** Resolves model, size, the seed and (once) the magic prompt; a plan saved before a restart is reused. */
-  async function plan(task: { prepared?: unknown }, request: GenerateBody, signal: AbortSignal): Promise<GenerationPlan> {
+  async function plan(
+    task: { prepared?: unknown },
+    request: GenerateBody,
+    signal: AbortSignal,
+  ): Promise<GenerationPlan> {
     const { id, model } = resolveModel(request);
     if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `model ${id} is no longer configured`);
     if (task.prepared) return task.prepared as GenerationPlan;
@@ -152,16 +202,21 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
       checkParameters(id, model, request.parameters);
       const { capabilities } = model;
       if (request.inputs.length > capabilities.maxInputs) {
-        throw new AppError('VALIDATION_ERROR', `model ${id} takes at most ${capabilities.maxInputs} input image(s); ${request.inputs.length} were sent`);
+        throw new AppError(
+          'VALIDATION_ERROR',
+          `model ${id} takes at most ${capabilities.maxInputs} input image(s); ${request.inputs.length} were sent`,
+        );
       }
-      if (request.negative_prompt !== undefined && !capabilities.negativePrompt) throw new AppError('VALIDATION_ERROR', `model ${id} does not take a negative_prompt`);
+      if (request.negative_prompt !== undefined && !capabilities.negativePrompt)
+        throw new AppError('VALIDATION_ERROR', `model ${id} does not take a negative_prompt`);
       checkRunSeeds(deps.config.current(), id, request.count);
       const rating = ratingRequestOf(request.rating);
       if (rating?.mode === 'custom') requireVision(deps.providers().visionRater, 'custom rating');
       if (rating?.mode === 'nsfw_sfw') requireProvider(deps.providers().nsfwRater, 'nsfw_sfw rating');
     },
     // `count` runs, each making one item per output of the model's workflow.
-    itemCount: (request) => request.count * outputsPerRun(deps.config.current(), resolveModel(request).id, request.workflow),
+    itemCount: (request) =>
+      request.count * outputsPerRun(deps.config.current(), resolveModel(request).id, request.workflow),
     itemCost: (request) => imageCost(request),
 
     lane: (request) => {
@@ -174,16 +229,36 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
 
     async prepare(task, request, signal) {
       const saved = await plan(task, request, signal);
-      const inputs: SourceImage[] = await Promise.all(request.inputs.map((entry) => deps.images.load(inputUrl(entry), 'INVALID_INPUT', signal)));
+      const inputs: SourceImage[] = await Promise.all(
+        request.inputs.map((entry) => deps.images.load(inputUrl(entry), 'INVALID_INPUT', signal)),
+      );
       return { saved, runtime: inputs };
     },
 
-    async runItem({ task, request, index, attempt, prepared, signal, reportProgress, reportPreview, preferredProvider, engineDone, storedFiles }) {
+    async runItem({
+      task,
+      request,
+      index,
+      attempt,
+      prepared,
+      signal,
+      reportProgress,
+      reportPreview,
+      preferredProvider,
+      engineDone,
+      storedFiles,
+    }) {
       const planned = (task.prepared ?? prepared.saved) as GenerationPlan;
       const model = deps.config.current().models[planned.model];
       if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `model ${planned.model} is no longer configured`);
       const lookup = (name: string) => deps.providers().generator(name);
-      const generator = providerForAttempt(providersOf(model), attempt, lookup, `model ${planned.model}`, preferredProvider);
+      const generator = providerForAttempt(
+        providersOf(model),
+        attempt,
+        lookup,
+        `model ${planned.model}`,
+        preferredProvider,
+      );
       // The items of one run share its job and its seed (docs/comfyui.md#every-output).
       const outputs = taskOutputsPerRun(task.items.length, request.count);
       const { run, output } = runOf(index, outputs);
@@ -214,7 +289,9 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
       engineDone?.();
       // Rated before it is stored, so its level goes into its credentials (the generated bytes are rated either way).
       const rating = ratingRequestOf(request.rating);
-      const rated = rating ? await rateGeneratedImage(deps, rating, await sourceOf(generated.data, planned), signal) : undefined;
+      const rated = rating
+        ? await rateGeneratedImage(deps, rating, await sourceOf(generated.data, planned), signal)
+        : undefined;
       const origin = generationOrigin(deps.config.current(), {
         taskId: task.id,
         taskType: 'image.generate',
@@ -228,7 +305,12 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
         input: inputs[0],
         rating: rated?.status === 'success' ? rated.level : undefined,
       });
-      const stored = await deps.images.saveEncoded(generated.data, request.output.format, request.output.quality, origin);
+      const stored = await deps.images.saveEncoded(
+        generated.data,
+        request.output.format,
+        request.output.quality,
+        origin,
+      );
       storedFiles?.(stored.files);
       const item: Record<string, unknown> = {
         status: 'success',
@@ -240,14 +322,23 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
       };
       if (seed !== undefined) item.seed = seed;
       if (stored.provenance) item.provenance = stored.provenance;
-      await deliverToDestination(deps, item, { accountId: task.accountId, destination: request.destination, taskId: task.id, index, image: stored, signal });
+      await deliverToDestination(deps, item, {
+        accountId: task.accountId,
+        destination: request.destination,
+        taskId: task.id,
+        index,
+        image: stored,
+        signal,
+      });
       if (rated) item.rating = rated;
       return item;
     },
 
     settle(task, request) {
       const planned = task.prepared as GenerationPlan | undefined;
-      const images = task.items.map((item) => (item.status === 'success' ? item.result : { status: 'failed', error: item.error }));
+      const images = task.items.map((item) =>
+        item.status === 'success' ? item.result : { status: 'failed', error: item.error },
+      );
       const result: Record<string, unknown> = { model: planned?.model ?? resolveModel(request).id, images };
       if (planned?.magicPrompt) result.magic_prompt = planned.magicPrompt;
       // Failed images are item failures; the task completes (docs/api/images.md#generate-post-imagegenerate).

@@ -19,7 +19,8 @@ export const RateBody = z
     priority: Priority,
   })
   .superRefine((body, ctx) => {
-    if (body.mode === 'custom' && !body.levels) ctx.addIssue({ code: 'custom', path: ['levels'], message: 'levels are required when mode is custom' });
+    if (body.mode === 'custom' && !body.levels)
+      ctx.addIssue({ code: 'custom', path: ['levels'], message: 'levels are required when mode is custom' });
   });
 export type RateBody = z.infer<typeof RateBody>;
 
@@ -40,7 +41,10 @@ export function createRateType(deps: ImageTaskDeps): TaskTypeDefinition<RateBody
     type: 'image.rate',
     scope: 'image:rate',
     body: RateBody,
-    toRequest: (body) => (body.mode === 'custom' ? { mode: body.mode, urls: body.urls, levels: body.levels, ...priorityPart(body) } : { mode: body.mode, urls: body.urls, ...priorityPart(body) }),
+    toRequest: (body) =>
+      body.mode === 'custom'
+        ? { mode: body.mode, urls: body.urls, levels: body.levels, ...priorityPart(body) }
+        : { mode: body.mode, urls: body.urls, ...priorityPart(body) },
     unitPrice: UNIT_PRICES.rate,
     lane: 'image.rate',
     failureCode: 'RATING_FAILED',
@@ -54,7 +58,12 @@ export function createRateType(deps: ImageTaskDeps): TaskTypeDefinition<RateBody
       const rater = custom ? deps.providers().visionRater : deps.providers().nsfwRater;
       if (!rater) throw new ProviderError('RATING_FAILED', 'no rater is configured', { retryable: false });
       const level = await rater.rate(image, { mode: request.mode, levels }, signal);
-      if (!levels.some((l) => l.value === level)) throw new ProviderError('RATING_FAILED', `the rater answered "${String(level).slice(0, 40)}", which is not a level`, { retryable: false });
+      if (!levels.some((l) => l.value === level))
+        throw new ProviderError(
+          'RATING_FAILED',
+          `the rater answered "${String(level).slice(0, 40)}", which is not a level`,
+          { retryable: false },
+        );
       return { level };
     },
   });

@@ -16,7 +16,9 @@ import { DestinationOutcome, Provenance } from './result-parts.js';
  * `img_…` id, as rate, alt and review take them; the service's own images are read from its
  * storage, never fetched. Anything else is refused before a task is made.
  */
-const ImageSource = z.union([z.string().regex(IMAGE_ID), HttpUrl], { error: 'an http or https URL, or an uploaded image id (img_…)' }).describe('an http(s) URL, a service URL or an uploaded img_ id');
+const ImageSource = z
+  .union([z.string().regex(IMAGE_ID), HttpUrl], { error: 'an http or https URL, or an uploaded image id (img_…)' })
+  .describe('an http(s) URL, a service URL or an uploaded img_ id');
 
 /** POST /image/remove-background; the task keeps the body as it is. */
 export const RemoveBackgroundBody = z.object({
@@ -44,7 +46,13 @@ export const RemoveBackgroundResult = z.object({
 });
 
 /** The failure codes a background-removal task reports (docs/api/images.md#remove-background-post-imageremove-background). */
-const ALLOWED: ReadonlySet<TaskErrorCode> = new Set(['INVALID_INPUT', 'PROVIDER_ERROR', 'PROVIDERS_BUSY', 'TIMEOUT', 'UNKNOWN_ERROR']);
+const ALLOWED: ReadonlySet<TaskErrorCode> = new Set([
+  'INVALID_INPUT',
+  'PROVIDER_ERROR',
+  'PROVIDERS_BUSY',
+  'TIMEOUT',
+  'UNKNOWN_ERROR',
+]);
 
 /** image.remove_background: one item, the cut-out with real alpha, stored (and delivered) as png or webp. */
 export function createRemoveBackgroundType(deps: ImageTaskDeps): TaskTypeDefinition<RemoveBackgroundBody> {
@@ -68,26 +76,55 @@ export function createRemoveBackgroundType(deps: ImageTaskDeps): TaskTypeDefinit
     async runItem({ task, request, signal, storedFiles }) {
       const source = await deps.images.load(request.url, 'INVALID_INPUT', signal);
       const remover = deps.providers().backgroundRemover;
-      if (!remover) throw new ProviderError('PROVIDER_ERROR', 'no background remover is configured', { retryable: false });
+      if (!remover)
+        throw new ProviderError('PROVIDER_ERROR', 'no background remover is configured', { retryable: false });
       const removed = await remover.remove(source, signal);
       const format = request.output?.format ?? removed.format;
       // Alpha must survive: png is lossless; webp at full quality keeps the cut-out edges clean.
-      const data = format === removed.format ? removed.data : await (format === 'png' ? sharp(removed.data).png() : sharp(removed.data).webp({ quality: 100, alphaQuality: 100 })).toBuffer();
+      const data =
+        format === removed.format
+          ? removed.data
+          : await (format === 'png'
+              ? sharp(removed.data).png()
+              : sharp(removed.data).webp({ quality: 100, alphaQuality: 100 })
+            ).toBuffer();
       const { width = 0, height = 0 } = await sharp(data).metadata();
       // An edit of the source image, which its credentials name as their ingredient.
-      const origin = { action: 'edited' as const, taskId: task.id, taskType: 'image.remove_background', ingredient: ingredientOf(source, 'source') };
+      const origin = {
+        action: 'edited' as const,
+        taskId: task.id,
+        taskType: 'image.remove_background',
+        ingredient: ingredientOf(source, 'source'),
+      };
       const stored = await deps.images.saveAsIs(data, format, width, height, origin);
       storedFiles?.(stored.files);
-      const image: Record<string, unknown> = { id: stored.id, url: stored.serviceUrl, service_url: stored.serviceUrl, size: sizeText(width, height), format };
+      const image: Record<string, unknown> = {
+        id: stored.id,
+        url: stored.serviceUrl,
+        service_url: stored.serviceUrl,
+        size: sizeText(width, height),
+        format,
+      };
       if (stored.provenance) image.provenance = stored.provenance;
-      await deliverToDestination(deps, image, { accountId: task.accountId, destination: request.destination, taskId: task.id, index: 0, image: stored, signal });
+      await deliverToDestination(deps, image, {
+        accountId: task.accountId,
+        destination: request.destination,
+        taskId: task.id,
+        index: 0,
+        image: stored,
+        signal,
+      });
       return image;
     },
 
     settle(task) {
       const [item] = task.items;
       if (item.status === 'success') return { status: 'completed', result: { image: item.result } };
-      return { status: 'failed', result: null, errors: [{ code: item.error!.code as TaskErrorCode, message: item.error!.message }] };
+      return {
+        status: 'failed',
+        result: null,
+        errors: [{ code: item.error!.code as TaskErrorCode, message: item.error!.message }],
+      };
     },
   };
 }

@@ -21,16 +21,25 @@ export function outputsPerRun(config: Config, modelId: string, posted?: Record<s
  * A created task's outputs per run: its items over the request's runs, as fixed at create (a
  * reload that changed the model's outputs since does not move items between runs).
  */
-export const taskOutputsPerRun = (items: number, count: number): number => Math.max(1, Math.floor(items / Math.max(1, count)));
+export const taskOutputsPerRun = (items: number, count: number): number =>
+  Math.max(1, Math.floor(items / Math.max(1, count)));
 
 /** The run item `index` belongs to (its seed is the run's) and which output of it the item takes. */
-export const runOf = (index: number, outputs: number) => ({ run: Math.floor(index / outputs), output: index % outputs });
+export const runOf = (index: number, outputs: number) => ({
+  run: Math.floor(index / outputs),
+  output: index % outputs,
+});
 
 /**
  * Without a seed binding every run of a ComfyUI workflow is the same graph, which ComfyUI answers
  * from its cache: `count` > 1 would charge for copies of one image (or clip), so it is refused.
  */
-export function checkRunSeeds(config: Config, modelId: string, count: number, section: 'models' | 'videoModels' = 'models'): void {
+export function checkRunSeeds(
+  config: Config,
+  modelId: string,
+  count: number,
+  section: 'models' | 'videoModels' = 'models',
+): void {
   const workflow = config.workflows[`${section}.${modelId}`];
   if (count > 1 && workflow && !workflow.bindings.seed) {
     throw new AppError(

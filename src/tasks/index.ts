@@ -29,10 +29,13 @@ export const TASK_MODULES = [
  * type's `task.<type>.completed|failed` (for background removal, ours); then ours, an addition to
  * the interface: `billing.threshold_reached` (budget alerts, docs/api/usage.md#budget-alerts).
  */
-export const EVENT_KINDS = ['all', 'task.completed', 'task.failed', ...TASK_MODULES.flatMap(({ type }) => [`task.${type}.completed`, `task.${type}.failed`]), BILLING_THRESHOLD_EVENT] as [
-  string,
-  ...string[],
-];
+export const EVENT_KINDS = [
+  'all',
+  'task.completed',
+  'task.failed',
+  ...TASK_MODULES.flatMap(({ type }) => [`task.${type}.completed`, `task.${type}.failed`]),
+  BILLING_THRESHOLD_EVENT,
+] as [string, ...string[]];
 
 /** The definitions of every built-in type, wired to the running service. */
 export function createTaskTypes(deps: ImageTaskDeps): AnyTaskType[] {

@@ -20,7 +20,11 @@ function canonicalJson(value: unknown): string {
 const sha256 = (value: unknown) => createHash('sha256').update(canonicalJson(value)).digest('hex');
 
 /** The name of the provider an attempt picked (the one `lookup` answers it for); undefined when none does. */
-export const providerNameOf = <P>(names: readonly string[], lookup: (name: string) => P | undefined, chosen: P): string | undefined => names.find((name) => lookup(name) === chosen);
+export const providerNameOf = <P>(
+  names: readonly string[],
+  lookup: (name: string) => P | undefined,
+  chosen: P,
+): string | undefined => names.find((name) => lookup(name) === chosen);
 
 /** An input image as a manifest's ingredient. */
 export const ingredientOf = (image: SourceImage, title: string): NonNullable<OutputOrigin['ingredient']> => ({
@@ -55,7 +59,13 @@ export interface GenerationRun {
  */
 export function generationOrigin(config: Config, run: GenerationRun): OutputOrigin {
   const workflow = run.postedWorkflow ?? config.workflows[`${run.section}.${run.model}`]?.graph;
-  const origin: OutputOrigin = { action: run.input ? 'edited' : 'created', taskId: run.taskId, taskType: run.taskType, model: run.model, prompt: run.prompt };
+  const origin: OutputOrigin = {
+    action: run.input ? 'edited' : 'created',
+    taskId: run.taskId,
+    taskType: run.taskType,
+    model: run.model,
+    prompt: run.prompt,
+  };
   if (run.provider !== undefined) origin.provider = run.provider;
   if (run.seed !== undefined) origin.seed = run.seed;
   if (workflow) origin.workflowSha256 = sha256(workflow);

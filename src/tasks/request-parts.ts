@@ -43,12 +43,21 @@ function hasControlCharacter(text: string): boolean {
  * control character (other than tab and line breaks) is no text a model should read, and XML,
  * where the placeholder draws a prompt, cannot hold one: refused by the schema, naming the field.
  */
-export const FreeText = z.string().refine((text) => !hasControlCharacter(text), 'must not contain control characters (U+0000 to U+001F other than tab, line feed and carriage return)');
+export const FreeText = z
+  .string()
+  .refine(
+    (text) => !hasControlCharacter(text),
+    'must not contain control characters (U+0000 to U+001F other than tab, line feed and carriage return)',
+  );
 
 /** An input image of generation: a URL (service URL or `img_` id too), or `{ type: image, source: { type: url, url } }`. */
-export const InputEntry = z.union([ImageRef, z.object({ type: z.literal('image'), source: z.object({ type: z.literal('url'), url: ImageRef }) })]);
+export const InputEntry = z.union([
+  ImageRef,
+  z.object({ type: z.literal('image'), source: z.object({ type: z.literal('url'), url: ImageRef }) }),
+]);
 /** The URL of an input entry, whichever of its two forms was sent. */
-export const inputUrl = (entry: z.infer<typeof InputEntry>): string => (typeof entry === 'string' ? entry : entry.source.url);
+export const inputUrl = (entry: z.infer<typeof InputEntry>): string =>
+  typeof entry === 'string' ? entry : entry.source.url;
 export const HttpUrl = z.url({ protocol: /^https?$/, error: 'an http or https URL' }).max(LIMITS.inputUrl);
 
 /** Where the task goes in its lane against other work (docs/scheduling.md): higher first; at most its key's maxPriority. */
@@ -61,7 +70,8 @@ export const Priority = z
   .describe('-10..10 (default 0): higher starts first in its lane, across accounts; at most the key’s maxPriority');
 
 /** The request's priority, kept when it was sent (rate and alt keep only the fields they name). */
-export const priorityPart = (body: { priority?: number }): { priority?: number } => (body.priority === undefined ? {} : { priority: body.priority });
+export const priorityPart = (body: { priority?: number }): { priority?: number } =>
+  body.priority === undefined ? {} : { priority: body.priority };
 
 export const WebhookOptions = z.object({
   dashboard: z.boolean().optional(),
@@ -93,13 +103,17 @@ function protoKeyPath(value: unknown, path: (string | number)[] = []): (string |
 export const Metadata = z.preprocess(
   (value, ctx) => {
     const path = protoKeyPath(value);
-    if (path) ctx.addIssue({ code: 'custom', path, input: value, message: '"__proto__" is not allowed as a metadata key' });
+    if (path)
+      ctx.addIssue({ code: 'custom', path, input: value, message: '"__proto__" is not allowed as a metadata key' });
     return value;
   },
   z.record(z.string(), z.unknown()),
 );
 export const DestinationName = z.string().min(1).max(LIMITS.destinationName);
 
-export const RatingLevel = z.object({ value: FreeText.min(1).max(LIMITS.levelValue), description: FreeText.min(1).max(LIMITS.levelDescription) });
+export const RatingLevel = z.object({
+  value: FreeText.min(1).max(LIMITS.levelValue),
+  description: FreeText.min(1).max(LIMITS.levelDescription),
+});
 export type RatingLevel = z.infer<typeof RatingLevel>;
 export const Levels = z.array(RatingLevel).min(LIMITS.levelsMin).max(LIMITS.levelsMax);

@@ -37,7 +37,15 @@ export interface ReviewPlan {
 
 export const PROMPT_CRITERION = 'matches the prompt';
 
-const GROUP: Record<BuiltinCheck['kind'], number> = { resolution: 0, sharpness: 1, exposure: 2, sfw: 3, 'no-text': 4, 'has-text': 4, text: 4 };
+const GROUP: Record<BuiltinCheck['kind'], number> = {
+  resolution: 0,
+  sharpness: 1,
+  exposure: 2,
+  sfw: 3,
+  'no-text': 4,
+  'has-text': 4,
+  text: 4,
+};
 const DEFAULTS: { criterion: string; check: BuiltinCheck }[] = [
   { criterion: 'resolution', check: { kind: 'resolution' } },
   { criterion: 'sharp focus', check: { kind: 'sharpness' } },
@@ -61,7 +69,9 @@ export function planReview(request: { prompt?: string; criteria?: string[] }, ca
     else judged.push(criterion.trim());
   }
   const replaced = new Set(asked.map(({ check }) => GROUP[check.kind]));
-  const defaults = DEFAULTS.filter(({ check }) => !replaced.has(GROUP[check.kind]) && (check.kind !== 'sfw' || can.nsfw));
+  const defaults = DEFAULTS.filter(
+    ({ check }) => !replaced.has(GROUP[check.kind]) && (check.kind !== 'sfw' || can.nsfw),
+  );
   const texts = new Set(asked.flatMap(({ check }) => (check.kind === 'text' ? [check.text.toLowerCase()] : [])));
   const fromPrompt = can.ocr
     ? quotedPhrases(request.prompt ?? '')
@@ -86,35 +96,59 @@ const percent = (share: number) => `${round(share * 100)}%`;
 const quote = (text: string) => `"${text.length > 60 ? `${text.slice(0, 57)}…` : text}"`;
 
 /** One measured finding: passed or not, and a note stating the figure and the threshold. */
-export function measure(check: BuiltinCheck, seen: Observations, limits: ReviewThresholds): { passed: boolean; note: string } {
+export function measure(
+  check: BuiltinCheck,
+  seen: Observations,
+  limits: ReviewThresholds,
+): { passed: boolean; note: string } {
   const q = seen.quality;
   switch (check.kind) {
     case 'resolution': {
       const size = `${q.width}×${q.height}`;
       if (check.minWidth !== undefined && check.minHeight !== undefined) {
         const passed = q.width >= check.minWidth && q.height >= check.minHeight;
-        return { passed, note: `${size}, ${passed ? 'at least' : 'smaller than'} ${check.minWidth}×${check.minHeight}` };
+        return {
+          passed,
+          note: `${size}, ${passed ? 'at least' : 'smaller than'} ${check.minWidth}×${check.minHeight}`,
+        };
       }
       const short = Math.min(q.width, q.height);
       const passed = short >= limits.minShortSide;
-      return { passed, note: `${size}: the shorter side, ${short} px, is ${passed ? 'at least' : 'below'} ${limits.minShortSide}${passed ? '' : ': too small'}` };
+      return {
+        passed,
+        note: `${size}: the shorter side, ${short} px, is ${passed ? 'at least' : 'below'} ${limits.minShortSide}${passed ? '' : ': too small'}`,
+      };
     }
     case 'sharpness': {
       const passed = q.sharpness >= limits.minSharpness;
-      return { passed, note: `variance of the Laplacian ${round(q.sharpness)}, ${passed ? 'at least' : 'below'} ${limits.minSharpness}${passed ? '' : ': the image looks blurred'}` };
+      return {
+        passed,
+        note: `variance of the Laplacian ${round(q.sharpness)}, ${passed ? 'at least' : 'below'} ${limits.minSharpness}${passed ? '' : ': the image looks blurred'}`,
+      };
     }
     case 'exposure': {
       const [low, high] = limits.brightness;
       const problems: string[] = [];
       const under = check.side !== 'over';
       const over = check.side !== 'under';
-      if (under && q.brightness < low) problems.push(`mean brightness ${round(q.brightness)} is below ${low}: underexposed`);
-      if (over && q.brightness > high) problems.push(`mean brightness ${round(q.brightness)} is above ${high}: overexposed`);
-      if (under && q.shadows > limits.maxClipped) problems.push(`${percent(q.shadows)} of pixels are clipped to black, more than ${percent(limits.maxClipped)}`);
-      if (over && q.highlights > limits.maxClipped) problems.push(`${percent(q.highlights)} of pixels are clipped to white, more than ${percent(limits.maxClipped)}`);
+      if (under && q.brightness < low)
+        problems.push(`mean brightness ${round(q.brightness)} is below ${low}: underexposed`);
+      if (over && q.brightness > high)
+        problems.push(`mean brightness ${round(q.brightness)} is above ${high}: overexposed`);
+      if (under && q.shadows > limits.maxClipped)
+        problems.push(`${percent(q.shadows)} of pixels are clipped to black, more than ${percent(limits.maxClipped)}`);
+      if (over && q.highlights > limits.maxClipped)
+        problems.push(
+          `${percent(q.highlights)} of pixels are clipped to white, more than ${percent(limits.maxClipped)}`,
+        );
       if (problems.length) return { passed: false, note: problems.join('; ') };
-      const clipped = [under ? `shadows ${percent(q.shadows)}` : '', over ? `highlights ${percent(q.highlights)}` : ''].filter(Boolean).join(', ');
-      return { passed: true, note: `mean brightness ${round(q.brightness)} (within ${low}–${high}); clipped ${clipped} (at most ${percent(limits.maxClipped)})` };
+      const clipped = [under ? `shadows ${percent(q.shadows)}` : '', over ? `highlights ${percent(q.highlights)}` : '']
+        .filter(Boolean)
+        .join(', ');
+      return {
+        passed: true,
+        note: `mean brightness ${round(q.brightness)} (within ${low}–${high}); clipped ${clipped} (at most ${percent(limits.maxClipped)})`,
+      };
     }
     case 'sfw': {
       const passed = seen.nsfwLevel === 'sfw';
@@ -130,7 +164,9 @@ export function measure(check: BuiltinCheck, seen: Observations, limits: ReviewT
     case 'text': {
       const reading = seen.reading?.text.replace(/\s+/g, ' ').trim() ?? '';
       const passed = readingContains(reading, check.text);
-      const note = passed ? `the text ${quote(check.text)} was read` : `the text ${quote(check.text)} was not read (${reading ? `read: ${quote(reading)}` : 'no text read'})`;
+      const note = passed
+        ? `the text ${quote(check.text)} was read`
+        : `the text ${quote(check.text)} was not read (${reading ? `read: ${quote(reading)}` : 'no text read'})`;
       return { passed, note };
     }
   }
@@ -154,9 +190,17 @@ export function assembleReview(
   judged: { prompt?: { passed: boolean; score: number; note: string }; findings: Finding[]; summary?: string },
   options: { promptUnjudged: boolean },
 ): Review {
-  const promptFinding = judged.prompt ? [{ criterion: PROMPT_CRITERION, passed: judged.prompt.passed, note: judged.prompt.note }] : [];
+  const promptFinding = judged.prompt
+    ? [{ criterion: PROMPT_CRITERION, passed: judged.prompt.passed, note: judged.prompt.note }]
+    : [];
   const findings = [...measured, ...promptFinding, ...judged.findings];
-  const points = findings.map((f) => (f.criterion === PROMPT_CRITERION && judged.prompt && f === promptFinding[0] ? judged.prompt.score : f.passed ? 1 : 0));
+  const points = findings.map((f) =>
+    f.criterion === PROMPT_CRITERION && judged.prompt && f === promptFinding[0]
+      ? judged.prompt.score
+      : f.passed
+        ? 1
+        : 0,
+  );
   const score = findings.length ? Math.round((points.reduce((sum, p) => sum + p, 0) / findings.length) * 100) / 100 : 0;
   const failed = findings.filter((f) => !f.passed);
   const sentences = [

@@ -7,7 +7,8 @@ import type { SourceImage } from '../providers/types.js';
 import type { ImageTaskDeps } from './deps.js';
 
 /** A failed item's error as results show it: its code and, when it has one, why (the fetch's or the provider's words). */
-const itemError = (error: { code: string; message?: string }) => (error.message ? { code: error.code, message: error.message } : { code: error.code });
+const itemError = (error: { code: string; message?: string }) =>
+  error.message ? { code: error.code, message: error.message } : { code: error.code };
 
 /** What rate and alt keep of their body: the URLs (plus the rating's mode and levels). */
 export interface UrlListRequest {
@@ -54,10 +55,16 @@ export function createUrlListType<Body, Req extends UrlListRequest>(
       return { status: 'success', url, ...(await spec.run(image, request, signal)) };
     },
     settle(task, request) {
-      const results = task.items.map((item, index) => (item.status === 'success' ? item.result : { status: 'failed', url: request.urls[index], error: itemError(item.error!) }));
+      const results = task.items.map((item, index) =>
+        item.status === 'success'
+          ? item.result
+          : { status: 'failed', url: request.urls[index], error: itemError(item.error!) },
+      );
       if (task.items.some((item) => item.status === 'success')) return { status: 'completed', result: { results } };
       const codes = [...new Set(task.items.map((item) => item.error!.code))];
-      const errors = codes.map((code): TaskError => ({ code: code as TaskErrorCode, message: `every URL failed (${code})` }));
+      const errors = codes.map(
+        (code): TaskError => ({ code: code as TaskErrorCode, message: `every URL failed (${code})` }),
+      );
       return { status: 'failed', result: { results }, errors };
     },
   };

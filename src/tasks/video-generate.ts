@@ -12,9 +12,26 @@ import { checkDestination, checkMetadata } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { providerForAttempt } from './failover.js';
 import { checkRunSeeds } from './image-runs.js';
-import { checkParameters, checkRawWorkflow, ParametersField, parameterPrice, providerParameters, WorkflowField } from './model-parameters.js';
+import {
+  checkParameters,
+  checkRawWorkflow,
+  ParametersField,
+  parameterPrice,
+  providerParameters,
+  WorkflowField,
+} from './model-parameters.js';
 import { generationOrigin, providerNameOf } from './output-origin.js';
-import { AccessOptions, DestinationName, FreeText, InputEntry, inputUrl, LIMITS, Metadata, Priority, WebhookOptions } from './request-parts.js';
+import {
+  AccessOptions,
+  DestinationName,
+  FreeText,
+  InputEntry,
+  inputUrl,
+  LIMITS,
+  Metadata,
+  Priority,
+  WebhookOptions,
+} from './request-parts.js';
 import { DestinationOutcome, ItemError, Provenance, UsdText } from './result-parts.js';
 import { baseSeed, ItemSeed, itemSeed, SeedField } from './seeds.js';
 import { videoOutput } from './video-output.js';
@@ -22,7 +39,11 @@ import { videoDimensions } from './video-size.js';
 
 /** Sizes as for images, without the 4K presets (no video model makes 4K frames). */
 const VIDEO_SIZE_PRESETS = SIZE_PRESETS.filter((preset) => !preset.endsWith('_4k')) as [string, ...string[]];
-const VideoSize = z.union([z.enum(VIDEO_SIZE_PRESETS), z.object({ type: z.literal('aspect_ratio'), aspectRatio: z.enum(ASPECT_RATIOS) }), z.object({ type: z.literal('auto') })]);
+const VideoSize = z.union([
+  z.enum(VIDEO_SIZE_PRESETS),
+  z.object({ type: z.literal('aspect_ratio'), aspectRatio: z.enum(ASPECT_RATIOS) }),
+  z.object({ type: z.literal('auto') }),
+]);
 
 /** POST /video/generate. Built per set of video model ids: an unknown id fails the schema. The task keeps the body as it is. */
 export function videoBody(modelIds: readonly string[]) {
@@ -36,7 +57,9 @@ export function videoBody(modelIds: readonly string[]) {
     workflow: WorkflowField,
     duration_s: z.number().int().min(1).max(LIMITS.videoSeconds).default(4).describe('seconds of footage per video'),
     fps: z.number().int().min(LIMITS.videoFps[0]).max(LIMITS.videoFps[1]).default(24),
-    size: VideoSize.default('auto').describe('a preset or aspect ratio, as for images (no 4K); scaled down to fit the model’s largest frame'),
+    size: VideoSize.default('auto').describe(
+      'a preset or aspect ratio, as for images (no 4K); scaled down to fit the model’s largest frame',
+    ),
     inputs: z.array(InputEntry).max(LIMITS.videoInputs).default([]).describe('at most one image: the first frame'),
     format: z.enum(['mp4', 'webp']).default('mp4').describe('mp4: H.264; webp: animated WebP'),
     webhook: WebhookOptions.optional(),
@@ -53,7 +76,12 @@ const GeneratedVideo = z.discriminatedUnion('status', [
   z.object({
     status: z.literal('success'),
     id: z.string(),
-    url: z.string().nullable().describe('the destination URL when one was named, else the service URL; null when delivered only to a destination that has none'),
+    url: z
+      .string()
+      .nullable()
+      .describe(
+        'the destination URL when one was named, else the service URL; null when delivered only to a destination that has none',
+      ),
     service_url: z.string(),
     size: z.string().describe('{width}x{height}'),
     duration_s: z.number().describe('seconds of footage, as read from the file'),
@@ -102,7 +130,10 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
   const videoCost = (request: VideoBody): Micros => {
     const { model } = resolveModel(request);
     if (!model) return 0;
-    return (parseUsd(model.price.perSecond)! + parameterPrice(model, request.parameters)) * request.duration_s + parseUsd(model.price.perInput)! * request.inputs.length;
+    return (
+      (parseUsd(model.price.perSecond)! + parameterPrice(model, request.parameters)) * request.duration_s +
+      parseUsd(model.price.perInput)! * request.inputs.length
+    );
   };
 
   let bodyFor: { config: object; schema: ReturnType<typeof videoBody> } | null = null;
@@ -125,12 +156,23 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
       checkParameters(id, model, request.parameters);
       const { capabilities } = model;
       if (request.duration_s > capabilities.maxDurationS)
-        throw new AppError('VALIDATION_ERROR', `model ${id} makes at most ${capabilities.maxDurationS} s of video; duration_s is ${request.duration_s}`);
-      if (request.fps > capabilities.maxFps) throw new AppError('VALIDATION_ERROR', `model ${id} makes at most ${capabilities.maxFps} frames per second; fps is ${request.fps}`);
+        throw new AppError(
+          'VALIDATION_ERROR',
+          `model ${id} makes at most ${capabilities.maxDurationS} s of video; duration_s is ${request.duration_s}`,
+        );
+      if (request.fps > capabilities.maxFps)
+        throw new AppError(
+          'VALIDATION_ERROR',
+          `model ${id} makes at most ${capabilities.maxFps} frames per second; fps is ${request.fps}`,
+        );
       if (request.inputs.length > capabilities.maxInputs) {
-        throw new AppError('VALIDATION_ERROR', `model ${id} takes ${capabilities.maxInputs === 0 ? 'no input image' : 'one input image (the first frame)'}; ${request.inputs.length} were sent`);
+        throw new AppError(
+          'VALIDATION_ERROR',
+          `model ${id} takes ${capabilities.maxInputs === 0 ? 'no input image' : 'one input image (the first frame)'}; ${request.inputs.length} were sent`,
+        );
       }
-      if (request.negative_prompt !== undefined && !capabilities.negativePrompt) throw new AppError('VALIDATION_ERROR', `model ${id} does not take a negative_prompt`);
+      if (request.negative_prompt !== undefined && !capabilities.negativePrompt)
+        throw new AppError('VALIDATION_ERROR', `model ${id} does not take a negative_prompt`);
       checkRunSeeds(deps.config.current(), id, request.count, 'videoModels');
     },
     itemCount: (request) => request.count,
@@ -148,17 +190,42 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
     async prepare(task, request, signal) {
       const { id, model } = resolveModel(request);
       if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `video model ${id} is no longer configured`);
-      const saved: VideoPlan = (task.prepared as VideoPlan | undefined) ?? { model: id, ...videoDimensions(request.size, model.capabilities), seed: baseSeed(request.seed) };
-      const inputs: SourceImage[] = await Promise.all(request.inputs.map((entry) => deps.images.load(inputUrl(entry), 'INVALID_INPUT', signal)));
+      const saved: VideoPlan = (task.prepared as VideoPlan | undefined) ?? {
+        model: id,
+        ...videoDimensions(request.size, model.capabilities),
+        seed: baseSeed(request.seed),
+      };
+      const inputs: SourceImage[] = await Promise.all(
+        request.inputs.map((entry) => deps.images.load(inputUrl(entry), 'INVALID_INPUT', signal)),
+      );
       return { saved, runtime: inputs };
     },
 
-    async runItem({ task, request, index, attempt, prepared, signal, reportProgress, reportPreview, preferredProvider, engineDone, storedFiles }) {
+    async runItem({
+      task,
+      request,
+      index,
+      attempt,
+      prepared,
+      signal,
+      reportProgress,
+      reportPreview,
+      preferredProvider,
+      engineDone,
+      storedFiles,
+    }) {
       const planned = (task.prepared ?? prepared.saved) as VideoPlan;
       const model = deps.config.current().videoModels[planned.model];
-      if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `video model ${planned.model} is no longer configured`);
+      if (!model)
+        throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `video model ${planned.model} is no longer configured`);
       const lookup = (name: string) => deps.providers().videoGenerator(name);
-      const generator = providerForAttempt(providersOf(model), attempt, lookup, `video model ${planned.model}`, preferredProvider);
+      const generator = providerForAttempt(
+        providersOf(model),
+        attempt,
+        lookup,
+        `video model ${planned.model}`,
+        preferredProvider,
+      );
       const [input] = prepared.runtime as SourceImage[];
       const seed = planned.seed === undefined ? undefined : itemSeed(planned.seed, index);
       const made = await generator.generate({
@@ -183,8 +250,16 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
       // The engine has answered: its slot goes to the next item while this one is stored.
       engineDone?.();
       // A posted graph takes the frames binding only where it has that node input (else its clip keeps its own frame count).
-      const boundFrames = framesBound(model.bindings?.frames, request.workflow) ? Math.max(1, Math.round(request.duration_s * request.fps)) : undefined;
-      const { data, info } = await videoOutput(made, { format: request.format, fps: request.fps, boundFrames, ffmpegPath: deps.ffmpegPath(), signal });
+      const boundFrames = framesBound(model.bindings?.frames, request.workflow)
+        ? Math.max(1, Math.round(request.duration_s * request.fps))
+        : undefined;
+      const { data, info } = await videoOutput(made, {
+        format: request.format,
+        fps: request.fps,
+        boundFrames,
+        ffmpegPath: deps.ffmpegPath(),
+        signal,
+      });
       const origin = generationOrigin(deps.config.current(), {
         taskId: task.id,
         taskType: 'video.generate',
@@ -220,13 +295,22 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
       };
       if (seed !== undefined) item.seed = seed;
       if (stored.provenance) item.provenance = stored.provenance;
-      await deliverToDestination(deps, item, { accountId: task.accountId, destination: request.destination, taskId: task.id, index, image: stored, signal });
+      await deliverToDestination(deps, item, {
+        accountId: task.accountId,
+        destination: request.destination,
+        taskId: task.id,
+        index,
+        image: stored,
+        signal,
+      });
       return item;
     },
 
     settle(task, request) {
       const planned = task.prepared as VideoPlan | undefined;
-      const videos = task.items.map((item) => (item.status === 'success' ? item.result : { status: 'failed', error: item.error }));
+      const videos = task.items.map((item) =>
+        item.status === 'success' ? item.result : { status: 'failed', error: item.error },
+      );
       // Failed videos are item failures; the task completes (docs/api/videos.md#generate-post-videogenerate).
       return { status: 'completed', result: { model: planned?.model ?? resolveModel(request).id, videos } };
     },

@@ -18,7 +18,11 @@ function probe(data: Buffer): VideoInfo {
   try {
     return probeVideo(data);
   } catch (err) {
-    throw new ProviderError('PROVIDER_ERROR', `the provider answered something that is not a video${err instanceof VideoReadError ? `: ${err.message}` : ''}`, { cause: err });
+    throw new ProviderError(
+      'PROVIDER_ERROR',
+      `the provider answered something that is not a video${err instanceof VideoReadError ? `: ${err.message}` : ''}`,
+      { cause: err },
+    );
   }
 }
 
@@ -28,7 +32,10 @@ function probe(data: Buffer): VideoInfo {
  * (the same workflow makes the same clip), before anything is converted; then an MP4 becomes an
  * animated WebP, or an animated WebP an MP4, when the other was asked.
  */
-export async function videoOutput(made: GeneratedVideo, options: VideoOutputOptions): Promise<{ data: Buffer; info: VideoInfo }> {
+export async function videoOutput(
+  made: GeneratedVideo,
+  options: VideoOutputOptions,
+): Promise<{ data: Buffer; info: VideoInfo }> {
   const madeInfo = probe(made.data);
   const problem = framesProblem(madeInfo, options.boundFrames);
   if (problem) throw new ProviderError('PROVIDER_ERROR', problem, { retryable: false });
@@ -37,12 +44,19 @@ export async function videoOutput(made: GeneratedVideo, options: VideoOutputOpti
   const { ffmpegPath, signal } = options;
   let data: Buffer;
   try {
-    data = madeInfo.format === 'mp4' ? await mp4ToWebp(made.data, { ffmpegPath, signal }) : await webpToMp4(made.data, { ffmpegPath, fps: options.fps, signal });
+    data =
+      madeInfo.format === 'mp4'
+        ? await mp4ToWebp(made.data, { ffmpegPath, signal })
+        : await webpToMp4(made.data, { ffmpegPath, fps: options.fps, signal });
   } catch (err) {
     if (signal.aborted) throw err;
     const [from, to] = madeInfo.format === 'mp4' ? ['MP4', 'WebP'] : ['WebP', 'MP4'];
     // ffmpeg's own words stay in the log (they may name paths of this host): the client is told what failed.
-    throw new ProviderError('PROVIDER_ERROR', `the provider's ${from} could not be converted to ${to} (the service log has the encoder's output)`, { cause: err });
+    throw new ProviderError(
+      'PROVIDER_ERROR',
+      `the provider's ${from} could not be converted to ${to} (the service log has the encoder's output)`,
+      { cause: err },
+    );
   }
   return { data, info: probe(data) };
 }

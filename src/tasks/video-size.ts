@@ -10,7 +10,10 @@ const even = (value: number) => Math.max(16, Math.floor(value / 2) * 2);
  * model's largest frame (maxSize bounds the landscape orientation; its transpose the
  * portrait one).
  */
-export function videoDimensions(size: SizeRequest, capabilities: VideoModelConfig['capabilities']): { width: number; height: number } {
+export function videoDimensions(
+  size: SizeRequest,
+  capabilities: VideoModelConfig['capabilities'],
+): { width: number; height: number } {
   const native = parseSizeText(capabilities.nativeSize)!;
   const resolved = normalizeSize(size);
   if (resolved.kind === 'auto') return { width: even(native.width), height: even(native.height) };

@@ -12,7 +12,8 @@ export interface ProgressLike {
 export function overallFraction(progress: ProgressLike): number {
   if (progress.total === 0) return 0;
   let done = progress.finished;
-  for (const item of progress.items) if (item.status === 'pending' || item.status === undefined) done += item.fraction ?? 0;
+  for (const item of progress.items)
+    if (item.status === 'pending' || item.status === undefined) done += item.fraction ?? 0;
   return Math.min(1, Math.max(0, done / progress.total));
 }
 
@@ -38,7 +39,8 @@ export function waitUntil(at: string, now: number): string {
  */
 export function progressText(progress: ProgressLike, now: number): string {
   const parts = [`${Math.floor(overallFraction(progress) * 100)}%`];
-  if (progress.queuePosition !== undefined) parts.push(progress.queuePosition === 0 ? 'next in queue' : `${progress.queuePosition} ahead`);
+  if (progress.queuePosition !== undefined)
+    parts.push(progress.queuePosition === 0 ? 'next in queue' : `${progress.queuePosition} ahead`);
   if (progress.estimatedStartAt) parts.push(`starts ${waitUntil(progress.estimatedStartAt, now)}`);
   if (progress.estimatedFinishAt) parts.push(`ends ${waitUntil(progress.estimatedFinishAt, now)}`);
   return parts.join('  ');

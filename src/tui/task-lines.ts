@@ -17,7 +17,9 @@ export interface TaskLinesOptions {
   elapsed?: string;
 }
 
-type Destination = { name: string; status: 'success'; key: string; url: string | null } | { name: string; status: 'failed'; error: { code: string; message: string } };
+type Destination =
+  | { name: string; status: 'success'; key: string; url: string | null }
+  | { name: string; status: 'failed'; error: { code: string; message: string } };
 /** An image item of a generate or remove-background result, as the CLI keeps it (`savedTo` once --out wrote it). */
 export interface ImageItem {
   /** Absent on remove-background's one image, which is there only when it succeeded. */
@@ -66,13 +68,16 @@ export interface VideoItem {
 }
 
 /** The video items of a video.generate task (the result's own objects, so --out can note where it saved each). */
-export const videosOf = (task: TaskView): VideoItem[] => (task.type === 'video.generate' ? ((task.result?.videos ?? []) as VideoItem[]) : []);
+export const videosOf = (task: TaskView): VideoItem[] =>
+  task.type === 'video.generate' ? ((task.result?.videos ?? []) as VideoItem[]) : [];
 
 /** Rate and alt results: one per URL, with its level or alt text. */
-export const urlResultsOf = (task: TaskView): UrlResult[] => (task.type === 'image.rate' || task.type === 'image.alt' ? (task.result?.results ?? []) : []);
+export const urlResultsOf = (task: TaskView): UrlResult[] =>
+  task.type === 'image.rate' || task.type === 'image.alt' ? (task.result?.results ?? []) : [];
 /** Cost and errors are on the full task; a PAT reads only the result view. */
 export const costOf = (task: TaskView): string | undefined => ('cost' in task ? task.cost : undefined);
-export const errorsOf = (task: TaskView): { code: string; message?: string }[] => ('errors' in task ? (task.errors ?? []) : []);
+export const errorsOf = (task: TaskView): { code: string; message?: string }[] =>
+  'errors' in task ? (task.errors ?? []) : [];
 /** The task's deadline (Cancel-After), when it was given one; on the full task only. */
 export const deadlineOf = (task: TaskView): string | undefined => ('deadlineAt' in task ? task.deadlineAt : undefined);
 
@@ -100,7 +105,8 @@ function parametersLine(task: TaskView): Line | undefined {
 }
 
 const tone = (status: string): Tone => (status === 'completed' ? 'good' : status === 'failed' ? 'bad' : 'busy');
-const code = (error: { code: string; message?: string } | undefined): string => `${error?.code ?? 'UNKNOWN_ERROR'}${error?.message ? `: ${error.message}` : ''}`;
+const code = (error: { code: string; message?: string } | undefined): string =>
+  `${error?.code ?? 'UNKNOWN_ERROR'}${error?.message ? `: ${error.message}` : ''}`;
 
 /** A source as the user gave it: `photo.png (img_…)` for an uploaded local file, else the URL or id. */
 export const sourceName = (url: string, files?: ReadonlyMap<string, string>): string => {
@@ -110,7 +116,9 @@ export const sourceName = (url: string, files?: ReadonlyMap<string, string>): st
 
 /** The line of one URL result of rate or alt: its level or alt text, or ✗ its error code and why (the API's message). */
 export const urlResultLine = (r: UrlResult, files?: ReadonlyMap<string, string>): Line =>
-  r.status === 'success' ? [{ text: `  ${sourceName(r.url, files)}: ${r.level ?? r.alt}` }] : [{ text: `  ${sourceName(r.url, files)}: ` }, { text: `✗ ${code(r.error)}`, tone: 'bad' }];
+  r.status === 'success'
+    ? [{ text: `  ${sourceName(r.url, files)}: ${r.level ?? r.alt}` }]
+    : [{ text: `  ${sourceName(r.url, files)}: ` }, { text: `✗ ${code(r.error)}`, tone: 'bad' }];
 
 /** A review's result, as the CLI shows it. */
 export interface ReviewView {
@@ -121,13 +129,24 @@ export interface ReviewView {
 }
 
 /** The review of an image.review task (null while pending or when it failed). */
-export const reviewOf = (task: TaskView): ReviewView | null => (task.type === 'image.review' ? ((task.result as ReviewView | null | undefined) ?? null) : null);
+export const reviewOf = (task: TaskView): ReviewView | null =>
+  task.type === 'image.review' ? ((task.result as ReviewView | null | undefined) ?? null) : null;
 
 /** A review's lines: the verdict and score, one line per finding (✓/✗ criterion — note), the summary. */
 export function reviewLines(review: ReviewView): Line[] {
   return [
-    [{ text: '  ' }, { text: review.verdict, tone: review.verdict === 'pass' ? 'good' : 'bad', bold: true }, { text: `  score ${review.score.toFixed(2)}` }],
-    ...review.findings.map((f): Line => [{ text: '  ' }, { text: f.passed ? '✓' : '✗', tone: f.passed ? 'good' : 'bad' }, { text: ` ${f.criterion} — ${f.note}` }]),
+    [
+      { text: '  ' },
+      { text: review.verdict, tone: review.verdict === 'pass' ? 'good' : 'bad', bold: true },
+      { text: `  score ${review.score.toFixed(2)}` },
+    ],
+    ...review.findings.map(
+      (f): Line => [
+        { text: '  ' },
+        { text: f.passed ? '✓' : '✗', tone: f.passed ? 'good' : 'bad' },
+        { text: ` ${f.criterion} — ${f.note}` },
+      ],
+    ),
     [{ text: `  ${review.summary}` }],
   ];
 }
@@ -140,8 +159,19 @@ const destinationLine = (d: Destination): Line =>
 
 function imageLines(image: ImageItem, n: number): Line[] {
   if (image.status === 'failed') return [[{ text: `  image ${n} ` }, { text: `✗ ${code(image.error)}`, tone: 'bad' }]];
-  const lines: Line[] = [[{ text: `  image ${n} ` }, { text: '✓', tone: 'good' }, { text: ` ${image.size} ${image.url ?? image.service_url}` }]];
-  if (image.rating) lines.push(image.rating.status === 'success' ? [{ text: `    rating ${image.rating.level}` }] : [{ text: '    rating ' }, { text: `✗ ${image.rating.error.code}`, tone: 'bad' }]);
+  const lines: Line[] = [
+    [
+      { text: `  image ${n} ` },
+      { text: '✓', tone: 'good' },
+      { text: ` ${image.size} ${image.url ?? image.service_url}` },
+    ],
+  ];
+  if (image.rating)
+    lines.push(
+      image.rating.status === 'success'
+        ? [{ text: `    rating ${image.rating.level}` }]
+        : [{ text: '    rating ' }, { text: `✗ ${image.rating.error.code}`, tone: 'bad' }],
+    );
   if (image.destination) lines.push(destinationLine(image.destination));
   if (image.savedTo) lines.push([{ text: `    saved ${image.savedTo}` }]);
   return lines;
@@ -154,7 +184,9 @@ function videoLines(video: VideoItem, n: number): Line[] {
     [
       { text: `  video ${n} ` },
       { text: '✓', tone: 'good' },
-      { text: ` ${video.size} ${video.duration_s}s ${video.fps}fps ${video.format}${video.cost === undefined ? '' : ` ${video.cost} USD`} ${video.url ?? video.service_url}` },
+      {
+        text: ` ${video.size} ${video.duration_s}s ${video.fps}fps ${video.format}${video.cost === undefined ? '' : ` ${video.cost} USD`} ${video.url ?? video.service_url}`,
+      },
     ],
   ];
   if (video.destination) lines.push(destinationLine(video.destination));
@@ -176,7 +208,9 @@ export function taskLines(task: TaskView, options: TaskLinesOptions = {}): Line[
       { text: task.id, bold: true },
       { text: ` ${task.type} ` },
       { text: task.status, tone: tone(task.status) },
-      { text: `${options.elapsed ? ` ${options.elapsed}` : ''}${cost !== undefined && task.status !== 'pending' ? `  cost ${cost} USD` : ''}` },
+      {
+        text: `${options.elapsed ? ` ${options.elapsed}` : ''}${cost !== undefined && task.status !== 'pending' ? `  cost ${cost} USD` : ''}`,
+      },
     ],
   ];
   const scheduling = schedulingLine(task);
@@ -184,17 +218,24 @@ export function taskLines(task: TaskView, options: TaskLinesOptions = {}): Line[
   const parameters = parametersLine(task);
   if (parameters) lines.push(parameters);
   // A deleted task (DELETE /tasks/{id}, retention): what is left is its accounting.
-  if (task.dataRemoved === true) lines.push([{ text: `  data removed${'dataRemovedAt' in task && task.dataRemovedAt ? ` ${task.dataRemovedAt}` : ''}: its outputs, prompt and result are gone` }]);
+  if (task.dataRemoved === true)
+    lines.push([
+      {
+        text: `  data removed${'dataRemovedAt' in task && task.dataRemovedAt ? ` ${task.dataRemovedAt}` : ''}: its outputs, prompt and result are gone`,
+      },
+    ]);
   if (task.type === 'image.generate' && task.result?.magic_prompt) {
     lines.push([{ text: `  prompt rewritten: ${task.result.magic_prompt.positive}` }]);
-    if (task.result.magic_prompt.negative) lines.push([{ text: `  negative prompt rewritten: ${task.result.magic_prompt.negative}` }]);
+    if (task.result.magic_prompt.negative)
+      lines.push([{ text: `  negative prompt rewritten: ${task.result.magic_prompt.negative}` }]);
   }
   for (const [i, image] of imagesOf(task).entries()) lines.push(...imageLines(image, i + 1));
   for (const [i, video] of videosOf(task).entries()) lines.push(...videoLines(video, i + 1));
   for (const r of urlResultsOf(task)) lines.push(urlResultLine(r, options.files));
   const review = reviewOf(task);
   if (review) lines.push(...reviewLines(review));
-  for (const e of task.status === 'failed' ? errorsOf(task) : []) lines.push([{ text: '  ' }, { text: `✗ ${code(e)}`, tone: 'bad' }]);
+  for (const e of task.status === 'failed' ? errorsOf(task) : [])
+    lines.push([{ text: '  ' }, { text: `✗ ${code(e)}`, tone: 'bad' }]);
   return lines;
 }
 

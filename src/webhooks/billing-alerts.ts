@@ -19,7 +19,9 @@ interface Budget {
   limit: Micros;
 }
 
-const subscribed = (webhook: WebhookRecord): boolean => webhook.enabled && (webhook.events === null || webhook.events.includes('all') || webhook.events.includes(BILLING_THRESHOLD_EVENT));
+const subscribed = (webhook: WebhookRecord): boolean =>
+  webhook.enabled &&
+  (webhook.events === null || webhook.events.includes('all') || webhook.events.includes(BILLING_THRESHOLD_EVENT));
 
 /**
  * Budget alerts: after each charging settlement (`task:settled`, in the process that settled
@@ -37,20 +39,38 @@ const subscribed = (webhook: WebhookRecord): boolean => webhook.enabled && (webh
  * Only accounts with an enabled webhook subscribed to the event (`all` or the kind) are
  * checked; a key's event goes to those webhooks not bound to other keys.
  */
-export function createBillingAlerts(deps: { store: Store; clock: Clock; config: Pick<ConfigSource, 'current'>; events: EventBus; log: (message: string) => void }) {
+export function createBillingAlerts(deps: {
+  store: Store;
+  clock: Clock;
+  config: Pick<ConfigSource, 'current'>;
+  events: EventBus;
+  log: (message: string) => void;
+}) {
   const { store, clock, events } = deps;
 
   async function budgets(task: TaskRecord): Promise<Budget[]> {
     const out: Budget[] = [];
     const month = task.updatedAt.slice(0, 7);
     const budget = await store.billing.monthBudget(task.accountId, month);
-    if (budget) out.push({ scope: 'account', period: month, used: budget.charged, limit: budget.charged + Math.max(0, budget.balance) });
+    if (budget)
+      out.push({
+        scope: 'account',
+        period: month,
+        used: budget.charged,
+        limit: budget.charged + Math.max(0, budget.balance),
+      });
     if (task.apiKeyId !== null) {
       const key = await store.apiKeys.get(task.apiKeyId);
       if (key?.spendingLimit !== undefined) {
         const millis = Date.parse(task.createdAt); // the period the task's charge counts in
         const used = await store.tasks.keySpend(key.id, key.spendingLimitPeriod, millis);
-        out.push({ scope: 'key', apiKeyId: key.id, period: periodKey(key.spendingLimitPeriod, millis), used, limit: key.spendingLimit });
+        out.push({
+          scope: 'key',
+          apiKeyId: key.id,
+          period: periodKey(key.spendingLimitPeriod, millis),
+          used,
+          limit: key.spendingLimit,
+        });
       }
     }
     return out;
@@ -66,7 +86,10 @@ export function createBillingAlerts(deps: { store: Store; clock: Clock; config: 
     const recorded: BillingAlertRecord[] = [];
     for (const budget of await budgets(task)) {
       if (budget.limit <= 0) continue;
-      const targets = budget.apiKeyId === undefined ? webhooks : webhooks.filter((w) => w.apiKeyIds.length === 0 || w.apiKeyIds.includes(budget.apiKeyId!));
+      const targets =
+        budget.apiKeyId === undefined
+          ? webhooks
+          : webhooks.filter((w) => w.apiKeyIds.length === 0 || w.apiKeyIds.includes(budget.apiKeyId!));
       if (targets.length === 0) continue;
       for (const threshold of thresholds) {
         // Integer arithmetic: used / limit >= threshold %.
@@ -81,16 +104,44 @@ export function createBillingAlerts(deps: { store: Store; clock: Clock; config: 
     return recorded;
   }
 
-  async function record(accountId: string, id: string, budget: Budget, threshold: number, targets: WebhookRecord[]): Promise<BillingAlertRecord | undefined> {
+  async function record(
+    accountId: string,
+    id: string,
+    budget: Budget,
+    threshold: number,
+    targets: WebhookRecord[],
+  ): Promise<BillingAlertRecord | undefined> {
     const now = clock.now();
     const at = isoTime(now);
     const eventId = sortableId('evt', now);
     const data: Record<string, unknown> = { scope: budget.scope, accountId };
     if (budget.apiKeyId !== undefined) data.apiKeyId = budget.apiKeyId;
-    Object.assign(data, { period: budget.period, threshold, used: formatUsd(budget.used), limit: formatUsd(budget.limit) });
-    const event: EventRecord = { id: eventId, type: BILLING_THRESHOLD_EVENT, accountId, taskId: null, createdAt: at, payload: { id: eventId, type: BILLING_THRESHOLD_EVENT, createdAt: at, data } };
+    Object.assign(data, {
+      period: budget.period,
+      threshold,
+      used: formatUsd(budget.used),
+      limit: formatUsd(budget.limit),
+    });
+    const event: EventRecord = {
+      id: eventId,
+      type: BILLING_THRESHOLD_EVENT,
+      accountId,
+      taskId: null,
+      createdAt: at,
+      payload: { id: eventId, type: BILLING_THRESHOLD_EVENT, createdAt: at, data },
+    };
     const deliveries = targets.map((webhook) => newDelivery(event, webhook.url, webhook.id, at));
-    const alert: BillingAlertRecord = { id, scope: budget.scope, accountId, period: budget.period, threshold, used: budget.used, limit: budget.limit, eventId, createdAt: at };
+    const alert: BillingAlertRecord = {
+      id,
+      scope: budget.scope,
+      accountId,
+      period: budget.period,
+      threshold,
+      used: budget.used,
+      limit: budget.limit,
+      eventId,
+      createdAt: at,
+    };
     if (budget.apiKeyId !== undefined) alert.apiKeyId = budget.apiKeyId;
     return (await store.billing.recordAlert(alert, event, deliveries)) ? alert : undefined;
   }
@@ -98,7 +149,11 @@ export function createBillingAlerts(deps: { store: Store; clock: Clock; config: 
   const inFlight = new Set<Promise<unknown>>();
   const unsubscribe = events.on('task:settled', ({ task }) => {
     const checked = check(task)
-      .catch((err: Error) => deps.log(`billing: budget alerts after task ${task.id} not checked (${err.message}); the next charge checks again`))
+      .catch((err: Error) =>
+        deps.log(
+          `billing: budget alerts after task ${task.id} not checked (${err.message}); the next charge checks again`,
+        ),
+      )
       .finally(() => inFlight.delete(checked));
     inFlight.add(checked);
   });

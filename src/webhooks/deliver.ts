@@ -21,7 +21,14 @@ function fetcherFor(timeoutMs: number, allowPrivateAddresses: boolean): Fetcher 
   const key = `${timeoutMs}/${allowPrivateAddresses}`;
   let fetcher = fetchers.get(key);
   if (!fetcher) {
-    fetcher = createSafeFetcher({ allowPrivateAddresses, privateAddressesSetting: 'webhooks.allowPrivateAddresses', maxBytes: 1024 * 1024, timeoutMs, maxRedirects: 0, keepAlive: true });
+    fetcher = createSafeFetcher({
+      allowPrivateAddresses,
+      privateAddressesSetting: 'webhooks.allowPrivateAddresses',
+      maxBytes: 1024 * 1024,
+      timeoutMs,
+      maxRedirects: 0,
+      keepAlive: true,
+    });
     fetchers.set(key, fetcher);
   }
   return fetcher;

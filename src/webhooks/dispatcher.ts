@@ -108,7 +108,10 @@ export function createWebhookDispatcher(options: {
       if (stopped) return;
       const saved = await outbox.recordAttempt(delivery, result);
       spacePause = null;
-      const sent = 'skip' in result ? { httpStatus: null, latencyMs: 0, error: result.skip } : { httpStatus: result.status, latencyMs: result.latencyMs, error: result.error };
+      const sent =
+        'skip' in result
+          ? { httpStatus: null, latencyMs: 0, error: result.skip }
+          : { httpStatus: result.status, latencyMs: result.latencyMs, error: result.error };
       options.onAttempt?.({ delivery: saved, ...sent });
     } catch (err) {
       options.log(`webhooks: delivery ${delivery.id} attempt not recorded: ${(err as Error).message}`);

@@ -26,7 +26,10 @@ export class EndpointBackoff {
     const failures = (this.failing.get(url)?.failures ?? 0) + 1;
     // Set again, not updated, so the map's first key is always the longest quiet.
     this.failing.delete(url);
-    this.failing.set(url, { failures, until: this.now() + Math.min(maxMs, FIRST_COOLDOWN_MS * 2 ** Math.min(failures - 1, 30)) });
+    this.failing.set(url, {
+      failures,
+      until: this.now() + Math.min(maxMs, FIRST_COOLDOWN_MS * 2 ** Math.min(failures - 1, 30)),
+    });
     if (this.failing.size > MAX_TRACKED) this.failing.delete(this.failing.keys().next().value!);
   }
 

@@ -46,7 +46,12 @@ const viewOf = (d: DeliveryRecord, eventType: string): DeliveryView => ({
 });
 
 /** A new delivery of `event` to `url` (a dashboard webhook's, or a task's custom endpoint: webhookId null), due at once. */
-export const newDelivery = (event: Pick<EventRecord, 'id' | 'accountId'>, url: string, webhookId: string | null, at: string): DeliveryRecord => ({
+export const newDelivery = (
+  event: Pick<EventRecord, 'id' | 'accountId'>,
+  url: string,
+  webhookId: string | null,
+  at: string,
+): DeliveryRecord => ({
   id: randomId('dlv'),
   eventId: event.id,
   accountId: event.accountId,
@@ -120,14 +125,25 @@ export function createOutbox(deps: {
     return written;
   }
 
-  async function writeTaskEvent(task: TaskRecord, status: 'completed' | 'failed', found?: Promise<Endpoint[]>): Promise<void> {
+  async function writeTaskEvent(
+    task: TaskRecord,
+    status: 'completed' | 'failed',
+    found?: Promise<Endpoint[]>,
+  ): Promise<void> {
     const endpoints = (await found?.catch(() => undefined)) ?? (await endpointsOf(task, status));
     // Nobody to tell: keep only the mark, not a second copy of the result.
     if (endpoints.length === 0) return store.webhooks.markNoEvent(task.id);
     const at = isoTime(clock.now());
     const id = sortableId('evt', clock.now());
     const shown = deps.eventTask?.(task) ?? task;
-    const event: EventRecord = { id, type: settledEventKind(task), accountId: task.accountId, taskId: task.id, createdAt: at, payload: taskEventEnvelope(id, at, shown) };
+    const event: EventRecord = {
+      id,
+      type: settledEventKind(task),
+      accountId: task.accountId,
+      taskId: task.id,
+      createdAt: at,
+      payload: taskEventEnvelope(id, at, shown),
+    };
     await store.webhooks.recordEvent(
       event,
       endpoints.map((endpoint) => newDelivery(event, endpoint.url, endpoint.webhookId, at)),
@@ -144,10 +160,13 @@ export function createOutbox(deps: {
   // changed) between this answer and the event does not get it, as one added just after would
   // not; one deleted or disabled meanwhile is skipped at delivery (`message`).
   const found = createFoundEndpoints<Endpoint[]>(FOUND_KEPT);
-  const leaveAudience = events.setAudience(async (task, status) => (await found.find(task.id, status, () => endpointsOf(task, status))).length > 0);
+  const leaveAudience = events.setAudience(
+    async (task, status) => (await found.find(task.id, status, () => endpointsOf(task, status))).length > 0,
+  );
   const leaveSettled = events.on('task:settled', ({ task }) => {
-    recordTaskEvent(task, task.status === 'pending' ? undefined : found.take(task.id, task.status)).catch((err: Error) =>
-      deps.log(`webhooks: event for task ${task.id} not recorded yet (${err.message}); the next start records it`),
+    recordTaskEvent(task, task.status === 'pending' ? undefined : found.take(task.id, task.status)).catch(
+      (err: Error) =>
+        deps.log(`webhooks: event for task ${task.id} not recorded yet (${err.message}); the next start records it`),
     );
   });
 
@@ -165,7 +184,8 @@ export function createOutbox(deps: {
       const missing = await store.webhooks.settledWithoutEvent();
       // A chunk at a time, all in flight together: the journal's group commit then writes
       // each chunk in a few fsyncs instead of one per task.
-      for (let i = 0; i < missing.length; i += RECOVERY_CHUNK) await Promise.all(missing.slice(i, i + RECOVERY_CHUNK).map((task) => recordTaskEvent(task)));
+      for (let i = 0; i < missing.length; i += RECOVERY_CHUNK)
+        await Promise.all(missing.slice(i, i + RECOVERY_CHUNK).map((task) => recordTaskEvent(task)));
       return missing.length;
     },
 
@@ -174,7 +194,14 @@ export function createOutbox(deps: {
       const webhook = await deps.webhooks.owned(owner, webhookId);
       const at = isoTime(clock.now());
       const id = sortableId('evt', clock.now());
-      const event: EventRecord = { id, type: TEST_EVENT_KIND, accountId: webhook.accountId, taskId: null, createdAt: at, payload: { id, type: TEST_EVENT_KIND, createdAt: at, data: { webhookId } } };
+      const event: EventRecord = {
+        id,
+        type: TEST_EVENT_KIND,
+        accountId: webhook.accountId,
+        taskId: null,
+        createdAt: at,
+        payload: { id, type: TEST_EVENT_KIND, createdAt: at, data: { webhookId } },
+      };
       const record = newDelivery(event, webhook.url, webhook.id, at);
       await store.webhooks.recordEvent(event, [record]);
       due();
@@ -186,7 +213,11 @@ export function createOutbox(deps: {
      * when the next one left falls due (null when none is pending). Reads only the first
      * `limit + 1` in due order, so a large backlog costs no more than a small one.
      */
-    async due(now: number, limit: number, inFlight: ReadonlySet<string>): Promise<{ due: DeliveryRecord[]; nextAt: number | null }> {
+    async due(
+      now: number,
+      limit: number,
+      inFlight: ReadonlySet<string>,
+    ): Promise<{ due: DeliveryRecord[]; nextAt: number | null }> {
       const next = await store.webhooks.nextDeliveries(limit + 1, inFlight);
       const due: DeliveryRecord[] = [];
       for (const d of next) {
@@ -212,10 +243,19 @@ export function createOutbox(deps: {
      * Journals an attempt: 2xx → delivered; otherwise retried on the schedule until it runs out.
      * A dashboard webhook with no success for `disableAfterMs` is disabled, and the operator told.
      */
-    async recordAttempt(d: DeliveryRecord, result: { status: number | null; latencyMs: number; error?: string } | { skip: string }): Promise<DeliveryRecord> {
+    async recordAttempt(
+      d: DeliveryRecord,
+      result: { status: number | null; latencyMs: number; error?: string } | { skip: string },
+    ): Promise<DeliveryRecord> {
       const now = clock.now();
       const at = isoTime(now);
-      if ('skip' in result) return store.webhooks.recordAttempt(d.id, { at, status: null, latencyMs: 0, error: result.skip }, 'failed', null);
+      if ('skip' in result)
+        return store.webhooks.recordAttempt(
+          d.id,
+          { at, status: null, latencyMs: 0, error: result.skip },
+          'failed',
+          null,
+        );
       const ok = result.status !== null && result.status >= 200 && result.status < 300;
       const attempt: DeliveryAttempt = { at, status: result.status, latencyMs: result.latencyMs };
       if (!ok) attempt.error = result.error ?? `HTTP ${result.status}`;
@@ -238,7 +278,8 @@ export function createOutbox(deps: {
 
     async deliveries(owner: Owner, webhookId: string, limit = 50): Promise<DeliveryView[]> {
       const webhook = await store.webhooks.get(webhookId);
-      if (!webhook || !ownedBy(owner, webhook.accountId)) throw new AppError('WEBHOOK_NOT_FOUND', `no webhook ${webhookId}`);
+      if (!webhook || !ownedBy(owner, webhook.accountId))
+        throw new AppError('WEBHOOK_NOT_FOUND', `no webhook ${webhookId}`);
       return Promise.all((await store.webhooks.deliveriesOf(webhookId, limit)).map((d) => this.view(d)));
     },
 
@@ -247,7 +288,10 @@ export function createOutbox(deps: {
      * console's task inspector); null while none is recorded (pending, or no endpoint wanted it).
      * Another account's task is TASK_NOT_FOUND.
      */
-    async taskDeliveries(owner: Owner, taskId: string): Promise<{ event: EventRecord; deliveries: DeliveryView[] } | null> {
+    async taskDeliveries(
+      owner: Owner,
+      taskId: string,
+    ): Promise<{ event: EventRecord; deliveries: DeliveryView[] } | null> {
       const task = await store.tasks.get(taskId);
       if (!task || !ownedBy(owner, task.accountId)) throw new AppError('TASK_NOT_FOUND');
       const event = task.eventId ? await store.webhooks.getEvent(task.eventId) : undefined;
@@ -263,7 +307,11 @@ export function createOutbox(deps: {
   };
 
   async function updateHealth(webhookId: string, ok: boolean, now: number): Promise<void> {
-    const disabled = await store.webhooks.recordHealth(webhookId, { ok, at: isoTime(now), disableAfterMs: settings().disableAfterMs });
+    const disabled = await store.webhooks.recordHealth(webhookId, {
+      ok,
+      at: isoTime(now),
+      disableAfterMs: settings().disableAfterMs,
+    });
     if (disabled) deps.log(`webhooks: disabled webhook ${disabled.id} (${disabled.url}): ${disabled.disabledReason}`);
   }
 }

@@ -15,7 +15,13 @@ const LOOPBACK_NAME = /^(?:.+\.)?localhost\.?$/i;
  * resolver sees): that attempt's error names the address and the setting (docs/api/webhooks.md).
  */
 export function webhookTargetRefusal(url: string, allowPrivateAddresses: boolean): string | null {
-  const guard = createSafeFetcher({ allowPrivateAddresses, privateAddressesSetting: SETTING, maxBytes: 0, timeoutMs: 0, maxRedirects: 0 });
+  const guard = createSafeFetcher({
+    allowPrivateAddresses,
+    privateAddressesSetting: SETTING,
+    maxBytes: 0,
+    timeoutMs: 0,
+    maxRedirects: 0,
+  });
   try {
     guard.checkHost(url);
   } catch (err) {
@@ -23,6 +29,7 @@ export function webhookTargetRefusal(url: string, allowPrivateAddresses: boolean
     throw err;
   }
   const host = new URL(url).hostname;
-  if (!allowPrivateAddresses && !isIP(host) && LOOPBACK_NAME.test(host)) return `${host} is a loopback name user URLs may not reach (unless ${SETTING} is true)`;
+  if (!allowPrivateAddresses && !isIP(host) && LOOPBACK_NAME.test(host))
+    return `${host} is a loopback name user URLs may not reach (unless ${SETTING} is true)`;
   return null;
 }

@@ -43,7 +43,8 @@ async function quiet(h: Harness): Promise<void> {
   await webhooksQuiet(h);
 }
 
-const billingEvents = (receiver: Receiver) => receiver.received.map((r) => r.json).filter((json) => json?.type === 'billing.threshold_reached');
+const billingEvents = (receiver: Receiver) =>
+  receiver.received.map((r) => r.json).filter((json) => json?.type === 'billing.threshold_reached');
 /** The thresholds a receiver was told of, by scope, lowest first: events are delivered independently, in no set order (two crossed at once may arrive either way). */
 const thresholdsOf = (receiver: Receiver) =>
   billingEvents(receiver)
@@ -72,7 +73,14 @@ test('account thresholds: one signed event per threshold as charges cross it, no
   assert.match(verified.id, /^evt_/);
   assert.equal(verified.id, delivery.headers['webhook-id']);
   assert.match(verified.createdAt, /Z$/);
-  assert.deepEqual(verified.data, { scope: 'account', accountId: h.accountId, period: month, threshold: 50, used: '5.5', limit: '10' });
+  assert.deepEqual(verified.data, {
+    scope: 'account',
+    accountId: h.accountId,
+    period: month,
+    threshold: 50,
+    used: '5.5',
+    limit: '10',
+  });
 
   await charge(h, '0.5'); // 60 %: 50 already sent
   await quiet(h);
@@ -80,7 +88,14 @@ test('account thresholds: one signed event per threshold as charges cross it, no
   await charge(h, '2.5'); // 85 %
   await quiet(h);
   assert.deepEqual(thresholdsOf(receiver), ['account:50', 'account:80']);
-  assert.deepEqual(billingEvents(receiver)[1].data, { scope: 'account', accountId: h.accountId, period: month, threshold: 80, used: '8.5', limit: '10' });
+  assert.deepEqual(billingEvents(receiver)[1].data, {
+    scope: 'account',
+    accountId: h.accountId,
+    period: month,
+    threshold: 80,
+    used: '8.5',
+    limit: '10',
+  });
 
   // A credit raises the month's budget: 8.5 of 20 is back under 80 %; crossing it again sends nothing.
   await h.server.services.accounts.credit(h.accountId, 10_000_000, 'top-up');
@@ -90,7 +105,14 @@ test('account thresholds: one signed event per threshold as charges cross it, no
   await charge(h, '3.5'); // 20 of 20
   await quiet(h);
   assert.deepEqual(thresholdsOf(receiver), ['account:50', 'account:80', 'account:100']);
-  assert.deepEqual(billingEvents(receiver)[2].data, { scope: 'account', accountId: h.accountId, period: month, threshold: 100, used: '20', limit: '20' });
+  assert.deepEqual(billingEvents(receiver)[2].data, {
+    scope: 'account',
+    accountId: h.accountId,
+    period: month,
+    threshold: 100,
+    used: '20',
+    limit: '20',
+  });
   assert.equal(new Set(billingEvents(receiver).map((e) => e.id)).size, 3);
   assert.equal(receiver.received.length, 3, 'nothing but the billing events (the webhook subscribes to them only)');
 });
@@ -102,7 +124,11 @@ test('key thresholds against its spending limit; sent to webhooks not bound to o
   const otherKey = await startReceiver(t);
   const tasksOnly = await startReceiver(t);
   const { services } = h.server;
-  const limited = await services.apiKeys.create({ accountId: h.accountId, spendingLimit: 1_000_000, spendingLimitPeriod: 'day' });
+  const limited = await services.apiKeys.create({
+    accountId: h.accountId,
+    spendingLimit: 1_000_000,
+    spendingLimitPeriod: 'day',
+  });
   await hook(h, everyKey.url(), { events: ['all'] });
   await hook(h, thisKey.url(), { events: ['billing.threshold_reached'], apiKeyIds: [limited.apiKey.id] });
   await hook(h, otherKey.url(), { events: ['billing.threshold_reached'], apiKeyIds: [h.keyId] });
@@ -112,7 +138,15 @@ test('key thresholds against its spending limit; sent to webhooks not bound to o
   await quiet(h);
   assert.deepEqual(thresholdsOf(everyKey), ['key:50']);
   const event = billingEvents(everyKey)[0];
-  assert.deepEqual(event.data, { scope: 'key', accountId: h.accountId, apiKeyId: limited.apiKey.id, period: periodKey('day', Date.now()), threshold: 50, used: '0.5', limit: '1' });
+  assert.deepEqual(event.data, {
+    scope: 'key',
+    accountId: h.accountId,
+    apiKeyId: limited.apiKey.id,
+    period: periodKey('day', Date.now()),
+    threshold: 50,
+    used: '0.5',
+    limit: '1',
+  });
   assert.deepEqual(thresholdsOf(thisKey), ['key:50']);
   assert.equal(billingEvents(thisKey)[0].id, event.id, 'one event, delivered to each webhook');
   await charge(h, '0.5', limited.raw); // 100 %: crosses 80 and 100 at once
@@ -126,7 +160,11 @@ test('key thresholds against its spending limit; sent to webhooks not bound to o
   await charge(h, '0.25');
   await quiet(h);
   assert.equal(billingEvents(everyKey).length, 3);
-  const alerts = await Promise.all([50, 80, 100].map((threshold) => services.store.billing.getAlert(`${limited.apiKey.id}|${periodKey('day', Date.now())}|${threshold}`)));
+  const alerts = await Promise.all(
+    [50, 80, 100].map((threshold) =>
+      services.store.billing.getAlert(`${limited.apiKey.id}|${periodKey('day', Date.now())}|${threshold}`),
+    ),
+  );
   assert.deepEqual(
     alerts.map((alert) => [alert?.scope, alert?.threshold, alert?.used, alert?.limit]),
     [
@@ -141,7 +179,11 @@ test('20 parallel settlements crossing 50 % send one event', async (t) => {
   const h = await startService(t, { config: { ...FAST, work: { lanes: { test: 20 } } }, credit: 10 });
   const receiver = await startReceiver(t);
   await hook(h, receiver.url(), { events: ['billing.threshold_reached'] });
-  const created = await Promise.all(Array.from({ length: 20 }, () => h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 1, price: '0.3', delayMs: 100 } })));
+  const created = await Promise.all(
+    Array.from({ length: 20 }, () =>
+      h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 1, price: '0.3', delayMs: 100 } }),
+    ),
+  );
   assert.ok(created.every((res) => res.status === 201));
   await Promise.all(created.map((res) => waitForTask(h, res.json.data.taskId)));
   await quiet(h);

@@ -49,13 +49,21 @@ test('retention removes outputs, uploads and task records by age, each account w
 
   clock.advance(3 * DAY);
   const first = await sweep(h);
-  assert.deepEqual(first.retention, { outputs: 0, uploads: 1, tasks: 0, deliveries: 0, consoleSessions: 0 }, 'the upload is past 2d; no output is past 7d');
+  assert.deepEqual(
+    first.retention,
+    { outputs: 0, uploads: 1, tasks: 0, deliveries: 0, consoleSessions: 0 },
+    'the upload is past 2d; no output is past 7d',
+  );
   assert.equal((await send(h.url, 'GET', uploadPath)).status, 404, 'the uploaded image is gone');
   assert.equal((await send(h.url, 'GET', acmeTask.image)).status, 200);
 
   clock.advance(5 * DAY);
   const second = await sweep(h);
-  assert.deepEqual(second.retention, { outputs: 1, uploads: 0, tasks: 0, deliveries: 0, consoleSessions: 0 }, "acme's outputs are past 7d; globex keeps its own");
+  assert.deepEqual(
+    second.retention,
+    { outputs: 1, uploads: 0, tasks: 0, deliveries: 0, consoleSessions: 0 },
+    "acme's outputs are past 7d; globex keeps its own",
+  );
   const scrubbed = (await h.request('GET', `/tasks/${acmeTask.id}`, { auth: h.apiKey })).json.data;
   assert.equal(scrubbed.dataRemoved, true);
   assert.equal(scrubbed.dataRemovedAt, isoTime(clock.now()));
@@ -72,19 +80,30 @@ test('retention removes outputs, uploads and task records by age, each account w
 
   clock.advance(33 * DAY);
   const third = await sweep(h);
-  assert.deepEqual(third.retention, { outputs: 0, uploads: 0, tasks: 1, deliveries: 0, consoleSessions: 0 }, "globex's task record is past its 40d; acme keeps task records (off)");
+  assert.deepEqual(
+    third.retention,
+    { outputs: 0, uploads: 0, tasks: 1, deliveries: 0, consoleSessions: 0 },
+    "globex's task record is past its 40d; acme keeps task records (off)",
+  );
   assert.equal((await h.request('GET', `/tasks/${globexTask.id}`, { auth: globexKey })).status, 404);
   assert.equal((await send(h.url, 'GET', globexTask.image)).status, 404, 'its outputs went with it');
   assert.equal((await h.request('GET', `/tasks/${acmeTask.id}`, { auth: h.apiKey })).status, 200);
   assert.equal(await removedMetric(h, 'tasks'), 1);
   const doctor = await runAdminOp(services, 'doctor', { inventory: false });
   assert.equal(doctor.ledger.ok, true, doctor.ledger.problems.join('; '));
-  assert.deepEqual((await sweep(h)).retention, { outputs: 0, uploads: 0, tasks: 0, deliveries: 0, consoleSessions: 0 }, 'nothing twice');
+  assert.deepEqual(
+    (await sweep(h)).retention,
+    { outputs: 0, uploads: 0, tasks: 0, deliveries: 0, consoleSessions: 0 },
+    'nothing twice',
+  );
 });
 
 test('delivery logs are purged once past retention.deliveries, and expired console sessions past retention.consoleSessions', async (t) => {
   const clock = new ManualClock();
-  const h = await startService(t, { clock, config: { retention: { deliveries: '1d', consoleSessions: '1h' }, webhooks: { allowPrivateAddresses: true } } });
+  const h = await startService(t, {
+    clock,
+    config: { retention: { deliveries: '1d', consoleSessions: '1h' }, webhooks: { allowPrivateAddresses: true } },
+  });
   const { store } = h.server.services;
   const receiver = await startReceiver(t);
   assert.equal((await h.request('POST', '/webhook', { auth: h.token, body: { url: receiver.url() } })).status, 201);
@@ -119,7 +138,11 @@ test('delivery logs are purged once past retention.deliveries, and expired conso
   assert.equal(swept.retention.consoleSessions, 0, 'nothing twice');
   assert.equal(await removedMetric(h, 'consoleSessions'), 2);
   assert.deepEqual(await store.webhooks.deliveryCounts(), { pending: 0, delivered: 0, failed: 0 });
-  assert.equal(await store.webhooks.getEvent(eventId), undefined, 'the event and its payload went with its last delivery');
+  assert.equal(
+    await store.webhooks.getEvent(eventId),
+    undefined,
+    'the event and its payload went with its last delivery',
+  );
   assert.equal(await removedMetric(h, 'deliveries'), 1);
   // 25 hours on, both sessions are past the hour kept after they expired.
   assert.equal(await store.consoleSessions.getByHash('hash_cs_old'), undefined);
@@ -131,7 +154,16 @@ test('an expired console session is kept for retention.consoleSessions after it 
   const h = await startService(t, { clock, config: { retention: { consoleSessions: '2h' } } });
   const { store } = h.server.services;
   const expiresAt = isoTime(clock.now() - HOUR);
-  await store.consoleSessions.put({ id: 'cs_a', hash: 'hash_cs_a', kind: 'session', accountId: h.accountId, scopes: [], via: 'link', createdAt: isoTime(clock.now() - DAY), expiresAt });
+  await store.consoleSessions.put({
+    id: 'cs_a',
+    hash: 'hash_cs_a',
+    kind: 'session',
+    accountId: h.accountId,
+    scopes: [],
+    via: 'link',
+    createdAt: isoTime(clock.now() - DAY),
+    expiresAt,
+  });
   // A sign-in purges what is past the same retention, not everything expired.
   await consoleSignIn(h);
   await sweep(h);
@@ -158,11 +190,22 @@ test('the sweep goes through more than one batch, yielding between them', async 
   const h = await startService(t, { clock, config: { retention: { outputs: '1h' } } });
   const { services } = h.server;
   const ids: string[] = [];
-  for (let i = 0; i < 5; i++) ids.push((await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { metadata: { i: String(i) } } })).json.data.taskId);
+  for (let i = 0; i < 5; i++)
+    ids.push(
+      (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { metadata: { i: String(i) } } })).json.data
+        .taskId,
+    );
   for (const id of ids) await waitForTask(h, id);
   clock.advance(2 * HOUR);
   const logs: string[] = [];
-  const retention = createRetention({ store: services.store, config: services.config, clock, removal: services.dataRemoval, log: (m) => logs.push(m), batchSize: 2 });
+  const retention = createRetention({
+    store: services.store,
+    config: services.config,
+    clock,
+    removal: services.dataRemoval,
+    log: (m) => logs.push(m),
+    batchSize: 2,
+  });
   assert.deepEqual(await retention.sweep(), { outputs: 5, uploads: 0, tasks: 0, deliveries: 0, consoleSessions: 0 });
   assert.deepEqual(logs, ['retention: removed the outputs and text of 5 task(s) (retention.outputs)']);
   for (const id of ids) assert.ok((await services.store.tasks.get(id))!.dataRemovedAt);
@@ -173,10 +216,19 @@ test('the config refuses a retention that is not a duration or off, or below its
   for (const [retention, pattern] of [
     [{ tasks: '30d' }, /retention\.tasks: at least 31d \(so the current month's spend and usage stay whole\), not 30d/],
     [{ outputs: '30m' }, /retention\.outputs: at least 1h, not 30m/],
-    [{ deliveries: 'forever' }, /retention\.deliveries: a duration such as 30d, 12h or 90m, or "off" \(kept forever\), not "forever"/],
+    [
+      { deliveries: 'forever' },
+      /retention\.deliveries: a duration such as 30d, 12h or 90m, or "off" \(kept forever\), not "forever"/,
+    ],
   ] as const) {
     assert.throws(() => loadConfig({ env: {}, overrides: { retention } }), pattern);
   }
   const config = loadConfig({ env: {}, overrides: { retention: { tasks: '31d', outputs: 'off', uploads: '90m' } } });
-  assert.deepEqual(config.retention, { outputs: 'off', uploads: '90m', tasks: '31d', deliveries: '30d', consoleSessions: '7d' });
+  assert.deepEqual(config.retention, {
+    outputs: 'off',
+    uploads: '90m',
+    tasks: '31d',
+    deliveries: '30d',
+    consoleSessions: '7d',
+  });
 });

@@ -18,7 +18,14 @@ const SMALL_VIDEO = {
     placeholder: {
       provider: 'placeholder',
       price: { perSecond: '0.002', perInput: '0.0005' },
-      capabilities: { maxInputs: 1, negativePrompt: true, maxDurationS: 10, maxFps: 30, maxSize: '320x180', nativeSize: '160x90' },
+      capabilities: {
+        maxInputs: 1,
+        negativePrompt: true,
+        maxDurationS: 10,
+        maxFps: 30,
+        maxSize: '320x180',
+        nativeSize: '160x90',
+      },
     },
   },
 };
@@ -36,10 +43,29 @@ async function bytesUnder(dir: string): Promise<number> {
 
 /** A storage under test: its config, and what it holds in all, read from the disk or the bucket itself. */
 async function storageOf(t: TestContext, kind: 'local' | 's3') {
-  if (kind === 'local') return { config: SMALL_VIDEO, held: (h: Harness) => Promise.all([bytesUnder(join(h.dataDir, 'images')), bytesUnder(join(h.dataDir, 'videos'))]).then(([a, b]) => a + b) };
+  if (kind === 'local')
+    return {
+      config: SMALL_VIDEO,
+      held: (h: Harness) =>
+        Promise.all([bytesUnder(join(h.dataDir, 'images')), bytesUnder(join(h.dataDir, 'videos'))]).then(
+          ([a, b]) => a + b,
+        ),
+    };
   const s3 = await startS3(t);
   return {
-    config: { ...SMALL_VIDEO, images: { storage: 's3', s3: { bucket: s3.bucket, endpoint: s3.endpoint, prefix: 'fleet/', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } } },
+    config: {
+      ...SMALL_VIDEO,
+      images: {
+        storage: 's3',
+        s3: {
+          bucket: s3.bucket,
+          endpoint: s3.endpoint,
+          prefix: 'fleet/',
+          accessKeyId: 'S3RVER',
+          secretAccessKey: 'S3RVER',
+        },
+      },
+    },
     held: async () => (await s3.bytes('fleet/images/')) + (await s3.bytes('fleet/videos/')),
   };
 }
@@ -55,7 +81,11 @@ async function settled(h: Harness, path: string, body: unknown): Promise<any> {
 async function upload(h: Harness, data: Buffer): Promise<{ id: string; bytes: number }> {
   const form = new FormData();
   form.append('files', new Blob([new Uint8Array(data)]), 'mine.png');
-  const res = await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: form });
+  const res = await fetch(`${h.url}/image/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.apiKey}` },
+    body: form,
+  });
   assert.equal(res.status, 201);
   return ((await res.json()) as any).data.files[0];
 }
@@ -71,7 +101,10 @@ for (const kind of ['local', 's3'] as const) {
     const storage = await storageOf(t, kind);
     const h = await startService(t, { config: storage.config });
     const empty = await storedNow(h);
-    assert.deepEqual({ ...empty, at: undefined }, { at: undefined, bytes: 0, outputs: { bytes: 0 }, uploads: { count: 0, bytes: 0 } });
+    assert.deepEqual(
+      { ...empty, at: undefined },
+      { at: undefined, bytes: 0, outputs: { bytes: 0 }, uploads: { count: 0, bytes: 0 } },
+    );
     assert.match(empty.at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
     const images = await settled(h, '/image/generate', { prompt: 'a lighthouse at dusk', count: 2 });
@@ -97,7 +130,13 @@ for (const kind of ['local', 's3'] as const) {
     assert.equal(cli.code, 0, cli.stderr);
     assert.deepEqual({ ...cli.json.storage, at: undefined }, { ...full, at: undefined });
     const human = await runCli(['--data', h.dataDir, '--config', configFile, 'usage', '--account', 'acme']);
-    assert.match(human.stdout, new RegExp(`^stored now: ${bytesText(held).replace('.', '\\.')} \\(outputs ${bytesText(held - uploaded.bytes).replace('.', '\\.')}; 1 upload, `, 'm'));
+    assert.match(
+      human.stdout,
+      new RegExp(
+        `^stored now: ${bytesText(held).replace('.', '\\.')} \\(outputs ${bytesText(held - uploaded.bytes).replace('.', '\\.')}; 1 upload, `,
+        'm',
+      ),
+    );
     const page = await (await consoleSignIn(h)).get('/console/usage');
     assert.equal(page.status, 200);
     assert.match(page.text, /<h2 id="stored-title">Stored now<\/h2>/);

@@ -35,7 +35,13 @@ async function fiveTasks(t: Parameters<typeof startService>[0]) {
   const failed = await settled(h, h.apiKey, '/test/tasks', { items: 1, price: '1', failItems: [0] });
   assert.equal(failed.status, 'failed');
   clock.advance(1);
-  return { h, clock, secondKeyId: second.apiKey.id, model: generated.result.model as string, generateCost: generated.cost as string };
+  return {
+    h,
+    clock,
+    secondKeyId: second.apiKey.id,
+    model: generated.result.model as string,
+    generateCost: generated.cost as string,
+  };
 }
 
 const usage = (h: Harness, query: string, auth = h.token) => h.request('GET', `/usage${query}`, { auth });
@@ -49,7 +55,11 @@ test('GET /usage groups the charges by day, key, type and model; sorted by key, 
   const byDay = await usage(h, `${range}&groupBy=day`);
   assert.equal(byDay.status, 200, byDay.text);
   const { storage, ...charges } = byDay.json.data;
-  assert.equal(storage.bytes, storage.outputs.bytes + storage.uploads.bytes, 'beside the charges, the bytes stored now (test/api/usage-storage.test.ts)');
+  assert.equal(
+    storage.bytes,
+    storage.outputs.bytes + storage.uploads.bytes,
+    'beside the charges, the bytes stored now (test/api/usage-storage.test.ts)',
+  );
   assert.deepEqual(charges, {
     from: '2026-11-01T00:00:00.000Z',
     to: '2026-12-01T00:00:00.000Z',
@@ -98,7 +108,13 @@ test('GET /usage ranges: from inclusive, to exclusive, by settlement time; offse
   assert.equal(offset.json.data.total.tasks, 2);
   const before = await usage(h, '?from=2026-10-01&to=2026-11-20');
   const { storage: _, ...none } = before.json.data;
-  assert.deepEqual(none, { from: '2026-10-01T00:00:00.000Z', to: '2026-11-20T00:00:00.000Z', groupBy: 'day', total: { cost: '0', tasks: 0, items: 0 }, groups: [] });
+  assert.deepEqual(none, {
+    from: '2026-10-01T00:00:00.000Z',
+    to: '2026-11-20T00:00:00.000Z',
+    groupBy: 'day',
+    total: { cost: '0', tasks: 0, items: 0 },
+    groups: [],
+  });
 
   const recent = await usage(h, '');
   assert.equal(recent.json.data.to, new Date(clock.now()).toISOString());
@@ -106,7 +122,11 @@ test('GET /usage ranges: from inclusive, to exclusive, by settlement time; offse
   assert.equal(recent.json.data.total.tasks, 5);
   clock.set(DAY2 + 31 * 86_400_000);
   const later = (await h.server.services.tokens.issueAccessToken(h.accountId, ['manage'], 3_600_000)).accessToken;
-  assert.equal((await usage(h, '', later)).json.data.total.tasks, 0, 'a month later, the default range holds none of them');
+  assert.equal(
+    (await usage(h, '', later)).json.data.total.tasks,
+    0,
+    'a month later, the default range holds none of them',
+  );
   assert.equal((await usage(h, '?from=2026-11-01', later)).json.data.total.tasks, 5, 'from alone: to is now');
 });
 
@@ -139,15 +159,25 @@ test('GET /usage never answers 5xx to generated queries: 200 or 400 VALIDATION_E
   const h = await startService(t);
   const when = fc.oneof(
     fc.string(),
-    fc.date({ min: new Date('1900-01-01'), max: new Date('2200-01-01'), noInvalidDate: true }).map((d) => d.toISOString()),
-    fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
+    fc
+      .date({ min: new Date('1900-01-01'), max: new Date('2200-01-01'), noInvalidDate: true })
+      .map((d) => d.toISOString()),
+    fc
+      .date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+      .map((d) => d.toISOString().slice(0, 10)),
     fc.constantFrom('2026-02-29', '0000-01-01', '9999-12-31', '2026-11-01T00:00:00+14:00', '-1', ''),
   );
-  const query = fc.record({ from: when, to: when, groupBy: fc.oneof(fc.constantFrom('day', 'key', 'type', 'model'), fc.string()) }, { requiredKeys: [] });
+  const query = fc.record(
+    { from: when, to: when, groupBy: fc.oneof(fc.constantFrom('day', 'key', 'type', 'model'), fc.string()) },
+    { requiredKeys: [] },
+  );
   await fc.assert(
     fc.asyncProperty(query, async (q) => {
       const res = await usage(h, `?${new URLSearchParams(q as Record<string, string>)}`);
-      assert.ok(res.status === 200 || (res.status === 400 && res.json.code === 'VALIDATION_ERROR'), `${JSON.stringify(q)} → ${res.status} ${res.text}`);
+      assert.ok(
+        res.status === 200 || (res.status === 400 && res.json.code === 'VALIDATION_ERROR'),
+        `${JSON.stringify(q)} → ${res.status} ${res.text}`,
+      );
     }),
     { numRuns: 300 },
   );
@@ -181,7 +211,21 @@ test('imgtask usage --csv: a header row, one CRLF-ended row per group; --json th
   const { h, secondKeyId } = await fiveTasks(t);
   const configFile = join(await tempDir(t), 'store.json');
   await writeFile(configFile, JSON.stringify(h.storeConfig));
-  const cli = (...args: string[]) => runCli(['--data', h.dataDir, '--config', configFile, 'usage', '--account', 'acme', '--from', '2026-11-01', '--to', '2026-12-01', ...args]);
+  const cli = (...args: string[]) =>
+    runCli([
+      '--data',
+      h.dataDir,
+      '--config',
+      configFile,
+      'usage',
+      '--account',
+      'acme',
+      '--from',
+      '2026-11-01',
+      '--to',
+      '2026-12-01',
+      ...args,
+    ]);
 
   const csv = await cli('--csv');
   assert.equal(csv.code, 0, csv.stderr);
@@ -223,5 +267,8 @@ test('usage CSV quotes fields holding a comma, a quote or a line break (RFC 4180
     ],
     storage: { at: '2026-12-01T00:00:00.000Z', bytes: 0, outputs: { bytes: 0 }, uploads: { count: 0, bytes: 0 } },
   };
-  assert.equal(usageCsv(report), 'model,cost_usd,tasks,items\r\n"a,b",1,1,1\r\n"say ""hi""",1,1,1\r\n"two\nlines",1,1,1\r\n');
+  assert.equal(
+    usageCsv(report),
+    'model,cost_usd,tasks,items\r\n"a,b",1,1,1\r\n"say ""hi""",1,1,1\r\n"two\nlines",1,1,1\r\n',
+  );
 });

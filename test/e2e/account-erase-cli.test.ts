@@ -25,7 +25,11 @@ async function cliOf(t: TestContext, h: Harness) {
  */
 function runTyping(args: string[], answer: string): Promise<{ code: number | null; screen: string }> {
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const child = spawn('script', ['-qec', `${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}`, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(
+    'script',
+    ['-qec', `${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}`, '/dev/null'],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
   let screen = '';
   let typed = false;
   const onData = (chunk: Buffer) => {
@@ -50,11 +54,20 @@ test('imgtask accounts erase --yes removes everything of the account, keeps the 
   assert.equal((await h.request('POST', '/webhook', { auth: h.token, body: { url: receiver.url() } })).status, 201);
   const destination = { name: 'disk', provider: { id: 'local' }, config: { path: join(h.dataDir, 'exports', 'acme') } };
   assert.equal((await h.request('POST', '/destinations', { auth: h.token, body: destination })).status, 201);
-  const generated = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a red kite over dunes', metadata: { customer: 'c-77' } }, headers: { 'idempotency-key': 'k-1' } });
+  const generated = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a red kite over dunes', metadata: { customer: 'c-77' } },
+    headers: { 'idempotency-key': 'k-1' },
+  });
   assert.equal(generated.status, 201, generated.text);
   const done = await waitForTask(h, generated.json.data.taskId);
   const image = new URL(done.result.images[0].service_url).pathname;
-  const pending = (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { delayMs: 60_000, metadata: { customer: 'c-77' } } })).json.data.taskId;
+  const pending = (
+    await h.request('POST', '/test/tasks', {
+      auth: h.apiKey,
+      body: { delayMs: 60_000, metadata: { customer: 'c-77' } },
+    })
+  ).json.data.taskId;
   const upload = await uploadImage(h);
   await consoleSignIn(h);
   assert.equal((await send(h.url, 'GET', image)).status, 200);
@@ -66,7 +79,16 @@ test('imgtask accounts erase --yes removes everything of the account, keeps the 
   assert.equal(report.name, 'acme');
   assert.match(report.erasedAt, /^\d{4}-\d\d-\d\dT/);
   assert.deepEqual(
-    [report.keys, report.cancelled, report.tasks, report.uploads, report.webhooks, report.destinations, report.consoleSessions, report.idempotencyRecords],
+    [
+      report.keys,
+      report.cancelled,
+      report.tasks,
+      report.uploads,
+      report.webhooks,
+      report.destinations,
+      report.consoleSessions,
+      report.idempotencyRecords,
+    ],
     // Console: the sign-in link and the session it opened.
     [1, 1, 1, 1, 1, 1, 2, 1],
   );
@@ -119,7 +141,10 @@ test('imgtask accounts erase prints what it removed, a line each', async (t) => 
   assert.equal(erased.code, 0, erased.stderr);
   assert.match(erased.stdout, /^erased acc_\w+ \(was globex\) at \S+\n {2}nothing was left to remove\n$/);
   const acme = await cli.run('accounts', 'erase', 'acme', '--yes');
-  assert.match(acme.stdout, new RegExp(`^erased ${h.accountId} \\(was acme\\) at \\S+\\n  1 API key\\(s\\) revoked\\n$`));
+  assert.match(
+    acme.stdout,
+    new RegExp(`^erased ${h.accountId} \\(was acme\\) at \\S+\\n  1 API key\\(s\\) revoked\\n$`),
+  );
 });
 
 test('imgtask accounts erase without a terminal needs --yes (exit 2, nothing erased)', async (t) => {
@@ -127,12 +152,17 @@ test('imgtask accounts erase without a terminal needs --yes (exit 2, nothing era
   const cli = await cliOf(t, h);
   const refused = await cli.run('accounts', 'erase', 'acme');
   assert.equal(refused.code, 2);
-  assert.equal(refused.stderr.trim(), "imgtask: VALIDATION_ERROR: accounts erase asks for the account's name again on a terminal; give --yes to erase without asking (scripts)");
+  assert.equal(
+    refused.stderr.trim(),
+    "imgtask: VALIDATION_ERROR: accounts erase asks for the account's name again on a terminal; give --yes to erase without asking (scripts)",
+  );
   assert.equal((await h.server.services.store.accounts.get(h.accountId))!.name, 'acme');
   assert.equal((await send(h.url, 'GET', '/tasks', { auth: h.apiKey })).status, 200, 'its key still works');
 });
 
-test('on a terminal, imgtask accounts erase asks for the name again: another name erases nothing, the name erases', { skip: !hasScript && 'needs script (util-linux)' }, async (t) => {
+test('on a terminal, imgtask accounts erase asks for the name again: another name erases nothing, the name erases', {
+  skip: !hasScript && 'needs script (util-linux)',
+}, async (t) => {
   const h = await startService(t);
   const cli = await cliOf(t, h);
   const wrong = await runTyping(cli.args('accounts', 'erase', 'acme'), 'acm');

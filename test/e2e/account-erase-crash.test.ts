@@ -37,19 +37,36 @@ async function filesHolding(dir: string, marker: string): Promise<string[]> {
 async function eraseState(data: string, dbUrl: string | undefined, accountId: string) {
   if (dbUrl) {
     // The name is kept as its JSON text.
-    const [account] = await sql<{ erasing_since: string | null; erased_at: string | null; name: string }>(dbUrl, 'SELECT erasing_since, erased_at, name_key AS name FROM accounts WHERE id = $1', [
-      accountId,
-    ]);
+    const [account] = await sql<{ erasing_since: string | null; erased_at: string | null; name: string }>(
+      dbUrl,
+      'SELECT erasing_since, erased_at, name_key AS name FROM accounts WHERE id = $1',
+      [accountId],
+    );
     account.name = JSON.parse(account.name);
-    const [{ count }] = await sql<{ count: string }>(dbUrl, 'SELECT count(*) AS count FROM tasks WHERE account_id = $1 AND data_removed_at IS NULL', [accountId]);
-    return { erasingSince: account.erasing_since, erasedAt: account.erased_at, name: account.name, holdingData: Number(count) };
+    const [{ count }] = await sql<{ count: string }>(
+      dbUrl,
+      'SELECT count(*) AS count FROM tasks WHERE account_id = $1 AND data_removed_at IS NULL',
+      [accountId],
+    );
+    return {
+      erasingSince: account.erasing_since,
+      erasedAt: account.erased_at,
+      name: account.name,
+      holdingData: Number(count),
+    };
   }
   const store = await JsonStore.open({ dir: join(data, 'store'), snapshotOnClose: false });
   try {
     const account = (await store.accounts.get(accountId))!;
     let holdingData = 0;
-    for (const task of await store.tasks.all()) if (task.accountId === accountId && task.dataRemovedAt === undefined) holdingData++;
-    return { erasingSince: account.erasingSince ?? null, erasedAt: account.erasedAt ?? null, name: account.name, holdingData };
+    for (const task of await store.tasks.all())
+      if (task.accountId === accountId && task.dataRemovedAt === undefined) holdingData++;
+    return {
+      erasingSince: account.erasingSince ?? null,
+      erasedAt: account.erasedAt ?? null,
+      name: account.name,
+      holdingData,
+    };
   } finally {
     await store.close();
   }
@@ -61,14 +78,25 @@ const databaseOf = (storeConfig: Record<string, any>): string | undefined => sto
 async function setup(t: TestContext) {
   const data = await tempDir(t);
   const storeConfig = await testStoreConfig(t);
-  const overrides = deepMerge(storeConfig, { webhooks: { allowPrivateAddresses: true }, work: { lanes: { test: 16 } } });
+  const overrides = deepMerge(storeConfig, {
+    webhooks: { allowPrivateAddresses: true },
+    work: { lanes: { test: 16 } },
+  });
   const configFile = join(await tempDir(t), 'config.json');
   await writeFile(configFile, JSON.stringify(overrides));
   const cli = (...args: string[]) => runCli(['--data', data, '--config', configFile, ...args]);
   const created = await cli('accounts', 'create', 'acme', '--credit', '100', '--json');
   assert.equal(created.code, 0, created.stderr);
   const key: string = (await cli('keys', 'create', '--account', 'acme', '--json')).json.raw;
-  return { data, overrides, configFile, cli, key, accountId: created.json.id as string, dbUrl: databaseOf(storeConfig) };
+  return {
+    data,
+    overrides,
+    configFile,
+    cli,
+    key,
+    accountId: created.json.id as string,
+    dbUrl: databaseOf(storeConfig),
+  };
 }
 
 test('an erase killed in the middle is finished by the next start, nothing of it is served meanwhile, and then no byte of its prompts, metadata or webhook payloads is left (the whole data dir; on PostgreSQL every table)', async (t) => {
@@ -84,14 +112,19 @@ test('an erase killed in the middle is finished by the next start, nothing of it
   const images: string[] = [];
   const generates: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const res = await send(server.url, 'POST', '/image/generate', { auth: key, body: { prompt: `a kite, ${marker}`, metadata: { note: marker } } });
+    const res = await send(server.url, 'POST', '/image/generate', {
+      auth: key,
+      body: { prompt: `a kite, ${marker}`, metadata: { note: marker } },
+    });
     assert.equal(res.status, 201, res.text);
     generates.push(res.json.data.taskId);
   }
   const tasks: string[] = [];
   for (let start = 0; start < TASKS; start += 25) {
     const page = await Promise.all(
-      Array.from({ length: Math.min(25, TASKS - start) }, () => send(server.url, 'POST', '/test/tasks', { auth: key, body: { price: '0.01', metadata: { note: marker } } })),
+      Array.from({ length: Math.min(25, TASKS - start) }, () =>
+        send(server.url, 'POST', '/test/tasks', { auth: key, body: { price: '0.01', metadata: { note: marker } } }),
+      ),
     );
     for (const res of page) {
       assert.equal(res.status, 201, res.text);
@@ -112,10 +145,26 @@ test('an erase killed in the middle is finished by the next start, nothing of it
 
   // The erase, killed once its first batch of tasks is scrubbed: in the server (file store, through
   // its admin socket), or in the CLI's own process (PostgreSQL: the command works on the database).
-  const eraser = spawn(process.execPath, [BIN, '--data', data, '--config', configFile, 'accounts', 'erase', 'acme', '--yes', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const eraser = spawn(
+    process.execPath,
+    [BIN, '--data', data, '--config', configFile, 'accounts', 'erase', 'acme', '--yes', '--json'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const eraserExit = new Promise((resolve) => eraser.on('close', resolve));
   if (dbUrl) {
-    await eventually(async () => Number((await sql<{ n: string }>(dbUrl, 'SELECT count(*) AS n FROM tasks WHERE account_id = $1 AND data_removed_at IS NOT NULL', [accountId]))[0].n) >= 1, 60_000);
+    await eventually(
+      async () =>
+        Number(
+          (
+            await sql<{ n: string }>(
+              dbUrl,
+              'SELECT count(*) AS n FROM tasks WHERE account_id = $1 AND data_removed_at IS NOT NULL',
+              [accountId],
+            )
+          )[0].n,
+        ) >= 1,
+      60_000,
+    );
     eraser.kill('SIGKILL');
   } else {
     await eventually(() => server.log().includes('task(s) scrubbed so far'), 60_000);
@@ -128,7 +177,10 @@ test('an erase killed in the middle is finished by the next start, nothing of it
   assert.equal(half.erasedAt, null, 'and had not finished');
   assert.ok(half.holdingData > 0 && half.holdingData < TASKS + 3, `some tasks still held data: ${half.holdingData}`);
   if (dbUrl) {
-    assert.ok((await tablesHolding(dbUrl, marker)).length > 0, 'the dump finds the marker while the erase is half done');
+    assert.ok(
+      (await tablesHolding(dbUrl, marker)).length > 0,
+      'the dump finds the marker while the erase is half done',
+    );
     // The process still serving takes no credential of the account meanwhile.
     assert.equal((await send(server.url, 'GET', `/tasks/${tasks.at(-1)}`, { auth: key })).status, 401);
     server.child.kill('SIGKILL');

@@ -28,19 +28,42 @@ test("imgtask accounts set --retain-* sets an account's own retention; default f
   assert.deepEqual(set.json.retention, { outputs: '7d', uploads: 'off', tasks: '90d' });
   assert.deepEqual(set.json.retentionOverrides, { outputs: '7d', tasks: '90d' });
   assert.equal(set.json.weight, 1, 'the weight is left as it is');
-  assert.deepEqual((await h.server.services.store.accounts.get(h.accountId))!.retention, { outputs: '7d', tasks: '90d' }, 'stored');
+  assert.deepEqual(
+    (await h.server.services.store.accounts.get(h.accountId))!.retention,
+    { outputs: '7d', tasks: '90d' },
+    'stored',
+  );
 
   const human = await cli('accounts', 'set', 'acme', '--retain-uploads', '12h');
   assert.equal(human.code, 0, human.stderr);
-  assert.match(human.stdout, /^updated acc_\w+ {2}acme {2}balance 100 .*\nretention: outputs 7d \(this account\), uploads 12h \(this account\), tasks 90d \(this account\)\n$/);
+  assert.match(
+    human.stdout,
+    /^updated acc_\w+ {2}acme {2}balance 100 .*\nretention: outputs 7d \(this account\), uploads 12h \(this account\), tasks 90d \(this account\)\n$/,
+  );
 
-  const reset = await cli('accounts', 'set', 'acme', '--retain-outputs', 'default', '--retain-uploads', 'off', '--weight', '2');
+  const reset = await cli(
+    'accounts',
+    'set',
+    'acme',
+    '--retain-outputs',
+    'default',
+    '--retain-uploads',
+    'off',
+    '--weight',
+    '2',
+  );
   assert.equal(reset.code, 0, reset.stderr);
-  assert.match(reset.stdout, /weight 2\nretention: outputs 30d \(config\), uploads off \(this account\), tasks 90d \(this account\)\n$/);
+  assert.match(
+    reset.stdout,
+    /weight 2\nretention: outputs 30d \(config\), uploads off \(this account\), tasks 90d \(this account\)\n$/,
+  );
 
   const shown = await cli('accounts', 'show', 'acme');
   assert.equal(shown.code, 0, shown.stderr);
-  assert.equal(shown.stdout.split('\n')[1], 'retention: outputs 30d (config), uploads off (this account), tasks 90d (this account)');
+  assert.equal(
+    shown.stdout.split('\n')[1],
+    'retention: outputs 30d (config), uploads off (this account), tasks 90d (this account)',
+  );
   const json = await cli('accounts', 'show', 'acme', '--json');
   assert.deepEqual(json.json.retentionOverrides, { uploads: 'off', tasks: '90d' });
 });
@@ -49,10 +72,22 @@ test('accounts set refuses a retention below its floor or not a duration, and a 
   const h = await startService(t);
   const cli = await cliOf(t, h);
   for (const [args, message] of [
-    [['--retain-tasks', '7d'], `imgtask: VALIDATION_ERROR: --retain-tasks: at least 31d (so the current month's spend and usage stay whole), not 7d; "default" follows the config`],
-    [['--retain-outputs', '10m'], 'imgtask: VALIDATION_ERROR: --retain-outputs: at least 1h, not 10m; "default" follows the config'],
-    [['--retain-uploads', 'forever'], 'imgtask: VALIDATION_ERROR: --retain-uploads: a duration such as 30d, 12h or 90m, or "off" (kept forever), not "forever"; "default" follows the config'],
-    [[], 'imgtask: VALIDATION_ERROR: give what to change: --weight, --retain-outputs, --retain-uploads or --retain-tasks'],
+    [
+      ['--retain-tasks', '7d'],
+      `imgtask: VALIDATION_ERROR: --retain-tasks: at least 31d (so the current month's spend and usage stay whole), not 7d; "default" follows the config`,
+    ],
+    [
+      ['--retain-outputs', '10m'],
+      'imgtask: VALIDATION_ERROR: --retain-outputs: at least 1h, not 10m; "default" follows the config',
+    ],
+    [
+      ['--retain-uploads', 'forever'],
+      'imgtask: VALIDATION_ERROR: --retain-uploads: a duration such as 30d, 12h or 90m, or "off" (kept forever), not "forever"; "default" follows the config',
+    ],
+    [
+      [],
+      'imgtask: VALIDATION_ERROR: give what to change: --weight, --retain-outputs, --retain-uploads or --retain-tasks',
+    ],
   ] as const) {
     const res = await cli('accounts', 'set', 'acme', ...args);
     assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);

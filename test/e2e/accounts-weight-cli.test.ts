@@ -32,7 +32,10 @@ test('imgtask accounts set --weight changes the weight; accounts show and list (
 
   const human = await cli('accounts', 'set', h.accountId, '--weight', '100');
   assert.equal(human.code, 0, human.stderr);
-  assert.match(human.stdout, new RegExp(`^updated ${h.accountId}  acme  balance 100  reserved 0  available 100  weight 100\\n$`));
+  assert.match(
+    human.stdout,
+    new RegExp(`^updated ${h.accountId}  acme  balance 100  reserved 0  available 100  weight 100\\n$`),
+  );
 
   const shown = await cli('accounts', 'show', 'acme');
   assert.equal(shown.code, 0, shown.stderr);
@@ -79,12 +82,24 @@ test('the accounts service and the operator action refuse a bad weight with VALI
   const h = await startService(t);
   const { services } = h.server;
   for (const weight of [0, 101, 1.5, Number.NaN]) {
-    await assert.rejects(services.accounts.setWeight('acme', weight), (err: unknown) => err instanceof AppError && err.code === 'VALIDATION_ERROR', String(weight));
-    await assert.rejects(runAdminOp(services, 'accounts.set', { account: 'acme', weight }), (err: unknown) => err instanceof AppError && err.code === 'VALIDATION_ERROR', String(weight));
+    await assert.rejects(
+      services.accounts.setWeight('acme', weight),
+      (err: unknown) => err instanceof AppError && err.code === 'VALIDATION_ERROR',
+      String(weight),
+    );
+    await assert.rejects(
+      runAdminOp(services, 'accounts.set', { account: 'acme', weight }),
+      (err: unknown) => err instanceof AppError && err.code === 'VALIDATION_ERROR',
+      String(weight),
+    );
   }
   await assert.rejects(services.accounts.setWeight('acc_nope', 5), /no account "acc_nope"/);
   const set = await runAdminOp(services, 'accounts.set', { account: 'acme', weight: 7 });
   assert.equal(set.weight, 7);
-  assert.equal((await runAdminOp(services, 'accounts.show', { account: 'acme' })).weight, 7, 'the operator detail shows it');
+  assert.equal(
+    (await runAdminOp(services, 'accounts.show', { account: 'acme' })).weight,
+    7,
+    'the operator detail shows it',
+  );
   assert.equal((await services.accounts.views()).find((a) => a.name === 'acme')?.weight, 7);
 });

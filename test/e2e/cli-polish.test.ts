@@ -35,22 +35,50 @@ test('numbers and choices are checked by the CLI: one line naming the option and
     [['generate', 'x', '--count', '21'], /--count must be a whole number from 1 to 20/],
     [['generate', 'x', '--count', '1.5'], /--count must be a whole number from 1 to 20/],
     [['generate', 'x', '--quality', '0'], /--quality must be a whole number from 1 to 100/],
-    [['generate', 'x', '--size', 'huge'], /--size must be one of: auto, square, portrait, landscape, .*16:9.*1:1_4k.* \(not "huge"\)/],
+    [
+      ['generate', 'x', '--size', 'huge'],
+      /--size must be one of: auto, square, portrait, landscape, .*16:9.*1:1_4k.* \(not "huge"\)/,
+    ],
     [['generate', 'x', '--format', 'gif'], /--format must be one of: png, jpg, webp \(not "gif"\)/],
     [['remove-bg', 'https://example.com/a.png', '--format', 'jpg'], /--format must be one of: png, webp/],
     [['tasks', 'list', '--limit', 'lots'], /--limit must be a whole number from 1 to 100/],
     [['tasks', 'list', '--status', 'done'], /--status must be one of: pending, completed, failed/],
-    [['tasks', 'list', '--type', 'image.upscale'], /--type must be one of: image\.generate, image\.remove_background, image\.rate, image\.alt/],
+    [
+      ['tasks', 'list', '--type', 'image.upscale'],
+      /--type must be one of: image\.generate, image\.remove_background, image\.rate, image\.alt/,
+    ],
     [['--data', data, 'accounts', 'create', 'a', '--credit', 'ten'], /--credit must be a USD amount/],
     [['--data', data, 'accounts', 'credit', 'a', '-5'], /<usd> must be a USD amount/],
-    [['--data', data, 'keys', 'create', '--account', 'a', '--spending-limit', '1', '--period', 'year'], /--period must be one of: day, week, month/],
+    [
+      ['--data', data, 'keys', 'create', '--account', 'a', '--spending-limit', '1', '--period', 'year'],
+      /--period must be one of: day, week, month/,
+    ],
     [
       ['--data', data, 'keys', 'create', '--account', 'a', '--scopes', 'image:rate,everything'],
       /--scopes must be one of: image:generate, .*tasks:read, tasks:cancel, workflow:raw \(not "everything"\)/,
     ],
     [['--data', data, 'tokens', 'issue', '--account', 'a', '--ttl', 'forever'], /--ttl must be a duration/],
-    [['--data', data, 'webhooks', 'deliveries', 'whk_1', '--limit', '0'], /--limit must be a whole number from 1 to 1000/],
-    [['--data', data, 'destinations', 'create', '--account', 'a', '--name', 'n', '--provider', 'ftp', '--settings', '{}'], /--provider must be one of: local, s3, http/],
+    [
+      ['--data', data, 'webhooks', 'deliveries', 'whk_1', '--limit', '0'],
+      /--limit must be a whole number from 1 to 1000/,
+    ],
+    [
+      [
+        '--data',
+        data,
+        'destinations',
+        'create',
+        '--account',
+        'a',
+        '--name',
+        'n',
+        '--provider',
+        'ftp',
+        '--settings',
+        '{}',
+      ],
+      /--provider must be one of: local, s3, http/,
+    ],
     [['--data', data, 'dashboard', '--interval', '10'], /--interval must be a whole number from 200 to 60000/],
     [['--data', data, 'serve', '--port', '70000'], /--port must be a whole number from 0 to 65535/],
   ];
@@ -97,7 +125,10 @@ test('serve on a port in use points at --port; a data dir that cannot be one is 
   assert.equal(isFile.code, 1);
   oneLine(isFile.stderr);
   noStackTrace(isFile.stderr);
-  assert.ok(isFile.stderr.includes(`cannot use the data dir ${file}: it is a file, not a directory (EEXIST)`), isFile.stderr);
+  assert.ok(
+    isFile.stderr.includes(`cannot use the data dir ${file}: it is a file, not a directory (EEXIST)`),
+    isFile.stderr,
+  );
   assert.match(isFile.stderr, /--data DIR/);
 
   const under = await runCli(['--data', join(file, 'sub'), 'accounts', 'list']);
@@ -121,7 +152,10 @@ test('serve on a port in use points at --port; a data dir that cannot be one is 
     oneLine(refused.stderr);
     noStackTrace(refused.stderr);
     assert.ok(refused.stderr.includes(`cannot use the data dir ${denied}:`), refused.stderr);
-    assert.match(refused.stderr, /\((EACCES|EPERM|EROFS)\); give this user write access to it, or pick a data dir it can write with --data DIR/);
+    assert.match(
+      refused.stderr,
+      /\((EACCES|EPERM|EROFS)\); give this user write access to it, or pick a data dir it can write with --data DIR/,
+    );
   }
 });
 
@@ -131,7 +165,12 @@ test('the dashboard with no server says how to start one and exits 1 at once', a
   const result = await runCli(['--data', data, 'dashboard']);
   assert.equal(result.code, 1);
   oneLine(result.stderr);
-  assert.ok(result.stderr.includes(`no server is running on the data dir ${data}: start one with \`imgtask --data ${data} serve\``), result.stderr);
+  assert.ok(
+    result.stderr.includes(
+      `no server is running on the data dir ${data}: start one with \`imgtask --data ${data} serve\``,
+    ),
+    result.stderr,
+  );
   assert.ok(Date.now() - started < 20_000, 'it does not wait for a server');
 });
 
@@ -143,7 +182,10 @@ test('against a running server: failed sync rate/alt exit 3 with the task error,
   await writeFile(
     config,
     JSON.stringify({
-      embedded: { altText: { enabled: true, ocr: false }, backgroundRemoval: { enabled: false, model: 'small', threads: 1, timeoutMs: 1000 } },
+      embedded: {
+        altText: { enabled: true, ocr: false },
+        backgroundRemoval: { enabled: false, model: 'small', threads: 1, timeoutMs: 1000 },
+      },
       destinations: { local: { allowedRoots: [dest] } },
     }),
   );
@@ -178,7 +220,10 @@ test('against a running server: failed sync rate/alt exit 3 with the task error,
     assert.equal(failed.code, 3, `${command}: ${failed.stderr}`);
     assert.equal(failed.json.status, 'failed');
     assert.equal(failed.json.type, `image.${command}`);
-    assert.match(failed.stderr, new RegExp(`^imgtask: task ${failed.json.id} failed: FETCH_FAILED: every URL failed \\(FETCH_FAILED\\)\\n$`));
+    assert.match(
+      failed.stderr,
+      new RegExp(`^imgtask: task ${failed.json.id} failed: FETCH_FAILED: every URL failed \\(FETCH_FAILED\\)\\n$`),
+    );
   }
 
   const photo = join(data, 'photo.png');
@@ -195,17 +240,37 @@ test('against a running server: failed sync rate/alt exit 3 with the task error,
   if (!hasScript) return t.diagnostic('script (util-linux) is not installed: terminal checks skipped');
   const ratedOnTerminal = await runInTerminal(['rate', photo], env);
   assert.equal(ratedOnTerminal.code, 0, ratedOnTerminal.screen);
-  assert.match(ratedOnTerminal.screen, new RegExp(`${photo.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(img_\\w+\\): sfw`));
+  assert.match(
+    ratedOnTerminal.screen,
+    new RegExp(`${photo.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(img_\\w+\\): sfw`),
+  );
 
   const out = join(data, 'out');
-  const watched = await runInTerminal(['generate', 'a quiet harbour', '--count', '2', '--magic', '--rating', 'nsfw_sfw', '--destination', 'media', '--watch', '--out', out], env);
+  const watched = await runInTerminal(
+    [
+      'generate',
+      'a quiet harbour',
+      '--count',
+      '2',
+      '--magic',
+      '--rating',
+      'nsfw_sfw',
+      '--destination',
+      'media',
+      '--watch',
+      '--out',
+      out,
+    ],
+    env,
+  );
   assert.equal(watched.code, 0, watched.screen);
   const saved = (await readdir(out)).sort();
   assert.equal(saved.length, 2);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: terminal escape sequences, taken out to read the text
   const screen = watched.screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
   assert.equal(screen.match(/prompt rewritten: a quiet harbour/g)?.length, 1, `the report is printed once:\n${screen}`);
-  for (const file of saved) assert.equal(screen.split(`saved ${join(out, file)}`).length - 1, 1, `saved ${file} once:\n${screen}`);
+  for (const file of saved)
+    assert.equal(screen.split(`saved ${join(out, file)}`).length - 1, 1, `saved ${file} once:\n${screen}`);
   assert.equal(screen.match(/rating sfw/g)?.length, 2);
   assert.equal(screen.match(/destination media ✓ \S+\/img_\w+\.webp/g)?.length, 2);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes are what is looked for

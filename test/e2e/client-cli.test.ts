@@ -20,7 +20,10 @@ test('client commands against a running server: generate --watch --out, upload, 
           options: { fail: { code: 'RESTRICTED_CONTENT', every: 2 } },
         },
       },
-      embedded: { altText: { enabled: true, ocr: false }, backgroundRemoval: { enabled: false, model: 'small', threads: 1, timeoutMs: 1000 } },
+      embedded: {
+        altText: { enabled: true, ocr: false },
+        backgroundRemoval: { enabled: false, model: 'small', threads: 1, timeoutMs: 1000 },
+      },
     }),
   );
   const serve = await startServeProcess(['--data', data, '--config', config]);
@@ -31,7 +34,19 @@ test('client commands against a running server: generate --watch --out, upload, 
   const cli = (...args: string[]) => runCli(args, env);
 
   const out = join(data, 'out');
-  const watched = await cli('generate', 'a quiet harbour', '--count', '2', '--format', 'png', '--seed', '42', '--watch', '--out', out);
+  const watched = await cli(
+    'generate',
+    'a quiet harbour',
+    '--count',
+    '2',
+    '--format',
+    'png',
+    '--seed',
+    '42',
+    '--watch',
+    '--out',
+    out,
+  );
   assert.equal(watched.code, 0, watched.stderr);
   assert.equal(watched.json.status, 'completed', 'without a terminal the output is one JSON document');
   assert.deepEqual(
@@ -42,7 +57,10 @@ test('client commands against a running server: generate --watch --out, upload, 
   const badSeed = await cli('generate', 'x', '--seed', '-1');
   assert.equal(badSeed.code, 2, 'a seed out of range is refused before anything is sent');
   assert.match(badSeed.stderr, /--seed must be a whole number from 0 to 4294967295/);
-  assert.deepEqual((await readdir(out)).sort(), watched.json.result.images.map((i: { id: string }) => `${i.id}.png`).sort());
+  assert.deepEqual(
+    (await readdir(out)).sort(),
+    watched.json.result.images.map((i: { id: string }) => `${i.id}.png`).sort(),
+  );
 
   const partly = await cli('generate', 'x', '--model', 'flaky', '--count', '2', '--watch', '--json');
   assert.equal(partly.code, 4, 'exit 4: the task completed but an image failed');
@@ -71,7 +89,10 @@ test('client commands against a running server: generate --watch --out, upload, 
 
   const created = await cli('generate', 'later', '--json');
   const pat = created.json.access.publicAccessToken;
-  const viaPat = await runCli(['tasks', 'watch', created.json.taskId, '--json'], { IMGTASK_URL: serve.url, IMGTASK_API_KEY: pat });
+  const viaPat = await runCli(['tasks', 'watch', created.json.taskId, '--json'], {
+    IMGTASK_URL: serve.url,
+    IMGTASK_API_KEY: pat,
+  });
   assert.equal(viaPat.code, 0, viaPat.stderr);
   assert.equal(viaPat.json.status, 'completed');
   assert.equal(viaPat.json.result.images.length, 1);
@@ -88,7 +109,10 @@ test('client commands against a running server: generate --watch --out, upload, 
   assert.equal(refused.code, 2, 'a schema rejection is a bad argument');
   assert.equal(refused.json.error.code, 'SCHEMA_REJECTED');
   assert.match(refused.json.error.message, /model: .*"placeholder"/);
-  const unreachable = await runCli(['tasks', 'list', '--json'], { IMGTASK_URL: 'http://127.0.0.1:1', IMGTASK_API_KEY: key });
+  const unreachable = await runCli(['tasks', 'list', '--json'], {
+    IMGTASK_URL: 'http://127.0.0.1:1',
+    IMGTASK_API_KEY: key,
+  });
   assert.equal(unreachable.code, 1);
   assert.equal(unreachable.json.error.code, 'UNREACHABLE');
 });

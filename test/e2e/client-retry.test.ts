@@ -39,7 +39,10 @@ async function breakingProxy(t: { after: (fn: () => unknown) => void }, target: 
 test('a create whose answer is lost on the way is sent again with its idempotency key: one task, the first answer', async (t) => {
   const h = await startService(t);
   const proxy = await breakingProxy(t, h.url, 1);
-  const created = await runCli(['generate', 'a lighthouse at dusk', '--json'], { IMGTASK_URL: proxy.url, IMGTASK_API_KEY: h.apiKey });
+  const created = await runCli(['generate', 'a lighthouse at dusk', '--json'], {
+    IMGTASK_URL: proxy.url,
+    IMGTASK_API_KEY: h.apiKey,
+  });
   assert.equal(created.code, 0, created.stderr);
   assert.ok(proxy.connections() >= 2, 'the first connection was broken, the request sent again');
   const listed = await h.request('GET', '/tasks', { auth: h.apiKey });
@@ -51,7 +54,10 @@ test('a create whose answer is lost on the way is sent again with its idempotenc
 test('a create that keeps losing its answer fails UNREACHABLE after 3 attempts, having created one task', async (t) => {
   const h = await startService(t);
   const proxy = await breakingProxy(t, h.url, 100);
-  const created = await runCli(['generate', 'a harbour', '--json'], { IMGTASK_URL: proxy.url, IMGTASK_API_KEY: h.apiKey });
+  const created = await runCli(['generate', 'a harbour', '--json'], {
+    IMGTASK_URL: proxy.url,
+    IMGTASK_API_KEY: h.apiKey,
+  });
   assert.equal(created.code, 1, created.stdout);
   assert.match(created.stderr, /cannot reach/);
   assert.equal(proxy.connections(), 3);

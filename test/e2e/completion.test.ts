@@ -6,7 +6,9 @@ import test from 'node:test';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as {
+  version: string;
+};
 
 const hasShell = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
 
@@ -78,7 +80,13 @@ _imgtask; printf '%s\\n' "\${COMPREPLY[@]}"`;
   assert.deepEqual(complete('imgtask', 'accounts', ''), ['create', 'credit', 'set', 'erase', 'list', 'show']);
   // `tasks` after --data is the value of --data, not a command.
   assert.ok(complete('imgtask', '--data', 'tasks', '').includes('serve'));
-  assert.deepEqual(complete('imgtask', '--data', '/srv/imgtask', 'tasks', ''), ['list', 'show', 'watch', 'cancel', 'delete']);
+  assert.deepEqual(complete('imgtask', '--data', '/srv/imgtask', 'tasks', ''), [
+    'list',
+    'show',
+    'watch',
+    'cancel',
+    'delete',
+  ]);
   assert.deepEqual(complete('imgtask', 'keys', 'create', '--sp'), ['--spending-limit']);
   assert.ok(complete('imgtask', 'keys', 'create', '--').includes('--data'), 'global options complete after a command');
   assert.deepEqual(complete('imgtask', 'completion', ''), ['bash', 'zsh', 'fish']);

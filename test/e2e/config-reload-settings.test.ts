@@ -26,9 +26,11 @@ async function createTestTask(h: Harness, body: Record<string, unknown> = {}): P
   return res.json.data.taskId;
 }
 
-const createStatus = async (h: Harness, body: Record<string, unknown> = {}) => (await h.request('POST', '/test/tasks', { auth: h.apiKey, body })).status;
+const createStatus = async (h: Harness, body: Record<string, unknown> = {}) =>
+  (await h.request('POST', '/test/tasks', { auth: h.apiKey, body })).status;
 
-const statusOf = async (h: Harness, taskId: string): Promise<string> => (await h.request('GET', `/tasks/${taskId}/status`, { auth: h.apiKey })).json.data.status;
+const statusOf = async (h: Harness, taskId: string): Promise<string> =>
+  (await h.request('GET', `/tasks/${taskId}/status`, { auth: h.apiKey })).json.data.status;
 
 /** The `taskId:index:attempt` lines test tasks append to their run log as each attempt starts. */
 async function runsIn(runLog: string): Promise<string[]> {
@@ -54,7 +56,8 @@ async function settledDeliveries(h: Harness, webhookId: string, count: number): 
   return deliveries;
 }
 
-const attemptStatuses = (delivery: { attempts: Array<{ status: number | null }> }) => delivery.attempts.map((a) => a.status);
+const attemptStatuses = (delivery: { attempts: Array<{ status: number | null }> }) =>
+  delivery.attempts.map((a) => a.status);
 
 /** A GET on a connection of its own, closed after the answer, so stopping the server never waits on it. */
 function getOnce(url: string): Promise<{ status: number; headers: IncomingHttpHeaders }> {
@@ -75,7 +78,12 @@ function placeholderPricedAt(h: Harness, perImage: string): JsonObject {
 test('a reload that changes a model price is used by the next estimate', async (t) => {
   const h = await startService(t);
   const estimate = async () => {
-    const { estimatedCost, items } = (await h.request('POST', '/tasks/estimate', { auth: h.apiKey, body: { type: 'image.generate', request: { prompt: 'p', count: 2 } } })).json.data;
+    const { estimatedCost, items } = (
+      await h.request('POST', '/tasks/estimate', {
+        auth: h.apiKey,
+        body: { type: 'image.generate', request: { prompt: 'p', count: 2 } },
+      })
+    ).json.data;
     return { estimatedCost, items };
   };
   assert.deepEqual(await estimate(), { estimatedCost: '0.002', items: ['0.001', '0.001'] });
@@ -86,12 +94,17 @@ test('a reload that changes a model price is used by the next estimate', async (
 
 test('a reload that adds a model makes POST /image/generate accept it', async (t) => {
   const h = await startService(t);
-  const generate = () => h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a kite', model: 'sketch' } });
+  const generate = () =>
+    h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a kite', model: 'sketch' } });
   const unknown = await generate();
   assert.equal(unknown.status, 400);
   assert.deepEqual(unknown.json.error[0].path, ['model']);
 
-  const sketch = { provider: 'placeholder', price: { perImage: '0.002', perInput: '0' }, capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false } };
+  const sketch = {
+    provider: 'placeholder',
+    price: { perImage: '0.002', perInput: '0' },
+    capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false },
+  };
   await reloadWith(h, { models: { sketch } });
   const accepted = await generate();
   assert.equal(accepted.status, 201, accepted.text);
@@ -145,8 +158,12 @@ test('a reload that sets limits.maxQueueDelaySeconds refuses creates behind a lo
 test('a reload that sets cors.origins makes answers to that origin carry CORS headers; emptying it removes them', async (t) => {
   const h = await startService(t);
   const origin = 'https://app.example.test';
-  const allowOrigin = async () => (await h.request('GET', '/tasks', { auth: h.apiKey, headers: { origin } })).headers.get('access-control-allow-origin');
-  const preflightStatus = async () => (await h.request('OPTIONS', '/tasks', { headers: { origin, 'access-control-request-method': 'GET' } })).status;
+  const allowOrigin = async () =>
+    (await h.request('GET', '/tasks', { auth: h.apiKey, headers: { origin } })).headers.get(
+      'access-control-allow-origin',
+    );
+  const preflightStatus = async () =>
+    (await h.request('OPTIONS', '/tasks', { headers: { origin, 'access-control-request-method': 'GET' } })).status;
   assert.deepEqual([await allowOrigin(), await preflightStatus()], [null, 404]);
 
   await reloadWith(h, { cors: { origins: [origin] } });
@@ -161,16 +178,25 @@ async function laneConcurrencyFollowsReload(h: Harness, raised: JsonObject, runL
   const first = await createTestTask(h, { delayMs: 300, runLog });
   const second = await createTestTask(h, { delayMs: 300, runLog });
   await eventually(async () => (await startedTasks(runLog)).has(second));
-  assert.equal(await statusOf(h, first), 'completed', 'one at a time: the second started only once the first had settled');
+  assert.equal(
+    await statusOf(h, first),
+    'completed',
+    'one at a time: the second started only once the first had settled',
+  );
   await waitForTask(h, second);
 
   await reloadWith(h, raised);
-  const trio = [await createTestTask(h, { delayMs: 1500, runLog }), await createTestTask(h, { delayMs: 1500, runLog }), await createTestTask(h, { delayMs: 1500, runLog })];
+  const trio = [
+    await createTestTask(h, { delayMs: 1500, runLog }),
+    await createTestTask(h, { delayMs: 1500, runLog }),
+    await createTestTask(h, { delayMs: 1500, runLog }),
+  ];
   await eventually(async () => {
     const started = await startedTasks(runLog);
     return trio.every((id) => started.has(id));
   });
-  for (const id of trio) assert.equal(await statusOf(h, id), 'pending', 'three at once: all started before any settled');
+  for (const id of trio)
+    assert.equal(await statusOf(h, id), 'pending', 'three at once: all started before any settled');
 }
 
 test('a reload that raises work.lanes.test lets more of its tasks run at once', async (t) => {
@@ -184,9 +210,13 @@ test('a reload that raises work.defaultConcurrency lets more tasks of a lane wit
 });
 
 test('a reload that raises webhooks.concurrency lets more deliveries run at once', async (t) => {
-  const h = await startService(t, { config: { webhooks: { allowPrivateAddresses: true, concurrency: 1, timeoutMs: 10_000 } } });
+  const h = await startService(t, {
+    config: { webhooks: { allowPrivateAddresses: true, concurrency: 1, timeoutMs: 10_000 } },
+  });
   const receiver = await startHoldingReceiver(t);
-  const toThreeEndpoints = (tag: string) => ({ webhook: { custom: [1, 2, 3].map((n) => ({ url: receiver.url(`/${tag}/${n}`) })) } });
+  const toThreeEndpoints = (tag: string) => ({
+    webhook: { custom: [1, 2, 3].map((n) => ({ url: receiver.url(`/${tag}/${n}`) })) },
+  });
 
   await createTestTask(h, toThreeEndpoints('before'));
   // Each delivery is held until answered: with one at a time, the next arrives only after that.
@@ -204,7 +234,9 @@ test('a reload that raises webhooks.concurrency lets more deliveries run at once
 });
 
 test("a reload that raises webhooks.timeoutMs lets a slow receiver's answer count", async (t) => {
-  const h = await startService(t, { config: { webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0], timeoutMs: 200 } } });
+  const h = await startService(t, {
+    config: { webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0], timeoutMs: 200 } },
+  });
   const slow = await startHoldingReceiver(t, { answerAfterMs: 600 });
   const webhookId = await createWebhook(h, slow.url());
 
@@ -222,7 +254,9 @@ test("a reload that raises webhooks.timeoutMs lets a slow receiver's answer coun
 });
 
 test('a reload that shortens webhooks.retryScheduleMs retries the next failed delivery on the new schedule', async (t) => {
-  const h = await startService(t, { config: { webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, HOUR] } } });
+  const h = await startService(t, {
+    config: { webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, HOUR] } },
+  });
   const receiver = await startReceiver(t, [500, 500, 200]);
   const webhookId = await createWebhook(h, receiver.url());
 
@@ -288,7 +322,8 @@ test('a reload that shortens webhooks.disableAfterMs disables a failing webhook 
 test('a reload that sets fetch.allowPrivateAddresses lets rating fetch a loopback URL', async (t) => {
   const h = await startService(t);
   const url = await serveFiles(t, { '/light.png': await makeImage() });
-  const rate = () => h.request('POST', '/image/rate', { auth: h.apiKey, body: { mode: 'nsfw_sfw', urls: [url('/light.png')] } });
+  const rate = () =>
+    h.request('POST', '/image/rate', { auth: h.apiKey, body: { mode: 'nsfw_sfw', urls: [url('/light.png')] } });
   const refused = await rate();
   assert.equal(refused.status, 500);
   assert.match(refused.json.message, /FETCH_FAILED/);
@@ -304,7 +339,8 @@ test('a reload that raises fetch.maxBytes lets rating fetch a larger image', asy
   const image = await makeImage();
   assert.ok(image.length > 1024, 'the image is over the first limit');
   const url = await serveFiles(t, { '/light.png': image });
-  const rate = () => h.request('POST', '/image/rate', { auth: h.apiKey, body: { mode: 'nsfw_sfw', urls: [url('/light.png')] } });
+  const rate = () =>
+    h.request('POST', '/image/rate', { auth: h.apiKey, body: { mode: 'nsfw_sfw', urls: [url('/light.png')] } });
   const refused = await rate();
   assert.equal(refused.status, 500);
   assert.match(refused.json.message, /FETCH_FAILED/);
@@ -316,7 +352,11 @@ test('a reload that raises fetch.maxBytes lets rating fetch a larger image', asy
 test('a reload that adds a folder to destinations.local.allowedRoots lets local destinations write under it', async (t) => {
   const root = await tempDir(t);
   const h = await startService(t);
-  const create = () => h.request('POST', '/destinations', { auth: h.token, body: { name: 'disk', provider: { id: 'local' }, config: { path: join(root, 'out') } } });
+  const create = () =>
+    h.request('POST', '/destinations', {
+      auth: h.token,
+      body: { name: 'disk', provider: { id: 'local' }, config: { path: join(root, 'out') } },
+    });
   const refused = await create();
   assert.equal(refused.status, 400);
   assert.equal(refused.json.code, 'VALIDATION_ERROR');
@@ -336,7 +376,10 @@ test('a reload that adds a folder to destinations.local.allowedRoots lets local 
 test('a reload that sets destinations.allowPrivateAddresses lets an HTTP destination reach a loopback storage', async (t) => {
   const h = await startService(t);
   const storage = await startReceiver(t);
-  const created = await h.request('POST', '/destinations', { auth: h.token, body: { name: 'put', provider: { id: 'http' }, config: { urlTemplate: storage.url('/{key}') } } });
+  const created = await h.request('POST', '/destinations', {
+    auth: h.token,
+    body: { name: 'put', provider: { id: 'http' }, config: { urlTemplate: storage.url('/{key}') } },
+  });
   assert.equal(created.status, 201, created.text);
   const testWrite = () => h.request('POST', `/destinations/${created.json.data.id}/test`, { auth: h.token });
   const refused = await testWrite();
@@ -445,28 +488,48 @@ test('a reload that shortens auth.accessTokenTtl shortens the tokens the operato
   assert.equal(Date.parse(quarterHour.expiresAt) - clock.now(), 15 * MINUTE);
   clock.advance(20 * MINUTE);
   assert.equal((await h.request('GET', '/webhook', { auth: hourLong.accessToken })).status, 200);
-  assert.equal((await h.request('GET', '/webhook', { auth: quarterHour.accessToken })).status, 401, 'the shorter token has expired');
+  assert.equal(
+    (await h.request('GET', '/webhook', { auth: quarterHour.accessToken })).status,
+    401,
+    'the shorter token has expired',
+  );
 });
 
 /** Ids of the worker threads running (the embedded models each run in one). */
-const workerThreadIds = () => (process.report.getReport() as { workers: Array<{ header: { threadId: number } }> }).workers.map((w) => w.header.threadId).sort();
+const workerThreadIds = () =>
+  (process.report.getReport() as { workers: Array<{ header: { threadId: number } }> }).workers
+    .map((w) => w.header.threadId)
+    .sort();
 
 test('a reload that points a provider at another server sends the next generation there, and the embedded model stays loaded', async (t) => {
   const first = await startFakeOpenAi(t);
   const second = await startFakeOpenAi(t);
   const provider = (baseUrl: string) => ({ type: 'openai', baseUrl, model: 'gpt-image-1', timeoutMs: 5000 });
-  const gpt = { provider: 'oa', price: { perImage: '0.04', perInput: '0' }, capabilities: { maxInputs: 4, supports4k: false, negativePrompt: false } };
+  const gpt = {
+    provider: 'oa',
+    price: { perImage: '0.04', perInput: '0' },
+    capabilities: { maxInputs: 4, supports4k: false, negativePrompt: false },
+  };
   // The real embedded nsfw model rates; the other capabilities stay fakes.
   const { nsfwRater: _embeddedInstead, ...otherFakes } = fakeProviders();
-  const h = await startService(t, { providers: otherFakes, config: { providers: { oa: provider(first.baseUrl) }, models: { gpt } } });
+  const h = await startService(t, {
+    providers: otherFakes,
+    config: { providers: { oa: provider(first.baseUrl) }, models: { gpt } },
+  });
   const generate = async () => {
-    const res = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a red kite', model: 'gpt' } });
+    const res = await h.request('POST', '/image/generate', {
+      auth: h.apiKey,
+      body: { prompt: 'a red kite', model: 'gpt' },
+    });
     assert.equal(res.status, 201, res.text);
     assert.equal((await waitForTask(h, res.json.data.taskId, 15_000)).status, 'completed');
   };
   const image = await uploadImage(h);
   const rate = async () => {
-    const res = await h.request('POST', '/image/rate', { auth: h.apiKey, body: { mode: 'nsfw_sfw', urls: [image.id] } });
+    const res = await h.request('POST', '/image/rate', {
+      auth: h.apiKey,
+      body: { mode: 'nsfw_sfw', urls: [image.id] },
+    });
     assert.equal(res.status, 200, res.text);
     return res.json.data.results[0].level;
   };
@@ -480,7 +543,11 @@ test('a reload that points a provider at another server sends the next generatio
 
   await reloadWith(h, { providers: { oa: provider(second.baseUrl) } });
   await generate();
-  assert.deepEqual([first.requests.length, second.requests.length], [1, 1], 'the rebuilt provider calls the new server');
+  assert.deepEqual(
+    [first.requests.length, second.requests.length],
+    [1, 1],
+    'the rebuilt provider calls the new server',
+  );
   assert.equal(await rate(), level);
   assert.deepEqual(workerThreadIds(), threadsWithModel, 'the same model thread rates: nothing was reloaded');
 });
@@ -491,11 +558,20 @@ test('a config-file edit to server.bodyLimitBytes waits for the next start: the 
   await writeFile(file, JSON.stringify({}));
   const logs: string[] = [];
   const flags = { port: 0 };
-  const server = await startServer({ dataDir: data, config: loadConfig({ file, flags, env: {} }), configFile: { path: file, flags }, log: (m) => logs.push(m) });
+  const server = await startServer({
+    dataDir: data,
+    config: loadConfig({ file, flags, env: {} }),
+    configFile: { path: file, flags },
+    log: (m) => logs.push(m),
+  });
   closeBeforeRemoval(data, () => server.close());
   const account = await server.services.accounts.create('acme', 1_000_000);
   const { raw } = await server.services.apiKeys.create({ accountId: account.id });
-  const largeEstimate = () => send(server.url, 'POST', '/tasks/estimate', { auth: raw, body: { type: 'image.generate', request: { prompt: 'p'.repeat(4000) } } });
+  const largeEstimate = () =>
+    send(server.url, 'POST', '/tasks/estimate', {
+      auth: raw,
+      body: { type: 'image.generate', request: { prompt: 'p'.repeat(4000) } },
+    });
   assert.equal((await largeEstimate()).status, 200);
 
   await writeFile(file, JSON.stringify({ server: { bodyLimitBytes: 2048 } }));
@@ -519,8 +595,15 @@ test('a reload never changes server, store or provenance settings: it keeps them
   });
   assert.deepEqual(await h.server.services.reload(next), { deferred: ['server', 'store', 'provenance'] });
   const now = h.server.services.config.current();
-  assert.deepEqual([now.server, now.store, now.provenance, now.sync.timeoutMs], [before.server, before.store, before.provenance, 1234], 'the rest of the edit applies');
-  const big = await h.request('POST', '/tasks/estimate', { auth: h.apiKey, body: { type: 'image.generate', request: { prompt: 'p'.repeat(4000) } } });
+  assert.deepEqual(
+    [now.server, now.store, now.provenance, now.sync.timeoutMs],
+    [before.server, before.store, before.provenance, 1234],
+    'the rest of the edit applies',
+  );
+  const big = await h.request('POST', '/tasks/estimate', {
+    auth: h.apiKey,
+    body: { type: 'image.generate', request: { prompt: 'p'.repeat(4000) } },
+  });
   assert.equal(big.status, 200, 'the running server keeps its body limit');
 });
 
@@ -531,7 +614,9 @@ test('a reload that sets or removes auth.externalIssuer starts or stops acceptin
   const listKeys = async () => (await h.request('GET', '/api-key', { auth: token })).status;
 
   assert.equal(await listKeys(), 401, 'no external issuer is trusted yet');
-  await reloadWith(h, { auth: { externalIssuer: { issuer: 'https://id.example', jwksUrl, audience: 'imgtask', accountClaim: 'account' } } });
+  await reloadWith(h, {
+    auth: { externalIssuer: { issuer: 'https://id.example', jwksUrl, audience: 'imgtask', accountClaim: 'account' } },
+  });
   assert.equal(await listKeys(), 200, 'the issuer set by the reload is trusted');
   await reloadWith(h, { auth: { externalIssuer: null } });
   assert.equal(await listKeys(), 401, 'and no longer once the reload removes it');

@@ -50,7 +50,14 @@ async function serviceWithComfy(t: TestContext) {
         flux: {
           provider: 'gpu',
           workflow,
-          bindings: { prompt: '6.inputs.text', negativePrompt: '7.inputs.text', seed: '3.inputs.seed', width: '5.inputs.width', height: '5.inputs.height', batchSize: '5.inputs.batch_size' },
+          bindings: {
+            prompt: '6.inputs.text',
+            negativePrompt: '7.inputs.text',
+            seed: '3.inputs.seed',
+            width: '5.inputs.width',
+            height: '5.inputs.height',
+            batchSize: '5.inputs.batch_size',
+          },
           price: { perImage: '0.01', perInput: '0.002' },
           capabilities: { maxInputs: 0, supports4k: false, negativePrompt: true, nativeSize: '256x256' },
         },
@@ -60,7 +67,14 @@ async function serviceWithComfy(t: TestContext) {
         placeholder: {
           provider: 'placeholder',
           price: { perSecond: '0.002', perInput: '0' },
-          capabilities: { maxInputs: 0, negativePrompt: true, maxDurationS: 10, maxFps: 30, maxSize: '320x180', nativeSize: '160x90' },
+          capabilities: {
+            maxInputs: 0,
+            negativePrompt: true,
+            maxDurationS: 10,
+            maxFps: 30,
+            maxSize: '320x180',
+            nativeSize: '160x90',
+          },
         },
       },
       webhooks: { allowPrivateAddresses: true },
@@ -95,7 +109,11 @@ async function openBrowser(h: Harness): Promise<{
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: [...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), `--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE ${origin.hostname}`, '--disable-background-networking'],
+    args: [
+      ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+      `--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE ${origin.hostname}`,
+      '--disable-background-networking',
+    ],
   });
   const offHost: string[] = [];
   const errors: string[] = [];
@@ -107,7 +125,8 @@ async function openBrowser(h: Harness): Promise<{
     await p.setRequestInterception(true);
     p.on('request', (req) => {
       const url = new URL(req.url());
-      if (url.protocol === 'data:' || url.protocol === 'blob:' || url.host === origin.host || url.host === alsoHost) return void req.continue();
+      if (url.protocol === 'data:' || url.protocol === 'blob:' || url.host === origin.host || url.host === alsoHost)
+        return void req.continue();
       offHost.push(req.url());
       void req.abort();
     });
@@ -115,12 +134,15 @@ async function openBrowser(h: Harness): Promise<{
     p.on('response', (res) => {
       const url = new URL(res.url());
       if (res.status() >= 400) failed.push(`${res.status()} ${res.request().method()} ${url.pathname}`);
-      if (url.pathname.startsWith('/console/thumbs/')) thumbs.set(`${url.pathname}${url.search}`, res.headers()['x-thumbnail']);
+      if (url.pathname.startsWith('/console/thumbs/'))
+        thumbs.set(`${url.pathname}${url.search}`, res.headers()['x-thumbnail']);
     });
     p.on('dialog', (dialog) => void dialog.accept());
     await p.evaluateOnNewDocument(() => {
       window.cspViolations = [];
-      document.addEventListener('securitypolicyviolation', (e: any) => window.cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
+      document.addEventListener('securitypolicyviolation', (e: any) =>
+        window.cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`),
+      );
     });
     return p;
   };
@@ -132,9 +154,15 @@ async function accessibilityProblems(page: Page): Promise<string[]> {
   await page.evaluate(await AXE_SOURCE);
   const result = await page.evaluate(async () => {
     const { violations } = await axe.run(document, { resultTypes: ['violations'] });
-    return violations.map((v: any) => ({ impact: v.impact, id: v.id, nodes: v.nodes.map((n: any) => n.target.join(' ')).slice(0, 3) }));
+    return violations.map((v: any) => ({
+      impact: v.impact,
+      id: v.id,
+      nodes: v.nodes.map((n: any) => n.target.join(' ')).slice(0, 3),
+    }));
   });
-  return result.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical').map((v: { id: string; nodes: string[] }) => `${v.id}: ${v.nodes.join(', ')}`);
+  return result
+    .filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v: { id: string; nodes: string[] }) => `${v.id}: ${v.nodes.join(', ')}`);
 }
 
 /**
@@ -144,13 +172,18 @@ async function accessibilityProblems(page: Page): Promise<string[]> {
 async function unreachableByKeyboard(page: Page): Promise<string[]> {
   const count: number = await page.evaluate(() => {
     let n = 0;
-    for (const el of document.querySelectorAll('a[href], button, input:not([type="hidden"]), select, textarea, summary')) {
+    for (const el of document.querySelectorAll(
+      'a[href], button, input:not([type="hidden"]), select, textarea, summary',
+    )) {
       // checkVisibility also leaves out what a closed <details> hides (content-visibility), which the keyboard skips.
       const visible = el.checkVisibility({ checkVisibilityCSS: true });
       el.dataset.kb = visible && !el.disabled ? `c${n++}` : '';
     }
     window.__focused = new Set();
-    document.addEventListener('focusin', (e: any) => e.target?.dataset?.kb && window.__focused.add(e.target.dataset.kb));
+    document.addEventListener(
+      'focusin',
+      (e: any) => e.target?.dataset?.kb && window.__focused.add(e.target.dataset.kb),
+    );
     document.body.focus();
     return n;
   });
@@ -159,7 +192,9 @@ async function unreachableByKeyboard(page: Page): Promise<string[]> {
   return page.evaluate(() =>
     [...document.querySelectorAll('[data-kb]')]
       .filter((el: any) => el.dataset.kb && !window.__focused.has(el.dataset.kb))
-      .map((el: any) => `${el.tagName.toLowerCase()} "${(el.textContent || el.name || el.id || '').trim().slice(0, 40)}"`),
+      .map(
+        (el: any) => `${el.tagName.toLowerCase()} "${(el.textContent || el.name || el.id || '').trim().slice(0, 40)}"`,
+      ),
   );
 }
 
@@ -187,7 +222,9 @@ async function keysLayout(page: Page) {
   return page.evaluate(() => {
     const wrap = document.querySelector('table.keys').closest('.table-wrap');
     const box = wrap.getBoundingClientRect();
-    const rotate = [...document.querySelectorAll('table.keys button')].filter((b: any) => b.textContent.trim() === 'Rotate');
+    const rotate = [...document.querySelectorAll('table.keys button')].filter(
+      (b: any) => b.textContent.trim() === 'Rotate',
+    );
     return {
       page: document.documentElement.scrollWidth,
       window: window.innerWidth,
@@ -210,7 +247,10 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
   // Another account's task: its id must answer not found here.
   const other = await h.server.services.accounts.create('globex', 10_000_000);
   const { raw: otherKey } = await h.server.services.apiKeys.create({ accountId: other.id, name: 'theirs' });
-  const foreign = await h.request('POST', '/image/generate', { auth: otherKey, body: { prompt: 'not yours', model: 'auto' } });
+  const foreign = await h.request('POST', '/image/generate', {
+    auth: otherKey,
+    body: { prompt: 'not yours', model: 'auto' },
+  });
   assert.equal(foreign.status, 201);
 
   const { browser, page: newPage, offHost, errors, failed, thumbs } = await openBrowser(h);
@@ -223,7 +263,10 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
     assert.equal(printed.code, 0, printed.stderr);
     await page.goto(printed.stdout.trim(), { waitUntil: 'load' });
     await checkPage(page, shots, 'sign-in-link');
-    await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form[method="post"] button[type="submit"]')]);
+    await Promise.all([
+      page.waitForNavigation({ waitUntil: 'load' }),
+      page.click('form[method="post"] button[type="submit"]'),
+    ]);
     assert.equal(new URL(page.url()).pathname, '/console');
     assert.equal(await page.$eval('h1', (el: any) => el.textContent), 'Overview');
 
@@ -243,28 +286,56 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
     const created = keys.json.data.find((k: { name?: string }) => k.name === 'browser key');
     assert.ok(created, 'the key exists');
     // Rename it from its Edit page.
-    await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click(`a[href="/console/keys/${created.id}/edit"]`)]);
+    await Promise.all([
+      page.waitForNavigation({ waitUntil: 'load' }),
+      page.click(`a[href="/console/keys/${created.id}/edit"]`),
+    ]);
     await checkPage(page, shots, 'key-edit');
     await page.$eval('#edit-name', (el: any) => {
       el.value = '';
     });
     await page.type('#edit-name', 'browser key, renamed');
-    await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form[aria-label^="Settings of"] button[type="submit"]')]);
+    await Promise.all([
+      page.waitForNavigation({ waitUntil: 'load' }),
+      page.click('form[aria-label^="Settings of"] button[type="submit"]'),
+    ]);
     assert.match(await page.$eval('main', (el: any) => el.textContent), /The key was changed/);
     assert.equal((await h.server.services.apiKeys.get(h.accountId, created.id)).name, 'browser key, renamed');
 
     // 3. Each playground form, untouched: its script asks no estimate of a form missing what it needs
     // (no 400 in the browser's console) and shows no error, only what to fill in.
-    for (const type of ['image.rate', 'image.alt', 'image.remove_background', 'image.review', 'video.generate', 'image.generate']) {
+    for (const type of [
+      'image.rate',
+      'image.alt',
+      'image.remove_background',
+      'image.review',
+      'video.generate',
+      'image.generate',
+    ]) {
       const answered = failed.length;
       await page.goto(`${h.url}/console/playground?type=${type}`, { waitUntil: 'load' });
       const estimate = `#${type.replace(/[^a-z0-9]+/gi, '-')}-estimate`;
-      await page.waitForFunction((sel: string) => /^Fill in /.test(document.querySelector(sel)?.textContent ?? ''), { timeout: 15_000 }, estimate);
+      await page.waitForFunction(
+        (sel: string) => /^Fill in /.test(document.querySelector(sel)?.textContent ?? ''),
+        { timeout: 15_000 },
+        estimate,
+      );
       await new Promise((resolve) => setTimeout(resolve, 600));
-      const shown = await page.$eval(estimate, (el: any) => ({ text: el.textContent, muted: el.classList.contains('unavailable') }));
-      assert.match(shown.text, /^Fill in (Prompt|Image URLs|Image URL) to see the estimated cost\.$/, `${type}: says what to fill in`);
+      const shown = await page.$eval(estimate, (el: any) => ({
+        text: el.textContent,
+        muted: el.classList.contains('unavailable'),
+      }));
+      assert.match(
+        shown.text,
+        /^Fill in (Prompt|Image URLs|Image URL) to see the estimated cost\.$/,
+        `${type}: says what to fill in`,
+      );
       assert.equal(shown.muted, true);
-      assert.doesNotMatch(await page.$eval('main', (el: any) => el.textContent), /VALIDATION_ERROR|No estimate/, `${type}: no error before anything is typed`);
+      assert.doesNotMatch(
+        await page.$eval('main', (el: any) => el.textContent),
+        /VALIDATION_ERROR|No estimate/,
+        `${type}: no error before anything is typed`,
+      );
       assert.deepEqual(failed.slice(answered), [], `${type}: no request failed on load`);
     }
 
@@ -276,10 +347,16 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
     await page.select('#image-generate-model', 'flux');
     await page.click('#image-generate-rating');
     await page.type('#image-generate-metadata', JSON.stringify({ note: XSS.metadata }));
-    await page.waitForFunction(() => /Estimated cost: 0\.01\d* USD/.test(document.getElementById('image-generate-estimate')?.textContent ?? ''), { timeout: 15_000 });
+    await page.waitForFunction(
+      () => /Estimated cost: 0\.01\d* USD/.test(document.getElementById('image-generate-estimate')?.textContent ?? ''),
+      { timeout: 15_000 },
+    );
     assert.deepEqual(failed, [], 'no request of the playground failed');
     await checkPage(page, shots, 'playground');
-    await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form[action="/console/playground/image.generate"] button[type="submit"]')]);
+    await Promise.all([
+      page.waitForNavigation({ waitUntil: 'load' }),
+      page.click('form[action="/console/playground/image.generate"] button[type="submit"]'),
+    ]);
     const taskPath = new URL(page.url()).pathname;
     assert.match(taskPath, /^\/console\/tasks\/tsk_/);
     const taskId = taskPath.split('/').pop()!;
@@ -288,16 +365,25 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
     await checkPage(page, shots, 'task-pending');
     fake.releaseJobs();
     // The page follows the task's status stream and shows it settled without anyone reloading it.
-    await page.waitForFunction(() => /completed/.test(document.querySelector('main')?.textContent ?? '') && !document.getElementById('live-bar'), { timeout: 30_000 });
+    await page.waitForFunction(
+      () => /completed/.test(document.querySelector('main')?.textContent ?? '') && !document.getElementById('live-bar'),
+      { timeout: 30_000 },
+    );
     const inspector = await page.$eval('main', (el: any) => el.textContent);
     assert.ok(inspector.includes('a lighthouse <img src=x onerror='), 'the prompt, as text');
     assert.ok(inspector.includes(XSS.metadata), 'the metadata, as text');
     // Its image, reviewed: the inspector shows the picture with its rating and verdict, item 1 as the CLI numbers it.
     const made = (await h.request('GET', `/tasks/${taskId}`, { auth: raw })).json.data;
-    const reviewed = await h.request('POST', '/image/review', { auth: raw, body: { url: made.result.images[0].service_url } });
+    const reviewed = await h.request('POST', '/image/review', {
+      auth: raw,
+      body: { url: made.result.images[0].service_url },
+    });
     assert.equal(reviewed.status, 200, reviewed.text);
     await page.reload({ waitUntil: 'load' });
-    await page.waitForFunction(() => [...document.querySelectorAll('.item-thumb img')].every((img: any) => img.complete && img.naturalWidth > 0), { timeout: 15_000 });
+    await page.waitForFunction(
+      () => [...document.querySelectorAll('.item-thumb img')].every((img: any) => img.complete && img.naturalWidth > 0),
+      { timeout: 15_000 },
+    );
     const output = await page.$eval('#task-items tr[data-index="0"]', (row: any) => ({
       number: row.querySelector('th').textContent,
       pictures: row.querySelectorAll('.item-thumb img').length,
@@ -313,21 +399,43 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
     await checkPage(page, shots, 'task');
 
     // 4. The image in the gallery, with its rating; a cut-out of it and a video beside it.
-    const cut = await h.request('POST', '/image/remove-background', { auth: raw, body: { url: made.result.images[0].id } });
-    const clip = await h.request('POST', '/video/generate', { auth: raw, body: { prompt: 'a lighthouse, the camera turning', duration_s: 1, fps: 8 } });
+    const cut = await h.request('POST', '/image/remove-background', {
+      auth: raw,
+      body: { url: made.result.images[0].id },
+    });
+    const clip = await h.request('POST', '/video/generate', {
+      auth: raw,
+      body: { prompt: 'a lighthouse, the camera turning', duration_s: 1, fps: 8 },
+    });
     for (const created of [cut, clip]) {
       assert.equal(created.status, 201, created.text);
-      await eventually(async () => (await h.request('GET', `/tasks/${created.json.data.taskId}`, { auth: raw })).json.data.status === 'completed', 30_000);
+      await eventually(
+        async () =>
+          (await h.request('GET', `/tasks/${created.json.data.taskId}`, { auth: raw })).json.data.status ===
+          'completed',
+        30_000,
+      );
     }
     await page.goto(`${h.url}/console/gallery`, { waitUntil: 'load' });
     const tile = await page.$(`a[href^="/console/gallery/${taskId}/0"]`);
     assert.ok(tile, 'the tile of the new image');
     const tileText = await page.$eval('.gallery-grid', (el: any) => el.textContent);
     assert.match(tileText, /Rating: (sfw|nsfw)/);
-    await page.waitForFunction(() => [...document.querySelectorAll('.gallery-grid img')].every((img: any) => img.complete && img.naturalWidth > 0), { timeout: 15_000 });
-    const poster = await page.$eval(`a[href="/console/gallery/${clip.json.data.taskId}/0"]`, (a: any) => ({ src: a.querySelector('img').currentSrc, label: a.textContent }));
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('.gallery-grid img')].every((img: any) => img.complete && img.naturalWidth > 0),
+      { timeout: 15_000 },
+    );
+    const poster = await page.$eval(`a[href="/console/gallery/${clip.json.data.taskId}/0"]`, (a: any) => ({
+      src: a.querySelector('img').currentSrc,
+      label: a.textContent,
+    }));
     assert.equal(poster.label, 'Video');
-    assert.equal(thumbs.get(new URL(poster.src).pathname + new URL(poster.src).search), 'resized', 'the video’s own first frame, not the placeholder');
+    assert.equal(
+      thumbs.get(new URL(poster.src).pathname + new URL(poster.src).search),
+      'resized',
+      'the video’s own first frame, not the placeholder',
+    );
     const cutout = await page.$eval(`a[href="/console/gallery/${cut.json.data.taskId}/0"]`, (a: any) => ({
       background: window.getComputedStyle(a.querySelector('img')).backgroundImage,
       caption: a.closest('li').querySelector('.tile-meta').textContent,
@@ -348,11 +456,18 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
 
     // 6. Cancel a running task from its inspector.
     fake.holdJobs();
-    const running = await h.request('POST', '/image/generate', { auth: raw, body: { prompt: 'to be cancelled', model: 'flux' } });
+    const running = await h.request('POST', '/image/generate', {
+      auth: raw,
+      body: { prompt: 'to be cancelled', model: 'flux' },
+    });
     await eventually(() => fake.queue().running !== null, 15_000);
     await page.goto(`${h.url}/console/tasks/${running.json.data.taskId}`, { waitUntil: 'load' });
     await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click(`form[action$="/cancel"] button`)]);
-    await eventually(async () => (await h.request('GET', `/tasks/${running.json.data.taskId}`, { auth: raw })).json.data.status !== 'pending', 15_000);
+    await eventually(
+      async () =>
+        (await h.request('GET', `/tasks/${running.json.data.taskId}`, { auth: raw })).json.data.status !== 'pending',
+      15_000,
+    );
     await page.reload({ waitUntil: 'load' });
     assert.match(await page.$eval('main', (el: any) => el.textContent), /TASK_CANCELLED/);
     assert.ok(fake.interrupts.length > 0 || fake.queue().running === null, 'the job left the GPU');
@@ -361,7 +476,10 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
     // 7. A webhook whose URL carries a payload: shown as text, runs nothing.
     await page.goto(`${h.url}/console/webhooks`, { waitUntil: 'load' });
     await page.type('#wh-url', XSS.webhook);
-    await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form[action="/console/webhooks"] button[type="submit"]')]);
+    await Promise.all([
+      page.waitForNavigation({ waitUntil: 'load' }),
+      page.click('form[action="/console/webhooks"] button[type="submit"]'),
+    ]);
     assert.ok((await page.$eval('main', (el: any) => el.textContent)).includes(XSS.webhook), 'the URL, as text');
     await checkPage(page, shots, 'webhooks');
 
@@ -380,8 +498,14 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
       await page.setViewport({ width, height: 1000 });
       await page.goto(`${h.url}/console/keys`, { waitUntil: 'load' });
       const layout = await keysLayout(page);
-      assert.ok(layout.table <= layout.room && layout.page <= layout.window, `${width} px: the keys table fits (${JSON.stringify(layout)})`);
-      assert.ok(layout.rotateInView.length >= 3 && layout.rotateInView.every(Boolean), `${width} px: every Rotate button in view (${JSON.stringify(layout)})`);
+      assert.ok(
+        layout.table <= layout.room && layout.page <= layout.window,
+        `${width} px: the keys table fits (${JSON.stringify(layout)})`,
+      );
+      assert.ok(
+        layout.rotateInView.length >= 3 && layout.rotateInView.every(Boolean),
+        `${width} px: every Rotate button in view (${JSON.stringify(layout)})`,
+      );
     }
 
     // 8. Every other page: accessible, keyboard-reachable, nothing from elsewhere.
@@ -416,7 +540,9 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
     // 10. A form on another site posting to the console: refused, nothing made.
     const attacker = createServer((_req, res) => {
       res.setHeader('content-type', 'text/html');
-      res.end(`<form method="post" action="${h.url}/console/keys"><input name="name" value="planted"></form><script>document.forms[0].submit()</script>`);
+      res.end(
+        `<form method="post" action="${h.url}/console/keys"><input name="name" value="planted"></form><script>document.forms[0].submit()</script>`,
+      );
     });
     await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
     t.after(() => new Promise((resolve) => attacker.close(resolve)));
@@ -436,7 +562,10 @@ test('the console in a real headless Chromium: sign in, create a key, generate l
     const operator = await newPage(operatorContext);
     const opLink = await runCli(['--data', h.dataDir, 'console', '--operator'], cliEnv(h));
     await operator.goto(opLink.stdout.trim(), { waitUntil: 'load' });
-    await Promise.all([operator.waitForNavigation({ waitUntil: 'load' }), operator.click('form[method="post"] button[type="submit"]')]);
+    await Promise.all([
+      operator.waitForNavigation({ waitUntil: 'load' }),
+      operator.click('form[method="post"] button[type="submit"]'),
+    ]);
     assert.equal(new URL(operator.url()).pathname, '/console/operator');
     assert.match(await operator.$eval('main', (el: any) => el.textContent), /globex/);
     await checkPage(operator, shots, 'operator');

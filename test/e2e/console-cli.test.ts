@@ -32,7 +32,8 @@ test('imgtask console prints a one-time link to the running server (alone on std
   const table = await runCli(['--data', data, 'console', 'sessions', 'list']);
   assert.match(table.stdout, new RegExp(`${session.id}\\s+session\\s+acme\\s+live`));
 
-  const page = () => fetch(`${serve.url}/console`, { redirect: 'manual', headers: { cookie: `imgtask_console=${cookie}` } });
+  const page = () =>
+    fetch(`${serve.url}/console`, { redirect: 'manual', headers: { cookie: `imgtask_console=${cookie}` } });
   assert.equal((await page()).status, 200);
   const revoked = await runCli(['--data', data, 'console', 'sessions', 'revoke', session.id]);
   assert.equal(revoked.code, 0, revoked.stderr);

@@ -15,18 +15,31 @@ test('imgtask dashboard in a real 80×24 terminal: it shows the server, moves wi
   closeBeforeRemoval(data, async () => serve.child.kill('SIGKILL'));
   await runCli(['--data', data, 'accounts', 'create', 'acme', '--credit', '5']);
   const key = (await runCli(['--data', data, 'keys', 'create', '--account', 'acme', '--json'])).json.raw;
-  for (const prompt of ['one', 'two']) await send(serve.url, 'POST', '/image/generate', { auth: key, body: { prompt } });
+  for (const prompt of ['one', 'two'])
+    await send(serve.url, 'POST', '/image/generate', { auth: key, body: { prompt } });
 
   const session = `imgtask-${process.pid}`;
   const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
   // CI runs with CI=true, and Ink then renders only a final frame; an operator's terminal has no CI.
-  tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '24', `env CI=false ${process.execPath} ${BIN} --data ${data} dashboard --interval 300`);
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    session,
+    '-x',
+    '80',
+    '-y',
+    '24',
+    `env CI=false ${process.execPath} ${BIN} --data ${data} dashboard --interval 300`,
+  );
   t.after(() => spawnSync('tmux', ['kill-session', '-t', session]));
   const screen = () => tmux('capture-pane', '-p', '-t', session);
   // On failure, show what the terminal showed.
   const until = (check: (text: string) => boolean, ms: number) =>
     eventually(() => check(screen()), ms).catch((err: Error) => {
-      throw new Error(`${err.message}; the screen was:\n${spawnSync('tmux', ['capture-pane', '-p', '-t', session], { encoding: 'utf8' }).stdout}`);
+      throw new Error(
+        `${err.message}; the screen was:\n${spawnSync('tmux', ['capture-pane', '-p', '-t', session], { encoding: 'utf8' }).stdout}`,
+      );
     });
 
   await until((text) => /completed 2/.test(text), 40_000);

@@ -49,7 +49,10 @@ test('with no data dir, a read fails naming the path and how to point at one, an
 
   // The same with the path given: --data, and IMGTASK_DATA.
   const elsewhere = join(cwd, 'nowhere');
-  for (const result of [await run('--data', elsewhere, 'doctor'), await runCli(['doctor'], { IMGTASK_DATA: elsewhere }, { cwd })]) {
+  for (const result of [
+    await run('--data', elsewhere, 'doctor'),
+    await runCli(['doctor'], { IMGTASK_DATA: elsewhere }, { cwd }),
+  ]) {
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stderr, new RegExp(`^imgtask: DATA_DIR_NOT_FOUND: no data dir at ${elsewhere}: `));
   }
@@ -62,7 +65,10 @@ test('a write that may start a data dir creates it and says so on stderr, and wh
   const created = await run('accounts', 'create', 'demo', '--credit', '10');
   assert.equal(created.code, 0, created.stderr);
   assert.match(created.stdout, /^created acc_\S+ {2}demo {2}balance 10/);
-  assert.equal(created.stderr, `imgtask: created a new data dir at ${data}; to work on another, name it with --data DIR or IMGTASK_DATA=DIR\n`);
+  assert.equal(
+    created.stderr,
+    `imgtask: created a new data dir at ${data}; to work on another, name it with --data DIR or IMGTASK_DATA=DIR\n`,
+  );
   assert.ok(existsSync(join(data, 'keys')));
 
   const listed = await run('accounts', 'list', '--json');
@@ -77,7 +83,10 @@ test('a write that may start a data dir creates it and says so on stderr, and wh
   const other = join(cwd, 'other');
   const secret = await run('--data', other, 'secrets', 'set', 'PROVIDER_KEY', '--value', 'sk-test');
   assert.equal(secret.code, 0, secret.stderr);
-  assert.equal(secret.stderr, `imgtask: created a new data dir at ${other}; to work on another, name it with --data DIR or IMGTASK_DATA=DIR\n`);
+  assert.equal(
+    secret.stderr,
+    `imgtask: created a new data dir at ${other}; to work on another, name it with --data DIR or IMGTASK_DATA=DIR\n`,
+  );
 });
 
 test('with a server running on another data dir, the messages name it; once it stops (or dies), they do not', async (t) => {
@@ -94,12 +103,18 @@ test('with a server running on another data dir, the messages name it; once it s
 
   const read = await run('webhooks', 'show', 'wh_0000000000000000000000');
   assert.equal(read.code, 2, read.stderr);
-  assert.equal(read.stderr, `imgtask: DATA_DIR_NOT_FOUND: no data dir at ${join(cwd, 'data')}: name the right one with --data DIR or IMGTASK_DATA=DIR; ${hint}\n`);
+  assert.equal(
+    read.stderr,
+    `imgtask: DATA_DIR_NOT_FOUND: no data dir at ${join(cwd, 'data')}: name the right one with --data DIR or IMGTASK_DATA=DIR; ${hint}\n`,
+  );
   assert.deepEqual(await readdir(cwd), []);
 
   const write = await run('accounts', 'create', 'demo');
   assert.equal(write.code, 0, write.stderr);
-  assert.equal(write.stderr, `imgtask: created a new data dir at ${join(cwd, 'data')}; to work on another, name it with --data DIR or IMGTASK_DATA=DIR; ${hint}\n`);
+  assert.equal(
+    write.stderr,
+    `imgtask: created a new data dir at ${join(cwd, 'data')}; to work on another, name it with --data DIR or IMGTASK_DATA=DIR; ${hint}\n`,
+  );
 
   // The server's own data dir works through its socket, and is not pointed at as "another".
   const there = await run('--data', served, 'accounts', 'list', '--json');

@@ -12,7 +12,19 @@ test('imgtask destinations create|list|show|update|test|delete', async (t) => {
   await writeFile(config, JSON.stringify({ destinations: { local: { allowedRoots: [root] } } }));
   const cli = (...args: string[]) => runCli(['--data', data, '--config', config, ...args]);
   await cli('accounts', 'create', 'acme');
-  const created = await cli('destinations', 'create', '--account', 'acme', '--name', 'disk', '--provider', 'local', '--settings', JSON.stringify({ path: join(root, 'images') }), '--json');
+  const created = await cli(
+    'destinations',
+    'create',
+    '--account',
+    'acme',
+    '--name',
+    'disk',
+    '--provider',
+    'local',
+    '--settings',
+    JSON.stringify({ path: join(root, 'images') }),
+    '--json',
+  );
   assert.equal(created.code, 0, created.stderr);
   const { id } = created.json;
   assert.equal(created.json.config.path, join(root, 'images'));
@@ -26,10 +38,37 @@ test('imgtask destinations create|list|show|update|test|delete', async (t) => {
   await assert.rejects(readFile(join(root, 'images', tested.json.key)), { code: 'ENOENT' });
   assert.equal((await cli('destinations', 'update', id, '--name', 'archive', '--json')).json.name, 'archive');
   assert.equal((await cli('destinations', 'show', id, '--json')).json.name, 'archive');
-  const outside = await cli('destinations', 'create', '--account', 'acme', '--name', 'etc', '--provider', 'local', '--settings', '{"path":"/etc"}');
+  const outside = await cli(
+    'destinations',
+    'create',
+    '--account',
+    'acme',
+    '--name',
+    'etc',
+    '--provider',
+    'local',
+    '--settings',
+    '{"path":"/etc"}',
+  );
   assert.equal(outside.code, 2);
   assert.match(outside.stderr, /allowedRoots/);
-  assert.equal((await cli('destinations', 'create', '--account', 'acme', '--name', 'x', '--provider', 'local', '--settings', 'not json')).code, 2);
+  assert.equal(
+    (
+      await cli(
+        'destinations',
+        'create',
+        '--account',
+        'acme',
+        '--name',
+        'x',
+        '--provider',
+        'local',
+        '--settings',
+        'not json',
+      )
+    ).code,
+    2,
+  );
   assert.equal((await cli('destinations', 'delete', id)).code, 0);
   assert.equal((await cli('destinations', 'show', id)).code, 2);
 });

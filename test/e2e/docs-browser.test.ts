@@ -48,7 +48,10 @@ test('/docs in a real headless Chromium: renders the reference, searches, follow
     headless: true,
     // As root (CI, containers) Chromium runs only without its sandbox. Any other host resolves
     // to nothing, so a request that slipped past the interception below could not leave either.
-    args: [...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), `--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE ${origin.hostname}`],
+    args: [
+      ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+      `--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE ${origin.hostname}`,
+    ],
   });
   try {
     const page = await browser.newPage();
@@ -66,7 +69,9 @@ test('/docs in a real headless Chromium: renders the reference, searches, follow
     await page.evaluateOnNewDocument(() => {
       const seen: string[] = [];
       window.cspViolations = seen;
-      document.addEventListener('securitypolicyviolation', (e: any) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
+      document.addEventListener('securitypolicyviolation', (e: any) =>
+        seen.push(`${e.violatedDirective} ${e.blockedURI}`),
+      );
     });
 
     // A deep link to one operation: the page opens scrolled to it, with its field table.
@@ -76,14 +81,21 @@ test('/docs in a real headless Chromium: renders the reference, searches, follow
     const section = await shownSection(page, 'tag/images/POST/image/generate');
     const renderMs = Date.now() - started;
     assert.ok(section.includes(generate.summary), 'the operation title');
-    for (const field of ['prompt', 'negative_prompt', 'count']) assert.match(section, new RegExp(`^${field}$`, 'm'), `the body field ${field}`);
+    for (const field of ['prompt', 'negative_prompt', 'count'])
+      assert.match(section, new RegExp(`^${field}$`, 'm'), `the body field ${field}`);
     assert.match(section, /^201$/m, 'its answers');
 
     // The sidebar lists every operation of the open tag by title, and the other tags.
     const sidebar = await page.$eval('aside, nav', (el: any) => el.innerText);
-    for (const path of ['/image/rate', '/image/alt', '/image/upload']) assert.ok(sidebar.includes(doc.paths[path].post.summary), `sidebar: ${path}`);
-    for (const tag of ['tasks', 'webhooks', 'webhook-events']) assert.match(sidebar, new RegExp(`^${tag}$`, 'm'), `sidebar: tag ${tag}`);
-    assert.equal(await page.$$eval('button', (buttons: any[]) => buttons.some((b) => /Ask AI/.test(b.textContent ?? ''))), false, 'no AI agent');
+    for (const path of ['/image/rate', '/image/alt', '/image/upload'])
+      assert.ok(sidebar.includes(doc.paths[path].post.summary), `sidebar: ${path}`);
+    for (const tag of ['tasks', 'webhooks', 'webhook-events'])
+      assert.match(sidebar, new RegExp(`^${tag}$`, 'm'), `sidebar: tag ${tag}`);
+    assert.equal(
+      await page.$$eval('button', (buttons: any[]) => buttons.some((b) => /Ask AI/.test(b.textContent ?? ''))),
+      false,
+      'no AI agent',
+    );
 
     const shot = join(dir, 'docs.png');
     await page.screenshot({ path: shot });
@@ -100,11 +112,17 @@ test('/docs in a real headless Chromium: renders the reference, searches, follow
     await page.keyboard.type('rotate-secret');
     const hit = `[role="option"][id$="/tag/webhooks/POST/webhook/{id}/rotate-secret"]`;
     await page.waitForSelector(hit, { timeout: 20_000 });
-    assert.ok((await page.$eval(hit, (el: any) => el.innerText)).includes(rotate.summary), 'the hit shows the operation title');
+    assert.ok(
+      (await page.$eval(hit, (el: any) => el.innerText)).includes(rotate.summary),
+      'the hit shows the operation title',
+    );
     await page.keyboard.press('ArrowDown');
     await page.waitForSelector(`${hit}[aria-selected="true"]`, { timeout: 20_000 });
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => decodeURIComponent(location.hash) === '#tag/webhooks/POST/webhook/{id}/rotate-secret', { timeout: 20_000 });
+    await page.waitForFunction(
+      () => decodeURIComponent(location.hash) === '#tag/webhooks/POST/webhook/{id}/rotate-secret',
+      { timeout: 20_000 },
+    );
     assert.ok((await shownSection(page, 'tag/webhooks/POST/webhook/{id}/rotate-secret')).includes(rotate.summary));
 
     assert.deepEqual(offHost, [], `requests to other hosts:\n${offHost.join('\n')}`);

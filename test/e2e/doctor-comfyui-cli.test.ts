@@ -25,18 +25,41 @@ test('doctor reports each ComfyUI server and workflow, and exits 1 when one is d
   });
   const config = join(data, 'imgtask.json');
   // Header values as written, from the encrypted secret store, and from the environment.
-  const headers = { 'x-proxy-key': 'k1', authorization: { secret: 'comfy-proxy' }, 'x-from-env': { env: 'COMFY_HEADER_TEST' } };
-  await writeFile(config, JSON.stringify({ providers: { 'gpu-1': { type: 'comfyui', baseUrl: fake.baseUrl, headers } }, models: { flux: model(['gpu-1']) } }));
+  const headers = {
+    'x-proxy-key': 'k1',
+    authorization: { secret: 'comfy-proxy' },
+    'x-from-env': { env: 'COMFY_HEADER_TEST' },
+  };
+  await writeFile(
+    config,
+    JSON.stringify({
+      providers: { 'gpu-1': { type: 'comfyui', baseUrl: fake.baseUrl, headers } },
+      models: { flux: model(['gpu-1']) },
+    }),
+  );
   await runCli(['--data', data, 'accounts', 'create', 'acme']);
-  assert.equal((await runCli(['--data', data, 'secrets', 'set', 'comfy-proxy', '--value', 'Bearer from-the-store'])).code, 0);
+  assert.equal(
+    (await runCli(['--data', data, 'secrets', 'set', 'comfy-proxy', '--value', 'Bearer from-the-store'])).code,
+    0,
+  );
   const ok = await runCli(['--data', data, '--config', config, 'doctor'], { COMFY_HEADER_TEST: 'from-env' });
   assert.equal(ok.code, 0, ok.stdout + ok.stderr);
-  assert.match(ok.stdout, new RegExp(`^comfyui gpu-1 ok: ${fake.baseUrl.replace(/[.]/g, '\\.')}, .*0 running, 0 waiting$`, 'm'));
+  assert.match(
+    ok.stdout,
+    new RegExp(`^comfyui gpu-1 ok: ${fake.baseUrl.replace(/[.]/g, '\\.')}, .*0 running, 0 waiting$`, 'm'),
+  );
   assert.match(ok.stdout, /^workflow models\.flux ok: .*flow\.json, fits gpu-1$/m);
-  const asked = fake.requests.filter((r) => r.path === '/system_stats' || r.path === '/queue' || r.path === '/object_info');
+  const asked = fake.requests.filter(
+    (r) => r.path === '/system_stats' || r.path === '/queue' || r.path === '/object_info',
+  );
   assert.equal(asked.length, 3);
   assert.ok(
-    asked.every((r) => r.headers['x-proxy-key'] === 'k1' && r.headers.authorization === 'Bearer from-the-store' && r.headers['x-from-env'] === 'from-env'),
+    asked.every(
+      (r) =>
+        r.headers['x-proxy-key'] === 'k1' &&
+        r.headers.authorization === 'Bearer from-the-store' &&
+        r.headers['x-from-env'] === 'from-env',
+    ),
     `with the server headers, resolved: ${JSON.stringify(asked.map((r) => r.headers))}`,
   );
 
@@ -49,7 +72,10 @@ test('doctor reports each ComfyUI server and workflow, and exits 1 when one is d
   assert.equal(broken.code, 1, broken.stdout + broken.stderr);
   assert.equal(broken.json.ledger.ok, true);
   assert.equal(broken.json.engines.comfyui[0].ok, true);
-  assert.match(broken.json.problems.join('\n'), /^workflow models\.flux: .*flow\.json: bindings\.seed: no node "3" in the workflow$/m);
+  assert.match(
+    broken.json.problems.join('\n'),
+    /^workflow models\.flux: .*flow\.json: bindings\.seed: no node "3" in the workflow$/m,
+  );
 
   await writeFile(workflow, JSON.stringify(txt2imgWorkflow()));
   await fake.close();

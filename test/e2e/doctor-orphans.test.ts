@@ -20,7 +20,8 @@ const shardOf = (name: string) => name.slice(4, 6);
 /** A storage under test: its config, and how a file appears in it (planted) or is looked for. */
 async function storageOf(t: TestContext, kind: 'local' | 's3') {
   if (kind === 'local') {
-    const path = (h: Harness, name: string) => join(h.dataDir, name.startsWith('img_') ? 'images' : 'videos', shardOf(name), name);
+    const path = (h: Harness, name: string) =>
+      join(h.dataDir, name.startsWith('img_') ? 'images' : 'videos', shardOf(name), name);
     return {
       config: {} as JsonObject,
       async plant(h: Harness, name: string, at: Date) {
@@ -39,7 +40,18 @@ async function storageOf(t: TestContext, kind: 'local' | 's3') {
   const s3 = await startS3(t);
   const key = (name: string) => `fleet/${name.startsWith('img_') ? 'images' : 'videos'}/${shardOf(name)}/${name}`;
   return {
-    config: { images: { storage: 's3', s3: { bucket: s3.bucket, endpoint: s3.endpoint, prefix: 'fleet/', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } } } as JsonObject,
+    config: {
+      images: {
+        storage: 's3',
+        s3: {
+          bucket: s3.bucket,
+          endpoint: s3.endpoint,
+          prefix: 'fleet/',
+          accessKeyId: 'S3RVER',
+          secretAccessKey: 'S3RVER',
+        },
+      },
+    } as JsonObject,
     async plant(_h: Harness, name: string, at: Date) {
       await s3.put(key(name), Buffer.alloc(2048, 1));
       await s3.age(key(name), at);
@@ -52,7 +64,11 @@ async function storageOf(t: TestContext, kind: 'local' | 's3') {
 async function upload(h: Harness): Promise<string> {
   const form = new FormData();
   form.append('files', new Blob([new Uint8Array(await makeImage({ width: 80, height: 60 }))]), 'mine.png');
-  const res = await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: form });
+  const res = await fetch(`${h.url}/image/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.apiKey}` },
+    body: form,
+  });
   assert.equal(res.status, 201);
   return ((await res.json()) as any).data.files[0].service_url.split('/').pop();
 }
@@ -61,7 +77,10 @@ for (const kind of ['local', 's3'] as const) {
   test(`${kind} storage: doctor counts the files and reports orphans as a warning; --fix removes those older than an hour, keeps the young and every referenced one`, async (t) => {
     const storage = await storageOf(t, kind);
     const h = await startService(t, { config: storage.config });
-    const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse at dusk' } });
+    const created = await h.request('POST', '/image/generate', {
+      auth: h.apiKey,
+      body: { prompt: 'a lighthouse at dusk' },
+    });
     const task = await waitForTask(h, created.json.data.taskId, 30_000);
     const output = task.result.images[0].service_url.split('/').pop() as string;
     const uploaded = await upload(h);
@@ -84,12 +103,18 @@ for (const kind of ['local', 's3'] as const) {
     assert.equal(found.json.ok, true);
     assert.deepEqual(found.json.problems, []);
     assert.deepEqual(found.json.warnings.length, 1);
-    assert.match(found.json.warnings[0], /^storage: 3 orphan file\(s\) \(6\.0 KiB\) that no task or upload references; imgtask doctor --fix removes the 2 older than an hour$/);
+    assert.match(
+      found.json.warnings[0],
+      /^storage: 3 orphan file\(s\) \(6\.0 KiB\) that no task or upload references; imgtask doctor --fix removes the 2 older than an hour$/,
+    );
     const inventory = found.json.storage.inventory;
     assert.equal(inventory.location, kind === 'local' ? h.dataDir : 's3://images/fleet/');
     assert.equal(inventory.images.files, 4, 'the output, the upload and two orphans');
     assert.equal(inventory.videos.files, 1);
-    assert.deepEqual({ ...inventory.orphans, examples: [...inventory.orphans.examples].sort() }, { files: 3, bytes: 3 * 2048, removable: 2, examples: [oldImage, youngImage, oldVideo].sort() });
+    assert.deepEqual(
+      { ...inventory.orphans, examples: [...inventory.orphans.examples].sort() },
+      { files: 3, bytes: 3 * 2048, removable: 2, examples: [oldImage, youngImage, oldVideo].sort() },
+    );
     assert.equal(inventory.unrecorded.files, 0, 'a new install: every file it stored is recorded');
 
     const fixed = await doctor('--fix');
@@ -119,7 +144,10 @@ test("files stored before this version recorded every file (an older version's u
   await mkdir(join(path, '..'), { recursive: true });
   await writeFile(path, Buffer.alloc(3000, 7));
   await utimes(path, ago(30 * 24 * HOUR), ago(30 * 24 * HOUR));
-  assert.equal((await runCli(['--data', data, '--config', config, 'accounts', 'create', 'acme', '--credit', '5'])).code, 0);
+  assert.equal(
+    (await runCli(['--data', data, '--config', config, 'accounts', 'create', 'acme', '--credit', '5'])).code,
+    0,
+  );
 
   const fixed = await runCli(['--data', data, '--config', config, 'doctor', '--fix', '--json']);
   assert.equal(fixed.code, 0, fixed.stdout + fixed.stderr);
@@ -129,5 +157,8 @@ test("files stored before this version recorded every file (an older version's u
   assert.deepEqual(inventory.fixed, { removed: 0, removedBytes: 0, keptYoung: 0, failed: [] });
   assert.ok(await stat(path), 'still there');
   const text = await runCli(['--data', data, '--config', config, 'doctor']);
-  assert.match(text.stdout, /^unrecorded: 1 files \(2\.9 KiB\) stored before \d{4}-\d\d-\d\dT[\d:.]+Z, when files were not recorded yet \(older uploads\): kept$/m);
+  assert.match(
+    text.stdout,
+    /^unrecorded: 1 files \(2\.9 KiB\) stored before \d{4}-\d\d-\d\dT[\d:.]+Z, when files were not recorded yet \(older uploads\): kept$/m,
+  );
 });

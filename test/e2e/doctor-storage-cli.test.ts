@@ -10,7 +10,10 @@ test('doctor reports free space against store.minFreeBytes, and exits 1 below it
   await runCli(['--data', data, 'accounts', 'create', 'acme', '--credit', '5']);
   const ok = await runCli(['--data', data, 'doctor']);
   assert.equal(ok.code, 0, ok.stderr);
-  assert.match(ok.stdout, /^storage ok: [\d.]+ [KMGT]iB free for store \(.+\), .+ free for images .+; store\.minFreeBytes 64\.0 MiB; writes taken$/m);
+  assert.match(
+    ok.stdout,
+    /^storage ok: [\d.]+ [KMGT]iB free for store \(.+\), .+ free for images .+; store\.minFreeBytes 64\.0 MiB; writes taken$/m,
+  );
 
   // A floor no disk here reaches: every folder is below it.
   const config = join(data, 'floor.json');
@@ -19,7 +22,10 @@ test('doctor reports free space against store.minFreeBytes, and exits 1 below it
   assert.equal(low.code, 1, low.stdout);
   assert.match(low.stdout, /^ledger ok/m, 'the ledger itself is fine');
   assert.match(low.stdout, /^storage LOW: .*store\.minFreeBytes 909\.5 TiB$/m);
-  assert.match(low.stdout, /free for store, below store\.minFreeBytes \(909\.5 TiB\): new tasks and uploads are refused \(507 STORAGE_FULL\)/);
+  assert.match(
+    low.stdout,
+    /free for store, below store\.minFreeBytes \(909\.5 TiB\): new tasks and uploads are refused \(507 STORAGE_FULL\)/,
+  );
   const json = (await runCli(['--data', data, '--config', config, 'doctor', '--json'])).json;
   assert.equal(json.storage.minFreeBytes, 1e15);
   assert.deepEqual(

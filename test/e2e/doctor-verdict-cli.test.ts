@@ -21,8 +21,18 @@ test('doctor --json with a ComfyUI server down: ok false (exit 1), the ledger ok
     price: { perImage: '0.01', perInput: '0' },
     capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false },
   };
-  await writeFile(config, JSON.stringify({ ...(await testStoreConfig(t)), providers: { 'gpu-1': { type: 'comfyui', baseUrl: fake.baseUrl } }, models: { flux: model } }));
-  assert.equal((await runCli(['--data', data, '--config', config, 'accounts', 'create', 'acme', '--credit', '5'])).code, 0);
+  await writeFile(
+    config,
+    JSON.stringify({
+      ...(await testStoreConfig(t)),
+      providers: { 'gpu-1': { type: 'comfyui', baseUrl: fake.baseUrl } },
+      models: { flux: model },
+    }),
+  );
+  assert.equal(
+    (await runCli(['--data', data, '--config', config, 'accounts', 'create', 'acme', '--credit', '5'])).code,
+    0,
+  );
 
   const up = await runCli(['--data', data, '--config', config, 'doctor', '--json']);
   assert.equal(up.code, 0, up.stdout + up.stderr);
@@ -54,9 +64,15 @@ test('doctor --json below store.minFreeBytes: ok false (exit 1), the storage sec
   const storeConfig = await testStoreConfig(t);
   const store = join(await tempDir(t), 'store.json');
   await writeFile(store, JSON.stringify(storeConfig));
-  assert.equal((await runCli(['--data', data, '--config', store, 'accounts', 'create', 'acme', '--credit', '5'])).code, 0);
+  assert.equal(
+    (await runCli(['--data', data, '--config', store, 'accounts', 'create', 'acme', '--credit', '5'])).code,
+    0,
+  );
   const config = join(data, 'floor.json');
-  await writeFile(config, JSON.stringify({ ...storeConfig, store: { ...(storeConfig.store as object | undefined), minFreeBytes: 1e15 } }));
+  await writeFile(
+    config,
+    JSON.stringify({ ...storeConfig, store: { ...(storeConfig.store as object | undefined), minFreeBytes: 1e15 } }),
+  );
   const low = await runCli(['--data', data, '--config', config, 'doctor', '--json']);
   assert.equal(low.code, 1, low.stdout + low.stderr);
   assert.equal(low.json.ok, false);

@@ -32,8 +32,18 @@ test('doctor names each workflow problem a server would refuse (model, server, n
     // prompt bound to the sampler's steps (an INT).
     steps: model('good.json', { prompt: '3.inputs.steps' }),
   };
-  await writeFile(config, JSON.stringify({ ...(await testStoreConfig(t)), providers: { 'gpu-1': { type: 'comfyui', baseUrl: fake.baseUrl } }, models }));
-  assert.equal((await runCli(['--data', data, '--config', config, 'accounts', 'create', 'acme', '--credit', '5'])).code, 0);
+  await writeFile(
+    config,
+    JSON.stringify({
+      ...(await testStoreConfig(t)),
+      providers: { 'gpu-1': { type: 'comfyui', baseUrl: fake.baseUrl } },
+      models,
+    }),
+  );
+  assert.equal(
+    (await runCli(['--data', data, '--config', config, 'accounts', 'create', 'acme', '--credit', '5'])).code,
+    0,
+  );
 
   const report = await runCli(['--data', data, '--config', config, 'doctor', '--json']);
   assert.equal(report.code, 1, report.stdout + report.stderr);
@@ -46,12 +56,19 @@ test('doctor names each workflow problem a server would refuse (model, server, n
   const flux = report.json.engines.workflows.find((w: { model: string }) => w.model === 'models.flux');
   assert.deepEqual(flux.servers, [{ provider: 'gpu-1', checked: true, problems: [] }]);
   assert.equal(flux.ok, true);
-  assert.equal(fake.requests.filter((r) => r.path === '/object_info').length, 1, 'the catalogue is read once per server');
+  assert.equal(
+    fake.requests.filter((r) => r.path === '/object_info').length,
+    1,
+    'the catalogue is read once per server',
+  );
 
   const text = await runCli(['--data', data, '--config', config, 'doctor']);
   assert.equal(text.code, 1);
   assert.match(text.stdout, /^workflow models\.flux ok: .*good\.json, fits gpu-1$/m);
-  assert.match(text.stdout, /^workflow models\.steps does not fit gpu-1:\n {2}- bindings\.prompt: node "3" \(KSampler\) input "steps" is INT, not text \(STRING\)$/m);
+  assert.match(
+    text.stdout,
+    /^workflow models\.steps does not fit gpu-1:\n {2}- bindings\.prompt: node "3" \(KSampler\) input "steps" is INT, not text \(STRING\)$/m,
+  );
 });
 
 test('doctor with a workflow file that does not parse still checks the ledger, storage and servers, and reports the file as one problem', async (t) => {
@@ -60,11 +77,27 @@ test('doctor with a workflow file that does not parse still checks the ledger, s
   await writeFile(join(data, 'good.json'), JSON.stringify(txt2imgWorkflow()));
   await writeFile(join(data, 'broken.json'), '{ "3": { "class_type": ');
   const config = join(data, 'imgtask.json');
-  const models = { flux: model('good.json', { prompt: '6.inputs.text' }), sdxl: model('broken.json', { prompt: '6.inputs.text' }) };
+  const models = {
+    flux: model('good.json', { prompt: '6.inputs.text' }),
+    sdxl: model('broken.json', { prompt: '6.inputs.text' }),
+  };
   const storeConfig = await testStoreConfig(t);
-  await writeFile(config, JSON.stringify({ ...storeConfig, providers: { 'gpu-1': { type: 'comfyui', baseUrl: fake.baseUrl } }, models: { flux: models.flux } }));
-  assert.equal((await runCli(['--data', data, '--config', config, 'accounts', 'create', 'acme', '--credit', '5'])).code, 0);
-  await writeFile(config, JSON.stringify({ ...storeConfig, providers: { 'gpu-1': { type: 'comfyui', baseUrl: fake.baseUrl } }, models }));
+  await writeFile(
+    config,
+    JSON.stringify({
+      ...storeConfig,
+      providers: { 'gpu-1': { type: 'comfyui', baseUrl: fake.baseUrl } },
+      models: { flux: models.flux },
+    }),
+  );
+  assert.equal(
+    (await runCli(['--data', data, '--config', config, 'accounts', 'create', 'acme', '--credit', '5'])).code,
+    0,
+  );
+  await writeFile(
+    config,
+    JSON.stringify({ ...storeConfig, providers: { 'gpu-1': { type: 'comfyui', baseUrl: fake.baseUrl } }, models }),
+  );
 
   const report = await runCli(['--data', data, '--config', config, 'doctor', '--json']);
   assert.equal(report.code, 1, report.stdout + report.stderr);
@@ -76,7 +109,11 @@ test('doctor with a workflow file that does not parse still checks the ledger, s
   assert.equal(report.json.problems.length, 1, report.json.problems.join('\n'));
   assert.match(report.json.problems[0], /^workflow models\.sdxl: .*broken\.json: not valid JSON/);
   const flux = report.json.engines.workflows.find((w: { model: string }) => w.model === 'models.flux');
-  assert.deepEqual(flux.servers, [{ provider: 'gpu-1', checked: true, problems: [] }], 'the other workflows are checked against the server');
+  assert.deepEqual(
+    flux.servers,
+    [{ provider: 'gpu-1', checked: true, problems: [] }],
+    'the other workflows are checked against the server',
+  );
 
   // Any other command still refuses the config, naming the file.
   const other = await runCli(['--data', data, '--config', config, 'accounts', 'list']);

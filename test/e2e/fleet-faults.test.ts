@@ -38,14 +38,25 @@ async function startFleet(t: TestContext) {
   const store = { driver: 'postgres', postgres: { url, poolSize: 4 } };
   // The accounts and keys, made once; every process gets a copy of the seed's keys.
   const seedDir = await tempDir(t);
-  const seed = await openServices({ dataDir: seedDir, config: loadConfig({ env: {}, overrides: { store } }), log: () => undefined });
+  const seed = await openServices({
+    dataDir: seedDir,
+    config: loadConfig({ env: {}, overrides: { store } }),
+    log: () => undefined,
+  });
   const plenty = await seed.accounts.create('plenty', 1000 * USD);
   const tight = await seed.accounts.create('tight', 50 * PRICE);
   const limited = await seed.accounts.create('limited', 1000 * USD);
   const keys = {
     plenty: (await seed.apiKeys.create({ accountId: plenty.id, name: 'plenty' })).raw,
     tight: (await seed.apiKeys.create({ accountId: tight.id, name: 'tight' })).raw,
-    limited: (await seed.apiKeys.create({ accountId: limited.id, name: 'limited', spendingLimit: 50 * PRICE, spendingLimitPeriod: 'month' })).raw,
+    limited: (
+      await seed.apiKeys.create({
+        accountId: limited.id,
+        name: 'limited',
+        spendingLimit: 50 * PRICE,
+        spendingLimitPeriod: 'month',
+      })
+    ).raw,
   };
   await seed.close();
 
@@ -53,7 +64,8 @@ async function startFleet(t: TestContext) {
   const members = await Promise.all(['s1', 's2', 's3'].map((name) => startMember(t, name, seedDir, 'all', overrides)));
   const db = await PgStore.open({ url, poolSize: 2 });
   t.after(() => db.close());
-  const accountTasks = async (accountId: string) => [...(await db.tasks.all())].filter((task) => task.accountId === accountId);
+  const accountTasks = async (accountId: string) =>
+    [...(await db.tasks.all())].filter((task) => task.accountId === accountId);
   return { db, members, keys, accounts: { plenty, tight, limited }, accountTasks };
 }
 
@@ -62,44 +74,79 @@ test('three serve processes on one database: exact money and key limits under ra
   const { db, members, keys, accounts, accountTasks } = await startFleet(t);
   t.diagnostic(`three serve processes started in ${Date.now() - phase} ms`);
 
-  await t.test('200 creates over 3 processes against a balance for 50, and 200 against a key limit for 50, at once: exactly 50 each, balances exact', async () => {
-    phase = Date.now();
-    const body = (n: number) => ({ items: 1, price: '0.25', metadata: { n } });
-    const race = (key: string, count: number, offset: number) => Array.from({ length: count }, (_, n) => send(members[n % 3].url, 'POST', '/test/tasks', { auth: key, body: body(offset + n) }));
-    // The three accounts' creates interleave, so any grouping of creates mixes accounts.
-    const [tight, limited, plenty] = await Promise.all([Promise.all(race(keys.tight, 200, 0)), Promise.all(race(keys.limited, 200, 1000)), Promise.all(race(keys.plenty, 60, 2000))]);
-    t.diagnostic(`460 racing creates answered in ${Date.now() - phase} ms`);
+  await t.test(
+    '200 creates over 3 processes against a balance for 50, and 200 against a key limit for 50, at once: exactly 50 each, balances exact',
+    async () => {
+      phase = Date.now();
+      const body = (n: number) => ({ items: 1, price: '0.25', metadata: { n } });
+      const race = (key: string, count: number, offset: number) =>
+        Array.from({ length: count }, (_, n) =>
+          send(members[n % 3].url, 'POST', '/test/tasks', { auth: key, body: body(offset + n) }),
+        );
+      // The three accounts' creates interleave, so any grouping of creates mixes accounts.
+      const [tight, limited, plenty] = await Promise.all([
+        Promise.all(race(keys.tight, 200, 0)),
+        Promise.all(race(keys.limited, 200, 1000)),
+        Promise.all(race(keys.plenty, 60, 2000)),
+      ]);
+      t.diagnostic(`460 racing creates answered in ${Date.now() - phase} ms`);
 
-    assert.equal(tight.filter((res) => res.status === 201).length, 50, `balance for 50: ${tight.map((res) => res.status).join(' ')}`);
-    for (const res of tight.filter((res) => res.status !== 201)) assertRefused(res, 422, 'INSUFFICIENT_BALANCE');
-    assert.equal(limited.filter((res) => res.status === 201).length, 50, `key limit for 50: ${limited.map((res) => res.status).join(' ')}`);
-    for (const res of limited.filter((res) => res.status !== 201)) assertRefused(res, 429, 'SPENDING_LIMIT_EXCEEDED');
-    assert.deepEqual(new Set(plenty.map((res) => res.status)), new Set([201]), 'an account with room is refused nothing');
+      assert.equal(
+        tight.filter((res) => res.status === 201).length,
+        50,
+        `balance for 50: ${tight.map((res) => res.status).join(' ')}`,
+      );
+      for (const res of tight.filter((res) => res.status !== 201)) assertRefused(res, 422, 'INSUFFICIENT_BALANCE');
+      assert.equal(
+        limited.filter((res) => res.status === 201).length,
+        50,
+        `key limit for 50: ${limited.map((res) => res.status).join(' ')}`,
+      );
+      for (const res of limited.filter((res) => res.status !== 201)) assertRefused(res, 429, 'SPENDING_LIMIT_EXCEEDED');
+      assert.deepEqual(
+        new Set(plenty.map((res) => res.status)),
+        new Set([201]),
+        'an account with room is refused nothing',
+      );
 
-    // Exactly the answered creates are stored: the same ids, none from a refused request.
-    const createdIds = (answers: ApiResponse[]) => answers.filter((res) => res.status === 201).map((res) => res.json.data.taskId as string);
-    for (const [name, answers] of [
-      ['tight', tight],
-      ['limited', limited],
-      ['plenty', plenty],
-    ] as const) {
-      const stored = await accountTasks(accounts[name].id);
-      assert.deepEqual(stored.map((task) => task.id).sort(), createdIds(answers).sort(), `${name}: the stored tasks are the answered creates`);
-    }
+      // Exactly the answered creates are stored: the same ids, none from a refused request.
+      const createdIds = (answers: ApiResponse[]) =>
+        answers.filter((res) => res.status === 201).map((res) => res.json.data.taskId as string);
+      for (const [name, answers] of [
+        ['tight', tight],
+        ['limited', limited],
+        ['plenty', plenty],
+      ] as const) {
+        const stored = await accountTasks(accounts[name].id);
+        assert.deepEqual(
+          stored.map((task) => task.id).sort(),
+          createdIds(answers).sort(),
+          `${name}: the stored tasks are the answered creates`,
+        );
+      }
 
-    await until('the raced tasks to settle', async () => ((await db.tasks.countPending()) === 0 ? true : undefined));
-    t.diagnostic(`and settled ${Date.now() - phase} ms after the race began`);
-    const tightAccount = (await db.accounts.get(accounts.tight.id))!;
-    assert.equal(tightAccount.balance, 0, 'the 50 tasks spent the whole balance, once each');
-    const limitedAccount = (await db.accounts.get(accounts.limited.id))!;
-    assert.equal(limitedAccount.balance, 1000 * USD - 50 * PRICE, 'the key spent its whole limit, once per task');
-    assert.equal((await db.accounts.get(accounts.plenty.id))!.balance, 1000 * USD - 60 * PRICE);
-    for (const account of Object.values(accounts)) assert.equal(await db.tasks.reserved(account.id), 0);
-    assert.deepEqual((await checkLedger(db)).problems, []);
-    // Nothing left over: one more create is refused on each, by whichever process.
-    assertRefused(await send(members[1].url, 'POST', '/test/tasks', { auth: keys.tight, body: body(9000) }), 422, 'INSUFFICIENT_BALANCE');
-    assertRefused(await send(members[2].url, 'POST', '/test/tasks', { auth: keys.limited, body: body(9001) }), 429, 'SPENDING_LIMIT_EXCEEDED');
-  });
+      await until('the raced tasks to settle', async () => ((await db.tasks.countPending()) === 0 ? true : undefined));
+      t.diagnostic(`and settled ${Date.now() - phase} ms after the race began`);
+      const tightAccount = (await db.accounts.get(accounts.tight.id))!;
+      assert.equal(tightAccount.balance, 0, 'the 50 tasks spent the whole balance, once each');
+      const limitedAccount = (await db.accounts.get(accounts.limited.id))!;
+      assert.equal(limitedAccount.balance, 1000 * USD - 50 * PRICE, 'the key spent its whole limit, once per task');
+      assert.equal((await db.accounts.get(accounts.plenty.id))!.balance, 1000 * USD - 60 * PRICE);
+      for (const account of Object.values(accounts)) assert.equal(await db.tasks.reserved(account.id), 0);
+      assert.deepEqual((await checkLedger(db)).problems, []);
+      // Nothing left over: one more create is refused on each, by whichever process.
+      assertRefused(
+        await send(members[1].url, 'POST', '/test/tasks', { auth: keys.tight, body: body(9000) }),
+        422,
+        'INSUFFICIENT_BALANCE',
+      );
+      assertRefused(
+        await send(members[2].url, 'POST', '/test/tasks', { auth: keys.limited, body: body(9001) }),
+        429,
+        'SPENDING_LIMIT_EXCEEDED',
+      );
+    },
+  );
 
   await t.test(
     'SIGKILL of a serve process in a create burst: every create it answered is stored and settles once, none it did not answer is charged, its leased tasks are claimed by the others',
@@ -150,7 +197,11 @@ test('three serve processes on one database: exact money and key limits under ra
             failures.set(n, err.cause?.code ?? err.cause?.message ?? err.message);
             return undefined;
           });
-          answers.set(n, { member: target.name, status: res?.status ?? 'no answer', taskId: res?.status === 201 ? res.json.data.taskId : undefined });
+          answers.set(n, {
+            member: target.name,
+            status: res?.status ?? 'no answer',
+            taskId: res?.status === 201 ? res.json.data.taskId : undefined,
+          });
           if (res?.status !== 201) continue;
           if (slow) slowIds.add(res.json.data.taskId);
           if (killedWith) afterKill++;
@@ -169,7 +220,9 @@ test('three serve processes on one database: exact money and key limits under ra
       // The tasks the victim held and had not settled when it died: its leases, left to expire.
       // (The slow one it was running is among them, unless its lease lapsed and another process
       // took it over before the kill: either way it must run elsewhere and settle, checked below.)
-      const orphans = (await Promise.all([...startedOnVictim.keys()].map((id) => db.tasks.get(id)))).filter((task) => task?.status === 'pending').map((task) => task!.id);
+      const orphans = (await Promise.all([...startedOnVictim.keys()].map((id) => db.tasks.get(id))))
+        .filter((task) => task?.status === 'pending')
+        .map((task) => task!.id);
       if (!orphans.includes(killedWith)) orphans.push(killedWith);
 
       const all = [...answers.values()];
@@ -187,8 +240,11 @@ test('three serve processes on one database: exact money and key limits under ra
           .join(', ')}`,
       );
 
-      const burstTasks = async () => (await accountTasks(accounts.plenty.id)).filter((task) => (metadataN(task) ?? 0) >= 3000);
-      await until('every stored task of the burst to settle', async () => ((await burstTasks()).every((task) => task.status !== 'pending') ? true : undefined));
+      const burstTasks = async () =>
+        (await accountTasks(accounts.plenty.id)).filter((task) => (metadataN(task) ?? 0) >= 3000);
+      await until('every stored task of the burst to settle', async () =>
+        (await burstTasks()).every((task) => task.status !== 'pending') ? true : undefined,
+      );
       t.diagnostic(
         `${victim.name} answered ${victimAnswered} creates, then was killed running ${orphans.length} unsettled task(s); ${acknowledged.length} creates answered in all, ${unanswered.length} unanswered; all settled ${Date.now() - phase} ms after the burst began`,
       );
@@ -217,7 +273,9 @@ test('three serve processes on one database: exact money and key limits under ra
       // A task no one was told of is one whose create was in flight when the process died (committed
       // before the kill, its answer lost): a whole task, charged as any other. No refused request,
       // and no request that never reached a process, has a task or a charge.
-      const untold = stored.filter((task) => answers.get(metadataN(task)!)?.status !== 201).map((task) => metadataN(task)!);
+      const untold = stored
+        .filter((task) => answers.get(metadataN(task)!)?.status !== 201)
+        .map((task) => metadataN(task)!);
       assert.ok(
         untold.every((n) => unanswered.includes(n)),
         `tasks without a 201 belong to creates in flight at the kill: ${untold}`,
@@ -227,13 +285,19 @@ test('three serve processes on one database: exact money and key limits under ra
       // The ledger reconciles exactly: credits − charges = balance, nothing reserved, doctor clean.
       const account = (await db.accounts.get(accounts.plenty.id))!;
       assert.equal((await accountTasks(accounts.plenty.id)).length, before + stored.length);
-      assert.equal(account.balance, creditLeft - stored.length * PRICE, 'charged once for each stored task, and for nothing else');
+      assert.equal(
+        account.balance,
+        creditLeft - stored.length * PRICE,
+        'charged once for each stored task, and for nothing else',
+      );
       assert.equal(await db.tasks.reserved(accounts.plenty.id), 0);
       assert.deepEqual((await checkLedger(db)).problems, []);
       for (const m of survivors) assert.equal(m.child.exitCode, null, `${m.name} is still up`);
     },
   );
 
-  for (const m of members.filter((m) => m.child.exitCode === null && m.child.signalCode === null)) m.child.kill('SIGTERM');
-  for (const m of members.filter((m) => m.child.signalCode !== 'SIGKILL')) assert.equal(await m.exited, 0, `${m.name} stops cleanly on SIGTERM: ${m.output().slice(-1000)}`);
+  for (const m of members.filter((m) => m.child.exitCode === null && m.child.signalCode === null))
+    m.child.kill('SIGTERM');
+  for (const m of members.filter((m) => m.child.signalCode !== 'SIGKILL'))
+    assert.equal(await m.exited, 0, `${m.name} stops cleanly on SIGTERM: ${m.output().slice(-1000)}`);
 });

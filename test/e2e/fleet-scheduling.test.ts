@@ -22,7 +22,11 @@ async function startFleet(t: TestContext) {
   await migrate(url);
   const store = { driver: 'postgres', postgres: { url, poolSize: 4 } };
   const seedDir = await tempDir(t);
-  const seed = await openServices({ dataDir: seedDir, config: loadConfig({ env: {}, overrides: { store } }), log: () => undefined });
+  const seed = await openServices({
+    dataDir: seedDir,
+    config: loadConfig({ env: {}, overrides: { store } }),
+    log: () => undefined,
+  });
   const capped = await seed.accounts.create('capped', 100 * 1_000_000);
   const other = await seed.accounts.create('other', 100 * 1_000_000);
   const keys = {
@@ -31,7 +35,11 @@ async function startFleet(t: TestContext) {
   };
   await seed.close();
   const overrides = { store, work: { leaseMs: LEASE_MS, defaultConcurrency: 4, lanes: { test: 4 } } };
-  const [api, w1, w2] = await Promise.all([startMember(t, 'api', seedDir, 'api', overrides), startMember(t, 'w1', seedDir, 'work', overrides), startMember(t, 'w2', seedDir, 'work', overrides)]);
+  const [api, w1, w2] = await Promise.all([
+    startMember(t, 'api', seedDir, 'api', overrides),
+    startMember(t, 'w1', seedDir, 'work', overrides),
+    startMember(t, 'w2', seedDir, 'work', overrides),
+  ]);
   const db = await PgStore.open({ url, poolSize: 2 });
   t.after(() => db.close());
   const create = async (key: string, body: object, headers: Record<string, string> = {}) => {
@@ -59,8 +67,14 @@ test("a key's maxConcurrent holds across two worker processes; another account's
     tasks.every((task) => task?.status === 'completed'),
     'every task completed',
   );
-  assert.equal(await mostAtOnce(spanLog, capped), 2, 'at most two items of the capped key at once across the fleet, and it used both');
-  const ranCapped = fleet.workers.map((worker) => worker.items().filter((item) => capped.has(item.split(':')[0])).length);
+  assert.equal(
+    await mostAtOnce(spanLog, capped),
+    2,
+    'at most two items of the capped key at once across the fleet, and it used both',
+  );
+  const ranCapped = fleet.workers.map(
+    (worker) => worker.items().filter((item) => capped.has(item.split(':')[0])).length,
+  );
   assert.equal(
     ranCapped.reduce((a, b) => a + b, 0),
     12,
@@ -77,9 +91,15 @@ test('a deadline ends a task still waiting in the database, free, with TASK_EXPI
   // Both workers' `test` lanes are full (4 slots each, 2 claimed queued behind): the task waits unclaimed.
   const blockers: string[] = [];
   for (let n = 0; n < 12; n++) blockers.push(await fleet.create(fleet.keys.other, { items: 1, delayMs: 4000 }));
-  await until('the blockers to start', async () => (fleet.workers.reduce((sum, worker) => sum + worker.items().length, 0) >= 8 ? true : undefined));
+  await until('the blockers to start', async () =>
+    fleet.workers.reduce((sum, worker) => sum + worker.items().length, 0) >= 8 ? true : undefined,
+  );
   const late = await fleet.create(fleet.keys.other, { items: 1, delayMs: 10 }, { 'cancel-after': '1s' });
-  const quick = await fleet.create(fleet.keys.capped, { items: 1, delayMs: 10, priority: 0 }, { 'cancel-after': '20s' });
+  const quick = await fleet.create(
+    fleet.keys.capped,
+    { items: 1, delayMs: 10, priority: 0 },
+    { 'cancel-after': '20s' },
+  );
   const [expired] = await until('the deadline to pass', async () => {
     const task = await fleet.db.tasks.get(late);
     return task?.status === 'pending' ? undefined : [task!];

@@ -35,9 +35,17 @@ interface Member {
   output: () => string;
 }
 
-function startMember(t: TestContext, name: string, dataDir: string, role: Member['role'], overrides: object): Promise<Member> {
+function startMember(
+  t: TestContext,
+  name: string,
+  dataDir: string,
+  role: Member['role'],
+  overrides: object,
+): Promise<Member> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, dataDir, role, JSON.stringify(overrides)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, dataDir, role, JSON.stringify(overrides)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
     let out = '';
     const member: Member = { name, role, child, exited, output: () => out };
@@ -68,20 +76,35 @@ test('a fleet of 3 servers and 2 workers on one database: creates anywhere compl
 
   // The account and key, made once; every process gets a copy of the same keys (the data dir's keys must match across the fleet).
   const seedDir = await tempDir(t);
-  const seed = await openServices({ dataDir: seedDir, config: loadConfig({ env: {}, overrides: { store } }), log: () => undefined });
+  const seed = await openServices({
+    dataDir: seedDir,
+    config: loadConfig({ env: {}, overrides: { store } }),
+    log: () => undefined,
+  });
   const account = await seed.accounts.create('fleet', 100 * 1_000_000);
   const { raw: apiKey } = await seed.apiKeys.create({ accountId: account.id, name: 'fleet' });
   await seed.close();
 
   const files = await serveFiles(t, { '/light.png': await makeImage({ rgb: [230, 230, 230] }) });
   const receiver = await startReceiver(t);
-  const overrides = { store, work: { leaseMs: LEASE_MS, defaultConcurrency: 4 }, fetch: { allowPrivateAddresses: true }, webhooks: { allowPrivateAddresses: true } };
+  const overrides = {
+    store,
+    work: { leaseMs: LEASE_MS, defaultConcurrency: 4 },
+    fetch: { allowPrivateAddresses: true },
+    webhooks: { allowPrivateAddresses: true },
+  };
   const member = async (name: string, role: Member['role']) => {
     const dir = await tempDir(t);
     await cp(join(seedDir, 'keys'), join(dir, 'keys'), { recursive: true });
     return startMember(t, name, dir, role, overrides);
   };
-  const [s1, s2, s3, w1, w2] = await Promise.all([member('s1', 'all'), member('s2', 'api'), member('s3', 'api'), member('w1', 'work'), member('w2', 'work')]);
+  const [s1, s2, s3, w1, w2] = await Promise.all([
+    member('s1', 'all'),
+    member('s2', 'api'),
+    member('s3', 'api'),
+    member('w1', 'work'),
+    member('w2', 'work'),
+  ]);
   const servers = [s1, s2, s3];
   const db = await PgStore.open({ url, poolSize: 2 });
   t.after(() => db.close());
@@ -106,18 +129,27 @@ test('a fleet of 3 servers and 2 workers on one database: creates anywhere compl
   assert.deepEqual([...hooked].sort(), [...created].sort());
 
   // 2. A sync rate answered 200 by a server that runs no work: a worker ran it, the settlement came back by NOTIFY.
-  const rated = await send(s2.url!, 'POST', '/image/rate', { auth: apiKey, body: { mode: 'nsfw_sfw', urls: [files('/light.png')] } });
+  const rated = await send(s2.url!, 'POST', '/image/rate', {
+    auth: apiKey,
+    body: { mode: 'nsfw_sfw', urls: [files('/light.png')] },
+  });
   assert.equal(rated.status, 200, rated.text);
   assert.equal(rated.json.data.task.status, 'completed');
   assert.equal(rated.json.data.results[0].level, 'sfw');
 
   // 3. The process running a slow item is killed: after its lease, another claims the task, runs the item, the task completes once, charged once.
   const runLog = join(seedDir, 'runs.log');
-  const slow = await send(s3.url!, 'POST', '/test/tasks', { auth: apiKey, body: { items: 1, delayMs: 2500, price: '0.25', runLog } });
+  const slow = await send(s3.url!, 'POST', '/test/tasks', {
+    auth: apiKey,
+    body: { items: 1, delayMs: 2500, price: '0.25', runLog },
+  });
   assert.equal(slow.status, 201, slow.text);
   const slowId: string = slow.json.data.taskId;
   const owner = await until('the slow item to start', async () => {
-    const { rows } = await db.pool.query<{ lease_owner: string | null }>('SELECT lease_owner FROM tasks WHERE id = $1', [slowId]);
+    const { rows } = await db.pool.query<{ lease_owner: string | null }>(
+      'SELECT lease_owner FROM tasks WHERE id = $1',
+      [slowId],
+    );
     const started = (await readFile(runLog, 'utf8').catch(() => '')).includes(`${slowId}:0:1`);
     return started && rows[0].lease_owner ? rows[0].lease_owner : undefined;
   });
@@ -144,7 +176,9 @@ test('a fleet of 3 servers and 2 workers on one database: creates anywhere compl
   let sent = 0;
   const burst = Array.from({ length: 80 }, async () => {
     sent++;
-    const res = await send(target.url!, 'POST', '/test/tasks', { auth: apiKey, body: { items: 1 } }).catch(() => undefined);
+    const res = await send(target.url!, 'POST', '/test/tasks', { auth: apiKey, body: { items: 1 } }).catch(
+      () => undefined,
+    );
     if (res?.status === 201) answered.push(res.json.data.taskId);
     if (answered.length === 10) target.child.kill('SIGKILL');
   });
@@ -157,16 +191,21 @@ test('a fleet of 3 servers and 2 workers on one database: creates anywhere compl
   for (const id of answered) assert.ok(await db.tasks.get(id), `acknowledged create ${id} is in the database`);
 
   // Everything acknowledged settles; the ledger holds: balance = credit − charges, nothing reserved.
-  await until('every acknowledged task to settle', async () => ((await db.tasks.countPending()) === 0 ? true : undefined));
+  await until('every acknowledged task to settle', async () =>
+    (await db.tasks.countPending()) === 0 ? true : undefined,
+  );
   const report = await checkLedger(db);
   assert.deepEqual(report.problems, []);
   const acc = await db.accounts.get(account.id);
-  const charged = [...(await db.tasks.all())].filter((task) => task.accountId === account.id).reduce((sum, task) => sum + task.cost, 0);
+  const charged = [...(await db.tasks.all())]
+    .filter((task) => task.accountId === account.id)
+    .reduce((sum, task) => sum + task.cost, 0);
   assert.equal(acc!.balance, 100 * 1_000_000 - charged);
   assert.equal(await db.tasks.reserved(account.id), 0);
 
   for (const m of [s1, s3, w1, w2].filter((x) => x !== victim)) m.child.kill('SIGTERM');
-  for (const m of [s1, s3, w1, w2].filter((x) => x !== victim)) assert.equal(await m.exited, 0, `${m.name} stops cleanly on SIGTERM: ${m.output().slice(-500)}`);
+  for (const m of [s1, s3, w1, w2].filter((x) => x !== victim))
+    assert.equal(await m.exited, 0, `${m.name} stops cleanly on SIGTERM: ${m.output().slice(-500)}`);
 });
 
 test('imgtask serve --no-work and imgtask worker: the API process runs nothing, the worker runs the task, both stop on SIGTERM; on the file store both refuse', async (t) => {
@@ -192,13 +231,23 @@ test('imgtask serve --no-work and imgtask worker: the API process runs nothing, 
   // Ready at once: an API-only process loads no model, so readiness does not wait for one.
   const ready = await send(api.url, 'GET', '/ready');
   assert.equal(ready.status, 200, ready.text);
-  const created = await send(api.url, 'POST', '/image/generate', { auth: key.json.raw, body: { prompt: 'a lighthouse' } });
+  const created = await send(api.url, 'POST', '/image/generate', {
+    auth: key.json.raw,
+    body: { prompt: 'a lighthouse' },
+  });
   assert.equal(created.status, 201, created.text);
   const taskId: string = created.json.data.taskId;
   await sleep(1500);
-  assert.equal((await send(api.url, 'GET', `/tasks/${taskId}`, { auth: key.json.raw })).json.data.status, 'pending', 'an API-only server runs nothing');
+  assert.equal(
+    (await send(api.url, 'GET', `/tasks/${taskId}`, { auth: key.json.raw })).json.data.status,
+    'pending',
+    'an API-only server runs nothing',
+  );
 
-  const worker = spawn(process.execPath, [BIN, '--data', data, 'worker'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const worker = spawn(process.execPath, [BIN, '--data', data, 'worker'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   worker.stdout.on('data', (chunk) => (out += chunk));
   worker.stderr.on('data', (chunk) => (out += chunk));

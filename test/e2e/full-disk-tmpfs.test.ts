@@ -29,7 +29,11 @@ async function smallDisk(t: TestContext): Promise<string | { skip: string }> {
 async function upload(url: string, key: string, data: Buffer): Promise<ApiResponse> {
   const form = new FormData();
   form.append('files', new Blob([new Uint8Array(data)]), 'a.png');
-  const res = await fetch(`${url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  const res = await fetch(`${url}/image/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, json: JSON.parse(text) };
 }
@@ -52,7 +56,14 @@ test('a data dir on a 12 MB tmpfs filled through the API: 507s, reads and /ready
   const dataDir = join(disk, 'data');
   const logs: string[] = [];
   // No floor: the disk itself runs out, under the images and then under the journal.
-  const config = loadConfig({ env: {}, overrides: { server: { host: '127.0.0.1', port: 0 }, store: { verifyPayloads: true, minFreeBytes: 0 }, work: { shutdownGraceMs: 200, retryBaseMs: 1 } } });
+  const config = loadConfig({
+    env: {},
+    overrides: {
+      server: { host: '127.0.0.1', port: 0 },
+      store: { verifyPayloads: true, minFreeBytes: 0 },
+      work: { shutdownGraceMs: 200, retryBaseMs: 1 },
+    },
+  });
   const server = await startServer({ dataDir, config, log: (m) => logs.push(m), providers: fakeProviders() });
   closeBeforeRemoval(disk, () => server.close());
   const { services } = server;
@@ -105,7 +116,11 @@ test('a data dir on a 12 MB tmpfs filled through the API: 507s, reads and /ready
   const reopened = await JsonStore.open({ dir: join(dataDir, 'store') });
   closeBeforeRemoval(disk, () => reopened.close());
   const stored = (await reopened.apiKeys.listLive(account.id)).map((key) => key.id);
-  assert.deepEqual(stored.filter((id) => keys.includes(id)).sort(), [...keys].sort(), 'every acknowledged key is there');
+  assert.deepEqual(
+    stored.filter((id) => keys.includes(id)).sort(),
+    [...keys].sort(),
+    'every acknowledged key is there',
+  );
   assert.equal(stored.length, keys.length + 1, 'and nothing else but the first key');
   for (const id of images) await access(join(dataDir, 'images', id.slice(4, 6), `${id}.png`));
 });

@@ -13,18 +13,26 @@ import { hasScript, runInTerminal } from '../helpers/terminal.js';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: terminal escape sequences, taken out to read the text
 const plain = (screen: string) => screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
 
-test('rate and alt on a terminal: a URL that could not be fetched says why, after its code', { skip: !hasScript && 'needs script (util-linux)' }, async (t) => {
+test('rate and alt on a terminal: a URL that could not be fetched says why, after its code', {
+  skip: !hasScript && 'needs script (util-linux)',
+}, async (t) => {
   // The SSRF guard is on: a loopback URL is refused, with the reason in the item's error.message.
   const h = await startService(t);
   const env = { IMGTASK_URL: h.url, IMGTASK_API_KEY: h.apiKey, NO_COLOR: '1' };
   for (const command of ['rate', 'alt']) {
     const run = await runInTerminal([command, 'http://127.0.0.1:9/a.png'], env);
     const screen = plain(run.screen);
-    assert.match(screen, /http:\/\/127\.0\.0\.1:9\/a\.png: ✗ FETCH_FAILED: cannot fetch the image: 127\.0\.0\.1 is an address user URLs may not reach/, `${command}:\n${screen}`);
+    assert.match(
+      screen,
+      /http:\/\/127\.0\.0\.1:9\/a\.png: ✗ FETCH_FAILED: cannot fetch the image: 127\.0\.0\.1 is an address user URLs may not reach/,
+      `${command}:\n${screen}`,
+    );
   }
 });
 
-test('remove-bg --watch --out says where it saved the image, on a terminal and in its JSON', { skip: !hasScript && 'needs script (util-linux)' }, async (t) => {
+test('remove-bg --watch --out says where it saved the image, on a terminal and in its JSON', {
+  skip: !hasScript && 'needs script (util-linux)',
+}, async (t) => {
   const h = await startService(t);
   const dir = await tempDir(t);
   const photo = join(dir, 'photo.png');

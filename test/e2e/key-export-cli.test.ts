@@ -9,7 +9,9 @@ import { startService } from '../helpers/harness.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { hasScript, runInTerminal } from '../helpers/terminal.js';
 
-test('keys create on a terminal says to export IMGTASK_API_KEY; captured, it prints the key alone', { skip: !hasScript && 'needs script (util-linux)' }, async (t) => {
+test('keys create on a terminal says to export IMGTASK_API_KEY; captured, it prints the key alone', {
+  skip: !hasScript && 'needs script (util-linux)',
+}, async (t) => {
   const h = await startService(t);
   // The harness's store (on PostgreSQL, its database) for the CLI too.
   const config = join(await tempDir(t), 'store.json');
@@ -20,7 +22,13 @@ test('keys create on a terminal says to export IMGTASK_API_KEY; captured, it pri
   assert.equal(shown.code, 0, screen);
   const key = /^(mak_\S+)$/m.exec(screen)?.[1];
   assert.ok(key, screen);
-  assert.match(screen, new RegExp(`^This is the only time the key is shown\\.\\nUse it: export IMGTASK_API_KEY=${key} {3}\\(the client commands read it; or pass --key\\)$`, 'm'));
+  assert.match(
+    screen,
+    new RegExp(
+      `^This is the only time the key is shown\\.\\nUse it: export IMGTASK_API_KEY=${key} {3}\\(the client commands read it; or pass --key\\)$`,
+      'm',
+    ),
+  );
 
   const captured = await runCli([...store, 'keys', 'create', '--account', 'acme']);
   assert.equal(captured.code, 0, captured.stderr);

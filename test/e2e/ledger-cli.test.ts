@@ -12,12 +12,34 @@ import { tempDir } from '../helpers/temp-dir.js';
 test('accounts show gives balance, reserved, available and per-key spend; doctor passes; sweep reports', async (t) => {
   const data = await tempDir(t);
   await runCli(['--data', data, 'accounts', 'create', 'acme', '--credit', '5']);
-  const key = (await runCli(['--data', data, 'keys', 'create', '--account', 'acme', '--spending-limit', '2', '--period', 'week', '--json'])).json;
+  const key = (
+    await runCli([
+      '--data',
+      data,
+      'keys',
+      'create',
+      '--account',
+      'acme',
+      '--spending-limit',
+      '2',
+      '--period',
+      'week',
+      '--json',
+    ])
+  ).json;
 
   const config = loadConfig({ env: {}, overrides: { server: { port: 0 }, work: { shutdownGraceMs: 100 } } });
-  const server = await startServer({ dataDir: data, config, taskTypes: [testTaskType as never], extendApi: mountTestRoutes });
+  const server = await startServer({
+    dataDir: data,
+    config,
+    taskTypes: [testTaskType as never],
+    extendApi: mountTestRoutes,
+  });
   try {
-    await send(server.url, 'POST', '/test/tasks', { auth: key.raw, body: { items: 2, price: '0.75', delayMs: 60_000 } });
+    await send(server.url, 'POST', '/test/tasks', {
+      auth: key.raw,
+      body: { items: 2, price: '0.75', delayMs: 60_000 },
+    });
     const shown = await runCli(['--data', data, 'accounts', 'show', 'acme', '--json']);
     assert.equal(shown.code, 0, shown.stderr);
     assert.deepEqual([shown.json.balance, shown.json.reserved, shown.json.available], ['5', '1.5', '3.5']);
@@ -29,7 +51,12 @@ test('accounts show gives balance, reserved, available and per-key spend; doctor
     assert.match(human.stdout, /reserved 1\.5\s+available 3\.5/);
 
     const swept = await runCli(['--data', data, 'sweep', '--json']);
-    assert.deepEqual(swept.json, { expired: 0, taskIds: [], erased: [], retention: { outputs: 0, uploads: 0, tasks: 0, deliveries: 0, consoleSessions: 0 } });
+    assert.deepEqual(swept.json, {
+      expired: 0,
+      taskIds: [],
+      erased: [],
+      retention: { outputs: 0, uploads: 0, tasks: 0, deliveries: 0, consoleSessions: 0 },
+    });
     const doctor = await runCli(['--data', data, 'doctor', '--json']);
     assert.equal(doctor.code, 0);
     assert.deepEqual(doctor.json.problems, []);

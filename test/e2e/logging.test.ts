@@ -19,11 +19,17 @@ test('serve logs JSON lines: access lines by route pattern with the request id a
   await writeFile(
     configFile,
     JSON.stringify({
-      embedded: { nsfw: { enabled: true, timeoutMs: 60_000 }, backgroundRemoval: { enabled: false }, altText: { enabled: false } },
+      embedded: {
+        nsfw: { enabled: true, timeoutMs: 60_000 },
+        backgroundRemoval: { enabled: false },
+        altText: { enabled: false },
+      },
       destinations: { allowPrivateAddresses: true },
     }),
   );
-  const child = spawn(process.execPath, [BIN, '--data', data, '--config', configFile, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, '--data', data, '--config', configFile, 'serve', '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   closeBeforeRemoval(data, async () => {
     if (child.exitCode === null) child.kill('SIGKILL');
   });
@@ -50,12 +56,24 @@ test('serve logs JSON lines: access lines by route pattern with the request id a
   const keyId: string = key.apiKey.id;
 
   // A real rating through the embedded model (its worker thread is where the nsfwjs/tfjs notices would print).
-  const image = await sharp({ create: { width: 128, height: 96, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+  const image = await sharp({
+    create: {
+      width: 128,
+      height: 96,
+      channels: 3,
+      background: '#808080',
+      noise: { type: 'gaussian', mean: 128, sigma: 40 },
+    },
+  })
     .png()
     .toBuffer();
   const form = new FormData();
   form.append('files', new Blob([new Uint8Array(image)]), 'noise.png');
-  const uploaded = await fetch(`${url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${raw}` }, body: form });
+  const uploaded = await fetch(`${url}/image/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${raw}` },
+    body: form,
+  });
   const upload = (await uploaded.json()) as { data: { files: { id: string }[] } };
   assert.equal(uploaded.status, 201, JSON.stringify(upload));
   const fileId = upload.data.files[0].id;
@@ -66,7 +84,10 @@ test('serve logs JSON lines: access lines by route pattern with the request id a
   assert.equal(read.status, 200);
   const requestId = read.headers.get('x-request-id');
   assert.match(requestId ?? '', /^req_/);
-  assert.equal((await send(url, 'POST', '/image/rate', { auth: raw, body: { mode: 'nsfw_sfw', urls: 'not a list' } })).status, 400);
+  assert.equal(
+    (await send(url, 'POST', '/image/rate', { auth: raw, body: { mode: 'nsfw_sfw', urls: 'not a list' } })).status,
+    400,
+  );
   assert.equal((await send(url, 'GET', `/tasks/${taskId}`, { auth: 'sk_not_a_key' })).status, 401);
 
   // An S3 destination test builds an AWS SDK client (where the SDK's Node.js version notice comes from); nothing listens on port 9.
@@ -75,13 +96,26 @@ test('serve logs JSON lines: access lines by route pattern with the request id a
     body: {
       name: 's3',
       provider: { id: 's3' },
-      config: { bucket: 'logs', region: 'us-east-1', endpoint: 'http://127.0.0.1:9', forcePathStyle: true, accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'secret-value-1234' },
+      config: {
+        bucket: 'logs',
+        region: 'us-east-1',
+        endpoint: 'http://127.0.0.1:9',
+        forcePathStyle: true,
+        accessKeyId: 'AKIAEXAMPLE',
+        secretAccessKey: 'secret-value-1234',
+      },
     },
   });
   assert.equal(destination.status, 201, destination.text);
-  assert.equal((await send(url, 'POST', `/destinations/${destination.json.data.id}/test`, { auth: token })).status, 502);
+  assert.equal(
+    (await send(url, 'POST', `/destinations/${destination.json.data.id}/test`, { auth: token })).status,
+    502,
+  );
 
-  await eventually(() => lines().some((l) => l.event === 'http.request' && l.route === '/destinations/:id/test'), 10_000);
+  await eventually(
+    () => lines().some((l) => l.event === 'http.request' && l.route === '/destinations/:id/test'),
+    10_000,
+  );
   child.kill('SIGTERM');
   const [code] = await once(child, 'exit');
   assert.equal(code, 0, stderr);
@@ -96,12 +130,23 @@ test('serve logs JSON lines: access lines by route pattern with the request id a
   const readLine = access.find((l) => l.requestId === requestId);
   assert.ok(readLine, `an access line carries the answer's x-request-id ${requestId}`);
   assert.deepEqual(
-    { method: readLine.method, route: readLine.route, status: readLine.status, credential: readLine.credential, keyId: readLine.keyId },
+    {
+      method: readLine.method,
+      route: readLine.route,
+      status: readLine.status,
+      credential: readLine.credential,
+      keyId: readLine.keyId,
+    },
     { method: 'GET', route: '/tasks/:id', status: 200, credential: 'apiKey', keyId },
   );
   assert.equal(typeof readLine.ms, 'number');
   const routes = access.map((l) => `${l.method} ${l.route} ${l.status}`);
-  for (const expected of ['POST /image/upload 201', 'POST /image/rate 200', 'POST /destinations 201', 'POST /destinations/:id/test 502'])
+  for (const expected of [
+    'POST /image/upload 201',
+    'POST /image/rate 200',
+    'POST /destinations 201',
+    'POST /destinations/:id/test 502',
+  ])
     assert.ok(routes.includes(expected), `${expected} in ${routes.join(', ')}`);
   assert.equal(access.find((l) => l.route === '/destinations')?.credential, 'accessToken');
   assert.equal(access.length, 8, 'one access line per request');
@@ -127,7 +172,10 @@ test('serve logs JSON lines: access lines by route pattern with the request id a
   );
 
   const created = all.find((l) => l.event === 'http.request' && l.taskId === taskId);
-  assert.deepEqual({ route: created?.route, type: created?.type, keyId: created?.keyId, items: created?.items }, { route: '/image/rate', type: 'image.rate', keyId, items: 1 });
+  assert.deepEqual(
+    { route: created?.route, type: created?.type, keyId: created?.keyId, items: created?.items },
+    { route: '/image/rate', type: 'image.rate', keyId, items: 1 },
+  );
   const settled = all.find((l) => l.event === 'task.settled' && l.taskId === taskId);
   assert.equal(settled?.type, 'image.rate');
   assert.equal(settled?.status, 'completed');

@@ -54,7 +54,10 @@ test('imgtask migrate on a fresh database applies every migration and prints the
   assert.equal(first.json.driver, 'postgres');
   assert.equal(first.json.from, 0, 'a fresh database starts at version 0');
   assert.ok(first.json.to > 0, `to ${first.json.to}`);
-  assert.ok(first.json.applied.length > 0 && first.json.applied.every((name: unknown) => typeof name === 'string'), JSON.stringify(first.json.applied));
+  assert.ok(
+    first.json.applied.length > 0 && first.json.applied.every((name: unknown) => typeof name === 'string'),
+    JSON.stringify(first.json.applied),
+  );
   assert.equal(first.json.database, redactUrl(url));
   assert.match(first.json.database, /:\*\*\*@/);
 
@@ -62,8 +65,12 @@ test('imgtask migrate on a fresh database applies every migration and prints the
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, new RegExp(`schema version ${first.json.to}, the latest: nothing to apply`));
   const againJson = await runCli(['migrate', '--json'], env);
-  assert.deepEqual([againJson.json.from, againJson.json.to, againJson.json.applied], [first.json.to, first.json.to, []]);
-  for (const out of [first, again, againJson]) assert.ok(!(out.stdout + out.stderr).includes(password), 'the password is never printed');
+  assert.deepEqual(
+    [againJson.json.from, againJson.json.to, againJson.json.applied],
+    [first.json.to, first.json.to, []],
+  );
+  for (const out of [first, again, againJson])
+    assert.ok(!(out.stdout + out.stderr).includes(password), 'the password is never printed');
 });
 
 test('imgtask migrate prints from → to and the migrations it applied, as text', async (t) => {
@@ -74,7 +81,10 @@ test('imgtask migrate prints from → to and the migrations it applied, as text'
   const out = await runCli(['--config', file, 'migrate']);
   assert.equal(out.code, 0, out.stderr);
   const [head, ...applied] = out.stdout.trim().split('\n');
-  assert.match(head, /^postgres:\/\/imgtask_r_[0-9a-f]+:\*\*\*@127\.0\.0\.1:\d+\/imgtask_t_\w+: schema version 0 → \d+, applied:$/);
+  assert.match(
+    head,
+    /^postgres:\/\/imgtask_r_[0-9a-f]+:\*\*\*@127\.0\.0\.1:\d+\/imgtask_t_\w+: schema version 0 → \d+, applied:$/,
+  );
   assert.ok(applied.length > 0 && applied.every((line) => /^ {2}\S/.test(line)), out.stdout);
   assert.ok(!out.stdout.includes(password) && !out.stderr.includes(password));
 });
@@ -95,7 +105,10 @@ test('imgtask serve on an unmigrated database exits 1 with one line naming imgta
   const out = await runCli(['--data', data, 'serve', '--port', '0'], { IMGTASK_DATABASE_URL: url });
   assert.equal(out.code, 1, out.stdout + out.stderr);
   assert.equal(out.stderr.trim().split('\n').length, 1, out.stderr);
-  assert.match(out.stderr, /^imgtask: the database postgres:\/\/imgtask_r_\w+:\*\*\*@\S+ is at schema version 0, this imgtask needs \d+: run imgtask migrate\n$/);
+  assert.match(
+    out.stderr,
+    /^imgtask: the database postgres:\/\/imgtask_r_\w+:\*\*\*@\S+ is at schema version 0, this imgtask needs \d+: run imgtask migrate\n$/,
+  );
   noStackTrace(out.stderr);
   assert.ok(!(out.stdout + out.stderr).includes(password));
 });
@@ -116,7 +129,10 @@ test('imgtask serve after migrate answers /health and creates a task on PostgreS
     await exited;
   });
   assert.equal((await send(server, 'GET', '/health')).status, 200);
-  const created = await send(server, 'POST', '/image/generate', { auth: key.json.raw, body: { prompt: 'a lighthouse' } });
+  const created = await send(server, 'POST', '/image/generate', {
+    auth: key.json.raw,
+    body: { prompt: 'a lighthouse' },
+  });
   assert.equal(created.status, 201, created.text);
   const taskId: string = created.json.data.taskId;
   let status = 'pending';
@@ -139,8 +155,14 @@ test('imgtask serve after migrate answers /health and creates a task on PostgreS
   });
   const read = await send(second.url, 'GET', `/tasks/${taskId}`, { auth: key.json.raw });
   assert.equal(read.status, 200, read.text);
-  assert.deepEqual([read.json.data.id, read.json.data.status, read.json.data.result.images.length], [taskId, 'completed', 1]);
-  assert.ok(!(output() + second.output() + account.stdout + key.stdout).includes(password), 'the password is never printed');
+  assert.deepEqual(
+    [read.json.data.id, read.json.data.status, read.json.data.result.images.length],
+    [taskId, 'completed', 1],
+  );
+  assert.ok(
+    !(output() + second.output() + account.stdout + key.stdout).includes(password),
+    'the password is never printed',
+  );
 });
 
 test('a wrong password or an unreachable server is one line naming the database, never the password', async (t) => {
@@ -156,7 +178,10 @@ test('a wrong password or an unreachable server is one line naming the database,
   closed.port = '1'; // nothing listens there
   const unreachable = await runCli(['migrate'], { IMGTASK_DATABASE_URL: closed.toString() });
   assert.equal(unreachable.code, 1);
-  assert.match(unreachable.stderr, /^imgtask: cannot reach the database postgres:\/\/imgtask_r_\w+:\*\*\*@127\.0\.0\.1:1\/\w+: .*ECONNREFUSED/);
+  assert.match(
+    unreachable.stderr,
+    /^imgtask: cannot reach the database postgres:\/\/imgtask_r_\w+:\*\*\*@127\.0\.0\.1:1\/\w+: .*ECONNREFUSED/,
+  );
   assert.equal(unreachable.stderr.trim().split('\n').length, 1);
   assert.ok(!unreachable.stderr.includes(password));
 });
@@ -164,14 +189,21 @@ test('a wrong password or an unreachable server is one line naming the database,
 test('config: IMGTASK_DATABASE_URL selects postgres unless a file names the driver; postgres without a URL is a ConfigError naming IMGTASK_DATABASE_URL', async (t) => {
   const url = 'postgres://u:secret@db.example:5432/imgtask';
   const byEnv = loadConfig({ env: { IMGTASK_DATABASE_URL: url } });
-  assert.deepEqual([byEnv.store.driver, byEnv.store.postgres.url, byEnv.store.postgres.poolSize], ['postgres', url, 10]);
+  assert.deepEqual(
+    [byEnv.store.driver, byEnv.store.postgres.url, byEnv.store.postgres.poolSize],
+    ['postgres', url, 10],
+  );
   assert.equal(loadConfig({ env: {} }).store.driver, 'file', 'the default stays the file store');
 
   const data = await tempDir(t);
   const file = join(data, 'imgtask.json');
   await writeFile(file, JSON.stringify({ store: { driver: 'file' } }));
   const pinned = loadConfig({ file, env: { IMGTASK_DATABASE_URL: url } });
-  assert.deepEqual([pinned.store.driver, pinned.store.postgres.url], ['file', url], 'a file that names the driver wins');
+  assert.deepEqual(
+    [pinned.store.driver, pinned.store.postgres.url],
+    ['file', url],
+    'a file that names the driver wins',
+  );
 
   assert.throws(
     () => loadConfig({ env: {}, overrides: { store: { driver: 'postgres' } } }),
@@ -179,9 +211,18 @@ test('config: IMGTASK_DATABASE_URL selects postgres unless a file names the driv
   );
   assert.throws(
     () => loadConfig({ env: { IMGTASK_DATABASE_URL: 'mysql://u:secret@h/db' } }),
-    (err: Error) => err instanceof ConfigError && /store\.postgres\.url: a PostgreSQL URL/.test(err.message) && !err.message.includes('secret'),
+    (err: Error) =>
+      err instanceof ConfigError &&
+      /store\.postgres\.url: a PostgreSQL URL/.test(err.message) &&
+      !err.message.includes('secret'),
   );
-  assert.throws(() => loadConfig({ env: {}, overrides: { store: { postgres: { poolSize: 0 } } } }), /store\.postgres\.poolSize/);
-  assert.equal(redactUrl('postgresql://u:p%40ss@h/db?password=x&sslmode=require'), 'postgresql://u:***@h/db?password=***&sslmode=require');
+  assert.throws(
+    () => loadConfig({ env: {}, overrides: { store: { postgres: { poolSize: 0 } } } }),
+    /store\.postgres\.poolSize/,
+  );
+  assert.equal(
+    redactUrl('postgresql://u:p%40ss@h/db?password=x&sslmode=require'),
+    'postgresql://u:***@h/db?password=***&sslmode=require',
+  );
   assert.equal(redactUrl('postgres://h/db'), 'postgres://h/db', 'nothing to hide: unchanged');
 });

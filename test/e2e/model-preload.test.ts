@@ -44,15 +44,30 @@ test('at start the enabled model loads in its thread without any request, a disa
 
   const account = await server.services.accounts.create('preload', 1_000_000);
   const { raw } = await server.services.apiKeys.create({ accountId: account.id, name: 'preload' });
-  const image = await sharp({ create: { width: 128, height: 96, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+  const image = await sharp({
+    create: {
+      width: 128,
+      height: 96,
+      channels: 3,
+      background: '#808080',
+      noise: { type: 'gaussian', mean: 128, sigma: 40 },
+    },
+  })
     .png()
     .toBuffer();
   const form = new FormData();
   form.append('files', new Blob([new Uint8Array(image)]), 'noise.png');
-  const uploaded = await fetch(`${server.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${raw}` }, body: form });
+  const uploaded = await fetch(`${server.url}/image/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${raw}` },
+    body: form,
+  });
   const upload = (await uploaded.json()) as { data: { files: { id: string }[] } };
   assert.equal(uploaded.status, 201, JSON.stringify(upload));
-  const rated = await send(server.url, 'POST', '/image/rate', { auth: raw, body: { mode: 'nsfw_sfw', urls: [upload.data.files[0].id] } });
+  const rated = await send(server.url, 'POST', '/image/rate', {
+    auth: raw,
+    body: { mode: 'nsfw_sfw', urls: [upload.data.files[0].id] },
+  });
   assert.equal(rated.status, 200, rated.text);
   assert.equal(rated.json.data.results[0].status, 'success', rated.text);
   assert.equal(workerThreads(), before + 1, 'the rating used the preloaded thread');

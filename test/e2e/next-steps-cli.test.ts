@@ -43,10 +43,18 @@ const seconds = (text: string) => {
  * Runs one printed command in bash in `cwd`, as typed; answers its output, exit code, wall time and
  * the processor time it and its children used (bash's `times`, on fd 3).
  */
-async function typed(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string; ms: number; cpuMs: number }> {
+async function typed(
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string; ms: number; cpuMs: number }> {
   const started = Date.now();
   const script = `${command}\nrc=$?\ntimes >&3\nexit $rc\n`;
-  const child = spawn('bash', ['--noprofile', '--norc', '-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const child = spawn('bash', ['--noprofile', '--norc', '-c', script], {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   let times = '';
@@ -73,7 +81,11 @@ test("the first start's next steps work as printed, at once, in another terminal
   await writeFile(config, JSON.stringify(await testStoreConfig(t)));
   const env = userEnv();
   // Terminal 1, in the clone, as `npm start` runs it (bin/imgtask.js), on a data dir and config of its own.
-  const serve = spawn(process.execPath, ['bin/imgtask.js', '--data', data, '--config', config, 'serve', '--port', '0'], { cwd: ROOT, env: { ...env, IMGTASK_PORT: '0' } });
+  const serve = spawn(
+    process.execPath,
+    ['bin/imgtask.js', '--data', data, '--config', config, 'serve', '--port', '0'],
+    { cwd: ROOT, env: { ...env, IMGTASK_PORT: '0' } },
+  );
   closeBeforeRemoval(parent, async () => {
     if (serve.exitCode === null && serve.signalCode === null) serve.kill('SIGKILL');
   });
@@ -126,15 +138,27 @@ test("the first start's next steps work as printed, at once, in another terminal
       `import { appendFileSync } from 'node:fs';\nexport async function resolve(specifier, context, next) {\n  const result = await next(specifier, context);\n  appendFileSync(${JSON.stringify(loaded)}, result.url + '\\n');\n  return result;\n}\n`,
     );
     const register = join(dir, 'register.mjs');
-    await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(`file://${hooks}`)});\n`);
-    const hooked = await typed(commands[0].replace('create demo', 'create demo2'), ROOT, { ...env, NODE_OPTIONS: `--import ${register}` });
+    await writeFile(
+      register,
+      `import { register } from 'node:module';\nregister(${JSON.stringify(`file://${hooks}`)});\n`,
+    );
+    const hooked = await typed(commands[0].replace('create demo', 'create demo2'), ROOT, {
+      ...env,
+      NODE_OPTIONS: `--import ${register}`,
+    });
     assert.equal(hooked.code, 0, hooked.stderr);
     const urls = (await readFile(loaded, 'utf8')).split('\n');
     assert.ok(
       urls.some((url) => url.endsWith('/client/admin-client.js') || url.endsWith('/client/admin-client.ts')),
       'the hook saw the socket client load',
     );
-    for (const heavy of ['/app/services.', '/node_modules/sharp/', '/node_modules/pino/', '/node_modules/hono/', '/node_modules/@aws-sdk/']) {
+    for (const heavy of [
+      '/app/services.',
+      '/node_modules/sharp/',
+      '/node_modules/pino/',
+      '/node_modules/hono/',
+      '/node_modules/@aws-sdk/',
+    ]) {
       assert.ok(!urls.some((url) => url.includes(heavy)), `an action sent to the running server loads ${heavy}`);
     }
   }
@@ -144,7 +168,11 @@ test('generate without --watch on a terminal: the task, then "follow it with: â€
   skip: !hasScript && 'needs script (util-linux)',
 }, async (t) => {
   const h = await startService(t);
-  const created = await runInTerminal(['generate', 'a lighthouse at dawn'], { IMGTASK_URL: h.url, IMGTASK_API_KEY: h.apiKey, NO_COLOR: '1' });
+  const created = await runInTerminal(['generate', 'a lighthouse at dawn'], {
+    IMGTASK_URL: h.url,
+    IMGTASK_API_KEY: h.apiKey,
+    NO_COLOR: '1',
+  });
   assert.equal(created.code, 0, created.screen);
   const screen = created.screen.replace(/\r/g, '');
   const taskId = /^task (tsk_\w+)$/m.exec(screen)?.[1];

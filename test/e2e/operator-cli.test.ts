@@ -94,7 +94,11 @@ test('bad arguments give one line and exit code 2, never a stack trace', async (
     });
   }
   const unknownKey = await runCli(['--data', data, 'keys', 'revoke', 'key_nope']);
-  assert.equal(unknownKey.stderr.trim(), 'imgtask: API_KEY_NOT_FOUND: no API key key_nope', 'the code and what was not found');
+  assert.equal(
+    unknownKey.stderr.trim(),
+    'imgtask: API_KEY_NOT_FOUND: no API key key_nope',
+    'the code and what was not found',
+  );
   const noFlag = await runCli(['--data', data, 'keys', 'create', '--account', 'taken', '--period', 'day']);
   assert.equal(noFlag.stderr.trim(), 'imgtask: VALIDATION_ERROR: --period goes with --spending-limit');
   const json = await runCli(['--data', data, 'keys', 'create', '--account', 'nobody', '--json']);
@@ -110,7 +114,9 @@ test('with a server running, commands go through its admin socket and the server
   const serve = await startServeProcess(['--data', data]);
   serve.child.removeAllListeners('exit');
   // A stop ended by a signal says which, with what the server printed.
-  const exited = new Promise<number | string>((resolve) => serve.child.on('exit', (code, signal) => resolve(code ?? `${signal}: ${serve.output().slice(-2000)}`)));
+  const exited = new Promise<number | string>((resolve) =>
+    serve.child.on('exit', (code, signal) => resolve(code ?? `${signal}: ${serve.output().slice(-2000)}`)),
+  );
   closeBeforeRemoval(data, async () => {
     if (serve.child.exitCode === null) serve.child.kill('SIGKILL');
   });
@@ -124,7 +130,10 @@ test('with a server running, commands go through its admin socket and the server
   const account = await runCli(['--data', data, 'accounts', 'create', 'live', '--credit', '1', '--json']);
   assert.equal(account.code, 0, account.stderr);
   const token = await runCli(['--data', data, 'tokens', 'issue', '--account', 'live', '--json']);
-  const res = await send(serve.url, 'POST', '/api-key', { auth: token.json.accessToken, body: { name: 'from-cli-token' } });
+  const res = await send(serve.url, 'POST', '/api-key', {
+    auth: token.json.accessToken,
+    body: { name: 'from-cli-token' },
+  });
   assert.equal(res.status, 201, res.text);
   assert.equal(res.json.data.apiKey.userId, account.json.id);
 

@@ -18,12 +18,14 @@ function run(command: string, args: string[], options: SpawnSyncOptions = {}): {
 }
 
 /** The files `npm pack` puts in the package, from its --json report. */
-const packedFiles = (json: string): string[] => (JSON.parse(json) as { files: { path: string }[] }[])[0].files.map((file) => file.path);
+const packedFiles = (json: string): string[] =>
+  (JSON.parse(json) as { files: { path: string }[] }[])[0].files.map((file) => file.path);
 
 test('npm pack of the repository takes the whitelisted files only, and npm warns of no project config', () => {
   const { stdout, stderr } = run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT });
   const files = packedFiles(stdout);
-  for (const file of ['package.json', 'README.md', 'LICENSE', 'bin/imgtask.js', 'config/default.json']) assert.ok(files.includes(file), `packs ${file}`);
+  for (const file of ['package.json', 'README.md', 'LICENSE', 'bin/imgtask.js', 'config/default.json'])
+    assert.ok(files.includes(file), `packs ${file}`);
   for (const prefix of ['src/', 'test/', 'scripts/', '.scratch/', 'data/', 'node_modules/', 'deploy/']) {
     assert.deepEqual(
       files.filter((file) => file.startsWith(prefix)),
@@ -35,13 +37,23 @@ test('npm pack of the repository takes the whitelisted files only, and npm warns
   assert.doesNotMatch(stderr, /Unknown project config/);
 });
 
-test('the packed package holds the compiled CLI and its workers, and runs as installed', { timeout: 300_000 }, async (t) => {
+test('the packed package holds the compiled CLI and its workers, and runs as installed', {
+  timeout: 300_000,
+}, async (t) => {
   const dir = await tempDir(t, 'imgtask-pack-');
   const pkg = join(dir, 'pkg');
   mkdirSync(pkg);
-  for (const entry of ['package.json', 'README.md', 'LICENSE', 'bin', 'config', 'public']) cpSync(join(ROOT, entry), join(pkg, entry), { recursive: true });
+  for (const entry of ['package.json', 'README.md', 'LICENSE', 'bin', 'config', 'public'])
+    cpSync(join(ROOT, entry), join(pkg, entry), { recursive: true });
   // The build of tsconfig.build.json, into the copy; types are checked by `tsc --noEmit` in npm test.
-  run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(pkg, 'dist'), '--noCheck']);
+  run(process.execPath, [
+    join(ROOT, 'node_modules/typescript/bin/tsc'),
+    '-p',
+    join(ROOT, 'tsconfig.build.json'),
+    '--outDir',
+    join(pkg, 'dist'),
+    '--noCheck',
+  ]);
   const { stdout } = run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: pkg });
   const files = packedFiles(stdout);
   for (const file of [
@@ -65,12 +77,19 @@ test('the packed package holds the compiled CLI and its workers, and runs as ins
   run('tar', ['-xzf', join(dir, (JSON.parse(stdout) as { filename: string }[])[0].filename), '-C', unpacked]);
   const installed = join(unpacked, 'package');
   // Every file a compiled module opens beside itself (`new URL('./x', import.meta.url)`) is in the package.
-  const siblings = readdirSync(join(installed, 'dist'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.js'));
+  const siblings = readdirSync(join(installed, 'dist'), { recursive: true, encoding: 'utf8' }).filter((file) =>
+    file.endsWith('.js'),
+  );
   let references = 0;
   for (const file of siblings) {
-    for (const [, target] of readFileSync(join(installed, 'dist', file), 'utf8').matchAll(/new URL\('(\.{1,2}\/[^']+)', import\.meta\.url\)/g)) {
+    for (const [, target] of readFileSync(join(installed, 'dist', file), 'utf8').matchAll(
+      /new URL\('(\.{1,2}\/[^']+)', import\.meta\.url\)/g,
+    )) {
       references++;
-      assert.ok(existsSync(join(installed, 'dist', file, '..', target)), `dist/${file} opens ${target}, which is in the package`);
+      assert.ok(
+        existsSync(join(installed, 'dist', file, '..', target)),
+        `dist/${file} opens ${target}, which is in the package`,
+      );
     }
   }
   assert.ok(references >= 3, 'the workers and config/default.json are found by their URLs');
@@ -101,7 +120,20 @@ test('the packed package holds the compiled CLI and its workers, and runs as ins
         .filter(Boolean),
     );
     assert.ok(packages.has('commander'), `the hook saw the modules of ${flag}`);
-    for (const heavy of ['hono', 'zod', 'ink', 'sharp', '@aws-sdk/client-s3', 'onnxruntime-node', 'nsfwjs', '@tensorflow/tfjs', 'tesseract.js', 'pino', 'lowdb', 'jose']) {
+    for (const heavy of [
+      'hono',
+      'zod',
+      'ink',
+      'sharp',
+      '@aws-sdk/client-s3',
+      'onnxruntime-node',
+      'nsfwjs',
+      '@tensorflow/tfjs',
+      'tesseract.js',
+      'pino',
+      'lowdb',
+      'jose',
+    ]) {
       assert.ok(!packages.has(heavy), `imgtask ${flag} loads ${heavy}`);
     }
   }
@@ -109,7 +141,11 @@ test('the packed package holds the compiled CLI and its workers, and runs as ins
   // The installed server finds config/default.json from dist/ and answers.
   const config = join(dir, 'config.json');
   writeFileSync(config, JSON.stringify({ embedded: { preload: false } }));
-  const child = spawn(process.execPath, [bin, '--data', join(dir, 'data'), '--config', config, 'serve', '--host', '127.0.0.1', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [bin, '--data', join(dir, 'data'), '--config', config, 'serve', '--host', '127.0.0.1', '--port', '0'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   t.after(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
   });

@@ -13,13 +13,24 @@ import { tempDir } from '../helpers/temp-dir.js';
  * the model's declared parameters reach the queued graph; a wrong type, an unknown name or a
  * malformed flag exits 2 with nothing created; the server's own refusal is printed as any API error.
  */
-const BINDINGS = { prompt: '6.inputs.text', seed: '3.inputs.seed', width: '5.inputs.width', height: '5.inputs.height', batchSize: '5.inputs.batch_size' };
+const BINDINGS = {
+  prompt: '6.inputs.text',
+  seed: '3.inputs.seed',
+  width: '5.inputs.width',
+  height: '5.inputs.height',
+  batchSize: '5.inputs.batch_size',
+};
 
 async function serviceOn(t: TestContext, fake: FakeComfyUi): Promise<Harness> {
   const dir = await tempDir(t);
   await writeFile(join(dir, 'flux.json'), JSON.stringify(txt2imgWorkflow()));
   await writeFile(join(dir, 'clip.json'), JSON.stringify(animatedWebpWorkflow()));
-  const image = { provider: 'gpu', bindings: BINDINGS, price: { perImage: '0.01', perInput: '0' }, capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false, nativeSize: '512x512' } };
+  const image = {
+    provider: 'gpu',
+    bindings: BINDINGS,
+    price: { perImage: '0.01', perInput: '0' },
+    capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false, nativeSize: '512x512' },
+  };
   return startService(t, {
     config: {
       providers: { gpu: { type: 'comfyui', baseUrl: fake.baseUrl, pollIntervalMs: 50, timeoutMs: 20_000 } },
@@ -31,7 +42,12 @@ async function serviceOn(t: TestContext, fake: FakeComfyUi): Promise<Harness> {
           workflow: join(dir, 'flux.json'),
           parameters: {
             steps: { binding: '3.inputs.steps', type: 'integer', min: 1, max: 60, default: 12 },
-            sampler: { binding: '3.inputs.sampler_name', type: 'enum', values: ['euler', 'dpmpp_2m'], default: 'euler' },
+            sampler: {
+              binding: '3.inputs.sampler_name',
+              type: 'enum',
+              values: ['euler', 'dpmpp_2m'],
+              default: 'euler',
+            },
             cfg: { binding: '3.inputs.cfg', type: 'number', min: 1, max: 20, default: 7 },
           },
         },
@@ -41,10 +57,24 @@ async function serviceOn(t: TestContext, fake: FakeComfyUi): Promise<Harness> {
         clip: {
           provider: 'gpu',
           workflow: join(dir, 'clip.json'),
-          bindings: { prompt: '6.inputs.text', seed: '3.inputs.seed', width: '5.inputs.width', height: '5.inputs.height', frames: '5.inputs.batch_size', fps: '9.inputs.fps' },
+          bindings: {
+            prompt: '6.inputs.text',
+            seed: '3.inputs.seed',
+            width: '5.inputs.width',
+            height: '5.inputs.height',
+            frames: '5.inputs.batch_size',
+            fps: '9.inputs.fps',
+          },
           parameters: { steps: { binding: '3.inputs.steps', type: 'integer', min: 1, max: 10, default: 2 } },
           price: { perSecond: '0.01' },
-          capabilities: { maxInputs: 0, negativePrompt: false, maxDurationS: 2, maxFps: 8, maxSize: '256x256', nativeSize: '256x144' },
+          capabilities: {
+            maxInputs: 0,
+            negativePrompt: false,
+            maxDurationS: 2,
+            maxFps: 8,
+            maxSize: '256x256',
+            nativeSize: '256x144',
+          },
         },
       },
     },
@@ -53,21 +83,44 @@ async function serviceOn(t: TestContext, fake: FakeComfyUi): Promise<Harness> {
 
 /** The KSampler inputs of every graph queued, in order. */
 const queued = (fake: FakeComfyUi) =>
-  fake.requests.filter((r) => r.path === '/prompt' && r.method === 'POST').map((r) => (r.json as { prompt: Record<string, { inputs: Record<string, unknown> }> }).prompt['3'].inputs);
+  fake.requests
+    .filter((r) => r.path === '/prompt' && r.method === 'POST')
+    .map((r) => (r.json as { prompt: Record<string, { inputs: Record<string, unknown> }> }).prompt['3'].inputs);
 
 test('--param: an integer, a number and an enum typed by the declared parameters reach the queued graph (the default model when --model is left out)', async (t) => {
   const fake = await startFakeComfyUi(t);
   const h = await serviceOn(t, fake);
   const env = { IMGTASK_URL: h.url, IMGTASK_API_KEY: h.apiKey };
-  const run = await runCli(['generate', 'a fox', '--param', 'steps=30', '--param', 'sampler=dpmpp_2m', '--param', 'cfg=4.5', '--watch', '--json'], env);
+  const run = await runCli(
+    [
+      'generate',
+      'a fox',
+      '--param',
+      'steps=30',
+      '--param',
+      'sampler=dpmpp_2m',
+      '--param',
+      'cfg=4.5',
+      '--watch',
+      '--json',
+    ],
+    env,
+  );
   assert.equal(run.code, 0, run.stderr);
   assert.equal(run.json.status, 'completed', run.stdout);
   assert.equal(run.json.request.model, 'auto', 'no --model: the default model, flux, typed the values');
-  assert.deepEqual(run.json.request.parameters, { steps: 30, sampler: 'dpmpp_2m', cfg: 4.5 }, 'numbers are sent as JSON numbers');
+  assert.deepEqual(
+    run.json.request.parameters,
+    { steps: 30, sampler: 'dpmpp_2m', cfg: 4.5 },
+    'numbers are sent as JSON numbers',
+  );
   const [graph] = queued(fake);
   assert.deepEqual([graph.steps, graph.sampler_name, graph.cfg], [30, 'dpmpp_2m', 4.5]);
 
-  const video = await runCli(['video', 'a fox', '--model', 'clip', '--duration', '1', '--fps', '8', '--param', 'steps=3', '--watch', '--json'], env);
+  const video = await runCli(
+    ['video', 'a fox', '--model', 'clip', '--duration', '1', '--fps', '8', '--param', 'steps=3', '--watch', '--json'],
+    env,
+  );
   assert.equal(video.code, 0, video.stderr);
   assert.deepEqual(video.json.request.parameters, { steps: 3 });
   assert.equal(queued(fake)[1].steps, 3, 'the video graph got the bound value');
@@ -80,7 +133,10 @@ test('--param refused before anything is created: a non-number for an integer, a
   const cases: [string[], RegExp][] = [
     [['--model', 'flux', '--param', 'steps=many'], /--param steps must be a number, not "many"/],
     [['--param', 'steps=2.5'], /--param steps must be a whole number/],
-    [['--model', 'flux', '--param', 'stepz=3'], /--param stepz: model flux has no parameter "stepz" \(it has: steps, sampler, cfg\)/],
+    [
+      ['--model', 'flux', '--param', 'stepz=3'],
+      /--param stepz: model flux has no parameter "stepz" \(it has: steps, sampler, cfg\)/,
+    ],
     [['--model', 'plain', '--param', 'steps=3'], /model plain declares no parameters/],
     [['--model', 'flux', '--param', 'steps'], /--param must be NAME=VALUE, not "steps"/],
   ];
@@ -100,10 +156,16 @@ test('--param refused before anything is created: a non-number for an integer, a
 test("--param out of the declared range: the server's VALIDATION_ERROR is printed, exit 1 as for any refused request", async (t) => {
   const fake = await startFakeComfyUi(t);
   const h = await serviceOn(t, fake);
-  const run = await runCli(['generate', 'a fox', '--model', 'flux', '--param', 'steps=99'], { IMGTASK_URL: h.url, IMGTASK_API_KEY: h.apiKey });
+  const run = await runCli(['generate', 'a fox', '--model', 'flux', '--param', 'steps=99'], {
+    IMGTASK_URL: h.url,
+    IMGTASK_API_KEY: h.apiKey,
+  });
   assert.equal(run.code, 1, run.stderr);
   assert.match(run.stderr, /^imgtask: VALIDATION_ERROR: parameters\.steps must be at most 60$/m);
-  const enumRun = await runCli(['generate', 'a fox', '--model', 'flux', '--param', 'sampler=heun', '--json'], { IMGTASK_URL: h.url, IMGTASK_API_KEY: h.apiKey });
+  const enumRun = await runCli(['generate', 'a fox', '--model', 'flux', '--param', 'sampler=heun', '--json'], {
+    IMGTASK_URL: h.url,
+    IMGTASK_API_KEY: h.apiKey,
+  });
   assert.equal(enumRun.code, 1, enumRun.stderr);
   assert.equal(enumRun.json.error.code, 'VALIDATION_ERROR');
   assert.match(enumRun.json.error.message, /parameters\.sampler must be one of/);

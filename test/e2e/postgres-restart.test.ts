@@ -51,7 +51,11 @@ test('two serve processes on PostgreSQL live through a fast restart under a crea
   const store = { driver: 'postgres', postgres: { url: pg.url, poolSize: 4 } };
 
   const seedDir = await tempDir(t);
-  const seed = await openServices({ dataDir: seedDir, config: loadConfig({ env: {}, overrides: { store } }), log: () => undefined });
+  const seed = await openServices({
+    dataDir: seedDir,
+    config: loadConfig({ env: {}, overrides: { store } }),
+    log: () => undefined,
+  });
   const credit = 1000 * 1_000_000;
   const account = await seed.accounts.create('restart', credit);
   const { raw: apiKey } = await seed.apiKeys.create({ accountId: account.id, name: 'restart' });
@@ -103,25 +107,39 @@ test('two serve processes on PostgreSQL live through a fast restart under a crea
   try {
     // Restarted while a slow item that started less than half its time ago still runs (a guard, not a measure).
     await until('creates, and a slow item running, before the restart', async () =>
-      created.length >= 30 && [...started].some(([id, at]) => slowIds.has(id) && Date.now() - at < SLOW_MS / 2) ? true : undefined,
+      created.length >= 30 && [...started].some(([id, at]) => slowIds.has(id) && Date.now() - at < SLOW_MS / 2)
+        ? true
+        : undefined,
     );
     // The tasks leased now: started somewhere and not settled.
-    held = (await Promise.all([...started.keys()].map((id) => db.tasks.get(id)))).filter((task) => task?.status === 'pending').map((task) => task!.id);
+    held = (await Promise.all([...started.keys()].map((id) => db.tasks.get(id))))
+      .filter((task) => task?.status === 'pending')
+      .map((task) => task!.id);
     const before = created.length;
     const restartedAt = Date.now();
     await pg.restart();
     const upAt = Date.now();
-    t.diagnostic(`database restarted in ${upAt - restartedAt} ms after ${before} creates, with ${held.length} leased task(s) running`);
-    await until('creates after the restart', async () => (created.length >= before + 30 ? true : undefined)).catch((err: Error) => {
-      throw new Error(`${err.message}; ${failures.length} without an answer; ${members.map((m) => `${m.name}: ${m.output().slice(-1500)}`).join('\n')}`);
-    });
+    t.diagnostic(
+      `database restarted in ${upAt - restartedAt} ms after ${before} creates, with ${held.length} leased task(s) running`,
+    );
+    await until('creates after the restart', async () => (created.length >= before + 30 ? true : undefined)).catch(
+      (err: Error) => {
+        throw new Error(
+          `${err.message}; ${failures.length} without an answer; ${members.map((m) => `${m.name}: ${m.output().slice(-1500)}`).join('\n')}`,
+        );
+      },
+    );
     t.diagnostic(`30 more creates ${Date.now() - upAt} ms after it was up`);
   } finally {
     burst = false;
     await Promise.all(loops);
   }
   t.diagnostic(`burst: ${created.length} created, ${refused.length} answered 503`);
-  assert.deepEqual(failures.slice(0, 5), [], `every request in flight got 201 or 503; ${members.map((m) => `${m.name}: ${m.output().slice(-3000)}`).join('\n')}`);
+  assert.deepEqual(
+    failures.slice(0, 5),
+    [],
+    `every request in flight got 201 or 503; ${members.map((m) => `${m.name}: ${m.output().slice(-3000)}`).join('\n')}`,
+  );
   for (const res of refused) assertUnavailable(res);
   for (const m of members) assert.equal(m.child.exitCode, null, `${m.name} is still up: ${m.output().slice(-2000)}`);
   assert.ok(held.length > 0, 'the database went away while leased tasks ran');
@@ -144,7 +162,9 @@ test('two serve processes on PostgreSQL live through a fast restart under a crea
   phase = Date.now();
   await pg.resume();
   for (const m of members) {
-    await until(`${m.name} /ready to answer 200`, async () => ((await send(m.url, 'GET', '/ready')).status === 200 ? true : undefined));
+    await until(`${m.name} /ready to answer 200`, async () =>
+      (await send(m.url, 'GET', '/ready')).status === 200 ? true : undefined,
+    );
     const res = await create(m.url);
     assert.equal(res.status, 201, res.text);
     created.push(res.json.data.taskId);
@@ -154,7 +174,9 @@ test('two serve processes on PostgreSQL live through a fast restart under a crea
   phase = Date.now();
   // 3. Every create answered 201 is there, and runs: the working processes claim again by themselves.
   for (const id of created) assert.ok(await db.tasks.get(id), `acknowledged create ${id} is in the database`);
-  await until('every acknowledged task to settle', async () => ((await db.tasks.countPending()) === 0 ? true : undefined));
+  await until('every acknowledged task to settle', async () =>
+    (await db.tasks.countPending()) === 0 ? true : undefined,
+  );
   t.diagnostic(`every one of ${created.length} acknowledged tasks settled ${Date.now() - phase} ms later`);
 
   // Exactly the creates answered 201 are stored (none answered 503), each completed and charged its item once;
@@ -163,25 +185,38 @@ test('two serve processes on PostgreSQL live through a fast restart under a crea
   const storedByN = new Map(stored.map((task) => [(task.request as { metadata: { n: number } }).metadata.n, task]));
   assert.equal(storedByN.size, stored.length, 'one task per create');
   for (const [n, answer] of answers) {
-    if (answer.status === 201) assert.equal(storedByN.get(n)?.id, answer.taskId, `create ${n} answered 201 is stored under its id`);
+    if (answer.status === 201)
+      assert.equal(storedByN.get(n)?.id, answer.taskId, `create ${n} answered 201 is stored under its id`);
     else assert.equal(storedByN.get(n), undefined, `create ${n} answered ${answer.status} is not stored`);
   }
   for (const task of stored) {
     assert.equal(task.status, 'completed', `${task.id}: ${JSON.stringify(task.errors)}`);
     assert.equal(task.cost, PRICE, `${task.id} is charged its one item once`);
   }
-  for (const id of held) assert.equal(stored.find((task) => task.id === id)?.status, 'completed', `task ${id}, leased when the database went away, completed`);
+  for (const id of held)
+    assert.equal(
+      stored.find((task) => task.id === id)?.status,
+      'completed',
+      `task ${id}, leased when the database went away, completed`,
+    );
   const items = members.flatMap((m) => m.items());
   const ranAgain = held.filter((id) => items.filter((item) => item.startsWith(`${id}:`)).length > 1).length;
-  t.diagnostic(`of the ${held.length} tasks leased at the restart, ${ranAgain} ran their item again (the lease lapsed and was claimed anew), the rest finished where they ran`);
+  t.diagnostic(
+    `of the ${held.length} tasks leased at the restart, ${ranAgain} ran their item again (the lease lapsed and was claimed anew), the rest finished where they ran`,
+  );
 
   // The ledger reconciles exactly: credits − charges = balance, nothing reserved, the doctor's check clean.
   assert.equal((await db.accounts.get(account.id))!.balance, credit - stored.length * PRICE);
   assert.equal(await db.tasks.reserved(account.id), 0);
   assert.deepEqual((await checkLedger(db)).problems, []);
   for (const m of members) {
-    assert.doesNotMatch(m.output(), /Unhandled|uncaught|DeprecationWarning|already executing a query/i, `${m.name}'s log`);
+    assert.doesNotMatch(
+      m.output(),
+      /Unhandled|uncaught|DeprecationWarning|already executing a query/i,
+      `${m.name}'s log`,
+    );
     m.child.kill('SIGTERM');
   }
-  for (const m of members) assert.equal(await m.exited, 0, `${m.name} stops cleanly on SIGTERM: ${m.output().slice(-1000)}`);
+  for (const m of members)
+    assert.equal(await m.exited, 0, `${m.name} stops cleanly on SIGTERM: ${m.output().slice(-1000)}`);
 });

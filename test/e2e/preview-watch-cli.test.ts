@@ -21,7 +21,13 @@ async function comfyService(t: TestContext): Promise<{ fake: FakeComfyUi; h: Har
         flux: {
           providers: ['gpu'],
           workflow,
-          bindings: { prompt: '6.inputs.text', seed: '3.inputs.seed', width: '5.inputs.width', height: '5.inputs.height', batchSize: '5.inputs.batch_size' },
+          bindings: {
+            prompt: '6.inputs.text',
+            seed: '3.inputs.seed',
+            width: '5.inputs.width',
+            height: '5.inputs.height',
+            batchSize: '5.inputs.batch_size',
+          },
           price: { perImage: '0.01', perInput: '0.002' },
           capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false, nativeSize: '512x512' },
         },
@@ -59,7 +65,10 @@ test('on a terminal --watch prints the preview line above its live view, and in 
   const { fake, h } = await comfyService(t);
   const watchIn = async (env: Record<string, string>) => {
     fake.holdJobs();
-    const running = startInTerminal(['generate', 'a lighthouse at dawn', '--model', 'flux', '--format', 'png', '--watch'], { IMGTASK_URL: h.url, IMGTASK_API_KEY: h.apiKey, ...env });
+    const running = startInTerminal(
+      ['generate', 'a lighthouse at dawn', '--model', 'flux', '--format', 'png', '--watch'],
+      { IMGTASK_URL: h.url, IMGTASK_API_KEY: h.apiKey, ...env },
+    );
     await eventually(() => h.server.services.taskStreams.stats().streams > 0, 30_000);
     fake.releaseJobs();
     assert.equal(await running.exited, 0, running.screen());
@@ -68,8 +77,12 @@ test('on a terminal --watch prints the preview line above its live view, and in 
   };
   const iterm = await watchIn({ TERM_PROGRAM: 'iTerm.app' });
   assert.match(iterm, /item 0: preview \d+ B/);
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's escape sequence is what is checked
-  assert.match(iterm, /\x1b\]1337;File=inline=1;size=\d+;height=8;preserveAspectRatio=1:\/9j\//, 'the JPEG drawn inline (iTerm2 protocol)');
+  assert.match(
+    iterm,
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's escape sequence is what is checked
+    /\x1b\]1337;File=inline=1;size=\d+;height=8;preserveAspectRatio=1:\/9j\//,
+    'the JPEG drawn inline (iTerm2 protocol)',
+  );
   const plain = await watchIn({ TERM_PROGRAM: 'Apple_Terminal' });
   assert.match(plain, /item 0: preview \d+ B/);
   assert.ok(!plain.includes('1337;File') && !plain.includes('\x1b_G'), 'no image where the terminal shows none');

@@ -15,8 +15,10 @@ async function keyWith(h: Harness, maxPriority: number): Promise<string> {
   return res.json.data.raw;
 }
 
-const getTask = async (h: Harness, id: string) => (await h.request('GET', `/tasks/${id}`, { auth: h.apiKey })).json.data;
-const taskCount = async (h: Harness) => (await h.request('GET', '/tasks?limit=100', { auth: h.apiKey })).json.data.length;
+const getTask = async (h: Harness, id: string) =>
+  (await h.request('GET', `/tasks/${id}`, { auth: h.apiKey })).json.data;
+const taskCount = async (h: Harness) =>
+  (await h.request('GET', '/tasks?limit=100', { auth: h.apiKey })).json.data.length;
 
 /** The task a create command made: its id from the JSON it printed (created, sync answer or watched task). */
 const createdId = (res: CliResult): string => res.json.taskId ?? res.json.task?.id ?? res.json.id;
@@ -50,7 +52,11 @@ test('a --priority above the key’s maxPriority is refused with the server’s 
   const env = { IMGTASK_URL: h.url, IMGTASK_API_KEY: await keyWith(h, 2) };
   const res = await runCli(['generate', 'a lighthouse', '--priority', '3', '--json'], env);
   assert.equal(res.code, 1, 'a refused request exits 1');
-  assert.deepEqual(res.json.error, { code: 'VALIDATION_ERROR', status: 400, message: 'priority 3 is above the highest this key may ask for (maxPriority 2)' });
+  assert.deepEqual(res.json.error, {
+    code: 'VALIDATION_ERROR',
+    status: 400,
+    message: 'priority 3 is above the highest this key may ask for (maxPriority 2)',
+  });
   assert.match(res.stderr, /VALIDATION_ERROR: priority 3 is above the highest this key may ask for \(maxPriority 2\)/);
   assert.equal(await taskCount(h), 0);
 });
@@ -68,14 +74,20 @@ test('--cancel-after sets the task’s deadline about that far ahead; an expired
   assert.equal(task.status, 'completed', 'a task done before its deadline is untouched');
 
   // A task whose item outlives its deadline, followed with tasks watch.
-  const created = await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 1, delayMs: 60_000 }, headers: { 'cancel-after': '1s' } });
+  const created = await h.request('POST', '/test/tasks', {
+    auth: h.apiKey,
+    body: { items: 1, delayMs: 60_000 },
+    headers: { 'cancel-after': '1s' },
+  });
   assert.equal(created.status, 201, created.text);
   const watched = await runCli(['tasks', 'watch', created.json.data.taskId, '--json'], env);
   assert.equal(watched.code, 3, 'a failed task exits 3');
   assert.equal(watched.json.errors[0].code, 'TASK_EXPIRED');
   assert.match(
     watched.stderr,
-    new RegExp(`failed: TASK_EXPIRED: the task’s deadline \\(Cancel-After\\) passed before any item finished; nothing was charged \\(deadline ${watched.json.deadlineAt.replaceAll('.', '\\.')}\\)`),
+    new RegExp(
+      `failed: TASK_EXPIRED: the task’s deadline \\(Cancel-After\\) passed before any item finished; nothing was charged \\(deadline ${watched.json.deadlineAt.replaceAll('.', '\\.')}\\)`,
+    ),
   );
 });
 
@@ -84,10 +96,22 @@ test('bad --priority and --cancel-after values are usage errors (exit 2) and not
   const env = { IMGTASK_URL: h.url, IMGTASK_API_KEY: h.apiKey };
   const cases: [string[], RegExp][] = [
     [['generate', 'x', '--priority', '11'], /--priority must be a whole number from -10 to 10, not "11"/],
-    [['rate', 'https://example.com/a.png', '--priority', '-11'], /--priority must be a whole number from -10 to 10, not "-11"/],
-    [['alt', 'https://example.com/a.png', '--priority', '1.5'], /--priority must be a whole number from -10 to 10, not "1.5"/],
-    [['review', 'https://example.com/a.png', '--priority', 'high'], /--priority must be a whole number from -10 to 10, not "high"/],
-    [['remove-bg', 'https://example.com/a.png', '--cancel-after', '500ms'], /--cancel-after: 500ms is out of range: from 1s to 24h/],
+    [
+      ['rate', 'https://example.com/a.png', '--priority', '-11'],
+      /--priority must be a whole number from -10 to 10, not "-11"/,
+    ],
+    [
+      ['alt', 'https://example.com/a.png', '--priority', '1.5'],
+      /--priority must be a whole number from -10 to 10, not "1.5"/,
+    ],
+    [
+      ['review', 'https://example.com/a.png', '--priority', 'high'],
+      /--priority must be a whole number from -10 to 10, not "high"/,
+    ],
+    [
+      ['remove-bg', 'https://example.com/a.png', '--cancel-after', '500ms'],
+      /--cancel-after: 500ms is out of range: from 1s to 24h/,
+    ],
     [['video', 'x', '--cancel-after', '25h'], /--cancel-after: 25h is out of range: from 1s to 24h/],
     [['generate', 'x', '--cancel-after', 'soon'], /--cancel-after: "soon" is not a duration such as 30s, 5m or 1h30m/],
     [['generate', 'x', '--cancel-after', '1h30'], /--cancel-after: "1h30" is not a duration such as 30s, 5m or 1h30m/],

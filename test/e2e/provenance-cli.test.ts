@@ -19,7 +19,9 @@ test('provenance show prints the local certificate made at first start: fingerpr
   assert.equal((await runCli(['--data', data, '--config', config, 'accounts', 'create', 'acme'])).code, 0);
   const shown = await runCli(['--data', data, '--config', config, 'provenance', 'show', '--json']);
   assert.equal(shown.code, 0, shown.stdout + shown.stderr);
-  const leafPem = (await readFile(localKeyFiles(data).signing, 'utf8')).split('-----END CERTIFICATE-----')[0] + '-----END CERTIFICATE-----\n';
+  const leafPem =
+    (await readFile(localKeyFiles(data).signing, 'utf8')).split('-----END CERTIFICATE-----')[0] +
+    '-----END CERTIFICATE-----\n';
   const sha256 = fingerprintOf(leafPem);
   assert.equal(shown.json.state, 'signing');
   assert.equal(shown.json.certificate.sha256, sha256);
@@ -49,21 +51,33 @@ test('doctor warns of a configured certificate that expires in 10 days, and prov
   const store = await testStoreConfig(t);
   const config = join(data, 'imgtask.json');
   // Relative to the config file's folder, run from elsewhere.
-  await writeFile(config, JSON.stringify({ ...store, provenance: { certificate: { file: 'chain.pem' }, privateKey: { file: 'key.pem' } } }));
+  await writeFile(
+    config,
+    JSON.stringify({ ...store, provenance: { certificate: { file: 'chain.pem' }, privateKey: { file: 'key.pem' } } }),
+  );
   assert.equal((await runCli(['--data', data, '--config', config, 'accounts', 'create', 'acme'])).code, 0);
 
   const doctor = await runCli(['--data', data, '--config', config, 'doctor', '--json']);
   assert.equal(doctor.code, 0, `a warning fails nothing: ${doctor.stdout}${doctor.stderr}`);
   assert.equal(doctor.json.ok, true);
   assert.equal(doctor.json.provenance.certificate.local, false);
-  assert.ok([9, 10].includes(doctor.json.provenance.certificate.daysLeft), String(doctor.json.provenance.certificate.daysLeft));
+  assert.ok(
+    [9, 10].includes(doctor.json.provenance.certificate.daysLeft),
+    String(doctor.json.provenance.certificate.daysLeft),
+  );
   assert.deepEqual(
     doctor.json.warnings.filter((w: string) => w.startsWith('provenance: ')),
     [doctor.json.provenance.warnings[0]],
   );
-  assert.match(doctor.json.provenance.warnings[0], /^provenance: the signing certificate expires on \d{4}-\d\d-\d\d \((9|10) days left\); install a renewed one before then$/);
+  assert.match(
+    doctor.json.provenance.warnings[0],
+    /^provenance: the signing certificate expires on \d{4}-\d\d-\d\d \((9|10) days left\); install a renewed one before then$/,
+  );
   const text = await runCli(['--data', data, '--config', config, 'doctor']);
-  assert.match(text.stdout, /^provenance EXPIRES SOON: signing with the configured certificate \(CN=imgtask test signer, O=imgtask\)/m);
+  assert.match(
+    text.stdout,
+    /^provenance EXPIRES SOON: signing with the configured certificate \(CN=imgtask test signer, O=imgtask\)/m,
+  );
 
   const shown = await runCli(['--data', data, '--config', config, 'provenance', 'show']);
   assert.equal(shown.code, 0, shown.stderr);
@@ -88,8 +102,14 @@ test('a configured certificate without extendedKeyUsage stops the command with w
   await writeFile(plain, JSON.stringify(store));
   assert.equal((await runCli(['--data', data, '--config', plain, 'accounts', 'create', 'acme'])).code, 0);
   const config = join(data, 'imgtask.json');
-  await writeFile(config, JSON.stringify({ ...store, provenance: { certificate: { file: 'chain.pem' }, privateKey: { file: 'key.pem' } } }));
+  await writeFile(
+    config,
+    JSON.stringify({ ...store, provenance: { certificate: { file: 'chain.pem' }, privateKey: { file: 'key.pem' } } }),
+  );
   const shown = await runCli(['--data', data, '--config', config, 'provenance', 'show']);
   assert.notEqual(shown.code, 0);
-  assert.match(shown.stderr, /provenance\.certificate: the certificate has no extendedKeyUsage; C2PA signers need emailProtection or documentSigning/);
+  assert.match(
+    shown.stderr,
+    /provenance\.certificate: the certificate has no extendedKeyUsage; C2PA signers need emailProtection or documentSigning/,
+  );
 });

@@ -38,7 +38,10 @@ test('imgtask queues on a running server: the lanes as a table and as JSON; paus
     return json?.find((lane: { lane: string }) => lane.lane === 'test')?.running === 1;
   }, 15_000);
   const lane = json.find((l: { lane: string }) => l.lane === 'test');
-  assert.deepEqual([lane.queued, lane.running, lane.capacity, lane.paused, typeof lane.oldestQueuedSeconds], [1, 1, 1, false, 'number']);
+  assert.deepEqual(
+    [lane.queued, lane.running, lane.capacity, lane.paused, typeof lane.oldestQueuedSeconds],
+    [1, 1, 1, false, 'number'],
+  );
   assert.deepEqual(
     lane.topAccounts.map((top: { account: string; name: string }) => [top.account, top.name]),
     [[h.accountId, 'acme']],
@@ -52,16 +55,25 @@ test('imgtask queues on a running server: the lanes as a table and as JSON; paus
 
   const paused = await cli('queues', 'pause', 'test');
   assert.equal(paused.code, 0, paused.stderr);
-  assert.match(paused.stdout, /^paused test \(since \d{4}-\d\d-\d\dT[\d:.]+Z\): queued items wait until imgtask queues resume test\n$/);
+  assert.match(
+    paused.stdout,
+    /^paused test \(since \d{4}-\d\d-\d\dT[\d:.]+Z\): queued items wait until imgtask queues resume test\n$/,
+  );
   const whilePaused = await cli('queues');
-  assert.match(whilePaused.stdout.split('\n').find((row) => row.startsWith('test '))!, /^test\s+1\s+\d\s+1\s+\d+s\s+paused\s+acme \d+$/);
+  assert.match(
+    whilePaused.stdout.split('\n').find((row) => row.startsWith('test '))!,
+    /^test\s+1\s+\d\s+1\s+\d+s\s+paused\s+acme \d+$/,
+  );
 
   const resumed = await cli('queues', 'resume', 'test', '--json');
   assert.equal(resumed.code, 0, resumed.stderr);
   assert.deepEqual(resumed.json, { lane: 'test', paused: false });
   const again = await cli('queues', 'resume', 'test');
   assert.equal(again.code, 2);
-  assert.equal(again.stderr.trim(), 'imgtask: VALIDATION_ERROR: the lane "test" is not paused (imgtask queues shows the paused lanes)');
+  assert.equal(
+    again.stderr.trim(),
+    'imgtask: VALIDATION_ERROR: the lane "test" is not paused (imgtask queues shows the paused lanes)',
+  );
   const empty = await cli('queues', 'pause', '');
   assert.equal(empty.code, 2);
   assert.match(empty.stderr, /^imgtask: VALIDATION_ERROR: lane: the lane name is empty\n$/);
@@ -80,7 +92,11 @@ test("a pause from the CLI holds the running server's queued task while the runn
   await eventually(() => h.server.services.lanes.stats().test?.paused === true, 10_000);
   assert.equal((await h.request('POST', `/tasks/${running}/cancel`, { auth: h.apiKey })).status, 200);
   await sleep(1000);
-  assert.equal((await h.request('GET', `/tasks/${queued}`, { auth: h.apiKey })).json.data.status, 'pending', 'the queued task waits while the lane is paused');
+  assert.equal(
+    (await h.request('GET', `/tasks/${queued}`, { auth: h.apiKey })).json.data.status,
+    'pending',
+    'the queued task waits while the lane is paused',
+  );
 
   assert.equal((await cli('queues', 'resume', 'test')).code, 0);
   assert.equal((await waitForTask(h, queued, 15_000)).status, 'completed');

@@ -68,7 +68,11 @@ interface Step {
 function runStep(command: string, cwd: string, env: NodeJS.ProcessEnv, state: string): Promise<Step> {
   const script = `[ -f ${state} ] && . ${state}\n${command}\nrc=$?\nexport -p > ${state}\nexit $rc\n`;
   return new Promise((done, fail) => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['--noprofile', '--norc', '-c', script], {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -79,7 +83,11 @@ function runStep(command: string, cwd: string, env: NodeJS.ProcessEnv, state: st
 }
 
 /** Starts the tour's `serve` command; resolves with the URL it listens on once it does. */
-function startServe(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
+function startServe(
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
   return new Promise((done, fail) => {
     // exec: the server is the child itself, so a signal to the child stops it.
     const child = spawn('bash', ['--noprofile', '--norc', '-c', `exec ${command}`], { cwd, env });
@@ -97,10 +105,19 @@ function startServe(command: string, cwd: string, env: NodeJS.ProcessEnv): Promi
 }
 
 /** Runs the tour's dashboard in a pseudo-terminal (`script`), waits for its first screen, then quits it with q as the tour says. */
-function runDashboard(command: string, cwd: string, env: NodeJS.ProcessEnv, state: string): Promise<{ code: number | null; screen: string }> {
+function runDashboard(
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  state: string,
+): Promise<{ code: number | null; screen: string }> {
   const script = `[ -f ${state} ] && . ${state}; stty cols 120 rows 30; ${command}`;
   return new Promise((done, fail) => {
-    const child = spawn('script', ['-qec', `bash --noprofile --norc -c '${script.replace(/'/g, `'\\''`)}'`, '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(
+      'script',
+      ['-qec', `bash --noprofile --norc -c '${script.replace(/'/g, `'\\''`)}'`, '/dev/null'],
+      { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     let screen = '';
     let quit = false;
     const onData = (chunk: Buffer) => {
@@ -129,7 +146,13 @@ interface Listening {
  * exported PATH), after a receiver answering 200 on the port it forwards to, when that port is
  * free; resolves once it is ready.
  */
-async function startListen(t: TestContext, command: string, cwd: string, env: NodeJS.ProcessEnv, state: string): Promise<Listening> {
+async function startListen(
+  t: TestContext,
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  state: string,
+): Promise<Listening> {
   const target = new URL(/--forward-to (\S+)/.exec(command)![1]);
   const received: { headers: Record<string, string>; body: string }[] = [];
   const receiver = createServer((req, res) => {
@@ -185,7 +208,11 @@ test("the README's five-minute tour: each command runs as written, in order, aga
 
   // The README's first command and the tour's are the same: install, then serve (`npm start`).
   const top = commandsOf(readme.slice(0, readme.indexOf('\n## ')));
-  assert.deepEqual(top, [install, 'npm test'], "the top of the README: exactly two commands, the tour's first and the tests");
+  assert.deepEqual(
+    top,
+    [install, 'npm test'],
+    "the top of the README: exactly two commands, the tour's first and the tests",
+  );
   assert.equal(install, 'npm install && npm start', 'the tour starts by installing and serving');
   const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
   assert.equal(manifest.scripts.start, 'node bin/imgtask.js serve', '`npm start` is `imgtask serve`');
@@ -204,7 +231,8 @@ test("the README's five-minute tour: each command runs as written, in order, aga
     .filter((dir) => !dir.endsWith('/node_modules/.bin'))
     .join(':');
   const env: NodeJS.ProcessEnv = { ...process.env, PATH, IMGTASK_PORT: '0', NO_COLOR: '1' };
-  for (const name of ['IMGTASK_URL', 'IMGTASK_API_KEY', 'IMGTASK_DATA', 'IMGTASK_CONFIG', 'IMGTASK_DATABASE_URL', 'CI']) delete env[name];
+  for (const name of ['IMGTASK_URL', 'IMGTASK_API_KEY', 'IMGTASK_DATA', 'IMGTASK_CONFIG', 'IMGTASK_DATABASE_URL', 'CI'])
+    delete env[name];
   const state = join(home, 'exported.sh');
 
   // Terminal 1's server, as `npm start` runs it in the clone.
@@ -215,7 +243,11 @@ test("the README's five-minute tour: each command runs as written, in order, aga
     serve.child.kill('SIGTERM');
     await exited;
   });
-  assert.equal(rest[0], 'export PATH="$PWD/bin:$PATH"', "terminal 2 puts the clone's imgtask on its PATH first, at once");
+  assert.equal(
+    rest[0],
+    'export PATH="$PWD/bin:$PATH"',
+    "terminal 2 puts the clone's imgtask on its PATH first, at once",
+  );
 
   const steps: Step[] = [];
   let listening: Listening | undefined;
@@ -255,7 +287,11 @@ test("the README's five-minute tour: each command runs as written, in order, aga
   // so the console shows each generated image with its rating and the reviewed one with its verdict.
   const generated = JSON.parse(steps.find((step) => step.command.startsWith('imgtask generate "a lighthouse'))!.stdout);
   const ids = generated.result.images.map((image: { id: string }) => image.id);
-  assert.deepEqual(images.sort(), ids.map((id: string) => `${id}.webp`).sort(), './out holds the generated images, named by their ids');
+  assert.deepEqual(
+    images.sort(),
+    ids.map((id: string) => `${id}.webp`).sort(),
+    './out holds the generated images, named by their ids',
+  );
   assert.deepEqual(
     JSON.parse(alt!.stdout)
       .results.map((r: { url: string }) => r.url)
@@ -263,27 +299,47 @@ test("the README's five-minute tour: each command runs as written, in order, aga
     [...ids].sort(),
     'alt text of the generated images, by id',
   );
-  for (const image of generated.result.images) assert.equal(image.rating?.status, 'success', 'each generated image is rated');
+  for (const image of generated.result.images)
+    assert.equal(image.rating?.status, 'success', 'each generated image is rated');
   const link = await runStep('imgtask console --account demo --json', cwd, env, state);
   const signIn = JSON.parse(link.stdout).url;
-  const signedIn = await fetch(signIn, { method: 'POST', redirect: 'manual', headers: { origin: new URL(signIn).origin, 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+  const signedIn = await fetch(signIn, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { origin: new URL(signIn).origin, 'content-type': 'application/x-www-form-urlencoded' },
+    body: '',
+  });
   const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0];
   assert.match(cookie, /=/, `signed in to the console (${signedIn.status})`);
-  const inspector = await (await fetch(new URL(`/console/tasks/${generated.id}`, signIn), { headers: { cookie } })).text();
+  const inspector = await (
+    await fetch(new URL(`/console/tasks/${generated.id}`, signIn), { headers: { cookie } })
+  ).text();
   assert.doesNotMatch(inspector, /Not rated, no review found/);
-  assert.equal((inspector.match(/class="badge rating">Rating: sfw</g) ?? []).length, 2, 'both images show their rating');
-  assert.match(inspector, /class="badge (success|failed)">Review: (pass|fail)</, 'the reviewed image shows its verdict');
+  assert.equal(
+    (inspector.match(/class="badge rating">Rating: sfw</g) ?? []).length,
+    2,
+    'both images show their rating',
+  );
+  assert.match(
+    inspector,
+    /class="badge (success|failed)">Review: (pass|fail)</,
+    'the reviewed image shows its verdict',
+  );
 
   // Terminal 3 forwarded the red fox's event, signed with the secret it printed, and printed the receiver's answer.
   assert.ok(listening, 'the tour listens for webhooks');
   const forwarded = /^\d\d:\d\d:\d\d {2}task\.image\.generate\.completed {2}tsk_\w+ {2}evt_\w+ {2}→ (.+)$/m;
-  for (let waited = 0; !forwarded.test(listening.stdout()) && waited < 10_000; waited += 50) await new Promise((done) => setTimeout(done, 50));
-  const [, answer] = forwarded.exec(listening.stdout()) ?? assert.fail(`webhooks listen printed no event line:\n${listening.stdout()}`);
+  for (let waited = 0; !forwarded.test(listening.stdout()) && waited < 10_000; waited += 50)
+    await new Promise((done) => setTimeout(done, 50));
+  const [, answer] =
+    forwarded.exec(listening.stdout()) ?? assert.fail(`webhooks listen printed no event line:\n${listening.stdout()}`);
   if (listening.received) {
     assert.match(answer, /^200 \(\d+ ms\)$/);
     const [, secret] = /^secret (whsec_\S+)/m.exec(listening.stdout())!;
     assert.equal(listening.received.length, 1, 'one event: the red fox');
-    const event = new Webhook(secret).verify(listening.received[0].body, listening.received[0].headers) as { type: string };
+    const event = new Webhook(secret).verify(listening.received[0].body, listening.received[0].headers) as {
+      type: string;
+    };
     assert.equal(event.type, 'task.image.generate.completed');
   }
   assert.equal(await listening.stop(), 0, 'Ctrl-C stops it');

@@ -15,10 +15,18 @@ const hasScript = spawnSync('script', ['--version']).status === 0;
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 function runInTerminal(args: string[], env: Record<string, string>): Promise<{ code: number | null; screen: string }> {
   const command = `stty cols 200 rows 40; ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}`;
-  const childEnv: Record<string, string | undefined> = { ...process.env, TERM: 'xterm-256color', NO_COLOR: '1', ...env };
+  const childEnv: Record<string, string | undefined> = {
+    ...process.env,
+    TERM: 'xterm-256color',
+    NO_COLOR: '1',
+    ...env,
+  };
   for (const name of ['CI', 'FORCE_COLOR', 'COLORTERM']) delete childEnv[name];
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { env: childEnv as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      env: childEnv as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let screen = '';
     child.stdout.on('data', (chunk) => (screen += chunk));
     child.stderr.on('data', (chunk) => (screen += chunk));

@@ -14,7 +14,10 @@ test('rate, alt, review and remove-bg of files --out saved act on the stored ima
   const env = { IMGTASK_URL: h.url, IMGTASK_API_KEY: h.apiKey };
   const dir = await tempDir(t);
   const out = join(dir, 'out');
-  const made = await runCli(['generate', 'a lighthouse', '--count', '2', '--format', 'png', '--watch', '--out', out, '--json'], env);
+  const made = await runCli(
+    ['generate', 'a lighthouse', '--count', '2', '--format', 'png', '--watch', '--out', out, '--json'],
+    env,
+  );
   assert.equal(made.code, 0, made.stderr);
   const ids: string[] = made.json.result.images.map((image: { id: string }) => image.id);
   const files = ids.map((id) => join(out, `${id}.png`));

@@ -43,7 +43,10 @@ test('piped, tokens issue, keys create and rotate, webhooks create and rotate-se
   const rotated = await cli('keys', 'rotate', keyId, '--grace', '0');
   assert.equal(rotated.code, 0, rotated.stderr);
   const fresh = oneLineOf(rotated.stdout, /^mak_\w+$/);
-  assert.match(rotated.stderr, new RegExp(`^created key_\\w+; ${keyId} is revoked\\nThis is the only time the key is shown\\.\\n$`));
+  assert.match(
+    rotated.stderr,
+    new RegExp(`^created key_\\w+; ${keyId} is revoked\\nThis is the only time the key is shown\\.\\n$`),
+  );
   assert.equal((await send(serve.url, 'GET', '/tasks', { auth: fresh })).status, 200);
   assert.equal((await send(serve.url, 'GET', '/tasks', { auth: raw })).status, 401);
 
@@ -63,10 +66,15 @@ test('piped, tokens issue, keys create and rotate, webhooks create and rotate-se
   assert.equal(json.stderr, '');
 });
 
-test('on a terminal, keys create and tokens issue print as before: what was made, the secret, the notice', { skip: !hasScript && 'needs script (util-linux) for a pseudo-terminal' }, async (t) => {
+test('on a terminal, keys create and tokens issue print as before: what was made, the secret, the notice', {
+  skip: !hasScript && 'needs script (util-linux) for a pseudo-terminal',
+}, async (t) => {
   const data = await tempDir(t);
   assert.equal((await runCli(['--data', data, 'accounts', 'create', 'demo'])).code, 0);
-  const key = await runInTerminal(['--data', data, 'keys', 'create', '--account', 'demo', '--scopes', 'tasks:read'], {});
+  const key = await runInTerminal(
+    ['--data', data, 'keys', 'create', '--account', 'demo', '--scopes', 'tasks:read'],
+    {},
+  );
   assert.equal(key.code, 0, key.screen);
   assert.match(key.screen, /created key_\w+ \(tasks:read\)\r?\nmak_\w+\r?\nThis is the only time the key is shown\./);
   const token = await runInTerminal(['--data', data, 'tokens', 'issue', '--account', 'demo'], {});

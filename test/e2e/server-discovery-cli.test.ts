@@ -40,12 +40,18 @@ test('tasks list, generate and rate reach a server on another port through the d
     [generated.json.id],
   );
   // From elsewhere, with --data naming the data dir.
-  const elsewhere = await runCli(['--data', join(cwd, 'data'), 'rate', generated.json.result.images[0].id, '--json'], { ...env, IMGTASK_API_KEY: key });
+  const elsewhere = await runCli(['--data', join(cwd, 'data'), 'rate', generated.json.result.images[0].id, '--json'], {
+    ...env,
+    IMGTASK_API_KEY: key,
+  });
   assert.equal(elsewhere.code, 0, elsewhere.stderr);
 
   // A server named explicitly is the one asked, even when the data dir has one.
   const nobody = 'http://127.0.0.1:9';
-  for (const result of [await run(['--url', nobody, 'tasks', 'list'], { IMGTASK_API_KEY: key }), await run(['tasks', 'list'], { IMGTASK_API_KEY: key, IMGTASK_URL: nobody })]) {
+  for (const result of [
+    await run(['--url', nobody, 'tasks', 'list'], { IMGTASK_API_KEY: key }),
+    await run(['tasks', 'list'], { IMGTASK_API_KEY: key, IMGTASK_URL: nobody }),
+  ]) {
     assert.equal(result.code, 1);
     assert.match(result.stderr, /^imgtask: UNREACHABLE: cannot reach http:\/\/127\.0\.0\.1:9 \(/);
   }
@@ -58,7 +64,10 @@ test('webhooks listen finds its server through the data dir, and again on anothe
   const registry = join(env.XDG_RUNTIME_DIR, 'imgtask-servers');
   await mkdir(registry, { mode: 0o700 });
   const register = async (url: string) => {
-    await writeFile(join(registry, 'entry.tmp'), JSON.stringify({ pid: process.pid, dataDir: await realpath(data), url }));
+    await writeFile(
+      join(registry, 'entry.tmp'),
+      JSON.stringify({ pid: process.pid, dataDir: await realpath(data), url }),
+    );
     await rename(join(registry, 'entry.tmp'), join(registry, `${process.pid}.json`));
   };
   const asked: string[] = [];
@@ -84,7 +93,11 @@ test('webhooks listen finds its server through the data dir, and again on anothe
   await register(firstUrl);
   const receiver = await startReceiver(t);
 
-  const child = spawn(process.execPath, [BIN, '--data', data, 'webhooks', 'listen', '--token', 'tok_test', '--forward-to', receiver.url()], { env: { ...process.env, ...env, NO_COLOR: '1' } });
+  const child = spawn(
+    process.execPath,
+    [BIN, '--data', data, 'webhooks', 'listen', '--token', 'tok_test', '--forward-to', receiver.url()],
+    { env: { ...process.env, ...env, NO_COLOR: '1' } },
+  );
   let stdout = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stdout += chunk));

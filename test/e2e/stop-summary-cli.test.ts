@@ -24,7 +24,10 @@ test('serve on SIGINT: says when it stopped and how many items were left pending
   const key = (await cli('keys', 'create', '--account', 'demo')).stdout.trim();
   // The placeholder's lane paused: the task's three images wait, pending, until the stop.
   assert.equal((await cli('queues', 'pause', 'placeholder')).code, 0);
-  const created = await runCli(['generate', 'a red fox', '--count', '3', '--json'], { IMGTASK_URL: serve.url, IMGTASK_API_KEY: key });
+  const created = await runCli(['generate', 'a red fox', '--count', '3', '--json'], {
+    IMGTASK_URL: serve.url,
+    IMGTASK_API_KEY: key,
+  });
   assert.equal(created.code, 0, created.stderr);
 
   const exited = once(serve.child, 'exit');
@@ -41,7 +44,14 @@ test('serve on SIGINT: says when it stopped and how many items were left pending
   assert.ok(stopping >= 0 && stopped > stopping, `a line after "SIGINT: stopping":\n${serve.output()}`);
   const last = lines[stopped];
   assert.deepEqual(last.leftPending, { tasks: 1, items: 3, fleet: storeConfig.store !== undefined });
-  const forWhom = storeConfig.store ? 'the working processes take them, or the next start' : 'they run at the next start';
-  assert.match(last.msg, new RegExp(`^stopped at \\d\\d:\\d\\d:\\d\\d, \\d+\\.\\d s after SIGINT; 3 items of 1 task left pending: ${forWhom}$`));
+  const forWhom = storeConfig.store
+    ? 'the working processes take them, or the next start'
+    : 'they run at the next start';
+  assert.match(
+    last.msg,
+    new RegExp(
+      `^stopped at \\d\\d:\\d\\d:\\d\\d, \\d+\\.\\d s after SIGINT; 3 items of 1 task left pending: ${forWhom}$`,
+    ),
+  );
   assert.ok(Number.isInteger(last.tookMs) && last.tookMs >= 0);
 });

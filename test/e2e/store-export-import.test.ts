@@ -67,7 +67,18 @@ test('file data dir → export → import into PostgreSQL → export → import 
   const first = join(dumps, 'file.jsonl');
   const exported = await runCli(['--data', data, 'store', 'export', first, '--json']);
   assert.equal(exported.code, 0, exported.stderr);
-  const counts = { account: 2, credit: 3, apiKey: 3, task: 6, secret: 2, webhook: 1, event: 2, delivery: 4, destination: 1, upload: 0 };
+  const counts = {
+    account: 2,
+    credit: 3,
+    apiKey: 3,
+    task: 6,
+    secret: 2,
+    webhook: 1,
+    event: 2,
+    delivery: 4,
+    destination: 1,
+    upload: 0,
+  };
   assert.deepEqual(exported.json, { file: first, from: 'file', counts });
 
   // Into PostgreSQL: the same data dir (its keys open the sealed secrets), the database named by env.
@@ -114,11 +125,20 @@ test('file data dir → export → import into PostgreSQL → export → import 
   const bobs = await send(server.url, 'GET', `/tasks/${fixture.taskIds.partial}`, { auth: fixture.raw.bob });
   assert.equal(bobs.status, 200, bobs.text);
   assert.equal(bobs.json.data.cost, '0.5');
-  assert.equal((await send(server.url, 'GET', `/tasks/${fixture.taskIds.completed}`, { auth: fixture.raw.revoked })).status, 401, 'the revoked key stays revoked');
-  assert.equal((await send(server.url, 'GET', `/tasks/${fixture.taskIds.completed}`, { auth: fixture.raw.bob })).status, 404, "another account's task");
+  assert.equal(
+    (await send(server.url, 'GET', `/tasks/${fixture.taskIds.completed}`, { auth: fixture.raw.revoked })).status,
+    401,
+    'the revoked key stays revoked',
+  );
+  assert.equal(
+    (await send(server.url, 'GET', `/tasks/${fixture.taskIds.completed}`, { auth: fixture.raw.bob })).status,
+    404,
+    "another account's task",
+  );
   let resumed: { status: string; cost: string } | undefined;
   await eventually(async () => {
-    resumed = (await send(server.url, 'GET', `/tasks/${fixture.taskIds.pendingPrepared}`, { auth: fixture.raw.live })).json.data;
+    resumed = (await send(server.url, 'GET', `/tasks/${fixture.taskIds.pendingPrepared}`, { auth: fixture.raw.live }))
+      .json.data;
     return resumed!.status !== 'pending';
   }, 20_000);
   // Item 0 was done before the move and is not run again: 3 items at 0.5 USD.
@@ -153,11 +173,21 @@ test('import into a store that holds records is refused, naming what it holds, a
   const url = await migratedDatabase(t);
   await withStore(
     () => PgStore.open({ url }),
-    (store) => store.accounts.create({ id: 'acc_existing', name: 'existing', balance: 0, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }),
+    (store) =>
+      store.accounts.create({
+        id: 'acc_existing',
+        name: 'existing',
+        balance: 0,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        updatedAt: '2026-01-01T00:00:00.000Z',
+      }),
   );
   const refusedPg = await runCli(['--data', data, 'store', 'import', dump], { IMGTASK_DATABASE_URL: url });
   assert.equal(refusedPg.code, 1);
-  assert.match(refusedPg.stderr, /^imgtask: the target store is not empty: it holds 1 account; import only into an empty store\n$/);
+  assert.match(
+    refusedPg.stderr,
+    /^imgtask: the target store is not empty: it holds 1 account; import only into an empty store\n$/,
+  );
   assert.deepEqual(
     await withStore(
       () => PgStore.open({ url }),
@@ -188,8 +218,16 @@ test('a cut-off dump, one with a line lost, and one of a newer version are refus
   const text = await readFile(good, 'utf8');
   const lines = text.trimEnd().split('\n');
   const variants: [string, string, RegExp][] = [
-    ['cut.jsonl', text.slice(0, Math.floor(text.length * 0.6)), /(is not JSON \(the file is damaged or cut short\)|the dump is cut short)/],
-    ['no-end.jsonl', `${lines.slice(0, -1).join('\n')}\n`, /the dump is cut short: it ends at line \d+ without its last line/],
+    [
+      'cut.jsonl',
+      text.slice(0, Math.floor(text.length * 0.6)),
+      /(is not JSON \(the file is damaged or cut short\)|the dump is cut short)/,
+    ],
+    [
+      'no-end.jsonl',
+      `${lines.slice(0, -1).join('\n')}\n`,
+      /the dump is cut short: it ends at line \d+ without its last line/,
+    ],
     ['lost.jsonl', `${[...lines.slice(0, 9), ...lines.slice(10)].join('\n')}\n`, /records are missing/],
     [
       'newer.jsonl',
@@ -213,7 +251,11 @@ test('a cut-off dump, one with a line lost, and one of a newer version are refus
   assert.deepEqual(
     await withStore(
       () => PgStore.open({ url }),
-      async (store) => [(await store.accounts.list()).length, [...(await store.tasks.all())].length, (await store.secrets.list()).length],
+      async (store) => [
+        (await store.accounts.list()).length,
+        [...(await store.tasks.all())].length,
+        (await store.secrets.list()).length,
+      ],
     ),
     [0, 0, 0],
   );

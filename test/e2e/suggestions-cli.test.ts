@@ -27,7 +27,11 @@ test('a mistyped flag is named with its suggestion, a required one as an optiona
   assert.equal((await runCli(['--data', data, 'accounts', 'create', 'demo'])).code, 0);
   const cases: Array<[string, string[], string]> = [
     ['a required flag', ['keys', 'create', '--acount', 'demo'], '--account'],
-    ['an optional flag beside the required one', ['keys', 'create', '--account', 'demo', '--spending-limt', '3'], '--spending-limit'],
+    [
+      'an optional flag beside the required one',
+      ['keys', 'create', '--account', 'demo', '--spending-limt', '3'],
+      '--spending-limit',
+    ],
     ['a required flag of another command', ['tokens', 'issue', '--accont', 'demo'], '--account'],
   ];
   for (const [name, args, meant] of cases) {

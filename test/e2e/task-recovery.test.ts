@@ -41,7 +41,10 @@ test('a server killed with SIGKILL mid-task runs only the unfinished items after
   let server = fixture;
   closeBeforeRemoval(data, async () => server.child.kill('SIGKILL'));
 
-  const created = await send(server.url, 'POST', '/test/tasks', { auth: key, body: { items: 6, price: '0.5', delayMs: 300, runLog: log } });
+  const created = await send(server.url, 'POST', '/test/tasks', {
+    auth: key,
+    body: { items: 6, price: '0.5', delayMs: 300, runLog: log },
+  });
   const { taskId } = created.json.data;
   // Two items run at a time and a lane slot frees only once its item is journaled: when a third
   // item starts, at least one item is durably done.
@@ -62,7 +65,8 @@ test('a server killed with SIGKILL mid-task runs only the unfinished items after
   assert.equal(task.cost, '3');
 
   const runs = await runsPerItem(log);
-  for (const index of doneBefore) assert.equal(runs.get(index), 1, `item ${index} finished before the kill and must not run again`);
+  for (const index of doneBefore)
+    assert.equal(runs.get(index), 1, `item ${index} finished before the kill and must not run again`);
   for (let index = 0; index < 6; index++) assert.ok((runs.get(index) ?? 0) >= 1, `item ${index} ran`);
 
   server.child.kill('SIGTERM');
@@ -80,7 +84,12 @@ test('SIGTERM lets running items finish, exits 0, and the queued items run after
   let server = fixture;
   closeBeforeRemoval(data, async () => server.child.kill('SIGKILL'));
 
-  const { taskId } = (await send(server.url, 'POST', '/test/tasks', { auth: key, body: { items: 4, price: '1', delayMs: 400, runLog: log } })).json.data;
+  const { taskId } = (
+    await send(server.url, 'POST', '/test/tasks', {
+      auth: key,
+      body: { items: 4, price: '1', delayMs: 400, runLog: log },
+    })
+  ).json.data;
   await eventually(async () => (await readFile(log, 'utf8')).trim().split('\n').length >= 2, 10_000);
   server.child.kill('SIGTERM');
   assert.equal(await server.exited, 0, `a SIGTERM drains and exits 0; its log:\n${server.log()}`);

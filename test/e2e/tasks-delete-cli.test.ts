@@ -6,7 +6,10 @@ import { hasScript, runInTerminal } from '../helpers/terminal.js';
 
 test('imgtask tasks delete ID deletes its outputs and text, says what is kept, and answers the same again; tasks show says it was deleted', async (t) => {
   const h = await startService(t);
-  const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a secret harbour', metadata: { order: 'o-40' } } });
+  const created = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a secret harbour', metadata: { order: 'o-40' } },
+  });
   const task = await waitForTask(h, created.json.data.taskId);
   const imageUrl = task.result.images[0].service_url;
   const env = { IMGTASK_URL: h.url, IMGTASK_API_KEY: h.apiKey };
@@ -30,9 +33,17 @@ test('imgtask tasks delete ID deletes its outputs and text, says what is kept, a
     // On a terminal, in words.
     const said = await runInTerminal(['tasks', 'delete', task.id], { ...env, NO_COLOR: '1' });
     assert.equal(said.code, 0, said.screen);
-    assert.match(said.screen, new RegExp(`${task.id} deleted: its outputs, prompt, metadata and result are gone \\(completed, charged 0\\.001 USD, kept for accounting\\)`));
+    assert.match(
+      said.screen,
+      new RegExp(
+        `${task.id} deleted: its outputs, prompt, metadata and result are gone \\(completed, charged 0\\.001 USD, kept for accounting\\)`,
+      ),
+    );
     const shown = await runInTerminal(['tasks', 'show', task.id], { ...env, NO_COLOR: '1' });
-    assert.match(shown.screen, new RegExp(`data removed ${deleted.json.dataRemovedAt}: its outputs, prompt and result are gone`));
+    assert.match(
+      shown.screen,
+      new RegExp(`data removed ${deleted.json.dataRemovedAt}: its outputs, prompt and result are gone`),
+    );
     assert.doesNotMatch(shown.screen, /secret harbour|o-40/);
   } else t.diagnostic('script (util-linux) is not installed: terminal checks skipped');
 

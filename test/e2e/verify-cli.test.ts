@@ -24,7 +24,10 @@ test('imgtask verify: a signed file in words (exit 0), a tampered one Invalid wi
   const valid = await runCli(['verify', files.signed], env);
   assert.equal(valid.code, 0, valid.stderr);
   const lines = valid.stdout.trim().split('\n');
-  assert.match(lines[0], /^Valid: intact, signed by cli test signer, issued by imgtask(?: on \d{4}-\d\d-\d\d)? \(a certificate not trusted here\)$/);
+  assert.match(
+    lines[0],
+    /^Valid: intact, signed by cli test signer, issued by imgtask(?: on \d{4}-\d\d-\d\d)? \(a certificate not trusted here\)$/,
+  );
   assert.match(lines[1], /^created by trainedAlgorithmicMedia with imgtask$/);
   assert.match(lines[2], /^model test-model, seed 42, task tsk_cli, task type image\.generate$/);
   assert.doesNotMatch(valid.stdout, /failure/, 'a Valid file lists no failures');

@@ -23,7 +23,14 @@ const CONFIG = {
     placeholder: {
       provider: 'placeholder',
       price: { perSecond: '0.002', perInput: '0.0005' },
-      capabilities: { maxInputs: 1, negativePrompt: true, maxDurationS: 10, maxFps: 30, maxSize: '320x180', nativeSize: '160x90' },
+      capabilities: {
+        maxInputs: 1,
+        negativePrompt: true,
+        maxDurationS: 10,
+        maxFps: 30,
+        maxSize: '320x180',
+        nativeSize: '160x90',
+      },
     },
   },
 };
@@ -31,7 +38,10 @@ const CONFIG = {
 async function startServer(t: TestContext, extra: Record<string, unknown> = {}) {
   const data = await tempDir(t);
   const config = join(data, 'imgtask.json');
-  await writeFile(config, JSON.stringify({ ...CONFIG, ...extra, videoModels: { ...CONFIG.videoModels, ...(extra.videoModels as object) } }));
+  await writeFile(
+    config,
+    JSON.stringify({ ...CONFIG, ...extra, videoModels: { ...CONFIG.videoModels, ...(extra.videoModels as object) } }),
+  );
   const serve = await startServeProcess(['--data', data, '--config', config]);
   closeBeforeRemoval(data, async () => serve.child.kill('SIGKILL'));
   await runCli(['--data', data, 'accounts', 'create', 'acme', '--credit', '5']);
@@ -44,7 +54,20 @@ test('imgtask video --watch --out saves a real MP4 and an animated WebP, naming 
   const s = await startServer(t);
   const out = join(s.data, 'out');
 
-  const mp4 = await s.cli('video', 'a red fox', '--duration', '1', '--fps', '8', '--size', '16:9', '--watch', '--out', out, '--json');
+  const mp4 = await s.cli(
+    'video',
+    'a red fox',
+    '--duration',
+    '1',
+    '--fps',
+    '8',
+    '--size',
+    '16:9',
+    '--watch',
+    '--out',
+    out,
+    '--json',
+  );
   assert.equal(mp4.code, 0, mp4.stderr);
   assert.equal(mp4.json.type, 'video.generate');
   assert.equal(mp4.json.status, 'completed');
@@ -54,7 +77,10 @@ test('imgtask video --watch --out saves a real MP4 and an animated WebP, naming 
   assert.equal(video.fps, 8);
   assert.equal(video.duration_s, 1);
   const [width, height] = video.size.split('x').map(Number);
-  assert.ok(width <= 320 && height <= 180 && Math.abs(width / height - 16 / 9) < 0.05, `16:9 scaled down to fit the model’s largest frame: ${video.size}`);
+  assert.ok(
+    width <= 320 && height <= 180 && Math.abs(width / height - 16 / 9) < 0.05,
+    `16:9 scaled down to fit the model’s largest frame: ${video.size}`,
+  );
   assert.equal(video.savedTo, join(out, `${video.id}.mp4`), 'the report names the saved file');
   assert.deepEqual(await readdir(out), [`${video.id}.mp4`]);
   const saved = await readFile(video.savedTo);
@@ -67,7 +93,22 @@ test('imgtask video --watch --out saves a real MP4 and an animated WebP, naming 
   // The saved bytes are exactly what the service serves.
   assert.deepEqual(saved, Buffer.from(await (await fetch(video.service_url)).arrayBuffer()));
 
-  const webp = await s.cli('video', 'a red fox', '--duration', '1', '--fps', '8', '--size', 'square', '--format', 'webp', '--watch', '--out', out, '--json');
+  const webp = await s.cli(
+    'video',
+    'a red fox',
+    '--duration',
+    '1',
+    '--fps',
+    '8',
+    '--size',
+    'square',
+    '--format',
+    'webp',
+    '--watch',
+    '--out',
+    out,
+    '--json',
+  );
   assert.equal(webp.code, 0, webp.stderr);
   const [animated] = webp.json.result.videos;
   assert.equal(animated.format, 'webp');
@@ -93,7 +134,10 @@ test('imgtask video without --watch answers the task id, reserved cost and PAT; 
   assert.match(json.json.taskId, /^tsk_/);
   assert.equal(json.json.estimatedCost, '0.008', '2 videos × 2 s × 0.002 USD');
   assert.match(json.json.access.publicAccessToken, /^pat_/);
-  const viaPat = await runCli(['tasks', 'watch', json.json.taskId, '--json'], { IMGTASK_URL: s.url, IMGTASK_API_KEY: json.json.access.publicAccessToken });
+  const viaPat = await runCli(['tasks', 'watch', json.json.taskId, '--json'], {
+    IMGTASK_URL: s.url,
+    IMGTASK_API_KEY: json.json.access.publicAccessToken,
+  });
   assert.equal(viaPat.code, 0, viaPat.stderr);
   assert.equal(viaPat.json.result.videos.length, 2, 'the PAT reads the videos');
 
@@ -101,7 +145,18 @@ test('imgtask video without --watch answers the task id, reserved cost and PAT; 
 
   const photo = join(s.data, 'first-frame.png');
   await writeFile(photo, await makeImage({ width: 160, height: 90 }));
-  const withInput = await s.cli('video', 'from a photo', '--input', photo, '--duration', '1', '--fps', '8', '--watch', '--json');
+  const withInput = await s.cli(
+    'video',
+    'from a photo',
+    '--input',
+    photo,
+    '--duration',
+    '1',
+    '--fps',
+    '8',
+    '--watch',
+    '--json',
+  );
   assert.equal(withInput.code, 0, withInput.stderr);
   assert.equal(withInput.json.request.inputs.length, 1, 'the local file was uploaded and sent as the input');
   assert.match(withInput.json.request.inputs[0], /^img_/);
@@ -121,17 +176,45 @@ test('imgtask video --watch exits 4 when videos failed (the task completes), 3 w
   fake.mode = 'policy';
   const s = await startServer(t, {
     fetch: { allowPrivateAddresses: true },
-    providers: { sora: { type: 'openai-video', baseUrl: fake.baseUrl, model: 'sora-2', apiKey: 'sk-test-video-cli-0123456789', pollIntervalMs: 100 } },
+    providers: {
+      sora: {
+        type: 'openai-video',
+        baseUrl: fake.baseUrl,
+        model: 'sora-2',
+        apiKey: 'sk-test-video-cli-0123456789',
+        pollIntervalMs: 100,
+      },
+    },
     videoModels: {
       sora: {
         provider: 'sora',
         price: { perSecond: '0.1' },
-        capabilities: { maxInputs: 1, negativePrompt: false, maxDurationS: 10, maxFps: 30, maxSize: '1280x720', nativeSize: '1280x720' },
+        capabilities: {
+          maxInputs: 1,
+          negativePrompt: false,
+          maxDurationS: 10,
+          maxFps: 30,
+          maxSize: '1280x720',
+          nativeSize: '1280x720',
+        },
       },
     },
   });
   const out = join(s.data, 'out');
-  const refused = await s.cli('video', 'a lighthouse', '--model', 'sora', '--count', '2', '--duration', '4', '--watch', '--out', out, '--json');
+  const refused = await s.cli(
+    'video',
+    'a lighthouse',
+    '--model',
+    'sora',
+    '--count',
+    '2',
+    '--duration',
+    '4',
+    '--watch',
+    '--out',
+    out,
+    '--json',
+  );
   assert.equal(refused.code, 4, refused.stderr);
   assert.equal(refused.json.status, 'completed');
   assert.deepEqual(
@@ -141,7 +224,18 @@ test('imgtask video --watch exits 4 when videos failed (the task completes), 3 w
   assert.deepEqual(await readdir(out).catch(() => []), [], 'nothing to save');
 
   // An input that cannot be read fails the task before any video is made.
-  const failed = await s.cli('video', 'from nothing', '--input', 'http://127.0.0.1:1/missing.png', '--duration', '1', '--fps', '8', '--watch', '--json');
+  const failed = await s.cli(
+    'video',
+    'from nothing',
+    '--input',
+    'http://127.0.0.1:1/missing.png',
+    '--duration',
+    '1',
+    '--fps',
+    '8',
+    '--watch',
+    '--json',
+  );
   assert.equal(failed.code, 3, failed.stderr);
   assert.equal(failed.json.status, 'failed');
   assert.match(failed.stderr, /imgtask: task tsk_\w+ failed: INVALID_INPUT/);
@@ -211,7 +305,10 @@ test('a video task as text: each video with size, duration, fps, format, cost an
       '  video 2 ✗ PROVIDER_ERROR: the encoder stopped',
     ].join('\n'),
   );
-  const pending = renderToString(createElement(TaskWatch, { taskId: 'tsk_1', type: 'video.generate', expected: 2, elapsedMs: 1200, spinner: '⠋' }), { columns: 80 });
+  const pending = renderToString(
+    createElement(TaskWatch, { taskId: 'tsk_1', type: 'video.generate', expected: 2, elapsedMs: 1200, spinner: '⠋' }),
+    { columns: 80 },
+  );
   assert.match(pending, /tsk_1 video\.generate ⠋ pending 1\.2s/);
   assert.match(pending, /video 1 ⠋ working\n\s+video 2 ⠋ working/);
   assert.doesNotMatch(pending, /image/);
@@ -221,13 +318,20 @@ test('a video task as text: each video with size, duration, fps, format, cost an
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
 /** Runs `imgtask …` in a 160×40 pseudo-terminal; answers what the terminal received and the exit code. */
-function runInTerminal(args: string[], envVars: Record<string, string>): Promise<{ code: number | null; screen: string }> {
+function runInTerminal(
+  args: string[],
+  envVars: Record<string, string>,
+): Promise<{ code: number | null; screen: string }> {
   const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
   const command = `stty cols 160 rows 40; ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}`;
   const env: Record<string, string | undefined> = { ...process.env, ...envVars, TERM: 'xterm-256color', NO_COLOR: '1' };
-  for (const name of ['CI', 'CONTINUOUS_INTEGRATION', 'BUILD_NUMBER', 'RUN_ID', 'FORCE_COLOR', 'COLORTERM']) delete env[name];
+  for (const name of ['CI', 'CONTINUOUS_INTEGRATION', 'BUILD_NUMBER', 'RUN_ID', 'FORCE_COLOR', 'COLORTERM'])
+    delete env[name];
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      env: env as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let text = '';
     child.stdout.on('data', (chunk) => (text += chunk));
     child.stderr.on('data', (chunk) => (text += chunk));
@@ -240,10 +344,19 @@ test('on a terminal: imgtask video prints the task, reserved cost, the command t
   skip: !hasScript && 'script (util-linux) is not installed',
 }, async (t) => {
   const s = await startServer(t);
-  const created = await runInTerminal(['video', 'a lighthouse', '--duration', '2', '--fps', '8', '--count', '2'], s.env);
+  const created = await runInTerminal(
+    ['video', 'a lighthouse', '--duration', '2', '--fps', '8', '--count', '2'],
+    s.env,
+  );
   assert.equal(created.code, 0, created.screen);
-  assert.match(created.screen, /task (tsk_\w+) \(reserved 0\.008 USD\)\r?\nfollow it with: .*tasks watch \1\r?\npublic access token \(this task's status, for a browser\): pat_[\w.-]+/);
-  const { code, screen } = await runInTerminal(['video', 'a red fox', '--duration', '1', '--fps', '8', '--watch'], s.env);
+  assert.match(
+    created.screen,
+    /task (tsk_\w+) \(reserved 0\.008 USD\)\r?\nfollow it with: .*tasks watch \1\r?\npublic access token \(this task's status, for a browser\): pat_[\w.-]+/,
+  );
+  const { code, screen } = await runInTerminal(
+    ['video', 'a red fox', '--duration', '1', '--fps', '8', '--watch'],
+    s.env,
+  );
   assert.equal(code, 0, screen);
   assert.match(screen, /video\.generate completed/);
   assert.match(screen, /video 1 ✓ 160x90 1s 8fps mp4 0\.002 USD http:\/\/\S+\/videos\/vid_\w+\.mp4/);

@@ -27,7 +27,11 @@ test('a server killed with SIGKILL while a delivery waits for its retry complete
   await send(server.url, 'POST', '/test/tasks', { auth: key, body: {} });
   const [first] = await receiver.waitFor(1);
   // The failed attempt is journaled before the kill.
-  await eventually(async () => (await send(server.url, 'GET', `/webhook/${hook.json.data.id}/deliveries`, { auth: token })).json.data[0]?.attempts.length === 1);
+  await eventually(
+    async () =>
+      (await send(server.url, 'GET', `/webhook/${hook.json.data.id}/deliveries`, { auth: token })).json.data[0]
+        ?.attempts.length === 1,
+  );
   server.child.kill('SIGKILL');
   await server.exited;
 
@@ -51,18 +55,29 @@ test('a server killed with SIGKILL while a delivery waits for its retry complete
 test('a task that settled just before a crash, before its event was written, is delivered at the next start', async (t) => {
   const data = await tempDir(t);
   const receiver = await startReceiver(t);
-  const config = loadConfig({ env: {}, overrides: { server: { port: 0 }, work: { shutdownGraceMs: 50 }, ...WEBHOOKS } });
+  const config = loadConfig({
+    env: {},
+    overrides: { server: { port: 0 }, work: { shutdownGraceMs: 50 }, ...WEBHOOKS },
+  });
   const options = { dataDir: data, config, taskTypes: [testTaskType as never], extendApi: mountTestRoutes };
   let server = await startServer(options);
   const account = await server.services.accounts.create('acme', 10_000_000);
   const { raw } = await server.services.apiKeys.create({ accountId: account.id });
   await server.services.webhooks.create(account.id, { url: receiver.url() });
-  const { taskId } = (await send(server.url, 'POST', '/test/tasks', { auth: raw, body: { delayMs: 60_000 } })).json.data;
+  const { taskId } = (await send(server.url, 'POST', '/test/tasks', { auth: raw, body: { delayMs: 60_000 } })).json
+    .data;
   await server.close();
 
   // Settle it with no event, as a crash between the two writes would leave it.
   const store = await JsonStore.open({ dir: join(data, 'store') });
-  await store.tasks.settle({ id: taskId, status: 'failed', result: null, errors: [{ code: 'UNKNOWN_ERROR' }], cost: 0, at: new Date().toISOString() });
+  await store.tasks.settle({
+    id: taskId,
+    status: 'failed',
+    result: null,
+    errors: [{ code: 'UNKNOWN_ERROR' }],
+    cost: 0,
+    at: new Date().toISOString(),
+  });
   await store.close();
 
   server = await startServer(options);

@@ -11,19 +11,41 @@ import { closeBeforeRemoval, tempDir } from '../helpers/temp-dir.js';
 test('imgtask webhooks create|list|show|update|rotate-secret|test|deliveries|redeliver|delete on a running server', async (t) => {
   const data = await tempDir(t);
   const config = join(data, 'imgtask.json');
-  await writeFile(config, JSON.stringify({ webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, 100], timeoutMs: 1000 } }));
+  await writeFile(
+    config,
+    JSON.stringify({ webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, 100], timeoutMs: 1000 } }),
+  );
   const receiver = await startReceiver(t, [500, 200]);
   const serve = await startServeProcess(['--data', data, '--config', config]);
   closeBeforeRemoval(data, async () => serve.child.kill('SIGKILL'));
   const cli = (...args: string[]) => runCli(['--data', data, ...args]);
   await cli('accounts', 'create', 'acme');
 
-  const created = await cli('webhooks', 'create', '--account', 'acme', '--endpoint', receiver.url(), '--events', 'task.completed,task.image.generate.failed', '--json');
+  const created = await cli(
+    'webhooks',
+    'create',
+    '--account',
+    'acme',
+    '--endpoint',
+    receiver.url(),
+    '--events',
+    'task.completed,task.image.generate.failed',
+    '--json',
+  );
   assert.equal(created.code, 0, created.stderr);
   const { id, secret } = created.json;
   assert.match(secret, /^whsec_/);
   assert.deepEqual(created.json.events, ['task.completed', 'task.image.generate.failed']);
-  const bad = await cli('webhooks', 'create', '--account', 'acme', '--endpoint', receiver.url(), '--events', 'task.nope');
+  const bad = await cli(
+    'webhooks',
+    'create',
+    '--account',
+    'acme',
+    '--endpoint',
+    receiver.url(),
+    '--events',
+    'task.nope',
+  );
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /unknown event kind task\.nope/);
 

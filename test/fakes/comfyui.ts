@@ -128,7 +128,11 @@ function write(res: ServerResponse, answer: Answer): void {
   res.end(JSON.stringify(answer.json));
 }
 
-const formSummary = (form: Multipart | null) => form && { fields: form.fields, files: form.files.map(({ field, filename, bytes }) => ({ field, filename, bytes: bytes.length })) };
+const formSummary = (form: Multipart | null) =>
+  form && {
+    fields: form.fields,
+    files: form.files.map(({ field, filename, bytes }) => ({ field, filename, bytes: bytes.length })),
+  };
 
 export async function startFakeComfyUi(t: TestContext | null, options: FakeComfyUiOptions = {}): Promise<FakeComfyUi> {
   const preview = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
@@ -138,12 +142,15 @@ export async function startFakeComfyUi(t: TestContext | null, options: FakeComfy
   const checkpoints = options.checkpoints ?? DEFAULT_CHECKPOINTS;
   const catalogue = () => nodeCatalogue(checkpoints, folders.list('input'));
   let executor: Executor | undefined;
-  const queue = new PromptQueue(() => sockets.send('status', { status: { exec_info: { queue_remaining: queue.remaining() } } }, null));
+  const queue = new PromptQueue(() =>
+    sockets.send('status', { status: { exec_info: { queue_remaining: queue.remaining() } } }, null),
+  );
   const maxUploadBytes = Math.round((options.maxUploadSizeMb ?? 100) * 1024 * 1024);
   const sockets = new Sockets((sid) => {
     sockets.send('status', { status: { exec_info: { queue_remaining: queue.remaining() } }, sid }, sid);
     // A client that reconnects while its job runs is told the node running now.
-    if (executor?.clientId === sid && executor.lastNodeId !== null) sockets.send('executing', { node: executor.lastNodeId }, sid);
+    if (executor?.clientId === sid && executor.lastNodeId !== null)
+      sockets.send('executing', { node: executor.lastNodeId }, sid);
   }, serverFeatures(maxUploadBytes));
   const requests: RecordedRequest[] = [];
   let refusing = false;
@@ -160,14 +167,29 @@ export async function startFakeComfyUi(t: TestContext | null, options: FakeComfy
     queue,
     sockets,
     folders,
-    { historyDelayMs: options.historyDelayMs ?? 0, stepDelayMs: options.stepDelayMs ?? 0, maxSteps: options.maxSteps ?? 3, previews: options.previews ?? true, cache: options.cache ?? true },
+    {
+      historyDelayMs: options.historyDelayMs ?? 0,
+      stepDelayMs: options.stepDelayMs ?? 0,
+      maxSteps: options.maxSteps ?? 3,
+      previews: options.previews ?? true,
+      cache: options.cache ?? true,
+    },
     preview,
     die,
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const interrupts: InterruptRecord[] = [];
-  const ctx: RouteContext = { queue, executor, folders, catalogue, interrupts, counter: { next: 0 }, port, maxUploadBytes };
+  const ctx: RouteContext = {
+    queue,
+    executor,
+    folders,
+    catalogue,
+    interrupts,
+    counter: { next: 0 },
+    port,
+    maxUploadBytes,
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -187,7 +209,9 @@ export async function startFakeComfyUi(t: TestContext | null, options: FakeComfy
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers });
     if (refusing || routePath(url.pathname) !== '/ws') {
-      socket.end(`HTTP/1.1 ${refusing ? '503 Service Unavailable' : '404 Not Found'}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      socket.end(
+        `HTTP/1.1 ${refusing ? '503 Service Unavailable' : '404 Not Found'}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+      );
       return;
     }
     sockets.upgrade(req, socket, head, url.searchParams.get('clientId') ?? '');
@@ -249,7 +273,11 @@ function waitFor(sockets: Sockets, match: (message: SentMessage) => boolean, tim
     };
     const timer = setTimeout(() => {
       done();
-      reject(new Error(`no matching ComfyUI message within ${timeoutMs} ms; sent: ${sockets.sent.map((m) => m.type).join(', ')}`));
+      reject(
+        new Error(
+          `no matching ComfyUI message within ${timeoutMs} ms; sent: ${sockets.sent.map((m) => m.type).join(', ')}`,
+        ),
+      );
     }, timeoutMs);
     const done = () => {
       clearTimeout(timer);

@@ -27,7 +27,9 @@ function pem(label: string, der: ArrayBuffer): string {
  * how long the leaf has left (default 90; negative: expired that many days ago); `leafCa` makes
  * the leaf a CA certificate (CA:TRUE).
  */
-export async function makeTestChain(options: { commonName?: string; leafEku?: boolean; leafDays?: number; leafCa?: boolean } = {}): Promise<TestChain> {
+export async function makeTestChain(
+  options: { commonName?: string; leafEku?: boolean; leafDays?: number; leafCa?: boolean } = {},
+): Promise<TestChain> {
   const now = Date.now();
   const caKeys = await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify']);
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
@@ -56,7 +58,9 @@ export async function makeTestChain(options: { commonName?: string; leafEku?: bo
     extensions: [
       new x509.BasicConstraintsExtension(options.leafCa === true, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      ...(options.leafEku === false ? [] : [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.emailProtection])]),
+      ...(options.leafEku === false
+        ? []
+        : [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.emailProtection])]),
       await x509.SubjectKeyIdentifierExtension.create(leafKeys.publicKey),
       await x509.AuthorityKeyIdentifierExtension.create(ca),
     ],
@@ -87,5 +91,8 @@ export async function makeSelfSignedLeaf(): Promise<{ certificatePem: string; pr
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.emailProtection]),
     ],
   });
-  return { certificatePem: `${cert.toString('pem')}\n`, privateKeyPem: pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)) };
+  return {
+    certificatePem: `${cert.toString('pem')}\n`,
+    privateKeyPem: pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)),
+  };
 }

@@ -8,11 +8,25 @@ import type { TestChain } from './c2pa-certs.js';
  * output. With c2pa-node's LocalSigner (signing on the loop): its CallbackSigner would keep the
  * test process alive until collected.
  */
-export async function signWithChain(chain: TestChain, data: Buffer, mimeType: string, origin: Partial<OutputOrigin> = {}): Promise<Buffer> {
+export async function signWithChain(
+  chain: TestChain,
+  data: Buffer,
+  mimeType: string,
+  origin: Partial<OutputOrigin> = {},
+): Promise<Buffer> {
   const loaded = await loadC2pa();
   if (!loaded.ok) throw new Error(`c2pa-node does not load: ${loaded.reason}`);
-  const signer = loaded.lib.LocalSigner.newSigner(Buffer.from(chain.chainPem), Buffer.from(chain.privateKeyPem), 'es256');
-  const manifest = buildManifest({ version: '0.0.0-test', mimeType, origin: { action: 'created', taskId: 'tsk_test', taskType: 'image.generate', ...origin }, includePrompt: false });
+  const signer = loaded.lib.LocalSigner.newSigner(
+    Buffer.from(chain.chainPem),
+    Buffer.from(chain.privateKeyPem),
+    'es256',
+  );
+  const manifest = buildManifest({
+    version: '0.0.0-test',
+    mimeType,
+    origin: { action: 'created', taskId: 'tsk_test', taskType: 'image.generate', ...origin },
+    includePrompt: false,
+  });
   const builder = loaded.lib.Builder.withJson(manifest, { builder: { thumbnail: { enabled: false } } } as never);
   const output: { buffer: Buffer | null } = { buffer: null };
   builder.sign(signer, { buffer: data, mimeType }, output);

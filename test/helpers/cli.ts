@@ -15,9 +15,17 @@ export interface CliResult {
 }
 
 /** Runs `imgtask …` as a real child process (in `cwd`, by default the test's) and collects its output. */
-export function runCli(args: string[], env: Record<string, string> = {}, options: { cwd?: string } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { cwd?: string } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -36,9 +44,15 @@ export function runCli(args: string[], env: Record<string, string> = {}, options
 }
 
 /** Starts `imgtask serve` as a child and resolves with its URL once it accepts connections. */
-export function startServeProcess(args: string[], env: Record<string, string> = {}, serveArgs: string[] = []): Promise<{ child: ChildProcessWithoutNullStreams; url: string; output: () => string }> {
+export function startServeProcess(
+  args: string[],
+  env: Record<string, string> = {},
+  serveArgs: string[] = [],
+): Promise<{ child: ChildProcessWithoutNullStreams; url: string; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args, 'serve', '--port', '0', ...serveArgs], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [BIN, ...args, 'serve', '--port', '0', ...serveArgs], {
+      env: { ...process.env, ...env },
+    });
     let out = '';
     const onData = (chunk: Buffer) => {
       out += chunk;

@@ -19,7 +19,11 @@ export interface ConsoleClient {
   csrf: string;
   get(path: string, headers?: Record<string, string>): Promise<ConsoleResponse>;
   /** Posts a form (urlencoded), with `_csrf` and Origin added unless given. */
-  post(path: string, fields?: Record<string, string | string[]>, headers?: Record<string, string>): Promise<ConsoleResponse>;
+  post(
+    path: string,
+    fields?: Record<string, string | string[]>,
+    headers?: Record<string, string>,
+  ): Promise<ConsoleResponse>;
 }
 
 async function answer(res: Response): Promise<ConsoleResponse> {
@@ -27,7 +31,10 @@ async function answer(res: Response): Promise<ConsoleResponse> {
 }
 
 /** A one-time sign-in link, as `imgtask console` prints it. */
-export async function consoleLink(h: Harness, who: { account?: string; operator?: boolean; next?: string } = { account: 'acme' }): Promise<string> {
+export async function consoleLink(
+  h: Harness,
+  who: { account?: string; operator?: boolean; next?: string } = { account: 'acme' },
+): Promise<string> {
   const link = await runAdminOp(h.server.services, 'console.link', who);
   return link.url;
 }
@@ -41,11 +48,19 @@ export async function followLink(url: string, headers: Record<string, string> = 
   assert.equal(page.status, 200, `the link opens its sign-in page (got ${page.status})`);
   const action = /<form method="post" action="([^"]+)"/.exec(await page.text())?.[1];
   assert.equal(action, new URL(url).pathname, 'the page posts to the link itself');
-  return fetch(url, { method: 'POST', redirect: 'manual', headers: { origin: new URL(url).origin, 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: '' });
+  return fetch(url, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { origin: new URL(url).origin, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: '',
+  });
 }
 
 /** Signs in through a one-time link (as the account `acme` of the harness by default) and answers a client holding the session. */
-export async function consoleSignIn(h: Harness, who: { account?: string; operator?: boolean } = { account: 'acme' }): Promise<ConsoleClient> {
+export async function consoleSignIn(
+  h: Harness,
+  who: { account?: string; operator?: boolean } = { account: 'acme' },
+): Promise<ConsoleClient> {
   const url = await consoleLink(h, who);
   const res = await followLink(url);
   assert.equal(res.status, 303, `the sign-in link answers a redirect (got ${res.status})`);
@@ -60,7 +75,12 @@ export function consoleClient(h: Harness, cookie: string): ConsoleClient {
     cookie,
     csrf: '',
     async get(path, headers = {}) {
-      const res = await answer(await fetch(`${h.url}${path}`, { redirect: 'manual', headers: { cookie: `imgtask_console=${cookie}`, ...headers } }));
+      const res = await answer(
+        await fetch(`${h.url}${path}`, {
+          redirect: 'manual',
+          headers: { cookie: `imgtask_console=${cookie}`, ...headers },
+        }),
+      );
       const token = /<meta name="csrf-token" content="([^"]+)"/.exec(res.text)?.[1];
       if (token) client.csrf = token;
       return res;
@@ -69,11 +89,17 @@ export function consoleClient(h: Harness, cookie: string): ConsoleClient {
       if (!client.csrf) await client.get('/console');
       const form = new URLSearchParams();
       if (!('_csrf' in fields)) form.append('_csrf', client.csrf);
-      for (const [name, value] of Object.entries(fields)) for (const v of Array.isArray(value) ? value : [value]) form.append(name, v);
+      for (const [name, value] of Object.entries(fields))
+        for (const v of Array.isArray(value) ? value : [value]) form.append(name, v);
       const res = await fetch(`${h.url}${path}`, {
         method: 'POST',
         redirect: 'manual',
-        headers: { cookie: `imgtask_console=${cookie}`, origin: new URL(h.url).origin, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        headers: {
+          cookie: `imgtask_console=${cookie}`,
+          origin: new URL(h.url).origin,
+          'content-type': 'application/x-www-form-urlencoded',
+          ...headers,
+        },
         body: form.toString(),
       });
       return answer(res);

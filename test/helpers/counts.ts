@@ -7,4 +7,10 @@ export function countBy(values: readonly (string | number)[]): Record<string, nu
 
 /** Settled promises counted by outcome: `created` for each fulfilled, else the rejection's code (or message). */
 export const outcomeCodes = (results: PromiseSettledResult<unknown>[]): Record<string, number> =>
-  countBy(results.map((r) => (r.status === 'fulfilled' ? 'created' : String((r.reason as { code?: string }).code ?? (r.reason as Error).message))));
+  countBy(
+    results.map((r) =>
+      r.status === 'fulfilled'
+        ? 'created'
+        : String((r.reason as { code?: string }).code ?? (r.reason as Error).message),
+    ),
+  );

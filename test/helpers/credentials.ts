@@ -28,7 +28,10 @@ export async function readCredentials(data: Buffer, mimeType: string): Promise<R
   return {
     actions,
     imgtask: assertions.find((a) => a.label === 'io.imgtask.generation')?.data ?? {},
-    ingredients: (manifest.ingredients ?? []).map((i) => ({ title: i.title ?? undefined, relationship: i.relationship ?? undefined })),
+    ingredients: (manifest.ingredients ?? []).map((i) => ({
+      title: i.title ?? undefined,
+      relationship: i.relationship ?? undefined,
+    })),
     claimGenerator: (manifest.claim_generator_info ?? []) as { name?: string; version?: string }[],
     failures: status.map((s) => s.code).filter((code) => code !== 'signingCredential.untrusted'),
   };

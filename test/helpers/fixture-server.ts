@@ -8,10 +8,17 @@ const FIXTURE = join(import.meta.dirname, '../fixtures/serve-test-tasks.ts');
  * `exited` answers the exit code, or `signal SIGxxx` when a signal ended it; `log()` is its stderr
  * (for the message of a failed assertion).
  */
-export function startFixture(data: string, overrides: object = {}): Promise<{ child: ChildProcess; url: string; exited: Promise<number | string | null>; log: () => string }> {
+export function startFixture(
+  data: string,
+  overrides: object = {},
+): Promise<{ child: ChildProcess; url: string; exited: Promise<number | string | null>; log: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, data, JSON.stringify(overrides)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise<number | string | null>((done) => child.on('exit', (code, signal) => done(code ?? (signal ? `signal ${signal}` : null))));
+    const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, data, JSON.stringify(overrides)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | string | null>((done) =>
+      child.on('exit', (code, signal) => done(code ?? (signal ? `signal ${signal}` : null))),
+    );
     let out = '';
     let err = '';
     child.stdout!.on('data', (chunk) => {

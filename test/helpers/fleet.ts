@@ -31,7 +31,13 @@ export interface Member {
  * Starts one member on a data dir of its own holding a copy of `seedDir`'s keys (every process
  * of a fleet must seal and open with the same keys); resolves once it listens (or works).
  */
-export async function startMember(t: TestContext, name: string, seedDir: string, role: Member['role'], overrides: object): Promise<Member> {
+export async function startMember(
+  t: TestContext,
+  name: string,
+  seedDir: string,
+  role: Member['role'],
+  overrides: object,
+): Promise<Member> {
   const dataDir = await tempDir(t);
   await cp(join(seedDir, 'keys'), join(dataDir, 'keys'), { recursive: true });
   return new Promise((resolve, reject) => {

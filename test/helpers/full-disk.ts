@@ -20,13 +20,18 @@ export function fillableFs(): FillableFs {
     room: null,
     refused: 0,
     open: async (path, flags, mode) => wrap(await nodeStorageFs.open(path, flags, mode), disk),
-    statfs: async (path) => (disk.room === null ? nodeStorageFs.statfs(path) : { bsize: BLOCK, bavail: Math.floor(disk.room / BLOCK) }),
+    statfs: async (path) =>
+      disk.room === null ? nodeStorageFs.statfs(path) : { bsize: BLOCK, bavail: Math.floor(disk.room / BLOCK) },
   };
   return disk;
 }
 
 export function noSpace(syscall = 'write'): NodeJS.ErrnoException {
-  return Object.assign(new Error(`ENOSPC: no space left on device, ${syscall}`), { code: 'ENOSPC', errno: -28, syscall });
+  return Object.assign(new Error(`ENOSPC: no space left on device, ${syscall}`), {
+    code: 'ENOSPC',
+    errno: -28,
+    syscall,
+  });
 }
 
 /** How much of `length` bytes fits; throws ENOSPC when nothing does. */

@@ -47,7 +47,12 @@ export interface ApiResponse {
   json: any;
 }
 
-export async function send(url: string, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+export async function send(
+  url: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.auth) headers.authorization = `Bearer ${options.auth}`;
   let body: string | undefined;
@@ -69,7 +74,8 @@ export async function send(url: string, method: string, path: string, options: R
 /** The store backend the tests run on: IMGTASK_TEST_STORE, "file" (the default) or "postgres". */
 export function testStore(): 'file' | 'postgres' {
   const chosen = process.env.IMGTASK_TEST_STORE || 'file';
-  if (chosen !== 'file' && chosen !== 'postgres') throw new Error(`IMGTASK_TEST_STORE: "file" or "postgres", not "${chosen}"`);
+  if (chosen !== 'file' && chosen !== 'postgres')
+    throw new Error(`IMGTASK_TEST_STORE: "file" or "postgres", not "${chosen}"`);
   return chosen;
 }
 
@@ -80,7 +86,10 @@ export function testStore(): 'file' | 'postgres' {
  */
 export async function testStoreConfig(t: TestContext): Promise<JsonObject> {
   if (testStore() === 'file') return {};
-  const [{ testDatabase }, { migrate }] = await Promise.all([import('./postgres.js'), import('../../src/store/postgres/index.js')]);
+  const [{ testDatabase }, { migrate }] = await Promise.all([
+    import('./postgres.js'),
+    import('../../src/store/postgres/index.js'),
+  ]);
   const url = await testDatabase(t);
   await migrate(url);
   return { store: { driver: 'postgres', postgres: { url, poolSize: 4 } } };
@@ -93,14 +102,31 @@ export async function testStoreConfig(t: TestContext): Promise<JsonObject> {
  */
 export async function startService(
   t: TestContext,
-  options: { config?: JsonObject; clock?: Clock; credit?: number; providers?: Partial<ProviderSet>; storageFs?: StorageFs; loadC2pa?: ServiceOptions['loadC2pa'] } = {},
+  options: {
+    config?: JsonObject;
+    clock?: Clock;
+    credit?: number;
+    providers?: Partial<ProviderSet>;
+    storageFs?: StorageFs;
+    loadC2pa?: ServiceOptions['loadC2pa'];
+  } = {},
 ): Promise<Harness> {
   const dataDir = await tempDir(t);
   const storeConfig = await testStoreConfig(t);
   const logs: string[] = [];
   const config = loadConfig({
     env: {},
-    overrides: deepMerge(deepMerge({ server: { host: '127.0.0.1', port: 0 }, store: { verifyPayloads: true }, work: { shutdownGraceMs: 200, retryBaseMs: 1 } }, storeConfig), options.config ?? {}),
+    overrides: deepMerge(
+      deepMerge(
+        {
+          server: { host: '127.0.0.1', port: 0 },
+          store: { verifyPayloads: true },
+          work: { shutdownGraceMs: 200, retryBaseMs: 1 },
+        },
+        storeConfig,
+      ),
+      options.config ?? {},
+    ),
   });
   const server = await startServer({
     dataDir,
@@ -111,7 +137,9 @@ export async function startService(
       if (process.env.HARNESS_LOG) console.error('LOG', m);
     },
     // HARNESS_LOG=1 also shows the structured lines (access, task, webhook), pretty, on stderr.
-    logger: process.env.HARNESS_LOG ? createLogger({ level: 'debug', format: 'pretty' }, { destination: process.stderr }) : undefined,
+    logger: process.env.HARNESS_LOG
+      ? createLogger({ level: 'debug', format: 'pretty' }, { destination: process.stderr })
+      : undefined,
     taskTypes: [testTaskType as never],
     extendApi: mountTestRoutes,
     providers: options.providers ?? fakeProviders(),
@@ -175,6 +203,9 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
  */
 export async function webhooksQuiet(h: Harness, timeoutMs = 5000): Promise<void> {
   const { store } = h.server.services;
-  const quiet = async () => (await store.tasks.countPending()) === 0 && (await store.webhooks.settledWithoutEvent()).length === 0 && (await store.webhooks.deliveryCounts()).pending === 0;
+  const quiet = async () =>
+    (await store.tasks.countPending()) === 0 &&
+    (await store.webhooks.settledWithoutEvent()).length === 0 &&
+    (await store.webhooks.deliveryCounts()).pending === 0;
   await eventually(quiet, timeoutMs);
 }

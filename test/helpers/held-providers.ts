@@ -21,7 +21,10 @@ export interface Gate {
  * remover, each passing `gate` first; `from` holds only items from that index on; `deaf` makes
  * them wait for the gate whatever their signal says (a provider that goes on after a cancel).
  */
-export function heldProviders(options: { from?: number; deaf?: boolean } = {}): { gate: Gate; providers: Partial<ProviderSet> } {
+export function heldProviders(options: { from?: number; deaf?: boolean } = {}): {
+  gate: Gate;
+  providers: Partial<ProviderSet>;
+} {
   let held = false;
   const waiters = new Set<() => void>();
   const gate: Gate = {
@@ -67,9 +70,13 @@ export function heldProviders(options: { from?: number; deaf?: boolean } = {}): 
     ...fakes,
     generator: () => ({ generate: (params) => after(() => image.generate(params))(params.signal, params.index) }),
     videoGenerator: () => ({ generate: (params) => after(() => video.generate(params))(params.signal, params.index) }),
-    nsfwRater: { rate: (source, request, signal) => after(() => fakes.nsfwRater!.rate(source, request, signal))(signal) },
+    nsfwRater: {
+      rate: (source, request, signal) => after(() => fakes.nsfwRater!.rate(source, request, signal))(signal),
+    },
     altText: { describe: (source, signal) => after(() => fakes.altText!.describe(source, signal))(signal) },
-    backgroundRemover: { remove: (source, signal) => after(() => fakes.backgroundRemover!.remove(source, signal))(signal) },
+    backgroundRemover: {
+      remove: (source, signal) => after(() => fakes.backgroundRemover!.remove(source, signal))(signal),
+    },
   };
   return { gate, providers };
 }

@@ -16,7 +16,10 @@ export type LogLine = Record<string, any>;
  * A real server (on the store under test) whose structured log the test reads as JSON lines,
  * with the test routes (and `extendApi`'s), and an API key of a funded account.
  */
-export async function startLoggedServer(t: TestContext, options: { config?: JsonObject; extendApi?: (app: Hono<ApiEnv>, deps: ApiDeps) => void } = {}) {
+export async function startLoggedServer(
+  t: TestContext,
+  options: { config?: JsonObject; extendApi?: (app: Hono<ApiEnv>, deps: ApiDeps) => void } = {},
+) {
   const dataDir = await tempDir(t);
   let written = '';
   const destination = new Writable({
@@ -25,7 +28,10 @@ export async function startLoggedServer(t: TestContext, options: { config?: Json
       done();
     },
   });
-  const base = deepMerge({ server: { host: '127.0.0.1', port: 0 }, work: { shutdownGraceMs: 200 } }, await testStoreConfig(t));
+  const base = deepMerge(
+    { server: { host: '127.0.0.1', port: 0 }, work: { shutdownGraceMs: 200 } },
+    await testStoreConfig(t),
+  );
   const server = await startServer({
     dataDir,
     config: loadConfig({ env: {}, overrides: deepMerge(base, options.config ?? {}) }),

@@ -26,7 +26,10 @@ export async function startEmbedded(port = 0): Promise<string> {
   for (const stream of [child?.stdout, child?.stderr]) (stream as { unref?: () => void } | null | undefined)?.unref?.();
   process.once('exit', () => {
     child?.kill('SIGINT');
-    spawn('sh', ['-c', `while kill -0 ${child?.pid ?? 0} 2>/dev/null; do sleep 0.2; done; rm -rf '${server.dir}'`], { detached: true, stdio: 'ignore' }).unref();
+    spawn('sh', ['-c', `while kill -0 ${child?.pid ?? 0} 2>/dev/null; do sleep 0.2; done; rm -rf '${server.dir}'`], {
+      detached: true,
+      stdio: 'ignore',
+    }).unref();
   });
   return server.url;
 }
@@ -57,7 +60,11 @@ export async function testDatabase(t: TestContext | null): Promise<string> {
 }
 
 /** Runs one statement on its own connection; answers its rows. */
-export async function sql<R extends pg.QueryResultRow = pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
+export async function sql<R extends pg.QueryResultRow = pg.QueryResultRow>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<R[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -69,7 +76,10 @@ export async function sql<R extends pg.QueryResultRow = pg.QueryResultRow>(url: 
 
 /** Every table of the schema whose rows, as text, hold `marker` (a dump of the whole schema: nothing removed may stay in any of them). */
 export async function tablesHolding(url: string, marker: string): Promise<string[]> {
-  const tables = await sql<{ name: string }>(url, 'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name');
+  const tables = await sql<{ name: string }>(
+    url,
+    'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name',
+  );
   if (tables.length < 20) throw new Error(`only ${tables.length} tables read: not the whole schema`);
   const holding: string[] = [];
   for (const { name } of tables) {

@@ -22,7 +22,10 @@ export interface Receiver {
 }
 
 /** A real webhook receiver on loopback: records every request, answers as scripted. */
-export async function startReceiver(t: TestContext | null, answers: Array<number | 'hang' | 'trickle'> = [200]): Promise<Receiver> {
+export async function startReceiver(
+  t: TestContext | null,
+  answers: Array<number | 'hang' | 'trickle'> = [200],
+): Promise<Receiver> {
   const received: Received[] = [];
   const arrivals = new EventEmitter();
   let served = 0;
@@ -37,7 +40,14 @@ export async function startReceiver(t: TestContext | null, answers: Array<number
       } catch {
         json = undefined;
       }
-      received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json, at: Date.now() });
+      received.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        json,
+        at: Date.now(),
+      });
       arrivals.emit('request');
       const answer = receiver.answers[Math.min(served++, receiver.answers.length - 1)];
       if (answer === 'hang') return;

@@ -9,7 +9,8 @@ import type { Config } from '../../src/config/schema.js';
 import type { Harness } from './harness.js';
 import { makeImage } from './images.js';
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Dotted paths of the leaves of a value (arrays count as leaves). */
 function leafPaths(value: unknown, prefix = ''): string[] {
@@ -52,20 +53,35 @@ export async function reloadWith(h: Harness, overrides: JsonObject): Promise<Con
 export async function uploadImage(h: Harness): Promise<{ id: string; service_url: string; format: string }> {
   const form = new FormData();
   form.append('files', new Blob([new Uint8Array(await makeImage())]), 'a.png');
-  const res = await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: form });
+  const res = await fetch(`${h.url}/image/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.apiKey}` },
+    body: form,
+  });
   assert.equal(res.status, 201);
-  return ((await res.json()) as { data: { files: Array<{ id: string; service_url: string; format: string }> } }).data.files[0];
+  return ((await res.json()) as { data: { files: Array<{ id: string; service_url: string; format: string }> } }).data
+    .files[0];
 }
 
 /** Calls an operation of the running server's admin socket, as the CLI does. */
 export function adminCall(h: Harness, op: string, args: object): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify(args);
-    const req = httpRequest({ socketPath: h.server.services.layout.adminSocket, path: `/admin/${op}`, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString()) }));
-    });
+    const req = httpRequest(
+      {
+        socketPath: h.server.services.layout.adminSocket,
+        path: `/admin/${op}`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString()) }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -87,7 +103,10 @@ export interface HoldingReceiver {
  * A loopback receiver that holds each request open until released, or answers it after
  * `answerAfterMs`: it shows how many requests a sender has in flight at once.
  */
-export async function startHoldingReceiver(t: TestContext, options: { answerAfterMs?: number; status?: number } = {}): Promise<HoldingReceiver> {
+export async function startHoldingReceiver(
+  t: TestContext,
+  options: { answerAfterMs?: number; status?: number } = {},
+): Promise<HoldingReceiver> {
   const held = new Set<(status: number) => void>();
   const arrived: string[] = [];
   let maxOpen = 0;

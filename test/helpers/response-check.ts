@@ -3,7 +3,11 @@ import { type RouteSpec, routesOf } from '../../src/api/route.js';
 import { TASK_MODULES } from '../../src/tasks/index.js';
 
 const BUILT_IN = new Set<string>(TASK_MODULES.map((m) => m.type));
-const isForeignTask = (value: unknown) => typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string' && !BUILT_IN.has((value as { type: string }).type);
+const isForeignTask = (value: unknown) =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as { type?: unknown }).type === 'string' &&
+  !BUILT_IN.has((value as { type: string }).type);
 
 /**
  * Checks answers against the response schemas their routes declare: every API test thereby
@@ -22,11 +26,14 @@ export function createResponseChecker(app: object) {
     if (!match) return;
     let body = json as { data?: unknown };
     if (isForeignTask(body.data)) return;
-    if (Array.isArray(body.data) && body.data.some(isForeignTask)) body = { ...body, data: body.data.filter((item) => !isForeignTask(item)) };
+    if (Array.isArray(body.data) && body.data.some(isForeignTask))
+      body = { ...body, data: body.data.filter((item) => !isForeignTask(item)) };
     const parsed = match.route.response.safeParse(body);
     if (!parsed.success) {
       const issues = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
-      throw new Error(`${method} ${path} answered ${status} outside its response schema: ${issues}\n${JSON.stringify(json).slice(0, 2000)}`);
+      throw new Error(
+        `${method} ${path} answered ${status} outside its response schema: ${issues}\n${JSON.stringify(json).slice(0, 2000)}`,
+      );
     }
   };
 }

@@ -2,7 +2,14 @@ import { mkdtemp, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 
 /** A real S3-compatible server (s3rver) on loopback with one bucket, and a client to read it back. */
@@ -11,7 +18,12 @@ export async function startS3(t: TestContext, bucket = 'images') {
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
   const { port } = (await server.run()) as unknown as { port: number };
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  const client = new S3Client({
+    region: 'us-east-1',
+    endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
   await client.send(new CreateBucketCommand({ Bucket: bucket }));
   t.after(async () => {
     client.destroy();
@@ -26,7 +38,9 @@ export async function startS3(t: TestContext, bucket = 'images') {
       return { body: Buffer.from(await object.Body!.transformToByteArray()), contentType: object.ContentType };
     },
     /** HeadObject with exactly this key: the object's headers and user metadata, or null on 404. */
-    async head(key: string): Promise<{ contentType?: string; cacheControl?: string; metadata: Record<string, string> } | null> {
+    async head(
+      key: string,
+    ): Promise<{ contentType?: string; cacheControl?: string; metadata: Record<string, string> } | null> {
       try {
         const object = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
         return { contentType: object.ContentType, cacheControl: object.CacheControl, metadata: object.Metadata ?? {} };

@@ -43,7 +43,12 @@ export function valid(schema: JsonSchema): fc.Arbitrary<unknown> {
     case 'integer':
       return fc.integer({ min: Math.max(schema.minimum ?? -1000, -1e6), max: Math.min(schema.maximum ?? 1000, 1e6) });
     case 'number':
-      return fc.double({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1000, noNaN: true, noDefaultInfinity: true });
+      return fc.double({
+        min: schema.minimum ?? -1000,
+        max: schema.maximum ?? 1000,
+        noNaN: true,
+        noDefaultInfinity: true,
+      });
     case 'string':
       return text(schema);
     case 'array':
@@ -60,28 +65,50 @@ export function valid(schema: JsonSchema): fc.Arbitrary<unknown> {
 
 function text(schema: JsonSchema): fc.Arbitrary<string> {
   if (schema.format === 'uri') return fc.webUrl();
-  if (schema.format === 'date-time') return fc.date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
-  if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length <= (schema.maxLength ?? 200));
+  if (schema.format === 'date-time')
+    return fc
+      .date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true })
+      .map((d) => d.toISOString());
+  if (schema.pattern)
+    return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length <= (schema.maxLength ?? 200));
   const minLength = schema.minLength ?? 0;
-  return fc.string({ minLength, maxLength: Math.max(minLength, Math.min(schema.maxLength ?? SMALL.string, SMALL.string)) });
+  return fc.string({
+    minLength,
+    maxLength: Math.max(minLength, Math.min(schema.maxLength ?? SMALL.string, SMALL.string)),
+  });
 }
 
 function object(schema: JsonSchema): fc.Arbitrary<Record<string, unknown>> {
   const properties = schema.properties ?? {};
-  const known = fc.record(Object.fromEntries(Object.entries(properties).map(([key, inner]) => [key, valid(inner)])), { requiredKeys: (schema.required ?? []).filter((key) => key in properties) });
+  const known = fc.record(Object.fromEntries(Object.entries(properties).map(([key, inner]) => [key, valid(inner)])), {
+    requiredKeys: (schema.required ?? []).filter((key) => key in properties),
+  });
   if (typeof schema.additionalProperties !== 'object' || Object.keys(properties).length > 0) return known;
-  return fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), valid(schema.additionalProperties), { maxKeys: SMALL.items });
+  return fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), valid(schema.additionalProperties), {
+    maxKeys: SMALL.items,
+  });
 }
 
 /** Every path to a value inside `root` (objects and arrays walked), the root included. */
 function paths(root: unknown, prefix: (string | number)[] = []): (string | number)[][] {
   const out = [prefix];
   if (Array.isArray(root)) for (const [i, item] of root.entries()) out.push(...paths(item, [...prefix, i]));
-  else if (root !== null && typeof root === 'object') for (const [key, item] of Object.entries(root)) out.push(...paths(item, [...prefix, key]));
+  else if (root !== null && typeof root === 'object')
+    for (const [key, item] of Object.entries(root)) out.push(...paths(item, [...prefix, key]));
   return out;
 }
 
-const MUTATIONS = ['drop', 'null', 'wrong type', 'huge string', 'huge number', 'negative', 'empty', 'extra key', 'prototype key'] as const;
+const MUTATIONS = [
+  'drop',
+  'null',
+  'wrong type',
+  'huge string',
+  'huge number',
+  'negative',
+  'empty',
+  'extra key',
+  'prototype key',
+] as const;
 
 /** Replaces (or removes) the value at `path` of a deep copy of `root` by the named mutation. */
 function mutate(root: unknown, path: (string | number)[], mutation: (typeof MUTATIONS)[number]): unknown {
@@ -91,7 +118,13 @@ function mutate(root: unknown, path: (string | number)[], mutation: (typeof MUTA
       case 'null':
         return null;
       case 'wrong type':
-        return typeof value === 'string' ? 42 : typeof value === 'number' ? 'forty-two' : Array.isArray(value) ? { not: 'an array' } : [value];
+        return typeof value === 'string'
+          ? 42
+          : typeof value === 'number'
+            ? 'forty-two'
+            : Array.isArray(value)
+              ? { not: 'an array' }
+              : [value];
       case 'huge string':
         return 'x'.repeat(10_000);
       case 'huge number':
@@ -101,7 +134,9 @@ function mutate(root: unknown, path: (string | number)[], mutation: (typeof MUTA
       case 'empty':
         return Array.isArray(value) ? [] : typeof value === 'string' ? '' : {};
       case 'extra key':
-        return value !== null && typeof value === 'object' && !Array.isArray(value) ? { ...value, unexpected: true } : value;
+        return value !== null && typeof value === 'object' && !Array.isArray(value)
+          ? { ...value, unexpected: true }
+          : value;
       case 'prototype key':
         return JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}');
       default:
@@ -133,7 +168,9 @@ export function hostileText(): fc.Arbitrary<string> {
     fc.jsonValue({ maxDepth: 6 }).map((value) => JSON.stringify(value) ?? 'null'),
     fc.integer({ min: 60, max: 5000 }).map((depth) => `${'['.repeat(depth)}${']'.repeat(depth)}`),
     fc.integer({ min: 60, max: 5000 }).map((depth) => `{"metadata":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`),
-    fc.integer({ min: 1000, max: 200_000 }).map((n) => `{"urls":[${'"http://x",'.repeat(n)}"y"],"prompt":"${'p'.repeat(n % 9000)}"}`),
+    fc
+      .integer({ min: 1000, max: 200_000 })
+      .map((n) => `{"urls":[${'"http://x",'.repeat(n)}"y"],"prompt":"${'p'.repeat(n % 9000)}"}`),
     fc.constantFrom(
       '{"__proto__":{"polluted":true}}',
       '{"constructor":{"prototype":{"polluted":true}}}',

@@ -67,7 +67,13 @@ export async function allClosed(requests: StalledRequest[], timeoutMs = 5000): P
   for (const request of requests) void request.closed.then(() => open.delete(request));
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`still open after ${timeoutMs} ms: ${[...open].map((r) => `${r.method} ${r.path}`).join(', ')}`)), timeoutMs);
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(`still open after ${timeoutMs} ms: ${[...open].map((r) => `${r.method} ${r.path}`).join(', ')}`),
+        ),
+      timeoutMs,
+    );
   });
   try {
     await Promise.race([Promise.all(requests.map((request) => request.closed)), late]);

@@ -38,39 +38,69 @@ export interface DecodedVideo {
  * Decodes a clip with the bundled ffmpeg (a real demuxer and decoder), every frame as it is in the
  * file (`-vsync passthrough`: none dropped or repeated). The size comes from the container.
  */
-export async function decodeVideo(data: Buffer, ffmpegPath = bundledFfmpegPath(), options: { pixFmt?: 'gray' | 'rgb24' } = {}): Promise<DecodedVideo> {
+export async function decodeVideo(
+  data: Buffer,
+  ffmpegPath = bundledFfmpegPath(),
+  options: { pixFmt?: 'gray' | 'rgb24' } = {},
+): Promise<DecodedVideo> {
   const pixFmt = options.pixFmt ?? 'gray';
   const { width, height } = probeVideo(data);
   const dir = await mkdtemp(join(tmpdir(), 'imgtask-decode-'));
   try {
     const file = join(dir, 'in');
     await writeFile(file, data);
-    const { stdout } = await run(ffmpegPath, ['-v', 'error', '-nostdin', '-i', file, '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', pixFmt, '-'], {
-      encoding: 'buffer',
-      maxBuffer: 1024 * 1024 * 1024,
-    });
+    const { stdout } = await run(
+      ffmpegPath,
+      ['-v', 'error', '-nostdin', '-i', file, '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', pixFmt, '-'],
+      {
+        encoding: 'buffer',
+        maxBuffer: 1024 * 1024 * 1024,
+      },
+    );
     const frameBytes = width * height * (pixFmt === 'gray' ? 1 : 3);
-    if (stdout.length % frameBytes !== 0) throw new Error(`decoded ${stdout.length} bytes: not a whole number of ${width}x${height} frames`);
-    return { frames: stdout.length / frameBytes, width, height, pixels: stdout, frame: (i) => stdout.subarray(i * frameBytes, (i + 1) * frameBytes) };
+    if (stdout.length % frameBytes !== 0)
+      throw new Error(`decoded ${stdout.length} bytes: not a whole number of ${width}x${height} frames`);
+    return {
+      frames: stdout.length / frameBytes,
+      width,
+      height,
+      pixels: stdout,
+      frame: (i) => stdout.subarray(i * frameBytes, (i + 1) * frameBytes),
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
 /** An animated WebP as sharp (libwebp's demuxer) reads it. */
-export async function webpAnimation(data: Buffer): Promise<{ pages: number; delay: number[]; loop: number; width: number; pageHeight: number }> {
+export async function webpAnimation(
+  data: Buffer,
+): Promise<{ pages: number; delay: number[]; loop: number; width: number; pageHeight: number }> {
   const meta = await sharp(data).metadata();
   if (meta.format !== 'webp') throw new Error(`not a WebP: ${meta.format}`);
-  return { pages: meta.pages ?? 1, delay: meta.delay ?? [], loop: meta.loop ?? 0, width: meta.width, pageHeight: meta.pageHeight ?? meta.height };
+  return {
+    pages: meta.pages ?? 1,
+    delay: meta.delay ?? [],
+    loop: meta.loop ?? 0,
+    width: meta.width,
+    pageHeight: meta.pageHeight ?? meta.height,
+  };
 }
 
 /** Each WebP frame as raw RGB (sharp decodes every page, stacked). */
 export async function webpFrames(data: Buffer): Promise<{ width: number; height: number; frames: Buffer[] }> {
-  const { data: raw, info } = await sharp(data, { animated: true }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data: raw, info } = await sharp(data, { animated: true })
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const pages = info.pages ?? 1;
   const height = info.pageHeight ?? info.height / pages;
   const bytes = info.width * height * 3;
-  return { width: info.width, height, frames: Array.from({ length: pages }, (_, i) => raw.subarray(i * bytes, (i + 1) * bytes)) };
+  return {
+    width: info.width,
+    height,
+    frames: Array.from({ length: pages }, (_, i) => raw.subarray(i * bytes, (i + 1) * bytes)),
+  };
 }
 
 /** The mean absolute difference of two equal-length byte arrays (0–255). */

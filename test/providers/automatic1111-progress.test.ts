@@ -9,7 +9,16 @@ const INTERVAL_MS = 10;
 // Each test waits for events (a fraction reported, a read arrived); the timeout turns a wait that never ends into a failure.
 
 const sd = (baseUrl: string, apiKey?: string) =>
-  createAutomatic1111({ name: 'sd', baseUrl, steps: 20, cfgScale: 7, denoisingStrength: 0.6, timeoutMs: 10_000, apiKey, progressIntervalMs: INTERVAL_MS });
+  createAutomatic1111({
+    name: 'sd',
+    baseUrl,
+    steps: 20,
+    cfgScale: 7,
+    denoisingStrength: 0.6,
+    timeoutMs: 10_000,
+    apiKey,
+    progressIntervalMs: INTERVAL_MS,
+  });
 
 const params = (over: Partial<GenerateParams> = {}): GenerateParams => ({
   model: 'sdxl',
@@ -40,7 +49,8 @@ function recorder() {
       seen.push(fraction);
       for (const waiter of waiters) if (waiter.fraction === fraction) waiter.resolve();
     },
-    reached: (fraction: number) => (seen.includes(fraction) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ fraction, resolve }))),
+    reached: (fraction: number) =>
+      seen.includes(fraction) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ fraction, resolve })),
   };
 }
 
@@ -56,7 +66,9 @@ async function assertNoMorePolls(fake: { polls: unknown[] }) {
   assert.equal(fake.polls.length, count, 'no progress read after the request ended');
 }
 
-test('AUTOMATIC1111 progress: polled while the request runs, growth reported, failed reads ignored, polling stops with the request', { timeout: 10_000 }, async (t) => {
+test('AUTOMATIC1111 progress: polled while the request runs, growth reported, failed reads ignored, polling stops with the request', {
+  timeout: 10_000,
+}, async (t) => {
   const fake = await startFakeA1111(t);
   fake.progress = [0.01, 'error', 0.3, 0.3, 'garbage', 0.25, 0.6, 1];
   const held = gate();
@@ -67,11 +79,19 @@ test('AUTOMATIC1111 progress: polled while the request runs, growth reported, fa
   held.open();
   const image = await made;
   assert.ok(image.data.length > 0);
-  assert.deepEqual(progress.seen, [0.01, 0.3, 0.6, 1], 'each growth once; a 500, a non-JSON answer and a drop are not reported');
+  assert.deepEqual(
+    progress.seen,
+    [0.01, 0.3, 0.6, 1],
+    'each growth once; a 500, a non-JSON answer and a drop are not reported',
+  );
   assert.equal(fake.requests[0].json.seed, 42, 'the item’s seed is sent');
   for (const poll of fake.polls) {
     assert.equal(poll.query, 'skip_current_image=true');
-    assert.equal(poll.authorization, `Basic ${Buffer.from('user:pass').toString('base64')}`, 'progress reads carry the web UI’s credentials');
+    assert.equal(
+      poll.authorization,
+      `Basic ${Buffer.from('user:pass').toString('base64')}`,
+      'progress reads carry the web UI’s credentials',
+    );
   }
   await assertNoMorePolls(fake);
 });
@@ -92,7 +112,9 @@ test('AUTOMATIC1111 progress: polling stops when the item is cancelled', { timeo
   assert.deepEqual(progress.seen, [0.2, 0.4]);
 });
 
-test('AUTOMATIC1111 progress: with two requests in flight the server’s figure is nobody’s, and is not reported; a request alone again reports', { timeout: 10_000 }, async (t) => {
+test('AUTOMATIC1111 progress: with two requests in flight the server’s figure is nobody’s, and is not reported; a request alone again reports', {
+  timeout: 10_000,
+}, async (t) => {
   const fake = await startFakeA1111(t);
   fake.progress = [0.5];
   const held = gate();
@@ -105,7 +127,11 @@ test('AUTOMATIC1111 progress: with two requests in flight the server’s figure 
   await fake.requestsReached(2);
   const before = fake.polls.length;
   await fake.pollsReached(before + 6);
-  assert.deepEqual([first.seen, second.seen], [[], []], 'the server runs one job at a time: its progress cannot be told to either');
+  assert.deepEqual(
+    [first.seen, second.seen],
+    [[], []],
+    'the server runs one job at a time: its progress cannot be told to either',
+  );
   held.open();
   await Promise.all([a, b]);
 

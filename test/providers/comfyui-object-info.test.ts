@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { WorkflowBindings, WorkflowGraph } from '../../src/domain/comfy-workflows.js';
 import { comfyHttp } from '../../src/providers/remote/comfyui/http.js';
-import { graphProblems, type ObjectInfo, parameterProblems, readObjectInfo } from '../../src/providers/remote/comfyui/object-info.js';
+import {
+  graphProblems,
+  type ObjectInfo,
+  parameterProblems,
+  readObjectInfo,
+} from '../../src/providers/remote/comfyui/object-info.js';
 import { animatedWebpWorkflow, img2imgWorkflow, startFakeComfyUi, txt2imgWorkflow } from '../fakes/comfyui.js';
 
 /** Workflows checked against a node catalogue as GET /object_info serves it (the fake's, read over HTTP). */
@@ -35,20 +40,38 @@ test('graphProblems: the default txt2img workflow with every binding fits the se
 });
 
 test('graphProblems: img2img (an image bound to LoadImage) and a WebP animation (fps on a FLOAT, frames on an INT) fit', async () => {
-  assert.deepEqual(graphProblems(await info(), graph(img2imgWorkflow), { prompt: '6.inputs.text', seed: '3.inputs.seed', images: ['10.inputs.image'] }), []);
-  assert.deepEqual(graphProblems(await info(), graph(animatedWebpWorkflow), { prompt: '6.inputs.text', frames: '5.inputs.batch_size', fps: '9.inputs.fps' }), []);
+  assert.deepEqual(
+    graphProblems(await info(), graph(img2imgWorkflow), {
+      prompt: '6.inputs.text',
+      seed: '3.inputs.seed',
+      images: ['10.inputs.image'],
+    }),
+    [],
+  );
+  assert.deepEqual(
+    graphProblems(await info(), graph(animatedWebpWorkflow), {
+      prompt: '6.inputs.text',
+      frames: '5.inputs.batch_size',
+      fps: '9.inputs.fps',
+    }),
+    [],
+  );
 });
 
 test('graphProblems: a node class the server does not have is named with its node', async () => {
   const workflow = graph(txt2imgWorkflow);
   workflow['12'] = { class_type: 'UpscaleWithMagic', inputs: { image: ['8', 0] } };
-  assert.deepEqual(graphProblems(await info(), workflow, BINDINGS), ['node "12" (UpscaleWithMagic): the node class UpscaleWithMagic is not installed on the server']);
+  assert.deepEqual(graphProblems(await info(), workflow, BINDINGS), [
+    'node "12" (UpscaleWithMagic): the node class UpscaleWithMagic is not installed on the server',
+  ]);
 });
 
 test('graphProblems: a required input missing is named with its node and class', async () => {
   const workflow = graph(txt2imgWorkflow);
   delete workflow['3'].inputs.steps;
-  assert.deepEqual(graphProblems(await info(), workflow, BINDINGS), ['node "3" (KSampler): the required input "steps" is missing']);
+  assert.deepEqual(graphProblems(await info(), workflow, BINDINGS), [
+    'node "3" (KSampler): the required input "steps" is missing',
+  ]);
 });
 
 test('graphProblems: prompt bound to an INT input is refused as not text', async () => {
@@ -62,17 +85,37 @@ test('graphProblems: seed bound to a STRING input is refused as not INT', async 
 });
 
 test('graphProblems: a combo (a list of values) is not text, and a STRING is not an image name', async () => {
-  const combo = graphProblems(await info(), graph(txt2imgWorkflow), { ...BINDINGS, negativePrompt: '3.inputs.sampler_name' });
-  assert.deepEqual(combo, ['bindings.negativePrompt: node "3" (KSampler) input "sampler_name" is a list of values (COMBO), not text (STRING)']);
-  const image = graphProblems(await info(), graph(img2imgWorkflow), { prompt: '6.inputs.text', images: ['7.inputs.text'] });
+  const combo = graphProblems(await info(), graph(txt2imgWorkflow), {
+    ...BINDINGS,
+    negativePrompt: '3.inputs.sampler_name',
+  });
+  assert.deepEqual(combo, [
+    'bindings.negativePrompt: node "3" (KSampler) input "sampler_name" is a list of values (COMBO), not text (STRING)',
+  ]);
+  const image = graphProblems(await info(), graph(img2imgWorkflow), {
+    prompt: '6.inputs.text',
+    images: ['7.inputs.text'],
+  });
   assert.equal(image.length, 1);
-  assert.match(image[0], /^bindings\.images\[0\]: node "7" \(CLIPTextEncode\) input "text" is STRING, not an image name/);
+  assert.match(
+    image[0],
+    /^bindings\.images\[0\]: node "7" \(CLIPTextEncode\) input "text" is STRING, not an image name/,
+  );
 });
 
 test('graphProblems: a "COMBO" type with options is a list of values too', async () => {
   const base = await info();
-  const withCombo: ObjectInfo = { ...base, LoadImage: { ...base.LoadImage, input: { required: { image: ['COMBO', { options: ['a.png'], image_upload: true }] } } } };
-  assert.deepEqual(graphProblems(withCombo, graph(img2imgWorkflow), { prompt: '6.inputs.text', images: ['10.inputs.image'] }), []);
+  const withCombo: ObjectInfo = {
+    ...base,
+    LoadImage: {
+      ...base.LoadImage,
+      input: { required: { image: ['COMBO', { options: ['a.png'], image_upload: true }] } },
+    },
+  };
+  assert.deepEqual(
+    graphProblems(withCombo, graph(img2imgWorkflow), { prompt: '6.inputs.text', images: ['10.inputs.image'] }),
+    [],
+  );
   assert.equal(graphProblems(withCombo, graph(img2imgWorkflow), { prompt: '10.inputs.image' }).length, 1);
 });
 
@@ -80,7 +123,9 @@ test('graphProblems: binding over a link is fine; a link to a node not in the wo
   const workflow = graph(txt2imgWorkflow);
   workflow['6'].inputs.text = ['20', 0];
   assert.deepEqual(graphProblems(await info(), workflow, BINDINGS), [], 'the binding replaces the link');
-  assert.deepEqual(graphProblems(await info(), workflow, { ...BINDINGS, prompt: '7.inputs.text' }), ['node "6" (CLIPTextEncode): input "text" links to node "20", which is not in the workflow']);
+  assert.deepEqual(graphProblems(await info(), workflow, { ...BINDINGS, prompt: '7.inputs.text' }), [
+    'node "6" (CLIPTextEncode): input "text" links to node "20", which is not in the workflow',
+  ]);
 });
 
 test('graphProblems: a bound input the class does not declare, a link past the outputs, and no output node', async () => {
@@ -93,7 +138,9 @@ test('graphProblems: a bound input the class does not declare, a link past the o
   ]);
   const noOutput = graph(txt2imgWorkflow);
   delete noOutput['9'];
-  assert.deepEqual(graphProblems(await info(), noOutput, BINDINGS), ['the workflow has no output node (such as SaveImage): the server would run nothing']);
+  assert.deepEqual(graphProblems(await info(), noOutput, BINDINGS), [
+    'the workflow has no output node (such as SaveImage): the server would run nothing',
+  ]);
 });
 
 test('parameterProblems: declared parameters against the inputs they bind (type, enum values offered, bounds)', async () => {

@@ -17,7 +17,13 @@ import { type FakeComfyUi, fakeImageColour, startFakeComfyUi, txt2imgWorkflow } 
  * backoff made short here), the error names the cause when the wait runs out, a cancel stops the
  * wait at once, and the log says when the server went down and when it was back.
  */
-const BINDINGS: WorkflowBindings = { prompt: '6.inputs.text', seed: '3.inputs.seed', width: '5.inputs.width', height: '5.inputs.height', batchSize: '5.inputs.batch_size' };
+const BINDINGS: WorkflowBindings = {
+  prompt: '6.inputs.text',
+  seed: '3.inputs.seed',
+  width: '5.inputs.width',
+  height: '5.inputs.height',
+  batchSize: '5.inputs.batch_size',
+};
 const WORKFLOW: LoadedWorkflow = { file: '/fake.json', graph: txt2imgWorkflow() as WorkflowGraph, bindings: BINDINGS };
 const PROMPT = 'a lighthouse at dawn';
 
@@ -160,17 +166,28 @@ test('a server restarted mid-job and down longer than the polls allow: the attem
 });
 
 test('failover: a provider that is down is passed over while another is up, even first in turn; when every one is down one is picked all the same', () => {
-  const state: Record<string, { down: boolean; busy: boolean }> = { a: { down: true, busy: false }, b: { down: false, busy: false } };
+  const state: Record<string, { down: boolean; busy: boolean }> = {
+    a: { down: true, busy: false },
+    b: { down: false, busy: false },
+  };
   const lookup = (name: string) => ({ name, down: () => state[name].down, busy: () => state[name].busy });
   assert.equal(providerForAttempt(['a', 'b'], 1, lookup, 'model m').name, 'b', 'the one that is up, without waiting');
-  assert.equal(providerForAttempt(['a', 'b'], 1, lookup, 'model m', 'a').name, 'b', 'even when the lane prefers the one that is down');
+  assert.equal(
+    providerForAttempt(['a', 'b'], 1, lookup, 'model m', 'a').name,
+    'b',
+    'even when the lane prefers the one that is down',
+  );
   state.b.busy = true;
   assert.throws(
     () => providerForAttempt(['a', 'b'], 1, lookup, 'model m'),
     (err: ProviderError) => err.code === 'PROVIDERS_BUSY' && /at capacity/.test(err.message),
   );
   state.b = { down: true, busy: false };
-  assert.equal(providerForAttempt(['a', 'b'], 1, lookup, 'model m').name, 'a', 'every one down: the first in turn, which waits');
+  assert.equal(
+    providerForAttempt(['a', 'b'], 1, lookup, 'model m').name,
+    'a',
+    'every one down: the first in turn, which waits',
+  );
   assert.equal(providerForAttempt(['a', 'b'], 2, lookup, 'model m').name, 'b');
   state.a.busy = true;
   assert.equal(providerForAttempt(['a', 'b'], 1, lookup, 'model m').name, 'b', 'the first with room');

@@ -17,14 +17,22 @@ import type { GenerateParams, VideoParams } from '../../src/providers/types.js';
  * such a server: docs/development.md "A real ComfyUI". CI has none, and skips the file.
  */
 const BASE_URL = process.env.COMFYUI_URL?.replace(/\/+$/, '');
-const skip = BASE_URL ? false : 'COMFYUI_URL is not set: start a ComfyUI with the test custom nodes (docs/development.md) and set it to run this file';
+const skip = BASE_URL
+  ? false
+  : 'COMFYUI_URL is not set: start a ComfyUI with the test custom nodes (docs/development.md) and set it to run this file';
 const FIXTURES = resolve(import.meta.dirname, '../fixtures/comfyui');
 
 /** EmptyImage's colour in the fixtures (0x336699). */
 const BLUE = [0x33, 0x66, 0x99];
 /** Every workflow binds the request's prompt into a dangling PrimitiveString, node 6. */
 const PROMPT = { prompt: '6.inputs.value' };
-const IMAGE: WorkflowBindings = { ...PROMPT, seed: '3.inputs.seed', width: '5.inputs.width', height: '5.inputs.height', batchSize: '5.inputs.batch_size' };
+const IMAGE: WorkflowBindings = {
+  ...PROMPT,
+  seed: '3.inputs.seed',
+  width: '5.inputs.width',
+  height: '5.inputs.height',
+  batchSize: '5.inputs.batch_size',
+};
 
 function workflows(): Record<string, LoadedWorkflow> {
   const load = (file: string, bindings: WorkflowBindings) => loadWorkflow(`workflows/${file}`, FIXTURES, bindings);
@@ -34,13 +42,28 @@ function workflows(): Record<string, LoadedWorkflow> {
     'models.img2img': load('img2img.json', { ...PROMPT, images: ['10.inputs.image'] }),
     'models.error': load('error.json', IMAGE),
     'models.invalid': load('invalid.json', PROMPT),
-    'videoModels.video': load('video.json', { ...PROMPT, seed: '3.inputs.seed', width: '5.inputs.width', height: '5.inputs.height', frames: '12.inputs.amount', fps: '9.inputs.fps' }),
+    'videoModels.video': load('video.json', {
+      ...PROMPT,
+      seed: '3.inputs.seed',
+      width: '5.inputs.width',
+      height: '5.inputs.height',
+      frames: '12.inputs.amount',
+      fps: '9.inputs.fps',
+    }),
   };
 }
 
 function provider() {
   const loaded = workflows();
-  return createComfyUi({ name: 'real', baseUrl: BASE_URL!, headers: {}, timeoutMs: 120_000, pollIntervalMs: 250, maxQueued: null, workflowOf: (key) => loaded[key] });
+  return createComfyUi({
+    name: 'real',
+    baseUrl: BASE_URL!,
+    headers: {},
+    timeoutMs: 120_000,
+    pollIntervalMs: 250,
+    maxQueued: null,
+    workflowOf: (key) => loaded[key],
+  });
 }
 
 /** A seed no earlier run used, so ComfyUI's cache does not answer in place of running. */
@@ -104,35 +127,41 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10
 
 const options = { skip, timeout: 120_000 };
 
-test('txt2img: the size, seed and prompt bound, progress and previews reported, the PNG read back', options, async () => {
-  const fractions: number[] = [];
-  const previews: LivePreview[] = [];
-  const request = params('txt2img', { onProgress: (f) => fractions.push(f), onPreview: (p) => previews.push(p) });
-  const image = await provider().image.generate(request);
-  const { width, height, format } = await sharp(image.data).metadata();
-  assert.deepEqual({ width, height, format }, { width: 96, height: 64, format: 'png' });
-  assertColour(await firstPixel(image.data), BLUE, 'EmptyImage colour');
-  const entry = await entryWithSeed(request.seed!);
-  assert.ok(entry, 'the seed reached node 3');
-  assert.equal(entry.prompt[2]['6'].inputs.value, request.prompt, 'the prompt reached the PrimitiveString');
-  assert.equal(entry.prompt[2]['5'].inputs.batch_size, 1);
-  assert.ok(
-    fractions.some((f) => f > 0 && f < 1),
-    `progress was reported: ${fractions}`,
-  );
-  assert.deepEqual(
-    fractions,
-    [...fractions].sort((a, b) => a - b),
-    'progress only grows',
-  );
-  assert.ok(previews.length >= 1, 'the steps node sends a preview with each step');
-});
+test(
+  'txt2img: the size, seed and prompt bound, progress and previews reported, the PNG read back',
+  options,
+  async () => {
+    const fractions: number[] = [];
+    const previews: LivePreview[] = [];
+    const request = params('txt2img', { onProgress: (f) => fractions.push(f), onPreview: (p) => previews.push(p) });
+    const image = await provider().image.generate(request);
+    const { width, height, format } = await sharp(image.data).metadata();
+    assert.deepEqual({ width, height, format }, { width: 96, height: 64, format: 'png' });
+    assertColour(await firstPixel(image.data), BLUE, 'EmptyImage colour');
+    const entry = await entryWithSeed(request.seed!);
+    assert.ok(entry, 'the seed reached node 3');
+    assert.equal(entry.prompt[2]['6'].inputs.value, request.prompt, 'the prompt reached the PrimitiveString');
+    assert.equal(entry.prompt[2]['5'].inputs.batch_size, 1);
+    assert.ok(
+      fractions.some((f) => f > 0 && f < 1),
+      `progress was reported: ${fractions}`,
+    );
+    assert.deepEqual(
+      fractions,
+      [...fractions].sort((a, b) => a - b),
+      'progress only grows',
+    );
+    assert.ok(previews.length >= 1, 'the steps node sends a preview with each step');
+  },
+);
 
 test('img2img: the input uploaded, bound into LoadImage, and inverted', options, async () => {
   const png = await sharp({ create: { width: 48, height: 32, channels: 3, background: '#204060' } })
     .png()
     .toBuffer();
-  const image = await provider().image.generate(params('img2img', { inputs: [{ data: png, format: 'png', width: 48, height: 32 }] }));
+  const image = await provider().image.generate(
+    params('img2img', { inputs: [{ data: png, format: 'png', width: 48, height: 32 }] }),
+  );
   const { width, height } = await sharp(image.data).metadata();
   assert.deepEqual([width, height], [48, 32], 'the input size');
   assertColour(await firstPixel(image.data), [0xdf, 0xbf, 0x9f], 'the inverted input');
@@ -178,7 +207,11 @@ test('video: frames and fps bound, the animated WebP answered with every frame',
 });
 
 test('an exception in a node fails PROVIDER_ERROR with the node and its message', options, async () => {
-  await rejectsWith(provider().image.generate(params('error')), 'PROVIDER_ERROR', /node 13 \(ImgtaskTestFail\).*imgtask test failure/s);
+  await rejectsWith(
+    provider().image.generate(params('error')),
+    'PROVIDER_ERROR',
+    /node 13 \(ImgtaskTestFail\).*imgtask test failure/s,
+  );
 });
 
 test('a workflow ComfyUI refuses (node_errors) fails INVALID_INPUT, naming the node', options, async () => {

@@ -6,7 +6,11 @@ import { startFakeComfyUi, txt2imgWorkflow } from '../fakes/comfyui.js';
 import { eventually } from '../helpers/harness.js';
 
 /** The check a ComfyUI server's workflows get each time it comes up: once per coming up, logged, never refusing. */
-const workflow = (bindings: LoadedWorkflow['bindings']): LoadedWorkflow => ({ file: '/flow.json', graph: txt2imgWorkflow() as WorkflowGraph, bindings });
+const workflow = (bindings: LoadedWorkflow['bindings']): LoadedWorkflow => ({
+  file: '/flow.json',
+  graph: txt2imgWorkflow() as WorkflowGraph,
+  bindings,
+});
 
 test('a server coming up has the workflows it serves checked once: those that fit at info, each that does not at warn with its problems', async (t) => {
   const fake = await startFakeComfyUi(t);
@@ -25,7 +29,10 @@ test('a server coming up has the workflows it serves checked once: those that fi
   reached(true);
   await eventually(() => lines.length === 2);
   assert.deepEqual(lines, [
-    ['warn', 'comfyui: the workflow of models.steps does not fit comfy1, its items will fail there: bindings.prompt: node "3" (KSampler) input "steps" is INT, not text (STRING)'],
+    [
+      'warn',
+      'comfyui: the workflow of models.steps does not fit comfy1, its items will fail there: bindings.prompt: node "3" (KSampler) input "steps" is INT, not text (STRING)',
+    ],
     ['info', 'comfyui: workflows of models.flux fit comfy1'],
   ]);
   assert.equal(catalogueReads(), 1, 'once while it stays up');
@@ -49,5 +56,8 @@ test('a catalogue that cannot be read is logged at warn, naming the server and t
   reached(true);
   await eventually(() => lines.length === 1);
   assert.equal(lines[0][0], 'warn');
-  assert.match(lines[0][1], /^comfyui: could not check the workflows of models\.flux against comfy1 \(GET \/object_info\): .*503/);
+  assert.match(
+    lines[0][1],
+    /^comfyui: could not check the workflows of models\.flux against comfy1 \(GET \/object_info\): .*503/,
+  );
 });

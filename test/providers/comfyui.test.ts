@@ -2,12 +2,24 @@ import assert from 'node:assert/strict';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { bindingProblems, type LoadedWorkflow, type WorkflowBindings, type WorkflowGraph } from '../../src/domain/comfy-workflows.js';
+import {
+  bindingProblems,
+  type LoadedWorkflow,
+  type WorkflowBindings,
+  type WorkflowGraph,
+} from '../../src/domain/comfy-workflows.js';
 import { ProviderError } from '../../src/domain/tasks.js';
 import { limitGenerator } from '../../src/providers/capacity.js';
 import { createComfyUi } from '../../src/providers/remote/comfyui/generator.js';
 import type { GenerateParams, SourceImage, VideoParams } from '../../src/providers/types.js';
-import { animatedWebpWorkflow, type FakeComfyUi, fakeImageColour, img2imgWorkflow, startFakeComfyUi, txt2imgWorkflow } from '../fakes/comfyui.js';
+import {
+  animatedWebpWorkflow,
+  type FakeComfyUi,
+  fakeImageColour,
+  img2imgWorkflow,
+  startFakeComfyUi,
+  txt2imgWorkflow,
+} from '../fakes/comfyui.js';
 
 /**
  * The ComfyUI provider against the fake ComfyUI (test/fakes/comfyui.ts: ComfyUI's routes,
@@ -41,7 +53,10 @@ const WORKFLOWS: Record<string, LoadedWorkflow> = {
   'videoModels.clip': workflow(animatedWebpWorkflow(), VIDEO),
 };
 
-function provider(fake: Pick<FakeComfyUi, 'baseUrl'>, extra: { headers?: Record<string, string>; timeoutMs?: number; maxQueued?: number } = {}) {
+function provider(
+  fake: Pick<FakeComfyUi, 'baseUrl'>,
+  extra: { headers?: Record<string, string>; timeoutMs?: number; maxQueued?: number } = {},
+) {
   return createComfyUi({
     name: 'gpu-1',
     baseUrl: fake.baseUrl,
@@ -80,11 +95,17 @@ async function rejectsWith(promise: Promise<unknown>, code: string, pattern?: Re
 test('an image: the request bound into the workflow, the job followed to its end, the output read; headers on every request', async (t) => {
   const fake = await startFakeComfyUi(t);
   const fractions: number[] = [];
-  const image = await provider(fake, { headers: { authorization: 'Bearer proxy-token' } }).image.generate(params({ onProgress: (f) => fractions.push(f) }));
+  const image = await provider(fake, { headers: { authorization: 'Bearer proxy-token' } }).image.generate(
+    params({ onProgress: (f) => fractions.push(f) }),
+  );
   const { width, height } = await sharp(image.data).metadata();
   assert.deepEqual([width, height], [320, 192], 'the size reached EmptyLatentImage');
   const { data } = await sharp(image.data).raw().toBuffer({ resolveWithObject: true });
-  assert.deepEqual([...data.subarray(0, 3)], fakeImageColour(42, 'a lighthouse at dawn'), 'the seed and the prompt reached the graph');
+  assert.deepEqual(
+    [...data.subarray(0, 3)],
+    fakeImageColour(42, 'a lighthouse at dawn'),
+    'the seed and the prompt reached the graph',
+  );
   const queued = fake.requests.find((r) => r.method === 'POST' && r.path === '/prompt');
   const sent = queued?.json as { prompt: WorkflowGraph; client_id: string };
   assert.equal(sent.prompt['5'].inputs.batch_size, 1, 'one image per item');
@@ -128,14 +149,22 @@ test('a workflow ComfyUI refuses (node_errors) fails INVALID_INPUT, not retried,
   const broken = structuredClone(txt2imgWorkflow()) as unknown as WorkflowGraph;
   broken['4'].inputs.ckpt_name = 'missing.safetensors';
   WORKFLOWS['models.broken'] = { file: '/broken.json', graph: broken, bindings: BINDINGS };
-  const err = await rejectsWith(provider(fake).image.generate(params({ model: 'broken' })), 'INVALID_INPUT', /refused the workflow: .*node 4 \(CheckpointLoaderSimple\)/);
+  const err = await rejectsWith(
+    provider(fake).image.generate(params({ model: 'broken' })),
+    'INVALID_INPUT',
+    /refused the workflow: .*node 4 \(CheckpointLoaderSimple\)/,
+  );
   assert.equal(err.retryable, false);
 });
 
 test('an execution_error fails PROVIDER_ERROR with the node and the exception message', async (t) => {
   const fake = await startFakeComfyUi(t);
   fake.failNext('execution_error', 'mat1 and mat2 shapes cannot be multiplied');
-  await rejectsWith(provider(fake).image.generate(params()), 'PROVIDER_ERROR', /node 3 \(KSampler\).*mat1 and mat2 shapes cannot be multiplied/);
+  await rejectsWith(
+    provider(fake).image.generate(params()),
+    'PROVIDER_ERROR',
+    /node 3 \(KSampler\).*mat1 and mat2 shapes cannot be multiplied/,
+  );
 });
 
 test('a WebSocket that drops mid-job leaves the job to /history polling, and the image arrives', async (t) => {
@@ -209,7 +238,19 @@ test('cancel removes a queued job from the queue and leaves the running one alon
 
 test('a video workflow: frames and fps bound, its animated WebP answered as webp', async (t) => {
   const fake = await startFakeComfyUi(t);
-  const video: VideoParams = { model: 'clip', prompt: 'waves', width: 160, height: 96, durationS: 1, fps: 8, format: 'webp', index: 0, seed: 5, options: {}, signal: new AbortController().signal };
+  const video: VideoParams = {
+    model: 'clip',
+    prompt: 'waves',
+    width: 160,
+    height: 96,
+    durationS: 1,
+    fps: 8,
+    format: 'webp',
+    index: 0,
+    seed: 5,
+    options: {},
+    signal: new AbortController().signal,
+  };
   const clip = await provider(fake).video.generate(video);
   assert.equal(clip.format, 'webp');
   const meta = await sharp(clip.data, { animated: true }).metadata();
@@ -261,7 +302,11 @@ test('a prompt ComfyUI queues with node_errors (one output valid) fails INVALID_
   const graph = structuredClone(txt2imgWorkflow()) as unknown as WorkflowGraph;
   graph['20'] = { class_type: 'SaveImage', inputs: { filename_prefix: 'extra', images: ['99', 0] } };
   WORKFLOWS['models.partial'] = { file: '/partial.json', graph, bindings: BINDINGS };
-  await rejectsWith(provider(fake).image.generate(params({ model: 'partial' })), 'INVALID_INPUT', /node 20 \(SaveImage\)/);
+  await rejectsWith(
+    provider(fake).image.generate(params({ model: 'partial' })),
+    'INVALID_INPUT',
+    /node 20 \(SaveImage\)/,
+  );
   const queued = fake.requests.find((r) => r.path === '/queue' && r.method === 'POST');
   assert.ok(queued, 'the queued part was deleted or interrupted');
   await waitUntil(() => fake.queue().running === null && fake.queue().pending.length === 0);

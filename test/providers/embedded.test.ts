@@ -48,11 +48,27 @@ test('the embedded nsfw model runs on the wasm backend in a worker thread, and t
     const first = await rater.predict(image); // includes loading the model
     const busy = performance.eventLoopUtilization(before).utilization;
     assert.equal(first.backend, 'wasm');
-    assert.deepEqual(first.predictions.map((p) => p.className).sort(), ['Drawing', 'Hentai', 'Neutral', 'Porn', 'Sexy']);
+    assert.deepEqual(first.predictions.map((p) => p.className).sort(), [
+      'Drawing',
+      'Hentai',
+      'Neutral',
+      'Porn',
+      'Sexy',
+    ]);
     const total = first.predictions.reduce((sum, p) => sum + p.probability, 0);
     assert.ok(Math.abs(total - 1) < 0.01, `probabilities sum to ${total}`);
-    assert.ok(busy < 0.5, `the event loop was busy ${(busy * 100).toFixed(0)} % of the time while the model loaded and ran`);
-    assert.equal(await rater.rate({ data: image, format: 'png', width: 400, height: 300 }, { mode: 'nsfw_sfw', levels: [] }, signal), 'sfw');
+    assert.ok(
+      busy < 0.5,
+      `the event loop was busy ${(busy * 100).toFixed(0)} % of the time while the model loaded and ran`,
+    );
+    assert.equal(
+      await rater.rate(
+        { data: image, format: 'png', width: 400, height: 300 },
+        { mode: 'nsfw_sfw', levels: [] },
+        signal,
+      ),
+      'sfw',
+    );
   } finally {
     await rater.close();
   }
@@ -67,7 +83,9 @@ test('basic alt text tells photo from drawing, orientation, colours, and reads t
     assert.equal(photoTraits.orientation, 'landscape');
     assert.ok(photoTraits.colours.includes('blue'), photoTraits.colours.join());
     const drawing = await sharp(
-      Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="200" height="300"><rect width="100%" height="100%" fill="#2e7d32"/><circle cx="100" cy="150" r="60" fill="#fdd835"/></svg>'),
+      Buffer.from(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="300"><rect width="100%" height="100%" fill="#2e7d32"/><circle cx="100" cy="150" r="60" fill="#fdd835"/></svg>',
+      ),
     )
       .png()
       .toBuffer();
@@ -80,14 +98,24 @@ test('basic alt text tells photo from drawing, orientation, colours, and reads t
     )
       .png()
       .toBuffer();
-    assert.equal(await writer.describe({ data: sign, format: 'png', width: 512, height: 256 }, signal), 'A landscape drawing or graphic, mostly white, with the text "OPEN DAILY 9 TO 5".');
+    assert.equal(
+      await writer.describe({ data: sign, format: 'png', width: 512, height: 256 }, signal),
+      'A landscape drawing or graphic, mostly white, with the text "OPEN DAILY 9 TO 5".',
+    );
   } finally {
     await writer.close();
   }
   assert.ok(describeTraits({ kind: 'photo', orientation: 'square', colours: [], text: 'x'.repeat(80) }).length <= 160);
   assert.deepEqual(
     ['red', 'white', 'black', 'grey', 'navy', 'yellow'],
-    [colourName(220, 20, 20), colourName(250, 250, 250), colourName(5, 5, 5), colourName(128, 128, 128), colourName(10, 20, 90), colourName(240, 220, 30)],
+    [
+      colourName(220, 20, 20),
+      colourName(250, 250, 250),
+      colourName(5, 5, 5),
+      colourName(128, 128, 128),
+      colourName(10, 20, 90),
+      colourName(240, 220, 30),
+    ],
   );
 });
 
@@ -95,15 +123,27 @@ test('over HTTP with the embedded models: rate, alt and remove-background on an 
   const h = await startService(t, { providers: {} });
   const form = new FormData();
   form.append('files', new Blob([new Uint8Array(await photoLike(320, 240))]), 'scene.png');
-  const [file] = ((await (await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: form })).json()) as { data: { files: { id: string }[] } }).data
-    .files;
+  const [file] = (
+    (await (
+      await fetch(`${h.url}/image/upload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${h.apiKey}` },
+        body: form,
+      })
+    ).json()) as { data: { files: { id: string }[] } }
+  ).data.files;
   const rated = await h.request('POST', '/image/rate', { auth: h.apiKey, body: { mode: 'nsfw_sfw', urls: [file.id] } });
   assert.deepEqual(rated.json.data.results[0], { status: 'success', url: file.id, level: 'sfw' });
   const alt = await h.request('POST', '/image/alt', { auth: h.apiKey, body: { urls: [file.id] } });
   assert.match(alt.json.data.results[0].alt, /^A landscape photo, mostly /);
   const cut = await waitForTask(
     h,
-    (await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: `${h.url}/images/${file.id}.png`, output: { format: 'webp' } } })).json.data.taskId,
+    (
+      await h.request('POST', '/image/remove-background', {
+        auth: h.apiKey,
+        body: { url: `${h.url}/images/${file.id}.png`, output: { format: 'webp' } },
+      })
+    ).json.data.taskId,
     60_000,
   );
   assert.equal(cut.status, 'completed', JSON.stringify(cut.errors));
@@ -121,15 +161,24 @@ const canIsolate = (() => {
   }
 })();
 
-test('the embedded models need no network: all three run inside a namespace with only loopback', { skip: canIsolate ? false : 'unshare -n is not permitted here' }, () => {
+test('the embedded models need no network: all three run inside a namespace with only loopback', {
+  skip: canIsolate ? false : 'unshare -n is not permitted here',
+}, () => {
   const script = join(import.meta.dirname, '../fixtures/embedded-check.ts');
-  const result = spawnSync('unshare', ['-n', 'sh', '-c', `ip link set lo up; exec "${process.execPath}" --import tsx "${script}"`], { encoding: 'utf8', timeout: 120_000 });
+  const result = spawnSync(
+    'unshare',
+    ['-n', 'sh', '-c', `ip link set lo up; exec "${process.execPath}" --import tsx "${script}"`],
+    { encoding: 'utf8', timeout: 120_000 },
+  );
   assert.equal(result.status, 0, result.stderr);
   const report = JSON.parse(result.stdout.trim().split('\n').at(-1)!);
   assert.equal(report.backend, 'wasm');
   assert.equal(report.classes, 5);
   assert.equal(report.level, 'sfw');
-  assert.equal(report.description, 'A landscape drawing or graphic, mostly white, with the text "Hello World 2026 OCR".');
+  assert.equal(
+    report.description,
+    'A landscape drawing or graphic, mostly white, with the text "Hello World 2026 OCR".',
+  );
   assert.deepEqual([report.cut.width, report.cut.height, report.cut.channels], [320, 240, 4]);
   assert.equal(report.cut.cornerAlpha, 0, 'the background is gone');
   assert.ok(report.cut.centreAlpha > 200, 'the subject stays');

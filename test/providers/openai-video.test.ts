@@ -70,7 +70,11 @@ test('OpenAI video: creates a multipart job, polls it to completion and answers 
   const [create, ...rest] = fake.requests;
   assert.equal(create.method, 'POST');
   assert.equal(create.path, '/v1/videos');
-  assert.deepEqual(create.fields, { model: 'sora-2', prompt: 'a red kite over the sea', seconds: '8', size: '1280x720' }, '16:9 → 1280x720, 5 s → 8');
+  assert.deepEqual(
+    create.fields,
+    { model: 'sora-2', prompt: 'a red kite over the sea', seconds: '8', size: '1280x720' },
+    '16:9 → 1280x720, 5 s → 8',
+  );
   assert.deepEqual(create.files, []);
   assert.deepEqual(
     rest.map((r) => `${r.method} ${r.path.replace(/video_\w+/, 'ID')}`),
@@ -87,7 +91,9 @@ test('OpenAI video: creates a multipart job, polls it to completion and answers 
 test('OpenAI video: an input becomes input_reference, a PNG of exactly the mapped size', async (t) => {
   const fake = await startFakeOpenAiVideo(t, KEY);
   const data = await makeImage({ width: 300, height: 500 });
-  const made = await provider(fake).generate(params({ width: 720, height: 1280, durationS: 12, input: { data, format: 'png', width: 300, height: 500 } }));
+  const made = await provider(fake).generate(
+    params({ width: 720, height: 1280, durationS: 12, input: { data, format: 'png', width: 300, height: 500 } }),
+  );
   assert.ok(made.data.equals(fake.mp4));
   const [create] = fake.creates();
   assert.equal(create.fields?.size, '720x1280');
@@ -189,7 +195,10 @@ test('OpenAI video: one failed poll does not lose the job', async (t) => {
     for await (const c of req) chunks.push(c as Buffer);
     const upstream = await fetch(`${real.replace('/v1', '')}${req.url}`, {
       method: req.method,
-      headers: { authorization: req.headers.authorization ?? '', 'content-type': req.headers['content-type'] ?? 'application/octet-stream' },
+      headers: {
+        authorization: req.headers.authorization ?? '',
+        'content-type': req.headers['content-type'] ?? 'application/octet-stream',
+      },
       body: chunks.length ? Buffer.concat(chunks) : undefined,
     });
     res.statusCode = upstream.status;
@@ -219,7 +228,8 @@ test('OpenAI video: the key goes only to baseUrl: no redirects followed, job ids
     seen.push(`${req.method} ${req.url}`);
     req.resume();
     res.setHeader('content-type', 'application/json');
-    if (req.method === 'POST') return res.end(JSON.stringify({ id: '../../../steal?x=1', object: 'video', status: 'completed', progress: 100 }));
+    if (req.method === 'POST')
+      return res.end(JSON.stringify({ id: '../../../steal?x=1', object: 'video', status: 'completed', progress: 100 }));
     if (req.url?.endsWith('/content') && redirectContent) {
       res.statusCode = 302;
       res.setHeader('location', `http://127.0.0.1:${(other.address() as { port: number }).port}/grab`);
@@ -236,10 +246,23 @@ test('OpenAI video: the key goes only to baseUrl: no redirects followed, job ids
     });
   }
   const baseUrl = `http://127.0.0.1:${(tricky.address() as { port: number }).port}/v1`;
-  const generator = createOpenAiVideo({ name: 'sora', baseUrl, model: 'sora-2', sizes: ['1280x720'], seconds: [4], pollIntervalMs: 10, timeoutMs: 2000, apiKey: KEY });
+  const generator = createOpenAiVideo({
+    name: 'sora',
+    baseUrl,
+    model: 'sora-2',
+    sizes: ['1280x720'],
+    seconds: [4],
+    pollIntervalMs: 10,
+    timeoutMs: 2000,
+    apiKey: KEY,
+  });
   const err = await failure(generator.generate(params()));
   assert.equal(err.code, 'PROVIDER_ERROR');
-  assert.deepEqual(seen, ['POST /v1/videos', 'GET /v1/videos/..%2F..%2F..%2Fsteal%3Fx%3D1/content'], 'the id is one path segment under /videos/');
+  assert.deepEqual(
+    seen,
+    ['POST /v1/videos', 'GET /v1/videos/..%2F..%2F..%2Fsteal%3Fx%3D1/content'],
+    'the id is one path segment under /videos/',
+  );
   assert.deepEqual(elsewhere, [], 'the redirect was not followed');
   redirectContent = false;
   assert.equal((await failure(generator.generate(params()))).code, 'PROVIDER_ERROR', 'a 404 on the content too');

@@ -12,7 +12,19 @@ const FONT = Math.round(SIZE / 18);
 const LINE = FONT * 1.3;
 
 const draw = async (prompt: string, seed: number) =>
-  (await generator.generate({ model: 'placeholder', prompt, width: SIZE, height: SIZE, inputs: [], index: 0, seed, options: {}, signal: new AbortController().signal })).data;
+  (
+    await generator.generate({
+      model: 'placeholder',
+      prompt,
+      width: SIZE,
+      height: SIZE,
+      inputs: [],
+      index: 0,
+      seed,
+      options: {},
+      signal: new AbortController().signal,
+    })
+  ).data;
 
 /** WCAG relative luminance of an sRGB pixel. */
 function luminance(r: number, g: number, b: number): number {

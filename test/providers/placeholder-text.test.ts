@@ -39,7 +39,15 @@ test('the image placeholder draws any prompt, control characters and noncharacte
 
 test('the video placeholder draws any prompt, control characters and noncharacters included', async () => {
   for (const prompt of HOSTILE) {
-    const frames = await placeholderFrames({ prompt, width: 64, height: 36, durationS: 1, fps: 2, index: 0, signal: new AbortController().signal });
+    const frames = await placeholderFrames({
+      prompt,
+      width: 64,
+      height: 36,
+      durationS: 1,
+      fps: 2,
+      index: 0,
+      signal: new AbortController().signal,
+    });
     assert.equal([...frames].length, 2, JSON.stringify(prompt));
   }
 });

@@ -75,23 +75,36 @@ test('with an input image, frame 0 is that image covering the frame, and later f
     const meta = await sharp(data).metadata();
     const input: SourceImage = { data, format: 'png', width: meta.width, height: meta.height };
     const expected = await sharp(data).resize(160, 90, { fit: 'cover' }).removeAlpha().raw().toBuffer();
-    const decoded = await decodeVideo((await generator.generate(params({ input, durationS: 2, fps: 8 }))).data, undefined, { pixFmt: 'rgb24' });
+    const decoded = await decodeVideo(
+      (await generator.generate(params({ input, durationS: 2, fps: 8 }))).data,
+      undefined,
+      { pixFmt: 'rgb24' },
+    );
     assert.equal(decoded.frames, 16);
     const first = meanAbsDiff(decoded.frame(0), expected);
     assert.ok(first < 8, `frame 0 is the input (mean difference ${first.toFixed(2)})`);
     if (data === gradient) {
       const last = meanAbsDiff(decoded.frame(15), expected);
-      assert.ok(last > first + 5, `the last frame has moved on (mean difference ${last.toFixed(2)}, frame 0 ${first.toFixed(2)})`);
+      assert.ok(
+        last > first + 5,
+        `the last frame has moved on (mean difference ${last.toFixed(2)}, frame 0 ${first.toFixed(2)})`,
+      );
     }
-    for (let i = 1; i < decoded.frames - 1; i++) assert.ok(meanAbsDiff(decoded.frame(i - 1), decoded.frame(i)) > 0.2, `frame ${i} moves`);
+    for (let i = 1; i < decoded.frames - 1; i++)
+      assert.ok(meanAbsDiff(decoded.frame(i - 1), decoded.frame(i)) > 0.2, `frame ${i} moves`);
   }
 });
 
 test('an abort rejects with its reason, before or during the encode', async () => {
-  await assert.rejects(generator.generate(params({ signal: AbortSignal.abort(new Error('cancelled before')) })), /cancelled before/);
+  await assert.rejects(
+    generator.generate(params({ signal: AbortSignal.abort(new Error('cancelled before')) })),
+    /cancelled before/,
+  );
   const controller = new AbortController();
   const started = performance.now();
-  const running = generator.generate(params({ width: 640, height: 360, durationS: 10, fps: 30, signal: controller.signal }));
+  const running = generator.generate(
+    params({ width: 640, height: 360, durationS: 10, fps: 30, signal: controller.signal }),
+  );
   setTimeout(() => controller.abort(new Error('cancelled during')), 150);
   await assert.rejects(running, /cancelled during/);
   const ms = performance.now() - started;
@@ -100,11 +113,19 @@ test('an abort rejects with its reason, before or during the encode', async () =
 
 test('a failing ffmpeg is a PROVIDER_ERROR', async () => {
   const broken = createPlaceholderVideoGenerator({ ffmpegPath: () => '/nonexistent/ffmpeg' });
-  await assert.rejects(broken.generate(params()), (err: unknown) => err instanceof ProviderError && err.code === 'PROVIDER_ERROR' && /ffmpeg could not be started/.test(err.message));
+  await assert.rejects(
+    broken.generate(params()),
+    (err: unknown) =>
+      err instanceof ProviderError && err.code === 'PROVIDER_ERROR' && /ffmpeg could not be started/.test(err.message),
+  );
   const unresolved = createPlaceholderVideoGenerator({
     ffmpegPath: () => {
       throw new Error('no bundled ffmpeg for this platform');
     },
   });
-  await assert.rejects(unresolved.generate(params()), (err: unknown) => err instanceof ProviderError && err.code === 'PROVIDER_ERROR' && /no bundled ffmpeg/.test(err.message));
+  await assert.rejects(
+    unresolved.generate(params()),
+    (err: unknown) =>
+      err instanceof ProviderError && err.code === 'PROVIDER_ERROR' && /no bundled ffmpeg/.test(err.message),
+  );
 });

@@ -9,7 +9,14 @@ const KEY = 'sk-test-secret-0123456789';
 process.env.IMGTASK_TEST_OPENAI_KEY = KEY;
 
 const caps = { maxInputs: 4, supports4k: false, negativePrompt: false };
-const openai = (baseUrl: string, extra: Record<string, unknown> = {}) => ({ type: 'openai', baseUrl, model: 'gpt-image-1', apiKeyEnv: 'IMGTASK_TEST_OPENAI_KEY', timeoutMs: 1000, ...extra });
+const openai = (baseUrl: string, extra: Record<string, unknown> = {}) => ({
+  type: 'openai',
+  baseUrl,
+  model: 'gpt-image-1',
+  apiKeyEnv: 'IMGTASK_TEST_OPENAI_KEY',
+  timeoutMs: 1000,
+  ...extra,
+});
 
 async function generate(h: Harness, body: Record<string, unknown>) {
   const res = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a red kite', ...body } });
@@ -20,13 +27,22 @@ async function generate(h: Harness, body: Record<string, unknown>) {
 async function uploaded(h: Harness): Promise<string> {
   const form = new FormData();
   form.append('files', new Blob([new Uint8Array(await makeImage({ width: 100, height: 100 }))]), 'a.png');
-  const res = await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: form });
+  const res = await fetch(`${h.url}/image/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.apiKey}` },
+    body: form,
+  });
   return ((await res.json()) as { data: { files: { id: string }[] } }).data.files[0].id;
 }
 
 test('OpenAI images: generations with JSON and edits with multipart inputs, base64 or URL answers, sizes mapped', async (t) => {
   const fake = await startFakeOpenAi(t, KEY);
-  const h = await startService(t, { config: { providers: { oa: openai(fake.baseUrl) }, models: { gpt: { provider: 'oa', price: { perImage: '0.04', perInput: '0.01' }, capabilities: caps } } } });
+  const h = await startService(t, {
+    config: {
+      providers: { oa: openai(fake.baseUrl) },
+      models: { gpt: { provider: 'oa', price: { perImage: '0.04', perInput: '0.01' }, capabilities: caps } },
+    },
+  });
 
   const plain = await generate(h, { model: 'gpt', size: '16:9' });
   assert.equal(plain.result.images[0].status, 'success');
@@ -34,7 +50,11 @@ test('OpenAI images: generations with JSON and edits with multipart inputs, base
   const [first] = fake.requests;
   assert.equal(first.path, '/v1/images/generations');
   assert.equal(first.authorization, `Bearer ${KEY}`);
-  assert.deepEqual(first.json, { model: 'gpt-image-1', prompt: 'a red kite', n: 1, size: '1536x1024' }, '16:9 maps to the nearest size the model takes');
+  assert.deepEqual(
+    first.json,
+    { model: 'gpt-image-1', prompt: 'a red kite', n: 1, size: '1536x1024' },
+    '16:9 maps to the nearest size the model takes',
+  );
 
   const id = await uploaded(h);
   const edited = await generate(h, { model: 'gpt', inputs: [id, id] });
@@ -53,7 +73,11 @@ test('OpenAI images: generations with JSON and edits with multipart inputs, base
 
   fake.mode = 'url';
   const byUrl = await generate(h, { model: 'gpt' });
-  assert.equal(byUrl.result.images[0].status, 'success', 'an image answered by URL on the provider host is read from there');
+  assert.equal(
+    byUrl.result.images[0].status,
+    'success',
+    'an image answered by URL on the provider host is read from there',
+  );
 
   const record = JSON.stringify((await h.request('GET', `/tasks/${edited.id}`, { auth: h.apiKey })).json);
   assert.equal(record.includes(KEY), false, 'the provider key never appears in a task');
@@ -73,7 +97,11 @@ test('OpenAI images: the item seed is sent only to a provider configured with se
   });
   const plain = await generate(h, { model: 'gpt', seed: 5 });
   assert.equal(plain.result.images[0].seed, 5, 'the item reports the seed it was planned with');
-  assert.equal('seed' in fake.requests.at(-1)!.json, false, 'OpenAI itself refuses unknown fields: not sent by default');
+  assert.equal(
+    'seed' in fake.requests.at(-1)!.json,
+    false,
+    'OpenAI itself refuses unknown fields: not sent by default',
+  );
 
   const task = await generate(h, { model: 'local', seed: 5, count: 2 });
   assert.deepEqual(
@@ -96,7 +124,10 @@ test('OpenAI images: the item seed is sent only to a provider configured with se
 test('provider failures map to the SPEC codes, retrying only what is worth retrying', async (t) => {
   const fake = await startFakeOpenAi(t, KEY);
   const h = await startService(t, {
-    config: { providers: { oa: openai(fake.baseUrl, { timeoutMs: 300 }) }, models: { gpt: { provider: 'oa', price: { perImage: '0.04', perInput: '0' }, capabilities: caps } } },
+    config: {
+      providers: { oa: openai(fake.baseUrl, { timeoutMs: 300 }) },
+      models: { gpt: { provider: 'oa', price: { perImage: '0.04', perInput: '0' }, capabilities: caps } },
+    },
   });
   const cases: Array<[FakeMode, string, number]> = [
     ['policy', 'RESTRICTED_CONTENT', 1],
@@ -135,7 +166,10 @@ test('a model with several providers fails over to the next one', async (t) => {
   const up = await startFakeOpenAi(t, KEY);
   down.mode = 'server-error';
   const h = await startService(t, {
-    config: { providers: { a: openai(down.baseUrl), b: openai(up.baseUrl) }, models: { duo: { providers: ['a', 'b'], price: { perImage: '0.04', perInput: '0' }, capabilities: caps } } },
+    config: {
+      providers: { a: openai(down.baseUrl), b: openai(up.baseUrl) },
+      models: { duo: { providers: ['a', 'b'], price: { perImage: '0.04', perInput: '0' }, capabilities: caps } },
+    },
   });
   const task = await generate(h, { model: 'duo' });
   assert.equal(task.result.images[0].status, 'success');
@@ -156,7 +190,9 @@ test('when every provider of the model is at capacity the image fails PROVIDERS_
     },
   });
   const task = await generate(h, { model: 'one', count: 2 });
-  const codes = task.result.images.map((image: { status: string; error?: { code: string } }) => image.error?.code ?? image.status).sort();
+  const codes = task.result.images
+    .map((image: { status: string; error?: { code: string } }) => image.error?.code ?? image.status)
+    .sort();
   assert.deepEqual(codes, ['PROVIDERS_BUSY', 'success']);
   assert.equal(task.cost, '0.04');
 });
@@ -165,8 +201,23 @@ test('AUTOMATIC1111: txt2img, and img2img with the first input; a CUDA out-of-me
   const fake = await startFakeA1111(t);
   const h = await startService(t, {
     config: {
-      providers: { sd: { type: 'automatic1111', baseUrl: fake.baseUrl, model: 'sdxl.safetensors', steps: 20, sampler: 'Euler a', timeoutMs: 2000 } },
-      models: { sdxl: { provider: 'sd', price: { perImage: '0.002', perInput: '0.001' }, capabilities: { maxInputs: 1, supports4k: false, negativePrompt: true } } },
+      providers: {
+        sd: {
+          type: 'automatic1111',
+          baseUrl: fake.baseUrl,
+          model: 'sdxl.safetensors',
+          steps: 20,
+          sampler: 'Euler a',
+          timeoutMs: 2000,
+        },
+      },
+      models: {
+        sdxl: {
+          provider: 'sd',
+          price: { perImage: '0.002', perInput: '0.001' },
+          capabilities: { maxInputs: 1, supports4k: false, negativePrompt: true },
+        },
+      },
     },
   });
   const txt = await generate(h, { model: 'sdxl', negative_prompt: 'blur', size: '16:9' });
@@ -195,7 +246,10 @@ test('AUTOMATIC1111: txt2img, and img2img with the first input; a CUDA out-of-me
 test('a vision provider rates custom scales, writes alt text and serves nsfw_sfw when asked; a chat provider writes magic prompts', async (t) => {
   const fake = await startFakeOpenAi(t, KEY);
   const vision = openai(fake.baseUrl, { model: 'gpt-4o-mini', nsfw: true });
-  const h = await startService(t, { providers: {}, config: { providers: { vision, chat: openai(fake.baseUrl, { model: 'gpt-4o-mini' }) } } });
+  const h = await startService(t, {
+    providers: {},
+    config: { providers: { vision, chat: openai(fake.baseUrl, { model: 'gpt-4o-mini' }) } },
+  });
   const id = await uploaded(h);
   const levels = [
     { value: 'bright', description: 'a light image' },
@@ -203,7 +257,10 @@ test('a vision provider rates custom scales, writes alt text and serves nsfw_sfw
   ];
   const rate = async (mode: FakeMode) => {
     fake.mode = mode;
-    const res = await h.request('POST', '/image/rate', { auth: h.apiKey, body: { mode: 'custom', levels, urls: [id], sync: false } });
+    const res = await h.request('POST', '/image/rate', {
+      auth: h.apiKey,
+      body: { mode: 'custom', levels, urls: [id], sync: false },
+    });
     return (await waitForTask(h, res.json.data.task.id)).result.results[0];
   };
   assert.equal((await rate('ok')).level, 'bright');
@@ -219,13 +276,21 @@ test('a vision provider rates custom scales, writes alt text and serves nsfw_sfw
 
   fake.mode = 'ok';
   fake.chatReply = 'sfw';
-  assert.equal((await h.request('POST', '/image/rate', { auth: h.apiKey, body: { mode: 'nsfw_sfw', urls: [id] } })).json.data.results[0].level, 'sfw');
+  assert.equal(
+    (await h.request('POST', '/image/rate', { auth: h.apiKey, body: { mode: 'nsfw_sfw', urls: [id] } })).json.data
+      .results[0].level,
+    'sfw',
+  );
 
   fake.chatReply = `  "${'A blue square on a plain background. '.repeat(8)}"  `;
-  const alt = (await h.request('POST', '/image/alt', { auth: h.apiKey, body: { urls: [id] } })).json.data.results[0].alt;
+  const alt = (await h.request('POST', '/image/alt', { auth: h.apiKey, body: { urls: [id] } })).json.data.results[0]
+    .alt;
   assert.ok(alt.length <= 160 && alt.startsWith('A blue square'), alt);
 
   fake.chatReply = '{"positive": "a red kite over green hills, golden hour", "negative": "blurry"}';
   const task = await generate(h, { magic_prompt: true });
-  assert.deepEqual(task.result.magic_prompt, { positive: 'a red kite over green hills, golden hour', negative: 'blurry' });
+  assert.deepEqual(task.result.magic_prompt, {
+    positive: 'a red kite over green hills, golden hour',
+    negative: 'blurry',
+  });
 });

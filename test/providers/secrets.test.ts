@@ -26,21 +26,47 @@ test('a provider key kept in the secret store is used, updated without a restart
   const fake = await startFakeOpenAi(t, 'sk-from-the-store');
   const h = await startService(t, {
     config: {
-      providers: { oa: { type: 'openai', baseUrl: fake.baseUrl, model: 'gpt-image-1', apiKeySecret: 'openai-key', timeoutMs: 2000 } },
-      models: { gpt: { provider: 'oa', price: { perImage: '0.04', perInput: '0' }, capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false } } },
+      providers: {
+        oa: {
+          type: 'openai',
+          baseUrl: fake.baseUrl,
+          model: 'gpt-image-1',
+          apiKeySecret: 'openai-key',
+          timeoutMs: 2000,
+        },
+      },
+      models: {
+        gpt: {
+          provider: 'oa',
+          price: { perImage: '0.04', perInput: '0' },
+          capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false },
+        },
+      },
     },
   });
   assert.match(h.logs.join('\n'), /no secret "openai-key"/, 'a missing secret is reported');
-  const before = await waitForTask(h, (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'p', model: 'gpt' } })).json.data.taskId);
+  const before = await waitForTask(
+    h,
+    (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'p', model: 'gpt' } })).json.data
+      .taskId,
+  );
   assert.equal(before.result.images[0].error.code, 'PROVIDER_ERROR', 'without the key the provider refuses');
 
   await runAdminOp(h.server.services, 'secrets.set', { name: 'openai-key', value: 'sk-from-the-store' });
-  const after = await waitForTask(h, (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'p', model: 'gpt' } })).json.data.taskId);
+  const after = await waitForTask(
+    h,
+    (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'p', model: 'gpt' } })).json.data
+      .taskId,
+  );
   assert.equal(after.result.images[0].status, 'success');
   assert.equal(fake.requests.at(-1)!.authorization, 'Bearer sk-from-the-store');
 
   assert.deepEqual((await runAdminOp(h.server.services, 'secrets.list', {})) as unknown[], [
-    { name: 'openai-key', createdAt: (await h.server.services.secrets.list())[0].createdAt, updatedAt: (await h.server.services.secrets.list())[0].updatedAt },
+    {
+      name: 'openai-key',
+      createdAt: (await h.server.services.secrets.list())[0].createdAt,
+      updatedAt: (await h.server.services.secrets.list())[0].updatedAt,
+    },
   ]);
   await h.server.services.store.close().catch(() => undefined);
   for (const file of await readdir(join(h.dataDir, 'store'))) {
@@ -52,7 +78,9 @@ test('a provider key kept in the secret store is used, updated without a restart
 
 test('imgtask secrets set reads the value from standard input; list shows names only', async (t) => {
   const data = await tempDir(t);
-  const child = spawn(process.execPath, [BIN, '--data', data, 'secrets', 'set', 'a1111-auth', '--json'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, '--data', data, 'secrets', 'set', 'a1111-auth', '--json'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (chunk) => (out += chunk));
   child.stdin.end('user:hunter2\n');

@@ -9,7 +9,10 @@ import { taskLines } from '../../src/tui/task-lines.js';
 import { eventually } from '../helpers/harness.js';
 
 test('TaskWatch shows a spinner line per image while pending, then the report: sizes, URLs, rating, destination, saved files, per-item errors', () => {
-  const pending = renderToString(<TaskWatch taskId="tsk_1" type="image.generate" expected={3} elapsedMs={1234} spinner="⠋" />, { columns: 80 });
+  const pending = renderToString(
+    <TaskWatch taskId="tsk_1" type="image.generate" expected={3} elapsedMs={1234} spinner="⠋" />,
+    { columns: 80 },
+  );
   assert.match(pending, /tsk_1 image\.generate ⠋ pending 1\.2s/);
   assert.equal(pending.match(/image \d ⠋ working/g)?.length, 3);
 
@@ -29,22 +32,54 @@ test('TaskWatch shows a spinner line per image while pending, then the report: s
           service_url: 'http://h/images/img_a.webp',
           cost: '0.001',
           rating: { status: 'success', level: 'sfw' },
-          destination: { name: 'media', status: 'failed', error: { code: 'DESTINATION_FAILED', message: 'bucket refused' } },
+          destination: {
+            name: 'media',
+            status: 'failed',
+            error: { code: 'DESTINATION_FAILED', message: 'bucket refused' },
+          },
           savedTo: 'out/img_a.webp',
         },
         { status: 'failed', error: { code: 'RESTRICTED_CONTENT', message: 'refused' } },
       ],
     },
   } as unknown as TaskView;
-  const done = renderToString(<TaskWatch taskId="tsk_1" type="image.generate" expected={2} elapsedMs={4100} spinner="⠋" report={taskLines(generated, { elapsed: '4.1s' })} />, { columns: 120 });
+  const done = renderToString(
+    <TaskWatch
+      taskId="tsk_1"
+      type="image.generate"
+      expected={2}
+      elapsedMs={4100}
+      spinner="⠋"
+      report={taskLines(generated, { elapsed: '4.1s' })}
+    />,
+    { columns: 120 },
+  );
   assert.match(done, /tsk_1 image\.generate completed 4\.1s/);
   assert.match(done, /prompt rewritten: a quiet harbour at dawn, soft light/);
-  assert.match(done, /image 1 ✓ 1024x1024 http:\/\/h\/images\/img_a\.webp\n\s+rating sfw\n\s+destination media ✗ DESTINATION_FAILED: bucket refused\n\s+saved out\/img_a\.webp/);
+  assert.match(
+    done,
+    /image 1 ✓ 1024x1024 http:\/\/h\/images\/img_a\.webp\n\s+rating sfw\n\s+destination media ✗ DESTINATION_FAILED: bucket refused\n\s+saved out\/img_a\.webp/,
+  );
   assert.match(done, /image 2 ✗ RESTRICTED_CONTENT: refused/);
   assert.doesNotMatch(done, /working/);
 
-  const failedTask = { id: 'tsk_2', type: 'image.remove_background', status: 'failed', cost: '0', errors: [{ code: 'INVALID_INPUT', message: 'no image' }] } as unknown as TaskView;
-  const failed = renderToString(<TaskWatch taskId="tsk_2" type="image.remove_background" expected={1} elapsedMs={10} spinner="⠋" report={taskLines(failedTask)} />);
+  const failedTask = {
+    id: 'tsk_2',
+    type: 'image.remove_background',
+    status: 'failed',
+    cost: '0',
+    errors: [{ code: 'INVALID_INPUT', message: 'no image' }],
+  } as unknown as TaskView;
+  const failed = renderToString(
+    <TaskWatch
+      taskId="tsk_2"
+      type="image.remove_background"
+      expected={1}
+      elapsedMs={10}
+      spinner="⠋"
+      report={taskLines(failedTask)}
+    />,
+  );
   assert.match(failed, /failed/);
   assert.match(failed, /INVALID_INPUT: no image/);
 });
@@ -59,7 +94,14 @@ const sample = (): DashboardData => ({
     { code: 'TASK_EXPIRED', count: 1 },
   ],
   accounts: [{ name: 'acme', balance: '99.5', reserved: '0.2', available: '99.3' }],
-  webhooks: { pending: 1, delivered: 30, failed: 2, disabled: [{ id: 'wh_1', url: 'https://hooks.example/x', reason: 'no successful delivery since 2026-11-17T00:00:00.000Z' }] },
+  webhooks: {
+    pending: 1,
+    delivered: 30,
+    failed: 2,
+    disabled: [
+      { id: 'wh_1', url: 'https://hooks.example/x', reason: 'no successful delivery since 2026-11-17T00:00:00.000Z' },
+    ],
+  },
   tasks: Array.from({ length: 12 }, (_, i) => ({
     id: `tsk_${String(i).padStart(22, '0')}`,
     type: i % 2 ? 'image.rate' : 'image.generate',
@@ -90,7 +132,8 @@ test('the dashboard fits 80 columns and 24 rows and shows counts, throughput, fa
 test('dashboard keys: j/k move the selection, enter opens details, q quits', async () => {
   let quit = false;
   const { lastFrame, stdin, unmount } = render(<Dashboard data={sample()} onQuit={() => (quit = true)} />);
-  const shows = (pattern: RegExp, why?: string) => eventually(() => pattern.test(lastFrame() ?? '')).catch(() => assert.match(lastFrame()!, pattern, why));
+  const shows = (pattern: RegExp, why?: string) =>
+    eventually(() => pattern.test(lastFrame() ?? '')).catch(() => assert.match(lastFrame()!, pattern, why));
   await shows(/> tsk_0000000000000000000000/);
   // Keys reach the screen once its input handler listens on stdin.
   await eventually(() => stdin.listenerCount('readable') + stdin.listenerCount('data') > 0);
@@ -133,7 +176,9 @@ test('the dashboard shows each lane: queued, running of its capacity, paused one
 });
 
 test('the dashboard says when it cannot reach the server', () => {
-  const { lastFrame, unmount } = render(<Dashboard data={null} error="connect ENOENT admin.sock" onQuit={() => undefined} />);
+  const { lastFrame, unmount } = render(
+    <Dashboard data={null} error="connect ENOENT admin.sock" onQuit={() => undefined} />,
+  );
   assert.match(lastFrame()!, /cannot reach the server: connect ENOENT admin\.sock/);
   unmount();
 });
@@ -151,7 +196,12 @@ test('TaskWatch with progress: a bar with percent, queue position and estimates,
       progress={{
         total: 4,
         finished: 2,
-        items: [{ status: 'success' }, { status: 'failed' }, { status: 'pending', fraction: 0.5 }, { status: 'pending' }],
+        items: [
+          { status: 'success' },
+          { status: 'failed' },
+          { status: 'pending', fraction: 0.5 },
+          { status: 'pending' },
+        ],
         estimatedFinishAt: '2026-11-22T09:50:40.000Z',
       }}
     />,
@@ -171,14 +221,29 @@ test('TaskWatch with progress: a bar with percent, queue position and estimates,
       elapsedMs={100}
       spinner="⠋"
       now={now}
-      progress={{ total: 1, finished: 0, items: [{ status: 'pending' }], queuePosition: 2, estimatedStartAt: '2026-11-22T09:52:00.000Z', estimatedFinishAt: '2026-11-22T10:30:00.000Z' }}
+      progress={{
+        total: 1,
+        finished: 0,
+        items: [{ status: 'pending' }],
+        queuePosition: 2,
+        estimatedStartAt: '2026-11-22T09:52:00.000Z',
+        estimatedFinishAt: '2026-11-22T10:30:00.000Z',
+      }}
     />,
     { columns: 100 },
   );
   assert.match(queued, /░{20} 0% {2}2 ahead {2}starts ~2m {2}ends ~40m/, queued);
   assert.match(queued, /video 1 ⠋ working/);
   const next = renderToString(
-    <TaskWatch taskId="tsk_3" type="image.generate" expected={1} elapsedMs={100} spinner="⠋" now={now} progress={{ total: 1, finished: 0, items: [{ status: 'pending' }], queuePosition: 0 }} />,
+    <TaskWatch
+      taskId="tsk_3"
+      type="image.generate"
+      expected={1}
+      elapsedMs={100}
+      spinner="⠋"
+      now={now}
+      progress={{ total: 1, finished: 0, items: [{ status: 'pending' }], queuePosition: 0 }}
+    />,
   );
   assert.match(next, /0% {2}next in queue/);
 });
@@ -189,9 +254,20 @@ test('the dashboard shows how far pending tasks have come: the queue position or
     ...data.tasks[0],
     status: 'pending',
     cost: '0',
-    progress: { total: 2, finished: 1, items: [{ status: 'success' }, { status: 'pending', fraction: 0.5 }], estimatedFinishAt: '2026-11-22T09:50:30.000Z' },
+    progress: {
+      total: 2,
+      finished: 1,
+      items: [{ status: 'success' }, { status: 'pending', fraction: 0.5 }],
+      estimatedFinishAt: '2026-11-22T09:50:30.000Z',
+    },
   };
-  data.tasks[1] = { ...data.tasks[1], status: 'pending', cost: '0', errorCode: undefined, progress: { total: 1, finished: 0, items: [{ status: 'pending' }], queuePosition: 3 } };
+  data.tasks[1] = {
+    ...data.tasks[1],
+    status: 'pending',
+    cost: '0',
+    errorCode: undefined,
+    progress: { total: 1, finished: 0, items: [{ status: 'pending' }], queuePosition: 3 },
+  };
   const { lastFrame, stdin, unmount } = render(<Dashboard data={data} onQuit={() => undefined} />);
   const frame = lastFrame()!;
   for (const line of frame.split('\n')) assert.ok([...line].length <= 80, `too wide: ${line}`);
@@ -199,6 +275,8 @@ test('the dashboard shows how far pending tasks have come: the queue position or
   assert.match(frame, /tsk_0000000000000000000001 .* pending .* q3/);
   await eventually(() => stdin.listenerCount('readable') + stdin.listenerCount('data') > 0);
   stdin.write('\r');
-  await eventually(() => /█{15}░{5} 75% {2}ends ~30s/.test(lastFrame() ?? '')).catch(() => assert.match(lastFrame()!, /75% {2}ends ~30s/));
+  await eventually(() => /█{15}░{5} 75% {2}ends ~30s/.test(lastFrame() ?? '')).catch(() =>
+    assert.match(lastFrame()!, /75% {2}ends ~30s/),
+  );
   unmount();
 });

@@ -40,18 +40,34 @@ export function registerRoot(app: Hono<ApiEnv>, deps: ApiDeps): void {
     {
       method: 'get',
       path: '/',
-      summary: 'Where to go: the service name and version, and links to the reference, the description, the console and health; a browser (Accept: text/html) is redirected to /console',
+      summary:
+        'Where to go: the service name and version, and links to the reference, the description, the console and health; a browser (Accept: text/html) is redirected to /console',
       family: 'resource',
       status: 200,
       response: RootResponse,
-      also: [{ status: 302, description: 'Found: the request accepts text/html (a browser); Location is /console', headers: { Location: '/console' } }],
+      also: [
+        {
+          status: 302,
+          description: 'Found: the request accepts text/html (a browser); Location is /console',
+          headers: { Location: '/console' },
+        },
+      ],
     },
     async (c) => {
       const base = deps.config.current().publicUrl?.replace(/\/+$/, '') ?? new URL(c.req.url).origin;
       const { doc } = documentOf(app, deps, base);
       return {
         body: {
-          data: { name: 'imgtask' as const, version: doc.info.version, links: { docs: `${base}/docs`, openapi: `${base}/openapi.json`, console: `${base}/console`, health: `${base}/health` } },
+          data: {
+            name: 'imgtask' as const,
+            version: doc.info.version,
+            links: {
+              docs: `${base}/docs`,
+              openapi: `${base}/openapi.json`,
+              console: `${base}/console`,
+              health: `${base}/health`,
+            },
+          },
         },
       };
     },

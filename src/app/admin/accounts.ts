@@ -22,9 +22,14 @@ export const accountOps = {
       .object({
         account: AccountRef,
         weight: z.number().int().min(ACCOUNT_WEIGHT.min).max(ACCOUNT_WEIGHT.max).optional(),
-        retention: z.object({ outputs: z.string().optional(), uploads: z.string().optional(), tasks: z.string().optional() }).optional(),
+        retention: z
+          .object({ outputs: z.string().optional(), uploads: z.string().optional(), tasks: z.string().optional() })
+          .optional(),
       })
-      .refine((a) => a.weight !== undefined || Object.values(a.retention ?? {}).some((v) => v !== undefined), 'give a weight or a retention to set'),
+      .refine(
+        (a) => a.weight !== undefined || Object.values(a.retention ?? {}).some((v) => v !== undefined),
+        'give a weight or a retention to set',
+      ),
     run: async (s, a) => {
       // Retention first: its settings are checked there, and a refused one leaves the weight unchanged too (the weight's schema checked it).
       let account = a.retention ? await s.accounts.setRetention(a.account, a.retention) : undefined;

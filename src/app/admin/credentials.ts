@@ -13,7 +13,8 @@ export const credentialOps = {
   /** The body of `POST /api-key`, for an account the operator names. */
   'keys.create': adminOp({
     args: CreateApiKeyBody.extend({ account: AccountRef }),
-    run: async (s, { account, ...body }) => s.apiKeys.create({ ...createKeyFields(body), accountId: (await s.accounts.find(account)).id }),
+    run: async (s, { account, ...body }) =>
+      s.apiKeys.create({ ...createKeyFields(body), accountId: (await s.accounts.find(account)).id }),
   }),
   /** The body of `PATCH /api-key/{id}`, for any account's key. */
   'keys.update': adminOp({

@@ -27,7 +27,11 @@ export interface EnginesReport {
 }
 
 /** The image engines the config names, checked now (doctor): ComfyUI servers and workflow files. */
-export async function checkEngines(config: Config, secret: (name: string) => Promise<string | undefined>, timeoutMs = 5000): Promise<EnginesReport> {
+export async function checkEngines(
+  config: Config,
+  secret: (name: string) => Promise<string | undefined>,
+  timeoutMs = 5000,
+): Promise<EnginesReport> {
   const values = new Map<string, string>();
   for (const name of secretNames(config)) {
     const value = await secret(name);
@@ -42,12 +46,17 @@ export async function checkEngines(config: Config, secret: (name: string) => Pro
     servers.map(async (server, i): Promise<[string, WorkflowFit][]> => {
       const served = workflowsServedBy(config, server.name);
       if (served.length === 0) return [];
-      if (!comfyui[i].ok) return served.map(({ model }) => [model, { provider: server.name, checked: false, problems: [] }]);
+      if (!comfyui[i].ok)
+        return served.map(({ model }) => [model, { provider: server.name, checked: false, problems: [] }]);
       try {
         const info = await readObjectInfo(comfyHttp(server), AbortSignal.timeout(timeoutMs));
         return served.map(({ model, workflow, parameters }) => [
           model,
-          { provider: server.name, checked: true, problems: [...workflowFitProblems(info, workflow, parameters), ...outputNodeProblems(info, workflow)] },
+          {
+            provider: server.name,
+            checked: true,
+            problems: [...workflowFitProblems(info, workflow, parameters), ...outputNodeProblems(info, workflow)],
+          },
         ]);
       } catch (err) {
         const problem = `could not read its node catalogue (GET /object_info): ${(err as Error).message}`;
@@ -63,6 +72,7 @@ export async function checkEngines(config: Config, secret: (name: string) => Pro
     return { model, file: workflow.file, ok, problems, servers: onServers };
   });
   // Workflow files a doctor's own config load could not read: reported here, with the other checks made.
-  for (const failure of workflowsNotLoaded(config)) workflows.push({ model: failure.model, file: failure.file, ok: false, problems: [failure.problem], servers: [] });
+  for (const failure of workflowsNotLoaded(config))
+    workflows.push({ model: failure.model, file: failure.file, ok: false, problems: [failure.problem], servers: [] });
   return { comfyui, workflows };
 }

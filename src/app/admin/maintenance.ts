@@ -13,13 +13,25 @@ export const maintenanceOps = {
   doctor: adminOp({
     args: z.object({ fix: z.boolean().optional(), inventory: z.boolean().optional() }),
     run: async (s, { fix, inventory }) => {
-      const taken = inventory === false ? 'skipped' : await s.storageInventory.take({ fix }).catch((err: Error) => ({ failure: err.message }));
+      const taken =
+        inventory === false
+          ? 'skipped'
+          : await s.storageInventory.take({ fix }).catch((err: Error) => ({ failure: err.message }));
       const engines = await checkEngines(s.config.current(), (name) => s.secrets.get(name));
-      return doctorVerdict(await checkLedger(s.store), await s.space.report(), engines, taken, checkProvenance(s.outputSigner.status(), s.clock.now()));
+      return doctorVerdict(
+        await checkLedger(s.store),
+        await s.space.report(),
+        engines,
+        taken,
+        checkProvenance(s.outputSigner.status(), s.clock.now()),
+      );
     },
   }),
   // The signing certificate in use and the signer's state (imgtask provenance show).
-  provenance: adminOp({ args: z.object({}), run: async (s) => provenanceReport(s.outputSigner.status(), s.clock.now()) }),
+  provenance: adminOp({
+    args: z.object({}),
+    run: async (s) => provenanceReport(s.outputSigner.status(), s.clock.now()),
+  }),
   // What the sweep timer runs, now: expiry, erasures a crash left unfinished, then retention (with what each removed).
   sweep: adminOp({
     args: z.object({}),

@@ -14,7 +14,16 @@ import { webhookOps } from './webhooks.js';
  * Every operator action, shared by the CLI on a stopped server's data dir and the admin socket
  * of a running one, so both paths run the very same code over the same services.
  */
-const OPS = { ...accountOps, ...consoleOps, ...credentialOps, ...webhookOps, ...destinationOps, ...maintenanceOps, ...queueOps, ...usageOps };
+const OPS = {
+  ...accountOps,
+  ...consoleOps,
+  ...credentialOps,
+  ...webhookOps,
+  ...destinationOps,
+  ...maintenanceOps,
+  ...queueOps,
+  ...usageOps,
+};
 
 type Ops = typeof OPS;
 export type AdminOpName = keyof Ops;
@@ -26,7 +35,11 @@ export type AdminResult<Name extends AdminOpName> = Awaited<ReturnType<Ops[Name]
 export const isAdminOp = (name: string): name is AdminOpName => Object.hasOwn(OPS, name);
 
 /** Validates the arguments and runs one operator action. Bad arguments are VALIDATION_ERROR naming the first bad one. */
-export async function runAdminOp<Name extends AdminOpName>(services: Services, name: Name, rawArgs: unknown): Promise<AdminResult<Name>> {
+export async function runAdminOp<Name extends AdminOpName>(
+  services: Services,
+  name: Name,
+  rawArgs: unknown,
+): Promise<AdminResult<Name>> {
   const op = OPS[name] as unknown as { args: z.ZodType; run(s: Services, a: unknown): Promise<AdminResult<Name>> };
   const parsed = op.args.safeParse(rawArgs ?? {});
   if (!parsed.success) {

@@ -26,7 +26,11 @@ export const queueOps = {
   'queues.resume': adminOp({
     args: z.object({ lane: LaneName }),
     run: async (s, a) => {
-      if (!(await s.engine.resumeLane(a.lane))) throw new AppError('VALIDATION_ERROR', `the lane "${a.lane}" is not paused (imgtask queues shows the paused lanes)`);
+      if (!(await s.engine.resumeLane(a.lane)))
+        throw new AppError(
+          'VALIDATION_ERROR',
+          `the lane "${a.lane}" is not paused (imgtask queues shows the paused lanes)`,
+        );
       return { lane: a.lane, paused: false };
     },
   }),

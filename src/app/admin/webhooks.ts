@@ -19,7 +19,9 @@ export const webhookOps = {
     args: z.object({ account: AccountRef }),
     run: async (s, a) => {
       const account = await s.accounts.find(a.account);
-      return Promise.all((await s.webhooks.list(account.id)).map((webhook) => s.webhooks.operatorView(null, webhook.id)));
+      return Promise.all(
+        (await s.webhooks.list(account.id)).map((webhook) => s.webhooks.operatorView(null, webhook.id)),
+      );
     },
   }),
   'webhooks.show': adminOp({ args: WebhookId, run: (s, a) => s.webhooks.operatorView(null, a.id) }),

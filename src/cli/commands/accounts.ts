@@ -7,7 +7,8 @@ import { admin } from '../context.js';
 import { EXIT, intOption, print, table, UsageError, usdOption } from '../output.js';
 import { type CommandContext, command } from '../run.js';
 
-const accountLine = (a: AdminResult<'accounts.create'>) => `${a.id}  ${a.name}  balance ${a.balance}  reserved ${a.reserved}  available ${a.available}  weight ${a.weight}`;
+const accountLine = (a: AdminResult<'accounts.create'>) =>
+  `${a.id}  ${a.name}  balance ${a.balance}  reserved ${a.reserved}  available ${a.available}  weight ${a.weight}`;
 
 /** What the account keeps, and whether each is its own setting or the config's. */
 const retentionLine = (a: AdminResult<'accounts.create'>) =>
@@ -32,7 +33,12 @@ export function registerAccountCommands(program: Command): void {
     .action(
       command(async (ctx, name: string, opts: { credit?: string }) => {
         // A first account may start a data dir where there is none (saying so on stderr).
-        const account = await admin(ctx, 'accounts.create', { name, credit: usdOption(opts.credit, '--credit') }, 'create');
+        const account = await admin(
+          ctx,
+          'accounts.create',
+          { name, credit: usdOption(opts.credit, '--credit') },
+          'create',
+        );
         print(ctx, account, () => `created ${accountLine(account)}`);
       }),
     );
@@ -44,31 +50,63 @@ export function registerAccountCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx, account: string, usd: string, opts: { note?: string }) => {
-        const result = await admin(ctx, 'accounts.credit', { account, amount: usdOption(usd, '<usd>') as string, note: opts.note });
+        const result = await admin(ctx, 'accounts.credit', {
+          account,
+          amount: usdOption(usd, '<usd>') as string,
+          note: opts.note,
+        });
         print(ctx, result, () => `credited ${usd}: ${accountLine(result)}`);
       }),
     );
 
   accounts
     .command('set <account>')
-    .description("Change an account's settings: its scheduling weight, and how long its outputs, uploads and task records are kept")
+    .description(
+      "Change an account's settings: its scheduling weight, and how long its outputs, uploads and task records are kept",
+    )
     .option(
       '--weight <n>',
       `its share of a lane while other accounts have work queued (weights 3 and 1 start 3 items to 1): ${ACCOUNT_WEIGHT.min} to ${ACCOUNT_WEIGHT.max}, default ${ACCOUNT_WEIGHT.default}`,
     )
-    .option('--retain-outputs <duration>', "how long a settled task keeps its outputs and text (7d, 12h; at least 1h), off (kept forever) or default (the config's retention.outputs)")
-    .option('--retain-uploads <duration>', "how long an uploaded image is kept (at least 1h), off or default (the config's retention.uploads)")
-    .option('--retain-tasks <duration>', "how long a settled task's record is kept (at least 31d), off or default (the config's retention.tasks)")
+    .option(
+      '--retain-outputs <duration>',
+      "how long a settled task keeps its outputs and text (7d, 12h; at least 1h), off (kept forever) or default (the config's retention.outputs)",
+    )
+    .option(
+      '--retain-uploads <duration>',
+      "how long an uploaded image is kept (at least 1h), off or default (the config's retention.uploads)",
+    )
+    .option(
+      '--retain-tasks <duration>',
+      "how long a settled task's record is kept (at least 31d), off or default (the config's retention.tasks)",
+    )
     .option('--json', 'print one JSON document')
     .action(
-      command(async (ctx, account: string, opts: { weight?: string; retainOutputs?: string; retainUploads?: string; retainTasks?: string }) => {
-        const weight = intOption(opts.weight, '--weight', ACCOUNT_WEIGHT.min, ACCOUNT_WEIGHT.max);
-        const retention = { outputs: retainOption(opts.retainOutputs, 'outputs'), uploads: retainOption(opts.retainUploads, 'uploads'), tasks: retainOption(opts.retainTasks, 'tasks') };
-        const retains = Object.values(retention).some((value) => value !== undefined);
-        if (weight === undefined && !retains) throw new UsageError('give what to change: --weight, --retain-outputs, --retain-uploads or --retain-tasks');
-        const result = await admin(ctx, 'accounts.set', { account, weight, retention: retains ? retention : undefined });
-        print(ctx, result, () => [`updated ${accountLine(result)}`, ...(retains ? [retentionLine(result)] : [])].join('\n'));
-      }),
+      command(
+        async (
+          ctx,
+          account: string,
+          opts: { weight?: string; retainOutputs?: string; retainUploads?: string; retainTasks?: string },
+        ) => {
+          const weight = intOption(opts.weight, '--weight', ACCOUNT_WEIGHT.min, ACCOUNT_WEIGHT.max);
+          const retention = {
+            outputs: retainOption(opts.retainOutputs, 'outputs'),
+            uploads: retainOption(opts.retainUploads, 'uploads'),
+            tasks: retainOption(opts.retainTasks, 'tasks'),
+          };
+          const retains = Object.values(retention).some((value) => value !== undefined);
+          if (weight === undefined && !retains)
+            throw new UsageError('give what to change: --weight, --retain-outputs, --retain-uploads or --retain-tasks');
+          const result = await admin(ctx, 'accounts.set', {
+            account,
+            weight,
+            retention: retains ? retention : undefined,
+          });
+          print(ctx, result, () =>
+            [`updated ${accountLine(result)}`, ...(retains ? [retentionLine(result)] : [])].join('\n'),
+          );
+        },
+      ),
     );
 
   accounts
@@ -96,7 +134,10 @@ export function registerAccountCommands(program: Command): void {
         print(ctx, list, () =>
           list.length === 0
             ? 'no accounts yet: imgtask accounts create <name> --credit 10'
-            : table([['ID', 'NAME', 'BALANCE', 'RESERVED', 'AVAILABLE', 'WEIGHT'], ...list.map((a) => [a.id, a.name, a.balance, a.reserved, a.available, String(a.weight)])]),
+            : table([
+                ['ID', 'NAME', 'BALANCE', 'RESERVED', 'AVAILABLE', 'WEIGHT'],
+                ...list.map((a) => [a.id, a.name, a.balance, a.reserved, a.available, String(a.weight)]),
+              ]),
         );
       }),
     );
@@ -111,7 +152,11 @@ export function registerAccountCommands(program: Command): void {
         print(ctx, shown, () =>
           [
             accountLine(shown),
-            ...(shown.erasedAt ? [`erased ${shown.erasedAt}`] : shown.erasingSince ? [`being erased since ${shown.erasingSince}`] : [retentionLine(shown)]),
+            ...(shown.erasedAt
+              ? [`erased ${shown.erasedAt}`]
+              : shown.erasingSince
+                ? [`being erased since ${shown.erasingSince}`]
+                : [retentionLine(shown)]),
             shown.keys.length
               ? table([
                   ['KEY', 'PREVIEW', 'NAME', 'SPENT', 'LIMIT', 'PERIOD', 'MAX CONCURRENT', 'MAX PRIORITY'],
@@ -138,12 +183,17 @@ export function registerAccountCommands(program: Command): void {
  * the command needs --yes. False when the name typed does not match (nothing erased).
  */
 async function confirmErase(ctx: CommandContext, account: string): Promise<boolean> {
-  if (!process.stdin.isTTY) throw new UsageError("accounts erase asks for the account's name again on a terminal; give --yes to erase without asking (scripts)");
+  if (!process.stdin.isTTY)
+    throw new UsageError(
+      "accounts erase asks for the account's name again on a terminal; give --yes to erase without asking (scripts)",
+    );
   const shown = await admin(ctx, 'accounts.show', { account });
   if (shown.erasedAt) return true;
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    process.stderr.write(`This erases account ${shown.name} (${shown.id}) for good: its keys, webhooks, destinations, uploads, and every task's outputs and text.\n`);
+    process.stderr.write(
+      `This erases account ${shown.name} (${shown.id}) for good: its keys, webhooks, destinations, uploads, and every task's outputs and text.\n`,
+    );
     const typed = (await prompt.question(`Type its name (${shown.name}) to erase it: `)).trim();
     if (typed === shown.name) return true;
     process.stderr.write(`not erased: "${typed}" is not the account's name\n`);

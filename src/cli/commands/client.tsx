@@ -2,7 +2,14 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { Client, GenerateInput, RateInput, RemoveBackgroundInput, TaskProgress, TaskView } from '../../client/http-client.js';
+import type {
+  Client,
+  GenerateInput,
+  RateInput,
+  RemoveBackgroundInput,
+  TaskProgress,
+  TaskView,
+} from '../../client/http-client.js';
 import { environment } from '../../config/environment.js';
 import { type ImageItem, imagesOf, urlResultsOf, type VideoItem, videosOf } from '../../tui/task-lines.js';
 import { clientOf, resolveSources } from '../client-context.js';
@@ -29,14 +36,28 @@ async function saveItems(client: Client, items: (ImageItem | VideoItem)[], dir: 
 const savedItemsOf = (task: TaskView): (ImageItem | VideoItem)[] => [...imagesOf(task), ...videosOf(task)];
 
 /** The exit code a settled task calls for. */
-const exitCodeOf = (task: TaskView): number => (task.status === 'failed' ? EXIT.taskFailed : [...savedItemsOf(task), ...urlResultsOf(task)].some((i) => i.status === 'failed') ? EXIT.itemsFailed : 0);
+const exitCodeOf = (task: TaskView): number =>
+  task.status === 'failed'
+    ? EXIT.taskFailed
+    : [...savedItemsOf(task), ...urlResultsOf(task)].some((i) => i.status === 'failed')
+      ? EXIT.itemsFailed
+      : 0;
 
 /** Follows a task to its end: the Ink view on a terminal (its progress bar fed by the live stream), quietly otherwise; then saves its images or videos. */
-async function follow(client: Client, taskId: string, type: string, expected: number, options: { json: boolean; out?: string }): Promise<TaskView> {
+async function follow(
+  client: Client,
+  taskId: string,
+  type: string,
+  expected: number,
+  options: { json: boolean; out?: string },
+): Promise<TaskView> {
   // Live previews: a line each (on stderr beside a JSON answer, above the live view on a terminal), and the image where the terminal shows images.
   const onPreview = options.json
     ? createPreviewPrinter({ write: (line) => process.stderr.write(`${line}\n`) })
-    : createPreviewPrinter({ write: (text) => console.log(text), protocol: inlineImageProtocol(environment.terminal(), process.stdout.isTTY === true) });
+    : createPreviewPrinter({
+        write: (text) => console.log(text),
+        protocol: inlineImageProtocol(environment.terminal(), process.stdout.isTTY === true),
+      });
   const finish = async (onProgress?: (progress: TaskProgress) => void) => {
     const task = await client.watch(taskId, { onProgress, onPreview: (preview) => void onPreview(preview) });
     if (options.out) await saveItems(client, savedItemsOf(task), options.out);
@@ -77,7 +98,13 @@ async function follow(client: Client, taskId: string, type: string, expected: nu
  * Follows a task to its end, reports it once (the Ink view's last frame on a terminal, else one
  * JSON document), and answers the exit code it calls for.
  */
-export async function followAndReport(client: Client, taskId: string, type: string, expected: number, options: { json: boolean; out?: string }): Promise<number> {
+export async function followAndReport(
+  client: Client,
+  taskId: string,
+  type: string,
+  expected: number,
+  options: { json: boolean; out?: string },
+): Promise<number> {
   const task = await follow(client, taskId, type, expected, options);
   if (options.json) print(options, task, '');
   return reportTaskFailure(task) ?? exitCodeOf(task);
@@ -103,9 +130,10 @@ interface GenerateOptions extends SchedulingFlags {
 }
 
 /** A client command: the API client, JSON off a terminal, and the shared exit codes. */
-// biome-ignore lint/suspicious/noConfusingVoidType: a command body answers an exit code, or nothing for 0
-export const clientCommand = <Args extends unknown[]>(run: (client: Client, json: boolean, ...args: Args) => Promise<number | void>) =>
-  command(async (ctx, ...args: Args) => run(await clientOf(ctx), ctx.json, ...args), { json: 'auto' });
+export const clientCommand = <Args extends unknown[]>(
+  // biome-ignore lint/suspicious/noConfusingVoidType: a command body answers an exit code, or nothing for 0
+  run: (client: Client, json: boolean, ...args: Args) => Promise<number | void>,
+) => command(async (ctx, ...args: Args) => run(await clientOf(ctx), ctx.json, ...args), { json: 'auto' });
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -119,7 +147,10 @@ export function registerClientCommands(program: Command): void {
     .option('--format <format>', 'png, jpg or webp')
     .option('--quality <n>', '1 to 100')
     .option('--negative <prompt>', 'negative prompt')
-    .option('--seed <n>', "the first image's seed, 0 to 4294967295 (image i gets seed + i; default: chosen at random and reported)")
+    .option(
+      '--seed <n>',
+      "the first image's seed, 0 to 4294967295 (image i gets seed + i; default: chosen at random and reported)",
+    )
     .option('--magic', 'enhance the prompt (magic_prompt)')
     .option('--input <url|file>', 'an input image (repeatable)', collect)
     .option('--rating <mode>', 'nsfw_sfw, or a JSON file of custom levels')
@@ -135,7 +166,11 @@ export function registerClientCommands(program: Command): void {
       clientCommand(async (client, json, prompt: string, opts: GenerateOptions) => {
         // Numbers and fixed choices are checked here (nothing is sent when one is wrong); the server checks the rest.
         const { priority, request } = schedulingOf(opts);
-        const body: GenerateInput = { prompt, ...generateOptions(opts), ...(priority === undefined ? {} : { priority }) };
+        const body: GenerateInput = {
+          prompt,
+          ...generateOptions(opts),
+          ...(priority === undefined ? {} : { priority }),
+        };
         if (opts.model) body.model = opts.model;
         if (opts.negative) body.negative_prompt = opts.negative;
         if (opts.magic) body.magic_prompt = true;
@@ -143,7 +178,15 @@ export function registerClientCommands(program: Command): void {
         if (opts.metadata) body.metadata = parseJson(opts.metadata, '--metadata') as GenerateInput['metadata'];
         if (opts.rating)
           body.rating =
-            opts.rating === 'nsfw_sfw' ? { mode: 'nsfw_sfw' } : { mode: 'custom', levels: parseJson(await readLevels(opts.rating, '--rating'), '--rating file') as RateInput['levels'] & {} };
+            opts.rating === 'nsfw_sfw'
+              ? { mode: 'nsfw_sfw' }
+              : {
+                  mode: 'custom',
+                  levels: parseJson(
+                    await readLevels(opts.rating, '--rating'),
+                    '--rating file',
+                  ) as RateInput['levels'] & {},
+                };
         const parameters = await paramsFromFlags(opts.param, opts.model, client.models);
         if (parameters) body.parameters = parameters;
         if (opts.input?.length) body.inputs = await resolveSources(client, opts.input, 'id');
@@ -162,15 +205,21 @@ export function registerClientCommands(program: Command): void {
     .option('--async', 'do not wait: answer with the task to poll')
     .option('--json', 'print one JSON document')
     .action(
-      clientCommand(async (client, json, sources: string[], opts: { levels?: string; async?: boolean } & SchedulingFlags) => {
-        const { priority, request } = schedulingOf(opts);
-        const levels = opts.levels ? (parseJson(await readLevels(opts.levels, '--levels'), '--levels file') as RateInput['levels']) : undefined;
-        const files = new Map<string, string>();
-        const urls = await resolveSources(client, sources, 'id', files);
-        const body: RateInput = levels ? { mode: 'custom', levels, urls, sync: !opts.async } : { mode: 'nsfw_sfw', urls, sync: !opts.async };
-        if (priority !== undefined) body.priority = priority;
-        return syncAnswer(client, json, files, () => client.rate(body, request));
-      }),
+      clientCommand(
+        async (client, json, sources: string[], opts: { levels?: string; async?: boolean } & SchedulingFlags) => {
+          const { priority, request } = schedulingOf(opts);
+          const levels = opts.levels
+            ? (parseJson(await readLevels(opts.levels, '--levels'), '--levels file') as RateInput['levels'])
+            : undefined;
+          const files = new Map<string, string>();
+          const urls = await resolveSources(client, sources, 'id', files);
+          const body: RateInput = levels
+            ? { mode: 'custom', levels, urls, sync: !opts.async }
+            : { mode: 'nsfw_sfw', urls, sync: !opts.async };
+          if (priority !== undefined) body.priority = priority;
+          return syncAnswer(client, json, files, () => client.rate(body, request));
+        },
+      ),
     );
 
   program
@@ -185,7 +234,9 @@ export function registerClientCommands(program: Command): void {
         const { priority, request } = schedulingOf(opts);
         const files = new Map<string, string>();
         const urls = await resolveSources(client, sources, 'id', files);
-        return syncAnswer(client, json, files, () => client.alt({ urls, sync: !opts.async, ...(priority === undefined ? {} : { priority }) }, request));
+        return syncAnswer(client, json, files, () =>
+          client.alt({ urls, sync: !opts.async, ...(priority === undefined ? {} : { priority }) }, request),
+        );
       }),
     );
 
@@ -200,18 +251,25 @@ export function registerClientCommands(program: Command): void {
     .option('--out <dir>', 'with --watch: save the image here')
     .option('--json', 'print one JSON document')
     .action(
-      clientCommand(async (client, json, source: string, opts: { format?: string; destination?: string; watch?: boolean; out?: string } & SchedulingFlags) => {
-        const format = enumOption(opts.format, '--format', ['png', 'webp']);
-        const { priority, request } = schedulingOf(opts);
-        const [url] = await resolveSources(client, [source], 'url');
-        const body: RemoveBackgroundInput = { url };
-        if (format) body.output = { format };
-        if (opts.destination) body.destination = opts.destination;
-        if (priority !== undefined) body.priority = priority;
-        const created = await client.removeBackground(body, request);
-        if (!opts.watch) return print({ json }, created, createdText(created));
-        return followAndReport(client, created.taskId, 'image.remove_background', 1, { json, out: opts.out });
-      }),
+      clientCommand(
+        async (
+          client,
+          json,
+          source: string,
+          opts: { format?: string; destination?: string; watch?: boolean; out?: string } & SchedulingFlags,
+        ) => {
+          const format = enumOption(opts.format, '--format', ['png', 'webp']);
+          const { priority, request } = schedulingOf(opts);
+          const [url] = await resolveSources(client, [source], 'url');
+          const body: RemoveBackgroundInput = { url };
+          if (format) body.output = { format };
+          if (opts.destination) body.destination = opts.destination;
+          if (priority !== undefined) body.priority = priority;
+          const created = await client.removeBackground(body, request);
+          if (!opts.watch) return print({ json }, created, createdText(created));
+          return followAndReport(client, created.taskId, 'image.remove_background', 1, { json, out: opts.out });
+        },
+      ),
     );
 
   program
@@ -221,7 +279,9 @@ export function registerClientCommands(program: Command): void {
     .action(
       clientCommand(async (client, json, files: string[]) => {
         for (const file of files) if (!existsSync(file)) throw new UsageError(`no file ${file}`);
-        const uploaded = await client.upload(await Promise.all(files.map(async (name) => ({ name, data: await readFile(name) }))));
+        const uploaded = await client.upload(
+          await Promise.all(files.map(async (name) => ({ name, data: await readFile(name) }))),
+        );
         print({ json }, uploaded, uploaded.map((f) => `${f.id}  ${f.size}  ${f.service_url}`).join('\n'));
       }),
     );
@@ -237,7 +297,12 @@ export function registerClientCommands(program: Command): void {
     .action(
       clientCommand(async (client, json, opts: { status?: string; type?: string; limit: string }) => {
         const page = await client.tasks(taskListQuery(opts));
-        print({ json }, page, page.tasks.map((t) => `${t.id}  ${t.type.padEnd(24)} ${t.status.padEnd(9)} ${t.cost ?? ''}`).join('\n') || 'no tasks');
+        print(
+          { json },
+          page,
+          page.tasks.map((t) => `${t.id}  ${t.type.padEnd(24)} ${t.status.padEnd(9)} ${t.cost ?? ''}`).join('\n') ||
+            'no tasks',
+        );
       }),
     );
   tasks
@@ -257,7 +322,8 @@ export function registerClientCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(
       clientCommand(async (client, json, id: string, opts: { out?: string }) => {
-        if ((await client.status(id)) === 'pending') return followAndReport(client, id, 'task', 1, { json, out: opts.out });
+        if ((await client.status(id)) === 'pending')
+          return followAndReport(client, id, 'task', 1, { json, out: opts.out });
         const task = await client.task(id);
         if (opts.out) await saveItems(client, savedItemsOf(task), opts.out);
         print({ json }, task, () => describeTask(task));
@@ -276,18 +342,28 @@ export function registerClientCommands(program: Command): void {
     );
   tasks
     .command('delete <id>')
-    .description("Delete a task's outputs and text (API key with tasks:cancel; a pending task is cancelled first); its cost and status are kept")
+    .description(
+      "Delete a task's outputs and text (API key with tasks:cancel; a pending task is cancelled first); its cost and status are kept",
+    )
     .option('--json', 'print one JSON document')
     .action(
       clientCommand(async (client, json, id: string) => {
         const task = await client.deleteTask(id);
-        print({ json }, task, () => `${task.id} deleted: its outputs, prompt, metadata and result are gone (${task.status}, charged ${task.cost} USD, kept for accounting)`);
+        print(
+          { json },
+          task,
+          () =>
+            `${task.id} deleted: its outputs, prompt, metadata and result are gone (${task.status}, charged ${task.cost} USD, kept for accounting)`,
+        );
       }),
     );
 }
 
 async function readLevels(file: string, option: string): Promise<string> {
-  if (!existsSync(file)) throw new UsageError(`${option} must be ${option === '--rating' ? 'nsfw_sfw or ' : ''}a JSON file of custom levels; there is no file ${file}`);
+  if (!existsSync(file))
+    throw new UsageError(
+      `${option} must be ${option === '--rating' ? 'nsfw_sfw or ' : ''}a JSON file of custom levels; there is no file ${file}`,
+    );
   return readFile(file, 'utf8');
 }
 

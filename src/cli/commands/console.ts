@@ -13,10 +13,18 @@ export function registerConsoleCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx, opts: { account?: string; operator?: boolean; next?: string }) => {
-        if ((opts.account === undefined) === !opts.operator) throw new UsageError('give --account NAME, or --operator for the operator view');
-        const link = await admin(ctx, 'console.link', { account: opts.account, operator: opts.operator, next: opts.next });
+        if ((opts.account === undefined) === !opts.operator)
+          throw new UsageError('give --account NAME, or --operator for the operator view');
+        const link = await admin(ctx, 'console.link', {
+          account: opts.account,
+          operator: opts.operator,
+          next: opts.next,
+        });
         const who = link.account === null ? 'the operator view' : `account ${link.account}`;
-        printSecret(ctx, link, { secret: link.url, before: [`Sign-in link for ${who} (single use, valid until ${link.expiresAt}):`] });
+        printSecret(ctx, link, {
+          secret: link.url,
+          before: [`Sign-in link for ${who} (single use, valid until ${link.expiresAt}):`],
+        });
       }),
     );
 
@@ -28,12 +36,21 @@ export function registerConsoleCommands(program: Command): void {
     .action(
       command(async (ctx) => {
         const list = await admin(ctx, 'console.sessions.list', {});
-        const state = (s: (typeof list)[number]) => (s.revokedAt ? 'revoked' : s.kind === 'link' ? (s.usedAt ? 'used' : 'unused') : 'live');
+        const state = (s: (typeof list)[number]) =>
+          s.revokedAt ? 'revoked' : s.kind === 'link' ? (s.usedAt ? 'used' : 'unused') : 'live';
         print(ctx, list, () =>
           list.length
             ? table([
                 ['ID', 'KIND', 'ACCOUNT', 'STATE', 'CREATED', 'EXPIRES', 'BROWSER'],
-                ...list.map((s) => [s.id, s.kind, s.account ?? '(operator)', state(s), s.createdAt, s.expiresAt, s.userAgent ?? '']),
+                ...list.map((s) => [
+                  s.id,
+                  s.kind,
+                  s.account ?? '(operator)',
+                  state(s),
+                  s.createdAt,
+                  s.expiresAt,
+                  s.userAgent ?? '',
+                ]),
               ])
             : 'no console sessions',
         );

@@ -35,7 +35,9 @@ export function registerDashboardCommand(program: Command): void {
           import('../../tui/terminal-width.js'),
         ]);
         // A terminal reporting 0 columns gets 80 × 24, as the task watch view does.
-        const app = render(createElement(DashboardApp, { load, intervalMs }), { stdout: drawableStdout(process.stdout) });
+        const app = render(createElement(DashboardApp, { load, intervalMs }), {
+          stdout: drawableStdout(process.stdout),
+        });
         await app.waitUntilExit();
       }),
     );

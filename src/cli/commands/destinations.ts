@@ -4,14 +4,21 @@ import { admin } from '../context.js';
 import { enumOption, jsonOption, print, table } from '../output.js';
 import { command } from '../run.js';
 
-const describe = (d: AdminResult<'destinations.show'>) => `${d.id}  ${d.name}  ${d.provider.id}  ${JSON.stringify(d.config)}`;
+const describe = (d: AdminResult<'destinations.show'>) =>
+  `${d.id}  ${d.name}  ${d.provider.id}  ${JSON.stringify(d.config)}`;
 /** The storage providers a destination may use. */
-const PROVIDERS = ['local', 's3', 'http'] as const satisfies readonly AdminArgs<'destinations.create'>['provider']['id'][];
+const PROVIDERS = [
+  'local',
+  's3',
+  'http',
+] as const satisfies readonly AdminArgs<'destinations.create'>['provider']['id'][];
 /** --settings: the provider config as a JSON object, checked by the server against the provider's schema. */
 const settingsOption = (text: string) => jsonOption(text, '--settings') as Record<string, unknown>;
 
 export function registerDestinationCommands(program: Command): void {
-  const destinations = program.command('destinations').description('Storage targets: local folders, S3-compatible buckets, HTTP PUT');
+  const destinations = program
+    .command('destinations')
+    .description('Storage targets: local folders, S3-compatible buckets, HTTP PUT');
 
   destinations
     .command('create')
@@ -19,12 +26,22 @@ export function registerDestinationCommands(program: Command): void {
     .requiredOption('--account <account>', 'account name or id')
     .requiredOption('--name <name>', 'the name requests use (1 to 64 characters, unique per account)')
     .requiredOption('--provider <id>', 'local, s3 or http')
-    .requiredOption('--settings <json>', 'the provider config as JSON, e.g. {"path":"/srv/images"} (the global --config names the server config file)')
+    .requiredOption(
+      '--settings <json>',
+      'the provider config as JSON, e.g. {"path":"/srv/images"} (the global --config names the server config file)',
+    )
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx, opts: { account: string; name: string; provider: string; settings: string }) => {
-        const provider = { id: enumOption(opts.provider, '--provider', PROVIDERS) } as AdminArgs<'destinations.create'>['provider'];
-        const created = await admin(ctx, 'destinations.create', { account: opts.account, name: opts.name, provider, config: settingsOption(opts.settings) });
+        const provider = {
+          id: enumOption(opts.provider, '--provider', PROVIDERS),
+        } as AdminArgs<'destinations.create'>['provider'];
+        const created = await admin(ctx, 'destinations.create', {
+          account: opts.account,
+          name: opts.name,
+          provider,
+          config: settingsOption(opts.settings),
+        });
         print(ctx, created, () => `created ${describe(created)}`);
       }),
     );
@@ -37,7 +54,11 @@ export function registerDestinationCommands(program: Command): void {
     .action(
       command(async (ctx, opts: { account: string }) => {
         const list = await admin(ctx, 'destinations.list', { account: opts.account });
-        print(ctx, list, () => (list.length ? table([['ID', 'NAME', 'PROVIDER'], ...list.map((d) => [d.id, d.name, d.provider.id])]) : 'no destinations'));
+        print(ctx, list, () =>
+          list.length
+            ? table([['ID', 'NAME', 'PROVIDER'], ...list.map((d) => [d.id, d.name, d.provider.id])])
+            : 'no destinations',
+        );
       }),
     );
 
@@ -60,7 +81,11 @@ export function registerDestinationCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx, id: string, opts: { name?: string; settings?: string }) => {
-        const updated = await admin(ctx, 'destinations.update', { id, name: opts.name, config: opts.settings === undefined ? undefined : settingsOption(opts.settings) });
+        const updated = await admin(ctx, 'destinations.update', {
+          id,
+          name: opts.name,
+          config: opts.settings === undefined ? undefined : settingsOption(opts.settings),
+        });
         print(ctx, updated, () => `updated ${describe(updated)}`);
       }),
     );
@@ -83,7 +108,12 @@ export function registerDestinationCommands(program: Command): void {
     .action(
       command(async (ctx, id: string) => {
         const result = await admin(ctx, 'destinations.test', { id });
-        print(ctx, result, () => `test object written: ${result.key}${result.url ? ` (${result.url})` : ''}; ${result.deleted ? 'deleted again' : `not deleted: ${result.deleteError}`}`);
+        print(
+          ctx,
+          result,
+          () =>
+            `test object written: ${result.key}${result.url ? ` (${result.url})` : ''}; ${result.deleted ? 'deleted again' : `not deleted: ${result.deleteError}`}`,
+        );
       }),
     );
 }

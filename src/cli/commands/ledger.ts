@@ -22,7 +22,10 @@ export function registerLedgerCommands(program: Command): void {
           [
             ledger.ok
               ? `ledger ok: ${ledger.checked.accounts} accounts, ${ledger.checked.keys} keys, ${ledger.checked.tasks} tasks checked`
-              : [`ledger BROKEN (${ledger.problems.length} problem(s)):`, ...ledger.problems.map((p) => `  - ${p}`)].join('\n'),
+              : [
+                  `ledger BROKEN (${ledger.problems.length} problem(s)):`,
+                  ...ledger.problems.map((p) => `  - ${p}`),
+                ].join('\n'),
             ...storageLines(report.storage),
             ...inventoryLines(report.storage.inventory, report.warnings),
             ...engineLines(report.engines),
@@ -69,9 +72,12 @@ type StorageReport = AdminResult<'doctor'>['storage'];
 
 /** Free space per folder, the floor, and whether writes are taken: one line when all is well. */
 function storageLines(storage: StorageReport): string[] {
-  const free = storage.folders.map((folder) => `${bytesText(folder.freeBytes)} free for ${folder.name} (${folder.path})`).join(', ');
+  const free = storage.folders
+    .map((folder) => `${bytesText(folder.freeBytes)} free for ${folder.name} (${folder.path})`)
+    .join(', ');
   const floor = `store.minFreeBytes ${storage.minFreeBytes === 0 ? 'off' : bytesText(storage.minFreeBytes)}`;
-  if (storage.low.length === 0 && storage.writesRefused === null) return [`storage ok: ${free || 'no local folder'}; ${floor}; writes taken`];
+  if (storage.low.length === 0 && storage.writesRefused === null)
+    return [`storage ok: ${free || 'no local folder'}; ${floor}; writes taken`];
   const lines = [`storage LOW: ${free}; ${floor}`];
   for (const phrase of storage.low) lines.push(`  - ${phrase}: new tasks and uploads are refused (507 STORAGE_FULL)`);
   if (storage.writesRefused !== null) lines.push(`  - the store refuses writes: ${storage.writesRefused}`);
@@ -79,23 +85,35 @@ function storageLines(storage: StorageReport): string[] {
 }
 
 type Inventory = NonNullable<StorageReport['inventory']>;
-const counted = (what: string, count: { files: number; bytes: number }) => `${count.files} ${what} (${bytesText(count.bytes)})`;
+const counted = (what: string, count: { files: number; bytes: number }) =>
+  `${count.files} ${what} (${bytesText(count.bytes)})`;
 
 /** The stored files and their orphans; with --fix, what it removed and kept. */
 function inventoryLines(inventory: Inventory | null, warnings: string[]): string[] {
-  if (!inventory) return warnings.filter((w) => w.startsWith('storage: no inventory')).map((w) => w.slice('storage: '.length));
+  if (!inventory)
+    return warnings.filter((w) => w.startsWith('storage: no inventory')).map((w) => w.slice('storage: '.length));
   const { orphans, unrecorded, fixed } = inventory;
-  const lines = [`files: ${counted('images', inventory.images)}, ${counted('videos and posters', inventory.videos)} in ${inventory.location}`];
+  const lines = [
+    `files: ${counted('images', inventory.images)}, ${counted('videos and posters', inventory.videos)} in ${inventory.location}`,
+  ];
   if (orphans.files === 0) lines.push('orphans: none');
   else {
     const more = orphans.files > orphans.examples.length ? ', …' : '';
-    lines.push(`orphans: ${counted('files', orphans)} no task or upload references, ${orphans.removable} older than an hour (${orphans.examples.join(', ')}${more})`);
+    lines.push(
+      `orphans: ${counted('files', orphans)} no task or upload references, ${orphans.removable} older than an hour (${orphans.examples.join(', ')}${more})`,
+    );
     if (!fixed) lines.push('  imgtask doctor --fix removes those older than an hour');
   }
-  if (unrecorded.files > 0) lines.push(`unrecorded: ${counted('files', unrecorded)} stored before ${unrecorded.before}, when files were not recorded yet (older uploads): kept`);
+  if (unrecorded.files > 0)
+    lines.push(
+      `unrecorded: ${counted('files', unrecorded)} stored before ${unrecorded.before}, when files were not recorded yet (older uploads): kept`,
+    );
   if (fixed) {
     if (fixed.held) lines.push(`fix: held, no orphan removed while ${fixed.held}`);
-    else lines.push(`fix: removed ${fixed.removed} orphan file(s) (${bytesText(fixed.removedBytes)}), kept ${fixed.keptYoung} younger than an hour`);
+    else
+      lines.push(
+        `fix: removed ${fixed.removed} orphan file(s) (${bytesText(fixed.removedBytes)}), kept ${fixed.keptYoung} younger than an hour`,
+      );
     for (const failed of fixed.failed) lines.push(`  - could not remove ${failed}`);
   }
   return lines;
@@ -117,7 +135,8 @@ function engineLines(engines: AdminResult<'doctor'>['engines']): string[] {
     if (workflow.ok) lines.push(`workflow ${workflow.model} ok: ${workflow.file}${fits}`);
     else if (workflow.problems.length) lines.push(`workflow ${workflow.model} BROKEN: ${workflow.problems.join('; ')}`);
     // One line per server that cannot run it, each problem on its own line (node, class, input).
-    for (const fit of workflow.servers.filter((f) => f.problems.length)) lines.push(`workflow ${workflow.model} does not fit ${fit.provider}:`, ...fit.problems.map((p) => `  - ${p}`));
+    for (const fit of workflow.servers.filter((f) => f.problems.length))
+      lines.push(`workflow ${workflow.model} does not fit ${fit.provider}:`, ...fit.problems.map((p) => `  - ${p}`));
   }
   return lines;
 }

@@ -33,10 +33,14 @@ function reportText(report: Report): string {
 }
 
 export function registerProvenanceCommands(program: Command): void {
-  const provenance = program.command('provenance').description('Content Credentials (C2PA): the certificate outputs are signed with');
+  const provenance = program
+    .command('provenance')
+    .description('Content Credentials (C2PA): the certificate outputs are signed with');
   provenance
     .command('show')
-    .description("Print the signer's state (signing, off, unavailable with why) and the certificate in use: subject, issuer, serial, SHA-256 fingerprint, validity and days left, local or configured")
+    .description(
+      "Print the signer's state (signing, off, unavailable with why) and the certificate in use: subject, issuer, serial, SHA-256 fingerprint, validity and days left, local or configured",
+    )
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx) => {
@@ -50,10 +54,15 @@ export function registerProvenanceCommands(program: Command): void {
 export function provenanceDoctorLines(check: AdminResult<'doctor'>['provenance']): string[] {
   if (!check) return [];
   if (check.state === 'off') return ['provenance off: outputs are stored unsigned (provenance.enabled)'];
-  if (check.state === 'unavailable') return [`provenance UNAVAILABLE: ${check.reason ?? 'no reason given'}; outputs are stored unsigned`];
+  if (check.state === 'unavailable')
+    return [`provenance UNAVAILABLE: ${check.reason ?? 'no reason given'}; outputs are stored unsigned`];
   const cert = check.certificate;
   if (!cert) return ['provenance ok: signing'];
-  const head = check.problems.length ? 'provenance EXPIRED' : check.warnings.length ? 'provenance EXPIRES SOON' : 'provenance ok';
+  const head = check.problems.length
+    ? 'provenance EXPIRED'
+    : check.warnings.length
+      ? 'provenance EXPIRES SOON'
+      : 'provenance ok';
   return [
     `${head}: signing with ${cert.local ? 'the local certificate' : 'the configured certificate'} (${cert.subject}), valid until ${cert.notAfter}`,
     ...[...check.problems, ...check.warnings, ...check.notes].map((line) => `  - ${line.replace(/^provenance: /, '')}`),

@@ -31,7 +31,9 @@ const listing = (lanes: Lane[]): string =>
 export function registerQueueCommands(program: Command): void {
   const queues = program
     .command('queues')
-    .description('List the work lanes: items queued and running, capacity, the oldest wait, pauses and the accounts with the most queued (the fleet on PostgreSQL)')
+    .description(
+      'List the work lanes: items queued and running, capacity, the oldest wait, pauses and the accounts with the most queued (the fleet on PostgreSQL)',
+    )
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx) => {
@@ -43,12 +45,19 @@ export function registerQueueCommands(program: Command): void {
   queues
     .command('pause')
     .argument('<lane>', LANE_ARGUMENT)
-    .description('Pause a lane, on every process: its queued items wait, running items finish, creates are still accepted (a lane with no work yet may be paused too)')
+    .description(
+      'Pause a lane, on every process: its queued items wait, running items finish, creates are still accepted (a lane with no work yet may be paused too)',
+    )
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx, lane: string) => {
         const paused = await admin(ctx, 'queues.pause', { lane });
-        print(ctx, paused, () => `paused ${paused.lane} (since ${paused.pausedAt}): queued items wait until imgtask queues resume ${paused.lane}`);
+        print(
+          ctx,
+          paused,
+          () =>
+            `paused ${paused.lane} (since ${paused.pausedAt}): queued items wait until imgtask queues resume ${paused.lane}`,
+        );
       }),
     );
 

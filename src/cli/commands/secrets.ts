@@ -12,7 +12,9 @@ async function readStdin(): Promise<string> {
 }
 
 export function registerSecretCommands(program: Command): void {
-  const secrets = program.command('secrets').description('Secrets encrypted at rest (provider keys): set, list, delete');
+  const secrets = program
+    .command('secrets')
+    .description('Secrets encrypted at rest (provider keys): set, list, delete');
 
   secrets
     .command('set <name>')
@@ -22,7 +24,10 @@ export function registerSecretCommands(program: Command): void {
     .action(
       command(async (ctx, name: string, opts: { value?: string }) => {
         const value = opts.value ?? (process.stdin.isTTY ? undefined : await readStdin());
-        if (!value) throw new UsageError('give the value on standard input (echo "$KEY" | imgtask secrets set NAME) or with --value');
+        if (!value)
+          throw new UsageError(
+            'give the value on standard input (echo "$KEY" | imgtask secrets set NAME) or with --value',
+          );
         // Provider keys may be set before the first start: a data dir is made when there is none.
         const saved = await admin(ctx, 'secrets.set', { name, value }, 'create');
         print(ctx, saved, () => `secret ${saved.name} saved (encrypted)`);
@@ -36,7 +41,9 @@ export function registerSecretCommands(program: Command): void {
     .action(
       command(async (ctx) => {
         const list = await admin(ctx, 'secrets.list', {});
-        print(ctx, list, () => (list.length ? table([['NAME', 'UPDATED'], ...list.map((s) => [s.name, s.updatedAt])]) : 'no secrets'));
+        print(ctx, list, () =>
+          list.length ? table([['NAME', 'UPDATED'], ...list.map((s) => [s.name, s.updatedAt])]) : 'no secrets',
+        );
       }),
     );
 

@@ -13,7 +13,10 @@ export function registerServeCommand(program: Command): void {
     .option('--host <host>', 'address to listen on (default: server.host)')
     .option('--port <port>', 'port to listen on; 0 picks a free one (default: server.port)')
     .option('--json', 'print one JSON document once listening')
-    .option('--no-work', 'serve the API only: no task runner, webhook dispatcher or sweep (store.driver postgres, with imgtask worker processes doing the work)')
+    .option(
+      '--no-work',
+      'serve the API only: no task runner, webhook dispatcher or sweep (store.driver postgres, with imgtask worker processes doing the work)',
+    )
     .action(
       command(async (ctx, opts: { host?: string; port?: string; work: boolean }) => {
         const port = intOption(opts.port, '--port', 0, 65535);

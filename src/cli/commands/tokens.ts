@@ -16,7 +16,11 @@ export function registerTokenCommands(program: Command): void {
     .action(
       command(async (ctx, opts: { account: string; scopes?: string; ttl?: string }) => {
         const scopes = opts.scopes === undefined ? undefined : enumListOption(opts.scopes, '--scopes', ALL_SCOPES);
-        const issued = await admin(ctx, 'tokens.issue', { account: opts.account, scopes, ttl: durationOption(opts.ttl, '--ttl') });
+        const issued = await admin(ctx, 'tokens.issue', {
+          account: opts.account,
+          scopes,
+          ttl: durationOption(opts.ttl, '--ttl'),
+        });
         printSecret(ctx, issued, { secret: issued.accessToken, after: [`expires ${issued.expiresAt}`] });
       }),
     );

@@ -13,7 +13,10 @@ const csvLine = (fields: string[]): string => `${fields.map(csvField).join(',')}
 
 /** The report as CSV: a header row (the grouping, cost, tasks, items), then one row per group; a null key is an empty field. */
 export function usageCsv(report: AdminResult<'usage'>): string {
-  return [csvLine([report.groupBy, 'cost_usd', 'tasks', 'items']), ...report.groups.map((g) => csvLine([g.key ?? '', g.cost, String(g.tasks), String(g.items)]))].join('');
+  return [
+    csvLine([report.groupBy, 'cost_usd', 'tasks', 'items']),
+    ...report.groups.map((g) => csvLine([g.key ?? '', g.cost, String(g.tasks), String(g.items)])),
+  ].join('');
 }
 
 /** What the account stores now, in one line: `stored now: 1.2 MiB (outputs 1.0 MiB; 3 uploads, 204.8 KiB)`. */
@@ -23,9 +26,14 @@ const storedLine = ({ bytes, outputs, uploads }: AdminResult<'usage'>['storage']
 export function registerUsageCommand(program: Command): void {
   program
     .command('usage')
-    .description("An account's charges by settlement time, grouped by day, API key, task type or model, and the bytes it stores now (as GET /usage)")
+    .description(
+      "An account's charges by settlement time, grouped by day, API key, task type or model, and the bytes it stores now (as GET /usage)",
+    )
     .requiredOption('--account <account>', 'account name or id')
-    .option('--from <when>', 'start, inclusive: 2026-11-01 (midnight UTC) or an ISO date-time with an offset (default: 30 days before --to)')
+    .option(
+      '--from <when>',
+      'start, inclusive: 2026-11-01 (midnight UTC) or an ISO date-time with an offset (default: 30 days before --to)',
+    )
     .option('--to <when>', 'end, exclusive, in the same forms (default: now)')
     .option('--group-by <what>', 'day, key, type or model (default day)')
     .option('--csv', 'print CSV (RFC 4180): a header row, then one row per group')
@@ -33,7 +41,12 @@ export function registerUsageCommand(program: Command): void {
     .action(
       command(async (ctx, opts: { account: string; from?: string; to?: string; groupBy?: string; csv?: boolean }) => {
         if (opts.csv && ctx.json) throw new UsageError('--csv and --json are exclusive');
-        const report = await admin(ctx, 'usage', { account: opts.account, from: opts.from, to: opts.to, groupBy: enumOption(opts.groupBy, '--group-by', GROUP_BY) });
+        const report = await admin(ctx, 'usage', {
+          account: opts.account,
+          from: opts.from,
+          to: opts.to,
+          groupBy: enumOption(opts.groupBy, '--group-by', GROUP_BY),
+        });
         if (opts.csv) {
           process.stdout.write(usageCsv(report));
           return;
@@ -42,7 +55,11 @@ export function registerUsageCommand(program: Command): void {
           const rows = report.groups.map((g) => [g.key ?? '-', g.cost, String(g.tasks), String(g.items)]);
           return [
             `usage ${report.from} .. ${report.to} (to exclusive), by ${report.groupBy}`,
-            table([[report.groupBy.toUpperCase(), 'COST (USD)', 'TASKS', 'ITEMS'], ...rows, ['total', report.total.cost, String(report.total.tasks), String(report.total.items)]]),
+            table([
+              [report.groupBy.toUpperCase(), 'COST (USD)', 'TASKS', 'ITEMS'],
+              ...rows,
+              ['total', report.total.cost, String(report.total.tasks), String(report.total.items)],
+            ]),
             storedLine(report.storage),
           ].join('\n');
         });

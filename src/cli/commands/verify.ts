@@ -20,7 +20,9 @@ export function registerVerifyCommand(program: Command): void {
   program
     .command('verify')
     .argument('<source>', 'a local file, an http(s) URL, or an uploaded img_ id')
-    .description("Read and validate an image's or video's Content Credentials (C2PA): a local file, an http(s) URL or an uploaded img_ id; free")
+    .description(
+      "Read and validate an image's or video's Content Credentials (C2PA): a local file, an http(s) URL or an uploaded img_ id; free",
+    )
     .option('--json', 'print the report as one JSON document')
     .addHelpText(
       'after',
@@ -32,7 +34,8 @@ export function registerVerifyCommand(program: Command): void {
           const client = await clientOf(ctx);
           let report: CredentialsReport;
           if (/^https?:\/\//i.test(source)) report = await client.verify({ url: source });
-          else if (/^img_[0-9A-Za-z]{22}$/.test(source) && !existsSync(source)) report = await client.verify({ id: source });
+          else if (/^img_[0-9A-Za-z]{22}$/.test(source) && !existsSync(source))
+            report = await client.verify({ id: source });
           else {
             if (!existsSync(source)) throw new UsageError(`no file ${source} (and not an http(s) URL or an img_ id)`);
             report = await client.verifyFile(await readFile(source));

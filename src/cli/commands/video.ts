@@ -5,7 +5,13 @@ import { resolveSources } from '../client-context.js';
 import { createdText } from '../created-task.js';
 import { enumOption, intOption, jsonOption, print } from '../output.js';
 import { paramOption, paramsFromFlags } from '../param-flags.js';
-import { cancelAfterOption, priorityOption, type Scheduling, type SchedulingFlags, schedulingOf } from '../scheduling-options.js';
+import {
+  cancelAfterOption,
+  priorityOption,
+  type Scheduling,
+  type SchedulingFlags,
+  schedulingOf,
+} from '../scheduling-options.js';
 import { clientCommand, followAndReport } from './client.js';
 
 /** The API's limits on a video.generate request, checked here so nothing is sent when one is wrong. */
@@ -66,7 +72,10 @@ export function registerVideoCommand(program: Command): void {
     .option('--size <preset>', 'a preset (square, 16:9, …) or auto; no 4K')
     .option('--format <format>', 'mp4 (H.264) or webp (animated)')
     .option('--negative <prompt>', 'negative prompt')
-    .option('--seed <n>', "the first video's seed, 0 to 4294967295 (video i gets seed + i; default: chosen at random and reported)")
+    .option(
+      '--seed <n>',
+      "the first video's seed, 0 to 4294967295 (video i gets seed + i; default: chosen at random and reported)",
+    )
     .option('--input <url|file>', 'one input image, the first frame')
     .option('--destination <name>', 'a destination name')
     .option('--metadata <json>', 'metadata as a JSON object')

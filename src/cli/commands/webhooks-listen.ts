@@ -24,21 +24,32 @@ interface ListenOptions {
 }
 
 /** The receiver's URL, normalised (a URL as the forwarder posts to it). */
-const forwardUrlOf = (text: string): string => new URL(httpUrlOption(text, '--forward-to', 'http://127.0.0.1:3000/hook')).href;
+const forwardUrlOf = (text: string): string =>
+  new URL(httpUrlOption(text, '--forward-to', 'http://127.0.0.1:3000/hook')).href;
 
 const clock = () => new Date().toTimeString().slice(0, 8);
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 /** One line per event: when, what, and what the receiver answered. */
-function eventLine(event: Extract<WebhookStreamEvent, { kind: 'event' }>, result: { status: number | null; latencyMs: number; error?: string }): string {
+function eventLine(
+  event: Extract<WebhookStreamEvent, { kind: 'event' }>,
+  result: { status: number | null; latencyMs: number; error?: string },
+): string {
   const answer = `${result.status ?? 'no answer'} (${result.latencyMs} ms)${result.error ? `: ${result.error}` : ''}`;
   return `${clock()}  ${event.type}  ${event.taskId ?? '-'}  ${event.id}  → ${answer}`;
 }
 
 /** The first lines: where events go, and the secret that signs them (with --json, one document). */
-function sayReady(ctx: CommandContext, ready: { accountId: string; account?: string; forwardTo: string; secret: string }): void {
-  if (ctx.json) say(JSON.stringify({ ready: true, accountId: ready.accountId, forwardTo: ready.forwardTo, secret: ready.secret }));
-  else say(`Ready: forwarding the events of ${ready.account ?? ready.accountId} to ${ready.forwardTo} (Ctrl-C stops)\nsecret ${ready.secret}  (signs each post, Standard Webhooks)`);
+function sayReady(
+  ctx: CommandContext,
+  ready: { accountId: string; account?: string; forwardTo: string; secret: string },
+): void {
+  if (ctx.json)
+    say(JSON.stringify({ ready: true, accountId: ready.accountId, forwardTo: ready.forwardTo, secret: ready.secret }));
+  else
+    say(
+      `Ready: forwarding the events of ${ready.account ?? ready.accountId} to ${ready.forwardTo} (Ctrl-C stops)\nsecret ${ready.secret}  (signs each post, Standard Webhooks)`,
+    );
 }
 
 /**
@@ -49,13 +60,17 @@ function sayReady(ctx: CommandContext, ready: { accountId: string; account?: str
  */
 async function listen(ctx: CommandContext, opts: ListenOptions): Promise<number> {
   if ((opts.account === undefined) === (opts.token === undefined))
-    throw new UsageError('give --account NAME (its token is issued through the data dir), or --token TOKEN (an access token with the manage scope)');
+    throw new UsageError(
+      'give --account NAME (its token is issued through the data dir), or --token TOKEN (an access token with the manage scope)',
+    );
   const target = forwardUrlOf(opts.forwardTo);
-  if (opts.secret !== undefined && !SECRET.test(opts.secret)) throw new UsageError('--secret is a Standard Webhooks secret: whsec_ and base64 (as a webhook create prints)');
+  if (opts.secret !== undefined && !SECRET.test(opts.secret))
+    throw new UsageError('--secret is a Standard Webhooks secret: whsec_ and base64 (as a webhook create prints)');
   const { createEventForwarder } = await import('../../app/event-forwarder.js');
   const forwarder = createEventForwarder(target, opts.secret);
   let token = opts.token;
-  const tokenOf = async () => (token ??= (await admin(ctx, 'tokens.issue', { account: opts.account!, scopes: ['manage'] })).accessToken);
+  const tokenOf = async () =>
+    (token ??= (await admin(ctx, 'tokens.issue', { account: opts.account!, scopes: ['manage'] })).accessToken);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));
 
   let connected = false;
@@ -71,7 +86,13 @@ async function listen(ctx: CommandContext, opts: ListenOptions): Promise<number>
       const server = await chooseServer(ctx);
       for await (const event of createClient({ ...server, key: await tokenOf() }).webhookEvents(opts.events)) {
         if (event.kind === 'ready') {
-          if (!connected) sayReady(ctx, { accountId: event.accountId, account: opts.account, forwardTo: target, secret: forwarder.secret });
+          if (!connected)
+            sayReady(ctx, {
+              accountId: event.accountId,
+              account: opts.account,
+              forwardTo: target,
+              secret: forwarder.secret,
+            });
           else if (!ctx.json) say(`${clock()}  connected again${server.url === lastUrl ? '' : ` to ${server.url}`}`);
           lastUrl = server.url;
           connected = true;
@@ -80,7 +101,11 @@ async function listen(ctx: CommandContext, opts: ListenOptions): Promise<number>
           continue;
         }
         const result = await forwarder.forward(event);
-        say(ctx.json ? JSON.stringify({ id: event.id, type: event.type, taskId: event.taskId ?? null, ...result }) : eventLine(event, result));
+        say(
+          ctx.json
+            ? JSON.stringify({ id: event.id, type: event.type, taskId: event.taskId ?? null, ...result })
+            : eventLine(event, result),
+        );
       }
       lost = 'the server ended the stream';
     } catch (err) {
@@ -103,12 +128,23 @@ async function listen(ctx: CommandContext, opts: ListenOptions): Promise<number>
 export function registerWebhookListen(webhooks: Command): void {
   webhooks
     .command('listen')
-    .description("Follow an account's events live over the API and post each, signed, to a local URL (a receiver the service cannot reach); one line per event")
-    .option('--account <account>', 'account name or id (an access token is issued for it through the data dir, as for other operator commands)')
-    .option('--token <token>', 'an access token with the manage scope (imgtask tokens issue), instead of --account: from a machine without the data dir')
+    .description(
+      "Follow an account's events live over the API and post each, signed, to a local URL (a receiver the service cannot reach); one line per event",
+    )
+    .option(
+      '--account <account>',
+      'account name or id (an access token is issued for it through the data dir, as for other operator commands)',
+    )
+    .option(
+      '--token <token>',
+      'an access token with the manage scope (imgtask tokens issue), instead of --account: from a machine without the data dir',
+    )
     .requiredOption('--forward-to <url>', 'the http(s) URL to post each event to, such as http://127.0.0.1:3000/hook')
     .option('--events <list>', 'comma-separated event kinds (default: all)')
-    .option('--secret <secret>', 'sign with this whsec_… secret instead of a new one (your receiver keeps its config across runs)')
+    .option(
+      '--secret <secret>',
+      'sign with this whsec_… secret instead of a new one (your receiver keeps its config across runs)',
+    )
     .option('--json', 'one JSON document per line: the ready line, then each event forwarded')
     .action(command((ctx, opts: ListenOptions) => listen(ctx, opts)));
 }

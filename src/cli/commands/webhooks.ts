@@ -8,7 +8,9 @@ import { registerWebhookListen } from './webhooks-listen.js';
 /** --events: a list of kinds, or "all" (null: every kind), checked by the server. */
 const eventsOption = (text: string): AdminArgs<'webhooks.create'>['events'] => {
   const kinds = listOption(text);
-  return kinds.length === 0 || (kinds.length === 1 && kinds[0] === 'all') ? null : (kinds as AdminArgs<'webhooks.create'>['events']);
+  return kinds.length === 0 || (kinds.length === 1 && kinds[0] === 'all')
+    ? null
+    : (kinds as AdminArgs<'webhooks.create'>['events']);
 };
 
 type Delivery = AdminResult<'webhooks.deliveries'>[number];
@@ -20,7 +22,13 @@ type Delivery = AdminResult<'webhooks.deliveries'>[number];
 function deliveriesText(list: Delivery[]): string {
   const rows = table([
     ['DELIVERY', 'EVENT', 'STATUS', 'ATTEMPTS (code/ms)', 'NEXT'],
-    ...list.map((d) => [d.id, d.eventType, d.status, d.attempts.map((a) => `${a.status ?? 'none'}/${a.latencyMs}`).join(' ') || '-', d.nextAttemptAt ?? '-']),
+    ...list.map((d) => [
+      d.id,
+      d.eventType,
+      d.status,
+      d.attempts.map((a) => `${a.status ?? 'none'}/${a.latencyMs}`).join(' ') || '-',
+      d.nextAttemptAt ?? '-',
+    ]),
   ]).split('\n');
   const out = [rows[0]];
   for (const [index, d] of list.entries()) {
@@ -29,17 +37,23 @@ function deliveriesText(list: Delivery[]): string {
       const { error } = d.attempts[first];
       let last = first;
       while (last + 1 < d.attempts.length && d.attempts[last + 1].error === error) last++;
-      if (error) out.push(`  ${first === last ? `attempt ${first + 1}` : `attempts ${first + 1}-${last + 1}`}: ${error}`);
+      if (error)
+        out.push(`  ${first === last ? `attempt ${first + 1}` : `attempts ${first + 1}-${last + 1}`}: ${error}`);
       first = last + 1;
     }
   }
   return out.join('\n');
 }
 
-const line = (w: Pick<AdminResult<'webhooks.show'>, 'id' | 'enabled' | 'url' | 'events'>) => `${w.id}  ${w.enabled ? 'enabled ' : 'DISABLED'}  ${w.url}  events: ${w.events?.join(',') ?? 'all'}`;
+const line = (w: Pick<AdminResult<'webhooks.show'>, 'id' | 'enabled' | 'url' | 'events'>) =>
+  `${w.id}  ${w.enabled ? 'enabled ' : 'DISABLED'}  ${w.url}  events: ${w.events?.join(',') ?? 'all'}`;
 
 export function registerWebhookCommands(program: Command): void {
-  const webhooks = program.command('webhooks').description('Dashboard webhooks: manage, test, inspect deliveries; listen forwards live events to a local receiver');
+  const webhooks = program
+    .command('webhooks')
+    .description(
+      'Dashboard webhooks: manage, test, inspect deliveries; listen forwards live events to a local receiver',
+    );
 
   webhooks
     .command('create')
@@ -71,7 +85,16 @@ export function registerWebhookCommands(program: Command): void {
         const list = await admin(ctx, 'webhooks.list', { account: opts.account });
         print(ctx, list, () =>
           list.length
-            ? table([['ID', 'STATE', 'URL', 'EVENTS', 'FAILING SINCE'], ...list.map((w) => [w.id, w.enabled ? 'enabled' : 'disabled', w.url, w.events?.join(',') ?? 'all', w.failingSince ?? '-'])])
+            ? table([
+                ['ID', 'STATE', 'URL', 'EVENTS', 'FAILING SINCE'],
+                ...list.map((w) => [
+                  w.id,
+                  w.enabled ? 'enabled' : 'disabled',
+                  w.url,
+                  w.events?.join(',') ?? 'all',
+                  w.failingSince ?? '-',
+                ]),
+              ])
             : 'no webhooks',
         );
       }),
@@ -85,7 +108,11 @@ export function registerWebhookCommands(program: Command): void {
       command(async (ctx, id: string) => {
         const shown = await admin(ctx, 'webhooks.show', { id });
         print(ctx, shown, () => {
-          const health = shown.disabledReason ? `\ndisabled: ${shown.disabledReason}` : shown.failingSince ? `\nfailing since ${shown.failingSince}` : '';
+          const health = shown.disabledReason
+            ? `\ndisabled: ${shown.disabledReason}`
+            : shown.failingSince
+              ? `\nfailing since ${shown.failingSince}`
+              : '';
           return `${line(shown)}\nsecret ${shown.secret}${shown.apiKeyIds.length ? `\nkeys ${shown.apiKeyIds.join(', ')}` : ''}${health}`;
         });
       }),
@@ -134,21 +161,29 @@ export function registerWebhookCommands(program: Command): void {
     .option('--disable', 'turn it off')
     .option('--json', 'print one JSON document')
     .action(
-      command(async (ctx, id: string, opts: { endpoint?: string; events?: string; apiKeys?: string; enable?: boolean; disable?: boolean }) => {
-        const updated = await admin(ctx, 'webhooks.update', {
-          id,
-          url: opts.endpoint,
-          events: opts.events === undefined ? undefined : eventsOption(opts.events),
-          apiKeyIds: opts.apiKeys === undefined ? undefined : listOption(opts.apiKeys),
-          enabled: opts.enable ? true : opts.disable ? false : undefined,
-        });
-        print(ctx, updated, () => line(updated));
-      }),
+      command(
+        async (
+          ctx,
+          id: string,
+          opts: { endpoint?: string; events?: string; apiKeys?: string; enable?: boolean; disable?: boolean },
+        ) => {
+          const updated = await admin(ctx, 'webhooks.update', {
+            id,
+            url: opts.endpoint,
+            events: opts.events === undefined ? undefined : eventsOption(opts.events),
+            apiKeyIds: opts.apiKeys === undefined ? undefined : listOption(opts.apiKeys),
+            enabled: opts.enable ? true : opts.disable ? false : undefined,
+          });
+          print(ctx, updated, () => line(updated));
+        },
+      ),
     );
 
   webhooks
     .command('deliveries <id>')
-    .description("A webhook's deliveries, newest first, with each attempt's status code and latency, and why failed attempts failed")
+    .description(
+      "A webhook's deliveries, newest first, with each attempt's status code and latency, and why failed attempts failed",
+    )
     .option('--limit <n>', 'how many, 1 to 1000', '20')
     .option('--json', 'print one JSON document')
     .action(

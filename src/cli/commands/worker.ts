@@ -7,11 +7,17 @@ import { stopOnSignals } from '../stop-on-signals.js';
 export function registerWorkerCommand(program: Command): void {
   program
     .command('worker')
-    .description('Run the task lanes, the webhook dispatch and the sweep on a PostgreSQL store, with no HTTP API (any number of them, beside serve --no-work)')
+    .description(
+      'Run the task lanes, the webhook dispatch and the sweep on a PostgreSQL store, with no HTTP API (any number of them, beside serve --no-work)',
+    )
     .option('--json', 'print one JSON document once working')
     .action(
       command(async (ctx) => {
-        const [{ startWorker, roleProblem }, { loadConfig }, { createLogger }] = await Promise.all([import('../../app/server.js'), import('../../config/load.js'), import('../../app/logger.js')]);
+        const [{ startWorker, roleProblem }, { loadConfig }, { createLogger }] = await Promise.all([
+          import('../../app/server.js'),
+          import('../../config/load.js'),
+          import('../../app/logger.js'),
+        ]);
         const config = loadConfig({ file: ctx.config });
         const problem = roleProblem('work', config.store.driver);
         if (problem) throw new UsageError(problem);
@@ -27,8 +33,15 @@ export function registerWorkerCommand(program: Command): void {
           },
         });
         const dataDir = resolve(ctx.data);
-        print(ctx, { workerId: worker.workerId, dataDir }, () => `imgtask worker ${worker.workerId} working (data dir ${dataDir})`);
-        logger.info({ event: 'worker.started', workerId: worker.workerId, dataDir }, `worker ${worker.workerId} started`);
+        print(
+          ctx,
+          { workerId: worker.workerId, dataDir },
+          () => `imgtask worker ${worker.workerId} working (data dir ${dataDir})`,
+        );
+        logger.info(
+          { event: 'worker.started', workerId: worker.workerId, dataDir },
+          `worker ${worker.workerId} started`,
+        );
         stopOnSignals(logger, 'worker.stopping', () => worker.close());
       }),
     );

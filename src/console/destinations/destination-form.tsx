@@ -14,9 +14,18 @@ export interface DestinationFormValues {
   config: string;
 }
 
-const LABELS: Record<string, string> = { name: 'Name', 'provider.id': 'Provider', provider: 'Provider', config: 'Config' };
+const LABELS: Record<string, string> = {
+  name: 'Name',
+  'provider.id': 'Provider',
+  provider: 'Provider',
+  config: 'Config',
+};
 
-export const newDestinationForm = (allowedRoots: readonly string[]): DestinationFormValues => ({ name: '', provider: 'local', config: exampleConfig('local', allowedRoots) });
+export const newDestinationForm = (allowedRoots: readonly string[]): DestinationFormValues => ({
+  name: '',
+  provider: 'local',
+  config: exampleConfig('local', allowedRoots),
+});
 
 export function destinationFormValues(form: Record<string, string>): DestinationFormValues {
   return { name: (form.name ?? '').trim(), provider: form.provider ?? '', config: form.config ?? '' };
@@ -26,7 +35,9 @@ function parseConfig(text: string): { config: unknown } | { refused: Refusal } {
   try {
     return { config: JSON.parse(text.trim() || '{}') };
   } catch (err) {
-    return { refused: { code: 'VALIDATION_ERROR', status: 400, lines: [`Config: not JSON (${(err as Error).message})`] } };
+    return {
+      refused: { code: 'VALIDATION_ERROR', status: 400, lines: [`Config: not JSON (${(err as Error).message})`] },
+    };
   }
 }
 
@@ -34,7 +45,11 @@ function parseConfig(text: string): { config: unknown } | { refused: Refusal } {
 export function createBody(values: DestinationFormValues): { body: CreateDestinationBody } | { refused: Refusal } {
   const parsed = parseConfig(values.config);
   if ('refused' in parsed) return parsed;
-  const checked = CreateDestinationBody.safeParse({ name: values.name, provider: { id: values.provider }, config: parsed.config });
+  const checked = CreateDestinationBody.safeParse({
+    name: values.name,
+    provider: { id: values.provider },
+    config: parsed.config,
+  });
   return checked.success ? { body: checked.data } : { refused: schemaRefusal(checked.error, LABELS) };
 }
 
@@ -47,10 +62,20 @@ export function updateBody(values: DestinationFormValues): { body: UpdateDestina
 }
 
 /** The create form (provider chosen here) or the edit form of one destination (its provider fixed). */
-export function DestinationForm(props: { session: ConsoleSession; values: DestinationFormValues; allowedRoots: readonly string[]; editing?: { id: string; provider: DestinationProviderId } }) {
+export function DestinationForm(props: {
+  session: ConsoleSession;
+  values: DestinationFormValues;
+  allowedRoots: readonly string[];
+  editing?: { id: string; provider: DestinationProviderId };
+}) {
   const { session, values, editing } = props;
   return (
-    <form method="post" action={editing ? `/console/destinations/${editing.id}` : '/console/destinations'} class="stack" aria-labelledby="destination-form-title">
+    <form
+      method="post"
+      action={editing ? `/console/destinations/${editing.id}` : '/console/destinations'}
+      class="stack"
+      aria-labelledby="destination-form-title"
+    >
       <h2 id="destination-form-title">{editing ? 'Edit' : 'Add a destination'}</h2>
       <Csrf session={session} />
       <label for="dst-name">Name (tasks name it in their destination field)</label>
@@ -70,11 +95,19 @@ export function DestinationForm(props: { session: ConsoleSession; values: Destin
         </>
       )}
       <label for="dst-config">Config (JSON)</label>
-      <textarea id="dst-config" name="config" class="config" rows={10} spellcheck={false} aria-describedby="dst-config-help">
+      <textarea
+        id="dst-config"
+        name="config"
+        class="config"
+        rows={10}
+        spellcheck={false}
+        aria-describedby="dst-config-help"
+      >
         {values.config}
       </textarea>
       <p id="dst-config-help" class="muted">
-        The provider's fields, as a JSON object.{editing && ' Secrets show masked (****1234): sent back unchanged, they keep their stored values.'}
+        The provider's fields, as a JSON object.
+        {editing && ' Secrets show masked (****1234): sent back unchanged, they keep their stored values.'}
       </p>
       <ProviderHelp only={editing?.provider} />
       <div class="actions">

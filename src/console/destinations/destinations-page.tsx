@@ -10,7 +10,8 @@ import { PROVIDER_NAMES } from './provider-help.js';
 
 export type TestUpload = Awaited<ReturnType<DestinationService['test']>>;
 
-const LEAD = 'Destinations are where finished images are also written (a folder, an S3 bucket, an HTTP endpoint): a task names one in its destination field.';
+const LEAD =
+  'Destinations are where finished images are also written (a folder, an S3 bucket, an HTTP endpoint): a task names one in its destination field.';
 
 function DestinationTable({ destinations }: { destinations: readonly DestinationView[] }) {
   return (
@@ -57,12 +58,22 @@ export function DestinationsPage(props: {
 }) {
   const { session, destinations } = props;
   return (
-    <Page title="Destinations" session={session} active="/console/destinations" styles={['settings.css']} scripts={['settings.js']} lead={LEAD}>
+    <Page
+      title="Destinations"
+      session={session}
+      active="/console/destinations"
+      styles={['settings.css']}
+      scripts={['settings.js']}
+      lead={LEAD}
+    >
       <DoneNotice done={props.done} messages={{ deleted: 'The destination was deleted.' }} />
       {props.refusal && <RefusalNotice refusal={props.refusal} />}
       {destinations.length === 0 ? (
         <EmptyState title="No destinations yet">
-          <p>Add one below, send a test upload from its page, then name it in a task's destination field to have each image written there too.</p>
+          <p>
+            Add one below, send a test upload from its page, then name it in a task's destination field to have each
+            image written there too.
+          </p>
         </EmptyState>
       ) : (
         <section aria-labelledby="destinations-title">
@@ -71,7 +82,11 @@ export function DestinationsPage(props: {
         </section>
       )}
       <section class="panel">
-        <DestinationForm session={session} values={props.values ?? newDestinationForm(props.allowedRoots)} allowedRoots={props.allowedRoots} />
+        <DestinationForm
+          session={session}
+          values={props.values ?? newDestinationForm(props.allowedRoots)}
+          allowedRoots={props.allowedRoots}
+        />
       </section>
     </Page>
   );
@@ -81,7 +96,9 @@ function TestResult({ result }: { result: TestUpload }) {
   return (
     <Notice kind="ok">
       {`Test upload written: key ${result.key}${result.url ? `, served at ${result.url}` : ''}. `}
-      {result.deleted ? 'The test object was deleted afterwards.' : `The test object could not be deleted afterwards: ${result.deleteError}`}
+      {result.deleted
+        ? 'The test object was deleted afterwards.'
+        : `The test object could not be deleted afterwards: ${result.deleteError}`}
     </Notice>
   );
 }
@@ -96,7 +113,12 @@ function DestinationActions({ session, destination }: { session: ConsoleSession;
         <Csrf session={session} />
         <button type="submit">Send a test upload</button>
       </form>
-      <form method="post" action={`${base}/delete`} class="inline" data-confirm={`Delete the destination ${destination.name}? Tasks that name it will fail to deliver.`}>
+      <form
+        method="post"
+        action={`${base}/delete`}
+        class="inline"
+        data-confirm={`Delete the destination ${destination.name}? Tasks that name it will fail to deliver.`}
+      >
         <Csrf session={session} />
         <button type="submit" class="danger">
           Delete
@@ -117,7 +139,11 @@ export function DestinationPage(props: {
   tested?: TestUpload;
 }) {
   const { session, destination } = props;
-  const values = props.values ?? { name: destination.name, provider: destination.provider.id, config: JSON.stringify(destination.config, null, 2) };
+  const values = props.values ?? {
+    name: destination.name,
+    provider: destination.provider.id,
+    config: JSON.stringify(destination.config, null, 2),
+  };
   return (
     <Page
       title={`Destination ${destination.name}`}
@@ -141,7 +167,12 @@ export function DestinationPage(props: {
         <DestinationActions session={session} destination={destination} />
       </section>
       <section class="panel">
-        <DestinationForm session={session} values={values} allowedRoots={props.allowedRoots} editing={{ id: destination.id, provider: destination.provider.id }} />
+        <DestinationForm
+          session={session}
+          values={values}
+          allowedRoots={props.allowedRoots}
+          editing={{ id: destination.id, provider: destination.provider.id }}
+        />
       </section>
     </Page>
   );

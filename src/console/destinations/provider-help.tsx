@@ -2,13 +2,19 @@
 import type { ZodType } from 'zod';
 import { DESTINATION_CONFIGS, DESTINATION_PROVIDERS, type DestinationProviderId } from '../../services/destinations.js';
 
-export const PROVIDER_NAMES: Record<DestinationProviderId, string> = { local: 'Local folder', s3: 'S3 or S3-compatible bucket', http: 'HTTP PUT' };
+export const PROVIDER_NAMES: Record<DestinationProviderId, string> = {
+  local: 'Local folder',
+  s3: 'S3 or S3-compatible bucket',
+  http: 'HTTP PUT',
+};
 
-const KEY_TEMPLATE = 'object key of each image, from {taskId} {imageId} {index} {date} {ext}; must contain {imageId} (default {date}/{taskId}/{imageId}.{ext})';
+const KEY_TEMPLATE =
+  'object key of each image, from {taskId} {imageId} {index} {date} {ext}; must contain {imageId} (default {date}/{taskId}/{imageId}.{ext})';
 
 /** What each config field is for (the schema says which are required). */
 const NOTES: Record<string, string> = {
-  'local.path': "absolute folder: under the data dir's exports/ folder, or one of the server's destinations.local.allowedRoots",
+  'local.path':
+    "absolute folder: under the data dir's exports/ folder, or one of the server's destinations.local.allowedRoots",
   'local.publicBaseUrl': 'the URL that folder is served at: images then carry it',
   'local.keyTemplate': KEY_TEMPLATE,
   's3.bucket': 'the bucket name',
@@ -29,14 +35,17 @@ const NOTES: Record<string, string> = {
 /** A config to start from, per provider: the required fields with placeholder values. */
 export function exampleConfig(provider: DestinationProviderId, allowedRoots: readonly string[]): string {
   const examples: Record<DestinationProviderId, Record<string, unknown>> = {
-    local: { path: allowedRoots[0] ? `${allowedRoots[0].replace(/\/$/, '')}/images` : '/path/to/data-dir/exports/images' },
+    local: {
+      path: allowedRoots[0] ? `${allowedRoots[0].replace(/\/$/, '')}/images` : '/path/to/data-dir/exports/images',
+    },
     s3: { bucket: 'my-bucket', region: 'us-east-1', accessKeyId: 'AKIA…', secretAccessKey: '…' },
     http: { urlTemplate: 'https://storage.example/upload/{key}', headers: { Authorization: 'Bearer …' } },
   };
   return JSON.stringify(examples[provider], null, 2);
 }
 
-const fieldsOf = (provider: DestinationProviderId) => Object.entries((DESTINATION_CONFIGS[provider] as unknown as { shape: Record<string, ZodType> }).shape);
+const fieldsOf = (provider: DestinationProviderId) =>
+  Object.entries((DESTINATION_CONFIGS[provider] as unknown as { shape: Record<string, ZodType> }).shape);
 
 /** Each provider's config fields, required first, as a definition list (a <details> per provider). */
 export function ProviderHelp({ only }: { only?: DestinationProviderId }) {

@@ -12,7 +12,10 @@ export type ItemCredentials = { report: CredentialsReport } | { error: string };
  * /image/verify, with the server's trust anchors). Never fails the page: a file gone or a reader
  * that cannot run says so in the section.
  */
-export async function credentialsOf(deps: Pick<ConsoleDeps, 'verifySource' | 'outputSigner'>, item: GalleryItem): Promise<ItemCredentials> {
+export async function credentialsOf(
+  deps: Pick<ConsoleDeps, 'verifySource' | 'outputSigner'>,
+  item: GalleryItem,
+): Promise<ItemCredentials> {
   try {
     const asset = await deps.verifySource.stored(item.kind, item.file);
     if (!asset) return { error: 'the stored file is gone' };

@@ -24,7 +24,15 @@ function Media({ item, original }: { item: GalleryItem; original: string }) {
   const box = boxOf(item, VIEW_WIDTH);
   if (item.kind === 'video') {
     return item.file.endsWith('.mp4') ? (
-      <video controls muted preload="metadata" src={original} poster={thumbUrl(item.taskId, item.index, 1280)} width={box.width} height={box.height}>
+      <video
+        controls
+        muted
+        preload="metadata"
+        src={original}
+        poster={thumbUrl(item.taskId, item.index, 1280)}
+        width={box.width}
+        height={box.height}
+      >
         <a href={original}>Open the video</a>
       </video>
     ) : (
@@ -47,12 +55,28 @@ function Media({ item, original }: { item: GalleryItem; original: string }) {
 }
 
 /** One image (or video) of the gallery: larger, with what made it, its verdicts and its task's metadata. */
-export function FullView({ session, item, verdict, credentials }: { session: ConsoleSession; item: GalleryItem; verdict: 'pass' | 'fail' | undefined; credentials: ItemCredentials }) {
+export function FullView({
+  session,
+  item,
+  verdict,
+  credentials,
+}: {
+  session: ConsoleSession;
+  item: GalleryItem;
+  verdict: 'pass' | 'fail' | undefined;
+  credentials: ItemCredentials;
+}) {
   const original = `/${item.kind === 'video' ? 'videos' : 'images'}/${item.file}`;
   const title = item.kind === 'video' ? 'Video' : 'Image';
   const caption = isCutout(item) ? cutoutCaption(item) : item.prompt;
   return (
-    <Page title={title} session={session} active="/console/gallery" styles={['gallery.css']} lead={<a href="/console/gallery">Back to the gallery</a>}>
+    <Page
+      title={title}
+      session={session}
+      active="/console/gallery"
+      styles={['gallery.css']}
+      lead={<a href="/console/gallery">Back to the gallery</a>}
+    >
       <figure class="full-view">
         <Media item={item} original={original} />
         {caption && <figcaption>{caption}</figcaption>}
@@ -91,7 +115,11 @@ export function FullView({ session, item, verdict, credentials }: { session: Con
       </dl>
       <CredentialsSection credentials={credentials} />
       <h2>Metadata</h2>
-      {item.metadata === null ? <p class="muted">This task has no metadata.</p> : <pre>{JSON.stringify(item.metadata, null, 2)}</pre>}
+      {item.metadata === null ? (
+        <p class="muted">This task has no metadata.</p>
+      ) : (
+        <pre>{JSON.stringify(item.metadata, null, 2)}</pre>
+      )}
     </Page>
   );
 }

@@ -26,7 +26,8 @@ export interface GalleryItem {
 }
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 /** `{width}x{height}` as two numbers (0 × 0 when absent). */
@@ -77,7 +78,13 @@ function madeBy(task: TaskRecord, request: Json, result: Json): Made | null {
     case 'video.generate':
       return prompted('video', result.videos);
     case 'image.remove_background':
-      return { kind: 'image', entries: [result.image], prompt: 'Background removed', negativePrompt: null, model: null };
+      return {
+        kind: 'image',
+        entries: [result.image],
+        prompt: 'Background removed',
+        negativePrompt: null,
+        model: null,
+      };
     default:
       return null;
   }
@@ -103,7 +110,8 @@ export function galleryItemsOf(task: TaskRecord): GalleryItem[] {
   if (!made) return [];
   const items: GalleryItem[] = [];
   made.entries.forEach((entry, index) => {
-    if (!isObject(entry) || (entry.status !== undefined && entry.status !== 'success') || typeof entry.id !== 'string') return;
+    if (!isObject(entry) || (entry.status !== undefined && entry.status !== 'success') || typeof entry.id !== 'string')
+      return;
     const file = storedFileOf(entry.service_url, entry.id);
     if (!file) return;
     const { width, height } = dimensions(entry.size);
@@ -131,7 +139,8 @@ export function galleryItemsOf(task: TaskRecord): GalleryItem[] {
 
 /** The stored image an `image.review` task reviewed (the id its `url` names), with its verdict; null for any other task or a foreign URL. */
 export function reviewOf(task: TaskRecord): { imageId: string; verdict: 'pass' | 'fail' } | null {
-  if (task.type !== 'image.review' || task.status !== 'completed' || !isObject(task.result) || !isObject(task.request)) return null;
+  if (task.type !== 'image.review' || task.status !== 'completed' || !isObject(task.result) || !isObject(task.request))
+    return null;
   const verdict = task.result.verdict;
   const url = task.request.url;
   if ((verdict !== 'pass' && verdict !== 'fail') || typeof url !== 'string') return null;

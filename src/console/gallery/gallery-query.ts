@@ -28,24 +28,38 @@ const MAX_READS = 3;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const CURSOR = /^(tsk_[0-9A-Za-z]+)(?:\.(\d{1,4}))?$/;
 
-export const cursorText = (cursor: GalleryCursor): string => (cursor.index === null ? cursor.taskId : `${cursor.taskId}.${cursor.index}`);
+export const cursorText = (cursor: GalleryCursor): string =>
+  cursor.index === null ? cursor.taskId : `${cursor.taskId}.${cursor.index}`;
 
 /** The filters, cursor and page size of a gallery URL's query; VALIDATION_ERROR naming what is wrong. */
-export function parseGalleryQuery(query: Record<string, string | undefined>): { filters: GalleryFilters; cursor: GalleryCursor | null; per: number } {
+export function parseGalleryQuery(query: Record<string, string | undefined>): {
+  filters: GalleryFilters;
+  cursor: GalleryCursor | null;
+  per: number;
+} {
   const field = (name: string) => (query[name] ?? '').trim().slice(0, 200);
-  const filters: GalleryFilters = { model: field('model'), rating: field('rating'), key: field('key'), from: field('from'), to: field('to') };
+  const filters: GalleryFilters = {
+    model: field('model'),
+    rating: field('rating'),
+    key: field('key'),
+    from: field('from'),
+    to: field('to'),
+  };
   for (const name of ['from', 'to'] as const) {
     const value = filters[name];
-    if (value && (!DATE.test(value) || Number.isNaN(Date.parse(value)))) throw new AppError('VALIDATION_ERROR', `${name === 'from' ? 'From' : 'To'}: a date as YYYY-MM-DD`);
+    if (value && (!DATE.test(value) || Number.isNaN(Date.parse(value))))
+      throw new AppError('VALIDATION_ERROR', `${name === 'from' ? 'From' : 'To'}: a date as YYYY-MM-DD`);
   }
   let cursor: GalleryCursor | null = null;
   if (query.cursor) {
     const match = CURSOR.exec(query.cursor);
-    if (!match) throw new AppError('VALIDATION_ERROR', 'this page link is not one of the gallery’s: start again from the newest');
+    if (!match)
+      throw new AppError('VALIDATION_ERROR', 'this page link is not one of the gallery’s: start again from the newest');
     cursor = { taskId: match[1], index: match[2] === undefined ? null : Number(match[2]) };
   }
   const per = query.per === undefined || query.per === '' ? DEFAULT_PAGE_SIZE : Number(query.per);
-  if (!Number.isInteger(per) || per < 1 || per > MAX_PAGE_SIZE) throw new AppError('VALIDATION_ERROR', `per: a page size from 1 to ${MAX_PAGE_SIZE}`);
+  if (!Number.isInteger(per) || per < 1 || per > MAX_PAGE_SIZE)
+    throw new AppError('VALIDATION_ERROR', `per: a page size from 1 to ${MAX_PAGE_SIZE}`);
   return { filters, cursor, per };
 }
 
@@ -83,7 +97,11 @@ export async function readGalleryPage(
   options: { filters: GalleryFilters; cursor: GalleryCursor | null; per: number; models: GalleryModels },
 ): Promise<GalleryPage> {
   const { filters, cursor, per } = options;
-  const type = filters.rating ? 'image.generate' : filters.model ? typeOfModel(filters.model, options.models) : undefined;
+  const type = filters.rating
+    ? 'image.generate'
+    : filters.model
+      ? typeOfModel(filters.model, options.models)
+      : undefined;
   const query: Omit<TaskListQuery, 'limit' | 'before'> = { status: 'completed', type };
   if (filters.from) query.createdAfter = `${filters.from}T00:00:00.000Z`;
   if (filters.to) query.createdBefore = dayAfter(filters.to);
@@ -95,7 +113,8 @@ export async function readGalleryPage(
     (query.createdAfter === undefined || task.createdAt >= query.createdAfter) &&
     (query.createdBefore === undefined || task.createdAt < query.createdBefore);
   const wanted = (item: GalleryItem) =>
-    (!filters.model || item.model === filters.model) && (!filters.rating || (item.rating !== null && 'level' in item.rating && item.rating.level === filters.rating));
+    (!filters.model || item.model === filters.model) &&
+    (!filters.rating || (item.rating !== null && 'level' in item.rating && item.rating.level === filters.rating));
 
   const items: GalleryItem[] = [];
   const read: TaskRecord[] = [];

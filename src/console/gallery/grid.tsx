@@ -33,13 +33,15 @@ export function Verdicts({ item, verdict }: { item: GalleryItem; verdict: 'pass'
   );
 }
 
-export const itemPath = (item: Pick<GalleryItem, 'taskId' | 'index'>): string => `/console/gallery/${item.taskId}/${item.index}`;
+export const itemPath = (item: Pick<GalleryItem, 'taskId' | 'index'>): string =>
+  `/console/gallery/${item.taskId}/${item.index}`;
 
 /** A background-removal cut-out: transparent, so it is shown on a checkerboard. */
 export const isCutout = (item: Pick<GalleryItem, 'taskType'>): boolean => item.taskType === 'image.remove_background';
 
 /** A line that says what a cut-out is (it has no prompt, model or rating to show). */
-export const cutoutCaption = (item: Pick<GalleryItem, 'file'>): string => `Background removed, transparent ${item.file.slice(item.file.lastIndexOf('.') + 1).toUpperCase()}`;
+export const cutoutCaption = (item: Pick<GalleryItem, 'file'>): string =>
+  `Background removed, transparent ${item.file.slice(item.file.lastIndexOf('.') + 1).toUpperCase()}`;
 
 /**
  * One tile, written with hono's `html` template rather than JSX: the grid renders 48 of them per
@@ -50,14 +52,19 @@ export const cutoutCaption = (item: Pick<GalleryItem, 'file'>): string => `Backg
 function tile(item: GalleryItem, verdict: 'pass' | 'fail' | undefined) {
   const box = boxOf(item, TILE_WIDTH);
   const image = html`<img src="${thumbUrl(item.taskId, item.index, 320)}" srcset="${thumbSrcset(item.taskId, item.index, GRID_WIDTHS)}" sizes="(max-width: 40rem) 45vw, 14rem" width="${box.width}" height="${box.height}" loading="lazy" alt="${altText(item)}"${isCutout(item) ? html` class="checker"` : ''}/>`;
-  const picture = item.kind === 'video' ? html`<span class="video-thumb">${image}<span class="video-label">Video</span></span>` : image;
+  const picture =
+    item.kind === 'video'
+      ? html`<span class="video-thumb">${image}<span class="video-label">Video</span></span>`
+      : image;
   const rating =
     item.rating && 'level' in item.rating
       ? html`<span class="badge rating">Rating: ${item.rating.level}</span>`
       : item.rating && 'failed' in item.rating
         ? html`<span class="badge failed">Rating failed</span>`
         : '';
-  const review = verdict ? html`<span class="${verdict === 'pass' ? 'badge success' : 'badge failed'}">Review: ${verdict}</span>` : '';
+  const review = verdict
+    ? html`<span class="${verdict === 'pass' ? 'badge success' : 'badge failed'}">Review: ${verdict}</span>`
+    : '';
   const caption = isCutout(item) ? html`<span>${cutoutCaption(item)}</span>` : '';
   const model = item.model ? html`<span class="muted">${item.model}</span>` : '';
   const video = item.kind === 'video' ? html`<a href="/videos/${item.file}">Open the video</a>` : '';
@@ -85,7 +92,14 @@ export function Filters({ filters, models, keys }: { filters: GalleryFilters; mo
       </label>
       <label for="gallery-rating">
         Rating level
-        <input id="gallery-rating" name="rating" type="text" list="gallery-rating-levels" value={filters.rating} size={10} />
+        <input
+          id="gallery-rating"
+          name="rating"
+          type="text"
+          list="gallery-rating-levels"
+          value={filters.rating}
+          size={10}
+        />
         <datalist id="gallery-rating-levels">
           <option value="sfw" />
           <option value="nsfw" />
@@ -117,7 +131,12 @@ export function Filters({ filters, models, keys }: { filters: GalleryFilters; mo
 }
 
 /** The query of the same filters at another page. */
-export function pageHref(filters: GalleryFilters, per: number, cursor: GalleryCursor | null, defaultPer: number): string {
+export function pageHref(
+  filters: GalleryFilters,
+  per: number,
+  cursor: GalleryCursor | null,
+  defaultPer: number,
+): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(filters)) if (value) params.set(name, value);
   if (per !== defaultPer) params.set('per', String(per));

@@ -25,7 +25,13 @@ export function ItemThumb({ item, verdict }: { item: GalleryItem; verdict: 'pass
   );
   const verdicts = item.rating !== null || verdict !== undefined;
   // Every picture gets a line: what a cut-out is, its verdicts, or that it has none.
-  const note = isCutout(item) ? cutoutCaption(item) : verdicts ? null : item.kind === 'video' ? `Video, ${item.width} × ${item.height}` : 'Not rated, no review found';
+  const note = isCutout(item)
+    ? cutoutCaption(item)
+    : verdicts
+      ? null
+      : item.kind === 'video'
+        ? `Video, ${item.width} × ${item.height}`
+        : 'Not rated, no review found';
   return (
     <figure class="item-thumb">
       <a href={itemPath(item)}>

@@ -12,7 +12,10 @@ async function readAll(stream: Readable): Promise<Buffer> {
 }
 
 const webp = (data: Buffer, headers: Record<string, string>) =>
-  new Response(new Uint8Array(data), { status: 200, headers: { ...headers, 'content-type': 'image/webp', 'content-length': String(data.byteLength) } });
+  new Response(new Uint8Array(data), {
+    status: 200,
+    headers: { ...headers, 'content-type': 'image/webp', 'content-length': String(data.byteLength) },
+  });
 
 /**
  * The answers of GET /console/thumbs/{taskId}/{index}: an image's thumbnail, or a video's poster
@@ -30,7 +33,11 @@ export function createThumbAnswers(deps: Pick<ConsoleDeps, 'images' | 'videos' |
     return opened ? readAll(opened.stream) : null;
   }
 
-  return async function answer(item: GalleryItem, width: ThumbWidth, ifNoneMatch: string | undefined): Promise<Response> {
+  return async function answer(
+    item: GalleryItem,
+    width: ThumbWidth,
+    ifNoneMatch: string | undefined,
+  ): Promise<Response> {
     const etag = thumbEtag(item.id, width);
     const headers = { etag, 'cache-control': `private, max-age=${deps.config.current().images.cacheMaxAgeSeconds}` };
     if (ifNoneMatch === etag) return new Response(null, { status: 304, headers });

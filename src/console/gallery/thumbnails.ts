@@ -29,10 +29,12 @@ export function thumbWidth(asked: string | undefined): ThumbWidth {
 export const thumbEtag = (imageId: string, width: ThumbWidth): string => `"${imageId}.w${width}.v${ENCODING_VERSION}"`;
 
 /** The URL of a gallery item's thumbnail at a width. */
-export const thumbUrl = (taskId: string, index: number, width: ThumbWidth): string => `/console/thumbs/${taskId}/${index}?w=${width}`;
+export const thumbUrl = (taskId: string, index: number, width: ThumbWidth): string =>
+  `/console/thumbs/${taskId}/${index}?w=${width}`;
 
 /** `srcset` over the given widths. */
-export const thumbSrcset = (taskId: string, index: number, widths: readonly ThumbWidth[]): string => widths.map((w) => `${thumbUrl(taskId, index, w)} ${w}w`).join(', ');
+export const thumbSrcset = (taskId: string, index: number, widths: readonly ThumbWidth[]): string =>
+  widths.map((w) => `${thumbUrl(taskId, index, w)} ${w}w`).join(', ');
 
 /**
  * Thumbnails of stored images and video posters: the source bytes (read only when no thumbnail
@@ -47,7 +49,11 @@ export function createThumbnailMaker(deps: { maxPixels: () => number }, maxBytes
     const data = await read();
     if (!data) throw new AppError('NOT_FOUND', 'no such image');
     try {
-      return await sharp(data, { limitInputPixels: deps.maxPixels() }).rotate().resize({ width, withoutEnlargement: true }).webp({ quality: 75, alphaQuality: 90 }).toBuffer();
+      return await sharp(data, { limitInputPixels: deps.maxPixels() })
+        .rotate()
+        .resize({ width, withoutEnlargement: true })
+        .webp({ quality: 75, alphaQuality: 90 })
+        .toBuffer();
     } catch {
       throw new AppError('NOT_FOUND', 'this image cannot be read');
     }
@@ -55,6 +61,7 @@ export function createThumbnailMaker(deps: { maxPixels: () => number }, maxBytes
 
   return {
     /** The thumbnail of the stored file `name` at `width`, from the bytes `read` answers (`made`: resized now rather than found in memory). */
-    thumbnail: (name: string, width: ThumbWidth, read: () => Promise<Buffer | null>) => cache.get(`${name}@${width}`, () => resize(read, width)),
+    thumbnail: (name: string, width: ThumbWidth, read: () => Promise<Buffer | null>) =>
+      cache.get(`${name}@${width}`, () => resize(read, width)),
   };
 }

@@ -71,7 +71,11 @@ export function editBody(values: EditKeyValues, key: ApiKeyView): { body: Update
     spendingLimit: changed('spendingLimit') ? text(values.spendingLimit) : undefined,
     spendingLimitPeriod: changed('spendingLimitPeriod') ? values.spendingLimitPeriod.trim() : undefined,
     requestsPerMinute: changed('requestsPerMinute') ? numberField(values.requestsPerMinute, null) : undefined,
-    expiresAt: changed('expiresOn') ? (text(values.expiresOn) === null ? null : `${values.expiresOn.trim()}T00:00:00Z`) : undefined,
+    expiresAt: changed('expiresOn')
+      ? text(values.expiresOn) === null
+        ? null
+        : `${values.expiresOn.trim()}T00:00:00Z`
+      : undefined,
     maxConcurrent: changed('maxConcurrent') ? numberField(values.maxConcurrent, null) : undefined,
     maxPriority: changed('maxPriority') ? numberField(values.maxPriority, null) : undefined,
   });
@@ -79,7 +83,17 @@ export function editBody(values: EditKeyValues, key: ApiKeyView): { body: Update
 }
 
 /** A key's settings, to change: name, spending limit and period, request rate, expiry, scheduling limits. */
-export function EditKeyPage({ session, keyView, values, refusal }: { session: ConsoleSession; keyView: ApiKeyView; values: EditKeyValues; refusal?: Refusal }) {
+export function EditKeyPage({
+  session,
+  keyView,
+  values,
+  refusal,
+}: {
+  session: ConsoleSession;
+  keyView: ApiKeyView;
+  values: EditKeyValues;
+  refusal?: Refusal;
+}) {
   const label = keyLabel(keyView);
   return (
     <Page
@@ -90,7 +104,12 @@ export function EditKeyPage({ session, keyView, values, refusal }: { session: Co
       lead="Change what limits this key. Its scopes stay as they are: a key with other scopes is a new key."
     >
       {refusal && <RefusalNotice refusal={refusal} />}
-      <form method="post" action={`/console/keys/${keyView.id}`} class="stack panel" aria-label={`Settings of ${label}`}>
+      <form
+        method="post"
+        action={`/console/keys/${keyView.id}`}
+        class="stack panel"
+        aria-label={`Settings of ${label}`}
+      >
         <Csrf session={session} />
         <p class="muted">
           <code>{keyView.keyPreview}</code> · {keyView.scopes.join(', ')}

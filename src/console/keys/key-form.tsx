@@ -65,7 +65,8 @@ export function keyFormValues(form: Record<string, string[]>): KeyFormValues {
 }
 
 /** A whole number typed in a form field, for a route's schema to check; empty: `empty`. */
-export const numberField = <Empty,>(value: string, empty: Empty): number | Empty => (value.trim() === '' ? empty : Number(value.trim()));
+export const numberField = <Empty,>(value: string, empty: Empty): number | Empty =>
+  value.trim() === '' ? empty : Number(value.trim());
 
 /** The body POST /api-key would take, checked by its own schema; empty fields are left out. */
 export function keyBody(values: KeyFormValues): { body: CreateApiKeyBody } | { refused: Refusal } {
@@ -89,12 +90,21 @@ export function LimitFields({
   values,
 }: {
   idPrefix: string;
-  values: Pick<KeyFormValues, 'spendingLimit' | 'spendingLimitPeriod' | 'requestsPerMinute' | 'expiresOn' | 'maxConcurrent' | 'maxPriority'>;
+  values: Pick<
+    KeyFormValues,
+    'spendingLimit' | 'spendingLimitPeriod' | 'requestsPerMinute' | 'expiresOn' | 'maxConcurrent' | 'maxPriority'
+  >;
 }) {
   return (
     <>
       <label for={`${idPrefix}-limit`}>Spending limit (USD, empty: none)</label>
-      <input id={`${idPrefix}-limit`} name="spendingLimit" inputmode="decimal" value={values.spendingLimit} placeholder="25" />
+      <input
+        id={`${idPrefix}-limit`}
+        name="spendingLimit"
+        inputmode="decimal"
+        value={values.spendingLimit}
+        placeholder="25"
+      />
       <label for={`${idPrefix}-period`}>Period of the limit (UTC)</label>
       <select id={`${idPrefix}-period`} name="spendingLimitPeriod">
         {LIMIT_PERIODS.map(([value, label]) => (
@@ -104,13 +114,41 @@ export function LimitFields({
         ))}
       </select>
       <label for={`${idPrefix}-rpm`}>Requests per minute (empty: no limit)</label>
-      <input id={`${idPrefix}-rpm`} name="requestsPerMinute" type="number" min={1} max={1_000_000} step={1} value={values.requestsPerMinute} />
+      <input
+        id={`${idPrefix}-rpm`}
+        name="requestsPerMinute"
+        type="number"
+        min={1}
+        max={1_000_000}
+        step={1}
+        value={values.requestsPerMinute}
+      />
       <label for={`${idPrefix}-expires`}>Expires on (empty: never; from 00:00 UTC that day)</label>
       <input id={`${idPrefix}-expires`} name="expiresOn" type="date" value={values.expiresOn} />
-      <label for={`${idPrefix}-max-concurrent`}>Max concurrent: items of its tasks running at once (empty: no bound)</label>
-      <input id={`${idPrefix}-max-concurrent`} name="maxConcurrent" type="number" min={1} max={MAX_CONCURRENT_BOUND} step={1} value={values.maxConcurrent} />
-      <label for={`${idPrefix}-max-priority`}>{`Max priority: the highest its tasks may ask for, ${PRIORITY.min} to ${PRIORITY.max} (empty: ${PRIORITY.default})`}</label>
-      <input id={`${idPrefix}-max-priority`} name="maxPriority" type="number" min={PRIORITY.min} max={PRIORITY.max} step={1} value={values.maxPriority} />
+      <label for={`${idPrefix}-max-concurrent`}>
+        Max concurrent: items of its tasks running at once (empty: no bound)
+      </label>
+      <input
+        id={`${idPrefix}-max-concurrent`}
+        name="maxConcurrent"
+        type="number"
+        min={1}
+        max={MAX_CONCURRENT_BOUND}
+        step={1}
+        value={values.maxConcurrent}
+      />
+      <label
+        for={`${idPrefix}-max-priority`}
+      >{`Max priority: the highest its tasks may ask for, ${PRIORITY.min} to ${PRIORITY.max} (empty: ${PRIORITY.default})`}</label>
+      <input
+        id={`${idPrefix}-max-priority`}
+        name="maxPriority"
+        type="number"
+        min={PRIORITY.min}
+        max={PRIORITY.max}
+        step={1}
+        value={values.maxPriority}
+      />
     </>
   );
 }
@@ -128,7 +166,14 @@ export function CreateKeyForm({ session, values }: { session: ConsoleSession; va
         <div class="checks">
           {API_KEY_SCOPES.map((scope) => (
             <label for={`scope-${scope}`}>
-              <input type="checkbox" id={`scope-${scope}`} name="scopes" value={scope} checked={values.scopes.includes(scope)} /> {scope}
+              <input
+                type="checkbox"
+                id={`scope-${scope}`}
+                name="scopes"
+                value={scope}
+                checked={values.scopes.includes(scope)}
+              />{' '}
+              {scope}
             </label>
           ))}
         </div>

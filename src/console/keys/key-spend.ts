@@ -12,4 +12,5 @@ export async function periodSpend(deps: ConsoleDeps, accountId: string): Promise
 }
 
 /** Cost and tasks per key over the last 30 days (the usage report's default range). */
-export const recentUsage = (deps: ConsoleDeps, accountId: string): Promise<UsageReport> => deps.usage.report(accountId, { groupBy: 'key' });
+export const recentUsage = (deps: ConsoleDeps, accountId: string): Promise<UsageReport> =>
+  deps.usage.report(accountId, { groupBy: 'key' });

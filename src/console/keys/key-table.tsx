@@ -20,7 +20,11 @@ function Limit({ keyView, spent }: { keyView: ApiKeyView; spent: string | undefi
   const period = keyView.spendingLimitPeriod;
   return (
     <>
-      {keyView.spendingLimit === undefined ? <span class="muted">no limit</span> : `$${keyView.spendingLimit} per ${period}`}
+      {keyView.spendingLimit === undefined ? (
+        <span class="muted">no limit</span>
+      ) : (
+        `$${keyView.spendingLimit} per ${period}`
+      )}
       <br />
       <span class="muted">{`spent this ${period}: $${spent ?? '0'}${keyView.spendingLimit === undefined ? '' : ` of $${keyView.spendingLimit}`}`}</span>
     </>
@@ -34,7 +38,12 @@ function KeyActions({ session, keyView }: { session: ConsoleSession; keyView: Ap
       <a href={`/console/keys/${keyView.id}/edit`} class="button quiet" aria-label={`Edit ${label}`}>
         Edit
       </a>
-      <form method="post" action={`/console/keys/${keyView.id}/rotate`} class="inline" data-confirm={`Rotate the key ${label}? A new raw key replaces it.`}>
+      <form
+        method="post"
+        action={`/console/keys/${keyView.id}/rotate`}
+        class="inline"
+        data-confirm={`Rotate the key ${label}? A new raw key replaces it.`}
+      >
         <Csrf session={session} />
         {/* "Old key" shows (the options say what becomes of it); the row's key is named for screen readers. */}
         <label for={`grace-${keyView.id}`} class="grace">
@@ -51,7 +60,12 @@ function KeyActions({ session, keyView }: { session: ConsoleSession; keyView: Ap
           Rotate
         </button>
       </form>
-      <form method="post" action={`/console/keys/${keyView.id}/delete`} class="inline" data-confirm={`Delete the key ${label}? It stops working at once.`}>
+      <form
+        method="post"
+        action={`/console/keys/${keyView.id}/delete`}
+        class="inline"
+        data-confirm={`Delete the key ${label}? It stops working at once.`}
+      >
         <Csrf session={session} />
         <button type="submit" class="danger" aria-label={`Delete ${label}`}>
           Delete
@@ -66,7 +80,15 @@ function KeyActions({ session, keyView }: { session: ConsoleSession; keyView: Ap
  * the console's 1200-pixel column with no sideways scroll: the key's name, preview and id share
  * one cell, and the rotate form wraps under its label.
  */
-export function KeyTable({ session, keys, spend }: { session: ConsoleSession; keys: readonly ApiKeyView[]; spend: ReadonlyMap<string, string> }) {
+export function KeyTable({
+  session,
+  keys,
+  spend,
+}: {
+  session: ConsoleSession;
+  keys: readonly ApiKeyView[];
+  spend: ReadonlyMap<string, string>;
+}) {
   return (
     <div class="table-wrap">
       <table class="keys">
@@ -156,7 +178,9 @@ export function KeyUsageTable({ report, keys }: { report: UsageReport; keys: rea
         <tbody>
           {report.groups.map((group) => (
             <tr>
-              <th scope="row">{group.key === null ? 'no key (access token)' : (names.get(group.key) ?? `${group.key} (deleted)`)}</th>
+              <th scope="row">
+                {group.key === null ? 'no key (access token)' : (names.get(group.key) ?? `${group.key} (deleted)`)}
+              </th>
               <td class="num">{group.tasks}</td>
               <td class="num">{group.items}</td>
               <td class="num">{group.cost}</td>

@@ -26,7 +26,9 @@ export async function loadKeys(deps: ConsoleDeps, accountId: string): Promise<Ke
 }
 
 /** A raw key in the one answer that carries it: a new key, or the replacement of a rotated one. */
-export type NewRawKey = { kind: 'created'; raw: string; apiKey: ApiKeyView } | { kind: 'rotated'; raw: string; apiKey: ApiKeyView; previous: ApiKeyView };
+export type NewRawKey =
+  | { kind: 'created'; raw: string; apiKey: ApiKeyView }
+  | { kind: 'rotated'; raw: string; apiKey: ApiKeyView; previous: ApiKeyView };
 
 interface KeysPageProps {
   session: ConsoleSession;
@@ -46,14 +48,20 @@ const DONE = {
 function FreshKey({ fresh }: { fresh: NewRawKey }) {
   const label = keyLabel(fresh.apiKey);
   return (
-    <ShownOnce id="raw-key" label={fresh.kind === 'created' ? `Your new key ${label}` : `The new key of ${label}`} value={fresh.raw}>
+    <ShownOnce
+      id="raw-key"
+      label={fresh.kind === 'created' ? `Your new key ${label}` : `The new key of ${label}`}
+      value={fresh.raw}
+    >
       <p>
-        Send it as <code>Authorization: Bearer …</code>. The console keeps only its preview, <code>{fresh.apiKey.keyPreview}</code>.
+        Send it as <code>Authorization: Bearer …</code>. The console keeps only its preview,{' '}
+        <code>{fresh.apiKey.keyPreview}</code>.
       </p>
       {fresh.kind === 'rotated' &&
         (fresh.previous.expiresAt ? (
           <p>
-            The old key <code>{fresh.previous.keyPreview}</code> keeps working until <When at={fresh.previous.expiresAt} />.
+            The old key <code>{fresh.previous.keyPreview}</code> keeps working until{' '}
+            <When at={fresh.previous.expiresAt} />.
           </p>
         ) : (
           <p>
@@ -81,8 +89,8 @@ export function KeysPage({ session, data, values = NEW_KEY_FORM, refusal, done, 
       {data.keys.length === 0 ? (
         <EmptyState title="No keys yet">
           <p>
-            A key is what a program sends to the API (<code>Authorization: Bearer mak_…</code>) to create and read tasks. Create one below: you choose what it may do and how much it may spend, and it
-            is shown to you once.
+            A key is what a program sends to the API (<code>Authorization: Bearer mak_…</code>) to create and read
+            tasks. Create one below: you choose what it may do and how much it may spend, and it is shown to you once.
           </p>
         </EmptyState>
       ) : (

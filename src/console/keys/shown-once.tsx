@@ -6,7 +6,17 @@ import type { Child } from 'hono/jsx';
  * and said plainly that it is not kept for showing later. The page answering it is not cached
  * (the console's headers say no-store) and nothing redirects to it.
  */
-export function ShownOnce({ id, label, value, children }: { id: string; label: string; value: string; children?: Child }) {
+export function ShownOnce({
+  id,
+  label,
+  value,
+  children,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  children?: Child;
+}) {
   return (
     <section class="panel shown-once" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>{label}</h2>

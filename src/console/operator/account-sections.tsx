@@ -77,9 +77,10 @@ export function Accounts({ accounts, session }: { accounts: AccountDetail[]; ses
         </table>
       </div>
       <p class="muted">
-        Add credit with <code>imgtask accounts credit NAME USD</code>; change a weight (an account's share of a lane while others have work queued) with{' '}
-        <code>imgtask accounts set NAME --weight N</code>; an account's own retention with <code>imgtask accounts set NAME --retain-outputs 7d</code> (<code>default</code> follows the config's{' '}
-        <code>retention.*</code>).
+        Add credit with <code>imgtask accounts credit NAME USD</code>; change a weight (an account's share of a lane
+        while others have work queued) with <code>imgtask accounts set NAME --weight N</code>; an account's own
+        retention with <code>imgtask accounts set NAME --retain-outputs 7d</code> (<code>default</code> follows the
+        config's <code>retention.*</code>).
       </p>
     </section>
   );
@@ -100,7 +101,8 @@ export function Keys({ accounts }: { accounts: AccountDetail[] }) {
       <h2 id="keys-title">API keys</h2>
       {keys.length === 0 ? (
         <p class="muted">
-          No account has a live key. Create one with <code>imgtask keys create --account NAME</code>, or from the account's console.
+          No account has a live key. Create one with <code>imgtask keys create --account NAME</code>, or from the
+          account's console.
         </p>
       ) : (
         <div class="table-wrap">

@@ -21,7 +21,10 @@ export function EraseForm({ account, session }: { account: AccountDetail; sessio
       <form method="post" action={`/console${ERASE_ACTION}`}>
         <Csrf session={session} />
         <input type="hidden" name="account" value={account.id} />
-        <p>Erasing revokes its keys and removes its webhooks, destinations, sessions, uploads and every task's outputs and text, for good. The ledger keeps amounts and ids.</p>
+        <p>
+          Erasing revokes its keys and removes its webhooks, destinations, sessions, uploads and every task's outputs
+          and text, for good. The ledger keeps amounts and ids.
+        </p>
         <label for={field}>
           Type its name, <strong>{account.name}</strong>, to erase it
         </label>

@@ -52,10 +52,14 @@ export function Queues({ dashboard, session }: Pick<OperatorView, 'dashboard'> &
       </div>
       <h3 id="lanes">Lanes</h3>
       <p class="muted">
-        Items waiting and running in each lane, across every process on PostgreSQL. A paused lane starts nothing new: running items finish, new tasks are still accepted and wait. The same as{' '}
-        <code>imgtask queues</code>.
+        Items waiting and running in each lane, across every process on PostgreSQL. A paused lane starts nothing new:
+        running items finish, new tasks are still accepted and wait. The same as <code>imgtask queues</code>.
       </p>
-      {dashboard.lanes.length === 0 ? <p class="muted">No lane has work queued or running, and none is paused.</p> : <LaneTable lanes={dashboard.lanes} session={session} />}
+      {dashboard.lanes.length === 0 ? (
+        <p class="muted">No lane has work queued or running, and none is paused.</p>
+      ) : (
+        <LaneTable lanes={dashboard.lanes} session={session} />
+      )}
       {dashboard.failures.length > 0 && (
         <>
           <h3>Failure codes of the newest tasks</h3>

@@ -15,7 +15,11 @@ function LaneAction({ lane, session }: { lane: LaneFigures; session: ConsoleSess
       method="post"
       action={`/console${LANE_ACTIONS[action]}`}
       class="inline"
-      data-confirm={lane.paused ? undefined : `Pause the lane ${lane.lane} on every process? Its queued items wait until it is resumed; running items finish; new tasks are still accepted.`}
+      data-confirm={
+        lane.paused
+          ? undefined
+          : `Pause the lane ${lane.lane} on every process? Its queued items wait until it is resumed; running items finish; new tasks are still accepted.`
+      }
     >
       <Csrf session={session} />
       <input type="hidden" name="lane" value={lane.lane} />
@@ -61,7 +65,15 @@ export function LaneTable({ lanes, session }: { lanes: readonly LaneFigures[]; s
               <td class="num">{String(lane.running)}</td>
               <td class="num">{String(lane.capacity)}</td>
               <td class="num">{lane.queued > 0 ? waitText(lane.oldestQueuedSeconds) : '–'}</td>
-              <td>{lane.paused ? <span class="badge pending">{lane.pausedAt ? `paused since ${lane.pausedAt.slice(0, 19).replace('T', ' ')} UTC` : 'paused'}</span> : 'active'}</td>
+              <td>
+                {lane.paused ? (
+                  <span class="badge pending">
+                    {lane.pausedAt ? `paused since ${lane.pausedAt.slice(0, 19).replace('T', ' ')} UTC` : 'paused'}
+                  </span>
+                ) : (
+                  'active'
+                )}
+              </td>
               <td>{lane.topAccounts.map((top) => `${top.name} ${top.queued}`).join(', ') || '–'}</td>
               <td>
                 <LaneAction lane={lane} session={session} />

@@ -40,8 +40,15 @@ export async function tasksOfLastDay(deps: ConsoleDeps, accountId: string, now: 
 
 /** Tasks created in each hour of the window, stacked by their status now. */
 export function hourlyByStatus(day: DayOfTasks): ChartSpec {
-  const labels = Array.from({ length: HOURS }, (_, hour) => `${new Date(day.start + hour * HOUR_MS).toISOString().slice(11, 16)} UTC`);
-  const counts = { completed: new Array<number>(HOURS).fill(0), failed: new Array<number>(HOURS).fill(0), pending: new Array<number>(HOURS).fill(0) };
+  const labels = Array.from(
+    { length: HOURS },
+    (_, hour) => `${new Date(day.start + hour * HOUR_MS).toISOString().slice(11, 16)} UTC`,
+  );
+  const counts = {
+    completed: new Array<number>(HOURS).fill(0),
+    failed: new Array<number>(HOURS).fill(0),
+    pending: new Array<number>(HOURS).fill(0),
+  };
   for (const task of day.tasks) {
     const hour = Math.floor((Date.parse(task.createdAt) - day.start) / HOUR_MS);
     if (hour >= 0 && hour < HOURS) counts[task.status][hour] += 1;
@@ -73,10 +80,27 @@ export interface Failure {
 /** What failed in one task: the task's own errors when it failed, else each failed item's. */
 function failuresOf(task: TaskRecord): Failure[] {
   if (task.status === 'failed' && task.errors?.length) {
-    return task.errors.map((error) => ({ taskId: task.id, type: task.type, at: task.updatedAt, code: error.code, message: error.message }));
+    return task.errors.map((error) => ({
+      taskId: task.id,
+      type: task.type,
+      at: task.updatedAt,
+      code: error.code,
+      message: error.message,
+    }));
   }
   return task.items.flatMap((item, index) =>
-    item.status === 'failed' && item.error ? [{ taskId: task.id, type: task.type, at: task.updatedAt, code: item.error.code, message: item.error.message, item: index }] : [],
+    item.status === 'failed' && item.error
+      ? [
+          {
+            taskId: task.id,
+            type: task.type,
+            at: task.updatedAt,
+            code: item.error.code,
+            message: item.error.message,
+            item: index,
+          },
+        ]
+      : [],
   );
 }
 
@@ -86,7 +110,9 @@ function failuresOf(task: TaskRecord): Failure[] {
  */
 export async function latestFailures(deps: ConsoleDeps, accountId: string, day: DayOfTasks): Promise<Failure[]> {
   const failed = (await deps.tasks.list(accountId, { limit: FAILURES_SHOWN, status: 'failed' })).tasks;
-  const partly = day.tasks.filter((task) => task.status !== 'failed' && task.items.some((item) => item.status === 'failed'));
+  const partly = day.tasks.filter(
+    (task) => task.status !== 'failed' && task.items.some((item) => item.status === 'failed'),
+  );
   const byId = new Map([...failed, ...partly].map((task) => [task.id, task]));
   // Task ids sort by creation: newest first.
   const newest = [...byId.values()].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));

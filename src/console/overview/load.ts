@@ -29,7 +29,10 @@ function holds(deps: ConsoleDeps, session: ConsoleSession & { accountId: string 
 }
 
 /** Everything the overview shows, read through the services. */
-export async function loadOverview(deps: ConsoleDeps, session: ConsoleSession & { accountId: string }): Promise<Overview> {
+export async function loadOverview(
+  deps: ConsoleDeps,
+  session: ConsoleSession & { accountId: string },
+): Promise<Overview> {
   const { accountId } = session;
   const now = deps.clock.now();
   const readTasks = async () => {

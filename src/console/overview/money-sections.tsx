@@ -69,7 +69,14 @@ function KeyLimitLine({ entry, index }: { entry: KeyLimit; index: number }) {
         <strong>{entry.label}</strong>
         {`: ${usdText(entry.spend)} of ${usdText(entry.limit)} USD ${PERIOD_WORDS[entry.period]} (charged and reserved)`}
       </span>
-      <meter aria-labelledby={id} min={0} max={limit} high={limit * 0.8} optimum={0} value={Math.min(parseUsd(entry.spend)! / 1e6, limit)} />
+      <meter
+        aria-labelledby={id}
+        min={0}
+        max={limit}
+        high={limit * 0.8}
+        optimum={0}
+        value={Math.min(parseUsd(entry.spend)! / 1e6, limit)}
+      />
     </li>
   );
 }

@@ -26,7 +26,12 @@ export async function spendByPeriod(deps: ConsoleDeps, accountId: string, now: n
   const from = starts.week < starts.month ? starts.week : starts.month;
   // `to` is exclusive: one millisecond past now counts a task settled at this very instant.
   const report = await deps.usage.report(accountId, { from, to: new Date(now + 1).toISOString(), groupBy: 'day' });
-  const since = (start: string) => formatUsd(report.groups.filter((group) => group.key !== null && group.key >= start).reduce((sum, group) => sum + parseUsd(group.cost)!, 0));
+  const since = (start: string) =>
+    formatUsd(
+      report.groups
+        .filter((group) => group.key !== null && group.key >= start)
+        .reduce((sum, group) => sum + parseUsd(group.cost)!, 0),
+    );
   return { today: since(starts.today), week: since(starts.week), month: since(starts.month) };
 }
 
@@ -44,5 +49,17 @@ export async function keyLimits(deps: ConsoleDeps, accountId: string, now: numbe
   const detail = await deps.operator.accountDetail(accountId);
   // An expired key is gone, as the keys page and the API see it.
   const live = detail.keys.filter((key) => key.expiresAt === undefined || Date.parse(key.expiresAt) > now);
-  return live.flatMap((key) => (key.spendingLimit === undefined ? [] : [{ keyId: key.id, label: keyLabel(key), spend: key.periodSpend, limit: key.spendingLimit, period: key.spendingLimitPeriod }]));
+  return live.flatMap((key) =>
+    key.spendingLimit === undefined
+      ? []
+      : [
+          {
+            keyId: key.id,
+            label: keyLabel(key),
+            spend: key.periodSpend,
+            limit: key.spendingLimit,
+            period: key.spendingLimitPeriod,
+          },
+        ],
+  );
 }

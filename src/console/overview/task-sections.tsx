@@ -10,7 +10,13 @@ export function LastDay({ day }: { day: DayOfTasks }) {
   return (
     <section aria-labelledby="last-day-title">
       <h2 id="last-day-title">Tasks in the last 24 hours</h2>
-      <Chart id="tasks-24h" title="Tasks by status, per hour (UTC)" spec={hourlyByStatus(day)} labelHeading="Hour" note={note} />
+      <Chart
+        id="tasks-24h"
+        title="Tasks by status, per hour (UTC)"
+        spec={hourlyByStatus(day)}
+        labelHeading="Hour"
+        note={note}
+      />
       <p>
         <a href="/console/tasks">All tasks</a>
       </p>

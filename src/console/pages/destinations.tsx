@@ -2,7 +2,12 @@
 
 import type { Context, Hono } from 'hono';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
-import { createBody, type DestinationFormValues, destinationFormValues, updateBody } from '../destinations/destination-form.js';
+import {
+  createBody,
+  type DestinationFormValues,
+  destinationFormValues,
+  updateBody,
+} from '../destinations/destination-form.js';
 import { DestinationPage, DestinationsPage } from '../destinations/destinations-page.js';
 import type { AccountSession } from '../http.js';
 import { accountSession, principalOf, readForm, render, seeOther } from '../http.js';
@@ -17,13 +22,35 @@ export function registerDestinations(app: Hono<ConsoleEnv>, deps: ConsoleDeps): 
   };
   const allowedRoots = () => deps.config.current().destinations.local.allowedRoots;
 
-  const listPage = async (c: Context<ConsoleEnv>, session: AccountSession, extra: { values?: DestinationFormValues; refusal?: Refusal; done?: string } = {}) =>
-    render(c, <DestinationsPage session={session} destinations={await deps.destinations.list(session.accountId)} allowedRoots={allowedRoots()} {...extra} />, extra.refusal?.status ?? 200);
-
-  const onePage = async (c: Context<ConsoleEnv>, session: AccountSession, extra: Omit<Parameters<typeof DestinationPage>[0], 'session' | 'destination' | 'allowedRoots'> = {}) =>
+  const listPage = async (
+    c: Context<ConsoleEnv>,
+    session: AccountSession,
+    extra: { values?: DestinationFormValues; refusal?: Refusal; done?: string } = {},
+  ) =>
     render(
       c,
-      <DestinationPage session={session} destination={await deps.destinations.get(session.accountId, c.req.param('id')!)} allowedRoots={allowedRoots()} {...extra} />,
+      <DestinationsPage
+        session={session}
+        destinations={await deps.destinations.list(session.accountId)}
+        allowedRoots={allowedRoots()}
+        {...extra}
+      />,
+      extra.refusal?.status ?? 200,
+    );
+
+  const onePage = async (
+    c: Context<ConsoleEnv>,
+    session: AccountSession,
+    extra: Omit<Parameters<typeof DestinationPage>[0], 'session' | 'destination' | 'allowedRoots'> = {},
+  ) =>
+    render(
+      c,
+      <DestinationPage
+        session={session}
+        destination={await deps.destinations.get(session.accountId, c.req.param('id')!)}
+        allowedRoots={allowedRoots()}
+        {...extra}
+      />,
       extra.refusal?.status ?? 200,
     );
 
@@ -57,7 +84,9 @@ export function registerDestinations(app: Hono<ConsoleEnv>, deps: ConsoleDeps): 
   app.post('/destinations/:id/test', async (c) => {
     const session = holder(c);
     const tested = await attempt(() => deps.destinations.test(session.accountId, c.req.param('id')));
-    return 'refused' in tested ? onePage(c, session, { refusal: tested.refused }) : onePage(c, session, { tested: tested.ok });
+    return 'refused' in tested
+      ? onePage(c, session, { refusal: tested.refused })
+      : onePage(c, session, { tested: tested.ok });
   });
 
   app.post('/destinations/:id/delete', async (c) => {

@@ -5,7 +5,12 @@ import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import { credentialsOf } from '../gallery/credentials.js';
 import { FullView } from '../gallery/full-view.js';
 import { galleryItemsOf } from '../gallery/gallery-items.js';
-import { DEFAULT_PAGE_SIZE, type GalleryFilters, parseGalleryQuery, readGalleryPage } from '../gallery/gallery-query.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  type GalleryFilters,
+  parseGalleryQuery,
+  readGalleryPage,
+} from '../gallery/gallery-query.js';
 import { Filters, Grid, Pager, pageHref } from '../gallery/grid.js';
 import { verdictsSince } from '../gallery/recent-reviews.js';
 import { createThumbAnswers } from '../gallery/thumb-answer.js';
@@ -51,8 +56,18 @@ export function registerGallery(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void 
     const older = page.next ? pageHref(filters, per, page.next, DEFAULT_PAGE_SIZE) : null;
     return render(
       c,
-      <Page title="Gallery" session={session} active="/console/gallery" styles={['gallery.css']} lead="Images and videos of your settled tasks, newest first.">
-        {c.req.query('done') === 'deleted' && <Notice kind="ok">Deleted: the task's images, videos, request and result are gone; its cost and status are kept.</Notice>}
+      <Page
+        title="Gallery"
+        session={session}
+        active="/console/gallery"
+        styles={['gallery.css']}
+        lead="Images and videos of your settled tasks, newest first."
+      >
+        {c.req.query('done') === 'deleted' && (
+          <Notice kind="ok">
+            Deleted: the task's images, videos, request and result are gone; its cost and status are kept.
+          </Notice>
+        )}
         <Filters filters={filters} models={modelNames} keys={keys} />
         <h2 class="visually-hidden">Images</h2>
         {page.items.length > 0 ? (
@@ -84,8 +99,14 @@ export function registerGallery(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void 
     const index = indexParam(c);
     const item = galleryItemsOf(task).find((i) => i.index === index);
     if (!item) throw new AppError('NOT_FOUND', 'no such item');
-    const [verdicts, credentials] = await Promise.all([verdictsSince(deps.tasks, session.accountId, task.createdAt), credentialsOf(deps, item)]);
-    return render(c, <FullView session={session} item={item} verdict={verdicts.get(item.id)} credentials={credentials} />);
+    const [verdicts, credentials] = await Promise.all([
+      verdictsSince(deps.tasks, session.accountId, task.createdAt),
+      credentialsOf(deps, item),
+    ]);
+    return render(
+      c,
+      <FullView session={session} item={item} verdict={verdicts.get(item.id)} credentials={credentials} />,
+    );
   });
 
   app.get('/thumbs/:taskId/:index', async (c) => {
@@ -102,6 +123,7 @@ export function registerGallery(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void 
 /** The text fields of a query, for re-showing a refused form as typed. */
 function pickText(query: Record<string, string>): Partial<GalleryFilters> {
   const out: Partial<GalleryFilters> = {};
-  for (const name of Object.keys(NO_FILTERS) as (keyof GalleryFilters)[]) if (typeof query[name] === 'string') out[name] = query[name].slice(0, 200);
+  for (const name of Object.keys(NO_FILTERS) as (keyof GalleryFilters)[])
+    if (typeof query[name] === 'string') out[name] = query[name].slice(0, 200);
   return out;
 }

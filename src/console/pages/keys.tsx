@@ -21,19 +21,41 @@ export function registerKeys(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
 
   app.get('/keys', async (c) => {
     const session = holder(c);
-    return render(c, <KeysPage session={session} data={await loadKeys(deps, session.accountId)} done={c.req.query('done')} />);
+    return render(
+      c,
+      <KeysPage session={session} data={await loadKeys(deps, session.accountId)} done={c.req.query('done')} />,
+    );
   });
 
   app.post('/keys', async (c) => {
     const session = holder(c);
     const values = keyFormValues(await readFormAll(c));
     const checked = keyBody(values);
-    const refusedPage = async (refusal: Refusal) => render(c, <KeysPage session={session} data={await loadKeys(deps, session.accountId)} values={values} refusal={refusal} />, refusal.status);
+    const refusedPage = async (refusal: Refusal) =>
+      render(
+        c,
+        <KeysPage session={session} data={await loadKeys(deps, session.accountId)} values={values} refusal={refusal} />,
+        refusal.status,
+      );
     if ('refused' in checked) return refusedPage(checked.refused);
-    const created = await attempt(() => deps.apiKeys.create({ ...createKeyFields(checked.body), accountId: session.accountId, creatorScopes: principalOf(session).scopes }));
+    const created = await attempt(() =>
+      deps.apiKeys.create({
+        ...createKeyFields(checked.body),
+        accountId: session.accountId,
+        creatorScopes: principalOf(session).scopes,
+      }),
+    );
     if ('refused' in created) return refusedPage(created.refused);
     // The raw key is in this answer only: rendered here, never stored, never behind a redirect.
-    return render(c, <KeysPage session={session} data={await loadKeys(deps, session.accountId)} fresh={{ kind: 'created', ...created.ok }} />, 201);
+    return render(
+      c,
+      <KeysPage
+        session={session}
+        data={await loadKeys(deps, session.accountId)}
+        fresh={{ kind: 'created', ...created.ok }}
+      />,
+      201,
+    );
   });
 
   app.get('/keys/:id/edit', async (c) => {
@@ -47,9 +69,11 @@ export function registerKeys(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     const keyView = await deps.apiKeys.get(session.accountId, c.req.param('id'));
     const values = editValuesFrom(await readForm(c));
     const checked = editBody(values, keyView);
-    const refusedPage = (refusal: Refusal) => render(c, <EditKeyPage session={session} keyView={keyView} values={values} refusal={refusal} />, refusal.status);
+    const refusedPage = (refusal: Refusal) =>
+      render(c, <EditKeyPage session={session} keyView={keyView} values={values} refusal={refusal} />, refusal.status);
     if ('refused' in checked) return refusedPage(checked.refused);
-    if (Object.values(checked.body).every((value) => value === undefined)) return seeOther(c, '/console/keys?done=unchanged');
+    if (Object.values(checked.body).every((value) => value === undefined))
+      return seeOther(c, '/console/keys?done=unchanged');
     const updated = await attempt(() => deps.apiKeys.update(session.accountId, keyView.id, keyChanges(checked.body)));
     if ('refused' in updated) return refusedPage(updated.refused);
     return seeOther(c, '/console/keys?done=updated');
@@ -58,11 +82,37 @@ export function registerKeys(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   app.post('/keys/:id/rotate', async (c) => {
     const session = holder(c);
     const form = await readForm(c);
-    const parsed = RotateApiKeyBody.safeParse({ graceSeconds: form.graceSeconds ? Number(form.graceSeconds) : DEFAULT_GRACE });
-    if (!parsed.success) return render(c, <KeysPage session={session} data={await loadKeys(deps, session.accountId)} refusal={schemaRefusal(parsed.error, { graceSeconds: 'Old key' })} />, 400);
-    const rotated = await attempt(() => deps.apiKeys.rotate(session.accountId, c.req.param('id'), parsed.data.graceSeconds));
-    if ('refused' in rotated) return render(c, <KeysPage session={session} data={await loadKeys(deps, session.accountId)} refusal={rotated.refused} />, rotated.refused.status);
-    return render(c, <KeysPage session={session} data={await loadKeys(deps, session.accountId)} fresh={{ kind: 'rotated', ...rotated.ok }} />, 201);
+    const parsed = RotateApiKeyBody.safeParse({
+      graceSeconds: form.graceSeconds ? Number(form.graceSeconds) : DEFAULT_GRACE,
+    });
+    if (!parsed.success)
+      return render(
+        c,
+        <KeysPage
+          session={session}
+          data={await loadKeys(deps, session.accountId)}
+          refusal={schemaRefusal(parsed.error, { graceSeconds: 'Old key' })}
+        />,
+        400,
+      );
+    const rotated = await attempt(() =>
+      deps.apiKeys.rotate(session.accountId, c.req.param('id'), parsed.data.graceSeconds),
+    );
+    if ('refused' in rotated)
+      return render(
+        c,
+        <KeysPage session={session} data={await loadKeys(deps, session.accountId)} refusal={rotated.refused} />,
+        rotated.refused.status,
+      );
+    return render(
+      c,
+      <KeysPage
+        session={session}
+        data={await loadKeys(deps, session.accountId)}
+        fresh={{ kind: 'rotated', ...rotated.ok }}
+      />,
+      201,
+    );
   });
 
   app.post('/keys/:id/delete', async (c) => {

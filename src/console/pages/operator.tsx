@@ -22,12 +22,22 @@ const DONE = {
 /** `GET /console/operator`: across accounts, for the operator session only (an account's session gets 403). */
 export function registerOperator(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   /** The view, with what a form did or why it was refused. */
-  const page = async (c: Context<ConsoleEnv>, outcome: { done?: string; refused?: string } = {}, status: ContentfulStatusCode = 200) => {
+  const page = async (
+    c: Context<ConsoleEnv>,
+    outcome: { done?: string; refused?: string } = {},
+    status: ContentfulStatusCode = 200,
+  ) => {
     const session = operatorSession(c);
     const view = await loadOperatorView(deps);
     return render(
       c,
-      <Page title="Operator" session={session} active="/console/operator" styles={['charts.css']} lead="Every account, every key, the doctor's checks and the queues">
+      <Page
+        title="Operator"
+        session={session}
+        active="/console/operator"
+        styles={['charts.css']}
+        lead="Every account, every key, the doctor's checks and the queues"
+      >
         {outcome.refused && <Notice kind="error">{outcome.refused}</Notice>}
         <DoneNotice done={outcome.done} messages={DONE} />
         <Doctor doctor={view.doctor} />
@@ -35,7 +45,8 @@ export function registerOperator(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void
         {view.accounts.length === 0 ? (
           <EmptyState title="No accounts yet">
             <p>
-              Create an account with <code>imgtask accounts create NAME --credit 10</code>, then sign in to its console with <code>imgtask console --account NAME</code>.
+              Create an account with <code>imgtask accounts create NAME --credit 10</code>, then sign in to its console
+              with <code>imgtask console --account NAME</code>.
             </p>
           </EmptyState>
         ) : (
@@ -83,7 +94,8 @@ export function registerOperator(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void
     const named = await laneOf(c);
     if ('refused' in named) return named.refused;
     // Resumed elsewhere meanwhile (another operator, the CLI): say so rather than pretend.
-    if (!(await deps.engine.resumeLane(named.lane))) return page(c, { refused: `The lane ${named.lane} is not paused: it was resumed already.` }, 409);
+    if (!(await deps.engine.resumeLane(named.lane)))
+      return page(c, { refused: `The lane ${named.lane} is not paused: it was resumed already.` }, 409);
     return seeOther(c, '/console/operator?done=resumed#lanes');
   });
 }

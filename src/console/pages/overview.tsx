@@ -13,7 +13,8 @@ function Tasks({ tasks }: { tasks: Overview['tasks'] }) {
     return (
       <EmptyState title="No tasks yet">
         <p>
-          No tasks yet: try the <a href="/console/playground">Playground</a>, or <a href="/console/keys">create a key</a> and call the API.
+          No tasks yet: try the <a href="/console/playground">Playground</a>, or{' '}
+          <a href="/console/keys">create a key</a> and call the API.
         </p>
       </EmptyState>
     );
@@ -33,7 +34,14 @@ export function registerOverview(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void
     const overview = await loadOverview(deps, session);
     return render(
       c,
-      <Page title="Overview" session={session} active="/console" scripts={['chart.js', 'charts.js']} styles={['charts.css']} lead={`Account ${overview.account.name}`}>
+      <Page
+        title="Overview"
+        session={session}
+        active="/console"
+        scripts={['chart.js', 'charts.js']}
+        styles={['charts.css']}
+        lead={`Account ${overview.account.name}`}
+      >
         <Balance account={overview.account} />
         <Spend spend={overview.spend} limits={overview.limits} />
         <Tasks tasks={overview.tasks} />

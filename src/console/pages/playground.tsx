@@ -21,7 +21,8 @@ const statusOf = (err: AppError) => ERROR_STATUS[err.code] as ContentfulStatusCo
 
 /** A refusal as the form shows it; a not-found names nothing it found (the id may be another account's). */
 function refusalOf(err: AppError): { code: string; message: string } {
-  if (err.code === 'API_KEY_NOT_FOUND') return { code: err.code, message: 'this key does not exist, or it is not yours: choose one of your own keys.' };
+  if (err.code === 'API_KEY_NOT_FOUND')
+    return { code: err.code, message: 'this key does not exist, or it is not yours: choose one of your own keys.' };
   return { code: err.code, message: statusOf(err) === 404 ? 'it does not exist, or it is not yours.' : err.message };
 }
 
@@ -52,8 +53,21 @@ export function registerPlayground(app: Hono<ConsoleEnv>, deps: ConsoleDeps): vo
   ) => {
     const [keys, context] = await Promise.all([deps.apiKeys.list(session.accountId), formContext(session.accountId)]);
     const form = formFor(def.type);
-    const types = orderTypes(deps.registry.list().map((d) => d.type)).map((type) => ({ type, title: formFor(type).title }));
-    const view: PlaygroundView = { session, keys, types, form, scope: def.scope, context, values: outcome.values ?? initialValues(form, context), issues: outcome.issues, refusal: outcome.refusal };
+    const types = orderTypes(deps.registry.list().map((d) => d.type)).map((type) => ({
+      type,
+      title: formFor(type).title,
+    }));
+    const view: PlaygroundView = {
+      session,
+      keys,
+      types,
+      form,
+      scope: def.scope,
+      context,
+      values: outcome.values ?? initialValues(form, context),
+      issues: outcome.issues,
+      refusal: outcome.refusal,
+    };
     return render(c, <PlaygroundPage view={view} />, status);
   };
 
@@ -92,7 +106,11 @@ export function registerPlayground(app: Hono<ConsoleEnv>, deps: ConsoleDeps): vo
     try {
       const fields = readFields(await c.req.text());
       const outcome = await estimateFromForm(deps, session, def, fields);
-      if ('issues' in outcome) return c.json({ error: { code: 'VALIDATION_ERROR', message: issuesText(outcome.issues), issues: outcome.issues } }, 400);
+      if ('issues' in outcome)
+        return c.json(
+          { error: { code: 'VALIDATION_ERROR', message: issuesText(outcome.issues), issues: outcome.issues } },
+          400,
+        );
       return c.json({ cost: formatUsd(outcome.total) });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
@@ -108,10 +126,12 @@ function readFields(text: string): Record<string, string> {
   try {
     value = parseRequestJson(text);
   } catch (err) {
-    if (err instanceof MalformedJsonError) throw new AppError('VALIDATION_ERROR', 'the estimate takes a JSON object of the form’s fields');
+    if (err instanceof MalformedJsonError)
+      throw new AppError('VALIDATION_ERROR', 'the estimate takes a JSON object of the form’s fields');
     throw err;
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new AppError('VALIDATION_ERROR', 'the estimate takes a JSON object of the form’s fields');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new AppError('VALIDATION_ERROR', 'the estimate takes a JSON object of the form’s fields');
   const fields: Record<string, string> = Object.create(null);
   for (const [name, field] of Object.entries(value)) if (typeof field === 'string') fields[name] = field;
   return fields;

@@ -16,7 +16,8 @@ function SignInPage({ next, error }: { next: string; error?: string }) {
     <Page title="Sign in">
       {error && <Notice kind="error">{error}</Notice>}
       <p>
-        Open the one-time link that <code>imgtask console --account NAME</code> prints, or paste an OAuth access token (<code>imgtask tokens issue --account NAME</code>).
+        Open the one-time link that <code>imgtask console --account NAME</code> prints, or paste an OAuth access token (
+        <code>imgtask tokens issue --account NAME</code>).
       </p>
       <form method="post" action="/console/sign-in" class="stack narrow">
         <input type="hidden" name="next" value={next} />
@@ -35,7 +36,10 @@ function SignInPage({ next, error }: { next: string; error?: string }) {
 function LinkPage({ code }: { code: string }) {
   return (
     <Page title="Sign in">
-      <p>This one-time link opens one console session in this browser. It works once and expires ten minutes after it was printed.</p>
+      <p>
+        This one-time link opens one console session in this browser. It works once and expires ten minutes after it was
+        printed.
+      </p>
       <form method="post" action={`/console/sign-in/${encodeURIComponent(code)}`} class="stack narrow">
         <button type="submit">Sign in</button>
       </form>
@@ -50,7 +54,11 @@ export function registerSignIn(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     const wait = limiter.take(clientAddress(c, deps.config.current().server.trustedProxies));
     if (wait === null) return null;
     c.header('retry-after', String(wait));
-    return render(c, <SignInPage next="/console" error={`Too many sign-in attempts from here: try again in ${wait} s.`} />, 429);
+    return render(
+      c,
+      <SignInPage next="/console" error={`Too many sign-in attempts from here: try again in ${wait} s.`} />,
+      429,
+    );
   };
 
   app.get('/sign-in', (c) => render(c, <SignInPage next={safeNext(c.req.query('next'))} />));
@@ -61,12 +69,16 @@ export function registerSignIn(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     const refused = limited(c);
     if (refused) return refused;
     try {
-      const { cookie, session, next } = await deps.consoleSessions.redeemLink(c.req.param('code'), c.req.header('user-agent'));
+      const { cookie, session, next } = await deps.consoleSessions.redeemLink(
+        c.req.param('code'),
+        c.req.header('user-agent'),
+      );
       await deps.consoleSessions.signOut(sessionSecret(c)); // the session this browser had, if any, ends here
       setSessionCookie(c, deps, cookie, session.expiresAt);
       return seeOther(c, session.accountId === null && next === '/console' ? '/console/operator' : next);
     } catch (err) {
-      if (err instanceof AppError && err.code === 'UNAUTHORIZED') return render(c, <SignInPage next="/console" error={err.message} />, 401);
+      if (err instanceof AppError && err.code === 'UNAUTHORIZED')
+        return render(c, <SignInPage next="/console" error={err.message} />, 401);
       throw err;
     }
   });
@@ -77,13 +89,20 @@ export function registerSignIn(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     const form = await readForm(c);
     const next = safeNext(form.next);
     try {
-      const { cookie, session } = await deps.consoleSessions.signInWithToken(form.token ?? '', c.req.header('user-agent'));
+      const { cookie, session } = await deps.consoleSessions.signInWithToken(
+        form.token ?? '',
+        c.req.header('user-agent'),
+      );
       await deps.consoleSessions.signOut(sessionSecret(c));
       setSessionCookie(c, deps, cookie, session.expiresAt);
       return seeOther(c, next);
     } catch (err) {
       if (err instanceof AppError && ['UNAUTHORIZED', 'INVALID_TOKEN', 'TOKEN_EXPIRED'].includes(err.code)) {
-        return render(c, <SignInPage next={next} error={err.message || 'This access token is not valid or has expired.'} />, 401);
+        return render(
+          c,
+          <SignInPage next={next} error={err.message || 'This access token is not valid or has expired.'} />,
+          401,
+        );
       }
       throw err;
     }
@@ -98,4 +117,5 @@ export function registerSignIn(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
 }
 
 /** Shown where a signed-out visitor posted to the console: the sign-in page, never data. */
-export const signInAnswer = (c: Context<ConsoleEnv>, path: string) => render(c, <SignInPage next={safeNext(path)} error="Your session has ended: sign in again." />, 401);
+export const signInAnswer = (c: Context<ConsoleEnv>, path: string) =>
+  render(c, <SignInPage next={safeNext(path)} error="Your session has ended: sign in again." />, 401);

@@ -5,7 +5,8 @@ import type { ConsoleSession } from '../../services/console-sessions.js';
 import { Csrf } from '../layout.js';
 
 /** The page that asks before a task's data is deleted; `from` the gallery, it leads back there. */
-export const deleteUrl = (taskId: string, from?: 'gallery'): string => `/console/tasks/${encodeURIComponent(taskId)}/delete${from ? `?from=${from}` : ''}`;
+export const deleteUrl = (taskId: string, from?: 'gallery'): string =>
+  `/console/tasks/${encodeURIComponent(taskId)}/delete${from ? `?from=${from}` : ''}`;
 
 interface ActionsProps {
   session: ConsoleSession;
@@ -28,7 +29,11 @@ export function TaskActions({ session, task, keys, chosenKeyId }: ActionsProps) 
       </h2>
       <div class="actions task-actions">
         {task.status === 'pending' && (
-          <form method="post" action={`/console/tasks/${task.id}/cancel`} data-confirm="Cancel this task? Unfinished items fail with TASK_CANCELLED.">
+          <form
+            method="post"
+            action={`/console/tasks/${task.id}/cancel`}
+            data-confirm="Cancel this task? Unfinished items fail with TASK_CANCELLED."
+          >
             <Csrf session={session} />
             <button type="submit" class="danger">
               Cancel task

@@ -21,7 +21,8 @@ function duration(seconds: number): string {
     [3_600, 'hour'],
     [60, 'minute'],
   ];
-  for (const [size, name] of units) if (seconds >= size && seconds % size === 0) return `${seconds / size} ${name}${seconds === size ? '' : 's'}`;
+  for (const [size, name] of units)
+    if (seconds >= size && seconds % size === 0) return `${seconds / size} ${name}${seconds === size ? '' : 's'}`;
   return `${seconds} second${seconds === 1 ? '' : 's'}`;
 }
 
@@ -29,18 +30,27 @@ function duration(seconds: number): string {
 export function TaskDeletePage({ session, task, from, cacheMaxAgeSeconds, refused }: DeleteProps) {
   const back = from === 'gallery' ? '/console/gallery' : `/console/tasks/${encodeURIComponent(task.id)}`;
   return (
-    <Page title={`Delete task ${task.id}?`} session={session} active="/console/tasks" lead={`A ${task.type} task, ${task.status}.`}>
+    <Page
+      title={`Delete task ${task.id}?`}
+      session={session}
+      active="/console/tasks"
+      lead={`A ${task.type} task, ${task.status}.`}
+    >
       {refused && (
         <Notice kind="error">
           <strong>{refused.code}</strong>
           {`: ${refused.message}`}
         </Notice>
       )}
-      {task.status === 'pending' && <p>It is still pending: it is cancelled first, and its unfinished items fail with TASK_CANCELLED.</p>}
+      {task.status === 'pending' && (
+        <p>It is still pending: it is cancelled first, and its unfinished items fail with TASK_CANCELLED.</p>
+      )}
       <p>Deleting it removes, for good:</p>
       <ul>
         <li>its images and videos, with their poster frames (their links answer 404);</li>
-        <li>its request (prompt, metadata, URLs), its result (alt text, ratings, review findings) and its error messages;</li>
+        <li>
+          its request (prompt, metadata, URLs), its result (alt text, ratings, review findings) and its error messages;
+        </li>
         <li>the webhook event stored for it (a delivery still to be sent carries nothing of them).</li>
       </ul>
       <p>

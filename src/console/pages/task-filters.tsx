@@ -4,7 +4,15 @@ import type { ApiKeyView } from '../../services/api-keys.js';
 import { hasFilters, PAGE_SIZE, type TaskFilters } from '../tasks/list-query.js';
 
 /** The filter form: a GET form, so a filtered view is a URL to keep or share. */
-export function TaskFiltersForm({ filters, types, keys }: { filters: TaskFilters; types: readonly string[]; keys: readonly ApiKeyView[] }) {
+export function TaskFiltersForm({
+  filters,
+  types,
+  keys,
+}: {
+  filters: TaskFilters;
+  types: readonly string[];
+  keys: readonly ApiKeyView[];
+}) {
   const keyKnown = !filters.key || keys.some((key) => key.id === filters.key);
   const metadata = [...filters.metadata, ''];
   return (
@@ -58,7 +66,15 @@ export function TaskFiltersForm({ filters, types, keys }: { filters: TaskFilters
       {metadata.map((pair, index) => (
         <label for={`filter-metadata-${index}`}>
           Metadata (key=value)
-          <input type="text" id={`filter-metadata-${index}`} name="metadata" value={pair} placeholder="order=o-17" autocomplete="off" spellcheck={false} />
+          <input
+            type="text"
+            id={`filter-metadata-${index}`}
+            name="metadata"
+            value={pair}
+            placeholder="order=o-17"
+            autocomplete="off"
+            spellcheck={false}
+          />
         </label>
       ))}
       {filters.limit !== PAGE_SIZE && <input type="hidden" name="limit" value={String(filters.limit)} />}

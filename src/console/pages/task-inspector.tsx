@@ -88,7 +88,13 @@ interface InspectorProps {
 export function TaskInspectorPage({ session, data, notice, chosenKeyId }: InspectorProps) {
   const { task, live } = data;
   return (
-    <Page title={`Task ${task.id}`} session={session} active="/console/tasks" scripts={['tasks.js']} styles={['tasks.css']}>
+    <Page
+      title={`Task ${task.id}`}
+      session={session}
+      active="/console/tasks"
+      scripts={['tasks.js']}
+      styles={['tasks.css']}
+    >
       <p>
         <a href="/console/tasks">Back to the tasks</a>
       </p>
@@ -109,7 +115,9 @@ export function TaskInspectorPage({ session, data, notice, chosenKeyId }: Inspec
       {task.dataRemovedAt !== undefined ? (
         <section aria-labelledby="request-heading">
           <h2 id="request-heading">Request and result</h2>
-          <p class="muted">Deleted: its outputs, request, metadata and result are gone. What is shown above is what accounting keeps.</p>
+          <p class="muted">
+            Deleted: its outputs, request, metadata and result are gone. What is shown above is what accounting keeps.
+          </p>
         </section>
       ) : (
         <>
@@ -120,7 +128,11 @@ export function TaskInspectorPage({ session, data, notice, chosenKeyId }: Inspec
           </section>
           <section aria-labelledby="result-heading">
             <h2 id="result-heading">Result</h2>
-            {task.status === 'pending' ? <p class="muted">None yet: the result comes when the task settles.</p> : <Json value={task.result ?? null} />}
+            {task.status === 'pending' ? (
+              <p class="muted">None yet: the result comes when the task settles.</p>
+            ) : (
+              <Json value={task.result ?? null} />
+            )}
           </section>
         </>
       )}

@@ -13,10 +13,21 @@ function outputHref(result: unknown): string | undefined {
 }
 
 /** A running item's state: "running 40 %" where its provider reports how far it has come. */
-const pendingText = (fraction: number | undefined): string => (fraction === undefined ? 'pending' : `running ${Math.round(fraction * 100)} %`);
+const pendingText = (fraction: number | undefined): string =>
+  fraction === undefined ? 'pending' : `running ${Math.round(fraction * 100)} %`;
 
 /** Each item, numbered from 1 as the CLI numbers them: its status, error code and message, and what it made (a thumbnail with its verdicts) or a link to the image it was about. */
-export function ItemsTable({ task, progress, outputs, verdicts }: { task: TaskRecord; progress?: ProgressView; outputs: Map<number, GalleryItem>; verdicts: Map<string, 'pass' | 'fail'> }) {
+export function ItemsTable({
+  task,
+  progress,
+  outputs,
+  verdicts,
+}: {
+  task: TaskRecord;
+  progress?: ProgressView;
+  outputs: Map<number, GalleryItem>;
+  verdicts: Map<string, 'pass' | 'fail'>;
+}) {
   const media = task.type.startsWith('video.') ? 'video' : 'image';
   return (
     <div class="table-wrap">
@@ -37,13 +48,22 @@ export function ItemsTable({ task, progress, outputs, verdicts }: { task: TaskRe
           {task.items.map((item, index) => {
             const output = outputs.get(index);
             const href = item.status === 'success' && !output ? outputHref(item.result) : undefined;
-            const fraction = progress?.items[index] && 'fraction' in progress.items[index] ? progress.items[index].fraction : undefined;
+            const fraction =
+              progress?.items[index] && 'fraction' in progress.items[index]
+                ? progress.items[index].fraction
+                : undefined;
             return (
               <tr data-index={String(index)}>
                 <th scope="row" class="num">
                   {String(index + 1)}
                 </th>
-                <td class="item-status">{item.status === 'pending' ? <span class="badge pending">{pendingText(fraction)}</span> : <StatusBadge status={item.status} />}</td>
+                <td class="item-status">
+                  {item.status === 'pending' ? (
+                    <span class="badge pending">{pendingText(fraction)}</span>
+                  ) : (
+                    <StatusBadge status={item.status} />
+                  )}
+                </td>
                 <td class="item-code">{item.error ? <code>{item.error.code}</code> : ''}</td>
                 <td class="item-message">{item.error?.message ?? ''}</td>
                 <td class="item-output">
@@ -74,9 +94,20 @@ export function LiveProgress({ progress, eventsUrl }: { progress: ProgressView; 
   return (
     <section id="live" class="panel" aria-labelledby="live-heading" data-events={eventsUrl}>
       <h2 id="live-heading">Progress</h2>
-      <progress id="live-bar" class="progress" max={String(Math.max(progress.total, 1))} value={String(progress.finished)} aria-labelledby="live-heading" />
-      <p id="live-text" aria-live="polite">{`${progress.finished} of ${progress.total} items finished (${progress.succeeded} succeeded, ${progress.failed} failed)`}</p>
-      {progress.queuePosition !== undefined && <p class="muted">{`Tasks ahead of it in its lane: ${progress.queuePosition}`}</p>}
+      <progress
+        id="live-bar"
+        class="progress"
+        max={String(Math.max(progress.total, 1))}
+        value={String(progress.finished)}
+        aria-labelledby="live-heading"
+      />
+      <p
+        id="live-text"
+        aria-live="polite"
+      >{`${progress.finished} of ${progress.total} items finished (${progress.succeeded} succeeded, ${progress.failed} failed)`}</p>
+      {progress.queuePosition !== undefined && (
+        <p class="muted">{`Tasks ahead of it in its lane: ${progress.queuePosition}`}</p>
+      )}
       {progress.estimatedFinishAt && (
         <p class="muted">
           Estimated to finish at <When at={progress.estimatedFinishAt} />

@@ -90,7 +90,14 @@ export function TaskListPage({ session, request, page, types, keys }: TaskListPr
   const atCursor = Boolean(request.before || request.after);
   const nothingYet = page.tasks.length === 0 && !atCursor && !hasFilters(filters) && request.problems.length === 0;
   return (
-    <Page title="Tasks" session={session} active="/console/tasks" scripts={['tasks.js']} styles={['tasks.css']} lead="Every task of this account, newest first.">
+    <Page
+      title="Tasks"
+      session={session}
+      active="/console/tasks"
+      scripts={['tasks.js']}
+      styles={['tasks.css']}
+      lead="Every task of this account, newest first."
+    >
       {request.problems.length > 0 && (
         <Notice kind="error">
           <strong>VALIDATION_ERROR</strong>: these filters were left out:
@@ -104,7 +111,8 @@ export function TaskListPage({ session, request, page, types, keys }: TaskListPr
       {nothingYet ? (
         <EmptyState title="No tasks yet">
           <p>
-            Tasks show up here as they are created, through the API or from the console. Run one from the <a href="/console/playground">Playground</a>.
+            Tasks show up here as they are created, through the API or from the console. Run one from the{' '}
+            <a href="/console/playground">Playground</a>.
           </p>
         </EmptyState>
       ) : (
@@ -128,7 +136,11 @@ export function TaskListPage({ session, request, page, types, keys }: TaskListPr
                   </th>
                 </tr>
               </thead>
-              <tbody id="task-rows" data-rows={`/console/tasks/rows${searchOf(filters, page.newest ? {} : request)}`} data-newest={page.newest ? 'true' : 'false'}>
+              <tbody
+                id="task-rows"
+                data-rows={`/console/tasks/rows${searchOf(filters, page.newest ? {} : request)}`}
+                data-newest={page.newest ? 'true' : 'false'}
+              >
                 <TaskRows tasks={page.tasks} keys={keys} />
               </tbody>
             </table>

@@ -36,7 +36,9 @@ function Attempts({ delivery, index }: { delivery: DeliveryView; index: number }
               <td>
                 <When at={attempt.at} />
               </td>
-              <td class="num">{attempt.status === null ? <span class="muted">no answer</span> : String(attempt.status)}</td>
+              <td class="num">
+                {attempt.status === null ? <span class="muted">no answer</span> : String(attempt.status)}
+              </td>
               <td class="num">{`${attempt.latencyMs} ms`}</td>
               <td>{attempt.error ?? ''}</td>
             </tr>
@@ -55,7 +57,8 @@ function Delivery({ delivery, index }: { delivery: DeliveryView; index: number }
         <code class="url">{delivery.url}</code>
       </h3>
       <p>
-        <StatusBadge status={delivery.status} /> {delivery.webhookId === null ? "the task's own endpoint (unsigned)" : `webhook ${delivery.webhookId}`}
+        <StatusBadge status={delivery.status} />{' '}
+        {delivery.webhookId === null ? "the task's own endpoint (unsigned)" : `webhook ${delivery.webhookId}`}
         {delivery.nextAttemptAt && (
           <>
             {' · next attempt at '}
@@ -69,23 +72,30 @@ function Delivery({ delivery, index }: { delivery: DeliveryView; index: number }
 }
 
 /** Whether the task asked to be left out of the account's webhooks and live streams (`webhook.dashboard: false`). */
-const optedOut = (task: TaskRecord): boolean => (task.request as { webhook?: { dashboard?: boolean } } | null)?.webhook?.dashboard === false;
+const optedOut = (task: TaskRecord): boolean =>
+  (task.request as { webhook?: { dashboard?: boolean } } | null)?.webhook?.dashboard === false;
 
 /** The event the task's settlement sent, and each webhook delivery with every attempt. */
 export function TaskEvents({ task, sent }: { task: TaskRecord; sent: TaskDeliveries }) {
   let body: Child;
-  if (task.status === 'pending') body = <p class="muted">When it settles, its event (completed or failed) goes to the account's webhooks that want it.</p>;
+  if (task.status === 'pending')
+    body = (
+      <p class="muted">When it settles, its event (completed or failed) goes to the account's webhooks that want it.</p>
+    );
   else if (!sent && !task.eventId) body = <p class="muted">Its event is being recorded: reload in a moment.</p>;
   else if (!sent)
     // Nothing was stored for delivery; live streams (webhooks listen) are never recorded, so say what they got rather than "no event was sent".
     body = optedOut(task) ? (
       <p class="muted">
-        This task was created with <code>webhook.dashboard: false</code> and no endpoint of its own: its event went to no webhook and no live listener, and nothing was stored for delivery.
+        This task was created with <code>webhook.dashboard: false</code> and no endpoint of its own: its event went to
+        no webhook and no live listener, and nothing was stored for delivery.
       </p>
     ) : (
       <p class="muted">
-        No webhook endpoint was to receive this task's event, so none was stored for delivery. Live listeners (<code>imgtask webhooks listen</code>, <code>GET /webhook/events</code>) connected when it
-        settled got it; they are not recorded here. For delivery that is stored and retried, add a webhook on the <a href="/console/webhooks">Webhooks</a> page.
+        No webhook endpoint was to receive this task's event, so none was stored for delivery. Live listeners (
+        <code>imgtask webhooks listen</code>, <code>GET /webhook/events</code>) connected when it settled got it; they
+        are not recorded here. For delivery that is stored and retried, add a webhook on the{' '}
+        <a href="/console/webhooks">Webhooks</a> page.
       </p>
     );
   else

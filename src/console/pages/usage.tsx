@@ -24,7 +24,8 @@ function Figures({ reports, from, to }: { reports: UsageReports; from: string; t
       <>
         <EmptyState title="No usage in this range">
           <p>
-            Usage counts tasks when they settle. Run one from the <a href="/console/playground">Playground</a>, or pick an earlier range.
+            Usage counts tasks when they settle. Run one from the <a href="/console/playground">Playground</a>, or pick
+            an earlier range.
           </p>
         </EmptyState>
         <StoredNow storage={reports.day.storage} />
@@ -82,7 +83,10 @@ export function registerUsage(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   app.get('/usage.csv', async (c) => {
     const session = usageSession(c, deps);
     const range = rangeOf(c.req.query(), deps.clock.now());
-    const [report, keys] = await Promise.all([deps.usage.report(session.accountId, range), deps.apiKeys.list(session.accountId)]);
+    const [report, keys] = await Promise.all([
+      deps.usage.report(session.accountId, range),
+      deps.apiKeys.list(session.accountId),
+    ]);
     return c.body(usageCsv(report, new Map(keys.map((key) => [key.id, key]))), 200, {
       'content-type': 'text/csv; charset=utf-8',
       'content-disposition': `attachment; filename="${usageCsvName(report)}"`,

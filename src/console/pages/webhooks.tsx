@@ -17,30 +17,68 @@ export function registerWebhooks(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void
 
   app.get('/webhooks', async (c) => {
     const session = holder(c);
-    return render(c, <WebhooksPage session={session} {...(await loadWebhooks(deps, session.accountId))} done={c.req.query('done')} />);
+    return render(
+      c,
+      <WebhooksPage session={session} {...(await loadWebhooks(deps, session.accountId))} done={c.req.query('done')} />,
+    );
   });
 
   app.post('/webhooks', async (c) => {
     const session = holder(c);
     const values = webhookFormValues(await readFormAll(c));
-    const refusedPage = async (refusal: Refusal) => render(c, <WebhooksPage session={session} {...(await loadWebhooks(deps, session.accountId))} values={values} refusal={refusal} />, refusal.status);
+    const refusedPage = async (refusal: Refusal) =>
+      render(
+        c,
+        <WebhooksPage
+          session={session}
+          {...(await loadWebhooks(deps, session.accountId))}
+          values={values}
+          refusal={refusal}
+        />,
+        refusal.status,
+      );
     const checked = createBody(values);
     if ('refused' in checked) return refusedPage(checked.refused);
     const created = await attempt(() => deps.webhooks.create(session.accountId, checked.body));
     if ('refused' in created) return refusedPage(created.refused);
     // The secret is in this answer only (never behind a redirect).
     const fresh = await deps.webhooks.operatorView(session.accountId, created.ok.id);
-    return render(c, <WebhooksPage session={session} {...(await loadWebhooks(deps, session.accountId))} created={fresh} />, 201);
+    return render(
+      c,
+      <WebhooksPage session={session} {...(await loadWebhooks(deps, session.accountId))} created={fresh} />,
+      201,
+    );
   });
 
   app.get('/webhooks/:id', async (c) => {
     const session = holder(c);
-    return render(c, <WebhookPage session={session} {...(await loadWebhook(deps, session.accountId, c.req.param('id')))} done={c.req.query('done')} />);
+    return render(
+      c,
+      <WebhookPage
+        session={session}
+        {...(await loadWebhook(deps, session.accountId, c.req.param('id')))}
+        done={c.req.query('done')}
+      />,
+    );
   });
 
   /** The webhook's page again, answering a refused form with what was typed. */
-  const refusedEdit = async (c: Context<ConsoleEnv>, session: ConsoleSession & { accountId: string }, values: WebhookFormValues, refusal: Refusal) =>
-    render(c, <WebhookPage session={session} {...(await loadWebhook(deps, session.accountId, c.req.param('id')!))} values={values} refusal={refusal} />, refusal.status);
+  const refusedEdit = async (
+    c: Context<ConsoleEnv>,
+    session: ConsoleSession & { accountId: string },
+    values: WebhookFormValues,
+    refusal: Refusal,
+  ) =>
+    render(
+      c,
+      <WebhookPage
+        session={session}
+        {...(await loadWebhook(deps, session.accountId, c.req.param('id')!))}
+        values={values}
+        refusal={refusal}
+      />,
+      refusal.status,
+    );
 
   app.post('/webhooks/:id', async (c) => {
     const session = holder(c);
@@ -65,7 +103,10 @@ export function registerWebhooks(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void
     const session = holder(c);
     const id = c.req.param('id');
     const { secret } = await deps.webhooks.rotateSecret(session.accountId, id);
-    return render(c, <WebhookPage session={session} {...(await loadWebhook(deps, session.accountId, id))} rotated={secret} />);
+    return render(
+      c,
+      <WebhookPage session={session} {...(await loadWebhook(deps, session.accountId, id))} rotated={secret} />,
+    );
   });
 
   app.post('/webhooks/:id/delete', async (c) => {

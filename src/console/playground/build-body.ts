@@ -11,7 +11,8 @@ export interface FormIssue {
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Sets an own property, whatever its name: assignment would take "__proto__" for the prototype and drop it silently. */
 function define(target: Json, key: string, value: unknown): void {
@@ -31,7 +32,8 @@ function setAt(body: Json, path: string[], value: unknown): void {
 export function mergeOver(base: unknown, over: unknown): unknown {
   if (!isObject(base) || !isObject(over)) return over;
   const merged: Json = { ...base };
-  for (const [key, value] of Object.entries(over)) define(merged, key, mergeOver(Object.hasOwn(merged, key) ? merged[key] : undefined, value));
+  for (const [key, value] of Object.entries(over))
+    define(merged, key, mergeOver(Object.hasOwn(merged, key) ? merged[key] : undefined, value));
   return merged;
 }
 
@@ -59,11 +61,16 @@ const linesOf = (text: string): string[] =>
 const levelsOf = (text: string) =>
   linesOf(text).map((line) => {
     const colon = line.indexOf(':');
-    return colon === -1 ? { value: line, description: '' } : { value: line.slice(0, colon).trim(), description: line.slice(colon + 1).trim() };
+    return colon === -1
+      ? { value: line, description: '' }
+      : { value: line.slice(0, colon).trim(), description: line.slice(colon + 1).trim() };
   });
 
 /** The body value of one field, or undefined to leave it out (the schema's default applies). */
-function fieldValue(field: FieldSpec, fields: Record<string, string>): { value: unknown } | { issue: FormIssue } | undefined {
+function fieldValue(
+  field: FieldSpec,
+  fields: Record<string, string>,
+): { value: unknown } | { issue: FormIssue } | undefined {
   const text = fields[field.name] ?? '';
   switch (field.kind) {
     case 'text':
@@ -109,7 +116,11 @@ export function buildBody(form: TypeForm, fields: Record<string, string>): { bod
   if (advanced.trim() !== '') {
     const parsed = parseJsonField(advanced, 'advanced JSON body');
     if ('issue' in parsed) issues.push(parsed.issue);
-    else if (!isObject(parsed.value)) issues.push({ path: 'advanced JSON body', message: 'must be a JSON object, such as {"webhook": {"dashboard": true}}' });
+    else if (!isObject(parsed.value))
+      issues.push({
+        path: 'advanced JSON body',
+        message: 'must be a JSON object, such as {"webhook": {"dashboard": true}}',
+      });
     else body = mergeOver(body, parsed.value) as Json;
   }
   if (form.noWait) define(body, 'sync', false);

@@ -45,7 +45,11 @@ export type FieldSpec =
       initial?: string;
     })
   | (BaseField & { kind: 'number'; min: number; max: number; initial?: string; placeholder?: string })
-  | (BaseField & { kind: 'select'; options: (context: FormContext) => Option[]; initial?: (context: FormContext) => string })
+  | (BaseField & {
+      kind: 'select';
+      options: (context: FormContext) => Option[];
+      initial?: (context: FormContext) => string;
+    })
   | (BaseField & { kind: 'checkbox'; value: unknown })
   /** One entry a line (URLs, criteria); `required` sends an empty list rather than nothing. */
   | (BaseField & { kind: 'lines'; required?: boolean })
@@ -74,8 +78,10 @@ export const ADVANCED_FIELD = 'advanced';
 export function initialValues(form: TypeForm, context: FormContext): Record<string, string> {
   const values: Record<string, string> = {};
   for (const field of form.fields) {
-    if (field.kind === 'select') values[field.name] = field.initial?.(context) ?? field.options(context)[0]?.value ?? '';
-    else if ((field.kind === 'text' || field.kind === 'number') && field.initial !== undefined) values[field.name] = field.initial;
+    if (field.kind === 'select')
+      values[field.name] = field.initial?.(context) ?? field.options(context)[0]?.value ?? '';
+    else if ((field.kind === 'text' || field.kind === 'number') && field.initial !== undefined)
+      values[field.name] = field.initial;
   }
   return values;
 }

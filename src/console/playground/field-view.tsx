@@ -8,7 +8,8 @@ import { ParameterFields } from './parameter-fields.js';
 export const fieldId = (type: string, name: string): string => `${type.replace(/[^a-z0-9]+/gi, '-')}-${name}`;
 
 /** The issues that concern a body path (itself or anything inside it). */
-export const issuesAt = (issues: FormIssue[], path: string): FormIssue[] => issues.filter((issue) => issue.path === path || issue.path.startsWith(`${path}.`));
+export const issuesAt = (issues: FormIssue[], path: string): FormIssue[] =>
+  issues.filter((issue) => issue.path === path || issue.path.startsWith(`${path}.`));
 
 /** The hint and the field's own issues under an input, and the ids that describe it. */
 function Described({ id, hint, issues }: { id: string; hint?: string; issues: FormIssue[] }) {
@@ -28,7 +29,8 @@ function Described({ id, hint, issues }: { id: string; hint?: string; issues: Fo
   );
 }
 
-const describedBy = (id: string, hint: string | undefined, invalid: boolean): string | undefined => [hint ? `${id}-hint` : '', invalid ? `${id}-issue` : ''].filter(Boolean).join(' ') || undefined;
+const describedBy = (id: string, hint: string | undefined, invalid: boolean): string | undefined =>
+  [hint ? `${id}-hint` : '', invalid ? `${id}-issue` : ''].filter(Boolean).join(' ') || undefined;
 
 /** One field of a playground form, holding `value` (what was typed, or the fresh form's value). */
 export function FieldView({
@@ -49,11 +51,23 @@ export function FieldView({
 }) {
   if (field.kind === 'parameters') {
     const autoModel = field.section === 'models' ? context.defaultModel : (context.defaultVideoModel ?? '');
-    return <ParameterFields idOf={(name) => fieldId(type, name.replace(/[^a-z0-9_]+/gi, '-'))} models={context.parameters?.[field.section] ?? {}} autoModel={autoModel} values={values} />;
+    return (
+      <ParameterFields
+        idOf={(name) => fieldId(type, name.replace(/[^a-z0-9_]+/gi, '-'))}
+        models={context.parameters?.[field.section] ?? {}}
+        autoModel={autoModel}
+        values={values}
+      />
+    );
   }
   const id = fieldId(type, field.name);
   const own = issuesAt(issues, field.path.join('.'));
-  const common = { id, name: field.name, 'aria-describedby': describedBy(id, field.hint, own.length > 0), 'aria-invalid': own.length > 0 ? 'true' : undefined };
+  const common = {
+    id,
+    name: field.name,
+    'aria-describedby': describedBy(id, field.hint, own.length > 0),
+    'aria-invalid': own.length > 0 ? 'true' : undefined,
+  };
   if (field.kind === 'checkbox') {
     return (
       <div class="field check">
@@ -79,7 +93,18 @@ export function FieldView({
       break;
     }
     case 'number':
-      control = <input type="number" inputmode="numeric" step="1" min={field.min} max={field.max} placeholder={field.placeholder} value={value} {...common} />;
+      control = (
+        <input
+          type="number"
+          inputmode="numeric"
+          step="1"
+          min={field.min}
+          max={field.max}
+          placeholder={field.placeholder}
+          value={value}
+          {...common}
+        />
+      );
       break;
     case 'text':
       control = field.multiline ? (
@@ -92,7 +117,13 @@ export function FieldView({
       break;
     default:
       control = (
-        <textarea rows={field.kind === 'json' ? 4 : 3} class={field.kind === 'json' ? 'code' : undefined} required={field.kind === 'lines' && field.required} spellcheck={false} {...common}>
+        <textarea
+          rows={field.kind === 'json' ? 4 : 3}
+          class={field.kind === 'json' ? 'code' : undefined}
+          required={field.kind === 'lines' && field.required}
+          spellcheck={false}
+          {...common}
+        >
           {value}
         </textarea>
       );

@@ -108,9 +108,22 @@ function TypeFormView({ view }: { view: PlaygroundView }) {
         <Csrf session={view.session} />
         <KeySelect type={form.type} keys={view.keys} scope={view.scope} chosen={values[KEY_FIELD] ?? ''} />
         {form.fields.map((field) => (
-          <FieldView type={form.type} field={field} value={values[field.name] ?? ''} values={values} issues={issues} context={context} />
+          <FieldView
+            type={form.type}
+            field={field}
+            value={values[field.name] ?? ''}
+            values={values}
+            issues={issues}
+            context={context}
+          />
         ))}
-        <FieldView type={form.type} field={CANCEL_AFTER_FIELD} value={values[CANCEL_AFTER_FIELD.name] ?? ''} issues={issues} context={context} />
+        <FieldView
+          type={form.type}
+          field={CANCEL_AFTER_FIELD}
+          value={values[CANCEL_AFTER_FIELD.name] ?? ''}
+          issues={issues}
+          context={context}
+        />
         <details open={form.fields.length === 0 || advanced.trim() !== '' || advancedIssues.length > 0}>
           <summary>Advanced: JSON body</summary>
           <div class="field">
@@ -127,7 +140,8 @@ function TypeFormView({ view }: { view: PlaygroundView }) {
               {advanced}
             </textarea>
             <small id={`${advancedId}-hint`} class="hint">
-              Any field of the body the form lacks, such as <code>{'{"webhook": {"dashboard": true}}'}</code>; its values win over the form's.
+              Any field of the body the form lacks, such as <code>{'{"webhook": {"dashboard": true}}'}</code>; its
+              values win over the form's.
             </small>
           </div>
         </details>
@@ -155,7 +169,9 @@ export function PlaygroundPage({ view }: { view: PlaygroundView }) {
     >
       {view.keys.length === 0 ? (
         <EmptyState title="No API key yet">
-          <p>A playground task runs as one of your API keys, with its scopes and limits. This account has no live key.</p>
+          <p>
+            A playground task runs as one of your API keys, with its scopes and limits. This account has no live key.
+          </p>
           <p>
             <a href="/console/keys">Create a key</a>, then come back here.
           </p>

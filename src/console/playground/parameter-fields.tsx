@@ -7,19 +7,25 @@ export type ShownParameter = Omit<ModelParameter, 'binding'>;
 export type ModelsParameters = Readonly<Record<string, Readonly<Record<string, ShownParameter>>>>;
 
 /** The parameters a config's models declare, without their bindings. */
-export function shownParameters(models: Readonly<Record<string, { parameters?: Readonly<Record<string, ModelParameter>> }>>): ModelsParameters {
+export function shownParameters(
+  models: Readonly<Record<string, { parameters?: Readonly<Record<string, ModelParameter>> }>>,
+): ModelsParameters {
   const shown: Record<string, Record<string, ShownParameter>> = {};
   for (const [id, model] of Object.entries(models)) {
     if (!model.parameters || Object.keys(model.parameters).length === 0) continue;
-    shown[id] = Object.fromEntries(Object.entries(model.parameters).map(([name, { binding: _binding, ...rest }]) => [name, rest]));
+    shown[id] = Object.fromEntries(
+      Object.entries(model.parameters).map(([name, { binding: _binding, ...rest }]) => [name, rest]),
+    );
   }
   return shown;
 }
 
 // A parameter's form field is named "parameter:<model>:<name>:<n|b|s>": the last part says how its text becomes JSON.
 const FIELD = /^parameter:([^:]+):([^:]+):([nbs])$/;
-const kindOf = (parameter: ShownParameter) => (parameter.type === 'integer' || parameter.type === 'number' ? 'n' : parameter.type === 'boolean' ? 'b' : 's');
-const fieldName = (model: string, name: string, parameter: ShownParameter) => `parameter:${model}:${name}:${kindOf(parameter)}`;
+const kindOf = (parameter: ShownParameter) =>
+  parameter.type === 'integer' || parameter.type === 'number' ? 'n' : parameter.type === 'boolean' ? 'b' : 's';
+const fieldName = (model: string, name: string, parameter: ShownParameter) =>
+  `parameter:${model}:${name}:${kindOf(parameter)}`;
 /** The hidden field holding the model `auto` stands for, so the body can take that model's parameters. */
 export const AUTO_MODEL_FIELD = 'parameters_auto';
 
@@ -32,13 +38,28 @@ export function parametersFromForm(fields: Record<string, string>): Record<strin
     if (!match || match[1] !== chosen || text.trim() === '') continue;
     const [, , name, kind] = match;
     // Numbers as numbers, true/false as booleans; anything else stays text, for the check to name.
-    const value = kind === 'n' && text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : kind === 'b' && (text === 'true' || text === 'false') ? text === 'true' : text;
+    const value =
+      kind === 'n' && text.trim() !== '' && Number.isFinite(Number(text))
+        ? Number(text)
+        : kind === 'b' && (text === 'true' || text === 'false')
+          ? text === 'true'
+          : text;
     Object.defineProperty(parameters, name, { value, enumerable: true, writable: true, configurable: true });
   }
   return Object.keys(parameters).length > 0 ? parameters : undefined;
 }
 
-function ParameterInput({ id, name, parameter, value }: { id: string; name: string; parameter: ShownParameter; value: string }) {
+function ParameterInput({
+  id,
+  name,
+  parameter,
+  value,
+}: {
+  id: string;
+  name: string;
+  parameter: ShownParameter;
+  value: string;
+}) {
   const fallback = `default (${String(parameter.default)})`;
   if (parameter.type === 'enum' || parameter.type === 'boolean') {
     const choices = parameter.type === 'enum' ? (parameter.values ?? []) : ['true', 'false'];
@@ -55,12 +76,44 @@ function ParameterInput({ id, name, parameter, value }: { id: string; name: stri
       </select>
     );
   }
-  if (parameter.type === 'string') return <input type="text" id={id} name={name} maxlength={parameter.maxLength} placeholder={fallback} value={value} autocomplete="off" />;
-  return <input type="number" id={id} name={name} step={parameter.type === 'integer' ? '1' : 'any'} min={parameter.min} max={parameter.max} placeholder={fallback} value={value} />;
+  if (parameter.type === 'string')
+    return (
+      <input
+        type="text"
+        id={id}
+        name={name}
+        maxlength={parameter.maxLength}
+        placeholder={fallback}
+        value={value}
+        autocomplete="off"
+      />
+    );
+  return (
+    <input
+      type="number"
+      id={id}
+      name={name}
+      step={parameter.type === 'integer' ? '1' : 'any'}
+      min={parameter.min}
+      max={parameter.max}
+      placeholder={fallback}
+      value={value}
+    />
+  );
 }
 
 /** One fieldset per model with parameters: each field sent only when its model is the one chosen; empty keeps the default. */
-export function ParameterFields({ idOf, models, autoModel, values }: { idOf: (name: string) => string; models: ModelsParameters; autoModel: string; values: Record<string, string> }) {
+export function ParameterFields({
+  idOf,
+  models,
+  autoModel,
+  values,
+}: {
+  idOf: (name: string) => string;
+  models: ModelsParameters;
+  autoModel: string;
+  values: Record<string, string>;
+}) {
   return (
     <>
       <input type="hidden" name={AUTO_MODEL_FIELD} value={autoModel} />
@@ -76,7 +129,14 @@ export function ParameterFields({ idOf, models, autoModel, values }: { idOf: (na
                 <label for={id}>{name}</label>
                 <ParameterInput id={id} name={field} parameter={parameter} value={values[field] ?? ''} />
                 {(parameter.description || parameter.price) && (
-                  <small class="hint">{[parameter.description, parameter.price && `adds ${parameter.price.perUnit} USD per unit to the price`].filter(Boolean).join('; ')}</small>
+                  <small class="hint">
+                    {[
+                      parameter.description,
+                      parameter.price && `adds ${parameter.price.perUnit} USD per unit to the price`,
+                    ]
+                      .filter(Boolean)
+                      .join('; ')}
+                  </small>
                 )}
               </div>
             );

@@ -20,7 +20,13 @@ export function parseForm(def: AnyTaskType, fields: Record<string, string>): Par
   if (issues.length > 0) return { ok: false, issues };
   const parsed = def.body().safeParse(body);
   if (parsed.success) return { ok: true, body: parsed.data };
-  return { ok: false, issues: toSchemaIssues(parsed.error, body).map((issue) => ({ path: issue.path.join('.') || '(body)', message: issue.message })) };
+  return {
+    ok: false,
+    issues: toSchemaIssues(parsed.error, body).map((issue) => ({
+      path: issue.path.join('.') || '(body)',
+      message: issue.message,
+    })),
+  };
 }
 
 /**
@@ -41,7 +47,10 @@ export async function createFromForm(
   const deadline = cancelAfterOfForm(fields);
   const issues = [...(parsed.ok ? [] : parsed.issues), ...('issue' in deadline ? [deadline.issue] : [])];
   if (!parsed.ok || 'issue' in deadline) return { issues };
-  const { task } = await deps.tasks.create(principal, def.type, parsed.body, { pat: false, cancelAfterMs: deadline.ms });
+  const { task } = await deps.tasks.create(principal, def.type, parsed.body, {
+    pat: false,
+    cancelAfterMs: deadline.ms,
+  });
   return { taskId: task.id };
 }
 
@@ -51,7 +60,12 @@ export async function createFromForm(
  * requests the task itself will need. A key of another account, expired or deleted, is
  * API_KEY_NOT_FOUND.
  */
-async function estimatingKey(deps: ConsoleDeps, session: AccountSession, keyId: string, def: AnyTaskType): Promise<Principal> {
+async function estimatingKey(
+  deps: ConsoleDeps,
+  session: AccountSession,
+  keyId: string,
+  def: AnyTaskType,
+): Promise<Principal> {
   authorizeSession(deps, session, def.scope);
   const key = await deps.apiKeys.get(session.accountId, keyId);
   const principal: Principal = { kind: 'apiKey', accountId: session.accountId, keyId: key.id, scopes: key.scopes };
@@ -60,7 +74,12 @@ async function estimatingKey(deps: ConsoleDeps, session: AccountSession, keyId: 
 }
 
 /** What creating the task would reserve (the type's own checks included), without creating it. */
-export async function estimateFromForm(deps: ConsoleDeps, session: AccountSession, def: AnyTaskType, fields: Record<string, string>): Promise<{ total: Micros } | { issues: FormIssue[] }> {
+export async function estimateFromForm(
+  deps: ConsoleDeps,
+  session: AccountSession,
+  def: AnyTaskType,
+  fields: Record<string, string>,
+): Promise<{ total: Micros } | { issues: FormIssue[] }> {
   const principal = await estimatingKey(deps, session, fields[KEY_FIELD] ?? '', def);
   const parsed = parseForm(def, fields);
   if (!parsed.ok) return { issues: parsed.issues };

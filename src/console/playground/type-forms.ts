@@ -16,7 +16,10 @@ const destinationField = (): FieldSpec => ({
   name: 'destination',
   label: 'Destination',
   path: ['destination'],
-  options: (context: FormContext) => [{ value: '', label: 'None: the service keeps the file' }, ...plain(context.destinations)],
+  options: (context: FormContext) => [
+    { value: '', label: 'None: the service keeps the file' },
+    ...plain(context.destinations),
+  ],
   hint: 'Where the file is also written; create destinations on the Destinations page.',
 });
 
@@ -40,7 +43,14 @@ const priorityField = (): FieldSpec => ({
   hint: `${PRIORITY.min} to ${PRIORITY.max}: higher starts first in its lane. At most the key’s Max priority (${PRIORITY.default} unless set on the Keys page).`,
 });
 
-const promptField = (name: string, label: string, required: boolean): FieldSpec => ({ kind: 'text', name, label, path: [name], required, multiline: true });
+const promptField = (name: string, label: string, required: boolean): FieldSpec => ({
+  kind: 'text',
+  name,
+  label,
+  path: [name],
+  required,
+  multiline: true,
+});
 
 const GENERATE: TypeForm = {
   type: 'image.generate',
@@ -49,14 +59,55 @@ const GENERATE: TypeForm = {
   fields: [
     promptField('prompt', 'Prompt', true),
     promptField('negative_prompt', 'Negative prompt', false),
-    { kind: 'select', name: 'model', label: 'Model', path: ['model'], options: (c) => modelOptions(c.models, c.defaultModel) },
-    { kind: 'select', name: 'size', label: 'Size', path: ['size'], options: () => plain(SIZE_PRESETS), hint: 'A preset or an aspect ratio; _4k sizes need a model with 4K output.' },
+    {
+      kind: 'select',
+      name: 'model',
+      label: 'Model',
+      path: ['model'],
+      options: (c) => modelOptions(c.models, c.defaultModel),
+    },
+    {
+      kind: 'select',
+      name: 'size',
+      label: 'Size',
+      path: ['size'],
+      options: () => plain(SIZE_PRESETS),
+      hint: 'A preset or an aspect ratio; _4k sizes need a model with 4K output.',
+    },
     { kind: 'number', name: 'count', label: 'Count', path: ['count'], min: 1, max: LIMITS.count, initial: '1' },
-    { kind: 'select', name: 'output_format', label: 'Output format', path: ['output', 'format'], options: () => plain(['webp', 'png', 'jpg']) },
-    { kind: 'number', name: 'output_quality', label: 'Output quality', path: ['output', 'quality'], min: 1, max: 100, placeholder: '80' },
-    { kind: 'number', name: 'seed', label: 'Seed', path: ['seed'], min: 0, max: 2 ** 32 - 1, hint: 'Empty: a random seed, reported on each image.' },
+    {
+      kind: 'select',
+      name: 'output_format',
+      label: 'Output format',
+      path: ['output', 'format'],
+      options: () => plain(['webp', 'png', 'jpg']),
+    },
+    {
+      kind: 'number',
+      name: 'output_quality',
+      label: 'Output quality',
+      path: ['output', 'quality'],
+      min: 1,
+      max: 100,
+      placeholder: '80',
+    },
+    {
+      kind: 'number',
+      name: 'seed',
+      label: 'Seed',
+      path: ['seed'],
+      min: 0,
+      max: 2 ** 32 - 1,
+      hint: 'Empty: a random seed, reported on each image.',
+    },
     { kind: 'parameters', name: 'parameters', label: 'Parameters', path: ['parameters'], section: 'models' },
-    { kind: 'lines', name: 'inputs', label: 'Input images', path: ['inputs'], hint: 'Image URLs or uploaded img_ ids, one a line (for models that take inputs).' },
+    {
+      kind: 'lines',
+      name: 'inputs',
+      label: 'Input images',
+      path: ['inputs'],
+      hint: 'Image URLs or uploaded img_ ids, one a line (for models that take inputs).',
+    },
     { kind: 'checkbox', name: 'rating', label: 'Rate each image (nsfw_sfw)', path: ['rating'], value: true },
     destinationField(),
     metadataField(),
@@ -70,7 +121,14 @@ const RATE: TypeForm = {
   noWait: true,
   fields: [
     { kind: 'select', name: 'mode', label: 'Mode', path: ['mode'], options: () => plain(['nsfw_sfw', 'custom']) },
-    { kind: 'lines', name: 'urls', label: 'Image URLs', path: ['urls'], required: true, hint: `One a line, at most ${LIMITS.urls}.` },
+    {
+      kind: 'lines',
+      name: 'urls',
+      label: 'Image URLs',
+      path: ['urls'],
+      required: true,
+      hint: `One a line, at most ${LIMITS.urls}.`,
+    },
     {
       kind: 'levels',
       name: 'levels',
@@ -87,7 +145,16 @@ const ALT: TypeForm = {
   title: 'Alt text',
   description: 'A short description of each image, for the alt attribute.',
   noWait: true,
-  fields: [{ kind: 'lines', name: 'urls', label: 'Image URLs', path: ['urls'], required: true, hint: `One a line, at most ${LIMITS.urls}.` }],
+  fields: [
+    {
+      kind: 'lines',
+      name: 'urls',
+      label: 'Image URLs',
+      path: ['urls'],
+      required: true,
+      hint: `One a line, at most ${LIMITS.urls}.`,
+    },
+  ],
 };
 
 const REMOVE_BACKGROUND: TypeForm = {
@@ -95,8 +162,21 @@ const REMOVE_BACKGROUND: TypeForm = {
   title: 'Remove a background',
   description: 'The image cut out with a transparent background.',
   fields: [
-    { kind: 'text', name: 'url', label: 'Image URL', path: ['url'], required: true, hint: 'An http(s) URL, a service URL or an uploaded img_ id.' },
-    { kind: 'select', name: 'output_format', label: 'Output format', path: ['output', 'format'], options: () => [{ value: '', label: 'As the remover makes it' }, ...plain(['png', 'webp'])] },
+    {
+      kind: 'text',
+      name: 'url',
+      label: 'Image URL',
+      path: ['url'],
+      required: true,
+      hint: 'An http(s) URL, a service URL or an uploaded img_ id.',
+    },
+    {
+      kind: 'select',
+      name: 'output_format',
+      label: 'Output format',
+      path: ['output', 'format'],
+      options: () => [{ value: '', label: 'As the remover makes it' }, ...plain(['png', 'webp'])],
+    },
     destinationField(),
     metadataField(),
   ],
@@ -108,7 +188,14 @@ const REVIEW: TypeForm = {
   description: 'Technical checks, adherence to a prompt and your criteria: a verdict, a score and findings.',
   noWait: true,
   fields: [
-    { kind: 'text', name: 'url', label: 'Image URL', path: ['url'], required: true, hint: 'An http(s) URL, a service URL or an uploaded img_ id.' },
+    {
+      kind: 'text',
+      name: 'url',
+      label: 'Image URL',
+      path: ['url'],
+      required: true,
+      hint: 'An http(s) URL, a service URL or an uploaded img_ id.',
+    },
     promptField('prompt', 'Prompt it was made from', false),
     {
       kind: 'lines',
@@ -134,8 +221,24 @@ const VIDEO: TypeForm = {
     { kind: 'select', name: 'model', label: 'Model', path: ['model'], options: (c) => modelOptions(c.videoModels) },
     { kind: 'select', name: 'size', label: 'Size', path: ['size'], options: () => plain(VIDEO_SIZES) },
     { kind: 'number', name: 'count', label: 'Count', path: ['count'], min: 1, max: LIMITS.videoCount, initial: '1' },
-    { kind: 'number', name: 'duration_s', label: 'Duration (seconds)', path: ['duration_s'], min: 1, max: LIMITS.videoSeconds, placeholder: '4' },
-    { kind: 'number', name: 'fps', label: 'Frames per second', path: ['fps'], min: LIMITS.videoFps[0], max: LIMITS.videoFps[1], placeholder: '24' },
+    {
+      kind: 'number',
+      name: 'duration_s',
+      label: 'Duration (seconds)',
+      path: ['duration_s'],
+      min: 1,
+      max: LIMITS.videoSeconds,
+      placeholder: '4',
+    },
+    {
+      kind: 'number',
+      name: 'fps',
+      label: 'Frames per second',
+      path: ['fps'],
+      min: LIMITS.videoFps[0],
+      max: LIMITS.videoFps[1],
+      placeholder: '24',
+    },
     {
       kind: 'select',
       name: 'format',
@@ -146,20 +249,45 @@ const VIDEO: TypeForm = {
         { value: 'webp', label: 'webp (animated)' },
       ],
     },
-    { kind: 'number', name: 'seed', label: 'Seed', path: ['seed'], min: 0, max: 2 ** 32 - 1, hint: 'Empty: a random seed.' },
+    {
+      kind: 'number',
+      name: 'seed',
+      label: 'Seed',
+      path: ['seed'],
+      min: 0,
+      max: 2 ** 32 - 1,
+      hint: 'Empty: a random seed.',
+    },
     { kind: 'parameters', name: 'parameters', label: 'Parameters', path: ['parameters'], section: 'videoModels' },
-    { kind: 'text', name: 'first_frame', label: 'First frame', path: ['inputs'], asList: true, hint: 'An image URL or img_ id to start from (optional).' },
+    {
+      kind: 'text',
+      name: 'first_frame',
+      label: 'First frame',
+      path: ['inputs'],
+      asList: true,
+      hint: 'An image URL or img_ id to start from (optional).',
+    },
     destinationField(),
     metadataField(),
   ],
 };
 
 /** The console's forms, in the order the playground offers them; each ends with the priority every create body takes. */
-const KNOWN_FORMS: TypeForm[] = [GENERATE, RATE, ALT, REMOVE_BACKGROUND, REVIEW, VIDEO].map((form) => ({ ...form, fields: [...form.fields, priorityField()] }));
+const KNOWN_FORMS: TypeForm[] = [GENERATE, RATE, ALT, REMOVE_BACKGROUND, REVIEW, VIDEO].map((form) => ({
+  ...form,
+  fields: [...form.fields, priorityField()],
+}));
 
 /** The form of a registered type: its own, or (a type the console has no form for) the JSON body alone. */
 export function formFor(type: string): TypeForm {
-  return KNOWN_FORMS.find((form) => form.type === type) ?? { type, title: type, description: 'This task type has no form of its own: write its body as JSON below.', fields: [] };
+  return (
+    KNOWN_FORMS.find((form) => form.type === type) ?? {
+      type,
+      title: type,
+      description: 'This task type has no form of its own: write its body as JSON below.',
+      fields: [],
+    }
+  );
 }
 
 /** The registered types in the playground's order: those with a form first, then the others by name. */

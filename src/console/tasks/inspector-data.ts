@@ -27,7 +27,11 @@ export interface InspectorData {
 }
 
 /** Reads one task of the session's account (another account's: TASK_NOT_FOUND, the 404 page) and all the inspector shows. */
-export async function loadInspector(deps: ConsoleDeps, session: ConsoleSession & { accountId: string }, id: string): Promise<InspectorData> {
+export async function loadInspector(
+  deps: ConsoleDeps,
+  session: ConsoleSession & { accountId: string },
+  id: string,
+): Promise<InspectorData> {
   const task = await deps.tasks.getOwned(principalOf(session), id);
   const outputs = new Map(galleryItemsOf(task).map((item) => [item.index, item]));
   const hasImages = [...outputs.values()].some((item) => item.kind === 'image');

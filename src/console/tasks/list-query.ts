@@ -50,7 +50,10 @@ export function readTaskListRequest(params: URLSearchParams): TaskListRequest {
   const text = (name: string) => (params.get(name) ?? '').trim();
   const problems: string[] = [];
   const limitText = text('limit');
-  const limit = /^\d{1,3}$/.test(limitText) && Number(limitText) >= 1 && Number(limitText) <= MAX_PAGE_SIZE ? Number(limitText) : PAGE_SIZE;
+  const limit =
+    /^\d{1,3}$/.test(limitText) && Number(limitText) >= 1 && Number(limitText) <= MAX_PAGE_SIZE
+      ? Number(limitText)
+      : PAGE_SIZE;
   const filters: TaskFilters = {
     type: text('type'),
     status: text('status'),
@@ -90,7 +93,8 @@ export function readTaskListRequest(params: URLSearchParams): TaskListRequest {
     const at = pair.indexOf('=');
     const key = at > 0 ? pair.slice(0, at).trim() : '';
     const value = at > 0 ? pair.slice(at + 1).trim() : '';
-    if (!key || key.length > MAX_METADATA_TEXT || value.length > MAX_METADATA_TEXT) problems.push('Metadata: write each filter as key=value (at most 256 characters each).');
+    if (!key || key.length > MAX_METADATA_TEXT || value.length > MAX_METADATA_TEXT)
+      problems.push('Metadata: write each filter as key=value (at most 256 characters each).');
     else metadata[key] = value;
   }
   if (Object.keys(metadata).length > 0) query.metadata = metadata;
@@ -103,12 +107,14 @@ export function readTaskListRequest(params: URLSearchParams): TaskListRequest {
 }
 
 /** Whether any filter is set (an empty list then means "none match", not "none yet"). */
-export const hasFilters = (filters: TaskFilters): boolean => Boolean(filters.type || filters.status || filters.key || filters.from || filters.to || filters.metadata.length > 0);
+export const hasFilters = (filters: TaskFilters): boolean =>
+  Boolean(filters.type || filters.status || filters.key || filters.from || filters.to || filters.metadata.length > 0);
 
 /** The query string of the list with these filters, at a cursor: `?type=…&before=…`, or "" for none. */
 export function searchOf(filters: TaskFilters, cursor: { before?: string; after?: string } = {}): string {
   const params = new URLSearchParams();
-  for (const name of ['type', 'status', 'key', 'from', 'to'] as const) if (filters[name]) params.set(name, filters[name]);
+  for (const name of ['type', 'status', 'key', 'from', 'to'] as const)
+    if (filters[name]) params.set(name, filters[name]);
   for (const pair of filters.metadata) params.append('metadata', pair);
   if (filters.limit !== PAGE_SIZE) params.set('limit', String(filters.limit));
   if (cursor.before) params.set('before', cursor.before);

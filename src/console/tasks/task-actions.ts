@@ -35,8 +35,13 @@ function bodyOf(deps: ConsoleDeps, task: TaskRecord): unknown {
   const def = deps.tasks.typeNamed(task.type);
   const parsed = def.body().safeParse(task.request);
   if (parsed.success) return parsed.data;
-  const issues = toSchemaIssues(parsed.error, task.request).map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message));
-  throw new AppError('VALIDATION_ERROR', `its request no longer passes the checks of ${task.type}: ${issues.join('; ')}`);
+  const issues = toSchemaIssues(parsed.error, task.request).map((issue) =>
+    issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message,
+  );
+  throw new AppError(
+    'VALIDATION_ERROR',
+    `its request no longer passes the checks of ${task.type}: ${issues.join('; ')}`,
+  );
 }
 
 /**
@@ -44,12 +49,19 @@ function bodyOf(deps: ConsoleDeps, task: TaskRecord): unknown {
  * it, by one of the account's keys: the original task's while it lives, else the one chosen.
  * Answers the new task.
  */
-export async function runAgain(c: Context<ConsoleEnv>, deps: ConsoleDeps, session: AccountSession, id: string, chosenKeyId: string | undefined): Promise<TaskRecord> {
+export async function runAgain(
+  c: Context<ConsoleEnv>,
+  deps: ConsoleDeps,
+  session: AccountSession,
+  id: string,
+  chosenKeyId: string | undefined,
+): Promise<TaskRecord> {
   // It reads the task's request: the session needs what GET /tasks/{id} needs, and then the type's own scope (keyPrincipal).
   authorizeSession(deps, session, 'tasks:read');
   const task = await deps.tasks.getOwned(principalOf(session), id);
   const def = deps.tasks.typeNamed(task.type);
-  const live = task.apiKeyId !== null && (await deps.apiKeys.list(session.accountId)).some((key) => key.id === task.apiKeyId);
+  const live =
+    task.apiKeyId !== null && (await deps.apiKeys.list(session.accountId)).some((key) => key.id === task.apiKeyId);
   const keyId = live ? task.apiKeyId : chosenKeyId;
   if (!keyId) throw new AppError('VALIDATION_ERROR', 'choose the key to run it with');
   const principal = await keyPrincipal(c, deps, session, keyId, def.scope);

@@ -14,15 +14,30 @@ export interface TaskPage {
 }
 
 /** The page a list URL names, through the same service call GET /tasks makes. */
-export async function loadTaskPage(deps: Pick<ConsoleDeps, 'tasks'>, accountId: string, request: TaskListRequest): Promise<TaskPage> {
+export async function loadTaskPage(
+  deps: Pick<ConsoleDeps, 'tasks'>,
+  accountId: string,
+  request: TaskListRequest,
+): Promise<TaskPage> {
   const { query } = request;
   if (request.after) {
     const page = await deps.tasks.list(accountId, { ...query, after: request.after });
     // Nothing newer past this page: it is the newest one, shown as the list's first page is.
-    if (page.more) return { tasks: page.tasks, older: page.tasks.at(-1)?.id ?? request.after, newer: page.tasks[0]?.id ?? null, newest: false };
+    if (page.more)
+      return {
+        tasks: page.tasks,
+        older: page.tasks.at(-1)?.id ?? request.after,
+        newer: page.tasks[0]?.id ?? null,
+        newest: false,
+      };
   } else if (request.before) {
     const page = await deps.tasks.list(accountId, { ...query, before: request.before });
-    return { tasks: page.tasks, older: page.more ? (page.tasks.at(-1)?.id ?? null) : null, newer: page.tasks[0]?.id ?? null, newest: false };
+    return {
+      tasks: page.tasks,
+      older: page.more ? (page.tasks.at(-1)?.id ?? null) : null,
+      newer: page.tasks[0]?.id ?? null,
+      newest: false,
+    };
   }
   const page = await deps.tasks.list(accountId, query);
   return { tasks: page.tasks, older: page.more ? (page.tasks.at(-1)?.id ?? null) : null, newer: null, newest: true };

@@ -13,9 +13,16 @@ import { keyGroupLabel } from './report.js';
 export function usageCsv(report: UsageReport, keys: Map<string, ApiKeyView>): string {
   const byKey = report.groupBy === 'key';
   const header = [report.groupBy, ...(byKey ? ['name'] : []), 'cost_usd', 'tasks', 'items'];
-  const rows = report.groups.map((group) => [group.key ?? '', ...(byKey ? [keyGroupLabel(group.key, keys)] : []), group.cost, group.tasks, group.items]);
+  const rows = report.groups.map((group) => [
+    group.key ?? '',
+    ...(byKey ? [keyGroupLabel(group.key, keys)] : []),
+    group.cost,
+    group.tasks,
+    group.items,
+  ]);
   return stringify([header, ...rows], { escape_formulas: true, record_delimiter: 'windows' });
 }
 
 /** The download's file name: imgtask-usage-<from>-<to>-<groupBy>.csv, with the range's UTC dates. */
-export const usageCsvName = (report: UsageReport): string => `imgtask-usage-${report.from.slice(0, 10)}-${report.to.slice(0, 10)}-${report.groupBy}.csv`;
+export const usageCsvName = (report: UsageReport): string =>
+  `imgtask-usage-${report.from.slice(0, 10)}-${report.to.slice(0, 10)}-${report.groupBy}.csv`;

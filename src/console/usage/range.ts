@@ -27,7 +27,11 @@ export function defaultRange(now: number): { from: string; to: string } {
  */
 export function rangeOf(query: Record<string, string>, now: number): UsageRange {
   const defaults = defaultRange(now);
-  const given = { from: query.from?.trim() || defaults.from, to: query.to?.trim() || defaults.to, groupBy: query.groupBy || undefined };
+  const given = {
+    from: query.from?.trim() || defaults.from,
+    to: query.to?.trim() || defaults.to,
+    groupBy: query.groupBy || undefined,
+  };
   const parsed = UsageQuery.safeParse(given);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -14,9 +14,18 @@ export interface UsageReports {
 }
 
 /** The range's usage by day, by key and by type (three reports of the usage service, as GET /usage answers them). */
-export async function loadReports(deps: ConsoleDeps, accountId: string, range: Pick<UsageRange, 'from' | 'to'>): Promise<UsageReports> {
+export async function loadReports(
+  deps: ConsoleDeps,
+  accountId: string,
+  range: Pick<UsageRange, 'from' | 'to'>,
+): Promise<UsageReports> {
   const report = (groupBy: UsageGroupBy) => deps.usage.report(accountId, { from: range.from, to: range.to, groupBy });
-  const [day, key, type, keys] = await Promise.all([report('day'), report('key'), report('type'), deps.apiKeys.list(accountId)]);
+  const [day, key, type, keys] = await Promise.all([
+    report('day'),
+    report('key'),
+    report('type'),
+    deps.apiKeys.list(accountId),
+  ]);
   return { day, key, type, keys: new Map(keys.map((k) => [k.id, k])) };
 }
 
@@ -38,7 +47,13 @@ export function dailyChart(report: UsageReport): ChartSpec {
     axes: { left: 'USD', right: 'tasks' },
     series: [
       { label: 'Cost (USD)', values: labels.map((d) => usd(byDay.get(d)?.cost ?? '0')), tone: 'cost' },
-      { label: 'Tasks settled', values: labels.map((d) => byDay.get(d)?.tasks ?? 0), draw: 'line', axis: 'right', tone: 'count' },
+      {
+        label: 'Tasks settled',
+        values: labels.map((d) => byDay.get(d)?.tasks ?? 0),
+        draw: 'line',
+        axis: 'right',
+        tone: 'count',
+      },
     ],
   };
 }

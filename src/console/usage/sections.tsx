@@ -58,11 +58,21 @@ export function UsageFigures({ reports, from, to }: { reports: UsageReports; fro
       </section>
       <section aria-labelledby="per-key-title">
         <h2 id="per-key-title">Per key</h2>
-        <Chart id="usage-key" title="Cost and tasks per key" spec={groupChart(key, (id) => keyGroupLabel(id, keys))} labelHeading="Key" />
+        <Chart
+          id="usage-key"
+          title="Cost and tasks per key"
+          spec={groupChart(key, (id) => keyGroupLabel(id, keys))}
+          labelHeading="Key"
+        />
       </section>
       <section aria-labelledby="per-type-title">
         <h2 id="per-type-title">Per task type</h2>
-        <Chart id="usage-type" title="Cost and tasks per task type" spec={groupChart(type, (name) => name ?? 'other')} labelHeading="Type" />
+        <Chart
+          id="usage-type"
+          title="Cost and tasks per task type"
+          spec={groupChart(type, (name) => name ?? 'other')}
+          labelHeading="Type"
+        />
       </section>
       <CsvLinks from={from} to={to} />
     </>
@@ -75,7 +85,9 @@ export function StoredNow({ storage }: { storage: StoredUsage }) {
   return (
     <section aria-labelledby="stored-title">
       <h2 id="stored-title">Stored now</h2>
-      <p class="muted">Files kept for this account as of now, whatever the range. Deleting a task or an upload frees its share.</p>
+      <p class="muted">
+        Files kept for this account as of now, whatever the range. Deleting a task or an upload frees its share.
+      </p>
       <div class="table-wrap">
         <table>
           <caption class="visually-hidden">Bytes stored now</caption>

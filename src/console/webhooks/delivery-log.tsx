@@ -18,8 +18,21 @@ function AttemptLine({ attempt }: { attempt: Attempt }) {
 }
 
 /** A webhook's deliveries, newest first, with every attempt and a Redeliver button each. */
-export function DeliveryLog({ session, webhookId, deliveries }: { session: ConsoleSession; webhookId: string; deliveries: readonly DeliveryView[] }) {
-  if (deliveries.length === 0) return <p class="muted">No deliveries yet. Send a test event to check the endpoint; settled tasks are delivered here as they come.</p>;
+export function DeliveryLog({
+  session,
+  webhookId,
+  deliveries,
+}: {
+  session: ConsoleSession;
+  webhookId: string;
+  deliveries: readonly DeliveryView[];
+}) {
+  if (deliveries.length === 0)
+    return (
+      <p class="muted">
+        No deliveries yet. Send a test event to check the endpoint; settled tasks are delivered here as they come.
+      </p>
+    );
   return (
     <div class="table-wrap">
       <table class="deliveries">
@@ -64,9 +77,17 @@ export function DeliveryLog({ session, webhookId, deliveries }: { session: Conso
                 )}
               </td>
               <td>
-                <form method="post" action={`/console/webhooks/${webhookId}/deliveries/${delivery.id}/redeliver`} class="inline">
+                <form
+                  method="post"
+                  action={`/console/webhooks/${webhookId}/deliveries/${delivery.id}/redeliver`}
+                  class="inline"
+                >
                   <Csrf session={session} />
-                  <button type="submit" class="quiet" aria-label={`Redeliver ${delivery.eventType} of ${delivery.createdAt}`}>
+                  <button
+                    type="submit"
+                    class="quiet"
+                    aria-label={`Redeliver ${delivery.eventType} of ${delivery.createdAt}`}
+                  >
                     Redeliver
                   </button>
                 </form>

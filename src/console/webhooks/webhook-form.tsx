@@ -23,18 +23,32 @@ export const NEW_WEBHOOK_FORM: WebhookFormValues = { url: '', events: [], apiKey
 const LABELS: Record<string, string> = { url: 'URL', events: 'Events', apiKeyIds: 'Keys', enabled: 'Enabled' };
 
 export function webhookFormValues(form: Record<string, string[]>): WebhookFormValues {
-  return { url: (form.url?.at(-1) ?? '').trim(), events: form.events ?? [], apiKeyIds: form.apiKeyIds ?? [], enabled: form.enabled?.includes('on') ?? false };
+  return {
+    url: (form.url?.at(-1) ?? '').trim(),
+    events: form.events ?? [],
+    apiKeyIds: form.apiKeyIds ?? [],
+    enabled: form.enabled?.includes('on') ?? false,
+  };
 }
 
 /** POST /webhook's body, checked by its schema: no event checked subscribes to every kind. */
 export function createBody(values: WebhookFormValues): { body: CreateWebhookBody } | { refused: Refusal } {
-  const parsed = CreateWebhookBody.safeParse({ url: values.url, events: values.events.length > 0 ? values.events : undefined, apiKeyIds: values.apiKeyIds });
+  const parsed = CreateWebhookBody.safeParse({
+    url: values.url,
+    events: values.events.length > 0 ? values.events : undefined,
+    apiKeyIds: values.apiKeyIds,
+  });
   return parsed.success ? { body: parsed.data } : { refused: schemaRefusal(parsed.error, LABELS) };
 }
 
 /** PATCH /webhook/{id}'s body: the whole form, so an unchecked box is a change too. */
 export function updateBody(values: WebhookFormValues): { body: UpdateWebhookBody } | { refused: Refusal } {
-  const parsed = UpdateWebhookBody.safeParse({ url: values.url, events: values.events.length > 0 ? values.events : null, apiKeyIds: values.apiKeyIds, enabled: values.enabled });
+  const parsed = UpdateWebhookBody.safeParse({
+    url: values.url,
+    events: values.events.length > 0 ? values.events : null,
+    apiKeyIds: values.apiKeyIds,
+    enabled: values.enabled,
+  });
   return parsed.success ? { body: parsed.data } : { refused: schemaRefusal(parsed.error, LABELS) };
 }
 
@@ -52,12 +66,20 @@ function KeyChoices({ keys, values }: { keys: readonly ApiKeyView[]; values: Web
         <div class="checks">
           {keys.map((key) => (
             <label for={`wh-key-${key.id}`}>
-              <input type="checkbox" id={`wh-key-${key.id}`} name="apiKeyIds" value={key.id} checked={values.apiKeyIds.includes(key.id)} /> {`${keyLabel(key)} (${key.keyPreview})`}
+              <input
+                type="checkbox"
+                id={`wh-key-${key.id}`}
+                name="apiKeyIds"
+                value={key.id}
+                checked={values.apiKeyIds.includes(key.id)}
+              />{' '}
+              {`${keyLabel(key)} (${key.keyPreview})`}
             </label>
           ))}
           {gone.map((id) => (
             <label for={`wh-key-${id}`}>
-              <input type="checkbox" id={`wh-key-${id}`} name="apiKeyIds" value={id} checked /> {`${id} (deleted: uncheck it)`}
+              <input type="checkbox" id={`wh-key-${id}`} name="apiKeyIds" value={id} checked />{' '}
+              {`${id} (deleted: uncheck it)`}
             </label>
           ))}
         </div>
@@ -67,20 +89,50 @@ function KeyChoices({ keys, values }: { keys: readonly ApiKeyView[]; values: Web
 }
 
 /** The create form (action /console/webhooks) or the edit form of one webhook (with its Enabled box). */
-export function WebhookForm({ session, keys, values, editing }: { session: ConsoleSession; keys: readonly ApiKeyView[]; values: WebhookFormValues; editing?: string }) {
+export function WebhookForm({
+  session,
+  keys,
+  values,
+  editing,
+}: {
+  session: ConsoleSession;
+  keys: readonly ApiKeyView[];
+  values: WebhookFormValues;
+  editing?: string;
+}) {
   return (
-    <form method="post" action={editing ? `/console/webhooks/${editing}` : '/console/webhooks'} class="stack" aria-labelledby="webhook-form-title">
+    <form
+      method="post"
+      action={editing ? `/console/webhooks/${editing}` : '/console/webhooks'}
+      class="stack"
+      aria-labelledby="webhook-form-title"
+    >
       <h2 id="webhook-form-title">{editing ? 'Edit' : 'Add a webhook'}</h2>
       <Csrf session={session} />
       <label for="wh-url">URL (http or https)</label>
-      <input id="wh-url" name="url" type="url" required maxlength={2048} value={values.url} placeholder="https://example.com/hooks/imgtask" />
+      <input
+        id="wh-url"
+        name="url"
+        type="url"
+        required
+        maxlength={2048}
+        value={values.url}
+        placeholder="https://example.com/hooks/imgtask"
+      />
       <fieldset>
         <legend>Events</legend>
         <p class="muted">None checked, or «all»: every kind.</p>
         <div class="checks">
           {EVENT_KINDS.map((kind) => (
             <label for={`wh-event-${kind}`}>
-              <input type="checkbox" id={`wh-event-${kind}`} name="events" value={kind} checked={values.events.includes(kind)} /> {kind}
+              <input
+                type="checkbox"
+                id={`wh-event-${kind}`}
+                name="events"
+                value={kind}
+                checked={values.events.includes(kind)}
+              />{' '}
+              {kind}
             </label>
           ))}
         </div>
@@ -88,7 +140,8 @@ export function WebhookForm({ session, keys, values, editing }: { session: Conso
       <KeyChoices keys={keys} values={values} />
       {editing && (
         <label for="wh-enabled">
-          <input type="checkbox" id="wh-enabled" name="enabled" value="on" checked={values.enabled} /> Enabled (re-enabling clears the failures that disabled it)
+          <input type="checkbox" id="wh-enabled" name="enabled" value="on" checked={values.enabled} /> Enabled
+          (re-enabling clears the failures that disabled it)
         </label>
       )}
       <div class="actions">

@@ -10,7 +10,9 @@ export type WebhookDetail = Awaited<ReturnType<WebhookService['operatorView']>>;
 export function Health({ webhook }: { webhook: WebhookDetail }) {
   return (
     <>
-      <span class={`badge ${webhook.enabled ? 'enabled' : 'disabled'}`}>{webhook.enabled ? 'Enabled' : 'Disabled'}</span>
+      <span class={`badge ${webhook.enabled ? 'enabled' : 'disabled'}`}>
+        {webhook.enabled ? 'Enabled' : 'Disabled'}
+      </span>
       {webhook.disabledReason && <p class="health-problem">{`Disabled: ${webhook.disabledReason}`}</p>}
       {webhook.failingSince && (
         <p class="health-problem">

@@ -13,20 +13,28 @@ import { NEW_WEBHOOK_FORM, WebhookForm, type WebhookFormValues } from './webhook
 import { EventList, Health, KeyList, type WebhookDetail, WebhookTable } from './webhook-list.js';
 
 /** Every webhook of the account with its keys and health, and the account's live keys (to tie webhooks to). */
-export async function loadWebhooks(deps: ConsoleDeps, accountId: string): Promise<{ webhooks: WebhookDetail[]; keys: ApiKeyView[] }> {
+export async function loadWebhooks(
+  deps: ConsoleDeps,
+  accountId: string,
+): Promise<{ webhooks: WebhookDetail[]; keys: ApiKeyView[] }> {
   const [list, keys] = await Promise.all([deps.webhooks.list(accountId), deps.apiKeys.list(accountId)]);
   const webhooks = await Promise.all(list.map((webhook) => deps.webhooks.operatorView(accountId, webhook.id)));
   return { webhooks, keys };
 }
 
 /** One webhook of the account (WEBHOOK_NOT_FOUND for another's), its delivery log and the account's keys. */
-export async function loadWebhook(deps: ConsoleDeps, accountId: string, id: string): Promise<{ webhook: WebhookDetail; deliveries: DeliveryView[]; keys: ApiKeyView[] }> {
+export async function loadWebhook(
+  deps: ConsoleDeps,
+  accountId: string,
+  id: string,
+): Promise<{ webhook: WebhookDetail; deliveries: DeliveryView[]; keys: ApiKeyView[] }> {
   const webhook = await deps.webhooks.operatorView(accountId, id);
   const [deliveries, keys] = await Promise.all([deps.outbox.deliveries(accountId, id), deps.apiKeys.list(accountId)]);
   return { webhook, deliveries, keys };
 }
 
-const SECRET_NOTE = 'Each delivery is signed with it (Standard Webhooks: the webhook-signature header); check the signature before trusting a delivery.';
+const SECRET_NOTE =
+  'Each delivery is signed with it (Standard Webhooks: the webhook-signature header); check the signature before trusting a delivery.';
 
 /** The webhooks page: a new webhook's secret once, the list, and the add form (or the empty state with it). */
 export function WebhooksPage(props: {
@@ -40,20 +48,33 @@ export function WebhooksPage(props: {
 }) {
   const { session, webhooks, keys, created } = props;
   return (
-    <Page title="Webhooks" session={session} active="/console/webhooks" styles={['settings.css']} lead="Webhooks receive an event when a task settles, signed with the webhook's secret.">
-      <DoneNotice done={props.done} messages={{ deleted: 'The webhook was deleted; its pending deliveries are dropped.' }} />
+    <Page
+      title="Webhooks"
+      session={session}
+      active="/console/webhooks"
+      styles={['settings.css']}
+      lead="Webhooks receive an event when a task settles, signed with the webhook's secret."
+    >
+      <DoneNotice
+        done={props.done}
+        messages={{ deleted: 'The webhook was deleted; its pending deliveries are dropped.' }}
+      />
       {props.refusal && <RefusalNotice refusal={props.refusal} />}
       {created && (
         <ShownOnce id="webhook-secret" label="The signing secret of your new webhook" value={created.secret}>
           <p>{SECRET_NOTE}</p>
           <p>
-            <a href={`/console/webhooks/${created.id}`}>Open the webhook</a> to send a test event and follow its deliveries.
+            <a href={`/console/webhooks/${created.id}`}>Open the webhook</a> to send a test event and follow its
+            deliveries.
           </p>
         </ShownOnce>
       )}
       {webhooks.length === 0 ? (
         <EmptyState title="No webhooks yet">
-          <p>Add the URL of an endpoint below to be told when tasks complete or fail, instead of polling. Then send it a test event from its page.</p>
+          <p>
+            Add the URL of an endpoint below to be told when tasks complete or fail, instead of polling. Then send it a
+            test event from its page.
+          </p>
         </EmptyState>
       ) : (
         <section aria-labelledby="webhooks-title">
@@ -82,13 +103,23 @@ function WebhookActions({ session, webhook }: { session: ConsoleSession; webhook
         <Csrf session={session} />
         <button type="submit">Send a test event</button>
       </form>
-      <form method="post" action={`${base}/rotate-secret`} class="inline" data-confirm="Replace the signing secret? Deliveries are signed with the new one at once.">
+      <form
+        method="post"
+        action={`${base}/rotate-secret`}
+        class="inline"
+        data-confirm="Replace the signing secret? Deliveries are signed with the new one at once."
+      >
         <Csrf session={session} />
         <button type="submit" class="quiet">
           Rotate the secret
         </button>
       </form>
-      <form method="post" action={`${base}/delete`} class="inline" data-confirm="Delete this webhook? Its pending deliveries are dropped.">
+      <form
+        method="post"
+        action={`${base}/delete`}
+        class="inline"
+        data-confirm="Delete this webhook? Its pending deliveries are dropped."
+      >
         <Csrf session={session} />
         <button type="submit" class="danger">
           Delete
@@ -111,7 +142,12 @@ export function WebhookPage(props: {
   rotated?: string;
 }) {
   const { session, webhook, keys } = props;
-  const values = props.values ?? { url: webhook.url, events: webhook.events ?? [], apiKeyIds: webhook.apiKeyIds, enabled: webhook.enabled };
+  const values = props.values ?? {
+    url: webhook.url,
+    events: webhook.events ?? [],
+    apiKeyIds: webhook.apiKeyIds,
+    enabled: webhook.enabled,
+  };
   return (
     <Page title="Webhook" session={session} active="/console/webhooks" styles={['settings.css']} lead={webhook.url}>
       <p>

@@ -260,7 +260,10 @@ export function createClaimer(options: ClaimerOptions) {
       await stopRunner();
       stopped = true;
       clearTimeout(beatTimer);
-      await Promise.race([Promise.allSettled([...running]), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+      await Promise.race([
+        Promise.allSettled([...running]),
+        new Promise((resolve) => setTimeout(resolve, 1000).unref()),
+      ]);
       await Promise.all([...held.keys(), ...unreleased].map((id) => leases.release(id).catch(() => undefined)));
       held.clear();
       perLane.clear();

@@ -54,7 +54,11 @@ const MAX_PAYLOAD = 7000;
  * `separator` (in as few notifications as the payload limit allows), or, with `latest`, only
  * the newest of them; with `distinct`, each part once. A notification that cannot be sent is logged with `failed`.
  */
-export function announcer(signals: Pick<StoreSignals, 'notify'>, channel: string, options: { separator?: string; latest?: boolean; distinct?: boolean; failed: (err: Error) => void }) {
+export function announcer(
+  signals: Pick<StoreSignals, 'notify'>,
+  channel: string,
+  options: { separator?: string; latest?: boolean; distinct?: boolean; failed: (err: Error) => void },
+) {
   let parts: string[] = [];
   let sending = false;
   let scheduled = false;
@@ -120,7 +124,11 @@ function parseFractions(list: string | undefined): ItemFractions {
  * made anywhere wake the sync answers and live status streams here; deliveries due here or
  * anywhere wake the dispatcher. Answers the function that stops relaying.
  */
-export async function bridgeEvents(signals: StoreSignals, events: EventBus, log: (message: string) => void): Promise<() => void> {
+export async function bridgeEvents(
+  signals: StoreSignals,
+  events: EventBus,
+  log: (message: string) => void,
+): Promise<() => void> {
   let relaying = false;
   const failed = (channel: string) => (err: Error) => log(`postgres: ${channel} not sent (${err.message})`);
   const settled = announcer(signals, CHANNELS.settled, { separator: ' ', failed: failed(CHANNELS.settled) });
@@ -132,7 +140,9 @@ export async function bridgeEvents(signals: StoreSignals, events: EventBus, log:
   const origin = randomBytes(4).toString('hex');
   const off = [
     events.on('task:settled', ({ task }) => settled.add(task.id)),
-    events.on('task:item', ({ task }) => items.add(`${task.id} ${task.items.filter((item) => item.status !== 'pending').length}`)),
+    events.on('task:item', ({ task }) =>
+      items.add(`${task.id} ${task.items.filter((item) => item.status !== 'pending').length}`),
+    ),
     events.on('task:progress', ({ taskId, fractions }) =>
       progress.add(
         `${origin} ${taskId} ${Object.entries(fractions)
@@ -158,7 +168,8 @@ export async function bridgeEvents(signals: StoreSignals, events: EventBus, log:
   await signals.listen(CHANNELS.progress, (payload) => {
     for (const part of payload.split(';')) {
       const [from, taskId, list] = part.split(' ');
-      if (open && taskId && from !== origin) events.emit('task:progress-elsewhere', { taskId, fractions: parseFractions(list) });
+      if (open && taskId && from !== origin)
+        events.emit('task:progress-elsewhere', { taskId, fractions: parseFractions(list) });
     }
   });
   // A pause or resume anywhere (this process's own included, harmlessly): the lanes read the pauses again.
@@ -182,7 +193,11 @@ export async function bridgeEvents(signals: StoreSignals, events: EventBus, log:
 }
 
 /** Runs `fn` only while this process holds the advisory lock `key`; false (not run) when another holds it. */
-export async function underLock<T>(signals: StoreSignals, key: number, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+export async function underLock<T>(
+  signals: StoreSignals,
+  key: number,
+  fn: () => Promise<T>,
+): Promise<{ ran: true; value: T } | { ran: false }> {
   if (!(await signals.tryLock(key))) return { ran: false };
   try {
     return { ran: true, value: await fn() };

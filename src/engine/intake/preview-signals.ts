@@ -25,7 +25,10 @@ export async function fitForNotification(preview: LivePreview): Promise<LivePrev
   if (preview.data.length <= MAX_NOTIFIED_PREVIEW_BYTES) return preview;
   try {
     for (const { side, quality } of SHRINK_STEPS) {
-      const data = await sharp(preview.data).resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true }).jpeg({ quality }).toBuffer();
+      const data = await sharp(preview.data)
+        .resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true })
+        .jpeg({ quality })
+        .toBuffer();
       if (data.length <= MAX_NOTIFIED_PREVIEW_BYTES) return { data, mimeType: 'image/jpeg' };
     }
   } catch {
@@ -44,7 +47,11 @@ const MIME_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'ima
  * (`task:preview-elsewhere`). Nothing is kept: a process with no stream on the task drops it.
  * Answers the function that stops relaying.
  */
-export async function bridgePreviews(signals: Pick<StoreSignals, 'notify' | 'listen'>, events: EventBus, log: (message: string) => void): Promise<() => void> {
+export async function bridgePreviews(
+  signals: Pick<StoreSignals, 'notify' | 'listen'>,
+  events: EventBus,
+  log: (message: string) => void,
+): Promise<() => void> {
   const origin = randomBytes(4).toString('hex');
   let open = true;
   const off = events.on('task:preview', async ({ taskId, index, mimeType, data }) => {
@@ -67,7 +74,10 @@ export async function bridgePreviews(signals: Pick<StoreSignals, 'notify' | 'lis
 /** A notification back into a preview; undefined for this process's own or one that does not read as a preview. */
 export function parsePreview(payload: string, origin: string): TaskPreview | undefined {
   const [from, taskId, index, mimeType, base64] = payload.split(' ');
-  if (from === origin || !taskId || !/^\d{1,6}$/.test(index ?? '') || !MIME_TYPES.has(mimeType) || !base64) return undefined;
+  if (from === origin || !taskId || !/^\d{1,6}$/.test(index ?? '') || !MIME_TYPES.has(mimeType) || !base64)
+    return undefined;
   const data = Buffer.from(base64, 'base64');
-  return data.length > 0 ? { taskId, index: Number(index), mimeType: mimeType as TaskPreview['mimeType'], data } : undefined;
+  return data.length > 0
+    ? { taskId, index: Number(index), mimeType: mimeType as TaskPreview['mimeType'], data }
+    : undefined;
 }

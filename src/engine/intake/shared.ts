@@ -9,7 +9,16 @@ import type { Lanes } from '../runner/lanes.js';
 import type { TaskRunner } from '../runner/task-runner.js';
 import { startSweepTimer, sweepWith } from '../sweep-timer.js';
 import { createClaimer } from './claimer.js';
-import { announcer, bridgeEvents, CHANNELS, DEADLINE_LOCK, electDispatcher, POLL_MS, SWEEP_LOCK, underLock } from './fleet-signals.js';
+import {
+  announcer,
+  bridgeEvents,
+  CHANNELS,
+  DEADLINE_LOCK,
+  electDispatcher,
+  POLL_MS,
+  SWEEP_LOCK,
+  underLock,
+} from './fleet-signals.js';
 import type { IntakeDeps, TaskIntake } from './intake.js';
 
 /** The mark of a created notification's lane where a task of a raised priority was created. */
@@ -37,7 +46,11 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
   let sweeper: { stop(): void } | undefined;
   let deadlinePoll: NodeJS.Timeout | undefined;
   // The creates of one batch (or of one turn of the event loop) are announced by one notification, naming their lanes.
-  const created = announcer(signals, CHANNELS.created, { separator: '\n', distinct: true, failed: (err) => log(`created notification not sent (${err.message}); a worker's poll finds the tasks`) });
+  const created = announcer(signals, CHANNELS.created, {
+    separator: '\n',
+    distinct: true,
+    failed: (err) => log(`created notification not sent (${err.message}); a worker's poll finds the tasks`),
+  });
   const laneOf = (task: TaskRecord) => deps.progress.definition(task.type).lane(task.request);
   return {
     enqueue(task, lease) {
@@ -59,7 +72,13 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
     },
     queueDelayMs: (lane) => runner.queueDelayMs(lane),
     workerId: () => claiming?.workerId,
-    queues: async (pauses) => fleetQueues(await shared.lanes.figures(claiming?.workerId), pauses, claiming ? deps.lanes.stats() : {}, Date.now()),
+    queues: async (pauses) =>
+      fleetQueues(
+        await shared.lanes.figures(claiming?.workerId),
+        pauses,
+        claiming ? deps.lanes.stats() : {},
+        Date.now(),
+      ),
     async start(work) {
       unbridge = await bridgeEvents(signals, deps.events, log);
       // Notifications missed while the connection was down: live status streams read their tasks again.
@@ -68,7 +87,17 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
       // Each settlement records its event as it happens; this finds those a crash left out, in one process at a time.
       await underLock(signals, SWEEP_LOCK, () => work.recover());
       dispatcher = electDispatcher(signals, () => work.dispatcher(), log);
-      claiming = await startClaiming({ shared, runner, lanes: deps.lanes, deadlines: deps.deadlines, refreshPauses: deps.refreshPauses, laneOf, events: deps.events, config, log });
+      claiming = await startClaiming({
+        shared,
+        runner,
+        lanes: deps.lanes,
+        deadlines: deps.deadlines,
+        refreshPauses: deps.refreshPauses,
+        laneOf,
+        events: deps.events,
+        config,
+        log,
+      });
       // The sweep (and the housekeeping after it) runs in one process at a time across the fleet.
       const sweep = async () => {
         const outcome = await underLock(signals, SWEEP_LOCK, sweepWith(deps.sweep, work));
@@ -77,7 +106,9 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
       sweeper = startSweepTimer(sweep, config, log);
       // Deadlines of tasks whose process went away (or that no process has claimed) are kept by a poll, in one process at a time.
       deadlinePoll = setInterval(() => {
-        void underLock(signals, DEADLINE_LOCK, deps.expireDue).catch((err: Error) => log(`deadlines not checked (${err.message})`));
+        void underLock(signals, DEADLINE_LOCK, deps.expireDue).catch((err: Error) =>
+          log(`deadlines not checked (${err.message})`),
+        );
       }, DEADLINE_POLL_MS);
       deadlinePoll.unref();
     },
@@ -100,7 +131,13 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
  * holds there: the items queued or running in the lane, or the tasks it holds for it if more (a
  * task being prepared has no item in a lane yet). A paused lane takes none.
  */
-function laneWants(lanes: Lanes, known: ReadonlySet<string>, urgent: ReadonlySet<string>, legacy: () => number, defaultConcurrency: () => number): (held: ReadonlyMap<string, number>) => ClaimWant[] {
+function laneWants(
+  lanes: Lanes,
+  known: ReadonlySet<string>,
+  urgent: ReadonlySet<string>,
+  legacy: () => number,
+  defaultConcurrency: () => number,
+): (held: ReadonlyMap<string, number>) => ClaimWant[] {
   return (held) => {
     const load = lanes.load();
     const names = new Set([...known, ...load.keys(), ...held.keys()]);
@@ -206,7 +243,12 @@ async function startClaiming(options: {
     shared.lanes
       .report(
         workerId,
-        Object.entries(options.lanes.stats()).map(([lane, stats]) => ({ lane, running: stats.running, capacity: stats.concurrency, accounts: stats.topAccounts })),
+        Object.entries(options.lanes.stats()).map(([lane, stats]) => ({
+          lane,
+          running: stats.running,
+          capacity: stats.concurrency,
+          accounts: stats.topAccounts,
+        })),
       )
       .catch((err: Error) => options.log(`lanes not reported (${err.message})`));
   const poll = setInterval(() => {

@@ -88,7 +88,8 @@ export class Batch implements LaneBatch {
   }
 
   private lastQueued(): number | undefined {
-    for (let i = this.jobs.length - 1; i >= 0; i--) if (this.jobs[i].state === 'queued') return this.lane.rank(this.jobs[i]);
+    for (let i = this.jobs.length - 1; i >= 0; i--)
+      if (this.jobs[i].state === 'queued') return this.lane.rank(this.jobs[i]);
     return undefined;
   }
 

@@ -198,7 +198,9 @@ export class Lane implements LaneView {
     if (this.providers.some((provider) => provider.last === wanted)) {
       for (const provider of free) {
         if (provider.last === undefined) continue;
-        const own = this.queue.head(AFFINITY_WINDOW).find((job) => job.affinity === provider.last && job.priority === head.priority && !this.env.gate.full(job));
+        const own = this.queue
+          .head(AFFINITY_WINDOW)
+          .find((job) => job.affinity === provider.last && job.priority === head.priority && !this.env.gate.full(job));
         if (own) return { job: own, provider };
       }
     }
@@ -257,7 +259,9 @@ export class Lane implements LaneView {
         try {
           granted = await this.env.gate.fleet.acquire(job.key, job.cap);
         } catch (err) {
-          this.env.log(`key ${job.key}: fleet-wide slot not checked (${(err as Error).message}); the item runs on this process's count`);
+          this.env.log(
+            `key ${job.key}: fleet-wide slot not checked (${(err as Error).message}); the item runs on this process's count`,
+          );
           granted = () => {};
         }
         if (!granted) {

@@ -35,7 +35,12 @@ export interface LaneLoad {
   lookahead: number;
 }
 
-const loadOf = (lane: Lane): LaneLoad => ({ running: lane.slots, queued: lane.queued, concurrency: lane.concurrency, lookahead: lane.lookahead });
+const loadOf = (lane: Lane): LaneLoad => ({
+  running: lane.slots,
+  queued: lane.queued,
+  concurrency: lane.concurrency,
+  lookahead: lane.lookahead,
+});
 
 /** One lane as operators see it (imgtask queues, /metrics, the dashboards). */
 export interface LaneStats {
@@ -74,7 +79,12 @@ export class Lanes implements LaneBacklog {
   ) {
     this.gate = new KeyGate((job) => this.get(job.lane).unparked(job), options.fleetKeySlots);
     const log = options.log ?? (() => {});
-    this.env = { gate: this.gate, concurrencyOf: (lane) => this.concurrencyOf(lane), providersOf: (lane) => this.providersOf(lane), log };
+    this.env = {
+      gate: this.gate,
+      concurrencyOf: (lane) => this.concurrencyOf(lane),
+      providersOf: (lane) => this.providersOf(lane),
+      log,
+    };
     this.unsubscribe = config.onChange(() => {
       for (const lane of this.lanes.values()) lane.resize();
     });
@@ -120,7 +130,11 @@ export class Lanes implements LaneBacklog {
    * once it ran, or as soon as it is dropped unstarted (stopping, or `drop`): it then never
    * runs here, and its item stays pending in the store.
    */
-  runBatch(laneName: string, works: ((slot: SlotGrant) => Promise<boolean>)[], owner: JobOwner): { jobs: Promise<void>[]; batch: LaneBatch & { readonly jobs: readonly unknown[] } } {
+  runBatch(
+    laneName: string,
+    works: ((slot: SlotGrant) => Promise<boolean>)[],
+    owner: JobOwner,
+  ): { jobs: Promise<void>[]; batch: LaneBatch & { readonly jobs: readonly unknown[] } } {
     const lane = this.get(laneName);
     const batch = new Batch(lane);
     const now = performance.now();

@@ -18,7 +18,10 @@ interface Held {
  * in memory only, one entry (and at most one timer) per item that sent one, removed when the
  * item ends (`forgetItem`) and when the task settles (`forget`).
  */
-export function createPreviewRelay(emit: (taskId: string, index: number, preview: LivePreview) => void, intervalMs = PREVIEW_INTERVAL_MS) {
+export function createPreviewRelay(
+  emit: (taskId: string, index: number, preview: LivePreview) => void,
+  intervalMs = PREVIEW_INTERVAL_MS,
+) {
   const tasks = new Map<string, Map<number, Held>>();
   const send = (taskId: string, index: number, held: Held) => {
     held.timer = undefined;
@@ -31,7 +34,8 @@ export function createPreviewRelay(emit: (taskId: string, index: number, preview
   return {
     /** A running item's newest preview; dropped when too large or not an image the relay knows. */
     report(taskId: string, index: number, preview: LivePreview): void {
-      if (!Buffer.isBuffer(preview?.data) || preview.data.length === 0 || preview.data.length > MAX_PREVIEW_BYTES) return;
+      if (!Buffer.isBuffer(preview?.data) || preview.data.length === 0 || preview.data.length > MAX_PREVIEW_BYTES)
+        return;
       let items = tasks.get(taskId);
       if (!items) {
         items = new Map();

@@ -9,7 +9,10 @@ export const PROGRESS_INTERVAL_MS = 250;
  * interval is over and reading the latest fractions then, so the last value is always delivered.
  * One entry (and at most one timer) per task that reported progress, removed by `forget`.
  */
-export function createProgressPublisher(emit: (taskId: string, fractions: ItemFractions) => void, intervalMs = PROGRESS_INTERVAL_MS) {
+export function createProgressPublisher(
+  emit: (taskId: string, fractions: ItemFractions) => void,
+  intervalMs = PROGRESS_INTERVAL_MS,
+) {
   const tasks = new Map<string, { lastAt: number; timer?: NodeJS.Timeout; read: () => ItemFractions }>();
   return {
     /** The fractions of `taskId` changed; `read` answers them as they are when the event goes out. */

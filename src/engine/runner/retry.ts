@@ -43,7 +43,8 @@ export async function withRetry<T>(
     } catch (err) {
       if (isOutOfSpace(err)) throw err;
       const error = asProviderError(err);
-      if (!error.retryable || n >= options.maxAttempts || options.signal.aborted) return { ok: false, error, attempts: n };
+      if (!error.retryable || n >= options.maxAttempts || options.signal.aborted)
+        return { ok: false, error, attempts: n };
       await options.sleep(backoffMs(n, options.baseMs()), options.signal);
       if (!(await options.shouldContinue())) return { ok: false, error, attempts: n };
     }

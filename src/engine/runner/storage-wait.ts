@@ -27,7 +27,10 @@ export async function pauseForSpace(tries: number, firstMs: number, signal: Abor
  * failed with a code of its own. Resolves `{ value }`, or null once the runner stops or the
  * work is no longer wanted.
  */
-export async function whileStorageFull<T>(step: () => Promise<T>, options: StorageWaitOptions): Promise<{ value: T } | null> {
+export async function whileStorageFull<T>(
+  step: () => Promise<T>,
+  options: StorageWaitOptions,
+): Promise<{ value: T } | null> {
   for (let tries = 0; ; tries++) {
     try {
       return { value: await step() };

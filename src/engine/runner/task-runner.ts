@@ -104,9 +104,14 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
   /** The tasks held here, for their progress: one entry per task started (not per task queued on a list of listeners). */
   const live = new Map<string, LiveTask>();
   const events = options.events;
-  const publisher = createProgressPublisher((taskId, fractions) => events?.emit('task:progress', { taskId, fractions }), options.progressIntervalMs);
+  const publisher = createProgressPublisher(
+    (taskId, fractions) => events?.emit('task:progress', { taskId, fractions }),
+    options.progressIntervalMs,
+  );
   /** Running items' live previews, at most two a second per item, in memory only. */
-  const previews = createPreviewRelay((taskId, index, { mimeType, data }) => events?.emit('task:preview', { taskId, index, mimeType, data }));
+  const previews = createPreviewRelay((taskId, index, { mimeType, data }) =>
+    events?.emit('task:preview', { taskId, index, mimeType, data }),
+  );
   const fractionsOf = (entry: LiveTask): ItemFractions => {
     const out: ItemFractions = {};
     for (const [index, { fraction }] of entry.items ?? []) out[index] = fraction;
@@ -147,9 +152,15 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     const batch = live.get(taskId)?.batch;
     if (batch) lanes.drop(batch);
     forgetProgress(taskId);
-    for (const controller of running.get(taskId) ?? []) controller.abort(new Error(`task ${taskId} settled (cancelled) while this item ran`));
+    for (const controller of running.get(taskId) ?? [])
+      controller.abort(new Error(`task ${taskId} settled (cancelled) while this item ran`));
   };
-  const unsubscribe = options.events ? [options.events.on('task:settled', ({ task }) => abortTask(task.id)), options.events.on('task:settled-elsewhere', ({ taskId }) => abortTask(taskId))] : [];
+  const unsubscribe = options.events
+    ? [
+        options.events.on('task:settled', ({ task }) => abortTask(task.id)),
+        options.events.on('task:settled-elsewhere', ({ taskId }) => abortTask(taskId)),
+      ]
+    : [];
   const track = <T>(promise: Promise<T>): Promise<T> => {
     inFlight.add(promise);
     promise.finally(() => inFlight.delete(promise)).catch(() => undefined);
@@ -166,7 +177,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     return owner;
   }
 
-  const itemPending = (task: TaskRecord | undefined, index: number): task is TaskRecord => task?.status === 'pending' && task.items[index]?.status === 'pending';
+  const itemPending = (task: TaskRecord | undefined, index: number): task is TaskRecord =>
+    task?.status === 'pending' && task.items[index]?.status === 'pending';
 
   async function stillPending(taskId: string, index: number): Promise<boolean> {
     return itemPending(await tasks.getTask(taskId), index);
@@ -219,11 +231,23 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     const kept = new Set((item?.files ?? []).map((file) => file.name));
     const stray = files.filter((file) => !kept.has(file.name));
     if (stray.length === 0) return;
-    await options.discardFiles(stray).catch((err: Error) => log(`task ${taskId} item ${index}: files no record names not removed (${err.message}); doctor --fix removes them`));
+    await options
+      .discardFiles(stray)
+      .catch((err: Error) =>
+        log(
+          `task ${taskId} item ${index}: files no record names not removed (${err.message}); doctor --fix removes them`,
+        ),
+      );
   }
 
   /** Runs one item to its outcome; false when there was nothing to run (already settled, or stopping). */
-  async function runItem(taskId: string, index: number, prepared: Prepared, entry: LiveTask, slot: SlotGrant): Promise<boolean> {
+  async function runItem(
+    taskId: string,
+    index: number,
+    prepared: Prepared,
+    entry: LiveTask,
+    slot: SlotGrant,
+  ): Promise<boolean> {
     const files: StoredFile[] = [];
     let recorded = false;
     try {
@@ -233,7 +257,15 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     }
   }
 
-  async function runAndRecord(taskId: string, index: number, prepared: Prepared, entry: LiveTask, slot: SlotGrant, files: StoredFile[], markRecorded: () => void): Promise<boolean> {
+  async function runAndRecord(
+    taskId: string,
+    index: number,
+    prepared: Prepared,
+    entry: LiveTask,
+    slot: SlotGrant,
+    files: StoredFile[],
+    markRecorded: () => void,
+  ): Promise<boolean> {
     if (stopping.signal.aborted || entry.settled) return false;
     // The record the task started with: items leave pending only here or by a settlement, which the
     // runner hears (entry.settled), so no read is needed between the slot and the engine. A task
@@ -290,11 +322,17 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     if (stopping.signal.aborted && !outcome.ok) return false;
     const code = outcome.ok ? undefined : (def.itemErrorCode?.(outcome.error.code) ?? outcome.error.code);
     const item: ItemRecord = outcome.ok
-      ? { status: 'success', result: outcome.value, cost: def.itemCost(task.request, index), attempts: outcome.attempts }
+      ? {
+          status: 'success',
+          result: outcome.value,
+          cost: def.itemCost(task.request, index),
+          attempts: outcome.attempts,
+        }
       : { status: 'failed', error: { code: code!, message: outcome.error.message }, attempts: outcome.attempts };
     // Every file its runs stored, a failed attempt's too: deleting the task removes them all.
     if (files.length > 0) item.files = [...files];
-    if (!outcome.ok && outcome.error.code === 'UNKNOWN_ERROR' && (await stillPending(taskId, index))) log(`task ${taskId} item ${index}: unexpected failure: ${describeFailure(outcome.error)}`);
+    if (!outcome.ok && outcome.error.code === 'UNKNOWN_ERROR' && (await stillPending(taskId, index)))
+      log(`task ${taskId} item ${index}: unexpected failure: ${describeFailure(outcome.error)}`);
     // Refused for lack of space: the outcome is kept and recorded once space is back (the work is not
     // done again). The item may have been recorded and only the settlement refused: a retry settles.
     let again = false;
@@ -305,7 +343,13 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       // finished is final (finishItem reads it again only if it is not enough to settle).
       // The start-time record says which other items are finished only for a task of one item (or one read just now): else it is read again here, outside the slot.
       const known = retry || (task === entry.task && task.items.length > 1) ? undefined : task;
-      if (await tasks.finishItem(taskId, index, item, { known, prepared: task.prepared === undefined ? prepared.saved : undefined })) markRecorded();
+      if (
+        await tasks.finishItem(taskId, index, item, {
+          known,
+          prepared: task.prepared === undefined ? prepared.saved : undefined,
+        })
+      )
+        markRecorded();
       if (retry) await tasks.settleIfDone(taskId);
     };
     return (await untilStored(label, record, async () => (await tasks.getTask(taskId))?.status === 'pending')) !== null;
@@ -316,9 +360,20 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
    * stopping). Its progress is held meanwhile (`live`), by the first call only (a call again
    * after a full disk carries on with the same entry).
    */
-  async function start(task: TaskRecord, laneName: string, again?: { entry: LiveTask; spaceTries: number }): Promise<void> {
+  async function start(
+    task: TaskRecord,
+    laneName: string,
+    again?: { entry: LiveTask; spaceTries: number },
+  ): Promise<void> {
     // Every field named at once: an object keeps the fields it is made with in itself, one added later costs an array of its own.
-    const entry: LiveTask = again?.entry ?? { batch: undefined, items: undefined, runs: 0, settled: false, task, stale: false };
+    const entry: LiveTask = again?.entry ?? {
+      batch: undefined,
+      items: undefined,
+      runs: 0,
+      settled: false,
+      task,
+      stale: false,
+    };
     const spaceTries = again?.spaceTries ?? 0;
     if (again) again.entry.task = task;
     if (!again) live.set(task.id, entry);
@@ -353,13 +408,24 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
           if (stopping.signal.aborted) return;
           // Refused for lack of space (what prepare worked out not saved): the task stays pending and starts again once space is back.
           if (isOutOfSpace(err)) {
-            if (spaceTries === 0) log(`task ${task.id}: kept pending, storage full (${(err as Error).message}); prepared again until space is back`);
-            if (!(await pauseForSpace(spaceTries, Math.max(10, options.config.current().work.retryBaseMs), stopping.signal))) return;
+            if (spaceTries === 0)
+              log(
+                `task ${task.id}: kept pending, storage full (${(err as Error).message}); prepared again until space is back`,
+              );
+            if (
+              !(await pauseForSpace(
+                spaceTries,
+                Math.max(10, options.config.current().work.retryBaseMs),
+                stopping.signal,
+              ))
+            )
+              return;
             const fresh = await tasks.getTask(task.id);
             if (fresh?.status === 'pending') await start(fresh, laneName, { entry, spaceTries: spaceTries + 1 });
             return;
           }
-          const error = err instanceof ProviderError ? err : new ProviderError('UNKNOWN_ERROR', 'the task could not be prepared');
+          const error =
+            err instanceof ProviderError ? err : new ProviderError('UNKNOWN_ERROR', 'the task could not be prepared');
           if (!(err instanceof ProviderError)) log(`task ${task.id}: prepare failed: ${(err as Error).stack ?? err}`);
           await untilStored(
             `task ${task.id}`,
@@ -378,7 +444,9 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       // Settled while it was being queued (a cancel, a deadline): nothing of it waits in the lane.
       if (entry.settled) lanes.drop(queued.batch);
       entry.batch = queued.batch;
-      const jobs = queued.jobs.map((job, i) => track(job.catch((err: Error) => log(`task ${task.id} item ${pendingItems[i]}: ${err.message}`))));
+      const jobs = queued.jobs.map((job, i) =>
+        track(job.catch((err: Error) => log(`task ${task.id} item ${pendingItems[i]}: ${err.message}`))),
+      );
       // An item whose handler ignores its signal may never settle: stopping resolves this instead.
       let forget = () => {};
       const stopped = new Promise<void>((resolve) => {
@@ -458,7 +526,10 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       for (const fn of [...onStop]) fn();
       onStop.clear();
       // A handler that ignores its signal still gets only a short while more.
-      await Promise.race([Promise.allSettled([...inFlight]), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+      await Promise.race([
+        Promise.allSettled([...inFlight]),
+        new Promise((resolve) => setTimeout(resolve, 1000).unref()),
+      ]);
     },
   };
 }

@@ -26,7 +26,8 @@ async function textMask(prompt: string, width: number, height: number): Promise<
 }
 
 /** The input image resized to cover width × height, as raw RGB. */
-const coverRaw = (input: SourceImage, width: number, height: number): Promise<Buffer> => sharp(input.data).resize(width, height, { fit: 'cover' }).removeAlpha().toColourspace('srgb').raw().toBuffer();
+const coverRaw = (input: SourceImage, width: number, height: number): Promise<Buffer> =>
+  sharp(input.data).resize(width, height, { fit: 'cover' }).removeAlpha().toColourspace('srgb').raw().toBuffer();
 
 interface Scene {
   width: number;
@@ -42,7 +43,16 @@ interface Scene {
 }
 
 /** Fills a disc of colour `rgb` at `alpha`/256 over `frame`. */
-function disc(frame: Buffer, width: number, height: number, cx: number, cy: number, r: number, rgb: [number, number, number], alpha: number): void {
+function disc(
+  frame: Buffer,
+  width: number,
+  height: number,
+  cx: number,
+  cy: number,
+  r: number,
+  rgb: [number, number, number],
+  alpha: number,
+): void {
   const y0 = Math.max(0, Math.floor(cy - r));
   const y1 = Math.min(height - 1, Math.ceil(cy + r));
   const keep = 256 - alpha;
@@ -169,7 +179,9 @@ function* frames(scene: Scene, signal: AbortSignal): Generator<Buffer> {
 }
 
 /** The clip's raw RGB24 frames for `params`, made lazily as they are pulled (the input is resized once, here). */
-export async function placeholderFrames(params: Omit<VideoParams, 'model' | 'format' | 'options'>): Promise<Generator<Buffer>> {
+export async function placeholderFrames(
+  params: Omit<VideoParams, 'model' | 'format' | 'options'>,
+): Promise<Generator<Buffer>> {
   const { width, height, fps, signal, onProgress } = params;
   const hash = placeholderHash(params);
   const count = Math.max(1, Math.round(params.durationS * fps));
@@ -196,7 +208,14 @@ export function createPlaceholderVideoGenerator(options: { ffmpegPath: () => str
         throw new ProviderError('PROVIDER_ERROR', `placeholder video: ${(err as Error).message}`, { retryable: false });
       }
       try {
-        const data = await encodeFrames(await placeholderFrames(params), { width, height, fps, format, ffmpegPath, signal });
+        const data = await encodeFrames(await placeholderFrames(params), {
+          width,
+          height,
+          fps,
+          format,
+          ffmpegPath,
+          signal,
+        });
         params.onProgress?.(1);
         return { data, format };
       } catch (err) {

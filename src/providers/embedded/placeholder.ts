@@ -36,7 +36,8 @@ function caption(lines: string[], height: number, fontSize: number): string {
   const bandHeight = Math.round((lines.length * LINE_HEIGHT + 2 * BAND_MARGIN) * fontSize);
   const band = `<rect x="0" y="${Math.round(height / 2 - bandHeight / 2)}" width="100%" height="${bandHeight}" fill="white" fill-opacity="0.85"/>`;
   const text = lines.map(
-    (line, i) => `<text x="50%" y="${lineY(i)}" font-family="DejaVu Sans, sans-serif" font-size="${fontSize}" fill="#111" text-anchor="middle" dominant-baseline="middle">${svgText(line)}</text>`,
+    (line, i) =>
+      `<text x="50%" y="${lineY(i)}" font-family="DejaVu Sans, sans-serif" font-size="${fontSize}" fill="#111" text-anchor="middle" dominant-baseline="middle">${svgText(line)}</text>`,
   );
   return band + text.join('');
 }
@@ -44,7 +45,9 @@ function caption(lines: string[], height: number, fontSize: number): string {
 const failOption = (options: Record<string, unknown>): { code: TaskErrorCode; every: number } | null => {
   const fail = options.fail as { code?: string; every?: number } | undefined;
   if (!fail || typeof fail.every !== 'number' || fail.every < 1) return null;
-  const code = (TASK_ERROR_CODES as readonly string[]).includes(fail.code ?? '') ? (fail.code as TaskErrorCode) : 'PROVIDER_ERROR';
+  const code = (TASK_ERROR_CODES as readonly string[]).includes(fail.code ?? '')
+    ? (fail.code as TaskErrorCode)
+    : 'PROVIDER_ERROR';
   return { code, every: fail.every };
 };
 
@@ -55,7 +58,9 @@ const failOption = (options: Record<string, unknown>): { code: TaskErrorCode; ev
  */
 export const placeholderHash = (params: Pick<GenerateParams, 'prompt' | 'negativePrompt' | 'index' | 'seed'>): Buffer =>
   createHash('sha256')
-    .update(`${params.prompt}\n${params.negativePrompt ?? ''}\n${params.seed === undefined ? params.index : `seed ${params.seed}`}`)
+    .update(
+      `${params.prompt}\n${params.negativePrompt ?? ''}\n${params.seed === undefined ? params.index : `seed ${params.seed}`}`,
+    )
     .digest();
 
 /**
@@ -69,7 +74,8 @@ export function createPlaceholderGenerator(): ImageGenerator {
   return {
     async generate(params: GenerateParams): Promise<GeneratedImage> {
       const fail = failOption(params.options);
-      if (fail && (params.index + 1) % fail.every === 0) throw new ProviderError(fail.code, `placeholder: image ${params.index + 1} fails by options.fail`);
+      if (fail && (params.index + 1) % fail.every === 0)
+        throw new ProviderError(fail.code, `placeholder: image ${params.index + 1} fails by options.fail`);
       const { width, height, onProgress } = params;
       const hash = placeholderHash(params);
       const hue = (hash[0] * 360) / 256;

@@ -3,7 +3,8 @@
  * from U+0020 up, except surrogates (a string iterated by code point yields only unpaired ones)
  * and the noncharacters U+FFFE and U+FFFF.
  */
-const isXmlChar = (c: number) => c === 0x09 || c === 0x0a || c === 0x0d || (c >= 0x20 && c < 0xd800) || (c > 0xdfff && c < 0xfffe) || c > 0xffff;
+const isXmlChar = (c: number) =>
+  c === 0x09 || c === 0x0a || c === 0x0d || (c >= 0x20 && c < 0xd800) || (c > 0xdfff && c < 0xfffe) || c > 0xffff;
 
 const MARKUP: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' };
 

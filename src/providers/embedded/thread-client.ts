@@ -9,7 +9,10 @@ import { ProviderError } from '../../domain/tasks.js';
 export class ThreadClient<In extends object, Out> {
   private worker: Worker | null = null;
   private nextId = 0;
-  private readonly pending = new Map<number, { resolve: (value: Out) => void; reject: (err: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (value: Out) => void; reject: (err: Error) => void; timer: NodeJS.Timeout }
+  >();
   private readonly idleWaiters: (() => void)[] = [];
 
   constructor(
@@ -54,7 +57,10 @@ export class ThreadClient<In extends object, Out> {
     if (!worker) return;
     if (this.pending.size > 0) {
       let bound: NodeJS.Timeout | undefined;
-      await Promise.race([new Promise<void>((resolve) => this.idleWaiters.push(resolve)), new Promise<void>((resolve) => (bound = setTimeout(resolve, closeGraceMs)))]);
+      await Promise.race([
+        new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
+        new Promise<void>((resolve) => (bound = setTimeout(resolve, closeGraceMs))),
+      ]);
       clearTimeout(bound);
     }
     await worker.terminate();

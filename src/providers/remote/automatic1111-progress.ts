@@ -35,7 +35,13 @@ export function watchAutomatic1111Progress(watch: ProgressWatch): () => Promise<
     while (!stop.signal.aborted) {
       try {
         await sleep(watch.intervalMs, undefined, { signal: stop.signal });
-        const res = await providerRequest(url, { method: 'GET', headers: watch.headers, timeoutMs: watch.pollTimeoutMs, signal: stop.signal, maxBytes: MAX_ANSWER_BYTES });
+        const res = await providerRequest(url, {
+          method: 'GET',
+          headers: watch.headers,
+          timeoutMs: watch.pollTimeoutMs,
+          signal: stop.signal,
+          maxBytes: MAX_ANSWER_BYTES,
+        });
         if (res.status < 200 || res.status >= 300) continue;
         const progress = (res.json() as { progress?: unknown } | null)?.progress;
         if (typeof progress !== 'number' || !Number.isFinite(progress)) continue;

@@ -89,9 +89,14 @@ export function createAutomatic1111(options: Automatic1111Options): ImageGenerat
       try {
         image = (res.json() as { images?: string[] }).images?.[0];
       } catch {
-        throw new ProviderError('PROVIDER_ERROR', `${options.name} answered something that is not JSON`, { providerResponse: excerpt(res.text()) });
+        throw new ProviderError('PROVIDER_ERROR', `${options.name} answered something that is not JSON`, {
+          providerResponse: excerpt(res.text()),
+        });
       }
-      if (!image) throw new ProviderError('PROVIDER_ERROR', `${options.name} answered without an image`, { providerResponse: excerpt(res.text()) });
+      if (!image)
+        throw new ProviderError('PROVIDER_ERROR', `${options.name} answered without an image`, {
+          providerResponse: excerpt(res.text()),
+        });
       // Some builds prefix a data URL.
       return { data: Buffer.from(image.replace(/^data:image\/\w+;base64,/, ''), 'base64') };
     },

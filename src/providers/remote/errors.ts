@@ -18,7 +18,12 @@ export function httpFailure(provider: string, res: ProviderHttpResponse): Provid
   let code = '';
   let param = '';
   try {
-    const error = (res.json() as { error?: { message?: string; code?: string; type?: string; param?: string } | string; detail?: string }).error;
+    const error = (
+      res.json() as {
+        error?: { message?: string; code?: string; type?: string; param?: string } | string;
+        detail?: string;
+      }
+    ).error;
     if (typeof error === 'string') message = error;
     else if (error) {
       message = error.message ?? '';
@@ -32,10 +37,19 @@ export function httpFailure(provider: string, res: ProviderHttpResponse): Provid
   const options = { providerResponse: said };
   if (res.status === 429) return new ProviderError('RATE_LIMITED', `${provider} is rate limiting (HTTP 429)`, options);
   if (res.status >= 400 && res.status < 500 && (REFUSAL.test(code) || REFUSAL.test(message))) {
-    return new ProviderError('RESTRICTED_CONTENT', `${provider} refused the content: ${said}`, { ...options, retryable: false });
+    return new ProviderError('RESTRICTED_CONTENT', `${provider} refused the content: ${said}`, {
+      ...options,
+      retryable: false,
+    });
   }
-  if (res.status === 400 && (param === 'prompt' || (BAD_PROMPT.test(message) && /too long|empty|invalid|maximum/i.test(message)))) {
-    return new ProviderError('INVALID_PROMPT', `${provider} refused the prompt: ${said}`, { ...options, retryable: false });
+  if (
+    res.status === 400 &&
+    (param === 'prompt' || (BAD_PROMPT.test(message) && /too long|empty|invalid|maximum/i.test(message)))
+  ) {
+    return new ProviderError('INVALID_PROMPT', `${provider} refused the prompt: ${said}`, {
+      ...options,
+      retryable: false,
+    });
   }
   return new ProviderError('PROVIDER_ERROR', `${provider} answered HTTP ${res.status}: ${said}`, options);
 }
@@ -43,6 +57,7 @@ export function httpFailure(provider: string, res: ProviderHttpResponse): Provid
 /** Maps a transport failure: no answer in time → TIMEOUT; the rest → PROVIDER_ERROR. */
 export function transportFailure(provider: string, err: unknown): ProviderError {
   if (err instanceof ProviderError) return err;
-  if (err instanceof ProviderHttpError && err.kind === 'timeout') return new ProviderError('TIMEOUT', `${provider}: ${err.message}`);
+  if (err instanceof ProviderHttpError && err.kind === 'timeout')
+    return new ProviderError('TIMEOUT', `${provider}: ${err.message}`);
   return new ProviderError('PROVIDER_ERROR', `${provider}: ${(err as Error).message}`);
 }

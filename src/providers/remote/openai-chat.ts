@@ -2,7 +2,16 @@ import { z } from 'zod';
 import { IMAGE_MIME } from '../../domain/media-types.js';
 import { ProviderError } from '../../domain/tasks.js';
 import { type ProviderHttpResponse, providerRequest } from '../../net/provider-http.js';
-import type { AltTextWriter, ImageJudge, ImageRater, Judgement, JudgeRequest, PromptEnhancer, RatingLevel, SourceImage } from '../types.js';
+import type {
+  AltTextWriter,
+  ImageJudge,
+  ImageRater,
+  Judgement,
+  JudgeRequest,
+  PromptEnhancer,
+  RatingLevel,
+  SourceImage,
+} from '../types.js';
 import { excerpt, httpFailure, transportFailure } from './errors.js';
 
 export interface OpenAiChatOptions {
@@ -23,7 +32,10 @@ const dataUrl = (image: SourceImage) => `data:${IMAGE_MIME[image.format]};base64
  * stop ignored), or JSON `{ "level": "…" }`. Anything else is not a rating.
  */
 function parseLevel(reply: string, levels: readonly RatingLevel[]): string | null {
-  const match = (candidate: unknown) => (typeof candidate === 'string' ? (levels.find((level) => level.value.toLowerCase() === candidate.trim().toLowerCase())?.value ?? null) : null);
+  const match = (candidate: unknown) =>
+    typeof candidate === 'string'
+      ? (levels.find((level) => level.value.toLowerCase() === candidate.trim().toLowerCase())?.value ?? null)
+      : null;
   const plain = reply.trim().replace(/^["'`]+|["'`.]+$/g, '');
   const direct = match(plain);
   if (direct) return direct;
@@ -60,7 +72,11 @@ const JudgeReply = z.object({
  * Anything else is REVIEW_FAILED, retried: a model may answer well the next time.
  */
 function parseJudgement(provider: string, reply: string, request: JudgeRequest): Judgement {
-  const unusable = (why: string) => new ProviderError('REVIEW_FAILED', `${provider} gave an unusable review: ${why}`, { retryable: true, providerResponse: excerpt(reply) });
+  const unusable = (why: string) =>
+    new ProviderError('REVIEW_FAILED', `${provider} gave an unusable review: ${why}`, {
+      retryable: true,
+      providerResponse: excerpt(reply),
+    });
   const body = (/```(?:json)?\s*([\s\S]*?)```/i.exec(reply)?.[1] ?? /\{[\s\S]*\}/.exec(reply)?.[0] ?? reply).trim();
   let json: unknown;
   try {
@@ -69,12 +85,25 @@ function parseJudgement(provider: string, reply: string, request: JudgeRequest):
     throw unusable('not JSON');
   }
   const parsed = JudgeReply.safeParse(json);
-  if (!parsed.success) throw unusable(parsed.error.issues.map((i) => `${i.path.join('.') || 'reply'}: ${i.message}`).join('; '));
+  if (!parsed.success)
+    throw unusable(parsed.error.issues.map((i) => `${i.path.join('.') || 'reply'}: ${i.message}`).join('; '));
   const { prompt, criteria, summary } = parsed.data;
-  if (criteria.length !== request.criteria.length) throw unusable(`${criteria.length} criteria answered, ${request.criteria.length} asked`);
+  if (criteria.length !== request.criteria.length)
+    throw unusable(`${criteria.length} criteria answered, ${request.criteria.length} asked`);
   if (request.prompt && !prompt) throw unusable('the prompt was not judged');
-  const judgement: Judgement = { findings: criteria.map((c, i) => ({ criterion: request.criteria[i], passed: c.passed, note: c.note.trim() || (c.passed ? 'passed' : 'failed') })) };
-  if (request.prompt && prompt) judgement.prompt = { passed: prompt.passed, score: Math.round(prompt.score * 100) / 100, note: prompt.note.trim() || (prompt.passed ? 'matches' : 'does not match') };
+  const judgement: Judgement = {
+    findings: criteria.map((c, i) => ({
+      criterion: request.criteria[i],
+      passed: c.passed,
+      note: c.note.trim() || (c.passed ? 'passed' : 'failed'),
+    })),
+  };
+  if (request.prompt && prompt)
+    judgement.prompt = {
+      passed: prompt.passed,
+      score: Math.round(prompt.score * 100) / 100,
+      note: prompt.note.trim() || (prompt.passed ? 'matches' : 'does not match'),
+    };
   if (summary?.trim()) judgement.summary = summary.trim();
   return judgement;
 }
@@ -84,8 +113,17 @@ function parseJudgement(provider: string, reply: string, request: JudgeRequest):
  * LiteLLM): `POST {baseUrl}/chat/completions`. It rates against a scale, writes alt text, and
  * rewrites prompts.
  */
-export function createOpenAiChat(options: OpenAiChatOptions): { rater: ImageRater; altText: AltTextWriter; enhancer: PromptEnhancer; judge: ImageJudge } {
-  async function complete(messages: Array<{ role: 'system' | 'user'; content: Content }>, signal: AbortSignal, maxTokens: number): Promise<string> {
+export function createOpenAiChat(options: OpenAiChatOptions): {
+  rater: ImageRater;
+  altText: AltTextWriter;
+  enhancer: PromptEnhancer;
+  judge: ImageJudge;
+} {
+  async function complete(
+    messages: Array<{ role: 'system' | 'user'; content: Content }>,
+    signal: AbortSignal,
+    maxTokens: number,
+  ): Promise<string> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
     let res: ProviderHttpResponse;
@@ -105,13 +143,22 @@ export function createOpenAiChat(options: OpenAiChatOptions): { rater: ImageRate
     try {
       choice = (res.json() as { choices?: (typeof choice)[] }).choices?.[0];
     } catch {
-      throw new ProviderError('PROVIDER_ERROR', `${options.name} answered something that is not JSON`, { providerResponse: excerpt(res.text()) });
+      throw new ProviderError('PROVIDER_ERROR', `${options.name} answered something that is not JSON`, {
+        providerResponse: excerpt(res.text()),
+      });
     }
     if (choice?.finish_reason === 'content_filter' || choice?.message?.refusal) {
-      throw new ProviderError('RESTRICTED_CONTENT', `${options.name} refused: ${excerpt(choice?.message?.refusal ?? 'content filter')}`, { retryable: false });
+      throw new ProviderError(
+        'RESTRICTED_CONTENT',
+        `${options.name} refused: ${excerpt(choice?.message?.refusal ?? 'content filter')}`,
+        { retryable: false },
+      );
     }
     const content = choice?.message?.content;
-    if (typeof content !== 'string') throw new ProviderError('PROVIDER_ERROR', `${options.name} answered without content`, { providerResponse: excerpt(res.text()) });
+    if (typeof content !== 'string')
+      throw new ProviderError('PROVIDER_ERROR', `${options.name} answered without content`, {
+        providerResponse: excerpt(res.text()),
+      });
     return content;
   }
 
@@ -141,11 +188,18 @@ export function createOpenAiChat(options: OpenAiChatOptions): { rater: ImageRate
         const scale = request.levels.map((level) => `- ${level.value}: ${level.description}`).join('\n');
         const reply = await complete(
           [
-            { role: 'system', content: 'You rate images against a given scale. Answer with exactly one level value from the scale and nothing else.' },
+            {
+              role: 'system',
+              content:
+                'You rate images against a given scale. Answer with exactly one level value from the scale and nothing else.',
+            },
             {
               role: 'user',
               content: [
-                { type: 'text', text: `Scale:\n${scale}\n\nWhich single level value best matches this image? Answer with the value only.` },
+                {
+                  type: 'text',
+                  text: `Scale:\n${scale}\n\nWhich single level value best matches this image? Answer with the value only.`,
+                },
                 { type: 'image_url', image_url: { url: dataUrl(image) } },
               ],
             },
@@ -154,7 +208,12 @@ export function createOpenAiChat(options: OpenAiChatOptions): { rater: ImageRate
           30,
         );
         const level = parseLevel(reply, request.levels);
-        if (!level) throw new ProviderError('RATING_FAILED', `${options.name} answered "${excerpt(reply).slice(0, 60)}", which is not a level of the scale`, { retryable: false });
+        if (!level)
+          throw new ProviderError(
+            'RATING_FAILED',
+            `${options.name} answered "${excerpt(reply).slice(0, 60)}", which is not a level of the scale`,
+            { retryable: false },
+          );
         return level;
       },
     },
@@ -162,7 +221,11 @@ export function createOpenAiChat(options: OpenAiChatOptions): { rater: ImageRate
       async describe(image, signal) {
         return complete(
           [
-            { role: 'system', content: 'You write alt text for images: one plain sentence of at most 150 characters describing what the image shows, for someone who cannot see it. No preamble.' },
+            {
+              role: 'system',
+              content:
+                'You write alt text for images: one plain sentence of at most 150 characters describing what the image shows, for someone who cannot see it. No preamble.',
+            },
             {
               role: 'user',
               content: [
@@ -194,7 +257,8 @@ export function createOpenAiChat(options: OpenAiChatOptions): { rater: ImageRate
           const parsed = JSON.parse(/\{[\s\S]*\}/.exec(reply)?.[0] ?? '') as { positive?: unknown; negative?: unknown };
           if (typeof parsed.positive === 'string' && parsed.positive.trim()) {
             const result: { positive: string; negative?: string } = { positive: parsed.positive.trim().slice(0, 8192) };
-            if (typeof parsed.negative === 'string' && parsed.negative.trim()) result.negative = parsed.negative.trim().slice(0, 8192);
+            if (typeof parsed.negative === 'string' && parsed.negative.trim())
+              result.negative = parsed.negative.trim().slice(0, 8192);
             return result;
           }
         } catch {

@@ -53,8 +53,19 @@ export function createOpenAiImages(options: OpenAiImagesOptions): ImageGenerator
           if (options.responseFormat) form.append('response_format', options.responseFormat);
           if (seed !== undefined) form.append('seed', String(seed));
           const inputs = options.editImageField === 'image' ? params.inputs.slice(0, 1) : params.inputs;
-          for (const [i, input] of inputs.entries()) form.append(options.editImageField, new Blob([new Uint8Array(input.data)], { type: IMAGE_MIME[input.format] }), `input-${i}.${input.format}`);
-          res = await providerRequest(`${options.baseUrl}/images/edits`, { method: 'POST', headers: headers(), body: form, timeoutMs: options.timeoutMs, signal: params.signal });
+          for (const [i, input] of inputs.entries())
+            form.append(
+              options.editImageField,
+              new Blob([new Uint8Array(input.data)], { type: IMAGE_MIME[input.format] }),
+              `input-${i}.${input.format}`,
+            );
+          res = await providerRequest(`${options.baseUrl}/images/edits`, {
+            method: 'POST',
+            headers: headers(),
+            body: form,
+            timeoutMs: options.timeoutMs,
+            signal: params.signal,
+          });
         }
       } catch (err) {
         throw transportFailure(options.name, err);
@@ -64,17 +75,24 @@ export function createOpenAiImages(options: OpenAiImagesOptions): ImageGenerator
       try {
         first = (res.json() as { data?: { b64_json?: string; url?: string }[] }).data?.[0];
       } catch {
-        throw new ProviderError('PROVIDER_ERROR', `${options.name} answered something that is not JSON`, { providerResponse: excerpt(res.text()) });
+        throw new ProviderError('PROVIDER_ERROR', `${options.name} answered something that is not JSON`, {
+          providerResponse: excerpt(res.text()),
+        });
       }
       if (first?.b64_json) return { data: Buffer.from(first.b64_json, 'base64') };
       if (first?.url) {
         try {
           return { data: await options.fetchImage(first.url, params.signal) };
         } catch (err) {
-          throw new ProviderError('PROVIDER_ERROR', `${options.name}: cannot fetch the image it answered with: ${(err as Error).message}`);
+          throw new ProviderError(
+            'PROVIDER_ERROR',
+            `${options.name}: cannot fetch the image it answered with: ${(err as Error).message}`,
+          );
         }
       }
-      throw new ProviderError('PROVIDER_ERROR', `${options.name} answered without an image`, { providerResponse: excerpt(res.text()) });
+      throw new ProviderError('PROVIDER_ERROR', `${options.name} answered without an image`, {
+        providerResponse: excerpt(res.text()),
+      });
     },
   };
 }

@@ -60,21 +60,37 @@ export function createOpenAiVideo(options: OpenAiVideoOptions): VideoGenerator {
 
   /** Best effort: a job nobody will collect is deleted; its failure changes nothing. */
   const deleteJob = (id: string): void => {
-    providerRequest(jobUrl(id), { method: 'DELETE', headers: headers(), timeoutMs: DELETE_TIMEOUT_MS, maxBytes: 64 * 1024 }).catch(() => {});
+    providerRequest(jobUrl(id), {
+      method: 'DELETE',
+      headers: headers(),
+      timeoutMs: DELETE_TIMEOUT_MS,
+      maxBytes: 64 * 1024,
+    }).catch(() => {});
   };
 
   return {
     async generate(params: VideoParams): Promise<GeneratedVideo> {
       const deadline = Date.now() + options.timeoutMs;
-      const timeout = () => new ProviderError('TIMEOUT', `${name}: the video was not ready within ${options.timeoutMs} ms`);
+      const timeout = () =>
+        new ProviderError('TIMEOUT', `${name}: the video was not ready within ${options.timeoutMs} ms`);
       const remaining = () => {
         const left = deadline - Date.now();
         if (left <= 0) throw timeout();
         return left;
       };
-      const call = async (url: string, method: 'GET' | 'POST', extra: { body?: FormData; maxBytes?: number } = {}): Promise<ProviderHttpResponse> => {
+      const call = async (
+        url: string,
+        method: 'GET' | 'POST',
+        extra: { body?: FormData; maxBytes?: number } = {},
+      ): Promise<ProviderHttpResponse> => {
         try {
-          return await providerRequest(url, { method, headers: headers(), timeoutMs: remaining(), signal: params.signal, ...extra });
+          return await providerRequest(url, {
+            method,
+            headers: headers(),
+            timeoutMs: remaining(),
+            signal: params.signal,
+            ...extra,
+          });
         } catch (err) {
           throw transportFailure(name, err);
         }
@@ -86,7 +102,12 @@ export function createOpenAiVideo(options: OpenAiVideoOptions): VideoGenerator {
       form.append('prompt', params.prompt);
       form.append('seconds', String(nearestSeconds(options.seconds, params.durationS)));
       form.append('size', size);
-      if (params.input) form.append('input_reference', new Blob([new Uint8Array(await firstFrame(params.input, size))], { type: 'image/png' }), 'input_reference.png');
+      if (params.input)
+        form.append(
+          'input_reference',
+          new Blob([new Uint8Array(await firstFrame(params.input, size))], { type: 'image/png' }),
+          'input_reference.png',
+        );
 
       const created = await call(`${options.baseUrl}/videos`, 'POST', { body: form, maxBytes: MAX_JOB_BYTES });
       if (created.status < 200 || created.status >= 300) throw httpFailure(name, created);
@@ -106,7 +127,8 @@ export function createOpenAiVideo(options: OpenAiVideoOptions): VideoGenerator {
           try {
             polled = await call(jobUrl(id), 'GET', { maxBytes: MAX_JOB_BYTES });
           } catch (err) {
-            if (params.signal.aborted || (err as ProviderError).code === 'TIMEOUT' || ++failures >= MAX_POLL_FAILURES) throw err;
+            if (params.signal.aborted || (err as ProviderError).code === 'TIMEOUT' || ++failures >= MAX_POLL_FAILURES)
+              throw err;
             continue;
           }
           if ((polled.status >= 500 || polled.status === 429) && ++failures < MAX_POLL_FAILURES) continue;
@@ -118,7 +140,9 @@ export function createOpenAiVideo(options: OpenAiVideoOptions): VideoGenerator {
         const content = await call(`${jobUrl(id)}/content`, 'GET', { maxBytes: MAX_VIDEO_BYTES });
         if (content.status < 200 || content.status >= 300) throw httpFailure(name, content);
         if (!looksLikeMp4(content.body))
-          throw new ProviderError('PROVIDER_ERROR', `${name} answered content that is not an MP4`, { providerResponse: excerpt(content.body.subarray(0, 300).toString('utf8')) });
+          throw new ProviderError('PROVIDER_ERROR', `${name} answered content that is not an MP4`, {
+            providerResponse: excerpt(content.body.subarray(0, 300).toString('utf8')),
+          });
         return { data: content.body, format: 'mp4' };
       } catch (err) {
         if (!done) deleteJob(id);
@@ -131,11 +155,14 @@ export function createOpenAiVideo(options: OpenAiVideoOptions): VideoGenerator {
 /** The first frame the model takes must be exactly the clip's size: cover it and send PNG. */
 async function firstFrame(input: SourceImage, size: string): Promise<Buffer> {
   const parsed = parseSizeText(size);
-  if (!parsed) throw new ProviderError('PROVIDER_ERROR', `the configured size ${size} is not WIDTHxHEIGHT`, { retryable: false });
+  if (!parsed)
+    throw new ProviderError('PROVIDER_ERROR', `the configured size ${size} is not WIDTHxHEIGHT`, { retryable: false });
   try {
     return await sharp(input.data).rotate().resize(parsed.width, parsed.height, { fit: 'cover' }).png().toBuffer();
   } catch (err) {
-    throw new ProviderError('INVALID_INPUT', `the input image cannot be read: ${(err as Error).message}`, { retryable: false });
+    throw new ProviderError('INVALID_INPUT', `the input image cannot be read: ${(err as Error).message}`, {
+      retryable: false,
+    });
   }
 }
 
@@ -144,10 +171,14 @@ function jobOf(name: string, res: ProviderHttpResponse): VideoJob {
   try {
     job = res.json() as Partial<VideoJob>;
   } catch {
-    throw new ProviderError('PROVIDER_ERROR', `${name} answered something that is not JSON`, { providerResponse: excerpt(res.text()) });
+    throw new ProviderError('PROVIDER_ERROR', `${name} answered something that is not JSON`, {
+      providerResponse: excerpt(res.text()),
+    });
   }
   if (typeof job?.id !== 'string' || job.id === '' || typeof job.status !== 'string')
-    throw new ProviderError('PROVIDER_ERROR', `${name} answered without a video job`, { providerResponse: excerpt(res.text()) });
+    throw new ProviderError('PROVIDER_ERROR', `${name} answered without a video job`, {
+      providerResponse: excerpt(res.text()),
+    });
   return job as VideoJob;
 }
 
@@ -155,7 +186,11 @@ function jobFailure(name: string, job: VideoJob): ProviderError {
   const code = job.error?.code ?? '';
   const said = excerpt(job.error?.message || code || job.status);
   const options = { providerResponse: said };
-  if (REFUSED.test(code) || REFUSED.test(job.error?.message ?? '')) return new ProviderError('RESTRICTED_CONTENT', `${name} refused the content: ${said}`, { ...options, retryable: false });
+  if (REFUSED.test(code) || REFUSED.test(job.error?.message ?? ''))
+    return new ProviderError('RESTRICTED_CONTENT', `${name} refused the content: ${said}`, {
+      ...options,
+      retryable: false,
+    });
   return new ProviderError('PROVIDER_ERROR', `${name}: the video job ${job.status}: ${said}`, options);
 }
 

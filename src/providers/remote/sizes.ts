@@ -8,7 +8,9 @@ export function nearestSize(sizes: readonly string[], width: number, height: num
   for (const size of sizes) {
     const parsed = parseSizeText(size);
     if (!parsed) continue;
-    const score = Math.abs(Math.log(parsed.width / parsed.height) - wanted) * 10 + Math.abs(Math.log((parsed.width * parsed.height) / (width * height)));
+    const score =
+      Math.abs(Math.log(parsed.width / parsed.height) - wanted) * 10 +
+      Math.abs(Math.log((parsed.width * parsed.height) / (width * height)));
     if (score < bestScore) {
       bestScore = score;
       best = size;

@@ -324,7 +324,9 @@ export class Collection<T extends { id: string }> {
     try {
       return parseRecordLine<T>(line);
     } catch (err) {
-      throw new Error(`store: a ${this.name} record in snapshot.json is unreadable (${(err as Error).message}): ${line.slice(0, 80)}…`);
+      throw new Error(
+        `store: a ${this.name} record in snapshot.json is unreadable (${(err as Error).message}): ${line.slice(0, 80)}…`,
+      );
     }
   }
   /** What indexes see of an entry: the record, or the stub of an unread line. */

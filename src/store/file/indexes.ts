@@ -218,7 +218,8 @@ export class StoredBytesIndex implements Index<TaskRecord> {
   }
   /** The hot path (an item recorded): only accounts already counted pay for it. */
   update(old: TaskRecord, next: TaskRecord): void {
-    if (old.items === next.items && old.dataRemovedAt === next.dataRemovedAt && old.accountId === next.accountId) return;
+    if (old.items === next.items && old.dataRemovedAt === next.dataRemovedAt && old.accountId === next.accountId)
+      return;
     this.move(old, -1);
     this.move(next, 1);
   }

@@ -91,7 +91,8 @@ export class JournalEngine {
   private writer!: JournalWriter;
 
   private constructor(
-    private readonly options: Required<Omit<JournalEngineOptions, 'onFatal' | 'onResume'>> & Pick<JournalEngineOptions, 'onFatal' | 'onResume'>,
+    private readonly options: Required<Omit<JournalEngineOptions, 'onFatal' | 'onResume'>> &
+      Pick<JournalEngineOptions, 'onFatal' | 'onResume'>,
     state: State,
     seq: number,
     private readonly snapshotDb: Low<SnapshotData>,
@@ -133,12 +134,16 @@ export class JournalEngine {
       const replay = (file: string) => (record: JournalRecord) => {
         if (record.seq <= snapshotSeq) return;
         if (record.seq !== seq + 1) {
-          throw new StoreCorruptError(`${file}: record seq ${record.seq} follows seq ${seq}; records are missing. Refusing to start.`);
+          throw new StoreCorruptError(
+            `${file}: record seq ${record.seq} follows seq ${seq}; records are missing. Refusing to start.`,
+          );
         }
         try {
           applyOp(state, record.op, record.p);
         } catch (err) {
-          throw new StoreCorruptError(`${file}: record seq ${record.seq} (${record.op}) cannot be applied: ${(err as Error).message}`);
+          throw new StoreCorruptError(
+            `${file}: record seq ${record.seq} (${record.op}) cannot be applied: ${(err as Error).message}`,
+          );
         }
         seq = record.seq;
       };
@@ -146,9 +151,17 @@ export class JournalEngine {
       const hadOld = await fileExists(paths.old);
       const old = hadOld ? await readJournal(paths.old, replay('journal.old.jsonl'), { allowTornTail: false }) : null;
       const hasJournal = await fileExists(paths.journal);
-      const journal = hasJournal ? await readJournal(paths.journal, replay('journal.jsonl'), { allowTornTail: true }) : null;
+      const journal = hasJournal
+        ? await readJournal(paths.journal, replay('journal.jsonl'), { allowTornTail: true })
+        : null;
       // Before any file changes: a refusal must leave them as they were.
-      assertNoRecordsMissing(checkpoint, { dir: opts.dir, snapshotSeq: hasSnapshot ? snapshotSeq : null, old, journal, lastSeq: seq });
+      assertNoRecordsMissing(checkpoint, {
+        dir: opts.dir,
+        snapshotSeq: hasSnapshot ? snapshotSeq : null,
+        old,
+        journal,
+        lastSeq: seq,
+      });
       if (journal?.tornTail) {
         opts.log(`store: journal.jsonl: dropped ${describeTornTail(journal.tornTail, journal.lastSeq)}`);
         await truncateDurably(paths.journal, journal.goodBytes);
@@ -166,9 +179,15 @@ export class JournalEngine {
       const checkpointer = new Checkpointer(paths.checkpoint, seq, opts.checkpointEveryMs, opts.log, opts.fs);
       const engine = new JournalEngine(opts, state, seq, snapshotDb, checkpointer, releaseLock);
       // The writer syncs the journal on open, so every record replayed is durable from here on.
-      engine.writer = await JournalWriter.open(paths.journal, paths.old, { fs: opts.fs, onRefused: (lines, err) => engine.refuse(lines, err) });
+      engine.writer = await JournalWriter.open(paths.journal, paths.old, {
+        fs: opts.fs,
+        onRefused: (lines, err) => engine.refuse(lines, err),
+      });
       if (checkpoint?.seq !== seq) {
-        if (!checkpoint && seq > 0) opts.log(`store: no journal.checkpoint (a store written before there was one); starting as before and writing one at seq ${seq}`);
+        if (!checkpoint && seq > 0)
+          opts.log(
+            `store: no journal.checkpoint (a store written before there was one); starting as before and writing one at seq ${seq}`,
+          );
         await writeCheckpoint(paths.checkpoint, { seq }, opts.fs).catch(async (err: Error) => {
           await engine.writer.close();
           throw err;
@@ -187,7 +206,8 @@ export class JournalEngine {
     if (this.loadFailure) return this.loadFailure.message;
     const failed = this.writer.failed;
     if (failed) return `a journal write failed: ${failed.message}`;
-    if (this.refusal) return `out of space: writes are refused since ${this.refusal.since.toISOString()} (${errorCode(this.refusal.error)}); they resume by themselves once space is freed`;
+    if (this.refusal)
+      return `out of space: writes are refused since ${this.refusal.since.toISOString()} (${errorCode(this.refusal.error)}); they resume by themselves once space is freed`;
     return null;
   }
 
@@ -220,7 +240,11 @@ export class JournalEngine {
     this.undo.end();
     this.seq = seq;
     const written = this.writer.append(encodeRecordLine(seq, Date.now(), op, json));
-    if (this.writer.bytes >= this.options.snapshotEveryBytes && (!this.snapshotFailure || Date.now() - this.lastFoldAt >= FOLD_RETRY_MS)) void this.snapshot();
+    if (
+      this.writer.bytes >= this.options.snapshotEveryBytes &&
+      (!this.snapshotFailure || Date.now() - this.lastFoldAt >= FOLD_RETRY_MS)
+    )
+      void this.snapshot();
     return written.then(
       () => {
         this.undo.release(seq);
@@ -285,11 +309,18 @@ export class JournalEngine {
     // A snapshot after a space failure folds without a cut: a second round then cuts.
     for (let round = 0; round < 3 && this.cutSnapshotSeq < target; round++) {
       while (this.snapshotting) await this.snapshotting;
-      const failure = this.writeFailure() ?? (this.snapshotFailure && !isOutOfSpace(this.snapshotFailure) ? `a snapshot failed: ${this.snapshotFailure.message}` : null);
+      const failure =
+        this.writeFailure() ??
+        (this.snapshotFailure && !isOutOfSpace(this.snapshotFailure)
+          ? `a snapshot failed: ${this.snapshotFailure.message}`
+          : null);
       if (failure) throw new Error(`store: cannot compact: ${failure}`);
       await this.snapshot();
     }
-    if (this.cutSnapshotSeq < target) throw new Error(`store: cannot compact: no snapshot could be written${this.snapshotFailure ? ` (${this.snapshotFailure.message})` : ''}`);
+    if (this.cutSnapshotSeq < target)
+      throw new Error(
+        `store: cannot compact: no snapshot could be written${this.snapshotFailure ? ` (${this.snapshotFailure.message})` : ''}`,
+      );
     await removeStrayTempFiles(this.options.dir);
   }
 
@@ -314,7 +345,9 @@ export class JournalEngine {
       this.snapshotFailure = null;
       this.options.log('store: snapshot written after the earlier one failed for lack of space');
     })()
-      .catch((err: Error) => this.options.log(`store: snapshot still not written (${err.message}); the journals keep everything`))
+      .catch((err: Error) =>
+        this.options.log(`store: snapshot still not written (${err.message}); the journals keep everything`),
+      )
       .finally(() => {
         this.snapshotting = null;
       });
@@ -356,7 +389,8 @@ export class JournalEngine {
     await this.probing;
     await this.writer.drain();
     if (this.snapshotting) await this.snapshotting;
-    if (this.options.snapshotOnClose && this.writer.bytes > 0 && !this.writer.failed && !this.refusal) await this.snapshot();
+    if (this.options.snapshotOnClose && this.writer.bytes > 0 && !this.writer.failed && !this.refusal)
+      await this.snapshot();
     await this.writer.close();
     await this.checkpointer.close();
     await this.releaseLock();
@@ -409,7 +443,9 @@ export class JournalEngine {
     if (this.closed) return;
     const since = this.refusal.since;
     this.refusal = null;
-    this.options.log(`store: space is back: writes are taken again, ${Math.round((Date.now() - since.getTime()) / 1000)} s after the disk filled`);
+    this.options.log(
+      `store: space is back: writes are taken again, ${Math.round((Date.now() - since.getTime()) / 1000)} s after the disk filled`,
+    );
     this.options.onResume?.();
   }
 
@@ -427,11 +463,15 @@ const FOLD_RETRY_MS = 60_000;
 const errorCode = (err: Error): string => (err as NodeJS.ErrnoException).code ?? err.message;
 
 /** What a commit refused for lack of space answers: nothing was written. */
-const refusedForSpace = () => storageFull("the server's storage is full: nothing was written; retry once space is freed");
+const refusedForSpace = () =>
+  storageFull("the server's storage is full: nothing was written; retry once space is freed");
 
 /** A payload whose JSON reads back as something else would make replay differ from live state. */
 function assertJsonExact(op: string, payload: unknown, json: string): void {
-  if (!isDeepStrictEqual(JSON.parse(json), payload)) throw new Error(`store: the ${op} payload does not survive JSON unchanged (undefined, NaN, a Date or a class instance in it)`);
+  if (!isDeepStrictEqual(JSON.parse(json), payload))
+    throw new Error(
+      `store: the ${op} payload does not survive JSON unchanged (undefined, NaN, a Date or a class instance in it)`,
+    );
 }
 
 /**
@@ -474,7 +514,10 @@ function loadCollections(state: State, data: SnapshotData): void {
   };
   data.load?.((name) => {
     const collection = collectionNamed(name);
-    return { record: (record) => collection.load(record as { id: string }), line: (chunk, start, end) => collection.loadLine(chunk, start, end) };
+    return {
+      record: (record) => collection.load(record as { id: string }),
+      line: (chunk, start, end) => collection.loadLine(chunk, start, end),
+    };
   });
   for (const [name, records] of Object.entries(data.collections)) {
     const collection = collectionNamed(name);

@@ -48,7 +48,12 @@ export interface JournalOps {
   'event.record': { event: EventRecord; deliveries: DeliveryRecord[] };
   /** A settled task whose event no endpoint wants: only the mark. */
   'task.noEvent': { id: string };
-  'delivery.attempt': { id: string; attempt: DeliveryAttempt; status: DeliveryRecord['status']; nextAttemptAt: string | null };
+  'delivery.attempt': {
+    id: string;
+    attempt: DeliveryAttempt;
+    status: DeliveryRecord['status'];
+    nextAttemptAt: string | null;
+  };
   'delivery.redeliver': { id: string; at: string };
   /** A recorded event's new payload (a deleted task's scrubbed envelope). */
   'event.payload': { id: string; payload: unknown };

@@ -71,7 +71,8 @@ export class JsonStore implements Store {
       }
       // Deliveries settled first, then the pending ones in the order they became pending (the
       // order `pendingDeliveries` answers), so a loader that keeps load order keeps that order too.
-      for (const delivery of state.deliveries.values()) if (delivery.status !== 'pending') yield { kind: 'delivery', record: delivery };
+      for (const delivery of state.deliveries.values())
+        if (delivery.status !== 'pending') yield { kind: 'delivery', record: delivery };
       for (const id of state.pendingDeliveries.ids) yield { kind: 'delivery', record: state.deliveries.get(id)! };
     }
   }

@@ -9,7 +9,10 @@ const CHUNK = 1 << 20;
  * far cheaper per line than async iteration. Returns the bytes after the last newline (a
  * torn tail) and their offset.
  */
-export async function forEachLine(path: string, onLine: (line: Buffer, offset: number) => void): Promise<{ tail: Buffer; tailOffset: number }> {
+export async function forEachLine(
+  path: string,
+  onLine: (line: Buffer, offset: number) => void,
+): Promise<{ tail: Buffer; tailOffset: number }> {
   const handle = await open(path, 'r');
   let carry = Buffer.alloc(0);
   let offset = 0;

@@ -76,7 +76,13 @@ export class SnapshotFile implements Adapter<SnapshotData> {
       dirname(this.path),
       async (handle) => {
         const counts: Record<string, number> = data.counts ?? {};
-        const header = { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, seq: data.seq, createdAt: new Date().toISOString(), counts };
+        const header = {
+          format: SNAPSHOT_FORMAT,
+          version: SNAPSHOT_VERSION,
+          seq: data.seq,
+          createdAt: new Date().toISOString(),
+          counts,
+        };
         let chunk = `${JSON.stringify(header)}\n`;
         for (const [name, records] of Object.entries(data.collections)) {
           chunk += `#${JSON.stringify(name)}\n`;
@@ -87,7 +93,10 @@ export class SnapshotFile implements Adapter<SnapshotData> {
             chunk += `${line}\n`;
             pending += 1;
             // A write yields to the event loop: at most one slice of encoding runs between two.
-            if (pending === RECORDS_PER_WRITE || (pending % CLOCK_EVERY === 0 && performance.now() - sliceStart >= SLICE_MS)) {
+            if (
+              pending === RECORDS_PER_WRITE ||
+              (pending % CLOCK_EVERY === 0 && performance.now() - sliceStart >= SLICE_MS)
+            ) {
               await handle.write(chunk);
               chunk = '';
               pending = 0;
@@ -116,7 +125,8 @@ async function readSnapshot(path: string): Promise<SnapshotData> {
   } catch {
     throw corruptAt(name, 1, isV1 ? 'unreadable header' : 'not a snapshot header');
   }
-  if (header?.format !== SNAPSHOT_FORMAT || header.version !== (isV1 ? 1 : SNAPSHOT_VERSION)) throw corruptAt(name, 1, 'unknown snapshot format');
+  if (header?.format !== SNAPSHOT_FORMAT || header.version !== (isV1 ? 1 : SNAPSHOT_VERSION))
+    throw corruptAt(name, 1, 'unknown snapshot format');
   const counts = header.counts ?? {};
   return {
     seq: header.seq ?? 0,
@@ -138,7 +148,8 @@ async function firstLine(path: string): Promise<string> {
   }
 }
 
-const corruptAt = (name: string, line: number, why: string) => new StoreCorruptError(`${name}: line ${line}: ${why}. Refusing to start; the file is left untouched.`);
+const corruptAt = (name: string, line: number, why: string) =>
+  new StoreCorruptError(`${name}: line ${line}: ${why}. Refusing to start; the file is left untouched.`);
 
 /** Line bookkeeping shared by both versions: numbering, record counts, the end checks. */
 function snapshotReader(path: string, counts: Record<string, number>) {
@@ -161,7 +172,8 @@ function snapshotReader(path: string, counts: Record<string, number>) {
       if (tail.length) reader.corrupt('the snapshot ends without a newline');
       if (!reader.complete) reader.corrupt('the snapshot ends early');
       for (const [collection, count] of Object.entries(counts)) {
-        if ((seen.get(collection) ?? 0) !== count) reader.corrupt(`collection ${collection} holds ${seen.get(collection) ?? 0} records, expected ${count}`);
+        if ((seen.get(collection) ?? 0) !== count)
+          reader.corrupt(`collection ${collection} holds ${seen.get(collection) ?? 0} records, expected ${count}`);
       }
     },
   };

@@ -136,11 +136,17 @@ export class TimeOrderIndex<T extends { id: string }> implements Index<T> {
 }
 
 /** Two ascending `before` walks merged into one, ascending (by time, then id). */
-export function* mergeByTime(a: Iterator<{ time: string; id: string }>, b: Iterator<{ time: string; id: string }>): Generator<{ time: string; id: string }> {
+export function* mergeByTime(
+  a: Iterator<{ time: string; id: string }>,
+  b: Iterator<{ time: string; id: string }>,
+): Generator<{ time: string; id: string }> {
   let x = a.next();
   let y = b.next();
   while (!x.done || !y.done) {
-    if (y.done || (!x.done && (x.value.time < y.value.time || (x.value.time === y.value.time && x.value.id < y.value.id)))) {
+    if (
+      y.done ||
+      (!x.done && (x.value.time < y.value.time || (x.value.time === y.value.time && x.value.id < y.value.id)))
+    ) {
       yield x.value;
       x = a.next();
     } else {

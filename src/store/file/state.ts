@@ -44,9 +44,13 @@ export class State {
   /** Charges per account and month of settlement (budget alerts). */
   readonly monthlyCharges = new MonthlyChargeIndex();
   /** Settled tasks still holding data, per account, by settlement time (retention of outputs). */
-  readonly settledWithData = new TimeOrderIndex<TaskRecord>((task) => (task.status !== 'pending' && !task.dataRemovedAt ? { group: task.accountId, time: task.updatedAt } : undefined));
+  readonly settledWithData = new TimeOrderIndex<TaskRecord>((task) =>
+    task.status !== 'pending' && !task.dataRemovedAt ? { group: task.accountId, time: task.updatedAt } : undefined,
+  );
   /** Settled tasks whose data is removed, per account, by settlement time: with the above, every settled task once (retention of records). */
-  readonly settledDataRemoved = new TimeOrderIndex<TaskRecord>((task) => (task.status !== 'pending' && task.dataRemovedAt ? { group: task.accountId, time: task.updatedAt } : undefined));
+  readonly settledDataRemoved = new TimeOrderIndex<TaskRecord>((task) =>
+    task.status !== 'pending' && task.dataRemovedAt ? { group: task.accountId, time: task.updatedAt } : undefined,
+  );
   readonly storedBytes = new StoredBytesIndex();
   readonly tasks = new Collection<TaskRecord>('tasks', [
     this.tasksByAccount,
@@ -73,7 +77,9 @@ export class State {
   readonly deliveriesByDue = new DueIndex();
   readonly deliveriesByAccount = new GroupIndex<DeliveryRecord>((delivery) => delivery.accountId);
   /** Deliveries no longer pending, by their last change (retention of delivery logs). */
-  readonly settledDeliveries = new TimeOrderIndex<DeliveryRecord>((delivery) => (delivery.status !== 'pending' ? { group: '', time: delivery.updatedAt } : undefined));
+  readonly settledDeliveries = new TimeOrderIndex<DeliveryRecord>((delivery) =>
+    delivery.status !== 'pending' ? { group: '', time: delivery.updatedAt } : undefined,
+  );
   readonly deliveries = new Collection<DeliveryRecord>('deliveries', [
     this.deliveriesByWebhook,
     this.deliveriesByEvent,
@@ -86,12 +92,18 @@ export class State {
 
   readonly destinationByName = new UniqueIndex<DestinationRecord>((d) => `${d.accountId}/${d.name}`);
   readonly destinationsByAccount = new GroupIndex<DestinationRecord>((d) => d.accountId);
-  readonly destinations = new Collection<DestinationRecord>('destinations', [this.destinationByName, this.destinationsByAccount]);
+  readonly destinations = new Collection<DestinationRecord>('destinations', [
+    this.destinationByName,
+    this.destinationsByAccount,
+  ]);
 
   readonly secrets = new Collection<SecretRecord>('secrets');
 
   /** Uploaded images, per account by creation time (retention), with each account's count and bytes. */
-  readonly uploadsByTime = new TimeOrderIndex<UploadRecord>((upload) => ({ group: upload.accountId, time: upload.createdAt }));
+  readonly uploadsByTime = new TimeOrderIndex<UploadRecord>((upload) => ({
+    group: upload.accountId,
+    time: upload.createdAt,
+  }));
   readonly uploadUsage = new UsageIndex<UploadRecord>((upload) => (upload.deletedAt ? undefined : upload.accountId));
   readonly uploads = new Collection<UploadRecord>('uploads', [this.uploadsByTime, this.uploadUsage]);
 
@@ -105,7 +117,10 @@ export class State {
   /** Web console sign-in links and sessions, by id; found by the hash of their secret. Not in dumps. */
   readonly consoleSessionByHash = new UniqueIndex<ConsoleSessionRecord>((record) => record.hash);
   readonly consoleSessionsByAccount = new GroupIndex<ConsoleSessionRecord>((record) => record.accountId ?? undefined);
-  readonly consoleSessions = new Collection<ConsoleSessionRecord>('consoleSessions', [this.consoleSessionByHash, this.consoleSessionsByAccount]);
+  readonly consoleSessions = new Collection<ConsoleSessionRecord>('consoleSessions', [
+    this.consoleSessionByHash,
+    this.consoleSessionsByAccount,
+  ]);
 
   /** Lanes an operator paused, by lane name. Not in dumps. */
   readonly lanePauses = new Collection<LanePauseRecord>('lanePauses');
@@ -142,7 +157,8 @@ const HANDLERS: { [Op in JournalOp]: (state: State, payload: JournalOps[Op]) => 
     state.credits.put(credit);
     state.accounts.put({ ...account, balance: account.balance + credit.amount, updatedAt: credit.createdAt });
   },
-  'account.update': (state, { id, changes, at }) => state.accounts.put(applyAccountChanges(state.accounts.get(id)!, changes, at)),
+  'account.update': (state, { id, changes, at }) =>
+    state.accounts.put(applyAccountChanges(state.accounts.get(id)!, changes, at)),
   'lane.pause': (state, pause) => state.lanePauses.put(pause),
   'lane.resume': (state, { id }) => state.lanePauses.delete(id),
   'apiKey.create': (state, key) => state.apiKeys.put(key),
@@ -178,7 +194,13 @@ const HANDLERS: { [Op in JournalOp]: (state: State, payload: JournalOps[Op]) => 
   },
   'delivery.attempt': (state, a) => {
     const delivery = state.deliveries.get(a.id)!;
-    state.deliveries.put({ ...delivery, status: a.status, attempts: [...delivery.attempts, a.attempt], nextAttemptAt: a.nextAttemptAt, updatedAt: a.attempt.at });
+    state.deliveries.put({
+      ...delivery,
+      status: a.status,
+      attempts: [...delivery.attempts, a.attempt],
+      nextAttemptAt: a.nextAttemptAt,
+      updatedAt: a.attempt.at,
+    });
   },
   'event.payload': (state, { id, payload }) => {
     const event = state.events.get(id);
@@ -208,7 +230,8 @@ const HANDLERS: { [Op in JournalOp]: (state: State, payload: JournalOps[Op]) => 
       if (!task || task.status === 'pending' || !task.dataRemovedAt) continue;
       state.tasks.delete(id);
       const account = state.accounts.get(task.accountId);
-      if (account && task.cost > 0) state.accounts.put({ ...account, removedCharges: (account.removedCharges ?? 0) + task.cost });
+      if (account && task.cost > 0)
+        state.accounts.put({ ...account, removedCharges: (account.removedCharges ?? 0) + task.cost });
     }
   },
   'upload.put': (state, upload) => state.uploads.put(upload),

@@ -9,7 +9,8 @@ import { EFFECTIVE_ACCOUNTS } from './unapplied.js';
  * The name is kept only as its JSON text (`name_key`), which holds any string exactly. Balances
  * are read with the settlements not yet applied to them added in (EFFECTIVE_ACCOUNTS).
  */
-export const ACCOUNT_COLUMNS = 'id, name_key, balance, weight, removed_charges, retention, erasing_since, erased_at, created_at, updated_at';
+export const ACCOUNT_COLUMNS =
+  'id, name_key, balance, weight, removed_charges, retention, erasing_since, erased_at, created_at, updated_at';
 const ACCOUNTS = `${EFFECTIVE_ACCOUNTS} a`;
 
 export interface AccountRow {
@@ -26,7 +27,13 @@ export interface AccountRow {
 }
 
 export function accountOf(row: AccountRow): AccountRecord {
-  const account: AccountRecord = { id: row.id, name: JSON.parse(row.name_key) as string, balance: row.balance, createdAt: row.created_at, updatedAt: row.updated_at };
+  const account: AccountRecord = {
+    id: row.id,
+    name: JSON.parse(row.name_key) as string,
+    balance: row.balance,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
   // Defaults (a weight of 1, nothing removed, no overrides) are left out, as the file store leaves them out.
   if (row.weight !== 1) account.weight = row.weight;
   if (row.retention !== null) account.retention = JSON.parse(row.retention) as RetentionOverrides;
@@ -47,26 +54,32 @@ const UPDATE = `UPDATE accounts SET weight = coalesce($2, weight),
 
 /** Overrides as kept: none set (an empty object) is none kept, so the account follows the config in everything. */
 export const retentionText = (retention: RetentionOverrides | undefined): string | null =>
-  retention !== undefined && Object.values(retention).some((value) => value !== undefined) ? JSON.stringify(retention) : null;
+  retention !== undefined && Object.values(retention).some((value) => value !== undefined)
+    ? JSON.stringify(retention)
+    : null;
 
-const nameTaken = (err: unknown, name: string): unknown => (isUniqueViolation(err, 'accounts_name_key_key') ? new AppError('VALIDATION_ERROR', `account name "${name}" is taken`) : err);
+const nameTaken = (err: unknown, name: string): unknown =>
+  isUniqueViolation(err, 'accounts_name_key_key')
+    ? new AppError('VALIDATION_ERROR', `account name "${name}" is taken`)
+    : err;
 
 export function createPgAccountRepo(db: Db): AccountRepo {
   // Every request with a key reads its account: batched (batched-reads.ts).
   const byId = batchedReads(async (ids) => {
-    const { rows } = await db.named<AccountRow>({ name: 'imgtask_accounts_by_id', text: `SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNTS} WHERE id = ANY($1::text[])`, values: [ids] });
+    const { rows } = await db.named<AccountRow>({
+      name: 'imgtask_accounts_by_id',
+      text: `SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNTS} WHERE id = ANY($1::text[])`,
+      values: [ids],
+    });
     return new Map(rows.map((row) => [row.id, row]));
   }, accountOf);
   return {
     async create(account) {
       try {
-        await db.query('INSERT INTO accounts (id, name_key, balance, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)', [
-          account.id,
-          nameKey(account.name),
-          account.balance,
-          account.createdAt,
-          account.updatedAt,
-        ]);
+        await db.query(
+          'INSERT INTO accounts (id, name_key, balance, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)',
+          [account.id, nameKey(account.name), account.balance, account.createdAt, account.updatedAt],
+        );
       } catch (err) {
         throw nameTaken(err, account.name);
       }
@@ -118,7 +131,9 @@ export function createPgAccountRepo(db: Db): AccountRepo {
       return byId(id);
     },
     async getByName(name) {
-      const { rows } = await db.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNTS} WHERE name_key = $1`, [nameKey(name)]);
+      const { rows } = await db.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNTS} WHERE name_key = $1`, [
+        nameKey(name),
+      ]);
       return rows.length === 0 ? undefined : accountOf(rows[0]);
     },
     async list() {
@@ -127,7 +142,9 @@ export function createPgAccountRepo(db: Db): AccountRepo {
     },
     async credits(accountId) {
       if (hasNul(accountId)) return [];
-      const { rows } = await db.query<{ doc: string }>('SELECT doc FROM credits WHERE account_id = $1 ORDER BY seq', [accountId]);
+      const { rows } = await db.query<{ doc: string }>('SELECT doc FROM credits WHERE account_id = $1 ORDER BY seq', [
+        accountId,
+      ]);
       return rows.map((row) => JSON.parse(row.doc) as CreditRecord);
     },
   };

@@ -40,7 +40,10 @@ const MAX_BATCH = 256;
  * failure) and answers each member; a statement error one member may have caused runs each
  * alone, so only that one fails. `key`: members with the same key never share a batch.
  */
-export function batchedWrites<I, O>(once: (members: readonly I[]) => Promise<Outcome<O>[]>, key?: (member: I) => string): (member: I) => Promise<O> {
+export function batchedWrites<I, O>(
+  once: (members: readonly I[]) => Promise<Outcome<O>[]>,
+  key?: (member: I) => string,
+): (member: I) => Promise<O> {
   const batcher = groupCommit<I, O>({
     maxBatch: MAX_BATCH,
     key,
@@ -50,7 +53,12 @@ export function batchedWrites<I, O>(once: (members: readonly I[]) => Promise<Out
       } catch (err) {
         if (members.length === 1 || !memberMayCause(err)) throw err;
         const outcomes: Outcome<O>[] = [];
-        for (const member of members) outcomes.push(...(await withBatchRetries(() => once([member])).catch((error: unknown) => [{ ok: false as const, error }])));
+        for (const member of members)
+          outcomes.push(
+            ...(await withBatchRetries(() => once([member])).catch((error: unknown) => [
+              { ok: false as const, error },
+            ])),
+          );
         return outcomes;
       }
     },

@@ -10,7 +10,10 @@ const MAX_KEYS = 256;
  * it sees every write that had committed by then. `load` answers the rows found by key; each
  * caller gets a record of its own (`toValue` of the row), or undefined when none was found.
  */
-export function batchedReads<R, V>(load: (keys: string[]) => Promise<Map<string, R>>, toValue: (row: R) => V): (key: string) => Promise<V | undefined> {
+export function batchedReads<R, V>(
+  load: (keys: string[]) => Promise<Map<string, R>>,
+  toValue: (row: R) => V,
+): (key: string) => Promise<V | undefined> {
   const batcher = groupCommit<string, V | undefined>({
     maxBatch: MAX_KEYS,
     async run(keys) {

@@ -58,14 +58,16 @@ export function createPgBillingRepo(db: Db): BillingRepo {
     },
     async recordAlert(alert: BillingAlertRecord, event: EventRecord, deliveries: DeliveryRecord[]) {
       return db.tx(async (client) => {
-        const inserted = await client.query('INSERT INTO billing_alerts (scope_id, period, threshold, doc) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
-          alert.apiKeyId ?? alert.accountId,
-          alert.period,
-          alert.threshold,
-          docOf(alert, []),
-        ]);
+        const inserted = await client.query(
+          'INSERT INTO billing_alerts (scope_id, period, threshold, doc) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+          [alert.apiKeyId ?? alert.accountId, alert.period, alert.threshold, docOf(alert, [])],
+        );
         if (inserted.rowCount === 0) return false;
-        await client.query('INSERT INTO events (id, task_id, doc, account_id) VALUES ($1, NULL, $2, $3)', [event.id, docOf(event, []), event.accountId]);
+        await client.query('INSERT INTO events (id, task_id, doc, account_id) VALUES ($1, NULL, $2, $3)', [
+          event.id,
+          docOf(event, []),
+          event.accountId,
+        ]);
         await insertDeliveries(client, deliveries);
         return true;
       });
@@ -73,7 +75,10 @@ export function createPgBillingRepo(db: Db): BillingRepo {
     async getAlert(id) {
       const [scopeId, period, threshold] = id.split('|');
       if (hasNul(id) || period === undefined || !/^\d{1,9}$/.test(threshold ?? '')) return undefined;
-      const { rows } = await db.query<{ doc: string }>('SELECT doc FROM billing_alerts WHERE scope_id = $1 AND period = $2 AND threshold = $3', [scopeId, period, Number(threshold)]);
+      const { rows } = await db.query<{ doc: string }>(
+        'SELECT doc FROM billing_alerts WHERE scope_id = $1 AND period = $2 AND threshold = $3',
+        [scopeId, period, Number(threshold)],
+      );
       return rows.length === 0 ? undefined : (JSON.parse(rows[0].doc) as BillingAlertRecord);
     },
   };

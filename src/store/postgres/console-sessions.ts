@@ -24,7 +24,16 @@ export function createPgConsoleSessionRepo(db: Db): ConsoleSessionRepo {
         `INSERT INTO console_sessions (id, hash, kind, expires_at, used_at, revoked_at, doc, account_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
          ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at, used_at = excluded.used_at, revoked_at = excluded.revoked_at, doc = excluded.doc,
            account_id = excluded.account_id`,
-        [record.id, record.hash, record.kind, record.expiresAt, record.usedAt ?? null, record.revokedAt ?? null, docOf(record), record.accountId],
+        [
+          record.id,
+          record.hash,
+          record.kind,
+          record.expiresAt,
+          record.usedAt ?? null,
+          record.revokedAt ?? null,
+          docOf(record),
+          record.accountId,
+        ],
       );
     },
     async consume(hash, now) {
@@ -41,12 +50,18 @@ export function createPgConsoleSessionRepo(db: Db): ConsoleSessionRepo {
       return rows[0] ? read(rows[0]) : undefined;
     },
     async list(now) {
-      const { rows } = await db.query<Row>(`SELECT ${COLUMNS} FROM console_sessions WHERE expires_at > $1 ORDER BY seq`, [now]);
+      const { rows } = await db.query<Row>(
+        `SELECT ${COLUMNS} FROM console_sessions WHERE expires_at > $1 ORDER BY seq`,
+        [now],
+      );
       return rows.map(read);
     },
     async revoke(id, at) {
       if (hasNul(id)) return undefined;
-      const { rows } = await db.query<Row>(`UPDATE console_sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING ${COLUMNS}`, [id, at]);
+      const { rows } = await db.query<Row>(
+        `UPDATE console_sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING ${COLUMNS}`,
+        [id, at],
+      );
       return rows[0] ? read(rows[0]) : undefined;
     },
     async purgeExpired(now) {

@@ -3,14 +3,16 @@ import type { DestinationRecord } from '../records.js';
 import type { DestinationRepo } from '../types.js';
 import { type Db, docOf, hasNul, isUniqueViolation, nameKey, stored } from './sql.js';
 
-const parse = (rows: { doc: string }[]): DestinationRecord[] => rows.map((row) => JSON.parse(row.doc) as DestinationRecord);
+const parse = (rows: { doc: string }[]): DestinationRecord[] =>
+  rows.map((row) => JSON.parse(row.doc) as DestinationRecord);
 
 /** Runs a write; the unique (account, name) index makes the name check and the write one step. */
 async function nameChecked<T>(destination: DestinationRecord, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
-    if (isUniqueViolation(err, 'destinations_name')) throw new AppError('DESTINATION_NAME_TAKEN', `the account already has a destination named "${destination.name}"`);
+    if (isUniqueViolation(err, 'destinations_name'))
+      throw new AppError('DESTINATION_NAME_TAKEN', `the account already has a destination named "${destination.name}"`);
     throw err;
   }
 }
@@ -30,7 +32,12 @@ export function createPgDestinationRepo(db: Db): DestinationRepo {
     async replace(destination) {
       if (hasNul(destination.id)) return undefined;
       const { rowCount } = await nameChecked(destination, () =>
-        db.query('UPDATE destinations SET account_id = $2, name_key = $3, doc = $4 WHERE id = $1', [destination.id, destination.accountId, nameKey(destination.name), docOf(destination, [])]),
+        db.query('UPDATE destinations SET account_id = $2, name_key = $3, doc = $4 WHERE id = $1', [
+          destination.id,
+          destination.accountId,
+          nameKey(destination.name),
+          docOf(destination, []),
+        ]),
       );
       return rowCount ? stored(destination) : undefined;
     },
@@ -43,11 +50,24 @@ export function createPgDestinationRepo(db: Db): DestinationRepo {
     },
     async getByName(accountId, name) {
       if (hasNul(accountId)) return undefined;
-      return parse((await db.query<{ doc: string }>('SELECT doc FROM destinations WHERE account_id = $1 AND name_key = $2', [accountId, nameKey(name)])).rows)[0];
+      return parse(
+        (
+          await db.query<{ doc: string }>('SELECT doc FROM destinations WHERE account_id = $1 AND name_key = $2', [
+            accountId,
+            nameKey(name),
+          ])
+        ).rows,
+      )[0];
     },
     async listByAccount(accountId) {
       if (hasNul(accountId)) return [];
-      return parse((await db.query<{ doc: string }>('SELECT doc FROM destinations WHERE account_id = $1 ORDER BY seq', [accountId])).rows);
+      return parse(
+        (
+          await db.query<{ doc: string }>('SELECT doc FROM destinations WHERE account_id = $1 ORDER BY seq', [
+            accountId,
+          ])
+        ).rows,
+      );
     },
   };
 }

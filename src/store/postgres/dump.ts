@@ -1,6 +1,17 @@
 import type pg from 'pg';
 import { type DumpCounts, type DumpKind, type DumpRecord, StoreNotEmptyError, zeroCounts } from '../dump.js';
-import type { AccountRecord, ApiKeyRecord, CreditRecord, DeliveryRecord, DestinationRecord, EventRecord, SecretRecord, TaskRecord, UploadRecord, WebhookRecord } from '../records.js';
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  CreditRecord,
+  DeliveryRecord,
+  DestinationRecord,
+  EventRecord,
+  SecretRecord,
+  TaskRecord,
+  UploadRecord,
+  WebhookRecord,
+} from '../records.js';
 import { ACCOUNT_COLUMNS, type AccountRow, accountOf, retentionText } from './accounts.js';
 import { keyOf } from './api-keys.js';
 import { DELIVERY_COLUMNS, deliveryOf, insertDeliveries } from './delivery-rows.js';
@@ -34,7 +45,11 @@ const TABLES: Record<DumpKind, string> = {
 };
 
 /** Rows of `sql` (which takes the last key as $1 and the page size as $2, and answers the key as `k`), page by page. */
-async function* pages<R extends { k: number | string }>(client: pg.PoolClient, sql: string, first: number | string): AsyncGenerator<R> {
+async function* pages<R extends { k: number | string }>(
+  client: pg.PoolClient,
+  sql: string,
+  first: number | string,
+): AsyncGenerator<R> {
   let after = first;
   for (;;) {
     const { rows } = await client.query<R>(sql, [after, PAGE]);
@@ -57,28 +72,58 @@ export async function* pgRecords(pool: pg.Pool): AsyncGenerator<DumpRecord> {
   const { client } = held;
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const bySeq = (table: string, columns: string) => `SELECT seq AS k, ${columns} FROM ${table} WHERE seq > $1 ORDER BY seq LIMIT $2`;
-    for await (const row of pages<{ k: number } & AccountRow>(client, bySeq(`${EFFECTIVE_ACCOUNTS} a`, ACCOUNT_COLUMNS), 0)) {
+    const bySeq = (table: string, columns: string) =>
+      `SELECT seq AS k, ${columns} FROM ${table} WHERE seq > $1 ORDER BY seq LIMIT $2`;
+    for await (const row of pages<{ k: number } & AccountRow>(
+      client,
+      bySeq(`${EFFECTIVE_ACCOUNTS} a`, ACCOUNT_COLUMNS),
+      0,
+    )) {
       yield { kind: 'account', record: accountOf(row) };
     }
-    for await (const record of docs<CreditRecord>(pages<DocRow>(client, bySeq('credits', 'doc'), 0))) yield { kind: 'credit', record };
-    for await (const row of pages<{ k: number } & Parameters<typeof keyOf>[0]>(client, bySeq('api_keys', 'doc, revoked_at'), 0)) yield { kind: 'apiKey', record: keyOf(row) };
-    for await (const row of pages<{ k: number } & Parameters<typeof taskOf>[0]>(client, `SELECT t.seq AS k, ${TASK_COLUMNS} FROM tasks t WHERE t.seq > $1 ORDER BY t.seq LIMIT $2`, 0)) {
+    for await (const record of docs<CreditRecord>(pages<DocRow>(client, bySeq('credits', 'doc'), 0)))
+      yield { kind: 'credit', record };
+    for await (const row of pages<{ k: number } & Parameters<typeof keyOf>[0]>(
+      client,
+      bySeq('api_keys', 'doc, revoked_at'),
+      0,
+    ))
+      yield { kind: 'apiKey', record: keyOf(row) };
+    for await (const row of pages<{ k: number } & Parameters<typeof taskOf>[0]>(
+      client,
+      `SELECT t.seq AS k, ${TASK_COLUMNS} FROM tasks t WHERE t.seq > $1 ORDER BY t.seq LIMIT $2`,
+      0,
+    )) {
       yield { kind: 'task', record: taskOf(row) };
     }
-    for await (const record of docs<SecretRecord>(pages<DocRow>(client, bySeq('secrets', 'doc'), 0))) yield { kind: 'secret', record };
-    for await (const record of docs<WebhookRecord>(pages<DocRow>(client, bySeq('webhooks', 'doc'), 0))) yield { kind: 'webhook', record };
-    for await (const record of docs<EventRecord>(pages<DocRow>(client, 'SELECT id AS k, doc FROM events WHERE id > $1 ORDER BY id LIMIT $2', ''))) yield { kind: 'event', record };
+    for await (const record of docs<SecretRecord>(pages<DocRow>(client, bySeq('secrets', 'doc'), 0)))
+      yield { kind: 'secret', record };
+    for await (const record of docs<WebhookRecord>(pages<DocRow>(client, bySeq('webhooks', 'doc'), 0)))
+      yield { kind: 'webhook', record };
+    for await (const record of docs<EventRecord>(
+      pages<DocRow>(client, 'SELECT id AS k, doc FROM events WHERE id > $1 ORDER BY id LIMIT $2', ''),
+    ))
+      yield { kind: 'event', record };
     // Settled deliveries in insertion order, then the pending ones in the order they became pending.
     type DeliveryRow = { k: number } & Parameters<typeof deliveryOf>[0];
-    for await (const row of pages<DeliveryRow>(client, `SELECT seq AS k, ${DELIVERY_COLUMNS} FROM deliveries WHERE status <> 'pending' AND seq > $1 ORDER BY seq LIMIT $2`, 0)) {
+    for await (const row of pages<DeliveryRow>(
+      client,
+      `SELECT seq AS k, ${DELIVERY_COLUMNS} FROM deliveries WHERE status <> 'pending' AND seq > $1 ORDER BY seq LIMIT $2`,
+      0,
+    )) {
       yield { kind: 'delivery', record: deliveryOf(row) };
     }
-    for await (const row of pages<DeliveryRow>(client, `SELECT pending_seq AS k, ${DELIVERY_COLUMNS} FROM deliveries WHERE status = 'pending' AND pending_seq > $1 ORDER BY pending_seq LIMIT $2`, 0)) {
+    for await (const row of pages<DeliveryRow>(
+      client,
+      `SELECT pending_seq AS k, ${DELIVERY_COLUMNS} FROM deliveries WHERE status = 'pending' AND pending_seq > $1 ORDER BY pending_seq LIMIT $2`,
+      0,
+    )) {
       yield { kind: 'delivery', record: deliveryOf(row) };
     }
-    for await (const record of docs<DestinationRecord>(pages<DocRow>(client, bySeq('destinations', 'doc'), 0))) yield { kind: 'destination', record };
-    for await (const row of pages<{ k: number } & UploadRow>(client, bySeq('uploads', UPLOAD_COLUMNS), 0)) yield { kind: 'upload', record: uploadOf(row) };
+    for await (const record of docs<DestinationRecord>(pages<DocRow>(client, bySeq('destinations', 'doc'), 0)))
+      yield { kind: 'destination', record };
+    for await (const row of pages<{ k: number } & UploadRow>(client, bySeq('uploads', UPLOAD_COLUMNS), 0))
+      yield { kind: 'upload', record: uploadOf(row) };
     await client.query('COMMIT');
   } finally {
     // Also when the reader stops early: the read-only transaction ends with the connection's release.
@@ -116,7 +161,9 @@ function simple<T>(table: string, columns: { name: string; type: string; value: 
 export function pgLoad(pool: pg.Pool, records: AsyncIterable<DumpRecord>): Promise<DumpCounts> {
   return transaction(pool, 'BEGIN', async (client) => {
     // Nothing else writes while the import runs (readers still read); the emptiness check holds to the commit.
-    await client.query(`LOCK TABLE ${Object.values(TABLES).join(', ')}, task_items, key_spend, unapplied_settlements IN EXCLUSIVE MODE`);
+    await client.query(
+      `LOCK TABLE ${Object.values(TABLES).join(', ')}, task_items, key_spend, unapplied_settlements IN EXCLUSIVE MODE`,
+    );
     const holds = zeroCounts();
     const { rows } = await client.query<Record<DumpKind, number>>(
       `SELECT ${Object.entries(TABLES)
@@ -151,15 +198,17 @@ export function pgLoad(pool: pg.Pool, records: AsyncIterable<DumpRecord>): Promi
     }
     await flush();
     if (reserved.size > 0) {
-      await client.query('UPDATE accounts a SET reserved = u.amount FROM unnest($1::text[], $2::bigint[]) AS u(id, amount) WHERE a.id = u.id', [[...reserved.keys()], [...reserved.values()]]);
+      await client.query(
+        'UPDATE accounts a SET reserved = u.amount FROM unnest($1::text[], $2::bigint[]) AS u(id, amount) WHERE a.id = u.id',
+        [[...reserved.keys()], [...reserved.values()]],
+      );
     }
     if (spend.size > 0) {
       const keys = [...spend.keys()].map((key) => key.split('\n'));
-      await client.query('INSERT INTO key_spend (api_key_id, period, amount) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])', [
-        keys.map(([keyId]) => keyId),
-        keys.map(([, period]) => period),
-        [...spend.values()],
-      ]);
+      await client.query(
+        'INSERT INTO key_spend (api_key_id, period, amount) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])',
+        [keys.map(([keyId]) => keyId), keys.map(([, period]) => period), [...spend.values()]],
+      );
     }
     return counts;
   });
@@ -169,7 +218,24 @@ function loaders(reserved: Map<string, number>, spend: Map<string, number>): Rec
   const add = (map: Map<string, number>, key: string, amount: number) => map.set(key, (map.get(key) ?? 0) + amount);
   const insertTasks = insertMany(
     'tasks',
-    ['text', 'text', 'text', 'text', 'text', 'bigint', 'bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text'],
+    [
+      'text',
+      'text',
+      'text',
+      'text',
+      'text',
+      'bigint',
+      'bigint',
+      'text',
+      'text',
+      'text',
+      'text',
+      'text',
+      'text',
+      'text',
+      'text',
+      'text',
+    ],
     [
       ['u.c0', 'id'],
       ['u.c1', 'account_id'],
@@ -191,7 +257,8 @@ function loaders(reserved: Map<string, number>, spend: Map<string, number>): Rec
       ['u.c15', 'data_removed_at'],
     ],
   );
-  const insertItems = 'INSERT INTO task_items (task_id, idx, status, doc, bytes) SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[])';
+  const insertItems =
+    'INSERT INTO task_items (task_id, idx, status, doc, bytes) SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[])';
   return {
     account: simple<AccountRecord>('accounts', [
       { name: 'id', type: 'text', value: (a) => a.id },
@@ -251,7 +318,8 @@ function loaders(reserved: Map<string, number>, spend: Map<string, number>): Rec
       for (const task of tasks) {
         const pending = task.status === 'pending';
         if (pending) add(reserved, task.accountId, task.estimate);
-        for (const period of spendPeriods(task.apiKeyId, task.createdAt)) add(spend, `${task.apiKeyId}\n${period}`, pending ? task.estimate : task.cost);
+        for (const period of spendPeriods(task.apiKeyId, task.createdAt))
+          add(spend, `${task.apiKeyId}\n${period}`, pending ? task.estimate : task.cost);
       }
     },
     secret: simple<SecretRecord>('secrets', [

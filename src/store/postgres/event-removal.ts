@@ -42,7 +42,9 @@ export function createPgEventRemoval(db: Db): EventRemovalRepo {
     async replaceEventPayload(eventId, payload) {
       if (hasNul(eventId)) return false;
       return db.tx(async (client) => {
-        const { rows } = await client.query<{ doc: string }>('SELECT doc FROM events WHERE id = $1 FOR UPDATE', [eventId]);
+        const { rows } = await client.query<{ doc: string }>('SELECT doc FROM events WHERE id = $1 FOR UPDATE', [
+          eventId,
+        ]);
         if (rows.length === 0) return false;
         const event = { ...(JSON.parse(rows[0].doc) as EventRecord), payload };
         await client.query('UPDATE events SET doc = $2 WHERE id = $1', [eventId, docOf(event, [])]);

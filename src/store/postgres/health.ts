@@ -13,9 +13,19 @@ const PROBE_MAX_MS = 5000;
  * as after a failover to a standby).
  */
 const UNAVAILABLE_STATES = /^(08...|57P0[1235]|53300|25006)$/;
-const SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const SOCKET_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 /** What pg says when a connection ends under it, or a client whose connection broke is used. */
-const LOST_CONNECTION = /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout)/;
+const LOST_CONNECTION =
+  /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout)/;
 
 /** Whether `err` says the database is out of reach (restarting, failed over, the connection killed), not that a statement was wrong. */
 export function isConnectionError(err: unknown): boolean {
@@ -25,7 +35,10 @@ export function isConnectionError(err: unknown): boolean {
 }
 
 /** The request error for a database out of reach: 503 with Retry-After, no internals in the message. */
-export const storeUnavailable = (): AppError => new AppError('STORE_UNAVAILABLE', 'the database cannot be reached right now; retry shortly', { headers: { 'retry-after': String(RETRY_AFTER_S) } });
+export const storeUnavailable = (): AppError =>
+  new AppError('STORE_UNAVAILABLE', 'the database cannot be reached right now; retry shortly', {
+    headers: { 'retry-after': String(RETRY_AFTER_S) },
+  });
 
 export interface DbHealth {
   /** Why the database is taken to be away now; null while it answers. */

@@ -11,7 +11,10 @@ const split = (id: string): [string, string] => {
 /** The doc without `expiresAt`, which lives in its column (a renewal moves only the column). */
 const docOf = ({ expiresAt: _, ...rest }: IdempotencyRecord): string => JSON.stringify(rest);
 
-const read = (row: { doc: string; expires_at: Date }): IdempotencyRecord => ({ ...(JSON.parse(row.doc) as Omit<IdempotencyRecord, 'expiresAt'>), expiresAt: row.expires_at.toISOString() });
+const read = (row: { doc: string; expires_at: Date }): IdempotencyRecord => ({
+  ...(JSON.parse(row.doc) as Omit<IdempotencyRecord, 'expiresAt'>),
+  expiresAt: row.expires_at.toISOString(),
+});
 
 /**
  * Idempotency-Key records in `idempotency_keys`: a claim is a row with its token in `claim`,
@@ -21,11 +24,10 @@ const read = (row: { doc: string; expires_at: Date }): IdempotencyRecord => ({ .
 export function createPgIdempotencyRepo(db: Db): IdempotencyRepo {
   const select = async (id: string, now: string): Promise<IdempotencyRecord | undefined> => {
     const [accountId, key] = split(id);
-    const { rows } = await db.query<{ doc: string; expires_at: Date }>('SELECT doc, expires_at FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND expires_at > $3::timestamptz', [
-      accountId,
-      key,
-      now,
-    ]);
+    const { rows } = await db.query<{ doc: string; expires_at: Date }>(
+      'SELECT doc, expires_at FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND expires_at > $3::timestamptz',
+      [accountId, key, now],
+    );
     return rows[0] ? read(rows[0]) : undefined;
   };
   return {
@@ -46,22 +48,26 @@ export function createPgIdempotencyRepo(db: Db): IdempotencyRepo {
     },
     async renew(id, claim, expiresAt) {
       const [accountId, key] = split(id);
-      const { rowCount } = await db.query('UPDATE idempotency_keys SET expires_at = $4::timestamptz WHERE account_id = $1 AND key = $2 AND claim = $3', [accountId, key, claim, expiresAt]);
+      const { rowCount } = await db.query(
+        'UPDATE idempotency_keys SET expires_at = $4::timestamptz WHERE account_id = $1 AND key = $2 AND claim = $3',
+        [accountId, key, claim, expiresAt],
+      );
       return rowCount === 1;
     },
     async complete(record, claim) {
-      const { rowCount } = await db.query('UPDATE idempotency_keys SET claim = NULL, expires_at = $4::timestamptz, doc = $5 WHERE account_id = $1 AND key = $2 AND claim = $3', [
-        record.accountId,
-        record.key,
-        claim,
-        record.expiresAt,
-        docOf(record),
-      ]);
+      const { rowCount } = await db.query(
+        'UPDATE idempotency_keys SET claim = NULL, expires_at = $4::timestamptz, doc = $5 WHERE account_id = $1 AND key = $2 AND claim = $3',
+        [record.accountId, record.key, claim, record.expiresAt, docOf(record)],
+      );
       return rowCount === 1;
     },
     async release(id, claim) {
       const [accountId, key] = split(id);
-      await db.query('DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND claim = $3', [accountId, key, claim]);
+      await db.query('DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND claim = $3', [
+        accountId,
+        key,
+        claim,
+      ]);
     },
     get: select,
     async purgeExpired(now) {

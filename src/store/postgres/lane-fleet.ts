@@ -82,7 +82,8 @@ export function createPgFleetLanes(db: Db): FleetLaneRepo {
         }
         lane.unfinishedItems += row.items ?? 0;
         if ((row.waiting ?? 0) > 0) add(lane, row.account_id!, row.waiting ?? 0);
-        if (row.waiting_since !== null && (lane.waitingSince === null || row.waiting_since < lane.waitingSince)) lane.waitingSince = row.waiting_since;
+        if (row.waiting_since !== null && (lane.waitingSince === null || row.waiting_since < lane.waitingSince))
+          lane.waitingSince = row.waiting_since;
       }
       return [...lanes.values()];
     },

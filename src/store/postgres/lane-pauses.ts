@@ -11,10 +11,15 @@ const LANES_CHANGED = 'imgtask_lanes_changed';
 
 export function createPgLanePauseRepo(db: Db): LanePauseRepo {
   const notify = () => db.query('SELECT pg_notify($1, $2)', [LANES_CHANGED, '']);
-  const recordOf = (row: { lane: string; paused_at: string }): LanePauseRecord => ({ id: row.lane, pausedAt: row.paused_at });
+  const recordOf = (row: { lane: string; paused_at: string }): LanePauseRecord => ({
+    id: row.lane,
+    pausedAt: row.paused_at,
+  });
   return {
     async list() {
-      const { rows } = await db.query<{ lane: string; paused_at: string }>('SELECT lane, paused_at FROM lane_pauses ORDER BY lane');
+      const { rows } = await db.query<{ lane: string; paused_at: string }>(
+        'SELECT lane, paused_at FROM lane_pauses ORDER BY lane',
+      );
       return rows.map(recordOf);
     },
     async pause(record) {

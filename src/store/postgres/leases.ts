@@ -87,15 +87,36 @@ export function createPgLeaseRepo(db: Db): LeaseRepo {
       // One round trip: CLAIM leases the tasks and keeps their ids for the rest of the transaction
       // (a transaction-local setting); the second statement reads them as they are once leased.
       const [, claimed] = await db.batch([
-        { name: 'imgtask_claim', text: CLAIM, values: [workerId, lanes.map((want) => want.lane), lanes.map((want) => want.limit), legacy, leaseMs, lanes.map((want) => want.minPriority ?? -32768)] },
-        { text: `SELECT ${TASK_COLUMNS}, t.seq, t.priority, t.vstart FROM tasks t WHERE t.id IN (SELECT json_array_elements_text(current_setting('imgtask.claimed')::json))` },
+        {
+          name: 'imgtask_claim',
+          text: CLAIM,
+          values: [
+            workerId,
+            lanes.map((want) => want.lane),
+            lanes.map((want) => want.limit),
+            legacy,
+            leaseMs,
+            lanes.map((want) => want.minPriority ?? -32768),
+          ],
+        },
+        {
+          text: `SELECT ${TASK_COLUMNS}, t.seq, t.priority, t.vstart FROM tasks t WHERE t.id IN (SELECT json_array_elements_text(current_setting('imgtask.claimed')::json))`,
+        },
       ]);
       // In claim order: priority, then start tag, then age (sorted here: an ORDER BY could make the planner walk an index).
-      return (claimed.rows as (TaskRow & { seq: number; priority: number; vstart: number })[]).sort((a, b) => b.priority - a.priority || a.vstart - b.vstart || a.seq - b.seq).map(taskOf);
+      return (claimed.rows as (TaskRow & { seq: number; priority: number; vstart: number })[])
+        .sort((a, b) => b.priority - a.priority || a.vstart - b.vstart || a.seq - b.seq)
+        .map(taskOf);
     },
     async pendingLanes() {
-      const { rows } = await db.named<{ lane: string | null; legacy: boolean }>({ name: 'imgtask_pending_lanes', text: PENDING_LANES });
-      return { lanes: rows.flatMap((row) => (row.lane === null ? [] : [row.lane])), legacy: rows.some((row) => row.legacy) };
+      const { rows } = await db.named<{ lane: string | null; legacy: boolean }>({
+        name: 'imgtask_pending_lanes',
+        text: PENDING_LANES,
+      });
+      return {
+        lanes: rows.flatMap((row) => (row.lane === null ? [] : [row.lane])),
+        legacy: rows.some((row) => row.legacy),
+      };
     },
     async renew(workerId, ids, leaseMs) {
       const wanted = ids.filter((id) => !hasNul(id));

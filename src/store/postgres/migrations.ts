@@ -352,7 +352,8 @@ export async function currentVersion(db: Queryable): Promise<number> {
   return (rows[0].version as number | null) ?? 0;
 }
 
-export const newerSchemaMessage = (current: number): string => `this imgtask is older than the database schema v${current}; upgrade imgtask (this one knows schema v${LATEST_SCHEMA})`;
+export const newerSchemaMessage = (current: number): string =>
+  `this imgtask is older than the database schema v${current}; upgrade imgtask (this one knows schema v${LATEST_SCHEMA})`;
 
 async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ ...clientConfig(url), application_name: 'imgtask migrate' });
@@ -371,7 +372,10 @@ async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>)
  * transaction-level advisory lock: two processes migrating at once apply each migration once.
  * Idempotent. Refuses a database whose schema is newer than this code.
  */
-export async function migrate(url: string, log?: (message: string) => void): Promise<{ from: number; to: number; applied: string[] }> {
+export async function migrate(
+  url: string,
+  log?: (message: string) => void,
+): Promise<{ from: number; to: number; applied: string[] }> {
   return withClient(url, async (client) => {
     const applied: string[] = [];
     let from: number | undefined;
@@ -389,7 +393,10 @@ export async function migrate(url: string, log?: (message: string) => void): Pro
           return { from, to: current, applied };
         }
         await client.query(next.sql);
-        await client.query('INSERT INTO imgtask_schema_migrations (version, name) VALUES ($1, $2)', [next.version, next.name]);
+        await client.query('INSERT INTO imgtask_schema_migrations (version, name) VALUES ($1, $2)', [
+          next.version,
+          next.name,
+        ]);
         await client.query('COMMIT');
         applied.push(`${next.version} ${next.name}`);
         log?.(`migration ${next.version} (${next.name}) applied`);
@@ -409,7 +416,8 @@ export async function schemaVersion(url: string): Promise<{ current: number; lat
 /** Why this code cannot use a database at schema `current`, or null when it can. */
 export function schemaProblem(current: number): string | null {
   if (current === 0) return 'the database has no imgtask schema yet: run imgtask migrate';
-  if (current < LATEST_SCHEMA) return `the database has schema v${current} and this imgtask needs v${LATEST_SCHEMA}: run imgtask migrate`;
+  if (current < LATEST_SCHEMA)
+    return `the database has schema v${current} and this imgtask needs v${LATEST_SCHEMA}: run imgtask migrate`;
   if (current > LATEST_SCHEMA) return newerSchemaMessage(current);
   return null;
 }

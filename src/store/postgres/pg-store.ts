@@ -97,10 +97,17 @@ export class PgStore implements Store {
       setup: 'SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off',
       onBroken: (err) => this.health.failed(err),
     });
-    const signals = createPgSignals(options.url, options.log, options.applicationName, (err) => this.health.failed(err));
+    const signals = createPgSignals(options.url, options.log, options.applicationName, (err) =>
+      this.health.failed(err),
+    );
     const db = poolDb(pool, () => this.closed, this.health, this.pipelines);
     this.db = db;
-    this.shared = { signals, leases: createPgLeaseRepo(db), keySlots: createPgKeySlots(signals), lanes: createPgFleetLanes(db) };
+    this.shared = {
+      signals,
+      leases: createPgLeaseRepo(db),
+      keySlots: createPgKeySlots(signals),
+      lanes: createPgFleetLanes(db),
+    };
     this.accounts = createPgAccountRepo(db);
     this.apiKeys = createPgApiKeyRepo(db);
     this.tasks = createPgTaskRepo(db);
@@ -140,7 +147,9 @@ export class PgStore implements Store {
 
   /** The ledger's records as of one moment: one REPEATABLE READ READ ONLY transaction. */
   snapshot<T>(fn: (view: LedgerView) => Promise<T>): Promise<T> {
-    return this.db.snapshot((db) => fn({ accounts: createPgAccountRepo(db), apiKeys: createPgApiKeyRepo(db), tasks: createPgTaskRepo(db) }));
+    return this.db.snapshot((db) =>
+      fn({ accounts: createPgAccountRepo(db), apiKeys: createPgApiKeyRepo(db), tasks: createPgTaskRepo(db) }),
+    );
   }
 
   writeFailure(): string | null {
@@ -164,7 +173,12 @@ const PROBE_TIMEOUT_MS = 2000;
 
 /** One SELECT 1 on a connection of its own (not the pool's, whose connections may all be waited for). */
 async function probe(url: string, applicationName = 'imgtask'): Promise<void> {
-  const client = new pg.Client({ ...clientConfig(url), application_name: `${applicationName} probe`, connectionTimeoutMillis: PROBE_TIMEOUT_MS, query_timeout: PROBE_TIMEOUT_MS });
+  const client = new pg.Client({
+    ...clientConfig(url),
+    application_name: `${applicationName} probe`,
+    connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+    query_timeout: PROBE_TIMEOUT_MS,
+  });
   client.on('error', () => {}); // a connection breaking under it fails the query below
   try {
     await client.connect();

@@ -35,12 +35,22 @@ interface Connection {
  * with the fewest waiting. A connection that breaks fails what waits on it (with its error) and
  * is replaced on next use. `setup` runs first on each connection.
  */
-export function createPipelines(options: { url: string; count: number; applicationName?: string; setup: string; onBroken: (err: Error) => void }): Pipelines {
+export function createPipelines(options: {
+  url: string;
+  count: number;
+  applicationName?: string;
+  setup: string;
+  onBroken: (err: Error) => void;
+}): Pipelines {
   const connections: (Connection | undefined)[] = Array.from({ length: options.count }, () => undefined);
   let closed = false;
 
   function open(slot: number): Connection {
-    const client = new pg.Client({ ...clientConfig(options.url), application_name: options.applicationName ?? 'imgtask', pipeline: true });
+    const client = new pg.Client({
+      ...clientConfig(options.url),
+      application_name: options.applicationName ?? 'imgtask',
+      pipeline: true,
+    });
     const connection: Connection = { client, waiting: 0, corked: false };
     const broke = (err: Error) => {
       connection.broken ??= err;
@@ -85,7 +95,9 @@ export function createPipelines(options: { url: string; count: number; applicati
       const connection = pick();
       const { client } = connection;
       const sent = send(connection, () =>
-        transaction ? [client.query('BEGIN'), ...statements.map((statement) => client.query(statement)), client.query('COMMIT')] : statements.map((statement) => client.query(statement)),
+        transaction
+          ? [client.query('BEGIN'), ...statements.map((statement) => client.query(statement)), client.query('COMMIT')]
+          : statements.map((statement) => client.query(statement)),
       );
       connection.waiting += sent.length;
       const settled = await Promise.allSettled(sent);

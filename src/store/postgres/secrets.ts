@@ -5,7 +5,10 @@ import { type Db, docOf, hasNul } from './sql.js';
 export function createPgSecretRepo(db: Db): SecretRepo {
   return {
     async put(secret) {
-      await db.query('INSERT INTO secrets (id, doc) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc', [secret.id, docOf(secret, [])]);
+      await db.query(
+        'INSERT INTO secrets (id, doc) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc',
+        [secret.id, docOf(secret, [])],
+      );
     },
     async delete(id) {
       if (hasNul(id)) return false;

@@ -13,7 +13,12 @@ const RECONNECT_MAX_MS = 5000;
  * are gone (the server released them with the session), and `onReconnect` listeners are told
  * (they may have missed notifications). `onBroken` hears of each break.
  */
-export function createPgSignals(url: string, log?: (message: string) => void, applicationName = 'imgtask', onBroken?: (err: Error) => void): StoreSignals {
+export function createPgSignals(
+  url: string,
+  log?: (message: string) => void,
+  applicationName = 'imgtask',
+  onBroken?: (err: Error) => void,
+): StoreSignals {
   const listeners = new Map<string, Set<(payload: string) => void>>();
   const reconnected = new Set<() => void>();
   const held = new Set<number>();
@@ -127,7 +132,10 @@ export function createPgSignals(url: string, log?: (message: string) => void, ap
       const result = last.then(async () => {
         const free = keys.filter((key) => !held.has(key));
         if (free.length === 0) return null;
-        const { rows } = await (await open()).query<{ key: string }>('SELECT k::text AS key FROM unnest($1::bigint[]) AS u(k) WHERE pg_try_advisory_lock(k) LIMIT 1', [free]);
+        const { rows } = await (await open()).query<{ key: string }>(
+          'SELECT k::text AS key FROM unnest($1::bigint[]) AS u(k) WHERE pg_try_advisory_lock(k) LIMIT 1',
+          [free],
+        );
         if (rows.length === 0) return null;
         const key = Number(rows[0].key);
         held.add(key);

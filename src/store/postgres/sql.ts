@@ -26,7 +26,9 @@ export interface Db {
    */
   batch(statements: readonly Statement[]): Promise<pg.QueryResult[]>;
   /** One named statement (see Statement) on the connections batches use, atomic on its own. */
-  named<R extends pg.QueryResultRow = pg.QueryResultRow>(statement: Statement & { name: string }): Promise<pg.QueryResult<R>>;
+  named<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    statement: Statement & { name: string },
+  ): Promise<pg.QueryResult<R>>;
 }
 
 /**
@@ -51,8 +53,18 @@ const types = {
   },
 } as pg.CustomTypesConfig;
 
-export function createPool(options: { url: string; poolSize?: number; applicationName?: string; log?: (message: string) => void }): pg.Pool {
-  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, application_name: options.applicationName ?? 'imgtask', types });
+export function createPool(options: {
+  url: string;
+  poolSize?: number;
+  applicationName?: string;
+  log?: (message: string) => void;
+}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    application_name: options.applicationName ?? 'imgtask',
+    types,
+  });
   // An idle connection that breaks (the server restarts) must not take the process down: the pool drops it.
   pool.on('error', (err) => options.log?.(`postgres: idle connection error: ${err.message}`));
   return pool;
@@ -144,7 +156,10 @@ export function transaction<T>(pool: pg.Pool, begin: string, fn: (client: pg.Poo
 }
 
 /** The statements one after the other on a client already in a transaction (or on a pool, in one of their own). */
-async function inOrder(client: Pick<pg.PoolClient, 'query'>, statements: readonly Statement[]): Promise<pg.QueryResult[]> {
+async function inOrder(
+  client: Pick<pg.PoolClient, 'query'>,
+  statements: readonly Statement[],
+): Promise<pg.QueryResult[]> {
   const results: pg.QueryResult[] = [];
   for (const statement of statements) results.push(await client.query(statement));
   return results;
@@ -188,17 +203,30 @@ export function poolDb(pool: pg.Pool, closed: () => boolean, health?: DbHealth, 
   return {
     query: (text, values) => guarded(() => pool.query(text, values)),
     tx: (fn) => guarded(() => transaction(pool, 'BEGIN', fn)),
-    snapshot: (fn) => guarded(() => transaction(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', (client) => fn(clientDb(client)))),
-    batch: (statements) => guarded(() => (pipelines ? pipelines.run(statements, true) : transaction(pool, 'BEGIN', (client) => inOrder(client, statements)))),
+    snapshot: (fn) =>
+      guarded(() =>
+        transaction(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', (client) => fn(clientDb(client))),
+      ),
+    batch: (statements) =>
+      guarded(() =>
+        pipelines
+          ? pipelines.run(statements, true)
+          : transaction(pool, 'BEGIN', (client) => inOrder(client, statements)),
+      ),
     named: async <R extends pg.QueryResultRow>(statement: Statement & { name: string }) =>
-      (await guarded(() => (pipelines ? pipelines.run([statement], false) : pool.query(statement).then((result) => [result]))))[0] as pg.QueryResult<R>,
+      (
+        await guarded(() =>
+          pipelines ? pipelines.run([statement], false) : pool.query(statement).then((result) => [result]),
+        )
+      )[0] as pg.QueryResult<R>,
   };
 }
 
 /** JSON text of a value for a text column; SQL NULL for undefined (the field is absent). */
 export const encode = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
 /** A record column read back; absent stays absent. */
-export const decode = <T>(text: string | null | undefined): T | undefined => (text === null || text === undefined ? undefined : (JSON.parse(text) as T));
+export const decode = <T>(text: string | null | undefined): T | undefined =>
+  text === null || text === undefined ? undefined : (JSON.parse(text) as T);
 
 /**
  * A string PostgreSQL text can hold for an equality lookup. Text refuses NUL: no stored key
@@ -221,4 +249,5 @@ export const stored = <T>(record: T): T => JSON.parse(JSON.stringify(record)) as
 
 /** PostgreSQL's unique_violation, on the named constraint or index. */
 export const isUniqueViolation = (err: unknown, constraint: string): boolean =>
-  (err as { code?: string; constraint?: string })?.code === '23505' && (err as { constraint?: string }).constraint === constraint;
+  (err as { code?: string; constraint?: string })?.code === '23505' &&
+  (err as { constraint?: string }).constraint === constraint;

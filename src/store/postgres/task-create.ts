@@ -118,15 +118,28 @@ interface Reading {
 }
 
 const limitPeriodOf = (request: CreateRequest): string | null =>
-  request.spendingLimit === undefined || request.task.apiKeyId === null ? null : periodKey(request.spendingLimit.period, Date.parse(request.task.createdAt));
+  request.spendingLimit === undefined || request.task.apiKeyId === null
+    ? null
+    : periodKey(request.spendingLimit.period, Date.parse(request.task.createdAt));
 
 /** The batch's statements: the accounts locked, then CREATE over the members' columns. */
 function statements(members: readonly CreateRequest[]): Statement[] {
   const pairs: string[] = [];
   const from: number[] = [];
   const to: number[] = [];
-  const items: { task: string[]; idx: number[]; status: string[]; doc: string[]; bytes: number[] } = { task: [], idx: [], status: [], doc: [], bytes: [] };
-  const spend: { ord: number[]; key: string[]; period: string[]; amount: number[] } = { ord: [], key: [], period: [], amount: [] };
+  const items: { task: string[]; idx: number[]; status: string[]; doc: string[]; bytes: number[] } = {
+    task: [],
+    idx: [],
+    status: [],
+    doc: [],
+    bytes: [],
+  };
+  const spend: { ord: number[]; key: string[]; period: string[]; amount: number[] } = {
+    ord: [],
+    key: [],
+    period: [],
+    amount: [],
+  };
   members.forEach(({ task }, i) => {
     const own = metadataPairs(task.request);
     from.push(pairs.length + 1);
@@ -208,9 +221,15 @@ function readingOf(rows: VerdictRow[]): Reading {
 function refusal(verdict: Exclude<Verdict, 'ok'>, request: CreateRequest, available: number): AppError {
   if (verdict === 'gone') return new AppError('UNAUTHORIZED', 'the account no longer exists, or is being erased');
   if (verdict === 'balance') {
-    return new AppError('INSUFFICIENT_BALANCE', `the estimate is ${request.task.estimate / 1e6} USD and the available balance is ${available / 1e6} USD`);
+    return new AppError(
+      'INSUFFICIENT_BALANCE',
+      `the estimate is ${request.task.estimate / 1e6} USD and the available balance is ${available / 1e6} USD`,
+    );
   }
-  return new AppError('SPENDING_LIMIT_EXCEEDED', `this key's spending limit for the current ${request.spendingLimit!.period} is used up`);
+  return new AppError(
+    'SPENDING_LIMIT_EXCEEDED',
+    `this key's spending limit for the current ${request.spendingLimit!.period} is used up`,
+  );
 }
 
 /**
@@ -222,7 +241,12 @@ function aloneVerdict(request: CreateRequest, reading: Reading): Exclude<Verdict
   if (account.verdict === 'gone') return 'gone';
   if (account.available < request.task.estimate) return 'balance';
   const period = limitPeriodOf(request);
-  if (period !== null && (reading.spent.get(`${request.task.apiKeyId} ${period}`) ?? 0) + request.task.estimate > request.spendingLimit!.limit) return 'limit';
+  if (
+    period !== null &&
+    (reading.spent.get(`${request.task.apiKeyId} ${period}`) ?? 0) + request.task.estimate >
+      request.spendingLimit!.limit
+  )
+    return 'limit';
   return undefined;
 }
 
@@ -234,7 +258,8 @@ function aloneVerdict(request: CreateRequest, reading: Reading): Exclude<Verdict
  * refused at once when it would be refused alone whatever the order, the others run one by one.
  */
 export function createTaskCreator(db: Db): (request: CreateRequest) => Promise<TaskRecord> {
-  const run = (members: CreateRequest[]) => async (): Promise<Reading> => readingOf((await db.batch(statements(members)))[1].rows as VerdictRow[]);
+  const run = (members: CreateRequest[]) => async (): Promise<Reading> =>
+    readingOf((await db.batch(statements(members)))[1].rows as VerdictRow[]);
 
   /** Each member alone, in order. */
   async function oneByOne(members: readonly CreateRequest[]): Promise<Outcome<TaskRecord>[]> {

@@ -1,4 +1,12 @@
-import { finishedItems, type ItemRecord, NO_EVENT, preparedOnce, settledTask, type TaskRecord, type TaskSettlement } from '../records.js';
+import {
+  finishedItems,
+  type ItemRecord,
+  NO_EVENT,
+  preparedOnce,
+  settledTask,
+  type TaskRecord,
+  type TaskSettlement,
+} from '../records.js';
 import { batchedWrites } from './batch-errors.js';
 import type { Outcome } from './group-commit.js';
 import { type Db, encode, type Statement, stored } from './sql.js';
@@ -91,7 +99,11 @@ export interface ItemWrite {
  * task as it was before and whether its write was made. A statement error one member may have
  * caused runs each alone.
  */
-function taskBatches<I extends { id: string }, O>(db: Db, statements: (members: readonly I[]) => Statement[], answer: (member: I, before: TaskRecord | undefined, done: boolean) => O) {
+function taskBatches<I extends { id: string }, O>(
+  db: Db,
+  statements: (members: readonly I[]) => Statement[],
+  answer: (member: I, before: TaskRecord | undefined, done: boolean) => O,
+) {
   const once = async (members: readonly I[]): Promise<Outcome<O>[]> => {
     const results = await db.batch(statements(members));
     // The statement after LOCK_TASKS answers.
@@ -175,8 +187,11 @@ export function createSettler(db: Db): (settlement: TaskSettlement) => Promise<T
       if (task?.status !== 'pending') return undefined;
       if (!done) {
         // Refused for a reason of its own: only a charge outside the estimate is a mistake to report.
-        const applies = (!s.lastItem || task.items[s.lastItem.index]?.status === 'pending') && (s.finished === undefined || finishedItems(task) === s.finished);
-        if (applies && (s.cost < 0 || s.cost > task.estimate)) throw new Error(`settlement of ${task.id} charges ${s.cost}, outside 0..${task.estimate}`);
+        const applies =
+          (!s.lastItem || task.items[s.lastItem.index]?.status === 'pending') &&
+          (s.finished === undefined || finishedItems(task) === s.finished);
+        if (applies && (s.cost < 0 || s.cost > task.estimate))
+          throw new Error(`settlement of ${task.id} charges ${s.cost}, outside 0..${task.estimate}`);
         return undefined;
       }
       return stored(settledTask(task, s));
@@ -185,12 +200,18 @@ export function createSettler(db: Db): (settlement: TaskSettlement) => Promise<T
 }
 
 /** Saves what prepare worked out through group commit; each answers the task as saved, or undefined when it was no longer pending. */
-export function createPreparedSaver(db: Db): (write: { id: string; prepared: unknown; at: string }) => Promise<TaskRecord | undefined> {
+export function createPreparedSaver(
+  db: Db,
+): (write: { id: string; prepared: unknown; at: string }) => Promise<TaskRecord | undefined> {
   return taskBatches<{ id: string; prepared: unknown; at: string }, TaskRecord | undefined>(
     db,
     (members) => [
       { name: 'imgtask_lock_tasks', text: LOCK_TASKS, values: [members.map((m) => m.id)] },
-      { name: 'imgtask_save_prepared', text: SAVE_PREPARED, values: [members.map((m) => m.id), members.map((m) => encode(m.prepared)), members.map((m) => m.at)] },
+      {
+        name: 'imgtask_save_prepared',
+        text: SAVE_PREPARED,
+        values: [members.map((m) => m.id), members.map((m) => encode(m.prepared)), members.map((m) => m.at)],
+      },
     ],
     (_member, saved, done) => (done ? saved : undefined),
   );

@@ -37,32 +37,43 @@ export function createPgRemovalRepo(db: Db): RemovalRepo {
       return db.tx(async (client): Promise<TaskRecord | undefined> => {
         // Locked first, then read by a statement of its own: it sees the task and its items as they are now.
         if ((await client.query('SELECT 1 FROM tasks WHERE id = $1 FOR UPDATE', [id])).rowCount === 0) return undefined;
-        const task = taskOf((await client.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.id = $1`, [id])).rows[0]);
+        const task = taskOf(
+          (await client.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.id = $1`, [id])).rows[0],
+        );
         if (task.status === 'pending' || task.dataRemovedAt !== undefined) return task;
         const scrubbed = scrubbedTask(task, at);
-        await client.query(`UPDATE tasks SET doc = $2, metadata_pairs = '{}', result = $3, errors = $4, prepared = $5, data_removed_at = $6 WHERE id = $1`, [
-          id,
-          docOf(scrubbed, MUTABLE),
-          encode(scrubbed.result),
-          encode(scrubbed.errors),
-          encode(scrubbed.prepared),
-          scrubbed.dataRemovedAt,
-        ]);
-        await client.query('UPDATE task_items i SET doc = u.doc, bytes = 0 FROM unnest($2::text[]) WITH ORDINALITY AS u(doc, ord) WHERE i.task_id = $1 AND i.idx = u.ord - 1', [
-          id,
-          scrubbed.items.map((item) => JSON.stringify(item)),
-        ]);
+        await client.query(
+          `UPDATE tasks SET doc = $2, metadata_pairs = '{}', result = $3, errors = $4, prepared = $5, data_removed_at = $6 WHERE id = $1`,
+          [
+            id,
+            docOf(scrubbed, MUTABLE),
+            encode(scrubbed.result),
+            encode(scrubbed.errors),
+            encode(scrubbed.prepared),
+            scrubbed.dataRemovedAt,
+          ],
+        );
+        await client.query(
+          'UPDATE task_items i SET doc = u.doc, bytes = 0 FROM unnest($2::text[]) WITH ORDINALITY AS u(doc, ord) WHERE i.task_id = $1 AND i.idx = u.ord - 1',
+          [id, scrubbed.items.map((item) => JSON.stringify(item))],
+        );
         return stored(scrubbed);
       });
     },
     async withDataSettledBefore(accountId, before, limit) {
       if (limit <= 0 || hasNul(accountId) || hasNul(before)) return [];
-      const { rows } = await db.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${SETTLED_BEFORE} AND t.data_removed_at IS NULL ${OLDEST_FIRST}`, [accountId, before, limit]);
+      const { rows } = await db.query<TaskRow>(
+        `SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${SETTLED_BEFORE} AND t.data_removed_at IS NULL ${OLDEST_FIRST}`,
+        [accountId, before, limit],
+      );
       return rows.map(taskOf);
     },
     async settledBefore(accountId, before, limit) {
       if (limit <= 0 || hasNul(accountId) || hasNul(before)) return [];
-      const { rows } = await db.query<{ id: string }>(`SELECT t.id FROM tasks t WHERE ${SETTLED_BEFORE} ${OLDEST_FIRST}`, [accountId, before, limit]);
+      const { rows } = await db.query<{ id: string }>(
+        `SELECT t.id FROM tasks t WHERE ${SETTLED_BEFORE} ${OLDEST_FIRST}`,
+        [accountId, before, limit],
+      );
       return rows.map((row) => row.id);
     },
     async purge(ids) {

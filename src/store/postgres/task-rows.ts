@@ -52,7 +52,8 @@ export function metadataPairs(request: unknown): string[] {
   if (metadata === null || typeof metadata !== 'object') return [];
   const pairs: string[] = [];
   for (const [key, value] of Object.entries(metadata)) {
-    if (value !== undefined && value !== null && typeof value !== 'object') pairs.push(JSON.stringify([key, String(value)]));
+    if (value !== undefined && value !== null && typeof value !== 'object')
+      pairs.push(JSON.stringify([key, String(value)]));
   }
   return pairs;
 }

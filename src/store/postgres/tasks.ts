@@ -21,12 +21,22 @@ export function createPgTaskRepo(db: Db): TaskRepo {
   const settle = createSettler(db);
   const savePrepared = createPreparedSaver(db);
   const getTask = batchedReads(async (ids) => {
-    const { rows } = await db.named<TaskRow & { id: string }>({ name: 'imgtask_tasks_by_id', text: `SELECT ${TASK_COLUMNS}, t.id FROM tasks t WHERE t.id = ANY($1::text[])`, values: [ids] });
+    const { rows } = await db.named<TaskRow & { id: string }>({
+      name: 'imgtask_tasks_by_id',
+      text: `SELECT ${TASK_COLUMNS}, t.id FROM tasks t WHERE t.id = ANY($1::text[])`,
+      values: [ids],
+    });
     return new Map(rows.map((row) => [row.id, row]));
   }, taskOf);
   // A bound on the backlog (limits.maxPendingTasks), read once for the creates that ask together.
   const countPending = sharedRead(
-    async () => (await db.named<{ count: number }>({ name: 'imgtask_count_pending', text: `SELECT count(*) AS count FROM tasks WHERE status = 'pending'` })).rows[0].count,
+    async () =>
+      (
+        await db.named<{ count: number }>({
+          name: 'imgtask_count_pending',
+          text: `SELECT count(*) AS count FROM tasks WHERE status = 'pending'`,
+        })
+      ).rows[0].count,
   );
   const select = async (where: string, values: unknown[]): Promise<TaskRecord[]> => {
     const { rows } = await db.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks t ${where}`, values);
@@ -56,7 +66,16 @@ export function createPgTaskRepo(db: Db): TaskRepo {
     },
     countPending,
     async list(accountId: string, query: TaskListQuery) {
-      const texts = [accountId, query.before, query.after, query.createdAfter, query.createdBefore, query.status, query.type, query.apiKeyId];
+      const texts = [
+        accountId,
+        query.before,
+        query.after,
+        query.createdAfter,
+        query.createdBefore,
+        query.status,
+        query.type,
+        query.apiKeyId,
+      ];
       if (texts.some((text) => text !== undefined && hasNul(text))) return { tasks: [], more: false };
       const values: unknown[] = [accountId];
       const where = ['t.account_id = $1'];
@@ -83,32 +102,42 @@ export function createPgTaskRepo(db: Db): TaskRepo {
     },
     async reserved(accountId) {
       if (hasNul(accountId)) return 0;
-      const { rows } = await db.query<{ reserved: number }>(`SELECT reserved FROM ${EFFECTIVE_ACCOUNTS} a WHERE id = $1`, [accountId]);
+      const { rows } = await db.query<{ reserved: number }>(
+        `SELECT reserved FROM ${EFFECTIVE_ACCOUNTS} a WHERE id = $1`,
+        [accountId],
+      );
       return rows[0]?.reserved ?? 0;
     },
     async keySpend(keyId: string, period: Period, millis: number) {
       if (hasNul(keyId)) return 0;
-      const { rows } = await db.query<{ amount: number }>(`SELECT coalesce((SELECT amount FROM key_spend WHERE api_key_id = $1 AND period = $2), 0) + ${UNAPPLIED_SPEND} AS amount`, [
-        keyId,
-        periodKey(period, millis),
-      ]);
+      const { rows } = await db.query<{ amount: number }>(
+        `SELECT coalesce((SELECT amount FROM key_spend WHERE api_key_id = $1 AND period = $2), 0) + ${UNAPPLIED_SPEND} AS amount`,
+        [keyId, periodKey(period, millis)],
+      );
       return rows[0].amount;
     },
     async all() {
       return select('ORDER BY t.seq', []);
     },
     async countsByStatus() {
-      const { rows } = await db.query<{ status: TaskRecord['status']; count: number }>('SELECT status, count(*) AS count FROM tasks GROUP BY status');
+      const { rows } = await db.query<{ status: TaskRecord['status']; count: number }>(
+        'SELECT status, count(*) AS count FROM tasks GROUP BY status',
+      );
       const count = (status: TaskRecord['status']) => rows.find((row) => row.status === status)?.count ?? 0;
       return { pending: count('pending'), completed: count('completed'), failed: count('failed') };
     },
     async countsByTypeStatus() {
-      const { rows } = await db.query<{ type: string; status: TaskRecord['status']; count: number }>('SELECT type, status, count(*) AS count FROM tasks GROUP BY type, status ORDER BY type, status');
+      const { rows } = await db.query<{ type: string; status: TaskRecord['status']; count: number }>(
+        'SELECT type, status, count(*) AS count FROM tasks GROUP BY type, status ORDER BY type, status',
+      );
       return rows;
     },
     async pastDeadline(at, limit) {
       if (limit <= 0) return [];
-      const { rows } = await db.query<{ id: string }>(`SELECT id FROM tasks WHERE status = 'pending' AND deadline_at IS NOT NULL AND deadline_at <= $1 ORDER BY deadline_at LIMIT $2`, [at, limit]);
+      const { rows } = await db.query<{ id: string }>(
+        `SELECT id FROM tasks WHERE status = 'pending' AND deadline_at IS NOT NULL AND deadline_at <= $1 ORDER BY deadline_at LIMIT $2`,
+        [at, limit],
+      );
       return rows.map((row) => row.id);
     },
     async recent(limit) {

@@ -26,14 +26,23 @@ export const uploadOf = (row: UploadRow): UploadRecord => ({
 });
 
 export function createPgUploadRepo(db: Db): UploadRepo {
-  const select = async (where: string, values: unknown[]): Promise<UploadRecord[]> => (await db.query<UploadRow>(`SELECT ${UPLOAD_COLUMNS} FROM uploads ${where}`, values)).rows.map(uploadOf);
+  const select = async (where: string, values: unknown[]): Promise<UploadRecord[]> =>
+    (await db.query<UploadRow>(`SELECT ${UPLOAD_COLUMNS} FROM uploads ${where}`, values)).rows.map(uploadOf);
   return {
     async put(upload) {
       await db.query(
         `INSERT INTO uploads (id, account_id, api_key_id, file_name, bytes, created_at, deleted_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, api_key_id = excluded.api_key_id, file_name = excluded.file_name,
            bytes = excluded.bytes, created_at = excluded.created_at, deleted_at = excluded.deleted_at`,
-        [upload.id, upload.accountId, upload.apiKeyId, upload.fileName, upload.bytes, upload.createdAt, upload.deletedAt ?? null],
+        [
+          upload.id,
+          upload.accountId,
+          upload.apiKeyId,
+          upload.fileName,
+          upload.bytes,
+          upload.createdAt,
+          upload.deletedAt ?? null,
+        ],
       );
     },
     async get(id) {
@@ -46,13 +55,18 @@ export function createPgUploadRepo(db: Db): UploadRepo {
     },
     async createdBefore(accountId, before, limit) {
       if (limit <= 0 || hasNul(accountId) || hasNul(before)) return [];
-      return select('WHERE account_id = $1 AND created_at < $2 ORDER BY created_at, id LIMIT $3', [accountId, before, limit]);
+      return select('WHERE account_id = $1 AND created_at < $2 ORDER BY created_at, id LIMIT $3', [
+        accountId,
+        before,
+        limit,
+      ]);
     },
     async usage(accountId) {
       if (hasNul(accountId)) return { count: 0, bytes: 0 };
-      const { rows } = await db.query<{ count: number; bytes: number }>('SELECT count(*) AS count, coalesce(sum(bytes), 0) AS bytes FROM uploads WHERE account_id = $1 AND deleted_at IS NULL', [
-        accountId,
-      ]);
+      const { rows } = await db.query<{ count: number; bytes: number }>(
+        'SELECT count(*) AS count, coalesce(sum(bytes), 0) AS bytes FROM uploads WHERE account_id = $1 AND deleted_at IS NULL',
+        [accountId],
+      );
       return rows[0];
     },
     async all() {

@@ -93,7 +93,10 @@ export function createNoEventMarker(db: Db) {
 
 /** Records delivery attempts; each answers its delivery as it now stands. */
 export function createAttemptRecorder(db: Db) {
-  return batchedWrites<{ id: string; attempt: DeliveryAttempt; status: DeliveryRecord['status']; nextAttemptAt: string | null }, DeliveryRecord>(
+  return batchedWrites<
+    { id: string; attempt: DeliveryAttempt; status: DeliveryRecord['status']; nextAttemptAt: string | null },
+    DeliveryRecord
+  >(
     async (members) => {
       const { rows } = await db.query<DeliveryRow & { id: string }>(RECORD_ATTEMPTS, [
         members.map((m) => m.id),

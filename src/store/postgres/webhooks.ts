@@ -1,4 +1,10 @@
-import { applyWebhookChanges, applyWebhookHealth, type DeliveryRecord, type EventRecord, type WebhookRecord } from '../records.js';
+import {
+  applyWebhookChanges,
+  applyWebhookHealth,
+  type DeliveryRecord,
+  type EventRecord,
+  type WebhookRecord,
+} from '../records.js';
 import type { WebhookRepo } from '../types.js';
 import { batchedReads } from './batched-reads.js';
 import { DELIVERY_COLUMNS, type DeliveryRow, deliveryOf } from './delivery-rows.js';
@@ -7,13 +13,20 @@ import { type Db, docOf, hasNul, stored } from './sql.js';
 import { TASK_COLUMNS, taskOf } from './task-rows.js';
 import { createAttemptRecorder, createEventRecorder, createNoEventMarker } from './webhook-writes.js';
 
-const webhooksOf = (rows: { doc: string }[]): WebhookRecord[] => rows.map((row) => JSON.parse(row.doc) as WebhookRecord);
+const webhooksOf = (rows: { doc: string }[]): WebhookRecord[] =>
+  rows.map((row) => JSON.parse(row.doc) as WebhookRecord);
 
 /** Reads a webhook under a row lock, changes it with `change` and writes it back; undefined (nothing written) when it is gone or `change` declines. */
-async function rewrite(db: Db, id: string, change: (webhook: WebhookRecord) => WebhookRecord | undefined): Promise<{ before: WebhookRecord; after: WebhookRecord } | undefined> {
+async function rewrite(
+  db: Db,
+  id: string,
+  change: (webhook: WebhookRecord) => WebhookRecord | undefined,
+): Promise<{ before: WebhookRecord; after: WebhookRecord } | undefined> {
   if (hasNul(id)) return undefined;
   return db.tx(async (client) => {
-    const [before] = webhooksOf((await client.query<{ doc: string }>('SELECT doc FROM webhooks WHERE id = $1 FOR UPDATE', [id])).rows);
+    const [before] = webhooksOf(
+      (await client.query<{ doc: string }>('SELECT doc FROM webhooks WHERE id = $1 FOR UPDATE', [id])).rows,
+    );
     const after = before && change(before);
     if (!after) return undefined;
     await client.query('UPDATE webhooks SET doc = $2 WHERE id = $1', [id, docOf(after, [])]);
@@ -40,15 +53,15 @@ export function createPgWebhookRepo(db: Db): WebhookRepo {
     for (const row of rows) found.get(row.account_id)?.push(row);
     return found;
   }, webhooksOf);
-  const deliveries = async (sql: string, values: unknown[]): Promise<DeliveryRecord[]> => (await db.query<DeliveryRow>(sql, values)).rows.map(deliveryOf);
+  const deliveries = async (sql: string, values: unknown[]): Promise<DeliveryRecord[]> =>
+    (await db.query<DeliveryRow>(sql, values)).rows.map(deliveryOf);
   return {
     ...createPgEventRemoval(db),
     async put(webhook) {
-      await db.query('INSERT INTO webhooks (id, account_id, doc) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, doc = excluded.doc', [
-        webhook.id,
-        webhook.accountId,
-        docOf(webhook, []),
-      ]);
+      await db.query(
+        'INSERT INTO webhooks (id, account_id, doc) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, doc = excluded.doc',
+        [webhook.id, webhook.accountId, docOf(webhook, [])],
+      );
       return stored(webhook);
     },
     async update(id, changes) {
@@ -79,7 +92,9 @@ export function createPgWebhookRepo(db: Db): WebhookRepo {
       return rows.length === 0 ? undefined : (JSON.parse(rows[0].doc) as EventRecord);
     },
     async settledWithoutEvent() {
-      const { rows } = await db.query(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.status <> 'pending' AND t.event_id IS NULL ORDER BY t.settled_seq`);
+      const { rows } = await db.query(
+        `SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.status <> 'pending' AND t.event_id IS NULL ORDER BY t.settled_seq`,
+      );
       return rows.map((row) => taskOf(row as Parameters<typeof taskOf>[0]));
     },
     recordAttempt: (id, attempt, status, nextAttemptAt) => recordAttempt({ id, attempt, status, nextAttemptAt }),
@@ -111,14 +126,19 @@ export function createPgWebhookRepo(db: Db): WebhookRepo {
     },
     async deliveriesOf(webhookId, limit) {
       if (limit <= 0 || hasNul(webhookId)) return [];
-      return deliveries(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE webhook_id = $1 ORDER BY id DESC LIMIT $2`, [webhookId, limit]);
+      return deliveries(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE webhook_id = $1 ORDER BY id DESC LIMIT $2`, [
+        webhookId,
+        limit,
+      ]);
     },
     async deliveriesOfEvent(eventId) {
       if (hasNul(eventId)) return [];
       return deliveries(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE event_id = $1 ORDER BY id`, [eventId]);
     },
     async deliveryCounts() {
-      const { rows } = await db.query<{ status: DeliveryRecord['status']; count: number }>('SELECT status, count(*) AS count FROM deliveries GROUP BY status');
+      const { rows } = await db.query<{ status: DeliveryRecord['status']; count: number }>(
+        'SELECT status, count(*) AS count FROM deliveries GROUP BY status',
+      );
       const count = (status: DeliveryRecord['status']) => rows.find((row) => row.status === status)?.count ?? 0;
       return { pending: count('pending'), delivered: count('delivered'), failed: count('failed') };
     },

@@ -20,7 +20,17 @@ export interface TaskWatchProps {
 const BAR_WIDTH = 20;
 
 /** One item while the task is pending: finished (✓/✗), or working with its fraction when reported. */
-function ItemLine({ noun, n, spinner, item }: { noun: string; n: number; spinner: string; item?: ProgressLike['items'][number] }) {
+function ItemLine({
+  noun,
+  n,
+  spinner,
+  item,
+}: {
+  noun: string;
+  n: number;
+  spinner: string;
+  item?: ProgressLike['items'][number];
+}) {
   if (item?.status === 'success')
     return (
       <Text>
@@ -80,16 +90,24 @@ export function TaskWatch(props: TaskWatchProps) {
   return (
     <Box flexDirection="column">
       <Text>
-        <Text bold>{props.taskId}</Text> {props.type} <Text color="yellow">{`${props.spinner} pending`}</Text> {seconds(props.elapsedMs)}
+        <Text bold>{props.taskId}</Text> {props.type} <Text color="yellow">{`${props.spinner} pending`}</Text>{' '}
+        {seconds(props.elapsedMs)}
       </Text>
       {props.progress && (
         <Text>
           {'  '}
-          <Text color="yellow">{progressBar(overall(props.progress), BAR_WIDTH)}</Text> {progressText(props.progress, props.now ?? Date.now())}
+          <Text color="yellow">{progressBar(overall(props.progress), BAR_WIDTH)}</Text>{' '}
+          {progressText(props.progress, props.now ?? Date.now())}
         </Text>
       )}
       {Array.from({ length: props.progress?.total ?? props.expected }, (_, i) => i + 1).map((n) => (
-        <ItemLine key={`working-${n}`} noun={props.type.startsWith('video.') ? 'video' : 'image'} n={n} spinner={props.spinner} item={props.progress?.items[n - 1]} />
+        <ItemLine
+          key={`working-${n}`}
+          noun={props.type.startsWith('video.') ? 'video' : 'image'}
+          n={n}
+          spinner={props.spinner}
+          item={props.progress?.items[n - 1]}
+        />
       ))}
     </Box>
   );

@@ -32,7 +32,12 @@ export interface DashboardData {
   throughputPerMinute: number;
   failures: { code: string; count: number }[];
   accounts: { name: string; balance: string; reserved: string; available: string }[];
-  webhooks: { pending: number; delivered: number; failed: number; disabled: { id: string; url: string; reason: string }[] };
+  webhooks: {
+    pending: number;
+    delivered: number;
+    failed: number;
+    disabled: { id: string; url: string; reason: string }[];
+  };
   /** Absent from a server older than the lanes' figures. */
   lanes?: DashboardLane[];
   tasks: DashboardTask[];
@@ -54,7 +59,9 @@ const lastColumn = (task: DashboardTask): string => {
  */
 const lanesLine = (lanes: readonly DashboardLane[]): string => {
   const ordered = [...lanes].sort((a, b) => Number(b.paused) - Number(a.paused) || b.queued - a.queued);
-  const shown = ordered.map((lane) => `${lane.lane} ${lane.queued} queued ${lane.running}/${lane.capacity}${lane.paused ? ' PAUSED' : ''}`);
+  const shown = ordered.map(
+    (lane) => `${lane.lane} ${lane.queued} queued ${lane.running}/${lane.capacity}${lane.paused ? ' PAUSED' : ''}`,
+  );
   return `Lanes ${shown.join('  ') || 'none busy'}`;
 };
 
@@ -81,16 +88,29 @@ export function Dashboard({ data, error, onQuit }: { data: DashboardData | null;
   return (
     <Box flexDirection="column" width={80}>
       <Text>
-        <Text bold>imgtask</Text> {clip(data.url, 34)} <Text dimColor>{data.generatedAt.slice(11, 19)} j/k enter q</Text>
+        <Text bold>imgtask</Text> {clip(data.url, 34)}{' '}
+        <Text dimColor>{data.generatedAt.slice(11, 19)} j/k enter q</Text>
       </Text>
       <Text>
-        Tasks <Text color="yellow">pending {data.counts.pending}</Text> <Text color="green">completed {data.counts.completed}</Text> <Text color="red">failed {data.counts.failed}</Text>{' '}
-        {data.throughputPerMinute}/min
+        Tasks <Text color="yellow">pending {data.counts.pending}</Text>{' '}
+        <Text color="green">completed {data.counts.completed}</Text>{' '}
+        <Text color="red">failed {data.counts.failed}</Text> {data.throughputPerMinute}/min
       </Text>
-      <Text>{clip(`Failures ${data.failures.length ? data.failures.map((f) => `${f.code} ${f.count}`).join('  ') : 'none'}`, 80)}</Text>
-      <Text>{clip(`Accounts ${data.accounts.map((a) => `${a.name} ${a.available}/${a.balance}${a.reserved !== '0' ? ` (held ${a.reserved})` : ''}`).join('  ') || 'none'}`, 80)}</Text>
       <Text>
-        Webhooks pending {data.webhooks.pending} delivered {data.webhooks.delivered} <Text color={data.webhooks.failed ? 'red' : undefined}>failed {data.webhooks.failed}</Text>
+        {clip(
+          `Failures ${data.failures.length ? data.failures.map((f) => `${f.code} ${f.count}`).join('  ') : 'none'}`,
+          80,
+        )}
+      </Text>
+      <Text>
+        {clip(
+          `Accounts ${data.accounts.map((a) => `${a.name} ${a.available}/${a.balance}${a.reserved !== '0' ? ` (held ${a.reserved})` : ''}`).join('  ') || 'none'}`,
+          80,
+        )}
+      </Text>
+      <Text>
+        Webhooks pending {data.webhooks.pending} delivered {data.webhooks.delivered}{' '}
+        <Text color={data.webhooks.failed ? 'red' : undefined}>failed {data.webhooks.failed}</Text>
         {data.webhooks.disabled.length ? <Text color="red"> disabled {data.webhooks.disabled.length}</Text> : ''}
       </Text>
       {data.webhooks.disabled.slice(0, 2).map((w) => (
@@ -98,7 +118,11 @@ export function Dashboard({ data, error, onQuit }: { data: DashboardData | null;
           {clip(`  ${w.id} ${w.url}: ${w.reason}`, 80)}
         </Text>
       ))}
-      {data.lanes && <Text color={data.lanes.some((lane) => lane.paused) ? 'yellow' : undefined}>{clip(lanesLine(data.lanes), 80)}</Text>}
+      {data.lanes && (
+        <Text color={data.lanes.some((lane) => lane.paused) ? 'yellow' : undefined}>
+          {clip(lanesLine(data.lanes), 80)}
+        </Text>
+      )}
       <Text dimColor>
         {'─'.repeat(30)} recent tasks {'─'.repeat(35)}
       </Text>
@@ -108,18 +132,25 @@ export function Dashboard({ data, error, onQuit }: { data: DashboardData | null;
         const colour = t.status === 'completed' ? 'green' : t.status === 'failed' ? 'red' : 'yellow';
         return (
           <Text key={t.id} inverse={index === selected}>
-            {index === selected ? '>' : ' '} {t.id.slice(0, 26).padEnd(26)} {t.type.slice(0, 23).padEnd(23)} <Text color={colour}>{t.status.padEnd(9)}</Text> {clip(t.account, 10).padEnd(10)}{' '}
-            {clip(lastColumn(t), 6)}
+            {index === selected ? '>' : ' '} {t.id.slice(0, 26).padEnd(26)} {t.type.slice(0, 23).padEnd(23)}{' '}
+            <Text color={colour}>{t.status.padEnd(9)}</Text> {clip(t.account, 10).padEnd(10)} {clip(lastColumn(t), 6)}
           </Text>
         );
       })}
       {details && task && (
         <Box flexDirection="column" borderStyle="single" width={80}>
-          <Text>{clip(`${task.id}  ${task.type}  ${task.status}  account ${task.account}  cost ${task.cost}`, 76)}</Text>
+          <Text>
+            {clip(`${task.id}  ${task.type}  ${task.status}  account ${task.account}  cost ${task.cost}`, 76)}
+          </Text>
           <Text>{clip(`created ${task.createdAt}  updated ${task.updatedAt}`, 76)}</Text>
           {task.errorCode && <Text color="red">{clip(`error ${task.errorCode}`, 76)}</Text>}
           {task.status === 'pending' && task.progress && (
-            <Text color="yellow">{clip(`${progressBar(overallFraction(task.progress), 20)} ${progressText(task.progress, Date.parse(data.generatedAt))}`, 76)}</Text>
+            <Text color="yellow">
+              {clip(
+                `${progressBar(overallFraction(task.progress), 20)} ${progressText(task.progress, Date.parse(data.generatedAt))}`,
+                76,
+              )}
+            </Text>
           )}
         </Box>
       )}

@@ -5,11 +5,31 @@ import { startService } from '../../helpers/harness.js';
 test('schema rejections on /api-key use the { success: false, errors } shape with full issues', async (t) => {
   const h = await startService(t);
   const cases: Array<[string, unknown, { path: unknown[]; code: string; expected: string; actual: string }]> = [
-    ['a name of the wrong type', { name: 5 }, { path: ['name'], code: 'invalid_type', expected: 'string', actual: 'number' }],
-    ['an empty name', { name: '' }, { path: ['name'], code: 'too_small', expected: 'string of length >= 1', actual: 'string of length 0' }],
-    ['an unknown scope', { scopes: ['image:everything'] }, { path: ['scopes', 0], code: 'invalid_value', expected: '', actual: '"image:everything"' }],
-    ['an unknown period', { spendingLimitPeriod: 'year' }, { path: ['spendingLimitPeriod'], code: 'invalid_value', expected: '"day" | "week" | "month"', actual: '"year"' }],
-    ['a spending limit that is not an amount', { spendingLimit: '-3' }, { path: ['spendingLimit'], code: 'custom', expected: 'a valid value', actual: '"-3"' }],
+    [
+      'a name of the wrong type',
+      { name: 5 },
+      { path: ['name'], code: 'invalid_type', expected: 'string', actual: 'number' },
+    ],
+    [
+      'an empty name',
+      { name: '' },
+      { path: ['name'], code: 'too_small', expected: 'string of length >= 1', actual: 'string of length 0' },
+    ],
+    [
+      'an unknown scope',
+      { scopes: ['image:everything'] },
+      { path: ['scopes', 0], code: 'invalid_value', expected: '', actual: '"image:everything"' },
+    ],
+    [
+      'an unknown period',
+      { spendingLimitPeriod: 'year' },
+      { path: ['spendingLimitPeriod'], code: 'invalid_value', expected: '"day" | "week" | "month"', actual: '"year"' },
+    ],
+    [
+      'a spending limit that is not an amount',
+      { spendingLimit: '-3' },
+      { path: ['spendingLimit'], code: 'custom', expected: 'a valid value', actual: '"-3"' },
+    ],
   ];
   for (const [name, body, expected] of cases) {
     await t.test(`rejects ${name}`, async () => {
@@ -38,7 +58,10 @@ test('a body that is not JSON gets the plain-text 400', async (t) => {
 
 test('asking for the scope manage or keys is SCOPE_ESCALATION with requested and allowed', async (t) => {
   const h = await startService(t);
-  const res = await h.request('POST', '/api-key', { auth: h.token, body: { scopes: ['tasks:read', 'keys', 'manage'] } });
+  const res = await h.request('POST', '/api-key', {
+    auth: h.token,
+    body: { scopes: ['tasks:read', 'keys', 'manage'] },
+  });
   assert.equal(res.status, 403);
   assert.equal(res.json.code, 'SCOPE_ESCALATION');
   assert.deepEqual(res.json.scopes.requested, ['keys', 'manage']);
@@ -49,7 +72,9 @@ test('asking for the scope manage or keys is SCOPE_ESCALATION with requested and
 test('the 101st live key is API_KEY_LIMIT_REACHED, and deleting one frees a place', async (t) => {
   const h = await startService(t);
   // The harness made one key already; make 99 more in parallel.
-  const made = await Promise.all(Array.from({ length: 99 }, () => h.request('POST', '/api-key', { auth: h.token, body: {} })));
+  const made = await Promise.all(
+    Array.from({ length: 99 }, () => h.request('POST', '/api-key', { auth: h.token, body: {} })),
+  );
   assert.ok(made.every((res) => res.status === 201));
   const over = await h.request('POST', '/api-key', { auth: h.token, body: {} });
   assert.equal(over.status, 400);
@@ -62,7 +87,9 @@ test('the 101st live key is API_KEY_LIMIT_REACHED, and deleting one frees a plac
 
 test('parallel creates past the limit stop at exactly 100 live keys', async (t) => {
   const h = await startService(t);
-  const results = await Promise.all(Array.from({ length: 150 }, () => h.request('POST', '/api-key', { auth: h.token, body: {} })));
+  const results = await Promise.all(
+    Array.from({ length: 150 }, () => h.request('POST', '/api-key', { auth: h.token, body: {} })),
+  );
   assert.equal(results.filter((res) => res.status === 201).length, 99);
   assert.ok(results.filter((res) => res.status !== 201).every((res) => res.json.code === 'API_KEY_LIMIT_REACHED'));
   assert.equal((await h.request('GET', '/api-key', { auth: h.token })).json.data.length, 100);
@@ -99,16 +126,28 @@ test('a chunked body (no Content-Length) is cut off at the bound with 413', asyn
       else controller.close();
     },
   });
-  const res = await fetch(`${h.url}/api-key`, { method: 'POST', headers: { authorization: `Bearer ${h.token}` }, body, duplex: 'half' } as RequestInit);
+  const res = await fetch(`${h.url}/api-key`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.token}` },
+    body,
+    duplex: 'half',
+  } as RequestInit);
   assert.equal(res.status, 413);
   assert.equal(((await res.json()) as { code: string }).code, 'VALIDATION_ERROR');
 });
 
 test('a key never holds a scope its creator lacks: more is SCOPE_ESCALATION, none given is the intersection', async (t) => {
   const h = await startService(t);
-  const { accessToken: rateOnly } = await h.server.services.tokens.issueAccessToken(h.accountId, ['keys', 'image:rate'], 60_000);
+  const { accessToken: rateOnly } = await h.server.services.tokens.issueAccessToken(
+    h.accountId,
+    ['keys', 'image:rate'],
+    60_000,
+  );
 
-  const wider = await h.request('POST', '/api-key', { auth: rateOnly, body: { scopes: ['image:rate', 'image:generate', 'tasks:read'] } });
+  const wider = await h.request('POST', '/api-key', {
+    auth: rateOnly,
+    body: { scopes: ['image:rate', 'image:generate', 'tasks:read'] },
+  });
   assert.equal(wider.status, 403);
   assert.deepEqual(wider.json.scopes, { requested: ['image:generate', 'tasks:read'], allowed: ['image:rate'] });
   assert.equal(wider.json.code, 'SCOPE_ESCALATION');

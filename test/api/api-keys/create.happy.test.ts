@@ -8,12 +8,29 @@ test('POST /api-key creates a key and answers the raw key once', async (t) => {
   const h = await startService(t);
   const res = await h.request('POST', '/api-key', {
     auth: h.token,
-    body: { name: 'ci', scopes: ['image:generate', 'tasks:read'], spendingLimit: '25.5', spendingLimitPeriod: 'week', extra: 'dropped' },
+    body: {
+      name: 'ci',
+      scopes: ['image:generate', 'tasks:read'],
+      spendingLimit: '25.5',
+      spendingLimitPeriod: 'week',
+      extra: 'dropped',
+    },
   });
   assert.equal(res.status, 201);
   const { apiKey, raw } = res.json.data;
   assert.match(raw, /^mak_[0-9A-Za-z]{43}$/);
-  assert.deepEqual(Object.keys(apiKey).sort(), ['createdAt', 'id', 'keyPreview', 'maxConcurrent', 'maxPriority', 'name', 'scopes', 'spendingLimit', 'spendingLimitPeriod', 'userId']);
+  assert.deepEqual(Object.keys(apiKey).sort(), [
+    'createdAt',
+    'id',
+    'keyPreview',
+    'maxConcurrent',
+    'maxPriority',
+    'name',
+    'scopes',
+    'spendingLimit',
+    'spendingLimitPeriod',
+    'userId',
+  ]);
   assert.equal(apiKey.userId, h.accountId);
   assert.equal(apiKey.name, 'ci');
   assert.equal(apiKey.spendingLimit, '25.5');
@@ -78,7 +95,10 @@ test('keys survive a restart of the server', async (t) => {
   await h.server.close();
   const { startServer } = await import('../../../src/app/server.js');
   const { deepMerge, loadConfig } = await import('../../../src/config/load.js');
-  const again = await startServer({ dataDir: h.dataDir, config: loadConfig({ env: {}, overrides: deepMerge({ server: { port: 0 } }, h.storeConfig) }) });
+  const again = await startServer({
+    dataDir: h.dataDir,
+    config: loadConfig({ env: {}, overrides: deepMerge({ server: { port: 0 } }, h.storeConfig) }),
+  });
   closeBeforeRemoval(h.dataDir, () => again.close());
   const key = await again.services.apiKeys.resolve(created.raw);
   assert.equal(key?.id, created.apiKey.id);

@@ -17,7 +17,8 @@ async function newKey(h: Harness, body: object = {}): Promise<{ apiKey: any; raw
 }
 
 const statusWith = async (h: Harness, raw: string) => (await h.request('GET', '/tasks', { auth: raw })).status;
-const listedIds = async (h: Harness) => (await h.request('GET', '/api-key', { auth: h.token })).json.data.map((k: { id: string }) => k.id);
+const listedIds = async (h: Harness) =>
+  (await h.request('GET', '/api-key', { auth: h.token })).json.data.map((k: { id: string }) => k.id);
 
 test('a key with expiresAt works until then; after, 401 UNAUTHORIZED and gone from reads, updates and deletes', async (t) => {
   const clock = new ManualClock(START);
@@ -33,7 +34,10 @@ test('a key with expiresAt works until then; after, 401 UNAUTHORIZED and gone fr
   assert.equal(refused.json.code, 'UNAUTHORIZED');
   assert.equal((await h.request('GET', `/api-key/${apiKey.id}`, { auth: h.token })).json.code, 'API_KEY_NOT_FOUND');
   assert.deepEqual(await listedIds(h), [h.keyId]);
-  assert.equal((await h.request('PATCH', `/api-key/${apiKey.id}`, { auth: h.token, body: { expiresAt: null } })).status, 404);
+  assert.equal(
+    (await h.request('PATCH', `/api-key/${apiKey.id}`, { auth: h.token, body: { expiresAt: null } })).status,
+    404,
+  );
   assert.equal((await h.request('POST', `/api-key/${apiKey.id}/rotate`, { auth: h.token })).status, 404);
   assert.equal((await h.request('DELETE', `/api-key/${apiKey.id}`, { auth: h.token })).status, 404);
 });
@@ -64,19 +68,38 @@ test('PATCH /api-key/{id}: changes name, expiry and spending limit; null removes
   const { apiKey, raw } = await newKey(h, { name: 'ci', spendingLimit: '5' });
   const patched = await h.request('PATCH', `/api-key/${apiKey.id}`, {
     auth: h.token,
-    body: { name: 'renamed', expiresAt: at(3_600_000), spendingLimit: '7.5', spendingLimitPeriod: 'day', requestsPerMinute: 100 },
+    body: {
+      name: 'renamed',
+      expiresAt: at(3_600_000),
+      spendingLimit: '7.5',
+      spendingLimitPeriod: 'day',
+      requestsPerMinute: 100,
+    },
   });
   assert.equal(patched.status, 200, patched.text);
-  assert.deepEqual(patched.json.data, { ...apiKey, name: 'renamed', expiresAt: at(3_600_000), spendingLimit: '7.5', spendingLimitPeriod: 'day', requestsPerMinute: 100 });
+  assert.deepEqual(patched.json.data, {
+    ...apiKey,
+    name: 'renamed',
+    expiresAt: at(3_600_000),
+    spendingLimit: '7.5',
+    spendingLimitPeriod: 'day',
+    requestsPerMinute: 100,
+  });
   assert.deepEqual((await h.request('GET', `/api-key/${apiKey.id}`, { auth: h.token })).json.data, patched.json.data);
 
-  const removed = await h.request('PATCH', `/api-key/${apiKey.id}`, { auth: h.token, body: { name: null, expiresAt: null, spendingLimit: null } });
+  const removed = await h.request('PATCH', `/api-key/${apiKey.id}`, {
+    auth: h.token,
+    body: { name: null, expiresAt: null, spendingLimit: null },
+  });
   assert.equal(removed.status, 200);
   for (const field of ['name', 'expiresAt', 'spendingLimit']) assert.equal(field in removed.json.data, false, field);
   assert.equal(removed.json.data.requestsPerMinute, 100, 'fields left out are kept');
   assert.equal(await statusWith(h, raw), 200, 'the key still works');
 
-  const nothing = await h.request('PATCH', `/api-key/${apiKey.id}`, { auth: h.token, body: { scopes: ['tasks:read'] } });
+  const nothing = await h.request('PATCH', `/api-key/${apiKey.id}`, {
+    auth: h.token,
+    body: { scopes: ['tasks:read'] },
+  });
   assert.equal(nothing.status, 400);
   assert.equal(nothing.json.code, 'VALIDATION_ERROR');
   for (const body of [{ name: '' }, { spendingLimit: 'lots' }, { spendingLimitPeriod: 'year' }, { name: 5 }]) {
@@ -93,7 +116,10 @@ test('PATCH /api-key/{id}: changes name, expiry and spending limit; null removes
   const { services } = h.server;
   const other = await services.accounts.create('other', 0);
   const otherToken = (await services.tokens.issueAccessToken(other.id, ['keys'], 3_600_000)).accessToken;
-  assert.equal((await h.request('PATCH', `/api-key/${apiKey.id}`, { auth: otherToken, body: { name: 'mine' } })).status, 404);
+  assert.equal(
+    (await h.request('PATCH', `/api-key/${apiKey.id}`, { auth: otherToken, body: { name: 'mine' } })).status,
+    404,
+  );
   const byKey = await h.request('PATCH', `/api-key/${apiKey.id}`, { auth: raw, body: { name: 'x' } });
   assert.equal(byKey.status, 403);
   assert.equal(byKey.json.code, 'SCOPE_ESCALATION');
@@ -106,7 +132,14 @@ test('PATCH /api-key/{id}: changes name, expiry and spending limit; null removes
 test('rotate: a new raw key with the same settings; the old key works through its grace and is refused after', async (t) => {
   const clock = new ManualClock(START);
   const h = await startService(t, { clock });
-  const { apiKey: old, raw: oldRaw } = await newKey(h, { name: 'ci', scopes: ['tasks:read'], spendingLimit: '3', spendingLimitPeriod: 'week', requestsPerMinute: 50, expiresAt: at(7 * 86_400_000) });
+  const { apiKey: old, raw: oldRaw } = await newKey(h, {
+    name: 'ci',
+    scopes: ['tasks:read'],
+    spendingLimit: '3',
+    spendingLimitPeriod: 'week',
+    requestsPerMinute: 50,
+    expiresAt: at(7 * 86_400_000),
+  });
   clock.advance(1000);
   const res = await h.request('POST', `/api-key/${old.id}/rotate`, { auth: h.token, body: { graceSeconds: 60 } });
   assert.equal(res.status, 201, res.text);
@@ -116,7 +149,16 @@ test('rotate: a new raw key with the same settings; the old key works through it
   assert.notEqual(apiKey.id, old.id);
   assert.equal(apiKey.rotatedFrom, old.id);
   assert.equal(apiKey.createdAt, at(1000));
-  for (const field of ['userId', 'name', 'scopes', 'spendingLimit', 'spendingLimitPeriod', 'requestsPerMinute', 'expiresAt']) assert.deepEqual(apiKey[field], old[field], field);
+  for (const field of [
+    'userId',
+    'name',
+    'scopes',
+    'spendingLimit',
+    'spendingLimitPeriod',
+    'requestsPerMinute',
+    'expiresAt',
+  ])
+    assert.deepEqual(apiKey[field], old[field], field);
   assert.equal(previous.id, old.id);
   assert.equal(previous.expiresAt, at(61_000), 'the grace ends 60 s after the rotation');
   assert.deepEqual(await listedIds(h), [h.keyId, old.id, apiKey.id], 'the old key is live during its grace');
@@ -134,7 +176,10 @@ test('rotate: graceSeconds 0 revokes the old key at once; the default grace is 2
   const clock = new ManualClock(START);
   const h = await startService(t, { clock });
   const first = await newKey(h);
-  const now = await h.request('POST', `/api-key/${first.apiKey.id}/rotate`, { auth: h.token, body: { graceSeconds: 0 } });
+  const now = await h.request('POST', `/api-key/${first.apiKey.id}/rotate`, {
+    auth: h.token,
+    body: { graceSeconds: 0 },
+  });
   assert.equal(now.status, 201);
   assert.equal(await statusWith(h, first.raw), 401);
   assert.equal(await statusWith(h, now.json.data.raw), 200);
@@ -148,14 +193,19 @@ test('rotate: graceSeconds 0 revokes the old key at once; the default grace is 2
   assert.equal(byDefault.json.data.apiKey.rotatedFrom, second.id);
 
   const soon = await newKey(h, { expiresAt: at(30_000) });
-  const capped = await h.request('POST', `/api-key/${soon.apiKey.id}/rotate`, { auth: h.token, body: { graceSeconds: 3600 } });
+  const capped = await h.request('POST', `/api-key/${soon.apiKey.id}/rotate`, {
+    auth: h.token,
+    body: { graceSeconds: 3600 },
+  });
   assert.equal(capped.json.data.previous.expiresAt, at(30_000));
   assert.equal(capped.json.data.apiKey.expiresAt, at(30_000), 'the new key keeps the expiry');
 });
 
 test('rotate errors: unknown, foreign or revoked key 404; a bad graceSeconds 400; an API key 403', async (t) => {
   const h = await startService(t);
-  assert.deepEqual((await h.request('POST', '/api-key/key_nope/rotate', { auth: h.token })).json, { code: 'API_KEY_NOT_FOUND' });
+  assert.deepEqual((await h.request('POST', '/api-key/key_nope/rotate', { auth: h.token })).json, {
+    code: 'API_KEY_NOT_FOUND',
+  });
   for (const graceSeconds of [-1, 1.5, '60', 30 * 86_400 + 1]) {
     const res = await h.request('POST', `/api-key/${h.keyId}/rotate`, { auth: h.token, body: { graceSeconds } });
     assert.equal(res.status, 400, String(graceSeconds));
@@ -183,11 +233,17 @@ test('at 100 live keys: a rotation with a grace is refused (the old key still co
   clock.advance(1000);
   const freed = await newKey(h); // the expired key no longer counts: this is the 100th
   void expiring;
-  const graced = await h.request('POST', `/api-key/${freed.apiKey.id}/rotate`, { auth: h.token, body: { graceSeconds: 60 } });
+  const graced = await h.request('POST', `/api-key/${freed.apiKey.id}/rotate`, {
+    auth: h.token,
+    body: { graceSeconds: 60 },
+  });
   assert.equal(graced.status, 400);
   assert.equal(graced.json.code, 'API_KEY_LIMIT_REACHED');
   assert.equal(await statusWith(h, freed.raw), 200, 'a refused rotation leaves the old key as it was');
-  const swapped = await h.request('POST', `/api-key/${freed.apiKey.id}/rotate`, { auth: h.token, body: { graceSeconds: 0 } });
+  const swapped = await h.request('POST', `/api-key/${freed.apiKey.id}/rotate`, {
+    auth: h.token,
+    body: { graceSeconds: 0 },
+  });
   assert.equal(swapped.status, 201);
   assert.equal((await listedIds(h)).length, 100);
 });
@@ -197,7 +253,8 @@ test('lastUsedAt: absent until the key is used, set when it authenticates, writt
   const h = await startService(t, { clock });
   const { apiKey, raw } = await newKey(h);
   assert.equal(apiKey.lastUsedAt, undefined);
-  const lastUsed = async () => (await h.request('GET', `/api-key/${apiKey.id}`, { auth: h.token })).json.data.lastUsedAt;
+  const lastUsed = async () =>
+    (await h.request('GET', `/api-key/${apiKey.id}`, { auth: h.token })).json.data.lastUsedAt;
 
   clock.advance(5_000);
   assert.equal(await statusWith(h, raw), 200);
@@ -210,7 +267,9 @@ test('lastUsedAt: absent until the key is used, set when it authenticates, writt
   assert.equal(await statusWith(h, raw), 200);
   await eventually(async () => (await lastUsed()) === at(65_000));
   // The list shows it too.
-  const listed = (await h.request('GET', '/api-key', { auth: h.token })).json.data.find((k: { id: string }) => k.id === apiKey.id);
+  const listed = (await h.request('GET', '/api-key', { auth: h.token })).json.data.find(
+    (k: { id: string }) => k.id === apiKey.id,
+  );
   assert.equal(listed.lastUsedAt, at(65_000));
 });
 
@@ -220,7 +279,18 @@ test('imgtask keys create/update/rotate/list with --requests-per-minute, --expir
   await writeFile(configFile, JSON.stringify(h.storeConfig));
   const cli = (...args: string[]) => runCli(['--data', h.dataDir, '--config', configFile, 'keys', ...args]);
 
-  const created = await cli('create', '--account', 'acme', '--name', 'ci', '--requests-per-minute', '2', '--expires-at', '30d', '--json');
+  const created = await cli(
+    'create',
+    '--account',
+    'acme',
+    '--name',
+    'ci',
+    '--requests-per-minute',
+    '2',
+    '--expires-at',
+    '30d',
+    '--json',
+  );
   assert.equal(created.code, 0, created.stderr);
   const { apiKey, raw } = created.json;
   assert.equal(apiKey.requestsPerMinute, 2);
@@ -234,7 +304,17 @@ test('imgtask keys create/update/rotate/list with --requests-per-minute, --expir
   assert.equal(human.stdout.trim(), `updated ${apiKey.id}, 50 requests per minute, expires 2099-01-01T00:00:00.000Z`);
   assert.equal(await statusWith(h, raw), 200);
 
-  const cleared = await cli('update', apiKey.id, '--requests-per-minute', 'none', '--expires-at', 'none', '--name', 'none', '--json');
+  const cleared = await cli(
+    'update',
+    apiKey.id,
+    '--requests-per-minute',
+    'none',
+    '--expires-at',
+    'none',
+    '--name',
+    'none',
+    '--json',
+  );
   assert.equal(cleared.code, 0, cleared.stderr);
   for (const field of ['requestsPerMinute', 'expiresAt', 'name']) assert.equal(field in cleared.json, false, field);
 
@@ -253,11 +333,19 @@ test('imgtask keys create/update/rotate/list with --requests-per-minute, --expir
   assert.equal(graced.code, 0, graced.stderr);
   // Off a terminal the new raw key is alone on stdout; what else there is to say goes to stderr.
   assert.match(graced.stdout, /^mak_\S+\n$/);
-  assert.match(graced.stderr, new RegExp(`^created key_\\S+; ${rotated.json.apiKey.id} works until \\S+Z\\nThis is the only time the key is shown\\.\\n$`));
+  assert.match(
+    graced.stderr,
+    new RegExp(
+      `^created key_\\S+; ${rotated.json.apiKey.id} works until \\S+Z\\nThis is the only time the key is shown\\.\\n$`,
+    ),
+  );
   assert.equal(await statusWith(h, graced.stdout.trim()), 200);
 
   for (const [args, pattern] of [
-    [['create', '--account', 'acme', '--requests-per-minute', '0'], /--requests-per-minute must be a whole number from 1 to 1000000/],
+    [
+      ['create', '--account', 'acme', '--requests-per-minute', '0'],
+      /--requests-per-minute must be a whole number from 1 to 1000000/,
+    ],
     [['rotate', apiKey.id, '--grace', 'soon'], /--grace must be a duration/],
     [['create', '--account', 'acme', '--expires-at', '2020-01-01T00:00:00Z'], /expiresAt must lie in the future/],
   ] as const) {

@@ -74,7 +74,11 @@ test('every answer to a limited key carries the headers: errors, schema rejectio
     const res = await h.request(method, path, { auth: key.raw, body });
     assert.equal(res.status, status, name);
     remaining -= 1;
-    assert.deepEqual(headersOf(res), { limit: '10', remaining: String(remaining), reset: '50', policy: '10;w=60' }, name);
+    assert.deepEqual(
+      headersOf(res),
+      { limit: '10', remaining: String(remaining), reset: '50', policy: '10;w=60' },
+      name,
+    );
   }
 });
 
@@ -134,5 +138,13 @@ test('parallel requests of a limited key: exactly the limit passes', async (t) =
   const answers = await Promise.all(Array.from({ length: 20 }, () => h.request('GET', '/tasks', { auth: key.raw })));
   assert.equal(answers.filter((res) => res.status === 200).length, 7);
   assert.equal(answers.filter((res) => res.status === 429).length, 13);
-  assert.deepEqual(answers.map((res) => res.headers.get('ratelimit-remaining')).sort(), [...['0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0'], '1', '2', '3', '4', '5', '6']);
+  assert.deepEqual(answers.map((res) => res.headers.get('ratelimit-remaining')).sort(), [
+    ...['0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0'],
+    '1',
+    '2',
+    '3',
+    '4',
+    '5',
+    '6',
+  ]);
 });

@@ -12,8 +12,10 @@ async function newKey(h: Harness, body: object = {}): Promise<{ apiKey: any; raw
   return res.json.data;
 }
 
-const getKey = async (h: Harness, id: string) => (await h.request('GET', `/api-key/${id}`, { auth: h.token })).json.data;
-const listedKey = async (h: Harness, id: string) => (await h.request('GET', '/api-key', { auth: h.token })).json.data.find((key: { id: string }) => key.id === id);
+const getKey = async (h: Harness, id: string) =>
+  (await h.request('GET', `/api-key/${id}`, { auth: h.token })).json.data;
+const listedKey = async (h: Harness, id: string) =>
+  (await h.request('GET', '/api-key', { auth: h.token })).json.data.find((key: { id: string }) => key.id === id);
 
 test('POST /api-key takes maxConcurrent and maxPriority; every view of the key shows them, null and 0 when unset', async (t) => {
   const h = await startService(t);
@@ -27,9 +29,17 @@ test('POST /api-key takes maxConcurrent and maxPriority; every view of the key s
   assert.equal(plain.apiKey.maxConcurrent, null, 'no bound');
   assert.equal(plain.apiKey.maxPriority, 0, 'the default');
   const nulls = await newKey(h, { maxConcurrent: null, maxPriority: null });
-  assert.deepEqual([nulls.apiKey.maxConcurrent, nulls.apiKey.maxPriority], [null, 0], 'null on create is the same as absent');
+  assert.deepEqual(
+    [nulls.apiKey.maxConcurrent, nulls.apiKey.maxPriority],
+    [null, 0],
+    'null on create is the same as absent',
+  );
   const harnessKey = await getKey(h, h.keyId);
-  assert.deepEqual([harnessKey.maxConcurrent, harnessKey.maxPriority], [null, 0], 'a key made before the settings existed');
+  assert.deepEqual(
+    [harnessKey.maxConcurrent, harnessKey.maxPriority],
+    [null, 0],
+    'a key made before the settings existed',
+  );
 
   const edges = await newKey(h, { maxConcurrent: 1, maxPriority: 10 });
   assert.deepEqual([edges.apiKey.maxConcurrent, edges.apiKey.maxPriority], [1, 10]);
@@ -41,7 +51,10 @@ test('PATCH /api-key/{id}: sets maxConcurrent and maxPriority, null removes them
   const h = await startService(t);
   const { apiKey, raw } = await newKey(h, { name: 'ci', requestsPerMinute: 60, maxConcurrent: 2 });
 
-  const set = await h.request('PATCH', `/api-key/${apiKey.id}`, { auth: h.token, body: { maxConcurrent: 8, maxPriority: 5 } });
+  const set = await h.request('PATCH', `/api-key/${apiKey.id}`, {
+    auth: h.token,
+    body: { maxConcurrent: 8, maxPriority: 5 },
+  });
   assert.equal(set.status, 200, set.text);
   assert.deepEqual(set.json.data, { ...apiKey, maxConcurrent: 8, maxPriority: 5 });
   assert.deepEqual(await getKey(h, apiKey.id), set.json.data);
@@ -50,7 +63,10 @@ test('PATCH /api-key/{id}: sets maxConcurrent and maxPriority, null removes them
   assert.equal(onlyPriority.json.data.maxConcurrent, 8, 'a field left out is kept');
   assert.equal(onlyPriority.json.data.maxPriority, -2);
 
-  const removed = await h.request('PATCH', `/api-key/${apiKey.id}`, { auth: h.token, body: { maxConcurrent: null, maxPriority: null } });
+  const removed = await h.request('PATCH', `/api-key/${apiKey.id}`, {
+    auth: h.token,
+    body: { maxConcurrent: null, maxPriority: null },
+  });
   assert.equal(removed.status, 200, removed.text);
   assert.deepEqual(removed.json.data, { ...apiKey, maxConcurrent: null, maxPriority: 0 });
   assert.deepEqual(await listedKey(h, apiKey.id), removed.json.data);
@@ -84,7 +100,11 @@ test('maxConcurrent and maxPriority out of range are schema rejections on create
     }
   }
   assert.equal((await h.request('GET', '/api-key', { auth: h.token })).json.data.length, 1, 'nothing was created');
-  assert.deepEqual([(await getKey(h, h.keyId)).maxConcurrent, (await getKey(h, h.keyId)).maxPriority], [null, 0], 'nothing was changed');
+  assert.deepEqual(
+    [(await getKey(h, h.keyId)).maxConcurrent, (await getKey(h, h.keyId)).maxPriority],
+    [null, 0],
+    'nothing was changed',
+  );
 });
 
 test('a rotated key keeps maxConcurrent and maxPriority', async (t) => {
@@ -104,7 +124,18 @@ test('imgtask keys create and update with --max-concurrent and --max-priority; n
   await writeFile(configFile, JSON.stringify(h.storeConfig));
   const cli = (...args: string[]) => runCli(['--data', h.dataDir, '--config', configFile, 'keys', ...args]);
 
-  const created = await cli('create', '--account', 'acme', '--name', 'batch', '--max-concurrent', '4', '--max-priority', '-5', '--json');
+  const created = await cli(
+    'create',
+    '--account',
+    'acme',
+    '--name',
+    'batch',
+    '--max-concurrent',
+    '4',
+    '--max-priority',
+    '-5',
+    '--json',
+  );
   assert.equal(created.code, 0, created.stderr);
   const { apiKey } = created.json;
   assert.deepEqual([apiKey.maxConcurrent, apiKey.maxPriority], [4, -5]);
@@ -118,7 +149,11 @@ test('imgtask keys create and update with --max-concurrent and --max-priority; n
   assert.equal(listed.code, 0, listed.stderr);
   assert.match(listed.stdout, /PERIOD\s+MAX CONCURRENT\s+MAX PRIORITY\s+RPM/);
   assert.match(listed.stdout.split('\n').find((line) => line.startsWith(apiKey.id))!, /month\s+6\s+3\s+-/);
-  assert.match(listed.stdout.split('\n').find((line) => line.startsWith(h.keyId))!, /month\s+-\s+0\s+-/, 'no bound and the default');
+  assert.match(
+    listed.stdout.split('\n').find((line) => line.startsWith(h.keyId))!,
+    /month\s+-\s+0\s+-/,
+    'no bound and the default',
+  );
 
   const cleared = await cli('update', apiKey.id, '--max-concurrent', 'none', '--max-priority', 'none', '--json');
   assert.equal(cleared.code, 0, cleared.stderr);
@@ -127,8 +162,14 @@ test('imgtask keys create and update with --max-concurrent and --max-priority; n
   assert.equal(plain.stdout.trim(), `updated ${apiKey.id}`, 'the defaults are not spelled out');
 
   for (const [args, pattern] of [
-    [['create', '--account', 'acme', '--max-concurrent', '0'], /--max-concurrent must be a whole number from 1 to 1000000, not "0"/],
-    [['create', '--account', 'acme', '--max-priority', '11'], /--max-priority must be a whole number from -10 to 10, not "11"/],
+    [
+      ['create', '--account', 'acme', '--max-concurrent', '0'],
+      /--max-concurrent must be a whole number from 1 to 1000000, not "0"/,
+    ],
+    [
+      ['create', '--account', 'acme', '--max-priority', '11'],
+      /--max-priority must be a whole number from -10 to 10, not "11"/,
+    ],
     [['update', apiKey.id, '--max-priority', 'top'], /--max-priority must be a whole number from -10 to 10, not "top"/],
     [['update', apiKey.id, '--max-concurrent', '2.5'], /--max-concurrent must be a whole number/],
   ] as const) {
@@ -136,5 +177,9 @@ test('imgtask keys create and update with --max-concurrent and --max-priority; n
     assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
     assert.match(res.stderr, pattern);
   }
-  assert.deepEqual([(await getKey(h, apiKey.id)).maxConcurrent, (await getKey(h, apiKey.id)).maxPriority], [null, 0], 'refused flags change nothing');
+  assert.deepEqual(
+    [(await getKey(h, apiKey.id)).maxConcurrent, (await getKey(h, apiKey.id)).maxPriority],
+    [null, 0],
+    'refused flags change nothing',
+  );
 });

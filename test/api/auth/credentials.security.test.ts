@@ -30,7 +30,11 @@ test('an API key on a keys route is SCOPE_ESCALATION (it asks for the scope keys
 
 test('an access token without the keys scope is INSUFFICIENT_SCOPE with required and current', async (t) => {
   const h = await startService(t);
-  const { accessToken } = await h.server.services.tokens.issueAccessToken(h.accountId, ['manage', 'tasks:read'], 60_000);
+  const { accessToken } = await h.server.services.tokens.issueAccessToken(
+    h.accountId,
+    ['manage', 'tasks:read'],
+    60_000,
+  );
   const res = await h.request('GET', '/api-key', { auth: accessToken });
   assert.equal(res.status, 403);
   assert.equal(res.json.code, 'INSUFFICIENT_SCOPE');
@@ -48,7 +52,11 @@ test('access tokens that are expired, forged or for a deleted account are 401 UN
   assert.equal(expired.status, 401);
   assert.deepEqual(expired.json, { code: 'UNAUTHORIZED', message: 'the access token has expired' });
 
-  const forger = createTokenService({ signingKey: new Uint8Array(32).fill(7), clock, config: h.server.services.config });
+  const forger = createTokenService({
+    signingKey: new Uint8Array(32).fill(7),
+    clock,
+    config: h.server.services.config,
+  });
   const forged = (await forger.issueAccessToken(h.accountId, ['keys'], 60_000)).accessToken;
   const tampered = `${accessToken.slice(0, -4)}AAAA`;
   for (const token of [forged, tampered, 'not-a-jwt', 'a.b.c']) {
@@ -68,8 +76,17 @@ test('PATs: malformed or foreign → INVALID_TOKEN, expired → TOKEN_EXPIRED (n
   assert.match(pat, /^pat_ey/);
   assert.deepEqual(await tokens.verifyPat(pat), { accountId: h.accountId, taskId: 'tsk_example' });
 
-  const foreign = await createTokenService({ signingKey: new Uint8Array(32).fill(9), clock, config: h.server.services.config }).issuePat(h.accountId, 'tsk_example');
-  for (const bad of ['pat_garbage', 'pat_a.b.c', foreign, `pat_${(await tokens.issueAccessToken(h.accountId, ['keys'], 60_000)).accessToken}`]) {
+  const foreign = await createTokenService({
+    signingKey: new Uint8Array(32).fill(9),
+    clock,
+    config: h.server.services.config,
+  }).issuePat(h.accountId, 'tsk_example');
+  for (const bad of [
+    'pat_garbage',
+    'pat_a.b.c',
+    foreign,
+    `pat_${(await tokens.issueAccessToken(h.accountId, ['keys'], 60_000)).accessToken}`,
+  ]) {
     const res = await h.request('GET', '/api-key', { auth: bad });
     assert.equal(res.status, 401);
     assert.deepEqual(res.json, { code: 'INVALID_TOKEN' }, bad);
@@ -87,7 +104,11 @@ test('PATs: malformed or foreign → INVALID_TOKEN, expired → TOKEN_EXPIRED (n
 
 test('tokens of a configured external issuer are accepted through its JWKS', async (t) => {
   const { jwksUrl, sign } = await startJwksIssuer(t);
-  const h = await startService(t, { config: { auth: { externalIssuer: { issuer: 'https://id.example', jwksUrl, audience: 'imgtask', accountClaim: 'account' } } } });
+  const h = await startService(t, {
+    config: {
+      auth: { externalIssuer: { issuer: 'https://id.example', jwksUrl, audience: 'imgtask', accountClaim: 'account' } },
+    },
+  });
 
   const byName = await h.request('GET', '/api-key', { auth: await sign({ account: 'acme', scope: 'keys' }) });
   assert.equal(byName.status, 200);
@@ -95,7 +116,9 @@ test('tokens of a configured external issuer are accepted through its JWKS', asy
 
   const noScope = await h.request('GET', '/api-key', { auth: await sign({ account: h.accountId, scp: ['manage'] }) });
   assert.equal(noScope.json.code, 'INSUFFICIENT_SCOPE');
-  const wrongIssuer = await h.request('GET', '/api-key', { auth: await sign({ account: 'acme', scope: 'keys' }, 'https://evil.example') });
+  const wrongIssuer = await h.request('GET', '/api-key', {
+    auth: await sign({ account: 'acme', scope: 'keys' }, 'https://evil.example'),
+  });
   assert.equal(wrongIssuer.json.code, 'UNAUTHORIZED');
   const unknownAccount = await h.request('GET', '/api-key', { auth: await sign({ account: 'nobody', scope: 'keys' }) });
   assert.equal(unknownAccount.json.code, 'UNAUTHORIZED');

@@ -26,7 +26,10 @@ test('an access token issued without a scopes list does not hold workflow:raw, n
   assert.equal(refused.json.code, 'SCOPE_ESCALATION');
   const made = await h.request('POST', '/api-key', { auth: plain, body: {} });
   assert.ok(!made.json.data.apiKey.scopes.includes('workflow:raw'));
-  const granted = await h.request('POST', '/api-key', { auth: h.token, body: { scopes: ['image:generate', 'workflow:raw'] } });
+  const granted = await h.request('POST', '/api-key', {
+    auth: h.token,
+    body: { scopes: ['image:generate', 'workflow:raw'] },
+  });
   assert.equal(granted.status, 201, granted.text);
   assert.deepEqual(granted.json.data.apiKey.scopes, ['image:generate', 'workflow:raw']);
 });

@@ -5,7 +5,13 @@ import { test } from 'node:test';
 import { type ConsoleClient, consoleSignIn } from '../../helpers/console.js';
 import { type Harness, startService } from '../../helpers/harness.js';
 
-const s3Config = { bucket: 'images', region: 'eu-west-1', endpoint: 'https://s3.example', accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'very-secret-value-1234' };
+const s3Config = {
+  bucket: 'images',
+  region: 'eu-west-1',
+  endpoint: 'https://s3.example',
+  accessKeyId: 'AKIAEXAMPLE',
+  secretAccessKey: 'very-secret-value-1234',
+};
 
 /** A folder under the data dir's exports/ folder: local destinations may always write there. */
 async function exportsFolder(h: Harness, name: string): Promise<string> {
@@ -39,9 +45,15 @@ test('a local destination is added, listed, test-uploaded and edited', async (t)
 
   const tested = await c.post(`/console/destinations/${id}/test`);
   assert.equal(tested.status, 200);
-  assert.match(tested.text, /class="notice ok"[^>]*>Test upload written: key imgtask-test\/[0-9A-Za-z]+\.txt\. The test object was deleted afterwards\./);
+  assert.match(
+    tested.text,
+    /class="notice ok"[^>]*>Test upload written: key imgtask-test\/[0-9A-Za-z]+\.txt\. The test object was deleted afterwards\./,
+  );
 
-  const saved = await c.post(`/console/destinations/${id}`, { name: 'renamed', config: JSON.stringify({ path, keyTemplate: 'gen/{imageId}.{ext}' }) });
+  const saved = await c.post(`/console/destinations/${id}`, {
+    name: 'renamed',
+    config: JSON.stringify({ path, keyTemplate: 'gen/{imageId}.{ext}' }),
+  });
   assert.equal(saved.status, 303);
   assert.equal(saved.location, `/console/destinations/${id}?done=saved`);
   const api = (await h.request('GET', `/destinations/${id}`, { auth: h.token })).json.data;
@@ -67,7 +79,11 @@ test('a name already taken is refused with DESTINATION_NAME_TAKEN (409), keeping
   const h = await startService(t);
   const c = await consoleSignIn(h);
   await addDestination(c, 'archive', 's3', s3Config);
-  const again = await c.post('/console/destinations', { name: 'archive', provider: 's3', config: JSON.stringify({ ...s3Config, bucket: 'second' }) });
+  const again = await c.post('/console/destinations', {
+    name: 'archive',
+    provider: 's3',
+    config: JSON.stringify({ ...s3Config, bucket: 'second' }),
+  });
   assert.equal(again.status, 409);
   assert.match(again.text, /class="notice error"[\s\S]*DESTINATION_NAME_TAKEN/);
   assert.match(again.text, /id="dst-name" name="name"[^>]*value="archive"/);
@@ -87,11 +103,17 @@ test("secrets are shown as the service's masked view; sending the mask back keep
   const config = /<textarea id="dst-config"[^>]*>([^<]*)<\/textarea>/.exec(page.text)?.[1] ?? '';
   const unescaped = config.replaceAll('&quot;', '"').replaceAll('&amp;', '&');
   assert.equal(JSON.parse(unescaped).secretAccessKey, '****1234');
-  const saved = await c.post(`/console/destinations/${id}`, { name: 'archive', config: unescaped.replace('"eu-west-1"', '"eu-west-2"') });
+  const saved = await c.post(`/console/destinations/${id}`, {
+    name: 'archive',
+    config: unescaped.replace('"eu-west-1"', '"eu-west-2"'),
+  });
   assert.equal(saved.status, 303);
   const stored = await h.server.services.store.destinations.get(id);
   assert.ok(stored?.sealedSecrets, 'the secret is still stored');
-  assert.equal((await h.request('GET', `/destinations/${id}`, { auth: h.token })).json.data.config.secretAccessKey, '****1234');
+  assert.equal(
+    (await h.request('GET', `/destinations/${id}`, { auth: h.token })).json.data.config.secretAccessKey,
+    '****1234',
+  );
   assert.equal((await h.request('GET', `/destinations/${id}`, { auth: h.token })).json.data.config.region, 'eu-west-2');
 });
 
@@ -102,13 +124,28 @@ test('a refused config (not JSON, or not the schema) is shown again with the rea
   assert.equal(notJson.status, 400);
   assert.match(notJson.text, /Config: not JSON/);
   assert.match(notJson.text, />\{not json<\/textarea>/);
-  const noBucket = await c.post('/console/destinations', { name: 'x', provider: 's3', config: JSON.stringify({ ...s3Config, bucket: undefined }) });
+  const noBucket = await c.post('/console/destinations', {
+    name: 'x',
+    provider: 's3',
+    config: JSON.stringify({ ...s3Config, bucket: undefined }),
+  });
   assert.equal(noBucket.status, 400);
   assert.match(noBucket.text, /Config bucket: /);
-  const outside = await c.post('/console/destinations', { name: 'x', provider: 'local', config: JSON.stringify({ path: '/etc' }) });
+  const outside = await c.post('/console/destinations', {
+    name: 'x',
+    provider: 'local',
+    config: JSON.stringify({ path: '/etc' }),
+  });
   assert.equal(outside.status, 400);
-  assert.match(outside.text, /VALIDATION_ERROR<\/strong>: config\.path must lie under the data dir&#39;s exports folder/);
-  const markup = await c.post('/console/destinations', { name: '<img src=x onerror=alert(1)>', provider: 'local', config: '{}' });
+  assert.match(
+    outside.text,
+    /VALIDATION_ERROR<\/strong>: config\.path must lie under the data dir&#39;s exports folder/,
+  );
+  const markup = await c.post('/console/destinations', {
+    name: '<img src=x onerror=alert(1)>',
+    provider: 'local',
+    config: '{}',
+  });
   assert.equal(markup.status, 400);
   assert.equal(markup.text.includes('<img src=x'), false, 'what was typed is shown as text');
   assert.deepEqual((await h.request('GET', '/destinations', { auth: h.token })).json.data, []);
@@ -130,7 +167,11 @@ test('deleting a destination removes it; with none left the page says what to do
 test("another account's destination answers 404 on its page and every action", async (t) => {
   const h = await startService(t);
   const other = await h.server.services.accounts.create('other');
-  const theirs = await h.server.services.destinations.create(other.id, { name: 'theirs', provider: { id: 's3' }, config: s3Config });
+  const theirs = await h.server.services.destinations.create(other.id, {
+    name: 'theirs',
+    provider: { id: 's3' },
+    config: s3Config,
+  });
   const c = await consoleSignIn(h);
   assert.equal((await c.get(`/console/destinations/${theirs.id}`)).status, 404);
   for (const path of ['', '/test', '/delete']) {

@@ -5,7 +5,10 @@ import { startService, waitForTask } from '../../helpers/harness.js';
 
 test("the gallery's full view shows the image's Content credentials: the verdict, the action, the model, seed and task", async (t) => {
   const h = await startService(t);
-  const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a signed heron', size: 'square' } });
+  const created = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a signed heron', size: 'square' },
+  });
   assert.equal(created.status, 201, created.text);
   const task = await waitForTask(h, created.json.data.taskId);
   const client = await consoleSignIn(h);
@@ -24,7 +27,10 @@ test("the gallery's full view shows the image's Content credentials: the verdict
 
 test('the full view of an image stored without credentials says so, and the page still renders', async (t) => {
   const h = await startService(t, { config: { provenance: { enabled: false } } });
-  const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'an unsigned heron', size: 'square' } });
+  const created = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'an unsigned heron', size: 'square' },
+  });
   const task = await waitForTask(h, created.json.data.taskId);
   const client = await consoleSignIn(h);
   const page = await client.get(`/console/gallery/${task.id}/0`);

@@ -18,12 +18,20 @@ const SMALL_VIDEO = {
   placeholder: {
     provider: 'placeholder',
     price: { perSecond: '0.002', perInput: '0' },
-    capabilities: { maxInputs: 0, negativePrompt: true, maxDurationS: 10, maxFps: 30, maxSize: '320x180', nativeSize: '160x90' },
+    capabilities: {
+      maxInputs: 0,
+      negativePrompt: true,
+      maxDurationS: 10,
+      maxFps: 30,
+      maxSize: '320x180',
+      nativeSize: '160x90',
+    },
   },
 };
 
 /** The gallery items a page links to, in order: `taskId/index`. */
-const tilesOf = (html: string): string[] => [...html.matchAll(/<li class="tile"><a href="\/console\/gallery\/(tsk_[0-9A-Za-z]+\/\d+)"/g)].map((m) => m[1]);
+const tilesOf = (html: string): string[] =>
+  [...html.matchAll(/<li class="tile"><a href="\/console\/gallery\/(tsk_[0-9A-Za-z]+\/\d+)"/g)].map((m) => m[1]);
 
 /** A thumbnail with the client's session cookie: status, headers and bytes. */
 async function thumb(h: Harness, client: ConsoleClient, path: string) {
@@ -33,7 +41,10 @@ async function thumb(h: Harness, client: ConsoleClient, path: string) {
 
 /** Makes a one-second video of `format`; answers the settled task and the stored file's name. */
 async function makeVideo(h: Harness, format: 'mp4' | 'webp' = 'mp4') {
-  const res = await h.request('POST', '/video/generate', { auth: h.apiKey, body: { prompt: 'a fox <running>', duration_s: 1, fps: 8, format } });
+  const res = await h.request('POST', '/video/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a fox <running>', duration_s: 1, fps: 8, format },
+  });
   assert.equal(res.status, 201, res.text);
   const task = await waitForTask(h, res.json.data.taskId, 60_000);
   assert.equal(task.status, 'completed', JSON.stringify(task.errors));
@@ -44,7 +55,11 @@ async function makeVideo(h: Harness, format: 'mp4' | 'webp' = 'mp4') {
 async function firstFrameMean(t: TestContext, clip: Buffer): Promise<number[]> {
   const dir = await tempDir(t);
   await writeFile(join(dir, 'in'), clip);
-  const { stdout } = await run(bundledFfmpegPath(), ['-v', 'error', '-i', join(dir, 'in'), '-frames:v', '1', '-f', 'image2pipe', '-vcodec', 'png', '-'], { encoding: 'buffer' });
+  const { stdout } = await run(
+    bundledFfmpegPath(),
+    ['-v', 'error', '-i', join(dir, 'in'), '-frames:v', '1', '-f', 'image2pipe', '-vcodec', 'png', '-'],
+    { encoding: 'buffer' },
+  );
   return meanOf(stdout);
 }
 
@@ -81,14 +96,28 @@ test('a video shows its first frame in the grid, labelled, and as the full view�
   const video = await fetch(`${h.url}/videos/${file}`);
   const clip = Buffer.from(await video.arrayBuffer());
   const [frame, still] = [await firstFrameMean(t, clip), await meanOf(poster.data)];
-  for (const [i, channel] of frame.entries()) assert.ok(Math.abs(channel - still[i]) < 12, `the clip’s first frame: rgb ${still} against ${frame}`);
+  for (const [i, channel] of frame.entries())
+    assert.ok(Math.abs(channel - still[i]) < 12, `the clip’s first frame: rgb ${still} against ${frame}`);
 
-  assert.deepEqual((await readdir(join(h.dataDir, 'videos', file.slice(4, 6)))).sort(), [file, posterOf(file)].sort(), 'made when the video was stored, beside it');
+  assert.deepEqual(
+    (await readdir(join(h.dataDir, 'videos', file.slice(4, 6)))).sort(),
+    [file, posterOf(file)].sort(),
+    'made when the video was stored, beside it',
+  );
   assert.equal((await fetch(`${h.url}/videos/${posterOf(file)}`)).status, 404, 'a poster is not a video');
 
   const full = await client.get(`/console/gallery/${task.id}/0`);
-  assert.match(full.text, new RegExp(`<video controls="" muted="" preload="metadata" src="/videos/${file}" poster="/console/thumbs/${task.id}/0\\?w=1280" width="160" height="90">`));
-  assert.equal((await thumb(h, client, `/console/thumbs/${task.id}/0?w=1280`)).status, 200, 'the full view’s poster answers');
+  assert.match(
+    full.text,
+    new RegExp(
+      `<video controls="" muted="" preload="metadata" src="/videos/${file}" poster="/console/thumbs/${task.id}/0\\?w=1280" width="160" height="90">`,
+    ),
+  );
+  assert.equal(
+    (await thumb(h, client, `/console/thumbs/${task.id}/0?w=1280`)).status,
+    200,
+    'the full view’s poster answers',
+  );
 });
 
 test('an animated WebP gets its first page as the poster', async (t) => {
@@ -98,7 +127,11 @@ test('an animated WebP gets its first page as the poster', async (t) => {
   const poster = await thumb(h, client, `/console/thumbs/${task.id}/0?w=160`);
   assert.equal(poster.headers.get('x-thumbnail'), 'resized');
   const meta = await sharp(poster.data).metadata();
-  assert.deepEqual([meta.format, meta.width, meta.height, meta.pages ?? 1], ['webp', 160, 90, 1], 'one still, not the animation');
+  assert.deepEqual(
+    [meta.format, meta.width, meta.height, meta.pages ?? 1],
+    ['webp', 160, 90, 1],
+    'one still, not the animation',
+  );
   assert.ok((await readdir(join(h.dataDir, 'videos', file.slice(4, 6)))).includes(posterOf(file)));
 });
 
@@ -116,7 +149,10 @@ test('a video stored without a poster gets one when first shown; one whose frame
   assert.equal(late.status, 200);
   assert.equal(late.headers.get('x-thumbnail'), 'resized');
   assert.equal((await sharp(late.data).metadata()).width, 160);
-  assert.ok((await readdir(join(h.dataDir, 'videos', older.file.slice(4, 6)))).includes(posterOf(older.file)), 'made now, and kept');
+  assert.ok(
+    (await readdir(join(h.dataDir, 'videos', older.file.slice(4, 6)))).includes(posterOf(older.file)),
+    'made now, and kept',
+  );
 
   for (let i = 0; i < 2; i++) {
     const placeholder = await thumb(h, client, `/console/thumbs/${broken.task.id}/0?w=320`);
@@ -132,7 +168,16 @@ test('a video stored without a poster gets one when first shown; one whose frame
 
 test('with videos on S3, the poster is an object beside its video and the gallery shows it', async (t) => {
   const s3 = await startS3(t);
-  const storage = { storage: 's3', s3: { bucket: s3.bucket, endpoint: s3.endpoint, prefix: 'fleet/', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } };
+  const storage = {
+    storage: 's3',
+    s3: {
+      bucket: s3.bucket,
+      endpoint: s3.endpoint,
+      prefix: 'fleet/',
+      accessKeyId: 'S3RVER',
+      secretAccessKey: 'S3RVER',
+    },
+  };
   const h = await startService(t, { config: { images: storage, videoModels: SMALL_VIDEO } });
   const { task, file } = await makeVideo(h);
   const shard = `fleet/videos/${file.slice(4, 6)}/`;
@@ -145,5 +190,6 @@ test('with videos on S3, the poster is an object beside its video and the galler
   assert.equal(poster.status, 200);
   assert.equal(poster.headers.get('x-thumbnail'), 'resized');
   const [stored, shown] = [await meanOf(object.body), await meanOf(poster.data)];
-  for (const [i, channel] of stored.entries()) assert.ok(Math.abs(channel - shown[i]) < 6, `the stored poster: rgb ${shown} against ${stored}`);
+  for (const [i, channel] of stored.entries())
+    assert.ok(Math.abs(channel - shown[i]) < 6, `the stored poster: rgb ${shown} against ${stored}`);
 });

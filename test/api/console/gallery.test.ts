@@ -8,7 +8,11 @@ import { eventually, type Harness, startService, waitForTask } from '../../helpe
 /** A second model on the placeholder provider, for the model filter. */
 const TWO_MODELS = {
   models: {
-    second: { provider: 'placeholder', price: { perImage: '0.001', perInput: '0' }, capabilities: { maxInputs: 0, supports4k: false, negativePrompt: true } },
+    second: {
+      provider: 'placeholder',
+      price: { perImage: '0.001', perInput: '0' },
+      capabilities: { maxInputs: 0, supports4k: false, negativePrompt: true },
+    },
   },
 };
 
@@ -20,7 +24,8 @@ async function generate(h: Harness, body: Record<string, unknown>, auth = h.apiK
 }
 
 /** The gallery items a page links to, in order: `taskId/index`. */
-const tilesOf = (html: string): string[] => [...html.matchAll(/<li class="tile"><a href="\/console\/gallery\/(tsk_[0-9A-Za-z]+\/\d+)"/g)].map((m) => m[1]);
+const tilesOf = (html: string): string[] =>
+  [...html.matchAll(/<li class="tile"><a href="\/console\/gallery\/(tsk_[0-9A-Za-z]+\/\d+)"/g)].map((m) => m[1]);
 const olderLink = (html: string): string | null => {
   const href = /<a href="([^"]+)" rel="next">Older<\/a>/.exec(html)?.[1];
   return href ? href.replaceAll('&amp;', '&') : null;
@@ -51,7 +56,12 @@ test('generated images show newest first as lazy thumbnails with size, alt and s
   const img = /<img [^>]*alt="a lighthouse at dawn"[^>]*>/.exec(page.text)?.[0];
   assert.ok(img, 'the tile carries the prompt as its alt text');
   assert.match(img, new RegExp(`src="/console/thumbs/${second.id}/0\\?w=320"`));
-  assert.match(img, new RegExp(`srcset="/console/thumbs/${second.id}/0\\?w=160 160w, /console/thumbs/${second.id}/0\\?w=320 320w, /console/thumbs/${second.id}/0\\?w=640 640w"`));
+  assert.match(
+    img,
+    new RegExp(
+      `srcset="/console/thumbs/${second.id}/0\\?w=160 160w, /console/thumbs/${second.id}/0\\?w=320 320w, /console/thumbs/${second.id}/0\\?w=640 640w"`,
+    ),
+  );
   assert.match(img, /width="320"/);
   assert.match(img, /height="320"/);
   assert.match(img, /loading="lazy"/);
@@ -88,10 +98,20 @@ test('a thumbnail is webp at the asked width, resized once, cached privately for
   const notModified = await thumb(h, client, `/console/thumbs/${task.id}/0?w=320`, { 'if-none-match': etag! });
   assert.equal(notModified.status, 304);
   assert.equal(await notModified.text(), '');
-  assert.notEqual((await thumb(h, client, `/console/thumbs/${task.id}/0?w=640`)).headers.get('etag'), etag, 'each width has its own ETag');
+  assert.notEqual(
+    (await thumb(h, client, `/console/thumbs/${task.id}/0?w=640`)).headers.get('etag'),
+    etag,
+    'each width has its own ETag',
+  );
 
-  for (const bad of ['?w=100', '?w=abc', '']) assert.equal((await thumb(h, client, `/console/thumbs/${task.id}/0${bad}`)).status, 400, `width ${bad || 'missing'}`);
-  for (const index of ['1', 'x', '-1']) assert.equal((await thumb(h, client, `/console/thumbs/${task.id}/${index}?w=320`)).status, 404, `index ${index}`);
+  for (const bad of ['?w=100', '?w=abc', ''])
+    assert.equal(
+      (await thumb(h, client, `/console/thumbs/${task.id}/0${bad}`)).status,
+      400,
+      `width ${bad || 'missing'}`,
+    );
+  for (const index of ['1', 'x', '-1'])
+    assert.equal((await thumb(h, client, `/console/thumbs/${task.id}/${index}?w=320`)).status, 404, `index ${index}`);
   assert.equal((await thumb(h, client, `/console/thumbs/tsk_0000000000000000000000000/0?w=320`)).status, 404);
   const noSession = await fetch(`${h.url}/console/thumbs/${task.id}/0?w=320`, { redirect: 'manual' });
   assert.equal(noSession.status, 303, 'a thumbnail needs a session');
@@ -102,9 +122,15 @@ test("another account's image answers not found: thumbnail, full view and a page
   const mine = await generate(h, { prompt: 'mine' });
   const other = await h.server.services.accounts.create('other', 10_000_000);
   const { raw } = await h.server.services.apiKeys.create({ accountId: other.id, name: 'other' });
-  const created = await h.request('POST', '/image/generate', { auth: raw, body: { prompt: 'theirs, secret', size: 'square' } });
+  const created = await h.request('POST', '/image/generate', {
+    auth: raw,
+    body: { prompt: 'theirs, secret', size: 'square' },
+  });
   const theirs = { id: created.json.data.taskId as string };
-  await eventually(async () => (await h.request('GET', `/tasks/${theirs.id}`, { auth: raw })).json.data.status === 'completed', 10_000);
+  await eventually(
+    async () => (await h.request('GET', `/tasks/${theirs.id}`, { auth: raw })).json.data.status === 'completed',
+    10_000,
+  );
   const client = await consoleSignIn(h);
   const page = await client.get('/console/gallery');
   assert.deepEqual(tilesOf(page.text), [`${mine.id}/0`]);
@@ -122,7 +148,10 @@ test("another account's image answers not found: thumbnail, full view and a page
 test('filters by model, rating level, key and date narrow the grid', async (t) => {
   const clock = new ManualClock(Date.parse('2026-11-22T08:00:00.000Z'));
   const h = await startService(t, { clock, config: TWO_MODELS });
-  const { apiKey: otherKey, raw: otherRaw } = await h.server.services.apiKeys.create({ accountId: h.accountId, name: 'second key' });
+  const { apiKey: otherKey, raw: otherRaw } = await h.server.services.apiKeys.create({
+    accountId: h.accountId,
+    name: 'second key',
+  });
   const early = await generate(h, { prompt: 'early placeholder', rating: true });
   clock.advance(3 * 86_400_000);
   const late = await generate(h, { prompt: 'late second model', model: 'second' }, otherRaw);
@@ -151,7 +180,11 @@ test('filters by model, rating level, key and date narrow the grid', async (t) =
     if (expected.length === 0) assert.match(page.text, /No image matches these filters/, query);
   }
   const filtered = await client.get(`/console/gallery?model=second&key=${otherKey.id}`);
-  assert.match(filtered.text, /<option value="second" selected="">second<\/option>/, 'the form keeps the chosen filters');
+  assert.match(
+    filtered.text,
+    /<option value="second" selected="">second<\/option>/,
+    'the form keeps the chosen filters',
+  );
   assert.match((await client.get(`/console/gallery?rating=${level}`)).text, new RegExp(`Rating: ${level}`));
   const bad = await client.get('/console/gallery?from=yesterday');
   assert.equal(bad.status, 400);
@@ -200,21 +233,31 @@ test('prompts and metadata with markup show as text in the full view and the alt
   const client = await consoleSignIn(h);
   const grid = await client.get('/console/gallery');
   assert.doesNotMatch(grid.text, /<script>alert/);
-  assert.match(grid.text, /alt="&lt;script&gt;alert\(1\)&lt;\/script&gt;&lt;img src=x onerror=alert\(2\)&gt;&quot;&#39; a harbour"/);
+  assert.match(
+    grid.text,
+    /alt="&lt;script&gt;alert\(1\)&lt;\/script&gt;&lt;img src=x onerror=alert\(2\)&gt;&quot;&#39; a harbour"/,
+  );
 
   const full = await client.get(`/console/gallery/${task.id}/0`);
   assert.equal(full.status, 200);
   assert.doesNotMatch(full.text, /<script>alert/);
   assert.doesNotMatch(full.text, /<img src=x/);
   assert.match(full.text, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
-  assert.match(full.text, /<pre>\{\n {2}&quot;note&quot;: &quot;&lt;script&gt;alert\(1\)/, 'metadata is JSON text in a <pre>');
+  assert.match(
+    full.text,
+    /<pre>\{\n {2}&quot;note&quot;: &quot;&lt;script&gt;alert\(1\)/,
+    'metadata is JSON text in a <pre>',
+  );
   assert.match(full.text, /blurry &lt;b&gt;/);
   assert.match(full.text, new RegExp(`<a class="button" download="${file}" href="/images/${file}">Download</a>`));
   assert.match(full.text, new RegExp(`<a href="/console/tasks/${task.id}">`));
   assert.match(full.text, /second/);
   assert.match(full.text, /1024 × 1024/);
   assert.match(full.text, /<dd>42<\/dd>/, 'the seed');
-  assert.match(full.text, new RegExp(`srcset="/console/thumbs/${task.id}/0\\?w=640 640w, /console/thumbs/${task.id}/0\\?w=1280 1280w"`));
+  assert.match(
+    full.text,
+    new RegExp(`srcset="/console/thumbs/${task.id}/0\\?w=640 640w, /console/thumbs/${task.id}/0\\?w=1280 1280w"`),
+  );
   const original = await fetch(`${h.url}/images/${file}`);
   assert.equal(original.status, 200, 'the download link is served by this server');
   assert.equal((await client.get(`/console/gallery/${task.id}/7`)).status, 404);
@@ -227,7 +270,10 @@ test('a review of an image shows its verdict in the grid and the full view; cut-
   const reviewed = await h.request('POST', '/image/review', { auth: h.apiKey, body: { url: image.service_url } });
   assert.equal(reviewed.status, 200, reviewed.text);
   const verdict = reviewed.json.data.result.verdict;
-  const cutout = await waitForTask(h, (await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: image.id } })).json.data.taskId);
+  const cutout = await waitForTask(
+    h,
+    (await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: image.id } })).json.data.taskId,
+  );
   assert.equal(cutout.status, 'completed');
   const client = await consoleSignIn(h);
   const grid = await client.get('/console/gallery');
@@ -236,13 +282,21 @@ test('a review of an image shows its verdict in the grid and the full view; cut-
   assert.match((await client.get(`/console/gallery/${task.id}/0`)).text, new RegExp(`Review: ${verdict}`));
   const cut = await thumb(h, client, `/console/thumbs/${cutout.id}/0?w=160`);
   assert.equal(cut.status, 200);
-  assert.equal((await sharp(Buffer.from(await cut.arrayBuffer())).metadata()).hasAlpha, true, 'the cut-out keeps its transparency');
+  assert.equal(
+    (await sharp(Buffer.from(await cut.arrayBuffer())).metadata()).hasAlpha,
+    true,
+    'the cut-out keeps its transparency',
+  );
 });
 
 test('a cut-out shows on a checkerboard with a caption saying what it is, in the grid and the full view', async (t) => {
   const h = await startService(t);
   const source = (await generate(h, { prompt: 'a product shot' })).result.images[0];
-  const cutout = await waitForTask(h, (await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: source.id } })).json.data.taskId);
+  const cutout = await waitForTask(
+    h,
+    (await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: source.id } })).json.data
+      .taskId,
+  );
   const ext = cutout.result.image.service_url.split('.').pop().toUpperCase();
   const client = await consoleSignIn(h);
   const grid = await client.get('/console/gallery');

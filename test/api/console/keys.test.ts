@@ -8,7 +8,10 @@ const RAW_KEY = /<code id="raw-key">(mak_[0-9A-Za-z]+)<\/code>/;
 /** A date some days ahead, as the form's date field sends it. */
 const daysAhead = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
-async function createKey(c: ConsoleClient, fields: Record<string, string | string[]>): Promise<{ raw: string; text: string }> {
+async function createKey(
+  c: ConsoleClient,
+  fields: Record<string, string | string[]>,
+): Promise<{ raw: string; text: string }> {
   const res = await c.post('/console/keys', fields);
   assert.equal(res.status, 201, res.text);
   const raw = RAW_KEY.exec(res.text)?.[1];
@@ -39,7 +42,10 @@ test('a new key is shown once with a copy button, works on the API, and is liste
   assert.match(res.text, /it will not be shown again/);
 
   assert.equal(await apiStatus(h, raw), 200, 'the key works on the JSON API');
-  const created = await h.request('POST', '/image/generate', { auth: raw, body: { prompt: 'a lighthouse', model: 'auto' } });
+  const created = await h.request('POST', '/image/generate', {
+    auth: raw,
+    body: { prompt: 'a lighthouse', model: 'auto' },
+  });
   assert.equal(created.status, 201);
   const task = await waitForTask(h, created.json.data.taskId);
 
@@ -51,11 +57,24 @@ test('a new key is shown once with a copy button, works on the API, and is liste
     .find((part) => part.includes('ci runner'))
     ?.split('</tr>')[0];
   assert.ok(row, 'the key is listed');
-  for (const text of ['tasks:read', 'image:generate', '$5 per week', `spent this week: $${task.cost} of $5`, '>30<', `datetime="${expiresOn}T00:00:00.000Z"`])
+  for (const text of [
+    'tasks:read',
+    'image:generate',
+    '$5 per week',
+    `spent this week: $${task.cost} of $5`,
+    '>30<',
+    `datetime="${expiresOn}T00:00:00.000Z"`,
+  ])
     assert.ok(row.includes(text), `the row shows ${text}`);
   assert.equal(row.includes('image:rate'), false, 'only the chosen scopes');
   const usage = /<table class="key-usage">[\s\S]*?<\/table>/.exec(page.text)?.[0] ?? '';
-  assert.match(usage, new RegExp(`ci runner</th><td class="num">1</td><td class="num">1</td><td class="num">${task.cost.replace('.', '\\.')}</td>`), 'usage per key counts the task');
+  assert.match(
+    usage,
+    new RegExp(
+      `ci runner</th><td class="num">1</td><td class="num">1</td><td class="num">${task.cost.replace('.', '\\.')}</td>`,
+    ),
+    'usage per key counts the task',
+  );
 });
 
 test('rotating shows a new raw key once; the old key keeps its grace, or stops at once with none', async (t) => {
@@ -86,7 +105,13 @@ test('rotating shows a new raw key once; the old key keeps its grace, or stops a
 test('editing a key changes what it is held to, field by field: the API sees the change; an emptied field removes the setting', async (t) => {
   const h = await startService(t);
   const c = await consoleSignIn(h);
-  const { raw } = await createKey(c, { name: 'editable', scopes: ['tasks:read'], spendingLimit: '5', spendingLimitPeriod: 'month', requestsPerMinute: '2' });
+  const { raw } = await createKey(c, {
+    name: 'editable',
+    scopes: ['tasks:read'],
+    spendingLimit: '5',
+    spendingLimitPeriod: 'month',
+    requestsPerMinute: '2',
+  });
   const id = (await h.server.services.apiKeys.list(h.accountId)).find((key) => key.name === 'editable')!.id;
   assert.match((await c.get('/console/keys')).text, new RegExp(`href="/console/keys/${id}/edit"`));
 
@@ -96,7 +121,13 @@ test('editing a key changes what it is held to, field by field: the API sees the
   assert.match(form.text, /name="spendingLimit" inputmode="decimal" value="5"/);
   assert.match(form.text, /name="requestsPerMinute"[^>]*value="2"/);
 
-  const saved = await c.post(`/console/keys/${id}`, { name: 'renamed', spendingLimit: '7.5', spendingLimitPeriod: 'day', requestsPerMinute: '', expiresOn: daysAhead(30) });
+  const saved = await c.post(`/console/keys/${id}`, {
+    name: 'renamed',
+    spendingLimit: '7.5',
+    spendingLimitPeriod: 'day',
+    requestsPerMinute: '',
+    expiresOn: daysAhead(30),
+  });
   assert.equal(saved.status, 303, saved.text);
   assert.equal(saved.location, '/console/keys?done=updated');
   assert.match((await c.get(saved.location!)).text, /The key was changed/);
@@ -112,16 +143,34 @@ test('editing a key changes what it is held to, field by field: the API sees the
   // A grace-period expiry to the minute survives a save that does not touch the day.
   const exact = new Date(Date.now() + 5 * 3_600_000).toISOString();
   await h.server.services.apiKeys.update(h.accountId, id, { expiresAt: exact });
-  const kept = await c.post(`/console/keys/${id}`, { name: 'renamed again', spendingLimit: '7.5', spendingLimitPeriod: 'day', requestsPerMinute: '', expiresOn: exact.slice(0, 10) });
+  const kept = await c.post(`/console/keys/${id}`, {
+    name: 'renamed again',
+    spendingLimit: '7.5',
+    spendingLimitPeriod: 'day',
+    requestsPerMinute: '',
+    expiresOn: exact.slice(0, 10),
+  });
   assert.equal(kept.status, 303);
   const afterRename = await h.server.services.apiKeys.get(h.accountId, id);
   assert.equal(afterRename.name, 'renamed again');
   assert.equal(afterRename.expiresAt, exact, 'the expiry keeps its minute');
 
-  const nothing = await c.post(`/console/keys/${id}`, { name: 'renamed again', spendingLimit: '7.5', spendingLimitPeriod: 'day', requestsPerMinute: '', expiresOn: exact.slice(0, 10) });
+  const nothing = await c.post(`/console/keys/${id}`, {
+    name: 'renamed again',
+    spendingLimit: '7.5',
+    spendingLimitPeriod: 'day',
+    requestsPerMinute: '',
+    expiresOn: exact.slice(0, 10),
+  });
   assert.equal(nothing.location, '/console/keys?done=unchanged');
 
-  const refused = await c.post(`/console/keys/${id}`, { name: 'renamed again', spendingLimit: 'lots', spendingLimitPeriod: 'day', requestsPerMinute: '0', expiresOn: '' });
+  const refused = await c.post(`/console/keys/${id}`, {
+    name: 'renamed again',
+    spendingLimit: 'lots',
+    spendingLimitPeriod: 'day',
+    requestsPerMinute: '0',
+    expiresOn: '',
+  });
   assert.equal(refused.status, 400);
   assert.match(refused.text, /Spending limit: /);
   assert.match(refused.text, /Requests per minute: /);
@@ -160,7 +209,12 @@ test('the 101st key is refused with API_KEY_LIMIT_REACHED shown on the form, whi
 test("a form the route's schema refuses is shown again with the reason as text and the values kept (400)", async (t) => {
   const h = await startService(t);
   const c = await consoleSignIn(h);
-  const res = await c.post('/console/keys', { name: 'budget', scopes: ['tasks:read'], spendingLimit: 'lots', requestsPerMinute: '12' });
+  const res = await c.post('/console/keys', {
+    name: 'budget',
+    scopes: ['tasks:read'],
+    spendingLimit: 'lots',
+    requestsPerMinute: '12',
+  });
   assert.equal(res.status, 400);
   assert.match(res.text, /Spending limit: a decimal USD amount/);
   assert.match(res.text, /value="lots"/);
@@ -211,7 +265,11 @@ test("another account's key answers 404 to edit, rotate and delete, and stays li
 test('a cross-site post (a foreign Origin, or none) creates no key', async (t) => {
   const h = await startService(t);
   const c = await consoleSignIn(h);
-  const foreign = await c.post('/console/keys', { name: 'forged', scopes: ['tasks:read'] }, { origin: 'https://evil.example' });
+  const foreign = await c.post(
+    '/console/keys',
+    { name: 'forged', scopes: ['tasks:read'] },
+    { origin: 'https://evil.example' },
+  );
   assert.equal(foreign.status, 401);
   assert.equal(RAW_KEY.test(foreign.text), false);
   const form = new URLSearchParams({ _csrf: c.csrf, name: 'forged', scopes: 'tasks:read' });
@@ -229,8 +287,14 @@ test('max concurrent and max priority: set on create, listed, changed on edit on
   const h = await startService(t);
   const c = await consoleSignIn(h);
   const blank = await c.get('/console/keys');
-  assert.match(blank.text, /<label for="key-max-concurrent">Max concurrent[^<]*<\/label><input id="key-max-concurrent" name="maxConcurrent" type="number" min="1"/);
-  assert.match(blank.text, /<label for="key-max-priority">Max priority[^<]*<\/label><input id="key-max-priority" name="maxPriority" type="number" min="-10" max="10"/);
+  assert.match(
+    blank.text,
+    /<label for="key-max-concurrent">Max concurrent[^<]*<\/label><input id="key-max-concurrent" name="maxConcurrent" type="number" min="1"/,
+  );
+  assert.match(
+    blank.text,
+    /<label for="key-max-priority">Max priority[^<]*<\/label><input id="key-max-priority" name="maxPriority" type="number" min="-10" max="10"/,
+  );
 
   await createKey(c, { name: 'batch', scopes: ['tasks:read'], maxConcurrent: '3', maxPriority: '-4' });
   const id = (await h.server.services.apiKeys.list(h.accountId)).find((key) => key.name === 'batch')!.id;
@@ -242,7 +306,10 @@ test('max concurrent and max priority: set on create, listed, changed on edit on
   assert.deepEqual([plain.maxConcurrent, plain.maxPriority], [null, 0], 'empty fields leave the defaults');
 
   const page = await c.get('/console/keys');
-  assert.match(page.text, /<th scope="col" class="num">Max concurrent<\/th><th scope="col" class="num">Max priority<\/th>/);
+  assert.match(
+    page.text,
+    /<th scope="col" class="num">Max concurrent<\/th><th scope="col" class="num">Max priority<\/th>/,
+  );
   const row = (name: string) =>
     page.text
       .split('<tr id="key-')
@@ -252,10 +319,19 @@ test('max concurrent and max priority: set on create, listed, changed on edit on
   assert.match(row('plain'), /<td class="num"><span class="muted">no bound<\/span><\/td><td class="num">0<\/td>/);
 
   const form = await c.get(`/console/keys/${id}/edit`);
-  assert.match(form.text, /<label for="edit-max-concurrent">Max concurrent[^<]*<\/label><input id="edit-max-concurrent" name="maxConcurrent"[^>]*value="3"/);
+  assert.match(
+    form.text,
+    /<label for="edit-max-concurrent">Max concurrent[^<]*<\/label><input id="edit-max-concurrent" name="maxConcurrent"[^>]*value="3"/,
+  );
   assert.match(form.text, /name="maxPriority"[^>]*value="-4"/);
   await h.server.services.apiKeys.update(h.accountId, id, { requestsPerMinute: 40 });
-  const unchangedFields = { name: 'batch', spendingLimit: '', spendingLimitPeriod: 'month', requestsPerMinute: '40', expiresOn: '' };
+  const unchangedFields = {
+    name: 'batch',
+    spendingLimit: '',
+    spendingLimitPeriod: 'month',
+    requestsPerMinute: '40',
+    expiresOn: '',
+  };
 
   const raised = await c.post(`/console/keys/${id}`, { ...unchangedFields, maxConcurrent: '5', maxPriority: '-4' });
   assert.equal(raised.status, 303, raised.text);
@@ -269,14 +345,26 @@ test('max concurrent and max priority: set on create, listed, changed on edit on
   const emptied = await c.post(`/console/keys/${id}`, { ...unchangedFields, maxConcurrent: '', maxPriority: '' });
   assert.equal(emptied.status, 303, emptied.text);
   const afterEmpty = await h.server.services.apiKeys.get(h.accountId, id);
-  assert.deepEqual([afterEmpty.maxConcurrent, afterEmpty.maxPriority, afterEmpty.requestsPerMinute], [null, 0, 40], 'emptied fields remove the settings; the rest is kept');
+  assert.deepEqual(
+    [afterEmpty.maxConcurrent, afterEmpty.maxPriority, afterEmpty.requestsPerMinute],
+    [null, 0, 40],
+    'emptied fields remove the settings; the rest is kept',
+  );
 
-  const refusedEdit = await c.post(`/console/keys/${id}`, { ...unchangedFields, maxConcurrent: '0', maxPriority: '11' });
+  const refusedEdit = await c.post(`/console/keys/${id}`, {
+    ...unchangedFields,
+    maxConcurrent: '0',
+    maxPriority: '11',
+  });
   assert.equal(refusedEdit.status, 400);
   assert.match(refusedEdit.text, /Max concurrent: /);
   assert.match(refusedEdit.text, /Max priority: /);
   assert.match(refusedEdit.text, /name="maxPriority"[^>]*value="11"/, 'what was typed is kept');
-  const refusedCreate = await c.post('/console/keys', { name: 'too eager', scopes: ['tasks:read'], maxPriority: '1.5' });
+  const refusedCreate = await c.post('/console/keys', {
+    name: 'too eager',
+    scopes: ['tasks:read'],
+    maxPriority: '1.5',
+  });
   assert.equal(refusedCreate.status, 400);
   assert.match(refusedCreate.text, /Max priority: /);
   assert.equal(

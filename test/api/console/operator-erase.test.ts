@@ -21,7 +21,9 @@ test('the operator view erases an account once its name is typed again; another 
   const page = await web.get('/console/operator');
   assert.match(
     page.text,
-    new RegExp(`<form method="post" action="/console/operator/accounts/erase"><input type="hidden" name="_csrf" value="[^"]+"/><input type="hidden" name="account" value="${h.accountId}"/>`),
+    new RegExp(
+      `<form method="post" action="/console/operator/accounts/erase"><input type="hidden" name="_csrf" value="[^"]+"/><input type="hidden" name="account" value="${h.accountId}"/>`,
+    ),
   );
   assert.match(page.text, /<label for="erase-acc_\w+">Type its name, <strong>acme<\/strong>, to erase it<\/label>/);
 
@@ -39,7 +41,10 @@ test('the operator view erases an account once its name is typed again; another 
   assert.equal(erased.location, '/console/operator?done=erased#accounts-title');
   const after = await web.get(erased.location!);
   assert.match(after.text, /Account erased: its keys are revoked, its data removed, and its name is now its id\./);
-  assert.match(after.text, new RegExp(`<th scope="row">${h.accountId} <span class="muted mono">${h.accountId}</span></th>`));
+  assert.match(
+    after.text,
+    new RegExp(`<th scope="row">${h.accountId} <span class="muted mono">${h.accountId}</span></th>`),
+  );
   assert.match(after.text, /<span class="muted">erased \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC<\/span>/);
   const account = (await h.server.services.store.accounts.get(h.accountId))!;
   assert.ok(account.erasedAt);
@@ -53,7 +58,11 @@ test("an account's session cannot erase, and a post without the form token is re
   const refused = await own.post('/console/operator/accounts/erase', { account: h.accountId, confirm: 'acme' });
   assert.equal(refused.status, 403);
   const operator = await consoleSignIn(h, { operator: true });
-  const forged = await operator.post('/console/operator/accounts/erase', { _csrf: 'forged', account: h.accountId, confirm: 'acme' });
+  const forged = await operator.post('/console/operator/accounts/erase', {
+    _csrf: 'forged',
+    account: h.accountId,
+    confirm: 'acme',
+  });
   assert.equal(forged.status, 401, 'a form without the session token');
   assert.equal((await h.server.services.store.accounts.get(h.accountId))!.erasedAt, undefined);
 });

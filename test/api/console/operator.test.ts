@@ -7,7 +7,13 @@ test('the operator view lists every account with its money and credit, every key
   const h = await startService(t);
   const other = await h.server.services.accounts.create('globex', 10_000_000);
   await h.server.services.accounts.credit(other.id, 2_500_000, 'top-up');
-  const limited = await h.server.services.apiKeys.create({ accountId: other.id, name: 'globex-batch', scopes: ['image:generate'], spendingLimit: 3_000_000, spendingLimitPeriod: 'month' });
+  const limited = await h.server.services.apiKeys.create({
+    accountId: other.id,
+    name: 'globex-batch',
+    scopes: ['image:generate'],
+    spendingLimit: 3_000_000,
+    spendingLimitPeriod: 'month',
+  });
   const [harnessKey] = await h.server.services.apiKeys.list(h.accountId);
 
   const web = await consoleSignIn(h, { operator: true });
@@ -21,12 +27,20 @@ test('the operator view lists every account with its money and credit, every key
     page.text,
     /<th scope="row">globex <span class="muted mono">acc_\w+<\/span><\/th><td class="num">12\.50<\/td><td class="num">0\.00<\/td><td class="num">12\.50<\/td><td class="num">12\.50<\/td><td class="num">1<\/td>/,
   );
-  assert.match(page.text, new RegExp(`<th scope="row">harness</th><td class="mono">${harnessKey.keyPreview}</td><td>acme</td>`));
   assert.match(
     page.text,
-    new RegExp(`<th scope="row">globex-batch</th><td class="mono">${limited.apiKey.keyPreview}</td><td>globex</td><td>image:generate</td><td>0\\.00 of 3\\.00 USD this month</td><td>never</td>`),
+    new RegExp(`<th scope="row">harness</th><td class="mono">${harnessKey.keyPreview}</td><td>acme</td>`),
   );
-  assert.match(page.text, /<span class="status-ok">OK<\/span>: the checks of <code>imgtask doctor<\/code> found no problem/);
+  assert.match(
+    page.text,
+    new RegExp(
+      `<th scope="row">globex-batch</th><td class="mono">${limited.apiKey.keyPreview}</td><td>globex</td><td>image:generate</td><td>0\\.00 of 3\\.00 USD this month</td><td>never</td>`,
+    ),
+  );
+  assert.match(
+    page.text,
+    /<span class="status-ok">OK<\/span>: the checks of <code>imgtask doctor<\/code> found no problem/,
+  );
 });
 
 test('the operator view shows the pending tasks and the lanes running them', async (t) => {
@@ -35,7 +49,13 @@ test('the operator view shows the pending tasks and the lanes running them', asy
   assert.equal(res.status, 201, res.text);
   const web = await consoleSignIn(h, { operator: true });
   // Queued 0, running 1 (on PostgreSQL the running count comes from the process's report, every 2 s).
-  await eventually(async () => /<th scope="row">test<\/th><td class="num">0<\/td><td class="num">1<\/td>/.test((await web.get('/console/operator')).text), 10_000);
+  await eventually(
+    async () =>
+      /<th scope="row">test<\/th><td class="num">0<\/td><td class="num">1<\/td>/.test(
+        (await web.get('/console/operator')).text,
+      ),
+    10_000,
+  );
   const page = await web.get('/console/operator');
   assert.match(page.text, /<div class="label">Tasks pending<\/div><div class="value">1<\/div>/);
 });
@@ -68,8 +88,14 @@ test("the operator view shows each account's scheduling weight, 1 when never set
   const page = await (await consoleSignIn(h, { operator: true })).get('/console/operator');
   assert.equal(page.status, 200);
   assert.match(page.text, /<th scope="col" class="num">Live keys<\/th><th scope="col" class="num">Weight<\/th>/);
-  assert.match(page.text, /<th scope="row">acme <span class="muted mono">acc_\w+<\/span><\/th>(<td class="num">[^<]*<\/td>){5}<td class="num">1<\/td><td>/);
-  assert.match(page.text, /<th scope="row">globex <span class="muted mono">acc_\w+<\/span><\/th>(<td class="num">[^<]*<\/td>){5}<td class="num">4<\/td><td>/);
+  assert.match(
+    page.text,
+    /<th scope="row">acme <span class="muted mono">acc_\w+<\/span><\/th>(<td class="num">[^<]*<\/td>){5}<td class="num">1<\/td><td>/,
+  );
+  assert.match(
+    page.text,
+    /<th scope="row">globex <span class="muted mono">acc_\w+<\/span><\/th>(<td class="num">[^<]*<\/td>){5}<td class="num">4<\/td><td>/,
+  );
   assert.match(page.text, /imgtask accounts set NAME --weight N/);
 });
 
@@ -85,7 +111,13 @@ test('the operator view lists the lanes (queued, running, capacity, oldest wait,
   const queued = await create({ items: 2 });
   const web = await consoleSignIn(h, { operator: true });
   const row = /<tr><th scope="row">test<\/th>(.*?)<\/tr>/;
-  await eventually(async () => /^<td class="num">2<\/td><td class="num">1<\/td><td class="num">1<\/td>/.test(row.exec((await web.get('/console/operator')).text)?.[1] ?? ''), 10_000);
+  await eventually(
+    async () =>
+      /^<td class="num">2<\/td><td class="num">1<\/td><td class="num">1<\/td>/.test(
+        row.exec((await web.get('/console/operator')).text)?.[1] ?? '',
+      ),
+    10_000,
+  );
   const page = (await web.get('/console/operator')).text;
   assert.match(
     page,
@@ -93,9 +125,15 @@ test('the operator view lists the lanes (queued, running, capacity, oldest wait,
   );
   const cells = row.exec(page)![1];
   assert.match(cells, /<td class="num">\d+s<\/td><td>active<\/td><td>acme \d<\/td>/);
-  assert.match(cells, /<form method="post" action="\/console\/operator\/lanes\/pause" class="inline" data-confirm="Pause the lane test on every process\?[^"]*">/);
+  assert.match(
+    cells,
+    /<form method="post" action="\/console\/operator\/lanes\/pause" class="inline" data-confirm="Pause the lane test on every process\?[^"]*">/,
+  );
   assert.match(cells, /<input type="hidden" name="lane" value="test"\/>/);
-  assert.match(cells, /<button type="submit" class="quiet">Pause<span class="visually-hidden"> lane test<\/span><\/button>/);
+  assert.match(
+    cells,
+    /<button type="submit" class="quiet">Pause<span class="visually-hidden"> lane test<\/span><\/button>/,
+  );
 
   const paused = await web.post('/console/operator/lanes/pause', { lane: 'test' });
   assert.equal(paused.status, 303, paused.text);
@@ -106,7 +144,10 @@ test('the operator view lists the lanes (queued, running, capacity, oldest wait,
   );
   await eventually(() => h.server.services.lanes.stats().test?.paused === true, 10_000);
   const after = await web.get(paused.location!);
-  assert.match(after.text, /<div class="notice ok" role="status">Lane paused on every process: its queued items wait, running items finish, new tasks are still accepted\.<\/div>/);
+  assert.match(
+    after.text,
+    /<div class="notice ok" role="status">Lane paused on every process: its queued items wait, running items finish, new tasks are still accepted\.<\/div>/,
+  );
   const pausedCells = row.exec(after.text)![1];
   assert.match(pausedCells, /<span class="badge pending">paused since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC<\/span>/);
   assert.match(pausedCells, /action="\/console\/operator\/lanes\/resume" class="inline">/);
@@ -124,7 +165,10 @@ test('the operator view lists the lanes (queued, running, capacity, oldest wait,
 
   const notPaused = await web.post('/console/operator/lanes/resume', { lane: 'test' });
   assert.equal(notPaused.status, 409);
-  assert.match(notPaused.text, /<div class="notice error" role="alert">The lane test is not paused: it was resumed already\.<\/div>/);
+  assert.match(
+    notPaused.text,
+    /<div class="notice error" role="alert">The lane test is not paused: it was resumed already\.<\/div>/,
+  );
   const bad = await web.post('/console/operator/lanes/pause', { lane: 'a\u0007b' });
   assert.equal(bad.status, 400);
   assert.match(bad.text, /Not paused or resumed: the lane name has control characters\./);

@@ -25,7 +25,10 @@ function chartData(html: string, id: string): { labels: string[]; series: { labe
 }
 
 /** A money card's value, by its label. */
-const card = (html: string, label: string): string | undefined => new RegExp(`<div class="label">${label.replace(/[()]/g, '\\$&')}</div><div class="value">([^<]*)</div>`).exec(html)?.[1];
+const card = (html: string, label: string): string | undefined =>
+  new RegExp(`<div class="label">${label.replace(/[()]/g, '\\$&')}</div><div class="value">([^<]*)</div>`).exec(
+    html,
+  )?.[1];
 
 /** "3.2" → "3.20", as the console shows USD. */
 const usd = (amount: string): string => {
@@ -38,7 +41,10 @@ test('a new account sees the empty state, then the balance, reserved and availab
   const web = await consoleSignIn(h);
   const empty = await web.get('/console');
   assert.equal(empty.status, 200);
-  assert.match(empty.text, /No tasks yet: try the <a href="\/console\/playground">Playground<\/a>, or <a href="\/console\/keys">create a key<\/a>/);
+  assert.match(
+    empty.text,
+    /No tasks yet: try the <a href="\/console\/playground">Playground<\/a>, or <a href="\/console\/keys">create a key<\/a>/,
+  );
 
   await create(h, h.apiKey, { items: 2, price: '0.75', delayMs: 60_000 });
   const account = await accountOf(h);
@@ -52,7 +58,12 @@ test('a new account sees the empty state, then the balance, reserved and availab
 
 test("a key's spend in its current period shows against its limit after a task settles, and today's spend matches GET /usage", async (t) => {
   const h = await startService(t);
-  const limited = await h.server.services.apiKeys.create({ accountId: h.accountId, name: 'limited', spendingLimit: 10_000_000, spendingLimitPeriod: 'week' });
+  const limited = await h.server.services.apiKeys.create({
+    accountId: h.accountId,
+    name: 'limited',
+    spendingLimit: 10_000_000,
+    spendingLimitPeriod: 'week',
+  });
   const before = await (await consoleSignIn(h)).get('/console');
   assert.match(before.text, /<strong>limited<\/strong>: 0\.00 of 10\.00 USD this week/);
 
@@ -84,13 +95,23 @@ test('the 24-hour chart counts the tasks by status, and the latest failures show
   const chart = chartData(page.text, 'tasks-24h');
   assert.equal(chart.labels.length, 24);
   const total = (label: string) => chart.series.find((s) => s.label === label)!.values.reduce((a, b) => a + b, 0);
-  assert.deepEqual({ completed: total('Completed'), failed: total('Failed'), pending: total('Pending') }, { completed: 3, failed: 1, pending: 1 });
+  assert.deepEqual(
+    { completed: total('Completed'), failed: total('Failed'), pending: total('Pending') },
+    { completed: 3, failed: 1, pending: 1 },
+  );
   assert.match(page.text, /<th scope="col">Hour<\/th>/, 'the chart has its table');
 
-  assert.match(page.text, new RegExp(`<a href="/console/tasks/${failed}" class="mono">${failed}</a></td><td>test.echo</td><td><span class="badge failed">RESTRICTED_CONTENT</span>`));
   assert.match(
     page.text,
-    new RegExp(`<a href="/console/tasks/${partly}" class="mono">${partly}</a><span class="muted"> item 2</span></td><td>test.echo</td><td><span class="badge failed">INVALID_PROMPT</span>`),
+    new RegExp(
+      `<a href="/console/tasks/${failed}" class="mono">${failed}</a></td><td>test.echo</td><td><span class="badge failed">RESTRICTED_CONTENT</span>`,
+    ),
+  );
+  assert.match(
+    page.text,
+    new RegExp(
+      `<a href="/console/tasks/${partly}" class="mono">${partly}</a><span class="muted"> item 2</span></td><td>test.echo</td><td><span class="badge failed">INVALID_PROMPT</span>`,
+    ),
     'its second item, numbered from 1 as the CLI numbers items',
   );
 });
@@ -108,13 +129,22 @@ test('the overview references only same-origin scripts, each served', async (t) 
     assert.match(src ?? '', /^\/console\/assets\/[\w.-]+\.js$/);
     assert.equal((await web.get(src!)).status, 200);
   }
-  assert.match(page.text, /\/console\/assets\/chart\.[0-9a-f]+\.js"[\s\S]*\/console\/assets\/charts\.[0-9a-f]+\.js"/, 'Chart.js loads before the charts');
+  assert.match(
+    page.text,
+    /\/console\/assets\/chart\.[0-9a-f]+\.js"[\s\S]*\/console\/assets\/charts\.[0-9a-f]+\.js"/,
+    'Chart.js loads before the charts',
+  );
 });
 
 test('a key name with markup shows as text on the overview', async (t) => {
   const h = await startService(t);
   const payload = '<img src=x onerror=alert(1)>';
-  await h.server.services.apiKeys.create({ accountId: h.accountId, name: payload, spendingLimit: 5_000_000, spendingLimitPeriod: 'day' });
+  await h.server.services.apiKeys.create({
+    accountId: h.accountId,
+    name: payload,
+    spendingLimit: 5_000_000,
+    spendingLimitPeriod: 'day',
+  });
   const page = await (await consoleSignIn(h)).get('/console');
   assert.equal(page.status, 200);
   assert.ok(!page.text.includes(payload), 'the name is never markup');

@@ -35,7 +35,14 @@ test('the playground draws the models’ parameters and sends those of the chose
       defaultModel: 'flux',
       models: {
         flux: model({
-          steps: { binding: '3.inputs.steps', type: 'integer', min: 1, max: 60, default: 12, description: 'sampling steps' },
+          steps: {
+            binding: '3.inputs.steps',
+            type: 'integer',
+            min: 1,
+            max: 60,
+            default: 12,
+            description: 'sampling steps',
+          },
           sampler: { binding: '3.inputs.sampler_name', type: 'enum', values: ['euler', 'dpmpp_2m'], default: 'euler' },
         }),
         other: model({ cfg: { binding: '3.inputs.cfg', type: 'number', default: 7 } }),
@@ -46,7 +53,10 @@ test('the playground draws the models’ parameters and sends those of the chose
   const page = await c.get('/console/playground?type=image.generate');
   assert.equal(page.status, 200);
   assert.match(page.text, /<legend>Parameters of flux<\/legend>/);
-  assert.match(page.text, /<input type="number" id="image-generate-parameter-flux-steps-n" name="parameter:flux:steps:n" step="1" min="1" max="60" placeholder="default \(12\)"/);
+  assert.match(
+    page.text,
+    /<input type="number" id="image-generate-parameter-flux-steps-n" name="parameter:flux:steps:n" step="1" min="1" max="60" placeholder="default \(12\)"/,
+  );
   assert.match(page.text, /<option value="dpmpp_2m">dpmpp_2m<\/option>/);
   assert.match(page.text, /sampling steps/);
   assert.match(page.text, /<legend>Parameters of other<\/legend>/);
@@ -64,9 +74,18 @@ test('the playground draws the models’ parameters and sends those of the chose
   assert.equal(res.status, 303, res.text);
   const taskId = /tsk_[0-9A-Za-z]+/.exec(res.location ?? '')?.[0];
   const task = (await h.request('GET', `/tasks/${taskId}`, { auth: h.apiKey })).json.data;
-  assert.deepEqual(task.request.parameters, { steps: 30 }, 'auto stands for flux: its filled field, as a number; the empty one and the other model’s are not sent');
+  assert.deepEqual(
+    task.request.parameters,
+    { steps: 30 },
+    'auto stands for flux: its filled field, as a number; the empty one and the other model’s are not sent',
+  );
 
-  const refused = await c.post('/console/playground/image.generate', { key: h.keyId, prompt: 'a fox', model: 'flux', 'parameter:flux:steps:n': '99' });
+  const refused = await c.post('/console/playground/image.generate', {
+    key: h.keyId,
+    prompt: 'a fox',
+    model: 'flux',
+    'parameter:flux:steps:n': '99',
+  });
   assert.equal(refused.status, 400, refused.text);
   assert.match(refused.text, /parameters\.steps must be at most 60/);
   assert.match(refused.text, /name="parameter:flux:steps:n"[^>]*value="99"/, 'the typed value is kept');

@@ -16,7 +16,8 @@ async function tokenSession(h: Harness, scopes: string[]) {
   return consoleClient(h, /imgtask_console=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')![1]);
 }
 
-const taskCount = async (h: Harness) => (await h.request('GET', '/tasks?limit=100', { auth: h.apiKey })).json.data.length;
+const taskCount = async (h: Harness) =>
+  (await h.request('GET', '/tasks?limit=100', { auth: h.apiKey })).json.data.length;
 
 test('a session from a narrow access token can do no more than the token: no task as a key without the type’s scope', async (t) => {
   const h = await startService(t);
@@ -27,7 +28,12 @@ test('a session from a narrow access token can do no more than the token: no tas
   assert.match(made.text, /INSUFFICIENT_SCOPE/);
   const estimate = await fetch(`${h.url}/console/playground/image.generate/estimate`, {
     method: 'POST',
-    headers: { cookie: `imgtask_console=${reader.cookie}`, origin: new URL(h.url).origin, 'content-type': 'application/json', 'x-csrf-token': reader.csrf },
+    headers: {
+      cookie: `imgtask_console=${reader.cookie}`,
+      origin: new URL(h.url).origin,
+      'content-type': 'application/json',
+      'x-csrf-token': reader.csrf,
+    },
     body: JSON.stringify({ key: h.keyId, prompt: 'a fox' }),
   });
   assert.equal(((await estimate.json()) as { error: { code: string } }).error.code, 'INSUFFICIENT_SCOPE');
@@ -45,7 +51,14 @@ test('tasks, the gallery and thumbnails need tasks:read, as GET /tasks does', as
   const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a private prompt' } });
   const id = created.json.data.taskId;
   const manager = await tokenSession(h, ['manage']);
-  for (const path of ['/console/tasks', `/console/tasks/${id}`, '/console/tasks/rows', '/console/gallery', `/console/gallery/${id}/0`, `/console/thumbs/${id}/0?w=320`]) {
+  for (const path of [
+    '/console/tasks',
+    `/console/tasks/${id}`,
+    '/console/tasks/rows',
+    '/console/gallery',
+    `/console/gallery/${id}/0`,
+    `/console/thumbs/${id}/0?w=320`,
+  ]) {
     const res = await manager.get(path);
     assert.equal(res.status, 403, path);
     assert.doesNotMatch(res.text, /a private prompt/, `${path} shows nothing of the task`);
@@ -61,7 +74,11 @@ test('signing in again over a live session takes no form token and ends the old 
   const res = await fetch(`${h.url}/console/sign-in`, {
     method: 'POST',
     redirect: 'manual',
-    headers: { cookie: `imgtask_console=${first.cookie}`, origin: new URL(h.url).origin, 'content-type': 'application/x-www-form-urlencoded' },
+    headers: {
+      cookie: `imgtask_console=${first.cookie}`,
+      origin: new URL(h.url).origin,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
     body: new URLSearchParams({ token: h.token }).toString(),
   });
   assert.equal(res.status, 303);
@@ -71,7 +88,11 @@ test('signing in again over a live session takes no form token and ends the old 
   const foreign = await fetch(`${h.url}/console/sign-in`, {
     method: 'POST',
     redirect: 'manual',
-    headers: { cookie: `imgtask_console=${second.cookie}`, origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+    headers: {
+      cookie: `imgtask_console=${second.cookie}`,
+      origin: 'https://evil.example',
+      'content-type': 'application/x-www-form-urlencoded',
+    },
     body: new URLSearchParams({ token: h.token }).toString(),
   });
   assert.equal(foreign.status, 401, 'another site still cannot sign this browser in');

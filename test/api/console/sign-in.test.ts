@@ -20,7 +20,8 @@ const PAGES = [
   '/console/operator',
 ];
 
-const cookieOf = (res: Response): string | undefined => /imgtask_console=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
+const cookieOf = (res: Response): string | undefined =>
+  /imgtask_console=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
 
 /** Posts the sign-in form with a pasted token, as the sign-in page does. */
 const postToken = (url: string, token: string, headers: Record<string, string> = {}) =>
@@ -45,7 +46,11 @@ test('without a session every console page answers a redirect to sign-in, never 
   assert.match(text, /imgtask console --account NAME/);
   assert.doesNotMatch(text, /csrf-token/, 'no session, no form token');
   // A post without a session gets the sign-in page (401), with nothing done.
-  const post = await fetch(`${h.url}/console/sign-out`, { method: 'POST', redirect: 'manual', headers: { origin: new URL(h.url).origin } });
+  const post = await fetch(`${h.url}/console/sign-out`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { origin: new URL(h.url).origin },
+  });
   assert.equal(post.status, 401);
 });
 
@@ -87,8 +92,16 @@ test("opening a link spends nothing (a mail scanner or a link preview leaves it 
     assert.equal(preview.status, 200, 'a GET shows the page');
     assert.equal(cookieOf(preview), undefined, 'a GET opens no session');
   }
-  assert.equal((await runAdminOp(h.server.services, 'console.sessions.list', {})).filter((s) => s.kind === 'session').length, 0);
-  const crossSite = await fetch(link, { method: 'POST', redirect: 'manual', headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+  assert.equal(
+    (await runAdminOp(h.server.services, 'console.sessions.list', {})).filter((s) => s.kind === 'session').length,
+    0,
+  );
+  const crossSite = await fetch(link, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+    body: '',
+  });
   assert.equal(crossSite.status, 401, 'a POST from another site is refused');
   assert.equal(cookieOf(crossSite), undefined);
   const signedIn = await followLink(link);
@@ -104,7 +117,13 @@ test('a link expires after ten minutes; next= only ever leads inside the console
   const refused = await followLink(late);
   assert.equal(refused.status, 401);
 
-  for (const next of ['//evil.example/console', 'https://evil.example/', '/api-key', '/console/../api-key', '/console/\\evil']) {
+  for (const next of [
+    '//evil.example/console',
+    'https://evil.example/',
+    '/api-key',
+    '/console/../api-key',
+    '/console/\\evil',
+  ]) {
     const res = await followLink(await consoleLink(h, { account: 'acme', next }));
     assert.equal(res.headers.get('location'), '/console', next);
   }
@@ -112,7 +131,11 @@ test('a link expires after ten minutes; next= only ever leads inside the console
 
 test('a pasted access token signs in, with its scopes and never past its expiry; API keys, PATs and junk are refused', async (t) => {
   const h = await startService(t);
-  const { accessToken, expiresAt } = await h.server.services.tokens.issueAccessToken(h.accountId, ['tasks:read'], 60_000);
+  const { accessToken, expiresAt } = await h.server.services.tokens.issueAccessToken(
+    h.accountId,
+    ['tasks:read'],
+    60_000,
+  );
   const ok = await postToken(h.url, `  ${accessToken}\n`);
   assert.equal(ok.status, 303);
   assert.equal(ok.headers.get('location'), '/console/usage');
@@ -136,7 +159,11 @@ test('a pasted access token signs in, with its scopes and never past its expiry;
 
 test('an external issuer’s access token (JWKS) signs in to its account', async (t) => {
   const { jwksUrl, sign } = await startJwksIssuer(t);
-  const h = await startService(t, { config: { auth: { externalIssuer: { issuer: 'https://id.example', jwksUrl, audience: 'imgtask', accountClaim: 'account' } } } });
+  const h = await startService(t, {
+    config: {
+      auth: { externalIssuer: { issuer: 'https://id.example', jwksUrl, audience: 'imgtask', accountClaim: 'account' } },
+    },
+  });
   const token = await sign({ account: 'acme', scope: 'keys manage' });
   const res = await postToken(h.url, token);
   assert.equal(res.status, 303);
@@ -151,7 +178,12 @@ test('sign-in attempts are rate-limited per client', async (t) => {
   assert.deepEqual(statuses.slice(0, 10), Array(10).fill(401));
   assert.equal(statuses[10], 429);
   const link = await consoleLink(h);
-  const limited = await fetch(link, { method: 'POST', redirect: 'manual', headers: { origin: new URL(link).origin, 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+  const limited = await fetch(link, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { origin: new URL(link).origin, 'content-type': 'application/x-www-form-urlencoded' },
+    body: '',
+  });
   assert.equal(limited.status, 429, 'using a link counts too');
   assert.ok(Number(limited.headers.get('retry-after')) >= 1);
 });
@@ -159,16 +191,26 @@ test('sign-in attempts are rate-limited per client', async (t) => {
 test('sign-in attempts are counted per client behind a trusted proxy (server.trustedProxies); without one, X-Forwarded-For is ignored', async (t) => {
   const spoofed = await startService(t);
   const rotating: number[] = [];
-  for (let i = 0; i < 11; i++) rotating.push((await postToken(spoofed.url, 'wrong', { 'x-forwarded-for': `203.0.113.${i}` })).status);
+  for (let i = 0; i < 11; i++)
+    rotating.push((await postToken(spoofed.url, 'wrong', { 'x-forwarded-for': `203.0.113.${i}` })).status);
   assert.equal(rotating[10], 429, 'a client naming itself anew each time is still one client');
 
   const proxied = await startService(t, { config: { server: { trustedProxies: ['127.0.0.1', '::1'] } } });
   const statuses: number[] = [];
-  for (let i = 0; i < 11; i++) statuses.push((await postToken(proxied.url, 'wrong', { 'x-forwarded-for': '6.6.6.6, 203.0.113.1' })).status);
+  for (let i = 0; i < 11; i++)
+    statuses.push((await postToken(proxied.url, 'wrong', { 'x-forwarded-for': '6.6.6.6, 203.0.113.1' })).status);
   assert.deepEqual(statuses.slice(0, 10), Array(10).fill(401));
   assert.equal(statuses[10], 429, 'the client the proxy names is limited');
-  assert.equal((await postToken(proxied.url, 'wrong', { 'x-forwarded-for': '203.0.113.2' })).status, 401, 'another client behind the same proxy is not');
-  assert.equal((await postToken(proxied.url, 'wrong', { 'x-forwarded-for': '203.0.113.2, 203.0.113.1' })).status, 429, 'a hop the client wrote is not believed');
+  assert.equal(
+    (await postToken(proxied.url, 'wrong', { 'x-forwarded-for': '203.0.113.2' })).status,
+    401,
+    'another client behind the same proxy is not',
+  );
+  assert.equal(
+    (await postToken(proxied.url, 'wrong', { 'x-forwarded-for': '203.0.113.2, 203.0.113.1' })).status,
+    429,
+    'a hop the client wrote is not believed',
+  );
 });
 
 test('signing out, or revoking the session, ends it at once', async (t) => {
@@ -180,11 +222,18 @@ test('signing out, or revoking the session, ends it at once', async (t) => {
   assert.equal((await a.get('/console')).status, 303, 'the old cookie opens nothing');
 
   const b = await consoleSignIn(h);
-  const live = (await runAdminOp(h.server.services, 'console.sessions.list', {})).filter((s) => s.kind === 'session' && !s.revokedAt);
+  const live = (await runAdminOp(h.server.services, 'console.sessions.list', {})).filter(
+    (s) => s.kind === 'session' && !s.revokedAt,
+  );
   assert.equal(live.length, 1);
-  assert.deepEqual(await runAdminOp(h.server.services, 'console.sessions.revoke', { id: live[0].id }), { id: live[0].id, revoked: true });
+  assert.deepEqual(await runAdminOp(h.server.services, 'console.sessions.revoke', { id: live[0].id }), {
+    id: live[0].id,
+    revoked: true,
+  });
   assert.equal((await b.get('/console')).status, 303);
-  await assert.rejects(runAdminOp(h.server.services, 'console.sessions.revoke', { id: live[0].id }), { code: 'NOT_FOUND' });
+  await assert.rejects(runAdminOp(h.server.services, 'console.sessions.revoke', { id: live[0].id }), {
+    code: 'NOT_FOUND',
+  });
 });
 
 test('a state-changing request from another site, or without the session’s form token, is refused', async (t) => {
@@ -211,7 +260,14 @@ test('console answers carry a strict Content-Security-Policy; assets are hashed,
   const client = await consoleSignIn(h);
   const page = await client.get('/console');
   const csp = page.headers.get('content-security-policy') ?? '';
-  for (const directive of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "frame-ancestors 'none'", "form-action 'self'"]) assert.ok(csp.includes(directive), directive);
+  for (const directive of [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "frame-ancestors 'none'",
+    "form-action 'self'",
+  ])
+    assert.ok(csp.includes(directive), directive);
   assert.equal(page.headers.get('x-frame-options'), 'DENY');
   assert.equal(page.headers.get('cache-control'), 'no-store');
   assert.doesNotMatch(page.text, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
@@ -246,7 +302,9 @@ test('the operator session sees the operator view only; an account session canno
   const account = await consoleSignIn(h);
   assert.equal((await account.get('/console/operator')).status, 403);
   await assert.rejects(runAdminOp(h.server.services, 'console.link', {}), { code: 'VALIDATION_ERROR' });
-  await assert.rejects(runAdminOp(h.server.services, 'console.link', { account: 'nobody' }), { code: 'VALIDATION_ERROR' });
+  await assert.rejects(runAdminOp(h.server.services, 'console.link', { account: 'nobody' }), {
+    code: 'VALIDATION_ERROR',
+  });
 });
 
 test('console.enabled: false answers every /console path as an unknown route', async (t) => {
@@ -256,5 +314,7 @@ test('console.enabled: false answers every /console path as an unknown route', a
     assert.equal(res.status, 404, path);
     assert.equal(((await res.json()) as { code: string }).code, 'NOT_FOUND');
   }
-  await assert.rejects(runAdminOp(h.server.services, 'console.link', { account: 'acme' }), { code: 'VALIDATION_ERROR' });
+  await assert.rejects(runAdminOp(h.server.services, 'console.link', { account: 'acme' }), {
+    code: 'VALIDATION_ERROR',
+  });
 });

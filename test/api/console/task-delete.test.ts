@@ -3,10 +3,14 @@ import { test } from 'node:test';
 import { consoleClient, consoleSignIn } from '../../helpers/console.js';
 import { type Harness, startService, waitForTask } from '../../helpers/harness.js';
 
-const apiTask = async (h: Harness, id: string) => (await h.request('GET', `/tasks/${id}`, { auth: h.apiKey })).json.data;
+const apiTask = async (h: Harness, id: string) =>
+  (await h.request('GET', `/tasks/${id}`, { auth: h.apiKey })).json.data;
 
 async function generated(h: Harness): Promise<{ id: string; imageUrl: string }> {
-  const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a private lighthouse', metadata: { order: 'o-40' } } });
+  const created = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a private lighthouse', metadata: { order: 'o-40' } },
+  });
   const task = await waitForTask(h, created.json.data.taskId);
   return { id: task.id, imageUrl: task.result.images[0].service_url };
 }
@@ -23,7 +27,12 @@ test('the task page has Delete…, which asks first on a page of its own; its fo
   assert.match(ask.text, new RegExp(`<h1>Delete task ${id}\\?</h1>`));
   assert.match(ask.text, /its images and videos, with their poster frames/);
   assert.match(ask.text, /for up to 1 day/, 'what a cache may keep: images.cacheMaxAgeSeconds');
-  assert.match(ask.text, new RegExp(`<form method="post" action="/console/tasks/${id}/delete" class="actions"><input type="hidden" name="_csrf"`));
+  assert.match(
+    ask.text,
+    new RegExp(
+      `<form method="post" action="/console/tasks/${id}/delete" class="actions"><input type="hidden" name="_csrf"`,
+    ),
+  );
   assert.match(ask.text, new RegExp(`<a href="/console/tasks/${id}">Keep it</a>`));
   assert.equal((await apiTask(h, id)).dataRemoved, false, 'asking deletes nothing');
 
@@ -53,7 +62,12 @@ test("the gallery's full view deletes its task after asking, and leads back to t
   const c = await consoleSignIn(h);
 
   const view = await c.get(`/console/gallery/${id}/0`);
-  assert.match(view.text, new RegExp(`<a class="button danger" href="/console/tasks/${id}/delete\\?from=gallery">Delete the task \\(all its items\\)…</a>`));
+  assert.match(
+    view.text,
+    new RegExp(
+      `<a class="button danger" href="/console/tasks/${id}/delete\\?from=gallery">Delete the task \\(all its items\\)…</a>`,
+    ),
+  );
   const ask = await c.get(`/console/tasks/${id}/delete?from=gallery`);
   assert.match(ask.text, /<input type="hidden" name="from" value="gallery"\/>/);
   assert.match(ask.text, /<a href="\/console\/gallery">Keep it<\/a>/);

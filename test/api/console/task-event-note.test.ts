@@ -26,11 +26,20 @@ test('the inspector does not say that no event was sent when only live listeners
   // No webhook: a live listener (imgtask webhooks listen) would have had this task's event.
   const heard = await note(h, await settledEcho(h));
   assert.doesNotMatch(heard, /no event was sent/);
-  assert.match(heard, /^No webhook endpoint was to receive this task(&#39;|')s event, so none was stored for delivery\./);
-  assert.match(heard, /Live listeners \(<code>imgtask webhooks listen<\/code>, <code>GET \/webhook\/events<\/code>\) connected when it settled got it; they are not recorded here\./);
+  assert.match(
+    heard,
+    /^No webhook endpoint was to receive this task(&#39;|')s event, so none was stored for delivery\./,
+  );
+  assert.match(
+    heard,
+    /Live listeners \(<code>imgtask webhooks listen<\/code>, <code>GET \/webhook\/events<\/code>\) connected when it settled got it; they are not recorded here\./,
+  );
   assert.match(heard, /<a href="\/console\/webhooks">Webhooks<\/a>/);
 
   // Opted out: no listener had it either.
   const alone = await note(h, await settledEcho(h, { webhook: { dashboard: false } }));
-  assert.match(alone, /^This task was created with <code>webhook\.dashboard: false<\/code> and no endpoint of its own: its event went to no webhook and no live listener/);
+  assert.match(
+    alone,
+    /^This task was created with <code>webhook\.dashboard: false<\/code> and no endpoint of its own: its event went to no webhook and no live listener/,
+  );
 });

@@ -11,14 +11,22 @@ async function echo(h: Harness, body: Record<string, unknown> = {}, auth = h.api
   return res.json.data.taskId;
 }
 
-const apiTask = async (h: Harness, id: string) => (await h.request('GET', `/tasks/${id}`, { auth: h.apiKey })).json.data;
+const apiTask = async (h: Harness, id: string) =>
+  (await h.request('GET', `/tasks/${id}`, { auth: h.apiKey })).json.data;
 
 /** The text of one section of the inspector, by its heading's id. */
-const section = (html: string, headingId: string): string => /<section[^>]*>[\s\S]*?<\/section>/g.exec(html.slice(html.indexOf(`id="${headingId}"`) - 60))?.[0] ?? '';
+const section = (html: string, headingId: string): string =>
+  /<section[^>]*>[\s\S]*?<\/section>/g.exec(html.slice(html.indexOf(`id="${headingId}"`) - 60))?.[0] ?? '';
 
 test('the inspector shows the task, its request as submitted, its result, and each item with its error', async (t) => {
   const h = await startService(t);
-  const id = await echo(h, { items: 3, price: '0.02', failItems: [1], failCode: 'INVALID_INPUT', metadata: { order: 'o-9' } });
+  const id = await echo(h, {
+    items: 3,
+    price: '0.02',
+    failItems: [1],
+    failCode: 'INVALID_INPUT',
+    metadata: { order: 'o-9' },
+  });
   const failedId = await echo(h, { failItems: [0], failCode: 'RESTRICTED_CONTENT' });
   const task = await waitForTask(h, id);
   await waitForTask(h, failedId);
@@ -36,10 +44,16 @@ test('the inspector shows the task, its request as submitted, its result, and ea
   assert.ok(request.includes('&quot;order&quot;: &quot;o-9&quot;'), 'the request as JSON');
   assert.ok(request.includes('&quot;failCode&quot;: &quot;INVALID_INPUT&quot;'));
   const result = section(page.text, 'result-heading');
-  assert.ok(result.includes(JSON.stringify(task.result, null, 2).replaceAll('"', '&quot;')), 'the result as the API shows it');
+  assert.ok(
+    result.includes(JSON.stringify(task.result, null, 2).replaceAll('"', '&quot;')),
+    'the result as the API shows it',
+  );
   const items = section(page.text, 'items-heading');
   assert.equal((items.match(/<tr data-index=/g) ?? []).length, 3);
-  assert.match(items, /<tr data-index="1">[\s\S]*?badge failed[\s\S]*?<code>INVALID_INPUT<\/code><\/td><td class="item-message">item 1 refused<\/td>/);
+  assert.match(
+    items,
+    /<tr data-index="1">[\s\S]*?badge failed[\s\S]*?<code>INVALID_INPUT<\/code><\/td><td class="item-message">item 1 refused<\/td>/,
+  );
   assert.equal(page.text.includes('Cancel task'), false, 'no cancel once settled');
   assert.equal(page.text.includes('id="live"'), false, 'no live progress once settled');
 
@@ -51,7 +65,10 @@ test('the inspector shows the task, its request as submitted, its result, and ea
 
 test('the inspector shows every image an item made as a thumbnail, with its rating and review verdict; items are numbered from 1', async (t) => {
   const h = await startService(t);
-  const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse', model: 'auto', size: 'square', count: 2, rating: true } });
+  const created = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a lighthouse', model: 'auto', size: 'square', count: 2, rating: true },
+  });
   const made = await waitForTask(h, created.json.data.taskId);
   const [first, second] = made.result.images;
   const reviewed = await h.request('POST', '/image/review', { auth: h.apiKey, body: { url: first.service_url } });
@@ -61,10 +78,15 @@ test('the inspector shows every image an item made as a thumbnail, with its rati
 
   const page = await c.get(`/console/tasks/${made.id}`);
   const items = section(page.text, 'items-heading');
-  const row = (index: number) => /<tr data-index="\d+">[\s\S]*?<\/tr>/g.exec(items.slice(items.indexOf(`<tr data-index="${index}">`)))?.[0] ?? '';
+  const row = (index: number) =>
+    /<tr data-index="\d+">[\s\S]*?<\/tr>/g.exec(items.slice(items.indexOf(`<tr data-index="${index}">`)))?.[0] ?? '';
   for (const [index, image] of [first, second].entries()) {
     const cells = row(index);
-    assert.match(cells, new RegExp(`^<tr data-index="${index}"><th scope="row" class="num">${index + 1}</th>`), 'numbered from 1, as the CLI numbers items');
+    assert.match(
+      cells,
+      new RegExp(`^<tr data-index="${index}"><th scope="row" class="num">${index + 1}</th>`),
+      'numbered from 1, as the CLI numbers items',
+    );
     assert.match(
       cells,
       new RegExp(
@@ -120,7 +142,11 @@ test('cancel settles a pending task as cancelled; a settled one is refused with 
   const id = await echo(h, { items: 2, delayMs: 10_000 });
   const c = await consoleSignIn(h);
   const page = await c.get(`/console/tasks/${id}`);
-  assert.match(page.text, new RegExp(`<form method="post" action="/console/tasks/${id}/cancel"`), 'a Cancel button while pending');
+  assert.match(
+    page.text,
+    new RegExp(`<form method="post" action="/console/tasks/${id}/cancel"`),
+    'a Cancel button while pending',
+  );
 
   const foreign = await c.post(`/console/tasks/${id}/cancel`, {}, { origin: 'https://evil.example' });
   assert.equal(foreign.status, 401);
@@ -151,7 +177,10 @@ test('cancel settles a pending task as cancelled; a settled one is refused with 
 
   const again = await c.post(`/console/tasks/${id}/cancel`);
   assert.equal(again.status, 409);
-  assert.match(again.text, /<strong>TASK_NOT_PENDING<\/strong>: task tsk_[0-9A-Za-z]+ has already settled: it is failed/);
+  assert.match(
+    again.text,
+    /<strong>TASK_NOT_PENDING<\/strong>: task tsk_[0-9A-Za-z]+ has already settled: it is failed/,
+  );
 });
 
 test('cancel needs the session scope tasks:cancel, as the API route does', async (t) => {
@@ -193,7 +222,15 @@ test('run again makes a new task of the same type with the same request, as the 
   assert.equal(copy.apiKeyId, h.keyId, 'made by the original key');
   assert.match((await c.get(res.location!)).text, new RegExp(`A new task with the request of ${id}`));
 
-  const generated = await waitForTask(h, (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a red kite', model: 'auto', count: 2 } })).json.data.taskId);
+  const generated = await waitForTask(
+    h,
+    (
+      await h.request('POST', '/image/generate', {
+        auth: h.apiKey,
+        body: { prompt: 'a red kite', model: 'auto', count: 2 },
+      })
+    ).json.data.taskId,
+  );
   const regenerated = await c.post(`/console/tasks/${generated.id}/again`);
   assert.equal(regenerated.status, 303, regenerated.text.slice(0, 400));
   const newImage = await apiTask(h, /tsk_[0-9A-Za-z]+/.exec(regenerated.location!)![0]);
@@ -206,16 +243,27 @@ test('run again makes a new task of the same type with the same request, as the 
   await waitForTask(h, orphan);
   await services.apiKeys.revoke(h.accountId, second.apiKey.id);
   const page = await c.get(`/console/tasks/${orphan}`);
-  assert.match(page.text, /<label for="again-key">Its key is gone: run it with<select id="again-key" name="keyId" required="">/);
+  assert.match(
+    page.text,
+    /<label for="again-key">Its key is gone: run it with<select id="again-key" name="keyId" required="">/,
+  );
   const unchosen = await c.post(`/console/tasks/${orphan}/again`);
   assert.equal(unchosen.status, 400);
   assert.match(unchosen.text, /<strong>VALIDATION_ERROR<\/strong>: choose the key to run it with/);
   const chosen = await c.post(`/console/tasks/${orphan}/again`, { keyId: h.keyId });
   assert.equal(chosen.status, 303);
-  assert.equal((await apiTask(h, /tsk_[0-9A-Za-z]+/.exec(chosen.location!)![0])).apiKeyId, h.keyId, 'made by the key chosen');
+  assert.equal(
+    (await apiTask(h, /tsk_[0-9A-Za-z]+/.exec(chosen.location!)![0])).apiKeyId,
+    h.keyId,
+    'made by the key chosen',
+  );
   const other = await services.accounts.create('initech', 1_000_000);
   const theirKey = await services.apiKeys.create({ accountId: other.id, name: 'theirs' });
-  assert.equal((await c.post(`/console/tasks/${orphan}/again`, { keyId: theirKey.apiKey.id })).status, 404, "another account's key is not found");
+  assert.equal(
+    (await c.post(`/console/tasks/${orphan}/again`, { keyId: theirKey.apiKey.id })).status,
+    404,
+    "another account's key is not found",
+  );
 });
 
 test('run again refuses, with why, a stored request its type no longer takes', async (t) => {
@@ -240,16 +288,28 @@ test('run again refuses, with why, a stored request its type no longer takes', a
     },
     {},
   );
-  await store.tasks.settle({ id: 'tsk_0legacy', status: 'failed', result: null, errors: [{ code: 'PROVIDER_ERROR' }], cost: 0, at: now });
+  await store.tasks.settle({
+    id: 'tsk_0legacy',
+    status: 'failed',
+    result: null,
+    errors: [{ code: 'PROVIDER_ERROR' }],
+    cost: 0,
+    at: now,
+  });
   const c = await consoleSignIn(h);
   const res = await c.post('/console/tasks/tsk_0legacy/again');
   assert.equal(res.status, 400);
-  assert.match(res.text, /<strong>VALIDATION_ERROR<\/strong>: its request no longer passes the checks of test\.echo: items: /);
+  assert.match(
+    res.text,
+    /<strong>VALIDATION_ERROR<\/strong>: its request no longer passes the checks of test\.echo: items: /,
+  );
   assert.equal((await store.tasks.list(h.accountId, { limit: 5 })).tasks.length, 1, 'nothing was created');
 });
 
 test('the inspector lists the event sent, each webhook delivery and every attempt', async (t) => {
-  const h = await startService(t, { config: { webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, 20, 40], timeoutMs: 500 } } });
+  const h = await startService(t, {
+    config: { webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, 20, 40], timeoutMs: 500 } },
+  });
   const receiver = await startReceiver(t, [500, 200]);
   const custom = await startReceiver(t);
   const hook = await h.request('POST', '/webhook', { auth: h.token, body: { url: receiver.url('/hook') } });
@@ -279,5 +339,9 @@ test('the inspector lists the event sent, each webhook delivery and every attemp
 
   const quiet = await echo(h, { webhook: { dashboard: false } });
   await waitForTask(h, quiet);
-  await eventually(async () => /This task was created with <code>webhook.dashboard: false<\/code>/.test((await c.get(`/console/tasks/${quiet}`)).text));
+  await eventually(async () =>
+    /This task was created with <code>webhook.dashboard: false<\/code>/.test(
+      (await c.get(`/console/tasks/${quiet}`)).text,
+    ),
+  );
 });

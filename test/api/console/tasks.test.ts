@@ -11,7 +11,8 @@ async function echo(h: Harness, body: Record<string, unknown> = {}, auth = h.api
 }
 
 /** The task ids a list page (or rows fragment) shows, in order. */
-const listedIds = (html: string): string[] => [...html.matchAll(/href="\/console\/tasks\/(tsk_[0-9A-Za-z]+)"/g)].map((m) => m[1]);
+const listedIds = (html: string): string[] =>
+  [...html.matchAll(/href="\/console\/tasks\/(tsk_[0-9A-Za-z]+)"/g)].map((m) => m[1]);
 
 /** The target of a pager link by its text, as a path to get (attribute escapes undone). */
 function pagerLink(html: string, text: 'Older' | 'Newer' | 'Newest'): string | undefined {
@@ -31,7 +32,12 @@ test('the list shows the account’s tasks newest first, filtered by status, typ
   const second = await h.server.services.apiKeys.create({ accountId: h.accountId, name: 'second key' });
   const ordered = await echo(h, { metadata: { order: 'o-1', env: 'prod' } });
   const failed = await echo(h, { failItems: [0], failCode: 'INVALID_INPUT', metadata: { order: 'o-2' } });
-  const generated = (await h.request('POST', '/image/generate', { auth: second.raw, body: { prompt: 'a harbour at dawn', model: 'auto' } })).json.data.taskId as string;
+  const generated = (
+    await h.request('POST', '/image/generate', {
+      auth: second.raw,
+      body: { prompt: 'a harbour at dawn', model: 'auto' },
+    })
+  ).json.data.taskId as string;
   for (const id of [ordered, failed, generated]) await waitForTask(h, id);
   const c = await consoleSignIn(h);
 
@@ -39,8 +45,12 @@ test('the list shows the account’s tasks newest first, filtered by status, typ
   assert.equal(page.status, 200);
   assert.deepEqual(listedIds(page.text), [generated, failed, ordered], 'newest first');
   assert.match(page.text, /<form method="get" action="\/console\/tasks" class="filters"/, 'filters are a GET form');
-  for (const type of ['image.generate', 'image.rate', 'test.echo']) assert.ok(page.text.includes(`<option value="${type}">${type}</option>`), `the type select offers ${type}`);
-  assert.ok(page.text.includes(`<option value="${second.apiKey.id}">second key (`), "the key select offers the account's keys");
+  for (const type of ['image.generate', 'image.rate', 'test.echo'])
+    assert.ok(page.text.includes(`<option value="${type}">${type}</option>`), `the type select offers ${type}`);
+  assert.ok(
+    page.text.includes(`<option value="${second.apiKey.id}">second key (`),
+    "the key select offers the account's keys",
+  );
   const generatedRow = page.text.split('<tr').find((row) => row.includes(generated)) ?? '';
   assert.match(generatedRow, /<span class="badge completed">completed<\/span>/, 'status as text');
   assert.match(generatedRow, /second key/, "the key's name");
@@ -54,9 +64,19 @@ test('the list shows the account’s tasks newest first, filtered by status, typ
   await expectListed(c, `?key=${second.apiKey.id}`, [generated], 'by key');
   await expectListed(c, `?key=${h.keyId}&status=completed`, [ordered], 'by key and status');
   await expectListed(c, `?metadata=${encodeURIComponent('order=o-1')}`, [ordered], 'by metadata');
-  await expectListed(c, `?metadata=${encodeURIComponent('order=o-1')}&metadata=${encodeURIComponent('env=dev')}`, [], 'every metadata filter applies');
+  await expectListed(
+    c,
+    `?metadata=${encodeURIComponent('order=o-1')}&metadata=${encodeURIComponent('env=dev')}`,
+    [],
+    'every metadata filter applies',
+  );
   const today = new Date().toISOString().slice(0, 10);
-  await expectListed(c, `?from=${today}&to=${today}`, [generated, failed, ordered], "today's tasks, both days included");
+  await expectListed(
+    c,
+    `?from=${today}&to=${today}`,
+    [generated, failed, ordered],
+    "today's tasks, both days included",
+  );
   const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
   const none = await c.get(`/console/tasks?from=${tomorrow}`);
   assert.deepEqual(listedIds(none.text), []);
@@ -66,7 +86,12 @@ test('the list shows the account’s tasks newest first, filtered by status, typ
   const bad = await c.get('/console/tasks?status=bogus&from=2026-02-31&metadata=novalue');
   assert.equal(bad.status, 400, 'filters that do not parse are refused as the API would');
   assert.match(bad.text, /VALIDATION_ERROR/);
-  for (const text of ['Status: choose pending, completed or failed', 'From: not a date', 'Metadata: write each filter as key=value']) assert.ok(bad.text.includes(text), text);
+  for (const text of [
+    'Status: choose pending, completed or failed',
+    'From: not a date',
+    'Metadata: write each filter as key=value',
+  ])
+    assert.ok(bad.text.includes(text), text);
   assert.deepEqual(listedIds(bad.text), [generated, failed, ordered], 'the other filters still apply (none here)');
 });
 
@@ -116,7 +141,10 @@ test('the rows fragment answers just the rows of the same query, and a pending t
   const c = await consoleSignIn(h);
 
   const page = await c.get('/console/tasks?type=test.echo');
-  assert.match(page.text, /<tbody id="task-rows" data-rows="\/console\/tasks\/rows\?type=test\.echo" data-newest="true">/);
+  assert.match(
+    page.text,
+    /<tbody id="task-rows" data-rows="\/console\/tasks\/rows\?type=test\.echo" data-newest="true">/,
+  );
   assert.match(page.text, /<script type="module" src="\/console\/assets\/tasks\.[0-9a-f]{12}\.js">/);
 
   const rows = await c.get('/console/tasks/rows?type=test.echo');
@@ -165,7 +193,10 @@ test('XSS payloads in a prompt and metadata are shown only as escaped text', asy
   const h = await startService(t);
   const script = '<script>alert(1)</script>';
   const img = '"><img src=x onerror=alert(1)>';
-  const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: `${script} ${img}`, model: 'auto', metadata: { note: img, [script]: 'k' } } });
+  const created = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: `${script} ${img}`, model: 'auto', metadata: { note: img, [script]: 'k' } },
+  });
   assert.equal(created.status, 201, created.text);
   const id = created.json.data.taskId;
   await waitForTask(h, id);
@@ -181,12 +212,19 @@ test('XSS payloads in a prompt and metadata are shown only as escaped text', asy
     assert.equal(page.text.includes('<script>alert(1)'), false, 'no raw script tag');
     assert.equal(page.text.includes('<img src=x'), false, 'no raw img tag');
     // Attribute values taken out (they hold the escaped payload as text), no tag has an onerror attribute.
-    assert.equal(/<[^>]*\sonerror=/i.test(page.text.replace(/"[^"]*"/g, '""')), false, 'no element carries an onerror attribute');
+    assert.equal(
+      /<[^>]*\sonerror=/i.test(page.text.replace(/"[^"]*"/g, '""')),
+      false,
+      'no element carries an onerror attribute',
+    );
   }
   const [inspector, filtered, typed] = pages;
   assert.ok(inspector.text.includes('&lt;script&gt;alert(1)&lt;/script&gt;'), 'the prompt shows as text');
   assert.ok(inspector.text.includes('&lt;img src=x onerror=alert(1)&gt;'), 'the metadata shows as text');
   assert.deepEqual(listedIds(filtered.text), [id], 'the metadata filter finds it');
-  assert.ok(filtered.text.includes('value="note=&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"'), 'the filter keeps what was typed, escaped');
+  assert.ok(
+    filtered.text.includes('value="note=&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"'),
+    'the filter keeps what was typed, escaped',
+  );
   assert.ok(typed.text.includes('value="x=&lt;script&gt;alert(1)&lt;/script&gt;"'));
 });

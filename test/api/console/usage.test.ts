@@ -47,7 +47,11 @@ function csvRows(text: string): string[][] {
   return text
     .split(/\r\n/)
     .filter((line) => line !== '')
-    .map((line) => [...line.matchAll(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g)].slice(0, -1).map(([, cell]) => (cell.startsWith('"') ? cell.slice(1, -1).replace(/""/g, '"') : cell)));
+    .map((line) =>
+      [...line.matchAll(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g)]
+        .slice(0, -1)
+        .map(([, cell]) => (cell.startsWith('"') ? cell.slice(1, -1).replace(/""/g, '"') : cell)),
+    );
 }
 
 test('the usage page charts spend and tasks per day, key and type by default over the last 30 days, each chart with its table', async (t) => {
@@ -83,8 +87,13 @@ test('the usage page charts spend and tasks per day, key and type by default ove
     [[1.2], [3]],
   );
   for (const heading of ['Day', 'Key', 'Type'])
-    assert.match(page.text, new RegExp(`<th scope="col">${heading}</th><th scope="col" class="num">Cost \\(USD\\)</th>`), `the ${heading} chart has its table`);
-  for (const [, src] of page.text.matchAll(/<script[^>]*src="([^"]+)"/g)) assert.match(src, /^\/console\/assets\//, 'same-origin scripts only');
+    assert.match(
+      page.text,
+      new RegExp(`<th scope="col">${heading}</th><th scope="col" class="num">Cost \\(USD\\)</th>`),
+      `the ${heading} chart has its table`,
+    );
+  for (const [, src] of page.text.matchAll(/<script[^>]*src="([^"]+)"/g))
+    assert.match(src, /^\/console\/assets\//, 'same-origin scripts only');
 });
 
 test('the CSV export has the rows of GET /usage for the same range, and neutralises a key name that is a formula', async (t) => {
@@ -111,11 +120,19 @@ test('the CSV export has the rows of GET /usage for the same range, and neutrali
   assert.ok(byKey.text.includes(`"'=HYPERLINK(""x"")"`), byKey.text);
   const keyRows = csvRows(byKey.text);
   assert.deepEqual(keyRows[0], ['key', 'name', 'cost_usd', 'tasks', 'items']);
-  assert.deepEqual(keyRows.find((row) => row[0] === formula.apiKey.id)?.slice(1), [`'=HYPERLINK("x")`, '0.25', '1', '1']);
-  for (const row of keyRows) for (const cell of row) assert.doesNotMatch(cell, /^[=+@-]/, 'no cell a spreadsheet would run');
+  assert.deepEqual(keyRows.find((row) => row[0] === formula.apiKey.id)?.slice(1), [
+    `'=HYPERLINK("x")`,
+    '0.25',
+    '1',
+    '1',
+  ]);
+  for (const row of keyRows)
+    for (const cell of row) assert.doesNotMatch(cell, /^[=+@-]/, 'no cell a spreadsheet would run');
   assert.deepEqual(
     keyRows.slice(1).map((row) => row[0]),
-    (await h.request('GET', `/usage?from=${from}&to=${to}&groupBy=key`, { auth: h.token })).json.data.groups.map((g: any) => g.key ?? ''),
+    (await h.request('GET', `/usage?from=${from}&to=${to}&groupBy=key`, { auth: h.token })).json.data.groups.map(
+      (g: any) => g.key ?? '',
+    ),
   );
 });
 
@@ -124,7 +141,10 @@ test('an invalid range shows the usage page with a notice and what was typed; th
   const web = await consoleSignIn(h);
   const reversed = await web.get('/console/usage?from=2026-12-01&to=2026-11-01');
   assert.equal(reversed.status, 400);
-  assert.match(reversed.text, /<div class="notice error" role="alert"><strong>VALIDATION_ERROR<\/strong>: from \(2026-12-01T00:00:00.000Z\) must be before to/);
+  assert.match(
+    reversed.text,
+    /<div class="notice error" role="alert"><strong>VALIDATION_ERROR<\/strong>: from \(2026-12-01T00:00:00.000Z\) must be before to/,
+  );
   assert.match(reversed.text, /name="from" type="date" value="2026-12-01"/);
   assert.match(reversed.text, /name="to" type="date" value="2026-11-01"/);
 

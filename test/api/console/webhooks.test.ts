@@ -5,10 +5,15 @@ import { eventually, startService } from '../../helpers/harness.js';
 import { startReceiver } from '../../helpers/receiver.js';
 
 const SECRET = /<code id="webhook-secret">(whsec_[^<]+)<\/code>/;
-const RECEIVING = { config: { webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, 50, 100], timeoutMs: 1000 } } };
+const RECEIVING = {
+  config: { webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, 50, 100], timeoutMs: 1000 } },
+};
 
 /** Adds a webhook from the console; answers its id and the secret the answer showed. */
-async function addWebhook(c: ConsoleClient, fields: Record<string, string | string[]>): Promise<{ id: string; secret: string; text: string }> {
+async function addWebhook(
+  c: ConsoleClient,
+  fields: Record<string, string | string[]>,
+): Promise<{ id: string; secret: string; text: string }> {
   const res = await c.post('/console/webhooks', fields);
   assert.equal(res.status, 201, res.text);
   const secret = SECRET.exec(res.text)?.[1];
@@ -19,13 +24,18 @@ async function addWebhook(c: ConsoleClient, fields: Record<string, string | stri
 }
 
 /** The delivery log's row of one delivery. */
-const rowOf = (page: string, deliveryId: string) => page.split(`<tr id="delivery-${deliveryId}">`)[1]?.split('</tr>')[0] ?? '';
+const rowOf = (page: string, deliveryId: string) =>
+  page.split(`<tr id="delivery-${deliveryId}">`)[1]?.split('</tr>')[0] ?? '';
 
 test('a webhook is added with its secret shown once, listed with its events and keys, and edited', async (t) => {
   const h = await startService(t);
   const c = await consoleSignIn(h);
   const url = 'https://hooks.example/in';
-  const { id, secret, text } = await addWebhook(c, { url, events: ['task.completed', 'task.image.generate.failed'], apiKeyIds: [h.keyId] });
+  const { id, secret, text } = await addWebhook(c, {
+    url,
+    events: ['task.completed', 'task.image.generate.failed'],
+    apiKeyIds: [h.keyId],
+  });
   assert.match(text, /it will not be shown again/);
   assert.match(text, /data-copy="webhook-secret"/);
   const api = (await h.request('GET', `/webhook/${id}`, { auth: h.token })).json.data;
@@ -35,7 +45,8 @@ test('a webhook is added with its secret shown once, listed with its events and 
   const list = await c.get('/console/webhooks');
   assert.equal(list.text.includes(secret), false, 'a later visit never shows the secret');
   const row = list.text.split(`<tr id="webhook-${id}">`)[1]?.split('</tr>')[0] ?? '';
-  for (const shown of [url, 'task.completed', 'task.image.generate.failed', 'harness', 'Enabled']) assert.ok(row.includes(shown), `the list shows ${shown}`);
+  for (const shown of [url, 'task.completed', 'task.image.generate.failed', 'harness', 'Enabled'])
+    assert.ok(row.includes(shown), `the list shows ${shown}`);
 
   const saved = await c.post(`/console/webhooks/${id}`, { url: 'https://hooks.example/other', events: ['all'] });
   assert.equal(saved.status, 303);
@@ -44,7 +55,11 @@ test('a webhook is added with its secret shown once, listed with its events and 
   assert.equal(edited.url, 'https://hooks.example/other');
   assert.deepEqual(edited.events, ['all']);
   assert.equal(edited.enabled, false, 'the Enabled box left unchecked disables it');
-  assert.deepEqual((await h.server.services.webhooks.operatorView(h.accountId, id)).apiKeyIds, [], 'no key checked: every key');
+  assert.deepEqual(
+    (await h.server.services.webhooks.operatorView(h.accountId, id)).apiKeyIds,
+    [],
+    'no key checked: every key',
+  );
   const page = await c.get(saved.location);
   assert.match(page.text, /Saved\./);
   assert.match(page.text, /Disabled/);
@@ -153,7 +168,11 @@ test("another account's webhook answers 404 on its page and every action", async
     assert.match(res.text, /does not exist, or it is not yours/);
   }
   const mine = await addWebhook(c, { url: 'https://hooks.example/in' });
-  assert.equal((await c.post(`/console/webhooks/${mine.id}/deliveries/${delivery.id}/redeliver`)).status, 404, "another account's delivery under my webhook");
+  assert.equal(
+    (await c.post(`/console/webhooks/${mine.id}/deliveries/${delivery.id}/redeliver`)).status,
+    404,
+    "another account's delivery under my webhook",
+  );
   const after = await h.server.services.webhooks.get(other.id, theirs.id);
   assert.equal(after.url, 'https://theirs.example/hook');
   assert.equal(after.secret, theirs.secret);
@@ -162,7 +181,11 @@ test("another account's webhook answers 404 on its page and every action", async
 test('a cross-site post (a foreign Origin, or none) adds no webhook', async (t) => {
   const h = await startService(t);
   const c = await consoleSignIn(h);
-  const foreign = await c.post('/console/webhooks', { url: 'https://forged.example/hook' }, { origin: 'https://evil.example' });
+  const foreign = await c.post(
+    '/console/webhooks',
+    { url: 'https://forged.example/hook' },
+    { origin: 'https://evil.example' },
+  );
   assert.equal(foreign.status, 401);
   const form = new URLSearchParams({ _csrf: c.csrf, url: 'https://forged.example/hook' });
   const none = await fetch(`${h.url}/console/webhooks`, {

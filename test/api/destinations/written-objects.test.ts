@@ -15,13 +15,20 @@ const PRIVATE_OK = { destinations: { allowPrivateAddresses: true }, fetch: { all
 const S3_LOGIN = { forcePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
 async function destination(h: Harness, name: string, provider: string, config: Record<string, unknown>) {
-  const res = await h.request('POST', '/destinations', { auth: h.token, body: { name, provider: { id: provider }, config } });
+  const res = await h.request('POST', '/destinations', {
+    auth: h.token,
+    body: { name, provider: { id: provider }, config },
+  });
   assert.equal(res.status, 201, res.text);
   return res.json.data as { id: string };
 }
 
 const generate = async (h: Harness, body: Record<string, unknown>) =>
-  waitForTask(h, (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse', ...body } })).json.data.taskId);
+  waitForTask(
+    h,
+    (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse', ...body } })).json
+      .data.taskId,
+  );
 
 const testUpload = (h: Harness, id: string) => h.request('POST', `/destinations/${id}/test`, { auth: h.token });
 
@@ -32,7 +39,12 @@ async function startHttpStorage(t: TestContext, answers: Record<string, number>)
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
+      requests.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      });
       res.statusCode = answers[req.method ?? ''] ?? 405;
       res.end(res.statusCode < 300 ? '' : 'not here');
     });
@@ -64,7 +76,11 @@ test('s3: the reported key is the object key, prefix included; the object carrie
     const object = await s3.head(key);
     assert.ok(object, `HeadObject ${key} finds the object`);
     assert.equal(object.contentType, 'image/png');
-    assert.equal(object.cacheControl, 'public, max-age=600', "the server's images.cacheMaxAgeSeconds, not immutable: an image can be deleted");
+    assert.equal(
+      object.cacheControl,
+      'public, max-age=600',
+      "the server's images.cacheMaxAgeSeconds, not immutable: an image can be deleted",
+    );
     assert.equal(object.metadata['task-id'], task.id);
     assert.equal(url, `https://img.example/renders/my%20set%20%231/${task.id}/${image.id}.png`);
     assert.equal(image.url, url);
@@ -75,7 +91,13 @@ test('s3: the reported key is the object key, prefix included; the object carrie
 test('s3: the test upload is written under the prefix and deleted afterwards; the answer names its full key', async (t) => {
   const s3 = await startS3(t);
   const h = await startService(t, { config: PRIVATE_OK });
-  const d = await destination(h, 'bucket', 's3', { bucket: s3.bucket, endpoint: s3.endpoint, ...S3_LOGIN, prefix: 'renders/', publicBaseUrl: 'https://img.example' });
+  const d = await destination(h, 'bucket', 's3', {
+    bucket: s3.bucket,
+    endpoint: s3.endpoint,
+    ...S3_LOGIN,
+    prefix: 'renders/',
+    publicBaseUrl: 'https://img.example',
+  });
   const res = await testUpload(h, d.id);
   assert.equal(res.status, 200, res.text);
   const { ok, key, url, deleted } = res.json.data;
@@ -90,8 +112,14 @@ test('s3: the test upload is written under the prefix and deleted afterwards; th
 
 test('local: the test upload is removed from disk; the reported key names the file that was written', async (t) => {
   const root = await tempDir(t);
-  const h = await startService(t, { config: { ...PRIVATE_OK, destinations: { ...PRIVATE_OK.destinations, local: { allowedRoots: [root] } } } });
-  const d = await destination(h, 'disk', 'local', { path: join(root, 'out'), publicBaseUrl: 'https://files.example/out', keyTemplate: 'a b/{imageId}.{ext}' });
+  const h = await startService(t, {
+    config: { ...PRIVATE_OK, destinations: { ...PRIVATE_OK.destinations, local: { allowedRoots: [root] } } },
+  });
+  const d = await destination(h, 'disk', 'local', {
+    path: join(root, 'out'),
+    publicBaseUrl: 'https://files.example/out',
+    keyTemplate: 'a b/{imageId}.{ext}',
+  });
   const res = await testUpload(h, d.id);
   assert.equal(res.status, 200, res.text);
   const { key, url, deleted } = res.json.data;
@@ -111,7 +139,11 @@ test('local: the test upload is removed from disk; the reported key names the fi
 test('http: the test upload is a PUT then a DELETE of the same URL, with the same headers; images carry Cache-Control and x-imgtask-task-id', async (t) => {
   const storage = await startHttpStorage(t, { PUT: 201, DELETE: 204 });
   const h = await startService(t, { config: PRIVATE_OK });
-  const d = await destination(h, 'put', 'http', { urlTemplate: storage.url('/bucket/{key}'), headers: { authorization: 'Bearer storage-token-abcd' }, keyTemplate: 'a b/{imageId}.{ext}' });
+  const d = await destination(h, 'put', 'http', {
+    urlTemplate: storage.url('/bucket/{key}'),
+    headers: { authorization: 'Bearer storage-token-abcd' },
+    keyTemplate: 'a b/{imageId}.{ext}',
+  });
   const res = await testUpload(h, d.id);
   assert.equal(res.status, 200, res.text);
   const { key, url, deleted } = res.json.data;
@@ -155,7 +187,12 @@ test('http: a storage that refuses the DELETE leaves the test a success, with de
 
 test('keys with empty, "." or ".." segments are refused: URLs and folders would resolve them to another object', async (t) => {
   const h = await startService(t);
-  const s3 = { bucket: 'images', endpoint: 'https://s3.example', accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'secret-1234' };
+  const s3 = {
+    bucket: 'images',
+    endpoint: 'https://s3.example',
+    accessKeyId: 'AKIAEXAMPLE',
+    secretAccessKey: 'secret-1234',
+  };
   for (const [config, path] of [
     [{ ...s3, keyTemplate: '/{imageId}.{ext}' }, 'keyTemplate'],
     [{ ...s3, keyTemplate: 'a//{imageId}.{ext}' }, 'keyTemplate'],
@@ -165,12 +202,24 @@ test('keys with empty, "." or ".." segments are refused: URLs and folders would 
     [{ ...s3, prefix: '../renders/' }, 'prefix'],
     [{ ...s3, prefix: '/renders/' }, 'prefix'],
   ] as const) {
-    const res = await h.request('POST', '/destinations', { auth: h.token, body: { name: 'x', provider: { id: 's3' }, config } });
+    const res = await h.request('POST', '/destinations', {
+      auth: h.token,
+      body: { name: 'x', provider: { id: 's3' }, config },
+    });
     assert.equal(res.status, 400, JSON.stringify(config));
     assert.deepEqual(res.json.errors[0].path, ['config', path], JSON.stringify(config));
   }
   assert.equal(
-    (await h.request('POST', '/destinations', { auth: h.token, body: { name: 'x', provider: { id: 's3' }, config: { ...s3, prefix: 'renders/', keyTemplate: 'v1.0/{imageId}.{ext}' } } })).status,
+    (
+      await h.request('POST', '/destinations', {
+        auth: h.token,
+        body: {
+          name: 'x',
+          provider: { id: 's3' },
+          config: { ...s3, prefix: 'renders/', keyTemplate: 'v1.0/{imageId}.{ext}' },
+        },
+      })
+    ).status,
     201,
   );
 });

@@ -5,23 +5,40 @@ import { EVENT_KINDS, TASK_MODULES } from '../../../src/tasks/index.js';
 import { startService, waitForTask } from '../../helpers/harness.js';
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
-const deref = (doc: any, schema: any): any => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema);
+const deref = (doc: any, schema: any): any =>
+  schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema;
 
 /** Every `$ref` in a value. */
 const refsIn = (value: unknown): string[] =>
-  typeof value !== 'object' || value === null ? [] : Object.entries(value).flatMap(([key, v]) => (key === '$ref' && typeof v === 'string' ? [v] : refsIn(v)));
+  typeof value !== 'object' || value === null
+    ? []
+    : Object.entries(value).flatMap(([key, v]) => (key === '$ref' && typeof v === 'string' ? [v] : refsIn(v)));
 
 test('GET /tasks lists its query parameters from the schema it parses them with, and its 400', async (t) => {
   const h = await startService(t);
   const doc = (await h.request('GET', '/openapi.json')).json;
   const list = doc.paths['/tasks'].get;
   const params = Object.fromEntries(list.parameters.map((p: any) => [p.name, p]));
-  assert.deepEqual(Object.keys(params), ['status', 'type', 'createdAfter', 'createdBefore', 'limit', 'cursor', 'metadata']);
+  assert.deepEqual(Object.keys(params), [
+    'status',
+    'type',
+    'createdAfter',
+    'createdBefore',
+    'limit',
+    'cursor',
+    'metadata',
+  ]);
   for (const p of list.parameters) assert.equal(p.in, 'query');
   assert.deepEqual(params.status.schema.enum, [...TASK_STATUSES]);
-  assert.deepEqual([params.limit.schema.minimum, params.limit.schema.maximum, params.limit.schema.default], [1, 100, 20]);
+  assert.deepEqual(
+    [params.limit.schema.minimum, params.limit.schema.maximum, params.limit.schema.default],
+    [1, 100, 20],
+  );
   assert.equal(params.createdAfter.schema.format, 'date-time');
-  assert.deepEqual([params.metadata.style, params.metadata.explode, params.metadata.schema.type], ['form', true, 'object']);
+  assert.deepEqual(
+    [params.metadata.style, params.metadata.explode, params.metadata.schema.type],
+    ['form', true, 'object'],
+  );
   assert.match(params.metadata.description, /metadata\.<key>=<value>/);
 
   const rejection = list.responses['400'].content['application/json'].schema;
@@ -32,7 +49,8 @@ test('GET /tasks lists its query parameters from the schema it parses them with,
   const shape = doc.components.schemas.ResourceSchemaRejection;
   assert.deepEqual(Object.keys(res.json).sort(), [...shape.required].sort());
   assert.deepEqual(res.json.errors.map((e: any) => e.path.join('.')).sort(), ['limit', 'status']);
-  for (const issue of res.json.errors) assert.deepEqual(Object.keys(issue).sort(), [...doc.components.schemas.SchemaIssue.required].sort());
+  for (const issue of res.json.errors)
+    assert.deepEqual(Object.keys(issue).sort(), [...doc.components.schemas.SchemaIssue.required].sort());
 });
 
 test('rate and alt describe their 202 answer, and images their 304', async (t) => {
@@ -57,7 +75,8 @@ test('rate and alt describe their 202 answer, and images their 304', async (t) =
   );
 
   // The answers are those: a 202 with the pending task, and a 304 on a matching If-None-Match.
-  const { taskId } = (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse' } })).json.data;
+  const { taskId } = (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse' } }))
+    .json.data;
   const task = await waitForTask(h, taskId);
   const serviceUrl: string = task.result.images[0].service_url;
   const queued = await h.request('POST', '/image/alt', { auth: h.apiKey, body: { urls: [serviceUrl], sync: false } });
@@ -72,7 +91,11 @@ test('rate and alt describe their 202 answer, and images their 304', async (t) =
 test('webhooks: one entry per event sent, webhook.test included, none for `all`, each public', async (t) => {
   const h = await startService(t);
   const doc = (await h.request('GET', '/openapi.json')).json;
-  const sent = [...TASK_MODULES.flatMap((m) => [`task.${m.type}.completed`, `task.${m.type}.failed`]), 'webhook.test', 'billing.threshold_reached'];
+  const sent = [
+    ...TASK_MODULES.flatMap((m) => [`task.${m.type}.completed`, `task.${m.type}.failed`]),
+    'webhook.test',
+    'billing.threshold_reached',
+  ];
   // The `type` of every payload a webhook entry describes: exactly the event types the service sends.
   const types = new Set<string>();
   for (const [kind, item] of Object.entries<any>(doc.webhooks)) {
@@ -83,16 +106,32 @@ test('webhooks: one entry per event sent, webhook.test included, none for `all`,
   }
   assert.deepEqual([...types].sort(), [...sent].sort());
   assert.equal(types.has('all'), false);
-  assert.deepEqual(deref(doc, doc.webhooks['webhook.test'].post.requestBody.content['application/json'].schema).properties.data.required, ['webhookId']);
-  const generateCompleted = deref(doc, doc.webhooks['task.image.generate.completed'].post.requestBody.content['application/json'].schema);
+  assert.deepEqual(
+    deref(doc, doc.webhooks['webhook.test'].post.requestBody.content['application/json'].schema).properties.data
+      .required,
+    ['webhookId'],
+  );
+  const generateCompleted = deref(
+    doc,
+    doc.webhooks['task.image.generate.completed'].post.requestBody.content['application/json'].schema,
+  );
   assert.deepEqual(generateCompleted.properties.data.properties.result, ref('ImageGenerateResult'));
-  assert.equal(doc.webhooks['task.completed'].post.requestBody.content['application/json'].schema.oneOf.length, TASK_MODULES.length);
+  assert.equal(
+    doc.webhooks['task.completed'].post.requestBody.content['application/json'].schema.oneOf.length,
+    TASK_MODULES.length,
+  );
 
   // `all` stays a subscription value: the webhook body and resource accept and show it.
   assert.deepEqual(doc.components.schemas.WebhookEventKind.enum, [...EVENT_KINDS]);
   assert.ok(EVENT_KINDS.includes('all'));
-  assert.deepEqual(doc.paths['/webhook'].post.requestBody.content['application/json'].schema.properties.events.anyOf[0].items.enum, [...EVENT_KINDS]);
-  const created = await h.request('POST', '/webhook', { auth: h.token, body: { url: 'https://hooks.invalid/x', events: ['all'] } });
+  assert.deepEqual(
+    doc.paths['/webhook'].post.requestBody.content['application/json'].schema.properties.events.anyOf[0].items.enum,
+    [...EVENT_KINDS],
+  );
+  const created = await h.request('POST', '/webhook', {
+    auth: h.token,
+    body: { url: 'https://hooks.invalid/x', events: ['all'] },
+  });
   assert.equal(created.status, 201);
   assert.deepEqual(created.json.data.events, ['all']);
 });
@@ -122,7 +161,8 @@ test('answers reference named component schemas, every reference resolves and ev
     assert.ok(names.includes(name), name);
 
   const refs = refsIn({ paths: doc.paths, webhooks: doc.webhooks, components: doc.components });
-  for (const target of refs) assert.ok(doc.components.schemas[target.replace('#/components/schemas/', '')], `${target} resolves`);
+  for (const target of refs)
+    assert.ok(doc.components.schemas[target.replace('#/components/schemas/', '')], `${target} resolves`);
   const outside = new Set(refsIn({ paths: doc.paths, webhooks: doc.webhooks }));
   const used = new Set(outside);
   for (let grew = true; grew; ) {
@@ -147,7 +187,13 @@ test('answers reference named component schemas, every reference resolves and ev
     TASK_MODULES.map((m) => m.type),
   );
   assert.deepEqual(doc.components.schemas.Error.required, ['code']);
-  assert.deepEqual(doc.paths['/tasks/{id}'].get.responses['200'].content['application/json'].schema.properties.data, ref('Task'));
-  assert.deepEqual(doc.paths['/tasks'].get.responses['200'].content['application/json'].schema.properties.data.items, ref('Task'));
+  assert.deepEqual(
+    doc.paths['/tasks/{id}'].get.responses['200'].content['application/json'].schema.properties.data,
+    ref('Task'),
+  );
+  assert.deepEqual(
+    doc.paths['/tasks'].get.responses['200'].content['application/json'].schema.properties.data.items,
+    ref('Task'),
+  );
   assert.deepEqual(doc.components.schemas.ImageGenerateResult.properties.images.items, ref('ImageItem'));
 });

@@ -21,10 +21,12 @@ interface LintReport {
 async function lint(file: string): Promise<LintReport> {
   const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
   const args = ['lint', '--format=json', `--config=${join(ROOT, 'redocly.yaml')}`, file];
-  const { stdout } = await run(process.execPath, [REDOCLY, ...args], { cwd: ROOT, env, maxBuffer: 64 << 20 }).catch((error: { stdout?: string; stderr?: string }) => {
-    if (!error.stdout) throw new Error(`redocly lint did not run: ${error.stderr}`);
-    return { stdout: error.stdout };
-  });
+  const { stdout } = await run(process.execPath, [REDOCLY, ...args], { cwd: ROOT, env, maxBuffer: 64 << 20 }).catch(
+    (error: { stdout?: string; stderr?: string }) => {
+      if (!error.stdout) throw new Error(`redocly lint did not run: ${error.stderr}`);
+      return { stdout: error.stdout };
+    },
+  );
   return JSON.parse(stdout) as LintReport;
 }
 
@@ -50,10 +52,15 @@ test('redocly lint with the recommended rules finds no error in the document a r
   // The linter does fail a broken document: an undeclared path parameter and a dangling $ref.
   const broken = structuredClone(res.json);
   delete broken.paths['/tasks/{id}/status'].get.parameters;
-  broken.paths['/tasks/{id}'].get.responses['200'].content['application/json'].schema = { $ref: '#/components/schemas/Nowhere' };
+  broken.paths['/tasks/{id}'].get.responses['200'].content['application/json'].schema = {
+    $ref: '#/components/schemas/Nowhere',
+  };
   const brokenFile = join(await tempDir(t), 'broken.json');
   await writeFile(brokenFile, JSON.stringify(broken));
   const rejected = await lint(brokenFile);
   assert.ok(rejected.totals.errors >= 2, summary(rejected, 'error'));
-  assert.deepEqual([...new Set(rejected.problems.filter((p) => p.severity === 'error').map((p) => p.ruleId))].sort(), ['no-unresolved-refs', 'path-parameters-defined']);
+  assert.deepEqual([...new Set(rejected.problems.filter((p) => p.severity === 'error').map((p) => p.ruleId))].sort(), [
+    'no-unresolved-refs',
+    'path-parameters-defined',
+  ]);
 });

@@ -45,12 +45,34 @@ test("GET /openapi.json: the package's version, a description naming every kind 
 
   // Every tag an operation or an event carries is listed once, with a description of its own.
   const listed = doc.tags.map((tag: { name: string }) => tag.name);
-  assert.deepEqual(listed, ['images', 'videos', 'tasks', 'models', 'api-keys', 'webhooks', 'usage', 'destinations', 'service', 'webhook-events']);
-  for (const tag of doc.tags) assert.ok(tag.description && !tag.description.startsWith('/'), `tag ${tag.name} has a description: ${tag.description}`);
+  assert.deepEqual(listed, [
+    'images',
+    'videos',
+    'tasks',
+    'models',
+    'api-keys',
+    'webhooks',
+    'usage',
+    'destinations',
+    'service',
+    'webhook-events',
+  ]);
+  for (const tag of doc.tags)
+    assert.ok(
+      tag.description && !tag.description.startsWith('/'),
+      `tag ${tag.name} has a description: ${tag.description}`,
+    );
   const used = new Set<string>();
-  for (const ops of [...Object.values(doc.paths), ...Object.values(doc.webhooks)] as Record<string, { tags: string[] }>[]) {
+  for (const ops of [...Object.values(doc.paths), ...Object.values(doc.webhooks)] as Record<
+    string,
+    { tags: string[] }
+  >[]) {
     for (const op of Object.values(ops)) for (const tag of op.tags) used.add(tag);
   }
   assert.deepEqual([...used].sort(), [...listed].sort(), 'every tag used is listed, and every tag listed is used');
-  assert.equal(doc.webhooks['task.completed'].post.tags[0], 'webhook-events', 'the events sent apart from the routes that manage webhooks');
+  assert.equal(
+    doc.webhooks['task.completed'].post.tags[0],
+    'webhook-events',
+    'the events sent apart from the routes that manage webhooks',
+  );
 });

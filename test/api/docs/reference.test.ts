@@ -9,7 +9,10 @@ import { startService } from '../../helpers/harness.js';
 const STANDALONE = createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js');
 
 /** A GET over node:http, which hands back the bytes as sent (fetch would undo the gzip). */
-function rawGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function rawGet(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     request(url, { headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -53,7 +56,11 @@ test('GET /docs is a page that loads the renderer and the description from this 
   assert.match(src ?? '', /^docs\/scalar\.js\?v=[\w-]{22}$/);
   const script = await rawGet(new URL(src!, `${h.url}/docs`).href);
   assert.equal(script.status, 200);
-  assert.equal(script.headers['cache-control'], 'public, max-age=31536000, immutable', 'under its digest the URL is immutable');
+  assert.equal(
+    script.headers['cache-control'],
+    'public, max-age=31536000, immutable',
+    'under its digest the URL is immutable',
+  );
   assert.equal(new URL(attribute(res.text, 'data-url'), `${h.url}/docs`).href, `${h.url}/openapi.json`);
 
   const configuration = JSON.parse(attribute(res.text, 'data-configuration'));
@@ -68,7 +75,10 @@ test('GET /docs is a page that loads the renderer and the description from this 
 test('GET /docs lets the reference try requests against publicUrl when it names another origin', async (t) => {
   const h = await startService(t, { config: { publicUrl: 'https://images.example.test:8443/api' } });
   const res = await h.request('GET', '/docs', { auth: null });
-  assert.match(res.headers.get('content-security-policy') ?? '', /connect-src 'self' https:\/\/images\.example\.test:8443;/);
+  assert.match(
+    res.headers.get('content-security-policy') ?? '',
+    /connect-src 'self' https:\/\/images\.example\.test:8443;/,
+  );
 });
 
 test('GET /docs/scalar.js serves the installed bundle: gzipped when accepted, strong ETags per encoding, 304 on a match', async (t) => {

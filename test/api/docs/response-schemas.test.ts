@@ -19,12 +19,19 @@ test('every documented route declares its answer: a response schema, or the cont
 test('an answer outside its route schema fails the check the harness runs on every answer', async (t) => {
   const h = await startService(t);
   const check = createResponseChecker(h.server.api);
-  const { taskId } = (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a fox' } })).json.data;
+  const { taskId } = (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a fox' } })).json
+    .data;
   const task = await waitForTask(h, taskId);
   check('GET', `/tasks/${taskId}`, 200, { data: task });
 
-  const mangled = { ...task, result: { ...task.result, images: [{ status: 'success', id: task.result.images[0].id }] } };
-  assert.throws(() => check('GET', `/tasks/${taskId}`, 200, { data: mangled }), /GET \/tasks\/tsk_\w+ answered 200 outside its response schema: data\.result/);
+  const mangled = {
+    ...task,
+    result: { ...task.result, images: [{ status: 'success', id: task.result.images[0].id }] },
+  };
+  assert.throws(
+    () => check('GET', `/tasks/${taskId}`, 200, { data: mangled }),
+    /GET \/tasks\/tsk_\w+ answered 200 outside its response schema: data\.result/,
+  );
   assert.throws(() => check('GET', '/health', 200, { data: { status: 'fine' } }), /outside its response schema/);
   assert.doesNotThrow(() => check('GET', '/health', 404, { code: 'NOT_FOUND' }), 'errors are not success answers');
 });

@@ -18,7 +18,10 @@ test('every JSON route answers 400 for a body nested past the bound, never 5xx',
       for (const body of [`{"metadata":{"a":${deep}}}`, `{"events":${deep},"urls":${deep}}`, deep]) {
         const res = await h.request(route.method.toUpperCase(), path, { auth, body });
         assert.equal(res.status, 400, res.text.slice(0, 200));
-        assert.deepEqual(res.json, { code: 'VALIDATION_ERROR', message: `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels` });
+        assert.deepEqual(res.json, {
+          code: 'VALIDATION_ERROR',
+          message: `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`,
+        });
       }
     });
   }
@@ -27,7 +30,10 @@ test('every JSON route answers 400 for a body nested past the bound, never 5xx',
 test('a body at the bound is parsed as usual', async (t) => {
   const h = await startService(t);
   const metadata = `{"a":${nested(MAX_JSON_DEPTH - 2)}}`;
-  const res = await h.request('POST', '/image/generate', { auth: h.apiKey, body: `{"prompt":"x","metadata":${metadata}}` });
+  const res = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: `{"prompt":"x","metadata":${metadata}}`,
+  });
   assert.equal(res.status, 201, res.text);
 });
 

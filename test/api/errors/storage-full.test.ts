@@ -15,18 +15,32 @@ function diskFull(): Error {
   return err;
 }
 
-const errno = (code: string) => Object.assign(new Error(`${code}: no space left on device, write`), { code, errno: -28, syscall: 'write' });
+const errno = (code: string) =>
+  Object.assign(new Error(`${code}: no space left on device, write`), { code, errno: -28, syscall: 'write' });
 
 test('a lack of space is recognised whatever layer names it: ENOSPC, EDQUOT, PostgreSQL disk_full, STORAGE_FULL', () => {
-  for (const err of [errno('ENOSPC'), errno('EDQUOT'), diskFull(), storageFull()]) assert.equal(isOutOfSpace(err), true, String(err));
-  for (const err of [errno('EIO'), errno('EACCES'), new AppError('NOT_READY'), Object.assign(new Error('unique'), { code: '23505' }), null, undefined, 'ENOSPC']) {
+  for (const err of [errno('ENOSPC'), errno('EDQUOT'), diskFull(), storageFull()])
+    assert.equal(isOutOfSpace(err), true, String(err));
+  for (const err of [
+    errno('EIO'),
+    errno('EACCES'),
+    new AppError('NOT_READY'),
+    Object.assign(new Error('unique'), { code: '23505' }),
+    null,
+    undefined,
+    'ENOSPC',
+  ]) {
     assert.equal(isOutOfSpace(err), false, String(err));
   }
 });
 
 test('a write refused for lack of space reaching the error handler raw answers 507 STORAGE_FULL with Retry-After, not a 500', async (t) => {
   const app = new Hono<ApiEnv>();
-  const thrown: Record<string, () => Error> = { postgres: diskFull, enospc: () => errno('ENOSPC'), edquot: () => errno('EDQUOT') };
+  const thrown: Record<string, () => Error> = {
+    postgres: diskFull,
+    enospc: () => errno('ENOSPC'),
+    edquot: () => errno('EDQUOT'),
+  };
   app.post('/write/:kind', (c) => {
     throw thrown[c.req.param('kind')]();
   });

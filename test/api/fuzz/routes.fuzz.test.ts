@@ -16,7 +16,10 @@ const SYNC_ROUTES = new Set(['/image/rate', '/image/alt', '/image/review']);
 /** A 4xx is one of the spec's shapes: a flat error with a code, a schema rejection, or the malformed-JSON text. */
 function assertRequestError(res: Awaited<ReturnType<Harness['request']>>): void {
   if (res.text === 'Malformed JSON in request body') return;
-  assert.ok(res.json && (typeof res.json.code === 'string' || res.json.success === false), `a ${res.status} without a spec error body: ${res.text.slice(0, 300)}`);
+  assert.ok(
+    res.json && (typeof res.json.code === 'string' || res.json.success === false),
+    `a ${res.status} without a spec error body: ${res.text.slice(0, 300)}`,
+  );
 }
 
 async function sendBody(h: Harness, route: RouteSpec, path: string, body: string) {
@@ -32,7 +35,10 @@ async function sendBody(h: Harness, route: RouteSpec, path: string, body: string
     });
   });
   const syncFailure = SYNC_ROUTES.has(route.path) && res.status === 500 && res.json?.code === 'UNKNOWN_ERROR';
-  assert.ok(res.status < 500 || syncFailure, `${route.method.toUpperCase()} ${path} answered ${res.status} to ${body.slice(0, 300)}: ${res.text.slice(0, 300)}`);
+  assert.ok(
+    res.status < 500 || syncFailure,
+    `${route.method.toUpperCase()} ${path} answered ${res.status} to ${body.slice(0, 300)}: ${res.text.slice(0, 300)}`,
+  );
   if (res.status >= 400 && !syncFailure) assertRequestError(res);
 }
 
@@ -41,8 +47,14 @@ test('generated bodies (valid, near-valid and hostile) never get a 5xx or crash 
     config: { sync: { timeoutMs: 100 }, fetch: { timeoutMs: 500 }, work: { defaultConcurrency: 1 } },
   });
   // Real ids for the routes that update one, so bodies reach the service.
-  const webhook = (await h.request('POST', '/webhook', { auth: h.token, body: { url: 'https://example.com/hook' } })).json.data.id;
-  const destination = (await h.request('POST', '/destinations', { auth: h.token, body: { name: 'box', provider: { id: 'http' }, config: { urlTemplate: 'https://example.com/{key}' } } })).json.data.id;
+  const webhook = (await h.request('POST', '/webhook', { auth: h.token, body: { url: 'https://example.com/hook' } }))
+    .json.data.id;
+  const destination = (
+    await h.request('POST', '/destinations', {
+      auth: h.token,
+      body: { name: 'box', provider: { id: 'http' }, config: { urlTemplate: 'https://example.com/{key}' } },
+    })
+  ).json.data.id;
   const ids: Record<string, string> = { '/webhook/:id': webhook, '/destinations/:id': destination };
 
   const routes = routesOf(h.server.api).filter((route) => route.body && !route.internal);
@@ -65,14 +77,20 @@ test('generated bodies (valid, near-valid and hostile) never get a 5xx or crash 
 
   await t.test('GET /tasks with generated queries', async () => {
     const query = fc.dictionary(
-      fc.oneof(fc.constantFrom('status', 'type', 'limit', 'cursor', 'createdAfter', 'createdBefore', 'metadata.a'), fc.string({ maxLength: 20 })),
+      fc.oneof(
+        fc.constantFrom('status', 'type', 'limit', 'cursor', 'createdAfter', 'createdBefore', 'metadata.a'),
+        fc.string({ maxLength: 20 }),
+      ),
       fc.string({ maxLength: 60 }),
       { maxKeys: 5 },
     );
     await fc.assert(
       fc.asyncProperty(query, async (params) => {
         const res = await h.request('GET', `/tasks?${new URLSearchParams(params)}`, { auth: h.apiKey });
-        assert.ok(res.status < 500, `GET /tasks?${new URLSearchParams(params)} answered ${res.status}: ${res.text.slice(0, 300)}`);
+        assert.ok(
+          res.status < 500,
+          `GET /tasks?${new URLSearchParams(params)} answered ${res.status}: ${res.text.slice(0, 300)}`,
+        );
         if (res.status >= 400) assertRequestError(res);
       }),
       { numRuns: RUNS * 3, includeErrorInReport: true },

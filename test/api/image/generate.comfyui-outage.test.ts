@@ -14,13 +14,21 @@ import { tempDir } from '../../helpers/temp-dir.js';
  * reaches the client.
  */
 const PROMPT = 'a lighthouse at dawn';
-const BINDINGS = { prompt: '6.inputs.text', seed: '3.inputs.seed', width: '5.inputs.width', height: '5.inputs.height', batchSize: '5.inputs.batch_size' };
+const BINDINGS = {
+  prompt: '6.inputs.text',
+  seed: '3.inputs.seed',
+  width: '5.inputs.width',
+  height: '5.inputs.height',
+  batchSize: '5.inputs.batch_size',
+};
 
 async function serviceOn(t: TestContext, servers: string[], timeoutMs = 20_000): Promise<Harness> {
   const dir = await tempDir(t);
   const file = join(dir, 'flux.json');
   await writeFile(file, JSON.stringify(txt2imgWorkflow()));
-  const providers = Object.fromEntries(servers.map((baseUrl, i) => [`gpu-${i + 1}`, { type: 'comfyui', baseUrl, pollIntervalMs: 50, timeoutMs }]));
+  const providers = Object.fromEntries(
+    servers.map((baseUrl, i) => [`gpu-${i + 1}`, { type: 'comfyui', baseUrl, pollIntervalMs: 50, timeoutMs }]),
+  );
   return startService(t, {
     config: {
       providers,
@@ -38,7 +46,10 @@ async function serviceOn(t: TestContext, servers: string[], timeoutMs = 20_000):
 }
 
 async function generate(h: Harness, seed: number): Promise<string> {
-  const res = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: PROMPT, model: 'flux', seed, output: { format: 'png' } } });
+  const res = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: PROMPT, model: 'flux', seed, output: { format: 'png' } },
+  });
   assert.equal(res.status, 201, res.text);
   return res.json.data.taskId as string;
 }
@@ -58,13 +69,20 @@ test('ComfyUI: a lone server that restarts is waited for, and the item is made t
   const h = await serviceOn(t, [fake.baseUrl]);
   await fake.stop();
   const taskId = await generate(h, 5);
-  await until(() => h.logs.some((line) => /gpu-1 is down \(ECONNREFUSED\)/.test(line)), 'the log says the server is down');
+  await until(
+    () => h.logs.some((line) => /gpu-1 is down \(ECONNREFUSED\)/.test(line)),
+    'the log says the server is down',
+  );
   await fake.start();
   const task = await waitForTask(h, taskId);
   assert.equal(task.result.images[0].status, 'success', JSON.stringify(task.result));
   assert.equal(prompts(fake), 1, 'run once, once the server was back');
   assert.equal(h.logs.filter((line) => / is down /.test(line)).length, 1, 'down is logged once');
-  assert.equal(h.logs.filter((line) => /gpu-1 is back, after [\d.]+ s down/.test(line)).length, 1, 'back is logged once');
+  assert.equal(
+    h.logs.filter((line) => /gpu-1 is back, after [\d.]+ s down/.test(line)).length,
+    1,
+    'back is logged once',
+  );
 });
 
 test('ComfyUI: a lone server that never comes back fails the item with the cause and the wait, not PROVIDERS_BUSY', async (t) => {
@@ -98,13 +116,20 @@ test('ComfyUI: with one of two servers down, the other makes the image without w
 test('ComfyUI: an execution_error that would recur runs once, and its message reaches the client without server paths', async (t) => {
   const fake = await startFakeComfyUi(t);
   const h = await serviceOn(t, [fake.baseUrl]);
-  fake.failNext('execution_error', "[Errno 2] No such file or directory: '/home/alice/ComfyUI/models/loras/detail.safetensors'", 4);
+  fake.failNext(
+    'execution_error',
+    "[Errno 2] No such file or directory: '/home/alice/ComfyUI/models/loras/detail.safetensors'",
+    4,
+  );
   const taskId = await generate(h, 3);
   const task = await waitForTask(h, taskId);
   const [image] = task.result.images;
   assert.equal(image.status, 'failed');
   assert.equal(image.error.code, 'PROVIDER_ERROR');
-  assert.match(image.error.message, /node 3 \(KSampler\): RuntimeError: .*No such file or directory: '…\/loras\/detail\.safetensors'/);
+  assert.match(
+    image.error.message,
+    /node 3 \(KSampler\): RuntimeError: .*No such file or directory: '…\/loras\/detail\.safetensors'/,
+  );
   assert.doesNotMatch(image.error.message, /alice|\/home|ComfyUI\/models/, 'no server path');
   assert.equal(prompts(fake), 1, 'not run again: it would fail the same way');
   assert.equal(fake.messages.filter((m) => m.type === 'execution_error').length, 1);

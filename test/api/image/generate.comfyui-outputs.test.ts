@@ -15,9 +15,20 @@ import { tempDir } from '../../helpers/temp-dir.js';
  * binding, and without width/height bindings an item reports the size the workflow made.
  */
 const PROMPT = 'a lighthouse at dawn';
-const BINDINGS = { prompt: '6.inputs.text', seed: '3.inputs.seed', width: '5.inputs.width', height: '5.inputs.height', batchSize: '5.inputs.batch_size' };
+const BINDINGS = {
+  prompt: '6.inputs.text',
+  seed: '3.inputs.seed',
+  width: '5.inputs.width',
+  height: '5.inputs.height',
+  batchSize: '5.inputs.batch_size',
+};
 
-async function serviceWith(t: TestContext, fake: FakeComfyUi, model: Record<string, unknown>, graph: unknown = twoOutputWorkflow()): Promise<Harness> {
+async function serviceWith(
+  t: TestContext,
+  fake: FakeComfyUi,
+  model: Record<string, unknown>,
+  graph: unknown = twoOutputWorkflow(),
+): Promise<Harness> {
   const dir = await tempDir(t);
   const file = join(dir, 'graph.json');
   await writeFile(file, JSON.stringify(graph));
@@ -38,7 +49,12 @@ async function serviceWith(t: TestContext, fake: FakeComfyUi, model: Record<stri
   });
 }
 
-const body = (extra: Record<string, unknown>) => ({ prompt: PROMPT, model: 'flux', output: { format: 'png' }, ...extra });
+const body = (extra: Record<string, unknown>) => ({
+  prompt: PROMPT,
+  model: 'flux',
+  output: { format: 'png' },
+  ...extra,
+});
 const prompts = (fake: FakeComfyUi) => fake.requests.filter((r) => r.path === '/prompt').length;
 
 async function create(h: Harness, extra: Record<string, unknown>): Promise<string> {
@@ -56,7 +72,10 @@ async function firstPixel(url: string): Promise<number[]> {
 test('every output: two SaveImage nodes and count 2 make 4 items from 2 jobs, each stored and priced, estimated and reserved as 4', async (t) => {
   const fake = await startFakeComfyUi(t);
   const h = await serviceWith(t, fake, {});
-  const estimate = await h.request('POST', '/tasks/estimate', { auth: h.apiKey, body: { type: 'image.generate', request: body({ count: 2, seed: 42 }) } });
+  const estimate = await h.request('POST', '/tasks/estimate', {
+    auth: h.apiKey,
+    body: { type: 'image.generate', request: body({ count: 2, seed: 42 }) },
+  });
   assert.equal(estimate.status, 200, estimate.text);
   assert.deepEqual(estimate.json.data.items, ['0.01', '0.01', '0.01', '0.01']);
   assert.equal(estimate.json.data.estimatedCost, '0.04');
@@ -166,9 +185,15 @@ test('without width and height bindings the size asked for is not bound: the ite
 test('every output: a posted graph (workflow) with two save nodes makes two items per run, though the model’s own workflow has one', async (t) => {
   const fake = await startFakeComfyUi(t);
   const h = await serviceWith(t, fake, { allowRawWorkflows: true }, txt2imgWorkflow());
-  const made = await h.request('POST', '/api-key', { auth: h.token, body: { scopes: ['image:generate', 'tasks:read', 'workflow:raw'] } });
+  const made = await h.request('POST', '/api-key', {
+    auth: h.token,
+    body: { scopes: ['image:generate', 'tasks:read', 'workflow:raw'] },
+  });
   assert.equal(made.status, 201, made.text);
-  const res = await h.request('POST', '/image/generate', { auth: made.json.data.raw, body: body({ seed: 3, workflow: twoOutputWorkflow() }) });
+  const res = await h.request('POST', '/image/generate', {
+    auth: made.json.data.raw,
+    body: body({ seed: 3, workflow: twoOutputWorkflow() }),
+  });
   assert.equal(res.status, 201, res.text);
   const task = await waitForTask(h, res.json.data.taskId);
   assert.deepEqual(

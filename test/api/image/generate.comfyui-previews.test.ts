@@ -21,10 +21,16 @@ interface SseEvent {
 }
 
 /** Reads a task's event stream to its end (the server ends it after `settled`), calling `onEvent` as each arrives. */
-async function readStream(h: Harness, taskId: string, options: { pat?: string; url?: string; onEvent?: (event: SseEvent) => void } = {}): Promise<SseEvent[]> {
+async function readStream(
+  h: Harness,
+  taskId: string,
+  options: { pat?: string; url?: string; onEvent?: (event: SseEvent) => void } = {},
+): Promise<SseEvent[]> {
   // With a PAT as ?token=, as the console's EventSource follows a task; else the API key.
   const path = options.pat ? `/tasks/${taskId}/events?token=${options.pat}` : `/tasks/${taskId}/events`;
-  const res = await fetch(`${options.url ?? h.url}${path}`, { headers: { ...(options.pat ? {} : { authorization: `Bearer ${h.apiKey}` }), accept: 'text/event-stream' } });
+  const res = await fetch(`${options.url ?? h.url}${path}`, {
+    headers: { ...(options.pat ? {} : { authorization: `Bearer ${h.apiKey}` }), accept: 'text/event-stream' },
+  });
   assert.equal(res.status, 200);
   const events: SseEvent[] = [];
   const decoder = new TextDecoder();
@@ -62,7 +68,13 @@ async function comfyService(t: TestContext): Promise<{ fake: FakeComfyUi; h: Har
         flux: {
           providers: ['gpu'],
           workflow,
-          bindings: { prompt: '6.inputs.text', seed: '3.inputs.seed', width: '5.inputs.width', height: '5.inputs.height', batchSize: '5.inputs.batch_size' },
+          bindings: {
+            prompt: '6.inputs.text',
+            seed: '3.inputs.seed',
+            width: '5.inputs.width',
+            height: '5.inputs.height',
+            batchSize: '5.inputs.batch_size',
+          },
           price: { perImage: '0.01', perInput: '0.002' },
           capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false, nativeSize: '512x512' },
         },
@@ -76,7 +88,10 @@ test('ComfyUI previews: GET /tasks/{id}/events sends the running item its previe
   const { fake, h } = await comfyService(t);
   // The job waits at its first step until the stream is open: what follows is seen live.
   fake.holdJobs();
-  const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse at dawn', model: 'flux', output: { format: 'png' } } });
+  const created = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a lighthouse at dawn', model: 'flux', output: { format: 'png' } },
+  });
   assert.equal(created.status, 201, created.text);
   const taskId = created.json.data.taskId as string;
   await fake.waitForMessage((m) => m.type === 'progress');
@@ -126,11 +141,17 @@ test('on PostgreSQL, previews reach a stream served by another process (serve --
   skip: testStore() !== 'postgres' && 'PostgreSQL only',
 }, async (t) => {
   const { fake, h } = await comfyService(t);
-  const config = loadConfig({ env: {}, overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 } }, h.storeConfig) });
+  const config = loadConfig({
+    env: {},
+    overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 } }, h.storeConfig),
+  });
   const apiOnly = await startServer({ dataDir: h.dataDir, config, role: 'api', log: () => undefined });
   t.after(() => apiOnly.close());
   fake.holdJobs();
-  const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse at dawn', model: 'flux', output: { format: 'png' } } });
+  const created = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a lighthouse at dawn', model: 'flux', output: { format: 'png' } },
+  });
   assert.equal(created.status, 201, created.text);
   await fake.waitForMessage((m) => m.type === 'progress');
   const events = await readStream(h, created.json.data.taskId, {
@@ -141,6 +162,7 @@ test('on PostgreSQL, previews reach a stream served by another process (serve --
   });
   const previews = events.filter((event) => event.event === 'preview');
   assert.ok(previews.length >= 1, `previews from the working process: ${events.map((event) => event.event).join(',')}`);
-  for (const preview of previews) assert.equal((await sharp(Buffer.from(preview.data.data, 'base64')).metadata()).format, 'jpeg');
+  for (const preview of previews)
+    assert.equal((await sharp(Buffer.from(preview.data.data, 'base64')).metadata()).format, 'jpeg');
   assert.equal(events.at(-1)!.event, 'settled');
 });

@@ -12,7 +12,13 @@ import { tempDir } from '../../helpers/temp-dir.js';
  * runs only once item 0 has ended, so it comes to the run late. It must take the run's outcome
  * as item 0 left it (the retry's image; a failure that would recur) rather than run the graph again.
  */
-const BINDINGS = { prompt: '6.inputs.text', seed: '3.inputs.seed', width: '5.inputs.width', height: '5.inputs.height', batchSize: '5.inputs.batch_size' };
+const BINDINGS = {
+  prompt: '6.inputs.text',
+  seed: '3.inputs.seed',
+  width: '5.inputs.width',
+  height: '5.inputs.height',
+  batchSize: '5.inputs.batch_size',
+};
 
 async function oneAtATime(t: TestContext, fake: FakeComfyUi): Promise<Harness> {
   const dir = await tempDir(t);
@@ -20,7 +26,9 @@ async function oneAtATime(t: TestContext, fake: FakeComfyUi): Promise<Harness> {
   await writeFile(file, JSON.stringify(twoOutputWorkflow()));
   return startService(t, {
     config: {
-      providers: { 'gpu-1': { type: 'comfyui', baseUrl: fake.baseUrl, pollIntervalMs: 50, timeoutMs: 20_000, concurrency: 1 } },
+      providers: {
+        'gpu-1': { type: 'comfyui', baseUrl: fake.baseUrl, pollIntervalMs: 50, timeoutMs: 20_000, concurrency: 1 },
+      },
       models: {
         flux: {
           provider: 'gpu-1',
@@ -37,7 +45,10 @@ async function oneAtATime(t: TestContext, fake: FakeComfyUi): Promise<Harness> {
 const prompts = (fake: FakeComfyUi) => fake.requests.filter((r) => r.path === '/prompt').length;
 
 async function generate(h: Harness): Promise<string> {
-  const res = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse', model: 'flux', seed: 5, output: { format: 'png' } } });
+  const res = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a lighthouse', model: 'flux', seed: 5, output: { format: 'png' } },
+  });
   assert.equal(res.status, 201, res.text);
   return res.json.data.taskId;
 }

@@ -26,17 +26,25 @@ test('the first time the service reaches a ComfyUI server, its workflows are che
     config: {
       providers: { 'gpu-1': { type: 'comfyui', baseUrl: fake.baseUrl, pollIntervalMs: 50 } },
       // `steps` binds the prompt to the sampler's steps (an INT): it starts all the same.
-      models: { flux: model({ prompt: '6.inputs.text', seed: '3.inputs.seed' }), steps: model({ prompt: '3.inputs.steps' }) },
+      models: {
+        flux: model({ prompt: '6.inputs.text', seed: '3.inputs.seed' }),
+        steps: model({ prompt: '3.inputs.steps' }),
+      },
     },
   });
-  const res = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse', model: 'flux', output: { format: 'png' } } });
+  const res = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a lighthouse', model: 'flux', output: { format: 'png' } },
+  });
   assert.equal(res.status, 201, res.text);
   const task = await waitForTask(h, res.json.data.taskId);
   assert.equal(task.status, 'completed');
   await eventually(() => h.logs.some((m) => m.includes('fit gpu-1')));
   assert.ok(h.logs.includes('comfyui: workflows of models.flux fit gpu-1'), h.logs.join('\n'));
   assert.ok(
-    h.logs.includes('comfyui: the workflow of models.steps does not fit gpu-1, its items will fail there: bindings.prompt: node "3" (KSampler) input "steps" is INT, not text (STRING)'),
+    h.logs.includes(
+      'comfyui: the workflow of models.steps does not fit gpu-1, its items will fail there: bindings.prompt: node "3" (KSampler) input "steps" is INT, not text (STRING)',
+    ),
     h.logs.join('\n'),
   );
   assert.equal(fake.requests.filter((r) => r.path === '/object_info').length, 1, 'checked once');

@@ -4,7 +4,13 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import sharp from 'sharp';
-import { animatedWebpWorkflow, type FakeComfyUi, fakeImageColour, startFakeComfyUi, txt2imgWorkflow } from '../../fakes/comfyui.js';
+import {
+  animatedWebpWorkflow,
+  type FakeComfyUi,
+  fakeImageColour,
+  startFakeComfyUi,
+  txt2imgWorkflow,
+} from '../../fakes/comfyui.js';
 import { type Harness, startService, waitForTask } from '../../helpers/harness.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -14,7 +20,14 @@ import { tempDir } from '../../helpers/temp-dir.js';
  * failing over, reporting progress while it runs, and cancelled on the server.
  */
 const PROMPT = 'a lighthouse at dawn';
-const BINDINGS = { prompt: '6.inputs.text', negativePrompt: '7.inputs.text', seed: '3.inputs.seed', width: '5.inputs.width', height: '5.inputs.height', batchSize: '5.inputs.batch_size' };
+const BINDINGS = {
+  prompt: '6.inputs.text',
+  negativePrompt: '7.inputs.text',
+  seed: '3.inputs.seed',
+  width: '5.inputs.width',
+  height: '5.inputs.height',
+  batchSize: '5.inputs.batch_size',
+};
 
 /** A port nothing listens on: connections are refused. */
 async function refusedUrl(): Promise<string> {
@@ -31,7 +44,9 @@ async function serviceOn(t: TestContext, servers: string[], graph: unknown = txt
   await writeFile(file, JSON.stringify(graph));
   const video = join(dir, 'clip.json');
   await writeFile(video, JSON.stringify(animatedWebpWorkflow()));
-  const providers = Object.fromEntries(servers.map((baseUrl, i) => [`gpu-${i + 1}`, { type: 'comfyui', baseUrl, pollIntervalMs: 50, timeoutMs: 20_000 }]));
+  const providers = Object.fromEntries(
+    servers.map((baseUrl, i) => [`gpu-${i + 1}`, { type: 'comfyui', baseUrl, pollIntervalMs: 50, timeoutMs: 20_000 }]),
+  );
   return startService(t, {
     config: {
       providers,
@@ -48,9 +63,23 @@ async function serviceOn(t: TestContext, servers: string[], graph: unknown = txt
         clip: {
           providers: Object.keys(providers),
           workflow: video,
-          bindings: { prompt: '6.inputs.text', seed: '3.inputs.seed', width: '5.inputs.width', height: '5.inputs.height', frames: '5.inputs.batch_size', fps: '9.inputs.fps' },
+          bindings: {
+            prompt: '6.inputs.text',
+            seed: '3.inputs.seed',
+            width: '5.inputs.width',
+            height: '5.inputs.height',
+            frames: '5.inputs.batch_size',
+            fps: '9.inputs.fps',
+          },
           price: { perSecond: '0.01' },
-          capabilities: { maxInputs: 0, negativePrompt: false, maxDurationS: 2, maxFps: 8, maxSize: '256x256', nativeSize: '256x144' },
+          capabilities: {
+            maxInputs: 0,
+            negativePrompt: false,
+            maxDurationS: 2,
+            maxFps: 8,
+            maxSize: '256x256',
+            nativeSize: '256x144',
+          },
         },
       },
     },
@@ -58,7 +87,10 @@ async function serviceOn(t: TestContext, servers: string[], graph: unknown = txt
 }
 
 async function generate(h: Harness, body: Record<string, unknown> = {}) {
-  const res = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: PROMPT, model: 'flux', output: { format: 'png' }, ...body } });
+  const res = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: PROMPT, model: 'flux', output: { format: 'png' }, ...body },
+  });
   assert.equal(res.status, 201, res.text);
   return res.json.data.taskId as string;
 }

@@ -3,7 +3,15 @@ import { test } from 'node:test';
 import { accountOf, startService, waitForTask } from '../../helpers/harness.js';
 import { makeImage, serveFiles } from '../../helpers/images.js';
 
-const NO_4K = { models: { small: { provider: 'placeholder', price: { perImage: '0.01', perInput: '0.002' }, capabilities: { maxInputs: 1, supports4k: false, negativePrompt: false } } } };
+const NO_4K = {
+  models: {
+    small: {
+      provider: 'placeholder',
+      price: { perImage: '0.01', perInput: '0.002' },
+      capabilities: { maxInputs: 1, supports4k: false, negativePrompt: false },
+    },
+  },
+};
 const level = (value: string) => ({ value, description: `level ${value}` });
 
 test('schema rejections on /image/generate echo the body with every issue', async (t) => {
@@ -23,23 +31,55 @@ test('schema rejections on /image/generate echo the body with every issue', asyn
     ['a fractional seed', { prompt: 'p', seed: 4.2 }, ['seed']],
     ['a seed as text', { prompt: 'p', seed: '42' }, ['seed']],
     ['an unknown size preset', { prompt: 'p', size: '7:3' }, ['size']],
-    ['an aspect ratio object with an unknown scale', { prompt: 'p', size: { type: 'aspect_ratio', aspectRatio: '1:1', scale: '8k' } }, ['size']],
+    [
+      'an aspect ratio object with an unknown scale',
+      { prompt: 'p', size: { type: 'aspect_ratio', aspectRatio: '1:1', scale: '8k' } },
+      ['size'],
+    ],
     ['21 inputs', { prompt: 'p', inputs: Array(21).fill('https://example.com/a.png') }, ['inputs']],
-    ['an input URL over 2048 characters', { prompt: 'p', inputs: [`https://example.com/${'a'.repeat(2040)}`] }, ['inputs', 0]],
-    ['an input object of another type', { prompt: 'p', inputs: [{ type: 'video', source: { type: 'url', url: 'https://e.com/v' } }] }, ['inputs', 0, 'type']],
+    [
+      'an input URL over 2048 characters',
+      { prompt: 'p', inputs: [`https://example.com/${'a'.repeat(2040)}`] },
+      ['inputs', 0],
+    ],
+    [
+      'an input object of another type',
+      { prompt: 'p', inputs: [{ type: 'video', source: { type: 'url', url: 'https://e.com/v' } }] },
+      ['inputs', 0, 'type'],
+    ],
     ['an input that is neither a string nor an object', { prompt: 'p', inputs: [42] }, ['inputs', 0]],
     ['an unknown output format', { prompt: 'p', output: { format: 'gif' } }, ['output', 'format']],
     ['quality 0', { prompt: 'p', output: { quality: 0 } }, ['output', 'quality']],
     ['quality 101', { prompt: 'p', output: { quality: 101 } }, ['output', 'quality']],
-    ['six custom webhooks', { prompt: 'p', webhook: { custom: Array(6).fill({ url: 'https://hooks.example/x' }) } }, ['webhook', 'custom']],
-    ['a custom webhook that is not http(s)', { prompt: 'p', webhook: { custom: [{ url: 'ftp://x' }] } }, ['webhook', 'custom', 0, 'url']],
+    [
+      'six custom webhooks',
+      { prompt: 'p', webhook: { custom: Array(6).fill({ url: 'https://hooks.example/x' }) } },
+      ['webhook', 'custom'],
+    ],
+    [
+      'a custom webhook that is not http(s)',
+      { prompt: 'p', webhook: { custom: [{ url: 'ftp://x' }] } },
+      ['webhook', 'custom', 0, 'url'],
+    ],
     ['rating false', { prompt: 'p', rating: false }, ['rating']],
     ['one custom level', { prompt: 'p', rating: { mode: 'custom', levels: [level('a')] } }, ['rating', 'levels']],
-    ['eight custom levels', { prompt: 'p', rating: { mode: 'custom', levels: 'abcdefgh'.split('').map(level) } }, ['rating', 'levels']],
-    ['a level value over 24 characters', { prompt: 'p', rating: { mode: 'custom', levels: [level('a'.repeat(25)), level('b')] } }, ['rating', 'levels', 0, 'value']],
+    [
+      'eight custom levels',
+      { prompt: 'p', rating: { mode: 'custom', levels: 'abcdefgh'.split('').map(level) } },
+      ['rating', 'levels'],
+    ],
+    [
+      'a level value over 24 characters',
+      { prompt: 'p', rating: { mode: 'custom', levels: [level('a'.repeat(25)), level('b')] } },
+      ['rating', 'levels', 0, 'value'],
+    ],
     ['a destination name over 64 characters', { prompt: 'p', destination: 'd'.repeat(65) }, ['destination']],
     ['metadata that is not an object', { prompt: 'p', metadata: 'x' }, ['metadata']],
-    ['access.pat.enabled not a boolean', { prompt: 'p', access: { pat: { enabled: 'yes' } } }, ['access', 'pat', 'enabled']],
+    [
+      'access.pat.enabled not a boolean',
+      { prompt: 'p', access: { pat: { enabled: 'yes' } } },
+      ['access', 'pat', 'enabled'],
+    ],
   ];
   for (const [name, body, path] of cases) {
     await t.test(`rejects ${name}`, async () => {
@@ -61,9 +101,21 @@ test('checks after the schema answer 400 VALIDATION_ERROR and create nothing', a
   const cases: Array<[string, Record<string, unknown>, RegExp]> = [
     ['metadata over 2048 bytes', { prompt: 'p', metadata: { blob: 'é'.repeat(1100) } }, /metadata is \d+ bytes/],
     ['an unknown destination', { prompt: 'p', destination: 'nowhere' }, /no destination named "nowhere"/],
-    ['more inputs than the model takes', { prompt: 'p', model: 'small', inputs: ['https://a.example/1.png', 'https://a.example/2.png'] }, /at most 1 input/],
-    ['a negative prompt the model cannot take', { prompt: 'p', model: 'small', negative_prompt: 'no' }, /does not take a negative_prompt/],
-    ['custom rating without a vision provider', { prompt: 'p', rating: { mode: 'custom', levels: [level('a'), level('b')] } }, /providers\.vision.*docs\/providers\.md#remote/],
+    [
+      'more inputs than the model takes',
+      { prompt: 'p', model: 'small', inputs: ['https://a.example/1.png', 'https://a.example/2.png'] },
+      /at most 1 input/,
+    ],
+    [
+      'a negative prompt the model cannot take',
+      { prompt: 'p', model: 'small', negative_prompt: 'no' },
+      /does not take a negative_prompt/,
+    ],
+    [
+      'custom rating without a vision provider',
+      { prompt: 'p', rating: { mode: 'custom', levels: [level('a'), level('b')] } },
+      /providers\.vision.*docs\/providers\.md#remote/,
+    ],
     ['nsfw rating without a rater', { prompt: 'p', rating: true }, /nsfw_sfw rating/],
   ];
   for (const [name, body, message] of cases) {
@@ -78,7 +130,10 @@ test('checks after the schema answer 400 VALIDATION_ERROR and create nothing', a
 
 test('a _4k size on a model without 4K fails the task with CAPABILITY_NOT_SUPPORTED and releases the reserve', async (t) => {
   const h = await startService(t, { config: NO_4K });
-  const res = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'p', model: 'small', size: '1:1_4k', count: 3 } });
+  const res = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'p', model: 'small', size: '1:1_4k', count: 3 },
+  });
   assert.equal(res.status, 201);
   const task = await waitForTask(h, res.json.data.taskId);
   assert.equal(task.status, 'failed');
@@ -91,9 +146,20 @@ test('a _4k size on a model without 4K fails the task with CAPABILITY_NOT_SUPPOR
 
 test('an input that cannot be fetched or read fails the task with INVALID_INPUT', async (t) => {
   const h = await startService(t, { config: { fetch: { allowPrivateAddresses: true } } });
-  const url = await serveFiles(t, { '/text.png': 'this is not an image at all, whatever its name says'.repeat(40), '/ok.png': await makeImage() });
+  const url = await serveFiles(t, {
+    '/text.png': 'this is not an image at all, whatever its name says'.repeat(40),
+    '/ok.png': await makeImage(),
+  });
   for (const input of [url('/missing.png'), url('/text.png')]) {
-    const task = await waitForTask(h, (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'p', inputs: [url('/ok.png'), input] } })).json.data.taskId);
+    const task = await waitForTask(
+      h,
+      (
+        await h.request('POST', '/image/generate', {
+          auth: h.apiKey,
+          body: { prompt: 'p', inputs: [url('/ok.png'), input] },
+        })
+      ).json.data.taskId,
+    );
     assert.equal(task.status, 'failed', input);
     assert.equal(task.errors[0].code, 'INVALID_INPUT');
   }
@@ -102,7 +168,11 @@ test('an input that cannot be fetched or read fails the task with INVALID_INPUT'
 test('by default an input on a private address is refused by the SSRF guard (INVALID_INPUT)', async (t) => {
   const h = await startService(t);
   const url = await serveFiles(t, { '/ok.png': await makeImage() });
-  const task = await waitForTask(h, (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'p', inputs: [url('/ok.png')] } })).json.data.taskId);
+  const task = await waitForTask(
+    h,
+    (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'p', inputs: [url('/ok.png')] } }))
+      .json.data.taskId,
+  );
   assert.equal(task.status, 'failed');
   assert.equal(task.errors[0].code, 'INVALID_INPUT');
   assert.match(task.errors[0].message, /may not reach/);

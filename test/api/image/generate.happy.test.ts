@@ -9,7 +9,10 @@ const LOCAL = { fetch: { allowPrivateAddresses: true } };
 
 test('generate answers 201 with a task id and a PAT, and the result follows SPEC part 2', async (t) => {
   const h = await startService(t);
-  const res = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse at dawn', count: 2, metadata: { order: 9 }, notAField: true } });
+  const res = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a lighthouse at dawn', count: 2, metadata: { order: 9 }, notAField: true },
+  });
   assert.equal(res.status, 201);
   assert.deepEqual(Object.keys(res.json.data), ['taskId', 'access']);
   assert.match(res.json.data.access.publicAccessToken, /^pat_/);
@@ -22,7 +25,16 @@ test('generate answers 201 with a task id and a PAT, and the result follows SPEC
   assert.equal(task.result.model, 'placeholder', '"auto" resolves to the default model');
   assert.equal(task.result.images.length, 2);
   for (const image of task.result.images) {
-    assert.deepEqual(Object.keys(image).sort(), ['cost', 'id', 'provenance', 'seed', 'service_url', 'size', 'status', 'url']);
+    assert.deepEqual(Object.keys(image).sort(), [
+      'cost',
+      'id',
+      'provenance',
+      'seed',
+      'service_url',
+      'size',
+      'status',
+      'url',
+    ]);
     assert.equal(image.provenance, 'signed', 'stored with its Content Credentials');
     assert.equal(image.status, 'success');
     assert.match(image.id, /^img_[0-9A-Za-z]{22}$/);
@@ -32,7 +44,11 @@ test('generate answers 201 with a task id and a PAT, and the result follows SPEC
     const served = await fetch(image.service_url);
     assert.equal(served.status, 200);
     assert.equal(served.headers.get('content-type'), 'image/webp');
-    assert.equal(served.headers.get('cache-control'), 'public, max-age=86400', 'kept a day by default, not as immutable: a deleted image goes');
+    assert.equal(
+      served.headers.get('cache-control'),
+      'public, max-age=86400',
+      'kept a day by default, not as immutable: a deleted image goes',
+    );
     const bytes = Buffer.from(await served.arrayBuffer());
     assert.equal(sniffImage(bytes), 'webp', 'the default output is webp');
   }
@@ -55,7 +71,14 @@ test('every size form resolves to the documented pixels', async (t) => {
     [{ type: 'auto' }, '1024x1024'],
     ['auto', '1024x1024'],
   ];
-  const created = await Promise.all(cases.map(([size]) => h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'size', size, output: { format: 'jpg' } } })));
+  const created = await Promise.all(
+    cases.map(([size]) =>
+      h.request('POST', '/image/generate', {
+        auth: h.apiKey,
+        body: { prompt: 'size', size, output: { format: 'jpg' } },
+      }),
+    ),
+  );
   for (const [index, [size, expected]] of cases.entries()) {
     const task = await waitForTask(h, created[index].json.data.taskId);
     assert.equal(task.result.images[0].size, expected, JSON.stringify(size));
@@ -69,7 +92,11 @@ test("a 4K size renders at 4K and is billed at the model's 4K price", async (t) 
   const h = await startService(t);
   const res = await h.request('POST', '/image/generate', {
     auth: h.apiKey,
-    body: { prompt: 'big', size: { type: 'aspect_ratio', aspectRatio: '16:9', scale: '4k' }, output: { format: 'jpg', quality: 50 } },
+    body: {
+      prompt: 'big',
+      size: { type: 'aspect_ratio', aspectRatio: '16:9', scale: '4k' },
+      output: { format: 'jpg', quality: 50 },
+    },
   });
   const task = await waitForTask(h, res.json.data.taskId, 30_000);
   assert.equal(task.result.images[0].size, '4096x2304');
@@ -85,7 +112,15 @@ test('output format and quality are applied', async (t) => {
     ['jpg', 10],
     ['jpg', 95],
   ] as const) {
-    const task = await waitForTask(h, (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'same prompt', output: { format, quality } } })).json.data.taskId);
+    const task = await waitForTask(
+      h,
+      (
+        await h.request('POST', '/image/generate', {
+          auth: h.apiKey,
+          body: { prompt: 'same prompt', output: { format, quality } },
+        })
+      ).json.data.taskId,
+    );
     const served = await fetch(task.result.images[0].service_url);
     const bytes = Buffer.from(await served.arrayBuffer());
     assert.equal(sniffImage(bytes), format === 'jpg' ? 'jpeg' : format);
@@ -99,14 +134,28 @@ test('inputs (a URL and an uploaded image, in both forms) are fetched, composite
   const h = await startService(t, { config: LOCAL });
   const url = await serveFiles(t, { '/red.png': await makeImage({ rgb: [220, 30, 30], width: 200, height: 200 }) });
   const upload = new FormData();
-  upload.append('files', new Blob([new Uint8Array(await makeImage({ rgb: [30, 30, 220], width: 200, height: 200 }))]), 'blue.png');
-  const uploaded = (await (await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: upload })).json()) as {
+  upload.append(
+    'files',
+    new Blob([new Uint8Array(await makeImage({ rgb: [30, 30, 220], width: 200, height: 200 }))]),
+    'blue.png',
+  );
+  const uploaded = (await (
+    await fetch(`${h.url}/image/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.apiKey}` },
+      body: upload,
+    })
+  ).json()) as {
     data: { files: { id: string; service_url: string }[] };
   };
   const [file] = uploaded.data.files;
   const res = await h.request('POST', '/image/generate', {
     auth: h.apiKey,
-    body: { prompt: 'with inputs', count: 2, inputs: [url('/red.png'), { type: 'image', source: { type: 'url', url: file.service_url } }, file.id] },
+    body: {
+      prompt: 'with inputs',
+      count: 2,
+      inputs: [url('/red.png'), { type: 'image', source: { type: 'url', url: file.service_url } }, file.id],
+    },
   });
   const task = await waitForTask(h, res.json.data.taskId);
   assert.equal(task.status, 'completed');
@@ -120,7 +169,12 @@ test('magic_prompt returns the enhanced prompt; rating rates each image', async 
   const h = await startService(t);
   const task = await waitForTask(
     h,
-    (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a photo of a cat', negative_prompt: 'dogs', magic_prompt: true, rating: true, count: 2 } })).json.data.taskId,
+    (
+      await h.request('POST', '/image/generate', {
+        auth: h.apiKey,
+        body: { prompt: 'a photo of a cat', negative_prompt: 'dogs', magic_prompt: true, rating: true, count: 2 },
+      })
+    ).json.data.taskId,
   );
   assert.match(task.result.magic_prompt.positive, /^a photo of a cat, photorealistic/);
   assert.match(task.result.magic_prompt.negative, /^dogs, blurry/);
@@ -166,7 +220,11 @@ test('placeholder options.fail makes every Nth image fail; the task completes an
       },
     },
   });
-  const task = await waitForTask(h, (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'x', model: 'flaky', count: 4 } })).json.data.taskId);
+  const task = await waitForTask(
+    h,
+    (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'x', model: 'flaky', count: 4 } }))
+      .json.data.taskId,
+  );
   assert.equal(task.status, 'completed');
   assert.deepEqual(
     task.result.images.map((image: { status: string }) => image.status),

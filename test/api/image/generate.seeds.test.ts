@@ -5,7 +5,10 @@ import { startFakeA1111 } from '../../fixtures/fake-a1111.js';
 import { type Harness, startService, waitForTask } from '../../helpers/harness.js';
 
 async function generate(h: Harness, body: Record<string, unknown>) {
-  const res = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse at dawn', size: '1:1', ...body } });
+  const res = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a lighthouse at dawn', size: '1:1', ...body },
+  });
   assert.equal(res.status, 201, res.text);
   const task = await waitForTask(h, res.json.data.taskId);
   assert.equal(task.status, 'completed');
@@ -66,7 +69,13 @@ test('seed: reaches AUTOMATIC1111 as its seed, item by item', async (t) => {
   const h = await startService(t, {
     config: {
       providers: { sd: { type: 'automatic1111', baseUrl: fake.baseUrl, timeoutMs: 5000 } },
-      models: { sdxl: { provider: 'sd', price: { perImage: '0.002', perInput: '0' }, capabilities: { maxInputs: 0, supports4k: false, negativePrompt: true } } },
+      models: {
+        sdxl: {
+          provider: 'sd',
+          price: { perImage: '0.002', perInput: '0' },
+          capabilities: { maxInputs: 0, supports4k: false, negativePrompt: true },
+        },
+      },
     },
   });
   const task = await generate(h, { model: 'sdxl', seed: 42, count: 2 });

@@ -26,7 +26,10 @@ const SMALL = {
 const OFF = { ...SMALL, provenance: { enabled: false } };
 
 async function generate(h: Harness, body: Record<string, unknown>) {
-  const res = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse at dawn', seed: 7, ...body } });
+  const res = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a lighthouse at dawn', seed: 7, ...body },
+  });
   assert.equal(res.status, 201, res.text);
   const task = await waitForTask(h, res.json.data.taskId, 30_000);
   assert.equal(task.status, 'completed', JSON.stringify(task.errors));
@@ -71,7 +74,11 @@ test('every generated image is stored signed (png, jpg, webp): created by a trai
     assert.equal(imgtask.provider, 'placeholder');
     assert.equal(imgtask.seed, item.seed);
     assert.equal(item.seed, 7);
-    assert.match(String(imgtask.parametersSha256), /^[0-9a-f]{64}$/, 'not a ComfyUI model: the generation parameters are hashed');
+    assert.match(
+      String(imgtask.parametersSha256),
+      /^[0-9a-f]{64}$/,
+      'not a ComfyUI model: the generation parameters are hashed',
+    );
     assert.equal(imgtask.workflowSha256, undefined);
     assert.equal(imgtask.prompt, undefined, 'no prompt without provenance.includePrompt');
     assert.equal(imgtask.rating, undefined, 'not rated');
@@ -81,7 +88,11 @@ test('every generated image is stored signed (png, jpg, webp): created by a trai
     const unsigned = (await generate(plain, { output: { format } })).result.images[0];
     assert.equal(unsigned.provenance, 'unsigned');
     const plainBytes = (await served(unsigned.service_url)).data;
-    assert.equal(await readCredentials(plainBytes, IMAGE_MIME[format]), null, `${format}: provenance.enabled false stores no manifest`);
+    assert.equal(
+      await readCredentials(plainBytes, IMAGE_MIME[format]),
+      null,
+      `${format}: provenance.enabled false stores no manifest`,
+    );
     assert.ok((await pixels(data)).equals(await pixels(plainBytes)), `${format}: signing changes no pixel`);
     assert.ok(data.length > plainBytes.length, 'the manifest is in the file');
   }
@@ -100,8 +111,15 @@ test('the same generation parameters hash the same; another seed hashes otherwis
 
 test('generate with inputs is an edit of the first input, named as the ingredient; a rated image carries its level', async (t) => {
   const h = await startService(t, { config: SMALL });
-  const url = await serveFiles(t, { '/red.png': await makeImage({ rgb: [220, 30, 30], width: 64, height: 64 }), '/blue.jpg': await makeImage({ rgb: [30, 30, 220], format: 'jpeg' }) });
-  const task = await generate(h, { inputs: [url('/red.png'), url('/blue.jpg')], rating: true, output: { format: 'jpg' } });
+  const url = await serveFiles(t, {
+    '/red.png': await makeImage({ rgb: [220, 30, 30], width: 64, height: 64 }),
+    '/blue.jpg': await makeImage({ rgb: [30, 30, 220], format: 'jpeg' }),
+  });
+  const task = await generate(h, {
+    inputs: [url('/red.png'), url('/blue.jpg')],
+    rating: true,
+    output: { format: 'jpg' },
+  });
   const [item] = task.result.images;
   assert.equal(item.provenance, 'signed');
   assert.equal(item.rating.status, 'success');
@@ -113,15 +131,26 @@ test('generate with inputs is an edit of the first input, named as the ingredien
     JSON.stringify(credentials.actions),
   );
   assert.ok(!credentials.actions.some((a) => a.action === 'c2pa.created'));
-  assert.deepEqual(credentials.ingredients, [{ title: 'input.png', relationship: 'parentOf' }], 'the first input is the source of the edit');
-  assert.equal(credentials.imgtask.rating, item.rating.level, 'the rating ran before storing, so its level is in the credentials');
+  assert.deepEqual(
+    credentials.ingredients,
+    [{ title: 'input.png', relationship: 'parentOf' }],
+    'the first input is the source of the edit',
+  );
+  assert.equal(
+    credentials.imgtask.rating,
+    item.rating.level,
+    'the rating ran before storing, so its level is in the credentials',
+  );
 });
 
 test('remove-background stores a signed edit of its source image (png and webp)', async (t) => {
   const h = await startService(t, { config: SMALL });
   const url = await serveFiles(t, { '/photo.jpg': await makeImage({ width: 120, height: 80, format: 'jpeg' }) });
   for (const format of ['png', 'webp'] as const) {
-    const res = await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: url('/photo.jpg'), output: { format } } });
+    const res = await h.request('POST', '/image/remove-background', {
+      auth: h.apiKey,
+      body: { url: url('/photo.jpg'), output: { format } },
+    });
     const task = await waitForTask(h, res.json.data.taskId);
     assert.equal(task.status, 'completed');
     const { image } = task.result;
@@ -138,7 +167,10 @@ test('remove-background stores a signed edit of its source image (png and webp)'
     assert.equal(credentials.imgtask.taskType, 'image.remove_background');
   }
   const plain = await startService(t, { config: OFF });
-  const res = await plain.request('POST', '/image/remove-background', { auth: plain.apiKey, body: { url: url('/photo.jpg') } });
+  const res = await plain.request('POST', '/image/remove-background', {
+    auth: plain.apiKey,
+    body: { url: url('/photo.jpg') },
+  });
   const { image } = (await waitForTask(plain, res.json.data.taskId)).result;
   assert.equal(image.provenance, 'unsigned');
   assert.equal(await readCredentials((await served(image.service_url)).data, 'image/png'), null);
@@ -147,12 +179,27 @@ test('remove-background stores a signed edit of its source image (png and webp)'
 test('destinations receive the signed bytes, the same as /images serves (a local folder and an S3 bucket)', async (t) => {
   const root = await tempDir(t);
   const s3 = await startS3(t);
-  const h = await startService(t, { config: { ...SMALL, destinations: { allowPrivateAddresses: true, local: { allowedRoots: [root] } } } });
-  const folder = await h.request('POST', '/destinations', { auth: h.token, body: { name: 'disk', provider: { id: 'local' }, config: { path: join(root, 'out') } } });
+  const h = await startService(t, {
+    config: { ...SMALL, destinations: { allowPrivateAddresses: true, local: { allowedRoots: [root] } } },
+  });
+  const folder = await h.request('POST', '/destinations', {
+    auth: h.token,
+    body: { name: 'disk', provider: { id: 'local' }, config: { path: join(root, 'out') } },
+  });
   assert.equal(folder.status, 201, folder.text);
   const bucket = await h.request('POST', '/destinations', {
     auth: h.token,
-    body: { name: 'bucket', provider: { id: 's3' }, config: { bucket: s3.bucket, endpoint: s3.endpoint, forcePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } },
+    body: {
+      name: 'bucket',
+      provider: { id: 's3' },
+      config: {
+        bucket: s3.bucket,
+        endpoint: s3.endpoint,
+        forcePathStyle: true,
+        accessKeyId: 'S3RVER',
+        secretAccessKey: 'S3RVER',
+      },
+    },
   });
   assert.equal(bucket.status, 201, bucket.text);
 

@@ -10,7 +10,10 @@ const LOCAL = { fetch: { allowPrivateAddresses: true } };
 test('remove-background answers 201 with the estimate and a PAT, and returns an image with real alpha', async (t) => {
   const h = await startService(t, { config: LOCAL });
   const url = await serveFiles(t, { '/photo.jpg': await makeImage({ width: 120, height: 80, format: 'jpeg' }) });
-  const res = await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: url('/photo.jpg'), metadata: { job: 'cutout' } } });
+  const res = await h.request('POST', '/image/remove-background', {
+    auth: h.apiKey,
+    body: { url: url('/photo.jpg'), metadata: { job: 'cutout' } },
+  });
   assert.equal(res.status, 201);
   assert.equal(res.json.data.estimatedCost, '0.02');
   assert.match(res.json.data.access.publicAccessToken, /^pat_/);
@@ -34,7 +37,15 @@ test('remove-background answers 201 with the estimate and a PAT, and returns an 
 test('output.format webp converts and keeps the alpha', async (t) => {
   const h = await startService(t, { config: LOCAL });
   const url = await serveFiles(t, { '/p.png': await makeImage({ width: 60, height: 60 }) });
-  const task = await waitForTask(h, (await h.request('POST', '/image/remove-background', { auth: h.token, body: { url: url('/p.png'), output: { format: 'webp' } } })).json.data.taskId);
+  const task = await waitForTask(
+    h,
+    (
+      await h.request('POST', '/image/remove-background', {
+        auth: h.token,
+        body: { url: url('/p.png'), output: { format: 'webp' } },
+      })
+    ).json.data.taskId,
+  );
   assert.equal(task.result.image.format, 'webp');
   const bytes = Buffer.from(await (await fetch(task.result.image.service_url)).arrayBuffer());
   assert.equal(sniffImage(bytes), 'webp');
@@ -50,7 +61,10 @@ test('failures are task failures with the SPEC codes, and free', async (t) => {
     [url('/w333.png'), 'PROVIDER_ERROR'],
   ];
   for (const [source, code] of cases) {
-    const task = await waitForTask(h, (await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: source } })).json.data.taskId);
+    const task = await waitForTask(
+      h,
+      (await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: source } })).json.data.taskId,
+    );
     assert.equal(task.status, 'failed', source);
     assert.equal(task.errors[0].code, code, source);
     assert.equal(task.result, null);
@@ -63,7 +77,11 @@ test("an uploaded image's id and its service URL are read from storage, not fetc
   const h = await startService(t);
   const form = new FormData();
   form.append('files', new Blob([new Uint8Array(await makeImage({ width: 120, height: 80 }))]), 'photo.png');
-  const uploaded = await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: form });
+  const uploaded = await fetch(`${h.url}/image/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.apiKey}` },
+    body: form,
+  });
   const [file] = ((await uploaded.json()) as { data: { files: { id: string; service_url: string }[] } }).data.files;
   for (const url of [file.id, file.service_url]) {
     const res = await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url } });
@@ -77,7 +95,10 @@ test("an uploaded image's id and its service URL are read from storage, not fetc
   }
   // A well-formed id of no stored image fails the task (free), naming the id.
   const missing = 'img_AAAAAAAAAAAAAAAAAAAAAA';
-  const task = await waitForTask(h, (await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: missing } })).json.data.taskId);
+  const task = await waitForTask(
+    h,
+    (await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: missing } })).json.data.taskId,
+  );
   assert.equal(task.status, 'failed');
   assert.equal(task.errors[0].code, 'INVALID_INPUT');
   assert.match(task.errors[0].message, new RegExp(`no stored image ${missing}`));
@@ -108,7 +129,10 @@ test('remove-background validates: schema rejections, metadata over 2 KB, unknow
   }
   const poor = await h.server.services.accounts.create('poor', 10_000);
   const poorKey = (await h.server.services.apiKeys.create({ accountId: poor.id })).raw;
-  const res = await h.request('POST', '/image/remove-background', { auth: poorKey, body: { url: 'https://e.com/a.png' } });
+  const res = await h.request('POST', '/image/remove-background', {
+    auth: poorKey,
+    body: { url: 'https://e.com/a.png' },
+  });
   assert.equal(res.status, 422);
   assert.equal(res.json.code, 'INSUFFICIENT_BALANCE');
 });

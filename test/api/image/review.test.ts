@@ -20,12 +20,23 @@ async function images(t: Parameters<typeof serveFiles>[0]) {
   });
 }
 
-const review = (h: Harness, body: Record<string, unknown>, auth = h.apiKey) => h.request('POST', '/image/review', { auth, body });
+const review = (h: Harness, body: Record<string, unknown>, auth = h.apiKey) =>
+  h.request('POST', '/image/review', { auth, body });
 
 /** A vision provider on the fake OpenAI server. */
-async function withVision(t: Parameters<typeof startFakeOpenAi>[0], vision: Record<string, unknown> = {}, config: Record<string, unknown> = {}) {
+async function withVision(
+  t: Parameters<typeof startFakeOpenAi>[0],
+  vision: Record<string, unknown> = {},
+  config: Record<string, unknown> = {},
+) {
   const fake = await startFakeOpenAi(t);
-  const h = await startService(t, { config: { ...LOCAL, ...config, providers: { vision: { type: 'openai', baseUrl: fake.baseUrl, model: 'vision-test', ...vision } } } });
+  const h = await startService(t, {
+    config: {
+      ...LOCAL,
+      ...config,
+      providers: { vision: { type: 'openai', baseUrl: fake.baseUrl, model: 'vision-test', ...vision } },
+    },
+  });
   return { fake, h, chats: () => fake.requests.filter((r) => r.path === '/v1/chat/completions') };
 }
 
@@ -46,7 +57,11 @@ test('a clean photo passes every embedded check, charged review.price once, with
   assert.match(result.findings[1].note, /^variance of the Laplacian \d+(\.\d)?, at least 100$/);
   assert.match(result.summary, /^Passed all 4 checks\.$/);
   const stored = (await h.request('GET', `/tasks/${task.id}`, { auth: h.apiKey })).json.data;
-  assert.deepEqual(stored.request, { url: url('/scene.png'), metadata: { ref: 'a' } }, 'the task keeps the body without sync');
+  assert.deepEqual(
+    stored.request,
+    { url: url('/scene.png'), metadata: { ref: 'a' } },
+    'the task keeps the body without sync',
+  );
   assert.deepEqual(stored.result, result);
   const viaPat = await h.request('GET', `/tasks/${task.id}/result`, { auth: access.publicAccessToken });
   assert.equal(viaPat.json.data.result.verdict, 'pass');
@@ -61,8 +76,16 @@ test('blurred, dark and small images fail their checks: a fail verdict is a comp
   const blur = (await review(h, { url: url('/blurred.png') })).json.data;
   assert.equal(blur.task.status, 'completed');
   assert.equal(blur.result.verdict, 'fail');
-  assert.deepEqual(criteriaOf(blur.result.findings), ['✓ resolution', '✗ sharp focus', '✓ exposure', '✓ safe for work']);
-  assert.match(blur.result.findings[1].note, /^variance of the Laplacian \d+(\.\d)?, below 100: the image looks blurred$/);
+  assert.deepEqual(criteriaOf(blur.result.findings), [
+    '✓ resolution',
+    '✗ sharp focus',
+    '✓ exposure',
+    '✓ safe for work',
+  ]);
+  assert.match(
+    blur.result.findings[1].note,
+    /^variance of the Laplacian \d+(\.\d)?, below 100: the image looks blurred$/,
+  );
   assert.equal(blur.result.score, 0.75);
   assert.match(blur.result.summary, /^Passed 3 of 4 checks; failed: sharp focus \(variance of the Laplacian/);
   assert.equal(blur.task.cost, '0.001', 'a fail verdict is charged: the review was made');
@@ -76,15 +99,24 @@ test('blurred, dark and small images fail their checks: a fail verdict is a comp
   const small = (await review(h, { url: url('/small.png') })).json.data.result;
   assert.deepEqual(criteriaOf(small.findings).slice(0, 2), ['✗ resolution', '✓ sharp focus']);
   assert.equal(small.findings[0].note, '256×256: the shorter side, 256 px, is below 512: too small');
-  const sized = (await review(h, { url: url('/scene.png'), criteria: ['At least 1920x1080', 'not blurry'] })).json.data.result;
-  assert.deepEqual(criteriaOf(sized.findings), ['✗ At least 1920x1080', '✓ not blurry', '✓ exposure', '✓ safe for work'], 'asked wording replaces the defaults');
+  const sized = (await review(h, { url: url('/scene.png'), criteria: ['At least 1920x1080', 'not blurry'] })).json.data
+    .result;
+  assert.deepEqual(
+    criteriaOf(sized.findings),
+    ['✗ At least 1920x1080', '✓ not blurry', '✓ exposure', '✓ safe for work'],
+    'asked wording replaces the defaults',
+  );
   assert.equal(sized.findings[0].note, '1024×1024, smaller than 1920×1080');
 });
 
 test('text checks read the image with the embedded OCR: "no text", and the quoted text of the prompt', async (t) => {
   const h = await startService(t, { config: LOCAL });
   const url = await images(t);
-  const res = await review(h, { url: url('/sign.png'), prompt: 'a shop sign saying "Grand opening!" in black', criteria: ['No text.', 'text "CLOSED"'] });
+  const res = await review(h, {
+    url: url('/sign.png'),
+    prompt: 'a shop sign saying "Grand opening!" in black',
+    criteria: ['No text.', 'text "CLOSED"'],
+  });
   assert.equal(res.status, 200, res.text);
   const { findings, summary, verdict } = res.json.data.result;
   const text = findings.slice(-3);
@@ -114,15 +146,29 @@ test('with providers.vision the judge answers the prompt and the free-text crite
   fake.chatReply =
     '```json\n{"prompt": {"passed": true, "score": 0.8, "note": "a yellow disc on blue"}, "criteria": [{"criterion": "Product centred", "passed": false, "note": "the disc is centred but there is no product"}], "summary": "Mostly on brief."}\n```';
   const url = await images(t);
-  const res = await review(h, { url: url('/scene.png'), prompt: 'a yellow sun in a blue sky', criteria: ['product centred', 'in focus'] });
+  const res = await review(h, {
+    url: url('/scene.png'),
+    prompt: 'a yellow sun in a blue sky',
+    criteria: ['product centred', 'in focus'],
+  });
   assert.equal(res.status, 200, res.text);
   const { result } = res.json.data;
-  assert.deepEqual(criteriaOf(result.findings), ['✓ resolution', '✓ in focus', '✓ exposure', '✓ safe for work', '✓ matches the prompt', '✗ product centred']);
+  assert.deepEqual(criteriaOf(result.findings), [
+    '✓ resolution',
+    '✓ in focus',
+    '✓ exposure',
+    '✓ safe for work',
+    '✓ matches the prompt',
+    '✗ product centred',
+  ]);
   assert.equal(result.findings[4].note, 'a yellow disc on blue');
   assert.equal(result.findings[5].note, 'the disc is centred but there is no product');
   assert.equal(result.score, Math.round(((4 + 0.8 + 0) / 6) * 100) / 100);
   assert.equal(result.verdict, 'fail');
-  assert.match(result.summary, /^Passed 5 of 6 checks; failed: product centred \(the disc is centred but there is no product\)\. Mostly on brief\.$/);
+  assert.match(
+    result.summary,
+    /^Passed 5 of 6 checks; failed: product centred \(the disc is centred but there is no product\)\. Mostly on brief\.$/,
+  );
   const [chat] = chats();
   assert.equal(chats().length, 1, 'one chat completion');
   assert.equal(chat.json.model, 'vision-test');
@@ -170,7 +216,11 @@ test('a judge slower than providers.vision.timeoutMs fails TIMEOUT', async (t) =
 });
 
 test('past providers.vision.concurrency a review fails PROVIDERS_BUSY', async (t) => {
-  const { fake, h, chats } = await withVision(t, { concurrency: 1 }, { work: { lanes: { 'image.review': 2 }, retryBaseMs: 1 } });
+  const { fake, h, chats } = await withVision(
+    t,
+    { concurrency: 1 },
+    { work: { lanes: { 'image.review': 2 }, retryBaseMs: 1 } },
+  );
   let open = () => {};
   fake.gate = new Promise<void>((resolve) => (open = resolve)); // the judge stays busy with the first review until the second has failed
   t.after(() => open());
@@ -193,7 +243,11 @@ test('a URL that cannot be fetched fails FETCH_FAILED; sync false answers 202 to
   const url = await images(t);
   const res = await review(h, { url: url('/missing.png') });
   assert.equal(res.status, 500);
-  assert.match(res.json.message, /failed: FETCH_FAILED \(cannot fetch the image: 127\.0\.0\.1:\d+ answered HTTP 404\)$/, 'the sync 500 says why');
+  assert.match(
+    res.json.message,
+    /failed: FETCH_FAILED \(cannot fetch the image: 127\.0\.0\.1:\d+ answered HTTP 404\)$/,
+    'the sync 500 says why',
+  );
   const queued = await review(h, { url: url('/scene.png'), sync: false });
   assert.equal(queued.status, 202);
   assert.deepEqual(Object.keys(queued.json.data), ['task', 'access']);
@@ -222,14 +276,24 @@ test('the body is checked by the schema; the scope image:review is needed and PA
   assert.equal(denied.status, 403);
   const { access } = (await review(h, { url: 'http://10.0.0.1/a.png', sync: false }, h.token)).json.data;
   assert.equal((await review(h, { url: 'https://e.com/a.png' }, access.publicAccessToken)).json.code, 'UNAUTHORIZED');
-  assert.equal((await h.request('GET', '/tasks?type=image.review', { auth: h.apiKey })).json.data.length, 1, 'only the token one was created');
+  assert.equal(
+    (await h.request('GET', '/tasks?type=image.review', { auth: h.apiKey })).json.data.length,
+    1,
+    'only the token one was created',
+  );
 });
 
 test('webhooks carry the review and the metadata; listing by type and estimate know image.review', async (t) => {
   const receiver = await startReceiver(t);
-  const h = await startService(t, { config: { ...LOCAL, webhooks: { allowPrivateAddresses: true }, review: { price: '0.0025' } } });
+  const h = await startService(t, {
+    config: { ...LOCAL, webhooks: { allowPrivateAddresses: true }, review: { price: '0.0025' } },
+  });
   const url = await images(t);
-  const res = await review(h, { url: url('/scene.png'), metadata: { order: 42 }, webhook: { custom: [{ url: receiver.url('/hook') }] } });
+  const res = await review(h, {
+    url: url('/scene.png'),
+    metadata: { order: 42 },
+    webhook: { custom: [{ url: receiver.url('/hook') }] },
+  });
   assert.equal(res.json.data.task.cost, '0.0025', 'the configured price');
   const [event] = await receiver.waitFor(1);
   assert.equal(event.json.type, 'task.image.review.completed');
@@ -243,9 +307,20 @@ test('webhooks carry the review and the metadata; listing by type and estimate k
     listed.map((x: { id: string }) => x.id),
     [res.json.data.task.id],
   );
-  const estimate = await h.request('POST', '/tasks/estimate', { auth: h.apiKey, body: { type: 'image.review', request: { url: 'https://e.com/a.png' } } });
+  const estimate = await h.request('POST', '/tasks/estimate', {
+    auth: h.apiKey,
+    body: { type: 'image.review', request: { url: 'https://e.com/a.png' } },
+  });
   assert.equal(estimate.status, 200, estimate.text);
-  assert.deepEqual(estimate.json.data, { type: 'image.review', estimatedCost: '0.0025', items: ['0.0025'], currency: 'USD' });
-  const refused = await h.request('POST', '/tasks/estimate', { auth: h.apiKey, body: { type: 'image.review', request: { url: 'https://e.com/a.png', criteria: ['looks festive'] } } });
+  assert.deepEqual(estimate.json.data, {
+    type: 'image.review',
+    estimatedCost: '0.0025',
+    items: ['0.0025'],
+    currency: 'USD',
+  });
+  const refused = await h.request('POST', '/tasks/estimate', {
+    auth: h.apiKey,
+    body: { type: 'image.review', request: { url: 'https://e.com/a.png', criteria: ['looks festive'] } },
+  });
   assert.equal(refused.json.code, 'VALIDATION_ERROR', 'estimate validates like create');
 });

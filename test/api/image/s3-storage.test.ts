@@ -12,7 +12,16 @@ type S3 = Awaited<ReturnType<typeof startS3>>;
 
 /** images.storage s3 on the test bucket, under the prefix `fleet/`. */
 const onBucket = (s3: { endpoint: string; bucket: string }, extra: Record<string, unknown> = {}) => ({
-  images: { storage: 's3', s3: { bucket: s3.bucket, endpoint: s3.endpoint, prefix: 'fleet/', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } },
+  images: {
+    storage: 's3',
+    s3: {
+      bucket: s3.bucket,
+      endpoint: s3.endpoint,
+      prefix: 'fleet/',
+      accessKeyId: 'S3RVER',
+      secretAccessKey: 'S3RVER',
+    },
+  },
   ...extra,
 });
 
@@ -22,7 +31,14 @@ const SMALL_VIDEO = {
     placeholder: {
       provider: 'placeholder',
       price: { perSecond: '0.002', perInput: '0.0005' },
-      capabilities: { maxInputs: 1, negativePrompt: true, maxDurationS: 10, maxFps: 30, maxSize: '320x180', nativeSize: '160x90' },
+      capabilities: {
+        maxInputs: 1,
+        negativePrompt: true,
+        maxDurationS: 10,
+        maxFps: 30,
+        maxSize: '320x180',
+        nativeSize: '160x90',
+      },
     },
   },
 };
@@ -30,12 +46,19 @@ const SMALL_VIDEO = {
 async function upload(h: Harness, files: Array<{ data: Buffer; name: string }>) {
   const form = new FormData();
   for (const file of files) form.append('files', new Blob([new Uint8Array(file.data)]), file.name);
-  const res = await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: form });
+  const res = await fetch(`${h.url}/image/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.apiKey}` },
+    body: form,
+  });
   return { status: res.status, json: (await res.json()) as any };
 }
 
 async function generate(h: Harness, body: Record<string, unknown> = {}) {
-  const res = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse at dusk', ...body } });
+  const res = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a lighthouse at dusk', ...body },
+  });
   assert.equal(res.status, 201, res.text);
   return waitForTask(h, res.json.data.taskId, 30_000);
 }
@@ -90,7 +113,11 @@ test('with images.storage s3, generated and uploaded images land in the bucket a
   ]);
   assert.equal(up.status, 201, JSON.stringify(up.json));
   const uploaded = up.json.data.files.map((f: { service_url: string }) => fileOf(f.service_url));
-  assert.deepEqual((await s3.keys('fleet/images/')).sort(), [...generated, ...uploaded].map((file) => keyOf('images', file)).sort(), 'every image, and nothing else, under <prefix>images/');
+  assert.deepEqual(
+    (await s3.keys('fleet/images/')).sort(),
+    [...generated, ...uploaded].map((file) => keyOf('images', file)).sort(),
+    'every image, and nothing else, under <prefix>images/',
+  );
   assert.equal(existsSync(join(h.dataDir, 'images')), false, 'nothing written to the data dir');
 
   for (const file of generated) await assertServedFrom(s3, `${h.url}/images/${file}`, file, 'images', 'image/webp');
@@ -99,7 +126,12 @@ test('with images.storage s3, generated and uploaded images land in the bucket a
   await assertServedFrom(s3, `${h.url}/images/${uploaded[1]}`, uploaded[1], 'images', 'image/jpeg');
 
   // A name of the right form with no object, another extension of a stored id, a name of another kind: 404.
-  for (const name of ['img_0000000000000000000000.png', uploaded[0].replace('.png', '.webp'), uploaded[0].replace('img_', 'vid_'), 'nope.png']) {
+  for (const name of [
+    'img_0000000000000000000000.png',
+    uploaded[0].replace('.png', '.webp'),
+    uploaded[0].replace('img_', 'vid_'),
+    'nope.png',
+  ]) {
     const missing = await h.request('GET', `/images/${name}`);
     assert.equal(missing.status, 404, name);
     assert.equal(missing.json.code, 'NOT_FOUND');
@@ -118,7 +150,10 @@ test('rate, alt, review, remove-background and inputs read service URLs and ids 
   const [a, c] = up.json.data.files;
   assert.equal(existsSync(join(h.dataDir, 'images')), false);
   // The SSRF guard is on and the server is on loopback: these succeed only by reading the bucket.
-  const rated = await h.request('POST', '/image/rate', { auth: h.apiKey, body: { mode: 'nsfw_sfw', urls: [a.service_url, c.id] } });
+  const rated = await h.request('POST', '/image/rate', {
+    auth: h.apiKey,
+    body: { mode: 'nsfw_sfw', urls: [a.service_url, c.id] },
+  });
   assert.equal(rated.status, 200, rated.text);
   assert.deepEqual(
     rated.json.data.results.map((r: { status: string }) => r.status),
@@ -129,16 +164,27 @@ test('rate, alt, review, remove-background and inputs read service URLs and ids 
   const review = await h.request('POST', '/image/review', { auth: h.apiKey, body: { url: a.service_url } });
   assert.equal(review.status, 200, review.text);
   assert.equal(review.json.data.result.findings[0].note, '80×60: the shorter side, 60 px, is below 512: too small');
-  const cut = await waitForTask(h, (await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: a.service_url } })).json.data.taskId, 30_000);
+  const cut = await waitForTask(
+    h,
+    (await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: a.service_url } })).json.data
+      .taskId,
+    30_000,
+  );
   assert.equal(cut.status, 'completed', JSON.stringify(cut.errors));
   const cutFile = fileOf(cut.result.image.service_url);
-  assert.ok((await s3.keys('fleet/images/')).includes(keyOf('images', cutFile)), 'the cut-out is stored in the bucket too');
+  assert.ok(
+    (await s3.keys('fleet/images/')).includes(keyOf('images', cutFile)),
+    'the cut-out is stored in the bucket too',
+  );
   const withInput = await generate(h, { inputs: [a.id] });
   assert.equal(withInput.result.images[0].status, 'success');
 
   // An id or a service URL whose object is gone: the item fails as an unreadable input, not the request.
   const gone = 'img_0000000000000000000000';
-  const missing = await h.request('POST', '/image/rate', { auth: h.apiKey, body: { mode: 'nsfw_sfw', urls: [`${h.url}/images/${gone}.png`, a.id] } });
+  const missing = await h.request('POST', '/image/rate', {
+    auth: h.apiKey,
+    body: { mode: 'nsfw_sfw', urls: [`${h.url}/images/${gone}.png`, a.id] },
+  });
   assert.deepEqual(
     missing.json.data.results.map((r: { status: string; error?: { code: string } }) => r.error?.code ?? r.status),
     ['FETCH_FAILED', 'success'],
@@ -166,7 +212,10 @@ test('two servers with their own data dirs and one bucket serve each other’s i
   assert.equal(bOnA.headers.get('content-type'), 'image/png');
 
   // A bare id made on one server is an input on the other.
-  const rated = await b.request('POST', '/image/rate', { auth: b.apiKey, body: { mode: 'nsfw_sfw', urls: [fromA.split('.')[0]] } });
+  const rated = await b.request('POST', '/image/rate', {
+    auth: b.apiKey,
+    body: { mode: 'nsfw_sfw', urls: [fromA.split('.')[0]] },
+  });
   assert.equal(rated.json.data.results[0].status, 'success', rated.text);
   const alt = await a.request('POST', '/image/alt', { auth: a.apiKey, body: { urls: [fromB.id] } });
   assert.equal(alt.json.data.results[0].alt, 'A 70 by 50 png image.');
@@ -175,7 +224,10 @@ test('two servers with their own data dirs and one bucket serve each other’s i
 test('a video lands in the bucket under <prefix>videos/ and byte ranges on it are exact (206, 416)', async (t) => {
   const s3 = await startS3(t);
   const h = await startService(t, { config: onBucket(s3, SMALL_VIDEO) });
-  const res = await h.request('POST', '/video/generate', { auth: h.apiKey, body: { prompt: 'a red fox running through snow', duration_s: 1, fps: 8 } });
+  const res = await h.request('POST', '/video/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a red fox running through snow', duration_s: 1, fps: 8 },
+  });
   assert.equal(res.status, 201, res.text);
   const task = await waitForTask(h, res.json.data.taskId, 60_000);
   assert.equal(task.status, 'completed', JSON.stringify(task.errors));
@@ -183,7 +235,10 @@ test('a video lands in the bucket under <prefix>videos/ and byte ranges on it ar
   const file = fileOf(url);
   assert.match(file, /^vid_[0-9A-Za-z]{22}\.mp4$/);
   // The video, and its poster frame beside it (the console's picture of it).
-  assert.deepEqual(await s3.keys('fleet/videos/'), [keyOf('videos', file), keyOf('videos', file.replace('.mp4', '.poster.webp'))]);
+  assert.deepEqual(await s3.keys('fleet/videos/'), [
+    keyOf('videos', file),
+    keyOf('videos', file.replace('.mp4', '.poster.webp')),
+  ]);
   assert.equal(existsSync(join(h.dataDir, 'videos')), false);
   const whole = await assertServedFrom(s3, url, file, 'videos', 'video/mp4');
   const size = whole.length;
@@ -211,13 +266,22 @@ test('a video lands in the bucket under <prefix>videos/ and byte ranges on it ar
   const missing = await h.request('GET', `/videos/vid_0000000000000000000000.mp4`);
   assert.equal(missing.status, 404);
   assert.equal(missing.json.code, 'NOT_FOUND');
-  assert.equal((await h.request('GET', `/videos/${file.replace('vid_', 'img_')}`)).status, 404, 'an image name is not a video');
+  assert.equal(
+    (await h.request('GET', `/videos/${file.replace('vid_', 'img_')}`)).status,
+    404,
+    'an image name is not a video',
+  );
 });
 
 test('a bucket out of reach at write time fails the item with UNKNOWN_ERROR (released, not charged), never the create call', async (t) => {
   const port = await closedPort();
-  const h = await startService(t, { config: onBucket({ endpoint: `http://127.0.0.1:${port}`, bucket: 'images' }, SMALL_VIDEO) });
-  const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse', count: 2 } });
+  const h = await startService(t, {
+    config: onBucket({ endpoint: `http://127.0.0.1:${port}`, bucket: 'images' }, SMALL_VIDEO),
+  });
+  const created = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a lighthouse', count: 2 },
+  });
   assert.equal(created.status, 201, 'the create call does not touch the storage');
   const task = await waitForTask(h, created.json.data.taskId, 30_000);
   assert.equal(task.status, 'completed', 'image.generate reports failures per image');
@@ -230,7 +294,10 @@ test('a bucket out of reach at write time fails the item with UNKNOWN_ERROR (rel
   assert.match(item.error!.message!, /^the image could not be stored: its storage failed \(/);
   assert.doesNotMatch(item.error!.message!, /127\.0\.0\.1/, 'the storage address is not told to the caller');
 
-  const video = await h.request('POST', '/video/generate', { auth: h.apiKey, body: { prompt: 'a fox', duration_s: 1, fps: 8 } });
+  const video = await h.request('POST', '/video/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a fox', duration_s: 1, fps: 8 },
+  });
   assert.equal(video.status, 201);
   const videoTask = await waitForTask(h, video.json.data.taskId, 60_000);
   assert.equal(videoTask.result.videos[0].error.code, 'UNKNOWN_ERROR');
@@ -256,19 +323,53 @@ test('images.storage is read at start: a reload keeps it and names it as deferre
   assert.equal(services.config.current().images.storage, 's3');
   assert.equal(services.config.current().images.cacheMaxAgeSeconds, 60, 'the rest of images applies at once');
 
-  assert.throws(() => loadConfig({ env: {}, overrides: { images: { storage: 's3' } } }), /images\.s3: storage "s3" needs images\.s3/);
-  assert.throws(() => loadConfig({ env: {}, overrides: { images: { s3: { bucket: 'media', accessKeyId: 'AK' } } } }), /exactly one of secretAccessKeySecret, secretAccessKeyEnv or secretAccessKey/);
-  assert.throws(() => loadConfig({ env: {}, overrides: { images: { s3: { bucket: 'media', secretAccessKey: 'x' } } } }), /without it, none/);
-  assert.throws(() => loadConfig({ env: {}, overrides: { images: { s3: { bucket: 'media', prefix: 'a//b/' } } } }), /segments between slashes/);
-  const ok = loadConfig({ env: {}, overrides: { images: { storage: 's3', s3: { bucket: 'media', accessKeyId: 'AK', secretAccessKeyEnv: 'MEDIA_SECRET' } } } });
-  assert.deepEqual(ok.images.s3, { bucket: 'media', region: 'us-east-1', endpoint: null, forcePathStyle: null, prefix: '', accessKeyId: 'AK', secretAccessKeyEnv: 'MEDIA_SECRET', timeoutMs: 30_000 });
+  assert.throws(
+    () => loadConfig({ env: {}, overrides: { images: { storage: 's3' } } }),
+    /images\.s3: storage "s3" needs images\.s3/,
+  );
+  assert.throws(
+    () => loadConfig({ env: {}, overrides: { images: { s3: { bucket: 'media', accessKeyId: 'AK' } } } }),
+    /exactly one of secretAccessKeySecret, secretAccessKeyEnv or secretAccessKey/,
+  );
+  assert.throws(
+    () => loadConfig({ env: {}, overrides: { images: { s3: { bucket: 'media', secretAccessKey: 'x' } } } }),
+    /without it, none/,
+  );
+  assert.throws(
+    () => loadConfig({ env: {}, overrides: { images: { s3: { bucket: 'media', prefix: 'a//b/' } } } }),
+    /segments between slashes/,
+  );
+  const ok = loadConfig({
+    env: {},
+    overrides: {
+      images: { storage: 's3', s3: { bucket: 'media', accessKeyId: 'AK', secretAccessKeyEnv: 'MEDIA_SECRET' } },
+    },
+  });
+  assert.deepEqual(ok.images.s3, {
+    bucket: 'media',
+    region: 'us-east-1',
+    endpoint: null,
+    forcePathStyle: null,
+    prefix: '',
+    accessKeyId: 'AK',
+    secretAccessKeyEnv: 'MEDIA_SECRET',
+    timeoutMs: 30_000,
+  });
 });
 
 test('the secret key can come from an environment variable; one that is not set stops the start with a config error', async (t) => {
   const s3 = await startS3(t);
   const variable = `IMGTASK_TEST_S3_SECRET_${process.pid}`;
-  const config = { images: { storage: 's3', s3: { bucket: s3.bucket, endpoint: s3.endpoint, accessKeyId: 'S3RVER', secretAccessKeyEnv: variable } } };
-  await assert.rejects(startService(t, { config }), (err: Error) => err.name === 'ConfigError' && err.message.includes(variable));
+  const config = {
+    images: {
+      storage: 's3',
+      s3: { bucket: s3.bucket, endpoint: s3.endpoint, accessKeyId: 'S3RVER', secretAccessKeyEnv: variable },
+    },
+  };
+  await assert.rejects(
+    startService(t, { config }),
+    (err: Error) => err.name === 'ConfigError' && err.message.includes(variable),
+  );
   process.env[variable] = 'S3RVER';
   t.after(() => {
     delete process.env[variable];
@@ -276,5 +377,9 @@ test('the secret key can come from an environment variable; one that is not set 
   const h = await startService(t, { config });
   const up = await upload(h, [{ data: await makeImage({ format: 'png', width: 80, height: 60 }), name: 'a.png' }]);
   assert.equal(up.status, 201);
-  assert.deepEqual(await s3.keys('images/'), [`images/${up.json.data.files[0].id.slice(4, 6)}/${up.json.data.files[0].id}.png`], 'no prefix: keys start at images/');
+  assert.deepEqual(
+    await s3.keys('images/'),
+    [`images/${up.json.data.files[0].id.slice(4, 6)}/${up.json.data.files[0].id}.png`],
+    'no prefix: keys start at images/',
+  );
 });

@@ -8,13 +8,19 @@ type Uploaded = { id: string; service_url: string; bytes: number; format: string
 
 async function upload(h: Harness, count: number): Promise<Uploaded[]> {
   const form = new FormData();
-  for (let i = 0; i < count; i++) form.append('files', new Blob([new Uint8Array(await makeImage({ width: 80 + i, height: 80 }))]), `in-${i}.png`);
-  const res = await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: form });
+  for (let i = 0; i < count; i++)
+    form.append('files', new Blob([new Uint8Array(await makeImage({ width: 80 + i, height: 80 }))]), `in-${i}.png`);
+  const res = await fetch(`${h.url}/image/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.apiKey}` },
+    body: form,
+  });
   assert.equal(res.status, 201);
   return ((await res.json()) as { data: { files: Uploaded[] } }).data.files;
 }
 
-const del = (h: Harness, id: string, auth: string | null = h.apiKey) => h.request('DELETE', `/image/upload/${id}`, { auth });
+const del = (h: Harness, id: string, auth: string | null = h.apiKey) =>
+  h.request('DELETE', `/image/upload/${id}`, { auth });
 
 test('an upload is recorded with its owner; DELETE /image/upload/{id} removes its file and record, and its URL answers 404', async (t) => {
   const h = await startService(t);
@@ -37,7 +43,11 @@ test('an upload is recorded with its owner; DELETE /image/upload/{id} removes it
   assert.deepEqual(await served.json(), { code: 'NOT_FOUND', message: 'no such image' });
   const tombstone = await store.uploads.get(first.id);
   assert.ok(tombstone?.deletedAt, 'the record stays as a tombstone, marked deleted');
-  assert.deepEqual(await store.uploads.usage(h.accountId), { count: 1, bytes: second.bytes }, 'usage counts only the upload left');
+  assert.deepEqual(
+    await store.uploads.usage(h.accountId),
+    { count: 1, bytes: second.bytes },
+    'usage counts only the upload left',
+  );
   assert.equal((await fetch(second.service_url)).status, 200, 'the other upload stays');
 
   const again = await del(h, first.id);
@@ -45,7 +55,10 @@ test('an upload is recorded with its owner; DELETE /image/upload/{id} removes it
   assert.deepEqual(again.json, { data: { id: first.id, deleted: true } });
 
   // A task naming the deleted image can no longer read it.
-  const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'p', inputs: [first.id] } });
+  const created = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'p', inputs: [first.id] },
+  });
   const task = await waitForTask(h, created.json.data.taskId);
   assert.equal(task.status, 'failed');
   assert.equal(task.errors[0].code, 'INVALID_INPUT');

@@ -8,8 +8,13 @@ import { makeImage, makeNoisePng } from '../../helpers/images.js';
 
 async function upload(h: Harness, files: Array<{ data: Buffer | string; name: string }>, field = 'files') {
   const form = new FormData();
-  for (const file of files) form.append(field, new Blob([typeof file.data === 'string' ? file.data : new Uint8Array(file.data)]), file.name);
-  const res = await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: form });
+  for (const file of files)
+    form.append(field, new Blob([typeof file.data === 'string' ? file.data : new Uint8Array(file.data)]), file.name);
+  const res = await fetch(`${h.url}/image/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.apiKey}` },
+    body: form,
+  });
   return { status: res.status, json: (await res.json()) as any };
 }
 
@@ -38,16 +43,27 @@ test('uploads answer ids and service URLs that work as inputs and as rate, alt a
     assert.equal((await fetch(file.service_url)).status, 200);
   }
   // Read from storage, not fetched: these work although the server is on loopback and the SSRF guard is on.
-  const rated = await h.request('POST', '/image/rate', { auth: h.apiKey, body: { mode: 'nsfw_sfw', urls: [files[0].service_url, files[1].id] } });
+  const rated = await h.request('POST', '/image/rate', {
+    auth: h.apiKey,
+    body: { mode: 'nsfw_sfw', urls: [files[0].service_url, files[1].id] },
+  });
   assert.deepEqual(
     rated.json.data.results.map((r: { status: string }) => r.status),
     ['success', 'success'],
   );
   const alt = await h.request('POST', '/image/alt', { auth: h.apiKey, body: { urls: [files[2].service_url] } });
   assert.equal(alt.json.data.results[0].alt, 'A 40 by 90 webp image.');
-  const cut = await waitForTask(h, (await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: files[0].service_url } })).json.data.taskId);
+  const cut = await waitForTask(
+    h,
+    (await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: files[0].service_url } })).json
+      .data.taskId,
+  );
   assert.equal(cut.status, 'completed');
-  const generated = await waitForTask(h, (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'p', inputs: [files[0].id] } })).json.data.taskId);
+  const generated = await waitForTask(
+    h,
+    (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'p', inputs: [files[0].id] } })).json
+      .data.taskId,
+  );
   assert.equal(generated.result.images[0].status, 'success');
 });
 
@@ -104,7 +120,11 @@ test('a body over 100 MB is 413 VALIDATION_ERROR, decided without reading it who
   const declared = await new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = request(`${h.url}/image/upload`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${h.apiKey}`, 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(101 * 1024 * 1024) },
+      headers: {
+        authorization: `Bearer ${h.apiKey}`,
+        'content-type': 'multipart/form-data; boundary=x',
+        'content-length': String(101 * 1024 * 1024),
+      },
     });
     req.on('response', (res) => {
       let body = '';
@@ -122,7 +142,9 @@ test('a body over 100 MB is 413 VALIDATION_ERROR, decided without reading it who
 
   // Chunked, no length: counted while streaming and cut off at the bound.
   const chunk = Buffer.alloc(1024 * 1024, 97);
-  const head = Buffer.from('--x\r\nContent-Disposition: form-data; name="files"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n');
+  const head = Buffer.from(
+    '--x\r\nContent-Disposition: form-data; name="files"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n',
+  );
   let sent = 0;
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {
@@ -137,7 +159,10 @@ test('a body over 100 MB is 413 VALIDATION_ERROR, decided without reading it who
     body,
     duplex: 'half',
   } as RequestInit).catch((err: Error) => err);
-  assert.ok(!(res instanceof Error), `the server answered instead of dropping the connection: ${res instanceof Error ? res.message : ''}`);
+  assert.ok(
+    !(res instanceof Error),
+    `the server answered instead of dropping the connection: ${res instanceof Error ? res.message : ''}`,
+  );
   assert.equal((res as Response).status, 413);
 });
 
@@ -145,9 +170,18 @@ test('upload needs an API key with image:upload; served images 404 when unknown'
   const h = await startService(t);
   const form = new FormData();
   form.append('files', new Blob([new Uint8Array(await makeImage())]), 'a.png');
-  const token = await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.token}` }, body: form });
+  const token = await fetch(`${h.url}/image/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.token}` },
+    body: form,
+  });
   assert.equal(token.status, 401);
-  for (const path of ['/images/img_AAAAAAAAAAAAAAAAAAAAAA.png', '/images/../../etc/passwd', '/images/img_short.png', '/images/x.exe']) {
+  for (const path of [
+    '/images/img_AAAAAAAAAAAAAAAAAAAAAA.png',
+    '/images/../../etc/passwd',
+    '/images/img_short.png',
+    '/images/x.exe',
+  ]) {
     const res = await fetch(`${h.url}${path}`);
     assert.equal(res.status, 404, path);
   }

@@ -14,7 +14,11 @@ const ORIGIN = { model: 'test-model', seed: 42, taskId: 'tsk_fixture' };
 async function upload(h: Harness, data: Buffer, auth = h.apiKey): Promise<string> {
   const form = new FormData();
   form.append('files', new Blob([new Uint8Array(data)]), 'image.png');
-  const res = await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${auth}` }, body: form });
+  const res = await fetch(`${h.url}/image/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${auth}` },
+    body: form,
+  });
   assert.equal(res.status, 201, await res.clone().text());
   return ((await res.json()) as { data: { files: { id: string }[] } }).data.files[0].id;
 }
@@ -23,7 +27,12 @@ test('a signed image reads Valid with its manifest; Trusted once its CA is a tru
   const chain = await makeTestChain({ commonName: 'verify test signer' });
   const plain = await makeImage({ width: 96, height: 64 });
   const signed = await signWithChain(chain, plain, 'image/png', ORIGIN);
-  const url = await serveFiles(t, { '/signed.png': signed, '/tampered.png': tamperPng(signed), '/plain.png': plain, '/text.txt': 'not an image at all' });
+  const url = await serveFiles(t, {
+    '/signed.png': signed,
+    '/tampered.png': tamperPng(signed),
+    '/plain.png': plain,
+    '/text.txt': 'not an image at all',
+  });
 
   const h = await startService(t, { config: LOCAL });
   const valid = await h.request('POST', '/image/verify', { auth: h.apiKey, body: { url: url('/signed.png') } });
@@ -61,7 +70,11 @@ test('a signed image reads Valid with its manifest; Trusted once its CA is a tru
   assert.match(missing.json.message, /could not be fetched: .*HTTP 404/);
 
   // The same bytes sent as the body (imgtask verify FILE): the same report, nothing stored.
-  const sent = await fetch(`${h.url}/image/verify/file`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: new Uint8Array(signed) });
+  const sent = await fetch(`${h.url}/image/verify/file`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.apiKey}` },
+    body: new Uint8Array(signed),
+  });
   assert.equal(sent.status, 200);
   assert.deepEqual(((await sent.json()) as { data: unknown }).data, report);
 
@@ -70,7 +83,10 @@ test('a signed image reads Valid with its manifest; Trusted once its CA is a tru
   const anchors = join(dir, 'anchors.pem');
   await writeFile(anchors, chain.caPem);
   const trusting = await startService(t, { config: { ...LOCAL, provenance: { trustAnchors: { file: anchors } } } });
-  const trusted = await trusting.request('POST', '/image/verify', { auth: trusting.apiKey, body: { url: url('/signed.png') } });
+  const trusted = await trusting.request('POST', '/image/verify', {
+    auth: trusting.apiKey,
+    body: { url: url('/signed.png') },
+  });
   assert.equal(trusted.status, 200, trusted.text);
   assert.equal(trusted.json.data.validation, 'Trusted');
 });
@@ -90,14 +106,20 @@ test('an id reads the caller’s upload from storage; another account’s upload
   const foreign = await h.request('POST', '/image/verify', { auth: raw, body: { id } });
   assert.equal(foreign.status, 404);
   assert.equal(foreign.json.code, 'NOT_FOUND');
-  const unknown = await h.request('POST', '/image/verify', { auth: h.apiKey, body: { id: 'img_0000000000000000000000' } });
+  const unknown = await h.request('POST', '/image/verify', {
+    auth: h.apiKey,
+    body: { id: 'img_0000000000000000000000' },
+  });
   assert.equal(unknown.status, 404);
   assert.equal(unknown.json.code, 'NOT_FOUND');
 });
 
 test('an id reads a made image too (its id is the capability, as for GET /images): its credentials name its task; a removed output is 404', async (t) => {
   const h = await startService(t);
-  const res = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse at dawn', seed: 7, output: { format: 'png' } } });
+  const res = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a lighthouse at dawn', seed: 7, output: { format: 'png' } },
+  });
   assert.equal(res.status, 201, res.text);
   const task = await waitForTask(h, res.json.data.taskId, 30_000);
   const [item] = (task.result as { images: { id: string }[] }).images;
@@ -120,7 +142,10 @@ test('verify URLs go through the SSRF guard; the body takes exactly one of url a
   assert.equal(loopback.status, 400, 'a loopback address is refused unless fetch.allowPrivateAddresses is on');
   assert.equal(loopback.json.code, 'VALIDATION_ERROR');
   assert.match(loopback.json.message, /could not be fetched: .*127\.0\.0\.1.*fetch\.allowPrivateAddresses/);
-  const metadata = await h.request('POST', '/image/verify', { auth: h.apiKey, body: { url: 'http://169.254.169.254/latest/meta-data' } });
+  const metadata = await h.request('POST', '/image/verify', {
+    auth: h.apiKey,
+    body: { url: 'http://169.254.169.254/latest/meta-data' },
+  });
   assert.equal(metadata.status, 400);
   assert.match(metadata.json.message, /cloud metadata address/);
 
@@ -133,7 +158,10 @@ test('verify URLs go through the SSRF guard; the body takes exactly one of url a
   assert.equal(schema.status, 400);
   assert.equal(schema.json.success, false, 'a URL that is no http(s) URL fails the schema');
 
-  const anonymous = await h.request('POST', '/image/verify', { auth: null, body: { url: 'https://example.com/a.png' } });
+  const anonymous = await h.request('POST', '/image/verify', {
+    auth: null,
+    body: { url: 'https://example.com/a.png' },
+  });
   assert.equal(anonymous.status, 401);
   const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a pat' } });
   const pat = created.json.data.access.publicAccessToken;
@@ -143,10 +171,21 @@ test('verify URLs go through the SSRF guard; the body takes exactly one of url a
 
 test('a key with none of the image scopes may verify (free, reads only what it is given)', async (t) => {
   const h = await startService(t);
-  const { raw } = await h.server.services.apiKeys.create({ accountId: h.accountId, name: 'tasks only', scopes: ['tasks:read'] });
-  const sent = await fetch(`${h.url}/image/verify/file`, { method: 'POST', headers: { authorization: `Bearer ${raw}` }, body: new Uint8Array(await makeImage()) });
+  const { raw } = await h.server.services.apiKeys.create({
+    accountId: h.accountId,
+    name: 'tasks only',
+    scopes: ['tasks:read'],
+  });
+  const sent = await fetch(`${h.url}/image/verify/file`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${raw}` },
+    body: new Uint8Array(await makeImage()),
+  });
   assert.equal(sent.status, 200);
   assert.deepEqual(await sent.json(), { data: { present: false } });
-  const empty = await fetch(`${h.url}/image/verify/file`, { method: 'POST', headers: { authorization: `Bearer ${raw}` } });
+  const empty = await fetch(`${h.url}/image/verify/file`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${raw}` },
+  });
   assert.equal(empty.status, 400);
 });

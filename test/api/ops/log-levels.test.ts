@@ -34,14 +34,26 @@ test('access lines: 5xx faults at error with their stack in the one line, delibe
   const access = lines().filter((l) => l.event === 'http.request');
   assert.deepEqual(
     access.map((l) => `${l.level} ${l.method} ${l.route} ${l.status}`),
-    ['error GET /test/fault 500', 'warn GET /test/busy 503', 'info POST /test/tasks 400', 'info GET /tasks/:id 404', 'warn GET /tasks/:id 401', 'warn GET /usage 403', 'info GET /ready 503'],
+    [
+      'error GET /test/fault 500',
+      'warn GET /test/busy 503',
+      'info POST /test/tasks 400',
+      'info GET /tasks/:id 404',
+      'warn GET /tasks/:id 401',
+      'warn GET /usage 403',
+      'info GET /ready 503',
+    ],
   );
   const faultLine = access[0];
   assert.equal(faultLine.requestId, fault.headers.get('x-request-id'));
   assert.equal(faultLine.err.message, 'the test route broke');
   assert.match(faultLine.err.stack, /^Error: the test route broke\n\s+at /, 'the stack is in the access line');
   assert.ok(access.slice(1).every((l) => l.err === undefined));
-  assert.equal(written().split('the test route broke').length - 1, 2, 'the fault is logged once (its message and its stack), in the access line only');
+  assert.equal(
+    written().split('the test route broke').length - 1,
+    2,
+    'the fault is logged once (its message and its stack), in the access line only',
+  );
   assert.deepEqual(
     lines()
       .filter((l) => l.level === 'error')

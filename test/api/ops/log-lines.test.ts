@@ -23,7 +23,11 @@ test('structured lines: task created and settled, each webhook attempt with its 
   const config = loadConfig({
     env: {},
     overrides: deepMerge(
-      { server: { host: '127.0.0.1', port: 0 }, work: { shutdownGraceMs: 200, retryBaseMs: 1 }, webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, 10] } },
+      {
+        server: { host: '127.0.0.1', port: 0 },
+        work: { shutdownGraceMs: 200, retryBaseMs: 1 },
+        webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, 10] },
+      },
       await testStoreConfig(t),
     ),
   });
@@ -47,7 +51,12 @@ test('structured lines: task created and settled, each webhook attempt with its 
 
   const created = await send(server.url, 'POST', '/test/tasks', {
     auth: raw,
-    body: { items: 2, price: '0.5', failItems: [1], webhook: { dashboard: false, custom: [{ url: receiver.url('/in') }] } },
+    body: {
+      items: 2,
+      price: '0.5',
+      failItems: [1],
+      webhook: { dashboard: false, custom: [{ url: receiver.url('/in') }] },
+    },
   });
   assert.equal(created.status, 201, created.text);
   const { taskId } = created.json.data;
@@ -63,10 +72,22 @@ test('structured lines: task created and settled, each webhook attempt with its 
 
   // The create is told once at info: its access line carries the task it made.
   assert.deepEqual(
-    { taskId: access.taskId, type: access.type, keyId: access.keyId, items: access.items, estimateUsd: access.estimateUsd },
+    {
+      taskId: access.taskId,
+      type: access.type,
+      keyId: access.keyId,
+      items: access.items,
+      estimateUsd: access.estimateUsd,
+    },
     { taskId, type: 'test.echo', keyId: apiKey.id, items: 2, estimateUsd: 1 },
   );
-  assert.equal(all.filter((l) => l.taskId === taskId && (l.event === 'task.created' || (l.event === 'http.request' && l.method === 'POST'))).length, 1, 'one line for the create');
+  assert.equal(
+    all.filter(
+      (l) => l.taskId === taskId && (l.event === 'task.created' || (l.event === 'http.request' && l.method === 'POST')),
+    ).length,
+    1,
+    'one line for the create',
+  );
   assert.equal(
     all.find((l) => l.event === 'task.created'),
     undefined,
@@ -74,14 +95,26 @@ test('structured lines: task created and settled, each webhook attempt with its 
   );
   const settled = all.find((l) => l.event === 'task.settled');
   assert.deepEqual(
-    { taskId: settled.taskId, status: settled.status, costUsd: settled.costUsd, failedItems: settled.failedItems, errorCode: settled.errorCode },
+    {
+      taskId: settled.taskId,
+      status: settled.status,
+      costUsd: settled.costUsd,
+      failedItems: settled.failedItems,
+      errorCode: settled.errorCode,
+    },
     { taskId, status: 'completed', costUsd: 0.5, failedItems: 1, errorCode: 'RESTRICTED_CONTENT' },
   );
   assert.equal(typeof settled.ms, 'number');
 
   const attempts = all.filter((l) => l.event === 'webhook.attempt');
   assert.deepEqual(
-    attempts.map((l) => ({ level: l.level, status: l.status, httpStatus: l.httpStatus, attempt: l.attempt, eventType: l.eventType })),
+    attempts.map((l) => ({
+      level: l.level,
+      status: l.status,
+      httpStatus: l.httpStatus,
+      attempt: l.attempt,
+      eventType: l.eventType,
+    })),
     [
       { level: 'info', status: 'pending', httpStatus: 500, attempt: 1, eventType: 'task.test.echo.completed' },
       { level: 'info', status: 'delivered', httpStatus: 200, attempt: 2, eventType: 'task.test.echo.completed' },

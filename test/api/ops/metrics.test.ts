@@ -28,7 +28,10 @@ test('GET /metrics: requests by route pattern and status, tasks by type and stat
   const failed = await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 1, failItems: [0] } });
   assert.equal((await waitForTask(h, failed.json.data.taskId)).status, 'failed');
   // A pending task holds its reserve while the scrape runs.
-  const slow = await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 1, price: '0.5', delayMs: 60_000 } });
+  const slow = await h.request('POST', '/test/tasks', {
+    auth: h.apiKey,
+    body: { items: 1, price: '0.5', delayMs: 60_000 },
+  });
   assert.equal(slow.status, 201);
   await receiver.waitFor(2);
   // On PostgreSQL a process claims a new task after its create commits (NOTIFY): wait until it runs.
@@ -40,11 +43,21 @@ test('GET /metrics: requests by route pattern and status, tasks by type and stat
   assert.ok(res.headers.get('x-request-id'));
   const text = await res.text();
 
-  assert.equal(sample(text, 'imgtask_http_requests_total{method="GET",route="/tasks/:id",status="404"}'), 2, 'by route pattern, not by path');
+  assert.equal(
+    sample(text, 'imgtask_http_requests_total{method="GET",route="/tasks/:id",status="404"}'),
+    2,
+    'by route pattern, not by path',
+  );
   assert.equal(sample(text, 'imgtask_http_requests_total{method="GET",route="(unmatched)",status="404"}'), 1);
   assert.ok(!text.includes('tsk_missing') && !text.includes('/no/such/route'), 'no raw paths become labels');
-  assert.equal(sample(text, 'imgtask_http_request_duration_seconds_count{method="POST",route="/test/tasks",status="201"}'), 3);
-  assert.match(text, /imgtask_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/tasks\/:id",status="404"\} \d/);
+  assert.equal(
+    sample(text, 'imgtask_http_request_duration_seconds_count{method="POST",route="/test/tasks",status="201"}'),
+    3,
+  );
+  assert.match(
+    text,
+    /imgtask_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/tasks\/:id",status="404"\} \d/,
+  );
 
   assert.equal(sample(text, 'imgtask_tasks{type="test.echo",status="completed"}'), 1);
   assert.equal(sample(text, 'imgtask_tasks{type="test.echo",status="failed"}'), 1);
@@ -57,7 +70,11 @@ test('GET /metrics: requests by route pattern and status, tasks by type and stat
 
   const account = `{account_id="${h.accountId}",account="acme"}`;
   assert.equal(sample(text, `imgtask_account_reserved_usd${account}`), 0.5);
-  assert.equal(sample(text, `imgtask_account_charged_usd${account}`), 0.5, 'two items at 0.25 charged; the failed task charged nothing');
+  assert.equal(
+    sample(text, `imgtask_account_charged_usd${account}`),
+    0.5,
+    'two items at 0.25 charged; the failed task charged nothing',
+  );
   assert.equal(sample(text, `imgtask_account_balance_usd${account}`), 99.5);
 
   // Both settled tasks' deliveries made and journaled (the slow task stays pending: no event yet).
@@ -71,18 +88,31 @@ test('GET /metrics: requests by route pattern and status, tasks by type and stat
   assert.equal(sample(again, 'imgtask_webhook_failures_total'), 0);
   assert.ok((sample(again, 'nodejs_eventloop_lag_seconds') ?? -1) >= 0, 'event-loop lag is exported');
   assert.ok(sample(again, 'nodejs_eventloop_lag_p99_seconds') !== undefined);
-  assert.ok((sample(again, 'imgtask_http_requests_total{method="GET",route="/metrics",status="200"}') ?? 0) >= 1, 'the first scrape is counted');
+  assert.ok(
+    (sample(again, 'imgtask_http_requests_total{method="GET",route="/metrics",status="200"}') ?? 0) >= 1,
+    'the first scrape is counted',
+  );
 });
 
 test('GET /metrics with metrics.token set answers 401 UNAUTHORIZED without that bearer, and the metrics with it', async (t) => {
   const token = 'scrape-token-0123456789';
   const h = await startService(t, { config: { metrics: { token } } });
-  for (const authorization of [undefined, 'Bearer wrong-token-0123456789', `Basic ${token}`, `Bearer ${token}x`, 'Bearer ']) {
+  for (const authorization of [
+    undefined,
+    'Bearer wrong-token-0123456789',
+    `Basic ${token}`,
+    `Bearer ${token}x`,
+    'Bearer ',
+  ]) {
     const res = await h.request('GET', '/metrics', { headers: authorization ? { authorization } : {} });
     assert.equal(res.status, 401, String(authorization));
     assert.equal(res.json.code, 'UNAUTHORIZED');
   }
-  assert.equal((await h.request('GET', '/metrics', { auth: h.apiKey })).status, 401, 'an API key is not the metrics token');
+  assert.equal(
+    (await h.request('GET', '/metrics', { auth: h.apiKey })).status,
+    401,
+    'an API key is not the metrics token',
+  );
   const ok = await h.request('GET', '/metrics', { auth: token });
   assert.equal(ok.status, 200);
   assert.match(ok.text, /^# HELP imgtask_/m);

@@ -16,8 +16,10 @@ const create = async (h: Harness, body: object, key = h.apiKey): Promise<string>
   assert.equal(res.status, 201, res.text);
   return res.json.data.taskId;
 };
-const statusOf = async (h: Harness, taskId: string, key = h.apiKey) => (await h.request('GET', `/tasks/${taskId}`, { auth: key })).json.data;
-const testLane = async (h: Harness) => (await runAdminOp(h.server.services, 'queues.list', {})).find((lane) => lane.lane === 'test');
+const statusOf = async (h: Harness, taskId: string, key = h.apiKey) =>
+  (await h.request('GET', `/tasks/${taskId}`, { auth: key })).json.data;
+const testLane = async (h: Harness) =>
+  (await runAdminOp(h.server.services, 'queues.list', {})).find((lane) => lane.lane === 'test');
 
 /** The value of one series in a Prometheus text exposition; undefined when absent. */
 function sample(text: string, series: string): number | undefined {
@@ -81,18 +83,29 @@ test('queues: a lane with queued and running items, its top accounts named; a pa
   const held = (await testLane(h))!;
   assert.equal(held.paused, true);
   assert.equal(held.pausedAt, pause.pausedAt);
-  assert.ok(held.oldestQueuedSeconds >= 1, `the oldest has waited since before the first item finished: ${held.oldestQueuedSeconds}`);
+  assert.ok(
+    held.oldestQueuedSeconds >= 1,
+    `the oldest has waited since before the first item finished: ${held.oldestQueuedSeconds}`,
+  );
 
   // The terminal dashboard's figures, as it reads them through the admin socket.
   const dashboard = await callAdminSocket<AdminResult<'dashboard'>>(h.server.services.layout.adminSocket, 'dashboard');
   assert.deepEqual(
-    dashboard.lanes.filter((lane) => lane.lane === 'test').map(({ queued, running, capacity, paused }) => ({ queued, running, capacity, paused })),
+    dashboard.lanes
+      .filter((lane) => lane.lane === 'test')
+      .map(({ queued, running, capacity, paused }) => ({ queued, running, capacity, paused })),
     [{ queued: 4, running: 0, capacity: 1, paused: true }],
   );
 
   const ready = await h.request('GET', '/ready');
   assert.equal(ready.status, 200, 'a paused lane is not a 503');
-  assert.deepEqual(ready.json, { data: { status: 'ready', pausedLanes: [{ lane: 'test', pausedAt: pause.pausedAt }], provenance: { state: 'signing' } } });
+  assert.deepEqual(ready.json, {
+    data: {
+      status: 'ready',
+      pausedLanes: [{ lane: 'test', pausedAt: pause.pausedAt }],
+      provenance: { state: 'signing' },
+    },
+  });
 
   // The figures are read at most every 2 s: a scrape may show the last reading for that long.
   await eventually(async () => sample(await scrape(h), 'imgtask_lane_queued_items{lane="test"}') === 4, 10_000);
@@ -101,13 +114,21 @@ test('queues: a lane with queued and running items, its top accounts named; a pa
   assert.equal(sample(text, 'imgtask_lane_capacity{lane="test"}'), 1);
   assert.ok((sample(text, 'imgtask_lane_oldest_queued_seconds{lane="test"}') ?? 0) >= 1);
 
-  assert.deepEqual(await runAdminOp(h.server.services, 'queues.resume', { lane: 'test' }), { lane: 'test', paused: false });
+  assert.deepEqual(await runAdminOp(h.server.services, 'queues.resume', { lane: 'test' }), {
+    lane: 'test',
+    paused: false,
+  });
   for (const id of [acmeQueued, waiting]) assert.equal((await waitForTask(h, id, 15_000)).status, 'completed');
   await eventually(async () => (await statusOf(h, globexQueued, globexKey)).status === 'completed', 15_000);
-  assert.deepEqual((await h.request('GET', '/ready')).json, { data: { status: 'ready', provenance: { state: 'signing' } } }, 'no pausedLanes once none is paused');
+  assert.deepEqual(
+    (await h.request('GET', '/ready')).json,
+    { data: { status: 'ready', provenance: { state: 'signing' } } },
+    'no pausedLanes once none is paused',
+  );
   await assert.rejects(
     () => runAdminOp(h.server.services, 'queues.resume', { lane: 'test' }),
-    (err: AppError) => err instanceof AppError && err.code === 'VALIDATION_ERROR' && /the lane "test" is not paused/.test(err.message),
+    (err: AppError) =>
+      err instanceof AppError && err.code === 'VALIDATION_ERROR' && /the lane "test" is not paused/.test(err.message),
   );
 });
 
@@ -139,7 +160,19 @@ test('queues.pause takes a lane not seen yet (it is listed, paused, with nothing
   for (const lane of ['gpu-1+gpu-2', 'video:gpu-1']) {
     const view = listed.find((l) => l.lane === lane);
     assert.ok(view, `${lane} is listed`);
-    assert.deepEqual({ ...view, pausedAt: undefined }, { lane, queued: 0, running: 0, capacity: 0, oldestQueuedSeconds: 0, paused: true, pausedAt: undefined, topAccounts: [] });
+    assert.deepEqual(
+      { ...view, pausedAt: undefined },
+      {
+        lane,
+        queued: 0,
+        running: 0,
+        capacity: 0,
+        oldestQueuedSeconds: 0,
+        paused: true,
+        pausedAt: undefined,
+        topAccounts: [],
+      },
+    );
   }
   const ready = await h.request('GET', '/ready');
   assert.equal(ready.status, 200);
@@ -166,7 +199,10 @@ test('queues.pause takes a lane not seen yet (it is listed, paused, with nothing
     ['gpu-1+gpu-2', 'video:gpu-1'],
     'nothing refused was paused',
   );
-  assert.deepEqual(await runAdminOp(h.server.services, 'queues.resume', { lane: 'video:gpu-1' }), { lane: 'video:gpu-1', paused: false });
+  assert.deepEqual(await runAdminOp(h.server.services, 'queues.resume', { lane: 'video:gpu-1' }), {
+    lane: 'video:gpu-1',
+    paused: false,
+  });
 });
 
 test('/metrics reads the lanes once for scrapes within 2 s', async (t) => {

@@ -18,10 +18,15 @@ test('a C2PA library that does not load: the service starts with one warning, GE
   });
   assert.deepEqual(
     h.logs.filter((m) => /provenance|c2pa/i.test(m)),
-    ['provenance: the C2PA library does not load on this platform (index.node: wrong ELF class); outputs are stored unsigned'],
+    [
+      'provenance: the C2PA library does not load on this platform (index.node: wrong ELF class); outputs are stored unsigned',
+    ],
   );
 
-  const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse', seed: 3 } });
+  const created = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a lighthouse', seed: 3 },
+  });
   assert.equal(created.status, 201, created.text);
   const task = await waitForTask(h, created.json.data.taskId, 30_000);
   assert.equal(task.status, 'completed', JSON.stringify(task.errors));
@@ -46,7 +51,13 @@ test('a configured certificate without extendedKeyUsage stops the start, saying 
   await writeFile(join(dir, 'key.pem'), chain.privateKeyPem);
   const config = loadConfig({
     env: {},
-    overrides: { server: { host: '127.0.0.1', port: 0 }, provenance: { certificate: { file: join(dir, 'chain.pem') }, privateKey: { file: join(dir, 'key.pem') } } },
+    overrides: {
+      server: { host: '127.0.0.1', port: 0 },
+      provenance: { certificate: { file: join(dir, 'chain.pem') }, privateKey: { file: join(dir, 'key.pem') } },
+    },
   });
-  await assert.rejects(startServer({ dataDir: join(dir, 'data'), config, log: () => {} }), /provenance.*extendedKeyUsage/);
+  await assert.rejects(
+    startServer({ dataDir: join(dir, 'data'), config, log: () => {} }),
+    /provenance.*extendedKeyUsage/,
+  );
 });

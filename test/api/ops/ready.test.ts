@@ -24,7 +24,10 @@ test('GET /ready answers 200 while the store takes writes, and 503 NOT_READY nam
 
 test('GET /ready answers 503 until the server has started loading its models', async (t) => {
   const dataDir = await tempDir(t);
-  const services = await openServices({ dataDir, config: loadConfig({ env: {}, overrides: { server: { host: '127.0.0.1', port: 0 } } }) });
+  const services = await openServices({
+    dataDir,
+    config: loadConfig({ env: {}, overrides: { server: { host: '127.0.0.1', port: 0 } } }),
+  });
   closeBeforeRemoval(dataDir, () => services.close());
   const api = createApi(services);
   const before = await api.request('/ready');
@@ -43,7 +46,11 @@ test('with an embedded model enabled, GET /ready answers 503 naming it while it 
     env: {},
     overrides: {
       server: { host: '127.0.0.1', port: 0 },
-      embedded: { nsfw: { enabled: true, timeoutMs: 60_000 }, backgroundRemoval: { enabled: false, model: 'small', threads: 1, timeoutMs: 60_000 }, altText: { enabled: false, ocr: false } },
+      embedded: {
+        nsfw: { enabled: true, timeoutMs: 60_000 },
+        backgroundRemoval: { enabled: false, model: 'small', threads: 1, timeoutMs: 60_000 },
+        altText: { enabled: false, ocr: false },
+      },
     },
   });
   const server = await startServer({ dataDir, config, log: (m) => logs.push(m) });

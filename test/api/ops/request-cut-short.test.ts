@@ -14,7 +14,12 @@ import { eventually, send } from '../../helpers/harness.js';
 import { startLoggedServer } from '../../helpers/logged-server.js';
 
 /** Opens a raw connection and sends a POST's head (with `headers`) and then `body`, which may stop short. */
-async function sendHead(url: string, path: string, headers: string[], body: string): Promise<{ socket: Socket; received: () => string }> {
+async function sendHead(
+  url: string,
+  path: string,
+  headers: string[],
+  body: string,
+): Promise<{ socket: Socket; received: () => string }> {
   const { hostname, port } = new URL(url);
   const socket = connect(Number(port), hostname);
   await once(socket, 'connect');
@@ -26,7 +31,11 @@ async function sendHead(url: string, path: string, headers: string[], body: stri
 }
 
 /** A JSON create declaring a 100-byte body. */
-const jsonHead = (apiKey: string) => [`Authorization: Bearer ${apiKey}`, 'Content-Type: application/json', 'Content-Length: 100'];
+const jsonHead = (apiKey: string) => [
+  `Authorization: Bearer ${apiKey}`,
+  'Content-Type: application/json',
+  'Content-Length: 100',
+];
 
 /** The value of one series in a Prometheus text exposition; undefined when absent. */
 function sample(text: string, series: string): number | undefined {
@@ -35,10 +44,13 @@ function sample(text: string, series: string): number | undefined {
 }
 
 /** The request series of /metrics with a 5xx status. */
-const serverFaults = (text: string) => text.split('\n').filter((l) => l.startsWith('imgtask_http_requests_total{') && /status="5\d\d"/.test(l));
+const serverFaults = (text: string) =>
+  text.split('\n').filter((l) => l.startsWith('imgtask_http_requests_total{') && /status="5\d\d"/.test(l));
 
 test('a client that sends a Content-Length and then no body is answered 408 and cut off at server.requestTimeout, counted and logged as a 408', async (t) => {
-  const { server, apiKey, lines, written } = await startLoggedServer(t, { config: { server: { requestTimeout: 300 } } });
+  const { server, apiKey, lines, written } = await startLoggedServer(t, {
+    config: { server: { requestTimeout: 300 } },
+  });
   const { socket, received } = await sendHead(server.url, '/test/tasks', jsonHead(apiKey), '');
   await once(socket, 'close'); // the server ends it: the test's own timeout would catch a wait for Node's default
   assert.match(received(), /^HTTP\/1\.1 408 Request Timeout\r\n/);
@@ -57,7 +69,9 @@ test('a client that sends a Content-Length and then no body is answered 408 and 
   // The bound is on receiving a request, not on answering it: a live stream outlasting it (its task takes a second) runs to its end.
   const created = await send(server.url, 'POST', '/test/tasks', { auth: apiKey, body: { delayMs: 1_000 } });
   assert.equal(created.status, 201, created.text);
-  const stream = await fetch(`${server.url}/tasks/${created.json.data.taskId}/events`, { headers: { authorization: `Bearer ${apiKey}` } });
+  const stream = await fetch(`${server.url}/tasks/${created.json.data.taskId}/events`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
   assert.equal(stream.status, 200);
   assert.match(await stream.text(), /^event: settled$/m);
 });
@@ -68,19 +82,32 @@ const leavers: Array<{ what: string; route: string; head(apiKey: string): string
   {
     what: 'a chunked JSON body',
     route: '/test/tasks',
-    head: (apiKey) => [`Authorization: Bearer ${apiKey}`, 'Content-Type: application/json', 'Transfer-Encoding: chunked'],
+    head: (apiKey) => [
+      `Authorization: Bearer ${apiKey}`,
+      'Content-Type: application/json',
+      'Transfer-Encoding: chunked',
+    ],
     body: 'd\r\n{"items": 1, \r\n',
   },
   {
     what: 'an upload',
     route: '/image/upload',
-    head: (apiKey) => [`Authorization: Bearer ${apiKey}`, `Content-Type: multipart/form-data; boundary=${boundary}`, 'Content-Length: 100000'],
+    head: (apiKey) => [
+      `Authorization: Bearer ${apiKey}`,
+      `Content-Type: multipart/form-data; boundary=${boundary}`,
+      'Content-Length: 100000',
+    ],
     body: `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n\x89PNG`,
   },
   {
     what: 'an upload with an Idempotency-Key',
     route: '/image/upload',
-    head: (apiKey) => [`Authorization: Bearer ${apiKey}`, `Content-Type: multipart/form-data; boundary=${boundary}`, 'Content-Length: 100000', 'Idempotency-Key: cut-1'],
+    head: (apiKey) => [
+      `Authorization: Bearer ${apiKey}`,
+      `Content-Type: multipart/form-data; boundary=${boundary}`,
+      'Content-Length: 100000',
+      'Idempotency-Key: cut-1',
+    ],
     body: `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="a.png"\r\n\r\n`,
   },
 ];

@@ -4,7 +4,10 @@ import { startService } from '../../helpers/harness.js';
 
 test('GET / sends a browser to the console and tells any other client where to go', async (t) => {
   const h = await startService(t);
-  const browser = await fetch(`${h.url}/`, { headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' }, redirect: 'manual' });
+  const browser = await fetch(`${h.url}/`, {
+    headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    redirect: 'manual',
+  });
   await browser.body?.cancel();
   assert.equal(browser.status, 302);
   assert.equal(browser.headers.get('location'), '/console');
@@ -21,10 +24,20 @@ test('GET / sends a browser to the console and tells any other client where to g
     assert.match(index.headers.get('content-type') ?? '', /^application\/json/);
     const version = (await h.request('GET', '/openapi.json')).json.info.version;
     assert.deepEqual(index.json, {
-      data: { name: 'imgtask', version, links: { docs: `${h.url}/docs`, openapi: `${h.url}/openapi.json`, console: `${h.url}/console`, health: `${h.url}/health` } },
+      data: {
+        name: 'imgtask',
+        version,
+        links: {
+          docs: `${h.url}/docs`,
+          openapi: `${h.url}/openapi.json`,
+          console: `${h.url}/console`,
+          health: `${h.url}/health`,
+        },
+      },
     });
   }
-  for (const link of ['/docs', '/openapi.json', '/health']) assert.equal((await h.request('GET', link)).status, 200, link);
+  for (const link of ['/docs', '/openapi.json', '/health'])
+    assert.equal((await h.request('GET', link)).status, 200, link);
 
   const described = (await h.request('GET', '/openapi.json')).json.paths['/'].get;
   assert.deepEqual(

@@ -7,13 +7,24 @@ import type { SourceImage } from '../../../src/providers/types.js';
 import { JsonStore } from '../../../src/store/file/json-store.js';
 import { fakeProviders } from '../../fixtures/test-providers.js';
 import { fillableFs } from '../../helpers/full-disk.js';
-import { type ApiResponse, eventually, type Harness, startService, testStore, waitForTask } from '../../helpers/harness.js';
+import {
+  type ApiResponse,
+  eventually,
+  type Harness,
+  startService,
+  testStore,
+  waitForTask,
+} from '../../helpers/harness.js';
 import { makeImage, makeNoisePng } from '../../helpers/images.js';
 
 async function upload(h: Harness, data: Buffer): Promise<ApiResponse> {
   const form = new FormData();
   form.append('files', new Blob([new Uint8Array(data)]), 'a.png');
-  const res = await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: form });
+  const res = await fetch(`${h.url}/image/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.apiKey}` },
+    body: form,
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, json: JSON.parse(text) };
 }
@@ -32,10 +43,12 @@ function assertStorageFull(res: ApiResponse, what: string): void {
 }
 
 const createKey = (h: Harness) => h.request('POST', '/api-key', { auth: h.token, body: {} });
-const liveKeyIds = async (h: Harness) => ((await h.request('GET', '/api-key', { auth: h.token })).json.data as { id: string }[]).map((key) => key.id).sort();
+const liveKeyIds = async (h: Harness) =>
+  ((await h.request('GET', '/api-key', { auth: h.token })).json.data as { id: string }[]).map((key) => key.id).sort();
 
 test('a full disk under the journal: each write in flight answers 507 with Retry-After, reads and the process go on, /ready says why, and writes resume by themselves', async (t) => {
-  if (testStore() !== 'file') return t.skip('the journal is the file store: PostgreSQL answers its own disk_full (tested at unit level)');
+  if (testStore() !== 'file')
+    return t.skip('the journal is the file store: PostgreSQL answers its own disk_full (tested at unit level)');
   const disk = fillableFs();
   // No floor: the writes reach the journal, which is what fails here.
   const h = await startService(t, { storageFs: disk, config: { store: { minFreeBytes: 0 } } });
@@ -89,7 +102,10 @@ test('a full disk under an upload answers 507, leaves no temp file, /ready says 
   assert.match(ready.json.message, /storage: 0 bytes free for (store|images), below store\.minFreeBytes \(4\.0 KiB\)/);
   // Below the floor, creates and uploads are refused before anything is written.
   assertStorageFull(await upload(h, image), 'an upload below the floor');
-  assertStorageFull(await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 1 } }), 'a create below the floor');
+  assertStorageFull(
+    await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 1 } }),
+    'a create below the floor',
+  );
   assert.equal(disk.refused, 1, 'only the first upload reached the disk');
 
   disk.room = null;
@@ -118,7 +134,10 @@ test('an item whose image meets a full disk stays pending (no failure code) and 
   };
   const h = await startService(t, { storageFs: disk, providers, config: { store: { minFreeBytes: 0 } } });
   const up = await upload(h, await makeImage({ format: 'png', width: 64, height: 64 }));
-  const created = await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: up.json.data.files[0].id } });
+  const created = await h.request('POST', '/image/remove-background', {
+    auth: h.apiKey,
+    body: { url: up.json.data.files[0].id },
+  });
   assert.ok(created.status === 201 || created.status === 202, created.text);
   const taskId = created.json.data.taskId as string;
   await removing;

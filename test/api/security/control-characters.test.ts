@@ -14,13 +14,25 @@ const IMAGE = 'https://images.example/a.png';
 const cases = (c: string): Array<[string, Record<string, unknown>, (string | number)[]]> => [
   ['/image/generate', { prompt: `a cat${c}` }, ['prompt']],
   ['/image/generate', { prompt: 'a cat', negative_prompt: `dogs${c}` }, ['negative_prompt']],
-  ['/image/generate', { prompt: 'a cat', rating: { mode: 'custom', levels: [level('ok', `fine${c}`), level('bad')] } }, ['rating', 'levels', 0, 'description']],
-  ['/image/generate', { prompt: 'a cat', rating: { mode: 'custom', levels: [level('ok'), level(`b${c}ad`)] } }, ['rating', 'levels', 1, 'value']],
+  [
+    '/image/generate',
+    { prompt: 'a cat', rating: { mode: 'custom', levels: [level('ok', `fine${c}`), level('bad')] } },
+    ['rating', 'levels', 0, 'description'],
+  ],
+  [
+    '/image/generate',
+    { prompt: 'a cat', rating: { mode: 'custom', levels: [level('ok'), level(`b${c}ad`)] } },
+    ['rating', 'levels', 1, 'value'],
+  ],
   ['/video/generate', { prompt: `${c}a fox` }, ['prompt']],
   ['/video/generate', { prompt: 'a fox', negative_prompt: `blur${c}` }, ['negative_prompt']],
   ['/image/review', { url: IMAGE, prompt: `a sign${c}` }, ['prompt']],
   ['/image/review', { url: IMAGE, criteria: ['no text', `sharp${c}`] }, ['criteria', 1]],
-  ['/image/rate', { mode: 'custom', urls: [IMAGE], levels: [level('ok', `fine${c}`), level('bad')] }, ['levels', 0, 'description']],
+  [
+    '/image/rate',
+    { mode: 'custom', urls: [IMAGE], levels: [level('ok', `fine${c}`), level('bad')] },
+    ['levels', 0, 'description'],
+  ],
 ];
 
 test('a control character in a prompt, negative prompt, criterion or rating level is refused with 400 naming the field', async (t) => {
@@ -45,7 +57,10 @@ test('a control character in a prompt, negative prompt, criterion or rating leve
 
 test('tab, line feed and carriage return are text: such a prompt is drawn and the image made', async (t) => {
   const h = await startService(t);
-  const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a cat\ton a mat\r\nat noon', negative_prompt: 'dogs\n' } });
+  const created = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a cat\ton a mat\r\nat noon', negative_prompt: 'dogs\n' },
+  });
   assert.equal(created.status, 201, created.text);
   const task = await waitForTask(h, created.json.data.taskId);
   assert.equal(task.status, 'completed', JSON.stringify(task.result));

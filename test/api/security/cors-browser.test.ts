@@ -27,7 +27,9 @@ async function pageOrigin(t: TestContext): Promise<string> {
 /** What the page's script sees of a cross-origin GET with the PAT: status, body and the x-request-id it may read, or the error. */
 type Seen = { status: number; body: unknown; requestId: string | null } | { error: string };
 
-test('a page on a listed origin polls status and result with a PAT; a page on another origin is blocked by the browser', { skip: !existsSync(CHROMIUM) && `no ${CHROMIUM}` }, async (t) => {
+test('a page on a listed origin polls status and result with a PAT; a page on another origin is blocked by the browser', {
+  skip: !existsSync(CHROMIUM) && `no ${CHROMIUM}`,
+}, async (t) => {
   const allowed = await pageOrigin(t);
   const other = await pageOrigin(t);
   const h = await startService(t, { config: { cors: { origins: [allowed] } } });
@@ -35,7 +37,11 @@ test('a page on a listed origin polls status and result with a PAT; a page on an
   const { taskId, access } = created.json.data;
   await waitForTask(h, taskId);
 
-  const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  const browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
   t.after(() => browser.close());
   const page = await browser.newPage();
   const poll = async (origin: string, path: string): Promise<Seen> => {
@@ -59,7 +65,10 @@ test('a page on a listed origin polls status and result with a PAT; a page on an
   assert.deepEqual([status.status, status.body], [200, { data: { status: 'completed' } }]);
   assert.match(status.requestId ?? '', /^req_/, 'x-request-id is exposed to the page');
   const result = await poll(allowed, `/tasks/${taskId}/result`);
-  assert.ok(!('error' in result) && result.status === 200 && (result.body as { data: { id: string } }).data.id === taskId, JSON.stringify(result));
+  assert.ok(
+    !('error' in result) && result.status === 200 && (result.body as { data: { id: string } }).data.id === taskId,
+    JSON.stringify(result),
+  );
 
   const blocked = await poll(other, `/tasks/${taskId}/status`);
   assert.ok('error' in blocked, `the browser let an unlisted origin read the answer: ${JSON.stringify(blocked)}`);

@@ -9,7 +9,9 @@ const OTHER = 'https://evil.example.test';
 
 /** What a browser sends before a cross-origin GET with an Authorization header. */
 const preflight = (h: Harness, path: string, origin: string, method = 'GET', headers = 'authorization') =>
-  h.request('OPTIONS', path, { headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers } });
+  h.request('OPTIONS', path, {
+    headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
+  });
 
 /** A finished test task with its PAT. */
 async function taskWithPat(h: Harness): Promise<{ taskId: string; pat: string }> {
@@ -42,8 +44,21 @@ test('a listed origin gets its preflight answered 204 without credentials, then 
     assert.equal(pre.status, 204, `preflight of ${path}: ${pre.text}`);
     assert.equal(pre.text, '');
     assert.equal(pre.headers.get('access-control-allow-origin'), APP);
-    assert.deepEqual(pre.headers.get('access-control-allow-methods')?.split(','), ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
-    assert.deepEqual(pre.headers.get('access-control-allow-headers')?.toLowerCase().split(','), ['authorization', 'content-type', 'idempotency-key', 'last-event-id', 'cancel-after']);
+    assert.deepEqual(pre.headers.get('access-control-allow-methods')?.split(','), [
+      'GET',
+      'HEAD',
+      'POST',
+      'PUT',
+      'PATCH',
+      'DELETE',
+    ]);
+    assert.deepEqual(pre.headers.get('access-control-allow-headers')?.toLowerCase().split(','), [
+      'authorization',
+      'content-type',
+      'idempotency-key',
+      'last-event-id',
+      'cancel-after',
+    ]);
     assert.equal(pre.headers.get('access-control-max-age'), '600');
     assert.equal(pre.headers.get('access-control-allow-credentials'), null, 'bearer headers, not cookies');
     assert.match(pre.headers.get('vary') ?? '', /origin/i);
@@ -93,7 +108,10 @@ test('an origin not listed gets no allow-origin header, on the preflight or the 
   const res = await h.request('GET', `/tasks/${taskId}/status`, { auth: pat, headers: { origin: OTHER } });
   assert.equal(res.status, 200, 'the server answers; the browser keeps the answer from the page');
   assert.equal(res.headers.get('access-control-allow-origin'), null);
-  const local = await h.request('GET', `/tasks/${taskId}/status`, { auth: pat, headers: { origin: 'http://localhost:5173' } });
+  const local = await h.request('GET', `/tasks/${taskId}/status`, {
+    auth: pat,
+    headers: { origin: 'http://localhost:5173' },
+  });
   assert.equal(local.headers.get('access-control-allow-origin'), 'http://localhost:5173');
 });
 

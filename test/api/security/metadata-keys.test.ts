@@ -46,8 +46,18 @@ test('metadata with a "__proto__" key, at any depth, is refused with 400 naming 
 test('keys that merely name Object members are data: kept and answered unchanged by GET, the list filter and webhooks', async (t) => {
   const receiver = await startReceiver(t);
   const h = await startService(t, { config: { webhooks: { allowPrivateAddresses: true } } });
-  const metadata = { constructor: { prototype: { x: 1 } }, toString: 'tag', hasOwnProperty: null, valueOf: [1, { isPrototypeOf: 2 }], '': 'empty key', order: 7 };
-  const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a cat', metadata, webhook: { custom: [{ url: receiver.url('/hook') }] } } });
+  const metadata = {
+    constructor: { prototype: { x: 1 } },
+    toString: 'tag',
+    hasOwnProperty: null,
+    valueOf: [1, { isPrototypeOf: 2 }],
+    '': 'empty key',
+    order: 7,
+  };
+  const created = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a cat', metadata, webhook: { custom: [{ url: receiver.url('/hook') }] } },
+  });
   assert.equal(created.status, 201, created.text);
   const task = await waitForTask(h, created.json.data.taskId);
   assert.equal(task.status, 'completed');

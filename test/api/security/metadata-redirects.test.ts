@@ -12,7 +12,11 @@ import { makeImage } from '../../helpers/images.js';
  */
 async function imageServer(t: TestContext): Promise<(path: string) => string> {
   const image = await makeImage();
-  const hops: Record<string, string> = { '/to-aws': 'http://169.254.169.254/', '/to-aws-ipv6': 'http://[fd00:ec2::254]/', '/to-alibaba': 'http://100.100.100.200/' };
+  const hops: Record<string, string> = {
+    '/to-aws': 'http://169.254.169.254/',
+    '/to-aws-ipv6': 'http://[fd00:ec2::254]/',
+    '/to-alibaba': 'http://100.100.100.200/',
+  };
   const server = createServer((req, res) => {
     const location = hops[req.url ?? ''];
     if (location) {
@@ -30,7 +34,8 @@ async function imageServer(t: TestContext): Promise<(path: string) => string> {
   return (path) => `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
 }
 
-const rate = (h: Awaited<ReturnType<typeof startService>>, urls: string[]) => h.request('POST', '/image/rate', { auth: h.apiKey, body: { mode: 'nsfw_sfw', urls } });
+const rate = (h: Awaited<ReturnType<typeof startService>>, urls: string[]) =>
+  h.request('POST', '/image/rate', { auth: h.apiKey, body: { mode: 'nsfw_sfw', urls } });
 
 test('with fetch.allowPrivateAddresses, an image URL redirecting to a cloud metadata address fails FETCH_FAILED saying why, uncharged', async (t) => {
   const h = await startService(t, { config: { fetch: { allowPrivateAddresses: true, timeoutMs: 2000 } } });
@@ -41,13 +46,23 @@ test('with fetch.allowPrivateAddresses, an image URL redirecting to a cloud meta
   assert.equal(local.status, 'success', 'the loopback server itself is allowed');
   const refusal = (address: string) =>
     `cannot fetch the image: ${address} is a cloud metadata address, which user URLs may not reach, whatever fetch.allowPrivateAddresses says (unless fetch.allowMetadataAddresses is true)`;
-  assert.deepEqual(aws, { status: 'failed', url: url('/to-aws'), error: { code: 'FETCH_FAILED', message: refusal('169.254.169.254') } });
-  assert.deepEqual(ipv6, { status: 'failed', url: url('/to-aws-ipv6'), error: { code: 'FETCH_FAILED', message: refusal('fd00:ec2::254') } });
+  assert.deepEqual(aws, {
+    status: 'failed',
+    url: url('/to-aws'),
+    error: { code: 'FETCH_FAILED', message: refusal('169.254.169.254') },
+  });
+  assert.deepEqual(ipv6, {
+    status: 'failed',
+    url: url('/to-aws-ipv6'),
+    error: { code: 'FETCH_FAILED', message: refusal('fd00:ec2::254') },
+  });
   assert.equal(res.json.data.task.cost, '0.0002', 'only the URL that was read is charged');
 });
 
 test('fetch.allowMetadataAddresses lets the hop be tried: it then fails as an unreachable host, not as a refusal', async (t) => {
-  const h = await startService(t, { config: { fetch: { allowPrivateAddresses: true, allowMetadataAddresses: true, timeoutMs: 500 } } });
+  const h = await startService(t, {
+    config: { fetch: { allowPrivateAddresses: true, allowMetadataAddresses: true, timeoutMs: 500 } },
+  });
   const url = await imageServer(t);
   // Not 169.254.169.254, which may answer on the machine running the tests: nothing is asked of a metadata service here.
   const res = await rate(h, [url('/a.png'), url('/to-alibaba'), url('/to-aws-ipv6')]);

@@ -17,7 +17,11 @@ const LOOPBACK_IN_IPV6 = [
 const REFUSED = /may not reach/;
 
 // Short deadlines, and one webhook attempt, so that a regression fails fast instead of hanging; private addresses stay refused (the default).
-const CONFIG = { fetch: { timeoutMs: 2000 }, webhooks: { retryScheduleMs: [0], timeoutMs: 2000 }, destinations: { timeoutMs: 2000 } };
+const CONFIG = {
+  fetch: { timeoutMs: 2000 },
+  webhooks: { retryScheduleMs: [0], timeoutMs: 2000 },
+  destinations: { timeoutMs: 2000 },
+};
 
 const imageUrl = (host: string) => `http://${host}/a.png`;
 
@@ -30,7 +34,10 @@ async function itemErrors(h: Harness, taskId: string) {
 test('generate: an input on an IPv6 spelling of loopback fails the task with INVALID_INPUT', async (t) => {
   const h = await startService(t, { config: CONFIG });
   for (const host of LOOPBACK_IN_IPV6) {
-    const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'p', inputs: [imageUrl(host)] } });
+    const created = await h.request('POST', '/image/generate', {
+      auth: h.apiKey,
+      body: { prompt: 'p', inputs: [imageUrl(host)] },
+    });
     assert.equal(created.status, 201, created.text);
     const task = await waitForTask(h, created.json.data.taskId);
     assert.equal(task.status, 'failed', host);
@@ -51,18 +58,27 @@ for (const [path, body] of [
     const task = await waitForTask(h, created.json.data.task.id);
     assert.equal(task.status, 'failed');
     assert.deepEqual(
-      task.result.results.map((result: { status: string; url: string; error: { code: string } }) => [result.status, result.url, result.error.code]),
+      task.result.results.map((result: { status: string; url: string; error: { code: string } }) => [
+        result.status,
+        result.url,
+        result.error.code,
+      ]),
       urls.map((url) => ['failed', url, 'FETCH_FAILED']),
     );
-    for (const [index, error] of (await itemErrors(h, task.id)).entries()) assert.match(error!.message!, REFUSED, urls[index]);
-    for (const [index, result] of task.result.results.entries()) assert.match(result.error.message, REFUSED, `the result says why: ${urls[index]}`);
+    for (const [index, error] of (await itemErrors(h, task.id)).entries())
+      assert.match(error!.message!, REFUSED, urls[index]);
+    for (const [index, result] of task.result.results.entries())
+      assert.match(result.error.message, REFUSED, `the result says why: ${urls[index]}`);
   });
 }
 
 test('remove-background: a URL on an IPv6 spelling of loopback fails the task with INVALID_INPUT', async (t) => {
   const h = await startService(t, { config: CONFIG });
   for (const host of LOOPBACK_IN_IPV6) {
-    const created = await h.request('POST', '/image/remove-background', { auth: h.apiKey, body: { url: imageUrl(host) } });
+    const created = await h.request('POST', '/image/remove-background', {
+      auth: h.apiKey,
+      body: { url: imageUrl(host) },
+    });
     assert.equal(created.status, 201, created.text);
     const task = await waitForTask(h, created.json.data.taskId);
     assert.equal(task.status, 'failed', host);
@@ -83,7 +99,11 @@ test('webhooks: an endpoint on an IPv6 spelling of loopback is refused when give
   }
   // Made while private addresses were allowed, then turned off by a reload: each delivery still meets the guard.
   const { services } = h.server;
-  const reloadAllowing = (allowPrivateAddresses: boolean) => services.reload({ ...services.config.current(), webhooks: { ...services.config.current().webhooks, allowPrivateAddresses } });
+  const reloadAllowing = (allowPrivateAddresses: boolean) =>
+    services.reload({
+      ...services.config.current(),
+      webhooks: { ...services.config.current().webhooks, allowPrivateAddresses },
+    });
   await reloadAllowing(true);
   const made: [string, string][] = [];
   for (const host of LOOPBACK_IN_IPV6) {
@@ -97,7 +117,8 @@ test('webhooks: an endpoint on an IPv6 spelling of loopback is refused when give
   await reloadAllowing(false);
   for (const [host, id] of made) {
     assert.equal((await h.request('POST', `/webhook/${id}/test`, { auth: h.token })).status, 202);
-    const deliveries = () => h.request('GET', `/webhook/${id}/deliveries`, { auth: h.token }).then((res) => res.json.data);
+    const deliveries = () =>
+      h.request('GET', `/webhook/${id}/deliveries`, { auth: h.token }).then((res) => res.json.data);
     await eventually(async () => (await deliveries())[0]?.status === 'failed');
     const [delivery] = await deliveries();
     assert.equal(delivery.attempts.length, 1, host);
@@ -111,9 +132,21 @@ test('destinations: an HTTP URL or S3 endpoint on an IPv6 spelling of loopback f
   for (const [index, host] of LOOPBACK_IN_IPV6.entries()) {
     for (const [provider, config] of [
       ['http', { urlTemplate: `http://${host}/{key}` }],
-      ['s3', { bucket: 'images', endpoint: `http://${host}:9000`, forcePathStyle: true, accessKeyId: 'AKID', secretAccessKey: 'SECRET' }],
+      [
+        's3',
+        {
+          bucket: 'images',
+          endpoint: `http://${host}:9000`,
+          forcePathStyle: true,
+          accessKeyId: 'AKID',
+          secretAccessKey: 'SECRET',
+        },
+      ],
     ] as const) {
-      const created = await h.request('POST', '/destinations', { auth: h.token, body: { name: `${provider}-${index}`, provider: { id: provider }, config } });
+      const created = await h.request('POST', '/destinations', {
+        auth: h.token,
+        body: { name: `${provider}-${index}`, provider: { id: provider }, config },
+      });
       assert.equal(created.status, 201, created.text);
       const tested = await h.request('POST', `/destinations/${created.json.data.id}/test`, { auth: h.token });
       assert.equal(tested.status, 400, `${provider} ${host}`);

@@ -22,8 +22,19 @@ async function closedPort(): Promise<number> {
 
 async function destination(h: Harness, name: string, provider: 'http' | 's3', where: string) {
   const config =
-    provider === 'http' ? { urlTemplate: `${where}/{key}` } : { bucket: 'images', endpoint: where, forcePathStyle: true, accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret-value-1234' };
-  const created = await h.request('POST', '/destinations', { auth: h.token, body: { name, provider: { id: provider }, config } });
+    provider === 'http'
+      ? { urlTemplate: `${where}/{key}` }
+      : {
+          bucket: 'images',
+          endpoint: where,
+          forcePathStyle: true,
+          accessKeyId: 'AKIDEXAMPLE',
+          secretAccessKey: 'secret-value-1234',
+        };
+  const created = await h.request('POST', '/destinations', {
+    auth: h.token,
+    body: { name, provider: { id: provider }, config },
+  });
   assert.equal(created.status, 201, created.text);
   return created.json.data.id as string;
 }
@@ -58,7 +69,10 @@ test("a delivery refused by the guard says so in the image's destination error, 
   const h = await startService(t);
   for (const [index, base] of where.entries()) await destination(h, `s3-${index}`, 's3', base);
   for (const name of ['s3-0', 's3-1']) {
-    const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse', destination: name } });
+    const created = await h.request('POST', '/image/generate', {
+      auth: h.apiKey,
+      body: { prompt: 'a lighthouse', destination: name },
+    });
     const task = await waitForTask(h, created.json.data.taskId);
     const { error } = task.result.images[0].destination;
     assert.equal(error.code, 'PROVIDER_ERROR');
@@ -85,14 +99,20 @@ test('an item fetch refused for a private address names fetch.allowPrivateAddres
   const { where } = await storage(t);
   const h = await startService(t);
   const urls = where.map((base) => `${base}/a.png`);
-  const rated = await h.request('POST', '/image/rate', { auth: h.apiKey, body: { mode: 'nsfw_sfw', urls, sync: false } });
+  const rated = await h.request('POST', '/image/rate', {
+    auth: h.apiKey,
+    body: { mode: 'nsfw_sfw', urls, sync: false },
+  });
   const rating = await waitForTask(h, rated.json.data.task.id);
   const record = await h.server.services.store.tasks.get(rating.id);
   for (const [index, item] of record!.items.entries()) {
     assert.equal(item.error!.code, 'FETCH_FAILED');
     assert.match(item.error!.message!, /fetch\.allowPrivateAddresses/, urls[index]);
   }
-  const generated = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'p', inputs: [urls[1]] } });
+  const generated = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'p', inputs: [urls[1]] },
+  });
   const task = await waitForTask(h, generated.json.data.taskId);
   assert.equal(task.errors[0].code, 'INVALID_INPUT');
   assert.match(task.errors[0].message, /fetch\.allowPrivateAddresses/);
@@ -104,10 +124,14 @@ test('a webhook delivery refused by the guard names webhooks.allowPrivateAddress
   const h = await startService(t, { config: { webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0] } } });
   const created = await h.request('POST', '/webhook', { auth: h.token, body: { url: receiver.url('/hook') } });
   const { services } = h.server;
-  await services.reload({ ...services.config.current(), webhooks: { ...services.config.current().webhooks, allowPrivateAddresses: false } });
+  await services.reload({
+    ...services.config.current(),
+    webhooks: { ...services.config.current().webhooks, allowPrivateAddresses: false },
+  });
   const { id } = created.json.data;
   assert.equal((await h.request('POST', `/webhook/${id}/test`, { auth: h.token })).status, 202);
-  const deliveries = () => h.request('GET', `/webhook/${id}/deliveries`, { auth: h.token }).then((res) => res.json.data);
+  const deliveries = () =>
+    h.request('GET', `/webhook/${id}/deliveries`, { auth: h.token }).then((res) => res.json.data);
   await eventually(async () => (await deliveries())[0]?.status === 'failed');
   const [delivery] = await deliveries();
   assert.match(delivery.attempts[0].error, /webhooks\.allowPrivateAddresses/);

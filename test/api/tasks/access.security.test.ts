@@ -20,10 +20,17 @@ test('a PAT reads status and result of its own task only', async (t) => {
   await waitForTask(h, mine.taskId);
   const pat = mine.access.publicAccessToken;
 
-  assert.deepEqual((await h.request('GET', `/tasks/${mine.taskId}/status`, { auth: pat })).json, { data: { status: 'completed' } });
+  assert.deepEqual((await h.request('GET', `/tasks/${mine.taskId}/status`, { auth: pat })).json, {
+    data: { status: 'completed' },
+  });
   assert.equal((await h.request('GET', `/tasks/${mine.taskId}/result`, { auth: pat })).json.data.id, mine.taskId);
 
-  for (const path of [`/tasks/${other.taskId}`, `/tasks/${other.taskId}/status`, `/tasks/${other.taskId}/result`, '/tasks/tsk_unknown']) {
+  for (const path of [
+    `/tasks/${other.taskId}`,
+    `/tasks/${other.taskId}/status`,
+    `/tasks/${other.taskId}/result`,
+    '/tasks/tsk_unknown',
+  ]) {
     const res = await h.request('GET', path, { auth: pat });
     assert.equal(res.status, 404);
     assert.deepEqual(res.json, { code: 'TASK_NOT_FOUND' });
@@ -38,7 +45,10 @@ test('a PAT is refused on GET /tasks/{id}, on the listing and on creation', asyn
     ['GET', '/tasks'],
     ['POST', '/test/tasks'],
   ]) {
-    const res = await h.request(method, path, { auth: access.publicAccessToken, body: method === 'POST' ? {} : undefined });
+    const res = await h.request(method, path, {
+      auth: access.publicAccessToken,
+      body: method === 'POST' ? {} : undefined,
+    });
     assert.equal(res.status, 401, `${method} ${path}`);
     assert.equal(res.json.code, 'UNAUTHORIZED');
   }
@@ -55,7 +65,9 @@ test('a PAT expires after one hour (TOKEN_EXPIRED); a forged one is INVALID_TOKE
   const expired = await h.request('GET', `/tasks/${taskId}/status`, { auth: access.publicAccessToken });
   assert.equal(expired.status, 401);
   assert.deepEqual(expired.json, { code: 'TOKEN_EXPIRED' });
-  const forged = await h.request('GET', `/tasks/${taskId}/status`, { auth: `${access.publicAccessToken.slice(0, -3)}xyz` });
+  const forged = await h.request('GET', `/tasks/${taskId}/status`, {
+    auth: `${access.publicAccessToken.slice(0, -3)}xyz`,
+  });
   assert.deepEqual(forged.json, { code: 'INVALID_TOKEN' });
 });
 
@@ -82,6 +94,9 @@ test('an access token is refused on the API-key task routes; a key without tasks
   const res = await h.request('GET', `/tasks/${taskId}/status`, { auth: narrow.raw });
   assert.equal(res.status, 403);
   assert.deepEqual(res.json.scopes, { required: ['tasks:read'], current: ['image:generate'] });
-  const create = await h.request('POST', '/test/tasks', { auth: (await h.server.services.apiKeys.create({ accountId: h.accountId, scopes: ['tasks:read'] })).raw, body: {} });
+  const create = await h.request('POST', '/test/tasks', {
+    auth: (await h.server.services.apiKeys.create({ accountId: h.accountId, scopes: ['tasks:read'] })).raw,
+    body: {},
+  });
   assert.equal(create.json.code, 'INSUFFICIENT_SCOPE');
 });

@@ -46,7 +46,10 @@ test('a create behind more than maxQueueDelaySeconds of queued work is 429 with 
   assert.equal(refused.json.code, 'RATE_LIMIT_EXCEEDED');
   assert.match(refused.json.message, /queued ahead/);
   const retryAfter = retryAfterOf(refused);
-  assert.ok(retryAfter >= 1 && retryAfter <= 4, `Retry-After ${retryAfter}: the ~1 s of work over the bound, rounded up`);
+  assert.ok(
+    retryAfter >= 1 && retryAfter <= 4,
+    `Retry-After ${retryAfter}: the ~1 s of work over the bound, rounded up`,
+  );
   assert.deepEqual(await accountOf(h), before.account, 'nothing reserved');
   assert.equal(await h.server.services.store.tasks.countPending(), before.pending, 'no task created');
 

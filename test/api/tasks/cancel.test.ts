@@ -14,22 +14,30 @@ import { tempDir } from '../../helpers/temp-dir.js';
 /** One item at a time in the test lane: the items of a task run one after another. */
 const ONE_AT_A_TIME = { work: { lanes: { test: 1 } } };
 
-async function create(h: Harness, body: Record<string, unknown>, auth = h.apiKey): Promise<{ taskId: string; pat?: string }> {
+async function create(
+  h: Harness,
+  body: Record<string, unknown>,
+  auth = h.apiKey,
+): Promise<{ taskId: string; pat?: string }> {
   const res = await h.request('POST', '/test/tasks', { auth, body });
   assert.equal(res.status, 201, res.text);
   return { taskId: res.json.data.taskId, pat: res.json.data.access?.publicAccessToken };
 }
 
-const cancel = (h: Harness, taskId: string, auth: string | null = h.apiKey) => h.request('POST', `/tasks/${taskId}/cancel`, { auth });
+const cancel = (h: Harness, taskId: string, auth: string | null = h.apiKey) =>
+  h.request('POST', `/tasks/${taskId}/cancel`, { auth });
 
 /** The settlements the bus reported, by task id. */
 function settlements(h: Harness): Map<string, string[]> {
   const seen = new Map<string, string[]>();
-  h.server.services.events.on('task:settled', ({ kind, task }) => seen.set(task.id, [...(seen.get(task.id) ?? []), kind]));
+  h.server.services.events.on('task:settled', ({ kind, task }) =>
+    seen.set(task.id, [...(seen.get(task.id) ?? []), kind]),
+  );
   return seen;
 }
 
-const started = async (runLog: string): Promise<string[]> => (await readFile(runLog, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+const started = async (runLog: string): Promise<string[]> =>
+  (await readFile(runLog, 'utf8').catch(() => '')).split('\n').filter(Boolean);
 const testLane = (h: Harness) => h.server.services.lanes.stats().test ?? { running: 0, queued: 0 };
 
 test('cancelling a task with nothing finished fails it with TASK_CANCELLED, aborts the running item, never starts the queued ones and releases the reserve', async (t) => {
@@ -51,7 +59,11 @@ test('cancelling a task with nothing finished fails it with TASK_CANCELLED, abor
     task.errors.map((e: { code: string }) => e.code),
     ['TASK_CANCELLED'],
   );
-  assert.deepEqual((await h.request('GET', `/tasks/${taskId}`, { auth: h.apiKey })).json.data, task, 'the answer is the task as GET /tasks/{id} shows it');
+  assert.deepEqual(
+    (await h.request('GET', `/tasks/${taskId}`, { auth: h.apiKey })).json.data,
+    task,
+    'the answer is the task as GET /tasks/{id} shows it',
+  );
 
   // The running item is aborted through its signal (not left sleeping its 60 s), the queued ones never start.
   await eventually(() => testLane(h).running === 0 && testLane(h).queued === 0);
@@ -89,7 +101,11 @@ test('cancelling after some items succeeded keeps them charged: the task complet
   assert.deepEqual([account.balance, account.reserved], ['98', '0']);
   await eventually(() => testLane(h).running === 0 && testLane(h).queued === 0);
   await new Promise((resolve) => setTimeout(resolve, 400));
-  assert.equal((await h.request('GET', `/tasks/${taskId}`, { auth: h.apiKey })).json.data.cost, '2', 'the aborted item was never charged');
+  assert.equal(
+    (await h.request('GET', `/tasks/${taskId}`, { auth: h.apiKey })).json.data.cost,
+    '2',
+    'the aborted item was never charged',
+  );
   assert.deepEqual(seen.get(taskId), ['task.test.echo.completed']);
   assert.deepEqual((await checkLedger(h.server.services.store)).problems, []);
 });
@@ -111,7 +127,11 @@ test('a settled task cannot be cancelled: 409 TASK_NOT_PENDING naming its status
   assert.equal(done.status, 409);
   assert.equal(done.json.code, 'TASK_NOT_PENDING');
   assert.match(done.json.message, /completed/);
-  assert.equal((await h.request('GET', `/tasks/${doneId}`, { auth: h.apiKey })).json.data.cost, '0.01', 'the completed task is untouched');
+  assert.equal(
+    (await h.request('GET', `/tasks/${doneId}`, { auth: h.apiKey })).json.data.cost,
+    '0.01',
+    'the completed task is untouched',
+  );
 });
 
 test('only the owner API key with tasks:cancel cancels: unknown and foreign tasks are 404, PATs and access tokens are refused', async (t) => {
@@ -139,7 +159,11 @@ test('only the owner API key with tasks:cancel cancels: unknown and foreign task
   const { pat: otherPat } = await create(h, { items: 1, delayMs: 60_000 });
   assert.equal((await cancel(h, taskId, otherPat!)).status, 404, "another task's PAT: TASK_NOT_FOUND");
 
-  assert.equal((await h.request('GET', `/tasks/${taskId}/status`, { auth: h.apiKey })).json.data.status, 'pending', 'no refused cancel touched the task');
+  assert.equal(
+    (await h.request('GET', `/tasks/${taskId}/status`, { auth: h.apiKey })).json.data.status,
+    'pending',
+    'no refused cancel touched the task',
+  );
   const created = await services.apiKeys.create({ accountId: h.accountId });
   assert.ok(created.apiKey.scopes.includes('tasks:cancel'), 'new keys get tasks:cancel by default');
   assert.equal((await cancel(h, taskId)).status, 200);
@@ -159,7 +183,9 @@ test('100 cancel/complete races: each task settles once, the answer matches the 
         if (res.status === 200) {
           assert.deepEqual(res.json.data, task);
           if (task.status === 'failed') {
-            assert.deepEqual(task.errors, [{ code: 'TASK_CANCELLED', message: 'the task was cancelled; nothing was charged' }]);
+            assert.deepEqual(task.errors, [
+              { code: 'TASK_CANCELLED', message: 'the task was cancelled; nothing was charged' },
+            ]);
             assert.equal(task.cost, '0');
             outcomes.cancelled++;
           } else {
@@ -167,7 +193,11 @@ test('100 cancel/complete races: each task settles once, the answer matches the 
             const succeeded = task.result.items.filter((item: { error?: unknown }) => !item.error).length;
             assert.ok(succeeded >= 1);
             assert.equal(task.cost, String(succeeded * 0.5));
-            assert.equal(task.result.items.filter((item: { error?: { code: string } }) => item.error?.code === 'TASK_CANCELLED').length, 2 - succeeded);
+            assert.equal(
+              task.result.items.filter((item: { error?: { code: string } }) => item.error?.code === 'TASK_CANCELLED')
+                .length,
+              2 - succeeded,
+            );
             outcomes.partly++;
           }
         } else {
@@ -195,7 +225,12 @@ test('100 cancels racing items recorded in the same instant: the settlement coun
   const h = await startService(t, { credit: 1000 });
   const { progress, store } = h.server.services;
   const seen = settlements(h);
-  const success = (index: number) => ({ status: 'success' as const, result: { index, attempt: 1 }, cost: 500_000, attempts: 1 });
+  const success = (index: number) => ({
+    status: 'success' as const,
+    result: { index, attempt: 1 },
+    cost: 500_000,
+    attempts: 1,
+  });
   const ids: string[] = [];
   for (let round = 0; round < 10; round++) {
     await Promise.all(
@@ -208,8 +243,14 @@ test('100 cancels racing items recorded in the same instant: the settlement coun
           for (let n = 0; n < steps; n++) await Promise.resolve();
         };
         const shift = (round + i) % 8;
-        const cancelling = (shift === 7 ? new Promise((resolve) => setImmediate(resolve)) : later(shift)).then(() => progress.cancel(taskId));
-        await Promise.all([later(round % 4).then(() => progress.finishItem(taskId, 0, success(0))), cancelling, later(i % 3).then(() => progress.finishItem(taskId, 1, success(1)))]);
+        const cancelling = (shift === 7 ? new Promise((resolve) => setImmediate(resolve)) : later(shift)).then(() =>
+          progress.cancel(taskId),
+        );
+        await Promise.all([
+          later(round % 4).then(() => progress.finishItem(taskId, 0, success(0))),
+          cancelling,
+          later(i % 3).then(() => progress.finishItem(taskId, 1, success(1))),
+        ]);
       }),
     );
   }
@@ -219,7 +260,11 @@ test('100 cancels racing items recorded in the same instant: the settlement coun
     statuses[`${task.status} ${task.cost}`] = (statuses[`${task.status} ${task.cost}`] ?? 0) + 1;
     const succeeded = task.items.filter((item) => item.status === 'success').length;
     assert.notEqual(task.status, 'pending');
-    assert.equal(task.cost, succeeded * 500_000, `task ${id} (${task.status}) is charged for exactly its ${succeeded} recorded item(s)`);
+    assert.equal(
+      task.cost,
+      succeeded * 500_000,
+      `task ${id} (${task.status}) is charged for exactly its ${succeeded} recorded item(s)`,
+    );
   }
   await eventually(() => seen.size === 100);
   for (const [id, kinds] of seen) assert.equal(kinds.length, 1, `task ${id} settled ${kinds.length} times`);
@@ -243,10 +288,23 @@ test('imgtask tasks cancel ID prints the cancelled task; a second cancel exits 1
   assert.equal(again.json.error.status, 409);
 });
 
-test('on PostgreSQL, a cancel made by another process aborts the item running here (through NOTIFY)', { skip: testStore() !== 'postgres' && 'PostgreSQL only' }, async (t) => {
+test('on PostgreSQL, a cancel made by another process aborts the item running here (through NOTIFY)', {
+  skip: testStore() !== 'postgres' && 'PostgreSQL only',
+}, async (t) => {
   const h = await startService(t, { config: ONE_AT_A_TIME });
-  const config = loadConfig({ env: {}, overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 } }, h.storeConfig) });
-  const apiOnly = await startServer({ dataDir: h.dataDir, config, role: 'api', taskTypes: [testTaskType as never], providers: fakeProviders(), extendApi: mountTestRoutes, log: () => undefined });
+  const config = loadConfig({
+    env: {},
+    overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 } }, h.storeConfig),
+  });
+  const apiOnly = await startServer({
+    dataDir: h.dataDir,
+    config,
+    role: 'api',
+    taskTypes: [testTaskType as never],
+    providers: fakeProviders(),
+    extendApi: mountTestRoutes,
+    log: () => undefined,
+  });
   t.after(() => apiOnly.close());
   const runLog = join(await tempDir(t), 'runs.log');
   const { taskId } = await create(h, { items: 2, delayMs: 60_000, runLog });
@@ -254,7 +312,10 @@ test('on PostgreSQL, a cancel made by another process aborts the item running he
 
   const res = await h.request('POST', '/tasks/x/cancel', { auth: h.apiKey });
   assert.equal(res.status, 404);
-  const viaOther = await fetch(`${apiOnly.url}/tasks/${taskId}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` } });
+  const viaOther = await fetch(`${apiOnly.url}/tasks/${taskId}/cancel`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.apiKey}` },
+  });
   assert.equal(viaOther.status, 200);
   assert.equal(((await viaOther.json()) as { data: { status: string } }).data.status, 'failed');
   await eventually(() => testLane(h).running === 0 && testLane(h).queued === 0, 3000);

@@ -19,23 +19,39 @@ const CONFIG = {
     placeholder: {
       provider: 'placeholder',
       price: { perSecond: '0.002', perInput: '0.0005' },
-      capabilities: { maxInputs: 1, negativePrompt: true, maxDurationS: 10, maxFps: 30, maxSize: '320x180', nativeSize: '160x90' },
+      capabilities: {
+        maxInputs: 1,
+        negativePrompt: true,
+        maxDurationS: 10,
+        maxFps: 30,
+        maxSize: '320x180',
+        nativeSize: '160x90',
+      },
     },
   },
 };
 
-const del = (h: Harness, taskId: string, auth: string | null = h.apiKey) => h.request('DELETE', `/tasks/${taskId}`, { auth });
+const del = (h: Harness, taskId: string, auth: string | null = h.apiKey) =>
+  h.request('DELETE', `/tasks/${taskId}`, { auth });
 
 async function uploadOne(h: Harness): Promise<{ id: string; service_url: string }> {
   const form = new FormData();
   form.append('files', new Blob([new Uint8Array(await makeImage({ width: 96, height: 96 }))]), 'input.png');
-  const res = await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: form });
+  const res = await fetch(`${h.url}/image/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.apiKey}` },
+    body: form,
+  });
   assert.equal(res.status, 201);
   return ((await res.json()) as { data: { files: { id: string; service_url: string }[] } }).data.files[0];
 }
 
 /** Creates one task of each type, all with the marker in what they keep; answers their ids by type. */
-async function createEveryType(h: Harness, input: { id: string; service_url: string }, sync: boolean): Promise<Record<string, string>> {
+async function createEveryType(
+  h: Harness,
+  input: { id: string; service_url: string },
+  sync: boolean,
+): Promise<Record<string, string>> {
   const post = async (path: string, body: Record<string, unknown>) => {
     const res = await h.request('POST', path, { auth: h.apiKey, body });
     assert.ok([200, 201, 202].includes(res.status), `${path}: ${res.status} ${res.text}`);
@@ -80,7 +96,8 @@ test('settled tasks of every type: DELETE removes their outputs and text, keeps 
   const ids = await createEveryType(h, input, true);
   const settled: Record<string, any> = {};
   for (const [type, id] of Object.entries(ids)) settled[type] = await waitForTask(h, id, 30_000);
-  for (const [type, task] of Object.entries(settled)) assert.equal(task.status, 'completed', `${type}: ${JSON.stringify(task.errors)}`);
+  for (const [type, task] of Object.entries(settled))
+    assert.equal(task.status, 'completed', `${type}: ${JSON.stringify(task.errors)}`);
 
   // What the items stored is recorded on them (never shown): each image, the cut-out, the video and its poster, with their sizes.
   const urls = [
@@ -95,7 +112,11 @@ test('settled tasks of every type: DELETE removes their outputs and text, keeps 
   }
   const videoFiles = (await store.tasks.get(ids['video.generate']))!.items[0].files!.map((f) => f.name);
   const videoFile = urls[3].split('/').pop()!;
-  assert.deepEqual(videoFiles, [videoFile, videoFile.replace(/\.mp4$/, '.poster.webp')], 'the video and its poster frame');
+  assert.deepEqual(
+    videoFiles,
+    [videoFile, videoFile.replace(/\.mp4$/, '.poster.webp')],
+    'the video and its poster frame',
+  );
   assert.equal((await store.tasks.get(ids['image.rate']))!.items[0].files, undefined, 'rating stores nothing');
   assert.equal(settled['image.generate'].dataRemoved, false, 'a task holding its data says so');
   const before = await accountOf(h);
@@ -105,8 +126,13 @@ test('settled tasks of every type: DELETE removes their outputs and text, keeps 
     assert.equal(res.status, 200, res.text);
     const task = res.json.data;
     assertScrubbed(task, type);
-    for (const kept of ['id', 'status', 'cost', 'createdAt', 'updatedAt', 'apiKeyId', 'userId', 'priority'] as const) assert.deepEqual(task[kept], settled[type][kept], `${type}: ${kept} kept`);
-    assert.deepEqual((await h.request('GET', `/tasks/${id}`, { auth: h.apiKey })).json.data, task, 'GET /tasks/{id} shows the deleted task');
+    for (const kept of ['id', 'status', 'cost', 'createdAt', 'updatedAt', 'apiKeyId', 'userId', 'priority'] as const)
+      assert.deepEqual(task[kept], settled[type][kept], `${type}: ${kept} kept`);
+    assert.deepEqual(
+      (await h.request('GET', `/tasks/${id}`, { auth: h.apiKey })).json.data,
+      task,
+      'GET /tasks/{id} shows the deleted task',
+    );
     const result = (await h.request('GET', `/tasks/${id}/result`, { auth: h.apiKey })).json.data;
     assert.deepEqual(result, { id, status: task.status, type, result: null, dataRemoved: true });
     const again = await del(h, id);
@@ -123,12 +149,23 @@ test('settled tasks of every type: DELETE removes their outputs and text, keeps 
   for (const url of urls) {
     const res = await fetch(url);
     assert.equal(res.status, 404, `${url} is gone`);
-    assert.deepEqual(await res.json(), { code: 'NOT_FOUND', message: res.url.includes('/videos/') ? 'no such video' : 'no such image' });
+    assert.deepEqual(await res.json(), {
+      code: 'NOT_FOUND',
+      message: res.url.includes('/videos/') ? 'no such video' : 'no such image',
+    });
   }
-  assert.deepEqual(await storedFiles(h), [input.service_url.split('/').pop()], 'only the upload the tasks read is left: outputs, cut-out, video and poster are gone');
+  assert.deepEqual(
+    await storedFiles(h),
+    [input.service_url.split('/').pop()],
+    'only the upload the tasks read is left: outputs, cut-out, video and poster are gone',
+  );
   assert.equal((await fetch(input.service_url)).status, 200, 'deleting a task leaves the upload it named');
   const listed = (await h.request('GET', '/tasks?limit=100', { auth: h.apiKey })).json.data;
-  assert.equal(listed.filter((task: { dataRemoved: boolean }) => task.dataRemoved).length, 6, 'lists show deleted tasks as deleted');
+  assert.equal(
+    listed.filter((task: { dataRemoved: boolean }) => task.dataRemoved).length,
+    6,
+    'lists show deleted tasks as deleted',
+  );
   assert.deepEqual(await accountOf(h), before, 'the balance is what it was: charges stay');
   assert.deepEqual((await checkLedger(store)).problems, []);
 });
@@ -226,14 +263,21 @@ test("only the owner deletes: another account's or an unknown task is 404, PATs 
   const pat = await del(h, taskId, access.publicAccessToken);
   assert.equal(pat.status, 401, "a PAT, even this task's, never deletes");
   assert.equal(pat.json.code, 'UNAUTHORIZED');
-  const { raw: readOnly } = await services.apiKeys.create({ accountId: h.accountId, scopes: ['tasks:read', 'image:generate'] });
+  const { raw: readOnly } = await services.apiKeys.create({
+    accountId: h.accountId,
+    scopes: ['tasks:read', 'image:generate'],
+  });
   const scoped = await del(h, taskId, readOnly);
   assert.equal(scoped.status, 403);
   assert.equal(scoped.json.code, 'INSUFFICIENT_SCOPE');
   assert.deepEqual(scoped.json.scopes.required, ['tasks:cancel']);
   const { accessToken: otherToken } = await services.tokens.issueAccessToken(other.id, ['tasks:cancel'], 60_000);
   assert.equal((await del(h, taskId, otherToken)).status, 404, "another account's access token: TASK_NOT_FOUND");
-  assert.equal((await h.request('GET', `/tasks/${taskId}`, { auth: h.apiKey })).json.data.dataRemoved, false, 'nothing refused removed anything');
+  assert.equal(
+    (await h.request('GET', `/tasks/${taskId}`, { auth: h.apiKey })).json.data.dataRemoved,
+    false,
+    'nothing refused removed anything',
+  );
 
   const byToken = await del(h, taskId, h.token);
   assert.equal(byToken.status, 200, byToken.text);
@@ -242,12 +286,17 @@ test("only the owner deletes: another account's or an unknown task is 404, PATs 
 });
 
 test("a deleted task's stored webhook event is rebuilt from what is kept: a delivery still pending sends no prompt or metadata", async (t) => {
-  const h = await startService(t, { config: { ...CONFIG, webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, 3_600_000], timeoutMs: 2000 } } });
+  const h = await startService(t, {
+    config: { ...CONFIG, webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, 3_600_000], timeoutMs: 2000 } },
+  });
   const { store } = h.server.services;
   const receiver = await startReceiver(t, [500, 200]);
   const hook = await h.request('POST', '/webhook', { auth: h.token, body: { url: receiver.url() } });
   assert.equal(hook.status, 201);
-  const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: MARK, metadata: { ref: MARK } } });
+  const created = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: MARK, metadata: { ref: MARK } },
+  });
   const taskId = created.json.data.taskId;
   const [first] = await receiver.waitFor(1);
   assert.ok(first.body.includes(MARK), 'the first attempt (answered 500) carried the metadata');
@@ -261,7 +310,15 @@ test("a deleted task's stored webhook event is rebuilt from what is kept: a deli
   assert.ok(!JSON.stringify(event).includes(MARK), 'the stored event keeps no marker');
   const payload = event.payload as { id: string; data: Record<string, unknown> };
   assert.equal(payload.id, eventId, 'the same event, so a receiver can tell it is a redelivery');
-  assert.deepEqual(payload.data, { taskId, taskType: 'image.generate', status: 'completed', cost: '0.001', result: null, metadata: null, dataRemoved: true });
+  assert.deepEqual(payload.data, {
+    taskId,
+    taskType: 'image.generate',
+    status: 'completed',
+    cost: '0.001',
+    result: null,
+    metadata: null,
+    dataRemoved: true,
+  });
 
   const redelivered = await h.request('POST', `/webhook/deliveries/${delivery.id}/redeliver`, { auth: h.token });
   assert.equal(redelivered.status, 202, redelivered.text);
@@ -275,7 +332,10 @@ test("a pending task deleted has its settlement's event written scrubbed: not ev
   const h = await startService(t, { config: CONFIG, providers });
   const receiver = await startReceiver(t);
   gate.hold();
-  const created = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: MARK, metadata: { ref: MARK }, webhook: { custom: [{ url: receiver.url() }] } } });
+  const created = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: MARK, metadata: { ref: MARK }, webhook: { custom: [{ url: receiver.url() }] } },
+  });
   await eventually(() => gate.waiting() === 1);
   assert.equal((await del(h, created.json.data.taskId)).status, 200);
   const [delivery] = await receiver.waitFor(1);

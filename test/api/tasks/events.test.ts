@@ -33,7 +33,11 @@ interface Stream {
   close(): void;
 }
 
-async function openStream(url: string, path: string, options: { auth?: string; headers?: Record<string, string> } = {}): Promise<Stream & { json?: any }> {
+async function openStream(
+  url: string,
+  path: string,
+  options: { auth?: string; headers?: Record<string, string> } = {},
+): Promise<Stream & { json?: any }> {
   const controller = new AbortController();
   const headers: Record<string, string> = { accept: 'text/event-stream', ...options.headers };
   if (options.auth) headers.authorization = `Bearer ${options.auth}`;
@@ -97,7 +101,10 @@ async function openStream(url: string, path: string, options: { auth?: string; h
     json,
     next,
     async rest(timeoutMs = 10_000) {
-      await Promise.race([ended, new Promise((_, reject) => setTimeout(() => reject(new Error('the stream did not end in time')), timeoutMs))]);
+      await Promise.race([
+        ended,
+        new Promise((_, reject) => setTimeout(() => reject(new Error('the stream did not end in time')), timeoutMs)),
+      ]);
       const out = events.slice(read);
       read = events.length;
       return out;
@@ -108,7 +115,11 @@ async function openStream(url: string, path: string, options: { auth?: string; h
   };
 }
 
-const create = async (h: Harness, body: object) => (await h.request('POST', '/test/tasks', { auth: h.apiKey, body })).json.data as { taskId: string; access: { publicAccessToken: string } };
+const create = async (h: Harness, body: object) =>
+  (await h.request('POST', '/test/tasks', { auth: h.apiKey, body })).json.data as {
+    taskId: string;
+    access: { publicAccessToken: string };
+  };
 
 test('a stream sends the current state, an event per finished item, then settled, and ends', async (t) => {
   const h = await startService(t, { config: ONE_AT_A_TIME });
@@ -120,7 +131,22 @@ test('a stream sends the current state, an event per finished item, then settled
   const first = await stream.next();
   assert.equal(first.event, 'task');
   assert.equal(first.data.status, 'pending');
-  assert.deepEqual(Object.keys(first.data), ['id', 'status', 'type', 'cost', 'createdAt', 'updatedAt', 'request', 'result', 'apiKeyId', 'userId', 'metadata', 'priority', 'dataRemoved', 'progress']);
+  assert.deepEqual(Object.keys(first.data), [
+    'id',
+    'status',
+    'type',
+    'cost',
+    'createdAt',
+    'updatedAt',
+    'request',
+    'result',
+    'apiKeyId',
+    'userId',
+    'metadata',
+    'priority',
+    'dataRemoved',
+    'progress',
+  ]);
   assert.equal(first.data.id, taskId);
   assert.equal(first.data.progress.total, 3);
   const events = [first, ...(await stream.rest())];
@@ -142,7 +168,10 @@ test('a stream sends the current state, an event per finished item, then settled
   );
   assert.equal(new Set(ids).size, ids.length, 'no state is sent twice');
   // Every state from the first on: each item recorded alone, the last one with the settlement (so no id 3).
-  const expected = [...Array.from({ length: 3 - Number(first.id) }, (_, i) => `task#${Number(first.id) + i}`), 'settled#4'];
+  const expected = [
+    ...Array.from({ length: 3 - Number(first.id) }, (_, i) => `task#${Number(first.id) + i}`),
+    'settled#4',
+  ];
   assert.deepEqual(
     events.map((e) => `${e.event}#${e.id}`),
     expected,
@@ -152,14 +181,20 @@ test('a stream sends the current state, an event per finished item, then settled
     events.slice(1, -1).map((e) => Number(e.id)),
   );
   const task = await waitForTask(h, taskId);
-  assert.deepEqual({ ...last.data, progress: undefined }, { ...task, progress: undefined }, 'the settled event is the task as GET /tasks/{id} shows it');
+  assert.deepEqual(
+    { ...last.data, progress: undefined },
+    { ...task, progress: undefined },
+    'the settled event is the task as GET /tasks/{id} shows it',
+  );
   await stream.ended;
   await eventually(() => h.server.services.taskStreams.stats().streams === 0);
 });
 
 test('a task cancelled with both items running: the settled event, GET, result, the stored task, its event and its webhook all show both items failed TASK_CANCELLED', async (t) => {
   const hook = await startReceiver(t);
-  const h = await startService(t, { config: { work: { lanes: { test: 2 } }, webhooks: { allowPrivateAddresses: true } } });
+  const h = await startService(t, {
+    config: { work: { lanes: { test: 2 } }, webhooks: { allowPrivateAddresses: true } },
+  });
   const { taskId } = await create(h, { items: 2, delayMs: 60_000, webhook: { custom: [{ url: hook.url() }] } });
   await eventually(() => (h.server.services.lanes.stats().test?.running ?? 0) === 2);
   const stream = await openStream(h.url, `/tasks/${taskId}/events`, { auth: h.apiKey });
@@ -175,13 +210,20 @@ test('a task cancelled with both items running: the settled event, GET, result, 
     'one settled event, id total + 1: both items finished (failed) and the settlement',
   );
   const settled = events[0].data;
-  const item = { status: 'failed', error: { code: 'TASK_CANCELLED', message: 'the task was cancelled before this item finished' } };
+  const item = {
+    status: 'failed',
+    error: { code: 'TASK_CANCELLED', message: 'the task was cancelled before this item finished' },
+  };
   assert.deepEqual(settled.progress, { total: 2, finished: 2, succeeded: 0, failed: 2, items: [item, item] });
   const errors = [{ code: 'TASK_CANCELLED', message: 'the task was cancelled; nothing was charged' }];
   assert.deepEqual([settled.status, settled.cost, settled.result, settled.errors], ['failed', '0', null, errors]);
 
   const task = (await h.request('GET', `/tasks/${taskId}`, { auth: h.apiKey })).json.data;
-  assert.deepEqual({ ...settled, progress: undefined }, { ...task, progress: undefined }, 'the settled event is the task as GET /tasks/{id} shows it');
+  assert.deepEqual(
+    { ...settled, progress: undefined },
+    { ...task, progress: undefined },
+    'the settled event is the task as GET /tasks/{id} shows it',
+  );
   assert.deepEqual(cancelled.json.data, task, 'and as the cancel answered it');
   const result = (await h.request('GET', `/tasks/${taskId}/result`, { auth: h.apiKey })).json.data;
   assert.deepEqual(result, { id: taskId, status: 'failed', type: 'test.echo', result: null });
@@ -190,9 +232,19 @@ test('a task cancelled with both items running: the settled event, GET, result, 
   const stored = (await store.tasks.get(taskId))!;
   assert.deepEqual(stored.items, [item, item], 'the stored task has both items failed, not pending');
   await eventually(async () => (await store.tasks.get(taskId))!.eventId !== undefined);
-  const event = (await store.webhooks.getEvent((await store.tasks.get(taskId))!.eventId!)) as { type: string; payload: { data: unknown } };
+  const event = (await store.webhooks.getEvent((await store.tasks.get(taskId))!.eventId!)) as {
+    type: string;
+    payload: { data: unknown };
+  };
   assert.equal(event.type, 'task.test.echo.failed');
-  assert.deepEqual(event.payload.data, { taskId, taskType: 'test.echo', status: 'failed', cost: '0', errors, metadata: null });
+  assert.deepEqual(event.payload.data, {
+    taskId,
+    taskType: 'test.echo',
+    status: 'failed',
+    cost: '0',
+    errors,
+    metadata: null,
+  });
   const [delivered] = await hook.waitFor(1);
   assert.deepEqual(delivered.json, event.payload, 'the webhook carries the stored event');
 });
@@ -214,7 +266,10 @@ test("the task's PAT works in the header and as ?token=, and shows the result vi
   const h = await startService(t, { config: ONE_AT_A_TIME });
   const { taskId, access } = await create(h, { items: 2, delayMs: 100 });
   const pat = access.publicAccessToken;
-  for (const stream of [await openStream(h.url, `/tasks/${taskId}/events`, { auth: pat }), await openStream(h.url, `/tasks/${taskId}/events?token=${pat}`)]) {
+  for (const stream of [
+    await openStream(h.url, `/tasks/${taskId}/events`, { auth: pat }),
+    await openStream(h.url, `/tasks/${taskId}/events?token=${pat}`),
+  ]) {
     assert.equal(stream.status, 200);
     const events = await stream.rest();
     assert.deepEqual(Object.keys(events[0].data), ['id', 'status', 'type', 'result', 'progress']);
@@ -259,7 +314,11 @@ test('errors before the stream are JSON: no credential 401, an API key in ?token
   assert.equal(missing.status, 404);
   assert.equal(missing.json.code, 'TASK_NOT_FOUND');
 
-  const { raw: noRead } = await services.apiKeys.create({ accountId: h.accountId, name: 'gen-only', scopes: ['image:generate'] });
+  const { raw: noRead } = await services.apiKeys.create({
+    accountId: h.accountId,
+    name: 'gen-only',
+    scopes: ['image:generate'],
+  });
   const scopeless = await openStream(h.url, `/tasks/${taskId}/events`, { auth: noRead });
   assert.equal(scopeless.status, 403);
   assert.equal(scopeless.json.code, 'INSUFFICIENT_SCOPE');
@@ -283,7 +342,8 @@ test('Last-Event-ID resumes: only newer states are sent, and after the settled e
     events.filter((e) => e.event !== 'progress').every((e) => Number(e.id) > 0),
     `no task or settled event at or before id 0 again: ${events.map((e) => `${e.event}#${e.id}`)}`,
   );
-  if (events[0].event === 'progress') assert.equal(events[0].id, '0', 'a progress event refines the state it was resumed at');
+  if (events[0].event === 'progress')
+    assert.equal(events[0].id, '0', 'a progress event refines the state it was resumed at');
   assert.equal(events.at(-1)!.event, 'settled');
   const settledId = events.at(-1)!.id!;
   assert.equal(settledId, '4');
@@ -295,7 +355,9 @@ test('Last-Event-ID resumes: only newer states are sent, and after the settled e
     [['settled', '4']],
   );
 
-  const over = await fetch(`${h.url}${path}`, { headers: { authorization: `Bearer ${h.apiKey}`, 'last-event-id': settledId } });
+  const over = await fetch(`${h.url}${path}`, {
+    headers: { authorization: `Bearer ${h.apiKey}`, 'last-event-id': settledId },
+  });
   assert.equal(over.status, 204, 'after the settled event: nothing more (EventSource stops reconnecting)');
   assert.equal(await over.text(), '');
 
@@ -327,7 +389,11 @@ test('a stream ends at the next heartbeat once its key is deleted; reconnecting 
   await eventually(() => stream.comments.includes('ping'));
   assert.equal((await h.request('DELETE', `/api-key/${apiKey.id}`, { auth: h.token })).status, 200);
   await stream.rest(5000);
-  assert.equal((await h.request('GET', `/tasks/${taskId}/status`, { auth: h.apiKey })).json.data.status, 'pending', 'the stream ended, not the task');
+  assert.equal(
+    (await h.request('GET', `/tasks/${taskId}/status`, { auth: h.apiKey })).json.data.status,
+    'pending',
+    'the stream ended, not the task',
+  );
   const again = await openStream(h.url, path, { auth: raw });
   assert.equal(again.status, 401);
   assert.equal(again.json.code, 'UNAUTHORIZED');
@@ -356,7 +422,9 @@ test('a client that disconnects leaves no watcher behind', async (t) => {
   const h = await startService(t);
   const { taskId } = await create(h, { items: 1, delayMs: 60_000 });
   const { taskStreams } = h.server.services;
-  const streams = await Promise.all(Array.from({ length: 20 }, () => openStream(h.url, `/tasks/${taskId}/events`, { auth: h.apiKey })));
+  const streams = await Promise.all(
+    Array.from({ length: 20 }, () => openStream(h.url, `/tasks/${taskId}/events`, { auth: h.apiKey })),
+  );
   await Promise.all(streams.map((s) => s.next()));
   assert.deepEqual(taskStreams.stats(), { streams: 20, tasks: 1 });
   for (const s of streams.slice(0, 15)) s.close();
@@ -377,16 +445,32 @@ test('closing the server ends its open streams at once', async (t) => {
   assert.ok(Date.now() - started < 2000, `the close did not wait on the stream (${Date.now() - started} ms)`);
 });
 
-test('on PostgreSQL, a stream served by another process (serve --no-work) gets the changes through NOTIFY', { skip: testStore() !== 'postgres' && 'PostgreSQL only' }, async (t) => {
+test('on PostgreSQL, a stream served by another process (serve --no-work) gets the changes through NOTIFY', {
+  skip: testStore() !== 'postgres' && 'PostgreSQL only',
+}, async (t) => {
   const h = await startService(t, { config: ONE_AT_A_TIME });
-  const config = loadConfig({ env: {}, overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 } }, h.storeConfig) });
-  const apiOnly = await startServer({ dataDir: h.dataDir, config, role: 'api', taskTypes: [testTaskType as never], providers: fakeProviders(), extendApi: mountTestRoutes, log: () => undefined });
+  const config = loadConfig({
+    env: {},
+    overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 } }, h.storeConfig),
+  });
+  const apiOnly = await startServer({
+    dataDir: h.dataDir,
+    config,
+    role: 'api',
+    taskTypes: [testTaskType as never],
+    providers: fakeProviders(),
+    extendApi: mountTestRoutes,
+    log: () => undefined,
+  });
   t.after(() => apiOnly.close());
   const { taskId } = await create(h, { items: 3, delayMs: 200 });
   const stream = await openStream(apiOnly.url, `/tasks/${taskId}/events`, { auth: h.apiKey });
   const events = [await stream.next(), ...(await stream.rest())];
   assert.equal(events.at(-1)!.event, 'settled');
-  assert.ok(events.filter((e) => e.event === 'task' && e.data.progress.finished > 0).length >= 1, `item events arrived from the other process: ${events.map((e) => `${e.event}#${e.id}`).join(' ')}`);
+  assert.ok(
+    events.filter((e) => e.event === 'task' && e.data.progress.finished > 0).length >= 1,
+    `item events arrived from the other process: ${events.map((e) => `${e.event}#${e.id}`).join(' ')}`,
+  );
 });
 
 /** Reads events until one satisfies `done`; answers all read. */
@@ -402,7 +486,12 @@ const fractionOf = (event: SseEvent, index = 0): number | undefined => event.dat
 
 test('a running item’s progress is a progress event with the id of the state it refines, the last value delivered; resuming at that state gets it again as a progress event, never a second task event', async (t) => {
   const h = await startService(t, { config: ONE_AT_A_TIME });
-  const { taskId } = await create(h, { items: 1, progressSteps: [0.2, 0.4, 0.6, 0.8], progressStepMs: 20, delayMs: 60_000 });
+  const { taskId } = await create(h, {
+    items: 1,
+    progressSteps: [0.2, 0.4, 0.6, 0.8],
+    progressStepMs: 20,
+    delayMs: 60_000,
+  });
   const path = `/tasks/${taskId}/events`;
   const stream = await openStream(h.url, path, { auth: h.apiKey });
   const events = await readUntil(stream, (e) => fractionOf(e) === 0.8);
@@ -424,7 +513,22 @@ test('a running item’s progress is a progress event with the id of the state i
   const last = events.at(-1)!.data;
   assert.deepEqual(
     Object.keys(last),
-    ['id', 'status', 'type', 'cost', 'createdAt', 'updatedAt', 'request', 'result', 'apiKeyId', 'userId', 'metadata', 'priority', 'dataRemoved', 'progress'],
+    [
+      'id',
+      'status',
+      'type',
+      'cost',
+      'createdAt',
+      'updatedAt',
+      'request',
+      'result',
+      'apiKeyId',
+      'userId',
+      'metadata',
+      'priority',
+      'dataRemoved',
+      'progress',
+    ],
     'the whole state, as every event',
   );
   assert.deepEqual(last.progress.items, [{ status: 'pending', fraction: 0.8 }]);
@@ -432,14 +536,26 @@ test('a running item’s progress is a progress event with the id of the state i
 
   const resumed = await openStream(h.url, path, { auth: h.apiKey, headers: { 'last-event-id': '0' } });
   const again = await resumed.next();
-  assert.deepEqual([again.event, again.id, fractionOf(again)], ['progress', '0', 0.8], 'the current state, as a progress event of the same id');
-  await h.server.services.progress.finishItem(taskId, 0, { status: 'success', cost: 10_000, result: { finished: 'by the test' } });
+  assert.deepEqual(
+    [again.event, again.id, fractionOf(again)],
+    ['progress', '0', 0.8],
+    'the current state, as a progress event of the same id',
+  );
+  await h.server.services.progress.finishItem(taskId, 0, {
+    status: 'success',
+    cost: 10_000,
+    result: { finished: 'by the test' },
+  });
   const rest = await resumed.rest();
   assert.deepEqual(
     rest.map((e) => `${e.event}#${e.id}`),
     ['settled#2'],
   );
-  assert.deepEqual(rest[0].data.progress.items, [{ status: 'success' }], 'no fraction once finished, and no live fields once settled');
+  assert.deepEqual(
+    rest[0].data.progress.items,
+    [{ status: 'success' }],
+    'no fraction once finished, and no live fields once settled',
+  );
   assert.equal(rest[0].data.progress.queuePosition, undefined);
 });
 
@@ -466,8 +582,19 @@ test('on PostgreSQL, progress reported in the working process reaches a stream a
   skip: testStore() !== 'postgres' && 'PostgreSQL only',
 }, async (t) => {
   const h = await startService(t, { config: ONE_AT_A_TIME });
-  const config = loadConfig({ env: {}, overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 } }, h.storeConfig) });
-  const apiOnly = await startServer({ dataDir: h.dataDir, config, role: 'api', taskTypes: [testTaskType as never], providers: fakeProviders(), extendApi: mountTestRoutes, log: () => undefined });
+  const config = loadConfig({
+    env: {},
+    overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 } }, h.storeConfig),
+  });
+  const apiOnly = await startServer({
+    dataDir: h.dataDir,
+    config,
+    role: 'api',
+    taskTypes: [testTaskType as never],
+    providers: fakeProviders(),
+    extendApi: mountTestRoutes,
+    log: () => undefined,
+  });
   t.after(() => apiOnly.close());
   const { taskId } = await create(h, { items: 1, progressSteps: [0.3, 0.6], progressStepMs: 20, delayMs: 60_000 });
   const stream = await openStream(apiOnly.url, `/tasks/${taskId}/events`, { auth: h.apiKey });
@@ -475,8 +602,16 @@ test('on PostgreSQL, progress reported in the working process reaches a stream a
   assert.equal(events.at(-1)!.event, 'progress');
   assert.equal(events.at(-1)!.id, '0');
   const viaOther = await send(apiOnly.url, 'GET', `/tasks/${taskId}`, { auth: h.apiKey });
-  assert.deepEqual(viaOther.json.data.progress.items, [{ status: 'pending', fraction: 0.6 }], 'GET on the other process shows the relayed fraction');
-  assert.equal(viaOther.json.data.progress.queuePosition, undefined, 'where the task is queued is known only where it runs');
+  assert.deepEqual(
+    viaOther.json.data.progress.items,
+    [{ status: 'pending', fraction: 0.6 }],
+    'GET on the other process shows the relayed fraction',
+  );
+  assert.equal(
+    viaOther.json.data.progress.queuePosition,
+    undefined,
+    'where the task is queued is known only where it runs',
+  );
   assert.equal((await h.request('POST', `/tasks/${taskId}/cancel`, { auth: h.apiKey })).status, 200);
   assert.equal((await stream.rest()).at(-1)!.event, 'settled');
   const after = await send(apiOnly.url, 'GET', `/tasks/${taskId}`, { auth: h.apiKey });
@@ -495,19 +630,22 @@ async function proxy(t: TestContext, target: string, breakEvents: 'no' | 'absent
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 'NOT_FOUND' }));
       return;
     }
-    const upstream = httpRequest({ host: base.hostname, port: base.port, path: req.url, method: req.method, headers: req.headers }, (answer: IncomingMessage) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      if (isEvents && breakEvents === 'cut') {
-        // The first event, then the connection drops.
-        answer.once('data', (chunk) => {
-          res.write(chunk);
-          res.destroy();
-          answer.destroy();
-        });
-        return;
-      }
-      answer.pipe(res);
-    });
+    const upstream = httpRequest(
+      { host: base.hostname, port: base.port, path: req.url, method: req.method, headers: req.headers },
+      (answer: IncomingMessage) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        if (isEvents && breakEvents === 'cut') {
+          // The first event, then the connection drops.
+          answer.once('data', (chunk) => {
+            res.write(chunk);
+            res.destroy();
+            answer.destroy();
+          });
+          return;
+        }
+        answer.pipe(res);
+      },
+    );
     req.pipe(upstream);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -524,14 +662,23 @@ test('imgtask tasks watch follows the stream, and falls back to polling when the
     const count = (suffix: string) => via.paths.filter((p) => p === `/tasks/${taskId}/${suffix}`).length;
     const watching = runCli(['tasks', 'watch', taskId, '--json'], { IMGTASK_URL: via.url, IMGTASK_API_KEY: h.apiKey });
     await eventually(() => count('events') === 1 && (mode === 'no' || count('status') >= 2), 30_000);
-    await h.server.services.progress.finishItem(taskId, 0, { status: 'success', cost: 10_000, result: { finished: 'by the test' } });
+    await h.server.services.progress.finishItem(taskId, 0, {
+      status: 'success',
+      cost: 10_000,
+      result: { finished: 'by the test' },
+    });
     const watched = await watching;
     assert.equal(watched.code, 0, `${mode}: ${watched.stderr}`);
     assert.equal(watched.json.id, taskId);
     assert.equal(watched.json.status, 'completed');
     assert.deepEqual(watched.json.result.items, [{ finished: 'by the test' }]);
     assert.equal(count('events'), 1, `${mode}: the events route was tried once (${via.paths.join(' ')})`);
-    if (mode === 'no') assert.equal(count('status'), 1, `with the stream: the one status read before following, no polling (${via.paths.join(' ')})`);
+    if (mode === 'no')
+      assert.equal(
+        count('status'),
+        1,
+        `with the stream: the one status read before following, no polling (${via.paths.join(' ')})`,
+      );
     else assert.ok(count('status') > 1, `${mode}: polled after the stream failed (${via.paths.join(' ')})`);
   }
 });

@@ -13,11 +13,20 @@ import { mostAtOnce } from '../../helpers/spans.js';
 const lane = (slots: number) => ({ work: { lanes: { test: slots }, defaultConcurrency: 4 } });
 
 /** Another account with credit and a key; answers the raw key. */
-async function otherAccount(h: Harness, name: string, options: { weight?: number; maxConcurrent?: number; maxPriority?: number } = {}): Promise<string> {
+async function otherAccount(
+  h: Harness,
+  name: string,
+  options: { weight?: number; maxConcurrent?: number; maxPriority?: number } = {},
+): Promise<string> {
   const { services } = h.server;
   const account = await services.accounts.create(name, 100 * 1_000_000);
   if (options.weight !== undefined) await services.accounts.setWeight(account.id, options.weight);
-  const { raw } = await services.apiKeys.create({ accountId: account.id, name, maxConcurrent: options.maxConcurrent, maxPriority: options.maxPriority });
+  const { raw } = await services.apiKeys.create({
+    accountId: account.id,
+    name,
+    maxConcurrent: options.maxConcurrent,
+    maxPriority: options.maxPriority,
+  });
   return raw;
 }
 
@@ -28,7 +37,8 @@ const create = async (h: Harness, auth: string, body: object): Promise<string> =
 };
 
 /** Waits for a task of any account to settle (read from the store: the harness key reads only its own). */
-const waitForTask = (h: Harness, id: string) => eventually(async () => (await h.server.services.store.tasks.get(id))?.status !== 'pending', 15_000);
+const waitForTask = (h: Harness, id: string) =>
+  eventually(async () => (await h.server.services.store.tasks.get(id))?.status !== 'pending', 15_000);
 
 /** The tasks in the order their first item started. */
 const starts = async (runLog: string): Promise<string[]> =>
@@ -49,7 +59,10 @@ test("one account's burst does not hold up another's task: it waits for about on
   for (const id of burst) await waitForTask(h, id);
   const order = await starts(runLog);
   const waited = order.indexOf(late) - startedBefore;
-  assert.ok(waited <= 2, `${waited} of the burst's items started after the other account's task was created and before it (of ${12 - startedBefore} still waiting): ${order.join(' ')}`);
+  assert.ok(
+    waited <= 2,
+    `${waited} of the burst's items started after the other account's task was created and before it (of ${12 - startedBefore} still waiting): ${order.join(' ')}`,
+  );
 });
 
 test('weights: an account of weight 3 starts three items for every one of an account of weight 1', async (t) => {
@@ -88,7 +101,10 @@ test('a higher priority starts before the backlog, across accounts; a key may no
   assert.equal(shown.json.data.request.priority, 5, 'kept in the request too');
   for (const id of [blocker, ...backlog, urgent]) await waitForTask(h, id);
   const order = (await starts(runLog)).filter((id) => id !== blocker);
-  assert.ok(order.indexOf(urgent) <= 1, `priority 5 started ${order.indexOf(urgent) + 1}th after the blocker: ${order.join(' ')}`);
+  assert.ok(
+    order.indexOf(urgent) <= 1,
+    `priority 5 started ${order.indexOf(urgent) + 1}th after the blocker: ${order.join(' ')}`,
+  );
 });
 
 test("a key's maxConcurrent holds however many of its tasks wait; the account's other key and other accounts go on", async (t) => {

@@ -8,13 +8,30 @@ test('a created task answers 201 with its id and a PAT, runs, and is charged for
   const h = await startService(t);
   const settled: string[] = [];
   h.server.services.events.on('task:settled', (event) => settled.push(event.kind));
-  const res = await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 3, price: '0.25', metadata: { order: 'A-1' }, unknownField: 'dropped' } });
+  const res = await h.request('POST', '/test/tasks', {
+    auth: h.apiKey,
+    body: { items: 3, price: '0.25', metadata: { order: 'A-1' }, unknownField: 'dropped' },
+  });
   assert.equal(res.status, 201);
   assert.match(res.json.data.taskId, /^tsk_/);
   assert.match(res.json.data.access.publicAccessToken, /^pat_/);
 
   const task = await waitForTask(h, res.json.data.taskId);
-  assert.deepEqual(Object.keys(task), ['id', 'status', 'type', 'cost', 'createdAt', 'updatedAt', 'request', 'result', 'apiKeyId', 'userId', 'metadata', 'priority', 'dataRemoved']);
+  assert.deepEqual(Object.keys(task), [
+    'id',
+    'status',
+    'type',
+    'cost',
+    'createdAt',
+    'updatedAt',
+    'request',
+    'result',
+    'apiKeyId',
+    'userId',
+    'metadata',
+    'priority',
+    'dataRemoved',
+  ]);
   assert.equal(task.status, 'completed');
   assert.equal(task.type, 'test.echo');
   assert.equal(task.cost, '0.75');
@@ -27,7 +44,12 @@ test('a created task answers 201 with its id and a PAT, runs, and is charged for
   assert.equal(task.result.items.length, 3);
   await eventually(() => settled.length > 0);
   assert.deepEqual(settled, ['task.test.echo.completed']);
-  assert.deepEqual(await accountOf(h), { ...(await accountOf(h)), balance: '99.25', reserved: '0', available: '99.25' });
+  assert.deepEqual(await accountOf(h), {
+    ...(await accountOf(h)),
+    balance: '99.25',
+    reserved: '0',
+    available: '99.25',
+  });
 });
 
 test('status and result answer exactly their fields', async (t) => {
@@ -43,7 +65,9 @@ test('status and result answer exactly their fields', async (t) => {
 
 test('a pending task shows result null and cost 0 while its estimate is reserved', async (t) => {
   const h = await startService(t);
-  const { taskId } = (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 2, price: '1', delayMs: 5000 } })).json.data;
+  const { taskId } = (
+    await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 2, price: '1', delayMs: 5000 } })
+  ).json.data;
   const task = (await h.request('GET', `/tasks/${taskId}`, { auth: h.apiKey })).json.data;
   assert.equal(task.status, 'pending');
   assert.equal(task.result, null);
@@ -57,7 +81,9 @@ test('a pending task shows result null and cost 0 while its estimate is reserved
 
 test('items fail independently: the task completes and only successful items are charged', async (t) => {
   const h = await startService(t);
-  const { taskId } = (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 4, price: '1', failItems: [1, 3] } })).json.data;
+  const { taskId } = (
+    await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 4, price: '1', failItems: [1, 3] } })
+  ).json.data;
   const task = await waitForTask(h, taskId);
   assert.equal(task.status, 'completed');
   assert.equal(task.cost, '2');
@@ -70,7 +96,12 @@ test('a task whose work fails is failed with errors, free, and emits .failed', a
   const h = await startService(t);
   const kinds: string[] = [];
   h.server.services.events.on('task:settled', (event) => kinds.push(event.kind));
-  const { taskId } = (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 2, price: '1', failItems: [0, 1], failCode: 'INVALID_INPUT' } })).json.data;
+  const { taskId } = (
+    await h.request('POST', '/test/tasks', {
+      auth: h.apiKey,
+      body: { items: 2, price: '1', failItems: [0, 1], failCode: 'INVALID_INPUT' },
+    })
+  ).json.data;
   const task = await waitForTask(h, taskId);
   assert.equal(task.status, 'failed');
   assert.deepEqual(task.errors, [{ code: 'INVALID_INPUT' }]);
@@ -83,7 +114,12 @@ test('a task whose work fails is failed with errors, free, and emits .failed', a
 
 test('a failure around the items (prepare) fails the task with that code and releases the reserve', async (t) => {
   const h = await startService(t);
-  const { taskId } = (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 3, price: '1', prepareFails: 'CAPABILITY_NOT_SUPPORTED' } })).json.data;
+  const { taskId } = (
+    await h.request('POST', '/test/tasks', {
+      auth: h.apiKey,
+      body: { items: 3, price: '1', prepareFails: 'CAPABILITY_NOT_SUPPORTED' },
+    })
+  ).json.data;
   const task = await waitForTask(h, taskId);
   assert.equal(task.status, 'failed');
   assert.equal(task.errors[0].code, 'CAPABILITY_NOT_SUPPORTED');
@@ -92,9 +128,12 @@ test('a failure around the items (prepare) fails the task with that code and rel
 
 test('retryable failures are retried up to 4 attempts; others are not retried', async (t) => {
   const h = await startService(t);
-  const flaky = (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 1, flakyAttempts: 3 } })).json.data.taskId;
-  const exhausted = (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 1, flakyAttempts: 9 } })).json.data.taskId;
-  const refused = (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 1, failItems: [0] } })).json.data.taskId;
+  const flaky = (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 1, flakyAttempts: 3 } })).json
+    .data.taskId;
+  const exhausted = (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 1, flakyAttempts: 9 } }))
+    .json.data.taskId;
+  const refused = (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 1, failItems: [0] } })).json
+    .data.taskId;
   const store = h.server.services.store;
   assert.equal((await waitForTask(h, flaky)).status, 'completed');
   assert.equal((await store.tasks.get(flaky))!.items[0].attempts, 4, 'succeeded on the 4th and last attempt');

@@ -6,7 +6,10 @@ import { startService, waitForTask } from '../../helpers/harness.js';
 test("GET /tasks lists the caller's tasks newest first with cursor pagination", async (t) => {
   const h = await startService(t);
   const ids: string[] = [];
-  for (let i = 0; i < 7; i++) ids.push((await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { metadata: { n: i } } })).json.data.taskId);
+  for (let i = 0; i < 7; i++)
+    ids.push(
+      (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { metadata: { n: i } } })).json.data.taskId,
+    );
   const seen: string[] = [];
   let cursor: string | null = null;
   let pages = 0;
@@ -24,11 +27,18 @@ test("GET /tasks lists the caller's tasks newest first with cursor pagination", 
 test('GET /tasks filters by status, type, metadata values and creation time', async (t) => {
   const clock = new ManualClock(Date.parse('2026-11-22T10:00:00.000Z'));
   const h = await startService(t, { clock });
-  const done = (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { metadata: { order: 'A', shop: 7 } } })).json.data.taskId;
+  const done = (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { metadata: { order: 'A', shop: 7 } } }))
+    .json.data.taskId;
   await waitForTask(h, done);
   clock.advance(60_000);
-  const waiting = (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { delayMs: 10_000, metadata: { order: 'B', shop: 7 } } })).json.data.taskId;
-  const list = async (query: string) => (await h.request('GET', `/tasks?${query}`, { auth: h.apiKey })).json.data.map((task: { id: string }) => task.id);
+  const waiting = (
+    await h.request('POST', '/test/tasks', {
+      auth: h.apiKey,
+      body: { delayMs: 10_000, metadata: { order: 'B', shop: 7 } },
+    })
+  ).json.data.taskId;
+  const list = async (query: string) =>
+    (await h.request('GET', `/tasks?${query}`, { auth: h.apiKey })).json.data.map((task: { id: string }) => task.id);
 
   assert.deepEqual(await list('status=pending'), [waiting]);
   assert.deepEqual(await list('status=completed'), [done]);

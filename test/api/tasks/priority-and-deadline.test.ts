@@ -27,12 +27,17 @@ const ROUTES = (url: string): [path: string, body: Record<string, unknown>][] =>
 ];
 
 /** The created task's id, from a 201 (async) or 202 (rate, alt, review) answer. */
-const taskIdOf = (json: { data: { taskId?: string; task?: { id: string } } }): string => json.data.taskId ?? json.data.task!.id;
+const taskIdOf = (json: { data: { taskId?: string; task?: { id: string } } }): string =>
+  json.data.taskId ?? json.data.task!.id;
 
 async function uploadImage(h: Harness): Promise<string> {
   const form = new FormData();
   form.append('files', new Blob([new Uint8Array(await makeImage())]), 'photo.png');
-  const res = await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: form });
+  const res = await fetch(`${h.url}/image/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.apiKey}` },
+    body: form,
+  });
   assert.equal(res.status, 201);
   return ((await res.json()) as { data: { files: { id: string }[] } }).data.files[0].id;
 }
@@ -44,11 +49,17 @@ async function keyWith(h: Harness, maxPriority: number): Promise<string> {
   return res.json.data.raw;
 }
 
-const getTask = async (h: Harness, id: string) => (await h.request('GET', `/tasks/${id}`, { auth: h.apiKey })).json.data;
-const taskCount = async (h: Harness) => (await h.request('GET', '/tasks?limit=100', { auth: h.apiKey })).json.data.length;
+const getTask = async (h: Harness, id: string) =>
+  (await h.request('GET', `/tasks/${id}`, { auth: h.apiKey })).json.data;
+const taskCount = async (h: Harness) =>
+  (await h.request('GET', '/tasks?limit=100', { auth: h.apiKey })).json.data.length;
 
 async function createTest(h: Harness, body: Record<string, unknown>, cancelAfter?: string): Promise<string> {
-  const res = await h.request('POST', '/test/tasks', { auth: h.apiKey, body, headers: cancelAfter ? { 'cancel-after': cancelAfter } : {} });
+  const res = await h.request('POST', '/test/tasks', {
+    auth: h.apiKey,
+    body,
+    headers: cancelAfter ? { 'cancel-after': cancelAfter } : {},
+  });
   assert.equal(res.status, 201, res.text);
   return res.json.data.taskId;
 }
@@ -56,14 +67,17 @@ async function createTest(h: Harness, body: Record<string, unknown>, cancelAfter
 /** The settlements the bus reported, by task id. */
 function settlements(h: Harness): Map<string, string[]> {
   const seen = new Map<string, string[]>();
-  h.server.services.events.on('task:settled', ({ kind, task }) => seen.set(task.id, [...(seen.get(task.id) ?? []), kind]));
+  h.server.services.events.on('task:settled', ({ kind, task }) =>
+    seen.set(task.id, [...(seen.get(task.id) ?? []), kind]),
+  );
   return seen;
 }
 
 /** An account's balance and reserve. */
 const money = (account: { balance: string; reserved: string }) => [account.balance, account.reserved];
 
-const started = async (runLog: string): Promise<string[]> => (await readFile(runLog, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+const started = async (runLog: string): Promise<string[]> =>
+  (await readFile(runLog, 'utf8').catch(() => '')).split('\n').filter(Boolean);
 const testLane = (h: Harness) => h.server.services.lanes.stats().test ?? { running: 0, queued: 0 };
 
 test('priority is accepted on each of the six create routes, kept in the request and shown on the task; 0 when not sent', async (t) => {
@@ -117,7 +131,11 @@ test('a priority above the key’s maxPriority is refused on every route: 400 na
   for (const [path, body] of ROUTES(url)) {
     const res = await h.request('POST', path, { auth: h.apiKey, body: { ...body, priority: 1 } });
     assert.equal(res.status, 400, `${path}: ${res.text}`);
-    assert.deepEqual(res.json, { code: 'VALIDATION_ERROR', message: 'priority 1 is above the highest this key may ask for (maxPriority 0)' }, path);
+    assert.deepEqual(
+      res.json,
+      { code: 'VALIDATION_ERROR', message: 'priority 1 is above the highest this key may ask for (maxPriority 0)' },
+      path,
+    );
     const over = await h.request('POST', path, { auth: five, body: { ...body, priority: 6 } });
     assert.equal(over.status, 400, path);
     assert.equal(over.json.message, 'priority 6 is above the highest this key may ask for (maxPriority 5)', path);
@@ -159,7 +177,10 @@ test('Cancel-After: malformed, too short or too long is 400 naming the header on
     const task = await getTask(h, taskIdOf(res.json));
     assert.match(task.deadlineAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, `${path}: an ISO time with milliseconds`);
     const at = Date.parse(task.deadlineAt);
-    assert.ok(at >= before + 5_400_000 && at <= after + 5_400_000, `${path}: deadlineAt is the create's time + 1h30m (${task.deadlineAt})`);
+    assert.ok(
+      at >= before + 5_400_000 && at <= after + 5_400_000,
+      `${path}: deadlineAt is the create's time + 1h30m (${task.deadlineAt})`,
+    );
     assert.equal(at, Date.parse(task.createdAt) + 5_400_000, `${path}: counted from createdAt`);
   }
 });
@@ -178,7 +199,12 @@ test('Cancel-After: 1s on a task whose item runs long: TASK_EXPIRED within a cou
   assert.ok(took >= 900 && took < 3000, `ended about its deadline (after ${took} ms)`);
   assert.equal(task.status, 'failed');
   assert.equal(task.cost, '0');
-  assert.deepEqual(task.errors, [{ code: 'TASK_EXPIRED', message: 'the task’s deadline (Cancel-After) passed before any item finished; nothing was charged' }]);
+  assert.deepEqual(task.errors, [
+    {
+      code: 'TASK_EXPIRED',
+      message: 'the task’s deadline (Cancel-After) passed before any item finished; nothing was charged',
+    },
+  ]);
   assert.deepEqual(
     (await h.server.services.store.tasks.get(taskId))!.items.map((item) => item.error?.code),
     ['TASK_EXPIRED', 'TASK_EXPIRED'],
@@ -196,7 +222,9 @@ test('Cancel-After: 1s on a task whose item runs long: TASK_EXPIRED within a cou
 });
 
 test('Cancel-After on a rate task closes the fetches its items have under way when the deadline passes', async (t) => {
-  const h = await startService(t, { config: { fetch: { allowPrivateAddresses: true, timeoutMs: 120_000 }, work: { lanes: { 'image.rate': 2 } } } });
+  const h = await startService(t, {
+    config: { fetch: { allowPrivateAddresses: true, timeoutMs: 120_000 }, work: { lanes: { 'image.rate': 2 } } },
+  });
   const slow = await startStallingServer(t);
   const res = await h.request('POST', '/image/rate', {
     auth: h.apiKey,
@@ -256,8 +284,18 @@ test('a task still queued behind a busy lane when its deadline passes fails TASK
 
 /** A second server on the harness's data dir and store, as after a restart. */
 async function restart(h: Harness, t: TestContext, config: JsonObject) {
-  const merged = loadConfig({ env: {}, overrides: deepMerge(deepMerge({ server: { host: '127.0.0.1', port: 0 } }, config), h.storeConfig) });
-  const next = await startServer({ dataDir: h.dataDir, config: merged, taskTypes: [testTaskType as never], providers: fakeProviders(), extendApi: mountTestRoutes, log: () => undefined });
+  const merged = loadConfig({
+    env: {},
+    overrides: deepMerge(deepMerge({ server: { host: '127.0.0.1', port: 0 } }, config), h.storeConfig),
+  });
+  const next = await startServer({
+    dataDir: h.dataDir,
+    config: merged,
+    taskTypes: [testTaskType as never],
+    providers: fakeProviders(),
+    extendApi: mountTestRoutes,
+    log: () => undefined,
+  });
   t.after(() => next.close());
   return next;
 }
@@ -282,7 +320,11 @@ test('a deadline survives a restart: a task whose deadline passed while the serv
     ['TASK_EXPIRED'],
   );
   assert.equal(task.cost, 0);
-  assert.equal((await next.services.store.tasks.get(blocker))!.status, 'pending', 'the task ahead, without a deadline, runs again');
+  assert.equal(
+    (await next.services.store.tasks.get(blocker))!.status,
+    'pending',
+    'the task ahead, without a deadline, runs again',
+  );
   assert.ok(!(await started(runLog)).some((line) => line.startsWith(queued)), 'the expired task never ran');
 });
 
@@ -311,8 +353,15 @@ test('a page on a listed origin may send Cancel-After: the preflight allows the 
   const origin = 'https://app.example.com';
   const h = await startService(t, { config: { cors: { origins: [origin] } } });
   const res = await h.request('OPTIONS', '/image/generate', {
-    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,cancel-after' },
+    headers: {
+      origin,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization,content-type,cancel-after',
+    },
   });
   assert.equal(res.status, 204);
-  assert.ok(res.headers.get('access-control-allow-headers')?.toLowerCase().split(',').includes('cancel-after'), `allowed: ${res.headers.get('access-control-allow-headers')}`);
+  assert.ok(
+    res.headers.get('access-control-allow-headers')?.toLowerCase().split(',').includes('cancel-after'),
+    `allowed: ${res.headers.get('access-control-allow-headers')}`,
+  );
 });

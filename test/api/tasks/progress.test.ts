@@ -17,7 +17,8 @@ const get = async (h: Harness, taskId: string) => {
   return res.json.data;
 };
 /** Waits until GET /tasks/{id} shows item `index` of `taskId` at `fraction`. */
-const reported = (h: Harness, taskId: string, index: number, fraction: number) => eventually(async () => (await get(h, taskId)).progress?.items[index].fraction === fraction);
+const reported = (h: Harness, taskId: string, index: number, fraction: number) =>
+  eventually(async () => (await get(h, taskId)).progress?.items[index].fraction === fraction);
 
 test('GET /tasks/{id} of a pending task has progress with the running item’s fraction; once settled, no progress', async (t) => {
   const h = await startService(t, { config: ONE_AT_A_TIME });
@@ -28,11 +29,18 @@ test('GET /tasks/{id} of a pending task has progress with the running item’s f
   const pending = await get(h, taskId);
   assert.equal(pending.status, 'pending');
   TaskProgress.parse(pending.progress);
-  assert.deepEqual(pending.progress.items, [{ status: 'pending', fraction: 0.5 }, { status: 'pending' }], 'the running item has its fraction, the queued one none');
+  assert.deepEqual(
+    pending.progress.items,
+    [{ status: 'pending', fraction: 0.5 }, { status: 'pending' }],
+    'the running item has its fraction, the queued one none',
+  );
   assert.deepEqual([pending.progress.total, pending.progress.finished], [2, 0]);
   assert.equal(pending.progress.queuePosition, undefined, 'an item of it has started: no queue position');
   assert.equal(pending.progress.estimatedStartAt, undefined, 'started: no start estimate');
-  assert.ok(Date.parse(pending.progress.estimatedFinishAt) >= Date.parse(pending.createdAt) - 1000, `an estimate of its end: ${pending.progress.estimatedFinishAt}`);
+  assert.ok(
+    Date.parse(pending.progress.estimatedFinishAt) >= Date.parse(pending.createdAt) - 1000,
+    `an estimate of its end: ${pending.progress.estimatedFinishAt}`,
+  );
 
   assert.equal((await h.request('POST', `/tasks/${taskId}/cancel`, { auth: h.apiKey })).status, 200);
   const settled = await waitForTask(h, taskId);
@@ -60,12 +68,17 @@ test("queue position: items ahead of it in its lane's order while none of its it
   // The first settles: the second starts, and, with its second item still waiting, stays ahead of the third.
   assert.equal((await h.request('POST', `/tasks/${first}/cancel`, { auth: h.apiKey })).status, 200);
   await eventually(async () => (await get(h, second)).progress?.queuePosition === undefined);
-  assert.equal((await get(h, third)).progress.queuePosition, 1, 'the second, started, still has an item waiting ahead of it');
+  assert.equal(
+    (await get(h, third)).progress.queuePosition,
+    1,
+    'the second, started, still has an item waiting ahead of it',
+  );
   // The second settles (its waiting item passes at once): the third starts.
   assert.equal((await h.request('POST', `/tasks/${second}/cancel`, { auth: h.apiKey })).status, 200);
   await eventually(async () => (await get(h, third)).progress?.queuePosition === undefined);
   assert.equal((await get(h, fourth)).progress.queuePosition, 0, 'next');
-  for (const id of [third, fourth]) assert.equal((await h.request('POST', `/tasks/${id}/cancel`, { auth: h.apiKey })).status, 200);
+  for (const id of [third, fourth])
+    assert.equal((await h.request('POST', `/tasks/${id}/cancel`, { auth: h.apiKey })).status, 200);
 });
 
 test('GET /tasks/{id}/status stays exactly { data: { status } } while a task runs with progress', async (t) => {
@@ -88,7 +101,8 @@ test('the operator dashboard shows pending tasks’ progress: the running one’
   const row = (id: string) => figures.tasks.find((task) => task.id === id)!;
   assert.deepEqual(row(running).progress?.items, [{ status: 'pending', fraction: 0.5 }]);
   assert.equal(row(queued).progress?.queuePosition, 0);
-  for (const id of [running, queued]) assert.equal((await h.request('POST', `/tasks/${id}/cancel`, { auth: h.apiKey })).status, 200);
+  for (const id of [running, queued])
+    assert.equal((await h.request('POST', `/tasks/${id}/cancel`, { auth: h.apiKey })).status, 200);
   const after = await h.server.services.operator.dashboard();
   assert.ok(after.tasks.every((task) => task.progress === undefined));
 });

@@ -12,7 +12,8 @@ import { tempDir } from '../../helpers/temp-dir.js';
 /** Far longer than the test may take: a close() that waited for the grace would time the test out. */
 const LONG_GRACE = { work: { shutdownGraceMs: 60_000, lanes: { test: 1 } } };
 
-const started = async (runLog: string): Promise<string[]> => (await readFile(runLog, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+const started = async (runLog: string): Promise<string[]> =>
+  (await readFile(runLog, 'utf8').catch(() => '')).split('\n').filter(Boolean);
 
 async function create(h: Harness, body: Record<string, unknown>): Promise<string> {
   const res = await h.request('POST', '/test/tasks', { auth: h.apiKey, body });
@@ -20,7 +21,9 @@ async function create(h: Harness, body: Record<string, unknown>): Promise<string
   return res.json.data.taskId;
 }
 
-test('close() with queued work stops once the running item is done, not after work.shutdownGraceMs; the queued tasks stay pending and run on the next start', { timeout: 20_000 }, async (t) => {
+test('close() with queued work stops once the running item is done, not after work.shutdownGraceMs; the queued tasks stay pending and run on the next start', {
+  timeout: 20_000,
+}, async (t) => {
   const h = await startService(t, { config: LONG_GRACE });
   const runLog = join(await tempDir(t), 'runs.log');
   // One short item running while close() starts; its lane then takes nothing more (paused), so the rest stays queued.
@@ -34,8 +37,18 @@ test('close() with queued work stops once the running item is done, not after wo
   await h.server.close();
   assert.deepEqual(await started(runLog), [`${running}:0:1`], 'no queued item ran in the stopped process');
 
-  const config = loadConfig({ env: {}, overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 }, work: { retryBaseMs: 1 } }, h.storeConfig) });
-  const next = await startServer({ dataDir: h.dataDir, config, taskTypes: [testTaskType as never], providers: fakeProviders(), extendApi: mountTestRoutes, log: () => undefined });
+  const config = loadConfig({
+    env: {},
+    overrides: deepMerge({ server: { host: '127.0.0.1', port: 0 }, work: { retryBaseMs: 1 } }, h.storeConfig),
+  });
+  const next = await startServer({
+    dataDir: h.dataDir,
+    config,
+    taskTypes: [testTaskType as never],
+    providers: fakeProviders(),
+    extendApi: mountTestRoutes,
+    log: () => undefined,
+  });
   t.after(() => next.close());
   const { store } = next.services;
   const first = (await store.tasks.get(running))!;

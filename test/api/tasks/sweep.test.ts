@@ -8,9 +8,13 @@ test('the sweep fails tasks pending 24 h after their last update with TASK_EXPIR
   const h = await startService(t, { clock });
   const kinds: string[] = [];
   h.server.services.events.on('task:settled', (event) => kinds.push(event.kind));
-  const old = (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 2, price: '1', delayMs: 60_000 } })).json.data.taskId;
+  const old = (
+    await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 2, price: '1', delayMs: 60_000 } })
+  ).json.data.taskId;
   clock.advance(23 * 60 * 60 * 1000);
-  const recent = (await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 1, price: '1', delayMs: 60_000 } })).json.data.taskId;
+  const recent = (
+    await h.request('POST', '/test/tasks', { auth: h.apiKey, body: { items: 1, price: '1', delayMs: 60_000 } })
+  ).json.data.taskId;
   assert.equal((await accountOf(h)).reserved, '3');
 
   assert.deepEqual(await h.server.services.tasks.sweep(), [], 'nothing is 24 h old yet');

@@ -14,9 +14,21 @@ import { decodeVideo } from '../../helpers/video-check.js';
  * asked for, fails the item PROVIDER_ERROR, free.
  */
 const PROMPT = 'a kite over the dunes';
-const BINDINGS = { prompt: '6.inputs.text', seed: '3.inputs.seed', width: '5.inputs.width', height: '5.inputs.height', frames: '5.inputs.batch_size', fps: '9.inputs.fps' };
+const BINDINGS = {
+  prompt: '6.inputs.text',
+  seed: '3.inputs.seed',
+  width: '5.inputs.width',
+  height: '5.inputs.height',
+  frames: '5.inputs.batch_size',
+  fps: '9.inputs.fps',
+};
 
-async function serviceOn(t: TestContext, fake: FakeComfyUi, graph: unknown, bindings: Record<string, string> = BINDINGS): Promise<Harness> {
+async function serviceOn(
+  t: TestContext,
+  fake: FakeComfyUi,
+  graph: unknown,
+  bindings: Record<string, string> = BINDINGS,
+): Promise<Harness> {
   const file = join(await tempDir(t), 'clip.json');
   await writeFile(file, JSON.stringify(graph));
   return startService(t, {
@@ -28,7 +40,14 @@ async function serviceOn(t: TestContext, fake: FakeComfyUi, graph: unknown, bind
           workflow: file,
           bindings,
           price: { perSecond: '0.01' },
-          capabilities: { maxInputs: 0, negativePrompt: false, maxDurationS: 2, maxFps: 16, maxSize: '256x256', nativeSize: '64x48' },
+          capabilities: {
+            maxInputs: 0,
+            negativePrompt: false,
+            maxDurationS: 2,
+            maxFps: 16,
+            maxSize: '256x256',
+            nativeSize: '64x48',
+          },
         },
       },
     },
@@ -36,7 +55,10 @@ async function serviceOn(t: TestContext, fake: FakeComfyUi, graph: unknown, bind
 }
 
 async function generate(h: Harness, body: Record<string, unknown>) {
-  const res = await h.request('POST', '/video/generate', { auth: h.apiKey, body: { prompt: PROMPT, model: 'clip', ...body } });
+  const res = await h.request('POST', '/video/generate', {
+    auth: h.apiKey,
+    body: { prompt: PROMPT, model: 'clip', ...body },
+  });
   assert.equal(res.status, 201, res.text);
   return waitForTask(h, res.json.data.taskId, 30_000);
 }
@@ -108,7 +130,10 @@ test('ComfyUI video: count > 1 on a model without a seed binding is 400 VALIDATI
   const fake = await startFakeComfyUi(t);
   const { seed: _seed, ...unseeded } = BINDINGS;
   const h = await serviceOn(t, fake, animatedWebpWorkflow(), unseeded);
-  const refused = await h.request('POST', '/video/generate', { auth: h.apiKey, body: { prompt: PROMPT, model: 'clip', count: 2, duration_s: 1, fps: 8 } });
+  const refused = await h.request('POST', '/video/generate', {
+    auth: h.apiKey,
+    body: { prompt: PROMPT, model: 'clip', count: 2, duration_s: 1, fps: 8 },
+  });
   assert.equal(refused.status, 400, refused.text);
   assert.equal(refused.json.code, 'VALIDATION_ERROR');
   assert.match(refused.json.message, /no seed binding/);

@@ -25,12 +25,20 @@ const SMALL = {
     placeholder: {
       provider: 'placeholder',
       price: { perSecond: '0.002', perInput: '0.0005' },
-      capabilities: { maxInputs: 1, negativePrompt: true, maxDurationS: 10, maxFps: 30, maxSize: '320x180', nativeSize: '160x90' },
+      capabilities: {
+        maxInputs: 1,
+        negativePrompt: true,
+        maxDurationS: 10,
+        maxFps: 30,
+        maxSize: '320x180',
+        nativeSize: '160x90',
+      },
     },
   },
 };
 
-const create = (h: Harness, body: Record<string, unknown>, auth = h.apiKey) => h.request('POST', '/video/generate', { auth, body: { prompt: 'a red fox running through snow', ...body } });
+const create = (h: Harness, body: Record<string, unknown>, auth = h.apiKey) =>
+  h.request('POST', '/video/generate', { auth, body: { prompt: 'a red fox running through snow', ...body } });
 
 async function video(h: Harness, body: Record<string, unknown>) {
   const res = await create(h, body);
@@ -43,7 +51,11 @@ async function firstFrameMean(mp4: Buffer): Promise<number[]> {
   const dir = await mkdtemp(join(tmpdir(), 'frame-'));
   try {
     await writeFile(join(dir, 'in.mp4'), mp4);
-    const { stdout } = await run(bundledFfmpegPath(), ['-v', 'error', '-i', join(dir, 'in.mp4'), '-frames:v', '1', '-f', 'image2pipe', '-vcodec', 'png', '-'], { encoding: 'buffer' });
+    const { stdout } = await run(
+      bundledFfmpegPath(),
+      ['-v', 'error', '-i', join(dir, 'in.mp4'), '-frames:v', '1', '-f', 'image2pipe', '-vcodec', 'png', '-'],
+      { encoding: 'buffer' },
+    );
     return (await sharp(stdout).stats()).channels.slice(0, 3).map((c) => c.mean);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -88,7 +100,11 @@ test('format webp makes an animated WebP: one page per frame, each shown 1000/fp
   const h = await startService(t, { config: SMALL });
   const task = await video(h, { duration_s: 1, fps: 8, format: 'webp', size: '1:1' });
   const [item] = task.result.videos;
-  assert.deepEqual([item.status, item.format, item.size, item.duration_s, item.fps], ['success', 'webp', '180x180', 1, 8], 'a 1:1 frame fits the 320x180 cap');
+  assert.deepEqual(
+    [item.status, item.format, item.size, item.duration_s, item.fps],
+    ['success', 'webp', '180x180', 1, 8],
+    'a 1:1 frame fits the 320x180 cap',
+  );
   assert.match(item.service_url, /\/videos\/vid_[0-9A-Za-z]{22}\.webp$/);
   const { type, data } = await download(item.service_url);
   assert.equal(type, 'image/webp');
@@ -118,7 +134,18 @@ test('bad requests: schema rejections in the /image/* shape, model limits as VAL
       ...SMALL,
       videoModels: {
         ...SMALL.videoModels,
-        plain: { provider: 'placeholder', price: { perSecond: '0.001' }, capabilities: { maxInputs: 0, negativePrompt: false, maxDurationS: 3, maxFps: 12, maxSize: '320x180', nativeSize: '160x90' } },
+        plain: {
+          provider: 'placeholder',
+          price: { perSecond: '0.001' },
+          capabilities: {
+            maxInputs: 0,
+            negativePrompt: false,
+            maxDurationS: 3,
+            maxFps: 12,
+            maxSize: '320x180',
+            nativeSize: '160x90',
+          },
+        },
       },
     },
   });
@@ -190,13 +217,18 @@ test('a video that keeps failing is an item failure after 3 attempts: the task c
   const h = await startService(t, { config: SMALL, providers: { ...fakeProviders(), videoGenerator: () => flaky } });
   const task = await video(h, { duration_s: 1, fps: 8 });
   assert.equal(task.status, 'completed', 'SPEC part 3 rule 1: item failures leave the task completed');
-  assert.deepEqual(task.result.videos, [{ status: 'failed', error: { code: 'PROVIDER_ERROR', message: 'the video provider says PROVIDER_ERROR' } }]);
+  assert.deepEqual(task.result.videos, [
+    { status: 'failed', error: { code: 'PROVIDER_ERROR', message: 'the video provider says PROVIDER_ERROR' } },
+  ]);
   assert.equal(flaky.calls.length, 3, 'SPEC part 7: 3 attempts per video');
   assert.equal(task.cost, '0');
   assert.equal((await accountOf(h)).balance, '100');
 
   const refusing = failingVideo('RESTRICTED_CONTENT');
-  const h2 = await startService(t, { config: SMALL, providers: { ...fakeProviders(), videoGenerator: () => refusing } });
+  const h2 = await startService(t, {
+    config: SMALL,
+    providers: { ...fakeProviders(), videoGenerator: () => refusing },
+  });
   const refused = await video(h2, { duration_s: 1, fps: 8 });
   assert.equal(refused.result.videos[0].error.code, 'RESTRICTED_CONTENT');
   assert.equal(refusing.calls.length, 1, 'a refusal is not retried');
@@ -210,10 +242,17 @@ test('the provider is asked for the planned frame size, duration, fps, format an
       throw new ProviderError('RESTRICTED_CONTENT', 'recorded');
     },
   };
-  const h = await startService(t, { config: SMALL, providers: { ...fakeProviders(), videoGenerator: () => recording } });
+  const h = await startService(t, {
+    config: SMALL,
+    providers: { ...fakeProviders(), videoGenerator: () => recording },
+  });
   await video(h, { duration_s: 3, fps: 10, size: '9:16', format: 'webp', negative_prompt: 'rain' });
   const [params] = seen;
-  assert.deepEqual([params.width, params.height, params.durationS, params.fps, params.format], [180, 318, 3, 10, 'webp'], '9:16 fitted under 180x320 (the portrait transpose of the cap), even sides');
+  assert.deepEqual(
+    [params.width, params.height, params.durationS, params.fps, params.format],
+    [180, 318, 3, 10, 'webp'],
+    '9:16 fitted under 180x320 (the portrait transpose of the cap), even sides',
+  );
   assert.equal(params.prompt, 'a red fox running through snow');
   assert.equal(params.negativePrompt, 'rain');
 });
@@ -221,7 +260,12 @@ test('the provider is asked for the planned frame size, duration, fps, format an
 test('events, listing, estimate and the video model list', async (t) => {
   const receiver = await startReceiver(t);
   const h = await startService(t, { config: { ...SMALL, webhooks: { allowPrivateAddresses: true } } });
-  const task = await video(h, { duration_s: 1, fps: 8, webhook: { custom: [{ url: receiver.url('/hook') }] }, metadata: { ref: 7 } });
+  const task = await video(h, {
+    duration_s: 1,
+    fps: 8,
+    webhook: { custom: [{ url: receiver.url('/hook') }] },
+    metadata: { ref: 7 },
+  });
   const [event] = await receiver.waitFor(1);
   assert.equal(event.json.type, 'task.video.generate.completed');
   assert.equal(event.json.data.taskId, task.id);
@@ -235,9 +279,17 @@ test('events, listing, estimate and the video model list', async (t) => {
     [task.id],
   );
 
-  const estimate = await h.request('POST', '/tasks/estimate', { auth: h.apiKey, body: { type: 'video.generate', request: { prompt: 'x', duration_s: 5, count: 2 } } });
+  const estimate = await h.request('POST', '/tasks/estimate', {
+    auth: h.apiKey,
+    body: { type: 'video.generate', request: { prompt: 'x', duration_s: 5, count: 2 } },
+  });
   assert.equal(estimate.status, 200, estimate.text);
-  assert.deepEqual(estimate.json.data, { type: 'video.generate', estimatedCost: '0.02', items: ['0.01', '0.01'], currency: 'USD' });
+  assert.deepEqual(estimate.json.data, {
+    type: 'video.generate',
+    estimatedCost: '0.02',
+    items: ['0.01', '0.01'],
+    currency: 'USD',
+  });
 
   const models = await h.request('GET', '/video/models', { auth: h.apiKey });
   assert.equal(models.status, 200);
@@ -245,21 +297,39 @@ test('events, listing, estimate and the video model list', async (t) => {
     id: 'placeholder',
     default: true,
     price: { perSecond: '0.002', perInput: '0.0005' },
-    capabilities: { maxInputs: 1, negativePrompt: true, maxDurationS: 10, maxFps: 30, maxSize: '320x180', nativeSize: '160x90' },
+    capabilities: {
+      maxInputs: 1,
+      negativePrompt: true,
+      maxDurationS: 10,
+      maxFps: 30,
+      maxSize: '320x180',
+      nativeSize: '160x90',
+    },
   });
 });
 
 test('a destination receives each video under its key, with the video content type', async (t) => {
   const root = await tempDir(t);
-  const h = await startService(t, { config: { ...SMALL, destinations: { allowPrivateAddresses: true, local: { allowedRoots: [root] } } } });
+  const h = await startService(t, {
+    config: { ...SMALL, destinations: { allowPrivateAddresses: true, local: { allowedRoots: [root] } } },
+  });
   const made = await h.request('POST', '/destinations', {
     auth: h.token,
-    body: { name: 'clips', provider: { id: 'local' }, config: { path: join(root, 'clips'), keyTemplate: 'v/{taskId}/{imageId}.{ext}' } },
+    body: {
+      name: 'clips',
+      provider: { id: 'local' },
+      config: { path: join(root, 'clips'), keyTemplate: 'v/{taskId}/{imageId}.{ext}' },
+    },
   });
   assert.equal(made.status, 201, made.text);
   const task = await video(h, { duration_s: 1, fps: 8, destination: 'clips' });
   const [item] = task.result.videos;
-  assert.deepEqual(item.destination, { name: 'clips', status: 'success', key: `v/${task.id}/${item.id}.mp4`, url: null });
+  assert.deepEqual(item.destination, {
+    name: 'clips',
+    status: 'success',
+    key: `v/${task.id}/${item.id}.mp4`,
+    url: null,
+  });
   assert.equal(item.url, null, 'delivered to a destination without a public URL');
   const written = await readFile(join(root, 'clips', item.destination.key));
   assert.deepEqual(written, (await download(item.service_url)).data, 'the same bytes as the service copy');
@@ -282,7 +352,11 @@ test('a provider with no capacity makes the video fail PROVIDERS_BUSY after its 
 
   const url = await serveFiles(t, { '/broken.png': 'not an image' });
   const broken = await video(h, { duration_s: 1, fps: 8, inputs: [url('/broken.png')] });
-  assert.equal(broken.status, 'failed', 'the first frame is prepared once for the task: it fails the task, as image inputs do');
+  assert.equal(
+    broken.status,
+    'failed',
+    'the first frame is prepared once for the task: it fails the task, as image inputs do',
+  );
   assert.equal(broken.errors[0].code, 'INVALID_INPUT');
   assert.equal((await accountOf(h)).balance, '100');
   assert.equal((await accountOf(h)).reserved, '0');
@@ -299,9 +373,15 @@ test('seed: video i is made with seed + i and reports it; the same seed gives th
   const again = await video(h, { ...body, count: 1 });
   assert.equal(again.result.videos[0].seed, 7);
   // The frames: each file also holds its own signed credentials (task id, time).
-  const [a, b] = await Promise.all([first.result.videos[0].service_url, again.result.videos[0].service_url].map(async (url: string) => (await webpFrames((await download(url)).data)).frames));
+  const [a, b] = await Promise.all(
+    [first.result.videos[0].service_url, again.result.videos[0].service_url].map(
+      async (url: string) => (await webpFrames((await download(url)).data)).frames,
+    ),
+  );
   assert.deepEqual(a, b, 'the same seed and request: the same frames');
-  const [s, next] = (await video(h, { ...body, seed: undefined })).result.videos.map((item: { seed: number }) => item.seed);
+  const [s, next] = (await video(h, { ...body, seed: undefined })).result.videos.map(
+    (item: { seed: number }) => item.seed,
+  );
   assert.ok(Number.isInteger(s) && s >= 0 && s < 2 ** 32, `a 32-bit seed: ${s}`);
   assert.equal(next, (s + 1) % 2 ** 32);
   const rejected = await create(h, { seed: 2 ** 32 });

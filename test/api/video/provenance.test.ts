@@ -13,13 +13,23 @@ const SMALL = {
     placeholder: {
       provider: 'placeholder',
       price: { perSecond: '0.002', perInput: '0.0005' },
-      capabilities: { maxInputs: 1, negativePrompt: true, maxDurationS: 10, maxFps: 30, maxSize: '320x180', nativeSize: '160x90' },
+      capabilities: {
+        maxInputs: 1,
+        negativePrompt: true,
+        maxDurationS: 10,
+        maxFps: 30,
+        maxSize: '320x180',
+        nativeSize: '160x90',
+      },
     },
   },
 };
 
 async function video(h: Harness, body: Record<string, unknown>) {
-  const res = await h.request('POST', '/video/generate', { auth: h.apiKey, body: { prompt: 'a red fox running through snow', duration_s: 1, fps: 8, seed: 11, ...body } });
+  const res = await h.request('POST', '/video/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a red fox running through snow', duration_s: 1, fps: 8, seed: 11, ...body },
+  });
   assert.equal(res.status, 201, res.text);
   const task = await waitForTask(h, res.json.data.taskId, 30_000);
   assert.equal(task.status, 'completed');
@@ -43,7 +53,11 @@ test('every video is stored signed (mp4 and animated webp): created by a trained
     assert.equal(item.provenance, 'signed', format);
     const data = await served(item.service_url);
     const info = probeVideo(data);
-    assert.deepEqual([`${info.width}x${info.height}`, info.durationS, info.fps, info.format], [item.size, item.duration_s, item.fps, format], 'the signed file is the clip reported');
+    assert.deepEqual(
+      [`${info.width}x${info.height}`, info.durationS, info.fps, info.format],
+      [item.size, item.duration_s, item.fps, format],
+      'the signed file is the clip reported',
+    );
     if (format === 'mp4') assert.equal((await decodeVideo(data)).frames, 8, 'ffmpeg still decodes every frame');
     else assert.equal((await webpFrames(data)).frames.length, 8, 'sharp still decodes every frame');
     const credentials = await readCredentials(data, mimeType);
@@ -53,7 +67,10 @@ test('every video is stored signed (mp4 and animated webp): created by a trained
       credentials.actions.map((a) => a.action),
       ['c2pa.created'],
     );
-    assert.equal(credentials.actions[0].digitalSourceType, 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia');
+    assert.equal(
+      credentials.actions[0].digitalSourceType,
+      'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia',
+    );
     assert.equal(credentials.imgtask.taskId, task.id);
     assert.equal(credentials.imgtask.taskType, 'video.generate');
     assert.equal(credentials.imgtask.model, 'placeholder');

@@ -9,19 +9,31 @@ import { decodeVideo } from '../../helpers/video-check.js';
 const KEY = 'sk-test-video-remote-0123456789';
 
 const config = (fake: FakeOpenAiVideo) => ({
-  providers: { sora: { type: 'openai-video', baseUrl: fake.baseUrl, model: 'sora-2', apiKey: KEY, pollIntervalMs: 100 } },
+  providers: {
+    sora: { type: 'openai-video', baseUrl: fake.baseUrl, model: 'sora-2', apiKey: KEY, pollIntervalMs: 100 },
+  },
   videoModels: {
     sora: {
       provider: 'sora',
       price: { perSecond: '0.1' },
-      capabilities: { maxInputs: 1, negativePrompt: false, maxDurationS: 10, maxFps: 30, maxSize: '1280x720', nativeSize: '1280x720' },
+      capabilities: {
+        maxInputs: 1,
+        negativePrompt: false,
+        maxDurationS: 10,
+        maxFps: 30,
+        maxSize: '1280x720',
+        nativeSize: '1280x720',
+      },
     },
   },
   fetch: { allowPrivateAddresses: true },
 });
 
 async function video(h: Harness, body: Record<string, unknown>) {
-  const res = await h.request('POST', '/video/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse in a storm', model: 'sora', ...body } });
+  const res = await h.request('POST', '/video/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a lighthouse in a storm', model: 'sora', ...body },
+  });
   assert.equal(res.status, 201, res.text);
   return waitForTask(h, res.json.data.taskId, 30_000);
 }
@@ -29,7 +41,11 @@ async function video(h: Harness, body: Record<string, unknown>) {
 async function uploaded(h: Harness): Promise<string> {
   const form = new FormData();
   form.append('files', new Blob([new Uint8Array(await makeImage({ width: 200, height: 200 }))]), 'a.png');
-  const res = await fetch(`${h.url}/image/upload`, { method: 'POST', headers: { authorization: `Bearer ${h.apiKey}` }, body: form });
+  const res = await fetch(`${h.url}/image/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.apiKey}` },
+    body: form,
+  });
   assert.equal(res.status, 201);
   return ((await res.json()) as { data: { files: { id: string }[] } }).data.files[0].id;
 }
@@ -53,10 +69,18 @@ test('a remote OpenAI-compatible video model over HTTP: MP4 as made, WebP conver
   // Stored as it came, not re-encoded (a lossy encode changes pixels); signed, so the file holds its credentials too.
   const storedClip = Buffer.from(await res.arrayBuffer());
   assert.equal(item.provenance, 'signed');
-  assert.ok((await decodeVideo(storedClip)).pixels.equals((await decodeVideo(fake.mp4)).pixels), "the provider's clip, stored as it came");
+  assert.ok(
+    (await decodeVideo(storedClip)).pixels.equals((await decodeVideo(fake.mp4)).pixels),
+    "the provider's clip, stored as it came",
+  );
 
   const [create] = fake.creates();
-  assert.deepEqual(create.fields, { model: 'sora-2', prompt: 'a lighthouse in a storm', seconds: '4', size: '1280x720' });
+  assert.deepEqual(create.fields, {
+    model: 'sora-2',
+    prompt: 'a lighthouse in a storm',
+    seconds: '4',
+    size: '1280x720',
+  });
   assert.deepEqual(
     create.files?.map((f) => [f.field, f.type, `${f.width}x${f.height}`]),
     [['input_reference', 'image/png', '1280x720']],

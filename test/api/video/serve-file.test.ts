@@ -87,7 +87,17 @@ test('an unsatisfiable range is 416 with bytes */size and no body', async (t) =>
 test('several ranges, another unit or a malformed Range header are ignored: 200 with the whole file', async (t) => {
   const h = await startService(t);
   const { data, path } = await stored(h, 1000);
-  for (const range of ['bytes=0-1,5-6', 'bytes=0-1, 5-6', 'items=0-5', 'bytes=abc', 'bytes=-', 'bytes=5-2', 'bytes 0-5', 'bytes=0x10-20', 'bytes=99999999999999999999-']) {
+  for (const range of [
+    'bytes=0-1,5-6',
+    'bytes=0-1, 5-6',
+    'items=0-5',
+    'bytes=abc',
+    'bytes=-',
+    'bytes=5-2',
+    'bytes 0-5',
+    'bytes=0x10-20',
+    'bytes=99999999999999999999-',
+  ]) {
     const res = await get(h, path, { range });
     assert.equal(res.status, 200, range);
     assert.equal(res.headers.get('content-range'), null, range);
@@ -116,7 +126,10 @@ test('If-Range with the current ETag honours the Range; with anything else the a
 test('If-None-Match with the ETag is 304 with no body, even with a Range', async (t) => {
   const h = await startService(t);
   const { path, fileName } = await stored(h, 1000);
-  const tries: Record<string, string>[] = [{ 'if-none-match': `"${fileName}"` }, { 'if-none-match': `"${fileName}"`, range: 'bytes=0-9' }];
+  const tries: Record<string, string>[] = [
+    { 'if-none-match': `"${fileName}"` },
+    { 'if-none-match': `"${fileName}"`, range: 'bytes=0-9' },
+  ];
   for (const headers of tries) {
     const res = await get(h, path, headers);
     assert.equal(res.status, 304);
@@ -130,17 +143,19 @@ test('If-None-Match with the ETag is 304 with no body, even with a Range', async
 
 /** A HEAD over node:http, which (unlike fetch) shows the headers a HEAD answer really carries and any body bytes sent. */
 function head(h: Harness, path: string, headers: Record<string, string> = {}) {
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: number }>((resolve, reject) => {
-    const req = httpRequest(`${h.url}${path}`, { method: 'HEAD', headers }, (res) => {
-      let bytes = 0;
-      res.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: number }>(
+    (resolve, reject) => {
+      const req = httpRequest(`${h.url}${path}`, { method: 'HEAD', headers }, (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, bytes }));
       });
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, bytes }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+      req.on('error', reject);
+      req.end();
+    },
+  );
 }
 
 test('HEAD answers the same headers as GET, with no body; with a Range, the 206 headers', async (t) => {
@@ -189,7 +204,22 @@ test('a browser-like sequence on a real MP4: bytes=0-, then a seek to the middle
   const h = await startService(t);
   const dir = await tempDir(t);
   const out = join(dir, 'clip.mp4');
-  await run(bundledFfmpegPath(), ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=160x90:rate=8:duration=1', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-movflags', '+faststart', '-y', out]);
+  await run(bundledFfmpegPath(), [
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=160x90:rate=8:duration=1',
+    '-c:v',
+    'libx264',
+    '-pix_fmt',
+    'yuv420p',
+    '-movflags',
+    '+faststart',
+    '-y',
+    out,
+  ]);
   const mp4 = await readFile(out);
   assert.equal(mp4.subarray(4, 8).toString('latin1'), 'ftyp');
   const video = await h.server.services.videos.save(mp4, 'mp4');

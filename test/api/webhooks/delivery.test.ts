@@ -13,7 +13,8 @@ async function hook(h: Harness, url: string, extra: Record<string, unknown> = {}
   return res.json.data as { id: string; secret: string };
 }
 
-const task = (h: Harness, body: Record<string, unknown> = {}, auth = h.apiKey) => h.request('POST', '/test/tasks', { auth, body }).then((res) => res.json.data.taskId as string);
+const task = (h: Harness, body: Record<string, unknown> = {}, auth = h.apiKey) =>
+  h.request('POST', '/test/tasks', { auth, body }).then((res) => res.json.data.taskId as string);
 
 test('deliveries are signed the Standard Webhooks way and carry the values of the task endpoints', async (t) => {
   const h = await startService(t, { config: FAST });
@@ -32,8 +33,18 @@ test('deliveries are signed the Standard Webhooks way and carry the values of th
   assert.equal(payload.type, 'task.test.echo.completed');
   assert.match(payload.createdAt, /Z$/);
   const fromApi = (await h.request('GET', `/tasks/${taskId}`, { auth: h.apiKey })).json.data;
-  assert.deepEqual(payload.data, { taskId, taskType: 'test.echo', status: 'completed', cost: fromApi.cost, result: fromApi.result, metadata: fromApi.metadata });
-  assert.throws(() => new Webhook(secret).verify(delivery.body.replace('o-7', 'o-8'), delivery.headers as Record<string, string>), 'a tampered body does not verify');
+  assert.deepEqual(payload.data, {
+    taskId,
+    taskType: 'test.echo',
+    status: 'completed',
+    cost: fromApi.cost,
+    result: fromApi.result,
+    metadata: fromApi.metadata,
+  });
+  assert.throws(
+    () => new Webhook(secret).verify(delivery.body.replace('o-7', 'o-8'), delivery.headers as Record<string, string>),
+    'a tampered body does not verify',
+  );
 });
 
 test('failed tasks carry errors; subscriptions filter by kind; null and ["all"] get everything', async (t) => {
@@ -48,7 +59,10 @@ test('failed tasks carry errors; subscriptions filter by kind; null and ["all"] 
   await hook(h, failedOnly.url(), { events: ['task.failed'] });
   await hook(h, specific.url(), { events: ['task.image.generate.completed'] });
   await hook(h, other.url(), { events: ['task.image.rate.completed', 'task.image.alt.failed'] });
-  await waitForTask(h, (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'p' } })).json.data.taskId);
+  await waitForTask(
+    h,
+    (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'p' } })).json.data.taskId,
+  );
   const failedId = await task(h, { failItems: [0], failCode: 'INVALID_INPUT' });
   await waitForTask(h, failedId);
   await all.waitFor(2);
@@ -56,7 +70,10 @@ test('failed tasks carry errors; subscriptions filter by kind; null and ["all"] 
   await failedOnly.waitFor(1);
   await specific.waitFor(1);
   await webhooksQuiet(h);
-  assert.deepEqual(all.received.map((r) => r.json.type).sort(), ['task.image.generate.completed', 'task.test.echo.failed']);
+  assert.deepEqual(all.received.map((r) => r.json.type).sort(), [
+    'task.image.generate.completed',
+    'task.test.echo.failed',
+  ]);
   assert.equal(everything.received.length, 2);
   assert.deepEqual(
     failedOnly.received.map((r) => r.json.type),
@@ -123,7 +140,11 @@ test('a receiver that answers 500, or times out, is retried with the same event 
   const secret = flakyHook.secret;
   for (const r of flaky.received) new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
 
-  await eventually(async () => (await h.request('GET', `/webhook/${flakyHook.id}/deliveries`, { auth: h.token })).json.data[0]?.status === 'delivered');
+  await eventually(
+    async () =>
+      (await h.request('GET', `/webhook/${flakyHook.id}/deliveries`, { auth: h.token })).json.data[0]?.status ===
+      'delivered',
+  );
   const [log] = (await h.request('GET', `/webhook/${flakyHook.id}/deliveries`, { auth: h.token })).json.data;
   assert.equal(log.eventType, 'task.test.echo.completed');
   assert.deepEqual(
@@ -131,7 +152,11 @@ test('a receiver that answers 500, or times out, is retried with the same event 
     [500, 503, 200],
   );
   assert.ok(log.attempts.every((a: { latencyMs: number }) => typeof a.latencyMs === 'number'));
-  await eventually(async () => (await h.request('GET', `/webhook/${slowHook.id}/deliveries`, { auth: h.token })).json.data[0]?.status === 'delivered');
+  await eventually(
+    async () =>
+      (await h.request('GET', `/webhook/${slowHook.id}/deliveries`, { auth: h.token })).json.data[0]?.status ===
+      'delivered',
+  );
   const [slowLog] = (await h.request('GET', `/webhook/${slowHook.id}/deliveries`, { auth: h.token })).json.data;
   assert.equal(slowLog.attempts[0].status, null);
   assert.match(slowLog.attempts[0].error, /in time/);
@@ -145,7 +170,9 @@ test('a delivery that never succeeds fails after the schedule; a webhook failing
   const webhook = await hook(h, down.url());
   await task(h);
   await down.waitFor(4);
-  await eventually(async () => (await h.request('GET', `/webhook/${webhook.id}`, { auth: h.token })).json.data.enabled === false);
+  await eventually(
+    async () => (await h.request('GET', `/webhook/${webhook.id}`, { auth: h.token })).json.data.enabled === false,
+  );
   await eventually(async () => h.logs.some((line) => line.includes(`disabled webhook ${webhook.id}`))); // the operator is told once the write is durable
   let log: any;
   await eventually(async () => {
@@ -168,7 +195,11 @@ test('a test event and a redelivery reach the receiver with the same event id', 
   const [first] = await receiver.waitFor(1);
   assert.equal(first.json.type, 'webhook.test');
   new Webhook(webhook.secret).verify(first.body, first.headers as Record<string, string>);
-  await eventually(async () => (await h.request('GET', `/webhook/${webhook.id}/deliveries`, { auth: h.token })).json.data[0]?.status === 'delivered');
+  await eventually(
+    async () =>
+      (await h.request('GET', `/webhook/${webhook.id}/deliveries`, { auth: h.token })).json.data[0]?.status ===
+      'delivered',
+  );
   const again = await h.request('POST', `/webhook/deliveries/${sent.json.data.id}/redeliver`, { auth: h.token });
   assert.equal(again.status, 202);
   const [, second] = await receiver.waitFor(2);
@@ -181,9 +212,16 @@ test('webhook URLs on private addresses are refused by the SSRF guard unless all
   const receiver = await startReceiver(t);
   const webhook = await hook(h, receiver.url());
   const { services } = h.server;
-  await services.reload({ ...services.config.current(), webhooks: { ...services.config.current().webhooks, allowPrivateAddresses: false } });
+  await services.reload({
+    ...services.config.current(),
+    webhooks: { ...services.config.current().webhooks, allowPrivateAddresses: false },
+  });
   await task(h);
-  await eventually(async () => (await h.request('GET', `/webhook/${webhook.id}/deliveries`, { auth: h.token })).json.data[0]?.attempts.length >= 2);
+  await eventually(
+    async () =>
+      (await h.request('GET', `/webhook/${webhook.id}/deliveries`, { auth: h.token })).json.data[0]?.attempts.length >=
+      2,
+  );
   const [log] = (await h.request('GET', `/webhook/${webhook.id}/deliveries`, { auth: h.token })).json.data;
   assert.match(log.attempts[0].error, /may not reach/);
   assert.equal(receiver.received.length, 0);

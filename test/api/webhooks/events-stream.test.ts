@@ -59,13 +59,20 @@ test("the stream sends `ready`, then each of the account's settled tasks as a da
   assert.match(envelope.id, /^evt_/);
   const [delivered] = await receiver.waitFor(1);
   assert.equal(delivered.json.data.taskId, mine, 'the dashboard webhook got the same task');
-  assert.deepEqual({ type: envelope.type, data: envelope.data }, { type: delivered.json.type, data: delivered.json.data }, 'the very body a webhook receives, but for its own id and time');
+  assert.deepEqual(
+    { type: envelope.type, data: envelope.data },
+    { type: delivered.json.type, data: delivered.json.data },
+    'the very body a webhook receives, but for its own id and time',
+  );
   assert.deepEqual(envelope.data.metadata, { order: 'o-7' });
 
   // On PostgreSQL the settlement is also announced back to this process: still one event per task.
   const failed = await task(h, { failItems: [0] });
   const second = JSON.parse((await stream.next())!.data);
-  assert.deepEqual([second.type, second.data.taskId, second.data.errors[0].code], ['task.test.echo.failed', failed, 'RESTRICTED_CONTENT']);
+  assert.deepEqual(
+    [second.type, second.data.taskId, second.data.errors[0].code],
+    ['task.test.echo.failed', failed, 'RESTRICTED_CONTENT'],
+  );
 });
 
 test('?events= keeps the kinds named; an unknown kind is 400 VALIDATION_ERROR; an API key is refused; a bad token is 401', async (t) => {

@@ -4,28 +4,49 @@ import { startService } from '../../helpers/harness.js';
 
 test('POST /webhook answers 201 with exactly the resource fields and a whsec_ secret', async (t) => {
   const h = await startService(t);
-  const res = await h.request('POST', '/webhook', { auth: h.token, body: { url: 'https://hooks.example/in', events: ['task.completed', 'task.image.generate.failed'], apiKeyIds: [h.keyId] } });
+  const res = await h.request('POST', '/webhook', {
+    auth: h.token,
+    body: {
+      url: 'https://hooks.example/in',
+      events: ['task.completed', 'task.image.generate.failed'],
+      apiKeyIds: [h.keyId],
+    },
+  });
   assert.equal(res.status, 201);
   const webhook = res.json.data;
-  assert.deepEqual(Object.keys(webhook), ['id', 'userId', 'url', 'enabled', 'events', 'secret', 'createdAt', 'updatedAt']);
+  assert.deepEqual(Object.keys(webhook), [
+    'id',
+    'userId',
+    'url',
+    'enabled',
+    'events',
+    'secret',
+    'createdAt',
+    'updatedAt',
+  ]);
   assert.equal(webhook.userId, h.accountId);
   assert.equal(webhook.enabled, true);
   assert.deepEqual(webhook.events, ['task.completed', 'task.image.generate.failed']);
   assert.match(webhook.secret, /^whsec_[A-Za-z0-9+/]{32}$/);
-  const defaults = (await h.request('POST', '/webhook', { auth: h.token, body: { url: 'http://hooks.example/all' } })).json.data;
+  const defaults = (await h.request('POST', '/webhook', { auth: h.token, body: { url: 'http://hooks.example/all' } }))
+    .json.data;
   assert.equal(defaults.events, null, 'no events given: every kind');
 });
 
 test('webhooks are read, listed, updated, re-keyed and deleted; an unknown id is 404 WEBHOOK_NOT_FOUND', async (t) => {
   const h = await startService(t);
-  const created = (await h.request('POST', '/webhook', { auth: h.token, body: { url: 'https://hooks.example/a' } })).json.data;
+  const created = (await h.request('POST', '/webhook', { auth: h.token, body: { url: 'https://hooks.example/a' } }))
+    .json.data;
   assert.deepEqual((await h.request('GET', `/webhook/${created.id}`, { auth: h.token })).json.data, created);
   assert.deepEqual(
     (await h.request('GET', '/webhook', { auth: h.token })).json.data.map((w: { id: string }) => w.id),
     [created.id],
   );
 
-  const updated = await h.request('PATCH', `/webhook/${created.id}`, { auth: h.token, body: { enabled: false, url: 'https://hooks.example/b', events: ['all'], apiKeyIds: [h.keyId] } });
+  const updated = await h.request('PATCH', `/webhook/${created.id}`, {
+    auth: h.token,
+    body: { enabled: false, url: 'https://hooks.example/b', events: ['all'], apiKeyIds: [h.keyId] },
+  });
   assert.equal(updated.status, 200);
   assert.equal(updated.json.data.enabled, false);
   assert.equal(updated.json.data.url, 'https://hooks.example/b');
@@ -36,7 +57,10 @@ test('webhooks are read, listed, updated, re-keyed and deleted; an unknown id is
   assert.notEqual(rotated.secret, created.secret);
   assert.match(rotated.secret, /^whsec_/);
 
-  assert.deepEqual((await h.request('DELETE', `/webhook/${created.id}`, { auth: h.token })).json.data, { id: created.id, deleted: true });
+  assert.deepEqual((await h.request('DELETE', `/webhook/${created.id}`, { auth: h.token })).json.data, {
+    id: created.id,
+    deleted: true,
+  });
   for (const [method, path, body] of [
     ['GET', `/webhook/${created.id}`],
     ['PATCH', `/webhook/${created.id}`, { enabled: true }],
@@ -57,12 +81,16 @@ test("another account's webhook is not found; apiKeyIds must be the account's li
   const other = await h.server.services.accounts.create('other');
   const otherKey = await h.server.services.apiKeys.create({ accountId: other.id });
   const otherToken = (await h.server.services.tokens.issueAccessToken(other.id, ['manage'], 60_000)).accessToken;
-  const mine = (await h.request('POST', '/webhook', { auth: h.token, body: { url: 'https://hooks.example/a' } })).json.data;
+  const mine = (await h.request('POST', '/webhook', { auth: h.token, body: { url: 'https://hooks.example/a' } })).json
+    .data;
   assert.equal((await h.request('GET', `/webhook/${mine.id}`, { auth: otherToken })).json.code, 'WEBHOOK_NOT_FOUND');
   assert.deepEqual((await h.request('GET', '/webhook', { auth: otherToken })).json.data, []);
 
   for (const apiKeyIds of [['key_unknown'], [otherKey.apiKey.id], [h.keyId, 'key_unknown']]) {
-    const res = await h.request('POST', '/webhook', { auth: h.token, body: { url: 'https://hooks.example/x', apiKeyIds } });
+    const res = await h.request('POST', '/webhook', {
+      auth: h.token,
+      body: { url: 'https://hooks.example/x', apiKeyIds },
+    });
     assert.equal(res.status, 400);
     assert.equal(res.json.code, 'WEBHOOK_API_KEY_NOT_FOUND');
     const patched = await h.request('PATCH', `/webhook/${mine.id}`, { auth: h.token, body: { apiKeyIds } });

@@ -4,7 +4,10 @@ import { type Harness, startService, waitForTask, webhooksQuiet } from '../../he
 import { startReceiver } from '../../helpers/receiver.js';
 
 // Budget alerts off: they read the account's webhooks for their own event after a charged settlement.
-const FAST = { webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, 50, 100], timeoutMs: 1000 }, billing: { alerts: { thresholds: [] } } };
+const FAST = {
+  webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, 50, 100], timeoutMs: 1000 },
+  billing: { alerts: { thresholds: [] } },
+};
 
 /** Counts the reads of the account's webhooks from now on. */
 function countWebhookReads(h: Harness): () => number {
@@ -18,7 +21,8 @@ function countWebhookReads(h: Harness): () => number {
   return () => reads;
 }
 
-const task = (h: Harness, body: Record<string, unknown> = {}) => h.request('POST', '/test/tasks', { auth: h.apiKey, body }).then((res) => res.json.data.taskId as string);
+const task = (h: Harness, body: Record<string, unknown> = {}) =>
+  h.request('POST', '/test/tasks', { auth: h.apiKey, body }).then((res) => res.json.data.taskId as string);
 
 test("a settlement with an audience reads the task's webhooks once: the endpoints found before the write make its event", async (t) => {
   const h = await startService(t, { config: FAST });
@@ -29,7 +33,11 @@ test("a settlement with an audience reads the task's webhooks once: the endpoint
   const reads = countWebhookReads(h);
 
   const completed = await task(h, { items: 2 });
-  const failed = await task(h, { failItems: [0], failCode: 'INVALID_INPUT', webhook: { custom: [{ url: custom.url('/custom') }] } });
+  const failed = await task(h, {
+    failItems: [0],
+    failCode: 'INVALID_INPUT',
+    webhook: { custom: [{ url: custom.url('/custom') }] },
+  });
   await waitForTask(h, completed);
   await waitForTask(h, failed);
   await webhooksQuiet(h);
@@ -54,7 +62,15 @@ test("a settlement with an audience reads the task's webhooks once: the endpoint
 test('a settlement nobody hears of reads the webhooks once too, and records no event', async (t) => {
   const h = await startService(t, { config: FAST });
   const receiver = await startReceiver(t);
-  assert.equal((await h.request('POST', '/webhook', { auth: h.token, body: { url: receiver.url(), events: ['task.image.generate.completed'] } })).status, 201);
+  assert.equal(
+    (
+      await h.request('POST', '/webhook', {
+        auth: h.token,
+        body: { url: receiver.url(), events: ['task.image.generate.completed'] },
+      })
+    ).status,
+    201,
+  );
   const reads = countWebhookReads(h);
   const settled = await waitForTask(h, await task(h));
   await webhooksQuiet(h);

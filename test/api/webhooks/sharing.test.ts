@@ -60,10 +60,16 @@ test("an account whose endpoints never answer (default timeout) does not delay a
   await bTask();
   await healthy.waitFor(1);
   const gap = gapOf(healthy, 0);
-  t.diagnostic(`B's delivery arrived ${gap} ms after its event, with ${silent.requests.length} of A's requests hanging`);
+  t.diagnostic(
+    `B's delivery arrived ${gap} ms after its event, with ${silent.requests.length} of A's requests hanging`,
+  );
   assert.ok(gap < 1000, `B's delivery came ${gap} ms after its event`);
-  assert.ok(silent.requests.length <= 4, `A holds at most its share of the slots (${silent.requests.length} requests open)`);
-  for (const [path, count] of perPath(silent)) assert.ok(count <= 2, `${path} holds at most its endpoint's cap (${count})`);
+  assert.ok(
+    silent.requests.length <= 4,
+    `A holds at most its share of the slots (${silent.requests.length} requests open)`,
+  );
+  for (const [path, count] of perPath(silent))
+    assert.ok(count <= 2, `${path} holds at most its endpoint's cap (${count})`);
 });
 
 test('endpoints that keep timing out cool down; the other account is not delayed and no delivery or schedule is disturbed', async (t) => {
@@ -78,22 +84,32 @@ test('endpoints that keep timing out cool down; the other account is not delayed
     await sleep(500);
   }
   const windowMs = Date.now() - started;
-  t.diagnostic(`B's deliveries arrived ${gaps.join(', ')} ms after their events; A's silent endpoints got ${silent.requests.length} requests in ${windowMs} ms`);
+  t.diagnostic(
+    `B's deliveries arrived ${gaps.join(', ')} ms after their events; A's silent endpoints got ${silent.requests.length} requests in ${windowMs} ms`,
+  );
   assert.ok(Math.max(...gaps) < 1000, `each of B's deliveries within 1 s of its event (${gaps.join(', ')} ms)`);
   // Without the cool-down A's share (4 slots) would send one every 200 ms each: about 60 in 3 s.
   // With it an endpoint gets its first two, then one probe after 1 or 2 s, the next 2 or 4 s later.
-  for (const [path, count] of perPath(silent)) assert.ok(count <= 5, `${path} was tried ${count} times in ${windowMs} ms`);
+  for (const [path, count] of perPath(silent))
+    assert.ok(count <= 5, `${path} was tried ${count} times in ${windowMs} ms`);
   assert.ok(silent.requests.length <= 30, `${silent.requests.length} requests to the silent endpoints`);
 
   const { store } = h.server.services;
   const ofA = (await store.webhooks.pendingDeliveries()).filter((d) => d.accountId === h.accountId);
   assert.equal(ofA.length, A_TASKS * SILENT_ENDPOINTS, "every one of A's deliveries is still pending");
   const attempts = ofA.reduce((sum, d) => sum + d.attempts.length, 0);
-  assert.ok(attempts > 0 && attempts <= silent.requests.length, `${attempts} attempts journaled for ${silent.requests.length} requests`);
+  assert.ok(
+    attempts > 0 && attempts <= silent.requests.length,
+    `${attempts} attempts journaled for ${silent.requests.length} requests`,
+  );
   for (const d of ofA) {
     const last = d.attempts.at(-1);
     if (!last) continue;
     assert.equal(last.status, null);
-    assert.equal(d.nextAttemptAt, new Date(Date.parse(last.at) + schedule[d.attempts.length]).toISOString(), `${d.id} keeps its retry schedule`);
+    assert.equal(
+      d.nextAttemptAt,
+      new Date(Date.parse(last.at) + schedule[d.attempts.length]).toISOString(),
+      `${d.id} keeps its retry schedule`,
+    );
   }
 });

@@ -33,14 +33,21 @@ const refusedNamingTheSetting = (res: { status: number; json: any; text: string 
 
 test('POST /webhook and PATCH refuse a URL the service may never reach, naming webhooks.allowPrivateAddresses; nothing is created or changed', async (t) => {
   const h = await startService(t);
-  for (const url of NEVER) refusedNamingTheSetting(await h.request('POST', '/webhook', { auth: h.token, body: { url } }), url);
+  for (const url of NEVER)
+    refusedNamingTheSetting(await h.request('POST', '/webhook', { auth: h.token, body: { url } }), url);
   assert.deepEqual((await h.request('GET', '/webhook', { auth: h.token })).json.data, [], 'nothing was created');
 
   // A public name is not resolved when given: it is accepted, and each delivery checks what it resolves to.
   const created = await h.request('POST', '/webhook', { auth: h.token, body: { url: 'https://hooks.example.com/in' } });
   assert.equal(created.status, 201, created.text);
   const { id } = created.json.data;
-  refusedNamingTheSetting(await h.request('PATCH', `/webhook/${id}`, { auth: h.token, body: { url: 'http://127.0.0.1:9911/hook', enabled: false } }), 'PATCH');
+  refusedNamingTheSetting(
+    await h.request('PATCH', `/webhook/${id}`, {
+      auth: h.token,
+      body: { url: 'http://127.0.0.1:9911/hook', enabled: false },
+    }),
+    'PATCH',
+  );
   const kept = (await h.request('GET', `/webhook/${id}`, { auth: h.token })).json.data;
   assert.equal(kept.url, 'https://hooks.example.com/in');
   assert.equal(kept.enabled, true, 'the refused change changed nothing');
@@ -69,12 +76,18 @@ test("a task's webhook.custom URL the service may never reach refuses the create
     refusedNamingTheSetting(res, path);
     assert.match(res.json.message, /^webhook\.custom\[1\]\.url: http:\/\/127\.0\.0\.1:9911\/hook /, path);
   }
-  const estimate = await h.request('POST', '/tasks/estimate', { auth: h.apiKey, body: { type: 'image.generate', request: { prompt: 'p', webhook } } });
+  const estimate = await h.request('POST', '/tasks/estimate', {
+    auth: h.apiKey,
+    body: { type: 'image.generate', request: { prompt: 'p', webhook } },
+  });
   refusedNamingTheSetting(estimate, 'estimate');
   assert.deepEqual((await h.request('GET', '/tasks', { auth: h.apiKey })).json.data, [], 'no task was created');
   assert.equal((await accountOf(h)).reserved, '0', 'nothing reserved');
 
-  const fine = await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'a lighthouse', webhook: { custom: [{ url: 'https://hooks.example.com/in' }] } } });
+  const fine = await h.request('POST', '/image/generate', {
+    auth: h.apiKey,
+    body: { prompt: 'a lighthouse', webhook: { custom: [{ url: 'https://hooks.example.com/in' }] } },
+  });
   assert.equal(fine.status, 201, fine.text);
   await waitForTask(h, fine.json.data.taskId);
 });
@@ -99,8 +112,12 @@ test('a webhook made while private addresses were allowed, then turned off by a 
   await services.reload({ ...current, webhooks: { ...current.webhooks, allowPrivateAddresses: false } });
   const { id } = created.json.data;
   assert.equal((await h.request('POST', `/webhook/${id}/test`, { auth: h.token })).status, 202);
-  const deliveries = () => h.request('GET', `/webhook/${id}/deliveries`, { auth: h.token }).then((res) => res.json.data);
+  const deliveries = () =>
+    h.request('GET', `/webhook/${id}/deliveries`, { auth: h.token }).then((res) => res.json.data);
   await eventually(async () => (await deliveries())[0]?.status === 'failed');
-  assert.match((await deliveries())[0].attempts[0].error, /127\.0\.0\.1 is an address user URLs may not reach \(unless webhooks\.allowPrivateAddresses is true\)/);
+  assert.match(
+    (await deliveries())[0].attempts[0].error,
+    /127\.0\.0\.1 is an address user URLs may not reach \(unless webhooks\.allowPrivateAddresses is true\)/,
+  );
   assert.equal(receiver.received.length, 0);
 });

@@ -62,7 +62,17 @@ const SAMPLERS = [
   'uni_pc',
   'uni_pc_bh2',
 ];
-const SCHEDULERS = ['simple', 'sgm_uniform', 'karras', 'exponential', 'ddim_uniform', 'beta', 'normal', 'linear_quadratic', 'kl_optimal'];
+const SCHEDULERS = [
+  'simple',
+  'sgm_uniform',
+  'karras',
+  'exponential',
+  'ddim_uniform',
+  'beta',
+  'normal',
+  'linear_quadratic',
+  'kl_optimal',
+];
 /** nodes.MAX_RESOLUTION. */
 const MAX_RESOLUTION = 16384;
 /** 0xffffffffffffffff, the seed's max, as the nearest double (JSON carries it as 18446744073709551615). */
@@ -70,7 +80,12 @@ const MAX_SEED = 2 ** 64 - 1;
 const SAVE_HIDDEN = { prompt: 'PROMPT', extra_pnginfo: 'EXTRA_PNGINFO' };
 
 /** Checkpoint files the fake pretends to have, unless a test names its own. */
-export const DEFAULT_CHECKPOINTS = ['v1-5-pruned-emaonly-fp16.safetensors', 'v1-5-pruned-emaonly.safetensors', 'sd_xl_base_1.0.safetensors', 'flux1-dev-fp8.safetensors'];
+export const DEFAULT_CHECKPOINTS = [
+  'v1-5-pruned-emaonly-fp16.safetensors',
+  'v1-5-pruned-emaonly.safetensors',
+  'sd_xl_base_1.0.safetensors',
+  'flux1-dev-fp8.safetensors',
+];
 
 /**
  * The catalogue, built per call because two combos are lists of files: CheckpointLoaderSimple's
@@ -78,7 +93,12 @@ export const DEFAULT_CHECKPOINTS = ['v1-5-pruned-emaonly-fp16.safetensors', 'v1-
  */
 export function nodeCatalogue(checkpoints: string[], inputFiles: string[]): Record<string, NodeClass> {
   return {
-    CheckpointLoaderSimple: { input: { required: { ckpt_name: [checkpoints] } }, output: ['MODEL', 'CLIP', 'VAE'], outputNode: false, category: 'loaders' },
+    CheckpointLoaderSimple: {
+      input: { required: { ckpt_name: [checkpoints] } },
+      output: ['MODEL', 'CLIP', 'VAE'],
+      outputNode: false,
+      category: 'loaders',
+    },
     CLIPTextEncode: {
       input: { required: { text: ['STRING', { multiline: true, dynamicPrompts: true }], clip: ['CLIP'] } },
       output: ['CONDITIONING'],
@@ -116,8 +136,18 @@ export function nodeCatalogue(checkpoints: string[], inputFiles: string[]): Reco
       outputNode: false,
       category: 'sampling',
     },
-    VAEDecode: { input: { required: { samples: ['LATENT'], vae: ['VAE'] } }, output: ['IMAGE'], outputNode: false, category: 'latent' },
-    VAEEncode: { input: { required: { pixels: ['IMAGE'], vae: ['VAE'] } }, output: ['LATENT'], outputNode: false, category: 'latent' },
+    VAEDecode: {
+      input: { required: { samples: ['LATENT'], vae: ['VAE'] } },
+      output: ['IMAGE'],
+      outputNode: false,
+      category: 'latent',
+    },
+    VAEEncode: {
+      input: { required: { pixels: ['IMAGE'], vae: ['VAE'] } },
+      output: ['LATENT'],
+      outputNode: false,
+      category: 'latent',
+    },
     LoadImage: {
       input: { required: { image: [inputFiles, { image_upload: true }] } },
       output: ['IMAGE', 'MASK'],
@@ -126,13 +156,21 @@ export function nodeCatalogue(checkpoints: string[], inputFiles: string[]): Reco
       validateInputs: ['image'],
     },
     SaveImage: {
-      input: { required: { images: ['IMAGE'], filename_prefix: ['STRING', { default: 'ComfyUI' }] }, hidden: SAVE_HIDDEN },
+      input: {
+        required: { images: ['IMAGE'], filename_prefix: ['STRING', { default: 'ComfyUI' }] },
+        hidden: SAVE_HIDDEN,
+      },
       output: [],
       outputNode: true,
       category: 'image',
       description: 'Saves the input images to your ComfyUI output directory.',
     },
-    PreviewImage: { input: { required: { images: ['IMAGE'] }, hidden: SAVE_HIDDEN }, output: [], outputNode: true, category: 'image' },
+    PreviewImage: {
+      input: { required: { images: ['IMAGE'] }, hidden: SAVE_HIDDEN },
+      output: [],
+      outputNode: true,
+      category: 'image',
+    },
     EmptyImage: {
       input: {
         required: {
@@ -168,7 +206,13 @@ export function nodeCatalogue(checkpoints: string[], inputFiles: string[]): Reco
       category: 'image/batch',
       module: 'comfy_extras.nodes_images',
     },
-    PrimitiveString: { input: { required: { value: ['STRING', {}] } }, output: ['STRING'], outputNode: false, category: 'utils/primitive', module: 'comfy_extras.nodes_primitive' },
+    PrimitiveString: {
+      input: { required: { value: ['STRING', {}] } },
+      output: ['STRING'],
+      outputNode: false,
+      category: 'utils/primitive',
+      module: 'comfy_extras.nodes_primitive',
+    },
     ImgtaskTestSteps: {
       input: {
         required: {

@@ -34,7 +34,8 @@ class NodeFailure extends Error {
   }
 }
 
-const OOM_TIPS = 'This error means you ran out of memory on your GPU.\n\nTIPS: If the workflow worked before you might have accidentally set the batch_size to a large number.';
+const OOM_TIPS =
+  'This error means you ran out of memory on your GPU.\n\nTIPS: If the workflow worked before you might have accidentally set the batch_size to a large number.';
 
 export class Executor {
   /** The client of the running job (extra_data.client_id), null when it sent none. */
@@ -123,7 +124,8 @@ export class Executor {
     const [, promptId, prompt, extraData, outputs] = item;
     this.interruptFlag = false;
     this.jobGeneration = this.generation;
-    this.clientId = extraData.client_id === undefined || extraData.client_id === null ? null : String(extraData.client_id);
+    this.clientId =
+      extraData.client_id === undefined || extraData.client_id === null ? null : String(extraData.client_id);
     const job = new JobMessages(this.sockets, promptId, prompt, this.clientId);
     job.status('execution_start', {}, false);
     const signatures = inputSignatures(prompt, (name) => this.folders.annotatedFile(name));
@@ -146,14 +148,20 @@ export class Executor {
     } catch (err) {
       if (err instanceof Stopped || this.stopped) return;
       success = false;
-      if (err instanceof Interrupted) job.status('execution_interrupted', { node_id: current, node_type: prompt[current].class_type, executed }, true);
+      if (err instanceof Interrupted)
+        job.status(
+          'execution_interrupted',
+          { node_id: current, node_type: prompt[current].class_type, executed },
+          true,
+        );
       else {
         const failure = err instanceof NodeFailure ? err : new NodeFailure((err as Error).message, 'Exception');
         job.error(current, failure.message, failure.pyType, failure.tips, executed, cached);
       }
     }
     // main.py's prompt_worker writes the history after execute() returned: a reader may come first.
-    if (this.options.historyDelayMs > 0) await delay(this.options.historyDelayMs, undefined, { signal: this.stop.signal }).catch(() => {});
+    if (this.options.historyDelayMs > 0)
+      await delay(this.options.historyDelayMs, undefined, { signal: this.stop.signal }).catch(() => {});
     if (this.stopped || this.jobGeneration !== this.generation) return;
     this.queue.done({
       prompt: item,
@@ -165,7 +173,13 @@ export class Executor {
     if (this.clientId !== null) this.sockets.send('executing', { node: null, prompt_id: promptId }, this.clientId);
   }
 
-  private async execute(job: JobMessages, id: string, signature: string, values: Map<string, unknown[]>, uis: Map<string, Ui>): Promise<void> {
+  private async execute(
+    job: JobMessages,
+    id: string,
+    signature: string,
+    values: Map<string, unknown[]>,
+    uis: Map<string, Ui>,
+  ): Promise<void> {
     const node = job.prompt[id];
     const cached = this.cache.get(signature);
     if (cached) {
@@ -180,8 +194,16 @@ export class Executor {
     this.lastNodeId = id;
     job.executing(id);
     this.checkInterrupt();
-    const inputs = Object.fromEntries(Object.entries(node.inputs).map(([name, value]) => [name, isLink(value) ? values.get(String(value[0]))![value[1]] : value]));
-    const result = await runNode(node.class_type, inputs, { folders: this.folders, sample: (steps, stepMs) => this.sample(job, id, steps, stepMs) });
+    const inputs = Object.fromEntries(
+      Object.entries(node.inputs).map(([name, value]) => [
+        name,
+        isLink(value) ? values.get(String(value[0]))![value[1]] : value,
+      ]),
+    );
+    const result = await runNode(node.class_type, inputs, {
+      folders: this.folders,
+      sample: (steps, stepMs) => this.sample(job, id, steps, stepMs),
+    });
     values.set(id, result.outputs);
     if (result.ui) {
       uis.set(id, result.ui);
@@ -222,7 +244,8 @@ export class Executor {
       this.dropArmed = false;
       this.sockets.terminateAll();
     }
-    while (this.held && !this.interruptFlag && !this.stopped) await new Promise<void>((resolve) => (this.wake = resolve));
+    while (this.held && !this.interruptFlag && !this.stopped)
+      await new Promise<void>((resolve) => (this.wake = resolve));
     this.wake = null;
     if (this.stopped || this.jobGeneration !== this.generation) throw new Stopped();
     this.checkInterrupt();

@@ -76,7 +76,15 @@ export function upload(form: Multipart | null, folders: Folders): Answer {
   return { status: 200, json: { name, subfolder, type } };
 }
 
-const MIME: Record<string, string> = { '.png': 'image/png', '.webp': 'image/webp', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webm': 'video/webm', '.mp4': 'video/mp4' };
+const MIME: Record<string, string> = {
+  '.png': 'image/png',
+  '.webp': 'image/webp',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webm': 'video/webm',
+  '.mp4': 'video/mp4',
+};
 
 /** view_image: a file of the output (default), input or temp folder; `preview=webp|jpeg[;quality]` re-encodes it. */
 export async function view(query: URLSearchParams, folders: Folders): Promise<Answer> {
@@ -97,8 +105,16 @@ export async function view(query: URLSearchParams, folders: Folders): Promise<An
     const format = parts[0] === 'jpeg' && !(query.get('channel') ?? '').includes('a') ? 'jpeg' : 'webp';
     const quality = /^\d+$/.test(parts.at(-1)!) ? Number(parts.at(-1)) : 90;
     const body = await sharp(bytes)[format]({ quality }).toBuffer();
-    return { status: 200, body, headers: { 'content-type': `image/${format}`, 'content-disposition': `filename="${filename}"` } };
+    return {
+      status: 200,
+      body,
+      headers: { 'content-type': `image/${format}`, 'content-disposition': `filename="${filename}"` },
+    };
   }
   const contentType = MIME[posix.extname(filename).toLowerCase()] ?? 'application/octet-stream';
-  return { status: 200, body: bytes, headers: { 'content-type': contentType, 'content-disposition': `filename="${filename}"` } };
+  return {
+    status: 200,
+    body: bytes,
+    headers: { 'content-type': contentType, 'content-disposition': `filename="${filename}"` },
+  };
 }

@@ -16,7 +16,8 @@ export function executionOrder(prompt: Prompt, outputs: string[], cached: Set<st
   const visit = (id: string, isOutput: boolean) => {
     if (seen.has(id) || (cached.has(id) && !isOutput)) return;
     seen.add(id);
-    if (!cached.has(id)) for (const value of Object.values(prompt[id].inputs)) if (isLink(value)) visit(String(value[0]), false);
+    if (!cached.has(id))
+      for (const value of Object.values(prompt[id].inputs)) if (isLink(value)) visit(String(value[0]), false);
     order.push(id);
   };
   for (const output of outputs) visit(output, true);

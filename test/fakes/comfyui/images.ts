@@ -18,7 +18,14 @@ export function renderPng(width: number, height: number, rgb: Rgb): Promise<Buff
 }
 
 /** An animated WebP, one frame per colour, `1000 / fps` ms each (SaveAnimatedWEBP's duration). */
-export function renderAnimatedWebp(width: number, height: number, frames: Rgb[], fps: number, lossless: boolean, quality: number): Promise<Buffer> {
+export function renderAnimatedWebp(
+  width: number,
+  height: number,
+  frames: Rgb[],
+  fps: number,
+  lossless: boolean,
+  quality: number,
+): Promise<Buffer> {
   const frameBytes = width * height * 3;
   const raw = Buffer.alloc(frameBytes * frames.length);
   frames.forEach((rgb, i) => {

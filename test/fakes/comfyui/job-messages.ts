@@ -32,11 +32,17 @@ export class JobMessages {
   }
 
   executing(nodeId: string): void {
-    if (this.clientId !== null) this.sockets.send('executing', { node: nodeId, display_node: nodeId, prompt_id: this.promptId }, this.clientId);
+    if (this.clientId !== null)
+      this.sockets.send('executing', { node: nodeId, display_node: nodeId, prompt_id: this.promptId }, this.clientId);
   }
 
   executed(nodeId: string, output: Ui | null): void {
-    if (this.clientId !== null) this.sockets.send('executed', { node: nodeId, display_node: nodeId, output, prompt_id: this.promptId }, this.clientId);
+    if (this.clientId !== null)
+      this.sockets.send(
+        'executed',
+        { node: nodeId, display_node: nodeId, output, prompt_id: this.promptId },
+        this.clientId,
+      );
   }
 
   /** A node starts (value 0 of 1) or finishes (value = max): a progress_state broadcast. */
@@ -45,7 +51,12 @@ export class JobMessages {
     if (state === 'finished') Object.assign(entry, { state, value: entry.max });
     else Object.assign(entry, { state, value, max });
     this.nodes.set(nodeId, entry);
-    const nodes = Object.fromEntries([...this.nodes].map(([id, node]) => [id, { ...node, node_id: id, prompt_id: this.promptId, display_node_id: id, parent_node_id: null, real_node_id: id }]));
+    const nodes = Object.fromEntries(
+      [...this.nodes].map(([id, node]) => [
+        id,
+        { ...node, node_id: id, prompt_id: this.promptId, display_node_id: id, parent_node_id: null, real_node_id: id },
+      ]),
+    );
     this.sockets.send('progress_state', { prompt_id: this.promptId, nodes }, null);
   }
 
@@ -60,8 +71,21 @@ export class JobMessages {
     this.progressState(nodeId, 'running', value, max);
     const tagged = this.sockets.wantsPreviewMetadata(this.clientId);
     if (preview && tagged) {
-      const metadata = Buffer.from(JSON.stringify({ node_id: nodeId, prompt_id: this.promptId, display_node_id: nodeId, parent_node_id: null, real_node_id: nodeId, image_type: 'image/jpeg' }));
-      this.sockets.sendBytes(PREVIEW_IMAGE_WITH_METADATA, Buffer.concat([uint32(metadata.length), metadata, preview]), this.clientId);
+      const metadata = Buffer.from(
+        JSON.stringify({
+          node_id: nodeId,
+          prompt_id: this.promptId,
+          display_node_id: nodeId,
+          parent_node_id: null,
+          real_node_id: nodeId,
+          image_type: 'image/jpeg',
+        }),
+      );
+      this.sockets.sendBytes(
+        PREVIEW_IMAGE_WITH_METADATA,
+        Buffer.concat([uint32(metadata.length), metadata, preview]),
+        this.clientId,
+      );
     }
     this.sockets.send('progress', { value, max, prompt_id: this.promptId, node: nodeId }, this.clientId);
     if (preview && !tagged) this.sockets.sendBytes(PREVIEW_IMAGE, Buffer.concat([uint32(1), preview]), this.clientId);
@@ -70,7 +94,10 @@ export class JobMessages {
   /** execution_error: the node that raised, the exception, the node's inputs, the nodes done and those the cache held. */
   error(nodeId: string, message: string, pyType: string, tips: string, executed: string[], cached: string[]): void {
     const node = this.prompt[nodeId];
-    const inputs = Object.entries(node.inputs).map(([name, value]) => [name, [isLink(value) ? `<${this.prompt[value[0]]?.class_type} output ${value[1]}>` : value]]);
+    const inputs = Object.entries(node.inputs).map(([name, value]) => [
+      name,
+      [isLink(value) ? `<${this.prompt[value[0]]?.class_type} output ${value[1]}>` : value],
+    ]);
     this.status(
       'execution_error',
       {
@@ -79,7 +106,9 @@ export class JobMessages {
         executed,
         exception_message: `${message}\n${tips}`,
         exception_type: pyType,
-        traceback: ['  File "/ComfyUI/execution.py", line 496, in execute\n    output_data, output_ui, has_subgraph, has_pending_tasks = await get_output_data(...)\n'],
+        traceback: [
+          '  File "/ComfyUI/execution.py", line 496, in execute\n    output_data, output_ui, has_subgraph, has_pending_tasks = await get_output_data(...)\n',
+        ],
         current_inputs: Object.fromEntries(inputs),
         current_outputs: cached,
       },
@@ -88,8 +117,12 @@ export class JobMessages {
   }
 
   /** The history entry's `meta`: per node with a result, where it sits in the graph. */
-  meta(nodeIds: string[]): Record<string, { node_id: string; display_node: string; parent_node: null; real_node_id: string }> {
-    return Object.fromEntries(nodeIds.map((id) => [id, { node_id: id, display_node: id, parent_node: null, real_node_id: id }]));
+  meta(
+    nodeIds: string[],
+  ): Record<string, { node_id: string; display_node: string; parent_node: null; real_node_id: string }> {
+    return Object.fromEntries(
+      nodeIds.map((id) => [id, { node_id: id, display_node: id, parent_node: null, real_node_id: id }]),
+    );
   }
 }
 

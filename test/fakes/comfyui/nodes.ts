@@ -18,7 +18,8 @@ interface Picture {
 }
 
 /** The colour of image `i` of a batch. */
-const colourOf = (picture: Picture, i: number): Rgb => picture.colours?.[i] ?? fakeImageColour(picture.seed ?? 0, picture.text ?? '', i);
+const colourOf = (picture: Picture, i: number): Rgb =>
+  picture.colours?.[i] ?? fakeImageColour(picture.seed ?? 0, picture.text ?? '', i);
 const coloursOf = (picture: Picture): Rgb[] => Array.from({ length: picture.batch }, (_, i) => colourOf(picture, i));
 
 export interface FileRef {
@@ -52,7 +53,11 @@ async function saveImages(env: NodeEnv, images: Picture, prefix: string, type: F
   const saved: FileRef[] = [];
   for (let i = 0; i < images.batch; i++) {
     const filename = `${base}_${String(next()).padStart(5, '0')}_.png`;
-    env.folders.put(type, inside(subfolder, filename)!, await renderPng(images.width, images.height, colourOf(images, i)));
+    env.folders.put(
+      type,
+      inside(subfolder, filename)!,
+      await renderPng(images.width, images.height, colourOf(images, i)),
+    );
     saved.push({ filename, subfolder, type });
   }
   return { images: saved };
@@ -62,7 +67,11 @@ async function saveAnimatedWebp(env: NodeEnv, images: Picture, inputs: Record<st
   const { subfolder, base, next } = env.folders.savePath('output', inputs.filename_prefix);
   const filename = `${base}_${String(next()).padStart(5, '0')}_.webp`;
   const frames = coloursOf(images);
-  env.folders.put('output', inside(subfolder, filename)!, await renderAnimatedWebp(images.width, images.height, frames, inputs.fps, inputs.lossless, inputs.quality));
+  env.folders.put(
+    'output',
+    inside(subfolder, filename)!,
+    await renderAnimatedWebp(images.width, images.height, frames, inputs.fps, inputs.lossless, inputs.quality),
+  );
   // SaveAnimatedWEBP lists its file under `images`, with `animated: [true]` when it has several frames.
   return { images: [{ filename, subfolder, type: 'output' }], animated: [images.batch !== 1] };
 }
@@ -75,7 +84,11 @@ export async function runNode(classType: string, inputs: Record<string, any>, en
     case 'CLIPTextEncode':
       return { outputs: [{ text: inputs.text }] };
     case 'EmptyLatentImage':
-      return { outputs: [{ width: down8(inputs.width), height: down8(inputs.height), batch: inputs.batch_size } satisfies Picture] };
+      return {
+        outputs: [
+          { width: down8(inputs.width), height: down8(inputs.height), batch: inputs.batch_size } satisfies Picture,
+        ],
+      };
     case 'LoadImage': {
       const file = env.folders.annotatedFile(inputs.image)!;
       const size = await imageSize(file);
@@ -84,38 +97,87 @@ export async function runNode(classType: string, inputs: Record<string, any>, en
     case 'EmptyImage': {
       const c = inputs.color as number;
       const rgb: Rgb = [(c >> 16) & 0xff, (c >> 8) & 0xff, c & 0xff];
-      return { outputs: [{ width: inputs.width, height: inputs.height, batch: inputs.batch_size, colours: Array.from({ length: inputs.batch_size }, () => rgb) } satisfies Picture] };
+      return {
+        outputs: [
+          {
+            width: inputs.width,
+            height: inputs.height,
+            batch: inputs.batch_size,
+            colours: Array.from({ length: inputs.batch_size }, () => rgb),
+          } satisfies Picture,
+        ],
+      };
     }
     case 'ImageInvert':
-      return { outputs: [{ ...inputs.image, colours: coloursOf(inputs.image).map((rgb) => rgb.map((v) => 255 - v) as Rgb) } satisfies Picture] };
+      return {
+        outputs: [
+          {
+            ...inputs.image,
+            colours: coloursOf(inputs.image).map((rgb) => rgb.map((v) => 255 - v) as Rgb),
+          } satisfies Picture,
+        ],
+      };
     case 'ImageScale':
-      return { outputs: [{ ...inputs.image, width: inputs.width || inputs.image.width, height: inputs.height || inputs.image.height } satisfies Picture] };
+      return {
+        outputs: [
+          {
+            ...inputs.image,
+            width: inputs.width || inputs.image.width,
+            height: inputs.height || inputs.image.height,
+          } satisfies Picture,
+        ],
+      };
     case 'RepeatImageBatch': {
       const colours = coloursOf(inputs.image);
-      return { outputs: [{ ...inputs.image, batch: colours.length * inputs.amount, colours: Array.from({ length: inputs.amount }, () => colours).flat() } satisfies Picture] };
+      return {
+        outputs: [
+          {
+            ...inputs.image,
+            batch: colours.length * inputs.amount,
+            colours: Array.from({ length: inputs.amount }, () => colours).flat(),
+          } satisfies Picture,
+        ],
+      };
     }
     case 'PrimitiveString':
       return { outputs: [inputs.value] };
     case 'ImgtaskTestSteps': {
       await env.sample(inputs.steps, inputs.step_seconds * 1000);
       // As the custom node: image i of n dimmed by i / 2n, so an animation's frames differ.
-      const colours = coloursOf(inputs.image).map((rgb, i, all) => rgb.map((v) => Math.round(v * (1 - i / (2 * all.length)))) as Rgb);
+      const colours = coloursOf(inputs.image).map(
+        (rgb, i, all) => rgb.map((v) => Math.round(v * (1 - i / (2 * all.length)))) as Rgb,
+      );
       return { outputs: [{ ...inputs.image, colours } satisfies Picture] };
     }
     case 'ImgtaskTestFail':
       throw new Error(inputs.message);
     case 'VAEEncode':
-      return { outputs: [{ ...inputs.pixels, width: down8(inputs.pixels.width), height: down8(inputs.pixels.height) }] };
+      return {
+        outputs: [{ ...inputs.pixels, width: down8(inputs.pixels.width), height: down8(inputs.pixels.height) }],
+      };
     case 'KSampler':
       await env.sample(inputs.steps);
       // What the sampler draws replaces any colours its latent came with (an img2img input).
-      return { outputs: [{ width: inputs.latent_image.width, height: inputs.latent_image.height, batch: inputs.latent_image.batch, seed: inputs.seed, text: inputs.positive.text } satisfies Picture] };
+      return {
+        outputs: [
+          {
+            width: inputs.latent_image.width,
+            height: inputs.latent_image.height,
+            batch: inputs.latent_image.batch,
+            seed: inputs.seed,
+            text: inputs.positive.text,
+          } satisfies Picture,
+        ],
+      };
     case 'VAEDecode':
       return { outputs: [{ ...inputs.samples }] };
     case 'SaveImage':
       return { outputs: [], ui: await saveImages(env, inputs.images, inputs.filename_prefix, 'output') };
     case 'PreviewImage':
-      return { outputs: [], ui: await saveImages(env, inputs.images, `ComfyUI_temp_${randomBytes(3).toString('hex').slice(0, 5)}`, 'temp') };
+      return {
+        outputs: [],
+        ui: await saveImages(env, inputs.images, `ComfyUI_temp_${randomBytes(3).toString('hex').slice(0, 5)}`, 'temp'),
+      };
     case 'SaveAnimatedWEBP':
       return { outputs: [], ui: await saveAnimatedWebp(env, inputs.images, inputs) };
     default:

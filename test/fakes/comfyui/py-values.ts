@@ -12,7 +12,17 @@ export class PyError extends Error {
 }
 
 const pyTypeName = (value: unknown): string =>
-  value === null ? 'NoneType' : Array.isArray(value) ? 'list' : typeof value === 'object' ? 'dict' : typeof value === 'string' ? 'str' : typeof value === 'boolean' ? 'bool' : 'float';
+  value === null
+    ? 'NoneType'
+    : Array.isArray(value)
+      ? 'list'
+      : typeof value === 'object'
+        ? 'dict'
+        : typeof value === 'string'
+          ? 'str'
+          : typeof value === 'boolean'
+            ? 'bool'
+            : 'float';
 
 /** repr() of a JSON value, for messages. */
 export function pyRepr(value: unknown): string {
@@ -28,11 +38,13 @@ export function pyRepr(value: unknown): string {
 }
 
 /** A number as Python prints it: a float keeps its ".0". */
-export const pyNumber = (value: number, isFloat: boolean): string => (isFloat && Number.isInteger(value) ? `${value}.0` : String(value));
+export const pyNumber = (value: number, isFloat: boolean): string =>
+  isFloat && Number.isInteger(value) ? `${value}.0` : String(value);
 
 /** dict[key], raising KeyError the way Python does (str(KeyError('x')) is "'x'"). */
 export function pyItem(container: unknown, key: unknown): unknown {
-  if (container === null || typeof container !== 'object' || Array.isArray(container)) throw new PyError('TypeError', `'${pyTypeName(container)}' object is not subscriptable`);
+  if (container === null || typeof container !== 'object' || Array.isArray(container))
+    throw new PyError('TypeError', `'${pyTypeName(container)}' object is not subscriptable`);
   if (typeof key !== 'string' || !Object.hasOwn(container, key)) throw new PyError('KeyError', pyRepr(key));
   return (container as Record<string, unknown>)[key];
 }
@@ -48,7 +60,10 @@ function toInt(value: unknown): number {
     if (/^\s*[+-]?\d+(?:_\d+)*\s*$/.test(value)) return Number.parseInt(value.replaceAll('_', ''), 10);
     throw new PyError('ValueError', `invalid literal for int() with base 10: ${pyRepr(value)}`);
   }
-  throw new PyError('TypeError', `int() argument must be a string, a bytes-like object or a real number, not '${pyTypeName(value)}'`);
+  throw new PyError(
+    'TypeError',
+    `int() argument must be a string, a bytes-like object or a real number, not '${pyTypeName(value)}'`,
+  );
 }
 
 function toFloat(value: unknown): number {
@@ -57,7 +72,8 @@ function toFloat(value: unknown): number {
   if (typeof value === 'string') {
     const text = value.trim().replaceAll('_', '');
     if (/^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i.test(text)) return Number.parseFloat(text);
-    if (/^[+-]?(?:inf|infinity)$/i.test(text)) return text.startsWith('-') ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+    if (/^[+-]?(?:inf|infinity)$/i.test(text))
+      return text.startsWith('-') ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
     if (/^[+-]?nan$/i.test(text)) return Number.NaN;
     throw new PyError('ValueError', `could not convert string to float: ${pyRepr(value)}`);
   }

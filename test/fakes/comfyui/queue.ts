@@ -4,7 +4,13 @@ import type { Ui } from './nodes.js';
 import type { Prompt } from './validate.js';
 
 /** A queued prompt as ComfyUI lists it: [number, prompt_id, prompt, extra_data, outputs_to_execute]. */
-export type QueueItem = [number: number, promptId: string, prompt: Prompt, extraData: Record<string, unknown>, outputsToExecute: string[]];
+export type QueueItem = [
+  number: number,
+  promptId: string,
+  prompt: Prompt,
+  extraData: Record<string, unknown>,
+  outputsToExecute: string[],
+];
 
 /** A status message of a job: [event, data], data carrying a millisecond timestamp. */
 export type StatusMessage = [event: string, data: Record<string, unknown>];

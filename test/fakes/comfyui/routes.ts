@@ -31,9 +31,14 @@ export interface RouteContext {
 }
 
 /** aiohttp's answer to an exception a handler did not catch. */
-const CRASH: Answer = { status: 500, body: Buffer.from('500 Internal Server Error\n\nServer got itself in trouble'), headers: { 'content-type': 'text/plain; charset=utf-8' } };
+const CRASH: Answer = {
+  status: 500,
+  body: Buffer.from('500 Internal Server Error\n\nServer got itself in trouble'),
+  headers: { 'content-type': 'text/plain; charset=utf-8' },
+};
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const isObject = (value: unknown): value is Record<string, any> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, any> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 /** aiohttp's HTTPRequestEntityTooLarge, raised by request.post() once the body passes client_max_size. */
 const tooLarge = (max: number, actual: number): Answer => ({
   status: 413,
@@ -41,7 +46,10 @@ const tooLarge = (max: number, actual: number): Answer => ({
   headers: { 'content-type': 'text/plain; charset=utf-8' },
 });
 const queueInfo = (queue: PromptQueue) => ({ exec_info: { queue_remaining: queue.remaining() } });
-const promptError = (type: string, message: string) => ({ status: 400, json: { error: { type, message, details: message, extra_info: {} }, node_errors: {} } });
+const promptError = (type: string, message: string) => ({
+  status: 400,
+  json: { error: { type, message, details: message, extra_info: {} }, node_errors: {} },
+});
 
 function postPrompt(ctx: RouteContext, body: unknown): Answer {
   if (!isObject(body)) return CRASH;
@@ -53,12 +61,18 @@ function postPrompt(ctx: RouteContext, body: unknown): Answer {
   }
   if (!('prompt' in body)) return promptError('no_prompt', 'No prompt provided');
   // Current ComfyUI takes the client's own prompt_id when it is a canonical lowercase UUID.
-  if ('prompt_id' in body && !(typeof body.prompt_id === 'string' && UUID.test(body.prompt_id))) return promptError('invalid_prompt_id', 'Invalid prompt_id format');
+  if ('prompt_id' in body && !(typeof body.prompt_id === 'string' && UUID.test(body.prompt_id)))
+    return promptError('invalid_prompt_id', 'Invalid prompt_id format');
   const promptId: string = body.prompt_id ?? randomUUID();
   const targets = Array.isArray(body.partial_execution_targets) ? body.partial_execution_targets.map(String) : null;
   let validation: ReturnType<typeof validatePrompt>;
   try {
-    validation = validatePrompt(body.prompt, ctx.catalogue(), (name) => ctx.folders.annotatedFile(name) !== undefined, targets);
+    validation = validatePrompt(
+      body.prompt,
+      ctx.catalogue(),
+      (name) => ctx.folders.annotatedFile(name) !== undefined,
+      targets,
+    );
   } catch {
     return CRASH;
   }
@@ -108,21 +122,43 @@ function systemStats(port: number) {
       embedded_python: false,
       argv: ['main.py', '--listen', '127.0.0.1', '--port', String(port)],
     },
-    devices: [{ name: 'cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync', type: 'cuda', index: 0, vram_total: 25_386_352_640, vram_free: 24_811_732_992, torch_vram_total: 0, torch_vram_free: 0 }],
+    devices: [
+      {
+        name: 'cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync',
+        type: 'cuda',
+        index: 0,
+        vram_total: 25_386_352_640,
+        vram_free: 24_811_732_992,
+        torch_vram_total: 0,
+        torch_vram_free: 0,
+      },
+    ],
   };
 }
 
 function getRoute(ctx: RouteContext, path: string, query: URLSearchParams): Answer | Promise<Answer> | null {
   if (path === '/prompt') return { status: 200, json: queueInfo(ctx.queue) };
-  if (path === '/queue') return { status: 200, json: { queue_running: ctx.queue.running ? [ctx.queue.running] : [], queue_pending: ctx.queue.pending } };
+  if (path === '/queue')
+    return {
+      status: 200,
+      json: { queue_running: ctx.queue.running ? [ctx.queue.running] : [], queue_pending: ctx.queue.pending },
+    };
   if (path === '/history') {
     const maxItems = query.has('max_items') ? Number(query.get('max_items')) : undefined;
-    return { status: 200, json: ctx.queue.read(undefined, maxItems, query.has('offset') ? Number(query.get('offset')) : -1) };
+    return {
+      status: 200,
+      json: ctx.queue.read(undefined, maxItems, query.has('offset') ? Number(query.get('offset')) : -1),
+    };
   }
-  if (path.startsWith('/history/')) return { status: 200, json: ctx.queue.read(decodeURIComponent(path.slice('/history/'.length))) };
+  if (path.startsWith('/history/'))
+    return { status: 200, json: ctx.queue.read(decodeURIComponent(path.slice('/history/'.length))) };
   if (path === '/view') return view(query, ctx.folders);
   if (path === '/system_stats') return { status: 200, json: systemStats(ctx.port) };
-  if (path === '/object_info') return { status: 200, json: Object.fromEntries(Object.entries(ctx.catalogue()).map(([name, node]) => [name, objectInfo(name, node)])) };
+  if (path === '/object_info')
+    return {
+      status: 200,
+      json: Object.fromEntries(Object.entries(ctx.catalogue()).map(([name, node]) => [name, objectInfo(name, node)])),
+    };
   if (path.startsWith('/object_info/')) {
     const name = decodeURIComponent(path.slice('/object_info/'.length));
     const node = ctx.catalogue()[name];
@@ -144,13 +180,20 @@ const POST_ROUTES: Record<string, (ctx: RouteContext, body: any) => Answer> = {
 };
 
 /** The route a path names: every route is also served under /api. */
-export const routePath = (pathname: string): string => (pathname.startsWith('/api/') ? pathname.slice('/api'.length) : pathname);
+export const routePath = (pathname: string): string =>
+  pathname.startsWith('/api/') ? pathname.slice('/api'.length) : pathname;
 
 /**
  * Answers one request. `json` is its body read as JSON (undefined when it is not JSON; the upload
  * route reads its multipart body itself, and hands it to `onForm` for the request log).
  */
-export async function route(ctx: RouteContext, req: IncomingMessage, url: URL, json: unknown, onForm: (form: Multipart | null) => void): Promise<Answer> {
+export async function route(
+  ctx: RouteContext,
+  req: IncomingMessage,
+  url: URL,
+  json: unknown,
+  onForm: (form: Multipart | null) => void,
+): Promise<Answer> {
   const path = routePath(url.pathname);
   let answer: Answer | null = null;
   if (req.method === 'GET') answer = await getRoute(ctx, path, url.searchParams);
@@ -164,5 +207,11 @@ export async function route(ctx: RouteContext, req: IncomingMessage, url: URL, j
     // The interrupt route alone reads a body that is not JSON as {}; elsewhere request.json() raises.
     answer = json === undefined && path !== '/interrupt' ? CRASH : POST_ROUTES[path](ctx, json ?? {});
   }
-  return answer ?? { status: 404, body: Buffer.from('404: Not Found'), headers: { 'content-type': 'text/plain; charset=utf-8' } };
+  return (
+    answer ?? {
+      status: 404,
+      body: Buffer.from('404: Not Found'),
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+    }
+  );
 }

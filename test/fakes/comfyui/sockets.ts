@@ -21,7 +21,10 @@ export interface SentMessage {
 }
 
 /** comfy_api.feature_flags.get_server_features(): answered to a client that sends its own flags first, and on GET /features. */
-export const serverFeatures = (maxUploadBytes: number) => ({ supports_preview_metadata: true, max_upload_size: maxUploadBytes });
+export const serverFeatures = (maxUploadBytes: number) => ({
+  supports_preview_metadata: true,
+  max_upload_size: maxUploadBytes,
+});
 
 export class Sockets {
   readonly sent: SentMessage[] = [];
@@ -91,7 +94,8 @@ export class Sockets {
 
   private deliver(message: SentMessage, frame: string | Buffer): void {
     this.sent.push(message);
-    const targets = message.sid === null ? [...this.bySid.values()] : [this.bySid.get(message.sid)].filter((ws) => ws !== undefined);
+    const targets =
+      message.sid === null ? [...this.bySid.values()] : [this.bySid.get(message.sid)].filter((ws) => ws !== undefined);
     // A socket that is closing drops the frame, as ComfyUI logs a send error and goes on.
     for (const ws of targets) if (ws.readyState === ws.OPEN) ws.send(frame);
     this.events.emit('message', message);

@@ -18,7 +18,9 @@ export interface NodeError {
 
 export type Prompt = Record<string, { class_type: string; inputs: Record<string, unknown> }>;
 
-export type Validation = { valid: true; outputs: string[]; nodeErrors: Record<string, NodeError> } | { valid: false; error: ErrorDetail; nodeErrors: Record<string, NodeError> };
+export type Validation =
+  | { valid: true; outputs: string[]; nodeErrors: Record<string, NodeError> }
+  | { valid: false; error: ErrorDetail; nodeErrors: Record<string, NodeError> };
 
 type Checked = [valid: boolean, errors: ErrorDetail[], nodeId: string];
 
@@ -30,7 +32,12 @@ interface Context {
   validated: Map<string, Checked>;
 }
 
-const detail = (type: string, message: string, details: string, extra_info: Record<string, unknown> = {}): ErrorDetail => ({ type, message, details, extra_info });
+const detail = (
+  type: string,
+  message: string,
+  details: string,
+  extra_info: Record<string, unknown> = {},
+): ErrorDetail => ({ type, message, details, extra_info });
 
 /** comfy_execution.validation.validate_node_input: a link's type fits the input's ("*" fits anything; "A,B" is a union). */
 function typeFits(received: unknown, wanted: unknown): boolean {
@@ -41,62 +48,106 @@ function typeFits(received: unknown, wanted: unknown): boolean {
 }
 
 /** Checks one literal: converted in place (as ComfyUI does to the queued prompt), then min, max and combo list. */
-function checkLiteral(inputs: Record<string, unknown>, name: string, spec: InputSpec, custom: boolean): ErrorDetail | null {
+function checkLiteral(
+  inputs: Record<string, unknown>,
+  name: string,
+  spec: InputSpec,
+  custom: boolean,
+): ErrorDetail | null {
   const [type, options = {}] = spec;
   const info = [type, options];
   let value = inputs[name];
-  if (value !== null && typeof value === 'object' && '__value__' in value) value = inputs[name] = (value as { __value__: unknown }).__value__;
+  if (value !== null && typeof value === 'object' && '__value__' in value)
+    value = inputs[name] = (value as { __value__: unknown }).__value__;
   try {
     if (typeof type === 'string') value = inputs[name] = convertLiteral(type, value);
   } catch (err) {
     const message = (err as Error).message;
-    return detail('invalid_input_type', `Failed to convert an input value to a ${type} value`, `${name}, ${pyRepr(value)}, ${message}`, {
-      input_name: name,
-      input_config: info,
-      received_value: value,
-      exception_message: message,
-    });
+    return detail(
+      'invalid_input_type',
+      `Failed to convert an input value to a ${type} value`,
+      `${name}, ${pyRepr(value)}, ${message}`,
+      {
+        input_name: name,
+        input_config: info,
+        received_value: value,
+        exception_message: message,
+      },
+    );
   }
   if (custom) return null;
   const isFloat = type === 'FLOAT';
   const extra = { input_name: name, input_config: info, received_value: value };
   if (typeof options.min === 'number' && typeof value === 'number' && value < options.min)
-    return detail('value_smaller_than_min', `Value ${pyNumber(value, isFloat)} smaller than min of ${pyNumber(options.min, isFloat)}`, name, extra);
+    return detail(
+      'value_smaller_than_min',
+      `Value ${pyNumber(value, isFloat)} smaller than min of ${pyNumber(options.min, isFloat)}`,
+      name,
+      extra,
+    );
   if (typeof options.max === 'number' && typeof value === 'number' && value > options.max)
-    return detail('value_bigger_than_max', `Value ${pyNumber(value, isFloat)} bigger than max of ${pyNumber(options.max, isFloat)}`, name, extra);
+    return detail(
+      'value_bigger_than_max',
+      `Value ${pyNumber(value, isFloat)} bigger than max of ${pyNumber(options.max, isFloat)}`,
+      name,
+      extra,
+    );
   if (Array.isArray(type) && !type.includes(value as string)) {
     // Long lists (scanned model files) are not sent back whole.
     const long = type.length > 20;
-    return detail('value_not_in_list', 'Value not in list', `${name}: ${pyRepr(value)} not in ${long ? `(list of length ${type.length})` : pyRepr(type)}`, {
-      ...extra,
-      input_config: long ? null : info,
-    });
+    return detail(
+      'value_not_in_list',
+      'Value not in list',
+      `${name}: ${pyRepr(value)} not in ${long ? `(list of length ${type.length})` : pyRepr(type)}`,
+      {
+        ...extra,
+        input_config: long ? null : info,
+      },
+    );
   }
   return null;
 }
 
 /** Checks a link: its shape, the type it carries, then the linked node (recursively). */
-function checkLink(ctx: Context, name: string, spec: InputSpec, link: unknown[]): { error?: ErrorDetail; upstreamValid: boolean } {
+function checkLink(
+  ctx: Context,
+  name: string,
+  spec: InputSpec,
+  link: unknown[],
+): { error?: ErrorDetail; upstreamValid: boolean } {
   const info = [spec[0], spec[1] ?? {}];
   if (link.length !== 2)
     return {
-      error: detail('bad_linked_input', 'Bad linked input, must be a length-2 list of [node_id, slot_index]', name, { input_name: name, input_config: info, received_value: link }),
+      error: detail('bad_linked_input', 'Bad linked input, must be a length-2 list of [node_id, slot_index]', name, {
+        input_name: name,
+        input_config: info,
+        received_value: link,
+      }),
       upstreamValid: true,
     };
   const [fromId, slot] = link;
   // Outside any try, as in ComfyUI: a link to a missing node fails the whole node's validation.
   const fromClass = ctx.catalogue[pyItem(pyItem(ctx.prompt, fromId), 'class_type') as string];
-  if (typeof slot !== 'number' || !Number.isInteger(slot)) throw new PyError('TypeError', `tuple indices must be integers or slices, not ${typeof slot === 'string' ? 'str' : 'float'}`);
+  if (typeof slot !== 'number' || !Number.isInteger(slot))
+    throw new PyError(
+      'TypeError',
+      `tuple indices must be integers or slices, not ${typeof slot === 'string' ? 'str' : 'float'}`,
+    );
   const received = fromClass.output.at(slot);
   if (received === undefined) throw new PyError('IndexError', 'tuple index out of range');
   if (!typeFits(received, spec[0]))
     return {
-      error: detail('return_type_mismatch', 'Return type mismatch between linked nodes', `${name}, received_type(${received}) mismatch input_type(${spec[0]})`, {
-        input_name: name,
-        input_config: info,
-        received_type: received,
-        linked_node: link,
-      }),
+      error: detail(
+        'return_type_mismatch',
+        'Return type mismatch between linked nodes',
+        `${name}, received_type(${received}) mismatch input_type(${spec[0]})`,
+        {
+          input_name: name,
+          input_config: info,
+          received_type: received,
+          linked_node: link,
+        },
+      ),
       upstreamValid: true,
     };
   try {
@@ -129,7 +180,8 @@ function validateInputs(ctx: Context, id: string): Checked {
   let valid = true;
   for (const [name, spec] of Object.entries(declared)) {
     if (!(name in inputs)) {
-      if (name in nodeClass.input.required) errors.push(detail('required_input_missing', 'Required input is missing', name, { input_name: name }));
+      if (name in nodeClass.input.required)
+        errors.push(detail('required_input_missing', 'Required input is missing', name, { input_name: name }));
       continue;
     }
     const value = inputs[name];
@@ -144,19 +196,40 @@ function validateInputs(ctx: Context, id: string): Checked {
   }
   // LoadImage's VALIDATE_INPUTS(image): "Invalid image file: <name>" unless the file is in its folder.
   if (custom.includes('image') && typeof inputs.image === 'string' && !ctx.fileExists(inputs.image))
-    errors.push(detail('custom_validation_failed', 'Custom validation failed for node', `image - Invalid image file: ${inputs.image}`, { input_name: 'image' }));
+    errors.push(
+      detail(
+        'custom_validation_failed',
+        'Custom validation failed for node',
+        `image - Invalid image file: ${inputs.image}`,
+        { input_name: 'image' },
+      ),
+    );
   const checked: Checked = errors.length > 0 || !valid ? [false, errors, id] : [true, [], id];
   ctx.validated.set(id, checked);
   return checked;
 }
 
 /** The first check of validate_prompt: every node names a class that exists; there is an output. */
-function checkClasses(prompt: Prompt, catalogue: Record<string, NodeClass>, targets: string[] | null): ErrorDetail | string[] {
+function checkClasses(
+  prompt: Prompt,
+  catalogue: Record<string, NodeClass>,
+  targets: string[] | null,
+): ErrorDetail | string[] {
   const outputs: string[] = [];
   for (const [id, node] of Object.entries(prompt)) {
-    if (node === null || typeof node !== 'object' || !('class_type' in node)) return detail('invalid_prompt', 'Cannot execute because a node is missing the class_type property.', `Node ID '#${id}'`);
+    if (node === null || typeof node !== 'object' || !('class_type' in node))
+      return detail(
+        'invalid_prompt',
+        'Cannot execute because a node is missing the class_type property.',
+        `Node ID '#${id}'`,
+      );
     const nodeClass = catalogue[node.class_type];
-    if (!nodeClass) return detail('invalid_prompt', `Cannot execute because node ${node.class_type} does not exist.`, `Node ID '#${id}'`);
+    if (!nodeClass)
+      return detail(
+        'invalid_prompt',
+        `Cannot execute because node ${node.class_type} does not exist.`,
+        `Node ID '#${id}'`,
+      );
     if (nodeClass.outputNode && (targets === null || targets.includes(id))) outputs.push(id);
   }
   if (outputs.length === 0) return detail('prompt_no_outputs', 'Prompt has no outputs', '');
@@ -167,8 +240,14 @@ function checkClasses(prompt: Prompt, catalogue: Record<string, NodeClass>, targ
  * Validates an API-format prompt. Throws (a 500 in ComfyUI, whose handler does not catch it) when
  * the prompt is not an object of nodes.
  */
-export function validatePrompt(prompt: unknown, catalogue: Record<string, NodeClass>, fileExists: (name: string) => boolean, targets: string[] | null = null): Validation {
-  if (prompt === null || typeof prompt !== 'object' || Array.isArray(prompt)) throw new PyError('TypeError', 'prompt is not a dict');
+export function validatePrompt(
+  prompt: unknown,
+  catalogue: Record<string, NodeClass>,
+  fileExists: (name: string) => boolean,
+  targets: string[] | null = null,
+): Validation {
+  if (prompt === null || typeof prompt !== 'object' || Array.isArray(prompt))
+    throw new PyError('TypeError', 'prompt is not a dict');
   const outputs = checkClasses(prompt as Prompt, catalogue, targets);
   if (!Array.isArray(outputs)) return { valid: false, error: outputs, nodeErrors: {} };
   const ctx: Context = { prompt: prompt as Prompt, catalogue, fileExists, validated: new Map() };
@@ -180,7 +259,12 @@ export function validatePrompt(prompt: unknown, catalogue: Record<string, NodeCl
     try {
       checked = validateInputs(ctx, output);
     } catch (err) {
-      const reasons = [detail('exception_during_validation', 'Exception when validating node', (err as Error).message, { exception_type: (err as PyError).pyType ?? 'Exception', traceback: [] })];
+      const reasons = [
+        detail('exception_during_validation', 'Exception when validating node', (err as Error).message, {
+          exception_type: (err as PyError).pyType ?? 'Exception',
+          traceback: [],
+        }),
+      ];
       checked = [false, reasons, output];
       ctx.validated.set(output, checked);
     }
@@ -200,5 +284,9 @@ export function validatePrompt(prompt: unknown, catalogue: Record<string, NodeCl
   if (good.length > 0) return { valid: true, outputs: good, nodeErrors };
   // Only each failed output's own reasons make the details: empty when the fault is upstream.
   const details = failed.flatMap(([, reasons]) => reasons.map((r) => `${r.message}: ${r.details}`)).join('\n');
-  return { valid: false, error: detail('prompt_outputs_failed_validation', 'Prompt outputs failed validation', details), nodeErrors };
+  return {
+    valid: false,
+    error: detail('prompt_outputs_failed_validation', 'Prompt outputs failed validation', details),
+    nodeErrors,
+  };
 }

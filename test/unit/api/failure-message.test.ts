@@ -2,16 +2,32 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { taskFailureMessage } from '../../../src/api/failure-message.js';
 
-const failed = (message?: string) => ({ status: 'failed', error: { code: 'FETCH_FAILED', ...(message ? { message } : {}) } });
+const failed = (message?: string) => ({
+  status: 'failed',
+  error: { code: 'FETCH_FAILED', ...(message ? { message } : {}) },
+});
 
 test("a failed sync answer's message names each failed item's reason, numbered from 1, skipping successes", () => {
-  const task = { id: 'tsk_1', items: [failed('cannot fetch the image: a.example answered HTTP 404'), { status: 'success' }, failed()] };
-  assert.equal(taskFailureMessage(task), 'task tsk_1 failed: item 1 FETCH_FAILED (cannot fetch the image: a.example answered HTTP 404); item 3 FETCH_FAILED');
+  const task = {
+    id: 'tsk_1',
+    items: [failed('cannot fetch the image: a.example answered HTTP 404'), { status: 'success' }, failed()],
+  };
+  assert.equal(
+    taskFailureMessage(task),
+    'task tsk_1 failed: item 1 FETCH_FAILED (cannot fetch the image: a.example answered HTTP 404); item 3 FETCH_FAILED',
+  );
 });
 
 test("one item is not numbered; without item errors it names the task's own errors", () => {
-  assert.equal(taskFailureMessage({ id: 'tsk_2', items: [failed('the image cannot be read')] }), 'task tsk_2 failed: FETCH_FAILED (the image cannot be read)');
-  const task = { id: 'tsk_2', items: [{ status: 'pending' }], errors: [{ code: 'TASK_EXPIRED', message: 'the deadline passed' }] };
+  assert.equal(
+    taskFailureMessage({ id: 'tsk_2', items: [failed('the image cannot be read')] }),
+    'task tsk_2 failed: FETCH_FAILED (the image cannot be read)',
+  );
+  const task = {
+    id: 'tsk_2',
+    items: [{ status: 'pending' }],
+    errors: [{ code: 'TASK_EXPIRED', message: 'the deadline passed' }],
+  };
   assert.equal(taskFailureMessage(task), 'task tsk_2 failed: TASK_EXPIRED (the deadline passed)');
 });
 

@@ -17,7 +17,8 @@ test('a reload whose apply fails is logged, and the next edit of the file is sti
     flags: {},
     log: (message) => logs.push(message),
     apply: async (next: Config) => {
-      if (applied.length === 0 && !logs.some((m) => m.includes('failed'))) throw new Error('providers could not be built');
+      if (applied.length === 0 && !logs.some((m) => m.includes('failed')))
+        throw new Error('providers could not be built');
       applied.push(next.sync.timeoutMs);
       return { deferred: [] };
     },
@@ -25,7 +26,10 @@ test('a reload whose apply fails is logged, and the next edit of the file is sti
   t.after(() => watcher.close());
   await writeFile(file, JSON.stringify({ sync: { timeoutMs: 111 } }));
   await eventually(() => logs.some((m) => m.includes('failed')));
-  assert.match(logs.find((m) => m.includes('failed'))!, /^config: reload of .*imgtask\.json failed: providers could not be built$/);
+  assert.match(
+    logs.find((m) => m.includes('failed'))!,
+    /^config: reload of .*imgtask\.json failed: providers could not be built$/,
+  );
   await writeFile(file, JSON.stringify({ sync: { timeoutMs: 222 } }));
   await eventually(() => applied.includes(222));
   assert.ok(logs.some((m) => m.startsWith('config: reloaded')));
@@ -73,16 +77,25 @@ test('an edit to a ComfyUI workflow file reloads the config: a broken one is ref
 
   await writeFile(workflowFile, JSON.stringify({ '4': graph['4'] }));
   await eventually(() => logs.some((m) => m.includes('reload refused')));
-  assert.match(logs.find((m) => m.includes('reload refused'))!, /models\.flux\.workflow: .*flow\.json: bindings\.prompt: no node "6"/);
+  assert.match(
+    logs.find((m) => m.includes('reload refused'))!,
+    /models\.flux\.workflow: .*flow\.json: bindings\.prompt: no node "6"/,
+  );
   assert.equal(applied.length, 0, 'the old config stays in force');
 
-  await writeFile(workflowFile, JSON.stringify({ ...graph, '6': { ...graph['6'], inputs: { ...graph['6'].inputs, text: 'new' } } }));
+  await writeFile(
+    workflowFile,
+    JSON.stringify({ ...graph, '6': { ...graph['6'], inputs: { ...graph['6'].inputs, text: 'new' } } }),
+  );
   await eventually(() => applied.includes('new'));
 });
 
 test('a reload refused for a new model whose workflow file does not parse is applied once that file is fixed, the config file untouched', async (t) => {
   const dir = await tempDir(t);
-  const graph = { '6': { class_type: 'CLIPTextEncode', inputs: { text: 'a', clip: ['4', 1] } }, '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'a.safetensors' } } };
+  const graph = {
+    '6': { class_type: 'CLIPTextEncode', inputs: { text: 'a', clip: ['4', 1] } },
+    '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'a.safetensors' } },
+  };
   await writeFile(join(dir, 'flow.json'), JSON.stringify(graph));
   const model = (workflow: string) => ({
     providers: ['gpu'],
@@ -92,7 +105,8 @@ test('a reload refused for a new model whose workflow file does not parse is app
     capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false },
   });
   const file = join(dir, 'imgtask.json');
-  const settings = (models: Record<string, unknown>) => JSON.stringify({ providers: { gpu: { type: 'comfyui', baseUrl: 'http://127.0.0.1:8188' } }, models });
+  const settings = (models: Record<string, unknown>) =>
+    JSON.stringify({ providers: { gpu: { type: 'comfyui', baseUrl: 'http://127.0.0.1:8188' } }, models });
   await writeFile(file, settings({ flux: model('flow.json') }));
   const { loadConfig } = await import('../../../src/config/load.js');
   const initial = loadConfig({ file, env: {} });

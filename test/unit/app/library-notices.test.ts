@@ -17,7 +17,11 @@ function s3ClientStderr(quiet: boolean): string {
   const env = { ...process.env };
   delete env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
   delete env.NODE_OPTIONS;
-  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, env, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+  });
   assert.equal(run.status, 0, run.stderr);
   return run.stderr;
 }
@@ -25,7 +29,11 @@ function s3ClientStderr(quiet: boolean): string {
 test('quietLibraryNotices drops the AWS SDK Node.js version notice and lets other warnings through', {
   skip: Number(process.versions.node.split('.')[0]) >= 22 && 'the SDK only warns below Node 22',
 }, () => {
-  assert.match(s3ClientStderr(false), /AWS SDK for JavaScript/, 'without it, the SDK prints its notice (this check can fail)');
+  assert.match(
+    s3ClientStderr(false),
+    /AWS SDK for JavaScript/,
+    'without it, the SDK prints its notice (this check can fail)',
+  );
   const quiet = s3ClientStderr(true);
   assert.doesNotMatch(quiet, /AWS SDK for JavaScript/);
   assert.match(quiet, /an unrelated warning/);

@@ -28,7 +28,10 @@ test('log.format json (and auto off a terminal) writes one JSON line per entry: 
     const line = JSON.parse(out.text().trim());
     assert.equal(line.level, 'info');
     assert.match(line.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    assert.deepEqual({ event: line.event, n: line.n, msg: line.msg, pid: line.pid, hostname: line.hostname }, { event: 'x', n: 1, msg: 'hello', pid: undefined, hostname: undefined });
+    assert.deepEqual(
+      { event: line.event, n: line.n, msg: line.msg, pid: line.pid, hostname: line.hostname },
+      { event: 'x', n: 1, msg: 'hello', pid: undefined, hostname: undefined },
+    );
   }
 });
 
@@ -38,7 +41,10 @@ test('log.format pretty (and auto on a terminal) writes readable lines, not JSON
     ['auto', true],
   ] as const) {
     const out = memory(tty);
-    createLogger({ level: 'info', format }, { destination: out.stream }).info({ route: '/tasks/:id' }, 'GET /tasks/:id 200');
+    createLogger({ level: 'info', format }, { destination: out.stream }).info(
+      { route: '/tasks/:id' },
+      'GET /tasks/:id 200',
+    );
     const text = out.text();
     assert.match(text, /INFO/);
     assert.match(text, /GET \/tasks\/:id 200/);
@@ -74,7 +80,11 @@ test('a config reload applies log.level to the running service at once', async (
   const dataDir = await tempDir(t);
   const out = memory();
   const config = loadConfig({ env: {}, overrides: { server: { host: '127.0.0.1', port: 0 } } });
-  const services = await openServices({ dataDir, config, logger: createLogger(config.log, { destination: out.stream }) });
+  const services = await openServices({
+    dataDir,
+    config,
+    logger: createLogger(config.log, { destination: out.stream }),
+  });
   closeBeforeRemoval(dataDir, () => services.close());
   services.log('test: before the reload');
   await services.reload({ ...config, log: { level: 'warn', format: 'auto' } });

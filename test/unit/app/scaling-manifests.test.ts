@@ -54,10 +54,17 @@ test('the HPA scales the worker Deployment on the external metric imgtask_lane_q
 
 test('the metrics the scaling files name are the ones /metrics exports, and the adapter serves all four', async () => {
   const source = await readFile(METRICS_SOURCE, 'utf8');
-  const files = await Promise.all(['keda-worker-scaledobject.yaml', 'hpa-worker-external.yaml'].map((file) => readFile(join(DEPLOY, file), 'utf8')));
+  const files = await Promise.all(
+    ['keda-worker-scaledobject.yaml', 'hpa-worker-external.yaml'].map((file) => readFile(join(DEPLOY, file), 'utf8')),
+  );
   const named = new Set(files.join('\n').match(/imgtask_lane_[a-z_]+/g));
   assert.deepEqual([...named].sort(), ['imgtask_lane_queued_items', 'imgtask_lane_running_items']);
-  const gauges = ['imgtask_lane_queued_items', 'imgtask_lane_running_items', 'imgtask_lane_oldest_queued_seconds', 'imgtask_lane_capacity'];
+  const gauges = [
+    'imgtask_lane_queued_items',
+    'imgtask_lane_running_items',
+    'imgtask_lane_oldest_queued_seconds',
+    'imgtask_lane_capacity',
+  ];
   for (const name of gauges) assert.ok(source.includes(`'${name}'`), `${name} is exported by src/app/metrics.ts`);
   const [rule] = (await read('prometheus-adapter-values.yaml')).rules.external;
   const pattern = new RegExp(/__name__=~"([^"]+)"/.exec(rule.seriesQuery)![1]);

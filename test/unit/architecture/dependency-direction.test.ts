@@ -25,7 +25,22 @@ const ALLOWED: Record<string, string[]> = {
   webhooks: ['domain', 'net', 'services', 'engine'],
   tasks: ['domain', 'media'],
   api: ['domain', 'services', 'engine', 'tasks'],
-  app: ['domain', 'media', 'config', 'store', 'net', 'providers', 'destinations', 'webhooks', 'services', 'engine', 'tasks', 'api', 'console', 'client'],
+  app: [
+    'domain',
+    'media',
+    'config',
+    'store',
+    'net',
+    'providers',
+    'destinations',
+    'webhooks',
+    'services',
+    'engine',
+    'tasks',
+    'api',
+    'console',
+    'client',
+  ],
   // The web console: pages over the same services and engine as the API, with the API's route schemas and errors.
   console: ['domain', 'services', 'engine', 'tasks', 'api'],
   client: ['domain'],
@@ -68,7 +83,13 @@ const TYPE_ONLY_FILES: Record<string, Record<string, RegExp>> = {
 
 async function sourceFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const nested = await Promise.all(entries.map((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : Promise.resolve(/\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []))));
+  const nested = await Promise.all(
+    entries.map((e) =>
+      e.isDirectory()
+        ? sourceFiles(join(dir, e.name))
+        : Promise.resolve(/\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []),
+    ),
+  );
   return nested.flat();
 }
 
@@ -89,7 +110,8 @@ test('imports between source folders follow the one-way dependency rule', async 
       const typeOnly = Boolean(match[2]);
       const files = TYPE_ONLY_FILES[from]?.[to] ?? TYPE_ONLY_FILES['*'][to];
       const allowed = ALLOWED[from].includes(to) && (FILES[from]?.[to]?.test(target) ?? true);
-      const ok = allowed || (typeOnly && (TYPE_ONLY_ALLOWED[from] ?? []).includes(to) && (!files || files.test(target)));
+      const ok =
+        allowed || (typeOnly && (TYPE_ONLY_ALLOWED[from] ?? []).includes(to) && (!files || files.test(target)));
       if (!ok) violations.push(`${relative(SRC, file)} imports ${specifier} (${from} → ${to})`);
     }
   }

@@ -15,7 +15,8 @@ test('howToRun: the command a user types next, as it works where they are', asyn
   const npmScript = join(dir, 'clone', 'node_modules', '.bin');
   const other = join(dir, 'other-bin');
   const project = join(dir, 'project');
-  for (const folder of [linked, npmScript, other, join(project, 'node_modules', '.bin')]) await mkdir(folder, { recursive: true });
+  for (const folder of [linked, npmScript, other, join(project, 'node_modules', '.bin')])
+    await mkdir(folder, { recursive: true });
   await symlink(ENTRY, join(linked, 'imgtask'));
   await symlink(ENTRY, join(npmScript, 'imgtask'));
   await writeFile(join(other, 'imgtask'), '#!/bin/sh\necho another imgtask\n');
@@ -24,9 +25,21 @@ test('howToRun: the command a user types next, as it works where they are', asyn
   const cases: Array<[string, { cwd: string; path: string; script?: string }, string]> = [
     ['npm link (or a global install): imgtask on PATH', { cwd: dir, path: `${other}:${linked}:/usr/bin` }, 'imgtask'],
     ["the clone's bin/ on PATH (the README's export)", { cwd: ROOT, path: `${join(ROOT, 'bin')}:/usr/bin` }, 'imgtask'],
-    ['in the clone, only the PATH npm gives a script (npm start): node and the relative path', { cwd: ROOT, path: `${npmScript}:/usr/bin`, script: ENTRY }, 'node bin/imgtask.js'],
-    ['another program named imgtask on PATH is not this one', { cwd: ROOT, path: `${other}:/usr/bin`, script: ENTRY }, 'node bin/imgtask.js'],
-    ['a project that depends on imgtask: npx, which runs the installed one', { cwd: project, path: '/usr/bin' }, 'npx imgtask'],
+    [
+      'in the clone, only the PATH npm gives a script (npm start): node and the relative path',
+      { cwd: ROOT, path: `${npmScript}:/usr/bin`, script: ENTRY },
+      'node bin/imgtask.js',
+    ],
+    [
+      'another program named imgtask on PATH is not this one',
+      { cwd: ROOT, path: `${other}:/usr/bin`, script: ENTRY },
+      'node bin/imgtask.js',
+    ],
+    [
+      'a project that depends on imgtask: npx, which runs the installed one',
+      { cwd: project, path: '/usr/bin' },
+      'npx imgtask',
+    ],
     ['outside the clone: node and the absolute path', { cwd: dir, path: '/usr/bin', script: ENTRY }, `node ${ENTRY}`],
     ['no PATH at all', { cwd: ROOT, path: '', script: undefined }, 'node bin/imgtask.js'],
   ];
@@ -39,9 +52,18 @@ test('howToRun: the command a user types next, as it works where they are', asyn
   // A clone reached through a link keeps the path the user typed.
   const alias = join(dir, 'my-clone');
   await symlink(ROOT, alias);
-  assert.equal(howToRun({ cwd: dir, path: '/usr/bin', script: join(alias, 'bin', 'imgtask.js') }), 'node my-clone/bin/imgtask.js');
-  assert.equal(howToRun({ cwd: other, path: '/usr/bin', script: join(alias, 'bin', 'imgtask.js') }), `node ${join(alias, 'bin', 'imgtask.js')}`);
-  assert.equal(howToRun({ cwd: alias, path: '/usr/bin', script: join(alias, 'bin', 'imgtask.js') }), 'node bin/imgtask.js');
+  assert.equal(
+    howToRun({ cwd: dir, path: '/usr/bin', script: join(alias, 'bin', 'imgtask.js') }),
+    'node my-clone/bin/imgtask.js',
+  );
+  assert.equal(
+    howToRun({ cwd: other, path: '/usr/bin', script: join(alias, 'bin', 'imgtask.js') }),
+    `node ${join(alias, 'bin', 'imgtask.js')}`,
+  );
+  assert.equal(
+    howToRun({ cwd: alias, path: '/usr/bin', script: join(alias, 'bin', 'imgtask.js') }),
+    'node bin/imgtask.js',
+  );
 });
 
 test('shellWord quotes only what a shell would split or expand', () => {
@@ -71,5 +93,8 @@ test('first steps: --data only for a data dir other than ./data, --config when o
     ],
   );
   assert.equal(new Set(lines.slice(1).map((line) => line.indexOf('#'))).size, 1, 'the comments line up');
-  assert.match(firstSteps('imgtask', { data: 'data', config: '/etc/imgtask.json' }, '/srv')[1], /^ {2}imgtask --config \/etc\/imgtask\.json accounts create demo --credit 10 +# /);
+  assert.match(
+    firstSteps('imgtask', { data: 'data', config: '/etc/imgtask.json' }, '/srv')[1],
+    /^ {2}imgtask --config \/etc\/imgtask\.json accounts create demo --credit 10 +# /,
+  );
 });

@@ -8,7 +8,13 @@ const MODELS = [
   {
     id: 'flux',
     default: true,
-    parameters: { steps: { type: 'integer' }, cfg: { type: 'number' }, hires: { type: 'boolean' }, sampler: { type: 'enum' }, note: { type: 'string' } },
+    parameters: {
+      steps: { type: 'integer' },
+      cfg: { type: 'number' },
+      hires: { type: 'boolean' },
+      sampler: { type: 'enum' },
+      note: { type: 'string' },
+    },
   },
 ] as const;
 
@@ -24,7 +30,13 @@ function typed(flags: string[] | undefined, model?: string) {
 
 test('each value is typed as its parameter is declared: integer and number as numbers, boolean from true/false/yes/no/1/0, string and enum as given', async () => {
   const flags = ['steps=30', 'cfg=-4.5', 'hires=YES', 'sampler=dpmpp_2m', 'note=a=b, c '];
-  assert.deepEqual(await typed(flags).answer, { steps: 30, cfg: -4.5, hires: true, sampler: 'dpmpp_2m', note: 'a=b, c ' });
+  assert.deepEqual(await typed(flags).answer, {
+    steps: 30,
+    cfg: -4.5,
+    hires: true,
+    sampler: 'dpmpp_2m',
+    note: 'a=b, c ',
+  });
   for (const [text, value] of [
     ['true', true],
     ['no', false],
@@ -56,7 +68,12 @@ test('a wrong type, an unknown name, a model without parameters, a malformed or 
     [['=3'], undefined, /--param must be NAME=VALUE/],
     [['steps=3', 'steps=4'], undefined, /--param steps is given twice/],
   ];
-  for (const [flags, model, message] of refused) await assert.rejects(typed(flags, model).answer, (err: Error) => err instanceof UsageError && message.test(err.message), flags.join(' '));
+  for (const [flags, model, message] of refused)
+    await assert.rejects(
+      typed(flags, model).answer,
+      (err: Error) => err instanceof UsageError && message.test(err.message),
+      flags.join(' '),
+    );
 });
 
 test('a malformed flag is refused before the listing is read', async () => {

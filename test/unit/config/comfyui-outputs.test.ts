@@ -66,7 +66,11 @@ test('outputs names the nodes that count, in its order; doctor checks them again
 test('outputs naming no node of the workflow, a preview, or a node twice fail the load', async (t) => {
   const graph = twoOutputWorkflow() as Record<string, unknown>;
   graph['14'] = { class_type: 'PreviewImage', inputs: { images: ['8', 0] } };
-  assert.throws(await load(t, graph, { outputs: ['9', '99'] }), (err: Error) => err instanceof ConfigError && /models\.flux\.outputs: no node "99" in the workflow/.test(err.message));
+  assert.throws(
+    await load(t, graph, { outputs: ['9', '99'] }),
+    (err: Error) =>
+      err instanceof ConfigError && /models\.flux\.outputs: no node "99" in the workflow/.test(err.message),
+  );
   assert.throws(await load(t, graph, { outputs: ['14'] }), /node "14" \(PreviewImage\) writes no output file/);
   assert.throws(await load(t, graph, { outputs: ['9', '9'] }), /node "9" is named twice/);
   assert.throws(await load(t, graph, { outputs: [] }), ConfigError);
@@ -79,8 +83,18 @@ test('outputs on a model no ComfyUI provider serves fail the load', async (t) =>
     file,
     JSON.stringify({
       providers: { local: { type: 'placeholder' } },
-      models: { flat: { provider: 'local', outputs: ['9'], price: { perImage: '0.01', perInput: '0' }, capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false } } },
+      models: {
+        flat: {
+          provider: 'local',
+          outputs: ['9'],
+          price: { perImage: '0.01', perInput: '0' },
+          capabilities: { maxInputs: 0, supports4k: false, negativePrompt: false },
+        },
+      },
     }),
   );
-  assert.throws(() => loadConfig({ file, env: {} }), /models\.flat: outputs are for models served by a ComfyUI provider/);
+  assert.throws(
+    () => loadConfig({ file, env: {} }),
+    /models\.flat: outputs are for models served by a ComfyUI provider/,
+  );
 });

@@ -28,7 +28,10 @@ test('a config file that is not JSON: the line and column, the reason, and the l
       '                                                       ^',
     ].join('\n'),
   );
-  assert.match(await messageFor(t, '{\r\n\t"port": 80\r\n\t"host": "x"\r\n}'), /: line 3, column 2: Expected ',' or '}' after property value\n {4}3 \| \t"host": "x"\n {8}\t\^$/);
+  assert.match(
+    await messageFor(t, '{\r\n\t"port": 80\r\n\t"host": "x"\r\n}'),
+    /: line 3, column 2: Expected ',' or '}' after property value\n {4}3 \| \t"host": "x"\n {8}\t\^$/,
+  );
   assert.match(
     await messageFor(t, '{\n  "port": 80\n\n'),
     /: line 2, column 13: Expected ',' or '}' after property value\n {4}2 \| {3}"port": 80\n/,

@@ -22,7 +22,10 @@ async function configWith(t: Parameters<typeof tempDir>[0]) {
   const file = join(dir, 'imgtask.json');
   await writeFile(
     file,
-    JSON.stringify({ providers: { gpu: { type: 'comfyui', baseUrl: 'http://127.0.0.1:8188' } }, models: { a: model('cut.json'), b: model('good.json'), c: model('editor.json') } }),
+    JSON.stringify({
+      providers: { gpu: { type: 'comfyui', baseUrl: 'http://127.0.0.1:8188' } },
+      models: { a: model('cut.json'), b: model('good.json'), c: model('editor.json') },
+    }),
   );
   return { dir, file };
 }

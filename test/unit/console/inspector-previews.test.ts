@@ -38,7 +38,9 @@ class El {
   }
   querySelector(selector: string): El | null {
     for (const child of this.children) {
-      const match = selector.startsWith('.') ? child.className.split(' ').includes(selector.slice(1)) : child.tag === selector;
+      const match = selector.startsWith('.')
+        ? child.className.split(' ').includes(selector.slice(1))
+        : child.tag === selector;
       if (match) return child;
       const deeper = child.querySelector(selector);
       if (deeper) return deeper;
@@ -58,7 +60,11 @@ async function inspector() {
     }
     return row;
   });
-  const byId: Record<string, unknown> = { live: { dataset: { events: '/tasks/tsk_1/events?token=pat_x' } }, 'live-bar': {}, 'live-text': {} };
+  const byId: Record<string, unknown> = {
+    live: { dataset: { events: '/tasks/tsk_1/events?token=pat_x' } },
+    'live-bar': {},
+    'live-text': {},
+  };
   const document = {
     getElementById: (id: string) => byId[id] ?? null,
     querySelector: (selector: string) => rows[Number(/data-index="(\d+)"/.exec(selector)?.[1])] ?? null,
@@ -78,7 +84,9 @@ async function inspector() {
   const code = await readFile(join(import.meta.dirname, '../../../public/console/tasks.js'), 'utf8');
   runInNewContext(code, { document, window, EventSource, URL, setTimeout, clearTimeout });
   const emit = (name: string, data: unknown) => listeners.get(name)!({ data: JSON.stringify(data) });
-  const progress = (statuses: string[]) => ({ progress: { total: 2, finished: 0, succeeded: 0, failed: 0, items: statuses.map((status) => ({ status })) } });
+  const progress = (statuses: string[]) => ({
+    progress: { total: 2, finished: 0, succeeded: 0, failed: 0, items: statuses.map((status) => ({ status })) },
+  });
   return { rows, emit, progress };
 }
 
@@ -91,11 +99,19 @@ test("the inspector shows a running item's latest preview in its row, then its o
   assert.equal(figureOf(0).className, 'item-thumb live-preview');
   assert.equal(figureOf(0).querySelector('img')!.src, 'data:image/jpeg;base64,BBBB');
   emit('preview', { index: 0, mimeType: 'text/html', data: 'PHNjcmlwdD4=' });
-  assert.equal(figureOf(0).querySelector('img')!.src, 'data:image/jpeg;base64,BBBB', 'a type that is no image is not drawn');
+  assert.equal(
+    figureOf(0).querySelector('img')!.src,
+    'data:image/jpeg;base64,BBBB',
+    'a type that is no image is not drawn',
+  );
   emit('preview', { index: 1, mimeType: 'image/png', data: 'CCCC' });
 
   emit('progress', progress(['success', 'failed']));
-  assert.equal(figureOf(0).querySelector('img')!.src, '/console/thumbs/tsk_1/0?w=160', "the output's thumbnail replaces the preview");
+  assert.equal(
+    figureOf(0).querySelector('img')!.src,
+    '/console/thumbs/tsk_1/0?w=160',
+    "the output's thumbnail replaces the preview",
+  );
   assert.equal(figureOf(0).className, 'item-thumb');
   assert.equal(figureOf(0).querySelector('figcaption')!.textContent, 'Output');
   assert.equal(rows[1].querySelector('.item-output')!.children.length, 0, "a failed item's preview goes");

@@ -62,11 +62,16 @@ test('every row of configuration.md has a description', () => {
   const rows = configRows();
   assert.ok(rows.length > 100, `${rows.length} rows`);
   const empty = rows.filter((row) => row.description.trim() === '').map((row) => row.path);
-  assert.deepEqual(empty, [], `describe these keys in a $comment of config/default.json or with .describe() in src/config/schema.ts: ${empty.join(', ')}`);
+  assert.deepEqual(
+    empty,
+    [],
+    `describe these keys in a $comment of config/default.json or with .describe() in src/config/schema.ts: ${empty.join(', ')}`,
+  );
 });
 
 test('the restart keys and environment variables of configuration.md follow the code', () => {
-  for (const key of RESTART_KEYS) assert.ok((RESTART_CONFIG_KEYS as readonly string[]).includes(key), `${key} of RESTART_KEYS`);
+  for (const key of RESTART_KEYS)
+    assert.ok((RESTART_CONFIG_KEYS as readonly string[]).includes(key), `${key} of RESTART_KEYS`);
   // What reload() defers besides RESTART_KEYS.
   for (const [, key] of read('src/app/services.ts').matchAll(/deferred\.push\('([\w.]+)'\)/g)) {
     assert.ok((RESTART_CONFIG_KEYS as readonly string[]).includes(key ?? ''), `${key} deferred by reload()`);
@@ -74,7 +79,8 @@ test('the restart keys and environment variables of configuration.md follow the 
   const fromLoad = new Set([...read('src/config/load.ts').matchAll(/env\.(IMGTASK_\w+)/g)].map((m) => m[1]));
   assert.deepEqual(new Set(Object.values(CONFIG_ENV)), fromLoad);
   const text = page('docs/reference/configuration.md');
-  for (const [path, variable] of Object.entries(CONFIG_ENV)) assert.match(text, new RegExp(`\\| \`${path.replace(/\./g, '\\.')}\` \\|.*\\| \`${variable}\` \\|`));
+  for (const [path, variable] of Object.entries(CONFIG_ENV))
+    assert.match(text, new RegExp(`\\| \`${path.replace(/\./g, '\\.')}\` \\|.*\\| \`${variable}\` \\|`));
   assert.match(text, /\| `server\.port` \|.*\| restart \|/);
   assert.match(text, /\| `cors\.origins` \|.*\| applied \|/);
 });
@@ -101,6 +107,8 @@ test('every command appears in cli.md, in tree order', () => {
 test('every error code appears in errors.md', () => {
   const text = page('docs/reference/errors.md');
   const [requests = '', tasks = ''] = text.split('## Task failure codes');
-  for (const [code, status] of Object.entries(ERROR_STATUS)) assert.ok(requests.includes(`| \`${code}\` | ${status} |`), `errors.md lacks ${code}`);
-  for (const code of TASK_ERROR_CODES) assert.ok(tasks.includes(`| \`${code}\` |`), `errors.md lacks task code ${code}`);
+  for (const [code, status] of Object.entries(ERROR_STATUS))
+    assert.ok(requests.includes(`| \`${code}\` | ${status} |`), `errors.md lacks ${code}`);
+  for (const code of TASK_ERROR_CODES)
+    assert.ok(tasks.includes(`| \`${code}\` |`), `errors.md lacks task code ${code}`);
 });

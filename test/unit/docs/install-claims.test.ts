@@ -16,7 +16,11 @@ const pages = (): string[] => [
 
 test('no page says to install imgtask from the registry; getting started says how long the install takes', () => {
   for (const page of pages()) {
-    assert.doesNotMatch(read(page), /npm (install|i) (-g|--global) imgtask\b|from the registry,? `?npm/i, `${page} sends a newcomer to a package that is not published`);
+    assert.doesNotMatch(
+      read(page),
+      /npm (install|i) (-g|--global) imgtask\b|from the registry,? `?npm/i,
+      `${page} sends a newcomer to a package that is not published`,
+    );
   }
   const installing = /## Installing\n([\s\S]*?)\n## /.exec(read('docs/getting-started.md'))?.[1] ?? '';
   assert.match(installing, /not published on the npm registry/);

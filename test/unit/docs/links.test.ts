@@ -86,7 +86,12 @@ function scan(file: string): Scanned {
   lines.forEach((rawLine, index) => {
     const fenceMark = /^ {0,3}(`{3,}|~{3,})/.exec(rawLine);
     if (fence) {
-      if (fenceMark && fenceMark[1][0] === fence.char && fenceMark[1].length >= fence.length && rawLine.trim() === fenceMark[1]) {
+      if (
+        fenceMark &&
+        fenceMark[1][0] === fence.char &&
+        fenceMark[1].length >= fence.length &&
+        rawLine.trim() === fenceMark[1]
+      ) {
         fence = undefined;
       }
       return;
@@ -99,12 +104,19 @@ function scan(file: string): Scanned {
     const atx = /^ {0,3}#{1,6}(?:\s+(.*))?$/.exec(rawLine);
     if (atx) headings.push(headingText(atx[1] ?? ''));
     // Setext heading: a `===` or `---` underline below a paragraph line.
-    if (index > 0 && /^ {0,3}(=+|-+)\s*$/.test(rawLine) && lines[index - 1].trim() !== '' && !/^ {0,3}(#|[-*+]\s|>|\|)/.test(lines[index - 1])) {
+    if (
+      index > 0 &&
+      /^ {0,3}(=+|-+)\s*$/.test(rawLine) &&
+      lines[index - 1].trim() !== '' &&
+      !/^ {0,3}(#|[-*+]\s|>|\|)/.test(lines[index - 1])
+    ) {
       headings.push(headingText(lines[index - 1]));
     }
     for (const match of line.matchAll(/<a\s[^>]*\b(?:id|name)\s*=\s*["']([^"']+)["']/gi)) htmlAnchors.add(match[1]);
     // Inline links and images: `[text](dest)`, `[text](dest "title")`, `![alt](<dest>)`.
-    for (const match of line.matchAll(/\]\(\s*(<[^>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/g)) {
+    for (const match of line.matchAll(
+      /\]\(\s*(<[^>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/g,
+    )) {
       links.push({ line: index + 1, target: match[1] });
     }
     // Reference-style definitions: `[label]: dest`.
@@ -146,7 +158,10 @@ function problem(file: string, rawTarget: string): string | undefined {
 
 test('GitHub heading slugs: punctuation, code, braces and emoji dropped; spaces to hyphens; repeats numbered', () => {
   assert.equal(slug(headingText('Live status: `GET /tasks/{id}/events`')), 'live-status-get-tasksidevents');
-  assert.equal(slug(headingText('Deployment: Docker, systemd, reverse proxy')), 'deployment-docker-systemd-reverse-proxy');
+  assert.equal(
+    slug(headingText('Deployment: Docker, systemd, reverse proxy')),
+    'deployment-docker-systemd-reverse-proxy',
+  );
   assert.equal(slug(headingText('Serving: `GET /images/{id}.{ext}`')), 'serving-get-imagesidext');
   assert.equal(slug(headingText('Embedded (no network at run time)')), 'embedded-no-network-at-run-time');
   assert.equal(slug(headingText('🚀 Fast start')), '-fast-start');
@@ -161,7 +176,18 @@ test('the scanner skips fenced and inline code and finds links, images and refer
   const dir = mkdtempSync(join(tmpdir(), 'imgtask-links-'));
   try {
     const file = join(dir, 'page.md');
-    writeFileSync(file, ['# Title', 'See [one](a.md#x "title"), ![two](<img 1.png>) and `[not](code.md)`.', '```md', '[not](fenced.md)', '```', '[ref]: ref.md#y', '## Title'].join('\n'));
+    writeFileSync(
+      file,
+      [
+        '# Title',
+        'See [one](a.md#x "title"), ![two](<img 1.png>) and `[not](code.md)`.',
+        '```md',
+        '[not](fenced.md)',
+        '```',
+        '[ref]: ref.md#y',
+        '## Title',
+      ].join('\n'),
+    );
     const { links, anchors } = scan(file);
     assert.deepEqual(links, [
       { line: 2, target: 'a.md#x' },

@@ -14,8 +14,15 @@ test("every folder the docs' commands save into with --out is ignored by git", (
       .filter((name) => name.endsWith('.md'))
       .map((name) => join('docs', name)),
   ];
-  const folders = new Set(pages.flatMap((page) => [...readFileSync(join(ROOT, page), 'utf8').matchAll(/--out \.\/([\w-]+)/g)].map((match) => match[1])));
-  assert.ok(folders.has('out') && folders.has('clips'), `the tour saves into ./out and ./clips (found ${[...folders].join(', ')})`);
+  const folders = new Set(
+    pages.flatMap((page) =>
+      [...readFileSync(join(ROOT, page), 'utf8').matchAll(/--out \.\/([\w-]+)/g)].map((match) => match[1]),
+    ),
+  );
+  assert.ok(
+    folders.has('out') && folders.has('clips'),
+    `the tour saves into ./out and ./clips (found ${[...folders].join(', ')})`,
+  );
   const ignored = new Set(
     readFileSync(join(ROOT, '.gitignore'), 'utf8')
       .split('\n')

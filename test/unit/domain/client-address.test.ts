@@ -10,11 +10,27 @@ test('without trusted proxies the socket peer is the client, whatever X-Forwarde
 test('behind a trusted proxy the rightmost hop that is not a proxy is the client; spoofed hops to its left are ignored', () => {
   const trusted = ['127.0.0.1', '10.0.0.0/8'];
   assert.equal(clientAddress('127.0.0.1', '203.0.113.7', trusted), '203.0.113.7');
-  assert.equal(clientAddress('::ffff:127.0.0.1', '203.0.113.7', trusted), '203.0.113.7', 'an IPv4-mapped peer matches its IPv4 range');
-  assert.equal(clientAddress('127.0.0.1', '6.6.6.6, 203.0.113.7, 10.1.2.3', trusted), '203.0.113.7', 'a chain of proxies, and a spoofed first hop');
-  assert.equal(clientAddress('127.0.0.1', '10.0.0.1, 10.0.0.2', trusted), '10.0.0.1', 'every hop a proxy: the leftmost');
+  assert.equal(
+    clientAddress('::ffff:127.0.0.1', '203.0.113.7', trusted),
+    '203.0.113.7',
+    'an IPv4-mapped peer matches its IPv4 range',
+  );
+  assert.equal(
+    clientAddress('127.0.0.1', '6.6.6.6, 203.0.113.7, 10.1.2.3', trusted),
+    '203.0.113.7',
+    'a chain of proxies, and a spoofed first hop',
+  );
+  assert.equal(
+    clientAddress('127.0.0.1', '10.0.0.1, 10.0.0.2', trusted),
+    '10.0.0.1',
+    'every hop a proxy: the leftmost',
+  );
   assert.equal(clientAddress('127.0.0.1', 'garbage, 203.0.113.7', trusted), '203.0.113.7');
-  assert.equal(clientAddress('127.0.0.1', '203.0.113.7, garbage', trusted), '127.0.0.1', 'an unreadable hop: nothing past it is believed');
+  assert.equal(
+    clientAddress('127.0.0.1', '203.0.113.7, garbage', trusted),
+    '127.0.0.1',
+    'an unreadable hop: nothing past it is believed',
+  );
   assert.equal(clientAddress('127.0.0.1', undefined, trusted), '127.0.0.1');
 });
 

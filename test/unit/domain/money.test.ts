@@ -21,7 +21,8 @@ test('USD strings parse to exact micro-USD and format back to the shortest strin
 });
 
 test('amounts that are negative, too precise, not numbers or too large are refused', () => {
-  for (const text of ['-1', '0.0000001', '1e3', 'abc', '', '.5', '1.', '99999999999']) assert.equal(parseUsd(text), null, text);
+  for (const text of ['-1', '0.0000001', '1e3', 'abc', '', '.5', '1.', '99999999999'])
+    assert.equal(parseUsd(text), null, text);
 });
 
 test('sums of micro-USD stay exact where floating point would not', () => {

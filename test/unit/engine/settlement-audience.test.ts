@@ -32,7 +32,10 @@ const echo: AnyTaskType = {
   lane: () => 'test',
   maxAttempts: 1,
   runItem: async () => null,
-  settle: (task) => (task.items.every((item) => item.status === 'success') ? { status: 'completed', result: { ok: true } } : { status: 'failed', result: null, errors: [{ code: 'PROVIDER_ERROR' }] }),
+  settle: (task) =>
+    task.items.every((item) => item.status === 'success')
+      ? { status: 'completed', result: { ok: true } }
+      : { status: 'failed', result: null, errors: [{ code: 'PROVIDER_ERROR' }] },
 };
 
 const pendingTask = (id: string, request: unknown): TaskRecord => ({
@@ -77,7 +80,14 @@ for (const backend of BACKENDS) {
       marks.push(taskId);
       return markNoEvent(taskId);
     };
-    const outbox = createOutbox({ store, webhooks: {} as WebhookService, clock: systemClock, config, events, log: () => {} });
+    const outbox = createOutbox({
+      store,
+      webhooks: {} as WebhookService,
+      clock: systemClock,
+      config,
+      events,
+      log: () => {},
+    });
     t.after(() => outbox.close());
 
     // Only completed generate tasks are subscribed to: a failed echo task has nobody to tell.
@@ -87,7 +97,10 @@ for (const backend of BACKENDS) {
     assert.equal((await store.tasks.get('tsk_a'))?.eventId, 'none', 'marked when it settled, before any listener ran');
 
     // A custom endpoint is an audience whatever the webhooks.
-    await store.tasks.create(pendingTask('tsk_b', { webhook: { custom: [{ url: 'https://hooks.example/custom' }] } }), {});
+    await store.tasks.create(
+      pendingTask('tsk_b', { webhook: { custom: [{ url: 'https://hooks.example/custom' }] } }),
+      {},
+    );
     await progress.finishItem('tsk_b', 0, { status: 'failed', error: { code: 'PROVIDER_ERROR' } });
     const withEvent = await waitFor(async () => (await store.tasks.get('tsk_b'))?.eventId);
     assert.match(withEvent, /^evt_/, 'its event was recorded after the settlement');

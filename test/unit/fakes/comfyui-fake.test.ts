@@ -8,7 +8,14 @@ import WebSocket from 'ws';
 import type { WorkflowGraph } from '../../../src/domain/comfy-workflows.js';
 import { ProviderError } from '../../../src/domain/tasks.js';
 import { createComfyUi } from '../../../src/providers/remote/comfyui/generator.js';
-import { animatedWebpWorkflow, type FakeComfyUi, fakeImageColour, img2imgWorkflow, startFakeComfyUi, txt2imgWorkflow } from '../../fakes/comfyui.js';
+import {
+  animatedWebpWorkflow,
+  type FakeComfyUi,
+  fakeImageColour,
+  img2imgWorkflow,
+  startFakeComfyUi,
+  txt2imgWorkflow,
+} from '../../fakes/comfyui.js';
 
 /** A client's WebSocket: the JSON messages and binary frames it received, in order. */
 async function connect(fake: FakeComfyUi, clientId: string, headers: Record<string, string> = {}) {
@@ -29,9 +36,16 @@ async function connect(fake: FakeComfyUi, clientId: string, headers: Record<stri
 }
 
 async function post(fake: FakeComfyUi, path: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${fake.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(`${fake.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
-  return { status: res.status, json: res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : undefined };
+  return {
+    status: res.status,
+    json: res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : undefined,
+  };
 }
 
 async function getJson(fake: FakeComfyUi, path: string): Promise<any> {
@@ -52,7 +66,8 @@ function graph(seed: number, text: string, width = 64, height = 48) {
   return prompt;
 }
 
-const finished = (fake: FakeComfyUi, promptId: string) => fake.waitForMessage((m) => m.type === 'executing' && m.data.node === null && m.data.prompt_id === promptId);
+const finished = (fake: FakeComfyUi, promptId: string) =>
+  fake.waitForMessage((m) => m.type === 'executing' && m.data.node === null && m.data.prompt_id === promptId);
 
 async function firstPixel(image: Buffer): Promise<number[]> {
   const { data } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
@@ -71,7 +86,13 @@ test('a prompt runs and its messages reach the socket of the client that queued 
 
   const steps = client.json
     .filter((m) => m.type !== 'status' && m.type !== 'progress_state')
-    .map((m) => (m.type === 'executing' ? `executing ${m.data.node}` : m.type === 'progress' ? `progress ${m.data.value}/${m.data.max}` : m.type));
+    .map((m) =>
+      m.type === 'executing'
+        ? `executing ${m.data.node}`
+        : m.type === 'progress'
+          ? `progress ${m.data.value}/${m.data.max}`
+          : m.type,
+    );
   assert.deepEqual(steps, [
     'execution_start',
     'execution_cached',
@@ -89,7 +110,8 @@ test('a prompt runs and its messages reach the socket of the client that queued 
     'execution_success',
     'executing null',
   ]);
-  for (const message of client.json.filter((m) => m.type !== 'status')) assert.equal(message.data.prompt_id, promptId, message.type);
+  for (const message of client.json.filter((m) => m.type !== 'status'))
+    assert.equal(message.data.prompt_id, promptId, message.type);
   assert.equal(client.json.find((m) => m.type === 'progress')!.data.node, '3');
   assert.deepEqual(client.json.find((m) => m.type === 'execution_cached')!.data.nodes, []);
   // Preview frames: a ">I" event type then the payload; a client that sent no feature_flags gets the older form (1) only.
@@ -99,7 +121,12 @@ test('a prompt runs and its messages reach the socket of the client that queued 
   await other.until((m) => m.type === 'progress_state' && m.data.nodes['9']?.state === 'finished');
   const states = other.json.filter((m) => m.type === 'progress_state');
   assert.deepEqual(
-    Object.entries(states.at(-1)!.data.nodes).map(([id, node]: [string, any]) => [id, node.state, node.prompt_id, node.value === node.max]),
+    Object.entries(states.at(-1)!.data.nodes).map(([id, node]: [string, any]) => [
+      id,
+      node.state,
+      node.prompt_id,
+      node.value === node.max,
+    ]),
     ['3', '4', '5', '6', '7', '8', '9'].map((id) => [id, 'finished', promptId, true]),
   );
   assert.deepEqual(
@@ -124,9 +151,15 @@ test('history lists the saved PNG, which /view serves at the graph size and in t
   assert.equal(entry.prompt[1], json.prompt_id);
   assert.equal(entry.prompt[3].client_id, 'c');
   assert.deepEqual(entry.prompt[4], ['9']);
-  assert.deepEqual(entry.outputs, { '9': { images: [{ filename: 'ComfyUI_00001_.png', subfolder: '', type: 'output' }] } });
+  assert.deepEqual(entry.outputs, {
+    '9': { images: [{ filename: 'ComfyUI_00001_.png', subfolder: '', type: 'output' }] },
+  });
   assert.deepEqual(
-    { status_str: entry.status.status_str, completed: entry.status.completed, messages: entry.status.messages.map(([event]: [string]) => event) },
+    {
+      status_str: entry.status.status_str,
+      completed: entry.status.completed,
+      messages: entry.status.messages.map(([event]: [string]) => event),
+    },
     { status_str: 'success', completed: true, messages: ['execution_start', 'execution_cached', 'execution_success'] },
   );
 
@@ -149,7 +182,9 @@ test('a prompt queued again unchanged is served from the cache: no node runs, th
   await finished(fake, first.json.prompt_id);
   const again = await post(fake, '/prompt', { prompt: graph(1, 'same'), client_id: 'c' });
   await finished(fake, again.json.prompt_id);
-  const ofAgain = fake.messages.filter((m) => m.data?.prompt_id === again.json.prompt_id && m.type !== 'progress_state');
+  const ofAgain = fake.messages.filter(
+    (m) => m.data?.prompt_id === again.json.prompt_id && m.type !== 'progress_state',
+  );
   assert.deepEqual(
     ofAgain.map((m) => m.type),
     ['execution_start', 'execution_cached', 'executed', 'execution_success', 'executing'],
@@ -164,10 +199,22 @@ test('an invalid graph is answered 400 with ComfyUI error and node_errors, and n
   delete missing['6'].inputs.text;
   const noText = await post(fake, '/prompt', { prompt: missing });
   assert.equal(noText.status, 400);
-  assert.deepEqual(noText.json.error, { type: 'prompt_outputs_failed_validation', message: 'Prompt outputs failed validation', details: '', extra_info: {} });
+  assert.deepEqual(noText.json.error, {
+    type: 'prompt_outputs_failed_validation',
+    message: 'Prompt outputs failed validation',
+    details: '',
+    extra_info: {},
+  });
   assert.deepEqual(noText.json.node_errors, {
     '6': {
-      errors: [{ type: 'required_input_missing', message: 'Required input is missing', details: 'text', extra_info: { input_name: 'text' } }],
+      errors: [
+        {
+          type: 'required_input_missing',
+          message: 'Required input is missing',
+          details: 'text',
+          extra_info: { input_name: 'text' },
+        },
+      ],
       dependent_outputs: ['9'],
       class_type: 'CLIPTextEncode',
     },
@@ -177,7 +224,15 @@ test('an invalid graph is answered 400 with ComfyUI error and node_errors, and n
   unknown['4'].class_type = 'NoSuchLoader';
   assert.deepEqual(await post(fake, '/prompt', { prompt: unknown }), {
     status: 400,
-    json: { error: { type: 'invalid_prompt', message: 'Cannot execute because node NoSuchLoader does not exist.', details: "Node ID '#4'", extra_info: {} }, node_errors: {} },
+    json: {
+      error: {
+        type: 'invalid_prompt',
+        message: 'Cannot execute because node NoSuchLoader does not exist.',
+        details: "Node ID '#4'",
+        extra_info: {},
+      },
+      node_errors: {},
+    },
   });
 
   const notUploaded = await post(fake, '/prompt', { prompt: img2imgWorkflow() });
@@ -193,7 +248,10 @@ test('an invalid graph is answered 400 with ComfyUI error and node_errors, and n
   outOfRange['4'].inputs.ckpt_name = 'missing.safetensors';
   const { json } = await post(fake, '/prompt', { prompt: outOfRange });
   assert.deepEqual(
-    Object.entries(json.node_errors).map(([id, error]: [string, any]) => [id, error.errors.map((e: any) => `${e.type}: ${e.message} (${e.details})`)]),
+    Object.entries(json.node_errors).map(([id, error]: [string, any]) => [
+      id,
+      error.errors.map((e: any) => `${e.type}: ${e.message} (${e.details})`),
+    ]),
     [
       [
         '4',
@@ -220,7 +278,11 @@ test('an uploaded image feeds LoadImage: img2img comes out at its size; a name t
     .png()
     .toBuffer();
   assert.deepEqual(await upload(picture), { name: 'in.png', subfolder: '', type: 'input' });
-  assert.deepEqual(await upload(picture), { name: 'in.png', subfolder: '', type: 'input' }, 'the same bytes again keep their name');
+  assert.deepEqual(
+    await upload(picture),
+    { name: 'in.png', subfolder: '', type: 'input' },
+    'the same bytes again keep their name',
+  );
   const other = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#ffffff' } })
     .png()
     .toBuffer();
@@ -241,7 +303,9 @@ test('an uploaded image feeds LoadImage: img2img comes out at its size; a name t
     { width: 40, height: 24 },
   );
   assert.deepEqual(await firstPixel(output), fakeImageColour(5, prompt['6'].inputs.text));
-  assert.deepEqual(fake.requests.find((r) => r.path === '/upload/image')!.form!.files, [{ field: 'image', filename: 'in.png', bytes: picture.length }]);
+  assert.deepEqual(fake.requests.find((r) => r.path === '/upload/image')!.form!.files, [
+    { field: 'image', filename: 'in.png', bytes: picture.length },
+  ]);
 });
 
 test('an interrupt naming the running prompt stops it alone; a queued one is deleted from the queue', async (t) => {
@@ -252,7 +316,10 @@ test('an interrupt naming the running prompt stops it alone; a queued one is del
   const b = (await post(fake, '/prompt', { prompt: graph(2, 'b'), client_id: 'c' })).json.prompt_id;
   await client.until((m) => m.type === 'progress' && m.data.prompt_id === a);
   const queue = await getJson(fake, `/queue`);
-  assert.deepEqual([queue.queue_running.map((item: any[]) => item[1]), queue.queue_pending.map((item: any[]) => item[1])], [[a], [b]]);
+  assert.deepEqual(
+    [queue.queue_running.map((item: any[]) => item[1]), queue.queue_pending.map((item: any[]) => item[1])],
+    [[a], [b]],
+  );
   assert.equal(queue.queue_running[0].length, 5);
   assert.deepEqual(await getJson(fake, `/prompt`), { exec_info: { queue_remaining: 2 } });
 
@@ -261,14 +328,20 @@ test('an interrupt naming the running prompt stops it alone; a queued one is del
   assert.deepEqual(fake.queue(), { running: a, pending: [] });
   await post(fake, '/interrupt', { prompt_id: a });
   const stopped = await client.until((m) => m.type === 'execution_interrupted');
-  assert.deepEqual({ ...stopped.data, timestamp: 0 }, { prompt_id: a, node_id: '3', node_type: 'KSampler', executed: ['4', '6', '7', '5'], timestamp: 0 });
+  assert.deepEqual(
+    { ...stopped.data, timestamp: 0 },
+    { prompt_id: a, node_id: '3', node_type: 'KSampler', executed: ['4', '6', '7', '5'], timestamp: 0 },
+  );
   await client.until((m) => m.type === 'executing' && m.data.node === null);
   assert.deepEqual(fake.interrupts, [
     { promptId: b, interrupted: false },
     { promptId: a, interrupted: true },
   ]);
   const entry = fake.history(a)!;
-  assert.deepEqual([entry.status.status_str, entry.status.completed, entry.status.messages.at(-1)![0], entry.outputs], ['error', false, 'execution_interrupted', {}]);
+  assert.deepEqual(
+    [entry.status.status_str, entry.status.completed, entry.status.messages.at(-1)![0], entry.outputs],
+    ['error', false, 'execution_interrupted', {}],
+  );
   assert.equal(fake.history(b), undefined);
   assert.equal(client.json.filter((m) => m.data?.prompt_id === b).length, 0, 'the deleted prompt never ran');
 });
@@ -280,7 +353,12 @@ test('failNext makes the KSampler fail with execution_error; the next prompt rer
   const failed = (await post(fake, '/prompt', { prompt: graph(3, 'x'), client_id: 'c' })).json.prompt_id;
   const error = await client.until((m) => m.type === 'execution_error');
   assert.deepEqual(
-    { ...error.data, traceback: error.data.traceback.length > 0, current_inputs: error.data.current_inputs.seed, timestamp: typeof error.data.timestamp },
+    {
+      ...error.data,
+      traceback: error.data.traceback.length > 0,
+      current_inputs: error.data.current_inputs.seed,
+      timestamp: typeof error.data.timestamp,
+    },
     {
       prompt_id: failed,
       node_id: '3',
@@ -303,7 +381,9 @@ test('failNext makes the KSampler fail with execution_error; the next prompt rer
 
   const retried = (await post(fake, '/prompt', { prompt: graph(3, 'x'), client_id: 'c' })).json.prompt_id;
   await client.until((m) => m.type === 'executing' && m.data.node === null && m.data.prompt_id === retried);
-  const ran = client.json.filter((m) => m.type === 'executing' && m.data.prompt_id === retried && m.data.node !== null).map((m) => m.data.node);
+  const ran = client.json
+    .filter((m) => m.type === 'executing' && m.data.prompt_id === retried && m.data.node !== null)
+    .map((m) => m.data.node);
   assert.deepEqual(ran, ['3', '8', '9']);
   assert.equal(fake.history(retried)!.status.status_str, 'success');
 });
@@ -354,8 +434,26 @@ test('refuse answers every request and WebSocket upgrade 503; off again, system_
   ws.terminate();
   fake.refuse(false);
   const stats = JSON.parse(String((await get(fake, '/system_stats')).bytes));
-  assert.deepEqual(Object.keys(stats.system).sort(), ['argv', 'comfyui_version', 'embedded_python', 'os', 'python_version', 'pytorch_version', 'ram_free', 'ram_total', 'required_frontend_version']);
-  assert.deepEqual(Object.keys(stats.devices[0]).sort(), ['index', 'name', 'torch_vram_free', 'torch_vram_total', 'type', 'vram_free', 'vram_total']);
+  assert.deepEqual(Object.keys(stats.system).sort(), [
+    'argv',
+    'comfyui_version',
+    'embedded_python',
+    'os',
+    'python_version',
+    'pytorch_version',
+    'ram_free',
+    'ram_total',
+    'required_frontend_version',
+  ]);
+  assert.deepEqual(Object.keys(stats.devices[0]).sort(), [
+    'index',
+    'name',
+    'torch_vram_free',
+    'torch_vram_total',
+    'type',
+    'vram_free',
+    'vram_total',
+  ]);
 });
 
 test('every request is recorded with its headers and JSON body, WebSocket upgrades included', async (t) => {
@@ -367,7 +465,11 @@ test('every request is recorded with its headers and JSON body, WebSocket upgrad
   await fetch(`${fake.baseUrl}/history/${json.prompt_id}`, { headers: proxy });
   assert.deepEqual(
     fake.requests.map((r) => `${r.method} ${r.path} ${r.headers.authorization}`),
-    ['GET /ws?clientId=c Bearer proxy-secret', 'POST /prompt Bearer proxy-secret', `GET /history/${json.prompt_id} Bearer proxy-secret`],
+    [
+      'GET /ws?clientId=c Bearer proxy-secret',
+      'POST /prompt Bearer proxy-secret',
+      `GET /history/${json.prompt_id} Bearer proxy-secret`,
+    ],
   );
   assert.equal((fake.requests[1].json as any).client_id, 'c');
 });
@@ -379,7 +481,10 @@ test('an animation workflow saves one animated WebP, listed under images with an
   const { json } = await post(fake, '/prompt', { prompt, client_id: 'c' });
   await finished(fake, json.prompt_id);
   const outputs = fake.history(json.prompt_id)!.outputs['9'];
-  assert.deepEqual(outputs, { images: [{ filename: 'ComfyUI_00001_.webp', subfolder: '', type: 'output' }], animated: [true] });
+  assert.deepEqual(outputs, {
+    images: [{ filename: 'ComfyUI_00001_.webp', subfolder: '', type: 'output' }],
+    animated: [true],
+  });
   const file = await get(fake, '/view?filename=ComfyUI_00001_.webp&type=output');
   assert.equal(file.headers.get('content-type'), 'image/webp');
   assert.deepEqual(
@@ -390,7 +495,18 @@ test('an animation workflow saves one animated WebP, listed under images with an
   );
 
   const info = await getJson(fake, `/object_info/KSampler`);
-  assert.deepEqual(info.KSampler.input_order.required, ['model', 'seed', 'steps', 'cfg', 'sampler_name', 'scheduler', 'positive', 'negative', 'latent_image', 'denoise']);
+  assert.deepEqual(info.KSampler.input_order.required, [
+    'model',
+    'seed',
+    'steps',
+    'cfg',
+    'sampler_name',
+    'scheduler',
+    'positive',
+    'negative',
+    'latent_image',
+    'denoise',
+  ]);
   assert.deepEqual([info.KSampler.output, info.KSampler.output_node], [['LATENT'], false]);
   assert.equal((await getJson(fake, `/object_info`)).SaveAnimatedWEBP.output_node, true);
 });
@@ -421,11 +537,16 @@ test('a client that sends feature_flags first gets the server flags, and preview
 test('status is broadcast with the queue size on every change: queued, taken to run, done', async (t) => {
   const fake = await startFakeComfyUi(t);
   const client = await connect(fake, 'c');
-  assert.deepEqual(client.json[0], { type: 'status', data: { status: { exec_info: { queue_remaining: 0 } }, sid: 'c' } });
+  assert.deepEqual(client.json[0], {
+    type: 'status',
+    data: { status: { exec_info: { queue_remaining: 0 } }, sid: 'c' },
+  });
   const { json } = await post(fake, '/prompt', { prompt: graph(12, 'status'), client_id: 'c' });
   await client.until((m) => m.type === 'executing' && m.data.node === null);
   await client.until((m) => m.type === 'status' && m.data.status.exec_info.queue_remaining === 0 && !('sid' in m.data));
-  const statuses = fake.messages.filter((m) => m.type === 'status' && m.sid === null).map((m) => m.data.status.exec_info.queue_remaining);
+  const statuses = fake.messages
+    .filter((m) => m.type === 'status' && m.sid === null)
+    .map((m) => m.data.status.exec_info.queue_remaining);
   assert.deepEqual(statuses, [1, 1, 0]);
   // The last status goes out after the history is written, before the final `executing` null.
   const order = fake.messages.filter((m) => m.sid === null || m.data?.prompt_id === json.prompt_id).map((m) => m.type);
@@ -460,7 +581,11 @@ test('through the provider, an input image past the upload limit fails INVALID_I
     timeoutMs: 10_000,
     pollIntervalMs: 20,
     maxQueued: null,
-    workflowOf: () => ({ file: '/img2img.json', graph: graphOf, bindings: { prompt: '6.inputs.text', images: ['10.inputs.image'] } }),
+    workflowOf: () => ({
+      file: '/img2img.json',
+      graph: graphOf,
+      bindings: { prompt: '6.inputs.text', images: ['10.inputs.image'] },
+    }),
   });
   // Noise does not compress: well past 10 KB as PNG.
   const noise = await sharp(randomBytes(96 * 96 * 3), { raw: { width: 96, height: 96, channels: 3 } })
@@ -491,7 +616,8 @@ test('through the provider, an input image past the upload limit fails INVALID_I
 test('the model-free fixture workflows of the real-server test run on the fake: EmptyImage, the steps node (every step, with previews), LoadImage → ImageInvert, RepeatImageBatch into SaveAnimatedWEBP, a node that raises, a bad combo value', async (t) => {
   const fake = await startFakeComfyUi(t);
   const client = await connect(fake, 'c');
-  const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../../fixtures/comfyui/workflows/${name}.json`, import.meta.url), 'utf8'));
+  const fixture = (name: string) =>
+    JSON.parse(readFileSync(new URL(`../../fixtures/comfyui/workflows/${name}.json`, import.meta.url), 'utf8'));
   const run = async (prompt: unknown) => {
     const { json } = await post(fake, '/prompt', { prompt, client_id: 'c' });
     await finished(fake, json.prompt_id);
@@ -501,7 +627,11 @@ test('the model-free fixture workflows of the real-server test run on the fake: 
   const txt2img = fixture('txt2img');
   Object.assign(txt2img['5'].inputs, { width: 40, height: 24 });
   const first = await run(txt2img);
-  const image = fake.file('output', '', (fake.history(first)!.outputs['9'].images[0] as { filename: string }).filename)!;
+  const image = fake.file(
+    'output',
+    '',
+    (fake.history(first)!.outputs['9'].images[0] as { filename: string }).filename,
+  )!;
   assert.deepEqual(
     await sharp(image)
       .metadata()
@@ -525,15 +655,27 @@ test('the model-free fixture workflows of the real-server test run on the fake: 
   const img2img = fixture('img2img');
   img2img['10'].inputs.image = 'in.png';
   const inverted = await run(img2img);
-  assert.deepEqual(await firstPixel(fake.file('output', '', (fake.history(inverted)!.outputs['9'].images[0] as { filename: string }).filename)!), [0xdf, 0xbf, 0x9f]);
+  assert.deepEqual(
+    await firstPixel(
+      fake.file('output', '', (fake.history(inverted)!.outputs['9'].images[0] as { filename: string }).filename)!,
+    ),
+    [0xdf, 0xbf, 0x9f],
+  );
 
   const video = await run(fixture('video'));
   const webp = fake.file('output', '', (fake.history(video)!.outputs['9'].images[0] as { filename: string }).filename)!;
-  assert.equal((await sharp(webp, { animated: true }).metadata()).pages, 8, 'the steps node dims each frame: none merge');
+  assert.equal(
+    (await sharp(webp, { animated: true }).metadata()).pages,
+    8,
+    'the steps node dims each frame: none merge',
+  );
 
   const failed = await run(fixture('error'));
   const error = fake.history(failed)!.status.messages.at(-1)!;
-  assert.deepEqual([error[0], error[1].node_id, error[1].node_type, error[1].exception_message], ['execution_error', '13', 'ImgtaskTestFail', 'imgtask test failure\n']);
+  assert.deepEqual(
+    [error[0], error[1].node_id, error[1].node_type, error[1].exception_message],
+    ['execution_error', '13', 'ImgtaskTestFail', 'imgtask test failure\n'],
+  );
 
   const invalid = await post(fake, '/prompt', { prompt: fixture('invalid'), client_id: 'c' });
   assert.equal(invalid.status, 400);
@@ -541,7 +683,11 @@ test('the model-free fixture workflows of the real-server test run on the fake: 
 
   const info = await getJson(fake, '/object_info');
   assert.deepEqual(
-    [info.ImgtaskTestSteps.python_module, info.PrimitiveString.python_module, info.PrimitiveString.input.required.value[0]],
+    [
+      info.ImgtaskTestSteps.python_module,
+      info.PrimitiveString.python_module,
+      info.PrimitiveString.input.required.value[0],
+    ],
     ['custom_nodes.imgtask_test_nodes', 'comfy_extras.nodes_primitive', 'STRING'],
   );
 });

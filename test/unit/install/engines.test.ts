@@ -16,7 +16,9 @@ const RUNS_ANYWAY: Record<string, string> = {
 };
 
 test('every installed package supports the running Node, or is listed with why it runs anyway', () => {
-  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { engines?: { node?: string } | string[]; optional?: boolean }> };
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { engines?: { node?: string } | string[]; optional?: boolean }>;
+  };
   const node = process.versions.node;
   const refused: string[] = [];
   for (const [path, entry] of Object.entries(lock.packages)) {
@@ -32,6 +34,9 @@ test('every installed package supports the running Node, or is listed with why i
 });
 
 test('a package listed as running anyway is still installed with that declaration (the list does not go stale)', () => {
-  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { engines?: { node?: string } }> };
-  for (const [path, range] of Object.entries(RUNS_ANYWAY)) assert.equal(lock.packages[path]?.engines?.node, range, path);
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { engines?: { node?: string } }>;
+  };
+  for (const [path, range] of Object.entries(RUNS_ANYWAY))
+    assert.equal(lock.packages[path]?.engines?.node, range, path);
 });

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import sharp from 'sharp';
 import { exposureOf, laplacianVariance, measureQuality } from '../../../src/media/quality.js';
 
-const grey = (width: number, height: number, pixel: (x: number, y: number) => number) => Uint8Array.from({ length: width * height }, (_, i) => pixel(i % width, Math.floor(i / width)));
+const grey = (width: number, height: number, pixel: (x: number, y: number) => number) =>
+  Uint8Array.from({ length: width * height }, (_, i) => pixel(i % width, Math.floor(i / width)));
 const png = (width: number, height: number, pixel: (x: number, y: number) => number) =>
   sharp(Buffer.from(grey(width, height, pixel)), { raw: { width, height, channels: 1 } })
     .png()
@@ -65,7 +66,11 @@ test('measureQuality reads size, sharpness and exposure; blur lowers sharpness, 
   const flat = await measureQuality(await png(100, 60, () => 250));
   assert.deepEqual(flat, { width: 100, height: 60, sharpness: 0, brightness: 250, shadows: 0, highlights: 0 });
   const checker = await measureQuality(await png(100, 60, (x, y) => ((x + y) % 2) * 100));
-  assert.equal(checker.sharpness, 160_000, 'measured at its own size: a small image is not enlarged (interpolation would smooth it)');
+  assert.equal(
+    checker.sharpness,
+    160_000,
+    'measured at its own size: a small image is not enlarged (interpolation would smooth it)',
+  );
   const big = await measureQuality(await png(1024, 1024, (x, y) => ((x + y) % 2) * 100));
   assert.ok(big.sharpness < 160_000, 'a large image is scaled down to 512 px first');
   const black = await measureQuality(await png(40, 40, () => 0));
@@ -75,7 +80,9 @@ test('measureQuality reads size, sharpness and exposure; blur lowers sharpness, 
 });
 
 test('transparent pixels count as mid grey, neither clipped nor edged', async () => {
-  const clear = await sharp({ create: { width: 64, height: 64, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+  const clear = await sharp({
+    create: { width: 64, height: 64, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } },
+  })
     .png()
     .toBuffer();
   const q = await measureQuality(clear);

@@ -41,7 +41,13 @@ for (const [format, name] of [
 
 test('posterFrame of bytes that are no video rejects (the caller falls back), and a wide clip is scaled down to 1280', async () => {
   await assert.rejects(posterFrame(Buffer.from('not a video at all'), 'mp4', { ffmpegPath }), /ffmpeg failed/);
-  const wide = await encodeFrames(redThenBlue(1600, 90, 2), { width: 1600, height: 90, fps: 2, format: 'mp4', ffmpegPath });
+  const wide = await encodeFrames(redThenBlue(1600, 90, 2), {
+    width: 1600,
+    height: 90,
+    fps: 2,
+    format: 'mp4',
+    ffmpegPath,
+  });
   const meta = await sharp(await posterFrame(wide, 'mp4', { ffmpegPath })).metadata();
   assert.deepEqual([meta.width, meta.height], [1280, 72]);
 });

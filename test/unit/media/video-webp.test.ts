@@ -87,7 +87,11 @@ test('webpToMp4 rejects what is not an animated WebP it can encode', async () =>
 
 test('webpTiming: the shortest delay is one frame; the rate asked for wins when SaveAnimatedWEBP’s int(1000/fps) matches it', () => {
   assert.deepEqual(webpTiming([41, 41, 82], 24), { rate: '24', repeats: [1, 1, 2] });
-  assert.deepEqual(webpTiming([41, 41], 30), { rate: '1000/41', repeats: [1, 1] }, '30 fps is 33 ms: the file says otherwise');
+  assert.deepEqual(
+    webpTiming([41, 41], 30),
+    { rate: '1000/41', repeats: [1, 1] },
+    '30 fps is 33 ms: the file says otherwise',
+  );
   assert.deepEqual(webpTiming([125, 250]), { rate: '1000/125', repeats: [1, 2] });
   assert.deepEqual(webpTiming([0, 0], 12), { rate: '12', repeats: [1, 1] }, 'no delay: the rate asked for');
 });

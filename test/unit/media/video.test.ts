@@ -6,7 +6,14 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { bundledFfmpegPath, encodeFrames, mp4Codec, mp4ToWebp, probeVideo, VideoReadError } from '../../../src/media/video.js';
+import {
+  bundledFfmpegPath,
+  encodeFrames,
+  mp4Codec,
+  mp4ToWebp,
+  probeVideo,
+  VideoReadError,
+} from '../../../src/media/video.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { decodeVideo, mp4Boxes, webpAnimation } from '../../helpers/video-check.js';
 
@@ -18,7 +25,8 @@ function* greyRamp(width: number, height: number, count: number): Generator<Buff
   for (let i = 0; i < count; i++) {
     const frame = Buffer.alloc(width * height * 3, 20 + ((8 * i) % 200));
     const side = Math.max(2, Math.floor(height / 4));
-    for (let y = 0; y < side; y++) frame.fill(255, (y * width + (i % (width - side))) * 3, (y * width + (i % (width - side)) + side) * 3);
+    for (let y = 0; y < side; y++)
+      frame.fill(255, (y * width + (i % (width - side))) * 3, (y * width + (i % (width - side)) + side) * 3);
     yield frame;
   }
 }
@@ -29,7 +37,13 @@ test('the bundled ffmpeg is an existing file, resolved on call', () => {
 
 test('encodeFrames mp4: a fast-start H.264 file whose every frame a real decoder reads back', async () => {
   const [width, height, fps, seconds] = [64, 48, 12, 2];
-  const data = await encodeFrames(greyRamp(width, height, fps * seconds), { width, height, fps, format: 'mp4', ffmpegPath });
+  const data = await encodeFrames(greyRamp(width, height, fps * seconds), {
+    width,
+    height,
+    fps,
+    format: 'mp4',
+    ffmpegPath,
+  });
   const boxes = mp4Boxes(data);
   assert.equal(boxes[0], 'ftyp');
   assert.ok(boxes.includes('moov') && boxes.indexOf('moov') < boxes.indexOf('mdat'), `moov before mdat: ${boxes}`);
@@ -58,9 +72,18 @@ test('encodeFrames mp4 at 640x360, 24 fps, 2 s: 48 frames of the right size', as
 
 test('encodeFrames refuses an odd MP4 size and a frame of the wrong length, and leaves no temp folder', async (t) => {
   const dir = await tempDir(t);
-  await assert.rejects(encodeFrames(greyRamp(63, 48, 2), { width: 63, height: 48, fps: 12, format: 'mp4', ffmpegPath, tempDir: dir }), /even frame size/);
-  await assert.rejects(encodeFrames([Buffer.alloc(10)], { width: 64, height: 48, fps: 12, format: 'mp4', ffmpegPath, tempDir: dir }), /a frame has 10 bytes, not 9216/);
-  await assert.rejects(encodeFrames([Buffer.alloc(10)], { width: 64, height: 48, fps: 12, format: 'webp', ffmpegPath, tempDir: dir }), /a frame has 10 bytes/);
+  await assert.rejects(
+    encodeFrames(greyRamp(63, 48, 2), { width: 63, height: 48, fps: 12, format: 'mp4', ffmpegPath, tempDir: dir }),
+    /even frame size/,
+  );
+  await assert.rejects(
+    encodeFrames([Buffer.alloc(10)], { width: 64, height: 48, fps: 12, format: 'mp4', ffmpegPath, tempDir: dir }),
+    /a frame has 10 bytes, not 9216/,
+  );
+  await assert.rejects(
+    encodeFrames([Buffer.alloc(10)], { width: 64, height: 48, fps: 12, format: 'webp', ffmpegPath, tempDir: dir }),
+    /a frame has 10 bytes/,
+  );
   assert.deepEqual(await readdir(dir), []);
 });
 
@@ -86,7 +109,15 @@ test('encodeFrames webp past the memory budget streams into ffmpeg’s libwebp_a
     }
   }
   // A budget of three frames: sharp would need sixteen.
-  const data = await encodeFrames(counted(), { width, height, fps, format: 'webp', ffmpegPath, tempDir: dir, webpBudgetBytes: 3 * width * height * 3 });
+  const data = await encodeFrames(counted(), {
+    width,
+    height,
+    fps,
+    format: 'webp',
+    ffmpegPath,
+    tempDir: dir,
+    webpBudgetBytes: 3 * width * height * 3,
+  });
   assert.equal(pulled, count);
   const animation = await webpAnimation(data);
   assert.deepEqual([animation.pages, animation.loop, animation.width, animation.pageHeight], [count, 0, width, height]);
@@ -129,7 +160,18 @@ test('an abort kills ffmpeg: encodeFrames rejects with the reason at once, stops
     }
   }
   const started = performance.now();
-  await assert.rejects(encodeFrames(endless(), { width: 640, height: 360, fps: 24, format: 'mp4', ffmpegPath, signal: controller.signal, tempDir: dir }), /stop now/);
+  await assert.rejects(
+    encodeFrames(endless(), {
+      width: 640,
+      height: 360,
+      fps: 24,
+      format: 'mp4',
+      ffmpegPath,
+      signal: controller.signal,
+      tempDir: dir,
+    }),
+    /stop now/,
+  );
   const ms = performance.now() - started;
   assert.ok(ms < 3000, `rejected after ${Math.round(ms)} ms`);
   assert.ok(closed, 'the frame source was closed');
@@ -138,7 +180,10 @@ test('an abort kills ffmpeg: encodeFrames rejects with the reason at once, stops
   assert.equal(pulled, after, 'no frame is pulled after the rejection');
   assert.deepEqual(await readdir(dir), []);
   // An already-aborted signal does not start ffmpeg at all.
-  await assert.rejects(mp4ToWebp(Buffer.alloc(100), { ffmpegPath, signal: AbortSignal.abort(new Error('too late')), tempDir: dir }), /too late/);
+  await assert.rejects(
+    mp4ToWebp(Buffer.alloc(100), { ffmpegPath, signal: AbortSignal.abort(new Error('too late')), tempDir: dir }),
+    /too late/,
+  );
 });
 
 test('a process that exits mid-encode still removes its temporary folder', async (t) => {
@@ -161,10 +206,20 @@ test('a process that exits mid-encode still removes its temporary folder', async
 test('a missing ffmpeg binary or a failing ffmpeg rejects with a clear error', async (t) => {
   const dir = await tempDir(t);
   await assert.rejects(
-    encodeFrames(greyRamp(64, 48, 4), { width: 64, height: 48, fps: 12, format: 'mp4', ffmpegPath: '/nonexistent/ffmpeg', tempDir: dir }),
+    encodeFrames(greyRamp(64, 48, 4), {
+      width: 64,
+      height: 48,
+      fps: 12,
+      format: 'mp4',
+      ffmpegPath: '/nonexistent/ffmpeg',
+      tempDir: dir,
+    }),
     /ffmpeg could not be started \(\/nonexistent\/ffmpeg\): .*ENOENT/,
   );
-  await assert.rejects(mp4ToWebp(Buffer.from('not a video at all'), { ffmpegPath, tempDir: dir }), /ffmpeg failed \(exit 1\): .*Invalid data/);
+  await assert.rejects(
+    mp4ToWebp(Buffer.from('not a video at all'), { ffmpegPath, tempDir: dir }),
+    /ffmpeg failed \(exit 1\): .*Invalid data/,
+  );
   assert.deepEqual(await readdir(dir), []);
 });
 
@@ -189,10 +244,24 @@ const box = (type: string, ...parts: Buffer[]) => {
 function versionOneMp4(): Buffer {
   const v1 = Buffer.from([1, 0, 0, 0]);
   const mvhd = box('mvhd', v1, u64(0), u64(0), u32(1000), u64(3000), Buffer.alloc(80));
-  const tkhd = box('tkhd', v1, u64(0), u64(0), u32(1), u32(0), u64(3000), Buffer.alloc(8 + 8 + 36), u32(320 * 65536), u32(240 * 65536));
+  const tkhd = box(
+    'tkhd',
+    v1,
+    u64(0),
+    u64(0),
+    u32(1),
+    u32(0),
+    u64(3000),
+    Buffer.alloc(8 + 8 + 36),
+    u32(320 * 65536),
+    u32(240 * 65536),
+  );
   const mdhd = box('mdhd', v1, u64(0), u64(0), u32(15360), u64(46080), Buffer.alloc(4));
   const hdlr = box('hdlr', Buffer.alloc(4), Buffer.alloc(4), Buffer.from('vide'), Buffer.alloc(13));
-  const sound = box('trak', box('mdia', box('hdlr', Buffer.alloc(4), Buffer.alloc(4), Buffer.from('soun'), Buffer.alloc(13))));
+  const sound = box(
+    'trak',
+    box('mdia', box('hdlr', Buffer.alloc(4), Buffer.alloc(4), Buffer.from('soun'), Buffer.alloc(13))),
+  );
   const stsd = box('stsd', Buffer.alloc(4), u32(1), box('avc1', Buffer.alloc(78)));
   const stsz = box('stsz', Buffer.alloc(4), u32(0), u32(75), Buffer.alloc(75 * 4));
   const trak = box('trak', tkhd, box('mdia', mdhd, hdlr, box('minf', box('stbl', stsd, stsz))));
@@ -218,7 +287,14 @@ test('probeVideo reads version-1 boxes, 64-bit box sizes, a size-0 last box, and
 test('probeVideo on garbage, truncated or garbled input throws VideoReadError and nothing else', async () => {
   const mp4 = await encodeFrames(greyRamp(64, 48, 6), { width: 64, height: 48, fps: 12, format: 'mp4', ffmpegPath });
   const webp = await encodeFrames(greyRamp(64, 48, 6), { width: 64, height: 48, fps: 12, format: 'webp', ffmpegPath });
-  for (const bad of [Buffer.alloc(0), Buffer.from('hello'), Buffer.alloc(64), Buffer.from('RIFF\0\0\0\0WEBP'), Buffer.from('\0\0\0\x08ftyp'), Buffer.from('\0\0\0\x04ftypisom')]) {
+  for (const bad of [
+    Buffer.alloc(0),
+    Buffer.from('hello'),
+    Buffer.alloc(64),
+    Buffer.from('RIFF\0\0\0\0WEBP'),
+    Buffer.from('\0\0\0\x08ftyp'),
+    Buffer.from('\0\0\0\x04ftypisom'),
+  ]) {
     assert.throws(() => probeVideo(bad), VideoReadError, JSON.stringify(bad.toString('latin1')));
   }
   // Every prefix of both files (the whole of each header, then strides through the payload).
@@ -240,7 +316,10 @@ test('probeVideo on garbage, truncated or garbled input throws VideoReadError an
       for (let k = 0, n = 1 + random(4); k < n; k++) garbled[random(Math.min(garbled.length, 900))] = random(256);
       try {
         const info = probeVideo(garbled);
-        assert.ok(Number.isFinite(info.width) && Number.isFinite(info.durationS) && Number.isFinite(info.fps), JSON.stringify(info));
+        assert.ok(
+          Number.isFinite(info.width) && Number.isFinite(info.durationS) && Number.isFinite(info.fps),
+          JSON.stringify(info),
+        );
         readings++;
       } catch (err) {
         assert.ok(err instanceof VideoReadError, `round ${round}: ${(err as Error).stack}`);

@@ -163,7 +163,18 @@ const garbage: Case[] = [
   ['2130706433', true, 'IPv4 as one number'],
 ];
 
-const tables = { plainIpv4, plainIpv6, ipv4Mapped, ipv4Translated, ipv4Compatible, nat64WellKnown, nat64LocalUse, tunnels, specialPurpose, garbage };
+const tables = {
+  plainIpv4,
+  plainIpv6,
+  ipv4Mapped,
+  ipv4Translated,
+  ipv4Compatible,
+  nat64WellKnown,
+  nat64LocalUse,
+  tunnels,
+  specialPurpose,
+  garbage,
+};
 
 for (const [table, cases] of Object.entries(tables)) {
   test(`isBlockedAddress: ${table}`, async (t) => {
@@ -177,7 +188,9 @@ for (const [table, cases] of Object.entries(tables)) {
 
 /** An IPv6 address as eight groups written out in full, upper case, with its last 32 bits as a dotted quad. */
 function spelledOut(bytes: number[]): string {
-  const groups = Array.from({ length: 6 }, (_, i) => ((bytes[2 * i] << 8) | bytes[2 * i + 1]).toString(16).toUpperCase().padStart(4, '0'));
+  const groups = Array.from({ length: 6 }, (_, i) =>
+    ((bytes[2 * i] << 8) | bytes[2 * i + 1]).toString(16).toUpperCase().padStart(4, '0'),
+  );
   return `${groups.join(':')}:${bytes.slice(12).join('.')}`;
 }
 
@@ -208,7 +221,10 @@ test('isBlockedAddress: every spelling of one IPv6 address gets the same answer'
     [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
   ];
   const address = fc
-    .tuple(fc.constantFrom(...prefixes), fc.array(fc.constantFrom(0, 0, 0, 1, 8, 10, 127, 169, 172, 192, 254, 255), { minLength: 16, maxLength: 16 }))
+    .tuple(
+      fc.constantFrom(...prefixes),
+      fc.array(fc.constantFrom(0, 0, 0, 1, 8, 10, 127, 169, 172, 192, 254, 255), { minLength: 16, maxLength: 16 }),
+    )
     .map(([prefix, rest]) => [...prefix, ...rest.slice(prefix.length)]);
   fc.assert(
     fc.property(address, (bytes) => {

@@ -19,7 +19,11 @@ test("provider requests leave no listener on the caller's signal, answered or ti
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const caller = new AbortController();
 
-  for (let i = 0; i < 20; i++) assert.deepEqual((await providerRequest(`${base}/fast`, { method: 'GET', timeoutMs: 5000, signal: caller.signal })).json(), { ok: true });
+  for (let i = 0; i < 20; i++)
+    assert.deepEqual(
+      (await providerRequest(`${base}/fast`, { method: 'GET', timeoutMs: 5000, signal: caller.signal })).json(),
+      { ok: true },
+    );
   await assert.rejects(
     providerRequest(`${base}/slow`, { method: 'GET', timeoutMs: 50, signal: caller.signal }),
     (err: unknown) => err instanceof ProviderHttpError && /no answer within 50 ms/.test(err.message),
@@ -28,5 +32,8 @@ test("provider requests leave no listener on the caller's signal, answered or ti
 
   const cancelled = providerRequest(`${base}/slow`, { method: 'GET', timeoutMs: 5000, signal: caller.signal });
   caller.abort();
-  await assert.rejects(cancelled, (err: unknown) => err instanceof ProviderHttpError && /cannot reach the provider/.test(err.message));
+  await assert.rejects(
+    cancelled,
+    (err: unknown) => err instanceof ProviderHttpError && /cannot reach the provider/.test(err.message),
+  );
 });

@@ -22,12 +22,23 @@ before(async () => {
   const chain = await makeTestChain();
   signer = await createOutputSigner({
     settings: { enabled: true, includePrompt: false },
-    keys: async () => ({ chainPem: chain.chainPem, privateKeyPem: chain.privateKeyPem, anchorsPem: [], certificate: undefined }),
+    keys: async () => ({
+      chainPem: chain.chainPem,
+      privateKeyPem: chain.privateKeyPem,
+      anchorsPem: [],
+      certificate: undefined,
+    }),
     log: () => {},
   });
 });
 
-const origin: OutputOrigin = { action: 'created', taskId: 'tsk_indep', taskType: 'image.generate', model: 'placeholder-v1', seed: 1 };
+const origin: OutputOrigin = {
+  action: 'created',
+  taskId: 'tsk_indep',
+  taskType: 'image.generate',
+  model: 'placeholder-v1',
+  seed: 1,
+};
 
 for (const [format, Reader] of [
   ['png', PNG],

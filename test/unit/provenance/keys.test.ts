@@ -7,7 +7,12 @@ import { Builder, LocalSigner, Reader } from '@contentauth/c2pa-node';
 import type { ProvenanceConfig } from '../../../src/config/schema.js';
 import { createOutputSigner } from '../../../src/services/provenance.js';
 import { describeUsage } from '../../../src/services/provenance-certificates.js';
-import { loadSigningKeys, loadTrustAnchors, localKeyFiles, type SigningKeyOptions } from '../../../src/services/provenance-keys.js';
+import {
+  loadSigningKeys,
+  loadTrustAnchors,
+  localKeyFiles,
+  type SigningKeyOptions,
+} from '../../../src/services/provenance-keys.js';
 import { makeSelfSignedLeaf, makeTestChain } from '../../helpers/c2pa-certs.js';
 import { makeImage } from '../../helpers/images.js';
 import { tempDir } from '../../helpers/temp-dir.js';
@@ -45,7 +50,11 @@ test('the first load makes a local CA and signing certificate under keys/ (0600 
   assert.equal(await modeOf(join(data, 'keys')), 0o700);
   assert.equal(await modeOf(files.ca), 0o600);
   assert.equal(await modeOf(files.signing), 0o600);
-  assert.deepEqual((await readdir(join(data, 'keys'))).sort(), ['provenance-ca.pem', 'provenance-signing.pem'], 'no temp file left behind');
+  assert.deepEqual(
+    (await readdir(join(data, 'keys'))).sort(),
+    ['provenance-ca.pem', 'provenance-signing.pem'],
+    'no temp file left behind',
+  );
 
   // The chain: the leaf (CA:FALSE, digitalSignature, emailProtection + documentSigning, ~1 year), then the CA (CA:TRUE, ~10 years).
   const [leafPem, caPem] = keys.chainPem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
@@ -54,7 +63,11 @@ test('the first load makes a local CA and signing certificate under keys/ (0600 
   assert.equal(leaf.ca, false);
   assert.equal(ca.ca, true);
   assert.ok(leaf.checkIssued(ca) && leaf.verify(ca.publicKey));
-  assert.deepEqual(describeUsage(leafPem as string), { ca: false, digitalSignature: true, eku: ['1.3.6.1.5.5.7.3.4', '1.3.6.1.5.5.7.3.36'] });
+  assert.deepEqual(describeUsage(leafPem as string), {
+    ca: false,
+    digitalSignature: true,
+    eku: ['1.3.6.1.5.5.7.3.4', '1.3.6.1.5.5.7.3.36'],
+  });
   const leafDays = (Date.parse(leaf.validTo) - Date.now()) / DAY;
   const caDays = (Date.parse(ca.validTo) - Date.now()) / DAY;
   assert.ok(leafDays > 364 && leafDays <= 365, `${leafDays}`);
@@ -93,15 +106,24 @@ test('the local signing certificate is renewed from the same CA within 30 days o
   assert.deepEqual(later.warnings, []);
   assert.match(later.infos.join('\n'), /renewed the local signing certificate/);
   // The renewed one is the one kept.
-  assert.equal((await loadSigningKeys({ ...later.options, log: { info() {}, warn() {} } })).certificate.sha256, renewed.certificate.sha256);
+  assert.equal(
+    (await loadSigningKeys({ ...later.options, log: { info() {}, warn() {} } })).certificate.sha256,
+    renewed.certificate.sha256,
+  );
 });
 
 test('the local certificate signs with c2pa-node, and reads back Trusted with its CA as the anchor', async (t) => {
   const keys = await loadSigningKeys(optionsFor(await tempDir(t)).options);
   const png = await makeImage({ width: 64, height: 64, format: 'png' });
   const signer = LocalSigner.newSigner(Buffer.from(keys.chainPem), Buffer.from(keys.privateKeyPem), keys.alg);
-  const created = { action: 'c2pa.created', digitalSourceType: 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia' };
-  const builder = Builder.withJson({ claim_generator_info: [{ name: 'imgtask-test', version: '0' }], assertions: [{ label: 'c2pa.actions', data: { actions: [created] } }] } as never);
+  const created = {
+    action: 'c2pa.created',
+    digitalSourceType: 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia',
+  };
+  const builder = Builder.withJson({
+    claim_generator_info: [{ name: 'imgtask-test', version: '0' }],
+    assertions: [{ label: 'c2pa.actions', data: { actions: [created] } }],
+  } as never);
   const out: { buffer: Buffer | null } = { buffer: null };
   await builder.sign(signer, { buffer: png, mimeType: 'image/png' }, out as never);
   assert.ok(out.buffer && out.buffer.length > png.length);
@@ -115,8 +137,16 @@ test('the local certificate signs with c2pa-node, and reads back Trusted with it
     ['signingCredential.untrusted'],
   );
 
-  const outputs = await createOutputSigner({ settings: { enabled: true, includePrompt: false }, keys: async () => keys, log: () => {} });
-  const signed = await outputs.sign(png, 'image/png', { action: 'created', taskId: 'tsk_keys', taskType: 'image.generate' });
+  const outputs = await createOutputSigner({
+    settings: { enabled: true, includePrompt: false },
+    keys: async () => keys,
+    log: () => {},
+  });
+  const signed = await outputs.sign(png, 'image/png', {
+    action: 'created',
+    taskId: 'tsk_keys',
+    taskType: 'image.generate',
+  });
   assert.equal(signed.state, 'signed');
   const report = await outputs.verify(signed.data, 'image/png');
   assert.equal(report.validation, 'Trusted');
@@ -131,7 +161,15 @@ test('a configured certificate and key load from a file, an environment variable
   const leafSha = new X509Certificate(chain.leafPem).fingerprint256.replaceAll(':', '').toLowerCase();
 
   const fromFiles = await loadSigningKeys(
-    optionsFor(data, { configDir: data, provenance: { ...LOCAL, certificate: { file: 'chain.pem' }, privateKey: { file: join(data, 'key.pem') }, trustAnchors: { file: 'chain.pem' } } }).options,
+    optionsFor(data, {
+      configDir: data,
+      provenance: {
+        ...LOCAL,
+        certificate: { file: 'chain.pem' },
+        privateKey: { file: join(data, 'key.pem') },
+        trustAnchors: { file: 'chain.pem' },
+      },
+    }).options,
   );
   assert.equal(fromFiles.local, false);
   assert.equal(fromFiles.alg, 'es256');
@@ -144,21 +182,45 @@ test('a configured certificate and key load from a file, an environment variable
   t.after(() => delete process.env.IMGTASK_TEST_PROVENANCE_CERT);
   const secrets: Record<string, string> = { 'signing-key': chain.privateKeyPem };
   const fromEnvAndSecret = await loadSigningKeys(
-    optionsFor(data, { secret: async (name) => secrets[name], provenance: { ...LOCAL, certificate: { env: 'IMGTASK_TEST_PROVENANCE_CERT' }, privateKey: { secret: 'signing-key' } } }).options,
+    optionsFor(data, {
+      secret: async (name) => secrets[name],
+      provenance: {
+        ...LOCAL,
+        certificate: { env: 'IMGTASK_TEST_PROVENANCE_CERT' },
+        privateKey: { secret: 'signing-key' },
+      },
+    }).options,
   );
   assert.equal(fromEnvAndSecret.certificate.sha256, leafSha);
   assert.deepEqual(fromEnvAndSecret.anchorsPem, []);
 
   await assert.rejects(
-    loadSigningKeys(optionsFor(data, { provenance: { ...LOCAL, certificate: { env: 'IMGTASK_TEST_PROVENANCE_CERT' }, privateKey: { secret: 'nope' } } }).options),
+    loadSigningKeys(
+      optionsFor(data, {
+        provenance: { ...LOCAL, certificate: { env: 'IMGTASK_TEST_PROVENANCE_CERT' }, privateKey: { secret: 'nope' } },
+      }).options,
+    ),
     /provenance\.privateKey: no secret "nope" \(set it with: imgtask secrets set nope/,
   );
   await assert.rejects(
-    loadSigningKeys(optionsFor(data, { provenance: { ...LOCAL, certificate: { env: 'IMGTASK_TEST_UNSET_VARIABLE' }, privateKey: { secret: 'signing-key' } } }).options),
+    loadSigningKeys(
+      optionsFor(data, {
+        provenance: {
+          ...LOCAL,
+          certificate: { env: 'IMGTASK_TEST_UNSET_VARIABLE' },
+          privateKey: { secret: 'signing-key' },
+        },
+      }).options,
+    ),
     /provenance\.certificate: the environment variable IMGTASK_TEST_UNSET_VARIABLE is not set/,
   );
   await assert.rejects(
-    loadSigningKeys(optionsFor(data, { configDir: data, provenance: { ...LOCAL, certificate: { file: 'missing.pem' }, privateKey: { secret: 'signing-key' } } }).options),
+    loadSigningKeys(
+      optionsFor(data, {
+        configDir: data,
+        provenance: { ...LOCAL, certificate: { file: 'missing.pem' }, privateKey: { secret: 'signing-key' } },
+      }).options,
+    ),
     /provenance\.certificate: cannot read .*missing\.pem \(ENOENT\)/,
   );
 });
@@ -168,7 +230,10 @@ async function refusal(t: import('node:test').TestContext, chainPem: string, key
   const data = await tempDir(t);
   await writeFile(join(data, 'chain.pem'), chainPem);
   await writeFile(join(data, 'key.pem'), keyPem);
-  const options = optionsFor(data, { configDir: data, provenance: { ...LOCAL, certificate: { file: 'chain.pem' }, privateKey: { file: 'key.pem' } } }).options;
+  const options = optionsFor(data, {
+    configDir: data,
+    provenance: { ...LOCAL, certificate: { file: 'chain.pem' }, privateKey: { file: 'key.pem' } },
+  }).options;
   const err = await loadSigningKeys(options).then(
     () => assert.fail('loaded'),
     (e: Error) => e,
@@ -179,29 +244,52 @@ async function refusal(t: import('node:test').TestContext, chainPem: string, key
 
 test('configured certificates C2PA refuses are refused at load, each saying what is wrong and what to do', async (t) => {
   const noEku = await makeTestChain({ leafEku: false });
-  assert.match(await refusal(t, noEku.chainPem, noEku.privateKeyPem), /the certificate has no extendedKeyUsage; C2PA signers need emailProtection or documentSigning; ask your CA/);
+  assert.match(
+    await refusal(t, noEku.chainPem, noEku.privateKeyPem),
+    /the certificate has no extendedKeyUsage; C2PA signers need emailProtection or documentSigning; ask your CA/,
+  );
 
   const caLeaf = await makeTestChain({ leafCa: true });
-  assert.match(await refusal(t, caLeaf.chainPem, caLeaf.privateKeyPem), /the first certificate is a CA certificate \(basicConstraints CA:TRUE\); give the signing \(end-entity\) certificate first/);
+  assert.match(
+    await refusal(t, caLeaf.chainPem, caLeaf.privateKeyPem),
+    /the first certificate is a CA certificate \(basicConstraints CA:TRUE\); give the signing \(end-entity\) certificate first/,
+  );
 
   const self = await makeSelfSignedLeaf();
-  assert.match(await refusal(t, self.certificatePem, self.privateKeyPem), /the certificate is self-signed; C2PA verifiers refuse a self-signed signer; use a certificate issued by a CA/);
+  assert.match(
+    await refusal(t, self.certificatePem, self.privateKeyPem),
+    /the certificate is self-signed; C2PA verifiers refuse a self-signed signer; use a certificate issued by a CA/,
+  );
 
   const expired = await makeTestChain({ leafDays: -3 });
-  assert.match(await refusal(t, expired.chainPem, expired.privateKeyPem), /the certificate expired on \d{4}-\d\d-\d\dT.*; install a renewed certificate/);
+  assert.match(
+    await refusal(t, expired.chainPem, expired.privateKeyPem),
+    /the certificate expired on \d{4}-\d\d-\d\dT.*; install a renewed certificate/,
+  );
 
   const other = await makeTestChain();
-  assert.match(await refusal(t, other.chainPem, noEku.privateKeyPem), /provenance\.privateKey: the key does not match the certificate/);
+  assert.match(
+    await refusal(t, other.chainPem, noEku.privateKeyPem),
+    /provenance\.privateKey: the key does not match the certificate/,
+  );
 
   assert.match(await refusal(t, 'not a pem', other.privateKeyPem), /no PEM certificate found/);
 });
 
 test('with signing off, verify trusts the local CA once made, and provenance.trustAnchors', async (t) => {
   const data = await tempDir(t);
-  assert.deepEqual(await loadTrustAnchors({ provenance: LOCAL, dataDir: data, secret: async () => undefined, env: () => undefined }), []);
+  assert.deepEqual(
+    await loadTrustAnchors({ provenance: LOCAL, dataDir: data, secret: async () => undefined, env: () => undefined }),
+    [],
+  );
   await assert.rejects(stat(join(data, 'keys')), 'nothing is made');
   const keys = await loadSigningKeys(optionsFor(data).options);
   const chain = await makeTestChain();
-  const anchors = await loadTrustAnchors({ provenance: { ...LOCAL, trustAnchors: { secret: 'anchors' } }, dataDir: data, secret: async () => chain.caPem, env: () => undefined });
+  const anchors = await loadTrustAnchors({
+    provenance: { ...LOCAL, trustAnchors: { secret: 'anchors' } },
+    dataDir: data,
+    secret: async () => chain.caPem,
+    env: () => undefined,
+  });
   assert.deepEqual(anchors, [...keys.anchorsPem, chain.caPem]);
 });

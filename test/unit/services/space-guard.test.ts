@@ -59,6 +59,9 @@ test('/ready always reads, and what it reads steers the creates after it', async
   const { space, disk } = guard();
   await space.admit();
   disk.free = 0; // the disk fills within the second
-  assert.deepEqual(await space.problems(), ['storage: 0 bytes free for store, below store.minFreeBytes (1000 bytes)', 'storage: 0 bytes free for images, below store.minFreeBytes (1000 bytes)']);
+  assert.deepEqual(await space.problems(), [
+    'storage: 0 bytes free for store, below store.minFreeBytes (1000 bytes)',
+    'storage: 0 bytes free for images, below store.minFreeBytes (1000 bytes)',
+  ]);
   assert.equal(await refused(space.admit()), true, 'the reading /ready took ends the reuse');
 });

@@ -14,7 +14,13 @@ const clock = { now: () => Date.parse('2026-11-29T12:00:00.000Z') };
 test('an upload whose account began to be erased while it was stored is removed again and refused', async (t) => {
   const store = await JsonStore.open({ dir: await tempDir(t) });
   t.after(() => store.close());
-  await store.accounts.create({ id: 'acc_1', name: 'acme', balance: 0, createdAt: '2026-11-01T00:00:00.000Z', updatedAt: '2026-11-01T00:00:00.000Z' });
+  await store.accounts.create({
+    id: 'acc_1',
+    name: 'acme',
+    balance: 0,
+    createdAt: '2026-11-01T00:00:00.000Z',
+    updatedAt: '2026-11-01T00:00:00.000Z',
+  });
   // Random pixels: a PNG that does not compress below the 1 KB an upload needs.
   const pixels = randomBytes(64 * 64 * 3);
   const png = await sharp(pixels, { raw: { width: 64, height: 64, channels: 3 } })
@@ -28,7 +34,16 @@ test('an upload whose account began to be erased while it was stored is removed 
       await store.accounts.update('acc_1', { erasingSince: '2026-11-29T12:00:00.000Z' }, '2026-11-29T12:00:00.000Z');
       const id = randomId('img');
       saved.push(id);
-      return { id, fileName: `${id}.${format}`, format, width, height, bytes: data.length, serviceUrl: `http://x/images/${id}.${format}`, data };
+      return {
+        id,
+        fileName: `${id}.${format}`,
+        format,
+        width,
+        height,
+        bytes: data.length,
+        serviceUrl: `http://x/images/${id}.${format}`,
+        data,
+      };
     },
   } as unknown as ImageLibrary;
   const discarded: UploadRecord[] = [];
@@ -42,7 +57,10 @@ test('an upload whose account began to be erased while it was stored is removed 
       await store.uploads.delete(upload.id);
     },
   });
-  await assert.rejects(uploads.store({ accountId: 'acc_1', apiKeyId: null }, [{ filename: 'a.png', data: png, truncated: false }]), { code: 'UNAUTHORIZED' });
+  await assert.rejects(
+    uploads.store({ accountId: 'acc_1', apiKeyId: null }, [{ filename: 'a.png', data: png, truncated: false }]),
+    { code: 'UNAUTHORIZED' },
+  );
   assert.deepEqual(
     discarded.map((upload) => upload.id),
     saved,

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { createS3Objects } from '../../../src/destinations/s3-objects.js';
 import { randomId } from '../../../src/domain/ids.js';
-import { type BlobStore, IMAGE_BLOBS, LocalBlobStore, ObjectBlobStore, POSTER_BLOBS, VIDEO_BLOBS } from '../../../src/store/blobs.js';
+import {
+  type BlobStore,
+  IMAGE_BLOBS,
+  LocalBlobStore,
+  ObjectBlobStore,
+  POSTER_BLOBS,
+  VIDEO_BLOBS,
+} from '../../../src/store/blobs.js';
 import { localMark, objectMark, recordedSince } from '../../../src/store/recorded-since.js';
 import { startS3 } from '../../helpers/s3.js';
 import { tempDir } from '../../helpers/temp-dir.js';
@@ -12,7 +19,10 @@ import { tempDir } from '../../helpers/temp-dir.js';
 async function listed(store: BlobStore): Promise<Array<{ name: string; bytes: number }>> {
   const out = [];
   for await (const blob of store.list()) {
-    assert.ok(blob.modifiedAt instanceof Date && Number.isFinite(blob.modifiedAt.getTime()), 'each listed blob has its date');
+    assert.ok(
+      blob.modifiedAt instanceof Date && Number.isFinite(blob.modifiedAt.getTime()),
+      'each listed blob has its date',
+    );
     out.push({ name: blob.name, bytes: blob.bytes });
   }
   return out.sort((a, b) => a.name.localeCompare(b.name));
@@ -106,11 +116,19 @@ test('recorded-since: a storage holding nothing is marked 0 (every file recorded
   const old = new LocalBlobStore(join(upgraded, 'images'), IMAGE_BLOBS);
   await old.put(`${randomId('img')}.png`, Buffer.alloc(3));
   const now = Date.parse('2026-11-29T10:00:00.000Z');
-  assert.equal(await recordedSince(localMark(join(upgraded, 'mark')), [old], now), now, 'files from before: the mark is now');
+  assert.equal(
+    await recordedSince(localMark(join(upgraded, 'mark')), [old], now),
+    now,
+    'files from before: the mark is now',
+  );
   assert.equal(await recordedSince(localMark(join(upgraded, 'mark')), [old], now + 60_000), now);
 
   await writeFile(join(upgraded, 'garbled'), 'not a date');
-  assert.equal(await recordedSince(localMark(join(upgraded, 'garbled')), [old], now + 1), now + 1, 'an unreadable mark counts as now: nothing taken for an orphan');
+  assert.equal(
+    await recordedSince(localMark(join(upgraded, 'garbled')), [old], now + 1),
+    now + 1,
+    'an unreadable mark counts as now: nothing taken for an orphan',
+  );
 });
 
 test('recorded-since on a bucket: the mark is an object beside the prefixes, written once', async (t) => {
@@ -119,7 +137,11 @@ test('recorded-since on a bucket: the mark is an object beside the prefixes, wri
   await images.put(`${randomId('img')}.png`, Buffer.alloc(3), 'image/png');
   const now = Date.parse('2026-11-29T10:00:00.000Z');
   assert.equal(await recordedSince(objectMark(objects, 'p/blobs-recorded-since'), [images], now), now);
-  assert.equal(await recordedSince(objectMark(objects, 'p/blobs-recorded-since'), [images], now + 5), now, 'the first mark stays');
+  assert.equal(
+    await recordedSince(objectMark(objects, 'p/blobs-recorded-since'), [images], now + 5),
+    now,
+    'the first mark stays',
+  );
   assert.equal((await s3.read('p/blobs-recorded-since')).body.toString(), '2026-11-29T10:00:00.000Z');
   assert.deepEqual((await listed(images)).length, 1, 'the mark is no image');
 });

@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
-import type { ApiKeyRecord, BillingAlertRecord, ConsoleSessionRecord, DeliveryRecord, DestinationRecord, EventRecord, ItemRecord, TaskRecord, WebhookRecord } from '../../../src/store/records.js';
+import type {
+  ApiKeyRecord,
+  BillingAlertRecord,
+  ConsoleSessionRecord,
+  DeliveryRecord,
+  DestinationRecord,
+  EventRecord,
+  ItemRecord,
+  TaskRecord,
+  WebhookRecord,
+} from '../../../src/store/records.js';
 import type { Store } from '../../../src/store/types.js';
 import { BACKENDS } from './store-backends.js';
 
@@ -23,7 +33,12 @@ function contract(name: string, scenario: (store: Store, note: Note, t: TestCont
       });
     }
     assert.equal(transcripts.length, BACKENDS.length);
-    for (const other of transcripts.slice(1)) assert.deepStrictEqual(other.notes, transcripts[0].notes, `${other.backend} answers as ${transcripts[0].backend} does`);
+    for (const other of transcripts.slice(1))
+      assert.deepStrictEqual(
+        other.notes,
+        transcripts[0].notes,
+        `${other.backend} answers as ${transcripts[0].backend} does`,
+      );
   });
 }
 
@@ -81,11 +96,19 @@ contract('accounts: create, names, credits and listing order', async (store, not
   assert.equal(await store.accounts.get('acc_d'), undefined, 'a refused create writes nothing');
 
   const later = iso(T0 + 60_000);
-  const credited = await store.accounts.credit({ id: 'crd_1', accountId: 'acc_a', amount: 5_000_000, note: 'welcome', createdAt: later });
+  const credited = await store.accounts.credit({
+    id: 'crd_1',
+    accountId: 'acc_a',
+    amount: 5_000_000,
+    note: 'welcome',
+    createdAt: later,
+  });
   assert.equal(credited.balance, 5_000_000);
   assert.equal(credited.updatedAt, later);
   await store.accounts.credit({ id: 'crd_0', accountId: 'acc_a', amount: 250, createdAt: later });
-  await assert.rejects(store.accounts.credit({ id: 'crd_x', accountId: 'acc_none', amount: 1, createdAt: later }), { code: 'VALIDATION_ERROR' });
+  await assert.rejects(store.accounts.credit({ id: 'crd_x', accountId: 'acc_none', amount: 1, createdAt: later }), {
+    code: 'VALIDATION_ERROR',
+  });
 
   note('get', await store.accounts.get('acc_a'));
   note('byName', await store.accounts.getByName('ann'));
@@ -111,7 +134,13 @@ contract('accounts: create, names, credits and listing order', async (store, not
 contract('api keys: live limit, revoke, lookups by hash', async (store, note) => {
   await store.accounts.create(account('acc_1'));
   await store.accounts.create(account('acc_2'));
-  note('created', await store.apiKeys.create(key('key_b', 'acc_1', { name: 'ci', spendingLimit: 2_000_000, spendingLimitPeriod: 'week' }), { maxLive: 2 }));
+  note(
+    'created',
+    await store.apiKeys.create(
+      key('key_b', 'acc_1', { name: 'ci', spendingLimit: 2_000_000, spendingLimitPeriod: 'week' }),
+      { maxLive: 2 },
+    ),
+  );
   await store.apiKeys.create(key('key_a', 'acc_1'), { maxLive: 2 });
   await assert.rejects(store.apiKeys.create(key('key_c', 'acc_1'), { maxLive: 2 }), { code: 'API_KEY_LIMIT_REACHED' });
   await assert.rejects(store.apiKeys.create(key('key_z', 'acc_none'), { maxLive: 2 }), { code: 'VALIDATION_ERROR' });
@@ -139,33 +168,70 @@ contract('api keys: live limit, revoke, lookups by hash', async (store, note) =>
 contract('tasks: items, prepared, settle charges once and releases the reserve', async (store, note) => {
   await funded(store, 'acc_1', 10_000);
   await store.apiKeys.create(key('key_1', 'acc_1', { spendingLimit: 9_000 }), { maxLive: 5 });
-  const created = await store.tasks.create(task(tid(1), 'acc_1', { estimate: 3000, items: 3, apiKeyId: 'key_1' }), { spendingLimit: { limit: 9_000, period: 'month' } });
+  const created = await store.tasks.create(task(tid(1), 'acc_1', { estimate: 3000, items: 3, apiKeyId: 'key_1' }), {
+    spendingLimit: { limit: 9_000, period: 'month' },
+  });
   note('created', created);
   assert.deepEqual(await store.tasks.get(tid(1)), created, 'a read answers what the create answered');
   assert.equal(await store.tasks.reserved('acc_1'), 3000);
   assert.equal(await store.tasks.keySpend('key_1', 'month', T0), 3000);
 
   const t1 = iso(T0 + 1000);
-  const first = await store.tasks.recordItem(tid(1), 0, { status: 'success', cost: 1000, result: { url: 'https://x/1.png', size: [1024, 1024] }, attempts: 1 }, t1);
+  const first = await store.tasks.recordItem(
+    tid(1),
+    0,
+    { status: 'success', cost: 1000, result: { url: 'https://x/1.png', size: [1024, 1024] }, attempts: 1 },
+    t1,
+  );
   assert.equal(first?.items[0].status, 'success');
   assert.equal(first?.updatedAt, t1);
   note('item 0', first);
-  assert.equal(await store.tasks.recordItem(tid(1), 0, { status: 'failed', error: { code: 'X' } }, t1), undefined, 'an item is recorded once');
+  assert.equal(
+    await store.tasks.recordItem(tid(1), 0, { status: 'failed', error: { code: 'X' } }, t1),
+    undefined,
+    'an item is recorded once',
+  );
   assert.equal(await store.tasks.recordItem(tid(1), 7, { status: 'success' }, t1), undefined, 'no such item');
   assert.equal(await store.tasks.recordItem('tsk_none', 0, { status: 'success' }, t1), undefined);
-  note('item 1', await store.tasks.recordItem(tid(1), 1, { status: 'failed', error: { code: 'CONTENT_POLICY_VIOLATION', message: 'no' }, attempts: 2 }, t1));
+  note(
+    'item 1',
+    await store.tasks.recordItem(
+      tid(1),
+      1,
+      { status: 'failed', error: { code: 'CONTENT_POLICY_VIOLATION', message: 'no' }, attempts: 2 },
+      t1,
+    ),
+  );
   note('prepared', await store.tasks.savePrepared(tid(1), { model: 'flux', size: '1024x1024' }, iso(T0 + 1500)));
   assert.equal(await store.tasks.savePrepared('tsk_none', {}, t1), undefined);
 
-  await assert.rejects(store.tasks.settle({ id: tid(1), status: 'completed', result: null, cost: 3001, at: t1 }), /outside/, 'a charge above the estimate is refused');
+  await assert.rejects(
+    store.tasks.settle({ id: tid(1), status: 'completed', result: null, cost: 3001, at: t1 }),
+    /outside/,
+    'a charge above the estimate is refused',
+  );
   assert.equal(
-    await store.tasks.settle({ id: tid(1), status: 'completed', result: null, cost: 1000, at: t1, lastItem: { index: 0, item: { status: 'success' } } }),
+    await store.tasks.settle({
+      id: tid(1),
+      status: 'completed',
+      result: null,
+      cost: 1000,
+      at: t1,
+      lastItem: { index: 0, item: { status: 'success' } },
+    }),
     undefined,
     'the last item must be pending',
   );
 
   const at = iso(T0 + 2000);
-  const settled = await store.tasks.settle({ id: tid(1), status: 'completed', result: { images: 2 }, cost: 2000, at, lastItem: { index: 2, item: { status: 'success', cost: 1000 } } });
+  const settled = await store.tasks.settle({
+    id: tid(1),
+    status: 'completed',
+    result: { images: 2 },
+    cost: 2000,
+    at,
+    lastItem: { index: 2, item: { status: 'success', cost: 1000 } },
+  });
   assert.equal(settled?.status, 'completed');
   assert.equal(settled?.cost, 2000);
   assert.equal(settled?.items[2].status, 'success');
@@ -177,14 +243,29 @@ contract('tasks: items, prepared, settle charges once and releases the reserve',
   assert.equal(await store.tasks.reserved('acc_1'), 0, 'released the reserve');
   assert.equal(await store.tasks.keySpend('key_1', 'month', T0), 2000, 'the key spend is now the charge');
 
-  assert.equal(await store.tasks.settle({ id: tid(1), status: 'failed', result: null, cost: 0, at }), undefined, 'settled once');
-  assert.equal(await store.tasks.recordItem(tid(1), 1, { status: 'success' }, at), undefined, 'no items after settlement');
+  assert.equal(
+    await store.tasks.settle({ id: tid(1), status: 'failed', result: null, cost: 0, at }),
+    undefined,
+    'settled once',
+  );
+  assert.equal(
+    await store.tasks.recordItem(tid(1), 1, { status: 'success' }, at),
+    undefined,
+    'no items after settlement',
+  );
   assert.equal(await store.tasks.savePrepared(tid(1), {}, at), undefined);
   assert.equal((await store.accounts.get('acc_1'))?.balance, 8000);
 
   // A failed settlement: errors kept, nothing charged, the account's updatedAt untouched.
   await store.tasks.create(task(tid(2), 'acc_1', { estimate: 500 }), {});
-  const failed = await store.tasks.settle({ id: tid(2), status: 'failed', result: null, errors: [{ code: 'PROVIDER_ERROR', message: 'down' }], cost: 0, at: iso(T0 + 3000) });
+  const failed = await store.tasks.settle({
+    id: tid(2),
+    status: 'failed',
+    result: null,
+    errors: [{ code: 'PROVIDER_ERROR', message: 'down' }],
+    cost: 0,
+    at: iso(T0 + 3000),
+  });
   assert.deepEqual(failed?.errors, [{ code: 'PROVIDER_ERROR', message: 'down' }]);
   note('failed', failed);
   note('account', await store.accounts.get('acc_1'));
@@ -192,54 +273,66 @@ contract('tasks: items, prepared, settle charges once and releases the reserve',
   assert.equal(await store.tasks.get('tsk_none'), undefined);
 });
 
-contract('tasks: what prepare worked out rides on the first item or settlement written, and is kept once', async (store, note) => {
-  await funded(store, 'acc_1', 10_000_000);
-  const at = (ms: number) => iso(T0 + ms);
-  await store.tasks.create(task(tid(1), 'acc_1', { items: 2, estimate: 2000 }), {});
-  const first = await store.tasks.recordItem(tid(1), 0, { status: 'success', cost: 1000 }, at(10), { model: 'm1', width: 64 });
-  assert.deepEqual(first?.prepared, { model: 'm1', width: 64 }, 'the first item write keeps the plan');
-  note('after first item', first);
-  // A later write carrying another plan does not replace the one kept.
-  const settled = await store.tasks.settle({
-    id: tid(1),
-    status: 'completed',
-    result: null,
-    cost: 2000,
-    at: at(20),
-    lastItem: { index: 1, item: { status: 'success', cost: 1000 } },
-    prepared: { model: 'm2' },
-  });
-  assert.deepEqual(settled?.prepared, { model: 'm1', width: 64 });
-  assert.deepEqual((await store.tasks.get(tid(1)))?.prepared, { model: 'm1', width: 64 });
-  note('settled', settled);
+contract(
+  'tasks: what prepare worked out rides on the first item or settlement written, and is kept once',
+  async (store, note) => {
+    await funded(store, 'acc_1', 10_000_000);
+    const at = (ms: number) => iso(T0 + ms);
+    await store.tasks.create(task(tid(1), 'acc_1', { items: 2, estimate: 2000 }), {});
+    const first = await store.tasks.recordItem(tid(1), 0, { status: 'success', cost: 1000 }, at(10), {
+      model: 'm1',
+      width: 64,
+    });
+    assert.deepEqual(first?.prepared, { model: 'm1', width: 64 }, 'the first item write keeps the plan');
+    note('after first item', first);
+    // A later write carrying another plan does not replace the one kept.
+    const settled = await store.tasks.settle({
+      id: tid(1),
+      status: 'completed',
+      result: null,
+      cost: 2000,
+      at: at(20),
+      lastItem: { index: 1, item: { status: 'success', cost: 1000 } },
+      prepared: { model: 'm2' },
+    });
+    assert.deepEqual(settled?.prepared, { model: 'm1', width: 64 });
+    assert.deepEqual((await store.tasks.get(tid(1)))?.prepared, { model: 'm1', width: 64 });
+    note('settled', settled);
 
-  await store.tasks.create(task(tid(2), 'acc_1', { estimate: 1000 }), {});
-  const alone = await store.tasks.settle({
-    id: tid(2),
-    status: 'completed',
-    result: null,
-    cost: 1000,
-    at: at(30),
-    lastItem: { index: 0, item: { status: 'success', cost: 1000 } },
-    prepared: { model: 'm3' },
-  });
-  assert.deepEqual(alone?.prepared, { model: 'm3' }, 'a settlement that is the first write keeps the plan');
-  assert.deepEqual((await store.tasks.get(tid(2)))?.prepared, { model: 'm3' });
-  assert.equal((await store.billing.usage('acc_1', AT, at(60_000))).find((entry) => entry.taskId === tid(2))?.model, 'm3', 'usage names the model the plan chose');
+    await store.tasks.create(task(tid(2), 'acc_1', { estimate: 1000 }), {});
+    const alone = await store.tasks.settle({
+      id: tid(2),
+      status: 'completed',
+      result: null,
+      cost: 1000,
+      at: at(30),
+      lastItem: { index: 0, item: { status: 'success', cost: 1000 } },
+      prepared: { model: 'm3' },
+    });
+    assert.deepEqual(alone?.prepared, { model: 'm3' }, 'a settlement that is the first write keeps the plan');
+    assert.deepEqual((await store.tasks.get(tid(2)))?.prepared, { model: 'm3' });
+    assert.equal(
+      (await store.billing.usage('acc_1', AT, at(60_000))).find((entry) => entry.taskId === tid(2))?.model,
+      'm3',
+      'usage names the model the plan chose',
+    );
 
-  await store.tasks.create(task(tid(3), 'acc_1', { estimate: 1000 }), {});
-  const refused = await store.tasks.recordItem(tid(3), 5, { status: 'success' }, at(40), { model: 'm4' });
-  assert.equal(refused, undefined);
-  assert.equal((await store.tasks.get(tid(3)))?.prepared, undefined, 'a refused write keeps nothing');
-  note('refused', await store.tasks.get(tid(3)));
-});
+    await store.tasks.create(task(tid(3), 'acc_1', { estimate: 1000 }), {});
+    const refused = await store.tasks.recordItem(tid(3), 5, { status: 'success' }, at(40), { model: 'm4' });
+    assert.equal(refused, undefined);
+    assert.equal((await store.tasks.get(tid(3)))?.prepared, undefined, 'a refused write keeps nothing');
+    note('refused', await store.tasks.get(tid(3)));
+  },
+);
 
 contract('tasks: balance, account and spending-limit checks', async (store, note) => {
   await funded(store, 'acc_1', 5000);
   await store.apiKeys.create(key('key_1', 'acc_1'), { maxLive: 5 });
   const limit = { spendingLimit: { limit: 3000, period: 'day' as const } };
   await store.tasks.create(task(tid(1), 'acc_1', { estimate: 2000, apiKeyId: 'key_1' }), limit);
-  await assert.rejects(store.tasks.create(task(tid(2), 'acc_1', { estimate: 1001, apiKeyId: 'key_1' }), limit), { code: 'SPENDING_LIMIT_EXCEEDED' });
+  await assert.rejects(store.tasks.create(task(tid(2), 'acc_1', { estimate: 1001, apiKeyId: 'key_1' }), limit), {
+    code: 'SPENDING_LIMIT_EXCEEDED',
+  });
   await store.tasks.create(task(tid(3), 'acc_1', { estimate: 1000, apiKeyId: 'key_1' }), limit);
   // Yesterday's spend does not count today; the month's does.
   const yesterday = iso(T0 - 86_400_000);
@@ -249,17 +342,27 @@ contract('tasks: balance, account and spending-limit checks', async (store, note
   assert.equal(await store.tasks.keySpend('key_1', 'month', T0), 4000);
   assert.equal(await store.tasks.keySpend('key_1', 'week', T0), 4000, '2026-11-21 and 22 share an ISO week');
   assert.equal(await store.tasks.keySpend('key_none', 'day', T0), 0);
-  await assert.rejects(store.tasks.create(task(tid(4), 'acc_1', { estimate: 1001 }), {}), { code: 'INSUFFICIENT_BALANCE' }, 'available = 5000 − 4000 reserved');
+  await assert.rejects(
+    store.tasks.create(task(tid(4), 'acc_1', { estimate: 1001 }), {}),
+    { code: 'INSUFFICIENT_BALANCE' },
+    'available = 5000 − 4000 reserved',
+  );
   await store.tasks.create(task(tid(4), 'acc_1', { estimate: 1000 }), {});
   assert.equal(await store.tasks.reserved('acc_1'), 5000);
-  await assert.rejects(store.tasks.create(task(tid(5), 'acc_1', { estimate: 0 + 1 }), {}), { code: 'INSUFFICIENT_BALANCE' });
+  await assert.rejects(store.tasks.create(task(tid(5), 'acc_1', { estimate: 0 + 1 }), {}), {
+    code: 'INSUFFICIENT_BALANCE',
+  });
   await assert.rejects(store.tasks.create(task(tid(6), 'acc_none', { estimate: 0 }), {}), { code: 'UNAUTHORIZED' });
   assert.equal(await store.tasks.get(tid(2)), undefined, 'a refused create writes nothing');
   // A token's task (no key) ignores the limit; a settlement below the estimate frees spend.
   await store.tasks.settle({ id: tid(1), status: 'completed', result: null, cost: 500, at: AT });
   assert.equal(await store.tasks.keySpend('key_1', 'day', T0), 1500);
   await store.tasks.create(task(tid(7), 'acc_1', { estimate: 1500, apiKeyId: 'key_1' }), limit);
-  note('spend', [await store.tasks.keySpend('key_1', 'day', T0), await store.tasks.keySpend('key_1', 'week', T0), await store.tasks.keySpend('key_1', 'month', T0)]);
+  note('spend', [
+    await store.tasks.keySpend('key_1', 'day', T0),
+    await store.tasks.keySpend('key_1', 'week', T0),
+    await store.tasks.keySpend('key_1', 'month', T0),
+  ]);
   note('reserved', await store.tasks.reserved('acc_1'));
   assert.equal(await store.tasks.reserved('acc_none'), 0);
   note('counts', await store.tasks.countsByStatus());
@@ -268,15 +371,26 @@ contract('tasks: balance, account and spending-limit checks', async (store, note
 contract('tasks: listing pages, filters, metadata, counts', async (store, note) => {
   await funded(store, 'acc_1', 1_000_000);
   await funded(store, 'acc_2', 1_000_000);
-  const metas: unknown[] = [{ env: 'prod', n: 7 }, { env: 'dev', ok: true }, { env: 'prod', n: 7.5 }, null, { env: { nested: 'prod' } }, { env: 'prod', n: '7' }];
+  const metas: unknown[] = [
+    { env: 'prod', n: 7 },
+    { env: 'dev', ok: true },
+    { env: 'prod', n: 7.5 },
+    null,
+    { env: { nested: 'prod' } },
+    { env: 'prod', n: '7' },
+  ];
   for (let n = 1; n <= 12; n++) {
     const type = n % 3 === 0 ? 'image.rate' : 'image.generate';
     const metadata = metas[n % metas.length];
     const request = metadata === null ? { urls: ['https://x'] } : { prompt: `p${n}`, metadata };
     const apiKeyId = n % 3 === 1 ? 'key_1' : null;
-    await store.tasks.create(task(tid(n), n === 5 ? 'acc_2' : 'acc_1', { type, request, apiKeyId, createdAt: iso(T0 + n * 60_000) }), {});
+    await store.tasks.create(
+      task(tid(n), n === 5 ? 'acc_2' : 'acc_1', { type, request, apiKeyId, createdAt: iso(T0 + n * 60_000) }),
+      {},
+    );
   }
-  for (const n of [2, 4, 9]) await store.tasks.settle({ id: tid(n), status: n === 4 ? 'failed' : 'completed', result: null, cost: 0, at: AT });
+  for (const n of [2, 4, 9])
+    await store.tasks.settle({ id: tid(n), status: n === 4 ? 'failed' : 'completed', result: null, cost: 0, at: AT });
 
   const ids = (page: { tasks: TaskRecord[]; more: boolean }) => ({ ids: page.tasks.map((t) => t.id), more: page.more });
   const page1 = await store.tasks.list('acc_1', { limit: 4 });
@@ -284,7 +398,11 @@ contract('tasks: listing pages, filters, metadata, counts', async (store, note) 
   note('page1', page1);
   const page3 = await store.tasks.list('acc_1', { limit: 4, before: tid(4) });
   assert.deepEqual(ids(page3), { ids: [tid(3), tid(2), tid(1)], more: false });
-  assert.deepEqual(ids(await store.tasks.list('acc_1', { limit: 3, before: tid(4) })), { ids: [tid(3), tid(2), tid(1)], more: false }, 'an exact last page says no more');
+  assert.deepEqual(
+    ids(await store.tasks.list('acc_1', { limit: 3, before: tid(4) })),
+    { ids: [tid(3), tid(2), tid(1)], more: false },
+    'an exact last page says no more',
+  );
   const queries = {
     window: { limit: 20, createdAfter: iso(T0 + 3 * 60_000), createdBefore: iso(T0 + 7 * 60_000) },
     status: { limit: 20, status: 'completed' as const },
@@ -345,7 +463,11 @@ contract('tasks: listing pages, filters, metadata, counts', async (store, note) 
   assert.equal((await store.tasks.list('acc_1', queries.newer)).more, true, 'a newer page says newer ones remain');
   assert.equal((await store.tasks.list('acc_1', queries.newerLast)).more, false, 'the newest page says none remain');
   assert.deepEqual((await store.tasks.list('acc_1', { limit: 5, apiKeyId: 'key\u0000' })).tasks, []);
-  assert.deepEqual(ids(await store.tasks.list('acc_2', { limit: 10 })), { ids: [tid(5)], more: false }, "only the account's own tasks");
+  assert.deepEqual(
+    ids(await store.tasks.list('acc_2', { limit: 10 })),
+    { ids: [tid(5)], more: false },
+    "only the account's own tasks",
+  );
   assert.deepEqual(ids(await store.tasks.list('acc_none', { limit: 10 })), { ids: [], more: false });
 
   const pending = await store.tasks.listPending();
@@ -353,7 +475,9 @@ contract('tasks: listing pages, filters, metadata, counts', async (store, note) 
   note('pending', pending);
   assert.equal(await store.tasks.countPending(), 9);
   assert.deepEqual(await store.tasks.countsByStatus(), { pending: 9, completed: 2, failed: 1 });
-  const byTypeStatus = (await store.tasks.countsByTypeStatus()).sort((a, b) => `${a.type} ${a.status}`.localeCompare(`${b.type} ${b.status}`));
+  const byTypeStatus = (await store.tasks.countsByTypeStatus()).sort((a, b) =>
+    `${a.type} ${a.status}`.localeCompare(`${b.type} ${b.status}`),
+  );
   assert.deepEqual(byTypeStatus, [
     { type: 'image.generate', status: 'completed', count: 1 },
     { type: 'image.generate', status: 'failed', count: 1 },
@@ -396,21 +520,41 @@ contract('webhooks: settings changes and delivery health apply to the record as 
   const DAY = 86_400_000;
   const health = (ok: boolean, at: number) => ({ ok, at: iso(at), disableAfterMs: DAY });
 
-  assert.equal(await store.webhooks.recordHealth('wh_h', health(true, T0)), undefined, 'a healthy webhook stays as it is');
+  assert.equal(
+    await store.webhooks.recordHealth('wh_h', health(true, T0)),
+    undefined,
+    'a healthy webhook stays as it is',
+  );
   assert.equal(await store.webhooks.recordHealth('wh_h', health(false, T0 + 1000)), undefined);
-  assert.equal((await store.webhooks.get('wh_h'))?.failingSince, iso(T0 + 1000), 'the first failure starts the failing time');
+  assert.equal(
+    (await store.webhooks.get('wh_h'))?.failingSince,
+    iso(T0 + 1000),
+    'the first failure starts the failing time',
+  );
 
   const rotated = await store.webhooks.update('wh_h', { sealedSecret: 'bmV3', updatedAt: iso(T0 + 2000) });
   assert.equal(rotated?.failingSince, iso(T0 + 1000), 'a settings change keeps the health written before it');
-  assert.equal(await store.webhooks.recordHealth('wh_h', health(false, T0 + 3000)), undefined, 'failing for seconds of a day: still enabled');
+  assert.equal(
+    await store.webhooks.recordHealth('wh_h', health(false, T0 + 3000)),
+    undefined,
+    'failing for seconds of a day: still enabled',
+  );
   assert.equal((await store.webhooks.get('wh_h'))?.sealedSecret, 'bmV3', 'a health write keeps the rotated secret');
 
   const disabled = await store.webhooks.recordHealth('wh_h', health(false, T0 + 1000 + DAY));
   assert.equal(disabled?.enabled, false, 'failing for a day: disabled, and the caller told');
   note('disabled', disabled);
-  assert.equal(await store.webhooks.recordHealth('wh_h', health(false, T0 + 2 * DAY)), undefined, 'disabled once: a later failure tells nothing new');
+  assert.equal(
+    await store.webhooks.recordHealth('wh_h', health(false, T0 + 2 * DAY)),
+    undefined,
+    'disabled once: a later failure tells nothing new',
+  );
 
-  const enabled = await store.webhooks.update('wh_h', { enabled: true, events: ['webhook.test'], updatedAt: iso(T0 + 3 * DAY) });
+  const enabled = await store.webhooks.update('wh_h', {
+    enabled: true,
+    events: ['webhook.test'],
+    updatedAt: iso(T0 + 3 * DAY),
+  });
   note('re-enabled', enabled);
   assert.equal(enabled?.failingSince, undefined, 're-enabling clears the health that disabled it');
   assert.equal(enabled?.disabledReason, undefined);
@@ -420,8 +564,15 @@ contract('webhooks: settings changes and delivery health apply to the record as 
 
   await store.webhooks.delete('wh_h');
   assert.equal(await store.webhooks.recordHealth('wh_h', health(false, T0 + 4 * DAY)), undefined);
-  assert.equal(await store.webhooks.update('wh_h', { url: 'https://hooks.example/back', updatedAt: iso(T0 + 4 * DAY) }), undefined);
-  assert.equal(await store.webhooks.get('wh_h'), undefined, 'neither a health write nor a change brings a deleted webhook back');
+  assert.equal(
+    await store.webhooks.update('wh_h', { url: 'https://hooks.example/back', updatedAt: iso(T0 + 4 * DAY) }),
+    undefined,
+  );
+  assert.equal(
+    await store.webhooks.get('wh_h'),
+    undefined,
+    'neither a health write nor a change brings a deleted webhook back',
+  );
 });
 
 contract('webhooks: events, deliveries, attempts, due order, redelivery', async (store, note) => {
@@ -446,7 +597,14 @@ contract('webhooks: events, deliveries, attempts, due order, redelivery', async 
     await store.tasks.settle({ id: tid(n), status: 'completed', result: null, cost: 0, at: AT });
   }
   await store.tasks.create(task(tid(4), 'acc_1'), {});
-  const unheard = await store.tasks.settle({ id: tid(4), status: 'failed', result: null, cost: 0, at: AT, noEvent: true });
+  const unheard = await store.tasks.settle({
+    id: tid(4),
+    status: 'failed',
+    result: null,
+    cost: 0,
+    at: AT,
+    noEvent: true,
+  });
   assert.equal(unheard?.eventId, 'none', 'a settlement nobody is to hear of carries its mark');
   assert.equal((await store.tasks.get(tid(4)))?.eventId, 'none');
   note('settled without audience', unheard);
@@ -477,7 +635,11 @@ contract('webhooks: events, deliveries, attempts, due order, redelivery', async 
   };
   const t5 = iso(T0 + 5000);
   const t3 = iso(T0 + 3000);
-  await store.webhooks.recordEvent(event, [delivery('dlv_2', 'wh_b', t5), delivery('dlv_1', 'wh_a', t5), delivery('dlv_3', null, t3)]);
+  await store.webhooks.recordEvent(event, [
+    delivery('dlv_2', 'wh_b', t5),
+    delivery('dlv_1', 'wh_a', t5),
+    delivery('dlv_3', null, t3),
+  ]);
   await store.webhooks.recordEvent({ ...event, type: 'changed' }, [delivery('dlv_9', 'wh_a', AT)]);
   assert.equal(await store.webhooks.getDelivery('dlv_9'), undefined, 'an event is recorded once');
   note('event', await store.webhooks.getEvent('evt_1'));
@@ -493,22 +655,38 @@ contract('webhooks: events, deliveries, attempts, due order, redelivery', async 
     [tid(3)],
   );
 
-  const due = async (limit: number, skip: string[] = []) => (await store.webhooks.nextDeliveries(limit, new Set(skip))).map((d) => d.id);
+  const due = async (limit: number, skip: string[] = []) =>
+    (await store.webhooks.nextDeliveries(limit, new Set(skip))).map((d) => d.id);
   assert.deepEqual(await due(10), ['dlv_3', 'dlv_1', 'dlv_2'], 'by due time, then id');
   assert.deepEqual(await due(2, ['dlv_3']), ['dlv_1', 'dlv_2']);
   assert.deepEqual(await due(0), []);
 
-  const a1 = await store.webhooks.recordAttempt('dlv_3', { at: iso(T0 + 3100), status: 500, latencyMs: 12, error: 'HTTP 500' }, 'pending', iso(T0 + 9000));
+  const a1 = await store.webhooks.recordAttempt(
+    'dlv_3',
+    { at: iso(T0 + 3100), status: 500, latencyMs: 12, error: 'HTTP 500' },
+    'pending',
+    iso(T0 + 9000),
+  );
   assert.equal(a1.attempts.length, 1);
   note('attempt pending', a1);
-  note('attempt delivered', await store.webhooks.recordAttempt('dlv_1', { at: iso(T0 + 5100), status: 200, latencyMs: 30 }, 'delivered', null));
-  const failed = await store.webhooks.recordAttempt('dlv_3', { at: iso(T0 + 9100), status: null, latencyMs: 10_000, error: 'timeout' }, 'failed', null);
+  note(
+    'attempt delivered',
+    await store.webhooks.recordAttempt('dlv_1', { at: iso(T0 + 5100), status: 200, latencyMs: 30 }, 'delivered', null),
+  );
+  const failed = await store.webhooks.recordAttempt(
+    'dlv_3',
+    { at: iso(T0 + 9100), status: null, latencyMs: 10_000, error: 'timeout' },
+    'failed',
+    null,
+  );
   assert.deepEqual(
     failed.attempts.map((a) => a.status),
     [500, null],
   );
   note('attempt failed', failed);
-  await assert.rejects(store.webhooks.recordAttempt('dlv_none', { at: AT, status: 200, latencyMs: 1 }, 'delivered', null));
+  await assert.rejects(
+    store.webhooks.recordAttempt('dlv_none', { at: AT, status: 200, latencyMs: 1 }, 'delivered', null),
+  );
   assert.deepEqual(await due(10), ['dlv_2']);
   assert.deepEqual(await store.webhooks.deliveryCounts(), { pending: 1, delivered: 1, failed: 1 });
 
@@ -525,7 +703,9 @@ contract('webhooks: events, deliveries, attempts, due order, redelivery', async 
   assert.deepEqual(await due(10), ['dlv_2', 'dlv_3']);
   note('pending', await store.webhooks.pendingDeliveries());
 
-  await store.webhooks.recordEvent({ ...event, id: 'evt_2', taskId: null }, [{ ...delivery('dlv_4', 'wh_a', AT), eventId: 'evt_2' }]);
+  await store.webhooks.recordEvent({ ...event, id: 'evt_2', taskId: null }, [
+    { ...delivery('dlv_4', 'wh_a', AT), eventId: 'evt_2' },
+  ]);
   const ofA = await store.webhooks.deliveriesOf('wh_a', 10);
   assert.deepEqual(
     ofA.map((d) => d.id),
@@ -557,7 +737,11 @@ contract('webhooks: events, deliveries, attempts, due order, redelivery', async 
   assert.deepEqual(await store.webhooks.deliveriesOfEvent('evt_none'), []);
   assert.deepEqual(await store.webhooks.deliveriesOfEvent('evt\u0000'), []);
   // A URL may hold a NUL or a lone surrogate (the API's URL schemas take them): its delivery is stored and found all the same.
-  const odd = { ...delivery('dlv_5', null, AT), eventId: 'evt_3', url: 'https://x.example/\u0000\ud800"eventId":"evt_1"' };
+  const odd = {
+    ...delivery('dlv_5', null, AT),
+    eventId: 'evt_3',
+    url: 'https://x.example/\u0000\ud800"eventId":"evt_1"',
+  };
   await store.webhooks.recordEvent({ ...event, id: 'evt_3', taskId: null }, [odd]);
   const ofOdd = await store.webhooks.deliveriesOfEvent('evt_3');
   assert.deepEqual(
@@ -573,7 +757,12 @@ contract('webhooks: events, deliveries, attempts, due order, redelivery', async 
 });
 
 contract('destinations: name unique per account, replace, delete', async (store, note) => {
-  const dest = (id: string, accountId: string, name: string, extra: Partial<DestinationRecord> = {}): DestinationRecord => ({
+  const dest = (
+    id: string,
+    accountId: string,
+    name: string,
+    extra: Partial<DestinationRecord> = {},
+  ): DestinationRecord => ({
     id,
     accountId,
     name,
@@ -585,12 +774,24 @@ contract('destinations: name unique per account, replace, delete', async (store,
     ...extra,
   });
   note('put', await store.destinations.put(dest('dst_b', 'acc_1', 'main')));
-  await store.destinations.put(dest('dst_a', 'acc_1', 'backup', { provider: { id: 'local' }, config: { path: '/tmp/x' }, sealedSecrets: undefined }));
+  await store.destinations.put(
+    dest('dst_a', 'acc_1', 'backup', {
+      provider: { id: 'local' },
+      config: { path: '/tmp/x' },
+      sealedSecrets: undefined,
+    }),
+  );
   await assert.rejects(store.destinations.put(dest('dst_c', 'acc_1', 'main')), { code: 'DESTINATION_NAME_TAKEN' });
   await store.destinations.put(dest('dst_c', 'acc_2', 'main'));
   await store.destinations.put(dest('dst_b', 'acc_1', 'main', { config: { bucket: 'other' }, updatedAt: iso(T0 + 1) }));
-  await assert.rejects(store.destinations.put(dest('dst_b', 'acc_1', 'backup')), { code: 'DESTINATION_NAME_TAKEN' }, 'a rename onto a taken name');
-  await store.destinations.put(dest('dst_a', 'acc_1', 'archive', { provider: { id: 'local' }, config: { path: '/tmp/x' } }));
+  await assert.rejects(
+    store.destinations.put(dest('dst_b', 'acc_1', 'backup')),
+    { code: 'DESTINATION_NAME_TAKEN' },
+    'a rename onto a taken name',
+  );
+  await store.destinations.put(
+    dest('dst_a', 'acc_1', 'archive', { provider: { id: 'local' }, config: { path: '/tmp/x' } }),
+  );
   note('byName', await store.destinations.getByName('acc_1', 'archive'));
   assert.equal(await store.destinations.getByName('acc_1', 'backup'), undefined, 'the old name is free');
   const list = await store.destinations.listByAccount('acc_1');
@@ -607,10 +808,23 @@ contract('destinations: name unique per account, replace, delete', async (store,
   assert.equal(await store.destinations.get('dst_b'), undefined);
   assert.deepEqual(await store.destinations.listByAccount('acc_none'), []);
 
-  note('replace', await store.destinations.replace(dest('dst_c', 'acc_2', 'main', { config: { bucket: 'replaced' }, updatedAt: iso(T0 + 2) })));
+  note(
+    'replace',
+    await store.destinations.replace(
+      dest('dst_c', 'acc_2', 'main', { config: { bucket: 'replaced' }, updatedAt: iso(T0 + 2) }),
+    ),
+  );
   assert.deepEqual((await store.destinations.get('dst_c'))?.config, { bucket: 'replaced' });
-  await assert.rejects(store.destinations.replace(dest('dst_a', 'acc_1', 'main')), { code: 'DESTINATION_NAME_TAKEN' }, 'replace checks the name as put does');
-  assert.equal(await store.destinations.replace(dest('dst_b', 'acc_1', 'gone')), undefined, 'replacing a deleted destination writes nothing');
+  await assert.rejects(
+    store.destinations.replace(dest('dst_a', 'acc_1', 'main')),
+    { code: 'DESTINATION_NAME_TAKEN' },
+    'replace checks the name as put does',
+  );
+  assert.equal(
+    await store.destinations.replace(dest('dst_b', 'acc_1', 'gone')),
+    undefined,
+    'replacing a deleted destination writes nothing',
+  );
   assert.equal(await store.destinations.get('dst_b'), undefined, 'and does not bring it back');
   assert.equal(await store.destinations.getByName('acc_1', 'gone'), undefined);
 });
@@ -635,31 +849,47 @@ contract('secrets: put, replace, delete', async (store, note) => {
   note('after', await store.secrets.list());
 });
 
-contract('text PostgreSQL cannot hold as JSON or text round-trips exactly (NUL, lone surrogates, key order)', async (store, note) => {
-  await funded(store, 'acc_1', 10_000);
-  const odd = 'a\u0000b\ud800c\u2028';
-  const request = { z: 1, prompt: odd, a: [odd, { y: null, b: 1e21, c: -0.5 }], metadata: { tag: odd, n: 1e21, [odd]: 'k' } };
-  const created = await store.tasks.create(task(tid(1), 'acc_1', { request }), {});
-  const read = await store.tasks.get(tid(1));
-  assert.deepEqual(read, created);
-  assert.equal(JSON.stringify(read?.request), JSON.stringify(request), 'the same text, key order included');
-  note('task', read);
-  const filters: Record<string, string>[] = [{ tag: odd }, { n: '1e+21' }, { [odd]: 'k' }];
-  for (const metadata of filters) {
-    assert.deepEqual(
-      (await store.tasks.list('acc_1', { limit: 5, metadata })).tasks.map((t) => t.id),
-      [tid(1)],
-    );
-  }
-  assert.deepEqual((await store.tasks.list('acc_1', { limit: 5, type: 'x\u0000' })).tasks, []);
-  await store.destinations.put({ id: 'dst_1', accountId: 'acc_1', name: odd, provider: { id: 'http' }, config: { url: 'https://x' }, createdAt: AT, updatedAt: AT });
-  note('destination', await store.destinations.getByName('acc_1', odd));
-  assert.equal(await store.tasks.get('tsk_\u0000'), undefined);
-  assert.equal(await store.accounts.get('acc_\u0000'), undefined);
-  assert.equal(await store.apiKeys.getLiveByHash('\u0000'), undefined);
-  await store.accounts.create(account('acc_2', `n${odd}`));
-  note('account', await store.accounts.getByName(`n${odd}`));
-});
+contract(
+  'text PostgreSQL cannot hold as JSON or text round-trips exactly (NUL, lone surrogates, key order)',
+  async (store, note) => {
+    await funded(store, 'acc_1', 10_000);
+    const odd = 'a\u0000b\ud800c\u2028';
+    const request = {
+      z: 1,
+      prompt: odd,
+      a: [odd, { y: null, b: 1e21, c: -0.5 }],
+      metadata: { tag: odd, n: 1e21, [odd]: 'k' },
+    };
+    const created = await store.tasks.create(task(tid(1), 'acc_1', { request }), {});
+    const read = await store.tasks.get(tid(1));
+    assert.deepEqual(read, created);
+    assert.equal(JSON.stringify(read?.request), JSON.stringify(request), 'the same text, key order included');
+    note('task', read);
+    const filters: Record<string, string>[] = [{ tag: odd }, { n: '1e+21' }, { [odd]: 'k' }];
+    for (const metadata of filters) {
+      assert.deepEqual(
+        (await store.tasks.list('acc_1', { limit: 5, metadata })).tasks.map((t) => t.id),
+        [tid(1)],
+      );
+    }
+    assert.deepEqual((await store.tasks.list('acc_1', { limit: 5, type: 'x\u0000' })).tasks, []);
+    await store.destinations.put({
+      id: 'dst_1',
+      accountId: 'acc_1',
+      name: odd,
+      provider: { id: 'http' },
+      config: { url: 'https://x' },
+      createdAt: AT,
+      updatedAt: AT,
+    });
+    note('destination', await store.destinations.getByName('acc_1', odd));
+    assert.equal(await store.tasks.get('tsk_\u0000'), undefined);
+    assert.equal(await store.accounts.get('acc_\u0000'), undefined);
+    assert.equal(await store.apiKeys.getLiveByHash('\u0000'), undefined);
+    await store.accounts.create(account('acc_2', `n${odd}`));
+    note('account', await store.accounts.getByName(`n${odd}`));
+  },
+);
 
 contract('writes are refused once the store is closed', async (store, note) => {
   assert.equal(store.writeFailure(), null);
@@ -673,9 +903,13 @@ contract('writes are refused once the store is closed', async (store, note) => {
 contract('200 parallel creates against a balance for 50 create exactly 50', async (store, note) => {
   const estimate = 20_000;
   await funded(store, 'acc_1', 50 * estimate);
-  const results = await Promise.allSettled(Array.from({ length: 200 }, (_, n) => store.tasks.create(task(tid(n), 'acc_1', { estimate }), {})));
+  const results = await Promise.allSettled(
+    Array.from({ length: 200 }, (_, n) => store.tasks.create(task(tid(n), 'acc_1', { estimate }), {})),
+  );
   const created = results.filter((r) => r.status === 'fulfilled').length;
-  const refused = results.filter((r) => r.status === 'rejected' && (r.reason as { code?: string }).code === 'INSUFFICIENT_BALANCE').length;
+  const refused = results.filter(
+    (r) => r.status === 'rejected' && (r.reason as { code?: string }).code === 'INSUFFICIENT_BALANCE',
+  ).length;
   assert.equal(created, 50);
   assert.equal(refused, 150);
   assert.equal(await store.tasks.reserved('acc_1'), 50 * estimate);
@@ -688,9 +922,15 @@ contract("200 parallel creates against a key's spending limit for 50 create exac
   await funded(store, 'acc_1', 1000 * estimate);
   await store.apiKeys.create(key('key_1', 'acc_1', { spendingLimit: 50 * estimate }), { maxLive: 5 });
   const limits = { spendingLimit: { limit: 50 * estimate, period: 'month' as const } };
-  const results = await Promise.allSettled(Array.from({ length: 200 }, (_, n) => store.tasks.create(task(tid(n), 'acc_1', { estimate, apiKeyId: 'key_1' }), limits)));
+  const results = await Promise.allSettled(
+    Array.from({ length: 200 }, (_, n) =>
+      store.tasks.create(task(tid(n), 'acc_1', { estimate, apiKeyId: 'key_1' }), limits),
+    ),
+  );
   const created = results.filter((r) => r.status === 'fulfilled').length;
-  const refused = results.filter((r) => r.status === 'rejected' && (r.reason as { code?: string }).code === 'SPENDING_LIMIT_EXCEEDED').length;
+  const refused = results.filter(
+    (r) => r.status === 'rejected' && (r.reason as { code?: string }).code === 'SPENDING_LIMIT_EXCEEDED',
+  ).length;
   assert.equal(created, 50);
   assert.equal(refused, 150);
   assert.equal(await store.tasks.keySpend('key_1', 'month', T0), 50 * estimate);
@@ -702,7 +942,14 @@ contract('50 parallel settles of one task charge it once', async (store, note) =
   await store.tasks.create(task(tid(1), 'acc_1', { estimate: 4000, items: 2 }), {});
   const settles = await Promise.all(
     Array.from({ length: 50 }, (_, n) =>
-      store.tasks.settle({ id: tid(1), status: 'completed', result: { n }, cost: 3000, at: iso(T0 + n), lastItem: { index: 1, item: { status: 'success', cost: 3000 } } }),
+      store.tasks.settle({
+        id: tid(1),
+        status: 'completed',
+        result: { n },
+        cost: 3000,
+        at: iso(T0 + n),
+        lastItem: { index: 1, item: { status: 'success', cost: 3000 } },
+      }),
     ),
   );
   assert.equal(settles.filter((s) => s !== undefined).length, 1);
@@ -712,7 +959,11 @@ contract('50 parallel settles of one task charge it once', async (store, note) =
   note('balance', account?.balance);
   // Parallel item records of one task: each item once, all kept.
   await store.tasks.create(task(tid(2), 'acc_1', { estimate: 10, items: 20 }), {});
-  const recorded = await Promise.all(Array.from({ length: 40 }, (_, n) => store.tasks.recordItem(tid(2), n % 20, { status: 'success', cost: 0, result: n }, AT)));
+  const recorded = await Promise.all(
+    Array.from({ length: 40 }, (_, n) =>
+      store.tasks.recordItem(tid(2), n % 20, { status: 'success', cost: 0, result: n }, AT),
+    ),
+  );
   assert.equal(recorded.filter((r) => r !== undefined).length, 20);
   const items = (await store.tasks.get(tid(2)))?.items ?? [];
   assert.equal(items.filter((item) => item.status === 'success').length, 20);
@@ -720,8 +971,19 @@ contract('50 parallel settles of one task charge it once', async (store, note) =
 
 contract('api keys: update, touch, rotate, and expiry in the live count', async (store, note) => {
   await store.accounts.create(account('acc_1'));
-  await store.apiKeys.create(key('key_a', 'acc_1', { name: 'ci', spendingLimit: 1000, requestsPerMinute: 10 }), { maxLive: 3 });
-  note('updated', await store.apiKeys.update('key_a', { name: null, requestsPerMinute: 20, expiresAt: iso(T0 + 86_400_000), spendingLimit: null, spendingLimitPeriod: 'day' }));
+  await store.apiKeys.create(key('key_a', 'acc_1', { name: 'ci', spendingLimit: 1000, requestsPerMinute: 10 }), {
+    maxLive: 3,
+  });
+  note(
+    'updated',
+    await store.apiKeys.update('key_a', {
+      name: null,
+      requestsPerMinute: 20,
+      expiresAt: iso(T0 + 86_400_000),
+      spendingLimit: null,
+      spendingLimitPeriod: 'day',
+    }),
+  );
   assert.equal(await store.apiKeys.update('key_none', { name: 'x' }), undefined);
 
   await store.apiKeys.touch('key_a', iso(T0 + 60_000));
@@ -733,23 +995,62 @@ contract('api keys: update, touch, rotate, and expiry in the live count', async 
   // An expired key does not count against maxLive when `now` is given.
   await store.apiKeys.create(key('key_x', 'acc_1', { expiresAt: iso(T0 + 1000) }), { maxLive: 3 });
   await store.apiKeys.create(key('key_b', 'acc_1'), { maxLive: 2, now: iso(T0 + 2000) });
-  await assert.rejects(store.apiKeys.create(key('key_c', 'acc_1'), { maxLive: 2, now: iso(T0 + 2000) }), { code: 'API_KEY_LIMIT_REACHED' });
-  await assert.rejects(store.apiKeys.create(key('key_c', 'acc_1'), { maxLive: 2 }), { code: 'API_KEY_LIMIT_REACHED' }, 'without now, expiry is not looked at');
+  await assert.rejects(store.apiKeys.create(key('key_c', 'acc_1'), { maxLive: 2, now: iso(T0 + 2000) }), {
+    code: 'API_KEY_LIMIT_REACHED',
+  });
+  await assert.rejects(
+    store.apiKeys.create(key('key_c', 'acc_1'), { maxLive: 2 }),
+    { code: 'API_KEY_LIMIT_REACHED' },
+    'without now, expiry is not looked at',
+  );
 
   // A rotation with a grace: the old key still counts, so at the bound it is refused and writes nothing.
   const next = key('key_n', 'acc_1', { rotatedFrom: 'key_a' });
-  await assert.rejects(store.apiKeys.rotate('key_a', next, { expiresAt: iso(T0 + 62_000) }, { maxLive: 2, now: iso(T0 + 2000) }), { code: 'API_KEY_LIMIT_REACHED' });
+  await assert.rejects(
+    store.apiKeys.rotate('key_a', next, { expiresAt: iso(T0 + 62_000) }, { maxLive: 2, now: iso(T0 + 2000) }),
+    { code: 'API_KEY_LIMIT_REACHED' },
+  );
   assert.equal(await store.apiKeys.get('key_n'), undefined);
   assert.equal((await store.apiKeys.get('key_a'))?.expiresAt, iso(T0 + 86_400_000));
-  note('rotated with grace', await store.apiKeys.rotate('key_a', next, { expiresAt: iso(T0 + 62_000) }, { maxLive: 3, now: iso(T0 + 2000) }));
+  note(
+    'rotated with grace',
+    await store.apiKeys.rotate('key_a', next, { expiresAt: iso(T0 + 62_000) }, { maxLive: 3, now: iso(T0 + 2000) }),
+  );
   note('old after grace rotation', await store.apiKeys.get('key_a'));
   // Revoking at once frees the old key's place: three live keys before, three after.
-  note('rotated now', await store.apiKeys.rotate('key_b', key('key_m', 'acc_1', { rotatedFrom: 'key_b' }), { revokedAt: iso(T0 + 3000) }, { maxLive: 3, now: iso(T0 + 3000) }));
+  note(
+    'rotated now',
+    await store.apiKeys.rotate(
+      'key_b',
+      key('key_m', 'acc_1', { rotatedFrom: 'key_b' }),
+      { revokedAt: iso(T0 + 3000) },
+      { maxLive: 3, now: iso(T0 + 3000) },
+    ),
+  );
   assert.equal(await store.apiKeys.getLiveByHash('hash_key_b'), undefined);
   // An expired, revoked or unknown key is not rotated.
-  assert.equal(await store.apiKeys.rotate('key_x', key('key_q', 'acc_1'), { revokedAt: iso(T0 + 3000) }, { maxLive: 9, now: iso(T0 + 3000) }), undefined);
-  assert.equal(await store.apiKeys.rotate('key_b', key('key_q', 'acc_1'), { revokedAt: iso(T0 + 3000) }, { maxLive: 9, now: iso(T0 + 3000) }), undefined);
-  assert.equal(await store.apiKeys.rotate('key_none', key('key_q', 'acc_1'), { revokedAt: iso(T0 + 3000) }, { maxLive: 9 }), undefined);
+  assert.equal(
+    await store.apiKeys.rotate(
+      'key_x',
+      key('key_q', 'acc_1'),
+      { revokedAt: iso(T0 + 3000) },
+      { maxLive: 9, now: iso(T0 + 3000) },
+    ),
+    undefined,
+  );
+  assert.equal(
+    await store.apiKeys.rotate(
+      'key_b',
+      key('key_q', 'acc_1'),
+      { revokedAt: iso(T0 + 3000) },
+      { maxLive: 9, now: iso(T0 + 3000) },
+    ),
+    undefined,
+  );
+  assert.equal(
+    await store.apiKeys.rotate('key_none', key('key_q', 'acc_1'), { revokedAt: iso(T0 + 3000) }, { maxLive: 9 }),
+    undefined,
+  );
   assert.equal(await store.apiKeys.get('key_q'), undefined);
   assert.equal(await store.apiKeys.update('key_b', { name: 'revoked' }), undefined, 'a revoked key is not updated');
   note(
@@ -771,86 +1072,138 @@ contract('request windows: one count per key and window; 100 parallel hits count
   note('counts', counts.length);
 });
 
-contract('billing: usage by settlement time, the month budget, and one alert mark per scope, period and threshold', async (store, note) => {
-  await funded(store, 'acc_1', 10_000_000);
-  await funded(store, 'acc_2', 1_000_000);
-  const at = (ms: number) => iso(T0 + ms);
-  await store.tasks.create(task(tid(1), 'acc_1', { apiKeyId: 'key_a', items: 3, estimate: 3000 }), {});
-  await store.tasks.savePrepared(tid(1), { model: 'm1', width: 64 }, at(10));
-  await store.tasks.recordItem(tid(1), 0, { status: 'success', cost: 1000 }, at(20));
-  await store.tasks.recordItem(tid(1), 1, { status: 'failed', error: { code: 'PROVIDER_ERROR' } }, at(30));
-  await store.tasks.settle({ id: tid(1), status: 'completed', result: { model: 'm1' }, cost: 2000, at: at(1000), lastItem: { index: 2, item: { status: 'success', cost: 1000 } } });
-  await store.tasks.create(task(tid(2), 'acc_1', { type: 'image.rate', estimate: 200 }), {});
-  await store.tasks.settle({ id: tid(2), status: 'failed', result: null, errors: [{ code: 'INVALID_INPUT' }], cost: 0, at: at(2000) });
-  await store.tasks.create(task(tid(3), 'acc_1', { apiKeyId: 'key_b', estimate: 500 }), {});
-  await store.tasks.settle({ id: tid(3), status: 'completed', result: null, cost: 500, at: '2026-12-01T00:00:00.000Z' });
-  await store.tasks.create(task(tid(4), 'acc_1', { estimate: 700 }), {}); // pending: not usage
-  await store.tasks.create(task(tid(5), 'acc_2', { estimate: 900 }), {});
-  await store.tasks.settle({ id: tid(5), status: 'completed', result: null, cost: 900, at: at(1000) });
+contract(
+  'billing: usage by settlement time, the month budget, and one alert mark per scope, period and threshold',
+  async (store, note) => {
+    await funded(store, 'acc_1', 10_000_000);
+    await funded(store, 'acc_2', 1_000_000);
+    const at = (ms: number) => iso(T0 + ms);
+    await store.tasks.create(task(tid(1), 'acc_1', { apiKeyId: 'key_a', items: 3, estimate: 3000 }), {});
+    await store.tasks.savePrepared(tid(1), { model: 'm1', width: 64 }, at(10));
+    await store.tasks.recordItem(tid(1), 0, { status: 'success', cost: 1000 }, at(20));
+    await store.tasks.recordItem(tid(1), 1, { status: 'failed', error: { code: 'PROVIDER_ERROR' } }, at(30));
+    await store.tasks.settle({
+      id: tid(1),
+      status: 'completed',
+      result: { model: 'm1' },
+      cost: 2000,
+      at: at(1000),
+      lastItem: { index: 2, item: { status: 'success', cost: 1000 } },
+    });
+    await store.tasks.create(task(tid(2), 'acc_1', { type: 'image.rate', estimate: 200 }), {});
+    await store.tasks.settle({
+      id: tid(2),
+      status: 'failed',
+      result: null,
+      errors: [{ code: 'INVALID_INPUT' }],
+      cost: 0,
+      at: at(2000),
+    });
+    await store.tasks.create(task(tid(3), 'acc_1', { apiKeyId: 'key_b', estimate: 500 }), {});
+    await store.tasks.settle({
+      id: tid(3),
+      status: 'completed',
+      result: null,
+      cost: 500,
+      at: '2026-12-01T00:00:00.000Z',
+    });
+    await store.tasks.create(task(tid(4), 'acc_1', { estimate: 700 }), {}); // pending: not usage
+    await store.tasks.create(task(tid(5), 'acc_2', { estimate: 900 }), {});
+    await store.tasks.settle({ id: tid(5), status: 'completed', result: null, cost: 900, at: at(1000) });
 
-  const november = await store.billing.usage('acc_1', AT, '2026-12-01T00:00:00.000Z');
-  assert.deepEqual(
-    november.map((e) => e.taskId),
-    [tid(1), tid(2)],
-    'to is exclusive; pending tasks and other accounts are left out',
-  );
-  assert.deepEqual(november[0], { taskId: tid(1), settledAt: at(1000), apiKeyId: 'key_a', type: 'image.generate', model: 'm1', cost: 2000, items: 2 });
-  note('november', november);
-  note(
-    'from is inclusive',
-    (await store.billing.usage('acc_1', at(2000), '2027-01-01T00:00:00.000Z')).map((e) => e.taskId),
-  );
-  assert.deepEqual(await store.billing.usage('acc_1', at(2001), '2026-12-01T00:00:00.000Z'), []);
-  assert.deepEqual(await store.billing.usage('acc_none', AT, '2027-01-01T00:00:00.000Z'), []);
+    const november = await store.billing.usage('acc_1', AT, '2026-12-01T00:00:00.000Z');
+    assert.deepEqual(
+      november.map((e) => e.taskId),
+      [tid(1), tid(2)],
+      'to is exclusive; pending tasks and other accounts are left out',
+    );
+    assert.deepEqual(november[0], {
+      taskId: tid(1),
+      settledAt: at(1000),
+      apiKeyId: 'key_a',
+      type: 'image.generate',
+      model: 'm1',
+      cost: 2000,
+      items: 2,
+    });
+    note('november', november);
+    note(
+      'from is inclusive',
+      (await store.billing.usage('acc_1', at(2000), '2027-01-01T00:00:00.000Z')).map((e) => e.taskId),
+    );
+    assert.deepEqual(await store.billing.usage('acc_1', at(2001), '2026-12-01T00:00:00.000Z'), []);
+    assert.deepEqual(await store.billing.usage('acc_none', AT, '2027-01-01T00:00:00.000Z'), []);
 
-  assert.deepEqual(await store.billing.monthBudget('acc_1', '2026-11'), { charged: 2000, balance: 10_000_000 - 2500 });
-  assert.deepEqual(await store.billing.monthBudget('acc_1', '2026-12'), { charged: 500, balance: 10_000_000 - 2500 });
-  assert.deepEqual(await store.billing.monthBudget('acc_2', '2026-11'), { charged: 900, balance: 1_000_000 - 900 });
-  assert.equal(await store.billing.monthBudget('acc_none', '2026-11'), undefined);
+    assert.deepEqual(await store.billing.monthBudget('acc_1', '2026-11'), {
+      charged: 2000,
+      balance: 10_000_000 - 2500,
+    });
+    assert.deepEqual(await store.billing.monthBudget('acc_1', '2026-12'), { charged: 500, balance: 10_000_000 - 2500 });
+    assert.deepEqual(await store.billing.monthBudget('acc_2', '2026-11'), { charged: 900, balance: 1_000_000 - 900 });
+    assert.equal(await store.billing.monthBudget('acc_none', '2026-11'), undefined);
 
-  const alert = (threshold: number, eventId: string): BillingAlertRecord => ({
-    id: `acc_1|2026-11|${threshold}`,
-    scope: 'account',
-    accountId: 'acc_1',
-    period: '2026-11',
-    threshold,
-    used: 2000,
-    limit: 10_000_000,
-    eventId,
-    createdAt: AT,
-  });
-  const event = (id: string): EventRecord => ({ id, type: 'billing.threshold_reached', accountId: 'acc_1', taskId: null, createdAt: AT, payload: { id, type: 'billing.threshold_reached', data: {} } });
-  const delivery = (id: string, eventId: string): DeliveryRecord => ({
-    id,
-    eventId,
-    accountId: 'acc_1',
-    webhookId: 'wh_1',
-    url: 'https://hooks.example/b',
-    status: 'pending',
-    attempts: [],
-    nextAttemptAt: AT,
-    createdAt: AT,
-    updatedAt: AT,
-  });
-  assert.equal(await store.billing.recordAlert(alert(50, 'evt_1'), event('evt_1'), [delivery('dlv_1', 'evt_1')]), true);
-  assert.equal(await store.billing.recordAlert(alert(50, 'evt_2'), event('evt_2'), [delivery('dlv_2', 'evt_2')]), false, 'the mark exists: nothing written');
-  assert.equal(await store.webhooks.getEvent('evt_2'), undefined);
-  assert.equal(await store.webhooks.getDelivery('dlv_2'), undefined);
-  note('alert', await store.billing.getAlert('acc_1|2026-11|50'));
-  note('its event', await store.webhooks.getEvent('evt_1'));
-  note('its delivery', await store.webhooks.getDelivery('dlv_1'));
-  assert.equal(await store.billing.getAlert('acc_1|2026-11|80'), undefined);
-  assert.equal(await store.billing.getAlert('nonsense'), undefined);
+    const alert = (threshold: number, eventId: string): BillingAlertRecord => ({
+      id: `acc_1|2026-11|${threshold}`,
+      scope: 'account',
+      accountId: 'acc_1',
+      period: '2026-11',
+      threshold,
+      used: 2000,
+      limit: 10_000_000,
+      eventId,
+      createdAt: AT,
+    });
+    const event = (id: string): EventRecord => ({
+      id,
+      type: 'billing.threshold_reached',
+      accountId: 'acc_1',
+      taskId: null,
+      createdAt: AT,
+      payload: { id, type: 'billing.threshold_reached', data: {} },
+    });
+    const delivery = (id: string, eventId: string): DeliveryRecord => ({
+      id,
+      eventId,
+      accountId: 'acc_1',
+      webhookId: 'wh_1',
+      url: 'https://hooks.example/b',
+      status: 'pending',
+      attempts: [],
+      nextAttemptAt: AT,
+      createdAt: AT,
+      updatedAt: AT,
+    });
+    assert.equal(
+      await store.billing.recordAlert(alert(50, 'evt_1'), event('evt_1'), [delivery('dlv_1', 'evt_1')]),
+      true,
+    );
+    assert.equal(
+      await store.billing.recordAlert(alert(50, 'evt_2'), event('evt_2'), [delivery('dlv_2', 'evt_2')]),
+      false,
+      'the mark exists: nothing written',
+    );
+    assert.equal(await store.webhooks.getEvent('evt_2'), undefined);
+    assert.equal(await store.webhooks.getDelivery('dlv_2'), undefined);
+    note('alert', await store.billing.getAlert('acc_1|2026-11|50'));
+    note('its event', await store.webhooks.getEvent('evt_1'));
+    note('its delivery', await store.webhooks.getDelivery('dlv_1'));
+    assert.equal(await store.billing.getAlert('acc_1|2026-11|80'), undefined);
+    assert.equal(await store.billing.getAlert('nonsense'), undefined);
 
-  // 20 at once for one mark: one wins, with its event and delivery; the others write nothing.
-  const won = await Promise.all(Array.from({ length: 20 }, (_, n) => store.billing.recordAlert(alert(80, `evt_r${n}`), event(`evt_r${n}`), [delivery(`dlv_r${n}`, `evt_r${n}`)])));
-  assert.equal(won.filter(Boolean).length, 1);
-  const winner = won.indexOf(true);
-  assert.equal((await store.billing.getAlert('acc_1|2026-11|80'))?.eventId, `evt_r${winner}`);
-  const stored = await Promise.all(Array.from({ length: 20 }, (_, n) => store.webhooks.getDelivery(`dlv_r${n}`)));
-  assert.equal(stored.filter(Boolean).length, 1);
-  note('pending deliveries', (await store.webhooks.pendingDeliveries()).length);
-});
+    // 20 at once for one mark: one wins, with its event and delivery; the others write nothing.
+    const won = await Promise.all(
+      Array.from({ length: 20 }, (_, n) =>
+        store.billing.recordAlert(alert(80, `evt_r${n}`), event(`evt_r${n}`), [delivery(`dlv_r${n}`, `evt_r${n}`)]),
+      ),
+    );
+    assert.equal(won.filter(Boolean).length, 1);
+    const winner = won.indexOf(true);
+    assert.equal((await store.billing.getAlert('acc_1|2026-11|80'))?.eventId, `evt_r${winner}`);
+    const stored = await Promise.all(Array.from({ length: 20 }, (_, n) => store.webhooks.getDelivery(`dlv_r${n}`)));
+    assert.equal(stored.filter(Boolean).length, 1);
+    note('pending deliveries', (await store.webhooks.pendingDeliveries()).length);
+  },
+);
 
 contract('idempotency keys: claim, renew, answer, release, lapse and purge', async (store, note) => {
   const repo = store.idempotency;
@@ -903,7 +1256,12 @@ contract('idempotency keys: claim, renew, answer, release, lapse and purge', asy
   await repo.claim(claim('k3', 'tok', 0), at(0));
   await repo.purgeExpired(at(86_400_000));
   // Read as of a time before they expired: only what was deleted is absent.
-  const left = [await repo.get('acc_a:k1', at(0)), await repo.get('acc_a:k2', at(0)), await repo.get('acc_a:k3', at(0)), await repo.get('acc_b:k1', at(0))];
+  const left = [
+    await repo.get('acc_a:k1', at(0)),
+    await repo.get('acc_a:k2', at(0)),
+    await repo.get('acc_a:k3', at(0)),
+    await repo.get('acc_b:k1', at(0)),
+  ];
   assert.deepEqual(
     left.map((record) => record?.id),
     [undefined, 'acc_a:k2', undefined, undefined],
@@ -911,88 +1269,124 @@ contract('idempotency keys: claim, renew, answer, release, lapse and purge', asy
   note('left', left);
 });
 
-contract('tasks: a settlement worked out from `finished` items is refused once another item has finished', async (store, note) => {
-  await funded(store, 'acc_1', 10_000);
-  await store.tasks.create(task(tid(1), 'acc_1', { estimate: 3000, items: 3 }), {});
-  const t1 = iso(T0 + 1000);
-  await store.tasks.recordItem(tid(1), 0, { status: 'success', cost: 1000, attempts: 1 }, t1);
-  // A cancel read the task with one item finished; a second finishes before its settlement lands.
-  await store.tasks.recordItem(tid(1), 1, { status: 'success', cost: 1000, attempts: 1 }, t1);
-  const stale = { id: tid(1), status: 'completed' as const, result: { n: 1 }, cost: 1000, at: iso(T0 + 2000), finished: 1 };
-  assert.equal(await store.tasks.settle(stale), undefined, 'counted one finished item; two have');
-  assert.equal((await store.tasks.get(tid(1)))?.status, 'pending');
-  assert.equal(await store.tasks.reserved('acc_1'), 3000, 'nothing moved');
-  const settled = await store.tasks.settle({ ...stale, cost: 2000, result: { n: 2 }, finished: 2 });
-  note('settled', settled);
-  assert.equal(settled?.status, 'completed');
-  assert.equal(settled?.cost, 2000);
-  assert.equal(await store.tasks.reserved('acc_1'), 0);
-  assert.equal((await store.accounts.get('acc_1'))?.balance, 8000);
-  assert.equal(await store.tasks.recordItem(tid(1), 2, { status: 'success', cost: 1000 }, t1), undefined, 'an item finishing after the settlement is refused');
-});
+contract(
+  'tasks: a settlement worked out from `finished` items is refused once another item has finished',
+  async (store, note) => {
+    await funded(store, 'acc_1', 10_000);
+    await store.tasks.create(task(tid(1), 'acc_1', { estimate: 3000, items: 3 }), {});
+    const t1 = iso(T0 + 1000);
+    await store.tasks.recordItem(tid(1), 0, { status: 'success', cost: 1000, attempts: 1 }, t1);
+    // A cancel read the task with one item finished; a second finishes before its settlement lands.
+    await store.tasks.recordItem(tid(1), 1, { status: 'success', cost: 1000, attempts: 1 }, t1);
+    const stale = {
+      id: tid(1),
+      status: 'completed' as const,
+      result: { n: 1 },
+      cost: 1000,
+      at: iso(T0 + 2000),
+      finished: 1,
+    };
+    assert.equal(await store.tasks.settle(stale), undefined, 'counted one finished item; two have');
+    assert.equal((await store.tasks.get(tid(1)))?.status, 'pending');
+    assert.equal(await store.tasks.reserved('acc_1'), 3000, 'nothing moved');
+    const settled = await store.tasks.settle({ ...stale, cost: 2000, result: { n: 2 }, finished: 2 });
+    note('settled', settled);
+    assert.equal(settled?.status, 'completed');
+    assert.equal(settled?.cost, 2000);
+    assert.equal(await store.tasks.reserved('acc_1'), 0);
+    assert.equal((await store.accounts.get('acc_1'))?.balance, 8000);
+    assert.equal(
+      await store.tasks.recordItem(tid(1), 2, { status: 'success', cost: 1000 }, t1),
+      undefined,
+      'an item finishing after the settlement is refused',
+    );
+  },
+);
 
-contract('tasks: a settlement with `unfinishedItem` writes it over every item still pending, finished ones kept', async (store, note) => {
-  await funded(store, 'acc_1', 10_000);
-  await store.tasks.create(task(tid(1), 'acc_1', { estimate: 3000, items: 3 }), {});
-  await store.tasks.recordItem(tid(1), 1, { status: 'success', cost: 1000, attempts: 1 }, iso(T0 + 1000));
-  const cancelled: ItemRecord = { status: 'failed', error: { code: 'TASK_CANCELLED', message: 'the task was cancelled before this item finished' } };
-  const settled = await store.tasks.settle({ id: tid(1), status: 'completed', result: { n: 1 }, cost: 1000, at: iso(T0 + 2000), finished: 1, unfinishedItem: cancelled });
-  note('settled', settled);
-  assert.deepEqual(settled?.items, [cancelled, { status: 'success', cost: 1000, attempts: 1 }, cancelled]);
-  assert.deepEqual(await store.tasks.get(tid(1)), settled, 'read back as the settlement answered it');
-  assert.equal(await store.tasks.reserved('acc_1'), 0);
-  assert.equal((await store.accounts.get('acc_1'))?.balance, 9000);
-});
+contract(
+  'tasks: a settlement with `unfinishedItem` writes it over every item still pending, finished ones kept',
+  async (store, note) => {
+    await funded(store, 'acc_1', 10_000);
+    await store.tasks.create(task(tid(1), 'acc_1', { estimate: 3000, items: 3 }), {});
+    await store.tasks.recordItem(tid(1), 1, { status: 'success', cost: 1000, attempts: 1 }, iso(T0 + 1000));
+    const cancelled: ItemRecord = {
+      status: 'failed',
+      error: { code: 'TASK_CANCELLED', message: 'the task was cancelled before this item finished' },
+    };
+    const settled = await store.tasks.settle({
+      id: tid(1),
+      status: 'completed',
+      result: { n: 1 },
+      cost: 1000,
+      at: iso(T0 + 2000),
+      finished: 1,
+      unfinishedItem: cancelled,
+    });
+    note('settled', settled);
+    assert.deepEqual(settled?.items, [cancelled, { status: 'success', cost: 1000, attempts: 1 }, cancelled]);
+    assert.deepEqual(await store.tasks.get(tid(1)), settled, 'read back as the settlement answered it');
+    assert.equal(await store.tasks.reserved('acc_1'), 0);
+    assert.equal((await store.accounts.get('acc_1'))?.balance, 9000);
+  },
+);
 
-contract('console sessions: a link is used once, sessions are found by hash, revoked, listed until expiry and purged', async (store, note) => {
-  const repo = store.consoleSessions;
-  const at = (ms: number) => iso(T0 + ms);
-  const record = (id: string, kind: 'link' | 'session', expiresIn: number, extra: Partial<ConsoleSessionRecord> = {}): ConsoleSessionRecord => ({
-    id,
-    hash: `hash_${id}`,
-    kind,
-    accountId: 'acc_a',
-    scopes: ['keys', 'manage'],
-    createdAt: at(0),
-    expiresAt: at(expiresIn),
-    ...extra,
-  });
-  await repo.put(record('cs_link1', 'link', 600_000, { next: '/console/gallery' }));
-  await repo.put(record('cs_link2', 'link', 600_000));
-  await repo.put(record('cs_sess1', 'session', 3_600_000, { via: 'link', userAgent: 'test browser' }));
-  await repo.put(record('cs_oper1', 'session', 3_600_000, { accountId: null }));
+contract(
+  'console sessions: a link is used once, sessions are found by hash, revoked, listed until expiry and purged',
+  async (store, note) => {
+    const repo = store.consoleSessions;
+    const at = (ms: number) => iso(T0 + ms);
+    const record = (
+      id: string,
+      kind: 'link' | 'session',
+      expiresIn: number,
+      extra: Partial<ConsoleSessionRecord> = {},
+    ): ConsoleSessionRecord => ({
+      id,
+      hash: `hash_${id}`,
+      kind,
+      accountId: 'acc_a',
+      scopes: ['keys', 'manage'],
+      createdAt: at(0),
+      expiresAt: at(expiresIn),
+      ...extra,
+    });
+    await repo.put(record('cs_link1', 'link', 600_000, { next: '/console/gallery' }));
+    await repo.put(record('cs_link2', 'link', 600_000));
+    await repo.put(record('cs_sess1', 'session', 3_600_000, { via: 'link', userAgent: 'test browser' }));
+    await repo.put(record('cs_oper1', 'session', 3_600_000, { accountId: null }));
 
-  const used = await repo.consume('hash_cs_link1', at(1000));
-  note('used', used);
-  assert.equal(used?.usedAt, at(1000));
-  assert.equal(await repo.consume('hash_cs_link1', at(2000)), undefined, 'a second visit of the link is refused');
-  assert.equal(await repo.consume('hash_cs_sess1', at(2000)), undefined, 'a session is not a link');
-  assert.equal(await repo.consume('hash_nothing', at(2000)), undefined);
-  assert.equal(await repo.consume('hash_cs_link2', at(600_000)), undefined, 'an expired link is refused');
-  // Two visits at once: one wins.
-  await repo.put(record('cs_link3', 'link', 600_000));
-  const both = await Promise.all([repo.consume('hash_cs_link3', at(3000)), repo.consume('hash_cs_link3', at(3000))]);
-  assert.equal(both.filter(Boolean).length, 1, 'exactly one of two concurrent visits uses the link');
+    const used = await repo.consume('hash_cs_link1', at(1000));
+    note('used', used);
+    assert.equal(used?.usedAt, at(1000));
+    assert.equal(await repo.consume('hash_cs_link1', at(2000)), undefined, 'a second visit of the link is refused');
+    assert.equal(await repo.consume('hash_cs_sess1', at(2000)), undefined, 'a session is not a link');
+    assert.equal(await repo.consume('hash_nothing', at(2000)), undefined);
+    assert.equal(await repo.consume('hash_cs_link2', at(600_000)), undefined, 'an expired link is refused');
+    // Two visits at once: one wins.
+    await repo.put(record('cs_link3', 'link', 600_000));
+    const both = await Promise.all([repo.consume('hash_cs_link3', at(3000)), repo.consume('hash_cs_link3', at(3000))]);
+    assert.equal(both.filter(Boolean).length, 1, 'exactly one of two concurrent visits uses the link');
 
-  note('by hash', await repo.getByHash('hash_cs_sess1'));
-  assert.equal((await repo.getByHash('hash_cs_oper1'))?.accountId, null);
-  const revoked = await repo.revoke('cs_sess1', at(5000));
-  note('revoked', revoked);
-  assert.equal(revoked?.revokedAt, at(5000));
-  assert.equal(await repo.revoke('cs_sess1', at(6000)), undefined, 'revoked once');
-  assert.equal(await repo.revoke('cs_none', at(6000)), undefined);
-  assert.equal((await repo.getByHash('hash_cs_sess1'))?.revokedAt, at(5000));
-  await repo.put(record('cs_link4', 'link', 600_000));
-  await repo.revoke('cs_link4', at(7000));
-  assert.equal(await repo.consume('hash_cs_link4', at(8000)), undefined, 'a revoked link is refused');
+    note('by hash', await repo.getByHash('hash_cs_sess1'));
+    assert.equal((await repo.getByHash('hash_cs_oper1'))?.accountId, null);
+    const revoked = await repo.revoke('cs_sess1', at(5000));
+    note('revoked', revoked);
+    assert.equal(revoked?.revokedAt, at(5000));
+    assert.equal(await repo.revoke('cs_sess1', at(6000)), undefined, 'revoked once');
+    assert.equal(await repo.revoke('cs_none', at(6000)), undefined);
+    assert.equal((await repo.getByHash('hash_cs_sess1'))?.revokedAt, at(5000));
+    await repo.put(record('cs_link4', 'link', 600_000));
+    await repo.revoke('cs_link4', at(7000));
+    assert.equal(await repo.consume('hash_cs_link4', at(8000)), undefined, 'a revoked link is refused');
 
-  const listed = await repo.list(at(600_000));
-  note('listed after the links expired', listed);
-  assert.deepEqual(
-    listed.map((r) => r.id),
-    ['cs_sess1', 'cs_oper1'],
-  );
-  await repo.purgeExpired(at(600_000));
-  assert.equal(await repo.getByHash('hash_cs_link1'), undefined, 'purged');
-  assert.ok(await repo.getByHash('hash_cs_oper1'), 'a live session stays');
-});
+    const listed = await repo.list(at(600_000));
+    note('listed after the links expired', listed);
+    assert.deepEqual(
+      listed.map((r) => r.id),
+      ['cs_sess1', 'cs_oper1'],
+    );
+    await repo.purgeExpired(at(600_000));
+    assert.equal(await repo.getByHash('hash_cs_link1'), undefined, 'purged');
+    assert.ok(await repo.getByHash('hash_cs_oper1'), 'a live session stays');
+  },
+);

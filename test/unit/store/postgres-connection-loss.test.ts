@@ -79,7 +79,9 @@ test('a transaction whose backend is terminated between statements fails with ST
   });
   assert.deepEqual(warnings, []);
   assert.match(health.failure() ?? '', /the database cannot be reached/);
-  const next = await db.tx(async (client) => (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+  const next = await db.tx(
+    async (client) => (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid,
+  );
   assert.notEqual(next, pid, 'the broken client was discarded');
   assert.equal(health.failure(), null, 'a statement that got through says the database is back');
 });
@@ -139,7 +141,13 @@ test('a store whose sessions are all terminated says so in writeFailure (GET /re
     },
   });
   closers.push(() => store.close());
-  await store.accounts.create({ id: 'acc_1', name: 'one', balance: 0, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' });
+  await store.accounts.create({
+    id: 'acc_1',
+    name: 'one',
+    balance: 0,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  });
   assert.equal(store.writeFailure(), null);
 
   const broken = once(store.pool, 'error');

@@ -61,8 +61,14 @@ test('a database with a newer schema is refused, by open and by migrate', async 
   const store = await PgStore.open({ url, poolSize: 1 });
   closers.push(() => store.close());
   assert.equal(store.writeFailure(), null, 'the current schema opens');
-  await run(url, `INSERT INTO imgtask_schema_migrations (version, name) VALUES (${LATEST_SCHEMA + 1}, 'from the future')`);
-  await assert.rejects(PgStore.open({ url }), new RegExp(`older than the database schema v${LATEST_SCHEMA + 1}; upgrade imgtask`));
+  await run(
+    url,
+    `INSERT INTO imgtask_schema_migrations (version, name) VALUES (${LATEST_SCHEMA + 1}, 'from the future')`,
+  );
+  await assert.rejects(
+    PgStore.open({ url }),
+    new RegExp(`older than the database schema v${LATEST_SCHEMA + 1}; upgrade imgtask`),
+  );
   await assert.rejects(migrate(url), /upgrade imgtask/);
   assert.deepEqual(await schemaVersion(url), { current: LATEST_SCHEMA + 1, latest: LATEST_SCHEMA });
 });
@@ -70,7 +76,10 @@ test('a database with a newer schema is refused, by open and by migrate', async 
 test('migration 6 gives deliveries already stored their event id, docs holding a NUL or a lone surrogate included', async (t) => {
   const url = await migratedSchema(t, [], { migrated: false });
   // The schema as of v5, by hand: each migration's statements, then its record.
-  await run(url, 'CREATE TABLE imgtask_schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+  await run(
+    url,
+    'CREATE TABLE imgtask_schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+  );
   for (const migration of MIGRATIONS.filter((m) => m.version <= 5)) {
     await run(url, migration.sql);
     await run(url, `INSERT INTO imgtask_schema_migrations (version, name) VALUES (${migration.version}, 'by hand')`);
@@ -80,10 +89,16 @@ test('migration 6 gives deliveries already stored their event id, docs holding a
   try {
     const docs = [
       ['dlv_1', { id: 'dlv_1', eventId: 'evt_a', accountId: 'acc_1', url: 'https://x.example/\u0000' }],
-      ['dlv_2', { id: 'dlv_2', eventId: 'evt_b', accountId: 'acc_1', url: 'https://x.example/\ud800"eventId":"evt_a"' }],
+      [
+        'dlv_2',
+        { id: 'dlv_2', eventId: 'evt_b', accountId: 'acc_1', url: 'https://x.example/\ud800"eventId":"evt_a"' },
+      ],
     ] as const;
     for (const [id, doc] of docs) {
-      await client.query(`INSERT INTO deliveries (id, webhook_id, status, next_attempt_at, updated_at, attempts, doc) VALUES ($1, null, 'delivered', null, 'x', '[]', $2)`, [id, JSON.stringify(doc)]);
+      await client.query(
+        `INSERT INTO deliveries (id, webhook_id, status, next_attempt_at, updated_at, attempts, doc) VALUES ($1, null, 'delivered', null, 'x', '[]', $2)`,
+        [id, JSON.stringify(doc)],
+      );
     }
   } finally {
     await client.end();

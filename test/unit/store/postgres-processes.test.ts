@@ -29,7 +29,9 @@ const task = (n: number, estimate: number, apiKeyId: string | null = null): Task
 async function threeProcesses(t: import('node:test').TestContext, balance: number): Promise<PgStore[]> {
   const closers: (() => Promise<void>)[] = [];
   const url = await migratedSchema(t, closers);
-  const stores = await Promise.all([1, 2, 3].map((n) => PgStore.open({ url, poolSize: 6, applicationName: `imgtask-test-${n}` })));
+  const stores = await Promise.all(
+    [1, 2, 3].map((n) => PgStore.open({ url, poolSize: 6, applicationName: `imgtask-test-${n}` })),
+  );
   for (const store of stores) closers.push(() => store.close());
   await stores[0].accounts.create({ id: 'acc_1', name: 'one', balance: 0, createdAt: AT, updatedAt: AT });
   await stores[0].accounts.credit({ id: 'crd_1', accountId: 'acc_1', amount: balance, createdAt: AT });
@@ -39,9 +41,12 @@ async function threeProcesses(t: import('node:test').TestContext, balance: numbe
 test('200 parallel creates over 3 stores against a balance for 50 create exactly 50', async (t) => {
   const estimate = 20_000;
   const stores = await threeProcesses(t, 50 * estimate);
-  const results = await Promise.allSettled(Array.from({ length: 200 }, (_, n) => stores[n % 3].tasks.create(task(n, estimate), {})));
+  const results = await Promise.allSettled(
+    Array.from({ length: 200 }, (_, n) => stores[n % 3].tasks.create(task(n, estimate), {})),
+  );
   assert.deepEqual(outcomeCodes(results), { created: 50, INSUFFICIENT_BALANCE: 150 });
-  for (const store of stores) assert.equal(await store.tasks.reserved('acc_1'), 50 * estimate, 'every process sees the same reserve');
+  for (const store of stores)
+    assert.equal(await store.tasks.reserved('acc_1'), 50 * estimate, 'every process sees the same reserve');
   assert.equal(await stores[1].tasks.countPending(), 50);
   const report = await checkLedger(stores[2]);
   assert.deepEqual(report.problems, []);
@@ -51,11 +56,22 @@ test("200 parallel creates over 3 stores against a key's limit for 50 create exa
   const estimate = 10_000;
   const stores = await threeProcesses(t, 1000 * estimate);
   await stores[0].apiKeys.create(
-    { id: 'key_1', accountId: 'acc_1', hash: 'h', preview: 'mak_x', scopes: [], spendingLimit: 50 * estimate, spendingLimitPeriod: 'day', createdAt: AT },
+    {
+      id: 'key_1',
+      accountId: 'acc_1',
+      hash: 'h',
+      preview: 'mak_x',
+      scopes: [],
+      spendingLimit: 50 * estimate,
+      spendingLimitPeriod: 'day',
+      createdAt: AT,
+    },
     { maxLive: 10 },
   );
   const limits = { spendingLimit: { limit: 50 * estimate, period: 'day' as const } };
-  const results = await Promise.allSettled(Array.from({ length: 200 }, (_, n) => stores[n % 3].tasks.create(task(n, estimate, 'key_1'), limits)));
+  const results = await Promise.allSettled(
+    Array.from({ length: 200 }, (_, n) => stores[n % 3].tasks.create(task(n, estimate, 'key_1'), limits)),
+  );
   assert.deepEqual(outcomeCodes(results), { created: 50, SPENDING_LIMIT_EXCEEDED: 150 });
   assert.equal(await stores[2].tasks.keySpend('key_1', 'day', Date.parse(AT)), 50 * estimate);
   assert.deepEqual((await checkLedger(stores[0])).problems, []);
@@ -65,11 +81,27 @@ test('parallel settles and item records over 3 stores charge each task once', as
   const stores = await threeProcesses(t, 1_000_000);
   for (let n = 0; n < 10; n++) await stores[n % 3].tasks.create(task(n, 5000), {});
   // Each item recorded from every process at once, then each task settled from every process at once.
-  const records = await Promise.all(Array.from({ length: 60 }, (_, n) => stores[n % 3].tasks.recordItem(task(n % 10, 0).id, 0, { status: 'success', cost: 2000, result: { by: n % 3 } }, AT)));
+  const records = await Promise.all(
+    Array.from({ length: 60 }, (_, n) =>
+      stores[n % 3].tasks.recordItem(
+        task(n % 10, 0).id,
+        0,
+        { status: 'success', cost: 2000, result: { by: n % 3 } },
+        AT,
+      ),
+    ),
+  );
   assert.equal(records.filter(Boolean).length, 10, 'each item once');
   const settles = await Promise.all(
     Array.from({ length: 60 }, (_, n) =>
-      stores[n % 3].tasks.settle({ id: task(n % 10, 0).id, status: 'completed', result: null, cost: 4000, at: AT, lastItem: { index: 1, item: { status: 'success', cost: 2000 } } }),
+      stores[n % 3].tasks.settle({
+        id: task(n % 10, 0).id,
+        status: 'completed',
+        result: null,
+        cost: 4000,
+        at: AT,
+        lastItem: { index: 1, item: { status: 'success', cost: 2000 } },
+      }),
     ),
   );
   assert.equal(settles.filter(Boolean).length, 10, 'each task settled once');
@@ -81,13 +113,32 @@ test('parallel settles and item records over 3 stores charge each task once', as
 
 test('creates and settles of one key running at once over 3 stores never deadlock', async (t) => {
   const stores = await threeProcesses(t, 10_000_000);
-  await stores[0].apiKeys.create({ id: 'key_1', accountId: 'acc_1', hash: 'h', preview: 'mak_x', scopes: [], spendingLimit: 9_000_000, spendingLimitPeriod: 'day', createdAt: AT }, { maxLive: 10 });
+  await stores[0].apiKeys.create(
+    {
+      id: 'key_1',
+      accountId: 'acc_1',
+      hash: 'h',
+      preview: 'mak_x',
+      scopes: [],
+      spendingLimit: 9_000_000,
+      spendingLimitPeriod: 'day',
+      createdAt: AT,
+    },
+    { maxLive: 10 },
+  );
   const limits = { spendingLimit: { limit: 9_000_000, period: 'day' as const } };
   for (let n = 0; n < 60; n++) await stores[n % 3].tasks.create(task(n, 1000, 'key_1'), limits);
   // Settles take the task row, then the account, then the key's spend rows; creates the account, then the spend rows.
   const work = [
     ...Array.from({ length: 60 }, (_, n) =>
-      stores[n % 3].tasks.settle({ id: task(n, 0).id, status: 'completed', result: null, cost: 500, at: AT, lastItem: { index: 1, item: { status: 'success', cost: 500 } } }),
+      stores[n % 3].tasks.settle({
+        id: task(n, 0).id,
+        status: 'completed',
+        result: null,
+        cost: 500,
+        at: AT,
+        lastItem: { index: 1, item: { status: 'success', cost: 500 } },
+      }),
     ),
     ...Array.from({ length: 120 }, (_, n) => stores[(n + 1) % 3].tasks.create(task(100 + n, 1000, 'key_1'), limits)),
   ];
@@ -106,7 +157,14 @@ test('the doctor run again and again while creates and settlements go on over 3 
       const id = task(n, 0).id;
       await stores[n % 3].tasks.create(task(n, 7000 + (n % 5) * 10), {});
       await stores[(n + 2) % 3].tasks.recordItem(id, 0, { status: 'success', cost: 2500 }, AT);
-      await stores[(n + 1) % 3].tasks.settle({ id, status: 'completed', result: null, cost: 5000, at: AT, lastItem: { index: 1, item: { status: 'success', cost: 2500 } } });
+      await stores[(n + 1) % 3].tasks.settle({
+        id,
+        status: 'completed',
+        result: null,
+        cost: 5000,
+        at: AT,
+        lastItem: { index: 1, item: { status: 'success', cost: 2500 } },
+      });
     }
   })();
   const load2 = (async () => {
@@ -126,5 +184,8 @@ test('the doctor run again and again while creates and settlements go on over 3 
   );
   // A reserve off by one micro-USD is still found.
   await (stores[0].pool as import('pg').Pool).query("UPDATE accounts SET reserved = reserved + 1 WHERE id = 'acc_1'");
-  assert.match((await checkLedger(stores[1])).problems.join('\n'), /account one: reserved .* but its pending tasks hold/);
+  assert.match(
+    (await checkLedger(stores[1])).problems.join('\n'),
+    /account one: reserved .* but its pending tasks hold/,
+  );
 });

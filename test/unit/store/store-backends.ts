@@ -42,7 +42,11 @@ async function admin<T>(url: string, fn: (client: pg.Client) => Promise<T>): Pro
  * A fresh, migrated, empty schema; its URL names it (search_path). Dropped when the test ends,
  * after `beforeDrop` (closing the stores on it): `after` hooks run in the order they were added.
  */
-export async function migratedSchema(t: TestContext, beforeDrop: (() => Promise<void>)[], options: { migrated?: boolean } = {}): Promise<string> {
+export async function migratedSchema(
+  t: TestContext,
+  beforeDrop: (() => Promise<void>)[],
+  options: { migrated?: boolean } = {},
+): Promise<string> {
   const { url: base } = await sharedDatabase();
   const schema = `s_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   await admin(base, (client) => client.query(`CREATE SCHEMA ${schema}`));

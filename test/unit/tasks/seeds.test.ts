@@ -23,7 +23,9 @@ function setup() {
       }),
       videoGenerator: () => undefined,
     }),
-    images: { saveEncoded: async () => ({ id: 'img_x', serviceUrl: 'http://h/images/img_x.webp', width: 8, height: 8 }) },
+    images: {
+      saveEncoded: async () => ({ id: 'img_x', serviceUrl: 'http://h/images/img_x.webp', width: 8, height: 8 }),
+    },
   } as unknown as ImageTaskDeps;
   return { generate: createGenerateType(deps), video: createVideoType(deps), asked };
 }
@@ -45,7 +47,11 @@ test('prepare plans the request’s seed, or one chosen at random; a plan journa
   const chosen = ((await generate.prepare!(task(), body({}), signal)).saved as { seed: number }).seed;
   assert.ok(Number.isInteger(chosen) && chosen >= 0 && chosen < 2 ** 32, `${chosen}`);
   const journaled = { model: 'placeholder', width: 1024, height: 1024, seed: 123 };
-  assert.equal(((await generate.prepare!(task(journaled), body({}), signal)).saved as { seed: number }).seed, 123, 'a restart reuses the journaled seed');
+  assert.equal(
+    ((await generate.prepare!(task(journaled), body({}), signal)).saved as { seed: number }).seed,
+    123,
+    'a restart reuses the journaled seed',
+  );
 
   const videoBody = (extra: object) => video.body().parse({ prompt: 'p', ...extra });
   assert.equal(((await video.prepare!(task(), videoBody({ seed: 9 }), signal)).saved as { seed: number }).seed, 9);
@@ -72,7 +78,14 @@ test('runItem hands the provider seed + index and the item’s progress reporter
   assert.deepEqual(reported, [0.5], 'the provider’s progress reaches the item');
 
   const older = { model: 'placeholder', width: 64, height: 64 };
-  const unseeded = (await generate.runItem({ task: task(older), request, index: 0, attempt: 1, prepared: { saved: older, runtime: [] }, signal })) as { seed?: number };
+  const unseeded = (await generate.runItem({
+    task: task(older),
+    request,
+    index: 0,
+    attempt: 1,
+    prepared: { saved: older, runtime: [] },
+    signal,
+  })) as { seed?: number };
   assert.equal('seed' in unseeded, false, 'a plan journaled before seeds were kept reports none');
   assert.equal(asked[1].seed, undefined);
 });

@@ -5,7 +5,10 @@ import { type TestContext, test } from 'node:test';
 import { createSafeFetcher, SafeFetchError } from '../../../src/net/safe-fetch.js';
 import { deliverWebhook } from '../../../src/webhooks/deliver.js';
 
-async function receiver(t: TestContext, handler: (req: IncomingMessage, res: ServerResponse, requestsOnSocket: number) => void) {
+async function receiver(
+  t: TestContext,
+  handler: (req: IncomingMessage, res: ServerResponse, requestsOnSocket: number) => void,
+) {
   const counts = new WeakMap<Socket, number>();
   let connections = 0;
   let requests = 0;
@@ -22,7 +25,11 @@ async function receiver(t: TestContext, handler: (req: IncomingMessage, res: Ser
     srv.closeAllConnections();
     return new Promise((resolve) => srv.close(resolve));
   });
-  return { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook`, connections: () => connections, requests: () => requests };
+  return {
+    url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook`,
+    connections: () => connections,
+    requests: () => requests,
+  };
 }
 
 const options = { timeoutMs: 2000, allowPrivateAddresses: true, now: Date.now };
@@ -30,7 +37,8 @@ const message = (i: number) => ({ id: `evt_${i}`, body: JSON.stringify({ i }) })
 
 test('deliveries to one endpoint share kept-alive connections', async (t) => {
   const r = await receiver(t, (_req, res) => res.writeHead(204).end());
-  for (let i = 0; i < 20; i++) assert.equal((await deliverWebhook({ url: r.url, secret: 'whsec_c2VjcmV0' }, message(i), options)).status, 204);
+  for (let i = 0; i < 20; i++)
+    assert.equal((await deliverWebhook({ url: r.url, secret: 'whsec_c2VjcmV0' }, message(i), options)).status, 204);
   await Promise.all(Array.from({ length: 20 }, (_, i) => deliverWebhook({ url: r.url }, message(i), options)));
   assert.equal(r.requests(), 40);
   assert.ok(r.connections() <= 20, `20 in flight at most need 20 connections (opened ${r.connections()})`);
@@ -50,7 +58,14 @@ test('a kept-alive connection the server resets is sent again once, on a new con
 test('a keep-alive fetcher still checks an IP-literal host before every request, pooled connection or not', async (t) => {
   const r = await receiver(t, (_req, res) => res.writeHead(200).end('ok'));
   let blocked = false;
-  const fetcher = createSafeFetcher({ allowPrivateAddresses: false, isBlocked: () => blocked, maxBytes: 1024, timeoutMs: 2000, maxRedirects: 0, keepAlive: true });
+  const fetcher = createSafeFetcher({
+    allowPrivateAddresses: false,
+    isBlocked: () => blocked,
+    maxBytes: 1024,
+    timeoutMs: 2000,
+    maxRedirects: 0,
+    keepAlive: true,
+  });
   const send = () => fetcher.send(r.url, { method: 'POST', headers: {}, body: '{}' });
   assert.equal((await send()).status, 200);
   blocked = true;
@@ -60,8 +75,17 @@ test('a keep-alive fetcher still checks an IP-literal host before every request,
 
 test('a keep-alive fetcher still refuses a host name that resolves to a blocked address', async (t) => {
   const r = await receiver(t, (_req, res) => res.writeHead(200).end('ok'));
-  const fetcher = createSafeFetcher({ allowPrivateAddresses: false, maxBytes: 1024, timeoutMs: 2000, maxRedirects: 0, keepAlive: true });
-  await assert.rejects(fetcher.send(r.url.replace('127.0.0.1', 'localhost'), { method: 'POST', headers: {}, body: '{}' }), (err) => err instanceof SafeFetchError && err.reason === 'refused');
+  const fetcher = createSafeFetcher({
+    allowPrivateAddresses: false,
+    maxBytes: 1024,
+    timeoutMs: 2000,
+    maxRedirects: 0,
+    keepAlive: true,
+  });
+  await assert.rejects(
+    fetcher.send(r.url.replace('127.0.0.1', 'localhost'), { method: 'POST', headers: {}, body: '{}' }),
+    (err) => err instanceof SafeFetchError && err.reason === 'refused',
+  );
   assert.equal(r.requests(), 0);
 });
 

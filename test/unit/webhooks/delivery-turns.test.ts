@@ -8,15 +8,35 @@ let made = 0;
 /** A due delivery of `accountId` to `url`, named `name` so an order reads plainly. */
 function delivery(name: string, accountId: string, url: string): DeliveryRecord {
   const at = new Date(Date.parse('2026-01-01') + made++).toISOString();
-  return { id: name, eventId: `evt_${name}`, accountId, webhookId: null, url, status: 'pending', attempts: [], nextAttemptAt: at, createdAt: at, updatedAt: at };
+  return {
+    id: name,
+    eventId: `evt_${name}`,
+    accountId,
+    webhookId: null,
+    url,
+    status: 'pending',
+    attempts: [],
+    nextAttemptAt: at,
+    createdAt: at,
+    updatedAt: at,
+  };
 }
 
-const limits = (slots: number, perAccount: number, perEndpoint: number): SlotLimits => ({ slots, perAccount, endpointCap: () => perEndpoint });
+const limits = (slots: number, perAccount: number, perEndpoint: number): SlotLimits => ({
+  slots,
+  perAccount,
+  endpointCap: () => perEndpoint,
+});
 const names = (list: DeliveryRecord[]) => list.map((d) => d.id);
 
 test('accounts take turns, one delivery a turn, whatever the order they fell due in', () => {
   const queue = new DeliveryTurns();
-  queue.add([...Array.from({ length: 6 }, (_, i) => delivery(`a${i}`, 'A', `http://a/${i}`)), delivery('b0', 'B', 'http://b/'), delivery('b1', 'B', 'http://b/'), delivery('c0', 'C', 'http://c/')]);
+  queue.add([
+    ...Array.from({ length: 6 }, (_, i) => delivery(`a${i}`, 'A', `http://a/${i}`)),
+    delivery('b0', 'B', 'http://b/'),
+    delivery('b1', 'B', 'http://b/'),
+    delivery('c0', 'C', 'http://c/'),
+  ]);
   assert.deepEqual(names(queue.take(limits(5, 8, 2))), ['a0', 'b0', 'c0', 'a1', 'b1']);
   assert.equal(queue.sending, 5);
   assert.equal(queue.size, 4);

@@ -14,10 +14,24 @@ function fakeOutbox() {
   const add = (accountId: string, url: string) => {
     const at = new Date().toISOString();
     const id = `dlv_${String(seq++).padStart(6, '0')}`;
-    pending.set(id, { id, eventId: `evt_${id}`, accountId, webhookId: null, url, status: 'pending', attempts: [], nextAttemptAt: at, createdAt: at, updatedAt: at });
+    pending.set(id, {
+      id,
+      eventId: `evt_${id}`,
+      accountId,
+      webhookId: null,
+      url,
+      status: 'pending',
+      attempts: [],
+      nextAttemptAt: at,
+      createdAt: at,
+      updatedAt: at,
+    });
     return id;
   };
-  const byDue = () => [...pending.values()].sort((a, b) => Date.parse(a.nextAttemptAt!) - Date.parse(b.nextAttemptAt!) || a.id.localeCompare(b.id));
+  const byDue = () =>
+    [...pending.values()].sort(
+      (a, b) => Date.parse(a.nextAttemptAt!) - Date.parse(b.nextAttemptAt!) || a.id.localeCompare(b.id),
+    );
   const outbox = {
     async due(at: number, limit: number, skip: ReadonlySet<string>) {
       const next = byDue()
@@ -33,7 +47,10 @@ function fakeOutbox() {
       const stored = pending.get(d.id)!;
       assert.equal(stored.attempts.length, d.attempts.length, `${d.id} was taken as it stands in the store`);
       const now = Date.now();
-      const attempts = [...stored.attempts, { at: new Date(now).toISOString(), status: result.status, latencyMs: result.latencyMs }];
+      const attempts = [
+        ...stored.attempts,
+        { at: new Date(now).toISOString(), status: result.status, latencyMs: result.latencyMs },
+      ];
       if (result.status === 200) {
         pending.delete(d.id);
         return { ...stored, attempts, status: 'delivered' as const };
@@ -46,7 +63,8 @@ function fakeOutbox() {
   return { outbox: outbox as unknown as Outbox, pending, add };
 }
 
-const config = (webhooks: Record<string, number>) => ({ current: () => ({ webhooks }), onChange: () => () => undefined }) as never;
+const config = (webhooks: Record<string, number>) =>
+  ({ current: () => ({ webhooks }), onChange: () => () => undefined }) as never;
 
 test("an account's endpoints that never answer hold at most its share, cool down, and do not delay another account", async () => {
   const fake = fakeOutbox();
@@ -61,7 +79,12 @@ test("an account's endpoints that never answer hold at most its share, cool down
   const dispatcher = createWebhookDispatcher({
     outbox: fake.outbox,
     events,
-    config: config({ concurrency: 8, perAccountConcurrency: 4, perEndpointConcurrency: 2, endpointCooldownMaxMs: 60_000 }),
+    config: config({
+      concurrency: 8,
+      perAccountConcurrency: 4,
+      perEndpointConcurrency: 2,
+      endpointCooldownMaxMs: 60_000,
+    }),
     log: (message) => assert.fail(message),
     send: async (d) => {
       sentTo.set(d.url, (sentTo.get(d.url) ?? 0) + 1);
@@ -87,11 +110,18 @@ test("an account's endpoints that never answer hold at most its share, cool down
   await sleep(1200);
   await dispatcher.close(1000);
 
-  assert.ok(deliveredToB !== undefined && deliveredToB - dueAt < 500, `B's delivery went at once (after ${deliveredToB === undefined ? 'never' : deliveredToB - dueAt} ms)`);
+  assert.ok(
+    deliveredToB !== undefined && deliveredToB - dueAt < 500,
+    `B's delivery went at once (after ${deliveredToB === undefined ? 'never' : deliveredToB - dueAt} ms)`,
+  );
   assert.ok(mostOfA <= 4, `A held at most its share of the slots (held ${mostOfA})`);
   assert.ok(mostPerUrl <= 2, `an endpoint held at most its cap (held ${mostPerUrl})`);
   // Two at first, then after a 2 s cool-down (two failures in a row) nothing more within the second.
-  for (let i = 0; i < 3; i++) assert.ok((sentTo.get(`http://silent/${i}`) ?? 0) <= 2, `a silent endpoint is not sent to while it cools down (${sentTo.get(`http://silent/${i}`)})`);
+  for (let i = 0; i < 3; i++)
+    assert.ok(
+      (sentTo.get(`http://silent/${i}`) ?? 0) <= 2,
+      `a silent endpoint is not sent to while it cools down (${sentTo.get(`http://silent/${i}`)})`,
+    );
   assert.equal(fake.pending.size, 150, "A's deliveries are all still pending");
   const attempts = [...fake.pending.values()].reduce((sum, d) => sum + d.attempts.length, 0);
   assert.equal(
@@ -110,7 +140,12 @@ test('a cooled-down endpoint gets one probe; its answer ends the cool-down and t
   const dispatcher = createWebhookDispatcher({
     outbox: fake.outbox,
     events: new EventBus(),
-    config: config({ concurrency: 8, perAccountConcurrency: 4, perEndpointConcurrency: 2, endpointCooldownMaxMs: 60_000 }),
+    config: config({
+      concurrency: 8,
+      perAccountConcurrency: 4,
+      perEndpointConcurrency: 2,
+      endpointCooldownMaxMs: 60_000,
+    }),
     log: (message) => assert.fail(message),
     send: async () => {
       sends.push({ at: Date.now() - started, answered: answering });
@@ -124,6 +159,9 @@ test('a cooled-down endpoint gets one probe; its answer ends the cool-down and t
   while (fake.pending.size > 0) await sleep(10);
   await dispatcher.close(1000);
   const afterCooling = sends.slice(2);
-  assert.ok(afterCooling[0].at >= 1900, `the probe waits out the cool-down (2 s after two failures; went at ${afterCooling[0].at} ms)`);
+  assert.ok(
+    afterCooling[0].at >= 1900,
+    `the probe waits out the cool-down (2 s after two failures; went at ${afterCooling[0].at} ms)`,
+  );
   assert.equal(sends.length, 8, 'six delivered, two refused first');
 });

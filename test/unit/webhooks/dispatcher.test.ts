@@ -13,7 +13,18 @@ function fakeOutbox(count: number, journalMs: number) {
   for (let i = 0; i < count; i++) {
     const at = new Date(now - count + i).toISOString();
     const id = `dlv_${String(i).padStart(6, '0')}`;
-    pending.set(id, { id, eventId: `evt_${i}`, accountId: 'acc', webhookId: 'wh', url: 'http://x/', status: 'pending', attempts: [], nextAttemptAt: at, createdAt: at, updatedAt: at });
+    pending.set(id, {
+      id,
+      eventId: `evt_${i}`,
+      accountId: 'acc',
+      webhookId: 'wh',
+      url: 'http://x/',
+      status: 'pending',
+      attempts: [],
+      nextAttemptAt: at,
+      createdAt: at,
+      updatedAt: at,
+    });
   }
   const recorded: string[] = [];
   let largestRead = 0;
@@ -37,7 +48,8 @@ function fakeOutbox(count: number, journalMs: number) {
   return { outbox: outbox as unknown as Outbox, pending, recorded, largestRead: () => largestRead };
 }
 
-const config = (concurrency: number) => ({ current: () => ({ webhooks: { concurrency } }), onChange: () => () => undefined }) as never;
+const config = (concurrency: number) =>
+  ({ current: () => ({ webhooks: { concurrency } }), onChange: () => () => undefined }) as never;
 
 test('drains a backlog once each, in due order, never more sends at once than the concurrency, reading only a few ahead', async () => {
   const fake = fakeOutbox(2000, 3);

@@ -48,7 +48,14 @@ test('the outbox records each settlement it hears by itself, and hears none once
   const looked: string[] = [];
   let marked: (taskId: string) => void = () => {};
   const recorded = new Promise<string>((resolve) => (marked = resolve));
-  const outbox = createOutbox({ store: storeNoting(looked, marked), webhooks: {} as WebhookService, clock: systemClock, config, events, log: () => {} });
+  const outbox = createOutbox({
+    store: storeNoting(looked, marked),
+    webhooks: {} as WebhookService,
+    clock: systemClock,
+    config,
+    events,
+    log: () => {},
+  });
 
   events.emit('task:settled', { kind: 'task.test.echo.completed', task: settled('tsk_1') });
   assert.equal(await recorded, 'tsk_1', 'nobody to tell: the task gets its no-event mark');

@@ -35,7 +35,17 @@ test('recoverMissing records, in batches, the event or the mark of every settled
   await services.webhooks.create(account.id, { url: 'http://127.0.0.1:9/hook' });
   const tasks = Array.from({ length: count }, (_, n) => pendingTask(n, account.id));
   await Promise.all(tasks.map((task) => services.store.tasks.create(task, {})));
-  await Promise.all(tasks.map((task) => services.store.tasks.settle({ id: task.id, status: 'completed', result: { n: task.id }, cost: 10, at: task.createdAt })));
+  await Promise.all(
+    tasks.map((task) =>
+      services.store.tasks.settle({
+        id: task.id,
+        status: 'completed',
+        result: { n: task.id },
+        cost: 10,
+        at: task.createdAt,
+      }),
+    ),
+  );
   assert.equal((await services.store.webhooks.settledWithoutEvent()).length, count);
 
   assert.equal(await services.outbox.recoverMissing(), count);

@@ -25,7 +25,17 @@ for (const backend of BACKENDS) {
     const store: Store = await backend.open(t);
     await store.accounts.create({ id: 'acc_1', name: 'acc_1', balance: 0, createdAt: AT, updatedAt: AT });
     await store.accounts.credit({ id: 'cr_1', accountId: 'acc_1', amount: 1_000, createdAt: AT });
-    await store.webhooks.put({ id: 'wh_1', accountId: 'acc_1', url: 'https://hooks.example/in', events: null, apiKeyIds: [], enabled: true, sealedSecret: 'unused', createdAt: AT, updatedAt: AT });
+    await store.webhooks.put({
+      id: 'wh_1',
+      accountId: 'acc_1',
+      url: 'https://hooks.example/in',
+      events: null,
+      apiKeyIds: [],
+      enabled: true,
+      sealedSecret: 'unused',
+      createdAt: AT,
+      updatedAt: AT,
+    });
     const pending: TaskRecord = {
       id: 'tsk_1',
       type: 'test.echo',
@@ -41,11 +51,25 @@ for (const backend of BACKENDS) {
       updatedAt: AT,
     };
     await store.tasks.create(pending, {});
-    const settled = (await store.tasks.settle({ id: 'tsk_1', status: 'completed', result: { said: MARK }, cost: 10, at: AT, lastItem: { index: 0, item: { status: 'success', cost: 10 } } }))!;
+    const settled = (await store.tasks.settle({
+      id: 'tsk_1',
+      status: 'completed',
+      result: { said: MARK },
+      cost: 10,
+      at: AT,
+      lastItem: { index: 0, item: { status: 'success', cost: 10 } },
+    }))!;
     assert.ok(JSON.stringify(settled).includes(MARK));
     await store.tasks.removeData('tsk_1', AT);
 
-    const outbox = createOutbox({ store, webhooks: {} as WebhookService, clock: systemClock, config, events: new EventBus(), log: () => {} });
+    const outbox = createOutbox({
+      store,
+      webhooks: {} as WebhookService,
+      clock: systemClock,
+      config,
+      events: new EventBus(),
+      log: () => {},
+    });
     t.after(() => outbox.close());
     await outbox.recordTaskEvent(settled);
     const { eventId } = (await store.tasks.get('tsk_1'))!;

@@ -16,7 +16,9 @@ export const CreateApiKeyBody = z.object({
    * SCOPE_ESCALATION.
    */
   scopes: z
-    .array(z.enum(ALL_SCOPES, { error: (issue) => `unknown scope ${String(issue.input)}; known: ${ALL_SCOPES.join(', ')}` }))
+    .array(
+      z.enum(ALL_SCOPES, { error: (issue) => `unknown scope ${String(issue.input)}; known: ${ALL_SCOPES.join(', ')}` }),
+    )
     .max(ALL_SCOPES.length * 2)
     .optional(),
   spendingLimit: z
@@ -33,7 +35,9 @@ export const CreateApiKeyBody = z.object({
 });
 export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;
 
-export const CreateApiKeyResponse = dataOf(z.object({ apiKey: ApiKey, raw: z.string().describe('the full key, shown only here') }));
+export const CreateApiKeyResponse = dataOf(
+  z.object({ apiKey: ApiKey, raw: z.string().describe('the full key, shown only here') }),
+);
 export type CreateApiKeyResponse = z.infer<typeof CreateApiKeyResponse>;
 
 export function registerApiKeysCreate(app: Hono<ApiEnv>, deps: ApiDeps): void {
@@ -52,7 +56,11 @@ export function registerApiKeysCreate(app: Hono<ApiEnv>, deps: ApiDeps): void {
       errors: ['API_KEY_LIMIT_REACHED', 'SCOPE_ESCALATION', 'VALIDATION_ERROR'],
     },
     async (_c, { principal, body }) => {
-      const created = await deps.apiKeys.create({ ...createKeyFields(body), accountId: principal.accountId, creatorScopes: principal.scopes });
+      const created = await deps.apiKeys.create({
+        ...createKeyFields(body),
+        accountId: principal.accountId,
+        creatorScopes: principal.scopes,
+      });
       return { body: { data: created } };
     },
   );

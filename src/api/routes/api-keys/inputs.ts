@@ -24,5 +24,8 @@ export function createKeyFields(body: CreateApiKeyBody): Omit<CreateKeyInput, 'a
 /** A PATCH /api-key/{id} body as the key service takes it: the spending limit in micro-USD; null stays null (it removes the setting). */
 export function keyChanges(body: UpdateApiKeyBody): UpdateKeyInput {
   const { spendingLimit, ...rest } = body;
-  return { ...rest, spendingLimit: spendingLimit === undefined || spendingLimit === null ? spendingLimit : parseUsd(spendingLimit)! };
+  return {
+    ...rest,
+    spendingLimit: spendingLimit === undefined || spendingLimit === null ? spendingLimit : parseUsd(spendingLimit)!,
+  };
 }

@@ -10,7 +10,13 @@ import { ApiKey } from './schemas.js';
 const MAX_GRACE_SECONDS = 30 * 86_400;
 
 export const RotateApiKeyBody = z.object({
-  graceSeconds: z.number().int().min(0).max(MAX_GRACE_SECONDS).optional().describe(`how long the old key keeps working (default ${DEFAULT_ROTATION_GRACE_SECONDS}, 24 h); 0 revokes it now`),
+  graceSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_GRACE_SECONDS)
+    .optional()
+    .describe(`how long the old key keeps working (default ${DEFAULT_ROTATION_GRACE_SECONDS}, 24 h); 0 revokes it now`),
 });
 export type RotateApiKeyBody = z.infer<typeof RotateApiKeyBody>;
 

@@ -12,12 +12,27 @@ export const ApiKey = z.object({
   spendingLimit: Usd.optional(),
   spendingLimitPeriod: z.enum(['day', 'week', 'month']),
   createdAt: Timestamp,
-  requestsPerMinute: z.number().int().positive().optional().describe('requests per fixed 60 s window; absent: no limit'),
+  requestsPerMinute: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('requests per fixed 60 s window; absent: no limit'),
   expiresAt: Timestamp.optional().describe('from then on the key is refused (401 UNAUTHORIZED)'),
-  lastUsedAt: Timestamp.optional().describe('when the key last authenticated a request (written at most once a minute)'),
+  lastUsedAt: Timestamp.optional().describe(
+    'when the key last authenticated a request (written at most once a minute)',
+  ),
   rotatedFrom: z.string().optional().describe('the key this one replaced'),
-  maxConcurrent: z.number().int().positive().nullable().describe("at most this many items of the key's tasks run at once, fleet-wide; null: no bound"),
-  maxPriority: z.number().int().describe(`the highest priority a task created with this key may ask for (${PRIORITY.default} unless set)`),
+  maxConcurrent: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .describe("at most this many items of the key's tasks run at once, fleet-wide; null: no bound"),
+  maxPriority: z
+    .number()
+    .int()
+    .describe(`the highest priority a task created with this key may ask for (${PRIORITY.default} unless set)`),
 });
 export type ApiKey = z.infer<typeof ApiKey>;
 
@@ -25,10 +40,17 @@ export type ApiKey = z.infer<typeof ApiKey>;
 export const RequestsPerMinute = z.number().int().min(1).max(1_000_000).describe('requests per fixed 60 s window');
 
 /** expiresAt of a key: an ISO 8601 date-time in the future (checked by the service). */
-export const ExpiresAt = z.iso.datetime({ offset: true }).describe('ISO 8601 date-time in the future; the key is refused from then on');
+export const ExpiresAt = z.iso
+  .datetime({ offset: true })
+  .describe('ISO 8601 date-time in the future; the key is refused from then on');
 
 /** maxConcurrent of a key: a positive integer (null removes the bound). */
-export const MaxConcurrent = z.number().int().min(1).max(MAX_CONCURRENT_BOUND).describe("at most this many items of the key's tasks run at once, fleet-wide");
+export const MaxConcurrent = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_CONCURRENT_BOUND)
+  .describe("at most this many items of the key's tasks run at once, fleet-wide");
 
 /** maxPriority of a key: the highest task priority it allows (null: back to the default). */
 export const MaxPriority = z
@@ -36,4 +58,6 @@ export const MaxPriority = z
   .int()
   .min(PRIORITY.min)
   .max(PRIORITY.max)
-  .describe(`the highest priority a task created with this key may ask for (${PRIORITY.min}..${PRIORITY.max}; default ${PRIORITY.default})`);
+  .describe(
+    `the highest priority a task created with this key may ask for (${PRIORITY.min}..${PRIORITY.max}; default ${PRIORITY.default})`,
+  );

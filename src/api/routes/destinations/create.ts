@@ -8,10 +8,15 @@ import type { ApiDeps, ApiEnv } from '../../types.js';
 import { Destination } from './schemas.js';
 /** `{ name, provider: { id }, config }`, the config checked against the provider's own schema. */
 export const CreateDestinationBody = z
-  .object({ name: DestinationName, provider: z.object({ id: z.enum(DESTINATION_PROVIDERS) }), config: z.record(z.string(), z.unknown()) })
+  .object({
+    name: DestinationName,
+    provider: z.object({ id: z.enum(DESTINATION_PROVIDERS) }),
+    config: z.record(z.string(), z.unknown()),
+  })
   .superRefine((body, ctx) => {
     const parsed = DESTINATION_CONFIGS[body.provider.id].safeParse(body.config);
-    if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: ['config', ...issue.path] } as never);
+    if (!parsed.success)
+      for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: ['config', ...issue.path] } as never);
   });
 export type CreateDestinationBody = z.infer<typeof CreateDestinationBody>;
 

@@ -22,6 +22,8 @@ export function registerDestinationsGet(app: Hono<ApiEnv>, deps: ApiDeps): void 
       response: GetDestinationResponse,
       errors: ['DESTINATION_NOT_FOUND', 'UNKNOWN_ERROR'],
     },
-    async (c, { principal }) => ({ body: { data: await deps.destinations.get(principal.accountId, c.req.param('id')!) } }),
+    async (c, { principal }) => ({
+      body: { data: await deps.destinations.get(principal.accountId, c.req.param('id')!) },
+    }),
   );
 }

@@ -22,13 +22,16 @@ export function registerDestinationsTest(app: Hono<ApiEnv>, deps: ApiDeps): void
     {
       method: 'post',
       path: '/destinations/:id/test',
-      summary: 'Write a small test object; 502 with the storage message when it refuses, 400 when the SSRF guard refuses its address',
+      summary:
+        'Write a small test object; 502 with the storage message when it refuses, 400 when the SSRF guard refuses its address',
       guard: { accept: ['accessToken'], scope: 'manage' },
       family: 'resource',
       status: 200,
       response: TestDestinationResponse,
       errors: ['VALIDATION_ERROR', 'DESTINATION_NOT_FOUND', 'DESTINATION_TEST_FAILED', 'UNKNOWN_ERROR'],
     },
-    async (c, { principal }) => ({ body: { data: await deps.destinations.test(principal.accountId, c.req.param('id')!) } }),
+    async (c, { principal }) => ({
+      body: { data: await deps.destinations.test(principal.accountId, c.req.param('id')!) },
+    }),
   );
 }

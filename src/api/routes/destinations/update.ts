@@ -6,7 +6,11 @@ import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { Destination } from './schemas.js';
 /** A new name, or a whole new config (masked secrets sent back keep their values); `provider.id` cannot change. */
-export const UpdateDestinationBody = z.object({ name: DestinationName.optional(), provider: z.object({ id: z.string().min(1) }).optional(), config: z.record(z.string(), z.unknown()).optional() });
+export const UpdateDestinationBody = z.object({
+  name: DestinationName.optional(),
+  provider: z.object({ id: z.string().min(1) }).optional(),
+  config: z.record(z.string(), z.unknown()).optional(),
+});
 export type UpdateDestinationBody = z.infer<typeof UpdateDestinationBody>;
 
 export const UpdateDestinationResponse = dataOf(Destination);
@@ -25,8 +29,16 @@ export function registerDestinationsUpdate(app: Hono<ApiEnv>, deps: ApiDeps): vo
       body: UpdateDestinationBody,
       status: 200,
       response: UpdateDestinationResponse,
-      errors: ['DESTINATION_NOT_FOUND', 'DESTINATIONS_INVALID_PROVIDER', 'DESTINATION_NAME_TAKEN', 'VALIDATION_ERROR', 'UNKNOWN_ERROR'],
+      errors: [
+        'DESTINATION_NOT_FOUND',
+        'DESTINATIONS_INVALID_PROVIDER',
+        'DESTINATION_NAME_TAKEN',
+        'VALIDATION_ERROR',
+        'UNKNOWN_ERROR',
+      ],
     },
-    async (c, { principal, body }) => ({ body: { data: await deps.destinations.update(principal.accountId, c.req.param('id')!, body) } }),
+    async (c, { principal, body }) => ({
+      body: { data: await deps.destinations.update(principal.accountId, c.req.param('id')!, body) },
+    }),
   );
 }

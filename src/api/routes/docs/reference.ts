@@ -75,7 +75,8 @@ export function registerDocsReference(app: Hono<ApiEnv>, deps: ApiDeps): void {
     {
       method: 'get',
       path: '/docs',
-      summary: 'Human-readable reference of /openapi.json: operations, field tables, examples, search, a link per operation',
+      summary:
+        'Human-readable reference of /openapi.json: operations, field tables, examples, search, a link per operation',
       family: 'resource',
       status: 200,
       produces: 'text/html',

@@ -54,7 +54,8 @@ export function acceptsGzip(header: string | undefined): boolean {
 
 /** Whether If-None-Match names one of the ETags (weak comparison, as RFC 9110 says for this header). */
 const matches = (header: string | undefined, ...etags: string[]): boolean =>
-  header !== undefined && (header.trim() === '*' || header.split(',').some((tag) => etags.includes(tag.trim().replace(/^W\//, ''))));
+  header !== undefined &&
+  (header.trim() === '*' || header.split(',').some((tag) => etags.includes(tag.trim().replace(/^W\//, ''))));
 
 export function registerDocsScalarBundle(app: Hono<ApiEnv>, deps: ApiDeps): void {
   addRoute(
@@ -63,7 +64,8 @@ export function registerDocsScalarBundle(app: Hono<ApiEnv>, deps: ApiDeps): void
     {
       method: 'get',
       path: SCALAR_PATH,
-      summary: 'The script that renders /docs (Scalar API Reference, from the installed package); gzipped when accepted, strong ETag, immutable under ?v=<digest>',
+      summary:
+        'The script that renders /docs (Scalar API Reference, from the installed package); gzipped when accepted, strong ETag, immutable under ?v=<digest>',
       family: 'resource',
       status: 200,
       produces: 'text/javascript',
@@ -79,7 +81,8 @@ export function registerDocsScalarBundle(app: Hono<ApiEnv>, deps: ApiDeps): void
         vary: 'Accept-Encoding',
         'x-content-type-options': 'nosniff',
       };
-      if (matches(c.req.header('if-none-match'), b.etag, b.etagGzip)) return new Response(null, { status: 304, headers });
+      if (matches(c.req.header('if-none-match'), b.etag, b.etagGzip))
+        return new Response(null, { status: 304, headers });
       const body = gz ? b.gzipped : b.identity;
       if (gz) headers['content-encoding'] = 'gzip';
       headers['content-length'] = String(body.byteLength);

@@ -26,7 +26,13 @@ export function registerImageGenerate(app: Hono<ApiEnv>, deps: ApiDeps): void {
       body: () => type.body() as z.ZodType<GenerateBody>,
       status: 201,
       response: GenerateResponse,
-      errors: ['VALIDATION_ERROR', 'INSUFFICIENT_BALANCE', 'SPENDING_LIMIT_EXCEEDED', 'RATE_LIMIT_EXCEEDED', 'ENQUEUE_FAILED'],
+      errors: [
+        'VALIDATION_ERROR',
+        'INSUFFICIENT_BALANCE',
+        'SPENDING_LIMIT_EXCEEDED',
+        'RATE_LIMIT_EXCEEDED',
+        'ENQUEUE_FAILED',
+      ],
     },
     createTaskHandler(deps, type.type),
   );

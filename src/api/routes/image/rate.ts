@@ -25,9 +25,24 @@ export function registerImageRate(app: Hono<ApiEnv>, deps: ApiDeps): void {
       body: RateBody,
       status: 200,
       response: RateResponse,
-      also: [{ status: 202, description: 'Accepted: `sync: false`, or the task still pending after the sync timeout (sync.timeoutMs); poll GET /tasks/{id}', schema: PendingTaskAnswer }],
-      errors: ['VALIDATION_ERROR', 'INSUFFICIENT_BALANCE', 'SPENDING_LIMIT_EXCEEDED', 'RATE_LIMIT_EXCEEDED', 'UNKNOWN_ERROR', 'ENQUEUE_FAILED'],
+      also: [
+        {
+          status: 202,
+          description:
+            'Accepted: `sync: false`, or the task still pending after the sync timeout (sync.timeoutMs); poll GET /tasks/{id}',
+          schema: PendingTaskAnswer,
+        },
+      ],
+      errors: [
+        'VALIDATION_ERROR',
+        'INSUFFICIENT_BALANCE',
+        'SPENDING_LIMIT_EXCEEDED',
+        'RATE_LIMIT_EXCEEDED',
+        'UNKNOWN_ERROR',
+        'ENQUEUE_FAILED',
+      ],
     },
-    (c, { principal, body }) => createAndMaybeWait<z.infer<typeof RateResult>['results']>(c, deps, principal, type.type, body),
+    (c, { principal, body }) =>
+      createAndMaybeWait<z.infer<typeof RateResult>['results']>(c, deps, principal, type.type, body),
   );
 }

@@ -23,7 +23,13 @@ export function registerImageRemoveBackground(app: Hono<ApiEnv>, deps: ApiDeps):
       body: RemoveBackgroundBody,
       status: 201,
       response: RemoveBackgroundResponse,
-      errors: ['VALIDATION_ERROR', 'INSUFFICIENT_BALANCE', 'SPENDING_LIMIT_EXCEEDED', 'RATE_LIMIT_EXCEEDED', 'ENQUEUE_FAILED'],
+      errors: [
+        'VALIDATION_ERROR',
+        'INSUFFICIENT_BALANCE',
+        'SPENDING_LIMIT_EXCEEDED',
+        'RATE_LIMIT_EXCEEDED',
+        'ENQUEUE_FAILED',
+      ],
     },
     createTaskHandler(deps, type.type, { estimatedCost: true }),
   );

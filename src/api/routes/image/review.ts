@@ -22,7 +22,9 @@ export const ReviewResponse = dataOf(
 export type ReviewResponse = z.infer<typeof ReviewResponse>;
 
 /** The 202 answer of review: the task to poll, with its PAT when enabled. */
-export const PendingReviewAnswer = dataOf(z.object({ task: z.object({ id: z.string(), status: z.literal('pending') }), access: PatAccess.optional() }));
+export const PendingReviewAnswer = dataOf(
+  z.object({ task: z.object({ id: z.string(), status: z.literal('pending') }), access: PatAccess.optional() }),
+);
 
 export function registerImageReview(app: Hono<ApiEnv>, deps: ApiDeps): void {
   const type = taskTypeOf(deps, 'image.review');
@@ -32,14 +34,29 @@ export function registerImageReview(app: Hono<ApiEnv>, deps: ApiDeps): void {
     {
       method: 'post',
       path: '/image/review',
-      summary: 'Review an image: technical checks, prompt adherence and criteria (sync by default: 200 with the review, or 202 to poll)',
+      summary:
+        'Review an image: technical checks, prompt adherence and criteria (sync by default: 200 with the review, or 202 to poll)',
       guard: { accept: ['apiKey', 'accessToken'], scope: type.scope },
       family: 'image',
       body: ReviewBody,
       status: 200,
       response: ReviewResponse,
-      also: [{ status: 202, description: 'Accepted: `sync: false`, or the task still pending after the sync timeout (sync.timeoutMs); poll GET /tasks/{id}', schema: PendingReviewAnswer }],
-      errors: ['VALIDATION_ERROR', 'INSUFFICIENT_BALANCE', 'SPENDING_LIMIT_EXCEEDED', 'RATE_LIMIT_EXCEEDED', 'UNKNOWN_ERROR', 'ENQUEUE_FAILED'],
+      also: [
+        {
+          status: 202,
+          description:
+            'Accepted: `sync: false`, or the task still pending after the sync timeout (sync.timeoutMs); poll GET /tasks/{id}',
+          schema: PendingReviewAnswer,
+        },
+      ],
+      errors: [
+        'VALIDATION_ERROR',
+        'INSUFFICIENT_BALANCE',
+        'SPENDING_LIMIT_EXCEEDED',
+        'RATE_LIMIT_EXCEEDED',
+        'UNKNOWN_ERROR',
+        'ENQUEUE_FAILED',
+      ],
     },
     (c, { principal, body }) => createAndMaybeWaitForResult<ReviewResult>(c, deps, principal, type.type, body),
   );

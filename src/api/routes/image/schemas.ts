@@ -6,7 +6,9 @@ export const CreatedTaskResponse = dataOf(
   z.object({
     taskId: z.string(),
     estimatedCost: Usd.optional().describe('USD reserved (remove-background)'),
-    access: z.object({ publicAccessToken: z.string().describe('a pat_ token for this task, valid one hour') }).optional(),
+    access: z
+      .object({ publicAccessToken: z.string().describe('a pat_ token for this task, valid one hour') })
+      .optional(),
   }),
 );
 export type CreatedTaskResponse = z.infer<typeof CreatedTaskResponse>;

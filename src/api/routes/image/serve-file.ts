@@ -6,7 +6,12 @@ import { IMAGE_MIME } from '../../../domain/media-types.js';
 import { addRoute } from '../../route.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 
-const ImageRequestHeaders = z.object({ 'if-none-match': z.string().optional().describe('the ETag of a copy held; when it matches, the answer is 304 with no body') });
+const ImageRequestHeaders = z.object({
+  'if-none-match': z
+    .string()
+    .optional()
+    .describe('the ETag of a copy held; when it matches, the answer is 304 with no body'),
+});
 
 /**
  * The service's own image URLs (`service_url`). Public: the id is 131 random bits, so the URL
@@ -21,7 +26,8 @@ export function registerImageFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
     {
       method: 'get',
       path: '/images/:file',
-      summary: 'A stored image, by its service URL ({id}.{ext}); cached for images.cacheMaxAgeSeconds, with its ETag; 404 once deleted',
+      summary:
+        'A stored image, by its service URL ({id}.{ext}); cached for images.cacheMaxAgeSeconds, with its ETag; 404 once deleted',
       family: 'resource',
       status: 200,
       produces: 'image/*',
@@ -49,11 +55,16 @@ export function registerImageFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
       if (notModified || c.req.method === 'HEAD') {
         const info = await deps.images.stat(file);
         if (!info) throw new AppError('NOT_FOUND', 'no such image');
-        return notModified ? new Response(null, { status: 304, headers }) : new Response(null, { status: 200, headers: { ...headers, 'content-length': String(info.size) } });
+        return notModified
+          ? new Response(null, { status: 304, headers })
+          : new Response(null, { status: 200, headers: { ...headers, 'content-length': String(info.size) } });
       }
       const opened = await deps.images.open(file);
       if (!opened) throw new AppError('NOT_FOUND', 'no such image');
-      return new Response(Readable.toWeb(opened.stream) as ReadableStream, { status: 200, headers: { ...headers, 'content-length': String(opened.size) } });
+      return new Response(Readable.toWeb(opened.stream) as ReadableStream, {
+        status: 200,
+        headers: { ...headers, 'content-length': String(opened.size) },
+      });
     },
   );
 }

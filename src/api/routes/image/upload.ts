@@ -10,11 +10,22 @@ import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 
 /** One stored upload: use its id (or service_url) wherever an image URL is taken. */
-export const UploadedFile = z.object({ id: z.string(), url: z.string(), service_url: z.string(), format: z.enum(['png', 'jpg', 'webp']), size: z.string(), bytes: z.number(), filename: z.string() });
+export const UploadedFile = z.object({
+  id: z.string(),
+  url: z.string(),
+  service_url: z.string(),
+  format: z.enum(['png', 'jpg', 'webp']),
+  size: z.string(),
+  bytes: z.number(),
+  filename: z.string(),
+});
 export const UploadResponse = dataOf(z.object({ files: z.array(UploadedFile) }));
 export type UploadResponse = z.infer<typeof UploadResponse>;
 
-const tooLarge = () => new AppError('VALIDATION_ERROR', `the upload body is larger than ${UPLOAD_LIMITS.maxBody / 1024 / 1024} MB`, { status: 413 });
+const tooLarge = () =>
+  new AppError('VALIDATION_ERROR', `the upload body is larger than ${UPLOAD_LIMITS.maxBody / 1024 / 1024} MB`, {
+    status: 413,
+  });
 
 /**
  * Streams a multipart body through busboy: a declared Content-Length past 100 MB is refused
@@ -24,7 +35,9 @@ const tooLarge = () => new AppError('VALIDATION_ERROR', `the upload body is larg
 function receiveFiles(c: Context<ApiEnv>): Promise<ReceivedFile[]> {
   const contentType = c.req.header('content-type') ?? '';
   if (!/^multipart\/form-data/i.test(contentType)) {
-    return Promise.reject(new AppError('VALIDATION_ERROR', 'send the files as multipart/form-data in the field "files"'));
+    return Promise.reject(
+      new AppError('VALIDATION_ERROR', 'send the files as multipart/form-data in the field "files"'),
+    );
   }
   if (Number(c.req.header('content-length') ?? 0) > UPLOAD_LIMITS.maxBody) return Promise.reject(tooLarge());
   const source = c.env?.incoming ?? (c.req.raw.body ? Readable.fromWeb(c.req.raw.body as never) : null);
@@ -33,7 +46,15 @@ function receiveFiles(c: Context<ApiEnv>): Promise<ReceivedFile[]> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: { 'content-type': contentType }, limits: { files: UPLOAD_LIMITS.maxFiles + 1, fileSize: UPLOAD_LIMITS.maxBytes + 1, fields: 50, fieldSize: 4096 } });
+      parser = busboy({
+        headers: { 'content-type': contentType },
+        limits: {
+          files: UPLOAD_LIMITS.maxFiles + 1,
+          fileSize: UPLOAD_LIMITS.maxBytes + 1,
+          fields: 50,
+          fieldSize: 4096,
+        },
+      });
     } catch {
       return reject(new AppError('VALIDATION_ERROR', 'the multipart body has no boundary'));
     }
@@ -63,7 +84,9 @@ function receiveFiles(c: Context<ApiEnv>): Promise<ReceivedFile[]> {
       stream.on('limit', () => (file.truncated = true));
       stream.on('close', () => (file.data = Buffer.concat(chunks)));
     });
-    parser.on('filesLimit', () => stop(new AppError('VALIDATION_ERROR', `at most ${UPLOAD_LIMITS.maxFiles} files per upload`)));
+    parser.on('filesLimit', () =>
+      stop(new AppError('VALIDATION_ERROR', `at most ${UPLOAD_LIMITS.maxFiles} files per upload`)),
+    );
     parser.on('error', () => stop(new AppError('VALIDATION_ERROR', 'the multipart body is malformed')));
     parser.on('close', () => {
       if (done) return;
@@ -99,7 +122,10 @@ export function registerImageUpload(app: Hono<ApiEnv>, deps: ApiDeps): void {
     },
     async (c, { principal }) => {
       const files = await receiveFiles(c);
-      const stored = await deps.uploads.store({ accountId: principal.accountId, apiKeyId: principal.kind === 'apiKey' ? principal.keyId : null }, files);
+      const stored = await deps.uploads.store(
+        { accountId: principal.accountId, apiKeyId: principal.kind === 'apiKey' ? principal.keyId : null },
+        files,
+      );
       return { body: { data: { files: stored } } };
     },
   );

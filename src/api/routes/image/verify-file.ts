@@ -19,7 +19,8 @@ export function registerImageVerifyFile(app: Hono<ApiEnv>, deps: ApiDeps): void 
     {
       method: 'post',
       path: '/image/verify/file',
-      summary: 'Read and validate the Content Credentials of the file sent as the body (its bytes, any Content-Type): free, nothing stored',
+      summary:
+        'Read and validate the Content Credentials of the file sent as the body (its bytes, any Content-Type): free, nothing stored',
       description:
         'The body is the image or video itself (PNG, JPEG, WebP, GIF or MP4, sniffed from its bytes), at most fetch.maxBytes (413 VALIDATION_ERROR past it). ' +
         'The answer is that of POST /image/verify. Any API key or access token, whatever its scopes; a PAT is refused.',
@@ -31,7 +32,8 @@ export function registerImageVerifyFile(app: Hono<ApiEnv>, deps: ApiDeps): void 
     },
     async (c) => {
       const limit = deps.config.current().fetch.maxBytes;
-      const tooLarge = () => new AppError('VALIDATION_ERROR', `the file is larger than ${limit} bytes (fetch.maxBytes)`, { status: 413 });
+      const tooLarge = () =>
+        new AppError('VALIDATION_ERROR', `the file is larger than ${limit} bytes (fetch.maxBytes)`, { status: 413 });
       if (Number(c.req.header('content-length') ?? 0) > limit) throw tooLarge();
       const data = c.req.raw.body ? await readStreamBounded(c.req.raw.body, limit, tooLarge) : Buffer.alloc(0);
       assertBodyArrived(c);

@@ -10,8 +10,16 @@ import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 
 export const VerifyBody = z.object({
-  url: HttpUrl.optional().describe("an http(s) URL of an image or video (fetched through the SSRF guard; this server's own service URLs are read from storage)"),
-  id: z.string().regex(IMAGE_ID, 'an image id (img_…)').optional().describe("an image id (img_…), read from storage: an upload of the caller's account, or an image the service made (an item's id)"),
+  url: HttpUrl.optional().describe(
+    "an http(s) URL of an image or video (fetched through the SSRF guard; this server's own service URLs are read from storage)",
+  ),
+  id: z
+    .string()
+    .regex(IMAGE_ID, 'an image id (img_…)')
+    .optional()
+    .describe(
+      "an image id (img_…), read from storage: an upload of the caller's account, or an image the service made (an item's id)",
+    ),
 });
 export type VerifyBody = z.infer<typeof VerifyBody>;
 
@@ -21,11 +29,27 @@ export const CredentialsReport = z.object({
   validation: z
     .enum(['Valid', 'Trusted', 'Invalid'])
     .optional()
-    .describe('Trusted: intact and signed under a trust anchor of this server; Valid: intact, signer not trusted here; Invalid: altered or badly signed'),
-  signer: z.object({ commonName: z.string().optional(), organization: z.string().optional(), issuer: z.string().optional(), time: z.string().optional() }).optional(),
+    .describe(
+      'Trusted: intact and signed under a trust anchor of this server; Valid: intact, signer not trusted here; Invalid: altered or badly signed',
+    ),
+  signer: z
+    .object({
+      commonName: z.string().optional(),
+      organization: z.string().optional(),
+      issuer: z.string().optional(),
+      time: z.string().optional(),
+    })
+    .optional(),
   claimGenerator: z.string().optional(),
-  actions: z.array(z.object({ action: z.string(), digitalSourceType: z.string().optional(), softwareAgent: z.string().optional() })).optional(),
-  imgtask: z.record(z.string(), z.unknown()).optional().describe("imgtask's own assertion: task id, model, provider, seed, hashes, rating, review"),
+  actions: z
+    .array(
+      z.object({ action: z.string(), digitalSourceType: z.string().optional(), softwareAgent: z.string().optional() }),
+    )
+    .optional(),
+  imgtask: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("imgtask's own assertion: task id, model, provider, seed, hashes, rating, review"),
   ingredients: z.array(z.object({ title: z.string().optional(), relationship: z.string().optional() })).optional(),
   failures: z
     .array(z.object({ code: z.string(), explanation: z.string().optional() }))
@@ -61,8 +85,12 @@ export function registerImageVerify(app: Hono<ApiEnv>, deps: ApiDeps): void {
       errors: ['VALIDATION_ERROR', 'NOT_FOUND', 'RATE_LIMIT_EXCEEDED'],
     },
     async (_c, { principal, body }) => {
-      if ((body.url === undefined) === (body.id === undefined)) throw new AppError('VALIDATION_ERROR', 'send exactly one of url and id');
-      const asset = await deps.verifySource.read(principal.accountId, body.url !== undefined ? { url: body.url } : { id: body.id! });
+      if ((body.url === undefined) === (body.id === undefined))
+        throw new AppError('VALIDATION_ERROR', 'send exactly one of url and id');
+      const asset = await deps.verifySource.read(
+        principal.accountId,
+        body.url !== undefined ? { url: body.url } : { id: body.id! },
+      );
       return { body: { data: await reportOf(deps, asset) } };
     },
   );

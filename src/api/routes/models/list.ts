@@ -10,9 +10,19 @@ export const Model = z.object({
   id: z.string(),
   default: z.boolean().describe('the model `auto` resolves to'),
   price: z.object({ perImage: Usd, perInput: Usd, perImage4k: Usd.optional() }),
-  capabilities: z.object({ maxInputs: z.number(), supports4k: z.boolean(), negativePrompt: z.boolean(), nativeSize: z.string().optional() }),
+  capabilities: z.object({
+    maxInputs: z.number(),
+    supports4k: z.boolean(),
+    negativePrompt: z.boolean(),
+    nativeSize: z.string().optional(),
+  }),
   parameters: ModelParametersInfo,
-  allowRawWorkflows: z.literal(true).optional().describe('present (true) when a key with the scope workflow:raw may post a whole ComfyUI graph in `workflow`; absent otherwise'),
+  allowRawWorkflows: z
+    .literal(true)
+    .optional()
+    .describe(
+      'present (true) when a key with the scope workflow:raw may post a whole ComfyUI graph in `workflow`; absent otherwise',
+    ),
 });
 export const ListModelsResponse = dataOf(z.array(Model));
 export type ListModelsResponse = z.infer<typeof ListModelsResponse>;

@@ -25,7 +25,8 @@ export function registerMetrics(app: Hono<ApiEnv>, deps: ApiDeps): void {
     {
       method: 'get',
       path: '/metrics',
-      summary: 'Operations: the service and process metrics in the Prometheus text format (a bearer token when metrics.token is set)',
+      summary:
+        'Operations: the service and process metrics in the Prometheus text format (a bearer token when metrics.token is set)',
       family: 'resource',
       status: 200,
       errors: ['UNAUTHORIZED', 'NOT_FOUND'],

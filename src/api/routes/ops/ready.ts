@@ -31,7 +31,8 @@ export function registerReady(app: Hono<ApiEnv>, deps: ApiDeps): void {
     {
       method: 'get',
       path: '/ready',
-      summary: 'Readiness: answers 200 once the store takes writes and the preloaded models are loaded, 503 NOT_READY before',
+      summary:
+        'Readiness: answers 200 once the store takes writes and the preloaded models are loaded, 503 NOT_READY before',
       family: 'resource',
       status: 200,
       errors: ['NOT_READY'],
@@ -42,7 +43,15 @@ export function registerReady(app: Hono<ApiEnv>, deps: ApiDeps): void {
       if (notReady.length > 0) throw new AppError('NOT_READY', `not ready: ${notReady.join('; ')}`);
       c.header('cache-control', 'no-store');
       const pausedLanes = await deps.ops.pausedLanes();
-      return { body: { data: { status: 'ready' as const, ...(pausedLanes.length > 0 ? { pausedLanes } : {}), provenance: deps.ops.provenance() } } };
+      return {
+        body: {
+          data: {
+            status: 'ready' as const,
+            ...(pausedLanes.length > 0 ? { pausedLanes } : {}),
+            provenance: deps.ops.provenance(),
+          },
+        },
+      };
     },
   );
 }

@@ -15,7 +15,8 @@ export function registerTasksDelete(app: Hono<ApiEnv>, deps: ApiDeps): void {
     {
       method: 'delete',
       path: '/tasks/:id',
-      summary: "Delete a task's data (owner API key with tasks:cancel, or the owner's access token): its outputs, prompts, metadata and results; answers the task as it is kept",
+      summary:
+        "Delete a task's data (owner API key with tasks:cancel, or the owner's access token): its outputs, prompts, metadata and results; answers the task as it is kept",
       description:
         'A pending task is cancelled first (as POST /tasks/{id}/cancel). Then its images, videos and their poster frames are deleted (their URLs answer 404), ' +
         'its request, metadata, result and error messages are removed, and its stored webhook event is rebuilt from what is left (a delivery still pending sends that). ' +
@@ -27,6 +28,8 @@ export function registerTasksDelete(app: Hono<ApiEnv>, deps: ApiDeps): void {
       response: DeleteTaskResponse,
       errors: ['TASK_NOT_FOUND'],
     },
-    async (c, { principal }) => ({ body: { data: taskBody(await deps.dataRemoval.removeTask(principal.accountId, c.req.param('id')!)) } }),
+    async (c, { principal }) => ({
+      body: { data: taskBody(await deps.dataRemoval.removeTask(principal.accountId, c.req.param('id')!)) },
+    }),
   );
 }

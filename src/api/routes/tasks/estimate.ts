@@ -14,7 +14,14 @@ export const EstimateBody = z.object({
 });
 export type EstimateBody = z.infer<typeof EstimateBody>;
 
-export const EstimateResponse = dataOf(z.object({ type: z.string(), estimatedCost: Usd, items: z.array(Usd).describe('the cost of each item'), currency: z.literal('USD') }));
+export const EstimateResponse = dataOf(
+  z.object({
+    type: z.string(),
+    estimatedCost: Usd,
+    items: z.array(Usd).describe('the cost of each item'),
+    currency: z.literal('USD'),
+  }),
+);
 export type EstimateResponse = z.infer<typeof EstimateResponse>;
 
 export function registerTasksEstimate(app: Hono<ApiEnv>, deps: ApiDeps): void {
@@ -45,7 +52,16 @@ export function registerTasksEstimate(app: Hono<ApiEnv>, deps: ApiDeps): void {
         );
       }
       const estimate = await deps.tasks.estimate(principal, type.type, parsed.data);
-      return { body: { data: { type: type.type, estimatedCost: formatUsd(estimate.total), items: estimate.items.map(formatUsd), currency: 'USD' as const } } };
+      return {
+        body: {
+          data: {
+            type: type.type,
+            estimatedCost: formatUsd(estimate.total),
+            items: estimate.items.map(formatUsd),
+            currency: 'USD' as const,
+          },
+        },
+      };
     },
   );
 }

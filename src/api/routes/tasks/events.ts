@@ -13,7 +13,12 @@ import type { ApiDeps, ApiEnv } from '../../types.js';
 import { taskBody, taskResultBody } from './schemas.js';
 
 export const TaskEventsQuery = z.object({
-  token: z.string().optional().describe("the task's public access token (pat_…), for clients that cannot set headers (EventSource); API keys only in the Authorization header"),
+  token: z
+    .string()
+    .optional()
+    .describe(
+      "the task's public access token (pat_…), for clients that cannot set headers (EventSource); API keys only in the Authorization header",
+    ),
 });
 
 export const TaskEventsHeaders = z.object({
@@ -30,10 +35,14 @@ const REFUSED: ReadonlySet<string> = new Set(['UNAUTHORIZED', 'TOKEN_EXPIRED', '
 
 /** An event's data: the task as the credential may read it (the full task with an API key, its result view with a PAT), and its progress. */
 const eventData = (principal: Principal, task: TaskRecord, live: LiveProgress | undefined): string =>
-  JSON.stringify({ ...(principal.kind === 'pat' ? taskResultBody(task) : taskBody(task)), progress: toProgressView(task, live) });
+  JSON.stringify({
+    ...(principal.kind === 'pat' ? taskResultBody(task) : taskBody(task)),
+    progress: toProgressView(task, live),
+  });
 
 /** A `preview` event's data: the item's index and its newest preview, inline. */
-const previewData = ({ index, mimeType, data }: TaskPreview): string => JSON.stringify({ index, mimeType, data: data.toString('base64') });
+const previewData = ({ index, mimeType, data }: TaskPreview): string =>
+  JSON.stringify({ index, mimeType, data: data.toString('base64') });
 
 const DESCRIPTION = [
   'Server-Sent Events (text/event-stream). Each event is the whole current state: `data` is the task as GET /tasks/{id} shows it',
@@ -56,7 +65,8 @@ export function registerTasksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
     {
       method: 'get',
       path: '/tasks/:id/events',
-      summary: "A task's live status as Server-Sent Events, until it settles (API key, or a PAT for this task, also as ?token=)",
+      summary:
+        "A task's live status as Server-Sent Events, until it settles (API key, or a PAT for this task, also as ?token=)",
       description: DESCRIPTION,
       guard: { accept: ['apiKey', 'pat'], scope: 'tasks:read', taskParam: 'id' },
       patInQuery: true,
@@ -66,7 +76,13 @@ export function registerTasksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
       query: TaskEventsQuery,
       headers: TaskEventsHeaders,
       errors: ['TASK_NOT_FOUND'],
-      also: [{ status: 204, description: 'Last-Event-ID is the settled event of this task: nothing more will come (no body; EventSource stops reconnecting)' }],
+      also: [
+        {
+          status: 204,
+          description:
+            'Last-Event-ID is the settled event of this task: nothing more will come (no body; EventSource stops reconnecting)',
+        },
+      ],
     },
     async (c, { principal }) => {
       const id = c.req.param('id')!;
@@ -146,7 +162,11 @@ export function registerTasksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
                 shown = next;
                 const live = liveOf(next);
                 shownProgress = progressKey(live);
-                await stream.writeSSE({ event: settled ? 'settled' : 'task', id: String(at), data: eventData(principal, next, live) });
+                await stream.writeSSE({
+                  event: settled ? 'settled' : 'task',
+                  id: String(at),
+                  data: eventData(principal, next, live),
+                });
               }
               if (settled) break;
             }
@@ -165,7 +185,8 @@ export function registerTasksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
               previews.clear();
               // Only of items still running as the state sent shows them: an item that finished has its output instead.
               for (const preview of due)
-                if (shown.status === 'pending' && shown.items[preview.index]?.status === 'pending') await stream.writeSSE({ event: 'preview', id: String(sent), data: previewData(preview) });
+                if (shown.status === 'pending' && shown.items[preview.index]?.status === 'pending')
+                  await stream.writeSSE({ event: 'preview', id: String(sent), data: previewData(preview) });
             }
             next = queue.shift();
             if (next === undefined && !progressed && previews.size === 0 && !stream.aborted && !revoked) {

@@ -18,9 +18,19 @@ export const ListTasksQuery = z
       .optional()
       .describe('nextCursor of the previous page'),
   })
-  .catchall(z.string().max(256).describe('metadata.<key>=<value>: only tasks whose metadata has that key with that value (as a string); other names are ignored'));
+  .catchall(
+    z
+      .string()
+      .max(256)
+      .describe(
+        'metadata.<key>=<value>: only tasks whose metadata has that key with that value (as a string); other names are ignored',
+      ),
+  );
 
-export const ListTasksResponse = z.object({ data: z.array(Task), nextCursor: z.string().nullable().describe('the cursor of the next page; null on the last') });
+export const ListTasksResponse = z.object({
+  data: z.array(Task),
+  nextCursor: z.string().nullable().describe('the cursor of the next page; null on the last'),
+});
 export type ListTasksResponse = z.infer<typeof ListTasksResponse>;
 
 export function registerTasksList(app: Hono<ApiEnv>, deps: ApiDeps): void {
@@ -30,7 +40,8 @@ export function registerTasksList(app: Hono<ApiEnv>, deps: ApiDeps): void {
     {
       method: 'get',
       path: '/tasks',
-      summary: "The caller's tasks, newest first; filters: status, type, createdAfter, createdBefore, metadata.<key>=<value>",
+      summary:
+        "The caller's tasks, newest first; filters: status, type, createdAfter, createdBefore, metadata.<key>=<value>",
       guard: { accept: ['apiKey'], scope: 'tasks:read' },
       family: 'resource',
       status: 200,

@@ -22,6 +22,8 @@ export function registerTasksResult(app: Hono<ApiEnv>, deps: ApiDeps): void {
       response: GetTaskResultResponse,
       errors: ['TASK_NOT_FOUND'],
     },
-    async (c, { principal }) => ({ body: { data: taskResultBody(await deps.tasks.getReadable(principal, c.req.param('id')!)) } }),
+    async (c, { principal }) => ({
+      body: { data: taskResultBody(await deps.tasks.getReadable(principal, c.req.param('id')!)) },
+    }),
   );
 }

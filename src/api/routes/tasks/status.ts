@@ -22,6 +22,8 @@ export function registerTasksStatus(app: Hono<ApiEnv>, deps: ApiDeps): void {
       response: GetTaskStatusResponse,
       errors: ['TASK_NOT_FOUND'],
     },
-    async (c, { principal }) => ({ body: { data: { status: (await deps.tasks.getReadable(principal, c.req.param('id')!)).status } } }),
+    async (c, { principal }) => ({
+      body: { data: { status: (await deps.tasks.getReadable(principal, c.req.param('id')!)).status } },
+    }),
   );
 }

@@ -9,8 +9,12 @@ import type { ApiDeps, ApiEnv } from '../../types.js';
 const When = z.string().max(64);
 
 export const UsageQuery = z.object({
-  from: When.optional().describe('start, inclusive: an ISO 8601 date (2026-11-01, midnight UTC) or date-time with an offset; default: `to` minus 30 days'),
-  to: When.optional().describe(`end, exclusive, in the same forms; default: now. At most ${MAX_USAGE_DAYS} days after \`from\``),
+  from: When.optional().describe(
+    'start, inclusive: an ISO 8601 date (2026-11-01, midnight UTC) or date-time with an offset; default: `to` minus 30 days',
+  ),
+  to: When.optional().describe(
+    `end, exclusive, in the same forms; default: now. At most ${MAX_USAGE_DAYS} days after \`from\``,
+  ),
   groupBy: z
     .enum(USAGE_GROUP_BY)
     .optional()
@@ -33,15 +37,23 @@ export const UsageResponse = dataOf(
     to: Timestamp,
     groupBy: z.enum(USAGE_GROUP_BY),
     total: z.object(Figures),
-    groups: z.array(z.object({ key: z.string().nullable().describe('the day, key id, type or model'), ...Figures })).describe('sorted by key, null last'),
+    groups: z
+      .array(z.object({ key: z.string().nullable().describe('the day, key id, type or model'), ...Figures }))
+      .describe('sorted by key, null last'),
     storage: z
       .object({
         at: Timestamp.describe('when it was read: now, whatever the range'),
         bytes: Bytes.describe('outputs and uploads together'),
-        outputs: z.object({ bytes: Bytes }).describe("the files of the account's tasks that still hold their data: images, videos, their posters"),
-        uploads: z.object({ count: z.number().int().describe('uploaded images kept'), bytes: Bytes }).describe('images uploaded with POST /image/upload'),
+        outputs: z
+          .object({ bytes: Bytes })
+          .describe("the files of the account's tasks that still hold their data: images, videos, their posters"),
+        uploads: z
+          .object({ count: z.number().int().describe('uploaded images kept'), bytes: Bytes })
+          .describe('images uploaded with POST /image/upload'),
       })
-      .describe('what the account stores now, in bytes as stored; a deleted task or upload, or one retention removed, no longer counts'),
+      .describe(
+        'what the account stores now, in bytes as stored; a deleted task or upload, or one retention removed, no longer counts',
+      ),
   }),
 );
 export type UsageResponse = z.infer<typeof UsageResponse>;
@@ -53,7 +65,8 @@ export function registerUsageGet(app: Hono<ApiEnv>, deps: ApiDeps): void {
     {
       method: 'get',
       path: '/usage',
-      summary: "The account's charges by settlement time, grouped by day, API key, task type or model (credits not included), and the bytes it stores now",
+      summary:
+        "The account's charges by settlement time, grouped by day, API key, task type or model (credits not included), and the bytes it stores now",
       guard: { accept: ['accessToken'], scope: 'manage' },
       family: 'resource',
       status: 200,

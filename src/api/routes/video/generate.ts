@@ -25,7 +25,13 @@ export function registerVideoGenerate(app: Hono<ApiEnv>, deps: ApiDeps): void {
       body: () => type.body() as z.ZodType<VideoBody>,
       status: 201,
       response: GenerateVideoResponse,
-      errors: ['VALIDATION_ERROR', 'INSUFFICIENT_BALANCE', 'SPENDING_LIMIT_EXCEEDED', 'RATE_LIMIT_EXCEEDED', 'ENQUEUE_FAILED'],
+      errors: [
+        'VALIDATION_ERROR',
+        'INSUFFICIENT_BALANCE',
+        'SPENDING_LIMIT_EXCEEDED',
+        'RATE_LIMIT_EXCEEDED',
+        'ENQUEUE_FAILED',
+      ],
     },
     createTaskHandler(deps, type.type, { estimatedCost: true }),
   );

@@ -19,7 +19,12 @@ export const VideoModel = z.object({
     nativeSize: z.string().describe('the frame size of `size: auto`'),
   }),
   parameters: ModelParametersInfo,
-  allowRawWorkflows: z.literal(true).optional().describe('present (true) when a key with the scope workflow:raw may post a whole ComfyUI graph in `workflow`; absent otherwise'),
+  allowRawWorkflows: z
+    .literal(true)
+    .optional()
+    .describe(
+      'present (true) when a key with the scope workflow:raw may post a whole ComfyUI graph in `workflow`; absent otherwise',
+    ),
 });
 export const ListVideoModelsResponse = dataOf(z.array(VideoModel));
 export type ListVideoModelsResponse = z.infer<typeof ListVideoModelsResponse>;

@@ -7,9 +7,22 @@ import { addRoute } from '../../route.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 
 const VideoRequestHeaders = z.object({
-  range: z.string().optional().describe('one byte range (`bytes=a-b`, `bytes=a-`, `bytes=-n`): the answer is 206 with that slice; several ranges or another unit are ignored (200, whole file)'),
-  'if-range': z.string().optional().describe('the ETag of a copy held: the Range is honoured only when it matches, otherwise the answer is the whole file'),
-  'if-none-match': z.string().optional().describe('the ETag of a copy held; when it matches, the answer is 304 with no body'),
+  range: z
+    .string()
+    .optional()
+    .describe(
+      'one byte range (`bytes=a-b`, `bytes=a-`, `bytes=-n`): the answer is 206 with that slice; several ranges or another unit are ignored (200, whole file)',
+    ),
+  'if-range': z
+    .string()
+    .optional()
+    .describe(
+      'the ETag of a copy held: the Range is honoured only when it matches, otherwise the answer is the whole file',
+    ),
+  'if-none-match': z
+    .string()
+    .optional()
+    .describe('the ETag of a copy held; when it matches, the answer is 304 with no body'),
 });
 
 /** A satisfiable slice, inclusive; `unsatisfiable` for 416; null when the header is ignored (whole file). */
@@ -68,7 +81,11 @@ export function registerVideoFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
         {
           status: 206,
           description: 'Partial content: the one byte range asked for',
-          headers: { 'Content-Range': 'bytes {first}-{last}/{size}', 'Accept-Ranges': 'bytes', ETag: 'the video id, quoted' },
+          headers: {
+            'Content-Range': 'bytes {first}-{last}/{size}',
+            'Accept-Ranges': 'bytes',
+            ETag: 'the video id, quoted',
+          },
         },
         {
           status: 304,
@@ -100,7 +117,8 @@ export function registerVideoFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
       // If-Range with anything but the current ETag (another ETag, a date): the whole file.
       const range = ifRange === undefined || ifRange === etag ? parseRange(c.req.header('range'), size) : null;
       const head = c.req.method === 'HEAD';
-      if (range === 'unsatisfiable') return new Response(null, { status: 416, headers: { ...headers, 'content-range': `bytes */${size}` } });
+      if (range === 'unsatisfiable')
+        return new Response(null, { status: 416, headers: { ...headers, 'content-range': `bytes */${size}` } });
       /** The bytes to answer with; null for HEAD. A file gone between stat and open is 404. */
       const bodyOf = async (slice?: { start: number; end: number }) => {
         if (head) return null;
@@ -109,7 +127,11 @@ export function registerVideoFile(app: Hono<ApiEnv>, deps: ApiDeps): void {
         return Readable.toWeb(opened.stream) as ReadableStream;
       };
       if (range) {
-        const partial = { ...headers, 'content-range': `bytes ${range.start}-${range.end}/${size}`, 'content-length': String(range.end - range.start + 1) };
+        const partial = {
+          ...headers,
+          'content-range': `bytes ${range.start}-${range.end}/${size}`,
+          'content-length': String(range.end - range.start + 1),
+        };
         return new Response(await bodyOf(range), { status: 206, headers: partial });
       }
       return new Response(await bodyOf(), { status: 200, headers: { ...headers, 'content-length': String(size) } });

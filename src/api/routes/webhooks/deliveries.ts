@@ -22,6 +22,8 @@ export function registerWebhooksDeliveries(app: Hono<ApiEnv>, deps: ApiDeps): vo
       response: ListDeliveriesResponse,
       errors: ['WEBHOOK_NOT_FOUND'],
     },
-    async (c, { principal }) => ({ body: { data: await deps.outbox.deliveries(principal.accountId, c.req.param('id')!) } }),
+    async (c, { principal }) => ({
+      body: { data: await deps.outbox.deliveries(principal.accountId, c.req.param('id')!) },
+    }),
   );
 }

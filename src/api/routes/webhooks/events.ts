@@ -9,7 +9,12 @@ import type { ApiDeps, ApiEnv } from '../../types.js';
 import { EventKind } from './schemas.js';
 
 export const WebhookEventsQuery = z.object({
-  events: z.string().optional().describe('comma-separated event kinds to receive, as a webhook subscribes: `all`, `task.completed`, `task.failed`, `task.<type>.completed|failed`; default every kind'),
+  events: z
+    .string()
+    .optional()
+    .describe(
+      'comma-separated event kinds to receive, as a webhook subscribes: `all`, `task.completed`, `task.failed`, `task.<type>.completed|failed`; default every kind',
+    ),
 });
 
 /** Events held for a stream whose client reads slower than they come; past it the stream ends (its client connects again). */
@@ -90,7 +95,10 @@ export function registerWebhooksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
         }, heartbeatMs);
         stream.onAbort(() => wake?.());
         try {
-          await stream.writeSSE({ event: 'ready', data: JSON.stringify({ accountId: principal.accountId, events: kinds }) });
+          await stream.writeSSE({
+            event: 'ready',
+            data: JSON.stringify({ accountId: principal.accountId, events: kinds }),
+          });
           while (!stream.aborted && !ended) {
             const next = held.shift();
             if (next) {

@@ -22,6 +22,8 @@ export function registerWebhooksRedeliver(app: Hono<ApiEnv>, deps: ApiDeps): voi
       response: RedeliverResponse,
       errors: ['WEBHOOK_NOT_FOUND'],
     },
-    async (c, { principal }) => ({ body: { data: await deps.outbox.redeliver(principal.accountId, c.req.param('deliveryId')!) } }),
+    async (c, { principal }) => ({
+      body: { data: await deps.outbox.redeliver(principal.accountId, c.req.param('deliveryId')!) },
+    }),
   );
 }

@@ -22,6 +22,8 @@ export function registerWebhooksRotateSecret(app: Hono<ApiEnv>, deps: ApiDeps): 
       response: RotateWebhookSecretResponse,
       errors: ['WEBHOOK_NOT_FOUND'],
     },
-    async (c, { principal }) => ({ body: { data: await deps.webhooks.rotateSecret(principal.accountId, c.req.param('id')!) } }),
+    async (c, { principal }) => ({
+      body: { data: await deps.webhooks.rotateSecret(principal.accountId, c.req.param('id')!) },
+    }),
   );
 }

@@ -5,7 +5,9 @@ import { Timestamp } from '../../schemas.js';
 export const WebhookUrl = z.url({ protocol: /^https?$/, error: 'an http or https URL' }).max(2048);
 /** A subscription value: an event kind to receive, `all`, or `task.completed|failed` for every type's. */
 export const EventKind = z
-  .enum(EVENT_KINDS, { error: (issue) => `unknown event kind ${String(issue.input)}; known: ${EVENT_KINDS.join(', ')}` })
+  .enum(EVENT_KINDS, {
+    error: (issue) => `unknown event kind ${String(issue.input)}; known: ${EVENT_KINDS.join(', ')}`,
+  })
   .describe('a subscription value: `all`, `task.completed`, `task.failed` or `task.<type>.completed|failed`');
 /** Event kinds to receive; null (or omitted, or ["all"]) for every kind. */
 export const Events = z.array(EventKind).min(1).max(EVENT_KINDS.length).nullable();
@@ -32,7 +34,9 @@ export const Delivery = z.object({
   webhookId: z.string().nullable(),
   url: z.string(),
   status: z.enum(['pending', 'delivered', 'failed']),
-  attempts: z.array(z.object({ at: Timestamp, status: z.number().nullable(), latencyMs: z.number(), error: z.string().optional() })),
+  attempts: z.array(
+    z.object({ at: Timestamp, status: z.number().nullable(), latencyMs: z.number(), error: z.string().optional() }),
+  ),
   nextAttemptAt: Timestamp.nullable(),
   createdAt: Timestamp,
 });

@@ -22,6 +22,8 @@ export function registerWebhooksTest(app: Hono<ApiEnv>, deps: ApiDeps): void {
       response: TestWebhookResponse,
       errors: ['WEBHOOK_NOT_FOUND'],
     },
-    async (c, { principal }) => ({ body: { data: await deps.outbox.sendTest(principal.accountId, c.req.param('id')!) } }),
+    async (c, { principal }) => ({
+      body: { data: await deps.outbox.sendTest(principal.accountId, c.req.param('id')!) },
+    }),
   );
 }

@@ -24,7 +24,11 @@ const PHOTO_COLOURS = 150;
 async function traits(image: SourceImage): Promise<Omit<ImageTraits, 'text'>> {
   const ratio = image.width / image.height;
   const orientation = ratio > 1.15 ? 'landscape' : ratio < 0.87 ? 'portrait' : 'square';
-  const small = await sharp(image.data).removeAlpha().resize(SAMPLE, SAMPLE, { fit: 'fill', kernel: 'nearest' }).raw().toBuffer();
+  const small = await sharp(image.data)
+    .removeAlpha()
+    .resize(SAMPLE, SAMPLE, { fit: 'fill', kernel: 'nearest' })
+    .raw()
+    .toBuffer();
   const bins = new Set<number>();
   const names = new Map<string, number>();
   for (let i = 0; i < small.length; i += 3) {
@@ -49,7 +53,12 @@ function quotableText(result: { text: string; confidence: number }): string | nu
 }
 
 export function describeTraits(t: ImageTraits): string {
-  const colours = t.colours.length === 2 ? `mostly ${t.colours[0]} and ${t.colours[1]}` : t.colours.length === 1 ? `mostly ${t.colours[0]}` : 'in many colours';
+  const colours =
+    t.colours.length === 2
+      ? `mostly ${t.colours[0]} and ${t.colours[1]}`
+      : t.colours.length === 1
+        ? `mostly ${t.colours[0]}`
+        : 'in many colours';
   const kind = t.kind === 'photo' ? 'photo' : 'drawing or graphic';
   const base = `A ${t.orientation} ${kind}, ${colours}`;
   return t.text ? `${base}, with the text "${t.text}".` : `${base}.`;
@@ -62,12 +71,16 @@ export function describeTraits(t: ImageTraits): string {
  */
 export function createBasicAltWriter(
   options: { ocr?: boolean } = {},
-): AltTextWriter & TextReader & { traits(image: SourceImage): Promise<ImageTraits>; warmUp(): Promise<void>; close(): Promise<void> } {
+): AltTextWriter &
+  TextReader & { traits(image: SourceImage): Promise<ImageTraits>; warmUp(): Promise<void>; close(): Promise<void> } {
   const ocr = options.ocr === false ? null : createOcr();
   async function readText(image: SourceImage): Promise<{ text: string; confidence: number }> {
     if (!ocr) return { text: '', confidence: 0 };
     // OCR works best on a moderate size; bigger images only cost time.
-    const png = await sharp(image.data).resize({ width: 1600, height: 1600, fit: 'inside', withoutEnlargement: true }).png().toBuffer();
+    const png = await sharp(image.data)
+      .resize({ width: 1600, height: 1600, fit: 'inside', withoutEnlargement: true })
+      .png()
+      .toBuffer();
     return ocr.read(png);
   }
   async function allTraits(image: SourceImage): Promise<ImageTraits> {

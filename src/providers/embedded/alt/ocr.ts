@@ -14,7 +14,11 @@ export function createOcr() {
   let worker: Promise<Tesseract.Worker> | null = null;
   const langPath = join(dirname(require.resolve('@tesseract.js-data/eng')), '4.0.0_best_int');
   const started = () =>
-    (worker ??= Tesseract.createWorker('eng', Tesseract.OEM.LSTM_ONLY, { langPath, gzip: true, cacheMethod: 'none' }).then(async (created) => {
+    (worker ??= Tesseract.createWorker('eng', Tesseract.OEM.LSTM_ONLY, {
+      langPath,
+      gzip: true,
+      cacheMethod: 'none',
+    }).then(async (created) => {
       // PNGs carry no DPI; say it, rather than have tesseract guess and warn on every image.
       await created.setParameters({ user_defined_dpi: '300' });
       return created;

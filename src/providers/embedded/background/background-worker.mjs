@@ -16,10 +16,19 @@ async function load(threads) {
   // threads runs about 1.5x faster, and without the memory pattern it peaks lower.
   const ort = await import('onnxruntime-node');
   const create = ort.InferenceSession.create.bind(ort.InferenceSession);
-  ort.InferenceSession.create = (model, options = {}) => create(model, { ...options, executionMode: 'sequential', intraOpNumThreads: threads, interOpNumThreads: 1, enableMemPattern: false });
+  ort.InferenceSession.create = (model, options = {}) =>
+    create(model, {
+      ...options,
+      executionMode: 'sequential',
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
+      enableMemPattern: false,
+    });
   const imgly = await import('@imgly/background-removal-node');
   // The default publicPath is relative to the process's working directory; point it at the package.
-  const publicPath = pathToFileURL(`${dirname(fileURLToPath(import.meta.resolve('@imgly/background-removal-node')))}/`).href;
+  const publicPath = pathToFileURL(
+    `${dirname(fileURLToPath(import.meta.resolve('@imgly/background-removal-node')))}/`,
+  ).href;
   return { imgly, publicPath };
 }
 

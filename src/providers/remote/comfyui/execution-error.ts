@@ -22,7 +22,10 @@ export interface ExecutionFailure {
 export function describeExecutionError(data: Record<string, unknown>): ExecutionFailure {
   const type = typeof data.exception_type === 'string' ? data.exception_type : '';
   const text = typeof data.exception_message === 'string' ? data.exception_message : '';
-  const node = data.node_id === undefined ? '' : `node ${String(data.node_id)}${data.node_type ? ` (${String(data.node_type)})` : ''}: `;
+  const node =
+    data.node_id === undefined
+      ? ''
+      : `node ${String(data.node_id)}${data.node_type ? ` (${String(data.node_type)})` : ''}: `;
   const what = [type, text].filter((part) => part !== '').join(': ');
   const raw = `${node}${what || 'execution error'}`;
   return {

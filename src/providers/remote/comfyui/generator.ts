@@ -1,7 +1,15 @@
 import { runOutputs } from '../../../domain/comfy-outputs.js';
 import type { LoadedWorkflow } from '../../../domain/comfy-workflows.js';
 import { ProviderError } from '../../../domain/tasks.js';
-import type { GeneratedImage, GeneratedVideo, GenerateParams, ImageGenerator, SourceImage, VideoGenerator, VideoParams } from '../../types.js';
+import type {
+  GeneratedImage,
+  GeneratedVideo,
+  GenerateParams,
+  ImageGenerator,
+  SourceImage,
+  VideoGenerator,
+  VideoParams,
+} from '../../types.js';
 import { ServerUnreachable } from './failures.js';
 import { type ComfyFile, type ComfyServer, comfyHttp, type HistoryEntry } from './http.js';
 import { runJob } from './job.js';
@@ -35,7 +43,8 @@ export function outputFiles(entry: HistoryEntry, nodes?: readonly string[]): Com
       const listed = entry.outputs[node]?.[list];
       if (!Array.isArray(listed)) continue;
       for (const file of listed as Partial<ComfyFile>[]) {
-        if (typeof file?.filename === 'string' && file.type !== 'temp') files.push({ filename: file.filename, subfolder: file.subfolder ?? '', type: file.type ?? 'output' });
+        if (typeof file?.filename === 'string' && file.type !== 'temp')
+          files.push({ filename: file.filename, subfolder: file.subfolder ?? '', type: file.type ?? 'output' });
       }
     }
   }
@@ -59,8 +68,16 @@ export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator;
   const requestGraph = createRequestGraphs(http, options.name);
   // Items that are outputs of one run share its job (GenerateParams.run).
   // A failure another try would meet again (a node's exception, a graph the server refuses) is kept for the items still to come.
-  const runs = createSharedRuns<HistoryEntry>(undefined, (err) => err instanceof ProviderError && !err.retryable && !(err instanceof ServerUnreachable));
-  const outage = createOutage({ name: options.name, probe: (signal) => http.systemStats(signal), log: options.log, backoff: options.probeBackoff });
+  const runs = createSharedRuns<HistoryEntry>(
+    undefined,
+    (err) => err instanceof ProviderError && !err.retryable && !(err instanceof ServerUnreachable),
+  );
+  const outage = createOutage({
+    name: options.name,
+    probe: (signal) => http.systemStats(signal),
+    log: options.log,
+    backoff: options.probeBackoff,
+  });
   // The server's queue as last read (GET /queue): read again in the background when older than
   // QUEUE_READ_MS, so asking costs nothing; a read that cannot reach the server marks it down.
   let waiting = 0;
@@ -94,7 +111,10 @@ export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator;
     extra: { batchSize?: number; fps?: number; frames?: number },
   ): Promise<{ file: ComfyFile; data: Buffer }> {
     const workflow = options.workflowOf(key);
-    if (!workflow) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `${key} has no ComfyUI workflow configured`, { retryable: false });
+    if (!workflow)
+      throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `${key} has no ComfyUI workflow configured`, {
+        retryable: false,
+      });
     try {
       // Failover picks a server that is down only when every server of the model is: wait for it.
       await outage.waitUntilUp(params.signal, options.timeoutMs);
@@ -137,7 +157,12 @@ export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator;
           `${options.name}: the workflow of ${key} wrote no file for output ${output + 1} of ${params.run.outputs}${node === undefined ? '' : ` (node ${node})`}`,
           { retryable: false },
         );
-      if (!file) throw new ProviderError('PROVIDER_ERROR', `${options.name}: the workflow of ${key} wrote no output file (does it end in a Save node?)`, { retryable: false });
+      if (!file)
+        throw new ProviderError(
+          'PROVIDER_ERROR',
+          `${options.name}: the workflow of ${key} wrote no output file (does it end in a Save node?)`,
+          { retryable: false },
+        );
       return { file, data: await http.view(file, params.signal) };
     } catch (err) {
       // Not reached, or gone mid-job: down until a probe finds it back (not on a cancel).
@@ -165,7 +190,12 @@ export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator;
           frames: Math.max(1, Math.round(params.durationS * params.fps)),
         });
         const format = VIDEO_EXTENSIONS[extensionOf(file.filename)];
-        if (!format) throw new ProviderError('PROVIDER_ERROR', `${options.name}: the workflow wrote ${file.filename}; video models take MP4 or animated WebP output`, { retryable: false });
+        if (!format)
+          throw new ProviderError(
+            'PROVIDER_ERROR',
+            `${options.name}: the workflow wrote ${file.filename}; video models take MP4 or animated WebP output`,
+            { retryable: false },
+          );
         return { data, format };
       },
     },

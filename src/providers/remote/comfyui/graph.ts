@@ -40,7 +40,8 @@ export function bindWorkflow(
     if (!node || (options.onlyExistingInputs && !Object.hasOwn(node.inputs, target.input))) return;
     node.inputs[target.input] = value;
   };
-  for (const [name, value] of Object.entries(options.parameters?.values ?? {})) set(options.parameters?.bindings[name], value);
+  for (const [name, value] of Object.entries(options.parameters?.values ?? {}))
+    set(options.parameters?.bindings[name], value);
   set(bindings.prompt, values.prompt);
   set(bindings.negativePrompt, values.negativePrompt);
   set(bindings.seed, values.seed);

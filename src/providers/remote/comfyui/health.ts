@@ -17,7 +17,10 @@ export async function comfyHealth(server: ComfyServer, timeoutMs = 5000): Promis
   const http = comfyHttp(server);
   const report: ComfyHealth = { provider: server.name, baseUrl: server.baseUrl, ok: false };
   try {
-    const stats = (await http.systemStats(AbortSignal.timeout(timeoutMs))) as { system?: { comfyui_version?: string }; devices?: { name?: string }[] };
+    const stats = (await http.systemStats(AbortSignal.timeout(timeoutMs))) as {
+      system?: { comfyui_version?: string };
+      devices?: { name?: string }[];
+    };
     if (stats.system?.comfyui_version) report.version = stats.system.comfyui_version;
     if (stats.devices?.[0]?.name) report.device = stats.devices[0].name;
     const queue = await http.queue(AbortSignal.timeout(timeoutMs));

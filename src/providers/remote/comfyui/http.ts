@@ -79,13 +79,18 @@ export function comfyHttp(server: ComfyServer) {
     if (GATEWAY_DOWN.has(res.status)) throw unreachable(server.name, `HTTP ${res.status}`);
     return res;
   };
-  const failed = (what: string, res: ProviderHttpResponse) => new ProviderError('PROVIDER_ERROR', `${server.name}: ${what} answered HTTP ${res.status}`, { providerResponse: excerpt(res.text()) });
+  const failed = (what: string, res: ProviderHttpResponse) =>
+    new ProviderError('PROVIDER_ERROR', `${server.name}: ${what} answered HTTP ${res.status}`, {
+      providerResponse: excerpt(res.text()),
+    });
   const json = <T>(what: string, res: ProviderHttpResponse): T => {
     if (res.status < 200 || res.status >= 300) throw failed(what, res);
     try {
       return res.json() as T;
     } catch {
-      throw new ProviderError('PROVIDER_ERROR', `${server.name}: ${what} answered something that is not JSON`, { providerResponse: excerpt(res.text()) });
+      throw new ProviderError('PROVIDER_ERROR', `${server.name}: ${what} answered something that is not JSON`, {
+        providerResponse: excerpt(res.text()),
+      });
     }
   };
 
@@ -100,10 +105,18 @@ export function comfyHttp(server: ComfyServer) {
       form.append('overwrite', 'true');
       const res = await call('POST', '/upload/image', { form, signal });
       // Larger than the server takes (--max-upload-size): another server would refuse it too.
-      if (res.status === 413) throw new ProviderError('INVALID_INPUT', `${server.name} refused an input image of ${image.data.length} bytes as too large`, { retryable: false });
+      if (res.status === 413)
+        throw new ProviderError(
+          'INVALID_INPUT',
+          `${server.name} refused an input image of ${image.data.length} bytes as too large`,
+          { retryable: false },
+        );
       const saved = json<{ name?: unknown; subfolder?: unknown }>('POST /upload/image', res);
-      if (typeof saved.name !== 'string') throw new ProviderError('PROVIDER_ERROR', `${server.name}: POST /upload/image answered without a name`);
-      return typeof saved.subfolder === 'string' && saved.subfolder !== '' ? `${saved.subfolder}/${saved.name}` : saved.name;
+      if (typeof saved.name !== 'string')
+        throw new ProviderError('PROVIDER_ERROR', `${server.name}: POST /upload/image answered without a name`);
+      return typeof saved.subfolder === 'string' && saved.subfolder !== ''
+        ? `${saved.subfolder}/${saved.name}`
+        : saved.name;
     },
 
     /**
@@ -121,20 +134,31 @@ export function comfyHttp(server: ComfyServer) {
         // ComfyUI queues a prompt with at least one valid output and reports the rest in
         // node_errors: the item fails all the same, so the queued part is taken off again.
         if (res.status < 300 && typeof body.prompt_id === 'string') await this.cancel(body.prompt_id).catch(() => {});
-        const error = typeof body.error === 'string' ? body.error : (body.error as { message?: string } | undefined)?.message;
-        throw new ProviderError('INVALID_INPUT', `${server.name} refused the workflow: ${scrubPaths([error, nodeErrors].filter(Boolean).join(': ')) || `HTTP ${res.status}`}`, {
-          retryable: false,
-          providerResponse: excerpt(res.text()),
-        });
+        const error =
+          typeof body.error === 'string' ? body.error : (body.error as { message?: string } | undefined)?.message;
+        throw new ProviderError(
+          'INVALID_INPUT',
+          `${server.name} refused the workflow: ${scrubPaths([error, nodeErrors].filter(Boolean).join(': ')) || `HTTP ${res.status}`}`,
+          {
+            retryable: false,
+            providerResponse: excerpt(res.text()),
+          },
+        );
       }
       if (res.status < 200 || res.status >= 300) throw failed('POST /prompt', res);
-      if (typeof body.prompt_id !== 'string') throw new ProviderError('PROVIDER_ERROR', `${server.name}: POST /prompt answered without a prompt_id`, { providerResponse: excerpt(res.text()) });
+      if (typeof body.prompt_id !== 'string')
+        throw new ProviderError('PROVIDER_ERROR', `${server.name}: POST /prompt answered without a prompt_id`, {
+          providerResponse: excerpt(res.text()),
+        });
       return body.prompt_id;
     },
 
     /** GET /history/{prompt_id}: the job once it ended; undefined while it is queued or running. */
     async history(promptId: string, signal?: AbortSignal): Promise<HistoryEntry | undefined> {
-      const entries = json<Record<string, HistoryEntry>>('GET /history', await call('GET', `/history/${encodeURIComponent(promptId)}`, { signal }));
+      const entries = json<Record<string, HistoryEntry>>(
+        'GET /history',
+        await call('GET', `/history/${encodeURIComponent(promptId)}`, { signal }),
+      );
       return entries[promptId];
     },
 
@@ -146,10 +170,13 @@ export function comfyHttp(server: ComfyServer) {
       return res.body;
     },
 
-    queue: async (signal?: AbortSignal): Promise<QueueState> => json<QueueState>('GET /queue', await call('GET', '/queue', { signal })),
-    systemStats: async (signal?: AbortSignal): Promise<Record<string, unknown>> => json<Record<string, unknown>>('GET /system_stats', await call('GET', '/system_stats', { signal })),
+    queue: async (signal?: AbortSignal): Promise<QueueState> =>
+      json<QueueState>('GET /queue', await call('GET', '/queue', { signal })),
+    systemStats: async (signal?: AbortSignal): Promise<Record<string, unknown>> =>
+      json<Record<string, unknown>>('GET /system_stats', await call('GET', '/system_stats', { signal })),
     /** GET /object_info: every node class the server has, with its inputs (object-info.ts reads it). */
-    objectInfo: async (signal?: AbortSignal): Promise<unknown> => json<unknown>('GET /object_info', await call('GET', '/object_info', { signal })),
+    objectInfo: async (signal?: AbortSignal): Promise<unknown> =>
+      json<unknown>('GET /object_info', await call('GET', '/object_info', { signal })),
 
     /** Whether the server's queue holds `promptId`, running or waiting. */
     async holds(promptId: string, signal?: AbortSignal): Promise<boolean> {
@@ -166,7 +193,8 @@ export function comfyHttp(server: ComfyServer) {
     async cancel(promptId: string): Promise<void> {
       await call('POST', '/queue', { json: { delete: [promptId] } });
       const queue = await this.queue();
-      if (queue.queue_running.some((entry) => entry[1] === promptId)) await call('POST', '/interrupt', { json: { prompt_id: promptId } });
+      if (queue.queue_running.some((entry) => entry[1] === promptId))
+        await call('POST', '/interrupt', { json: { prompt_id: promptId } });
     },
   };
 }
@@ -176,7 +204,9 @@ export type ComfyHttp = ReturnType<typeof comfyHttp>;
 export function describeNodeErrors(nodeErrors: unknown): string | undefined {
   if (typeof nodeErrors !== 'object' || nodeErrors === null || Array.isArray(nodeErrors)) return undefined;
   const lines: string[] = [];
-  for (const [node, entry] of Object.entries(nodeErrors as Record<string, { class_type?: string; errors?: { message?: string; details?: string }[] }>)) {
+  for (const [node, entry] of Object.entries(
+    nodeErrors as Record<string, { class_type?: string; errors?: { message?: string; details?: string }[] }>,
+  )) {
     const errors = (entry.errors ?? []).map((e) => [e.message, e.details].filter(Boolean).join(' — ')).join('; ');
     lines.push(`node ${node}${entry.class_type ? ` (${entry.class_type})` : ''}: ${errors || 'invalid'}`);
   }

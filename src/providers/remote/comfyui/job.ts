@@ -69,12 +69,18 @@ export async function runJob(options: JobOptions): Promise<HistoryEntry> {
     ended?.flush();
     const id = promptId;
     const outcome = await Promise.race([
-      ended ? ended.result.then((result) => result ?? pollUntilEnded(http, server, id, options.pollIntervalMs, jobSignal)) : pollUntilEnded(http, server, id, options.pollIntervalMs, jobSignal),
+      ended
+        ? ended.result.then((result) => result ?? pollUntilEnded(http, server, id, options.pollIntervalMs, jobSignal))
+        : pollUntilEnded(http, server, id, options.pollIntervalMs, jobSignal),
       abortedJob,
     ]);
     if (outcome.kind === 'error')
-      throw new ProviderError('PROVIDER_ERROR', `${server.name}: the workflow failed: ${outcome.failure.message}`, { providerResponse: outcome.failure.raw, retryable: outcome.failure.retryable });
-    if (outcome.kind === 'interrupted') throw new ProviderError('PROVIDER_ERROR', `${server.name}: the job was interrupted on the server`);
+      throw new ProviderError('PROVIDER_ERROR', `${server.name}: the workflow failed: ${outcome.failure.message}`, {
+        providerResponse: outcome.failure.raw,
+        retryable: outcome.failure.retryable,
+      });
+    if (outcome.kind === 'interrupted')
+      throw new ProviderError('PROVIDER_ERROR', `${server.name}: the job was interrupted on the server`);
     const entry = await Promise.race([historyOnceWritten(http, id, options.pollIntervalMs, jobSignal), abortedJob]);
     progress.done();
     return entry;
@@ -83,7 +89,8 @@ export async function runJob(options: JobOptions): Promise<HistoryEntry> {
       // Off the server, in the background (once it answered with the id): the item is done with either way.
       queued.then((id) => http.cancel(id)).catch(() => {});
     }
-    if (deadline.signal.aborted && !signal.aborted) throw new ProviderError('TIMEOUT', `${server.name}: the job took longer than ${options.timeoutMs} ms`);
+    if (deadline.signal.aborted && !signal.aborted)
+      throw new ProviderError('TIMEOUT', `${server.name}: the job took longer than ${options.timeoutMs} ms`);
     throw err;
   } finally {
     clearTimeout(timer);
@@ -135,7 +142,11 @@ function openSocket(server: ComfyServer, clientId: string, signal: AbortSignal):
  * undefined when the socket closed first (then the caller polls). Messages before the prompt id
  * is known are kept and matched on `flush`.
  */
-function followSocket(socket: WebSocket, promptIdOf: () => string | undefined, progress: ReturnType<typeof createJobProgress>) {
+function followSocket(
+  socket: WebSocket,
+  promptIdOf: () => string | undefined,
+  progress: ReturnType<typeof createJobProgress>,
+) {
   const early: Message[] = [];
   let succeeded: NodeJS.Timeout | undefined;
   let resolveResult: (outcome: Outcome | undefined) => void = () => {};
@@ -205,7 +216,10 @@ function outcomeOf(entry: HistoryEntry | undefined): Outcome | undefined {
     const error = status.messages?.find(([type]) => type === 'execution_error');
     if (error) return { kind: 'error', failure: describeExecutionError(error[1]) };
     if (status.messages?.some(([type]) => type === 'execution_interrupted')) return { kind: 'interrupted' };
-    return { kind: 'error', failure: { message: 'the job ended in error', raw: 'the job ended in error', retryable: true } };
+    return {
+      kind: 'error',
+      failure: { message: 'the job ended in error', raw: 'the job ended in error', retryable: true },
+    };
   }
   return { kind: 'success' };
 }
@@ -216,7 +230,13 @@ function outcomeOf(entry: HistoryEntry | undefined): Outcome | undefined {
  * longer knows the job (a restart empties ComfyUI's queue and history) fails JobForgotten, and
  * the job is queued again (outage.ts rerunWhenForgotten).
  */
-async function pollUntilEnded(http: ComfyHttp, server: ComfyServer, promptId: string, intervalMs: number, signal: AbortSignal): Promise<Outcome> {
+async function pollUntilEnded(
+  http: ComfyHttp,
+  server: ComfyServer,
+  promptId: string,
+  intervalMs: number,
+  signal: AbortSignal,
+): Promise<Outcome> {
   let failures = 0;
   for (;;) {
     let lost = false;
@@ -235,8 +255,12 @@ async function pollUntilEnded(http: ComfyHttp, server: ComfyServer, promptId: st
       failures += 1;
       if (failures >= POLL_FAILURES) {
         // Unreachable: the server is down (the next attempt waits for it, or goes to another server).
-        if (err instanceof ServerUnreachable) throw new ServerUnreachable(`${server.name} went away in the middle of the job (${err.reason})`, err.reason);
-        throw new ProviderError('PROVIDER_ERROR', `${server.name} went away in the middle of the job: ${(err as Error).message}`);
+        if (err instanceof ServerUnreachable)
+          throw new ServerUnreachable(`${server.name} went away in the middle of the job (${err.reason})`, err.reason);
+        throw new ProviderError(
+          'PROVIDER_ERROR',
+          `${server.name} went away in the middle of the job: ${(err as Error).message}`,
+        );
       }
     }
     if (lost) throw new JobForgotten(server.name);
@@ -245,7 +269,12 @@ async function pollUntilEnded(http: ComfyHttp, server: ComfyServer, promptId: st
 }
 
 /** The job's history entry: ComfyUI writes it just after it announces the end, so a read may come a moment early. */
-async function historyOnceWritten(http: ComfyHttp, promptId: string, intervalMs: number, signal: AbortSignal): Promise<HistoryEntry> {
+async function historyOnceWritten(
+  http: ComfyHttp,
+  promptId: string,
+  intervalMs: number,
+  signal: AbortSignal,
+): Promise<HistoryEntry> {
   let wait = 10;
   for (;;) {
     const entry = await http.history(promptId, signal);

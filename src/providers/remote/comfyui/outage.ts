@@ -45,7 +45,10 @@ export function createOutage(options: OutageOptions) {
     down = { since: Date.now(), reason };
     nextProbeAt = Date.now() + backoff.firstMs;
     interval = backoff.firstMs;
-    options.log?.('warn', `comfyui: ${options.name} is down (${reason}); its items wait for it, or go to their model's other servers`);
+    options.log?.(
+      'warn',
+      `comfyui: ${options.name} is down (${reason}); its items wait for it, or go to their model's other servers`,
+    );
   };
   const markUp = () => {
     if (!down) return;
@@ -107,7 +110,11 @@ export function createOutage(options: OutageOptions) {
         const left = boundMs - (Date.now() - started);
         if (left <= 0) {
           const reason = down?.reason ?? 'no answer';
-          throw new ServerUnreachable(`${options.name} cannot be reached (${reason}); waited ${seconds(Date.now() - started)} s`, reason, { retryable: false });
+          throw new ServerUnreachable(
+            `${options.name} cannot be reached (${reason}); waited ${seconds(Date.now() - started)} s`,
+            reason,
+            { retryable: false },
+          );
         }
         await pause(Math.min(wait, left), signal);
         wait = Math.min(wait * 2, backoff.maxMs);
@@ -159,7 +166,13 @@ const MAX_RERUNS = 3;
  * empties ComfyUI's queue and history), waits for the server to be back and queues it again,
  * all within one `timeoutMs` and the item's signal.
  */
-export async function rerunWhenForgotten<T>(outage: Outage, signal: AbortSignal, timeoutMs: number, run: (timeoutMs: number) => Promise<T>, log?: ComfyLog): Promise<T> {
+export async function rerunWhenForgotten<T>(
+  outage: Outage,
+  signal: AbortSignal,
+  timeoutMs: number,
+  run: (timeoutMs: number) => Promise<T>,
+  log?: ComfyLog,
+): Promise<T> {
   const started = Date.now();
   for (let rerun = 0; ; rerun++) {
     try {

@@ -13,7 +13,9 @@ export function outputNodeProblems(info: ObjectInfo, workflow: LoadedWorkflow): 
     const node = workflow.graph[id];
     const nodeClass = node && info[node.class_type];
     if (nodeClass && nodeClass.output_node !== true) {
-      problems.push(`outputs: node "${id}" (${node.class_type}) is not an output node on the server: it writes no file, so its items would fail (name the output nodes in the model's outputs)`);
+      problems.push(
+        `outputs: node "${id}" (${node.class_type}) is not an output node on the server: it writes no file, so its items would fail (name the output nodes in the model's outputs)`,
+      );
     }
   }
   return problems;

@@ -11,7 +11,10 @@ const PREVIEW_IMAGE_WITH_METADATA = 4;
  * (PREVIEW_IMAGE_WITH_METADATA) and stops sending the untagged kind. Servers older than the
  * handshake ignore it and send untagged previews.
  */
-export const PREVIEW_FEATURE_FLAGS = JSON.stringify({ type: 'feature_flags', data: { supports_preview_metadata: true } });
+export const PREVIEW_FEATURE_FLAGS = JSON.stringify({
+  type: 'feature_flags',
+  data: { supports_preview_metadata: true },
+});
 
 export interface DecodedPreview {
   preview: LivePreview;
@@ -54,8 +57,10 @@ const PNG_END = Buffer.from('IEND');
 /** A whole JPEG (SOI … EOI) or PNG (signature … IEND chunk); undefined for anything else. */
 function imageOf(data: Buffer): LivePreview | undefined {
   const n = data.length;
-  if (n >= 4 && data[0] === 0xff && data[1] === 0xd8 && data[n - 2] === 0xff && data[n - 1] === 0xd9) return { data, mimeType: 'image/jpeg' };
-  if (n >= 20 && data.subarray(0, 8).equals(PNG_SIGNATURE) && data.subarray(n - 8, n - 4).equals(PNG_END)) return { data, mimeType: 'image/png' };
+  if (n >= 4 && data[0] === 0xff && data[1] === 0xd8 && data[n - 2] === 0xff && data[n - 1] === 0xd9)
+    return { data, mimeType: 'image/jpeg' };
+  if (n >= 20 && data.subarray(0, 8).equals(PNG_SIGNATURE) && data.subarray(n - 8, n - 4).equals(PNG_END))
+    return { data, mimeType: 'image/png' };
   return undefined;
 }
 
@@ -65,7 +70,11 @@ function imageOf(data: Buffer): LivePreview | undefined {
  * (the socket's client id is this job's alone, and ComfyUI sends a preview to the client of the
  * prompt it runs). Frames before the prompt id is known are dropped: the next step sends another.
  */
-export function relayPreviews(socket: WebSocket, promptIdOf: () => string | undefined, onPreview: (preview: LivePreview) => void): void {
+export function relayPreviews(
+  socket: WebSocket,
+  promptIdOf: () => string | undefined,
+  onPreview: (preview: LivePreview) => void,
+): void {
   try {
     socket.send(PREVIEW_FEATURE_FLAGS);
   } catch {

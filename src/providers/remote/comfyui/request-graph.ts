@@ -36,12 +36,22 @@ export function createRequestGraphs(http: ComfyHttp, serverName: string) {
     });
   }
 
-  return async function requestGraph(workflow: LoadedWorkflow, params: GenerateParams | VideoParams, values: BoundValues): Promise<WorkflowGraph> {
-    const parameters = workflow.parameters && params.parameters ? { bindings: workflow.parameters, values: params.parameters } : undefined;
+  return async function requestGraph(
+    workflow: LoadedWorkflow,
+    params: GenerateParams | VideoParams,
+    values: BoundValues,
+  ): Promise<WorkflowGraph> {
+    const parameters =
+      workflow.parameters && params.parameters
+        ? { bindings: workflow.parameters, values: params.parameters }
+        : undefined;
     if (!params.workflow) return bindWorkflow(workflow.graph, workflow.bindings, values, { parameters });
     const graph = bindWorkflow(params.workflow, workflow.bindings, values, { parameters, onlyExistingInputs: true });
     const problems = graphProblems(await objectInfo(params.signal), graph);
-    if (problems.length > 0) throw new ProviderError('INVALID_INPUT', `${serverName} cannot run the posted workflow: ${problems.join('; ')}`, { retryable: false });
+    if (problems.length > 0)
+      throw new ProviderError('INVALID_INPUT', `${serverName} cannot run the posted workflow: ${problems.join('; ')}`, {
+        retryable: false,
+      });
     return graph;
   };
 }

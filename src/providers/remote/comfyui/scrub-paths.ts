@@ -8,9 +8,15 @@ export function scrubPaths(text: string): string {
   return (
     text
       // Quoted, as Python shows a path: it may hold spaces.
-      .replace(/(['"])((?:\/|[A-Za-z]:[\\/]|\\\\)[^'"\n]*)\1/g, (_, quote: string, path: string) => `${quote}${shorten(path)}${quote}`)
+      .replace(
+        /(['"])((?:\/|[A-Za-z]:[\\/]|\\\\)[^'"\n]*)\1/g,
+        (_, quote: string, path: string) => `${quote}${shorten(path)}${quote}`,
+      )
       // Unquoted: a Windows drive path, or any word with a backslash between segments.
-      .replace(/(?<![\w…])(?:[A-Za-z]:[\\/]|\\\\)[^\s'"<>|()[\]{}]*|[^\s'"\\<>|()[\]{}]+(?:\\[^\s'"\\<>|()[\]{}]*)+/g, (path) => keepEnd(path))
+      .replace(
+        /(?<![\w…])(?:[A-Za-z]:[\\/]|\\\\)[^\s'"<>|()[\]{}]*|[^\s'"\\<>|()[\]{}]+(?:\\[^\s'"\\<>|()[\]{}]*)+/g,
+        (path) => keepEnd(path),
+      )
       // Unquoted POSIX paths of two or more segments (not a URL's path, not a ratio such as 1/2).
       .replace(/(?<![\w.~:/\\…-])\/(?:[^\s'"`/:;,()<>[\]{}|]+\/)+[^\s'"`/:;,()<>[\]{}|]*/g, (path) => keepEnd(path))
   );

@@ -80,7 +80,11 @@ export function createSharedRuns<T>(lingerMs = LINGER_MS, keepsFailure: (err: un
 
   return {
     /** The result of run `key` for the item `hooks` belong to, which takes output `output` of `outputs`; `job` starts the run when none is under way. */
-    async join(run: { key: string; output: number; outputs: number }, hooks: RunHooks, job: (hooks: RunHooks) => Promise<T>): Promise<T> {
+    async join(
+      run: { key: string; output: number; outputs: number },
+      hooks: RunHooks,
+      job: (hooks: RunHooks) => Promise<T>,
+    ): Promise<T> {
       hooks.signal.throwIfAborted();
       const shared = runs.get(run.key) ?? start(run.key, run.outputs, job);
       shared.waiting.add(hooks);

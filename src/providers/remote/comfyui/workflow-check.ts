@@ -23,7 +23,11 @@ export interface WorkflowCheckOptions {
  */
 export function createWorkflowCheck(options: WorkflowCheckOptions): (answered: boolean) => void {
   // Its own client, without the hook: the check's request does not count as the service reaching the server.
-  const http = comfyHttp({ name: options.server.name, baseUrl: options.server.baseUrl, headers: options.server.headers });
+  const http = comfyHttp({
+    name: options.server.name,
+    baseUrl: options.server.baseUrl,
+    headers: options.server.headers,
+  });
   const name = options.server.name;
   let up = false;
 
@@ -34,14 +38,21 @@ export function createWorkflowCheck(options: WorkflowCheckOptions): (answered: b
     try {
       info = await readObjectInfo(http, AbortSignal.timeout(CATALOGUE_TIMEOUT_MS));
     } catch (err) {
-      options.log('warn', `comfyui: could not check the workflows of ${served.map((s) => s.model).join(', ')} against ${name} (GET /object_info): ${(err as Error).message}`);
+      options.log(
+        'warn',
+        `comfyui: could not check the workflows of ${served.map((s) => s.model).join(', ')} against ${name} (GET /object_info): ${(err as Error).message}`,
+      );
       return;
     }
     const fitting: string[] = [];
     for (const { model, workflow, parameters } of served) {
       const problems = [...workflowFitProblems(info, workflow, parameters), ...outputNodeProblems(info, workflow)];
       if (problems.length === 0) fitting.push(model);
-      else options.log('warn', `comfyui: the workflow of ${model} does not fit ${name}, its items will fail there: ${problems.join('; ')}`);
+      else
+        options.log(
+          'warn',
+          `comfyui: the workflow of ${model} does not fit ${name}, its items will fail there: ${problems.join('; ')}`,
+        );
     }
     if (fitting.length > 0) options.log('info', `comfyui: workflows of ${fitting.join(', ')} fit ${name}`);
   };

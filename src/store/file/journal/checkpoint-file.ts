@@ -36,7 +36,8 @@ export async function readCheckpoint(path: string): Promise<Checkpoint | null> {
   } catch {
     return unreadable('not JSON');
   }
-  if (parsed?.format !== CHECKPOINT_FORMAT || parsed.version !== CHECKPOINT_VERSION) return unreadable('unknown checkpoint format');
+  if (parsed?.format !== CHECKPOINT_FORMAT || parsed.version !== CHECKPOINT_VERSION)
+    return unreadable('unknown checkpoint format');
   if (!Number.isSafeInteger(parsed.seq) || (parsed.seq as number) < 0) return unreadable('no seq');
   return { seq: parsed.seq as number };
 }

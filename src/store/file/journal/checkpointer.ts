@@ -71,7 +71,8 @@ export class Checkpointer {
         },
         (err: Error) => {
           // Not fatal: the journal still holds every record; start-up only checks less.
-          if (!this.failing) this.log(`store: could not update journal.checkpoint, retrying each interval (${err.message})`);
+          if (!this.failing)
+            this.log(`store: could not update journal.checkpoint, retrying each interval (${err.message})`);
           this.failing = true;
         },
       )

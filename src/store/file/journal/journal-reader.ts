@@ -50,7 +50,11 @@ interface BadLine {
  * record after a bad line → corruption in the middle of the file: StoreCorruptError, even if
  * it was a later page of the same torn batch, since this file alone cannot tell the two apart.
  */
-export async function readJournal(path: string, onRecord: (record: JournalRecord) => void, { allowTornTail }: { allowTornTail: boolean }): Promise<ReadJournalResult> {
+export async function readJournal(
+  path: string,
+  onRecord: (record: JournalRecord) => void,
+  { allowTornTail }: { allowTornTail: boolean },
+): Promise<ReadJournalResult> {
   const name = basename(path);
   let goodBytes = 0;
   let lineNumber = 0;
@@ -64,7 +68,12 @@ export async function readJournal(path: string, onRecord: (record: JournalRecord
     const decoded = decodeRecord(bytes.toString('utf8'));
     if (!decoded.ok) {
       const seqMatch = /^\{"seq":(\d+)/.exec(bytes.subarray(0, 40).toString('latin1'));
-      firstBad ??= { line: lineNumber, offset: lineOffset, reason: decoded.reason, seq: seqMatch ? Number(seqMatch[1]) : undefined };
+      firstBad ??= {
+        line: lineNumber,
+        offset: lineOffset,
+        reason: decoded.reason,
+        seq: seqMatch ? Number(seqMatch[1]) : undefined,
+      };
       badLines += 1;
       return;
     }
@@ -90,16 +99,28 @@ export async function readJournal(path: string, onRecord: (record: JournalRecord
       `${name}: record at line ${bad.line}, byte offset ${bad.offset}, is corrupt (${bad.reason}) in a journal that should be complete. Refusing to start; the file is left untouched.`,
     );
   }
-  return { goodBytes, records, lastSeq, tornTail: { line: bad.line, offset: bad.offset, lines: badLines, reason: bad.reason } };
+  return {
+    goodBytes,
+    records,
+    lastSeq,
+    tornTail: { line: bad.line, offset: bad.offset, lines: badLines, reason: bad.reason },
+  };
 }
 
 /** "2 bad lines after the last good record (seq 10), from line 11, byte offset 1913 (checksum mismatch)" */
 export function describeTornTail(tail: TornTail, lastSeq: number | undefined): string {
-  const after = lastSeq === undefined ? 'with no good record before them' : `after the last good record (seq ${lastSeq})`;
+  const after =
+    lastSeq === undefined ? 'with no good record before them' : `after the last good record (seq ${lastSeq})`;
   return `${tail.lines} bad line${tail.lines === 1 ? '' : 's'} ${after}, from line ${tail.line}, byte offset ${tail.offset} (${tail.reason})`;
 }
 
-function corruptMidFile(name: string, path: string, bad: BadLine, goodLine: number, goodSeq: number): StoreCorruptError {
+function corruptMidFile(
+  name: string,
+  path: string,
+  bad: BadLine,
+  goodLine: number,
+  goodSeq: number,
+): StoreCorruptError {
   const seq = bad.seq === undefined ? '' : ` (seq ${bad.seq})`;
   return new StoreCorruptError(
     `${name}: record at line ${bad.line}${seq}, byte offset ${bad.offset}, is corrupt (${bad.reason}) ` +

@@ -201,7 +201,9 @@ export class JournalWriter {
       try {
         await rename(this.oldPath, this.path);
       } catch (undo) {
-        throw new Error(`a journal cut failed for lack of space (${(err as Error).message}) and could not be undone: ${asError(undo).message}`);
+        throw new Error(
+          `a journal cut failed for lack of space (${(err as Error).message}) and could not be undone: ${asError(undo).message}`,
+        );
       }
       await fsyncDir(dirname(this.path)).catch(() => undefined);
       throw err;

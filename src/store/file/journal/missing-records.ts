@@ -20,7 +20,8 @@ export interface StoreFilesFound {
 export function assertNoRecordsMissing(checkpoint: Checkpoint | null, found: StoreFilesFound): void {
   if (!checkpoint || found.lastSeq >= checkpoint.seq) return;
   const first = found.lastSeq + 1;
-  const missing = first === checkpoint.seq ? `record ${first} is missing` : `records ${first} to ${checkpoint.seq} are missing`;
+  const missing =
+    first === checkpoint.seq ? `record ${first} is missing` : `records ${first} to ${checkpoint.seq} are missing`;
   throw new StoreCorruptError(
     `journal.checkpoint says records up to seq ${checkpoint.seq} were written durably, but the store's files end at seq ${found.lastSeq}: ` +
       `${missing} from ${found.dir} (${describeFiles(found)}). A journal was cut short, emptied or deleted, or the data dir was restored from an older copy. ` +
@@ -38,6 +39,9 @@ function describeFiles(found: StoreFilesFound): string {
 
 function describeJournal(name: string, read: ReadJournalResult): string {
   if (read.records === 0 && !read.tornTail) return `${name} is empty`;
-  const records = read.records === 0 ? `${name}: no good record` : `${name}: ${read.records} record${read.records === 1 ? '' : 's'} to seq ${read.lastSeq}, ${read.goodBytes} bytes`;
+  const records =
+    read.records === 0
+      ? `${name}: no good record`
+      : `${name}: ${read.records} record${read.records === 1 ? '' : 's'} to seq ${read.lastSeq}, ${read.goodBytes} bytes`;
   return read.tornTail ? `${records}, then ${describeTornTail(read.tornTail, read.lastSeq)}` : records;
 }

@@ -43,7 +43,8 @@ export class UndoLog {
     const step = this.current;
     if (!step) return;
     // The order before the first delete of this commit: one copy of the ids per commit that deletes.
-    if (change.removes && !step.orders.has(change.collection)) step.orders.set(change.collection, change.collection.ids());
+    if (change.removes && !step.orders.has(change.collection))
+      step.orders.set(change.collection, change.collection.ids());
     step.changes.push(change);
   }
 
@@ -62,11 +63,15 @@ export class UndoLog {
   /** Takes back the changes of every commit from `seq` on, newest first. */
   undoFrom(seq: number): void {
     const touched = new Map<Collection<{ id: string }>, string[] | null>();
-    while (this.steps.length > this.head && this.steps[this.steps.length - 1].seq >= seq) this.undo(this.steps.pop()!, touched);
+    while (this.steps.length > this.head && this.steps[this.steps.length - 1].seq >= seq)
+      this.undo(this.steps.pop()!, touched);
     reorder(touched);
   }
 
-  private undo(step: Step, touched: Map<Collection<{ id: string }>, string[] | null>): Map<Collection<{ id: string }>, string[] | null> {
+  private undo(
+    step: Step,
+    touched: Map<Collection<{ id: string }>, string[] | null>,
+  ): Map<Collection<{ id: string }>, string[] | null> {
     for (let i = step.changes.length - 1; i >= 0; i--) {
       const change = step.changes[i];
       change.collection.restore(change.id, change.before);

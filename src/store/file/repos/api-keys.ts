@@ -23,7 +23,8 @@ function checkRoom(state: State, accountId: string, { maxLive, now }: KeyLimits,
   }
 }
 
-const isLive = (key: ApiKeyRecord | undefined, now?: string): key is ApiKeyRecord => key !== undefined && !key.revokedAt && (now === undefined || key.expiresAt === undefined || key.expiresAt > now);
+const isLive = (key: ApiKeyRecord | undefined, now?: string): key is ApiKeyRecord =>
+  key !== undefined && !key.revokedAt && (now === undefined || key.expiresAt === undefined || key.expiresAt > now);
 
 export function createApiKeyRepo(engine: JournalEngine): ApiKeyRepo {
   const { state } = engine;
@@ -50,7 +51,9 @@ export function createApiKeyRepo(engine: JournalEngine): ApiKeyRepo {
       return Array.from(state.liveKeysByAccount.ids(accountId), (id) => state.apiKeys.get(id)!);
     },
     async forgetNames(accountId) {
-      const named = Array.from(state.apiKeys.values()).filter((key) => key.accountId === accountId && key.name !== undefined);
+      const named = Array.from(state.apiKeys.values()).filter(
+        (key) => key.accountId === accountId && key.name !== undefined,
+      );
       for (const key of named) await engine.commit('apiKey.update', { id: key.id, changes: { name: null } });
       return named.length;
     },

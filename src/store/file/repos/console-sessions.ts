@@ -19,7 +19,8 @@ export function createConsoleSessionRepo(engine: JournalEngine): ConsoleSessionR
     },
     async consume(hash, now) {
       const link = byHash(hash);
-      if (link?.kind !== 'link' || link.usedAt || link.revokedAt || link.expiresAt <= now || using.has(link.id)) return undefined;
+      if (link?.kind !== 'link' || link.usedAt || link.revokedAt || link.expiresAt <= now || using.has(link.id))
+        return undefined;
       using.add(link.id);
       try {
         await engine.commit('consoleSession.use', { id: link.id, at: now });

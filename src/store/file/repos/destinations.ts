@@ -12,7 +12,8 @@ export function createDestinationRepo(engine: JournalEngine): DestinationRepo {
   async function put(destination: DestinationRecord): Promise<DestinationRecord> {
     // The name check and the write are one step: two creates racing for a name cannot both win.
     const holder = byName(destination.accountId, destination.name);
-    if (holder && holder.id !== destination.id) throw new AppError('DESTINATION_NAME_TAKEN', `the account already has a destination named "${destination.name}"`);
+    if (holder && holder.id !== destination.id)
+      throw new AppError('DESTINATION_NAME_TAKEN', `the account already has a destination named "${destination.name}"`);
     await engine.commit('destination.put', destination);
     return state.destinations.get(destination.id)!;
   }

@@ -53,7 +53,8 @@ export function createIdempotencyRepo(engine: JournalEngine): IdempotencyRepo {
         claims.delete(id);
         ids.add(id);
       }
-      if (state.idempotencyByAccount.ids(accountId).size > 0) await engine.commit('idempotency.deleteAccount', { accountId });
+      if (state.idempotencyByAccount.ids(accountId).size > 0)
+        await engine.commit('idempotency.deleteAccount', { accountId });
       return ids.size;
     },
     async purgeExpired(now) {

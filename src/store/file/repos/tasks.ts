@@ -29,16 +29,23 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
       const account = state.accounts.get(task.accountId);
       if (!account) throw new AppError('UNAUTHORIZED', 'the account no longer exists');
       // An erase marks the account first: a create that got past its credential before that finds it here.
-      if (account.erasingSince !== undefined || account.erasedAt !== undefined) throw new AppError('UNAUTHORIZED', 'this account is being erased');
+      if (account.erasingSince !== undefined || account.erasedAt !== undefined)
+        throw new AppError('UNAUTHORIZED', 'this account is being erased');
       // Checks and insert run in one synchronous step: no other create can slip between them.
       const available = account.balance - state.money.reserved(account.id);
       if (available < task.estimate) {
-        throw new AppError('INSUFFICIENT_BALANCE', `the estimate is ${task.estimate / 1e6} USD and the available balance is ${available / 1e6} USD`);
+        throw new AppError(
+          'INSUFFICIENT_BALANCE',
+          `the estimate is ${task.estimate / 1e6} USD and the available balance is ${available / 1e6} USD`,
+        );
       }
       if (spendingLimit && task.apiKeyId) {
         const spent = state.money.spend(task.apiKeyId, spendingLimit.period, Date.parse(task.createdAt));
         if (spent + task.estimate > spendingLimit.limit) {
-          throw new AppError('SPENDING_LIMIT_EXCEEDED', `this key's spending limit for the current ${spendingLimit.period} is used up`);
+          throw new AppError(
+            'SPENDING_LIMIT_EXCEEDED',
+            `this key's spending limit for the current ${spendingLimit.period} is used up`,
+          );
         }
       }
       await engine.commit('task.create', task);
@@ -47,7 +54,10 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
     async recordItem(id, index, item: ItemRecord, at, prepared) {
       const task = pending(id);
       if (task?.items[index]?.status !== 'pending') return undefined;
-      await engine.commit('task.item', prepared === undefined ? { id, index, item, at } : { id, index, item, at, prepared });
+      await engine.commit(
+        'task.item',
+        prepared === undefined ? { id, index, item, at } : { id, index, item, at, prepared },
+      );
       return state.tasks.get(id);
     },
     async savePrepared(id, prepared, at) {
@@ -60,7 +70,8 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
       if (!task) return undefined;
       if (settlement.lastItem && task.items[settlement.lastItem.index]?.status !== 'pending') return undefined;
       if (settlement.finished !== undefined && finishedItems(task) !== settlement.finished) return undefined;
-      if (settlement.cost < 0 || settlement.cost > task.estimate) throw new Error(`settlement of ${task.id} charges ${settlement.cost}, outside 0..${task.estimate}`);
+      if (settlement.cost < 0 || settlement.cost > task.estimate)
+        throw new Error(`settlement of ${task.id} charges ${settlement.cost}, outside 0..${task.estimate}`);
       await engine.commit('task.settle', settlement);
       return state.tasks.get(settlement.id);
     },
@@ -145,7 +156,13 @@ export function createTaskRepo(engine: JournalEngine): TaskRepo {
       return take(state.settledWithData.before(accountId, before), limit).map((id) => state.tasks.get(id)!);
     },
     async settledBefore(accountId, before, limit) {
-      return take(mergeByTime(state.settledWithData.before(accountId, before), state.settledDataRemoved.before(accountId, before)), limit);
+      return take(
+        mergeByTime(
+          state.settledWithData.before(accountId, before),
+          state.settledDataRemoved.before(accountId, before),
+        ),
+        limit,
+      );
     },
     async purge(ids) {
       const purged = Array.from(new Set(ids)).filter((id) => {

@@ -88,7 +88,8 @@ export function createWebhookRepo(engine: JournalEngine): WebhookRepo {
     },
     async purgeDeliveries(before, limit, accountId) {
       const ids: string[] = [];
-      const walk = accountId === undefined ? state.settledDeliveries.before('', before) : state.deliveriesByAccount.ids(accountId);
+      const walk =
+        accountId === undefined ? state.settledDeliveries.before('', before) : state.deliveriesByAccount.ids(accountId);
       for (const entry of walk) {
         if (ids.length >= limit) break;
         ids.push(typeof entry === 'string' ? entry : entry.id);
@@ -97,11 +98,13 @@ export function createWebhookRepo(engine: JournalEngine): WebhookRepo {
       const eventIds = new Set<string>();
       for (const id of ids) {
         const { eventId } = state.deliveries.peek(id)!;
-        if (!eventIds.has(eventId) && state.deliveriesByEvent.ids(eventId).every((other) => gone.has(other))) eventIds.add(eventId);
+        if (!eventIds.has(eventId) && state.deliveriesByEvent.ids(eventId).every((other) => gone.has(other)))
+          eventIds.add(eventId);
       }
       // An erase's last batch: the account's events that never had a delivery go too.
       if (accountId !== undefined && ids.length < limit) {
-        for (const eventId of state.eventsByAccount.ids(accountId)) if (state.deliveriesByEvent.ids(eventId).length === 0) eventIds.add(eventId);
+        for (const eventId of state.eventsByAccount.ids(accountId))
+          if (state.deliveriesByEvent.ids(eventId).length === 0) eventIds.add(eventId);
       }
       if (ids.length === 0 && eventIds.size === 0) return 0;
       await engine.commit('delivery.purge', { ids, eventIds: Array.from(eventIds) });

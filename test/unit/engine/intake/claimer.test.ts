@@ -40,11 +40,15 @@ test('a lease that could not be given back (the store was out of reach) is given
   claimer.start();
   // The task has run and its release failed; the next claim (a notification wakes it) gives the lease back first.
   await new Promise((resolve) => setImmediate(resolve));
-  while (!logged.some((line) => line.includes('lease not released'))) await new Promise((resolve) => setImmediate(resolve));
+  while (!logged.some((line) => line.includes('lease not released')))
+    await new Promise((resolve) => setImmediate(resolve));
   claimer.wake();
   await claimedAgain;
   assert.deepEqual(released, ['tsk_1']);
-  assert.match(logged.join('\n'), /task tsk_1: lease not released \(the database cannot be reached right now\); given back with the next claim/);
+  assert.match(
+    logged.join('\n'),
+    /task tsk_1: lease not released \(the database cannot be reached right now\); given back with the next claim/,
+  );
   await claimer.close(async () => undefined);
   assert.deepEqual(released, ['tsk_1'], 'given back once');
 });

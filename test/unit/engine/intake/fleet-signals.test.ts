@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { announcer, bridgeEvents, CHANNELS, DISPATCH_LOCK, electDispatcher, SWEEP_LOCK, underLock } from '../../../../src/engine/intake/fleet-signals.js';
+import {
+  announcer,
+  bridgeEvents,
+  CHANNELS,
+  DISPATCH_LOCK,
+  electDispatcher,
+  SWEEP_LOCK,
+  underLock,
+} from '../../../../src/engine/intake/fleet-signals.js';
 import { EventBus } from '../../../../src/services/events.js';
 import { PgStore } from '../../../../src/store/postgres/index.js';
 import type { TaskRecord } from '../../../../src/store/records.js';
@@ -10,7 +18,9 @@ import { migratedSchema } from '../../store/store-backends.js';
 async function processes(t: import('node:test').TestContext, n: number): Promise<PgStore[]> {
   const closers: (() => Promise<void>)[] = [];
   const url = await migratedSchema(t, closers);
-  const stores = await Promise.all(Array.from({ length: n }, (_, i) => PgStore.open({ url, poolSize: 2, applicationName: `signals-${i}` })));
+  const stores = await Promise.all(
+    Array.from({ length: n }, (_, i) => PgStore.open({ url, poolSize: 2, applicationName: `signals-${i}` })),
+  );
   for (const store of stores) closers.push(() => store.close());
   return stores;
 }
@@ -38,10 +48,17 @@ test('the sweep lock runs its work in one process at a time; a lock is freed whe
     inside--;
     return 'swept';
   };
-  const outcomes = await Promise.all([underLock(a.shared.signals, SWEEP_LOCK, work), underLock(b.shared.signals, SWEEP_LOCK, work)]);
+  const outcomes = await Promise.all([
+    underLock(a.shared.signals, SWEEP_LOCK, work),
+    underLock(b.shared.signals, SWEEP_LOCK, work),
+  ]);
   assert.equal(most, 1, 'never two sweeps at once');
   assert.deepEqual(outcomes.map((o) => o.ran).sort(), [false, true]);
-  assert.deepEqual(await underLock(b.shared.signals, SWEEP_LOCK, async () => 'again'), { ran: true, value: 'again' }, 'released after the run');
+  assert.deepEqual(
+    await underLock(b.shared.signals, SWEEP_LOCK, async () => 'again'),
+    { ran: true, value: 'again' },
+    'released after the run',
+  );
 
   assert.equal(await a.shared.signals.tryLock(DISPATCH_LOCK), true);
   assert.equal(await a.shared.signals.tryLock(DISPATCH_LOCK), true, 'the holder asking again still holds it');
@@ -72,7 +89,10 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 test('what is announced in one turn goes out as one notification, split only to stay under the payload limit', async () => {
   const sent: string[] = [];
-  const settled = announcer({ notify: async (_channel, payload) => void sent.push(payload) }, CHANNELS.settled, { separator: ' ', failed: () => undefined });
+  const settled = announcer({ notify: async (_channel, payload) => void sent.push(payload) }, CHANNELS.settled, {
+    separator: ' ',
+    failed: () => undefined,
+  });
   const ids = Array.from({ length: 300 }, (_, n) => `tsk_${String(n).padStart(22, '0')}`);
   for (const id of ids) settled.add(id);
   await turn();
@@ -86,7 +106,10 @@ test('settlements and items recorded in one process reach the others, each task 
   const [a, b] = await processes(t, 2);
   const here = new EventBus();
   const there = new EventBus();
-  const stops = [await bridgeEvents(a.shared.signals, here, () => undefined), await bridgeEvents(b.shared.signals, there, () => undefined)];
+  const stops = [
+    await bridgeEvents(a.shared.signals, here, () => undefined),
+    await bridgeEvents(b.shared.signals, there, () => undefined),
+  ];
   t.after(() => {
     for (const stop of stops) stop();
   });

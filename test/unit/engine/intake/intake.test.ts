@@ -91,9 +91,16 @@ test('a working local start records what a crash left out, starts the one dispat
   const intake = openIntake({ tasks } as unknown as Store, deps);
   await intake.start({
     recover: async () => void did.push('recover'),
-    dispatcher: () => ({ start: () => void did.push('dispatcher.start'), close: async (graceMs) => void did.push(`dispatcher.close ${graceMs}`) }),
+    dispatcher: () => ({
+      start: () => void did.push('dispatcher.start'),
+      close: async (graceMs) => void did.push(`dispatcher.close ${graceMs}`),
+    }),
   });
-  assert.deepEqual(did, ['recover', 'dispatcher.start', 'runner.resume tsk_1 tsk_2', 'sweep'], 'the sweep runs once at start');
+  assert.deepEqual(
+    did,
+    ['recover', 'dispatcher.start', 'runner.resume tsk_1 tsk_2', 'sweep'],
+    'the sweep runs once at start',
+  );
   await intake.close(250);
   assert.deepEqual(did.slice(4), ['runner.close 250', 'dispatcher.close 250']);
 });

@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import sharp from 'sharp';
 import { bridgeEvents } from '../../../../src/engine/intake/fleet-signals.js';
-import { fitForNotification, MAX_NOTIFIED_PREVIEW_BYTES, PREVIEW_CHANNEL } from '../../../../src/engine/intake/preview-signals.js';
+import {
+  fitForNotification,
+  MAX_NOTIFIED_PREVIEW_BYTES,
+  PREVIEW_CHANNEL,
+} from '../../../../src/engine/intake/preview-signals.js';
 import { EventBus, type TaskPreview } from '../../../../src/services/events.js';
 import { PgStore } from '../../../../src/store/postgres/index.js';
 import { migratedSchema } from '../../store/store-backends.js';
@@ -24,7 +28,11 @@ test('a preview too large for a notification is made into a smaller JPEG that fi
   assert.equal((await sharp(fitted.data).metadata()).format, 'jpeg');
   const small = { data: await noisyJpeg(8), mimeType: 'image/jpeg' as const };
   assert.equal(await fitForNotification(small), small);
-  assert.equal(await fitForNotification({ data: Buffer.alloc(MAX_NOTIFIED_PREVIEW_BYTES + 1, 1), mimeType: 'image/png' }), undefined, 'not an image: not sent');
+  assert.equal(
+    await fitForNotification({ data: Buffer.alloc(MAX_NOTIFIED_PREVIEW_BYTES + 1, 1), mimeType: 'image/png' }),
+    undefined,
+    'not an image: not sent',
+  );
 });
 
 test("a running item's preview in one process reaches the live streams of another (PostgreSQL NOTIFY, under 8000 bytes), not its own", async (t: TestContext) => {
@@ -33,14 +41,19 @@ test("a running item's preview in one process reaches the live streams of anothe
     for (const close of closers.reverse()) await close();
   });
   const url = await migratedSchema(t, closers);
-  const [a, b] = await Promise.all([0, 1].map((i) => PgStore.open({ url, poolSize: 2, applicationName: `previews-${i}` })));
+  const [a, b] = await Promise.all(
+    [0, 1].map((i) => PgStore.open({ url, poolSize: 2, applicationName: `previews-${i}` })),
+  );
   closers.push(
     () => a.close(),
     () => b.close(),
   );
   const here = new EventBus();
   const there = new EventBus();
-  const stops = [await bridgeEvents(a.shared.signals, here, () => undefined), await bridgeEvents(b.shared.signals, there, () => undefined)];
+  const stops = [
+    await bridgeEvents(a.shared.signals, here, () => undefined),
+    await bridgeEvents(b.shared.signals, there, () => undefined),
+  ];
   t.after(() => {
     for (const stop of stops) stop();
   });

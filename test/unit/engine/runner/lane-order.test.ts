@@ -12,8 +12,15 @@ import { type JobOwner, Lanes, type SlotGrant } from '../../../../src/engine/run
  * engine answers. Items here are held until the test ends them, so every start is observed.
  */
 function lanesOf(options: { lane?: number; providers?: Record<string, number>; fleet?: FleetKeySlots } = {}) {
-  const providers = Object.fromEntries(Object.entries(options.providers ?? {}).map(([name, concurrency]) => [name, { type: 'placeholder', concurrency }]));
-  const config = createConfigSource(loadConfig({ env: {}, overrides: { providers, work: { lanes: options.lane === undefined ? {} : { L: options.lane } } } }));
+  const providers = Object.fromEntries(
+    Object.entries(options.providers ?? {}).map(([name, concurrency]) => [name, { type: 'placeholder', concurrency }]),
+  );
+  const config = createConfigSource(
+    loadConfig({
+      env: {},
+      overrides: { providers, work: { lanes: options.lane === undefined ? {} : { L: options.lane } } },
+    }),
+  );
   const lanes = new Lanes(config, { fleetKeySlots: options.fleet });
   /** Start order, as `label` (and the provider hinted, when any). */
   const started: string[] = [];
@@ -103,7 +110,10 @@ test('fair queue: accounts that come and go leave nothing behind once V passes t
   assert.ok(queue.accountsTracked <= 3, `finish tags kept while A's backlog runs: ${queue.accountsTracked}`);
   const late = item('acc_0');
   queue.push(late, 1);
-  assert.ok(queue.rank(late)! <= 1, 'a returning account does not wait behind a backlog that built up while it was away');
+  assert.ok(
+    queue.rank(late)! <= 1,
+    'a returning account does not wait behind a backlog that built up while it was away',
+  );
   queue.reset();
   assert.equal(queue.accountsTracked, 0);
 });
@@ -178,7 +188,11 @@ test('a slot released when the engine answers starts the next item while the fir
 
 test('model affinity: with two servers and two models alternating, each server keeps its model', async () => {
   const s = lanesOf({ providers: { gpu1: 1, gpu2: 1 } });
-  for (let i = 0; i < 8; i++) s.add('gpu1+gpu2', `${i % 2 === 0 ? 'x' : 'y'}${i}`, { account: 'A', affinity: i % 2 === 0 ? 'model-x' : 'model-y' });
+  for (let i = 0; i < 8; i++)
+    s.add('gpu1+gpu2', `${i % 2 === 0 ? 'x' : 'y'}${i}`, {
+      account: 'A',
+      affinity: i % 2 === 0 ? 'model-x' : 'model-y',
+    });
   await s.drain(6);
   const server = (label: string) => label.split('@')[1];
   const xs = s.started.filter((label) => label.startsWith('x')).map(server);

@@ -27,7 +27,15 @@ test('a lane of several providers runs their concurrency summed; one provider ke
   assert.equal(lanes.get('image.rate').concurrency, 2, 'a lane that is no provider: work.defaultConcurrency');
   assert.equal(lanes.get('gpu-1+nowhere').concurrency, 2, 'a name that is no provider: the default');
 
-  await config.set(loadConfig({ env: {}, overrides: { providers: { ...providers, 'gpu-2': { type: 'placeholder', concurrency: 1 } }, work: { lanes: { 'gpu-1': 7 } } } }));
+  await config.set(
+    loadConfig({
+      env: {},
+      overrides: {
+        providers: { ...providers, 'gpu-2': { type: 'placeholder', concurrency: 1 } },
+        work: { lanes: { 'gpu-1': 7 } },
+      },
+    }),
+  );
   assert.equal(lanes.get('gpu-1+gpu-2').concurrency, 4, 'a reload applies to the summed lane');
   assert.equal(lanes.get('gpu-1').concurrency, 7, 'work.lanes wins');
   lanes.stop();

@@ -6,7 +6,10 @@ import { createPreviewRelay, MAX_PREVIEW_BYTES } from '../../../../src/engine/ru
 function relay(t: TestContext) {
   t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
   const sent: string[] = [];
-  const r = createPreviewRelay((taskId, index, preview) => sent.push(`${taskId}/${index} ${preview.data.toString()}`), 500);
+  const r = createPreviewRelay(
+    (taskId, index, preview) => sent.push(`${taskId}/${index} ${preview.data.toString()}`),
+    500,
+  );
   const jpeg = (text: string): LivePreview => ({ data: Buffer.from(text), mimeType: 'image/jpeg' });
   return { r, sent, jpeg };
 }

@@ -25,7 +25,11 @@ test('the first change goes out at once; those within the interval fold into one
   t.mock.timers.tick(249);
   assert.equal(sent.length, 1, 'nothing more within the interval');
   t.mock.timers.tick(1);
-  assert.deepEqual(sent, ['tsk_a {"0":0.1}', 'tsk_a {"0":0.3,"1":0.05}'], 'the last value is delivered when the interval ends');
+  assert.deepEqual(
+    sent,
+    ['tsk_a {"0":0.1}', 'tsk_a {"0":0.3,"1":0.05}'],
+    'the last value is delivered when the interval ends',
+  );
   t.mock.timers.tick(10_000);
   assert.equal(sent.length, 2, 'one event for all the changes it folded');
 

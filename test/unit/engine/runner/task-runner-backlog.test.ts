@@ -49,7 +49,12 @@ function pausedRunner() {
     fail: async () => undefined,
   };
   const config = createConfigSource(loadConfig({ env: {}, overrides: { work: { lanes: { fake: CONCURRENCY } } } }));
-  const runner = createTaskRunner({ progress: progress as never, lanes: new Lanes(config), config, log: () => undefined });
+  const runner = createTaskRunner({
+    progress: progress as never,
+    lanes: new Lanes(config),
+    config,
+    log: () => undefined,
+  });
   return { runner, task, started: () => started };
 }
 
@@ -57,7 +62,10 @@ function pausedRunner() {
 async function countListenersAdded(fn: () => Promise<void>): Promise<number> {
   const original = EventTarget.prototype.addEventListener;
   let added = 0;
-  EventTarget.prototype.addEventListener = function (this: EventTarget, ...args: Parameters<EventTarget['addEventListener']>) {
+  EventTarget.prototype.addEventListener = function (
+    this: EventTarget,
+    ...args: Parameters<EventTarget['addEventListener']>
+  ) {
     added += 1;
     return original.apply(this, args);
   };
@@ -77,9 +85,15 @@ test(`${QUEUED.toLocaleString('en-US')} tasks queued behind a busy lane add noth
     // Let the lane start what it can: its running items each hang one listener on their own signal.
     while (started() < CONCURRENCY) await new Promise((resolve) => setImmediate(resolve));
   });
-  assert.ok(added <= 4 * CONCURRENCY, `listeners added: ${added} for ${QUEUED} queued tasks (a few per running item, none per queued task)`);
+  assert.ok(
+    added <= 4 * CONCURRENCY,
+    `listeners added: ${added} for ${QUEUED} queued tasks (a few per running item, none per queued task)`,
+  );
   await runner.close(0);
   // Every task's wait ends at stop, queued or running: the claimer gives their leases back.
-  const outcome = await Promise.race([Promise.all(runs).then(() => 'all let go'), new Promise((resolve) => setTimeout(resolve, 5000, 'still waiting'))]);
+  const outcome = await Promise.race([
+    Promise.all(runs).then(() => 'all let go'),
+    new Promise((resolve) => setTimeout(resolve, 5000, 'still waiting')),
+  ]);
   assert.equal(outcome, 'all let go');
 });

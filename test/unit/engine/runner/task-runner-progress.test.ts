@@ -22,7 +22,10 @@ interface Running {
  * until the test ends them; its `task:progress` events are recorded. A task settles (and
  * `task:settled` is emitted) once its items are all recorded.
  */
-function setup(t: { after(fn: () => unknown): void }, options: { concurrency?: number; progressIntervalMs?: number; maxAttempts?: number } = {}) {
+function setup(
+  t: { after(fn: () => unknown): void },
+  options: { concurrency?: number; progressIntervalMs?: number; maxAttempts?: number } = {},
+) {
   const at = new Date().toISOString();
   const tasks = new Map<string, TaskRecord>();
   const events = new EventBus();
@@ -58,7 +61,11 @@ function setup(t: { after(fn: () => unknown): void }, options: { concurrency?: n
           const key = `${ctx.task.id}:${ctx.index}`;
           started.push(`${key}:${ctx.attempt}`);
           running.set(key, { ctx, succeed: () => resolve({ done: true }), fail: reject });
-          ctx.signal.addEventListener('abort', () => reject(new ProviderError('TIMEOUT', 'stopped', { retryable: false })), { once: true });
+          ctx.signal.addEventListener(
+            'abort',
+            () => reject(new ProviderError('TIMEOUT', 'stopped', { retryable: false })),
+            { once: true },
+          );
         }),
     }),
     getTask: async (id: string) => tasks.get(id),
@@ -73,9 +80,18 @@ function setup(t: { after(fn: () => unknown): void }, options: { concurrency?: n
     settleIfDone: async () => undefined,
     fail: async () => undefined,
   };
-  const config = createConfigSource(loadConfig({ env: {}, overrides: { work: { lanes: { fake: options.concurrency ?? 1 }, retryBaseMs: 1 } } }));
+  const config = createConfigSource(
+    loadConfig({ env: {}, overrides: { work: { lanes: { fake: options.concurrency ?? 1 }, retryBaseMs: 1 } } }),
+  );
   const lanes = new Lanes(config);
-  const runner = createTaskRunner({ progress: progress as never, lanes, config, log: () => undefined, events, progressIntervalMs: options.progressIntervalMs ?? 0 });
+  const runner = createTaskRunner({
+    progress: progress as never,
+    lanes,
+    config,
+    log: () => undefined,
+    events,
+    progressIntervalMs: options.progressIntervalMs ?? 0,
+  });
   t.after(() => runner.close(0));
   /** The item `taskId:index` once it runs. */
   const item = async (key: string): Promise<Running> => {
@@ -170,16 +186,29 @@ test('the last value is delivered: reports within the interval are folded into o
 
 test("queue position: items ahead in the lane's order while none of its items has started, exact behind a busy lane; estimates once the lane has an item time", async (t) => {
   const s = setup(t);
-  const runs = [s.runner.run(s.make('tsk_1')), s.runner.run(s.make('tsk_2', 2)), s.runner.run(s.make('tsk_3')), s.runner.run(s.make('tsk_4'))];
+  const runs = [
+    s.runner.run(s.make('tsk_1')),
+    s.runner.run(s.make('tsk_2', 2)),
+    s.runner.run(s.make('tsk_3')),
+    s.runner.run(s.make('tsk_4')),
+  ];
   const first = await s.item('tsk_1:0');
   const position = (id: string) => s.runner.progressOf(id)?.queuePosition;
-  assert.deepEqual(['tsk_1', 'tsk_2', 'tsk_3', 'tsk_4'].map(position), [undefined, 0, 2, 3], 'the running task has none; each queued one counts the items ahead of it (tsk_2 has two)');
+  assert.deepEqual(
+    ['tsk_1', 'tsk_2', 'tsk_3', 'tsk_4'].map(position),
+    [undefined, 0, 2, 3],
+    'the running task has none; each queued one counts the items ahead of it (tsk_2 has two)',
+  );
   assert.equal(s.runner.progressOf('tsk_3')?.startInMs, undefined, 'no item of the lane has finished: no estimate');
   assert.equal(s.runner.progressOf('tsk_3')?.finishInMs, undefined);
 
   first.succeed();
   const second = await s.item('tsk_2:0');
-  assert.deepEqual(['tsk_2', 'tsk_3', 'tsk_4'].map(position), [undefined, 1, 2], 'a task whose first item started has no position, and its second item is still ahead of the others');
+  assert.deepEqual(
+    ['tsk_2', 'tsk_3', 'tsk_4'].map(position),
+    [undefined, 1, 2],
+    'a task whose first item started has no position, and its second item is still ahead of the others',
+  );
   const estimates = (id: string) => s.runner.progressOf(id)!;
   assert.ok(estimates('tsk_3').startInMs! >= 0, 'an estimate once an item of the lane has finished');
   assert.ok(estimates('tsk_4').startInMs! >= estimates('tsk_3').startInMs!, 'a task further back starts later');

@@ -12,7 +12,12 @@ test('output nodes the server runs as such pass; a named node of a class that is
   const fake = await startFakeComfyUi(t);
   const info = await readObjectInfo(comfyHttp({ name: 'gpu-1', baseUrl: fake.baseUrl, headers: {} }));
   const graph = twoOutputWorkflow() as unknown as WorkflowGraph;
-  const workflow = (outputs?: string[]): LoadedWorkflow => ({ file: '/flow.json', graph, bindings: { prompt: '6.inputs.text' }, ...(outputs && { outputs }) });
+  const workflow = (outputs?: string[]): LoadedWorkflow => ({
+    file: '/flow.json',
+    graph,
+    bindings: { prompt: '6.inputs.text' },
+    ...(outputs && { outputs }),
+  });
   assert.deepEqual(outputNodeProblems(info, workflow(['9', '12'])), []);
   assert.deepEqual(outputNodeProblems(info, workflow()), [], 'one output per run: nothing to check');
   const [problem, ...rest] = outputNodeProblems(info, workflow(['9', '10']));

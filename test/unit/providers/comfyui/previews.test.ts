@@ -35,17 +35,23 @@ test('a PREVIEW_IMAGE frame (type 1 JPEG, type 2 PNG) is its image, untagged', (
 });
 
 test("a PREVIEW_IMAGE_WITH_METADATA frame is its image with the metadata's prompt id", () => {
-  const decoded = decodePreviewFrame(metadataFrame({ node_id: '3', prompt_id: 'p-1', display_node_id: '3', image_type: 'image/jpeg' }, jpeg));
+  const decoded = decodePreviewFrame(
+    metadataFrame({ node_id: '3', prompt_id: 'p-1', display_node_id: '3', image_type: 'image/jpeg' }, jpeg),
+  );
   assert.equal(decoded?.promptId, 'p-1');
   assert.equal(decoded.preview.mimeType, 'image/jpeg');
   assert.ok(decoded.preview.data.equals(jpeg));
   // The bytes decide the type, whatever the metadata says.
-  assert.equal(decodePreviewFrame(metadataFrame({ prompt_id: 'p-1', image_type: 'image/jpeg' }, png))?.preview.mimeType, 'image/png');
+  assert.equal(
+    decodePreviewFrame(metadataFrame({ prompt_id: 'p-1', image_type: 'image/jpeg' }, png))?.preview.mimeType,
+    'image/png',
+  );
 });
 
 test('a truncated or malformed frame is ignored', () => {
   const whole = metadataFrame({ prompt_id: 'p-1', image_type: 'image/jpeg' }, jpeg);
-  for (const cut of [0, 3, 7, 12, whole.length - jpeg.length, whole.length - 1]) assert.equal(decodePreviewFrame(whole.subarray(0, cut)), undefined, `cut at ${cut}`);
+  for (const cut of [0, 3, 7, 12, whole.length - jpeg.length, whole.length - 1])
+    assert.equal(decodePreviewFrame(whole.subarray(0, cut)), undefined, `cut at ${cut}`);
   assert.equal(decodePreviewFrame(legacyFrame(1, jpeg.subarray(0, jpeg.length - 10))), undefined);
   assert.equal(decodePreviewFrame(legacyFrame(2, png.subarray(0, png.length - 4))), undefined);
   // A metadata length past the frame's end, metadata that is not JSON, another event type (3: text).

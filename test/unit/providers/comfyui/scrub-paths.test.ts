@@ -10,7 +10,10 @@ import { scrubPaths } from '../../../../src/providers/remote/comfyui/scrub-paths
 test('scrubPaths: absolute POSIX, Windows and UNC paths keep their last two segments, never a user name', () => {
   const cases: [string, string][] = [
     ['Invalid image file: /home/alice/ComfyUI/input/x.png', 'Invalid image file: …/input/x.png'],
-    ["No such file or directory: '/home/John Smith/ComfyUI/output/x.png'", "No such file or directory: '…/output/x.png'"],
+    [
+      "No such file or directory: '/home/John Smith/ComfyUI/output/x.png'",
+      "No such file or directory: '…/output/x.png'",
+    ],
     ['cannot write C:\\Users\\bob\\ComfyUI\\output\\x.png.', 'cannot write …/output/x.png.'],
     ['cannot write (C:\\Users\\bob\\ComfyUI\\output\\x.png)', 'cannot write (…/output/x.png)'],
     ['"D:\\AI Tools\\ComfyUI\\models\\vae\\ae.sft" is missing', '"…/vae/ae.sft" is missing'],
@@ -37,15 +40,25 @@ test('scrubPaths leaves what is not a server path alone: URLs, ratios, relative 
 });
 
 test('describeExecutionError: out of memory and GPU runtime errors may pass on another try; any other exception will not', () => {
-  const retryable = (exception_type: string, exception_message: string) => describeExecutionError({ node_id: '3', node_type: 'KSampler', exception_type, exception_message }).retryable;
+  const retryable = (exception_type: string, exception_message: string) =>
+    describeExecutionError({ node_id: '3', node_type: 'KSampler', exception_type, exception_message }).retryable;
   assert.equal(retryable('torch.OutOfMemoryError', 'Allocation on device 0 would exceed allowed memory.'), true);
   assert.equal(retryable('torch.cuda.OutOfMemoryError', 'CUDA out of memory. Tried to allocate 20.00 MiB'), true);
   assert.equal(retryable('RuntimeError', 'CUDA error: an illegal memory access was encountered'), true);
   assert.equal(retryable('RuntimeError', 'HIP error: out of memory'), true);
   assert.equal(retryable('RuntimeError', 'MPS backend out of memory (MPS allocated: 1 GB)'), true);
   assert.equal(retryable('ValueError', 'too many values to unpack (expected 2)'), false);
-  assert.equal(retryable('FileNotFoundError', "[Errno 2] No such file or directory: '/srv/ComfyUI/models/x.safetensors'"), false);
-  assert.equal(retryable('RuntimeError', 'Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!'), false);
+  assert.equal(
+    retryable('FileNotFoundError', "[Errno 2] No such file or directory: '/srv/ComfyUI/models/x.safetensors'"),
+    false,
+  );
+  assert.equal(
+    retryable(
+      'RuntimeError',
+      'Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!',
+    ),
+    false,
+  );
   assert.equal(retryable('Exception', 'a custom node failed'), false);
 });
 
@@ -56,7 +69,10 @@ test('describeExecutionError: one line, with the node, its class and the excepti
     exception_type: 'FileNotFoundError',
     exception_message: "[Errno 2] No such file or directory: '/home/alice/ComfyUI/input/x.png'\n",
   });
-  assert.equal(failure.message, "node 10 (LoadImage): FileNotFoundError: [Errno 2] No such file or directory: '…/input/x.png'");
+  assert.equal(
+    failure.message,
+    "node 10 (LoadImage): FileNotFoundError: [Errno 2] No such file or directory: '…/input/x.png'",
+  );
   assert.match(failure.raw, /\/home\/alice/);
 });
 
@@ -71,7 +87,12 @@ test('node_errors reach the item without server paths', async (t) => {
         node_errors: {
           '4': {
             class_type: 'CheckpointLoaderSimple',
-            errors: [{ message: 'Custom validation failed for node', details: "ckpt_name: '/home/alice/ComfyUI/models/checkpoints/sd.safetensors' not found" }],
+            errors: [
+              {
+                message: 'Custom validation failed for node',
+                details: "ckpt_name: '/home/alice/ComfyUI/models/checkpoints/sd.safetensors' not found",
+              },
+            ],
           },
         },
       }),
@@ -79,13 +100,20 @@ test('node_errors reach the item without server paths', async (t) => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise((resolve) => server.close(resolve)));
-  const http = comfyHttp({ name: 'gpu-1', baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, headers: {} });
+  const http = comfyHttp({
+    name: 'gpu-1',
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    headers: {},
+  });
   const err = await http.queuePrompt({}, 'client', new AbortController().signal).then(
     () => assert.fail('refused'),
     (e: unknown) => e,
   );
   assert.ok(err instanceof ProviderError);
   assert.equal(err.code, 'INVALID_INPUT');
-  assert.match(err.message, /node 4 \(CheckpointLoaderSimple\): Custom validation failed for node — ckpt_name: '…\/checkpoints\/sd\.safetensors' not found/);
+  assert.match(
+    err.message,
+    /node 4 \(CheckpointLoaderSimple\): Custom validation failed for node — ckpt_name: '…\/checkpoints\/sd\.safetensors' not found/,
+  );
   assert.doesNotMatch(err.message, /alice/);
 });

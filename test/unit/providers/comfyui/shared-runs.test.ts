@@ -8,7 +8,10 @@ import { createSharedRuns, type RunHooks } from '../../../../src/providers/remot
  * the job is aborted only when every item awaiting it was.
  */
 const run = (output: number, key = 't:0:1') => ({ key, output, outputs: 2 });
-const hooks = (controller = new AbortController(), onProgress?: (fraction: number) => void): RunHooks => ({ signal: controller.signal, onProgress });
+const hooks = (controller = new AbortController(), onProgress?: (fraction: number) => void): RunHooks => ({
+  signal: controller.signal,
+  onProgress,
+});
 
 /** A job the test ends by hand, counting its starts and keeping the hooks it was run with. */
 function manualJob() {

@@ -11,7 +11,11 @@ test('close() waits for a call under way to answer before ending the thread (end
   const started = performance.now();
   await client.close();
   const waited = performance.now() - started;
-  assert.deepEqual(await call.then((out) => out.answered), true, 'the call under way got its answer, not a "stopped" error');
+  assert.deepEqual(
+    await call.then((out) => out.answered),
+    true,
+    'the call under way got its answer, not a "stopped" error',
+  );
   assert.ok(waited >= 200, `close() returned after ${Math.round(waited)} ms, before the call answered`);
 });
 

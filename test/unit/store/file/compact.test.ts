@@ -62,14 +62,44 @@ async function seed(store: JsonStore, marker: string): Promise<void> {
       result: { model: 'm1', images: [{ id: `img_${n}`, alt: `${prompt} (alt)` }] },
       cost: 1000,
       at: at(100 + n),
-      lastItem: { index: 0, item: { status: 'success', cost: 1000, files: [{ name: `img_${n}.png`, bytes: 1000 * n }] } },
+      lastItem: {
+        index: 0,
+        item: { status: 'success', cost: 1000, files: [{ name: `img_${n}.png`, bytes: 1000 * n }] },
+      },
     });
     await store.webhooks.recordEvent(
-      { id: `evt_${n}`, type: 'task.completed', accountId: 'acc_1', taskId: tid(n), createdAt: at(200 + n), payload: { data: { request: request(prompt, metadata) } } },
-      [{ id: `dlv_${n}`, eventId: `evt_${n}`, accountId: 'acc_1', webhookId: null, url: 'https://hooks.example/x', status: 'pending', attempts: [], nextAttemptAt: AT, createdAt: AT, updatedAt: AT }],
+      {
+        id: `evt_${n}`,
+        type: 'task.completed',
+        accountId: 'acc_1',
+        taskId: tid(n),
+        createdAt: at(200 + n),
+        payload: { data: { request: request(prompt, metadata) } },
+      },
+      [
+        {
+          id: `dlv_${n}`,
+          eventId: `evt_${n}`,
+          accountId: 'acc_1',
+          webhookId: null,
+          url: 'https://hooks.example/x',
+          status: 'pending',
+          attempts: [],
+          nextAttemptAt: AT,
+          createdAt: AT,
+          updatedAt: AT,
+        },
+      ],
     );
   }
-  await store.uploads.put({ id: 'img_up', accountId: 'acc_1', apiKeyId: null, fileName: 'img_up.png', bytes: 4096, createdAt: at(300) });
+  await store.uploads.put({
+    id: 'img_up',
+    accountId: 'acc_1',
+    apiKeyId: null,
+    fileName: 'img_up.png',
+    bytes: 4096,
+    createdAt: at(300),
+  });
 }
 
 test('after removeData, replaceEventPayload and compact(), no file under the store folder holds the removed text; a reopen keeps the rest', async (t) => {
@@ -82,7 +112,11 @@ test('after removeData, replaceEventPayload and compact(), no file under the sto
   await store.accounts.update('acc_1', { retention: { outputs: '7d' } }, at(400));
   await writeFile(join(dir, 'snapshot.json.tmp'), `{"left":"${marker}"}`);
   await store.webhooks.recordAttempt('dlv_2', { at: at(500), status: 200, latencyMs: 3 }, 'delivered', null);
-  assert.deepEqual(await filesHolding(dir, marker), ['snapshot.json', 'snapshot.json.tmp'], 'the marker is on disk before');
+  assert.deepEqual(
+    await filesHolding(dir, marker),
+    ['snapshot.json', 'snapshot.json.tmp'],
+    'the marker is on disk before',
+  );
 
   const scrubbed = await store.tasks.removeData(tid(1), at(1000));
   assert.deepEqual(scrubbed?.request, {});
@@ -91,10 +125,17 @@ test('after removeData, replaceEventPayload and compact(), no file under the sto
 
   await store.compact();
   assert.deepEqual(await filesHolding(dir, marker), [], 'no journal, snapshot or temp file holds it');
-  assert.ok((await filesHolding(dir, 'a kept lighthouse')).includes('snapshot.json'), 'what was kept is in the new snapshot');
+  assert.ok(
+    (await filesHolding(dir, 'a kept lighthouse')).includes('snapshot.json'),
+    'what was kept is in the new snapshot',
+  );
   // The checkpoint's own temp file may be under way: it holds a seq and nothing else.
   const names = (await readdir(dir)).filter((name) => name !== 'journal.checkpoint.tmp').sort();
-  assert.deepEqual(names, ['LOCK', 'journal.checkpoint', 'journal.jsonl', 'snapshot.json'], 'no old journal, no other temp file');
+  assert.deepEqual(
+    names,
+    ['LOCK', 'journal.checkpoint', 'journal.jsonl', 'snapshot.json'],
+    'no old journal, no other temp file',
+  );
   assert.equal((await readFile(join(dir, 'journal.jsonl'))).length, 0, 'every record is in the snapshot');
 
   const before = store.engine.state.collections().map((c) => [c.name, c.capture()]);
@@ -104,7 +145,11 @@ test('after removeData, replaceEventPayload and compact(), no file under the sto
   const reopened = await open(dir);
   // Read through the repos first: records loaded from the snapshot are parsed on first read.
   assert.equal((await reopened.tasks.get(tid(1)))?.dataRemovedAt, at(1000));
-  assert.equal(await reopened.tasks.storedBytes('acc_1'), 2000, 'the bytes of the task still holding data, counted from the snapshot');
+  assert.equal(
+    await reopened.tasks.storedBytes('acc_1'),
+    2000,
+    'the bytes of the task still holding data, counted from the snapshot',
+  );
   assert.deepEqual(await reopened.tasks.settledBefore('acc_1', at(10_000), 10), [tid(1), tid(2)]);
   assert.deepEqual(
     (await reopened.tasks.withDataSettledBefore('acc_1', at(10_000), 10)).map((task) => task.id),
@@ -132,7 +177,18 @@ test('writes made while compact() runs are kept: they land in the journal after 
   const dir = await tempDir(t);
   const store = await open(dir);
   await seed(store, 'unused');
-  await Promise.all(Array.from({ length: 3000 }, (_, n) => store.uploads.put({ id: `img_${n}`, accountId: 'acc_1', apiKeyId: null, fileName: `img_${n}.png`, bytes: n, createdAt: at(n) })));
+  await Promise.all(
+    Array.from({ length: 3000 }, (_, n) =>
+      store.uploads.put({
+        id: `img_${n}`,
+        accountId: 'acc_1',
+        apiKeyId: null,
+        fileName: `img_${n}.png`,
+        bytes: n,
+        createdAt: at(n),
+      }),
+    ),
+  );
 
   const compacting = store.compact();
   let done = false;
@@ -142,7 +198,16 @@ test('writes made while compact() runs are kept: they land in the journal after 
   const writes: Promise<unknown>[] = [store.accounts.update('acc_1', { weight: 7 }, at(5000))];
   let n = 0;
   while (!done) {
-    writes.push(store.uploads.put({ id: `img_during_${n}`, accountId: 'acc_1', apiKeyId: null, fileName: 'x.png', bytes: 1, createdAt: at(6000 + n) }));
+    writes.push(
+      store.uploads.put({
+        id: `img_during_${n}`,
+        accountId: 'acc_1',
+        apiKeyId: null,
+        fileName: 'x.png',
+        bytes: 1,
+        createdAt: at(6000 + n),
+      }),
+    );
     n += 1;
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -157,7 +222,10 @@ test('writes made while compact() runs are kept: they land in the journal after 
   assert.equal((await after.accounts.get('acc_1'))?.weight, 7);
   for (let i = 0; i < n; i++) assert.ok(await after.uploads.get(`img_during_${i}`), `img_during_${i} survived`);
   assert.equal(await after.uploads.get('img_0'), undefined);
-  assert.deepEqual(await after.uploads.usage('acc_1'), { count: 3000 - 1 + n + 1, bytes: (2999 * 3000) / 2 + n + 4096 });
+  assert.deepEqual(await after.uploads.usage('acc_1'), {
+    count: 3000 - 1 + n + 1,
+    bytes: (2999 * 3000) / 2 + n + 4096,
+  });
 });
 
 test('compact() of a store of 20,000 tasks works in slices: the event loop is never held for a quarter of its run (the 100 ms target is measured by bench:retention)', async (t) => {
@@ -204,9 +272,14 @@ test('compact() of a store of 20,000 tasks works in slices: the event loop is ne
     } finally {
       clearInterval(timer);
     }
-    rounds.push({ took: Math.round(performance.now() - started), longest: Math.round(Math.max(longest, performance.now() - last)) });
+    rounds.push({
+      took: Math.round(performance.now() - started),
+      longest: Math.round(Math.max(longest, performance.now() - last)),
+    });
   }
-  t.diagnostic(`compaction of 20,000 tasks, per round: ${rounds.map((r) => `${r.took} ms with a longest stall of ${r.longest} ms`).join('; ')}`);
+  t.diagnostic(
+    `compaction of 20,000 tasks, per round: ${rounds.map((r) => `${r.took} ms with a longest stall of ${r.longest} ms`).join('; ')}`,
+  );
   assert.ok((await readFile(join(dir, 'snapshot.json'))).length > 20_000 * 600, 'the snapshot holds every task');
   assert.equal((await readFile(join(dir, 'journal.jsonl'))).length, 0, 'compacted up to the last write');
   // The test catches compaction that holds the loop for a large part of its run (done in one piece it
@@ -214,5 +287,8 @@ test('compact() of a store of 20,000 tasks works in slices: the event loop is ne
   // beside its anchor, where a loaded machine cannot fail a test.
   const least = Math.min(...rounds.map((r) => r.longest));
   const whole = Math.min(...rounds.map((r) => r.took));
-  assert.ok(least < Math.max(100, whole / 4), `compaction held the event loop for ${least} ms at best of three rounds (a round took ${whole} ms)`);
+  assert.ok(
+    least < Math.max(100, whole / 4),
+    `compaction held the event loop for ${least} ms at best of three rounds (a round took ${whole} ms)`,
+  );
 });

@@ -13,7 +13,8 @@ test('imgtask doctor on a data dir whose journal was cut short exits 1 and names
   const data = await tempDir(t);
   const dir = join(data, 'store');
   const store = await JsonStore.open({ dir, snapshotOnClose: false });
-  for (let n = 1; n <= 4; n++) await store.accounts.create({ id: `acc_${n}`, name: `user${n}`, balance: 0, createdAt: at, updatedAt: at });
+  for (let n = 1; n <= 4; n++)
+    await store.accounts.create({ id: `acc_${n}`, name: `user${n}`, balance: 0, createdAt: at, updatedAt: at });
   await store.close();
   await writeFile(join(dir, 'journal.jsonl'), (await journalLines(dir)).slice(0, 1).join(''));
 

@@ -3,7 +3,11 @@ import { test } from 'node:test';
 import { DueIndex } from '../../../../src/store/file/state.js';
 import type { DeliveryRecord } from '../../../../src/store/records.js';
 
-const delivery = (id: string, nextAttemptAt: string | null, status: DeliveryRecord['status'] = 'pending'): DeliveryRecord => ({
+const delivery = (
+  id: string,
+  nextAttemptAt: string | null,
+  status: DeliveryRecord['status'] = 'pending',
+): DeliveryRecord => ({
   id,
   eventId: 'evt_1',
   accountId: 'acc_1',
@@ -38,7 +42,12 @@ test('keeps pending deliveries in due order (then id) through adds, updates and 
       live.delete(id);
     } else {
       // An attempt: delivered, failed, or retried later; sometimes the same time again.
-      const next = roll < 0.4 ? { ...old, status: 'delivered' as const, nextAttemptAt: null } : roll < 0.5 ? { ...old } : { ...old, nextAttemptAt: time() };
+      const next =
+        roll < 0.4
+          ? { ...old, status: 'delivered' as const, nextAttemptAt: null }
+          : roll < 0.5
+            ? { ...old }
+            : { ...old, nextAttemptAt: time() };
       index.update(old, next);
       live.set(id, next);
     }

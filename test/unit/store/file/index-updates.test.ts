@@ -1,12 +1,27 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { Collection, encodeRecordLine, parseRecordLine, parseRecordStub } from '../../../../src/store/file/collection.js';
+import {
+  Collection,
+  encodeRecordLine,
+  parseRecordLine,
+  parseRecordStub,
+} from '../../../../src/store/file/collection.js';
 import { OrderedGroupIndex } from '../../../../src/store/file/indexes.js';
 import { State } from '../../../../src/store/file/state.js';
 import type { TaskRecord } from '../../../../src/store/records.js';
 
-const task = (n: number, change: { account: number; status: TaskRecord['status']; cost: number; key: number | null; day: number; event: boolean }): TaskRecord => ({
+const task = (
+  n: number,
+  change: {
+    account: number;
+    status: TaskRecord['status'];
+    cost: number;
+    key: number | null;
+    day: number;
+    event: boolean;
+  },
+): TaskRecord => ({
   id: `tsk_${String(n).padStart(4, '0')}`,
   type: 'image.generate',
   status: change.status,
@@ -46,7 +61,13 @@ function taskIndexes(state: State) {
 /** A state whose task indexes lack `update`, so the collection removes and re-adds as it used to. */
 function removeAndAddState(): State {
   const state = new State();
-  for (const index of [state.tasksByAccount, state.pendingTasks, state.money, state.settledWithoutEvent, state.tasksByStatus]) {
+  for (const index of [
+    state.tasksByAccount,
+    state.pendingTasks,
+    state.money,
+    state.settledWithoutEvent,
+    state.tasksByStatus,
+  ]) {
     Object.defineProperty(index, 'update', { value: undefined });
   }
   return state;
@@ -54,17 +75,20 @@ function removeAndAddState(): State {
 
 test('update() leaves every task index as remove-then-add would, over random puts and deletes', () => {
   fc.assert(
-    fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 15 }), change, fc.boolean()), { maxLength: 80 }), (steps) => {
-      const incremental = new State();
-      const reference = removeAndAddState();
-      for (const [n, c, remove] of steps) {
-        for (const state of [incremental, reference]) {
-          if (remove) state.tasks.delete(task(n, c).id);
-          else state.tasks.put(task(n, c));
+    fc.property(
+      fc.array(fc.tuple(fc.integer({ min: 0, max: 15 }), change, fc.boolean()), { maxLength: 80 }),
+      (steps) => {
+        const incremental = new State();
+        const reference = removeAndAddState();
+        for (const [n, c, remove] of steps) {
+          for (const state of [incremental, reference]) {
+            if (remove) state.tasks.delete(task(n, c).id);
+            else state.tasks.put(task(n, c));
+          }
         }
-      }
-      assert.deepEqual(taskIndexes(incremental), taskIndexes(reference));
-    }),
+        assert.deepEqual(taskIndexes(incremental), taskIndexes(reference));
+      },
+    ),
     { numRuns: 300 },
   );
 });
@@ -106,7 +130,16 @@ test('a record line parses back to the record, and its stub holds exactly the to
 });
 
 test('a collection loaded from record lines answers and indexes as one loaded from records', () => {
-  const records = Array.from({ length: 40 }, (_, n) => task(n, { account: n % 3, status: n % 4 ? 'completed' : 'pending', cost: 400, key: n % 2, day: n % 5, event: n % 3 === 0 }));
+  const records = Array.from({ length: 40 }, (_, n) =>
+    task(n, {
+      account: n % 3,
+      status: n % 4 ? 'completed' : 'pending',
+      cost: 400,
+      key: n % 2,
+      day: n % 5,
+      event: n % 3 === 0,
+    }),
+  );
   const fromLines = new State();
   const fromRecords = new State();
   const chunk = Buffer.from(records.map((r) => `${encodeRecordLine(r)}\n`).join(''));
@@ -131,5 +164,9 @@ test('a collection loaded from record lines answers and indexes as one loaded fr
   assert.equal(fromLines.tasks.get(records[5].id), fromLines.tasks.get(records[5].id), 'parsed once, then kept');
   const unread = new Collection<TaskRecord>('tasks');
   unread.loadLine(chunk, 0, chunk.indexOf(10));
-  assert.deepEqual([...unread.captureEntries()], [encodeRecordLine(records[0])], 'an unread record goes back to a snapshot as its line');
+  assert.deepEqual(
+    [...unread.captureEntries()],
+    [encodeRecordLine(records[0])],
+    'an unread record goes back to a snapshot as its line',
+  );
 });

@@ -11,10 +11,14 @@ import { crashImage, filesOf, journalLines } from './store-files.js';
 
 const at = '2026-11-22T08:00:00.000Z';
 const account = (n: number) => ({ id: `acc_${n}`, name: `user${n}`, balance: 0, createdAt: at, updatedAt: at });
-const checkpointSeq = async (dir: string): Promise<number> => JSON.parse(await readFile(join(dir, 'journal.checkpoint'), 'utf8')).seq;
+const checkpointSeq = async (dir: string): Promise<number> =>
+  JSON.parse(await readFile(join(dir, 'journal.checkpoint'), 'utf8')).seq;
 
 /** A stopped store holding accounts 1 to 10 (seq 1 to 10), with a snapshot at seq `snapshotAt` if given. */
-async function stoppedStore(t: Parameters<typeof tempDir>[0], { snapshotAt }: { snapshotAt?: number } = {}): Promise<string> {
+async function stoppedStore(
+  t: Parameters<typeof tempDir>[0],
+  { snapshotAt }: { snapshotAt?: number } = {},
+): Promise<string> {
   const dir = await tempDir(t);
   const store = await JsonStore.open({ dir, snapshotOnClose: false });
   for (let n = 1; n <= 10; n++) {
@@ -41,7 +45,12 @@ async function refusesStart(dir: string, ...patterns: RegExp[]): Promise<void> {
 test('a journal cut at a record boundary after acknowledged writes refuses start, naming the missing records', async (t) => {
   const dir = await stoppedStore(t);
   await writeFile(join(dir, 'journal.jsonl'), (await journalLines(dir)).slice(0, 6).join(''));
-  await refusesStart(dir, /journal\.checkpoint says records up to seq 10 were written durably/, /records 7 to 10 are missing/, /journal\.jsonl: 6 records to seq 6/);
+  await refusesStart(
+    dir,
+    /journal\.checkpoint says records up to seq 10 were written durably/,
+    /records 7 to 10 are missing/,
+    /journal\.jsonl: 6 records to seq 6/,
+  );
 });
 
 test('an emptied journal refuses start', async (t) => {

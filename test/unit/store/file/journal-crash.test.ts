@@ -8,7 +8,11 @@ import { tempDir } from '../../../helpers/temp-dir.js';
 
 /** Runs the child writer until it has acknowledged `count` writes, SIGKILLs it, and returns their ids. */
 async function killAfterAcknowledged(dir: string, count: number): Promise<string[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'snapshot-then-writes-child.ts'), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'snapshot-then-writes-child.ts'), dir],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const acknowledged: string[] = [];
   let buffer = '';
   await new Promise<void>((resolve, reject) => {

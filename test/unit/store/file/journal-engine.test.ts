@@ -15,9 +15,26 @@ const account = (n: number) => ({ id: `acc_${n}`, name: `user${n}`, balance: 0, 
 async function fill(store: JsonStore, count: number): Promise<void> {
   await Promise.all(Array.from({ length: count }, (_, n) => store.accounts.create(account(n))));
   for (let n = 0; n < count; n += 3) {
-    await store.accounts.credit({ id: `crd_${n}`, accountId: `acc_${n}`, amount: 1000 + n, note: 'seed', createdAt: at });
+    await store.accounts.credit({
+      id: `crd_${n}`,
+      accountId: `acc_${n}`,
+      amount: 1000 + n,
+      note: 'seed',
+      createdAt: at,
+    });
   }
-  await store.apiKeys.create({ id: 'key_1', accountId: 'acc_0', hash: 'h1', preview: 'mak_x', scopes: ['tasks:read'], spendingLimitPeriod: 'month', createdAt: at }, { maxLive: 100 });
+  await store.apiKeys.create(
+    {
+      id: 'key_1',
+      accountId: 'acc_0',
+      hash: 'h1',
+      preview: 'mak_x',
+      scopes: ['tasks:read'],
+      spendingLimitPeriod: 'month',
+      createdAt: at,
+    },
+    { maxLive: 100 },
+  );
   await store.apiKeys.revoke('key_1', at);
 }
 
@@ -29,7 +46,11 @@ test('replaying the journal reproduces the state exactly', async (t) => {
   await fill(first, 50);
   const before = dump(first);
   await first.close();
-  assert.equal((await readdir(dir)).includes('snapshot.json'), false, 'no snapshot was written, so this is a pure replay');
+  assert.equal(
+    (await readdir(dir)).includes('snapshot.json'),
+    false,
+    'no snapshot was written, so this is a pure replay',
+  );
 
   const second = await JsonStore.open({ dir });
   assert.deepEqual(dump(second), before);
@@ -126,7 +147,10 @@ test('a flipped byte mid-journal refuses start-up naming the file and the record
 test('a second writer on the same data dir is refused', async (t) => {
   const dir = await tempDir(t);
   const first = await JsonStore.open({ dir });
-  await assert.rejects(JsonStore.open({ dir }), (err: unknown) => err instanceof StoreLockedError && err.pid === process.pid);
+  await assert.rejects(
+    JsonStore.open({ dir }),
+    (err: unknown) => err instanceof StoreLockedError && err.pid === process.pid,
+  );
   await first.close();
   const again = await JsonStore.open({ dir });
   await again.close();
@@ -149,9 +173,13 @@ test('a lock left by a dead process is taken over', async (t) => {
 
 test('a writer killed with SIGKILL mid-burst loses none of the writes it acknowledged', async (t) => {
   const dir = await tempDir(t);
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../../../fixtures/store-writer.ts'), dir], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, '../../../fixtures/store-writer.ts'), dir],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const acknowledged: string[] = [];
   let buffer = '';
   await new Promise<void>((resolve, reject) => {

@@ -10,7 +10,15 @@ import { tempDir } from '../../../helpers/temp-dir.js';
 const at = '2026-11-22T08:00:00.000Z';
 const account = (n: number) => ({ id: `acc_${n}`, name: `user${n}`, balance: 0, createdAt: at, updatedAt: at });
 const credit = (n: number, accountId: string, amount: number) => ({ id: `crd_${n}`, accountId, amount, createdAt: at });
-const key = (n: number, accountId: string) => ({ id: `key_${n}`, accountId, hash: `h${n}`, preview: 'mak_x', scopes: ['tasks:read'], spendingLimitPeriod: 'month' as const, createdAt: at });
+const key = (n: number, accountId: string) => ({
+  id: `key_${n}`,
+  accountId,
+  hash: `h${n}`,
+  preview: 'mak_x',
+  scopes: ['tasks:read'],
+  spendingLimitPeriod: 'month' as const,
+  createdAt: at,
+});
 const webhook = (n: number, accountId: string) => ({
   id: `wh_${n}`,
   accountId,
@@ -31,13 +39,19 @@ const listings = async (store: JsonStore) => ({
   credits: (await store.accounts.credits('acc_0')).map((c) => c.id),
 });
 
-const isStorageFull = (err: unknown) => isAppError(err) && err.code === 'STORAGE_FULL' && err.status === 507 && err.headers?.['retry-after'] !== undefined;
+const isStorageFull = (err: unknown) =>
+  isAppError(err) && err.code === 'STORAGE_FULL' && err.status === 507 && err.headers?.['retry-after'] !== undefined;
 
 /** `promise`, or a failure after `ms`: the probe timer is unref'd, so a test waiting on it must hold the event loop open itself. */
 async function within<T>(promise: Promise<T>, ms = 5000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not resumed within ${ms} ms`)), ms)))]);
+    return await Promise.race([
+      promise,
+      new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`not resumed within ${ms} ms`)), ms)),
+      ),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -46,7 +60,14 @@ async function within<T>(promise: Promise<T>, ms = 5000): Promise<T> {
 /** Opens a store over `disk`, and a promise of its next resumption. */
 async function openOn(dir: string, disk: FillableFs, logs: string[] = []) {
   let resumed: () => void = () => {};
-  const store = await JsonStore.open({ dir, fs: disk, retryEveryMs: 10, snapshotOnClose: false, log: (m) => logs.push(m), onResume: () => resumed() });
+  const store = await JsonStore.open({
+    dir,
+    fs: disk,
+    retryEveryMs: 10,
+    snapshotOnClose: false,
+    log: (m) => logs.push(m),
+    onResume: () => resumed(),
+  });
   const nextResume = () => new Promise<void>((resolve) => (resumed = resolve));
   return { store, nextResume };
 }
@@ -63,8 +84,15 @@ test('a journal write that fails for lack of space undoes its change and every l
   disk.room = 0;
   const resumed = nextResume();
   // One batch: a new account and a credit to an existing one, both applied in memory before the write fails.
-  const outcomes = await Promise.allSettled([store.accounts.create(account(1)), store.accounts.credit(credit(2, 'acc_0', 50))]);
-  for (const outcome of outcomes) assert.ok(outcome.status === 'rejected' && isStorageFull(outcome.reason), 'each write of the failed batch answers 507 STORAGE_FULL');
+  const outcomes = await Promise.allSettled([
+    store.accounts.create(account(1)),
+    store.accounts.credit(credit(2, 'acc_0', 50)),
+  ]);
+  for (const outcome of outcomes)
+    assert.ok(
+      outcome.status === 'rejected' && isStorageFull(outcome.reason),
+      'each write of the failed batch answers 507 STORAGE_FULL',
+    );
   assert.deepEqual(dump(store), acknowledged, 'memory holds again exactly what the disk holds');
   assert.equal((await store.accounts.get('acc_0'))?.balance, 100);
   assert.match(store.writeFailure() ?? '', /out of space/);
@@ -83,7 +111,11 @@ test('a journal write that fails for lack of space undoes its change and every l
 
   const reopened = await JsonStore.open({ dir });
   t.after(() => reopened.close());
-  assert.deepEqual(dump(reopened), final, 'a restart loads exactly what memory held: the acknowledged writes, none of the refused ones');
+  assert.deepEqual(
+    dump(reopened),
+    final,
+    'a restart loads exactly what memory held: the acknowledged writes, none of the refused ones',
+  );
   assert.equal(await reopened.accounts.get('acc_1'), undefined);
 });
 

@@ -24,7 +24,12 @@ const task = (id: string, extra: Partial<TaskRecord> = {}): TaskRecord => ({
 });
 
 test('a record line built from the payload JSON is byte for byte the line of the whole record', () => {
-  const record = { seq: 12, t: 1_700_000_000_000, op: 'task.item', p: { id: 'tsk_1', index: 0, item: { status: 'success', cost: 5 }, at } };
+  const record = {
+    seq: 12,
+    t: 1_700_000_000_000,
+    op: 'task.item',
+    p: { id: 'tsk_1', index: 0, item: { status: 'success', cost: 5 }, at },
+  };
   assert.equal(encodeRecordLine(record.seq, record.t, record.op, JSON.stringify(record.p)), encodeRecord(record));
 });
 
@@ -34,7 +39,13 @@ test('the live state built from payload objects equals the state replayed from t
   await first.accounts.create({ id: 'acc_1', name: 'one', balance: 10_000, createdAt: at, updatedAt: at });
   await first.tasks.create(task('tsk_1'), {});
   await first.tasks.recordItem('tsk_1', 0, { status: 'success', cost: 400, result: { level: 'sfw' }, attempts: 1 }, at);
-  await first.tasks.settle({ id: 'tsk_1', status: 'completed', result: { results: [{ level: 'sfw' }] }, cost: 400, at });
+  await first.tasks.settle({
+    id: 'tsk_1',
+    status: 'completed',
+    result: { results: [{ level: 'sfw' }] },
+    cost: 400,
+    at,
+  });
   const live = first.engine.state.collections().map((c) => [c.name, c.capture()]);
   await first.close();
 
@@ -52,6 +63,9 @@ test('with verifyPayloads a payload that JSON would change is refused before it 
   t.after(() => store.close());
   await store.accounts.create({ id: 'acc_1', name: 'one', balance: 10_000, createdAt: at, updatedAt: at });
   // `undefined` inside an array reads back from JSON as null: live and replayed state would differ.
-  await assert.rejects(store.tasks.create(task('tsk_2', { result: [undefined] }), {}), /task\.create payload does not survive JSON unchanged/);
+  await assert.rejects(
+    store.tasks.create(task('tsk_2', { result: [undefined] }), {}),
+    /task\.create payload does not survive JSON unchanged/,
+  );
   assert.equal(await store.tasks.get('tsk_2'), undefined);
 });

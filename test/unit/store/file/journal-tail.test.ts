@@ -30,7 +30,12 @@ async function opensAfterDroppingTail(dir: string, goodBytes: number, badLines: 
   const store = await JsonStore.open({ dir, log: (m) => logs.push(m), snapshotOnClose: false });
   assert.equal(store.engine.lastSeq, 10);
   assert.equal((await store.accounts.list()).length, 10, 'every good record is kept');
-  assert.match(logs.join('\n'), new RegExp(`journal\\.jsonl: dropped ${badLines} bad lines after the last good record \\(seq 10\\), from line 11, byte offset ${goodBytes}`));
+  assert.match(
+    logs.join('\n'),
+    new RegExp(
+      `journal\\.jsonl: dropped ${badLines} bad lines after the last good record \\(seq 10\\), from line 11, byte offset ${goodBytes}`,
+    ),
+  );
   assert.equal((await readFile(join(dir, 'journal.jsonl'))).length, goodBytes, 'truncated to the last good record');
   await store.accounts.create(account(11));
   await store.close();
@@ -75,7 +80,12 @@ test('bad lines with a good record after them refuse start, naming the first bad
 
   await assert.rejects(JsonStore.open({ dir }), (err: unknown) => {
     assert.ok(err instanceof StoreCorruptError);
-    assert.match(err.message, new RegExp(`journal\\.jsonl: record at line 5 \\(seq 5\\), byte offset ${offset}, is corrupt \\(checksum mismatch\\)`));
+    assert.match(
+      err.message,
+      new RegExp(
+        `journal\\.jsonl: record at line 5 \\(seq 5\\), byte offset ${offset}, is corrupt \\(checksum mismatch\\)`,
+      ),
+    );
     assert.match(err.message, /a good record follows at line 7 \(seq 7\)/);
     return true;
   });

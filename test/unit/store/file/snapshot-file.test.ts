@@ -30,7 +30,10 @@ const tasks = [task(0), task(1), task(2, 'pending'), task(3)];
 function versionOne(seq: number, collections: Record<string, unknown[]>): string {
   const counts = Object.fromEntries(Object.entries(collections).map(([name, records]) => [name, records.length]));
   const header = JSON.stringify({ format: 'imgtask-snapshot', version: 1, seq, createdAt: at, counts });
-  const bodies = Object.entries(collections).map(([name, records]) => `${JSON.stringify(name)}:[\n${records.map((r, i) => `${i ? ',' : ''}${JSON.stringify(r)}\n`).join('')}]`);
+  const bodies = Object.entries(collections).map(
+    ([name, records]) =>
+      `${JSON.stringify(name)}:[\n${records.map((r, i) => `${i ? ',' : ''}${JSON.stringify(r)}\n`).join('')}]`,
+  );
   return `${header.slice(0, -1)},"collections":{\n${bodies.join(',\n')}\n}}\n`;
 }
 
@@ -44,7 +47,12 @@ async function openChangeClose(dir: string, n = 0): Promise<void> {
 const dump = (store: JsonStore) => store.engine.state.collections().map((c) => [c.name, c.capture()]);
 const indexes = (store: JsonStore) => {
   const { state } = store.engine;
-  return { ids: [...state.tasksByAccount.ids('acc_1')], pending: [...state.pendingTasks.ids], reserved: state.money.reserved('acc_1'), counts: [...state.tasksByStatus.counts] };
+  return {
+    ids: [...state.tasksByAccount.ids('acc_1')],
+    pending: [...state.pendingTasks.ids],
+    reserved: state.money.reserved('acc_1'),
+    counts: [...state.tasksByStatus.counts],
+  };
 };
 
 test('a store written by version 1 (one JSON document) still opens, and its next snapshot is version 2', async (t) => {
@@ -64,7 +72,10 @@ test('a store written by version 1 (one JSON document) still opens, and its next
   await first.accounts.credit({ id: 'crd_1', accountId: 'acc_1', amount: 1, createdAt: at });
   const before = dump(first);
   await first.close();
-  assert.match(await readFile(join(dir, 'snapshot.json'), 'utf8'), /^\{"format":"imgtask-snapshot","version":2,"seq":8,/);
+  assert.match(
+    await readFile(join(dir, 'snapshot.json'), 'utf8'),
+    /^\{"format":"imgtask-snapshot","version":2,"seq":8,/,
+  );
 
   const second = await JsonStore.open({ dir });
   assert.deepEqual(dump(second), before);
@@ -121,15 +132,31 @@ test('a damaged version 2 snapshot refuses to start and is left untouched', asyn
   await openChangeClose(dir);
   const good = await readFile(join(dir, 'snapshot.json'));
   const cases: [string, Buffer, RegExp][] = [
-    ['a record cut short', Buffer.from(good.toString('utf8').replace(/(\{"id":"tsk_00003"[^\n]*)[^\n]{5}\n/, '$1\n')), /line \d+: not a record line/],
-    ['an unreadable record', Buffer.from(good.toString('utf8').replace('"id":"tsk_00001"', '"id":tsk_00001"')), /line \d+: unreadable record/],
+    [
+      'a record cut short',
+      Buffer.from(good.toString('utf8').replace(/(\{"id":"tsk_00003"[^\n]*)[^\n]{5}\n/, '$1\n')),
+      /line \d+: not a record line/,
+    ],
+    [
+      'an unreadable record',
+      Buffer.from(good.toString('utf8').replace('"id":"tsk_00001"', '"id":tsk_00001"')),
+      /line \d+: unreadable record/,
+    ],
     ['a cut file', good.subarray(0, good.length - 200), /ends without a newline|ends early/],
     ['a lost end marker', Buffer.from(good.toString('utf8').replace('#end\n', '')), /ends early/],
-    ['a lost record', Buffer.from(good.toString('utf8').replace(/\n\{"id":"tsk_00001"[^\n]*/, '')), /collection tasks holds 3 records, expected 4/],
+    [
+      'a lost record',
+      Buffer.from(good.toString('utf8').replace(/\n\{"id":"tsk_00001"[^\n]*/, '')),
+      /collection tasks holds 3 records, expected 4/,
+    ],
   ];
   for (const [what, bytes, message] of cases) {
     await writeFile(join(dir, 'snapshot.json'), bytes);
-    await assert.rejects(JsonStore.open({ dir }), (err: Error) => err instanceof StoreCorruptError && message.test(err.message), what);
+    await assert.rejects(
+      JsonStore.open({ dir }),
+      (err: Error) => err instanceof StoreCorruptError && message.test(err.message),
+      what,
+    );
     assert.deepEqual(await readFile(join(dir, 'snapshot.json')), bytes, `${what}: untouched`);
   }
 });

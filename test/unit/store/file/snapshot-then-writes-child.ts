@@ -9,7 +9,9 @@ const now = new Date().toISOString();
 let n = 0;
 const create = () => {
   const id = `acc_${process.pid}_${n++}`;
-  return store.accounts.create({ id, name: id, balance: 0, createdAt: now, updatedAt: now }).then(() => process.stdout.write(`${id}\n`));
+  return store.accounts
+    .create({ id, name: id, balance: 0, createdAt: now, updatedAt: now })
+    .then(() => process.stdout.write(`${id}\n`));
 };
 await Promise.all(Array.from({ length: 500 }, create));
 await store.engine.snapshot();

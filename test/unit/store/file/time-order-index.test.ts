@@ -23,7 +23,8 @@ const expectedOf = (rows: Iterable<Row>, group: string, before: string) =>
     .filter((row) => row.kept && row.group === group && row.time < before)
     .map((row) => `${row.time} ${row.id}`)
     .sort();
-const walk = (order: TimeOrderIndex<Row>, group: string, before: string) => [...order.before(group, before)].map((entry) => `${entry.time} ${entry.id}`);
+const walk = (order: TimeOrderIndex<Row>, group: string, before: string) =>
+  [...order.before(group, before)].map((entry) => `${entry.time} ${entry.id}`);
 
 test('keeps each group in time order (then id) through loads, adds, updates and removes, past many blocks', () => {
   const random = seeded(11);
@@ -77,7 +78,12 @@ test('a record removed between load and loaded (an id met twice at start-up) lea
 
 test('mergeByTime merges two ascending walks by time, then id', () => {
   const entries = (...keys: [string, string][]) => keys.map(([time, id]) => ({ time, id }))[Symbol.iterator]();
-  const merged = [...mergeByTime(entries(['1', 'b'], ['3', 'a'], ['5', 'a']), entries(['1', 'a'], ['2', 'z'], ['5', 'b'], ['6', 'c']))];
+  const merged = [
+    ...mergeByTime(
+      entries(['1', 'b'], ['3', 'a'], ['5', 'a']),
+      entries(['1', 'a'], ['2', 'z'], ['5', 'b'], ['6', 'c']),
+    ),
+  ];
   assert.deepEqual(
     merged.map((entry) => `${entry.time}${entry.id}`),
     ['1a', '1b', '2z', '3a', '5a', '5b', '6c'],
