@@ -139,7 +139,9 @@ async function imgtaskServer(dataDir: string): Promise<void> {
         emitted.clear();
         const at = Date.now();
         await Promise.all(
-          ids.map((id) => server.services.progress.finishItem(id, index, { status: 'success', cost: 100, result: {} })),
+          ids.map((id) =>
+            server.services.settlement.finishItem(id, index, { status: 'success', cost: 100, result: {} }),
+          ),
         );
         return c.json({ at, recordedMs: Date.now() - at, emitted: Object.fromEntries(emitted) });
       });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BILLING_THRESHOLD_EVENT, TEST_EVENT_KIND } from '../domain/events.js';
 import { TASK_ERROR_CODES } from '../domain/tasks.js';
-import { TASK_MODULES } from '../tasks/index.js';
+import { TASK_MODULES } from '../task-types/index.js';
 import { ApiKey } from './routes/api-keys/schemas.js';
 import { Destination } from './routes/destinations/schemas.js';
 import { PendingTaskAnswer } from './routes/image/schemas.js';

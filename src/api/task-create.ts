@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { formatUsd } from '../domain/money.js';
-import type { AnyTaskType, TaskRecord } from '../engine/task-types.js';
+import type { AnyTaskType, TaskRecord } from '../engine/task-registry.js';
 import type { Principal } from '../services/auth.js';
 import { cancelAfterOf } from './cancel-after.js';
 import type { CreatedTaskResponse } from './routes/image/schemas.js';

@@ -1,6 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { QueueView } from '../engine/queues.js';
-import type { AnyTaskType } from '../engine/task-types.js';
+import type { AnyTaskType } from '../engine/task-registry.js';
 import type { Store } from '../store/types.js';
 import type { AttemptOutcome } from '../webhooks/dispatcher.js';
 

@@ -104,7 +104,7 @@ async function startProcess(options: ServerOptions) {
   try {
     // The engine's intake decides what runs here: the file store's one process takes every task
     // and dispatches; on a shared database the processes claim tasks, one of them dispatches.
-    await engine.start(working ? services.installWork : null);
+    await engine.start(working ? services.singletonDuties : null);
     let api: Hono<ApiEnv> | undefined;
     let url: string | undefined;
     let port: number | undefined;

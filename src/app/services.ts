@@ -6,8 +6,8 @@ import { isUnderAllowedRoot } from '../destinations/local-folder.js';
 import { retentionMs } from '../domain/retention.js';
 import { parseDuration } from '../domain/time.js';
 import { createEngine } from '../engine/engine.js';
-import type { InstallWork } from '../engine/intake/intake.js';
-import { type AnyTaskType, TaskTypeRegistry } from '../engine/task-types.js';
+import type { SingletonDuties } from '../engine/intake/intake.js';
+import { type AnyTaskType, TaskTypeRegistry } from '../engine/task-registry.js';
 import { taskEventEnvelope, toProgressView } from '../engine/task-views.js';
 import type { C2paLoad } from '../media/c2pa.js';
 import { createSafeFetcher } from '../net/safe-fetch.js';
@@ -37,7 +37,7 @@ import { createWebhookService } from '../services/webhooks.js';
 import { nodeStorageFs, type StorageFs } from '../store/durable-fs.js';
 import { createFreeSpaceWatch } from '../store/free-space.js';
 import { removeTempFiles } from '../store/temp-files.js';
-import { createTaskTypes } from '../tasks/index.js';
+import { createTaskTypes } from '../task-types/index.js';
 import { createBillingAlerts } from '../webhooks/billing-alerts.js';
 import { deliverWebhook } from '../webhooks/deliver.js';
 import { type AttemptOutcome, createWebhookDispatcher } from '../webhooks/dispatcher.js';
@@ -283,7 +283,7 @@ export async function openServices(options: ServiceOptions) {
     store,
     blobs,
     clock,
-    cancel: (taskId) => engine.progress.cancel(taskId),
+    cancel: (taskId) => engine.settlement.cancel(taskId),
     eventEnvelope: taskEventEnvelope,
     eventRecorded: (taskId) => outbox.recorded(taskId),
   });
@@ -355,7 +355,7 @@ export async function openServices(options: ServiceOptions) {
     logDeliveryOutcome(store, logger, outcome);
   };
   /** What a working process runs besides tasks; the engine's intake places each (here, or in one process of the fleet). */
-  const installWork: InstallWork = {
+  const singletonDuties: SingletonDuties = {
     async recover() {
       // Each settlement records its event as it happens; this finds those a crash left out.
       const recovered = await outbox.recoverMissing();
@@ -493,7 +493,7 @@ export async function openServices(options: ServiceOptions) {
         (await store.lanePauses.list()).map((pause) => ({ lane: pause.id, pausedAt: pause.pausedAt })),
     },
     /** What a working process runs besides tasks (the engine's `start` takes it). */
-    installWork,
+    singletonDuties,
     layout,
     firstStart,
     store,
@@ -506,7 +506,7 @@ export async function openServices(options: ServiceOptions) {
     tokens,
     auth,
     engine,
-    progress: engine.progress,
+    settlement: engine.settlement,
     lanes: engine.lanes,
     tasks: engine.tasks,
     webhooks,

@@ -16,7 +16,7 @@ export async function admin<Name extends AdminOpName>(
   const { onDataDir } = await import('./data-dir-guard.js');
   return onDataDir(context.data, use, async (): Promise<AdminResult<Name>> => {
     // Loaded once the data dir is known to be there (or may be made): a refusal answers at once.
-    const { runOnDataDir } = await import('../app/admin-client.js');
+    const { runOnDataDir } = await import('../app/data-dir-admin.js');
     return runOnDataDir(context.data, context.config, op, args);
   });
 }

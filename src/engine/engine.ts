@@ -9,17 +9,17 @@ import type { LanePauseRecord, StoredFile } from '../store/records.js';
 import type { Store } from '../store/types.js';
 import { createAccountEvents } from './account-events.js';
 import { createDeadlines } from './deadlines.js';
-import { fleetKeySlotsOf, type InstallWork, openIntake } from './intake/intake.js';
+import { fleetKeySlotsOf, openIntake, type SingletonDuties } from './intake/intake.js';
 import { createLiveProgress } from './live-progress.js';
 import { createLoadLimits } from './load-limits.js';
 import { createOwnerLookup } from './owners.js';
 import type { QueueView } from './queues.js';
 import { Lanes } from './runner/lanes.js';
 import { createTaskRunner } from './runner/task-runner.js';
-import { createTaskProgress } from './task-progress.js';
+import type { TaskTypeRegistry } from './task-registry.js';
+import { createTaskService, type TaskService } from './task-service.js';
+import { createTaskSettler } from './task-settler.js';
 import { createTaskStreams } from './task-stream.js';
-import type { TaskTypeRegistry } from './task-types.js';
-import { createTaskService, type TaskService } from './tasks.js';
 
 export interface EngineDeps {
   store: Store;
@@ -38,19 +38,19 @@ export interface EngineDeps {
 }
 
 /**
- * The task lifecycle of one process, built in dependency order: progress and settlement, the
+ * The task lifecycle of one process, built in dependency order: settlement, the
  * lanes and the runner, the live status fan-out, the intake (picked from the store, once), and
  * the request side, which hands each created task to the intake. Nothing runs until `start`;
  * operator commands on a stopped data dir never start it.
  */
 export function createEngine(deps: EngineDeps) {
   const { store, registry, clock, events, config, log } = deps;
-  const progress = createTaskProgress({ store, registry, clock, events });
+  const settlement = createTaskSettler({ store, registry, clock, events });
   const lanes = new Lanes(config, { log, fleetKeySlots: fleetKeySlotsOf(store) });
   /** Applies the pauses the store holds to this process's lanes. */
   const loadPauses = async () => lanes.setPaused((await store.lanePauses.list()).map((pause) => pause.id));
   const runner = createTaskRunner({
-    progress,
+    settlement,
     lanes,
     config,
     log,
@@ -59,7 +59,7 @@ export function createEngine(deps: EngineDeps) {
     discardFiles: deps.discardFiles,
   });
   // Cancel-After: a task whose deadline passes is ended as a cancel is, with TASK_EXPIRED.
-  const deadlines = createDeadlines({ expire: (taskId) => progress.expire(taskId), now: () => clock.now(), log });
+  const deadlines = createDeadlines({ expire: (taskId) => settlement.expire(taskId), now: () => clock.now(), log });
   // Where pending tasks stand (running items' fractions, queue position, estimates): this runner's, or relayed from the process running them.
   // Made before the streams: it hears a relayed report first, so a stream told of it reads it.
   const live = createLiveProgress({ events, clock, local: (taskId) => runner.progressOf(taskId) });
@@ -71,7 +71,7 @@ export function createEngine(deps: EngineDeps) {
   const intake = openIntake(store, {
     runner,
     lanes,
-    progress,
+    settlement,
     streams,
     events,
     config,
@@ -84,7 +84,7 @@ export function createEngine(deps: EngineDeps) {
   const tasks: TaskService = createTaskService({
     store,
     registry,
-    progress,
+    settlement,
     intake,
     tokens: deps.tokens,
     clock,
@@ -102,7 +102,7 @@ export function createEngine(deps: EngineDeps) {
     ),
   ];
   return {
-    progress,
+    settlement,
     lanes,
     tasks,
     streams,
@@ -110,7 +110,7 @@ export function createEngine(deps: EngineDeps) {
     /** Where pending tasks stand in memory (this runner's, or relayed from the process running them). */
     live,
     /** Starts this process's part of the work (`work`), or only its serving part (null: `serve --no-work`). */
-    start: async (work: InstallWork | null) => {
+    start: async (work: SingletonDuties | null) => {
       await loadPauses();
       await intake.start(work);
     },

@@ -1,5 +1,5 @@
 import type { ConfigSource } from '../config/source.js';
-import type { InstallWork } from './intake/intake.js';
+import type { SingletonDuties } from './intake/intake.js';
 
 /**
  * The expiry sweep, then the install's housekeeping (unfinished erasures, retention), as one
@@ -7,7 +7,7 @@ import type { InstallWork } from './intake/intake.js';
  * failed; its own failures are its to report.
  */
 export const sweepWith =
-  (sweep: () => Promise<string[]>, work: Pick<InstallWork, 'housekeeping'>) => async (): Promise<string[]> => {
+  (sweep: () => Promise<string[]>, work: Pick<SingletonDuties, 'housekeeping'>) => async (): Promise<string[]> => {
     try {
       return await sweep();
     } finally {

@@ -14,20 +14,6 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
-/** A clock that moves only when told to. */
-export class ManualClock implements Clock {
-  constructor(private millis: number = Date.parse('2026-11-22T08:00:00.000Z')) {}
-  now(): number {
-    return this.millis;
-  }
-  advance(ms: number): void {
-    this.millis += ms;
-  }
-  set(millis: number): void {
-    this.millis = millis;
-  }
-}
-
 /** Fetches a user URL through the SSRF guard (src/net). Throws when it cannot. */
 export interface UrlFetcher {
   /** `signal` aborts the request (its item was cancelled, or the worker stops). */

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startServer } from '../../src/app/server.js';
 import { deepMerge, loadConfig } from '../../src/config/load.js';
-import { ManualClock } from '../../src/services/ports.js';
 import { accountOf, eventually, type Harness, send, startService, testStore } from '../helpers/harness.js';
 import { makeImage } from '../helpers/images.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { closeBeforeRemoval } from '../helpers/temp-dir.js';
 
 const withKey = (key: string, extra: Record<string, string> = {}) => ({ 'idempotency-key': key, ...extra });

@@ -3,11 +3,11 @@ import { test } from 'node:test';
 import { runAdminOp } from '../../src/app/admin/ops.js';
 import { loadConfig } from '../../src/config/load.js';
 import { isoTime } from '../../src/domain/time.js';
-import { ManualClock } from '../../src/services/ports.js';
 import { createRetention } from '../../src/services/retention.js';
 import type { ConsoleSessionRecord } from '../../src/store/records.js';
 import { consoleSignIn } from '../helpers/console.js';
 import { type Harness, send, startService, waitForTask, webhooksQuiet } from '../helpers/harness.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { reloadWith, uploadImage } from '../helpers/reload.js';
 

@@ -3,9 +3,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { ManualClock } from '../../src/services/ports.js';
 import { runCli } from '../helpers/cli.js';
 import { eventually, type Harness, startService, waitForTask } from '../helpers/harness.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const DAY1 = Date.parse('2026-11-20T23:40:00.000Z');

@@ -3,9 +3,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { deepMerge, type JsonObject } from '../../src/config/load.js';
-import { ManualClock } from '../../src/services/ports.js';
 import { runCli } from '../helpers/cli.js';
 import { type Harness, startService, waitForTask } from '../helpers/harness.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**

@@ -32,7 +32,7 @@ test('imgtask tasks watch on a terminal: a progress bar with the queue position 
   await shows(/█{10}░{10} 50%/);
   await shows(/image 1 \S+ working 50%/);
 
-  await h.server.services.progress.finishItem(taskId, 0, {
+  await h.server.services.settlement.finishItem(taskId, 0, {
     status: 'success',
     cost: 10_000,
     result: { finished: 'by the test' },

@@ -8,7 +8,7 @@ import { ProviderError } from '../../src/domain/tasks.js';
 import { limitGenerator } from '../../src/providers/capacity.js';
 import { createComfyUi } from '../../src/providers/remote/comfyui/generator.js';
 import type { GenerateParams } from '../../src/providers/types.js';
-import { providerForAttempt } from '../../src/tasks/failover.js';
+import { providerForAttempt } from '../../src/task-types/failover.js';
 import { type FakeComfyUi, fakeImageColour, startFakeComfyUi, txt2imgWorkflow } from '../fakes/comfyui.js';
 
 /**

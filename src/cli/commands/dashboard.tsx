@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { AdminResult } from '../../app/admin/ops.js';
 import { dataDirLayout } from '../../app/data-dir.js';
-import { callAdminSocket } from '../../client/admin-client.js';
+import { callAdminSocket } from '../../client/admin-socket-client.js';
 import type { DashboardData } from '../../tui/screens/Dashboard.js';
 import { intOption, UsageError } from '../output.js';
 import { command } from '../run.js';

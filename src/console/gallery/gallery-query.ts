@@ -1,5 +1,5 @@
 import { AppError } from '../../domain/errors.js';
-import type { TaskService } from '../../engine/tasks.js';
+import type { TaskService } from '../../engine/task-service.js';
 import type { Principal } from '../../services/auth.js';
 import type { TaskRecord } from '../../store/records.js';
 import type { TaskListQuery } from '../../store/types.js';

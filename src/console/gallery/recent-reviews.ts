@@ -1,4 +1,4 @@
-import type { TaskService } from '../../engine/tasks.js';
+import type { TaskService } from '../../engine/task-service.js';
 import { verdictsIn } from './gallery-items.js';
 
 /** How many of the newest reviews are looked through for those that name a task's images. */

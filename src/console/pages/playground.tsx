@@ -5,7 +5,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { MalformedJsonError, parseRequestJson } from '../../api/json-depth.js';
 import { AppError, ERROR_STATUS } from '../../domain/errors.js';
 import { formatUsd } from '../../domain/money.js';
-import type { AnyTaskType } from '../../engine/task-types.js';
+import type { AnyTaskType } from '../../engine/task-registry.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import { notFoundAnswer } from '../error-page.js';
 import type { AccountSession } from '../http.js';

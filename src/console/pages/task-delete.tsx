@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import type { TaskRecord } from '../../engine/task-types.js';
+import type { TaskRecord } from '../../engine/task-registry.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import { Csrf, Notice, Page } from '../layout.js';
 

@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import type { TaskRecord } from '../../engine/task-types.js';
+import type { TaskRecord } from '../../engine/task-registry.js';
 import type { GalleryItem } from '../gallery/gallery-items.js';
 import { ItemThumb } from '../gallery/item-thumb.js';
 import { Json, StatusBadge, safeHref, When } from '../tasks/format.js';

@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import type { TaskRecord } from '../../engine/task-types.js';
+import type { TaskRecord } from '../../engine/task-registry.js';
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import { EmptyState, Notice, Page } from '../layout.js';

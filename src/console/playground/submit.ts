@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { toSchemaIssues } from '../../api/schema-issues.js';
 import type { Micros } from '../../domain/money.js';
-import type { AnyTaskType } from '../../engine/task-types.js';
+import type { AnyTaskType } from '../../engine/task-registry.js';
 import type { Principal } from '../../services/auth.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import type { AccountSession } from '../http.js';

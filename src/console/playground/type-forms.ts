@@ -1,7 +1,7 @@
 import { PRIORITY } from '../../domain/scheduling.js';
 import { SIZE_PRESETS } from '../../domain/sizes.js';
-import { REVIEW_LIMITS } from '../../tasks/image-review.js';
-import { LIMITS } from '../../tasks/request-parts.js';
+import { REVIEW_LIMITS } from '../../task-types/image-review.js';
+import { LIMITS } from '../../task-types/request-parts.js';
 import type { FieldSpec, FormContext, Option, TypeForm } from './field-specs.js';
 
 const plain = (values: readonly string[]): Option[] => values.map((value) => ({ value, label: value }));

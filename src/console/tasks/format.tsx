@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import { formatUsd } from '../../domain/money.js';
-import type { TaskRecord } from '../../engine/task-types.js';
+import type { TaskRecord } from '../../engine/task-registry.js';
 import type { ApiKeyView } from '../../services/api-keys.js';
 
 /** A stored time (ISO, UTC) as people read it, to the second; the exact value stays in `datetime`. */

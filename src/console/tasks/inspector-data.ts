@@ -1,4 +1,4 @@
-import type { TaskRecord } from '../../engine/task-types.js';
+import type { TaskRecord } from '../../engine/task-registry.js';
 import { toProgressView } from '../../engine/task-views.js';
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { toSchemaIssues } from '../../api/schema-issues.js';
 import { AppError } from '../../domain/errors.js';
-import type { TaskRecord } from '../../engine/task-types.js';
+import type { TaskRecord } from '../../engine/task-registry.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import type { AccountSession } from '../http.js';
 import { principalOf } from '../http.js';

@@ -1,4 +1,4 @@
-import type { TaskRecord } from '../../engine/task-types.js';
+import type { TaskRecord } from '../../engine/task-registry.js';
 import type { ConsoleDeps } from '../deps.js';
 import type { TaskListRequest } from './list-query.js';
 

@@ -3,7 +3,7 @@ import { CreateWebhookBody } from '../../api/routes/webhooks/create.js';
 import { UpdateWebhookBody } from '../../api/routes/webhooks/update.js';
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
-import { EVENT_KINDS } from '../../tasks/index.js';
+import { EVENT_KINDS } from '../../task-types/index.js';
 import { keyLabel } from '../keys/key-table.js';
 import { type Refusal, schemaRefusal } from '../keys/refusal.js';
 import { Csrf } from '../layout.js';

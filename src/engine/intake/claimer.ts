@@ -1,5 +1,5 @@
 import type { ClaimWant } from '../../store/types.js';
-import type { TaskRecord } from '../task-types.js';
+import type { TaskRecord } from '../task-registry.js';
 
 /** The store's leases, bound to this worker's id and lease length. */
 export interface LeaseSource {

@@ -8,7 +8,7 @@ import type { QueueView } from '../queues.js';
 import type { FleetKeySlots } from '../runner/key-gate.js';
 import type { Lanes } from '../runner/lanes.js';
 import type { TaskRunner } from '../runner/task-runner.js';
-import type { TaskProgress } from '../task-progress.js';
+import type { TaskSettler } from '../task-settler.js';
 import type { TaskStreams } from '../task-stream.js';
 import { createLocalIntake } from './local.js';
 import { createSharedIntake } from './shared.js';
@@ -21,7 +21,7 @@ export interface Dispatcher {
 }
 
 /** What a working process runs besides tasks, handed in by the composition root; the intake decides where each runs. */
-export interface InstallWork {
+export interface SingletonDuties {
   /** Catches up on what a crash left undone (the webhook events of settlements), once at start, in one process at a time. */
   recover(): Promise<void>;
   /** Makes the webhook dispatcher (started by the intake where it is to run). */
@@ -61,7 +61,7 @@ export interface TaskIntake extends LaneBacklog {
    * Starts this process's part: with `work`, it works (takes tasks, sweeps, dispatches where
    * this process is the one to); without, it only serves (`serve --no-work`).
    */
-  start(work: InstallWork | null): Promise<void>;
+  start(work: SingletonDuties | null): Promise<void>;
   /** This process's name in task leases, once working on a shared store. */
   workerId(): string | undefined;
   /** The lanes as operators see them: this process's (a store it owns), or the fleet's (a shared store), with the pauses given. */
@@ -82,7 +82,7 @@ export interface CreateLease {
 export interface IntakeDeps {
   runner: TaskRunner;
   lanes: Lanes;
-  progress: Pick<TaskProgress, 'definition'>;
+  settlement: Pick<TaskSettler, 'definition'>;
   /** The expiry sweep (the task service's), answering the ids it expired. */
   sweep(): Promise<string[]>;
   /** Reads the operators' lane pauses again (a shared store's poll: a pause made where no notification was sent, or one missed). */

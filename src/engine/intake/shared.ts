@@ -51,7 +51,7 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
     distinct: true,
     failed: (err) => log(`created notification not sent (${err.message}); a worker's poll finds the tasks`),
   });
-  const laneOf = (task: TaskRecord) => deps.progress.definition(task.type).lane(task.request);
+  const laneOf = (task: TaskRecord) => deps.settlement.definition(task.type).lane(task.request);
   return {
     enqueue(task, lease) {
       let lane: string;

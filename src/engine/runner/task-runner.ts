@@ -5,8 +5,8 @@ import { ProviderError } from '../../domain/tasks.js';
 import type { EventBus, ItemFractions } from '../../services/events.js';
 import type { StoredFile } from '../../store/records.js';
 import type { LaneBacklog } from '../load-limits.js';
-import type { TaskProgress } from '../task-progress.js';
-import type { ItemRecord, Prepared, TaskRecord } from '../task-types.js';
+import type { ItemRecord, Prepared, TaskRecord } from '../task-registry.js';
+import type { TaskSettler } from '../task-settler.js';
 import type { JobOwner, LaneBatch, Lanes, SlotGrant } from './lanes.js';
 import { createPreviewRelay } from './preview-relay.js';
 import { createProgressPublisher } from './progress-publisher.js';
@@ -21,7 +21,7 @@ function describeFailure(error: Error): string {
 }
 
 export interface TaskRunnerOptions {
-  progress: TaskProgress;
+  settlement: TaskSettler;
   lanes: Lanes;
   /** `work.retryBaseMs`, the base of the retry backoff, is read as each retry waits. */
   config: Pick<ConfigSource, 'current'>;
@@ -85,7 +85,7 @@ export interface TaskRunner extends LaneBacklog {
  * is settled (charged) exactly once, by whichever item finishes last.
  */
 export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
-  const { progress: tasks, lanes, log } = options;
+  const { settlement: tasks, lanes, log } = options;
   const stopping = new AbortController();
   /**
    * What is told when the runner stops: each task waiting for its items, each running item's

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ManualClock } from '../../../src/services/ports.js';
 import { runCli } from '../../helpers/cli.js';
 import { eventually, type Harness, startService } from '../../helpers/harness.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const START = Date.parse('2026-11-22T08:00:00.000Z');

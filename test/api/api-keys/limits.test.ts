@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock } from '../../../src/services/ports.js';
 import { type Harness, startService } from '../../helpers/harness.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 
 /** 10 s into a minute: the fixed window resets in 50 s. */
 const START = Date.parse('2026-11-22T08:00:10.000Z');

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock } from '../../../src/services/ports.js';
 import { createTokenService } from '../../../src/services/tokens.js';
 import { assertRejectsMissingCredentials } from '../../helpers/common-auth.js';
 import { startService } from '../../helpers/harness.js';
 import { startJwksIssuer } from '../../helpers/jwks.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 
 test('every /api-key route refuses missing and unknown credentials', async (t) => {
   const h = await startService(t);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { ManualClock } from '../../../src/services/ports.js';
 import { type ConsoleClient, consoleSignIn } from '../../helpers/console.js';
 import { eventually, type Harness, startService, waitForTask } from '../../helpers/harness.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 
 /** A second model on the placeholder provider, for the model filter. */
 const TWO_MODELS = {

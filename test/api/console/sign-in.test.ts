@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runAdminOp } from '../../../src/app/admin/ops.js';
-import { ManualClock } from '../../../src/services/ports.js';
 import { consoleClient, consoleLink, consoleSignIn, followLink } from '../../helpers/console.js';
 import { startService } from '../../helpers/harness.js';
 import { startJwksIssuer } from '../../helpers/jwks.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 
 /** Every page the console has: none may show anything without a session. */
 const PAGES = [

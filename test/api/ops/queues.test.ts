@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type AdminResult, runAdminOp } from '../../../src/app/admin/ops.js';
-import { callAdminSocket } from '../../../src/client/admin-client.js';
+import { callAdminSocket } from '../../../src/client/admin-socket-client.js';
 import { AppError } from '../../../src/domain/errors.js';
 import { eventually, type Harness, startService, waitForTask } from '../../helpers/harness.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock } from '../../../src/services/ports.js';
 import { assertRejectsMissingCredentials } from '../../helpers/common-auth.js';
 import { startService, waitForTask } from '../../helpers/harness.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 
 test('task routes refuse missing and unknown credentials', async (t) => {
   const h = await startService(t);

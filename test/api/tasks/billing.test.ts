@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock } from '../../../src/services/ports.js';
 import { accountOf, startService, waitForTask } from '../../helpers/harness.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 
 test('a task whose estimate passes the available balance is 422 INSUFFICIENT_BALANCE and nothing is created or held', async (t) => {
   const h = await startService(t, { credit: 1 });

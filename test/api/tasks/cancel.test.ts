@@ -223,7 +223,7 @@ test('100 cancel/complete races: each task settles once, the answer matches the 
 
 test('100 cancels racing items recorded in the same instant: the settlement counts exactly the items recorded before it', async (t) => {
   const h = await startService(t, { credit: 1000 });
-  const { progress, store } = h.server.services;
+  const { settlement: progress, store } = h.server.services;
   const seen = settlements(h);
   const success = (index: number) => ({
     status: 'success' as const,

@@ -4,11 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { type TestContext, test } from 'node:test';
 import { startServer } from '../../../src/app/server.js';
 import { deepMerge, loadConfig } from '../../../src/config/load.js';
-import { ManualClock } from '../../../src/services/ports.js';
 import { fakeProviders } from '../../fixtures/test-providers.js';
 import { mountTestRoutes, testTaskType } from '../../fixtures/test-task-type.js';
 import { runCli } from '../../helpers/cli.js';
 import { eventually, type Harness, send, startService, testStore, waitForTask } from '../../helpers/harness.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 import { startReceiver } from '../../helpers/receiver.js';
 
 /** Items run one at a time, so each finishes on its own and has its own event. */
@@ -541,7 +541,7 @@ test('a running item’s progress is a progress event with the id of the state i
     ['progress', '0', 0.8],
     'the current state, as a progress event of the same id',
   );
-  await h.server.services.progress.finishItem(taskId, 0, {
+  await h.server.services.settlement.finishItem(taskId, 0, {
     status: 'success',
     cost: 10_000,
     result: { finished: 'by the test' },
@@ -662,7 +662,7 @@ test('imgtask tasks watch follows the stream, and falls back to polling when the
     const count = (suffix: string) => via.paths.filter((p) => p === `/tasks/${taskId}/${suffix}`).length;
     const watching = runCli(['tasks', 'watch', taskId, '--json'], { IMGTASK_URL: via.url, IMGTASK_API_KEY: h.apiKey });
     await eventually(() => count('events') === 1 && (mode === 'no' || count('status') >= 2), 30_000);
-    await h.server.services.progress.finishItem(taskId, 0, {
+    await h.server.services.settlement.finishItem(taskId, 0, {
       status: 'success',
       cost: 10_000,
       result: { finished: 'by the test' },

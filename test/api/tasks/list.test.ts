@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock } from '../../../src/services/ports.js';
 import { startService, waitForTask } from '../../helpers/harness.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 
 test("GET /tasks lists the caller's tasks newest first with cursor pagination", async (t) => {
   const h = await startService(t);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock } from '../../../src/services/ports.js';
 import { accountOf, eventually, startService } from '../../helpers/harness.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 
 test('the sweep fails tasks pending 24 h after their last update with TASK_EXPIRED and releases the reserve', async (t) => {
   const clock = new ManualClock();

@@ -23,8 +23,8 @@ const ALLOWED: Record<string, string[]> = {
   services: ['domain', 'media', 'store'],
   engine: ['domain', 'store', 'services'],
   webhooks: ['domain', 'net', 'services', 'engine'],
-  tasks: ['domain', 'media'],
-  api: ['domain', 'services', 'engine', 'tasks'],
+  'task-types': ['domain', 'media'],
+  api: ['domain', 'services', 'engine', 'task-types'],
   app: [
     'domain',
     'media',
@@ -36,13 +36,13 @@ const ALLOWED: Record<string, string[]> = {
     'webhooks',
     'services',
     'engine',
-    'tasks',
+    'task-types',
     'api',
     'console',
     'client',
   ],
   // The web console: pages over the same services and engine as the API, with the API's route schemas and errors.
-  console: ['domain', 'services', 'engine', 'tasks', 'api'],
+  console: ['domain', 'services', 'engine', 'task-types', 'api'],
   client: ['domain'],
   tui: ['domain', 'client'],
   cli: ['domain', 'config', 'client', 'app', 'tui'],
@@ -58,7 +58,7 @@ const TYPE_ONLY_ALLOWED: Record<string, string[]> = {
   providers: ['config'],
   services: ['providers', 'destinations', 'config'],
   webhooks: ['store', 'config'],
-  tasks: ['services', 'engine', 'providers', 'config'],
+  'task-types': ['services', 'engine', 'providers', 'config'],
   engine: ['config'],
   api: ['config', 'webhooks'],
   console: ['config', 'store', 'webhooks'],
@@ -76,7 +76,10 @@ const FILES: Record<string, Record<string, RegExp>> = {
  * types), never the API's internals; config is seen as `Config` and `ConfigSource` only.
  */
 const TYPE_ONLY_FILES: Record<string, Record<string, RegExp>> = {
-  tasks: { services: /^services\/(ports|images|videos|destinations)\.ts$/, engine: /^engine\/task-types\.ts$/ },
+  'task-types': {
+    services: /^services\/(ports|images|videos|destinations)\.ts$/,
+    engine: /^engine\/task-registry\.ts$/,
+  },
   client: { api: /^api\/routes\// },
   '*': { config: /^config\/(schema|source)\.ts$/ },
 };

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadConfig } from '../../../src/config/load.js';
 import { createConfigSource } from '../../../src/config/source.js';
-import { createTaskProgress } from '../../../src/engine/task-progress.js';
-import { type AnyTaskType, TaskTypeRegistry } from '../../../src/engine/task-types.js';
+import { type AnyTaskType, TaskTypeRegistry } from '../../../src/engine/task-registry.js';
+import { createTaskSettler } from '../../../src/engine/task-settler.js';
 import { EventBus } from '../../../src/services/events.js';
 import { systemClock } from '../../../src/services/ports.js';
 import type { WebhookService } from '../../../src/services/webhooks.js';
@@ -73,7 +73,7 @@ for (const backend of BACKENDS) {
     const events = new EventBus();
     const registry = new TaskTypeRegistry();
     registry.register(echo);
-    const progress = createTaskProgress({ store, registry, clock: systemClock, events });
+    const progress = createTaskSettler({ store, registry, clock: systemClock, events });
     const marks: string[] = [];
     const markNoEvent = store.webhooks.markNoEvent.bind(store.webhooks);
     store.webhooks.markNoEvent = async (taskId) => {

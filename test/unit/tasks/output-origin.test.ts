@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import type { Config } from '../../../src/config/schema.js';
-import { generationOrigin, providerNameOf } from '../../../src/tasks/output-origin.js';
+import { generationOrigin, providerNameOf } from '../../../src/task-types/output-origin.js';
 
 const graph = {
   '3': { class_type: 'KSampler', inputs: { seed: 1, steps: 20 } },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fold, parseCriterion, quotedPhrases, readingContains } from '../../../src/tasks/review-criteria.js';
-import { assembleReview, measure, planReview } from '../../../src/tasks/review-findings.js';
+import { fold, parseCriterion, quotedPhrases, readingContains } from '../../../src/task-types/review-criteria.js';
+import { assembleReview, measure, planReview } from '../../../src/task-types/review-findings.js';
 
 test('criteria fold to a built-in check when they are one of its phrasings', () => {
   assert.equal(fold('  Well-Exposed!  '), 'well exposed');

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadConfig } from '../../../src/config/load.js';
 import type { GenerateParams, VideoParams } from '../../../src/providers/types.js';
-import type { ImageTaskDeps } from '../../../src/tasks/deps.js';
-import { createGenerateType } from '../../../src/tasks/image-generate.js';
-import { itemSeed } from '../../../src/tasks/seeds.js';
-import { createVideoType } from '../../../src/tasks/video-generate.js';
+import type { ImageTaskDeps } from '../../../src/task-types/deps.js';
+import { createGenerateType } from '../../../src/task-types/image-generate.js';
+import { itemSeed } from '../../../src/task-types/seeds.js';
+import { createVideoType } from '../../../src/task-types/video-generate.js';
 
 /** The task types over the default config, with generators that record what they were asked and report one step. */
 function setup() {

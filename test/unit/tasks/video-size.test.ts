@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { videoDimensions } from '../../../src/tasks/video-size.js';
+import { videoDimensions } from '../../../src/task-types/video-size.js';
 
 const CAPS = {
   maxInputs: 1,

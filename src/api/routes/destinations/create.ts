@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { DESTINATION_CONFIGS, DESTINATION_PROVIDERS } from '../../../services/destinations.js';
-import { DestinationName } from '../../../tasks/request-parts.js';
+import { DestinationName } from '../../../task-types/request-parts.js';
 import { addRoute } from '../../route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';

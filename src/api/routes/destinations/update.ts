@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { DestinationName } from '../../../tasks/request-parts.js';
+import { DestinationName } from '../../../task-types/request-parts.js';
 import { addRoute } from '../../route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';

@@ -1,13 +1,13 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
-import { AltBody, AltResult } from '../../../tasks/image-alt.js';
+import { AltBody, AltResult } from '../../../task-types/image-alt.js';
 import { addRoute } from '../../route.js';
 import { createAndMaybeWait } from '../../sync-answer.js';
 import { taskTypeOf } from '../../task-create.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { PendingTaskAnswer, syncAnswer } from './schemas.js';
 
-export { AltBody } from '../../../tasks/image-alt.js';
+export { AltBody } from '../../../task-types/image-alt.js';
 export const AltResponse = syncAnswer(AltResult.shape.results);
 export type AltResponse = z.infer<typeof AltResponse>;
 

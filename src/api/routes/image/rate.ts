@@ -1,13 +1,13 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
-import { RateBody, RateResult } from '../../../tasks/image-rate.js';
+import { RateBody, RateResult } from '../../../task-types/image-rate.js';
 import { addRoute } from '../../route.js';
 import { createAndMaybeWait } from '../../sync-answer.js';
 import { taskTypeOf } from '../../task-create.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { PendingTaskAnswer, syncAnswer } from './schemas.js';
 
-export { RateBody } from '../../../tasks/image-rate.js';
+export { RateBody } from '../../../task-types/image-rate.js';
 export const RateResponse = syncAnswer(RateResult.shape.results);
 export type RateResponse = z.infer<typeof RateResponse>;
 

@@ -1,11 +1,11 @@
 import type { Hono } from 'hono';
-import { RemoveBackgroundBody } from '../../../tasks/image-remove-background.js';
+import { RemoveBackgroundBody } from '../../../task-types/image-remove-background.js';
 import { addRoute } from '../../route.js';
 import { createTaskHandler, taskTypeOf } from '../../task-create.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { CreatedTaskResponse } from './schemas.js';
 
-export { RemoveBackgroundBody } from '../../../tasks/image-remove-background.js';
+export { RemoveBackgroundBody } from '../../../task-types/image-remove-background.js';
 export const RemoveBackgroundResponse = CreatedTaskResponse;
 export type RemoveBackgroundResponse = CreatedTaskResponse;
 

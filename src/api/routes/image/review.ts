@@ -1,13 +1,13 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { ReviewBody, ReviewResult } from '../../../tasks/image-review.js';
+import { ReviewBody, ReviewResult } from '../../../task-types/image-review.js';
 import { addRoute } from '../../route.js';
 import { dataOf, Usd } from '../../schemas.js';
 import { createAndMaybeWaitForResult } from '../../sync-answer.js';
 import { taskTypeOf } from '../../task-create.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 
-export { ReviewBody } from '../../../tasks/image-review.js';
+export { ReviewBody } from '../../../task-types/image-review.js';
 
 const PatAccess = z.object({ publicAccessToken: z.string().describe('a pat_ token for this task, valid one hour') });
 

@@ -4,7 +4,7 @@ import { AppError } from '../../../domain/errors.js';
 import { IMAGE_ID } from '../../../domain/ids.js';
 import type { CredentialsReport as Report } from '../../../domain/provenance.js';
 import type { VerifyAsset } from '../../../services/verify-source.js';
-import { HttpUrl } from '../../../tasks/request-parts.js';
+import { HttpUrl } from '../../../task-types/request-parts.js';
 import { addRoute } from '../../route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { PRIORITY } from '../../../domain/scheduling.js';
 import { TASK_STATUSES, type TaskStatus } from '../../../domain/tasks.js';
-import type { TaskRecord } from '../../../engine/task-types.js';
+import type { TaskRecord } from '../../../engine/task-registry.js';
 import { toResultView, toTaskView } from '../../../engine/task-views.js';
-import { TASK_MODULES } from '../../../tasks/index.js';
+import { TASK_MODULES } from '../../../task-types/index.js';
 import { Timestamp, Usd } from '../../schemas.js';
 
 export const TaskStatusSchema = z.enum(TASK_STATUSES as [TaskStatus, ...TaskStatus[]]);

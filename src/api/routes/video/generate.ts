@@ -1,13 +1,13 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
-import type { VideoBody } from '../../../tasks/video-generate.js';
+import type { VideoBody } from '../../../task-types/video-generate.js';
 import { addRoute } from '../../route.js';
 import { createTaskHandler, taskTypeOf } from '../../task-create.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { CreatedTaskResponse } from '../image/schemas.js';
 
 /** The body schema lives with the task type (built per config: unknown video model ids fail it). */
-export { videoBody as generateVideoBody } from '../../../tasks/video-generate.js';
+export { videoBody as generateVideoBody } from '../../../task-types/video-generate.js';
 export const GenerateVideoResponse = CreatedTaskResponse;
 export type GenerateVideoResponse = CreatedTaskResponse;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EVENT_KINDS } from '../../../tasks/index.js';
+import { EVENT_KINDS } from '../../../task-types/index.js';
 import { Timestamp } from '../../schemas.js';
 
 export const WebhookUrl = z.url({ protocol: /^https?$/, error: 'an http or https URL' }).max(2048);

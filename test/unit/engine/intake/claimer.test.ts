@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createClaimer } from '../../../../src/engine/intake/claimer.js';
-import type { TaskRecord } from '../../../../src/engine/task-types.js';
+import type { TaskRecord } from '../../../../src/engine/task-registry.js';
 
 const task = (id: string) => ({ id }) as TaskRecord;
 

@@ -6,7 +6,7 @@ import { type IntakeDeps, openIntake } from '../../../../src/engine/intake/intak
 import type { Lanes } from '../../../../src/engine/runner/lanes.js';
 import type { TaskRunner } from '../../../../src/engine/runner/task-runner.js';
 import { sweepWith } from '../../../../src/engine/sweep-timer.js';
-import type { AnyTaskType } from '../../../../src/engine/task-types.js';
+import type { AnyTaskType } from '../../../../src/engine/task-registry.js';
 import { EventBus } from '../../../../src/services/events.js';
 import type { TaskRecord } from '../../../../src/store/records.js';
 import type { SharedQueueStore, Store } from '../../../../src/store/types.js';
@@ -28,7 +28,7 @@ function fakes() {
   const deps: IntakeDeps = {
     runner,
     lanes: { stats: () => ({}) } as unknown as Lanes,
-    progress: { definition: () => ({ lane: () => 'test' }) as unknown as AnyTaskType },
+    settlement: { definition: () => ({ lane: () => 'test' }) as unknown as AnyTaskType },
     sweep: async () => {
       did.push('sweep');
       return [];

@@ -50,7 +50,7 @@ function pausedRunner() {
   };
   const config = createConfigSource(loadConfig({ env: {}, overrides: { work: { lanes: { fake: CONCURRENCY } } } }));
   const runner = createTaskRunner({
-    progress: progress as never,
+    settlement: progress as never,
     lanes: new Lanes(config),
     config,
     log: () => undefined,

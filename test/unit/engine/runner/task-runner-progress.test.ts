@@ -5,7 +5,7 @@ import { createConfigSource } from '../../../../src/config/source.js';
 import { ProviderError } from '../../../../src/domain/tasks.js';
 import { Lanes } from '../../../../src/engine/runner/lanes.js';
 import { createTaskRunner } from '../../../../src/engine/runner/task-runner.js';
-import type { ItemContext } from '../../../../src/engine/task-types.js';
+import type { ItemContext } from '../../../../src/engine/task-registry.js';
 import { EventBus, type ItemFractions } from '../../../../src/services/events.js';
 import type { ItemRecord, TaskRecord } from '../../../../src/store/records.js';
 import { eventually } from '../../../helpers/harness.js';
@@ -85,7 +85,7 @@ function setup(
   );
   const lanes = new Lanes(config);
   const runner = createTaskRunner({
-    progress: progress as never,
+    settlement: progress as never,
     lanes,
     config,
     log: () => undefined,

@@ -66,7 +66,7 @@ function setup(t: { after(fn: () => unknown): void }, refuse: { work?: number; r
   const config = createConfigSource(loadConfig({ env: {}, overrides: { work: { retryBaseMs: 1 } } }));
   const lanes = new Lanes(config);
   const logs: string[] = [];
-  const runner = createTaskRunner({ progress: progress as never, lanes, config, log: (m) => logs.push(m) });
+  const runner = createTaskRunner({ settlement: progress as never, lanes, config, log: (m) => logs.push(m) });
   t.after(() => runner.close(0));
   return { runner, task: () => task, counts, logs, start: () => runner.enqueue(task) };
 }

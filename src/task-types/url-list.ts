@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Micros } from '../domain/money.js';
 import type { Scope } from '../domain/scopes.js';
 import { MAX_ATTEMPTS, type TaskError, type TaskErrorCode } from '../domain/tasks.js';
-import type { TaskTypeDefinition } from '../engine/task-types.js';
+import type { TaskTypeDefinition } from '../engine/task-registry.js';
 import type { SourceImage } from '../providers/types.js';
 import type { ImageTaskDeps } from './deps.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { UNIT_PRICES } from '../domain/prices.js';
 import { ProviderError } from '../domain/tasks.js';
-import type { TaskTypeDefinition } from '../engine/task-types.js';
+import type { TaskTypeDefinition } from '../engine/task-registry.js';
 import { requireProvider } from './checks.js';
 import type { ImageTaskDeps } from './deps.js';
 import { ImageRef, LIMITS, Priority, priorityPart } from './request-parts.js';

@@ -16,8 +16,8 @@ import type { TaskIntake } from './intake/intake.js';
 import type { LiveProgress } from './live-progress.js';
 import type { LoadLimits } from './load-limits.js';
 import { createPendingGauge } from './pending-gauge.js';
-import type { TaskProgress } from './task-progress.js';
-import type { AnyTaskType, TaskTypeRegistry } from './task-types.js';
+import type { AnyTaskType, TaskTypeRegistry } from './task-registry.js';
+import type { TaskSettler } from './task-settler.js';
 
 export interface CreatedTask {
   task: TaskRecord;
@@ -36,7 +36,7 @@ export interface Estimate {
 export interface TaskServiceDeps {
   store: Store;
   registry: TaskTypeRegistry;
-  progress: TaskProgress;
+  settlement: TaskSettler;
   /** Where created tasks go to be worked on (this process's runner, or the processes sharing the store), and how long this process's lanes' backlog is. */
   intake: Pick<TaskIntake, 'enqueue' | 'leaseForCreate' | 'queueDelayMs'>;
   tokens: TokenService;
@@ -62,7 +62,7 @@ const priorityOf = (request: unknown): number => {
 
 /** The request side of tasks: estimate, create, read, list, sweep and waiting for a settlement. */
 export function createTaskService(deps: TaskServiceDeps) {
-  const { store, registry, progress, intake, clock, events } = deps;
+  const { store, registry, settlement, intake, clock, events } = deps;
   const pendingTasks = createPendingGauge(
     () => store.tasks.countPending(),
     () => clock.now(),
@@ -83,7 +83,7 @@ export function createTaskService(deps: TaskServiceDeps) {
    * `POST /tasks/estimate` both go through here, so an estimate is what a create reserves.
    */
   async function estimate(principal: Principal, type: string, body: unknown): Promise<Estimate> {
-    const def = progress.definition(type);
+    const def = settlement.definition(type);
     const request = def.toRequest(body);
     checkCustomWebhooks(request);
     await def.validate?.(request, { accountId: principal.accountId, scopes: principal.scopes });
@@ -180,7 +180,7 @@ export function createTaskService(deps: TaskServiceDeps) {
         intake.enqueue(task, lease);
       } catch (err) {
         deps.log(`task ${task.id}: enqueue failed: ${(err as Error).message}`);
-        await progress.fail(task.id, [
+        await settlement.fail(task.id, [
           { code: 'ENQUEUE_FAILED', message: 'the task could not be queued; its reserve was released' },
         ]);
         throw new AppError('ENQUEUE_FAILED', `task ${task.id} could not be queued and was failed; nothing was charged`);
@@ -220,7 +220,7 @@ export function createTaskService(deps: TaskServiceDeps) {
     async cancel(principal: Principal, id: string): Promise<TaskRecord> {
       const task = await store.tasks.get(id);
       if (!task || task.accountId !== principal.accountId) throw new AppError('TASK_NOT_FOUND');
-      const cancelled = task.status === 'pending' ? await progress.cancel(id) : undefined;
+      const cancelled = task.status === 'pending' ? await settlement.cancel(id) : undefined;
       if (cancelled) return cancelled;
       const settled = (await store.tasks.get(id)) ?? task;
       throw new AppError('TASK_NOT_PENDING', `task ${id} has already settled: it is ${settled.status}`);
@@ -233,7 +233,7 @@ export function createTaskService(deps: TaskServiceDeps) {
       for (const task of await store.tasks.listPending()) {
         if (Date.parse(task.updatedAt) > cutoff) continue;
         if (
-          await progress.fail(task.id, [
+          await settlement.fail(task.id, [
             { code: 'TASK_EXPIRED', message: 'the task was still pending 24 hours after its last update' },
           ])
         )
@@ -250,7 +250,7 @@ export function createTaskService(deps: TaskServiceDeps) {
     async expireDue(limit = 100): Promise<string[]> {
       const ended: string[] = [];
       for (const id of await store.tasks.pastDeadline(isoTime(clock.now()), limit))
-        if (await progress.expire(id)) ended.push(id);
+        if (await settlement.expire(id)) ended.push(id);
       return ended;
     },
 

@@ -6,7 +6,7 @@ import { formatUsd, type Micros, parseUsd } from '../domain/money.js';
 import { modelProviders, providersLane } from '../domain/provider-lanes.js';
 import { ASPECT_RATIOS, SIZE_PRESETS, sizeText } from '../domain/sizes.js';
 import { MAX_ATTEMPTS, ProviderError } from '../domain/tasks.js';
-import type { TaskTypeDefinition } from '../engine/task-types.js';
+import type { TaskTypeDefinition } from '../engine/task-registry.js';
 import type { SourceImage, VideoParams } from '../providers/types.js';
 import { checkDestination, checkMetadata } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';

@@ -3,7 +3,7 @@ import { AppError } from '../domain/errors.js';
 import { parseUsd } from '../domain/money.js';
 import { NSFW_LEVELS } from '../domain/rating.js';
 import { MAX_ATTEMPTS, ProviderError, type TaskErrorCode } from '../domain/tasks.js';
-import type { TaskTypeDefinition } from '../engine/task-types.js';
+import type { TaskTypeDefinition } from '../engine/task-registry.js';
 import { measureQuality } from '../media/quality.js';
 import type { SourceImage } from '../providers/types.js';
 import { checkMetadata, VISION_SETUP } from './checks.js';

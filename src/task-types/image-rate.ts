@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { UNIT_PRICES } from '../domain/prices.js';
 import { NSFW_LEVELS } from '../domain/rating.js';
 import { ProviderError } from '../domain/tasks.js';
-import type { TaskTypeDefinition } from '../engine/task-types.js';
+import type { TaskTypeDefinition } from '../engine/task-registry.js';
 import { requireProvider, requireVision } from './checks.js';
 import type { ImageTaskDeps } from './deps.js';
 import { ImageRef, Levels, LIMITS, Priority, priorityPart, type RatingLevel } from './request-parts.js';

@@ -5,7 +5,7 @@ import { formatUsd, parseUsd } from '../domain/money.js';
 import { modelProviders, providersLane } from '../domain/provider-lanes.js';
 import { ASPECT_RATIOS, dimensionsFor, normalizeSize, parseSizeText, SIZE_PRESETS, sizeText } from '../domain/sizes.js';
 import { MAX_ATTEMPTS, ProviderError } from '../domain/tasks.js';
-import type { TaskTypeDefinition } from '../engine/task-types.js';
+import type { TaskTypeDefinition } from '../engine/task-registry.js';
 import { probeImage, sniffImage } from '../media/images.js';
 import type { GenerateParams, SourceImage } from '../providers/types.js';
 import { checkDestination, checkMetadata, requireProvider, requireVision } from './checks.js';

@@ -11,7 +11,7 @@ import {
   type TaskSettlement,
 } from '../store/records.js';
 import type { Store } from '../store/types.js';
-import type { AnyTaskType, TaskTypeRegistry } from './task-types.js';
+import type { AnyTaskType, TaskTypeRegistry } from './task-registry.js';
 
 /** How a task's unfinished items end when it is ended from outside: a cancel, or its deadline passing. */
 interface Ending {
@@ -35,7 +35,7 @@ const EXPIRED: Ending = {
  * charges the successful items and releases the rest of the reserve in one store write, then
  * emits `task:settled` once.
  */
-export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegistry; clock: Clock; events: EventBus }) {
+export function createTaskSettler(deps: { store: Store; registry: TaskTypeRegistry; clock: Clock; events: EventBus }) {
   const { store, registry, clock, events } = deps;
 
   const definition = (type: string): AnyTaskType => {
@@ -181,4 +181,4 @@ export function createTaskProgress(deps: { store: Store; registry: TaskTypeRegis
   };
 }
 
-export type TaskProgress = ReturnType<typeof createTaskProgress>;
+export type TaskSettler = ReturnType<typeof createTaskSettler>;

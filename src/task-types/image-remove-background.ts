@@ -4,7 +4,7 @@ import { IMAGE_ID } from '../domain/ids.js';
 import { UNIT_PRICES } from '../domain/prices.js';
 import { sizeText } from '../domain/sizes.js';
 import { MAX_ATTEMPTS, ProviderError, type TaskErrorCode } from '../domain/tasks.js';
-import type { TaskTypeDefinition } from '../engine/task-types.js';
+import type { TaskTypeDefinition } from '../engine/task-registry.js';
 import { checkDestination, checkMetadata, requireProvider } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { ingredientOf } from './output-origin.js';

@@ -1,5 +1,5 @@
 import { BILLING_THRESHOLD_EVENT } from '../domain/events.js';
-import type { AnyTaskType } from '../engine/task-types.js';
+import type { AnyTaskType } from '../engine/task-registry.js';
 import type { ImageTaskDeps } from './deps.js';
 import { AltResult, createAltType } from './image-alt.js';
 import { createGenerateType, GenerateResult } from './image-generate.js';

@@ -1,4 +1,4 @@
-import { callAdminSocket } from '../client/admin-client.js';
+import { callAdminSocket } from '../client/admin-socket-client.js';
 import { lockHolder } from '../store/file/lock.js';
 import type { AdminArgs, AdminOpName, AdminResult } from './admin/ops.js';
 import { dataDirLayout } from './data-dir.js';
