@@ -15,7 +15,7 @@ import type {
   WebhookRepo,
 } from '../types.js';
 import type { Collection } from './collection.js';
-import { JournalEngine, type JournalEngineOptions } from './journal-engine.js';
+import { JournalEngine, type JournalEngineOptions } from './journal/engine.js';
 import { createAccountRepo } from './repos/accounts.js';
 import { createApiKeyRepo, createMemoryRequestWindows } from './repos/api-keys.js';
 import { createBillingRepo } from './repos/billing-alerts.js';

@@ -1,6 +1,6 @@
 import { modelOf, type TaskRecord } from '../../records.js';
 import type { BillingRepo, UsageEntry } from '../../types.js';
-import type { JournalEngine } from '../journal-engine.js';
+import type { JournalEngine } from '../journal/engine.js';
 
 function usageEntryOf(task: TaskRecord): UsageEntry {
   return {

@@ -1,7 +1,7 @@
 import { AppError } from '../../../domain/errors.js';
 import type { DestinationRecord } from '../../records.js';
 import type { DestinationRepo } from '../../types.js';
-import type { JournalEngine } from '../journal-engine.js';
+import type { JournalEngine } from '../journal/engine.js';
 
 export function createDestinationRepo(engine: JournalEngine): DestinationRepo {
   const { state } = engine;

@@ -1,6 +1,6 @@
 import type { IdempotencyRecord } from '../../records.js';
 import type { IdempotencyRepo } from '../../types.js';
-import type { JournalEngine } from '../journal-engine.js';
+import type { JournalEngine } from '../journal/engine.js';
 
 /**
  * Idempotency-Key records over the journal. Only answers are journaled: a claim lives in this

@@ -1,5 +1,5 @@
 import type { SecretRepo } from '../../types.js';
-import type { JournalEngine } from '../journal-engine.js';
+import type { JournalEngine } from '../journal/engine.js';
 
 export function createSecretRepo(engine: JournalEngine): SecretRepo {
   const { state } = engine;

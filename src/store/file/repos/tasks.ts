@@ -4,7 +4,7 @@ import { metadataMatches, metadataOf } from '../../../domain/tasks.js';
 import { finishedItems, type ItemRecord, type TaskRecord, type TaskSettlement } from '../../records.js';
 import type { TaskListQuery, TaskRepo } from '../../types.js';
 import { lowerBound, storedBytesOf } from '../indexes.js';
-import type { JournalEngine } from '../journal-engine.js';
+import type { JournalEngine } from '../journal/engine.js';
 import { mergeByTime } from '../sorted-keys.js';
 
 /** The first `limit` ids of a walk. */

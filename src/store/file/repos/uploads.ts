@@ -1,6 +1,6 @@
 import type { UploadRecord } from '../../records.js';
 import type { UploadRepo } from '../../types.js';
-import type { JournalEngine } from '../journal-engine.js';
+import type { JournalEngine } from '../journal/engine.js';
 
 /** Uploaded images and their owners over the journal; each account's count and bytes are kept in step (no scan). */
 export function createUploadRepo(engine: JournalEngine): UploadRepo {

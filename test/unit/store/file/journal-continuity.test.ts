@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreCorruptError } from '../../../../src/store/file/journal/journal-reader.js';
-import { JournalEngine } from '../../../../src/store/file/journal-engine.js';
+import { JournalEngine } from '../../../../src/store/file/journal/engine.js';
 import { JsonStore } from '../../../../src/store/file/json-store.js';
 import { tempDir } from '../../../helpers/temp-dir.js';
 import { crashImage, filesOf, journalLines } from './store-files.js';
