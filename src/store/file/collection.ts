@@ -1,26 +1,5 @@
-/**
- * A secondary index kept in step with a collection. Indexes read only a record's top-level
- * primitive fields (strings, numbers, booleans, null): a record loaded from a snapshot reaches
- * them as a stub of those fields until something reads it whole (see `Collection`).
- */
-export interface Index<T> {
-  add(record: T): void;
-  remove(record: T): void;
-  /**
-   * `old` is replaced by `next` (same id): adjust only what changed, the hot path of every
-   * update. Without it, the collection removes `old` and adds `next`.
-   */
-  update?(old: T, next: T): void;
-  /** Start-up: like `add`, in any order; `loaded` follows the last one. */
-  load?(record: T): void;
-  loaded?(): void;
-  clear(): void;
-  /**
-   * True when the index keeps records in the order they were added (listings answer in it):
-   * undoing changes (`Collection.reorder`) rebuilds it from the records in collection order.
-   */
-  readonly insertionOrdered?: boolean;
-}
+import type { Index } from './indexes/by-key.js';
+import { LineStore, parseRecordLine, parseRecordStub } from './record-line.js';
 
 /** A change about to be made to one record of a collection: the entry it replaces (undefined: none). */
 export interface RecordChange {
@@ -32,133 +11,12 @@ export interface RecordChange {
   removes: boolean;
 }
 
-/** Maps a unique key (a name, a hash) to one record id. */
-export class UniqueIndex<T extends { id: string }> implements Index<T> {
-  private readonly ids = new Map<string, string>();
-  constructor(private readonly keyOf: (record: T) => string | undefined) {}
-  add(record: T): void {
-    const key = this.keyOf(record);
-    if (key !== undefined) this.ids.set(key, record.id);
-  }
-  remove(record: T): void {
-    const key = this.keyOf(record);
-    if (key !== undefined && this.ids.get(key) === record.id) this.ids.delete(key);
-  }
-  update(old: T, next: T): void {
-    if (this.keyOf(old) === this.keyOf(next)) return;
-    this.remove(old);
-    this.add(next);
-  }
-  clear(): void {
-    this.ids.clear();
-  }
-  get(key: string): string | undefined {
-    return this.ids.get(key);
-  }
-}
-
-/** Maps a grouping key (an account id) to the ids of its records, in insertion order. */
-export class GroupIndex<T extends { id: string }> implements Index<T> {
-  readonly insertionOrdered = true;
-  private readonly groups = new Map<string, Set<string>>();
-  constructor(private readonly keyOf: (record: T) => string | undefined) {}
-  add(record: T): void {
-    const key = this.keyOf(record);
-    if (key === undefined) return;
-    const group = this.groups.get(key);
-    if (group) group.add(record.id);
-    else this.groups.set(key, new Set([record.id]));
-  }
-  remove(record: T): void {
-    const key = this.keyOf(record);
-    if (key === undefined) return;
-    const group = this.groups.get(key);
-    group?.delete(record.id);
-    if (group?.size === 0) this.groups.delete(key);
-  }
-  update(old: T, next: T): void {
-    if (this.keyOf(old) === this.keyOf(next)) return;
-    this.remove(old);
-    this.add(next);
-  }
-  clear(): void {
-    this.groups.clear();
-  }
-  ids(key: string): ReadonlySet<string> {
-    return this.groups.get(key) ?? EMPTY;
-  }
-}
-
-const EMPTY: ReadonlySet<string> = new Set();
-
-/**
- * A record as a snapshot stores it, and as a collection keeps it until it is first read: its
- * top-level primitive fields as one JSON object, a tab, then its other fields (objects and
- * arrays) as another (`{}` when none). JSON never holds a raw tab, so the split is unambiguous.
- * Kept as one flat string, a million stored records cost the GC a million leaf objects instead
- * of tens of millions of small ones, and start-up parses only the short first half (the fields
- * the indexes read).
- */
-export function encodeRecordLine(record: object): string {
-  const flat: Record<string, unknown> = {};
-  const nested: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(record)) {
-    if (typeof value === 'object' && value !== null) nested[key] = value;
-    else flat[key] = value;
-  }
-  return `${JSON.stringify(flat)}\t${JSON.stringify(nested)}`;
-}
-
-/** The primitive fields of a record line: what indexes need (throws if the line is not one). */
-export function parseRecordStub<T>(line: string): T {
-  return JSON.parse(line.slice(0, line.indexOf('\t')));
-}
-
-/** The whole record of a line: both halves joined into one object text, parsed once. */
-export function parseRecordLine<T>(line: string): T {
-  const tab = line.indexOf('\t');
-  if (line.length - tab === 3 && line.endsWith('{}')) return JSON.parse(line.slice(0, tab));
-  return JSON.parse(`${line.slice(0, tab - 1)},${line.slice(tab + 2)}`);
-}
-
-/**
- * Snapshot lines kept as read, off the JS heap: the file's chunks, and a number per line
- * (its place in them), so a million stored records give the GC nothing to trace. A chunk stays
- * while any of its lines is unread, at most the size of the snapshot.
- */
-class LineStore {
-  private readonly chunks: Buffer[] = [];
-  private readonly bases: number[] = [];
-  private end = 0;
-  /** A handle to the newline-terminated line starting at `chunk[start]`. */
-  keep(chunk: Buffer, start: number): number {
-    if (this.chunks[this.chunks.length - 1] !== chunk) {
-      this.chunks.push(chunk);
-      this.bases.push(this.end);
-      this.end += chunk.length;
-    }
-    return this.bases[this.bases.length - 1] + start;
-  }
-  text(handle: number): string {
-    let lo = 0;
-    let hi = this.bases.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (this.bases[mid] <= handle) lo = mid;
-      else hi = mid - 1;
-    }
-    const chunk = this.chunks[lo];
-    const start = handle - this.bases[lo];
-    return chunk.toString('utf8', start, chunk.indexOf(10, start));
-  }
-}
-
 /**
  * Records by id plus their indexes. Records are never mutated in place: an update puts a
  * new object. That lets a snapshot capture a shallow copy and serialise it at leisure
  * while writes go on.
  *
- * A record loaded from a snapshot is kept as its record line (see `encodeRecordLine`), held
+ * A record loaded from a snapshot is kept as its record line (see `encodeRecordLine` in record-line.ts), held
  * by a number (`LineStore`), until first read: `get` parses it then and keeps the object;
  * `values` parses without keeping, so one pass over everything (doctor) does not leave the
  * whole store parsed; a snapshot writes unread lines back as they are.

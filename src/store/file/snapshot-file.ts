@@ -2,9 +2,9 @@ import { access, open } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { replaceFileDurably, type StorageFs } from '../durable-fs.js';
-import { encodeRecordLine } from './collection.js';
 import { StoreCorruptError } from './journal/journal-reader.js';
 import { forEachLineSync } from './line-reader.js';
+import { encodeRecordLine } from './record-line.js';
 
 const SNAPSHOT_FORMAT = 'imgtask-snapshot';
 /** 1: one JSON document, one record per line (still read). 2: a record line per line (written). */

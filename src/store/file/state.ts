@@ -15,11 +15,13 @@ import type {
   WebhookRecord,
 } from '../records.js';
 import { applyAccountChanges, applyKeyChanges, NO_EVENT, preparedOnce, scrubbedTask, settledTask } from '../records.js';
-import { Collection, GroupIndex, type Index, UniqueIndex } from './collection.js';
-import { CountIndex, MoneyIndex, OrderedGroupIndex, SetIndex, StoredBytesIndex, UsageIndex } from './indexes.js';
+import { Collection } from './collection.js';
+import { GroupIndex, OrderedGroupIndex, SetIndex, UniqueIndex } from './indexes/by-key.js';
+import { DueIndex } from './indexes/due-index.js';
+import { TimeOrderIndex } from './indexes/sorted-keys.js';
+import { CountIndex, MoneyIndex, StoredBytesIndex, UsageIndex } from './indexes/sums.js';
 import type { JournalOp, JournalOps } from './journal-ops.js';
 import { MonthlyChargeIndex } from './repos/billing-alerts-charges.js';
-import { SortedBlocks, TimeOrderIndex } from './sorted-keys.js';
 
 /** All state, in memory, with its indexes. Changed only by `applyOp`. */
 export class State {
@@ -299,39 +301,4 @@ const isOp = (op: string): op is JournalOp => Object.hasOwn(HANDLERS, op);
 export function applyOp(state: State, op: string, payload: unknown): void {
   if (!isOp(op)) throw new UnknownOpError(`unknown op "${op}"`);
   (HANDLERS[op] as (state: State, payload: unknown) => void)(state, payload);
-}
-
-/**
- * Pending deliveries in the order they fall due (then by id), so the dispatcher takes the
- * next few without scanning the rest of a backlog. Keys are `nextAttemptAt id`: ISO times of
- * one fixed width sort as text.
- */
-export class DueIndex implements Index<DeliveryRecord> {
-  private readonly keys = new SortedBlocks();
-  private static keyOf(d: DeliveryRecord): string | undefined {
-    return d.status === 'pending' && d.nextAttemptAt ? `${d.nextAttemptAt} ${d.id}` : undefined;
-  }
-  add(record: DeliveryRecord): void {
-    const key = DueIndex.keyOf(record);
-    if (key) this.keys.add(key);
-  }
-  remove(record: DeliveryRecord): void {
-    const key = DueIndex.keyOf(record);
-    if (key) this.keys.remove(key);
-  }
-  update(old: DeliveryRecord, next: DeliveryRecord): void {
-    if (DueIndex.keyOf(old) === DueIndex.keyOf(next)) return;
-    this.remove(old);
-    this.add(next);
-  }
-  clear(): void {
-    this.keys.clear();
-  }
-  /** Delivery ids with their due time, earliest first. */
-  *entries(): Generator<{ id: string; dueAt: string }> {
-    for (const key of this.keys.values()) {
-      const space = key.indexOf(' ');
-      yield { dueAt: key.slice(0, space), id: key.slice(space + 1) };
-    }
-  }
 }

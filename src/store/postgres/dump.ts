@@ -12,13 +12,13 @@ import type {
   UploadRecord,
   WebhookRecord,
 } from '../records.js';
-import { ACCOUNT_COLUMNS, type AccountRow, accountOf, retentionText } from './accounts.js';
-import { keyOf } from './api-keys.js';
-import { DELIVERY_COLUMNS, deliveryOf, insertDeliveries } from './delivery-rows.js';
+import { ACCOUNT_COLUMNS, type AccountRow, accountOf, retentionText } from './repos/accounts.js';
+import { keyOf } from './repos/api-keys.js';
+import { DELIVERY_COLUMNS, deliveryOf, insertDeliveries } from './repos/delivery-rows.js';
+import { fileBytes, MUTABLE, metadataPairs, spendPeriods, TASK_COLUMNS, taskOf } from './repos/task-rows.js';
+import { UPLOAD_COLUMNS, type UploadRow, uploadOf } from './repos/uploads.js';
 import { checkout, docOf, encode, nameKey, transaction } from './sql.js';
-import { fileBytes, MUTABLE, metadataPairs, spendPeriods, TASK_COLUMNS, taskOf } from './task-rows.js';
 import { EFFECTIVE_ACCOUNTS } from './unapplied.js';
-import { UPLOAD_COLUMNS, type UploadRow, uploadOf } from './uploads.js';
 
 /**
  * The PostgreSQL side of `imgtask store export|import` (see ../dump.ts): every record read in

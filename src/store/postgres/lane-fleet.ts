@@ -1,5 +1,5 @@
 import type { FleetLaneFigures, FleetLaneRepo } from '../types.js';
-import type { Db } from './sql.js';
+import type { Db } from './db.js';
 
 /** A process that has not reported its lanes for this long is taken to be gone. */
 const STALE_SECONDS = 10;

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
-import { clientConfig } from './sql.js';
+import { clientConfig } from './connection.js';
 
 /**
  * The schema, as ordered migrations: the numbered `.sql` files in migrations/. Each runs once, in its own

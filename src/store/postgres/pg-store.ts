@@ -17,26 +17,28 @@ import type {
   UploadRepo,
   WebhookRepo,
 } from '../types.js';
-import { createPgAccountRepo } from './accounts.js';
-import { createPgApiKeyRepo, createPgRequestWindows } from './api-keys.js';
-import { createPgBillingRepo } from './billing-alerts.js';
-import { createPgConsoleSessionRepo } from './console-sessions.js';
-import { createPgDestinationRepo } from './destinations.js';
+import { clientConfig, createPool } from './connection.js';
+import type { Db } from './db.js';
 import { pgLoad, pgRecords } from './dump.js';
 import { createDbHealth, type DbHealth } from './health.js';
-import { createPgIdempotencyRepo } from './idempotency.js';
 import { createPgKeySlots } from './key-slots.js';
 import { createPgFleetLanes } from './lane-fleet.js';
-import { createPgLanePauseRepo } from './lane-pauses.js';
-import { createPgLeaseRepo } from './leases.js';
 import { currentVersion, schemaProblem } from './migrations.js';
 import { createPipelines, type Pipelines } from './pipelines.js';
-import { createPgSecretRepo } from './secrets.js';
+import { createPgAccountRepo } from './repos/accounts.js';
+import { createPgApiKeyRepo, createPgRequestWindows } from './repos/api-keys.js';
+import { createPgBillingRepo } from './repos/billing-alerts.js';
+import { createPgConsoleSessionRepo } from './repos/console-sessions.js';
+import { createPgDestinationRepo } from './repos/destinations.js';
+import { createPgIdempotencyRepo } from './repos/idempotency.js';
+import { createPgLanePauseRepo } from './repos/lane-pauses.js';
+import { createPgLeaseRepo } from './repos/leases.js';
+import { createPgSecretRepo } from './repos/secrets.js';
+import { createPgTaskRepo } from './repos/tasks.js';
+import { createPgUploadRepo } from './repos/uploads.js';
+import { createPgWebhookRepo } from './repos/webhooks.js';
 import { createPgSignals } from './signals.js';
-import { clientConfig, createPool, type Db, poolDb } from './sql.js';
-import { createPgTaskRepo } from './tasks.js';
-import { createPgUploadRepo } from './uploads.js';
-import { createPgWebhookRepo } from './webhooks.js';
+import { poolDb } from './sql.js';
 
 export interface PgStoreOptions {
   /** postgres://user:password@host:port/database */

@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import pg from 'pg';
-import { clientConfig, type Statement } from './sql.js';
+import { clientConfig } from './connection.js';
+import type { Statement } from './db.js';
 
 /** Runs statements on the shared pipelined connections (see createPipelines). */
 export interface Pipelines {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { StoreSignals } from '../types.js';
-import { clientConfig } from './sql.js';
+import { clientConfig } from './connection.js';
 
 /** How long to wait before opening the dedicated connection again after it broke: from RECONNECT_MIN_MS, doubling while it fails, up to RECONNECT_MAX_MS. */
 const RECONNECT_MIN_MS = 250;

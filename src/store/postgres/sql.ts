@@ -1,78 +1,9 @@
-import pg from 'pg';
+import type pg from 'pg';
+import type { Db, Statement } from './db.js';
 import { type DbHealth, isConnectionError, storeUnavailable } from './health.js';
 import type { Pipelines } from './pipelines.js';
 
-/**
- * What the PostgreSQL repositories share: the pool, transactions, and how records are kept.
- *
- * Records (and their nested values: a task's request, an item's result) are kept as the text
- * `JSON.stringify` writes, in `text` columns, and parsed back with `JSON.parse`: what is read
- * deep-equals what was written (key order included), and PostgreSQL never has to validate JSON
- * (its json types refuse `\u0000` and lone surrogates, which a request may hold). The columns
- * that queries filter, sort or lock on sit beside the record.
- */
-export interface Db {
-  /** One statement on any pooled connection (atomic on its own). */
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
-  /** Runs `fn` in one transaction (READ COMMITTED): committed when it resolves, rolled back when it throws. */
-  tx<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T>;
-  /** Runs `fn` over one REPEATABLE READ READ ONLY transaction: every statement of `fn`'s Db reads the same moment. */
-  snapshot<T>(fn: (db: Db) => Promise<T>): Promise<T>;
-  /**
-   * Runs `statements` in order in one transaction (READ COMMITTED: each statement reads what
-   * committed before it began, so one that follows the locking of rows reads them as they are
-   * now), sent together in one round trip: BEGIN, the statements and COMMIT pipelined. Answers
-   * each statement's result; when any fails, nothing is kept and that failure is thrown.
-   */
-  batch(statements: readonly Statement[]): Promise<pg.QueryResult[]>;
-  /** One named statement (see Statement) on the connections batches use, atomic on its own. */
-  named<R extends pg.QueryResultRow = pg.QueryResultRow>(
-    statement: Statement & { name: string },
-  ): Promise<pg.QueryResult<R>>;
-}
-
-/**
- * One statement of a batch. With a name, it is prepared once per connection under that name and
- * planned once (see PgStore's pipelining pool): for statements that look rows up by key only,
- * whose one good plan does not depend on how many rows the tables hold.
- */
-export interface Statement {
-  name?: string;
-  text: string;
-  values?: unknown[];
-}
-
-const INT8 = 20;
-const NUMERIC = 1700;
-
-/** bigint (micro-USD, counts) and numeric (sums) as JS numbers: every amount fits in 2^53. */
-const types = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === INT8 || oid === NUMERIC) return (value: string) => (value === null ? null : Number(value));
-    return pg.types.getTypeParser(oid, format);
-  },
-} as pg.CustomTypesConfig;
-
-export function createPool(options: {
-  url: string;
-  poolSize?: number;
-  applicationName?: string;
-  log?: (message: string) => void;
-}): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.poolSize ?? 10,
-    application_name: options.applicationName ?? 'imgtask',
-    types,
-  });
-  // An idle connection that breaks (the server restarts) must not take the process down: the pool drops it.
-  pool.on('error', (err) => options.log?.(`postgres: idle connection error: ${err.message}`));
-  return pool;
-}
-
-export function clientConfig(url: string): pg.ClientConfig {
-  return { connectionString: url, types };
-}
+/** What the PostgreSQL repositories share: the pool's checkouts and transactions, and how records are kept. */
 
 export class StoreClosed extends Error {}
 

@@ -1,5 +1,5 @@
 import type { TaskRecord } from '../../records.js';
-import type { Index } from '../collection.js';
+import type { Index } from '../indexes/by-key.js';
 
 /**
  * What each account was charged per UTC calendar month of settlement, kept in step with the

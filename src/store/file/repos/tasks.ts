@@ -3,9 +3,10 @@ import type { Period } from '../../../domain/periods.js';
 import { metadataMatches, metadataOf } from '../../../domain/tasks.js';
 import { finishedItems, type ItemRecord, type TaskRecord, type TaskSettlement } from '../../records.js';
 import type { TaskListQuery, TaskRepo } from '../../types.js';
-import { lowerBound, storedBytesOf } from '../indexes.js';
+import { lowerBound } from '../indexes/by-key.js';
+import { mergeByTime } from '../indexes/sorted-keys.js';
+import { storedBytesOf } from '../indexes/sums.js';
 import type { JournalEngine } from '../journal/engine.js';
-import { mergeByTime } from '../sorted-keys.js';
 
 /** The first `limit` ids of a walk. */
 function take(walk: Iterable<{ id: string }>, limit: number): string[] {
