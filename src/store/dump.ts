@@ -3,18 +3,13 @@ import { open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fsyncDir } from './durable-fs.js';
-import type {
-  AccountRecord,
-  ApiKeyRecord,
-  CreditRecord,
-  DeliveryRecord,
-  DestinationRecord,
-  EventRecord,
-  SecretRecord,
-  TaskRecord,
-  UploadRecord,
-  WebhookRecord,
-} from './records.js';
+import type { AccountRecord, CreditRecord } from './records/accounts.js';
+import type { ApiKeyRecord } from './records/api-keys.js';
+import type { DestinationRecord } from './records/destinations.js';
+import type { SecretRecord } from './records/secrets.js';
+import type { TaskRecord } from './records/tasks.js';
+import type { UploadRecord } from './records/uploads.js';
+import type { DeliveryRecord, EventRecord, WebhookRecord } from './records/webhooks.js';
 
 /**
  * The portable store dump: JSON Lines, the same for either backend, so a file data dir can move

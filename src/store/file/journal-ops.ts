@@ -1,24 +1,14 @@
-import type {
-  AccountChanges,
-  AccountRecord,
-  ApiKeyChanges,
-  ApiKeyRecord,
-  BillingAlertRecord,
-  ConsoleSessionRecord,
-  CreditRecord,
-  DeliveryAttempt,
-  DeliveryRecord,
-  DestinationRecord,
-  EventRecord,
-  IdempotencyRecord,
-  ItemRecord,
-  LanePauseRecord,
-  SecretRecord,
-  TaskRecord,
-  TaskSettlement,
-  UploadRecord,
-  WebhookRecord,
-} from '../records.js';
+import type { AccountChanges, AccountRecord, CreditRecord } from '../records/accounts.js';
+import type { ApiKeyChanges, ApiKeyRecord } from '../records/api-keys.js';
+import type { BillingAlertRecord } from '../records/billing-alerts.js';
+import type { ConsoleSessionRecord } from '../records/console-sessions.js';
+import type { DestinationRecord } from '../records/destinations.js';
+import type { IdempotencyRecord } from '../records/idempotency.js';
+import type { LanePauseRecord } from '../records/lane-pauses.js';
+import type { SecretRecord } from '../records/secrets.js';
+import type { ItemRecord, TaskRecord, TaskSettlement } from '../records/tasks.js';
+import type { UploadRecord } from '../records/uploads.js';
+import type { DeliveryAttempt, DeliveryRecord, EventRecord, WebhookRecord } from '../records/webhooks.js';
 
 /**
  * Every journaled op and its payload: one record each. `JournalEngine.commit` and the state's

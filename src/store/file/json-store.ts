@@ -1,19 +1,16 @@
 import { type DumpCounts, type DumpKind, type DumpRecord, StoreNotEmptyError, zeroCounts } from '../dump.js';
-import type {
-  AccountRepo,
-  ApiKeyRepo,
-  BillingRepo,
-  ConsoleSessionRepo,
-  DestinationRepo,
-  IdempotencyRepo,
-  LanePauseRepo,
-  RequestWindowRepo,
-  SecretRepo,
-  Store,
-  TaskRepo,
-  UploadRepo,
-  WebhookRepo,
-} from '../types.js';
+import type { AccountRepo } from '../repos/accounts.js';
+import type { ApiKeyRepo, RequestWindowRepo } from '../repos/api-keys.js';
+import type { BillingRepo } from '../repos/billing-alerts.js';
+import type { ConsoleSessionRepo } from '../repos/console-sessions.js';
+import type { DestinationRepo } from '../repos/destinations.js';
+import type { IdempotencyRepo } from '../repos/idempotency.js';
+import type { LanePauseRepo } from '../repos/lane-pauses.js';
+import type { SecretRepo } from '../repos/secrets.js';
+import type { TaskRepo } from '../repos/tasks.js';
+import type { UploadRepo } from '../repos/uploads.js';
+import type { WebhookRepo } from '../repos/webhooks.js';
+import type { Store } from '../types.js';
 import type { Collection } from './collection.js';
 import { JournalEngine, type JournalEngineOptions } from './journal/engine.js';
 import { createAccountRepo } from './repos/accounts.js';

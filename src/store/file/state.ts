@@ -1,20 +1,17 @@
-import type {
-  AccountRecord,
-  ApiKeyRecord,
-  BillingAlertRecord,
-  ConsoleSessionRecord,
-  CreditRecord,
-  DeliveryRecord,
-  DestinationRecord,
-  EventRecord,
-  IdempotencyRecord,
-  LanePauseRecord,
-  SecretRecord,
-  TaskRecord,
-  UploadRecord,
-  WebhookRecord,
-} from '../records.js';
-import { applyAccountChanges, applyKeyChanges, NO_EVENT, preparedOnce, scrubbedTask, settledTask } from '../records.js';
+import type { AccountRecord, CreditRecord } from '../records/accounts.js';
+import { applyAccountChanges } from '../records/accounts.js';
+import type { ApiKeyRecord } from '../records/api-keys.js';
+import { applyKeyChanges } from '../records/api-keys.js';
+import type { BillingAlertRecord } from '../records/billing-alerts.js';
+import type { ConsoleSessionRecord } from '../records/console-sessions.js';
+import type { DestinationRecord } from '../records/destinations.js';
+import type { IdempotencyRecord } from '../records/idempotency.js';
+import type { LanePauseRecord } from '../records/lane-pauses.js';
+import type { SecretRecord } from '../records/secrets.js';
+import type { TaskRecord } from '../records/tasks.js';
+import { NO_EVENT, preparedOnce, scrubbedTask, settledTask } from '../records/tasks.js';
+import type { UploadRecord } from '../records/uploads.js';
+import type { DeliveryRecord, EventRecord, WebhookRecord } from '../records/webhooks.js';
 import { Collection } from './collection.js';
 import { GroupIndex, OrderedGroupIndex, SetIndex, UniqueIndex } from './indexes/by-key.js';
 import { DueIndex } from './indexes/due-index.js';

@@ -1,17 +1,12 @@
 import type pg from 'pg';
 import { type DumpCounts, type DumpKind, type DumpRecord, StoreNotEmptyError, zeroCounts } from '../dump.js';
-import type {
-  AccountRecord,
-  ApiKeyRecord,
-  CreditRecord,
-  DeliveryRecord,
-  DestinationRecord,
-  EventRecord,
-  SecretRecord,
-  TaskRecord,
-  UploadRecord,
-  WebhookRecord,
-} from '../records.js';
+import type { AccountRecord, CreditRecord } from '../records/accounts.js';
+import type { ApiKeyRecord } from '../records/api-keys.js';
+import type { DestinationRecord } from '../records/destinations.js';
+import type { SecretRecord } from '../records/secrets.js';
+import type { TaskRecord } from '../records/tasks.js';
+import type { UploadRecord } from '../records/uploads.js';
+import type { DeliveryRecord, EventRecord, WebhookRecord } from '../records/webhooks.js';
 import { ACCOUNT_COLUMNS, type AccountRow, accountOf, retentionText } from './repos/accounts.js';
 import { keyOf } from './repos/api-keys.js';
 import { DELIVERY_COLUMNS, deliveryOf, insertDeliveries } from './repos/delivery-rows.js';

@@ -1,4 +1,4 @@
-import type { KeySlotRepo, StoreSignals } from '../types.js';
+import type { KeySlotRepo, StoreSignals } from '../repos/shared-queue.js';
 
 /** Advisory lock keys of key slots start here, clear of the fixed locks (sweep, dispatch, migrations). */
 const SLOT_LOCKS = 2 ** 41;

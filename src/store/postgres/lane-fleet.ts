@@ -1,4 +1,4 @@
-import type { FleetLaneFigures, FleetLaneRepo } from '../types.js';
+import type { FleetLaneFigures, FleetLaneRepo } from '../repos/shared-queue.js';
 import type { Db } from './db.js';
 
 /** A process that has not reported its lanes for this long is taken to be gone. */

@@ -1,22 +1,18 @@
 import pg from 'pg';
 import type { DumpCounts, DumpRecord } from '../dump.js';
-import type {
-  AccountRepo,
-  ApiKeyRepo,
-  BillingRepo,
-  ConsoleSessionRepo,
-  DestinationRepo,
-  IdempotencyRepo,
-  LanePauseRepo,
-  LedgerView,
-  RequestWindowRepo,
-  SecretRepo,
-  SharedQueueStore,
-  Store,
-  TaskRepo,
-  UploadRepo,
-  WebhookRepo,
-} from '../types.js';
+import type { AccountRepo } from '../repos/accounts.js';
+import type { ApiKeyRepo, RequestWindowRepo } from '../repos/api-keys.js';
+import type { BillingRepo } from '../repos/billing-alerts.js';
+import type { ConsoleSessionRepo } from '../repos/console-sessions.js';
+import type { DestinationRepo } from '../repos/destinations.js';
+import type { IdempotencyRepo } from '../repos/idempotency.js';
+import type { LanePauseRepo } from '../repos/lane-pauses.js';
+import type { SecretRepo } from '../repos/secrets.js';
+import type { SharedQueueStore } from '../repos/shared-queue.js';
+import type { TaskRepo } from '../repos/tasks.js';
+import type { UploadRepo } from '../repos/uploads.js';
+import type { WebhookRepo } from '../repos/webhooks.js';
+import type { LedgerView, Store } from '../types.js';
 import { clientConfig, createPool } from './connection.js';
 import type { Db } from './db.js';
 import { pgLoad, pgRecords } from './dump.js';

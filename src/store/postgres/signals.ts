@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { StoreSignals } from '../types.js';
+import type { StoreSignals } from '../repos/shared-queue.js';
 import { clientConfig } from './connection.js';
 
 /** How long to wait before opening the dedicated connection again after it broke: from RECONNECT_MIN_MS, doubling while it fails, up to RECONNECT_MAX_MS. */

@@ -4,14 +4,10 @@ import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { checkLedger } from '../../../src/services/doctor.js';
 import { readDump, writeDump } from '../../../src/store/dump.js';
-import type {
-  ApiKeyRecord,
-  DeliveryRecord,
-  EventRecord,
-  ItemRecord,
-  TaskRecord,
-  UploadRecord,
-} from '../../../src/store/records.js';
+import type { ApiKeyRecord } from '../../../src/store/records/api-keys.js';
+import type { ItemRecord, TaskRecord } from '../../../src/store/records/tasks.js';
+import type { UploadRecord } from '../../../src/store/records/uploads.js';
+import type { DeliveryRecord, EventRecord } from '../../../src/store/records/webhooks.js';
 import type { Store } from '../../../src/store/types.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { BACKENDS, type Backend } from './store-backends.js';

@@ -1,16 +1,11 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
-import type {
-  ApiKeyRecord,
-  BillingAlertRecord,
-  ConsoleSessionRecord,
-  DeliveryRecord,
-  DestinationRecord,
-  EventRecord,
-  ItemRecord,
-  TaskRecord,
-  WebhookRecord,
-} from '../../../src/store/records.js';
+import type { ApiKeyRecord } from '../../../src/store/records/api-keys.js';
+import type { BillingAlertRecord } from '../../../src/store/records/billing-alerts.js';
+import type { ConsoleSessionRecord } from '../../../src/store/records/console-sessions.js';
+import type { DestinationRecord } from '../../../src/store/records/destinations.js';
+import type { ItemRecord, TaskRecord } from '../../../src/store/records/tasks.js';
+import type { DeliveryRecord, EventRecord, WebhookRecord } from '../../../src/store/records/webhooks.js';
 import type { Store } from '../../../src/store/types.js';
 import { BACKENDS } from './store-backends.js';
 

@@ -1,4 +1,4 @@
-import type { DeliveryRecord } from '../../records.js';
+import type { DeliveryRecord } from '../../records/webhooks.js';
 import type { Index } from './by-key.js';
 import { SortedBlocks } from './sorted-keys.js';
 

@@ -1,5 +1,5 @@
 import { PERIODS, type Period, periodKey } from '../../../domain/periods.js';
-import type { TaskRecord } from '../../records.js';
+import type { TaskRecord } from '../../records/tasks.js';
 import type { Index } from './by-key.js';
 
 const bump = (map: Map<string, number>, key: string, by: number): void => {

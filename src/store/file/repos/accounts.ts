@@ -1,6 +1,6 @@
 import { AppError } from '../../../domain/errors.js';
-import type { AccountRecord, CreditRecord } from '../../records.js';
-import type { AccountRepo } from '../../types.js';
+import type { AccountRecord, CreditRecord } from '../../records/accounts.js';
+import type { AccountRepo } from '../../repos/accounts.js';
 import type { JournalEngine } from '../journal/engine.js';
 
 export function createAccountRepo(engine: JournalEngine): AccountRepo {

@@ -1,6 +1,6 @@
 import { AppError } from '../../../domain/errors.js';
-import type { ApiKeyRecord } from '../../records.js';
-import type { ApiKeyRepo, KeyLimits, RequestWindowRepo } from '../../types.js';
+import type { ApiKeyRecord } from '../../records/api-keys.js';
+import type { ApiKeyRepo, KeyLimits, RequestWindowRepo } from '../../repos/api-keys.js';
 import type { JournalEngine } from '../journal/engine.js';
 import type { State } from '../state.js';
 

@@ -1,4 +1,4 @@
-import type { TaskRecord } from '../../records.js';
+import type { TaskRecord } from '../../records/tasks.js';
 import type { Index } from '../indexes/by-key.js';
 
 /**

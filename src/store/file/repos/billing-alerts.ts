@@ -1,5 +1,5 @@
-import { modelOf, type TaskRecord } from '../../records.js';
-import type { BillingRepo, UsageEntry } from '../../types.js';
+import { modelOf, type TaskRecord } from '../../records/tasks.js';
+import type { BillingRepo, UsageEntry } from '../../repos/billing-alerts.js';
 import type { JournalEngine } from '../journal/engine.js';
 
 function usageEntryOf(task: TaskRecord): UsageEntry {

@@ -1,4 +1,4 @@
-import type { ConsoleSessionRepo } from '../../types.js';
+import type { ConsoleSessionRepo } from '../../repos/console-sessions.js';
 import type { JournalEngine } from '../journal/engine.js';
 
 /**

@@ -1,6 +1,6 @@
 import { AppError } from '../../../domain/errors.js';
-import type { DestinationRecord } from '../../records.js';
-import type { DestinationRepo } from '../../types.js';
+import type { DestinationRecord } from '../../records/destinations.js';
+import type { DestinationRepo } from '../../repos/destinations.js';
 import type { JournalEngine } from '../journal/engine.js';
 
 export function createDestinationRepo(engine: JournalEngine): DestinationRepo {

@@ -1,5 +1,5 @@
-import type { IdempotencyRecord } from '../../records.js';
-import type { IdempotencyRepo } from '../../types.js';
+import type { IdempotencyRecord } from '../../records/idempotency.js';
+import type { IdempotencyRepo } from '../../repos/idempotency.js';
 import type { JournalEngine } from '../journal/engine.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { LanePauseRepo } from '../../types.js';
+import type { LanePauseRepo } from '../../repos/lane-pauses.js';
 import type { JournalEngine } from '../journal/engine.js';
 
 export function createLanePauseRepo(engine: JournalEngine): LanePauseRepo {

@@ -1,4 +1,4 @@
-import type { SecretRepo } from '../../types.js';
+import type { SecretRepo } from '../../repos/secrets.js';
 import type { JournalEngine } from '../journal/engine.js';
 
 export function createSecretRepo(engine: JournalEngine): SecretRepo {

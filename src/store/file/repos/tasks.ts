@@ -1,8 +1,8 @@
 import { AppError } from '../../../domain/errors.js';
 import type { Period } from '../../../domain/periods.js';
 import { metadataMatches, metadataOf } from '../../../domain/tasks.js';
-import { finishedItems, type ItemRecord, type TaskRecord, type TaskSettlement } from '../../records.js';
-import type { TaskListQuery, TaskRepo } from '../../types.js';
+import { finishedItems, type ItemRecord, type TaskRecord, type TaskSettlement } from '../../records/tasks.js';
+import type { TaskListQuery, TaskRepo } from '../../repos/tasks.js';
 import { lowerBound } from '../indexes/by-key.js';
 import { mergeByTime } from '../indexes/sorted-keys.js';
 import { storedBytesOf } from '../indexes/sums.js';

@@ -1,5 +1,5 @@
-import type { UploadRecord } from '../../records.js';
-import type { UploadRepo } from '../../types.js';
+import type { UploadRecord } from '../../records/uploads.js';
+import type { UploadRepo } from '../../repos/uploads.js';
 import type { JournalEngine } from '../journal/engine.js';
 
 /** Uploaded images and their owners over the journal; each account's count and bytes are kept in step (no scan). */

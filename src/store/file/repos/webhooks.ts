@@ -1,5 +1,5 @@
-import { applyWebhookChanges, applyWebhookHealth, type DeliveryRecord } from '../../records.js';
-import type { WebhookRepo } from '../../types.js';
+import { applyWebhookChanges, applyWebhookHealth, type DeliveryRecord } from '../../records/webhooks.js';
+import type { WebhookRepo } from '../../repos/webhooks.js';
 import type { JournalEngine } from '../journal/engine.js';
 
 export function createWebhookRepo(engine: JournalEngine): WebhookRepo {

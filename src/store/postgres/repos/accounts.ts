@@ -1,6 +1,6 @@
 import { AppError } from '../../../domain/errors.js';
-import type { AccountChanges, AccountRecord, CreditRecord, RetentionOverrides } from '../../records.js';
-import type { AccountRepo } from '../../types.js';
+import type { AccountChanges, AccountRecord, CreditRecord, RetentionOverrides } from '../../records/accounts.js';
+import type { AccountRepo } from '../../repos/accounts.js';
 import { batchedReads } from '../batched-reads.js';
 import type { Db } from '../db.js';
 import { docOf, hasNul, isUniqueViolation, nameKey, stored } from '../sql.js';

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { AppError } from '../../../domain/errors.js';
-import { type ApiKeyRecord, applyKeyChanges } from '../../records.js';
-import type { ApiKeyRepo, KeyLimits, RequestWindowRepo } from '../../types.js';
+import { type ApiKeyRecord, applyKeyChanges } from '../../records/api-keys.js';
+import type { ApiKeyRepo, KeyLimits, RequestWindowRepo } from '../../repos/api-keys.js';
 import { batchedReads } from '../batched-reads.js';
 import type { Db } from '../db.js';
 import { docOf, hasNul } from '../sql.js';

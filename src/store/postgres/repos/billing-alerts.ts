@@ -1,5 +1,7 @@
-import { type BillingAlertRecord, type DeliveryRecord, type EventRecord, modelOf } from '../../records.js';
-import type { BillingRepo, UsageEntry } from '../../types.js';
+import type { BillingAlertRecord } from '../../records/billing-alerts.js';
+import { modelOf } from '../../records/tasks.js';
+import type { DeliveryRecord, EventRecord } from '../../records/webhooks.js';
+import type { BillingRepo, UsageEntry } from '../../repos/billing-alerts.js';
 import type { Db } from '../db.js';
 import { decode, docOf, hasNul } from '../sql.js';
 import { EFFECTIVE_ACCOUNTS } from '../unapplied.js';

@@ -1,5 +1,5 @@
-import type { ConsoleSessionRecord } from '../../records.js';
-import type { ConsoleSessionRepo } from '../../types.js';
+import type { ConsoleSessionRecord } from '../../records/console-sessions.js';
+import type { ConsoleSessionRepo } from '../../repos/console-sessions.js';
 import type { Db } from '../db.js';
 import { hasNul } from '../sql.js';
 

@@ -1,4 +1,4 @@
-import type { DeliveryRecord } from '../../records.js';
+import type { DeliveryRecord } from '../../records/webhooks.js';
 import type { Db } from '../db.js';
 import { docOf } from '../sql.js';
 

@@ -1,6 +1,6 @@
 import { AppError } from '../../../domain/errors.js';
-import type { DestinationRecord } from '../../records.js';
-import type { DestinationRepo } from '../../types.js';
+import type { DestinationRecord } from '../../records/destinations.js';
+import type { DestinationRepo } from '../../repos/destinations.js';
 import type { Db } from '../db.js';
 import { docOf, hasNul, isUniqueViolation, nameKey, stored } from '../sql.js';
 

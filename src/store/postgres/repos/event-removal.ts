@@ -1,5 +1,5 @@
-import type { EventRecord } from '../../records.js';
-import type { WebhookRepo } from '../../types.js';
+import type { EventRecord } from '../../records/webhooks.js';
+import type { WebhookRepo } from '../../repos/webhooks.js';
 import type { Db } from '../db.js';
 import { docOf, hasNul } from '../sql.js';
 

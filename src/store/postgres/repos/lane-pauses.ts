@@ -1,5 +1,5 @@
-import type { LanePauseRecord } from '../../records.js';
-import type { LanePauseRepo } from '../../types.js';
+import type { LanePauseRecord } from '../../records/lane-pauses.js';
+import type { LanePauseRepo } from '../../repos/lane-pauses.js';
 import type { Db } from '../db.js';
 import { hasNul } from '../sql.js';
 

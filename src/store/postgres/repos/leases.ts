@@ -1,4 +1,4 @@
-import type { LeaseRepo } from '../../types.js';
+import type { LeaseRepo } from '../../repos/shared-queue.js';
 import type { Db } from '../db.js';
 import { groupCommit } from '../group-commit.js';
 import { hasNul } from '../sql.js';

@@ -1,5 +1,5 @@
-import type { SecretRecord } from '../../records.js';
-import type { SecretRepo } from '../../types.js';
+import type { SecretRecord } from '../../records/secrets.js';
+import type { SecretRepo } from '../../repos/secrets.js';
 import type { Db } from '../db.js';
 import { docOf, hasNul } from '../sql.js';
 

@@ -1,7 +1,7 @@
 import { AppError } from '../../../domain/errors.js';
 import { periodKey } from '../../../domain/periods.js';
-import type { TaskRecord } from '../../records.js';
-import type { CreateOptions } from '../../types.js';
+import type { TaskRecord } from '../../records/tasks.js';
+import type { CreateOptions } from '../../repos/tasks.js';
 import { memberMayCause, withBatchRetries } from '../batch-errors.js';
 import type { Db, Statement } from '../db.js';
 import { groupCommit, type Outcome } from '../group-commit.js';

@@ -6,7 +6,7 @@ import {
   settledTask,
   type TaskRecord,
   type TaskSettlement,
-} from '../../records.js';
+} from '../../records/tasks.js';
 import { batchedWrites } from '../batch-errors.js';
 import type { Db, Statement } from '../db.js';
 import type { Outcome } from '../group-commit.js';

@@ -1,5 +1,5 @@
-import { scrubbedTask, type TaskRecord } from '../../records.js';
-import type { TaskRepo } from '../../types.js';
+import { scrubbedTask, type TaskRecord } from '../../records/tasks.js';
+import type { TaskRepo } from '../../repos/tasks.js';
 import type { Db } from '../db.js';
 import { docOf, encode, hasNul, stored } from '../sql.js';
 import { MUTABLE, TASK_COLUMNS, type TaskRow, taskOf } from './task-rows.js';

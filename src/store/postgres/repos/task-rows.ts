@@ -1,6 +1,6 @@
 import { PERIODS, periodKey } from '../../../domain/periods.js';
 import { metadataOf } from '../../../domain/tasks.js';
-import type { ItemRecord, TaskRecord } from '../../records.js';
+import type { ItemRecord, TaskRecord } from '../../records/tasks.js';
 import { decode } from '../sql.js';
 
 /**

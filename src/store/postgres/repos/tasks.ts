@@ -1,6 +1,6 @@
 import { type Period, periodKey } from '../../../domain/periods.js';
-import type { ItemRecord, TaskRecord, TaskSettlement } from '../../records.js';
-import type { TaskListQuery, TaskRepo } from '../../types.js';
+import type { ItemRecord, TaskRecord, TaskSettlement } from '../../records/tasks.js';
+import type { TaskListQuery, TaskRepo } from '../../repos/tasks.js';
 import { batchedReads, sharedRead } from '../batched-reads.js';
 import type { Db } from '../db.js';
 import { hasNul } from '../sql.js';

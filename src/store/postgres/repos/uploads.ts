@@ -1,5 +1,5 @@
-import type { UploadRecord } from '../../records.js';
-import type { UploadRepo } from '../../types.js';
+import type { UploadRecord } from '../../records/uploads.js';
+import type { UploadRepo } from '../../repos/uploads.js';
 import type { Db } from '../db.js';
 import { hasNul } from '../sql.js';
 

@@ -1,4 +1,5 @@
-import { type DeliveryAttempt, type DeliveryRecord, type EventRecord, NO_EVENT } from '../../records.js';
+import { NO_EVENT } from '../../records/tasks.js';
+import type { DeliveryAttempt, DeliveryRecord, EventRecord } from '../../records/webhooks.js';
 import { batchedWrites } from '../batch-errors.js';
 import type { Db } from '../db.js';
 import type { Outcome } from '../group-commit.js';

@@ -4,8 +4,8 @@ import {
   type DeliveryRecord,
   type EventRecord,
   type WebhookRecord,
-} from '../../records.js';
-import type { WebhookRepo } from '../../types.js';
+} from '../../records/webhooks.js';
+import type { WebhookRepo } from '../../repos/webhooks.js';
 import { batchedReads } from '../batched-reads.js';
 import type { Db } from '../db.js';
 import { docOf, hasNul, stored } from '../sql.js';

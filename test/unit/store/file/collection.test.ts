@@ -5,7 +5,7 @@ import { Collection } from '../../../../src/store/file/collection.js';
 import { OrderedGroupIndex } from '../../../../src/store/file/indexes/by-key.js';
 import { encodeRecordLine, parseRecordLine, parseRecordStub } from '../../../../src/store/file/record-line.js';
 import { State } from '../../../../src/store/file/state.js';
-import type { TaskRecord } from '../../../../src/store/records.js';
+import type { TaskRecord } from '../../../../src/store/records/tasks.js';
 
 const task = (
   n: number,

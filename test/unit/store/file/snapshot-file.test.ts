@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { StoreCorruptError } from '../../../../src/store/file/journal/journal-reader.js';
 import { JsonStore } from '../../../../src/store/file/json-store.js';
-import type { AccountRecord, TaskRecord } from '../../../../src/store/records.js';
+import type { AccountRecord } from '../../../../src/store/records/accounts.js';
+import type { TaskRecord } from '../../../../src/store/records/tasks.js';
 import { tempDir } from '../../../helpers/temp-dir.js';
 
 const at = '2026-11-22T08:00:00.000Z';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DueIndex } from '../../../../../src/store/file/indexes/due-index.js';
-import type { DeliveryRecord } from '../../../../../src/store/records.js';
+import type { DeliveryRecord } from '../../../../../src/store/records/webhooks.js';
 
 const delivery = (
   id: string,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { encodeRecord, encodeRecordLine } from '../../../../../src/store/file/journal/record.js';
 import { JsonStore } from '../../../../../src/store/file/json-store.js';
-import type { TaskRecord } from '../../../../../src/store/records.js';
+import type { TaskRecord } from '../../../../../src/store/records/tasks.js';
 import { tempDir } from '../../../../helpers/temp-dir.js';
 
 const at = '2026-11-22T08:00:00.000Z';

@@ -3,7 +3,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { JsonStore } from '../../../../../src/store/file/json-store.js';
-import type { TaskRecord } from '../../../../../src/store/records.js';
+import type { TaskRecord } from '../../../../../src/store/records/tasks.js';
 import { closeBeforeRemoval, tempDir } from '../../../../helpers/temp-dir.js';
 import { crashImage } from '../store-files.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ItemRecord, TaskRecord } from '../../../../../src/store/records.js';
+import type { ItemRecord, TaskRecord } from '../../../../../src/store/records/tasks.js';
 import type { Store } from '../../../../../src/store/types.js';
 import { jsonBackend, migratedSchema, pgBackend } from '../../store-backends.js';
 
