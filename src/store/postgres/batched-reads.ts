@@ -1,3 +1,5 @@
+import type pg from 'pg';
+import type { Db } from './db.js';
 import { groupCommit } from './group-commit.js';
 
 /** The most keys read by one statement. */
@@ -37,4 +39,23 @@ export function sharedRead<V>(load: () => Promise<V>): () => Promise<V> {
     },
   });
   return () => batcher.submit(null);
+}
+
+/**
+ * `batchedReads` over one named statement that takes the keys as `$1::text[]` and answers each
+ * row found with its key in the column `key`.
+ */
+export function rowsByKey<R extends pg.QueryResultRow, V, K extends string>(
+  db: Db,
+  statement: { name: string; text: string; key: K },
+  toValue: (row: R) => V,
+): (key: string) => Promise<V | undefined> {
+  return batchedReads(async (keys) => {
+    const { rows } = await db.named<R & Record<K, string>>({
+      name: statement.name,
+      text: statement.text,
+      values: [keys],
+    });
+    return new Map(rows.map((row) => [row[statement.key], row]));
+  }, toValue);
 }

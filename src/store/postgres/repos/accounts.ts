@@ -1,7 +1,7 @@
 import { AppError } from '../../../domain/errors.js';
 import type { AccountChanges, AccountRecord, CreditRecord, RetentionOverrides } from '../../records/accounts.js';
 import type { AccountRepo } from '../../repos/accounts.js';
-import { batchedReads } from '../batched-reads.js';
+import { rowsByKey } from '../batched-reads.js';
 import type { Db } from '../db.js';
 import { docOf, hasNul, isUniqueViolation, nameKey, stored } from '../sql.js';
 import { EFFECTIVE_ACCOUNTS } from '../unapplied.js';
@@ -66,14 +66,15 @@ const nameTaken = (err: unknown, name: string): unknown =>
 
 export function createPgAccountRepo(db: Db): AccountRepo {
   // Every request with a key reads its account: batched (batched-reads.ts).
-  const byId = batchedReads(async (ids) => {
-    const { rows } = await db.named<AccountRow>({
+  const byId = rowsByKey(
+    db,
+    {
       name: 'imgtask_accounts_by_id',
       text: `SELECT ${ACCOUNT_COLUMNS} FROM ${ACCOUNTS} WHERE id = ANY($1::text[])`,
-      values: [ids],
-    });
-    return new Map(rows.map((row) => [row.id, row]));
-  }, accountOf);
+      key: 'id',
+    },
+    accountOf,
+  );
   return {
     async create(account) {
       try {

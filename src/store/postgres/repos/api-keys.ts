@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { AppError } from '../../../domain/errors.js';
 import { type ApiKeyRecord, applyKeyChanges } from '../../records/api-keys.js';
 import type { ApiKeyRepo, KeyLimits, RequestWindowRepo } from '../../repos/api-keys.js';
-import { batchedReads } from '../batched-reads.js';
+import { rowsByKey } from '../batched-reads.js';
 import type { Db } from '../db.js';
 import { docOf, hasNul } from '../sql.js';
 
@@ -72,22 +72,24 @@ async function rewrite(
 
 export function createPgApiKeyRepo(db: Db): ApiKeyRepo {
   // Every request with a key reads it by hash, and a create by id: batched (batched-reads.ts).
-  const byId = batchedReads(async (ids) => {
-    const { rows } = await db.named<KeyRow & { id: string }>({
+  const byId = rowsByKey(
+    db,
+    {
       name: 'imgtask_keys_by_id',
       text: 'SELECT id, doc, revoked_at FROM api_keys WHERE id = ANY($1::text[])',
-      values: [ids],
-    });
-    return new Map(rows.map((row) => [row.id, row]));
-  }, keyOf);
-  const liveByHash = batchedReads(async (hashes) => {
-    const { rows } = await db.named<KeyRow & { hash: string }>({
+      key: 'id',
+    },
+    keyOf,
+  );
+  const liveByHash = rowsByKey(
+    db,
+    {
       name: 'imgtask_live_keys_by_hash',
       text: 'SELECT hash, doc, revoked_at FROM api_keys WHERE hash = ANY($1::text[]) AND revoked_at IS NULL',
-      values: [hashes],
-    });
-    return new Map(rows.map((row) => [row.hash, row]));
-  }, keyOf);
+      key: 'hash',
+    },
+    keyOf,
+  );
   return {
     async create(key, limits) {
       const doc = docOf(key, ['revokedAt']);

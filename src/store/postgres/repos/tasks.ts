@@ -1,7 +1,7 @@
 import { type Period, periodKey } from '../../../domain/periods.js';
 import type { ItemRecord, TaskRecord, TaskSettlement } from '../../records/tasks.js';
 import type { TaskListQuery, TaskRepo } from '../../repos/tasks.js';
-import { batchedReads, sharedRead } from '../batched-reads.js';
+import { rowsByKey, sharedRead } from '../batched-reads.js';
 import type { Db } from '../db.js';
 import { hasNul } from '../sql.js';
 import { EFFECTIVE_ACCOUNTS, UNAPPLIED_SPEND } from '../unapplied.js';
@@ -21,14 +21,15 @@ export function createPgTaskRepo(db: Db): TaskRepo {
   const recordItem = createItemRecorder(db);
   const settle = createSettler(db);
   const savePrepared = createPreparedSaver(db);
-  const getTask = batchedReads(async (ids) => {
-    const { rows } = await db.named<TaskRow & { id: string }>({
+  const getTask = rowsByKey(
+    db,
+    {
       name: 'imgtask_tasks_by_id',
       text: `SELECT ${TASK_COLUMNS}, t.id FROM tasks t WHERE t.id = ANY($1::text[])`,
-      values: [ids],
-    });
-    return new Map(rows.map((row) => [row.id, row]));
-  }, taskOf);
+      key: 'id',
+    },
+    taskOf,
+  );
   // A bound on the backlog (limits.maxPendingTasks), read once for the creates that ask together.
   const countPending = sharedRead(
     async () =>
