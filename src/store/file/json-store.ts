@@ -1,4 +1,5 @@
-import { type DumpCounts, type DumpKind, type DumpRecord, StoreNotEmptyError, zeroCounts } from '../dump.js';
+import { type DumpCounts, type DumpRecord, StoreNotEmptyError, zeroCounts } from '../dump.js';
+import type { DumpKind } from '../dump-kinds.js';
 import type { AccountRepo } from '../repos/accounts.js';
 import type { ApiKeyRepo, RequestWindowRepo } from '../repos/api-keys.js';
 import type { BillingRepo } from '../repos/billing-alerts.js';
