@@ -24,6 +24,13 @@ export interface Index<T> {
   readonly insertionOrdered?: boolean;
 }
 
+/** The update of an index whose entry for a record hangs on one key: a record that keeps its key moves nothing. */
+export function moveOnKeyChange<T>(index: Index<T>, keyOf: (record: T) => unknown, old: T, next: T): void {
+  if (keyOf(old) === keyOf(next)) return;
+  index.remove(old);
+  index.add(next);
+}
+
 /** Maps a unique key (a name, a hash) to one record id. */
 export class UniqueIndex<T extends { id: string }> implements Index<T> {
   private readonly ids = new Map<string, string>();
@@ -37,9 +44,7 @@ export class UniqueIndex<T extends { id: string }> implements Index<T> {
     if (key !== undefined && this.ids.get(key) === record.id) this.ids.delete(key);
   }
   update(old: T, next: T): void {
-    if (this.keyOf(old) === this.keyOf(next)) return;
-    this.remove(old);
-    this.add(next);
+    moveOnKeyChange(this, this.keyOf, old, next);
   }
   clear(): void {
     this.ids.clear();
@@ -69,9 +74,7 @@ export class GroupIndex<T extends { id: string }> implements Index<T> {
     if (group?.size === 0) this.groups.delete(key);
   }
   update(old: T, next: T): void {
-    if (this.keyOf(old) === this.keyOf(next)) return;
-    this.remove(old);
-    this.add(next);
+    moveOnKeyChange(this, this.keyOf, old, next);
   }
   clear(): void {
     this.groups.clear();
@@ -108,9 +111,7 @@ export class OrderedGroupIndex<T extends { id: string }> implements Index<T> {
   }
   /** Most updates keep the key (a task changes status, never account): then nothing moves. */
   update(old: T, next: T): void {
-    if (this.keyOf(old) === this.keyOf(next)) return;
-    this.remove(old);
-    this.add(next);
+    moveOnKeyChange(this, this.keyOf, old, next);
   }
   /** Start-up: ids arrive mostly sorted; append, and sort a group once in `loaded` if they were not. */
   load(record: T): void {

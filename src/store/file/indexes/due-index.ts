@@ -1,5 +1,5 @@
 import type { DeliveryRecord } from '../../records/webhooks.js';
-import type { Index } from './by-key.js';
+import { type Index, moveOnKeyChange } from './by-key.js';
 import { SortedBlocks } from './sorted-keys.js';
 
 /**
@@ -21,9 +21,7 @@ export class DueIndex implements Index<DeliveryRecord> {
     if (key) this.keys.remove(key);
   }
   update(old: DeliveryRecord, next: DeliveryRecord): void {
-    if (DueIndex.keyOf(old) === DueIndex.keyOf(next)) return;
-    this.remove(old);
-    this.add(next);
+    moveOnKeyChange(this, DueIndex.keyOf, old, next);
   }
   clear(): void {
     this.keys.clear();
