@@ -37,13 +37,13 @@ export const webhookOps = {
     },
   }),
   'webhooks.rotate-secret': adminOp({ args: WebhookId, run: (s, a) => s.webhooks.rotateSecret(null, a.id) }),
-  'webhooks.test': adminOp({ args: WebhookId, run: (s, a) => s.outbox.sendTest(null, a.id) }),
+  'webhooks.test': adminOp({ args: WebhookId, run: (s, a) => s.webhooks.sendTest(null, a.id) }),
   'webhooks.deliveries': adminOp({
     args: WebhookId.extend({ limit: z.number().int().min(1).max(1000).optional() }),
-    run: (s, a) => s.outbox.deliveries(null, a.id, a.limit ?? 50),
+    run: (s, a) => s.webhooks.deliveries(null, a.id, a.limit),
   }),
   'webhooks.redeliver': adminOp({
     args: z.object({ deliveryId: z.string().min(1) }),
-    run: (s, a) => s.outbox.redeliver(null, a.deliveryId),
+    run: (s, a) => s.webhooks.redeliver(null, a.deliveryId),
   }),
 };
