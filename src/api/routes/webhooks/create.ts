@@ -2,14 +2,11 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
-import { ApiKeyIds, Events, Webhook, WebhookUrl } from './schemas.js';
+import { Webhook, webhookSettings } from './schemas.js';
 import { addWebhookRoute } from './webhook-route.js';
+
 /** `{ url, events?, apiKeyIds? }`: events null (or omitted) for every kind; apiKeyIds limit it to tasks those keys create. */
-export const CreateWebhookBody = z.object({
-  url: WebhookUrl,
-  events: Events.optional(),
-  apiKeyIds: ApiKeyIds.optional(),
-});
+export const CreateWebhookBody = z.object(webhookSettings);
 export type CreateWebhookBody = z.infer<typeof CreateWebhookBody>;
 
 export const CreateWebhookResponse = dataOf(Webhook);

@@ -2,13 +2,13 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
-import { ApiKeyIds, Events, Webhook, WebhookUrl } from './schemas.js';
+import { Webhook, WebhookUrl, webhookSettings } from './schemas.js';
 import { addWebhookRoute } from './webhook-route.js';
+
 /** Any of url, events, apiKeyIds, enabled; re-enabling clears the record of failures that disabled it. */
 export const UpdateWebhookBody = z.object({
+  ...webhookSettings,
   url: WebhookUrl.optional(),
-  events: Events.optional(),
-  apiKeyIds: ApiKeyIds.optional(),
   enabled: z.boolean().optional(),
 });
 export type UpdateWebhookBody = z.infer<typeof UpdateWebhookBody>;
