@@ -17,12 +17,7 @@ export const webhookOps = {
   }),
   'webhooks.list': adminOp({
     args: z.object({ account: AccountRef }),
-    run: async (s, a) => {
-      const account = await s.accounts.find(a.account);
-      return Promise.all(
-        (await s.webhooks.list(account.id)).map((webhook) => s.webhooks.operatorView(null, webhook.id)),
-      );
-    },
+    run: async (s, a) => s.webhooks.listDetails((await s.accounts.find(a.account)).id),
   }),
   'webhooks.show': adminOp({ args: WebhookId, run: (s, a) => s.webhooks.operatorView(null, a.id) }),
   'webhooks.update': adminOp({

@@ -17,8 +17,7 @@ export async function loadWebhooks(
   deps: ConsoleDeps,
   accountId: string,
 ): Promise<{ webhooks: WebhookDetail[]; keys: ApiKeyView[] }> {
-  const [list, keys] = await Promise.all([deps.webhooks.list(accountId), deps.apiKeys.list(accountId)]);
-  const webhooks = await Promise.all(list.map((webhook) => deps.webhooks.operatorView(accountId, webhook.id)));
+  const [webhooks, keys] = await Promise.all([deps.webhooks.listDetails(accountId), deps.apiKeys.list(accountId)]);
   return { webhooks, keys };
 }
 

@@ -4,7 +4,7 @@ import { isoTime } from '../../domain/time.js';
 import type { WebhookChanges as StoredWebhookChanges, WebhookRecord } from '../../store/records.js';
 import type { Store } from '../../store/types.js';
 import { type Clock, type Owner, ownedBy } from '../ports.js';
-import { createDeliveryLog, type DeliveryQueue, type DeliveryView, type TaskDeliveries } from './delivery-log.js';
+import { createDeliveryLog, type DeliveryLog, type DeliveryQueue } from './delivery-log.js';
 import { openWebhookSecret, sealWebhookSecret } from './webhook-secret.js';
 import { checkWebhookUrl, type WebhookUrlCheck } from './webhook-url.js';
 
@@ -47,7 +47,7 @@ export interface WebhookChanges {
  * resource, its signing secret, and its delivery log with test and redeliver. An `owner` of
  * null is the operator's (any account's webhook); another account's is WEBHOOK_NOT_FOUND.
  */
-export interface WebhookService {
+export interface WebhookService extends DeliveryLog {
   create(accountId: string, input: NewWebhook): Promise<WebhookView>;
   list(accountId: string): Promise<WebhookView[]>;
   get(owner: Owner, id: string): Promise<WebhookView>;
@@ -57,18 +57,8 @@ export interface WebhookService {
   /** Deletes the webhook; its pending deliveries are dropped. */
   delete(owner: Owner, id: string): Promise<void>;
   operatorView(owner: Owner, id: string): Promise<WebhookDetail>;
-  /** A `webhook.test` event delivered to one webhook, whatever it subscribes to. */
-  sendTest(owner: Owner, webhookId: string): Promise<DeliveryView>;
-  /** A delivery sent again, with the same event id. */
-  redeliver(owner: Owner, deliveryId: string): Promise<DeliveryView>;
-  /** The webhook's deliveries, newest first (at most `limit`, default 50), with every attempt. */
-  deliveries(owner: Owner, webhookId: string, limit?: number): Promise<DeliveryView[]>;
-  /**
-   * The event a task's settlement recorded and each of its deliveries with every attempt (the
-   * console's task inspector); null while none is recorded (pending, or no endpoint wanted it).
-   * Another account's task is TASK_NOT_FOUND.
-   */
-  taskDeliveries(owner: Owner, taskId: string): Promise<TaskDeliveries | null>;
+  /** Every webhook of the account as an operator sees it. */
+  listDetails(accountId: string): Promise<WebhookDetail[]>;
 }
 
 /**
@@ -97,6 +87,13 @@ export function createWebhookService(deps: {
     secret: openWebhookSecret(deps.secretsKey, webhook),
     createdAt: webhook.createdAt,
     updatedAt: webhook.updatedAt,
+  });
+
+  const detail = (webhook: WebhookRecord): WebhookDetail => ({
+    ...view(webhook),
+    apiKeyIds: webhook.apiKeyIds,
+    failingSince: webhook.failingSince ?? null,
+    disabledReason: webhook.disabledReason ?? null,
   });
 
   async function owned(owner: Owner, id: string): Promise<WebhookRecord> {
@@ -170,13 +167,10 @@ export function createWebhookService(deps: {
       await store.webhooks.delete(id);
     },
     async operatorView(owner, id) {
-      const webhook = await owned(owner, id);
-      return {
-        ...view(webhook),
-        apiKeyIds: webhook.apiKeyIds,
-        failingSince: webhook.failingSince ?? null,
-        disabledReason: webhook.disabledReason ?? null,
-      };
+      return detail(await owned(owner, id));
+    },
+    async listDetails(accountId) {
+      return (await store.webhooks.listByAccount(accountId)).map(detail);
     },
     ...createDeliveryLog({ store, queue: deps.delivery, owned }),
   };
