@@ -162,7 +162,7 @@ async function deliverRound(hookUrl: string) {
 
   // The anchor: the same body, signed the same way, sent by a bare keep-alive loop.
   const [webhook] = await services.store.webhooks.listAll();
-  const secret = services.webhooks.secretOf(webhook);
+  const { secret } = await services.webhooks.get(null, webhook.id);
   const event = await services.store.webhooks.getEvent(
     (await services.store.webhooks.deliveriesOf(webhook.id, 1))[0].eventId,
   );

@@ -16,8 +16,7 @@ import type { UploadService } from '../services/uploads.js';
 import type { UsageService } from '../services/usage.js';
 import type { VerifySource } from '../services/verify-source.js';
 import type { VideoLibrary } from '../services/videos.js';
-import type { WebhookService } from '../services/webhooks.js';
-import type { Outbox } from '../webhooks/outbox.js';
+import type { WebhookService } from '../services/webhooks/webhook-service.js';
 
 /** What the API needs from the rest of the service; tests hand it real ones. */
 export interface ApiDeps {
@@ -35,7 +34,6 @@ export interface ApiDeps {
   dataRemoval: Pick<DataRemoval, 'removeTask' | 'removeUpload'>;
   videos: VideoLibrary;
   webhooks: WebhookService;
-  outbox: Outbox;
   destinations: DestinationService;
   idempotency: IdempotencyService;
   /** Live status streams: the fan-out of task changes to GET /tasks/{id}/events. */

@@ -33,7 +33,7 @@ import { createUploadService } from '../services/uploads.js';
 import { createUsageService } from '../services/usage.js';
 import { createVerifySource } from '../services/verify-source.js';
 import { createVideoLibrary } from '../services/videos.js';
-import { createWebhookService } from '../services/webhooks.js';
+import { createWebhookService } from '../services/webhooks/webhook-service.js';
 import { nodeStorageFs, type StorageFs } from '../store/durable-fs.js';
 import { createFreeSpaceWatch } from '../store/free-space.js';
 import { removeTempFiles } from '../store/temp-files.js';
@@ -260,23 +260,25 @@ export async function openServices(options: ServiceOptions) {
     checkWebhookUrl,
     discardFiles: (files) => removeStoredFiles(blobs, files),
   });
-  const webhooks = createWebhookService({
-    store,
-    clock,
-    secretsKey,
-    newSecret: newWebhookSecret,
-    checkUrl: checkWebhookUrl,
-  });
   // Each listener subscribes itself: the outbox records every settlement's event (durably, after the settlement itself).
   // A task being deleted has its settlement's event written scrubbed (dataRemoval is made just below; asked only once tasks run).
   const outbox = createOutbox({
     store,
-    webhooks,
+    secretsKey,
     clock,
     config,
     events,
     log,
     eventTask: (task) => dataRemoval.eventTask(task),
+  });
+  // Managing webhooks (API, console, admin); its test and redeliver queue through the outbox.
+  const webhooks = createWebhookService({
+    store,
+    clock,
+    secretsKey,
+    newSecret: newWebhookSecret,
+    delivery: outbox,
+    checkUrl: checkWebhookUrl,
   });
   // Deleting a task's or an upload's data (DELETE /tasks/{id}, /image/upload/{id}; retention and erase too).
   const dataRemoval = createDataRemoval({

@@ -4,7 +4,7 @@ import type { EventBus } from '../services/events.js';
 import type { Clock } from '../services/ports.js';
 import type { SpaceGuard } from '../services/space-guard.js';
 import type { TokenService } from '../services/tokens.js';
-import type { WebhookUrlCheck } from '../services/webhooks.js';
+import type { WebhookUrlCheck } from '../services/webhooks/webhook-url.js';
 import type { LanePauseRecord, StoredFile } from '../store/records.js';
 import type { Store } from '../store/types.js';
 import { createAccountEvents } from './account-events.js';

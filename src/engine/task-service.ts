@@ -8,7 +8,7 @@ import type { EventBus } from '../services/events.js';
 import type { Clock } from '../services/ports.js';
 import type { SpaceGuard } from '../services/space-guard.js';
 import type { TokenService } from '../services/tokens.js';
-import { unreachableWebhookUrl, type WebhookUrlCheck } from '../services/webhooks.js';
+import { unreachableWebhookUrl, type WebhookUrlCheck } from '../services/webhooks/webhook-url.js';
 import type { ItemRecord, TaskRecord } from '../store/records.js';
 import type { Store, TaskListQuery } from '../store/types.js';
 import type { Deadlines } from './deadlines.js';

@@ -8,7 +8,7 @@ import type { EventBus } from '../services/events.js';
 import type { Clock } from '../services/ports.js';
 import type { BillingAlertRecord, EventRecord, TaskRecord, WebhookRecord } from '../store/records.js';
 import type { Store } from '../store/types.js';
-import { newDelivery } from './outbox.js';
+import { newDelivery } from './new-delivery.js';
 
 /** A budget and what of it is used, for one scope and period. */
 interface Budget {

@@ -3,7 +3,7 @@ import { isOutOfSpace } from '../domain/storage-full.js';
 import type { EventBus } from '../services/events.js';
 import { DeliveryTurns, type SlotLimits } from './delivery-turns.js';
 import { EndpointBackoff } from './endpoint-backoff.js';
-import type { DeliveryRecord, Outbox } from './outbox.js';
+import type { DeliveryRecord, DeliverySource } from './outbox.js';
 
 type SendResult = { status: number | null; latencyMs: number; error?: string };
 type WebhookSettings = ReturnType<ConfigSource['current']>['webhooks'];
@@ -32,7 +32,7 @@ const waitingAtMost = (settings: WebhookSettings) => Math.max(256, settings.conc
  * advisory lock), so what it keeps in memory is all there is to know.
  */
 export function createWebhookDispatcher(options: {
-  outbox: Outbox;
+  outbox: DeliverySource;
   events: EventBus;
   config: ConfigSource;
   send: (delivery: DeliveryRecord, message: { id: string; body: string; secret?: string }) => Promise<SendResult>;

@@ -17,12 +17,7 @@ export const webhookOps = {
   }),
   'webhooks.list': adminOp({
     args: z.object({ account: AccountRef }),
-    run: async (s, a) => {
-      const account = await s.accounts.find(a.account);
-      return Promise.all(
-        (await s.webhooks.list(account.id)).map((webhook) => s.webhooks.operatorView(null, webhook.id)),
-      );
-    },
+    run: async (s, a) => s.webhooks.listDetails((await s.accounts.find(a.account)).id),
   }),
   'webhooks.show': adminOp({ args: WebhookId, run: (s, a) => s.webhooks.operatorView(null, a.id) }),
   'webhooks.update': adminOp({
@@ -37,13 +32,13 @@ export const webhookOps = {
     },
   }),
   'webhooks.rotate-secret': adminOp({ args: WebhookId, run: (s, a) => s.webhooks.rotateSecret(null, a.id) }),
-  'webhooks.test': adminOp({ args: WebhookId, run: (s, a) => s.outbox.sendTest(null, a.id) }),
+  'webhooks.test': adminOp({ args: WebhookId, run: (s, a) => s.webhooks.sendTest(null, a.id) }),
   'webhooks.deliveries': adminOp({
     args: WebhookId.extend({ limit: z.number().int().min(1).max(1000).optional() }),
-    run: (s, a) => s.outbox.deliveries(null, a.id, a.limit ?? 50),
+    run: (s, a) => s.webhooks.deliveries(null, a.id, a.limit),
   }),
   'webhooks.redeliver': adminOp({
     args: z.object({ deliveryId: z.string().min(1) }),
-    run: (s, a) => s.outbox.redeliver(null, a.deliveryId),
+    run: (s, a) => s.webhooks.redeliver(null, a.deliveryId),
   }),
 };

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { Child } from 'hono/jsx';
 import type { TaskRecord } from '../../engine/task-registry.js';
-import type { DeliveryView } from '../../webhooks/outbox.js';
+import type { DeliveryView } from '../../services/webhooks/delivery-log.js';
 import { Json, StatusBadge, When } from '../tasks/format.js';
 import type { TaskDeliveries } from '../tasks/inspector-data.js';
 

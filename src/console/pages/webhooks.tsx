@@ -95,7 +95,7 @@ export function registerWebhooks(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void
   app.post('/webhooks/:id/test', async (c) => {
     const session = holder(c);
     const id = c.req.param('id');
-    await deps.outbox.sendTest(session.accountId, id);
+    await deps.webhooks.sendTest(session.accountId, id);
     return seeOther(c, `/console/webhooks/${id}?done=tested`);
   });
 
@@ -120,7 +120,7 @@ export function registerWebhooks(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void
     const id = c.req.param('id');
     await deps.webhooks.get(session.accountId, id);
     // As POST /webhook/deliveries/{id}/redeliver: any delivery of the account's, sent again with the same event id.
-    await deps.outbox.redeliver(session.accountId, c.req.param('deliveryId'));
+    await deps.webhooks.redeliver(session.accountId, c.req.param('deliveryId'));
     return seeOther(c, `/console/webhooks/${id}?done=redelivered`);
   });
 }

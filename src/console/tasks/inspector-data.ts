@@ -2,14 +2,14 @@ import type { TaskRecord } from '../../engine/task-registry.js';
 import { toProgressView } from '../../engine/task-views.js';
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
-import type { Outbox } from '../../webhooks/outbox.js';
+import type { WebhookService } from '../../services/webhooks/webhook-service.js';
 import type { ConsoleDeps } from '../deps.js';
 import { type GalleryItem, galleryItemsOf } from '../gallery/gallery-items.js';
 import { verdictsSince } from '../gallery/recent-reviews.js';
 import { principalOf } from '../http.js';
 
 export type ProgressView = ReturnType<typeof toProgressView>;
-export type TaskDeliveries = Awaited<ReturnType<Outbox['taskDeliveries']>>;
+export type TaskDeliveries = Awaited<ReturnType<WebhookService['taskDeliveries']>>;
 
 /** What the inspector shows of one task. */
 export interface InspectorData {
@@ -37,7 +37,7 @@ export async function loadInspector(
   const hasImages = [...outputs.values()].some((item) => item.kind === 'image');
   const [keys, sent, verdicts] = await Promise.all([
     deps.apiKeys.list(session.accountId),
-    deps.outbox.taskDeliveries(session.accountId, task.id),
+    deps.webhooks.taskDeliveries(session.accountId, task.id),
     hasImages ? verdictsSince(deps.tasks, session.accountId, task.createdAt) : new Map<string, 'pass' | 'fail'>(),
   ]);
   const data: InspectorData = { task, keys, outputs, verdicts, sent };

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { ConsoleSession } from '../../services/console-sessions.js';
-import type { DeliveryView } from '../../webhooks/outbox.js';
+import type { DeliveryView } from '../../services/webhooks/delivery-log.js';
 import { When } from '../keys/when.js';
 import { Csrf } from '../layout.js';
 

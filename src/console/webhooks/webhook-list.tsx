@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { ApiKeyView } from '../../services/api-keys.js';
-import type { WebhookService } from '../../services/webhooks.js';
+import type { WebhookService } from '../../services/webhooks/webhook-service.js';
 import { keyLabel } from '../keys/key-table.js';
 import { When } from '../keys/when.js';
 

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
-import type { DeliveryView } from '../../webhooks/outbox.js';
+import type { DeliveryView } from '../../services/webhooks/delivery-log.js';
 import type { ConsoleDeps } from '../deps.js';
 import { DoneNotice } from '../keys/done.js';
 import { type Refusal, RefusalNotice } from '../keys/refusal.js';
@@ -17,8 +17,7 @@ export async function loadWebhooks(
   deps: ConsoleDeps,
   accountId: string,
 ): Promise<{ webhooks: WebhookDetail[]; keys: ApiKeyView[] }> {
-  const [list, keys] = await Promise.all([deps.webhooks.list(accountId), deps.apiKeys.list(accountId)]);
-  const webhooks = await Promise.all(list.map((webhook) => deps.webhooks.operatorView(accountId, webhook.id)));
+  const [webhooks, keys] = await Promise.all([deps.webhooks.listDetails(accountId), deps.apiKeys.list(accountId)]);
   return { webhooks, keys };
 }
 
@@ -29,7 +28,7 @@ export async function loadWebhook(
   id: string,
 ): Promise<{ webhook: WebhookDetail; deliveries: DeliveryView[]; keys: ApiKeyView[] }> {
   const webhook = await deps.webhooks.operatorView(accountId, id);
-  const [deliveries, keys] = await Promise.all([deps.outbox.deliveries(accountId, id), deps.apiKeys.list(accountId)]);
+  const [deliveries, keys] = await Promise.all([deps.webhooks.deliveries(accountId, id), deps.apiKeys.list(accountId)]);
   return { webhook, deliveries, keys };
 }
 

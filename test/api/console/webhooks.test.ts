@@ -80,7 +80,7 @@ test('a test event is delivered and logged with its attempt; redeliver adds an a
 
   let deliveryId = '';
   await eventually(async () => {
-    const [delivery] = await h.server.services.outbox.deliveries(h.accountId, id);
+    const [delivery] = await h.server.services.webhooks.deliveries(h.accountId, id);
     deliveryId = delivery?.id ?? '';
     return delivery?.status === 'delivered';
   });
@@ -97,7 +97,7 @@ test('a test event is delivered and logged with its attempt; redeliver adds an a
   assert.equal(again.location, `/console/webhooks/${id}?done=redelivered`);
   const received = await receiver.waitFor(2);
   assert.equal(received[1].headers['webhook-id'], first.headers['webhook-id'], 'the same event id');
-  await eventually(async () => (await h.server.services.outbox.deliveries(h.accountId, id))[0].attempts.length === 2);
+  await eventually(async () => (await h.server.services.webhooks.deliveries(h.accountId, id))[0].attempts.length === 2);
   const after = rowOf((await c.get(`/console/webhooks/${id}`)).text, deliveryId);
   assert.equal(after.match(/<li>/g)?.length, 2, 'a second attempt is listed');
 });
@@ -159,7 +159,7 @@ test("another account's webhook answers 404 on its page and every action", async
   const h = await startService(t);
   const other = await h.server.services.accounts.create('other');
   const theirs = await h.server.services.webhooks.create(other.id, { url: 'https://theirs.example/hook' });
-  const delivery = await h.server.services.outbox.sendTest(other.id, theirs.id);
+  const delivery = await h.server.services.webhooks.sendTest(other.id, theirs.id);
   const c = await consoleSignIn(h);
   assert.equal((await c.get(`/console/webhooks/${theirs.id}`)).status, 404);
   for (const path of ['', '/test', '/rotate-secret', '/delete', `/deliveries/${delivery.id}/redeliver`]) {

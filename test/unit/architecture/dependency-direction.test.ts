@@ -51,7 +51,7 @@ const ALLOWED: Record<string, string[]> = {
  * Type-only imports allowed on top: drivers and config are seen by services, the engine and
  * task types through their shapes only (the composition root hands them the real ones, the
  * config as a ConfigSource); task types use the services' ports and the engine's task type
- * definition; webhook delivery sees the store and the API the outbox through their shapes; the
+ * definition; webhook delivery sees the store through its shapes; the
  * client describes the API's shapes.
  */
 const TYPE_ONLY_ALLOWED: Record<string, string[]> = {
@@ -60,8 +60,8 @@ const TYPE_ONLY_ALLOWED: Record<string, string[]> = {
   webhooks: ['store', 'config'],
   'task-types': ['services', 'engine', 'providers', 'config'],
   engine: ['config'],
-  api: ['config', 'webhooks'],
-  console: ['config', 'store', 'webhooks'],
+  api: ['config'],
+  console: ['config', 'store'],
   client: ['api'],
 };
 

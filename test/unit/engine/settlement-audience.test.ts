@@ -6,7 +6,6 @@ import { type AnyTaskType, TaskTypeRegistry } from '../../../src/engine/task-reg
 import { createTaskSettler } from '../../../src/engine/task-settler.js';
 import { EventBus } from '../../../src/services/events.js';
 import { systemClock } from '../../../src/services/ports.js';
-import type { WebhookService } from '../../../src/services/webhooks.js';
 import type { TaskRecord, WebhookRecord } from '../../../src/store/records.js';
 import type { Store } from '../../../src/store/types.js';
 import { createOutbox } from '../../../src/webhooks/outbox.js';
@@ -82,7 +81,7 @@ for (const backend of BACKENDS) {
     };
     const outbox = createOutbox({
       store,
-      webhooks: {} as WebhookService,
+      secretsKey: new Uint8Array(32),
       clock: systemClock,
       config,
       events,

@@ -4,7 +4,6 @@ import { loadConfig } from '../../../src/config/load.js';
 import { createConfigSource } from '../../../src/config/source.js';
 import { EventBus } from '../../../src/services/events.js';
 import { systemClock } from '../../../src/services/ports.js';
-import type { WebhookService } from '../../../src/services/webhooks.js';
 import type { TaskRecord } from '../../../src/store/records.js';
 import type { Store } from '../../../src/store/types.js';
 import { createBillingAlerts } from '../../../src/webhooks/billing-alerts.js';
@@ -50,7 +49,7 @@ test('the outbox records each settlement it hears by itself, and hears none once
   const recorded = new Promise<string>((resolve) => (marked = resolve));
   const outbox = createOutbox({
     store: storeNoting(looked, marked),
-    webhooks: {} as WebhookService,
+    secretsKey: new Uint8Array(32),
     clock: systemClock,
     config,
     events,

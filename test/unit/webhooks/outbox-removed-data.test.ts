@@ -4,7 +4,6 @@ import { loadConfig } from '../../../src/config/load.js';
 import { createConfigSource } from '../../../src/config/source.js';
 import { EventBus } from '../../../src/services/events.js';
 import { systemClock } from '../../../src/services/ports.js';
-import type { WebhookService } from '../../../src/services/webhooks.js';
 import type { TaskRecord } from '../../../src/store/records.js';
 import type { Store } from '../../../src/store/types.js';
 import { createOutbox } from '../../../src/webhooks/outbox.js';
@@ -64,7 +63,7 @@ for (const backend of BACKENDS) {
 
     const outbox = createOutbox({
       store,
-      webhooks: {} as WebhookService,
+      secretsKey: new Uint8Array(32),
       clock: systemClock,
       config,
       events: new EventBus(),

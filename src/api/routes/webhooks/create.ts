@@ -1,35 +1,30 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { addRoute } from '../../route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
-import { ApiKeyIds, Events, Webhook, WebhookUrl } from './schemas.js';
+import { Webhook, webhookSettings } from './schemas.js';
+import { addWebhookRoute } from './webhook-route.js';
+
 /** `{ url, events?, apiKeyIds? }`: events null (or omitted) for every kind; apiKeyIds limit it to tasks those keys create. */
-export const CreateWebhookBody = z.object({
-  url: WebhookUrl,
-  events: Events.optional(),
-  apiKeyIds: ApiKeyIds.optional(),
-});
+export const CreateWebhookBody = z.object(webhookSettings);
 export type CreateWebhookBody = z.infer<typeof CreateWebhookBody>;
 
 export const CreateWebhookResponse = dataOf(Webhook);
 export type CreateWebhookResponse = z.infer<typeof CreateWebhookResponse>;
 
 export function registerWebhooksCreate(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  addRoute(
+  addWebhookRoute(
     app,
     deps,
     {
       method: 'post',
       path: '/webhook',
       summary: 'Create a dashboard webhook; the answer carries its signing secret',
-      guard: { accept: ['accessToken'], scope: 'manage' },
-      family: 'resource',
       body: CreateWebhookBody,
       status: 201,
       response: CreateWebhookResponse,
       errors: ['WEBHOOK_API_KEY_NOT_FOUND'],
     },
-    async (_c, { principal, body }) => ({ body: { data: await deps.webhooks.create(principal.accountId, body) } }),
+    ({ accountId, body }) => deps.webhooks.create(accountId, body),
   );
 }

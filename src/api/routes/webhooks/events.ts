@@ -5,6 +5,7 @@ import { AppError } from '../../../domain/errors.js';
 import { eventMatches } from '../../../domain/events.js';
 import type { AccountEvent } from '../../../engine/account-events.js';
 import { addRoute, requestCredential } from '../../route.js';
+import { createStreamWakeup } from '../../stream-wakeup.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { EventKind } from './schemas.js';
 
@@ -64,17 +65,17 @@ export function registerWebhooksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
       const kinds = kindsOf(c.req.query('events'));
       const held: AccountEvent[] = [];
       let ended = false;
-      let wake: (() => void) | undefined;
+      const wakeup = createStreamWakeup();
       const unfollow = deps.accountEvents.follow(principal.accountId, {
         event: (event) => {
           if (!eventMatches(kinds, event.taskType, event.status)) return;
           if (held.length >= MAX_HELD) ended = true;
           else held.push(event);
-          wake?.();
+          wakeup.wake();
         },
         end: () => {
           ended = true;
-          wake?.();
+          wakeup.wake();
         },
       });
       const credential = requestCredential(c);
@@ -91,9 +92,9 @@ export function registerWebhooksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
         const heartbeat = setInterval(async () => {
           if (await stillValid()) return void stream.write(': ping\n\n');
           ended = true;
-          wake?.();
+          wakeup.wake();
         }, heartbeatMs);
-        stream.onAbort(() => wake?.());
+        stream.onAbort(wakeup.wake);
         try {
           await stream.writeSSE({
             event: 'ready',
@@ -105,10 +106,7 @@ export function registerWebhooksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
               await stream.writeSSE({ id: next.envelope.id, data: JSON.stringify(next.envelope) });
               continue;
             }
-            await new Promise<void>((resolve) => {
-              wake = resolve;
-            });
-            wake = undefined;
+            await wakeup.sleep();
           }
         } finally {
           clearInterval(heartbeat);

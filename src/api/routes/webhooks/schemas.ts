@@ -13,6 +13,9 @@ export const EventKind = z
 export const Events = z.array(EventKind).min(1).max(EVENT_KINDS.length).nullable();
 export const ApiKeyIds = z.array(z.string().min(1).max(64)).max(100);
 
+/** What a webhook is set up with (POST /webhook); PATCH takes each of them optionally, and `enabled`. */
+export const webhookSettings = { url: WebhookUrl, events: Events.optional(), apiKeyIds: ApiKeyIds.optional() };
+
 /** The webhook resource, exactly as the API documents it (docs/api/webhooks.md). */
 export const Webhook = z.object({
   id: z.string(),
