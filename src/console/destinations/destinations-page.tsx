@@ -1,9 +1,9 @@
 /** @jsxImportSource hono/jsx */
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { DestinationService, DestinationView } from '../../services/destinations.js';
-import { DoneNotice } from '../keys/done.js';
-import { type Refusal, RefusalNotice } from '../keys/refusal.js';
-import { When } from '../keys/when.js';
+import { DoneNotice } from '../components/done-notice.js';
+import { type Refusal, RefusalNotice } from '../components/refusal.js';
+import { When } from '../components/when.js';
 import { Csrf, EmptyState, Notice, Page } from '../layout.js';
 import { DestinationForm, type DestinationFormValues, newDestinationForm } from './destination-form.js';
 import { PROVIDER_NAMES } from './provider-help.js';

@@ -3,8 +3,8 @@ import { CreateApiKeyBody } from '../../api/routes/api-keys/create.js';
 import { MAX_CONCURRENT_BOUND, PRIORITY } from '../../domain/scheduling.js';
 import { API_KEY_SCOPES, isOptInScope } from '../../domain/scopes.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
+import { type Refusal, schemaRefusal } from '../components/refusal.js';
 import { Csrf } from '../layout.js';
-import { type Refusal, schemaRefusal } from './refusal.js';
 
 /** What the create form holds, as typed (kept when the form is refused). */
 export interface KeyFormValues {

@@ -2,8 +2,8 @@
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { UsageReport } from '../../services/usage.js';
+import { When } from '../components/when.js';
 import { Csrf } from '../layout.js';
-import { When } from './when.js';
 
 /** How long a rotated key keeps working, as the rotate form offers it (the API's default is 24 h). */
 export const GRACE_CHOICES = [

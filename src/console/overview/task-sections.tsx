@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import { Chart } from '../charts.js';
+import { Chart } from '../components/charts.js';
 import { DAY_TASKS_BOUND, type DayOfTasks, type Failure, hourlyByStatus } from './activity.js';
 
 /** Tasks created in each of the last 24 hours, by status, as a chart with its table. */

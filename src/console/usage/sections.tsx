@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { bytesText } from '../../domain/bytes.js';
 import { type StoredUsage, USAGE_GROUP_BY } from '../../services/usage.js';
-import { Chart } from '../charts.js';
+import { Chart } from '../components/charts.js';
 import { usdText } from './format.js';
 import { dailyChart, groupChart, keyGroupLabel, type UsageReports } from './report.js';
 

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { DeliveryView } from '../../webhooks/outbox.js';
-import { When } from '../keys/when.js';
+import { When } from '../components/when.js';
 import { Csrf } from '../layout.js';
 
 type Attempt = DeliveryView['attempts'][number];

@@ -1,8 +1,8 @@
 /** @jsxImportSource hono/jsx */
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { WebhookService } from '../../services/webhooks.js';
+import { When } from '../components/when.js';
 import { keyLabel } from '../keys/key-table.js';
-import { When } from '../keys/when.js';
 
 /** A webhook as the console shows it: the resource, the keys it is tied to, and its health. */
 export type WebhookDetail = Awaited<ReturnType<WebhookService['operatorView']>>;

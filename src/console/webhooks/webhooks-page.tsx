@@ -2,11 +2,11 @@
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { DeliveryView } from '../../webhooks/outbox.js';
+import { DoneNotice } from '../components/done-notice.js';
+import { type Refusal, RefusalNotice } from '../components/refusal.js';
+import { ShownOnce } from '../components/shown-once.js';
+import { When } from '../components/when.js';
 import type { ConsoleDeps } from '../deps.js';
-import { DoneNotice } from '../keys/done.js';
-import { type Refusal, RefusalNotice } from '../keys/refusal.js';
-import { ShownOnce } from '../keys/shown-once.js';
-import { When } from '../keys/when.js';
 import { Csrf, EmptyState, Page } from '../layout.js';
 import { DeliveryLog } from './delivery-log.js';
 import { NEW_WEBHOOK_FORM, WebhookForm, type WebhookFormValues } from './webhook-form.js';
