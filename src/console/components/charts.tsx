@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { num, Table } from './table.js';
 
 /** One series of a chart: its name, one value per label, and how it is drawn. */
 export interface ChartSeries {
@@ -53,31 +54,16 @@ export function Chart({ id, title, spec, labelHeading, note }: ChartProps) {
       {note && <p class="muted chart-note">{note}</p>}
       <details class="chart-data" open>
         <summary>{`${title}: the figures`}</summary>
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">{title}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{labelHeading}</th>
-                {spec.series.map((series) => (
-                  <th scope="col" class="num">
-                    {series.label}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {spec.labels.map((label, row) => (
-                <tr>
-                  <th scope="row">{label}</th>
-                  {spec.series.map((series) => (
-                    <td class="num">{String(series.values[row] ?? 0)}</td>
-                  ))}
-                </tr>
+        <Table caption={title} columns={[labelHeading, ...spec.series.map((series) => num(series.label))]}>
+          {spec.labels.map((label, row) => (
+            <tr>
+              <th scope="row">{label}</th>
+              {spec.series.map((series) => (
+                <td class="num">{String(series.values[row] ?? 0)}</td>
               ))}
-            </tbody>
-          </table>
-        </div>
+            </tr>
+          ))}
+        </Table>
       </details>
     </figure>
   );

@@ -3,6 +3,7 @@ import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { DestinationService, DestinationView } from '../../services/destinations.js';
 import { DoneNotice } from '../components/done-notice.js';
 import { type Refusal, RefusalNotice } from '../components/refusal.js';
+import { Table } from '../components/table.js';
 import { When } from '../components/when.js';
 import { Csrf, EmptyState, Notice, Page } from '../layout.js';
 import { DestinationForm, type DestinationFormValues, newDestinationForm } from './destination-form.js';
@@ -15,35 +16,22 @@ const LEAD =
 
 function DestinationTable({ destinations }: { destinations: readonly DestinationView[] }) {
   return (
-    <div class="table-wrap">
-      <table class="destinations">
-        <caption class="visually-hidden">Destinations</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Provider</th>
-            <th scope="col">Created</th>
-            <th scope="col">Updated</th>
-          </tr>
-        </thead>
-        <tbody>
-          {destinations.map((destination) => (
-            <tr id={`destination-${destination.id}`}>
-              <th scope="row">
-                <a href={`/console/destinations/${destination.id}`}>{destination.name}</a>
-              </th>
-              <td>{`${PROVIDER_NAMES[destination.provider.id]} (${destination.provider.id})`}</td>
-              <td>
-                <When at={destination.createdAt} />
-              </td>
-              <td>
-                <When at={destination.updatedAt} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table class="destinations" caption="Destinations" columns={['Name', 'Provider', 'Created', 'Updated']}>
+      {destinations.map((destination) => (
+        <tr id={`destination-${destination.id}`}>
+          <th scope="row">
+            <a href={`/console/destinations/${destination.id}`}>{destination.name}</a>
+          </th>
+          <td>{`${PROVIDER_NAMES[destination.provider.id]} (${destination.provider.id})`}</td>
+          <td>
+            <When at={destination.createdAt} />
+          </td>
+          <td>
+            <When at={destination.updatedAt} />
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 

@@ -2,6 +2,7 @@
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { UsageReport } from '../../services/usage.js';
+import { num, Table } from '../components/table.js';
 import { When } from '../components/when.js';
 import { Csrf } from '../layout.js';
 
@@ -90,66 +91,56 @@ export function KeyTable({
   spend: ReadonlyMap<string, string>;
 }) {
   return (
-    <div class="table-wrap">
-      <table class="keys">
-        <caption class="visually-hidden">Live API keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Spending limit</th>
-            <th scope="col" class="num">
-              Requests / min
-            </th>
-            <th scope="col" class="num">
-              Max concurrent
-            </th>
-            <th scope="col" class="num">
-              Max priority
-            </th>
-            <th scope="col">Expires</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {keys.map((key) => (
-            <tr id={`key-${key.id}`}>
-              <th scope="row">
-                {key.name ?? <span class="muted">unnamed</span>}
-                <br />
-                <code>{key.keyPreview}</code>
-                {key.rotatedFrom && <span class="muted"> (rotated)</span>}
-                <br />
-                <span class="muted mono">{key.id}</span>
-              </th>
-              <td>
-                <ul class="scopes">
-                  {key.scopes.map((scope) => (
-                    <li>{scope}</li>
-                  ))}
-                </ul>
-              </td>
-              <td>
-                <Limit keyView={key} spent={spend.get(key.id)} />
-              </td>
-              <td class="num">{key.requestsPerMinute ?? <span class="muted">no limit</span>}</td>
-              <td class="num">{key.maxConcurrent ?? <span class="muted">no bound</span>}</td>
-              <td class="num">{key.maxPriority}</td>
-              <td>
-                <When at={key.expiresAt} none="never" />
-              </td>
-              <td>
-                <When at={key.lastUsedAt} none="never" />
-              </td>
-              <td>
-                <KeyActions session={session} keyView={key} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      class="keys"
+      caption="Live API keys"
+      columns={[
+        'Key',
+        'Scopes',
+        'Spending limit',
+        num('Requests / min'),
+        num('Max concurrent'),
+        num('Max priority'),
+        'Expires',
+        'Last used',
+        'Actions',
+      ]}
+    >
+      {keys.map((key) => (
+        <tr id={`key-${key.id}`}>
+          <th scope="row">
+            {key.name ?? <span class="muted">unnamed</span>}
+            <br />
+            <code>{key.keyPreview}</code>
+            {key.rotatedFrom && <span class="muted"> (rotated)</span>}
+            <br />
+            <span class="muted mono">{key.id}</span>
+          </th>
+          <td>
+            <ul class="scopes">
+              {key.scopes.map((scope) => (
+                <li>{scope}</li>
+              ))}
+            </ul>
+          </td>
+          <td>
+            <Limit keyView={key} spent={spend.get(key.id)} />
+          </td>
+          <td class="num">{key.requestsPerMinute ?? <span class="muted">no limit</span>}</td>
+          <td class="num">{key.maxConcurrent ?? <span class="muted">no bound</span>}</td>
+          <td class="num">{key.maxPriority}</td>
+          <td>
+            <When at={key.expiresAt} none="never" />
+          </td>
+          <td>
+            <When at={key.lastUsedAt} none="never" />
+          </td>
+          <td>
+            <KeyActions session={session} keyView={key} />
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 
@@ -158,44 +149,29 @@ export function KeyUsageTable({ report, keys }: { report: UsageReport; keys: rea
   const names = new Map(keys.map((key) => [key.id, keyLabel(key)]));
   if (report.groups.length === 0) return <p class="muted">No task has settled in the last 30 days.</p>;
   return (
-    <div class="table-wrap">
-      <table class="key-usage">
-        <caption class="visually-hidden">Usage per key, last 30 days</caption>
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col" class="num">
-              Tasks
-            </th>
-            <th scope="col" class="num">
-              Items charged
-            </th>
-            <th scope="col" class="num">
-              Cost (USD)
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {report.groups.map((group) => (
-            <tr>
-              <th scope="row">
-                {group.key === null ? 'no key (access token)' : (names.get(group.key) ?? `${group.key} (deleted)`)}
-              </th>
-              <td class="num">{group.tasks}</td>
-              <td class="num">{group.items}</td>
-              <td class="num">{group.cost}</td>
-            </tr>
-          ))}
-        </tbody>
-        <tfoot>
-          <tr>
-            <th scope="row">Total</th>
-            <td class="num">{report.total.tasks}</td>
-            <td class="num">{report.total.items}</td>
-            <td class="num">{report.total.cost}</td>
-          </tr>
-        </tfoot>
-      </table>
-    </div>
+    <Table
+      class="key-usage"
+      caption="Usage per key, last 30 days"
+      columns={['Key', num('Tasks'), num('Items charged'), num('Cost (USD)')]}
+      foot={
+        <tr>
+          <th scope="row">Total</th>
+          <td class="num">{report.total.tasks}</td>
+          <td class="num">{report.total.items}</td>
+          <td class="num">{report.total.cost}</td>
+        </tr>
+      }
+    >
+      {report.groups.map((group) => (
+        <tr>
+          <th scope="row">
+            {group.key === null ? 'no key (access token)' : (names.get(group.key) ?? `${group.key} (deleted)`)}
+          </th>
+          <td class="num">{group.tasks}</td>
+          <td class="num">{group.items}</td>
+          <td class="num">{group.cost}</td>
+        </tr>
+      ))}
+    </Table>
   );
 }

@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { TaskRecord } from '../../engine/task-registry.js';
+import { num, Table } from '../components/table.js';
 import type { GalleryItem } from '../gallery/gallery-items.js';
 import { ItemThumb } from '../gallery/item-thumb.js';
 import { Json, StatusBadge, safeHref, When } from './format.js';
@@ -30,62 +31,49 @@ export function ItemsTable({
 }) {
   const media = task.type.startsWith('video.') ? 'video' : 'image';
   return (
-    <div class="table-wrap">
-      <table id="task-items" class="task-items">
-        <caption class="visually-hidden">Items of this task</caption>
-        <thead>
-          <tr>
-            <th scope="col" class="num">
-              Item
+    <Table
+      id="task-items"
+      class="task-items"
+      caption="Items of this task"
+      columns={[num('Item'), 'Status', 'Error code', 'Error message', 'Output']}
+    >
+      {task.items.map((item, index) => {
+        const output = outputs.get(index);
+        const href = item.status === 'success' && !output ? outputHref(item.result) : undefined;
+        const fraction =
+          progress?.items[index] && 'fraction' in progress.items[index] ? progress.items[index].fraction : undefined;
+        return (
+          <tr data-index={String(index)}>
+            <th scope="row" class="num">
+              {String(index + 1)}
             </th>
-            <th scope="col">Status</th>
-            <th scope="col">Error code</th>
-            <th scope="col">Error message</th>
-            <th scope="col">Output</th>
+            <td class="item-status">
+              {item.status === 'pending' ? (
+                <span class="badge pending">{pendingText(fraction)}</span>
+              ) : (
+                <StatusBadge status={item.status} />
+              )}
+            </td>
+            <td class="item-code">{item.error ? <code>{item.error.code}</code> : ''}</td>
+            <td class="item-message">{item.error?.message ?? ''}</td>
+            <td class="item-output">
+              {output && <ItemThumb item={output} verdict={verdicts.get(output.id)} />}
+              {href && (
+                <a href={href} rel="noopener noreferrer">
+                  {`Open ${media}`}
+                </a>
+              )}
+              {item.result !== undefined && (
+                <details>
+                  <summary>{`Item ${index + 1} result`}</summary>
+                  <Json value={item.result} />
+                </details>
+              )}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {task.items.map((item, index) => {
-            const output = outputs.get(index);
-            const href = item.status === 'success' && !output ? outputHref(item.result) : undefined;
-            const fraction =
-              progress?.items[index] && 'fraction' in progress.items[index]
-                ? progress.items[index].fraction
-                : undefined;
-            return (
-              <tr data-index={String(index)}>
-                <th scope="row" class="num">
-                  {String(index + 1)}
-                </th>
-                <td class="item-status">
-                  {item.status === 'pending' ? (
-                    <span class="badge pending">{pendingText(fraction)}</span>
-                  ) : (
-                    <StatusBadge status={item.status} />
-                  )}
-                </td>
-                <td class="item-code">{item.error ? <code>{item.error.code}</code> : ''}</td>
-                <td class="item-message">{item.error?.message ?? ''}</td>
-                <td class="item-output">
-                  {output && <ItemThumb item={output} verdict={verdicts.get(output.id)} />}
-                  {href && (
-                    <a href={href} rel="noopener noreferrer">
-                      {`Open ${media}`}
-                    </a>
-                  )}
-                  {item.result !== undefined && (
-                    <details>
-                      <summary>{`Item ${index + 1} result`}</summary>
-                      <Json value={item.result} />
-                    </details>
-                  )}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+        );
+      })}
+    </Table>
   );
 }
 

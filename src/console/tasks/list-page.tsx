@@ -2,6 +2,7 @@
 import type { TaskRecord } from '../../engine/task-registry.js';
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
+import { num, Table } from '../components/table.js';
 import { EmptyState, Notice, Page } from '../layout.js';
 import { TaskFiltersForm } from './filters-form.js';
 import { CostText, itemCounts, KeyLabel, StatusBadge, When } from './format.js';
@@ -118,33 +119,18 @@ export function TaskListPage({ session, request, page, types, keys }: TaskListPr
       ) : (
         <>
           <TaskFiltersForm filters={filters} types={types} keys={keys} />
-          <div class="table-wrap">
-            <table class="task-list">
-              <caption class="visually-hidden">Tasks, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Task</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Created</th>
-                  <th scope="col" class="num">
-                    Cost (USD)
-                  </th>
-                  <th scope="col" class="num">
-                    Items succeeded / failed
-                  </th>
-                </tr>
-              </thead>
-              <tbody
-                id="task-rows"
-                data-rows={`/console/tasks/rows${searchOf(filters, page.newest ? {} : request)}`}
-                data-newest={page.newest ? 'true' : 'false'}
-              >
-                <TaskRows tasks={page.tasks} keys={keys} />
-              </tbody>
-            </table>
-          </div>
+          <Table
+            class="task-list"
+            caption="Tasks, newest first"
+            columns={['Task', 'Type', 'Status', 'Key', 'Created', num('Cost (USD)'), num('Items succeeded / failed')]}
+            body={{
+              id: 'task-rows',
+              'data-rows': `/console/tasks/rows${searchOf(filters, page.newest ? {} : request)}`,
+              'data-newest': page.newest ? 'true' : 'false',
+            }}
+          >
+            <TaskRows tasks={page.tasks} keys={keys} />
+          </Table>
           <Pager filters={filters} page={page} atCursor={atCursor} />
         </>
       )}

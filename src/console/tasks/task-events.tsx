@@ -2,6 +2,7 @@
 import type { Child } from 'hono/jsx';
 import type { TaskRecord } from '../../engine/task-registry.js';
 import type { DeliveryView } from '../../webhooks/outbox.js';
+import { num, Table } from '../components/table.js';
 import { Json, StatusBadge, When } from './format.js';
 import type { TaskDeliveries } from './inspector-data.js';
 
@@ -9,43 +10,25 @@ import type { TaskDeliveries } from './inspector-data.js';
 function Attempts({ delivery, index }: { delivery: DeliveryView; index: number }) {
   if (delivery.attempts.length === 0) return <p class="muted">No attempt yet.</p>;
   return (
-    <div class="table-wrap">
-      <table class="attempts">
-        <caption class="visually-hidden">{`Attempts of delivery ${index + 1}`}</caption>
-        <thead>
-          <tr>
-            <th scope="col" class="num">
-              Attempt
-            </th>
-            <th scope="col">Time</th>
-            <th scope="col" class="num">
-              HTTP status
-            </th>
-            <th scope="col" class="num">
-              Latency
-            </th>
-            <th scope="col">Error</th>
-          </tr>
-        </thead>
-        <tbody>
-          {delivery.attempts.map((attempt, n) => (
-            <tr>
-              <th scope="row" class="num">
-                {String(n + 1)}
-              </th>
-              <td>
-                <When at={attempt.at} />
-              </td>
-              <td class="num">
-                {attempt.status === null ? <span class="muted">no answer</span> : String(attempt.status)}
-              </td>
-              <td class="num">{`${attempt.latencyMs} ms`}</td>
-              <td>{attempt.error ?? ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      class="attempts"
+      caption={`Attempts of delivery ${index + 1}`}
+      columns={[num('Attempt'), 'Time', num('HTTP status'), num('Latency'), 'Error']}
+    >
+      {delivery.attempts.map((attempt, n) => (
+        <tr>
+          <th scope="row" class="num">
+            {String(n + 1)}
+          </th>
+          <td>
+            <When at={attempt.at} />
+          </td>
+          <td class="num">{attempt.status === null ? <span class="muted">no answer</span> : String(attempt.status)}</td>
+          <td class="num">{`${attempt.latencyMs} ms`}</td>
+          <td>{attempt.error ?? ''}</td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 
