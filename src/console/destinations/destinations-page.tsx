@@ -2,10 +2,11 @@
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { DestinationService, DestinationView } from '../../services/destinations.js';
 import { DoneNotice } from '../components/done-notice.js';
+import { PostForm } from '../components/post-form.js';
 import { type Refusal, RefusalNotice } from '../components/refusal.js';
 import { Table } from '../components/table.js';
 import { When } from '../components/when.js';
-import { Csrf, EmptyState, Notice, Page } from '../layout.js';
+import { EmptyState, Notice, Page } from '../layout.js';
 import { DestinationForm, type DestinationFormValues, newDestinationForm } from './destination-form.js';
 import { PROVIDER_NAMES } from './provider-help.js';
 
@@ -97,21 +98,18 @@ function DestinationActions({ session, destination }: { session: ConsoleSession;
   const base = `/console/destinations/${destination.id}`;
   return (
     <div class="actions">
-      <form method="post" action={`${base}/test`} class="inline">
-        <Csrf session={session} />
+      <PostForm session={session} action={`${base}/test`}>
         <button type="submit">Send a test upload</button>
-      </form>
-      <form
-        method="post"
+      </PostForm>
+      <PostForm
+        session={session}
         action={`${base}/delete`}
-        class="inline"
-        data-confirm={`Delete the destination ${destination.name}? Tasks that name it will fail to deliver.`}
+        confirm={`Delete the destination ${destination.name}? Tasks that name it will fail to deliver.`}
       >
-        <Csrf session={session} />
         <button type="submit" class="danger">
           Delete
         </button>
-      </form>
+      </PostForm>
     </div>
   );
 }

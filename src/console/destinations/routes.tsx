@@ -4,17 +4,14 @@ import type { Context, Hono } from 'hono';
 import { attempt, type Refusal } from '../components/refusal.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import type { AccountSession } from '../http.js';
-import { accountSession, principalOf, readForm, render, seeOther } from '../http.js';
+import { readForm, render, seeOther } from '../http.js';
+import { accountHolder } from '../key-principal.js';
 import { createBody, type DestinationFormValues, destinationFormValues, updateBody } from './destination-form.js';
 import { DestinationPage, DestinationsPage } from './destinations-page.js';
 
 /** Destinations: list, add, edit, test upload, delete. Scope `manage`, as /destinations. */
 export function registerDestinations(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
-  const holder = (c: Context<ConsoleEnv>): AccountSession => {
-    const session = accountSession(c);
-    deps.auth.authorize(principalOf(session), { accept: ['accessToken'], scope: 'manage' });
-    return session;
-  };
+  const holder = accountHolder(deps, 'manage');
   const allowedRoots = () => deps.config.current().destinations.local.allowedRoots;
 
   const listPage = async (

@@ -2,9 +2,9 @@
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { UsageReport } from '../../services/usage.js';
+import { PostForm } from '../components/post-form.js';
 import { num, Table } from '../components/table.js';
 import { When } from '../components/when.js';
-import { Csrf } from '../layout.js';
 
 /** How long a rotated key keeps working, as the rotate form offers it (the API's default is 24 h). */
 export const GRACE_CHOICES = [
@@ -39,13 +39,11 @@ function KeyActions({ session, keyView }: { session: ConsoleSession; keyView: Ap
       <a href={`/console/keys/${keyView.id}/edit`} class="button quiet" aria-label={`Edit ${label}`}>
         Edit
       </a>
-      <form
-        method="post"
+      <PostForm
+        session={session}
         action={`/console/keys/${keyView.id}/rotate`}
-        class="inline"
-        data-confirm={`Rotate the key ${label}? A new raw key replaces it.`}
+        confirm={`Rotate the key ${label}? A new raw key replaces it.`}
       >
-        <Csrf session={session} />
         {/* "Old key" shows (the options say what becomes of it); the row's key is named for screen readers. */}
         <label for={`grace-${keyView.id}`} class="grace">
           Old key<span class="visually-hidden">{` of ${label}`}</span>
@@ -60,18 +58,16 @@ function KeyActions({ session, keyView }: { session: ConsoleSession; keyView: Ap
         <button type="submit" class="quiet" aria-label={`Rotate ${label}`}>
           Rotate
         </button>
-      </form>
-      <form
-        method="post"
+      </PostForm>
+      <PostForm
+        session={session}
         action={`/console/keys/${keyView.id}/delete`}
-        class="inline"
-        data-confirm={`Delete the key ${label}? It stops working at once.`}
+        confirm={`Delete the key ${label}? It stops working at once.`}
       >
-        <Csrf session={session} />
         <button type="submit" class="danger" aria-label={`Delete ${label}`}>
           Delete
         </button>
-      </form>
+      </PostForm>
     </div>
   );
 }

@@ -1,10 +1,11 @@
 /** @jsxImportSource hono/jsx */
-import type { Context, Hono } from 'hono';
+import type { Hono } from 'hono';
 import { createKeyFields, keyChanges } from '../../api/routes/api-keys/inputs.js';
 import { RotateApiKeyBody } from '../../api/routes/api-keys/rotate.js';
 import { attempt, type Refusal, schemaRefusal } from '../components/refusal.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
-import { accountSession, principalOf, readForm, readFormAll, render, seeOther } from '../http.js';
+import { principalOf, readForm, readFormAll, render, seeOther } from '../http.js';
+import { accountHolder } from '../key-principal.js';
 import { EditKeyPage, editBody, editValuesFrom, editValuesOf } from './edit-form.js';
 import { keyBody, keyFormValues } from './key-form.js';
 import { DEFAULT_GRACE } from './key-table.js';
@@ -13,11 +14,7 @@ import { KeysPage, loadKeys } from './keys-page.js';
 /** Keys: the account's live keys, create (the raw key shown once), rotate, delete, usage per key. Scope `keys`, as /api-key. */
 export function registerKeys(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   /** The signed-in account holder, allowed what POST/GET /api-key allow. */
-  const holder = (c: Context<ConsoleEnv>) => {
-    const session = accountSession(c);
-    deps.auth.authorize(principalOf(session), { accept: ['accessToken'], scope: 'keys' });
-    return session;
-  };
+  const holder = accountHolder(deps, 'keys');
 
   app.get('/keys', async (c) => {
     const session = holder(c);

@@ -2,8 +2,8 @@
 import { waitText } from '../../domain/waits.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { LaneFigures } from '../../services/operator.js';
+import { PostForm } from '../components/post-form.js';
 import { num, Table } from '../components/table.js';
-import { Csrf } from '../layout.js';
 
 /** Where the operator view's lane forms post, under /console (the lane is a form field: its name may hold `+` or `:`). */
 export const LANE_ACTIONS = { pause: '/operator/lanes/pause', resume: '/operator/lanes/resume' } as const;
@@ -12,23 +12,21 @@ export const LANE_ACTIONS = { pause: '/operator/lanes/pause', resume: '/operator
 function LaneAction({ lane, session }: { lane: LaneFigures; session: ConsoleSession }) {
   const action = lane.paused ? 'resume' : 'pause';
   return (
-    <form
-      method="post"
+    <PostForm
+      session={session}
       action={`/console${LANE_ACTIONS[action]}`}
-      class="inline"
-      data-confirm={
+      confirm={
         lane.paused
           ? undefined
           : `Pause the lane ${lane.lane} on every process? Its queued items wait until it is resumed; running items finish; new tasks are still accepted.`
       }
     >
-      <Csrf session={session} />
       <input type="hidden" name="lane" value={lane.lane} />
       <button type="submit" class="quiet">
         {lane.paused ? 'Resume' : 'Pause'}
         <span class="visually-hidden">{` lane ${lane.lane}`}</span>
       </button>
-    </form>
+    </PostForm>
   );
 }
 

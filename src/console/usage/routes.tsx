@@ -1,22 +1,16 @@
 /** @jsxImportSource hono/jsx */
-import type { Context, Hono } from 'hono';
+import type { Hono } from 'hono';
 import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { AppError, ERROR_STATUS } from '../../domain/errors.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
-import { accountSession, principalOf, render } from '../http.js';
+import { render } from '../http.js';
+import { accountHolder } from '../key-principal.js';
 import { EmptyState, Notice, Page } from '../layout.js';
 import { usageCsv, usageCsvName } from './csv.js';
 import { defaultRange, rangeOf } from './range.js';
 import { loadReports, type UsageReports } from './report.js';
 import { RangeForm, StoredNow, UsageFigures } from './sections.js';
-
-/** The signed-in account, holding the scope GET /usage needs (manage). */
-function usageSession(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
-  const session = accountSession(c);
-  deps.auth.authorize(principalOf(session), { accept: ['accessToken'], scope: 'manage' });
-  return session;
-}
 
 function Figures({ reports, from, to }: { reports: UsageReports; from: string; to: string }) {
   if (reports.day.total.tasks === 0) {
@@ -42,8 +36,10 @@ function Figures({ reports, from, to }: { reports: UsageReports; from: string; t
 
 /** `GET /console/usage` (charts per day, key and type, with tables) and `GET /console/usage.csv` (the same figures to download). */
 export function registerUsage(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
+  /** The signed-in account, holding the scope GET /usage needs (manage). */
+  const usageSession = accountHolder(deps, 'manage');
   app.get('/usage', async (c) => {
-    const session = usageSession(c, deps);
+    const session = usageSession(c);
     const query = c.req.query();
     const defaults = defaultRange(deps.clock.now());
     const typed = { from: query.from ?? defaults.from, to: query.to ?? defaults.to };
@@ -81,7 +77,7 @@ export function registerUsage(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   });
 
   app.get('/usage.csv', async (c) => {
-    const session = usageSession(c, deps);
+    const session = usageSession(c);
     const range = rangeOf(c.req.query(), deps.clock.now());
     const [report, keys] = await Promise.all([
       deps.usage.report(session.accountId, range),

@@ -1,9 +1,9 @@
 /** @jsxImportSource hono/jsx */
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { DeliveryView } from '../../webhooks/outbox.js';
+import { PostForm } from '../components/post-form.js';
 import { Table } from '../components/table.js';
 import { When } from '../components/when.js';
-import { Csrf } from '../layout.js';
 
 type Attempt = DeliveryView['attempts'][number];
 
@@ -70,12 +70,7 @@ export function DeliveryLog({
             )}
           </td>
           <td>
-            <form
-              method="post"
-              action={`/console/webhooks/${webhookId}/deliveries/${delivery.id}/redeliver`}
-              class="inline"
-            >
-              <Csrf session={session} />
+            <PostForm session={session} action={`/console/webhooks/${webhookId}/deliveries/${delivery.id}/redeliver`}>
               <button
                 type="submit"
                 class="quiet"
@@ -83,7 +78,7 @@ export function DeliveryLog({
               >
                 Redeliver
               </button>
-            </form>
+            </PostForm>
           </td>
         </tr>
       ))}

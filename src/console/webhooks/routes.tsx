@@ -3,17 +3,14 @@ import type { Context, Hono } from 'hono';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import { attempt, type Refusal } from '../components/refusal.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
-import { accountSession, principalOf, readFormAll, render, seeOther } from '../http.js';
+import { readFormAll, render, seeOther } from '../http.js';
+import { accountHolder } from '../key-principal.js';
 import { createBody, updateBody, type WebhookFormValues, webhookFormValues } from './webhook-form.js';
 import { loadWebhook, loadWebhooks, WebhookPage, WebhooksPage } from './webhooks-page.js';
 
 /** Webhooks: list, add (the secret shown once), edit, test, delete, the delivery log with redeliver, secret rotation. Scope `manage`, as /webhook. */
 export function registerWebhooks(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
-  const holder = (c: Context<ConsoleEnv>) => {
-    const session = accountSession(c);
-    deps.auth.authorize(principalOf(session), { accept: ['accessToken'], scope: 'manage' });
-    return session;
-  };
+  const holder = accountHolder(deps, 'manage');
 
   app.get('/webhooks', async (c) => {
     const session = holder(c);
