@@ -1,6 +1,8 @@
 /** @jsxImportSource hono/jsx */
 import { num, Table } from './table.js';
 
+/** The scripts and stylesheet a page with charts loads (Chart.js, the console's drawing of the specs, their styles). */
+export const CHART_ASSETS = { scripts: ['chart.js', 'charts.js'], styles: ['charts.css'] } as const;
 /** One series of a chart: its name, one value per label, and how it is drawn. */
 export interface ChartSeries {
   label: string;

@@ -6,10 +6,9 @@ import type { ConsoleSession } from '../../services/console-sessions.js';
 import { type Refusal, schemaRefusal } from '../components/refusal.js';
 import { Csrf } from '../layout.js';
 
-/** What the create form holds, as typed (kept when the form is refused). */
-export interface KeyFormValues {
+/** A key's settings as typed on its create or edit form (kept when the form is refused). */
+export interface KeySettingValues {
   name: string;
-  scopes: string[];
   spendingLimit: string;
   spendingLimitPeriod: string;
   requestsPerMinute: string;
@@ -17,6 +16,11 @@ export interface KeyFormValues {
   expiresOn: string;
   maxConcurrent: string;
   maxPriority: string;
+}
+
+/** What the create form holds: the settings and the scopes. */
+export interface KeyFormValues extends KeySettingValues {
+  scopes: string[];
 }
 
 export const NEW_KEY_FORM: KeyFormValues = {

@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { Hono } from 'hono';
+import { CHART_ASSETS } from '../components/charts.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import { accountSession, render } from '../http.js';
 import { EmptyState, Page } from '../layout.js';
@@ -38,8 +39,7 @@ export function registerOverview(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void
         title="Overview"
         session={session}
         active="/console"
-        scripts={['chart.js', 'charts.js']}
-        styles={['charts.css']}
+        {...CHART_ASSETS}
         lead={`Account ${overview.account.name}`}
       >
         <Balance account={overview.account} />

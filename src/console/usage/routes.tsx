@@ -3,6 +3,7 @@ import type { Hono } from 'hono';
 import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { AppError, ERROR_STATUS } from '../../domain/errors.js';
+import { CHART_ASSETS } from '../components/charts.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import { render } from '../http.js';
 import { accountHolder } from '../key-principal.js';
@@ -50,8 +51,7 @@ export function registerUsage(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
           title="Usage"
           session={session}
           active="/console/usage"
-          scripts={['chart.js', 'charts.js']}
-          styles={['charts.css']}
+          {...CHART_ASSETS}
           lead="Spend and task counts, from the ledger, and the bytes stored now"
         >
           <RangeForm from={from} to={to} />
