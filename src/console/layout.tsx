@@ -29,9 +29,9 @@ interface PageProps {
   /** The navigation entry to mark current (its path). */
   active?: string;
   /** Extra scripts of this page (asset names, loaded as modules after console.js). */
-  scripts?: string[];
+  scripts?: readonly string[];
   /** Extra stylesheets of this page (asset names, after console.css). */
-  styles?: string[];
+  styles?: readonly string[];
   /** A line under the title. */
   lead?: Child;
   children?: Child;

@@ -7,7 +7,7 @@ import { registerAssets } from './assets.js';
 import type { ConsoleDeps, ConsoleEnv } from './deps.js';
 import { errorAnswer, notFoundAnswer } from './error-page.js';
 import { CSRF_FIELD } from './layout.js';
-import { registerPages } from './pages.js';
+import { registerPages } from './routes.js';
 import { fromOwnOrigin, sameSecret, securityHeaders } from './security.js';
 import { loadSession } from './session.js';
 

@@ -1,10 +1,12 @@
 /** @jsxImportSource hono/jsx */
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { DestinationService, DestinationView } from '../../services/destinations.js';
-import { DoneNotice } from '../keys/done.js';
-import { type Refusal, RefusalNotice } from '../keys/refusal.js';
-import { When } from '../keys/when.js';
-import { Csrf, EmptyState, Notice, Page } from '../layout.js';
+import { DoneNotice } from '../components/done-notice.js';
+import { PostForm } from '../components/post-form.js';
+import { type Refusal, RefusalNotice } from '../components/refusal.js';
+import { Table } from '../components/table.js';
+import { When } from '../components/when.js';
+import { EmptyState, Notice, Page } from '../layout.js';
 import { DestinationForm, type DestinationFormValues, newDestinationForm } from './destination-form.js';
 import { PROVIDER_NAMES } from './provider-help.js';
 
@@ -15,35 +17,22 @@ const LEAD =
 
 function DestinationTable({ destinations }: { destinations: readonly DestinationView[] }) {
   return (
-    <div class="table-wrap">
-      <table class="destinations">
-        <caption class="visually-hidden">Destinations</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Provider</th>
-            <th scope="col">Created</th>
-            <th scope="col">Updated</th>
-          </tr>
-        </thead>
-        <tbody>
-          {destinations.map((destination) => (
-            <tr id={`destination-${destination.id}`}>
-              <th scope="row">
-                <a href={`/console/destinations/${destination.id}`}>{destination.name}</a>
-              </th>
-              <td>{`${PROVIDER_NAMES[destination.provider.id]} (${destination.provider.id})`}</td>
-              <td>
-                <When at={destination.createdAt} />
-              </td>
-              <td>
-                <When at={destination.updatedAt} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table class="destinations" caption="Destinations" columns={['Name', 'Provider', 'Created', 'Updated']}>
+      {destinations.map((destination) => (
+        <tr id={`destination-${destination.id}`}>
+          <th scope="row">
+            <a href={`/console/destinations/${destination.id}`}>{destination.name}</a>
+          </th>
+          <td>{`${PROVIDER_NAMES[destination.provider.id]} (${destination.provider.id})`}</td>
+          <td>
+            <When at={destination.createdAt} />
+          </td>
+          <td>
+            <When at={destination.updatedAt} />
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 
@@ -109,21 +98,18 @@ function DestinationActions({ session, destination }: { session: ConsoleSession;
   const base = `/console/destinations/${destination.id}`;
   return (
     <div class="actions">
-      <form method="post" action={`${base}/test`} class="inline">
-        <Csrf session={session} />
+      <PostForm session={session} action={`${base}/test`}>
         <button type="submit">Send a test upload</button>
-      </form>
-      <form
-        method="post"
+      </PostForm>
+      <PostForm
+        session={session}
         action={`${base}/delete`}
-        class="inline"
-        data-confirm={`Delete the destination ${destination.name}? Tasks that name it will fail to deliver.`}
+        confirm={`Delete the destination ${destination.name}? Tasks that name it will fail to deliver.`}
       >
-        <Csrf session={session} />
         <button type="submit" class="danger">
           Delete
         </button>
-      </form>
+      </PostForm>
     </div>
   );
 }

@@ -2,7 +2,7 @@
 import type { Child } from 'hono/jsx';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import { Page } from '../layout.js';
-import { deleteUrl } from '../pages/task-actions.js';
+import { deleteUrl } from '../tasks/action-buttons.js';
 import { CredentialsSection, type ItemCredentials } from './credentials.js';
 import type { GalleryItem } from './gallery-items.js';
 import { altText, boxOf, cutoutCaption, isCutout, Verdicts } from './grid.js';

@@ -3,23 +3,14 @@ import { UpdateApiKeyBody } from '../../api/routes/api-keys/update.js';
 import { PRIORITY } from '../../domain/scheduling.js';
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
+import { type Refusal, RefusalNotice, schemaRefusal } from '../components/refusal.js';
+import { When } from '../components/when.js';
 import { Csrf, Page } from '../layout.js';
-import { LimitFields, numberField } from './key-form.js';
+import { type KeySettingValues, LimitFields, numberField } from './key-form.js';
 import { keyLabel } from './key-table.js';
-import { type Refusal, RefusalNotice, schemaRefusal } from './refusal.js';
-import { When } from './when.js';
 
 /** What the edit form holds, as typed. Scopes are not here: a key with other scopes is a new key. */
-export interface EditKeyValues {
-  name: string;
-  spendingLimit: string;
-  spendingLimitPeriod: string;
-  requestsPerMinute: string;
-  /** A date (YYYY-MM-DD): the key is refused from the start of that day, UTC. */
-  expiresOn: string;
-  maxConcurrent: string;
-  maxPriority: string;
-}
+export type EditKeyValues = KeySettingValues;
 
 const LABELS: Record<string, string> = {
   name: 'Name',

@@ -3,13 +3,12 @@ import { CreateApiKeyBody } from '../../api/routes/api-keys/create.js';
 import { MAX_CONCURRENT_BOUND, PRIORITY } from '../../domain/scheduling.js';
 import { API_KEY_SCOPES, isOptInScope } from '../../domain/scopes.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
+import { type Refusal, schemaRefusal } from '../components/refusal.js';
 import { Csrf } from '../layout.js';
-import { type Refusal, schemaRefusal } from './refusal.js';
 
-/** What the create form holds, as typed (kept when the form is refused). */
-export interface KeyFormValues {
+/** A key's settings as typed on its create or edit form (kept when the form is refused). */
+export interface KeySettingValues {
   name: string;
-  scopes: string[];
   spendingLimit: string;
   spendingLimitPeriod: string;
   requestsPerMinute: string;
@@ -17,6 +16,11 @@ export interface KeyFormValues {
   expiresOn: string;
   maxConcurrent: string;
   maxPriority: string;
+}
+
+/** What the create form holds: the settings and the scopes. */
+export interface KeyFormValues extends KeySettingValues {
+  scopes: string[];
 }
 
 export const NEW_KEY_FORM: KeyFormValues = {

@@ -2,8 +2,9 @@
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { UsageReport } from '../../services/usage.js';
-import { Csrf } from '../layout.js';
-import { When } from './when.js';
+import { PostForm } from '../components/post-form.js';
+import { num, Table } from '../components/table.js';
+import { When } from '../components/when.js';
 
 /** How long a rotated key keeps working, as the rotate form offers it (the API's default is 24 h). */
 export const GRACE_CHOICES = [
@@ -38,13 +39,11 @@ function KeyActions({ session, keyView }: { session: ConsoleSession; keyView: Ap
       <a href={`/console/keys/${keyView.id}/edit`} class="button quiet" aria-label={`Edit ${label}`}>
         Edit
       </a>
-      <form
-        method="post"
+      <PostForm
+        session={session}
         action={`/console/keys/${keyView.id}/rotate`}
-        class="inline"
-        data-confirm={`Rotate the key ${label}? A new raw key replaces it.`}
+        confirm={`Rotate the key ${label}? A new raw key replaces it.`}
       >
-        <Csrf session={session} />
         {/* "Old key" shows (the options say what becomes of it); the row's key is named for screen readers. */}
         <label for={`grace-${keyView.id}`} class="grace">
           Old key<span class="visually-hidden">{` of ${label}`}</span>
@@ -59,18 +58,16 @@ function KeyActions({ session, keyView }: { session: ConsoleSession; keyView: Ap
         <button type="submit" class="quiet" aria-label={`Rotate ${label}`}>
           Rotate
         </button>
-      </form>
-      <form
-        method="post"
+      </PostForm>
+      <PostForm
+        session={session}
         action={`/console/keys/${keyView.id}/delete`}
-        class="inline"
-        data-confirm={`Delete the key ${label}? It stops working at once.`}
+        confirm={`Delete the key ${label}? It stops working at once.`}
       >
-        <Csrf session={session} />
         <button type="submit" class="danger" aria-label={`Delete ${label}`}>
           Delete
         </button>
-      </form>
+      </PostForm>
     </div>
   );
 }
@@ -90,66 +87,56 @@ export function KeyTable({
   spend: ReadonlyMap<string, string>;
 }) {
   return (
-    <div class="table-wrap">
-      <table class="keys">
-        <caption class="visually-hidden">Live API keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Spending limit</th>
-            <th scope="col" class="num">
-              Requests / min
-            </th>
-            <th scope="col" class="num">
-              Max concurrent
-            </th>
-            <th scope="col" class="num">
-              Max priority
-            </th>
-            <th scope="col">Expires</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {keys.map((key) => (
-            <tr id={`key-${key.id}`}>
-              <th scope="row">
-                {key.name ?? <span class="muted">unnamed</span>}
-                <br />
-                <code>{key.keyPreview}</code>
-                {key.rotatedFrom && <span class="muted"> (rotated)</span>}
-                <br />
-                <span class="muted mono">{key.id}</span>
-              </th>
-              <td>
-                <ul class="scopes">
-                  {key.scopes.map((scope) => (
-                    <li>{scope}</li>
-                  ))}
-                </ul>
-              </td>
-              <td>
-                <Limit keyView={key} spent={spend.get(key.id)} />
-              </td>
-              <td class="num">{key.requestsPerMinute ?? <span class="muted">no limit</span>}</td>
-              <td class="num">{key.maxConcurrent ?? <span class="muted">no bound</span>}</td>
-              <td class="num">{key.maxPriority}</td>
-              <td>
-                <When at={key.expiresAt} none="never" />
-              </td>
-              <td>
-                <When at={key.lastUsedAt} none="never" />
-              </td>
-              <td>
-                <KeyActions session={session} keyView={key} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      class="keys"
+      caption="Live API keys"
+      columns={[
+        'Key',
+        'Scopes',
+        'Spending limit',
+        num('Requests / min'),
+        num('Max concurrent'),
+        num('Max priority'),
+        'Expires',
+        'Last used',
+        'Actions',
+      ]}
+    >
+      {keys.map((key) => (
+        <tr id={`key-${key.id}`}>
+          <th scope="row">
+            {key.name ?? <span class="muted">unnamed</span>}
+            <br />
+            <code>{key.keyPreview}</code>
+            {key.rotatedFrom && <span class="muted"> (rotated)</span>}
+            <br />
+            <span class="muted mono">{key.id}</span>
+          </th>
+          <td>
+            <ul class="scopes">
+              {key.scopes.map((scope) => (
+                <li>{scope}</li>
+              ))}
+            </ul>
+          </td>
+          <td>
+            <Limit keyView={key} spent={spend.get(key.id)} />
+          </td>
+          <td class="num">{key.requestsPerMinute ?? <span class="muted">no limit</span>}</td>
+          <td class="num">{key.maxConcurrent ?? <span class="muted">no bound</span>}</td>
+          <td class="num">{key.maxPriority}</td>
+          <td>
+            <When at={key.expiresAt} none="never" />
+          </td>
+          <td>
+            <When at={key.lastUsedAt} none="never" />
+          </td>
+          <td>
+            <KeyActions session={session} keyView={key} />
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 
@@ -158,44 +145,29 @@ export function KeyUsageTable({ report, keys }: { report: UsageReport; keys: rea
   const names = new Map(keys.map((key) => [key.id, keyLabel(key)]));
   if (report.groups.length === 0) return <p class="muted">No task has settled in the last 30 days.</p>;
   return (
-    <div class="table-wrap">
-      <table class="key-usage">
-        <caption class="visually-hidden">Usage per key, last 30 days</caption>
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col" class="num">
-              Tasks
-            </th>
-            <th scope="col" class="num">
-              Items charged
-            </th>
-            <th scope="col" class="num">
-              Cost (USD)
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {report.groups.map((group) => (
-            <tr>
-              <th scope="row">
-                {group.key === null ? 'no key (access token)' : (names.get(group.key) ?? `${group.key} (deleted)`)}
-              </th>
-              <td class="num">{group.tasks}</td>
-              <td class="num">{group.items}</td>
-              <td class="num">{group.cost}</td>
-            </tr>
-          ))}
-        </tbody>
-        <tfoot>
-          <tr>
-            <th scope="row">Total</th>
-            <td class="num">{report.total.tasks}</td>
-            <td class="num">{report.total.items}</td>
-            <td class="num">{report.total.cost}</td>
-          </tr>
-        </tfoot>
-      </table>
-    </div>
+    <Table
+      class="key-usage"
+      caption="Usage per key, last 30 days"
+      columns={['Key', num('Tasks'), num('Items charged'), num('Cost (USD)')]}
+      foot={
+        <tr>
+          <th scope="row">Total</th>
+          <td class="num">{report.total.tasks}</td>
+          <td class="num">{report.total.items}</td>
+          <td class="num">{report.total.cost}</td>
+        </tr>
+      }
+    >
+      {report.groups.map((group) => (
+        <tr>
+          <th scope="row">
+            {group.key === null ? 'no key (access token)' : (names.get(group.key) ?? `${group.key} (deleted)`)}
+          </th>
+          <td class="num">{group.tasks}</td>
+          <td class="num">{group.items}</td>
+          <td class="num">{group.cost}</td>
+        </tr>
+      ))}
+    </Table>
   );
 }

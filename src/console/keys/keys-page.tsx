@@ -2,15 +2,15 @@
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { UsageReport } from '../../services/usage.js';
+import { DoneNotice } from '../components/done-notice.js';
+import { type Refusal, RefusalNotice } from '../components/refusal.js';
+import { ShownOnce } from '../components/shown-once.js';
+import { When } from '../components/when.js';
 import type { ConsoleDeps } from '../deps.js';
 import { EmptyState, Page } from '../layout.js';
-import { DoneNotice } from './done.js';
 import { CreateKeyForm, type KeyFormValues, NEW_KEY_FORM } from './key-form.js';
 import { periodSpend, recentUsage } from './key-spend.js';
 import { KeyTable, KeyUsageTable, keyLabel } from './key-table.js';
-import { type Refusal, RefusalNotice } from './refusal.js';
-import { ShownOnce } from './shown-once.js';
-import { When } from './when.js';
 
 /** What the keys page shows of the account: its live keys, their spend this period, 30 days of usage per key. */
 export interface KeysData {

@@ -2,6 +2,7 @@
 import { ACCOUNT_RETENTION_KINDS } from '../../domain/retention.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { AccountDetail } from '../../services/operator.js';
+import { num, Table } from '../components/table.js';
 import { PERIOD_WORDS, usdText } from '../usage/format.js';
 import { EraseForm } from './erase-form.js';
 
@@ -26,56 +27,39 @@ export function Accounts({ accounts, session }: { accounts: AccountDetail[]; ses
   return (
     <section aria-labelledby="accounts-title">
       <h2 id="accounts-title">Accounts</h2>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Account</th>
-              <th scope="col" class="num">
-                Balance (USD)
-              </th>
-              <th scope="col" class="num">
-                Reserved (USD)
-              </th>
-              <th scope="col" class="num">
-                Available (USD)
-              </th>
-              <th scope="col" class="num">
-                Credited, all time (USD)
-              </th>
-              <th scope="col" class="num">
-                Live keys
-              </th>
-              <th scope="col" class="num">
-                Weight
-              </th>
-              <th scope="col">Kept (retention)</th>
-              <th scope="col">Erase</th>
-            </tr>
-          </thead>
-          <tbody>
-            {accounts.map((account) => (
-              <tr>
-                <th scope="row">
-                  {account.name} <span class="muted mono">{account.id}</span>
-                </th>
-                <td class="num">{usdText(account.balance)}</td>
-                <td class="num">{usdText(account.reserved)}</td>
-                <td class="num">{usdText(account.available)}</td>
-                <td class="num">{usdText(account.credited)}</td>
-                <td class="num">{String(account.keys.length)}</td>
-                <td class="num">{String(account.weight)}</td>
-                <td>
-                  <RetentionCell account={account} />
-                </td>
-                <td>
-                  <EraseForm account={account} session={session} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table
+        columns={[
+          'Account',
+          num('Balance (USD)'),
+          num('Reserved (USD)'),
+          num('Available (USD)'),
+          num('Credited, all time (USD)'),
+          num('Live keys'),
+          num('Weight'),
+          'Kept (retention)',
+          'Erase',
+        ]}
+      >
+        {accounts.map((account) => (
+          <tr>
+            <th scope="row">
+              {account.name} <span class="muted mono">{account.id}</span>
+            </th>
+            <td class="num">{usdText(account.balance)}</td>
+            <td class="num">{usdText(account.reserved)}</td>
+            <td class="num">{usdText(account.available)}</td>
+            <td class="num">{usdText(account.credited)}</td>
+            <td class="num">{String(account.keys.length)}</td>
+            <td class="num">{String(account.weight)}</td>
+            <td>
+              <RetentionCell account={account} />
+            </td>
+            <td>
+              <EraseForm account={account} session={session} />
+            </td>
+          </tr>
+        ))}
+      </Table>
       <p class="muted">
         Add credit with <code>imgtask accounts credit NAME USD</code>; change a weight (an account's share of a lane
         while others have work queued) with <code>imgtask accounts set NAME --weight N</code>; an account's own
@@ -105,32 +89,18 @@ export function Keys({ accounts }: { accounts: AccountDetail[] }) {
           account's console.
         </p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Preview</th>
-                <th scope="col">Account</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Spending limit</th>
-                <th scope="col">Last used (UTC)</th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((key) => (
-                <tr>
-                  <th scope="row">{key.name ?? <span class="muted">(no name)</span>}</th>
-                  <td class="mono">{key.keyPreview}</td>
-                  <td>{key.account}</td>
-                  <td>{key.scopes.join(', ')}</td>
-                  <td>{limitText(key)}</td>
-                  <td>{key.lastUsedAt ? key.lastUsedAt.replace('T', ' ').slice(0, 19) : 'never'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table columns={['Name', 'Preview', 'Account', 'Scopes', 'Spending limit', 'Last used (UTC)']}>
+          {keys.map((key) => (
+            <tr>
+              <th scope="row">{key.name ?? <span class="muted">(no name)</span>}</th>
+              <td class="mono">{key.keyPreview}</td>
+              <td>{key.account}</td>
+              <td>{key.scopes.join(', ')}</td>
+              <td>{limitText(key)}</td>
+              <td>{key.lastUsedAt ? key.lastUsedAt.replace('T', ' ').slice(0, 19) : 'never'}</td>
+            </tr>
+          ))}
+        </Table>
       )}
     </section>
   );

@@ -2,7 +2,8 @@
 import { waitText } from '../../domain/waits.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { LaneFigures } from '../../services/operator.js';
-import { Csrf } from '../layout.js';
+import { PostForm } from '../components/post-form.js';
+import { num, Table } from '../components/table.js';
 
 /** Where the operator view's lane forms post, under /console (the lane is a form field: its name may hold `+` or `:`). */
 export const LANE_ACTIONS = { pause: '/operator/lanes/pause', resume: '/operator/lanes/resume' } as const;
@@ -11,77 +12,62 @@ export const LANE_ACTIONS = { pause: '/operator/lanes/pause', resume: '/operator
 function LaneAction({ lane, session }: { lane: LaneFigures; session: ConsoleSession }) {
   const action = lane.paused ? 'resume' : 'pause';
   return (
-    <form
-      method="post"
+    <PostForm
+      session={session}
       action={`/console${LANE_ACTIONS[action]}`}
-      class="inline"
-      data-confirm={
+      confirm={
         lane.paused
           ? undefined
           : `Pause the lane ${lane.lane} on every process? Its queued items wait until it is resumed; running items finish; new tasks are still accepted.`
       }
     >
-      <Csrf session={session} />
       <input type="hidden" name="lane" value={lane.lane} />
       <button type="submit" class="quiet">
         {lane.paused ? 'Resume' : 'Pause'}
         <span class="visually-hidden">{` lane ${lane.lane}`}</span>
       </button>
-    </form>
+    </PostForm>
   );
 }
 
 /** Each lane: items queued and running, its slots, the oldest wait, its state and the accounts with the most queued, with its Pause or Resume. */
 export function LaneTable({ lanes, session }: { lanes: readonly LaneFigures[]; session: ConsoleSession }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <caption class="visually-hidden">Lanes</caption>
-        <thead>
-          <tr>
-            <th scope="col">Lane</th>
-            <th scope="col" class="num">
-              Queued
-            </th>
-            <th scope="col" class="num">
-              Running
-            </th>
-            <th scope="col" class="num">
-              Capacity
-            </th>
-            <th scope="col" class="num">
-              Oldest wait
-            </th>
-            <th scope="col">State</th>
-            <th scope="col">Top accounts (queued)</th>
-            <th scope="col">Action</th>
-          </tr>
-        </thead>
-        <tbody>
-          {lanes.map((lane) => (
-            <tr>
-              <th scope="row">{lane.lane}</th>
-              <td class="num">{String(lane.queued)}</td>
-              <td class="num">{String(lane.running)}</td>
-              <td class="num">{String(lane.capacity)}</td>
-              <td class="num">{lane.queued > 0 ? waitText(lane.oldestQueuedSeconds) : '–'}</td>
-              <td>
-                {lane.paused ? (
-                  <span class="badge pending">
-                    {lane.pausedAt ? `paused since ${lane.pausedAt.slice(0, 19).replace('T', ' ')} UTC` : 'paused'}
-                  </span>
-                ) : (
-                  'active'
-                )}
-              </td>
-              <td>{lane.topAccounts.map((top) => `${top.name} ${top.queued}`).join(', ') || '–'}</td>
-              <td>
-                <LaneAction lane={lane} session={session} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      caption="Lanes"
+      columns={[
+        'Lane',
+        num('Queued'),
+        num('Running'),
+        num('Capacity'),
+        num('Oldest wait'),
+        'State',
+        'Top accounts (queued)',
+        'Action',
+      ]}
+    >
+      {lanes.map((lane) => (
+        <tr>
+          <th scope="row">{lane.lane}</th>
+          <td class="num">{String(lane.queued)}</td>
+          <td class="num">{String(lane.running)}</td>
+          <td class="num">{String(lane.capacity)}</td>
+          <td class="num">{lane.queued > 0 ? waitText(lane.oldestQueuedSeconds) : '–'}</td>
+          <td>
+            {lane.paused ? (
+              <span class="badge pending">
+                {lane.pausedAt ? `paused since ${lane.pausedAt.slice(0, 19).replace('T', ' ')} UTC` : 'paused'}
+              </span>
+            ) : (
+              'active'
+            )}
+          </td>
+          <td>{lane.topAccounts.map((top) => `${top.name} ${top.queued}`).join(', ') || '–'}</td>
+          <td>
+            <LaneAction lane={lane} session={session} />
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }

@@ -1,5 +1,5 @@
 import type { TaskRecord } from '../../store/records.js';
-import type { ChartSpec } from '../charts.js';
+import type { ChartSpec } from '../components/charts.js';
 import type { ConsoleDeps } from '../deps.js';
 
 const HOUR_MS = 3_600_000;

@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
-import { Chart } from '../charts.js';
+import { Chart } from '../components/charts.js';
+import { Table } from '../components/table.js';
 import { DAY_TASKS_BOUND, type DayOfTasks, type Failure, hourlyByStatus } from './activity.js';
 
 /** Tasks created in each of the last 24 hours, by status, as a chart with its table. */
@@ -32,39 +33,26 @@ export function Failures({ failures }: { failures: Failure[] }) {
       {failures.length === 0 ? (
         <p class="muted">No failures.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When (UTC)</th>
-                <th scope="col">Task</th>
-                <th scope="col">Type</th>
-                <th scope="col">Code</th>
-                <th scope="col">Message</th>
-              </tr>
-            </thead>
-            <tbody>
-              {failures.map((failure) => (
-                <tr>
-                  <td>
-                    <time datetime={failure.at}>{failure.at.replace('T', ' ').slice(0, 19)}</time>
-                  </td>
-                  <td>
-                    <a href={`/console/tasks/${encodeURIComponent(failure.taskId)}`} class="mono">
-                      {failure.taskId}
-                    </a>
-                    {failure.item !== undefined && <span class="muted">{` item ${failure.item + 1}`}</span>}
-                  </td>
-                  <td>{failure.type}</td>
-                  <td>
-                    <span class="badge failed">{failure.code}</span>
-                  </td>
-                  <td>{failure.message ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table columns={['When (UTC)', 'Task', 'Type', 'Code', 'Message']}>
+          {failures.map((failure) => (
+            <tr>
+              <td>
+                <time datetime={failure.at}>{failure.at.replace('T', ' ').slice(0, 19)}</time>
+              </td>
+              <td>
+                <a href={`/console/tasks/${encodeURIComponent(failure.taskId)}`} class="mono">
+                  {failure.taskId}
+                </a>
+                {failure.item !== undefined && <span class="muted">{` item ${failure.item + 1}`}</span>}
+              </td>
+              <td>{failure.type}</td>
+              <td>
+                <span class="badge failed">{failure.code}</span>
+              </td>
+              <td>{failure.message ?? ''}</td>
+            </tr>
+          ))}
+        </Table>
       )}
     </section>
   );

@@ -52,6 +52,12 @@ const promptField = (name: string, label: string, required: boolean): FieldSpec 
   multiline: true,
 });
 
+/** The seed and the chosen model's declared parameters, as the generate forms (image, video) ask them. */
+const seedAndParameters = (seedHint: string, section: 'models' | 'videoModels'): FieldSpec[] => [
+  { kind: 'number', name: 'seed', label: 'Seed', path: ['seed'], min: 0, max: 2 ** 32 - 1, hint: seedHint },
+  { kind: 'parameters', name: 'parameters', label: 'Parameters', path: ['parameters'], section },
+];
+
 const GENERATE: TypeForm = {
   type: 'image.generate',
   title: 'Generate images',
@@ -91,16 +97,7 @@ const GENERATE: TypeForm = {
       max: 100,
       placeholder: '80',
     },
-    {
-      kind: 'number',
-      name: 'seed',
-      label: 'Seed',
-      path: ['seed'],
-      min: 0,
-      max: 2 ** 32 - 1,
-      hint: 'Empty: a random seed, reported on each image.',
-    },
-    { kind: 'parameters', name: 'parameters', label: 'Parameters', path: ['parameters'], section: 'models' },
+    ...seedAndParameters('Empty: a random seed, reported on each image.', 'models'),
     {
       kind: 'lines',
       name: 'inputs',
@@ -249,16 +246,7 @@ const VIDEO: TypeForm = {
         { value: 'webp', label: 'webp (animated)' },
       ],
     },
-    {
-      kind: 'number',
-      name: 'seed',
-      label: 'Seed',
-      path: ['seed'],
-      min: 0,
-      max: 2 ** 32 - 1,
-      hint: 'Empty: a random seed.',
-    },
-    { kind: 'parameters', name: 'parameters', label: 'Parameters', path: ['parameters'], section: 'videoModels' },
+    ...seedAndParameters('Empty: a random seed.', 'videoModels'),
     {
       kind: 'text',
       name: 'first_frame',

@@ -1,6 +1,6 @@
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { UsageGroupBy, UsageReport } from '../../services/usage.js';
-import type { ChartSpec } from '../charts.js';
+import type { ChartSpec } from '../components/charts.js';
 import type { ConsoleDeps } from '../deps.js';
 import { keyLabel, NO_KEY_LABEL } from './format.js';
 import { daysOf, type UsageRange } from './range.js';

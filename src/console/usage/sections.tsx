@@ -1,7 +1,8 @@
 /** @jsxImportSource hono/jsx */
 import { bytesText } from '../../domain/bytes.js';
 import { type StoredUsage, USAGE_GROUP_BY } from '../../services/usage.js';
-import { Chart } from '../charts.js';
+import { Chart } from '../components/charts.js';
+import { num, Table } from '../components/table.js';
 import { usdText } from './format.js';
 import { dailyChart, groupChart, keyGroupLabel, type UsageReports } from './report.js';
 
@@ -88,39 +89,23 @@ export function StoredNow({ storage }: { storage: StoredUsage }) {
       <p class="muted">
         Files kept for this account as of now, whatever the range. Deleting a task or an upload frees its share.
       </p>
-      <div class="table-wrap">
-        <table>
-          <caption class="visually-hidden">Bytes stored now</caption>
-          <thead>
-            <tr>
-              <th scope="col">What</th>
-              <th scope="col" class="num">
-                Files
-              </th>
-              <th scope="col" class="num">
-                Size
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            <tr>
-              <th scope="row">Task outputs (images, videos)</th>
-              <td class="num">-</td>
-              <td class="num">{bytesText(outputs.bytes)}</td>
-            </tr>
-            <tr>
-              <th scope="row">Uploaded images</th>
-              <td class="num">{String(uploads.count)}</td>
-              <td class="num">{bytesText(uploads.bytes)}</td>
-            </tr>
-            <tr>
-              <th scope="row">Total</th>
-              <td class="num">-</td>
-              <td class="num">{bytesText(storage.bytes)}</td>
-            </tr>
-          </tbody>
-        </table>
-      </div>
+      <Table caption="Bytes stored now" columns={['What', num('Files'), num('Size')]}>
+        <tr>
+          <th scope="row">Task outputs (images, videos)</th>
+          <td class="num">-</td>
+          <td class="num">{bytesText(outputs.bytes)}</td>
+        </tr>
+        <tr>
+          <th scope="row">Uploaded images</th>
+          <td class="num">{String(uploads.count)}</td>
+          <td class="num">{bytesText(uploads.bytes)}</td>
+        </tr>
+        <tr>
+          <th scope="row">Total</th>
+          <td class="num">-</td>
+          <td class="num">{bytesText(storage.bytes)}</td>
+        </tr>
+      </Table>
     </section>
   );
 }

@@ -1,8 +1,9 @@
 /** @jsxImportSource hono/jsx */
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { DeliveryView } from '../../services/webhooks/delivery-log.js';
-import { When } from '../keys/when.js';
-import { Csrf } from '../layout.js';
+import { PostForm } from '../components/post-form.js';
+import { Table } from '../components/table.js';
+import { When } from '../components/when.js';
 
 type Attempt = DeliveryView['attempts'][number];
 
@@ -34,68 +35,53 @@ export function DeliveryLog({
       </p>
     );
   return (
-    <div class="table-wrap">
-      <table class="deliveries">
-        <caption class="visually-hidden">Deliveries, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Action</th>
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.map((delivery) => (
-            <tr id={`delivery-${delivery.id}`}>
-              <th scope="row">
-                <When at={delivery.createdAt} />
-              </th>
-              <td>
-                {delivery.eventType}
-                <br />
-                <span class="muted mono">{delivery.eventId}</span>
-              </td>
-              <td>
-                <span class={`badge ${delivery.status}`}>{delivery.status}</span>
-                {delivery.nextAttemptAt && (
-                  <p class="muted">
-                    next attempt <When at={delivery.nextAttemptAt} />
-                  </p>
-                )}
-              </td>
-              <td>
-                {delivery.attempts.length === 0 ? (
-                  <span class="muted">none yet</span>
-                ) : (
-                  <ul class="attempts">
-                    {delivery.attempts.map((attempt) => (
-                      <AttemptLine attempt={attempt} />
-                    ))}
-                  </ul>
-                )}
-              </td>
-              <td>
-                <form
-                  method="post"
-                  action={`/console/webhooks/${webhookId}/deliveries/${delivery.id}/redeliver`}
-                  class="inline"
-                >
-                  <Csrf session={session} />
-                  <button
-                    type="submit"
-                    class="quiet"
-                    aria-label={`Redeliver ${delivery.eventType} of ${delivery.createdAt}`}
-                  >
-                    Redeliver
-                  </button>
-                </form>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      class="deliveries"
+      caption="Deliveries, newest first"
+      columns={['Time', 'Event', 'Status', 'Attempts', 'Action']}
+    >
+      {deliveries.map((delivery) => (
+        <tr id={`delivery-${delivery.id}`}>
+          <th scope="row">
+            <When at={delivery.createdAt} />
+          </th>
+          <td>
+            {delivery.eventType}
+            <br />
+            <span class="muted mono">{delivery.eventId}</span>
+          </td>
+          <td>
+            <span class={`badge ${delivery.status}`}>{delivery.status}</span>
+            {delivery.nextAttemptAt && (
+              <p class="muted">
+                next attempt <When at={delivery.nextAttemptAt} />
+              </p>
+            )}
+          </td>
+          <td>
+            {delivery.attempts.length === 0 ? (
+              <span class="muted">none yet</span>
+            ) : (
+              <ul class="attempts">
+                {delivery.attempts.map((attempt) => (
+                  <AttemptLine attempt={attempt} />
+                ))}
+              </ul>
+            )}
+          </td>
+          <td>
+            <PostForm session={session} action={`/console/webhooks/${webhookId}/deliveries/${delivery.id}/redeliver`}>
+              <button
+                type="submit"
+                class="quiet"
+                aria-label={`Redeliver ${delivery.eventType} of ${delivery.createdAt}`}
+              >
+                Redeliver
+              </button>
+            </PostForm>
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }

@@ -4,8 +4,8 @@ import { UpdateWebhookBody } from '../../api/routes/webhooks/update.js';
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import { EVENT_KINDS } from '../../task-types/index.js';
+import { type Refusal, schemaRefusal } from '../components/refusal.js';
 import { keyLabel } from '../keys/key-table.js';
-import { type Refusal, schemaRefusal } from '../keys/refusal.js';
 import { Csrf } from '../layout.js';
 
 /** What a webhook form holds, as typed (kept when the form is refused). */

@@ -1,8 +1,9 @@
 /** @jsxImportSource hono/jsx */
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { WebhookService } from '../../services/webhooks/webhook-service.js';
+import { Table } from '../components/table.js';
+import { When } from '../components/when.js';
 import { keyLabel } from '../keys/key-table.js';
-import { When } from '../keys/when.js';
 
 /** A webhook as the console shows it: the resource, the keys it is tied to, and its health. */
 export type WebhookDetail = Awaited<ReturnType<WebhookService['operatorView']>>;
@@ -50,42 +51,30 @@ export function KeyList({ ids, keys }: { ids: readonly string[]; keys: readonly 
 /** The account's webhooks, each linking to its page (edit, test, delivery log). */
 export function WebhookTable({ webhooks, keys }: { webhooks: readonly WebhookDetail[]; keys: readonly ApiKeyView[] }) {
   return (
-    <div class="table-wrap">
-      <table class="webhooks">
-        <caption class="visually-hidden">Webhooks</caption>
-        <thead>
-          <tr>
-            <th scope="col" class="url">
-              URL
-            </th>
-            <th scope="col">Events</th>
-            <th scope="col">Keys</th>
-            <th scope="col">Status</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {webhooks.map((webhook) => (
-            <tr id={`webhook-${webhook.id}`}>
-              <th scope="row" class="url">
-                <a href={`/console/webhooks/${webhook.id}`}>{webhook.url}</a>
-              </th>
-              <td>
-                <EventList events={webhook.events} />
-              </td>
-              <td>
-                <KeyList ids={webhook.apiKeyIds} keys={keys} />
-              </td>
-              <td>
-                <Health webhook={webhook} />
-              </td>
-              <td>
-                <When at={webhook.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      class="webhooks"
+      caption="Webhooks"
+      columns={[{ label: 'URL', class: 'url' }, 'Events', 'Keys', 'Status', 'Created']}
+    >
+      {webhooks.map((webhook) => (
+        <tr id={`webhook-${webhook.id}`}>
+          <th scope="row" class="url">
+            <a href={`/console/webhooks/${webhook.id}`}>{webhook.url}</a>
+          </th>
+          <td>
+            <EventList events={webhook.events} />
+          </td>
+          <td>
+            <KeyList ids={webhook.apiKeyIds} keys={keys} />
+          </td>
+          <td>
+            <Health webhook={webhook} />
+          </td>
+          <td>
+            <When at={webhook.createdAt} />
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }

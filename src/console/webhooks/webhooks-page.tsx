@@ -2,12 +2,13 @@
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { DeliveryView } from '../../services/webhooks/delivery-log.js';
+import { DoneNotice } from '../components/done-notice.js';
+import { PostForm } from '../components/post-form.js';
+import { type Refusal, RefusalNotice } from '../components/refusal.js';
+import { ShownOnce } from '../components/shown-once.js';
+import { When } from '../components/when.js';
 import type { ConsoleDeps } from '../deps.js';
-import { DoneNotice } from '../keys/done.js';
-import { type Refusal, RefusalNotice } from '../keys/refusal.js';
-import { ShownOnce } from '../keys/shown-once.js';
-import { When } from '../keys/when.js';
-import { Csrf, EmptyState, Page } from '../layout.js';
+import { EmptyState, Page } from '../layout.js';
 import { DeliveryLog } from './delivery-log.js';
 import { NEW_WEBHOOK_FORM, WebhookForm, type WebhookFormValues } from './webhook-form.js';
 import { EventList, Health, KeyList, type WebhookDetail, WebhookTable } from './webhook-list.js';
@@ -98,32 +99,27 @@ function WebhookActions({ session, webhook }: { session: ConsoleSession; webhook
   const base = `/console/webhooks/${webhook.id}`;
   return (
     <div class="actions">
-      <form method="post" action={`${base}/test`} class="inline">
-        <Csrf session={session} />
+      <PostForm session={session} action={`${base}/test`}>
         <button type="submit">Send a test event</button>
-      </form>
-      <form
-        method="post"
+      </PostForm>
+      <PostForm
+        session={session}
         action={`${base}/rotate-secret`}
-        class="inline"
-        data-confirm="Replace the signing secret? Deliveries are signed with the new one at once."
+        confirm="Replace the signing secret? Deliveries are signed with the new one at once."
       >
-        <Csrf session={session} />
         <button type="submit" class="quiet">
           Rotate the secret
         </button>
-      </form>
-      <form
-        method="post"
+      </PostForm>
+      <PostForm
+        session={session}
         action={`${base}/delete`}
-        class="inline"
-        data-confirm="Delete this webhook? Its pending deliveries are dropped."
+        confirm="Delete this webhook? Its pending deliveries are dropped."
       >
-        <Csrf session={session} />
         <button type="submit" class="danger">
           Delete
         </button>
-      </form>
+      </PostForm>
     </div>
   );
 }
