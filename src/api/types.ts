@@ -5,7 +5,6 @@ import type { AccountEvents } from '../engine/account-events.js';
 import type { TaskTypeRegistry } from '../engine/task-registry.js';
 import type { TaskService } from '../engine/task-service.js';
 import type { TaskStreams } from '../engine/task-stream.js';
-import type { AccountService } from '../services/accounts.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import type { AuthService, Principal } from '../services/auth.js';
 import type { DataRemoval } from '../services/data-removal.js';
@@ -23,7 +22,6 @@ import type { Outbox } from '../webhooks/outbox.js';
 export interface ApiDeps {
   /** The config in force: read `current()` when a setting is used, so a reload applies at once. */
   config: ConfigSource;
-  accounts: AccountService;
   apiKeys: ApiKeyService;
   auth: AuthService;
   tasks: TaskService;
