@@ -6,7 +6,6 @@ import { isUnderAllowedRoot } from '../destinations/local-folder.js';
 import { retentionMs } from '../domain/retention.js';
 import { parseDuration } from '../domain/time.js';
 import { createEngine } from '../engine/engine.js';
-import type { SingletonDuties } from '../engine/intake/intake.js';
 import { type AnyTaskType, TaskTypeRegistry } from '../engine/task-registry.js';
 import { taskEventEnvelope, toProgressView } from '../engine/task-views.js';
 import type { C2paLoad } from '../media/c2pa.js';
@@ -24,7 +23,7 @@ import { EventBus } from '../services/events.js';
 import { createIdempotencyService } from '../services/idempotency.js';
 import { createImageLibrary } from '../services/images.js';
 import { createOperatorService } from '../services/operator.js';
-import { type Clock, systemClock } from '../services/ports.js';
+import { type Clock, systemClock, type UrlFetcher } from '../services/ports.js';
 import { createRetention } from '../services/retention.js';
 import { createSecretService } from '../services/secrets.js';
 import { createSpaceGuard } from '../services/space-guard.js';
@@ -40,8 +39,6 @@ import { createFreeSpaceWatch } from '../store/free-space.js';
 import { removeTempFiles } from '../store/temp-files.js';
 import { createTaskTypes } from '../task-types/index.js';
 import { createBillingAlerts } from '../webhooks/billing-alerts.js';
-import { deliverWebhook } from '../webhooks/deliver.js';
-import { type AttemptOutcome, createWebhookDispatcher } from '../webhooks/dispatcher.js';
 import { createOutbox } from '../webhooks/outbox.js';
 import { newWebhookSecret } from '../webhooks/sign.js';
 import { webhookTargetRefusal } from '../webhooks/target-check.js';
@@ -58,6 +55,7 @@ import { createModelPreload } from './preload-models.js';
 import { createEmbeddedRuntime, ffmpegPathOf } from './providers.js';
 import { createReadiness } from './readiness.js';
 import { createConfigReload, providerBuilder } from './reload.js';
+import { createSingletonDuties } from './singleton-duties.js';
 import { createDriverFactory } from './storage-drivers.js';
 import { openStore } from './store-backend.js';
 import { logDeliveryOutcome, logTaskLifecycle } from './task-log.js';
@@ -171,19 +169,20 @@ export async function openServices(options: ServiceOptions) {
       load: options.loadC2pa,
     }),
   );
+  // Other URLs through the SSRF guard, built per call from the fetch.* settings in force, so a reload applies to the next fetch.
+  const fetcher: UrlFetcher = {
+    fetch: (url, signal) =>
+      createSafeFetcher({ ...config.current().fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(
+        url,
+        signal,
+      ),
+  };
   const images = createImageLibrary({
     signer: outputSigner,
     log,
     space,
     blobs: blobs.images,
-    // Built per call from the config in force, so a reload applies to the next fetch.
-    fetcher: {
-      fetch: (url, signal) =>
-        createSafeFetcher({ ...config.current().fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(
-          url,
-          signal,
-        ),
-    },
+    fetcher,
     publicBase,
     config,
   });
@@ -202,19 +201,13 @@ export async function openServices(options: ServiceOptions) {
     signer: outputSigner,
     log,
   });
-  // What POST /image/verify reads: other URLs through the guarded fetcher, with the fetch.* settings in force.
+  // What POST /image/verify reads: other URLs through the guarded fetcher.
   const verifySource = createVerifySource({
     store,
     images: blobs.images,
     videos: blobs.videos,
     publicBase,
-    fetcher: {
-      fetch: (url, signal) =>
-        createSafeFetcher({ ...config.current().fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(
-          url,
-          signal,
-        ),
-    },
+    fetcher,
   });
   const destinations = createDestinationService({
     store,
@@ -294,17 +287,6 @@ export async function openServices(options: ServiceOptions) {
     log,
     removed: metrics.countRetention,
   });
-  /** Unfinished erasures, then retention: each failure logged, and tried again by the next sweep. */
-  const housekeeping = async () => {
-    await accountErase
-      .resumeAll()
-      .catch((err: Error) =>
-        log(`erase: an unfinished erase is not finished yet (${err.message}); the next sweep tries again`),
-      );
-    await retention
-      .sweep()
-      .catch((err: Error) => log(`retention: the sweep stopped (${err.message}); the next sweep tries again`));
-  };
   const operator = createOperatorService({
     store,
     accounts,
@@ -345,48 +327,19 @@ export async function openServices(options: ServiceOptions) {
     sessionTtlMs: () => parseDuration(config.current().console.sessionTtl) ?? 12 * 3_600_000,
     keepExpiredMs: () => retentionMs(config.current().retention.consoleSessions),
   });
-  /** Told of each journaled webhook attempt: its outcome line and its metrics. */
-  const observeWebhookAttempt = (outcome: AttemptOutcome) => {
-    metrics.observeWebhookAttempt(outcome);
-    logDeliveryOutcome(store, logger, outcome);
-  };
-  /** What a working process runs besides tasks; the engine's intake places each (here, or in one process of the fleet). */
-  const singletonDuties: SingletonDuties = {
-    async recover() {
-      // Each settlement records its event as it happens; this finds those a crash left out.
-      const recovered = await outbox.recoverMissing();
-      if (recovered) log(`webhooks: recorded ${recovered} event(s) missing after a crash`);
-      // An erase a crash interrupted is finished before this process serves or works (its account takes no request meanwhile).
-      await accountErase
-        .resumeAll()
-        .catch((err: Error) =>
-          log(`erase: an unfinished erase is not finished yet (${err.message}); the next sweep tries again`),
-        );
+  const singletonDuties = createSingletonDuties({
+    outbox,
+    accountErase,
+    retention,
+    events,
+    config,
+    clock,
+    log,
+    onAttempt: (outcome) => {
+      metrics.observeWebhookAttempt(outcome);
+      logDeliveryOutcome(store, logger, outcome);
     },
-    housekeeping,
-    dispatcher() {
-      const dispatcher = createWebhookDispatcher({
-        outbox,
-        events,
-        config,
-        log,
-        onAttempt: observeWebhookAttempt,
-        send: (delivery, message) => {
-          const { timeoutMs, allowPrivateAddresses } = config.current().webhooks;
-          return deliverWebhook({ url: delivery.url, secret: message.secret }, message, {
-            timeoutMs,
-            allowPrivateAddresses,
-            now: () => clock.now(),
-          });
-        },
-      });
-      // A send in flight needs no longer than its own timeout.
-      return {
-        start: dispatcher.start,
-        close: (graceMs) => dispatcher.close(Math.min(graceMs, config.current().webhooks.timeoutMs)),
-      };
-    },
-  };
+  });
 
   logTaskLifecycle(events, logger);
   // A reload applies the log level at once (the format is read at start).
