@@ -133,7 +133,7 @@ async function benchServer(dataDir: string): Promise<void> {
   // Restarted on what was written, as a server holding 10,000 images starts: the store snapshotted and loaded, nothing left to write while measured.
   await seeding.close();
   const server = await open();
-  const link = await runAdminOp(server.services, 'console.link', { account: 'bench' });
+  const link = await runAdminOp(server.services.admin, 'console.link', { account: 'bench' });
   const deep = ids[Math.floor(IMAGES / 2)];
   const info = {
     url: server.url,

@@ -79,7 +79,7 @@ function pendingTask(n: number, accountId: string): TaskRecord {
 async function seed(count: number, hookUrl?: string) {
   const dataDir = await mkdtemp(join(tmpdir(), 'imgtask-bench-'));
   const config = benchConfig();
-  const services = await openServices({ dataDir, config });
+  const services = (await openServices({ dataDir, config })).internals;
   const account = await services.accounts.create('bench', 1_000_000 * 1_000_000);
   if (hookUrl) await services.webhooks.create(account.id, { url: hookUrl });
   const { tasks } = services.store;
@@ -112,7 +112,7 @@ async function seed(count: number, hookUrl?: string) {
 /** One delivery round, in its own process: recovery of the backlog, its drain, then the anchor. */
 async function deliverRound(hookUrl: string) {
   const { dataDir, config } = await seed(EVENTS, hookUrl);
-  const services = await openServices({ dataDir, config });
+  const services = (await openServices({ dataDir, config })).internals;
   const r0 = performance.now();
   await services.outbox.recoverMissing();
   const recoverMs = performance.now() - r0;
@@ -233,7 +233,7 @@ async function bareLoop(url: string, secret: string, body: string, count: number
 
 async function recoverRound() {
   const { dataDir, config } = await seed(RECOVER);
-  const services = await openServices({ dataDir, config });
+  const services = (await openServices({ dataDir, config })).internals;
   const t0 = performance.now();
   const recovered = await services.outbox.recoverMissing();
   const ms = performance.now() - t0;

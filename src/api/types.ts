@@ -5,7 +5,6 @@ import type { AccountEvents } from '../engine/account-events.js';
 import type { TaskTypeRegistry } from '../engine/task-registry.js';
 import type { TaskService } from '../engine/task-service.js';
 import type { TaskStreams } from '../engine/task-stream.js';
-import type { AccountService } from '../services/accounts.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import type { AuthService, Principal } from '../services/auth.js';
 import type { DataRemoval } from '../services/data-removal.js';
@@ -22,7 +21,6 @@ import type { WebhookService } from '../services/webhooks/webhook-service.js';
 export interface ApiDeps {
   /** The config in force: read `current()` when a setting is used, so a reload applies at once. */
   config: ConfigSource;
-  accounts: AccountService;
   apiKeys: ApiKeyService;
   auth: AuthService;
   tasks: TaskService;

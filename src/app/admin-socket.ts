@@ -4,15 +4,19 @@ import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { MalformedJsonError, parseRequestJson } from '../api/json-depth.js';
 import { AppError, isAppError } from '../domain/errors.js';
+import type { AdminDeps } from './admin/deps.js';
 import { isAdminOp, runAdminOp } from './admin/ops.js';
-import type { Services } from './services.js';
 
 /**
  * The running server's local admin endpoint: HTTP over a Unix socket in the data dir,
  * mode 0600 inside a 0700 folder, so only the operator's user can reach it. CLI admin
  * commands use it while `serve` holds the store's lock.
  */
-export async function listenAdminSocket(services: Services, path: string): Promise<{ close(): Promise<void> }> {
+export async function listenAdminSocket(
+  services: AdminDeps,
+  path: string,
+  log: (message: string) => void,
+): Promise<{ close(): Promise<void> }> {
   const app = new Hono();
   app.post('/admin/:op', async (c) => {
     const op = c.req.param('op');
@@ -32,7 +36,7 @@ export async function listenAdminSocket(services: Services, path: string): Promi
   app.onError((err, c) => {
     // The operator's own channel: codes the API answers without a message (docs/api/errors.md) keep it here.
     if (isAppError(err)) return c.json({ ...err.toBody(), message: err.message }, err.status as 400);
-    services.log(`admin: ${err.stack ?? err.message}`);
+    log(`admin: ${err.stack ?? err.message}`);
     return c.json({ code: 'INTERNAL_SERVER_ERROR', message: err.message }, 500);
   });
   await unlink(path).catch(() => undefined); // left by a crashed server; we hold the lock now

@@ -41,8 +41,8 @@ export async function runOnDataDir<Name extends AdminOpName>(
     config: loadConfig({ file: configFile, keepBrokenWorkflows: op === 'doctor' }),
   });
   try {
-    return await runAdminOp(services, op, args);
+    return await runAdminOp(services.admin, op, args);
   } finally {
-    await services.close();
+    await services.lifecycle.close();
   }
 }

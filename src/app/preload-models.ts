@@ -55,3 +55,42 @@ export function startModelPreload(
     loading: () => [...waiting],
   };
 }
+
+/** The server's model preload: asked once it listens, and what GET /ready waits for. */
+export interface ModelPreload {
+  /**
+   * Starts loading the models of the providers in force in the background, unless `enabled()` says
+   * no. A process that runs no item (`serve --no-work`) needs no model: `needed` false marks the
+   * preload as asked without loading, so GET /ready does not wait for models it never loads.
+   */
+  preload(needed?: boolean): void;
+  /** Whether the server has asked for the preload yet (whether it then ran or was off). */
+  asked(): boolean;
+  /** The models still loading. */
+  loading(): string[];
+  /** Keeps the next loads from starting. */
+  stop(): void;
+}
+
+/**
+ * `enabled` is false when providers are injected (tests' fakes decide which models run, and a real
+ * one there loads on first use) or `embedded.preload` is off.
+ */
+export function createModelPreload(deps: {
+  providers: () => ProviderSet;
+  enabled: () => boolean;
+  log: (message: string) => void;
+}): ModelPreload {
+  let running: ReturnType<typeof startModelPreload> | undefined;
+  let asked = false;
+  return {
+    preload(needed = true) {
+      asked = true;
+      if (!needed || !deps.enabled()) return;
+      running ??= startModelPreload(deps.providers(), deps.log);
+    },
+    asked: () => asked,
+    loading: () => running?.loading() ?? [],
+    stop: () => running?.stop(),
+  };
+}

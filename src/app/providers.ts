@@ -5,9 +5,9 @@ import { bundledFfmpegPath } from '../media/video.js';
 import { providerRequest } from '../net/provider-http.js';
 import { createSafeFetcher } from '../net/safe-fetch.js';
 import { limitCalls, limitGenerator } from '../providers/capacity.js';
-import { createBasicAltWriter } from '../providers/embedded/alt/describer.js';
+import { createBasicAltWriter, type ImageTraits } from '../providers/embedded/alt/describer.js';
 import { createEmbeddedBackgroundRemover } from '../providers/embedded/background/remover.js';
-import { createEmbeddedNsfwRater } from '../providers/embedded/nsfw/rater.js';
+import { createEmbeddedNsfwRater, type NsfwPrediction } from '../providers/embedded/nsfw/rater.js';
 import { createPlaceholderGenerator } from '../providers/embedded/placeholder.js';
 import { createPlaceholderVideoGenerator } from '../providers/embedded/placeholder-video.js';
 import { createRulePromptEnhancer } from '../providers/embedded/prompt-rules.js';
@@ -18,7 +18,16 @@ import { createWorkflowCheck } from '../providers/remote/comfyui/workflow-check.
 import { createOpenAiChat } from '../providers/remote/openai-chat.js';
 import { createOpenAiImages } from '../providers/remote/openai-images.js';
 import { createOpenAiVideo } from '../providers/remote/openai-video.js';
-import type { ImageGenerator, ProviderSet, VideoGenerator } from '../providers/types.js';
+import type {
+  AltTextWriter,
+  BackgroundRemover,
+  ImageGenerator,
+  ImageRater,
+  ProviderSet,
+  SourceImage,
+  TextReader,
+  VideoGenerator,
+} from '../providers/types.js';
 import { workflowsServedBy } from './comfy-workflows-served.js';
 
 type KeyedProvider = { apiKey?: string; apiKeyEnv?: string; apiKeySecret?: string };
@@ -54,11 +63,35 @@ export function comfyHeaders(provider: ComfyProvider, secrets: SecretValues): Re
   return headers;
 }
 
+/** The embedded models of the process, created once and kept across reloads. */
+export interface EmbeddedRuntime {
+  /** The embedded NSFW rater (created on first use). */
+  nsfw: () => ImageRater & {
+    predict(data: Buffer): Promise<{ predictions: NsfwPrediction[]; backend: string }>;
+    warmUp(): Promise<void>;
+    close(): Promise<void>;
+  };
+  /** The embedded background remover (created on first use). */
+  background: () => BackgroundRemover & {
+    warmUp(): Promise<void>;
+    close(): Promise<void>;
+  };
+  /** The embedded alt text writer and OCR (created on first use). */
+  alt: () => AltTextWriter &
+    TextReader & {
+      traits(image: SourceImage): Promise<ImageTraits>;
+      warmUp(): Promise<void>;
+      close(): Promise<void>;
+    };
+  /** Closes the models created (their worker threads). */
+  close(): Promise<void>;
+}
+
 /**
  * The embedded models, created once per process (they load lazily, in worker threads) and
  * kept across config reloads; closed when the server stops.
  */
-export function createEmbeddedRuntime(config: Pick<ConfigSource, 'current'>) {
+export function createEmbeddedRuntime(config: Pick<ConfigSource, 'current'>): EmbeddedRuntime {
   let nsfw: ReturnType<typeof createEmbeddedNsfwRater> | undefined;
   let background: ReturnType<typeof createEmbeddedBackgroundRemover> | undefined;
   let alt: ReturnType<typeof createBasicAltWriter> | undefined;
@@ -85,7 +118,6 @@ export function createEmbeddedRuntime(config: Pick<ConfigSource, 'current'>) {
     },
   };
 }
-export type EmbeddedRuntime = ReturnType<typeof createEmbeddedRuntime>;
 
 /** The ffmpeg that encodes videos: the configured one, else the one shipped in the npm package. */
 export const ffmpegPathOf = (config: Config): string => config.video.ffmpegPath ?? bundledFfmpegPath();

@@ -6,10 +6,9 @@ import { createApi } from '../api/app.js';
 import type { ApiDeps, ApiEnv } from '../api/types.js';
 import type { ConfigFlags } from '../config/load.js';
 import { mountConsole } from '../console/mount.js';
-import { runAdminOp } from './admin/ops.js';
 import { listenAdminSocket } from './admin-socket.js';
 import { watchConfig } from './config-watch.js';
-import { openServices, type ServiceOptions, type Services } from './services.js';
+import { openServices, type ServiceInternals, type ServiceOptions } from './services.js';
 
 export interface ServerOptions extends ServiceOptions {
   /** The config file to watch and reload live (with the flags it was loaded with). */
@@ -36,7 +35,10 @@ export function roleProblem(role: ServerRole, driver: string): string | null {
 export interface RunningServer {
   url: string;
   port: number;
-  services: Services;
+  /** Every part of the opened services, for tests and benchmarks; the API and the console get their facades. */
+  services: ServiceInternals;
+  /** Whether this start made the data dir (or, on PostgreSQL, found no account yet). */
+  firstStart: boolean;
   /** The HTTP API as mounted (tests read its route table). */
   api: Hono<ApiEnv>;
   /** Stops accepting, lets running items finish within the grace, closes the store (flushes the journal). */
@@ -59,7 +61,8 @@ export interface LeftPending {
 const urlHost = (host: string): string => (host.includes(':') ? `[${host}]` : host);
 
 export interface RunningWorker {
-  services: Services;
+  /** Every part of the opened services, for tests and benchmarks. */
+  services: ServiceInternals;
   /** This process's id in task leases. */
   workerId: string;
   /** Stops claiming, lets running items finish within the grace, gives its leases back, closes the store. */
@@ -79,16 +82,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     url: started.url!,
     port: started.port!,
     services: started.services,
+    firstStart: started.firstStart,
     api: started.api!,
     close: started.close,
   };
-}
-
-/** The pending tasks and their unfinished items, as the store holds them now. */
-async function leftPending(store: Services['store'], fleet: boolean): Promise<LeftPending> {
-  const tasks = await store.tasks.listPending();
-  const items = tasks.reduce((sum, task) => sum + task.items.filter((item) => item.status === 'pending').length, 0);
-  return { tasks: tasks.length, items, fleet };
 }
 
 async function startProcess(options: ServerOptions) {
@@ -96,7 +93,8 @@ async function startProcess(options: ServerOptions) {
   const problem = roleProblem(role, options.config.store.driver);
   if (problem) throw new Error(problem);
   const services = await openServices(options);
-  const { config, engine } = services;
+  const { lifecycle } = services;
+  const { config } = lifecycle;
   const working = role !== 'api';
   let http: ServerType | undefined;
   let admin: { close(): Promise<void> } | undefined;
@@ -104,13 +102,13 @@ async function startProcess(options: ServerOptions) {
   try {
     // The engine's intake decides what runs here: the file store's one process takes every task
     // and dispatches; on a shared database the processes claim tasks, one of them dispatches.
-    await engine.start(working ? services.singletonDuties : null);
+    await lifecycle.start(working);
     let api: Hono<ApiEnv> | undefined;
     let url: string | undefined;
     let port: number | undefined;
     if (role !== 'work') {
-      api = createApi(services, (app, deps) => {
-        mountConsole(app, { ...services, doctor: () => runAdminOp(services, 'doctor', { inventory: false }) });
+      api = createApi(services.api, (app, deps) => {
+        mountConsole(app, services.console);
         options.extendApi?.(app, deps);
       });
       const { host, port: wanted, requestTimeout } = config.current().server;
@@ -121,32 +119,33 @@ async function startProcess(options: ServerOptions) {
         http = serve({ fetch: api!.fetch, hostname: host, port: wanted, serverOptions }, (info) => resolve(info));
         http.once('error', reject);
       });
-      admin = await listenAdminSocket(services, services.layout.adminSocket);
+      admin = await listenAdminSocket(services.admin, lifecycle.adminSocket, lifecycle.log);
       url = `http://${urlHost(host)}:${address.port}`;
       port = address.port;
-      services.setServerUrl(url);
+      lifecycle.setServerUrl(url);
     }
     if (options.configFile) {
       configWatch = await watchConfig({
         file: options.configFile.path,
         flags: options.configFile.flags,
-        apply: (next) => services.reload(next),
-        log: services.log,
-        workflows: services.config.current().workflows,
+        apply: (next) => lifecycle.reload(next),
+        log: lifecycle.log,
+        workflows: config.current().workflows,
       });
     }
-    services.preloadModels(working); // in the background: start-up does not wait for it; an API-only process loads none
+    lifecycle.preloadModels(working); // in the background: start-up does not wait for it; an API-only process loads none
     let closing: Promise<LeftPending | null> | undefined;
     return {
       url,
       port,
-      services,
+      services: services.internals,
+      firstStart: lifecycle.firstStart,
       api,
-      workerId: engine.workerId(),
+      workerId: lifecycle.workerId(),
       close: () =>
         (closing ??= (async () => {
           // Open live status streams end now (their clients reconnect with Last-Event-ID); each would hold its connection, and the close, open.
-          services.taskStreams.close();
+          lifecycle.closeStreams();
           await configWatch?.close();
           const httpClosed = http ? new Promise<void>((resolve) => http!.close(() => resolve())) : Promise.resolve();
           // close() drops the connections idle now; one still answering (an image stream whose
@@ -158,20 +157,25 @@ async function startProcess(options: ServerOptions) {
               : undefined;
           void httpClosed.then(() => clearInterval(dropIdle));
           // A process with a worker id takes its tasks by lease, beside others (the shared intake).
-          const fleet = engine.workerId() !== undefined;
-          await engine.close(config.current().work.shutdownGraceMs);
-          const left = working ? await leftPending(services.store, fleet).catch(() => null) : null;
+          const fleet = lifecycle.workerId() !== undefined;
+          await lifecycle.stopWork(config.current().work.shutdownGraceMs);
+          const left = working
+            ? await lifecycle.pendingWork().then(
+                (pending) => ({ ...pending, fleet }),
+                () => null,
+              )
+            : null;
           await httpClosed;
           await admin?.close();
-          await services.close();
+          await lifecycle.close();
           return left;
         })()),
     };
   } catch (err) {
     http?.close();
     await admin?.close();
-    await engine.close(0);
-    await services.close();
+    await lifecycle.stopWork(0);
+    await lifecycle.close();
     throw err;
   }
 }

@@ -1,12 +1,11 @@
-import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
+import type { ApiDeps } from '../api/types.js';
 import type { Config } from '../config/schema.js';
-import { type ConfigSource, createConfigSource } from '../config/source.js';
+import { createConfigSource } from '../config/source.js';
+import type { ConsoleDeps } from '../console/deps.js';
 import { isUnderAllowedRoot } from '../destinations/local-folder.js';
 import { retentionMs } from '../domain/retention.js';
 import { parseDuration } from '../domain/time.js';
 import { createEngine } from '../engine/engine.js';
-import type { SingletonDuties } from '../engine/intake/intake.js';
 import { type AnyTaskType, TaskTypeRegistry } from '../engine/task-registry.js';
 import { taskEventEnvelope, toProgressView } from '../engine/task-views.js';
 import type { C2paLoad } from '../media/c2pa.js';
@@ -19,11 +18,12 @@ import { createAuthService } from '../services/auth.js';
 import { createConsoleSessionService } from '../services/console-sessions.js';
 import { createDataRemoval, removeStoredFiles } from '../services/data-removal.js';
 import { createDestinationService } from '../services/destinations.js';
+import { checkLedger } from '../services/doctor.js';
 import { EventBus } from '../services/events.js';
 import { createIdempotencyService } from '../services/idempotency.js';
 import { createImageLibrary } from '../services/images.js';
 import { createOperatorService } from '../services/operator.js';
-import { type Clock, systemClock } from '../services/ports.js';
+import { type Clock, systemClock, type UrlFetcher } from '../services/ports.js';
 import { createRetention } from '../services/retention.js';
 import { createSecretService } from '../services/secrets.js';
 import { createSpaceGuard } from '../services/space-guard.js';
@@ -39,26 +39,26 @@ import { createFreeSpaceWatch } from '../store/free-space.js';
 import { removeTempFiles } from '../store/temp-files.js';
 import { createTaskTypes } from '../task-types/index.js';
 import { createBillingAlerts } from '../webhooks/billing-alerts.js';
-import { deliverWebhook } from '../webhooks/deliver.js';
-import { type AttemptOutcome, createWebhookDispatcher } from '../webhooks/dispatcher.js';
 import { createOutbox } from '../webhooks/outbox.js';
 import { newWebhookSecret } from '../webhooks/sign.js';
 import { webhookTargetRefusal } from '../webhooks/target-check.js';
+import type { AdminDeps } from './admin/deps.js';
+import { runAdminOp } from './admin/ops.js';
 import { openBlobStores } from './blob-storage.js';
 import { prepareDataDir } from './data-dir.js';
 import { quietLibraryNotices } from './library-notices.js';
+import type { Lifecycle } from './lifecycle.js';
 import { type Logger, messageLog, silentLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { openOutputSigner } from './output-signer.js';
-import { startModelPreload } from './preload-models.js';
-import { buildProviderSet, createEmbeddedRuntime, ffmpegPathOf, secretNames } from './providers.js';
+import { createModelPreload } from './preload-models.js';
+import { createEmbeddedRuntime, ffmpegPathOf } from './providers.js';
+import { createReadiness } from './readiness.js';
+import { createConfigReload, providerBuilder } from './reload.js';
+import { createSingletonDuties } from './singleton-duties.js';
 import { createDriverFactory } from './storage-drivers.js';
 import { openStore } from './store-backend.js';
 import { logDeliveryOutcome, logTaskLifecycle } from './task-log.js';
-
-/** Config keys a running process cannot change: they need a restart. */
-/** Read at start only: the signer's keys and settings are built once (docs/provenance.md). */
-export const RESTART_KEYS = ['server', 'store', 'provenance'] as const;
 
 export interface ServiceOptions {
   dataDir: string;
@@ -121,21 +121,15 @@ export async function openServices(options: ServiceOptions) {
 
   const secrets = createSecretService(store, secretsKey, clock);
   const embedded = createEmbeddedRuntime(config);
-  /** Builds the providers for a config, decrypting the secrets their keys live in. */
-  const providersFor = async (next: Config) => {
-    const values = new Map<string, string>();
-    for (const name of secretNames(next)) {
-      const value = await secrets.get(name);
-      if (value === undefined)
-        log(`providers: no secret "${name}" (imgtask secrets set ${name}); its provider runs without a key`);
-      else values.set(name, value);
-    }
+  const providersFor = providerBuilder({
+    secret: (name) => secrets.get(name),
+    embedded,
+    injected: options.providers,
+    log,
     // A provider's own reports (a ComfyUI server down, then back) at their level; plain messages when the caller takes those.
-    return buildProviderSet(next, embedded, values, options.providers, (level, message) =>
-      options.log ? options.log(message) : logger[level]({ component: 'comfyui' }, message),
-    );
-  };
-  let providers = await orClose(providersFor(options.config));
+    report: (level, message) => (options.log ? options.log(message) : logger[level]({ component: 'comfyui' }, message)),
+  });
+  const configReload = createConfigReload(config, providersFor, await orClose(providersFor(options.config)));
 
   // images.storage: the data dir's folders, or one S3-compatible bucket shared by every process (read at start).
   const blobs = await orClose(
@@ -175,19 +169,20 @@ export async function openServices(options: ServiceOptions) {
       load: options.loadC2pa,
     }),
   );
+  // Other URLs through the SSRF guard, built per call from the fetch.* settings in force, so a reload applies to the next fetch.
+  const fetcher: UrlFetcher = {
+    fetch: (url, signal) =>
+      createSafeFetcher({ ...config.current().fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(
+        url,
+        signal,
+      ),
+  };
   const images = createImageLibrary({
     signer: outputSigner,
     log,
     space,
     blobs: blobs.images,
-    // Built per call from the config in force, so a reload applies to the next fetch.
-    fetcher: {
-      fetch: (url, signal) =>
-        createSafeFetcher({ ...config.current().fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(
-          url,
-          signal,
-        ),
-    },
+    fetcher,
     publicBase,
     config,
   });
@@ -206,19 +201,13 @@ export async function openServices(options: ServiceOptions) {
     signer: outputSigner,
     log,
   });
-  // What POST /image/verify reads: other URLs through the guarded fetcher, with the fetch.* settings in force.
+  // What POST /image/verify reads: other URLs through the guarded fetcher.
   const verifySource = createVerifySource({
     store,
     images: blobs.images,
     videos: blobs.videos,
     publicBase,
-    fetcher: {
-      fetch: (url, signal) =>
-        createSafeFetcher({ ...config.current().fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(
-          url,
-          signal,
-        ),
-    },
+    fetcher,
   });
   const destinations = createDestinationService({
     store,
@@ -232,7 +221,7 @@ export async function openServices(options: ServiceOptions) {
   const registry = new TaskTypeRegistry();
   const builtIn = createTaskTypes({
     config,
-    providers: () => providers,
+    providers: configReload.providers,
     images,
     videos,
     destinations,
@@ -300,17 +289,6 @@ export async function openServices(options: ServiceOptions) {
     log,
     removed: metrics.countRetention,
   });
-  /** Unfinished erasures, then retention: each failure logged, and tried again by the next sweep. */
-  const housekeeping = async () => {
-    await accountErase
-      .resumeAll()
-      .catch((err: Error) =>
-        log(`erase: an unfinished erase is not finished yet (${err.message}); the next sweep tries again`),
-      );
-    await retention
-      .sweep()
-      .catch((err: Error) => log(`retention: the sweep stopped (${err.message}); the next sweep tries again`));
-  };
   const operator = createOperatorService({
     store,
     accounts,
@@ -351,48 +329,19 @@ export async function openServices(options: ServiceOptions) {
     sessionTtlMs: () => parseDuration(config.current().console.sessionTtl) ?? 12 * 3_600_000,
     keepExpiredMs: () => retentionMs(config.current().retention.consoleSessions),
   });
-  /** Told of each journaled webhook attempt: its outcome line and its metrics. */
-  const observeWebhookAttempt = (outcome: AttemptOutcome) => {
-    metrics.observeWebhookAttempt(outcome);
-    logDeliveryOutcome(store, logger, outcome);
-  };
-  /** What a working process runs besides tasks; the engine's intake places each (here, or in one process of the fleet). */
-  const singletonDuties: SingletonDuties = {
-    async recover() {
-      // Each settlement records its event as it happens; this finds those a crash left out.
-      const recovered = await outbox.recoverMissing();
-      if (recovered) log(`webhooks: recorded ${recovered} event(s) missing after a crash`);
-      // An erase a crash interrupted is finished before this process serves or works (its account takes no request meanwhile).
-      await accountErase
-        .resumeAll()
-        .catch((err: Error) =>
-          log(`erase: an unfinished erase is not finished yet (${err.message}); the next sweep tries again`),
-        );
+  const singletonDuties = createSingletonDuties({
+    outbox,
+    accountErase,
+    retention,
+    events,
+    config,
+    clock,
+    log,
+    onAttempt: (outcome) => {
+      metrics.observeWebhookAttempt(outcome);
+      logDeliveryOutcome(store, logger, outcome);
     },
-    housekeeping,
-    dispatcher() {
-      const dispatcher = createWebhookDispatcher({
-        outbox,
-        events,
-        config,
-        log,
-        onAttempt: observeWebhookAttempt,
-        send: (delivery, message) => {
-          const { timeoutMs, allowPrivateAddresses } = config.current().webhooks;
-          return deliverWebhook({ url: delivery.url, secret: message.secret }, message, {
-            timeoutMs,
-            allowPrivateAddresses,
-            now: () => clock.now(),
-          });
-        },
-      });
-      // A send in flight needs no longer than its own timeout.
-      return {
-        start: dispatcher.start,
-        close: (graceMs) => dispatcher.close(Math.min(graceMs, config.current().webhooks.timeoutMs)),
-      };
-    },
-  };
+  });
 
   logTaskLifecycle(events, logger);
   // A reload applies the log level at once (the format is read at start).
@@ -402,85 +351,34 @@ export async function openServices(options: ServiceOptions) {
     });
   }
 
-  let preload: { stop(): void; loading(): string[] } | undefined;
-  /** Set once the server has asked for the preload (whether it then runs or is off). */
-  let preloadAsked = false;
-  /** What keeps the service from being ready (GET /ready): a store that refuses writes, models still loading. */
-  const notReady = async (): Promise<string[]> => {
-    const out: string[] = [];
-    const failure = store.writeFailure();
-    if (failure) out.push(`store: ${failure}`);
-    else if (fileStore)
-      await access(layout.store, constants.W_OK).catch((err: NodeJS.ErrnoException) =>
-        out.push(`store: its folder is not writable (${err.code ?? err.message})`),
-      );
-    out.push(...(await space.problems().catch((err: Error) => [`storage: free space unknown (${err.message})`])));
-    if (!preloadAsked) out.push('models: not loading yet');
-    else if (preload && preload.loading().length > 0)
-      out.push(`models: still loading (${preload.loading().join(', ')})`);
-    return out;
-  };
+  // Not when providers are injected: tests' fakes decide which models run, and a real one there loads on first use.
+  const models = createModelPreload({
+    providers: configReload.providers,
+    enabled: () => !options.providers && config.current().embedded.preload,
+    log,
+  });
+  const notReady = createReadiness({ store, storeDir: fileStore ? layout.store : null, space, models });
 
-  return {
-    /**
-     * Starts loading the models of the providers in force in the background (the server calls
-     * it once it listens), unless `embedded.preload` is off. Not when providers are injected:
-     * tests' fakes decide which models run, and a real one there loads on first use, as before.
-     * A process that runs no item (`serve --no-work`) needs no model: `needed` false marks the
-     * preload as asked without loading, so GET /ready does not wait for models it never loads.
-     */
-    preloadModels(needed = true) {
-      preloadAsked = true;
-      if (!needed || options.providers || !config.current().embedded.preload) return;
-      preload ??= startModelPreload(providers, log);
-    },
-    /** The config in force; `reload` replaces it. */
-    config: config as ConfigSource,
-    /**
-     * Makes `next` the config in force, except `server`, `store` and `provenance`, which a running process
-     * cannot change: those keep their values and are answered as deferred to the next start.
-     * Providers are rebuilt first, so no request sees the new config with the old providers.
-     */
-    async reload(next: Config): Promise<{ deferred: string[] }> {
-      const current = config.current();
-      const deferred: string[] = RESTART_KEYS.filter(
-        (key) => JSON.stringify(next[key]) !== JSON.stringify(current[key]),
-      );
-      // Where images live is chosen at start too (the blob stores are built once).
-      const { storage, s3 } = current.images;
-      if (JSON.stringify({ storage: next.images.storage, s3: next.images.s3 }) !== JSON.stringify({ storage, s3 }))
-        deferred.push('images.storage');
-      const applied: Config = {
-        ...next,
-        server: current.server,
-        store: current.store,
-        provenance: current.provenance,
-        images: { ...next.images, storage, s3 },
-      };
-      providers = await providersFor(applied);
-      await config.set(applied);
-      return { deferred };
-    },
-    /** Rebuilds the providers, after a secret they use changed. */
-    async refreshProviders() {
-      providers = await providersFor(config.current());
-    },
-    secrets,
-    /** The address the server listens on, for service URLs when publicUrl is not set. */
-    setServerUrl(url: string) {
-      serverUrl = url;
-    },
-    publicBase,
+  const api: ApiDeps = {
+    config,
+    apiKeys,
+    auth,
+    tasks: engine.tasks,
+    registry,
     images,
     uploads,
+    dataRemoval,
     videos,
-    verifySource,
-    /** Signs stored outputs and reads credentials (POST /image/verify); its status is /ready's and doctor's. */
+    webhooks,
+    outbox,
+    destinations,
+    idempotency,
+    taskStreams: engine.streams,
+    accountEvents: engine.accountEvents,
+    usage,
     outputSigner,
-    clock,
+    verifySource,
     log,
-    logger,
-    /** The access log, the metrics and readiness, as the API sees them. */
     ops: {
       accessLog: logger,
       observeRequest: metrics.observeRequest,
@@ -494,50 +392,120 @@ export async function openServices(options: ServiceOptions) {
       pausedLanes: async () =>
         (await store.lanePauses.list()).map((pause) => ({ lane: pause.id, pausedAt: pause.pausedAt })),
     },
-    /** What a working process runs besides tasks (the engine's `start` takes it). */
-    singletonDuties,
-    layout,
-    firstStart,
-    store,
-    /** Free space against store.minFreeBytes: refuses creates and uploads below it; reported by /ready and doctor. */
-    space,
-    registry,
-    events,
+  };
+  const admin: AdminDeps = {
+    config,
+    clock,
+    publicBase,
     accounts,
     apiKeys,
     tokens,
-    auth,
-    engine,
-    settlement: engine.settlement,
-    lanes: engine.lanes,
-    tasks: engine.tasks,
+    consoleSessions,
     webhooks,
     outbox,
-    dataRemoval,
+    destinations,
+    usage,
+    operator,
+    secrets,
+    refreshProviders: configReload.refreshProviders,
+    engine,
+    tasks: engine.tasks,
     accountErase,
     retention,
-    /** Unfinished erasures, then retention (what the sweep runs after expiring tasks; imgtask sweep too). */
-    housekeeping,
-    destinations,
-    idempotency,
-    operator,
-    taskStreams: engine.streams,
-    accountEvents: engine.accountEvents,
-    usage,
+    checkLedger: () => checkLedger(store),
+    space,
     storageInventory,
+    outputSigner,
+  };
+  const consoleDeps: ConsoleDeps = {
+    ...api,
+    accounts,
     consoleSessions,
-    billingAlerts,
-    close: async () => {
-      engine.streams.close();
-      outbox.close();
-      billingAlerts.close();
-      preload?.stop(); // then closing the models lets a load under way finish (embedded/thread-client.ts)
-      engine.lanes.stop();
-      await embedded.close();
-      blobs.close();
-      await store.close();
+    tokens,
+    clock,
+    operator,
+    // The operator view's doctor status: the checks of `imgtask doctor`, without the storage walk.
+    doctor: () => runAdminOp(admin, 'doctor', { inventory: false }),
+    accountErase,
+    engine,
+  };
+  const close = async () => {
+    engine.streams.close();
+    outbox.close();
+    billingAlerts.close();
+    models.stop(); // then closing the models lets a load under way finish (embedded/thread-client.ts)
+    engine.lanes.stop();
+    await embedded.close();
+    blobs.close();
+    await store.close();
+  };
+  const lifecycle: Lifecycle = {
+    config,
+    log,
+    adminSocket: layout.adminSocket,
+    firstStart,
+    start: (working) => engine.start(working ? singletonDuties : null),
+    workerId: () => engine.workerId(),
+    stopWork: (graceMs) => engine.close(graceMs),
+    closeStreams: () => engine.streams.close(),
+    async pendingWork() {
+      const tasks = await store.tasks.listPending();
+      const items = tasks.reduce((sum, task) => sum + task.items.filter((item) => item.status === 'pending').length, 0);
+      return { tasks: tasks.length, items };
+    },
+    reload: configReload.reload,
+    notReady,
+    preloadModels: models.preload,
+    setServerUrl(url) {
+      serverUrl = url;
+    },
+    close,
+  };
+  return {
+    api,
+    console: consoleDeps,
+    admin,
+    lifecycle,
+    /**
+     * Every part, for tests, benchmarks and the store dump to reach into; never handed to an adapter
+     * (the API, the console and the admin operations get their facades above).
+     */
+    internals: {
+      /** The operator actions' facade (runAdminOp). */
+      admin,
+      config,
+      reload: configReload.reload,
+      preloadModels: models.preload,
+      close,
+      clock,
+      log,
+      layout,
+      store,
+      events,
+      secrets,
+      accounts,
+      apiKeys,
+      tokens,
+      engine,
+      settlement: engine.settlement,
+      lanes: engine.lanes,
+      tasks: engine.tasks,
+      taskStreams: engine.streams,
+      images,
+      videos,
+      webhooks,
+      outbox,
+      destinations,
+      dataRemoval,
+      accountErase,
+      retention,
+      operator,
+      consoleSessions,
+      billingAlerts,
     },
   };
 }
 
 export type Services = Awaited<ReturnType<typeof openServices>>;
+/** The test-facing view of the opened services (see `internals`). */
+export type ServiceInternals = Services['internals'];

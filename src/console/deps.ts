@@ -1,4 +1,5 @@
 import type { ApiDeps, ApiEnv } from '../api/types.js';
+import type { AccountService } from '../services/accounts.js';
 import type { ConsoleSession, ConsoleSessionService } from '../services/console-sessions.js';
 import type { OperatorService } from '../services/operator.js';
 import type { Clock } from '../services/ports.js';
@@ -6,6 +7,7 @@ import type { TokenService } from '../services/tokens.js';
 
 /** What the console needs: the API's services (every action goes through them, as the API's do) and its own. */
 export interface ConsoleDeps extends ApiDeps {
+  accounts: AccountService;
   consoleSessions: ConsoleSessionService;
   tokens: TokenService;
   clock: Clock;

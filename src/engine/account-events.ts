@@ -23,6 +23,14 @@ export interface AccountEventWatcher {
 /** Settled tasks remembered, so one settled here and then announced back by the fleet is handed out once. */
 const SEEN_KEPT = 1000;
 
+/** Each account's settled-task events, live: the fan-out to GET /webhook/events. */
+export interface AccountEvents {
+  /** Follows an account's events; returns the function that stops following (call it when the stream ends). */
+  follow(accountId: string, watcher: AccountEventWatcher): () => void;
+  /** Ends every stream (the process is closing: an open stream would hold its connection, and the close, open). */
+  close(): void;
+}
+
 /**
  * The fan-out of each account's settled-task events to its live streams: one subscription per
  * process to the event bus, a map from account id to its streams. Settlements made here arrive
@@ -37,7 +45,7 @@ export function createAccountEvents(deps: {
   events: EventBus;
   clock: Clock;
   log: (message: string) => void;
-}) {
+}): AccountEvents {
   const watched = new Map<string, Set<AccountEventWatcher>>();
   const seen = new Set<string>();
   let closed = false;
@@ -101,5 +109,3 @@ export function createAccountEvents(deps: {
     },
   };
 }
-
-export type AccountEvents = ReturnType<typeof createAccountEvents>;

@@ -9,6 +9,16 @@ interface Due {
   taskId: string;
 }
 
+/** Task deadlines (Cancel-After) of this process, each ending its task when it passes. */
+export interface Deadlines {
+  /** Ends task `taskId` at `deadlineAt` (an ISO time) unless it settles first. */
+  add(taskId: string, deadlineAt: string): void;
+  /** Deadlines waiting (tests). */
+  size(): number;
+  /** Stops the timer; the deadlines stay with their tasks. */
+  close(): void;
+}
+
 /**
  * Task deadlines (Cancel-After) of this process: a min-heap by time and one timer for the
  * earliest, so a deadline costs O(log n) to add and nothing per queued task on a timer list.
@@ -20,7 +30,7 @@ export function createDeadlines(options: {
   expire(taskId: string): Promise<unknown>;
   now(): number;
   log(message: string): void;
-}) {
+}): Deadlines {
   const heap: Due[] = [];
   let timer: NodeJS.Timeout | undefined;
   let armedFor = Number.POSITIVE_INFINITY;
@@ -101,5 +111,3 @@ export function createDeadlines(options: {
     },
   };
 }
-
-export type Deadlines = ReturnType<typeof createDeadlines>;

@@ -8,6 +8,21 @@ export interface LaneBacklog {
   queueDelayMs(lane: string): number;
 }
 
+/** Back-pressure on creates: a token bucket per credential, a bound on pending work and on queue delay. */
+export interface LoadLimits {
+  /** `limits.maxPendingTasks` in force. */
+  maxPendingTasks(): number;
+  /** Refuses (429) a credential past its token bucket, or the service past its pending bound. */
+  check(credentialId: string, pendingTasks: number): void;
+  /**
+   * Refuses new work when its lane's backlog would keep it waiting past
+   * `limits.maxQueueDelaySeconds` (null: no bound), with Retry-After: the seconds until the
+   * estimated wait is back under the bound. `delayMs` gives the estimate; one that throws
+   * (a task with no lane) is not refused here, so its create fails as before (ENQUEUE_FAILED).
+   */
+  checkQueueDelay(delayMs: () => number): void;
+}
+
 /**
  * Back-pressure before anything is reserved: a per-credential token bucket, a bound on
  * pending work, and a bound on how long new work would queue. Past any, 429
@@ -15,7 +30,7 @@ export interface LaneBacklog {
  * falling over. Only the queue-delay refusal carries Retry-After (ours: the interface's 429 has
  * none): it is the one with an estimate of when a retry would pass (docs/api/limits.md#billing-and-limits).
  */
-export function createLoadLimits(config: Pick<ConfigSource, 'current'>, clock: Clock) {
+export function createLoadLimits(config: Pick<ConfigSource, 'current'>, clock: Clock): LoadLimits {
   const buckets = new Map<string, { tokens: number; at: number }>();
   return {
     /** `limits.maxPendingTasks` in force. */
@@ -67,5 +82,3 @@ export function createLoadLimits(config: Pick<ConfigSource, 'current'>, clock: C
     },
   };
 }
-
-export type LoadLimits = ReturnType<typeof createLoadLimits>;

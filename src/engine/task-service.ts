@@ -60,8 +60,51 @@ const priorityOf = (request: unknown): number => {
   return typeof priority === 'number' ? priority : 0;
 };
 
+/** The request side of tasks: create, read, list, cancel, delete, and expiry. */
+export interface TaskService {
+  /** What a create of `type` with `body` would cost, without creating it. */
+  estimate(principal: Principal, type: string, body: unknown): Promise<Estimate>;
+  /** The registered type named `type`; VALIDATION_ERROR, listing the known ones, when there is none. */
+  typeNamed(type: string): AnyTaskType;
+  /**
+   * Creates a task from a body its type's schema parsed: load limits, the estimate (the
+   * type's own checks included), the queue-delay bound of its lane, then the task record and its reserve in one atomic store
+   * write, then the intake. If queueing fails the task is failed with ENQUEUE_FAILED, its
+   * reserve released, and the call answers 500.
+   */
+  create(
+    principal: Principal,
+    type: string,
+    body: unknown,
+    options: { pat: boolean; cancelAfterMs?: number },
+  ): Promise<CreatedTask>;
+  /** An account's tasks, newest first, a page at a time. */
+  list: (accountId: string, query: TaskListQuery) => Promise<{ tasks: TaskRecord[]; more: boolean }>;
+  /** Where a pending task stands beyond its recorded items (in memory: this process's runner, or relayed from the one running it). */
+  liveProgress(taskId: string): LiveProgress | undefined;
+  /** The owner's task (GET /tasks/{id}): another account's task is TASK_NOT_FOUND. */
+  getOwned(principal: Principal, id: string): Promise<TaskRecord>;
+  /** For status and result: the owner's API key, or a PAT minted for this very task. */
+  getReadable(principal: Principal, id: string): Promise<TaskRecord>;
+  /**
+   * Cancels the owner's pending task (POST /tasks/{id}/cancel), through the one settlement;
+   * another account's task is TASK_NOT_FOUND, a settled one (or one settling first) TASK_NOT_PENDING.
+   */
+  cancel(principal: Principal, id: string): Promise<TaskRecord>;
+  /** Fails every task pending 24 h after its last update with TASK_EXPIRED (reserve released). */
+  sweep(): Promise<string[]>;
+  /**
+   * Ends the pending tasks whose deadline (Cancel-After) has passed, as their own process's timer
+   * would (TASK_EXPIRED), at most `limit` at a time: the deadlines of tasks whose process went
+   * away are kept here (a fleet's poll, under a lock: intake/shared.ts). Answers those it ended.
+   */
+  expireDue(limit?: number): Promise<string[]>;
+  /** Resolves with the task once settled, or as it stands after `timeoutMs`. */
+  waitForSettled(id: string, timeoutMs: number): Promise<TaskRecord>;
+}
+
 /** The request side of tasks: estimate, create, read, list, sweep and waiting for a settlement. */
-export function createTaskService(deps: TaskServiceDeps) {
+export function createTaskService(deps: TaskServiceDeps): TaskService {
   const { store, registry, settlement, intake, clock, events } = deps;
   const pendingTasks = createPendingGauge(
     () => store.tasks.countPending(),
@@ -279,5 +322,3 @@ export function createTaskService(deps: TaskServiceDeps) {
     },
   };
 }
-
-export type TaskService = ReturnType<typeof createTaskService>;

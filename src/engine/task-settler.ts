@@ -30,12 +30,56 @@ const EXPIRED: Ending = {
   taskMessage: 'the task’s deadline (Cancel-After) passed before any item finished; nothing was charged',
 };
 
+/** Records each item's outcome and settles tasks: charges, refunds and the settlement event. */
+export interface TaskSettler {
+  definition(type: string): AnyTaskType;
+  getTask(id: string): Promise<TaskRecord | undefined>;
+  /** Settles the task once no item is pending; a no-op before that or if already settled. */
+  settleIfDone(taskId: string): Promise<TaskRecord | undefined>;
+  /** Fails a pending task as a whole (prepare failed, queueing failed, swept); undefined when it had settled. */
+  fail(taskId: string, errors: TaskError[]): Promise<TaskRecord | undefined>;
+  /**
+   * Records one finished item, then settles the task if it was the last. The last item is
+   * recorded with the settlement in one journal write (the store refuses it if that item or
+   * the task is no longer pending); one finishing while others run gets its own write.
+   * `known`: the task as read earlier (before the item ran), used instead of a fresh read:
+   * items only leave pending, so the other items it shows finished are final, and the store
+   * refuses the write if this item or the task is no longer pending. `prepared`: what prepare
+   * worked out, kept with this write if the task has none yet (the plan is journaled with the
+   * first item made with it). Answers whether this item was recorded (false: the task or the
+   * item was no longer pending).
+   */
+  finishItem(
+    taskId: string,
+    index: number,
+    item: ItemRecord,
+    options?: { known?: TaskRecord; prepared?: unknown },
+  ): Promise<boolean>;
+  /**
+   * Cancels a pending task (POST /tasks/{id}/cancel) through the one settlement: `task:settled`
+   * fires once, and the runner holding its items aborts them. An item finishing meanwhile
+   * makes it work the settlement out again. Undefined when the task had settled.
+   */
+  cancel(taskId: string): Promise<TaskRecord | undefined>;
+  /**
+   * Its deadline (Cancel-After) passed: as a cancel, its unfinished items fail with TASK_EXPIRED
+   * (free) and the runner takes its running ones off their engines; what finished stays and is
+   * charged. Undefined when the task had settled.
+   */
+  expire(taskId: string): Promise<TaskRecord | undefined>;
+}
+
 /**
  * The work side of tasks: what the runner records as items finish, and settlement. Settling
  * charges the successful items and releases the rest of the reserve in one store write, then
  * emits `task:settled` once.
  */
-export function createTaskSettler(deps: { store: Store; registry: TaskTypeRegistry; clock: Clock; events: EventBus }) {
+export function createTaskSettler(deps: {
+  store: Store;
+  registry: TaskTypeRegistry;
+  clock: Clock;
+  events: EventBus;
+}): TaskSettler {
   const { store, registry, clock, events } = deps;
 
   const definition = (type: string): AnyTaskType => {
@@ -180,5 +224,3 @@ export function createTaskSettler(deps: { store: Store; registry: TaskTypeRegist
     expire: (taskId: string): Promise<TaskRecord | undefined> => end(taskId, EXPIRED),
   };
 }
-
-export type TaskSettler = ReturnType<typeof createTaskSettler>;

@@ -41,6 +41,18 @@ interface Watched {
   progress: string;
 }
 
+/** Live status streams: the fan-out of task changes to GET /tasks/{id}/events. */
+export interface TaskStreams {
+  /** Follows a task; returns the function that stops following it (call it when the stream ends). */
+  watch(taskId: string, watcher: TaskWatcher): () => void;
+  /** Reads every followed task again (notifications from other processes may have been missed: the database connection was lost). */
+  refresh(): void;
+  /** Open streams, and the tasks they follow (for tests and the operator's figures). */
+  stats(): { streams: number; tasks: number };
+  /** Ends every stream (the server is closing: an open stream would keep its connection, and the close, waiting). */
+  close(): void;
+}
+
 /**
  * The fan-out of live task status to streams: one subscription per process to the event bus,
  * whatever the number of streams, and a map from task id to its watchers. Changes made here
@@ -59,7 +71,7 @@ export function createTaskStreams(deps: {
   /** Where a pending task stands in memory (engine/live-progress.ts); none: streams show recorded items only. */
   live?: (taskId: string) => LiveProgress | undefined;
   positionCheckMs?: number;
-}) {
+}): TaskStreams {
   const watched = new Map<string, Watched>();
   let closed = false;
 
@@ -192,5 +204,3 @@ export function createTaskStreams(deps: {
     },
   };
 }
-
-export type TaskStreams = ReturnType<typeof createTaskStreams>;

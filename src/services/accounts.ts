@@ -83,11 +83,33 @@ function changedRetention(current: RetentionOverrides | undefined, changes: Rete
   return next;
 }
 
+/** Accounts: create, credit, look up, settings (weight, retention) and their views. */
+export interface AccountService {
+  /** Finds an account by id (`acc_…`) or by name to act on: an erased one (or one being erased) takes nothing new. */
+  find(ref: string): Promise<AccountRecord>;
+  /** Finds an account by id (`acc_…`) or by name, erased ones included (operators still see them). */
+  lookup(ref: string): Promise<AccountRecord>;
+  /** Adds credit to an account that takes new work; the amount must be positive. */
+  credit(ref: string, amount: Micros, note?: string): Promise<AccountRecord>;
+  /** Sets an account's scheduling weight (imgtask accounts set --weight). */
+  setWeight(ref: string, weight: number): Promise<AccountRecord>;
+  /** Changes an account's retention (imgtask accounts set --retain-*): the kinds named, the others kept. */
+  setRetention(ref: string, changes: RetentionChanges): Promise<AccountRecord>;
+  /** An account with its reserve, as operators see it. */
+  view(account: AccountRecord): Promise<AccountView>;
+  /** Every account, as operators see it. */
+  views(): Promise<AccountView[]>;
+  /** Creates an account under a new name, with an optional first credit. */
+  create(name: string, initialCredit?: Micros): Promise<AccountRecord>;
+  /** Every account record. */
+  list(): Promise<AccountRecord[]>;
+}
+
 export function createAccountService(
   store: Store,
   clock: Clock,
   retentionDefaults: () => RetentionDefaults = () => RETENTION_DEFAULTS,
-) {
+): AccountService {
   /** Finds an account by id (`acc_…`) or by name, erased ones included (operators still see them). */
   async function lookup(ref: string): Promise<AccountRecord> {
     const account = ref.startsWith('acc_') ? await store.accounts.get(ref) : await store.accounts.getByName(ref);
@@ -175,5 +197,3 @@ export function createAccountService(
     list: () => store.accounts.list(),
   };
 }
-
-export type AccountService = ReturnType<typeof createAccountService>;

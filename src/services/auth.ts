@@ -36,7 +36,15 @@ const ACCEPTED_TEXT: Record<CredentialKind, string> = {
   pat: 'a public access token',
 };
 
-export function createAuthService(deps: { store: Store; apiKeys: ApiKeyService; tokens: TokenService }) {
+/** Who a request is: an API key, an access token or a Public Access Token, to a principal. */
+export interface AuthService {
+  /** The principal an Authorization header names; UNAUTHORIZED when it names none. */
+  authenticate(header: string | undefined): Promise<Principal>;
+  /** Checks a principal against a route's guard; throws the documented error when it fails (docs/api/keys-and-scopes.md#authentication-and-scopes). */
+  authorize(principal: Principal, guard: RouteGuard, params?: Readonly<Record<string, string>>): void;
+}
+
+export function createAuthService(deps: { store: Store; apiKeys: ApiKeyService; tokens: TokenService }): AuthService {
   async function authenticate(header: string | undefined): Promise<Principal> {
     const match = header ? BEARER.exec(header) : null;
     if (!match) throw new AppError('UNAUTHORIZED', 'send a credential in the header Authorization: Bearer <token>');
@@ -95,5 +103,3 @@ export function createAuthService(deps: { store: Store; apiKeys: ApiKeyService; 
 
   return { authenticate, authorize };
 }
-
-export type AuthService = ReturnType<typeof createAuthService>;

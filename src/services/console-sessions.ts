@@ -54,6 +54,38 @@ export interface ConsoleSessionView {
 
 export const csrfOf = (secret: string): string => sha256(`csrf:${secret}`).slice(0, 43);
 
+/** The web console's sign-in links and sessions. */
+export interface ConsoleSessionService {
+  /** A one-time sign-in link for an account (or the operator view: `accountId` null). Answers the code to put in the link. */
+  issueLink(
+    accountId: string | null,
+    next?: string,
+  ): Promise<{
+    code: string;
+    path: string;
+    expiresAt: string;
+  }>;
+  /** Uses a link (once) and opens its session; UNAUTHORIZED when the link is unknown, used, revoked or expired. */
+  redeemLink(
+    code: string,
+    userAgent?: string,
+  ): Promise<{
+    cookie: string;
+    session: ConsoleSession;
+    next: string;
+  }>;
+  /** Opens a session from an OAuth access token (ours, or an external issuer's): the token's scopes, never past its expiry. */
+  signInWithToken(token: string, userAgent?: string): Promise<{ cookie: string; session: ConsoleSession }>;
+  /** The live session of a cookie's secret, or undefined (unknown, expired or revoked). */
+  resolve(secret: string | undefined): Promise<ConsoleSession | undefined>;
+  /** Ends the session of this cookie's secret (sign out). */
+  signOut(secret: string | undefined): Promise<void>;
+  /** Links and sessions not expired yet, oldest first, with their account's name. */
+  list(): Promise<ConsoleSessionView[]>;
+  /** Revokes a session or link by id; NOT_FOUND when there is no such live one. */
+  revoke(id: string): Promise<{ id: string; revoked: true }>;
+}
+
 /**
  * Web console sign-in: one-time links an operator prints, access tokens pasted on the sign-in
  * page, and the sessions both open (a secret in an HttpOnly cookie; only its hash is stored).
@@ -65,7 +97,7 @@ export function createConsoleSessionService(deps: {
   sessionTtlMs: () => number;
   /** How long an expired session or link is kept (retention.consoleSessions); null: kept (the sweep's to remove). */
   keepExpiredMs?: () => number | null;
-}) {
+}): ConsoleSessionService {
   const { store, clock } = deps;
   /** The account is there and not being erased (or erased). */
   const accountLive = async (accountId: string): Promise<boolean> => {
@@ -216,5 +248,3 @@ export function createConsoleSessionService(deps: {
     },
   };
 }
-
-export type ConsoleSessionService = ReturnType<typeof createConsoleSessionService>;

@@ -52,6 +52,27 @@ export async function removeStoredFiles(blobs: MediaBlobs, files: readonly Pick<
   await Promise.all(removals);
 }
 
+/** Deleting a task's or an upload's data: records, stored files, and the event a deleted task leaves. */
+export interface DataRemoval {
+  removeTaskData(task: TaskRecord): Promise<TaskRecord>;
+  /** An upload's blob, then its record. */
+  removeUploadData(upload: UploadRecord): Promise<void>;
+  /**
+   * The task as its settlement's event shows it (the outbox asks as it writes one): a task
+   * cancelled because it is being deleted shows as scrubbed, so not even the first delivery
+   * carries what its owner asked to delete.
+   */
+  eventTask(task: TaskRecord): TaskRecord;
+  /**
+   * Deletes the owner's task (DELETE /tasks/{id}; `owner` null: any account's): a pending one
+   * is cancelled first, through the one settlement. Another account's task, or none, is
+   * TASK_NOT_FOUND. Again on a deleted task: the same scrubbed task.
+   */
+  removeTask(owner: Owner, taskId: string): Promise<TaskRecord>;
+  /** Deletes the owner's upload (DELETE /image/upload/{id}), leaving a tombstone: again, the same answer. Another account's, or none, is NOT_FOUND. */
+  removeUpload(owner: Owner, id: string): Promise<UploadRecord>;
+}
+
 /**
  * Removing what a user sent or got (docs/data-lifecycle.md): a task's outputs and text
  * (DELETE /tasks/{id}, retention, an erase) and uploaded images. A task keeps what accounting
@@ -59,7 +80,7 @@ export async function removeStoredFiles(blobs: MediaBlobs, files: readonly Pick<
  * delivery still pending sends nothing removed. Every step may run again: a crash in the middle
  * is finished by the next call.
  */
-export function createDataRemoval(deps: DataRemovalDeps) {
+export function createDataRemoval(deps: DataRemovalDeps): DataRemoval {
   const { store, blobs, clock } = deps;
   /** Pending tasks this process is cancelling to delete them: their settlement's event is written scrubbed from the start. */
   const deleting = new Set<string>();
@@ -146,5 +167,3 @@ export function createDataRemoval(deps: DataRemovalDeps) {
     },
   };
 }
-
-export type DataRemoval = ReturnType<typeof createDataRemoval>;

@@ -35,6 +35,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Settled = { fingerprint: string; answer: StoredAnswer } | null;
 
+/** Idempotency-Key records: the first answer of a request, replayed to its retries. */
+export interface IdempotencyService {
+  begin(accountId: string, key: string, fingerprint: string): Promise<IdempotencyOutcome>;
+}
+
 /**
  * Idempotency-Key bookkeeping (issue 18): one record per account and key in the store, the
  * answer sealed with the secrets key (it may carry a raw API key or a webhook secret). In this
@@ -46,7 +51,7 @@ export function createIdempotencyService(deps: {
   clock: Clock;
   secretsKey: Uint8Array;
   log: (message: string) => void;
-}) {
+}): IdempotencyService {
   const { store, clock } = deps;
   /** Keys whose first request runs in this process, each with the promise of how it ended. */
   const running = new Map<string, Promise<Settled>>();
@@ -169,5 +174,3 @@ export function createIdempotencyService(deps: {
 
   return { begin };
 }
-
-export type IdempotencyService = ReturnType<typeof createIdempotencyService>;

@@ -6,7 +6,7 @@ import { isOutOfSpace, storageFull } from '../domain/storage-full.js';
 import { ProviderError, type TaskErrorCode } from '../domain/tasks.js';
 import { encodeImage, ImageReadError, type OutputFormat, probeImage } from '../media/images.js';
 import type { SourceImage } from '../providers/types.js';
-import type { BlobStore, ByteRange } from '../store/blobs.js';
+import type { BlobStore, ByteRange, OpenedBlob } from '../store/blobs.js';
 import type { StoredFile } from '../store/records.js';
 import { type StoringSigner, signForStorage } from './output-signing.js';
 import type { UrlFetcher } from './ports.js';
@@ -60,6 +60,42 @@ export async function putBlob(
   }
 }
 
+/** Stored images: fetch, store (signed), read and their public URLs. */
+export interface ImageLibrary {
+  serviceUrl(fileName: string): string;
+  /** Throws STORAGE_FULL while free space is below the floor: uploads wait for space (generated images do not). */
+  admitUpload(): Promise<void>;
+  /** A stored image's size; null when the name is not an image's or nothing is stored under it. */
+  stat(fileName: string): Promise<{ size: number } | null>;
+  /** A stored image's bytes (a range of them), as a stream; null as for `stat`. */
+  open(fileName: string, range?: ByteRange): Promise<OpenedBlob | null>;
+  /**
+   * Loads an image for a provider. `fetchCode` is what a URL that cannot be fetched or read
+   * fails with: FETCH_FAILED for rating and alt text, INVALID_INPUT for inputs. `signal` (the
+   * item's) aborts a fetch under way.
+   */
+  load(ref: string, fetchCode: TaskErrorCode, signal: AbortSignal): Promise<SourceImage>;
+  /**
+   * Encodes to the requested format and stores it durably; returns the stored bytes too (for a
+   * destination). With an `origin` (a made image) the encoded bytes are signed before they are
+   * stored: the file, what /images serves and what a destination gets carry the credentials.
+   */
+  saveEncoded(
+    data: Buffer,
+    format: OutputFormat,
+    quality: number,
+    origin?: OutputOrigin,
+  ): Promise<StoredImage & { data: Buffer }>;
+  /** Stores bytes as they are (uploads; provider output already in the right format), signed first when they have an `origin`. */
+  saveAsIs(
+    data: Buffer,
+    format: 'png' | 'jpg' | 'webp' | 'gif',
+    width: number,
+    height: number,
+    origin?: OutputOrigin,
+  ): Promise<StoredImage & { data: Buffer }>;
+}
+
 /**
  * Images the service stores and reads. Its own images (service URLs, or bare `img_…` ids)
  * are read from its blob store (the data dir or the shared bucket), never fetched; every other
@@ -75,7 +111,7 @@ export function createImageLibrary(deps: {
   /** Signs the images stored with an origin (docs/provenance.md); none: they are stored unsigned. */
   signer?: StoringSigner;
   log?: (message: string) => void;
-}) {
+}): ImageLibrary {
   const maxPixels = () => deps.config.current().fetch.maxPixels;
   const serviceUrl = (fileName: string) => `${deps.publicBase()}/images/${fileName}`;
 
@@ -179,5 +215,3 @@ export function createImageLibrary(deps: {
     },
   };
 }
-
-export type ImageLibrary = ReturnType<typeof createImageLibrary>;

@@ -73,6 +73,16 @@ export interface AccountDetail extends AccountView {
   keys: (ApiKeyView & { periodSpend: string; period: string })[];
 }
 
+/** What the operator sees: the dashboard, the lanes, an account's detail. */
+export interface OperatorService {
+  /** The engine's lanes with their top accounts named (an account gone from the store keeps its id as its name). */
+  lanes(): Promise<LaneFigures[]>;
+  /** One account in detail (its live keys with their spend in the period), as the operator view shows it. */
+  accountDetail(ref: string): Promise<AccountDetail>;
+  /** The operator dashboard's figures. */
+  dashboard(): Promise<DashboardFigures>;
+}
+
 /** What operators see across accounts: the dashboard's figures and an account in detail. */
 export function createOperatorService(deps: {
   store: Store;
@@ -83,7 +93,7 @@ export function createOperatorService(deps: {
   progressOf?: (task: TaskRecord) => DashboardProgress | undefined;
   /** The engine's lanes (none: no lane is shown). */
   queues?: () => Promise<LaneReport[]>;
-}) {
+}): OperatorService {
   const { store, clock } = deps;
 
   /** The engine's lanes with their top accounts named (an account gone from the store keeps its id as its name). */
@@ -166,5 +176,3 @@ export function createOperatorService(deps: {
     },
   };
 }
-
-export type OperatorService = ReturnType<typeof createOperatorService>;

@@ -23,6 +23,16 @@ export interface StorageReport {
  */
 const AMPLE_REUSE_MS = 1000;
 
+/** Free space against store.minFreeBytes: refuses writes below it; reported by /ready and doctor. */
+export interface SpaceGuard {
+  /** Throws STORAGE_FULL while a folder is below the floor: new tasks and uploads wait for space. */
+  admit(): Promise<void>;
+  /** Why the service is short of space now (GET /ready), one phrase each; empty when it is not. */
+  problems(): Promise<string[]>;
+  /** Free space, the floor and the store's refusal, for `imgtask doctor`. */
+  report(): Promise<StorageReport>;
+}
+
 /**
  * New work's gate on free space. Below `store.minFreeBytes` in any folder the service writes
  * to, creates and uploads are refused with 507 STORAGE_FULL (and Retry-After) while everything
@@ -36,7 +46,7 @@ export function createSpaceGuard(deps: {
   writeFailure: () => string | null;
   /** Milliseconds, for how long a reading stays fresh (tests give their own). */
   now?: () => number;
-}) {
+}): SpaceGuard {
   const now = deps.now ?? (() => performance.now());
   /** Until when creates may go on without reading again: the last reading found twice the floor or more everywhere. */
   let ampleUntil = Number.NEGATIVE_INFINITY;
@@ -79,5 +89,3 @@ export function createSpaceGuard(deps: {
     },
   };
 }
-
-export type SpaceGuard = ReturnType<typeof createSpaceGuard>;

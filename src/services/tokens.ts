@@ -33,6 +33,22 @@ const scopesOf = (payload: JWTPayload): string[] => {
   return raw.filter((scope): scope is string => typeof scope === 'string' && isScope(scope));
 };
 
+/** OAuth access tokens and Public Access Tokens (PATs): issue and verify. */
+export interface TokenService {
+  /** A signed access token for an account, with its scopes, for `ttlMs`. */
+  issueAccessToken(
+    accountId: string,
+    scopes: readonly string[] | undefined,
+    ttlMs: number,
+  ): Promise<{ accessToken: string; expiresAt: string }>;
+  /** Verifies an access token; any failure is 401 UNAUTHORIZED (the PAT codes are for PATs). */
+  verifyAccessToken(token: string): Promise<AccessTokenClaims>;
+  /** A Public Access Token (PAT) for one task of the account. */
+  issuePat(accountId: string, taskId: string): Promise<string>;
+  /** 401 INVALID_TOKEN when malformed or not signed here; 401 TOKEN_EXPIRED after an hour. */
+  verifyPat(token: string): Promise<PatClaims>;
+}
+
 /**
  * OAuth access tokens and Public Access Tokens: HS256 JWTs signed with the server's key.
  * Both verify against the injected clock, so expiry is testable without sleeping.
@@ -41,7 +57,7 @@ export function createTokenService(options: {
   signingKey: Uint8Array;
   clock: Clock;
   config: Pick<ConfigSource, 'current'>;
-}) {
+}): TokenService {
   const { clock } = options;
   const signingKeyBytes = new Uint8Array(options.signingKey);
   // jose turns raw key bytes into a CryptoKey on every sign and verify; importing once saves that.
@@ -145,5 +161,3 @@ export function createTokenService(options: {
     },
   };
 }
-
-export type TokenService = ReturnType<typeof createTokenService>;

@@ -39,6 +39,16 @@ export interface Uploader {
   apiKeyId: string | null;
 }
 
+/** Uploaded images and their records (POST /image/upload). */
+export interface UploadService {
+  /**
+   * Stores the files as `storeUploads` does, then records each (its blob is durable first: a
+   * record never names nothing). An upload whose account began to be erased while its body
+   * arrived is removed again: the erase may have passed its uploads already.
+   */
+  store(uploader: Uploader, files: ReceivedFile[]): Promise<UploadedImage[]>;
+}
+
 /**
  * Uploaded images (POST /image/upload): each stored with a record of whose it is, so its owner
  * can delete it (DELETE /image/upload/{id}: services/data-removal.ts), retention can age it out
@@ -51,7 +61,7 @@ export function createUploadService(deps: {
   maxPixels: () => number;
   /** Removes an upload's file and record (services/data-removal.ts). */
   discard: (upload: UploadRecord) => Promise<void>;
-}) {
+}): UploadService {
   return {
     /**
      * Stores the files as `storeUploads` does, then records each (its blob is durable first: a
@@ -79,8 +89,6 @@ export function createUploadService(deps: {
     },
   };
 }
-
-export type UploadService = ReturnType<typeof createUploadService>;
 
 /**
  * Checks every file before storing any (all or nothing): 1 to 10 files, each 1 KB to 10 MB,

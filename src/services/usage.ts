@@ -85,13 +85,23 @@ const keyOf: Record<UsageGroupBy, (entry: UsageEntry) => string | null> = {
 const byKey = (a: { key: string | null }, b: { key: string | null }): number =>
   a.key === b.key ? 0 : a.key === null ? 1 : b.key === null ? -1 : a.key < b.key ? -1 : 1;
 
+/** Usage reports: spend and counts by period, type or key. */
+export interface UsageService {
+  /** The range a query asks for, checked: from < to, at most MAX_USAGE_DAYS long. */
+  range(query: Pick<UsageQuery, 'from' | 'to'>): { from: number; to: number };
+  /** The bytes the account stores now (StoredUsage). */
+  storage(accountId: string): Promise<StoredUsage>;
+  /** An account's usage over a period, grouped as asked. */
+  report(accountId: string, query: UsageQuery): Promise<UsageReport>;
+}
+
 /**
  * Usage: an account's charges from the ledger, by settlement time. Each settled task counts
  * once, with what it was charged (failed items and failed tasks are free, so they add tasks
  * but no cost); credits are not usage and are not included. Beside the charges, what the account
  * stores now (StoredUsage).
  */
-export function createUsageService(deps: { store: Store; clock: Clock }) {
+export function createUsageService(deps: { store: Store; clock: Clock }): UsageService {
   return {
     /** The range a query asks for, checked: from < to, at most MAX_USAGE_DAYS long. */
     range(query: Pick<UsageQuery, 'from' | 'to'>): { from: number; to: number } {
@@ -159,5 +169,3 @@ export function createUsageService(deps: { store: Store; clock: Clock }) {
     },
   };
 }
-
-export type UsageService = ReturnType<typeof createUsageService>;

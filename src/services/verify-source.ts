@@ -39,6 +39,13 @@ const readStored = async (blobs: BlobStore, fileName: string): Promise<Buffer | 
   }
 };
 
+/** What POST /image/verify reads: a URL through the SSRF guard, or an upload from storage. */
+export interface VerifySource {
+  /** A stored output of this server (the console's full view), by its file name; null when it is gone. */
+  stored(kind: 'image' | 'video', fileName: string): Promise<VerifyAsset | null>;
+  read(accountId: string, target: VerifyTarget): Promise<VerifyAsset>;
+}
+
 /**
  * Reads what a verify names (docs/api/images.md#verify-post-imageverify): the service's own
  * files (its service URLs, an upload's id) from storage, never fetched; any other URL through the
@@ -51,7 +58,7 @@ export function createVerifySource(deps: {
   videos: BlobStore;
   fetcher: UrlFetcher;
   publicBase: () => string;
-}) {
+}): VerifySource {
   /** The stored blob a service URL of this server names, if it is one. */
   function ownFile(url: string): { blobs: BlobStore; name: string } | null {
     for (const [folder, blobs] of [
@@ -117,5 +124,3 @@ export function createVerifySource(deps: {
     },
   };
 }
-
-export type VerifySource = ReturnType<typeof createVerifySource>;

@@ -2,7 +2,7 @@ import { randomId } from '../domain/ids.js';
 import { VIDEO_MIME } from '../domain/media-types.js';
 import type { OutputOrigin, ProvenanceState } from '../domain/provenance.js';
 import type { VideoFormat } from '../providers/types.js';
-import type { BlobStore, ByteRange } from '../store/blobs.js';
+import type { BlobStore, ByteRange, OpenedBlob } from '../store/blobs.js';
 import type { StoredFile } from '../store/records.js';
 import { putBlob } from './images.js';
 import { type StoringSigner, signForStorage } from './output-signing.js';
@@ -21,6 +21,23 @@ export interface StoredVideo {
   provenance?: ProvenanceState;
 }
 
+/** Stored videos and their posters: store (signed), read and their public URLs. */
+export interface VideoLibrary {
+  serviceUrl(fileName: string): string;
+  /** A stored video's size; null when the name is not a video's or nothing is stored under it. */
+  stat(fileName: string): Promise<{ size: number } | null>;
+  /** A stored video's bytes (a range of them), as a stream; null as for `stat`. */
+  open(fileName: string, range?: ByteRange): Promise<OpenedBlob | null>;
+  /** A stored video's poster frame (WebP); made now for a video stored without one; null when none can be made. */
+  poster(videoFile: string): Promise<Buffer | null>;
+  /**
+   * Stores a video and its poster. With an `origin` (a made video) the video is signed before it
+   * is stored, so the file, /videos and a destination carry its credentials; the poster, a
+   * still for pages that list videos, is not signed (it is made from the same frames).
+   */
+  save(data: Buffer, format: VideoFormat, origin?: OutputOrigin): Promise<StoredVideo>;
+}
+
 /**
  * Videos the service made: stored durably (the data dir or the shared bucket), served at
  * `/videos/<id>.<ext>`, each with a poster frame (its first frame as a still) for pages that
@@ -34,7 +51,7 @@ export function createVideoLibrary(deps: {
   /** Signs the videos stored with an origin (docs/provenance.md); none: they are stored unsigned. */
   signer?: StoringSigner;
   log?: (message: string) => void;
-}) {
+}): VideoLibrary {
   const serviceUrl = (fileName: string) => `${deps.publicBase()}/videos/${fileName}`;
   const posters = createVideoPosters({ videos: deps.blobs, posters: deps.posters, ffmpegPath: deps.ffmpegPath });
   return {
@@ -71,5 +88,3 @@ export function createVideoLibrary(deps: {
     },
   };
 }
-
-export type VideoLibrary = ReturnType<typeof createVideoLibrary>;

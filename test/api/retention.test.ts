@@ -30,7 +30,7 @@ async function removedMetric(h: Harness, kind: string): Promise<number> {
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
-const sweep = (h: Harness) => runAdminOp(h.server.services, 'sweep', {});
+const sweep = (h: Harness) => runAdminOp(h.server.services.admin, 'sweep', {});
 
 test('retention removes outputs, uploads and task records by age, each account with its own settings; a task whose outputs aged out reads as deleted', async (t) => {
   const clock = new ManualClock();
@@ -39,7 +39,7 @@ test('retention removes outputs, uploads and task records by age, each account w
   const globex = await services.accounts.create('globex', 100_000_000);
   const globexKey = (await services.apiKeys.create({ accountId: globex.id, name: 'g' })).raw;
   // globex keeps its outputs, and its task records only 40 days; acme follows the config.
-  await runAdminOp(services, 'accounts.set', { account: 'globex', retention: { outputs: 'off', tasks: '40d' } });
+  await runAdminOp(services.admin, 'accounts.set', { account: 'globex', retention: { outputs: 'off', tasks: '40d' } });
 
   const acmeTask = await generated(h, h.apiKey, 'a lighthouse at dusk');
   const globexTask = await generated(h, globexKey, 'a harbour at dawn');
@@ -89,7 +89,7 @@ test('retention removes outputs, uploads and task records by age, each account w
   assert.equal((await send(h.url, 'GET', globexTask.image)).status, 404, 'its outputs went with it');
   assert.equal((await h.request('GET', `/tasks/${acmeTask.id}`, { auth: h.apiKey })).status, 200);
   assert.equal(await removedMetric(h, 'tasks'), 1);
-  const doctor = await runAdminOp(services, 'doctor', { inventory: false });
+  const doctor = await runAdminOp(services.admin, 'doctor', { inventory: false });
   assert.equal(doctor.ledger.ok, true, doctor.ledger.problems.join('; '));
   assert.deepEqual(
     (await sweep(h)).retention,

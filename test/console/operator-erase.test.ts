@@ -6,7 +6,7 @@ import { send, startService, waitForTask } from '../helpers/harness.js';
 
 test("the operator view shows each account's retention, its own settings marked", async (t) => {
   const h = await startService(t, { config: { retention: { uploads: '30d' } } });
-  await runAdminOp(h.server.services, 'accounts.set', { account: 'acme', retention: { outputs: '7d' } });
+  await runAdminOp(h.server.services.admin, 'accounts.set', { account: 'acme', retention: { outputs: '7d' } });
   const page = await (await consoleSignIn(h, { operator: true })).get('/console/operator');
   assert.equal(page.status, 200);
   assert.match(page.text, /<th scope="col">Kept \(retention\)<\/th>/);

@@ -76,7 +76,7 @@ test('a printed link signs in once, into an HttpOnly SameSite=Strict cookie unde
   assert.match(await second.text(), /already used, has expired or was revoked/);
   assert.equal(cookieOf(second), undefined);
 
-  const sessions = await runAdminOp(h.server.services, 'console.sessions.list', {});
+  const sessions = await runAdminOp(h.server.services.admin, 'console.sessions.list', {});
   const session = sessions.find((s) => s.kind === 'session');
   assert.equal(session?.account, 'acme');
   assert.equal(session?.via, 'link');
@@ -93,7 +93,7 @@ test("opening a link spends nothing (a mail scanner or a link preview leaves it 
     assert.equal(cookieOf(preview), undefined, 'a GET opens no session');
   }
   assert.equal(
-    (await runAdminOp(h.server.services, 'console.sessions.list', {})).filter((s) => s.kind === 'session').length,
+    (await runAdminOp(h.server.services.admin, 'console.sessions.list', {})).filter((s) => s.kind === 'session').length,
     0,
   );
   const crossSite = await fetch(link, {
@@ -140,7 +140,7 @@ test('a pasted access token signs in, with its scopes and never past its expiry;
   assert.equal(ok.status, 303);
   assert.equal(ok.headers.get('location'), '/console/usage');
   assert.ok(cookieOf(ok));
-  const [session] = await runAdminOp(h.server.services, 'console.sessions.list', {});
+  const [session] = await runAdminOp(h.server.services.admin, 'console.sessions.list', {});
   assert.equal(session.via, 'token');
   assert.ok(session.expiresAt <= expiresAt, 'the session ends when the token does');
 
@@ -222,16 +222,16 @@ test('signing out, or revoking the session, ends it at once', async (t) => {
   assert.equal((await a.get('/console')).status, 303, 'the old cookie opens nothing');
 
   const b = await consoleSignIn(h);
-  const live = (await runAdminOp(h.server.services, 'console.sessions.list', {})).filter(
+  const live = (await runAdminOp(h.server.services.admin, 'console.sessions.list', {})).filter(
     (s) => s.kind === 'session' && !s.revokedAt,
   );
   assert.equal(live.length, 1);
-  assert.deepEqual(await runAdminOp(h.server.services, 'console.sessions.revoke', { id: live[0].id }), {
+  assert.deepEqual(await runAdminOp(h.server.services.admin, 'console.sessions.revoke', { id: live[0].id }), {
     id: live[0].id,
     revoked: true,
   });
   assert.equal((await b.get('/console')).status, 303);
-  await assert.rejects(runAdminOp(h.server.services, 'console.sessions.revoke', { id: live[0].id }), {
+  await assert.rejects(runAdminOp(h.server.services.admin, 'console.sessions.revoke', { id: live[0].id }), {
     code: 'NOT_FOUND',
   });
 });
@@ -301,8 +301,8 @@ test('the operator session sees the operator view only; an account session canno
   assert.equal((await operator.get('/console/keys')).status, 403);
   const account = await consoleSignIn(h);
   assert.equal((await account.get('/console/operator')).status, 403);
-  await assert.rejects(runAdminOp(h.server.services, 'console.link', {}), { code: 'VALIDATION_ERROR' });
-  await assert.rejects(runAdminOp(h.server.services, 'console.link', { account: 'nobody' }), {
+  await assert.rejects(runAdminOp(h.server.services.admin, 'console.link', {}), { code: 'VALIDATION_ERROR' });
+  await assert.rejects(runAdminOp(h.server.services.admin, 'console.link', { account: 'nobody' }), {
     code: 'VALIDATION_ERROR',
   });
 });
@@ -314,7 +314,7 @@ test('console.enabled: false answers every /console path as an unknown route', a
     assert.equal(res.status, 404, path);
     assert.equal(((await res.json()) as { code: string }).code, 'NOT_FOUND');
   }
-  await assert.rejects(runAdminOp(h.server.services, 'console.link', { account: 'acme' }), {
+  await assert.rejects(runAdminOp(h.server.services.admin, 'console.link', { account: 'acme' }), {
     code: 'VALIDATION_ERROR',
   });
 });

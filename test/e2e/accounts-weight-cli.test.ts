@@ -88,16 +88,16 @@ test('the accounts service and the operator action refuse a bad weight with VALI
       String(weight),
     );
     await assert.rejects(
-      runAdminOp(services, 'accounts.set', { account: 'acme', weight }),
+      runAdminOp(services.admin, 'accounts.set', { account: 'acme', weight }),
       (err: unknown) => err instanceof AppError && err.code === 'VALIDATION_ERROR',
       String(weight),
     );
   }
   await assert.rejects(services.accounts.setWeight('acc_nope', 5), /no account "acc_nope"/);
-  const set = await runAdminOp(services, 'accounts.set', { account: 'acme', weight: 7 });
+  const set = await runAdminOp(services.admin, 'accounts.set', { account: 'acme', weight: 7 });
   assert.equal(set.weight, 7);
   assert.equal(
-    (await runAdminOp(services, 'accounts.show', { account: 'acme' })).weight,
+    (await runAdminOp(services.admin, 'accounts.show', { account: 'acme' })).weight,
     7,
     'the operator detail shows it',
   );

@@ -38,11 +38,13 @@ async function startFleet(t: TestContext) {
   const store = { driver: 'postgres', postgres: { url, poolSize: 4 } };
   // The accounts and keys, made once; every process gets a copy of the seed's keys.
   const seedDir = await tempDir(t);
-  const seed = await openServices({
-    dataDir: seedDir,
-    config: loadConfig({ env: {}, overrides: { store } }),
-    log: () => undefined,
-  });
+  const seed = (
+    await openServices({
+      dataDir: seedDir,
+      config: loadConfig({ env: {}, overrides: { store } }),
+      log: () => undefined,
+    })
+  ).internals;
   const plenty = await seed.accounts.create('plenty', 1000 * USD);
   const tight = await seed.accounts.create('tight', 50 * PRICE);
   const limited = await seed.accounts.create('limited', 1000 * USD);

@@ -22,11 +22,13 @@ async function startFleet(t: TestContext) {
   await migrate(url);
   const store = { driver: 'postgres', postgres: { url, poolSize: 4 } };
   const seedDir = await tempDir(t);
-  const seed = await openServices({
-    dataDir: seedDir,
-    config: loadConfig({ env: {}, overrides: { store } }),
-    log: () => undefined,
-  });
+  const seed = (
+    await openServices({
+      dataDir: seedDir,
+      config: loadConfig({ env: {}, overrides: { store } }),
+      log: () => undefined,
+    })
+  ).internals;
   const capped = await seed.accounts.create('capped', 100 * 1_000_000);
   const other = await seed.accounts.create('other', 100 * 1_000_000);
   const keys = {

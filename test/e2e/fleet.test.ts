@@ -76,11 +76,13 @@ test('a fleet of 3 servers and 2 workers on one database: creates anywhere compl
 
   // The account and key, made once; every process gets a copy of the same keys (the data dir's keys must match across the fleet).
   const seedDir = await tempDir(t);
-  const seed = await openServices({
-    dataDir: seedDir,
-    config: loadConfig({ env: {}, overrides: { store } }),
-    log: () => undefined,
-  });
+  const seed = (
+    await openServices({
+      dataDir: seedDir,
+      config: loadConfig({ env: {}, overrides: { store } }),
+      log: () => undefined,
+    })
+  ).internals;
   const account = await seed.accounts.create('fleet', 100 * 1_000_000);
   const { raw: apiKey } = await seed.apiKeys.create({ accountId: account.id, name: 'fleet' });
   await seed.close();

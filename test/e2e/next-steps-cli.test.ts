@@ -149,7 +149,9 @@ test("the first start's next steps work as printed, at once, in another terminal
     assert.equal(hooked.code, 0, hooked.stderr);
     const urls = (await readFile(loaded, 'utf8')).split('\n');
     assert.ok(
-      urls.some((url) => url.endsWith('/client/admin-client.js') || url.endsWith('/client/admin-client.ts')),
+      urls.some(
+        (url) => url.endsWith('/client/admin-socket-client.js') || url.endsWith('/client/admin-socket-client.ts'),
+      ),
       'the hook saw the socket client load',
     );
     for (const heavy of [

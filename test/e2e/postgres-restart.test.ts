@@ -51,11 +51,13 @@ test('two serve processes on PostgreSQL live through a fast restart under a crea
   const store = { driver: 'postgres', postgres: { url: pg.url, poolSize: 4 } };
 
   const seedDir = await tempDir(t);
-  const seed = await openServices({
-    dataDir: seedDir,
-    config: loadConfig({ env: {}, overrides: { store } }),
-    log: () => undefined,
-  });
+  const seed = (
+    await openServices({
+      dataDir: seedDir,
+      config: loadConfig({ env: {}, overrides: { store } }),
+      log: () => undefined,
+    })
+  ).internals;
   const credit = 1000 * 1_000_000;
   const account = await seed.accounts.create('restart', credit);
   const { raw: apiKey } = await seed.apiKeys.create({ accountId: account.id, name: 'restart' });

@@ -35,7 +35,7 @@ export async function consoleLink(
   h: Harness,
   who: { account?: string; operator?: boolean; next?: string } = { account: 'acme' },
 ): Promise<string> {
-  const link = await runAdminOp(h.server.services, 'console.link', who);
+  const link = await runAdminOp(h.server.services.admin, 'console.link', who);
   return link.url;
 }
 

@@ -52,7 +52,7 @@ test('a provider key kept in the secret store is used, updated without a restart
   );
   assert.equal(before.result.images[0].error.code, 'PROVIDER_ERROR', 'without the key the provider refuses');
 
-  await runAdminOp(h.server.services, 'secrets.set', { name: 'openai-key', value: 'sk-from-the-store' });
+  await runAdminOp(h.server.services.admin, 'secrets.set', { name: 'openai-key', value: 'sk-from-the-store' });
   const after = await waitForTask(
     h,
     (await h.request('POST', '/image/generate', { auth: h.apiKey, body: { prompt: 'p', model: 'gpt' } })).json.data
@@ -61,7 +61,7 @@ test('a provider key kept in the secret store is used, updated without a restart
   assert.equal(after.result.images[0].status, 'success');
   assert.equal(fake.requests.at(-1)!.authorization, 'Bearer sk-from-the-store');
 
-  assert.deepEqual((await runAdminOp(h.server.services, 'secrets.list', {})) as unknown[], [
+  assert.deepEqual((await runAdminOp(h.server.services.admin, 'secrets.list', {})) as unknown[], [
     {
       name: 'openai-key',
       createdAt: (await h.server.services.secrets.list())[0].createdAt,

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { checkLedger } from '../../services/doctor.js';
 import { doctorVerdict } from '../../services/doctor-verdict.js';
 import { checkProvenance, provenanceReport } from '../../services/provenance-check.js';
 import { checkEngines } from './engines.js';
@@ -19,7 +18,7 @@ export const maintenanceOps = {
           : await s.storageInventory.take({ fix }).catch((err: Error) => ({ failure: err.message }));
       const engines = await checkEngines(s.config.current(), (name) => s.secrets.get(name));
       return doctorVerdict(
-        await checkLedger(s.store),
+        await s.checkLedger(),
         await s.space.report(),
         engines,
         taken,

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import type { Services } from '../services.js';
+import type { AdminDeps } from './deps.js';
 
 /** An operator action: its arguments' schema, and what it does with the services. */
 export interface AdminOp<Args extends z.ZodType, Result> {
   args: Args;
-  run(services: Services, args: z.output<Args>): Promise<Result>;
+  run(services: AdminDeps, args: z.output<Args>): Promise<Result>;
 }
 
 /** Declares an operator action; `run` sees its arguments as the schema parsed them. */

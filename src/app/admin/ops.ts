@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import { AppError } from '../../domain/errors.js';
-import type { Services } from '../services.js';
 import { accountOps } from './accounts.js';
 import { consoleOps } from './console.js';
 import { credentialOps } from './credentials.js';
+import type { AdminDeps } from './deps.js';
 import { destinationOps } from './destinations.js';
 import { maintenanceOps } from './maintenance.js';
 import { queueOps } from './queues.js';
@@ -36,11 +36,11 @@ export const isAdminOp = (name: string): name is AdminOpName => Object.hasOwn(OP
 
 /** Validates the arguments and runs one operator action. Bad arguments are VALIDATION_ERROR naming the first bad one. */
 export async function runAdminOp<Name extends AdminOpName>(
-  services: Services,
+  services: AdminDeps,
   name: Name,
   rawArgs: unknown,
 ): Promise<AdminResult<Name>> {
-  const op = OPS[name] as unknown as { args: z.ZodType; run(s: Services, a: unknown): Promise<AdminResult<Name>> };
+  const op = OPS[name] as unknown as { args: z.ZodType; run(s: AdminDeps, a: unknown): Promise<AdminResult<Name>> };
   const parsed = op.args.safeParse(rawArgs ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

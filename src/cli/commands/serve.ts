@@ -48,10 +48,10 @@ export function registerServeCommand(program: Command): void {
         const dataDir = resolve(ctx.data);
         // So that an operator command run where there is no data dir can point at this one.
         await registerServer({ dataDir, url: server.url });
-        print(ctx, { url: server.url, dataDir, firstStart: server.services.firstStart }, () => {
+        print(ctx, { url: server.url, dataDir, firstStart: server.firstStart }, () => {
           const lines = [`imgtask listening on ${server.url} (data dir ${dataDir})`];
           // Commands that work as printed where this was started: the CLI as the user can type it, this data dir and config.
-          if (server.services.firstStart) lines.push(...firstSteps(thisCli(), ctx, process.cwd()));
+          if (server.firstStart) lines.push(...firstSteps(thisCli(), ctx, process.cwd()));
           return lines.join('\n');
         });
         logger.info({ event: 'server.listening', url: server.url, dataDir }, `listening on ${server.url}`);

@@ -19,7 +19,7 @@ const create = async (h: Harness, body: object, key = h.apiKey): Promise<string>
 const statusOf = async (h: Harness, taskId: string, key = h.apiKey) =>
   (await h.request('GET', `/tasks/${taskId}`, { auth: key })).json.data;
 const testLane = async (h: Harness) =>
-  (await runAdminOp(h.server.services, 'queues.list', {})).find((lane) => lane.lane === 'test');
+  (await runAdminOp(h.server.services.admin, 'queues.list', {})).find((lane) => lane.lane === 'test');
 
 /** The value of one series in a Prometheus text exposition; undefined when absent. */
 function sample(text: string, series: string): number | undefined {
@@ -56,12 +56,12 @@ test('queues: a lane with queued and running items, its top accounts named; a pa
   assert.equal(listed.topAccounts[1].queued, 1);
   assert.ok(listed.oldestQueuedSeconds >= 0, `oldest wait ${listed.oldestQueuedSeconds}`);
 
-  const pause = await runAdminOp(h.server.services, 'queues.pause', { lane: 'test' });
+  const pause = await runAdminOp(h.server.services.admin, 'queues.pause', { lane: 'test' });
   assert.equal(pause.lane, 'test');
   assert.equal(pause.paused, true);
   assert.ok(Date.parse(pause.pausedAt) > Date.now() - 60_000, `pausedAt ${pause.pausedAt}`);
   assert.equal((await statusOf(h, running)).status, 'pending', 'paused while the first item still runs');
-  const again = await runAdminOp(h.server.services, 'queues.pause', { lane: 'test' });
+  const again = await runAdminOp(h.server.services.admin, 'queues.pause', { lane: 'test' });
   assert.equal(again.pausedAt, pause.pausedAt, 'pausing a paused lane keeps its first time');
 
   // The running item finishes under the pause; the queued ones wait.
@@ -114,7 +114,7 @@ test('queues: a lane with queued and running items, its top accounts named; a pa
   assert.equal(sample(text, 'imgtask_lane_capacity{lane="test"}'), 1);
   assert.ok((sample(text, 'imgtask_lane_oldest_queued_seconds{lane="test"}') ?? 0) >= 1);
 
-  assert.deepEqual(await runAdminOp(h.server.services, 'queues.resume', { lane: 'test' }), {
+  assert.deepEqual(await runAdminOp(h.server.services.admin, 'queues.resume', { lane: 'test' }), {
     lane: 'test',
     paused: false,
   });
@@ -126,7 +126,7 @@ test('queues: a lane with queued and running items, its top accounts named; a pa
     'no pausedLanes once none is paused',
   );
   await assert.rejects(
-    () => runAdminOp(h.server.services, 'queues.resume', { lane: 'test' }),
+    () => runAdminOp(h.server.services.admin, 'queues.resume', { lane: 'test' }),
     (err: AppError) =>
       err instanceof AppError && err.code === 'VALIDATION_ERROR' && /the lane "test" is not paused/.test(err.message),
   );
@@ -153,10 +153,10 @@ test('top accounts count the items each account has waiting, not those running',
 test('queues.pause takes a lane not seen yet (it is listed, paused, with nothing in it) and refuses an empty name or control characters', async (t) => {
   const h = await startService(t);
   for (const lane of ['gpu-1+gpu-2', 'video:gpu-1']) {
-    const paused = await runAdminOp(h.server.services, 'queues.pause', { lane });
+    const paused = await runAdminOp(h.server.services.admin, 'queues.pause', { lane });
     assert.equal(paused.lane, lane);
   }
-  const listed = await runAdminOp(h.server.services, 'queues.list', {});
+  const listed = await runAdminOp(h.server.services.admin, 'queues.list', {});
   for (const lane of ['gpu-1+gpu-2', 'video:gpu-1']) {
     const view = listed.find((l) => l.lane === lane);
     assert.ok(view, `${lane} is listed`);
@@ -189,17 +189,17 @@ test('queues.pause takes a lane not seen yet (it is listed, paused, with nothing
   ] as const) {
     for (const op of ['queues.pause', 'queues.resume'] as const) {
       await assert.rejects(
-        () => runAdminOp(h.server.services, op, { lane }),
+        () => runAdminOp(h.server.services.admin, op, { lane }),
         (err: AppError) => err instanceof AppError && err.code === 'VALIDATION_ERROR' && reason.test(err.message),
       );
     }
   }
   assert.deepEqual(
-    (await runAdminOp(h.server.services, 'queues.list', {})).map((l) => l.lane),
+    (await runAdminOp(h.server.services.admin, 'queues.list', {})).map((l) => l.lane),
     ['gpu-1+gpu-2', 'video:gpu-1'],
     'nothing refused was paused',
   );
-  assert.deepEqual(await runAdminOp(h.server.services, 'queues.resume', { lane: 'video:gpu-1' }), {
+  assert.deepEqual(await runAdminOp(h.server.services.admin, 'queues.resume', { lane: 'video:gpu-1' }), {
     lane: 'video:gpu-1',
     paused: false,
   });

@@ -28,12 +28,12 @@ test('GET /ready answers 503 until the server has started loading its models', a
     dataDir,
     config: loadConfig({ env: {}, overrides: { server: { host: '127.0.0.1', port: 0 } } }),
   });
-  closeBeforeRemoval(dataDir, () => services.close());
-  const api = createApi(services);
+  closeBeforeRemoval(dataDir, () => services.lifecycle.close());
+  const api = createApi(services.api);
   const before = await api.request('/ready');
   assert.equal(before.status, 503);
   assert.match(((await before.json()) as { message: string }).message, /models: not loading yet/);
-  services.preloadModels();
+  services.lifecycle.preloadModels();
   const after = await api.request('/ready');
   assert.notEqual(after.status, 200, 'the enabled models are loading now');
   assert.match(((await after.json()) as { message: string }).message, /models: still loading \(nsfw rating/);

@@ -66,7 +66,7 @@ test('a full disk under the journal: each write in flight answers 507 with Retry
   assert.match(ready.json.message, /store: out of space: writes are refused/);
   assertStorageFull(await createKey(h), 'a write while refused');
   assert.deepEqual(await tempFiles(h.dataDir), []);
-  const doctor = await maintenanceOps.doctor.run(h.server.services, {});
+  const doctor = await maintenanceOps.doctor.run(h.server.services.admin, {});
   assert.match(doctor.storage.writesRefused ?? '', /out of space/, 'imgtask doctor says writes are refused');
 
   disk.room = null;

@@ -80,11 +80,13 @@ test('a config reload applies log.level to the running service at once', async (
   const dataDir = await tempDir(t);
   const out = memory();
   const config = loadConfig({ env: {}, overrides: { server: { host: '127.0.0.1', port: 0 } } });
-  const services = await openServices({
-    dataDir,
-    config,
-    logger: createLogger(config.log, { destination: out.stream }),
-  });
+  const services = (
+    await openServices({
+      dataDir,
+      config,
+      logger: createLogger(config.log, { destination: out.stream }),
+    })
+  ).internals;
   closeBeforeRemoval(dataDir, () => services.close());
   services.log('test: before the reload');
   await services.reload({ ...config, log: { level: 'warn', format: 'auto' } });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Command } from 'commander';
 import { CONFIG_ENV, configRows, PAGES, RESTART_CONFIG_KEYS } from '../../../scripts/docs/generate.js';
-import { RESTART_KEYS } from '../../../src/app/services.js';
+import { RESTART_KEYS } from '../../../src/app/reload.js';
 import { buildProgram } from '../../../src/cli/program.js';
 import { ERROR_STATUS } from '../../../src/domain/errors.js';
 import { TASK_ERROR_CODES } from '../../../src/domain/tasks.js';

@@ -30,7 +30,7 @@ function pendingTask(n: number, accountId: string): TaskRecord {
 test('recoverMissing records, in batches, the event or the mark of every settled task without one, durably', async (t) => {
   const dataDir = await tempDir(t);
   const count = 2500;
-  let services = await openServices({ dataDir, config });
+  let services = (await openServices({ dataDir, config })).internals;
   const account = await services.accounts.create('acme', 1_000_000_000);
   await services.webhooks.create(account.id, { url: 'http://127.0.0.1:9/hook' });
   const tasks = Array.from({ length: count }, (_, n) => pendingTask(n, account.id));
@@ -62,7 +62,7 @@ test('recoverMissing records, in batches, the event or the mark of every settled
   assert.equal(await services.outbox.recoverMissing(), 0, 'nothing left to recover');
   await services.close();
 
-  services = await openServices({ dataDir, config });
+  services = (await openServices({ dataDir, config })).internals;
   t.after(() => services.close());
   await check();
   // The pending deliveries come back in due order for the dispatcher.

@@ -24,13 +24,30 @@ export interface OutageOptions {
 
 const seconds = (ms: number) => (ms < 10_000 ? (ms / 1000).toFixed(1) : String(Math.round(ms / 1000)));
 
+/** A ComfyUI server's outage state: down, probed with backoff, back. */
+export interface Outage {
+  /** True while the server is known to be down; probes it in the background at the backoff's pace. */
+  down(): boolean;
+  /** A request failed: a server that could not be reached is down from now on. */
+  failed(err: unknown): void;
+  /** A request was answered: the server is up. */
+  answered(): void;
+  /**
+   * Returns at once when the server is not known to be down; else probes it (backoff growing
+   * to `maxMs`) until it answers. Gives up after `boundMs` with the cause and how long it waited
+   * (not retried: the server was waited for as long as a job may take), or at once when `signal`
+   * aborts (with its reason).
+   */
+  waitUntilUp(signal: AbortSignal, boundMs: number): Promise<void>;
+}
+
 /**
  * Whether one ComfyUI server is down, and waiting for it to come back. A request that could not
  * reach the server marks it down (logged once, with the cause); a probe that it answers marks it
  * up again (logged once, with how long it was down). While it is down, asking `down()` probes it
  * in the background now and then, so failover sees it back without sending it an item first.
  */
-export function createOutage(options: OutageOptions) {
+export function createOutage(options: OutageOptions): Outage {
   const backoff = options.backoff ?? PROBE_BACKOFF;
   let down: { since: number; reason: string } | undefined;
   let probing: Promise<boolean> | undefined;
@@ -122,7 +139,6 @@ export function createOutage(options: OutageOptions) {
     },
   };
 }
-export type Outage = ReturnType<typeof createOutage>;
 
 /** `work`, or a rejection with the signal's reason as soon as it aborts. */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
