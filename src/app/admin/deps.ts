@@ -14,9 +14,8 @@ import type { SpaceGuard } from '../../services/space-guard.js';
 import type { StorageInventoryService } from '../../services/storage-inventory.js';
 import type { TokenService } from '../../services/tokens.js';
 import type { UsageService } from '../../services/usage.js';
-import type { WebhookService } from '../../services/webhooks.js';
+import type { WebhookService } from '../../services/webhooks/webhook-service.js';
 import type { LanePauseRecord } from '../../store/records.js';
-import type { Outbox } from '../../webhooks/outbox.js';
 
 /** A stored secret's record, without its value. */
 interface SecretEntry {
@@ -36,9 +35,8 @@ export interface AdminDeps {
   apiKeys: ApiKeyService;
   tokens: Pick<TokenService, 'issueAccessToken'>;
   consoleSessions: ConsoleSessionService;
+  /** Webhooks, with their delivery log, test and redelivery. */
   webhooks: WebhookService;
-  /** A webhook's delivery log, its test and redelivery. */
-  outbox: Pick<Outbox, 'deliveries' | 'sendTest' | 'redeliver'>;
   destinations: DestinationService;
   usage: UsageService;
   operator: OperatorService;
