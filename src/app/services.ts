@@ -6,7 +6,7 @@ import { isUnderAllowedRoot } from '../destinations/local-folder.js';
 import { retentionMs } from '../domain/retention.js';
 import { parseDuration } from '../domain/time.js';
 import { createEngine } from '../engine/engine.js';
-import type { SingletonDuties } from '../engine/intake/intake.js';
+import type { SingletonDuties } from '../engine/intake/intake-types.js';
 import { type AnyTaskType, TaskTypeRegistry } from '../engine/task-registry.js';
 import { taskEventEnvelope, toProgressView } from '../engine/task-views.js';
 import type { C2paLoad } from '../media/c2pa.js';
