@@ -16,7 +16,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundledFfmpegPath, encodeFrames } from '../../src/media/video.js';
+import { bundledFfmpegPath } from '../../src/media/ffmpeg.js';
+import { encodeFrames } from '../../src/media/video-encode.js';
 import { createPlaceholderVideoGenerator, placeholderFrames } from '../../src/providers/embedded/placeholder-video.js';
 
 const ROUNDS = 5;

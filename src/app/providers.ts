@@ -1,7 +1,7 @@
 import { environment } from '../config/load.js';
 import type { Config, ProviderConfig } from '../config/schema.js';
 import type { ConfigSource } from '../config/source.js';
-import { bundledFfmpegPath } from '../media/video.js';
+import { bundledFfmpegPath } from '../media/ffmpeg.js';
 import { providerRequest } from '../net/provider-http.js';
 import { createSafeFetcher } from '../net/safe-fetch.js';
 import { limitCalls, limitGenerator } from '../providers/capacity.js';

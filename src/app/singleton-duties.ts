@@ -1,5 +1,5 @@
 import type { ConfigSource } from '../config/source.js';
-import type { SingletonDuties } from '../engine/intake/intake.js';
+import type { SingletonDuties } from '../engine/intake/intake-types.js';
 import type { EraseReport } from '../services/account-erase.js';
 import type { EventBus } from '../services/events.js';
 import type { Clock } from '../services/ports.js';

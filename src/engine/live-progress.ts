@@ -1,6 +1,6 @@
 import type { EventBus, ItemFractions } from '../services/events.js';
 import type { Clock } from '../services/ports.js';
-import type { RunnerProgress } from './runner/task-runner.js';
+import type { RunnerProgress } from './runner/live-tasks.js';
 
 /** Where a pending task stands beyond its items recorded: in memory only, never journaled (lost with the process, as it should be). */
 export interface LiveProgress {

@@ -33,6 +33,13 @@ function paused(view: QueueView, pause: LanePauseRecord | undefined): QueueView 
   return view;
 }
 
+/** A paused lane with nothing in it here (none ran since the start, or the fleet reports none). */
+const idleLane = (pause: LanePauseRecord): QueueView =>
+  paused(
+    { lane: pause.id, queued: 0, running: 0, capacity: 0, oldestQueuedSeconds: 0, paused: false, topAccounts: [] },
+    pause,
+  );
+
 /** The lanes of a process that owns its store (the file store): its lanes are the fleet's. */
 export function localQueues(stats: Record<string, LaneStats>, pauses: readonly LanePauseRecord[]): QueueView[] {
   const pauseOf = new Map(pauses.map((pause) => [pause.id, pause]));
@@ -51,22 +58,7 @@ export function localQueues(stats: Record<string, LaneStats>, pauses: readonly L
     ),
   );
   // A lane paused before anything ran in it since the start is shown too.
-  for (const pause of pauses)
-    if (!(pause.id in stats))
-      views.push(
-        paused(
-          {
-            lane: pause.id,
-            queued: 0,
-            running: 0,
-            capacity: 0,
-            oldestQueuedSeconds: 0,
-            paused: false,
-            topAccounts: [],
-          },
-          pause,
-        ),
-      );
+  for (const pause of pauses) if (!(pause.id in stats)) views.push(idleLane(pause));
   return views.sort(byName);
 }
 
@@ -106,22 +98,7 @@ export function fleetQueues(
       );
     });
   const shown = new Set(views.map((view) => view.lane));
-  for (const pause of pauses)
-    if (!shown.has(pause.id))
-      views.push(
-        paused(
-          {
-            lane: pause.id,
-            queued: 0,
-            running: 0,
-            capacity: 0,
-            oldestQueuedSeconds: 0,
-            paused: false,
-            topAccounts: [],
-          },
-          pause,
-        ),
-      );
+  for (const pause of pauses) if (!shown.has(pause.id)) views.push(idleLane(pause));
   return views.sort(byName);
 }
 

@@ -1,5 +1,5 @@
 import type { ConfigSource } from '../config/source.js';
-import type { SingletonDuties } from './intake/intake.js';
+import type { SingletonDuties } from './intake/intake-types.js';
 
 /**
  * The expiry sweep, then the install's housekeeping (unfinished erasures, retention), as one

@@ -12,7 +12,7 @@ import { unreachableWebhookUrl, type WebhookUrlCheck } from '../services/webhook
 import type { ItemRecord, TaskRecord } from '../store/records.js';
 import type { Store, TaskListQuery } from '../store/types.js';
 import type { Deadlines } from './deadlines.js';
-import type { TaskIntake } from './intake/intake.js';
+import type { TaskIntake } from './intake/intake-types.js';
 import type { LiveProgress } from './live-progress.js';
 import type { LoadLimits } from './load-limits.js';
 import { createPendingGauge } from './pending-gauge.js';

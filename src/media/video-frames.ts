@@ -1,4 +1,4 @@
-import type { VideoInfo } from './video.js';
+import type { VideoInfo } from './video-probe.js';
 
 /**
  * How far a clip's frame count may be from the number bound into a workflow: 8 frames, or 10 % of

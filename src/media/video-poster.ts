@@ -1,8 +1,6 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import sharp from 'sharp';
 import type { VideoFormat } from '../domain/media-types.js';
-import { inTempDir, runFfmpeg } from './video.js';
+import { ffmpegFileToFile } from './ffmpeg.js';
 
 /** A poster is never wider than the widest thumbnail made from it. */
 const POSTER_MAX_WIDTH = 1280;
@@ -20,14 +18,11 @@ export async function posterFrame(
   const still =
     format === 'webp'
       ? data
-      : await inTempDir(options.tempDir, async (dir) => {
-          const input = join(dir, 'in.mp4');
-          const out = join(dir, 'frame.png');
-          await writeFile(input, data);
-          await runFfmpeg(options.ffmpegPath, ['-i', input, '-frames:v', '1', '-an', '-y', out], {
-            signal: options.signal,
-          });
-          return readFile(out);
-        });
+      : await ffmpegFileToFile(
+          data,
+          { input: 'in.mp4', output: 'frame.png' },
+          (input, out) => ['-i', input, '-frames:v', '1', '-an', '-y', out],
+          options,
+        );
   return sharp(still).resize({ width: POSTER_MAX_WIDTH, withoutEnlargement: true }).webp({ quality: 80 }).toBuffer();
 }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { inTempDir, runFfmpeg, SHARP_WEBP_BUDGET_BYTES } from './video.js';
+import { h264Output, inTempDir, rawRgbInput, runFfmpeg } from './ffmpeg.js';
+import { SHARP_WEBP_BUDGET_BYTES } from './video-encode.js';
 import { webpTiming } from './video-timing.js';
 
 export interface WebpToMp4Options {
@@ -50,34 +51,9 @@ export async function webpToMp4(data: Buffer, options: WebpToMp4Options): Promis
   const even = (n: number) => n - (n % 2);
   const crop = width % 2 || height % 2 ? ['-vf', `crop=${even(width)}:${even(height)}:0:0`] : [];
   return inTempDir(options.tempDir, async (dir) => {
-    // faststart rewrites the file to put moov first: the output must be seekable, so a file.
     const out = join(dir, 'out.mp4');
-    const input = [
-      '-f',
-      'rawvideo',
-      '-pix_fmt',
-      'rgb24',
-      '-s',
-      `${width}x${height}`,
-      '-framerate',
-      timing.rate,
-      '-i',
-      'pipe:0',
-    ];
-    const output = [
-      ...crop,
-      '-c:v',
-      'libx264',
-      '-preset',
-      'veryfast',
-      '-pix_fmt',
-      'yuv420p',
-      '-movflags',
-      '+faststart',
-      '-an',
-      '-y',
-      out,
-    ];
+    const input = rawRgbInput(width, height, '-framerate', timing.rate);
+    const output = [...crop, ...h264Output(out)];
     await runFfmpeg(options.ffmpegPath, [...input, ...output], { input: frames(), frameBytes, signal });
     return readFile(out);
   });

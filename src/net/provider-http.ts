@@ -20,17 +20,17 @@ export class ProviderHttpError extends Error {
   }
 }
 
-export async function providerRequest(
-  url: string,
-  init: {
-    method: 'GET' | 'POST' | 'DELETE';
-    headers?: Record<string, string>;
-    body?: string | FormData;
-    timeoutMs: number;
-    signal?: AbortSignal;
-    maxBytes?: number;
-  },
-): Promise<ProviderHttpResponse> {
+/** A request to a provider: its method, headers and body, its deadline, the caller's signal, and the most bytes read back. */
+interface ProviderRequestInit {
+  method: 'GET' | 'POST' | 'DELETE';
+  headers?: Record<string, string>;
+  body?: string | FormData;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  maxBytes?: number;
+}
+
+export async function providerRequest(url: string, init: ProviderRequestInit): Promise<ProviderHttpResponse> {
   // One controller for the deadline and the caller's signal, both unhooked when the request is
   // done (AbortSignal.any would leave a listener on the caller's long-lived signal until GC).
   const controller = new AbortController();
@@ -51,13 +51,7 @@ export async function providerRequest(
 
 async function request(
   url: string,
-  init: {
-    method: 'GET' | 'POST' | 'DELETE';
-    headers?: Record<string, string>;
-    body?: string | FormData;
-    timeoutMs: number;
-    maxBytes?: number;
-  },
+  init: Omit<ProviderRequestInit, 'signal'>,
   signal: AbortSignal,
   timedOut: () => boolean,
 ): Promise<ProviderHttpResponse> {

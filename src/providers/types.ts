@@ -9,13 +9,8 @@ export interface SourceImage {
   height: number;
 }
 
-export interface GenerateParams {
-  model: string;
-  prompt: string;
-  negativePrompt?: string;
-  width: number;
-  height: number;
-  inputs: SourceImage[];
+/** What every item handed to a provider carries, image or video: its place, seed, options, signal, reports and workflow. */
+export interface ItemParams {
   /** The item's position in its task. */
   index: number;
   /** The item's seed (the request's seed + index, 0..2^32−1): every provider that takes one uses it; deterministic providers draw from it. */
@@ -36,6 +31,15 @@ export interface GenerateParams {
    * item `output` (0-based, of `outputs`) takes that output's file. Absent: one output per run.
    */
   run?: { key: string; output: number; outputs: number };
+}
+
+export interface GenerateParams extends ItemParams {
+  model: string;
+  prompt: string;
+  negativePrompt?: string;
+  width: number;
+  height: number;
+  inputs: SourceImage[];
 }
 
 /** Any encoded image sharp can read; the worker re-encodes it to the requested format. */
@@ -85,7 +89,7 @@ export interface PromptEnhancer {
 
 export type { VideoFormat } from '../domain/media-types.js';
 
-export interface VideoParams {
+export interface VideoParams extends ItemParams {
   model: string;
   prompt: string;
   negativePrompt?: string;
@@ -98,26 +102,6 @@ export interface VideoParams {
   format: VideoFormat;
   /** The first frame, when the request sent one. */
   input?: SourceImage;
-  /** The item's position in its task. */
-  index: number;
-  /** The item's seed (the request's seed + index, 0..2^32−1): every provider that takes one uses it; deterministic providers draw from it. */
-  seed?: number;
-  options: Record<string, unknown>;
-  signal: AbortSignal;
-  /** Reports how far the work has come, 0..1, where the provider knows (see ItemContext.reportProgress). */
-  onProgress?: (fraction: number) => void;
-  /** Hands over a live preview of the image being made (ComfyUI's binary preview frames), where the provider sends them (see ItemContext.reportPreview). */
-  onPreview?: (preview: LivePreview) => void;
-  /** The model's declared parameters, as this request set them with every default filled in (config `parameters`, checked at create). */
-  parameters?: Record<string, string | number | boolean>;
-  /** A whole API-format graph the request posted (`workflow`, keys with the `workflow:raw` scope, models with `allowRawWorkflows`): run instead of the model's own. */
-  workflow?: Record<string, { class_type: string; inputs: Record<string, unknown> }>;
-  /**
-   * Which output of which run this item is, when one run of the model's workflow writes several
-   * outputs (docs/comfyui.md#every-output): items of the same `key` share one job, and
-   * item `output` (0-based, of `outputs`) takes that output's file. Absent: one output per run.
-   */
-  run?: { key: string; output: number; outputs: number };
 }
 
 /** An encoded clip: H.264 MP4 or animated WebP. */

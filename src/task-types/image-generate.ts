@@ -3,7 +3,7 @@ import type { ModelConfig } from '../config/schema.js';
 import { AppError } from '../domain/errors.js';
 import { formatUsd, parseUsd } from '../domain/money.js';
 import { modelProviders, providersLane } from '../domain/provider-lanes.js';
-import { ASPECT_RATIOS, dimensionsFor, normalizeSize, parseSizeText, SIZE_PRESETS, sizeText } from '../domain/sizes.js';
+import { dimensionsFor, normalizeSize, parseSizeText, sizeText } from '../domain/sizes.js';
 import { MAX_ATTEMPTS, ProviderError } from '../domain/tasks.js';
 import type { TaskTypeDefinition } from '../engine/task-registry.js';
 import { probeImage, sniffImage } from '../media/images.js';
@@ -11,78 +11,14 @@ import type { GenerateParams, SourceImage } from '../providers/types.js';
 import { checkDestination, checkMetadata, requireProvider, requireVision } from './checks.js';
 import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { providerForAttempt } from './failover.js';
+import { type GenerateBody, generateBody } from './image-generate-body.js';
 import { rateGeneratedImage, ratingRequestOf } from './image-generate-rating.js';
 import { checkRunSeeds, outputsPerRun, runOf, taskOutputsPerRun } from './image-runs.js';
-import {
-  checkParameters,
-  checkRawWorkflow,
-  ParametersField,
-  parameterPrice,
-  providerParameters,
-  WorkflowField,
-} from './model-parameters.js';
+import { checkParameters, checkRawWorkflow, parameterPrice, providerParameters } from './model-parameters.js';
 import { generationOrigin, providerNameOf } from './output-origin.js';
-import {
-  AccessOptions,
-  DestinationName,
-  FreeText,
-  InputEntry,
-  inputUrl,
-  Levels,
-  LIMITS,
-  Metadata,
-  Priority,
-  WebhookOptions,
-} from './request-parts.js';
+import { inputUrl } from './request-parts.js';
 import { DestinationOutcome, ItemError, Provenance, UsdText } from './result-parts.js';
-import { baseSeed, ItemSeed, itemSeed, SeedField } from './seeds.js';
-
-const GenerateRating = z.union([
-  z.literal(true),
-  z.discriminatedUnion('mode', [
-    z.object({ mode: z.literal('nsfw_sfw') }),
-    z.object({ mode: z.literal('custom'), levels: Levels }),
-  ]),
-]);
-
-const SizeValue = z.union([
-  z.enum(SIZE_PRESETS),
-  z.object({
-    type: z.literal('aspect_ratio'),
-    aspectRatio: z.enum(ASPECT_RATIOS),
-    scale: z.enum(['base', '4k']).optional(),
-  }),
-  z.object({ type: z.literal('auto') }),
-]);
-
-/** POST /image/generate. Built per set of model ids: an unknown id fails the schema. The task keeps the body as it is. */
-export function generateBody(modelIds: readonly string[]) {
-  return z.object({
-    prompt: FreeText.min(1).max(LIMITS.prompt),
-    negative_prompt: FreeText.min(1).max(LIMITS.prompt).optional(),
-    magic_prompt: z.literal(true).optional(),
-    model: z.enum(['auto', ...modelIds] as [string, ...string[]]).default('auto'),
-    size: SizeValue.default('auto'),
-    count: z.number().int().min(1).max(LIMITS.count).default(1),
-    seed: SeedField,
-    parameters: ParametersField,
-    workflow: WorkflowField,
-    inputs: z.array(InputEntry).max(LIMITS.inputs).default([]),
-    output: z
-      .object({
-        format: z.enum(['png', 'jpg', 'webp']).default('webp'),
-        quality: z.number().int().min(1).max(100).default(80),
-      })
-      .default({ format: 'webp', quality: 80 }),
-    webhook: WebhookOptions.optional(),
-    rating: GenerateRating.optional(),
-    destination: DestinationName.optional(),
-    metadata: Metadata.optional(),
-    access: AccessOptions.optional(),
-    priority: Priority,
-  });
-}
-export type GenerateBody = z.infer<ReturnType<typeof generateBody>>;
+import { baseSeed, ItemSeed, itemSeed } from './seeds.js';
 
 /** One image item: made (and charged), or failed on its own while the task completes (docs/api/images.md#generate-post-imagegenerate). */
 const GeneratedImage = z.discriminatedUnion('status', [

@@ -1,6 +1,7 @@
 import { ProviderError } from '../domain/tasks.js';
-import { mp4ToWebp, probeVideo, type VideoInfo, VideoReadError } from '../media/video.js';
+import { mp4ToWebp } from '../media/video-encode.js';
 import { framesProblem } from '../media/video-frames.js';
+import { probeVideo, type VideoInfo, VideoReadError } from '../media/video-probe.js';
 import { webpToMp4 } from '../media/video-webp.js';
 import type { GeneratedVideo, VideoFormat } from '../providers/types.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
-import { bundledFfmpegPath } from '../../src/media/video.js';
+import { bundledFfmpegPath } from '../../src/media/ffmpeg.js';
 import { type ConsoleClient, consoleSignIn } from '../helpers/console.js';
 import { type Harness, startService, waitForTask } from '../helpers/harness.js';
 import { startS3 } from '../helpers/s3.js';

@@ -1,5 +1,5 @@
 import { ProviderError } from '../../src/domain/tasks.js';
-import { bundledFfmpegPath } from '../../src/media/video.js';
+import { bundledFfmpegPath } from '../../src/media/ffmpeg.js';
 import { createPlaceholderGenerator } from '../../src/providers/embedded/placeholder.js';
 import { createPlaceholderVideoGenerator } from '../../src/providers/embedded/placeholder-video.js';
 import type { ProviderSet } from '../../src/providers/types.js';

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
-import { bundledFfmpegPath, probeVideo } from '../../src/media/video.js';
+import { bundledFfmpegPath } from '../../src/media/ffmpeg.js';
+import { probeVideo } from '../../src/media/video-probe.js';
 
 const run = promisify(execFile);
 

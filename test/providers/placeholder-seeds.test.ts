@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bundledFfmpegPath } from '../../src/media/video.js';
+import { bundledFfmpegPath } from '../../src/media/ffmpeg.js';
 import { createPlaceholderGenerator } from '../../src/providers/embedded/placeholder.js';
 import { createPlaceholderVideoGenerator } from '../../src/providers/embedded/placeholder-video.js';
 import type { GenerateParams, VideoParams } from '../../src/providers/types.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EventBus, ItemFractions } from '../../services/events.js';
 import type { StoreSignals } from '../../store/types.js';
-import type { Dispatcher } from './intake.js';
+import type { Dispatcher } from './intake-types.js';
 import { bridgePreviews } from './preview-signals.js';
 
 /**

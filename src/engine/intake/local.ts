@@ -1,7 +1,7 @@
 import type { Store } from '../../store/types.js';
 import { localQueues } from '../queues.js';
 import { startSweepTimer, sweepWith } from '../sweep-timer.js';
-import type { Dispatcher, IntakeDeps, TaskIntake } from './intake.js';
+import type { Dispatcher, IntakeDeps, TaskIntake } from './intake-types.js';
 
 /**
  * The intake of a store one process owns (the file store): a create queues into this

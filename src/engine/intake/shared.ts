@@ -19,7 +19,7 @@ import {
   SWEEP_LOCK,
   underLock,
 } from './fleet-signals.js';
-import type { IntakeDeps, TaskIntake } from './intake.js';
+import type { IntakeDeps, TaskIntake } from './intake-types.js';
 
 /** The mark of a created notification's lane where a task of a raised priority was created. */
 const URGENT = 'p';

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { ProviderError } from '../../domain/tasks.js';
-import { encodeFrames } from '../../media/video.js';
+import { encodeFrames } from '../../media/video-encode.js';
 import type { GeneratedVideo, SourceImage, VideoGenerator, VideoParams } from '../types.js';
 import { placeholderHash } from './placeholder.js';
 import { svgText } from './svg-text.js';

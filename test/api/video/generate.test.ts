@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { ProviderError } from '../../../src/domain/tasks.js';
-import { bundledFfmpegPath } from '../../../src/media/video.js';
+import { bundledFfmpegPath } from '../../../src/media/ffmpeg.js';
 import type { VideoGenerator, VideoParams } from '../../../src/providers/types.js';
 import { fakeProviders } from '../../fixtures/test-providers.js';
 import { accountOf, type Harness, startService, waitForTask } from '../../helpers/harness.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { probeVideo } from '../../../src/media/video.js';
+import { probeVideo } from '../../../src/media/video-probe.js';
 import { readCredentials } from '../../helpers/credentials.js';
 import { type Harness, startService, waitForTask } from '../../helpers/harness.js';
 import { makeImage, serveFiles } from '../../helpers/images.js';

@@ -6,7 +6,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { bundledFfmpegPath } from '../../../src/media/video.js';
+import { bundledFfmpegPath } from '../../../src/media/ffmpeg.js';
 import { type Harness, startService } from '../../helpers/harness.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

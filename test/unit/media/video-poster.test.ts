@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { bundledFfmpegPath, encodeFrames } from '../../../src/media/video.js';
+import { bundledFfmpegPath } from '../../../src/media/ffmpeg.js';
+import { encodeFrames } from '../../../src/media/video-encode.js';
 import { posterFrame } from '../../../src/media/video-poster.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { bundledFfmpegPath, mp4Codec, probeVideo } from '../../../src/media/video.js';
+import { bundledFfmpegPath } from '../../../src/media/ffmpeg.js';
 import { framesProblem, frameTolerance } from '../../../src/media/video-frames.js';
+import { mp4Codec, probeVideo } from '../../../src/media/video-probe.js';
 import { webpTiming } from '../../../src/media/video-timing.js';
 import { webpToMp4 } from '../../../src/media/video-webp.js';
 import { decodeVideo, mp4Boxes } from '../../helpers/video-check.js';

@@ -6,14 +6,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import {
-  bundledFfmpegPath,
-  encodeFrames,
-  mp4Codec,
-  mp4ToWebp,
-  probeVideo,
-  VideoReadError,
-} from '../../../src/media/video.js';
+import { bundledFfmpegPath } from '../../../src/media/ffmpeg.js';
+import { encodeFrames, mp4ToWebp } from '../../../src/media/video-encode.js';
+import { mp4Codec, probeVideo, VideoReadError } from '../../../src/media/video-probe.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { decodeVideo, mp4Boxes, webpAnimation } from '../../helpers/video-check.js';
 
@@ -188,9 +183,10 @@ test('an abort kills ffmpeg: encodeFrames rejects with the reason at once, stops
 
 test('a process that exits mid-encode still removes its temporary folder', async (t) => {
   const dir = await tempDir(t);
-  const module = pathToFileURL(join(import.meta.dirname, '../../../src/media/video.ts')).href;
+  const media = (file: string) => pathToFileURL(join(import.meta.dirname, '../../../src/media', file)).href;
   const script = `
-    import { bundledFfmpegPath, encodeFrames } from ${JSON.stringify(module)};
+    import { bundledFfmpegPath } from ${JSON.stringify(media('ffmpeg.ts'))};
+    import { encodeFrames } from ${JSON.stringify(media('video-encode.ts'))};
     async function* endless() { for (;;) yield Buffer.alloc(64 * 48 * 3, 50); }
     void encodeFrames(endless(), { width: 64, height: 48, fps: 12, format: 'mp4', ffmpegPath: bundledFfmpegPath(), tempDir: ${JSON.stringify(dir)} });
     setTimeout(async () => {

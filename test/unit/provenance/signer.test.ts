@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { OutputOrigin, OutputSigner } from '../../../src/domain/provenance.js';
-import { bundledFfmpegPath } from '../../../src/media/video.js';
+import { bundledFfmpegPath } from '../../../src/media/ffmpeg.js';
 import { createOutputSigner } from '../../../src/services/provenance.js';
 import { makeTestChain, type TestChain } from '../../helpers/c2pa-certs.js';
 import { makeImage } from '../../helpers/images.js';

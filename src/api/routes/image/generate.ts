@@ -1,13 +1,13 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
-import type { GenerateBody } from '../../../task-types/image-generate.js';
+import type { GenerateBody } from '../../../task-types/image-generate-body.js';
 import { addRoute } from '../../route.js';
 import { createTaskHandler, taskTypeOf } from '../../task-create.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { CreatedTaskResponse } from './schemas.js';
 
 /** The body schema lives with the task type (built per config: unknown model ids fail it). */
-export { generateBody } from '../../../task-types/image-generate.js';
+export { generateBody } from '../../../task-types/image-generate-body.js';
 export const GenerateResponse = CreatedTaskResponse;
 export type GenerateResponse = CreatedTaskResponse;
 
