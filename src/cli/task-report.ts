@@ -53,10 +53,40 @@ export const withFiles = <R extends { url: string }>(
 
 type UrlListData = { task: { id: string; status: string; cost?: string }; results?: UrlResult[] };
 
+/** A task the API's sync answer names as failed, or the answer itself. */
+type WaitedAnswer<Data> = { answer: SyncAnswer<Data> } | { failed: TaskView };
+
+/**
+ * Sends a request that waits for its task (rate, alt, review). When the task failed, the API
+ * answers 500 UNKNOWN_ERROR naming it: that task is fetched and answered as `failed`, to be
+ * reported as any other failed task is. Other errors are thrown.
+ */
+export async function sendWaiting<Data>(
+  client: Client,
+  send: () => Promise<SyncAnswer<Data>>,
+): Promise<WaitedAnswer<Data>> {
+  try {
+    return { answer: await send() };
+  } catch (err) {
+    const failed =
+      err instanceof ApiError && err.code === 'UNKNOWN_ERROR'
+        ? /\btask (tsk_[0-9A-Za-z]+) failed\b/.exec(err.message)
+        : null;
+    if (!failed) throw err;
+    return { failed: await client.task(failed[1]) };
+  }
+}
+
+/** A sync request answered 202 (still running, or --async): the task to poll, and how. */
+export function printPending(json: boolean, data: { task: { id: string } }): number {
+  print({ json }, data, `task ${data.task.id} pending: imgtask tasks watch ${data.task.id}`);
+  return EXIT.ok;
+}
+
 /**
  * Sends a rate or alt request and reports its answer: the results (each under the name it was
- * given), the task to poll (202), or, when the sync task failed (500 UNKNOWN_ERROR naming it),
- * the failed task with its errors on stderr and exit 3, as for any other failed task.
+ * given), the task to poll (202), or, when the sync task failed, the failed task with its errors
+ * on stderr and exit 3, as for any other failed task.
  */
 export async function syncAnswer(
   client: Client,
@@ -64,16 +94,9 @@ export async function syncAnswer(
   files: ReadonlyMap<string, string>,
   send: () => Promise<SyncAnswer<UrlListData>>,
 ): Promise<number> {
-  let answer: SyncAnswer<UrlListData>;
-  try {
-    answer = await send();
-  } catch (err) {
-    const failed =
-      err instanceof ApiError && err.code === 'UNKNOWN_ERROR'
-        ? /\btask (tsk_[0-9A-Za-z]+) failed\b/.exec(err.message)
-        : null;
-    if (!failed) throw err;
-    const task = await client.task(failed[1]);
+  const sent = await sendWaiting(client, send);
+  if ('failed' in sent) {
+    const task = sent.failed;
     const results = urlResultsOf(task);
     const shown =
       results.length && 'result' in task
@@ -82,11 +105,8 @@ export async function syncAnswer(
     print({ json }, shown, () => describeTask(task, files));
     return reportTaskFailure(task) ?? EXIT.taskFailed;
   }
-  const { data } = answer;
-  if (answer.status === 202) {
-    print({ json }, data, `task ${data.task.id} pending: imgtask tasks watch ${data.task.id}`);
-    return EXIT.ok;
-  }
+  const { data } = sent.answer;
+  if (sent.answer.status === 202) return printPending(json, data);
   const results = data.results ?? [];
   print({ json }, { ...data, results: withFiles(results, files) }, () =>
     plainText([
@@ -97,10 +117,10 @@ export async function syncAnswer(
   return results.some((r) => r.status === 'failed') ? EXIT.itemsFailed : EXIT.ok;
 }
 
-/** The generate options that are numbers or fixed choices, checked here before anything is sent. */
 /** The largest seed: seeds are 32-bit. */
 const MAX_SEED = 2 ** 32 - 1;
 
+/** The generate options that are numbers or fixed choices, checked here before anything is sent. */
 export function generateOptions(opts: {
   size?: string;
   count?: string;
