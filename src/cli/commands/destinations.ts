@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { AdminArgs, AdminResult } from '../../app/admin/ops.js';
+import { accountListCommand } from '../account-list-command.js';
 import { admin, adminPrint } from '../context.js';
-import { enumOption, jsonOption, print, tableOr } from '../output.js';
+import { enumOption, jsonOption, print } from '../output.js';
 import { command } from '../run.js';
 
 const describe = (d: AdminResult<'destinations.show'>) =>
@@ -46,22 +47,12 @@ export function registerDestinationCommands(program: Command): void {
       }),
     );
 
-  destinations
-    .command('list')
-    .description("List an account's destinations (secrets masked)")
-    .requiredOption('--account <account>', 'account name or id')
-    .option('--json', 'print one JSON document')
-    .action(
-      command(async (ctx, opts: { account: string }) =>
-        adminPrint(ctx, 'destinations.list', { account: opts.account }, (list) =>
-          tableOr(
-            'no destinations',
-            ['ID', 'NAME', 'PROVIDER'],
-            list.map((d) => [d.id, d.name, d.provider.id]),
-          ),
-        ),
-      ),
-    );
+  accountListCommand(
+    destinations,
+    "List an account's destinations (secrets masked)",
+    (ctx, account) => admin(ctx, 'destinations.list', { account }),
+    { empty: 'no destinations', header: ['ID', 'NAME', 'PROVIDER'], row: (d) => [d.id, d.name, d.provider.id] },
+  );
 
   destinations
     .command('show <id>')

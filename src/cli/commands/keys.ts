@@ -4,6 +4,7 @@ import { PERIODS } from '../../domain/periods.js';
 import { MAX_CONCURRENT_BOUND, PRIORITY } from '../../domain/scheduling.js';
 import { API_KEY_SCOPES, isTokenOnlyScope } from '../../domain/scopes.js';
 import { parseDuration } from '../../domain/time.js';
+import { accountListCommand } from '../account-list-command.js';
 import { admin, adminPrint } from '../context.js';
 import {
   durationOption,
@@ -12,7 +13,6 @@ import {
   listOption,
   print,
   printSecret,
-  tableOr,
   UsageError,
   usdOption,
 } from '../output.js';
@@ -125,46 +125,35 @@ export function registerKeyCommands(program: Command): void {
       }),
     );
 
-  keys
-    .command('list')
-    .description("List an account's live API keys")
-    .requiredOption('--account <account>', 'account name or id')
-    .option('--json', 'print one JSON document')
-    .action(
-      command(async (ctx, opts: { account: string }) =>
-        adminPrint(ctx, 'keys.list', { account: opts.account }, (list) =>
-          tableOr(
-            'no live API keys',
-            [
-              'ID',
-              'PREVIEW',
-              'NAME',
-              'SCOPES',
-              'LIMIT',
-              'PERIOD',
-              'MAX CONCURRENT',
-              'MAX PRIORITY',
-              'RPM',
-              'EXPIRES',
-              'LAST USED',
-            ],
-            list.map((k) => [
-              k.id,
-              k.keyPreview,
-              k.name ?? '',
-              k.scopes.join(','),
-              k.spendingLimit ?? '-',
-              k.spendingLimitPeriod,
-              k.maxConcurrent === null ? '-' : String(k.maxConcurrent),
-              String(k.maxPriority),
-              k.requestsPerMinute === undefined ? '-' : String(k.requestsPerMinute),
-              k.expiresAt ?? '-',
-              k.lastUsedAt ?? 'never',
-            ]),
-          ),
-        ),
-      ),
-    );
+  accountListCommand(keys, "List an account's live API keys", (ctx, account) => admin(ctx, 'keys.list', { account }), {
+    empty: 'no live API keys',
+    header: [
+      'ID',
+      'PREVIEW',
+      'NAME',
+      'SCOPES',
+      'LIMIT',
+      'PERIOD',
+      'MAX CONCURRENT',
+      'MAX PRIORITY',
+      'RPM',
+      'EXPIRES',
+      'LAST USED',
+    ],
+    row: (k) => [
+      k.id,
+      k.keyPreview,
+      k.name ?? '',
+      k.scopes.join(','),
+      k.spendingLimit ?? '-',
+      k.spendingLimitPeriod,
+      k.maxConcurrent === null ? '-' : String(k.maxConcurrent),
+      String(k.maxPriority),
+      k.requestsPerMinute === undefined ? '-' : String(k.requestsPerMinute),
+      k.expiresAt ?? '-',
+      k.lastUsedAt ?? 'never',
+    ],
+  });
 
   keys
     .command('update <id>')

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { AdminArgs, AdminResult } from '../../app/admin/ops.js';
+import { accountListCommand } from '../account-list-command.js';
 import { admin, adminPrint } from '../context.js';
-import { intOption, listOption, print, printSecret, table, tableOr } from '../output.js';
+import { intOption, listOption, print, printSecret, table } from '../output.js';
 import { command } from '../run.js';
 import { registerWebhookListen } from './webhooks-listen.js';
 
@@ -75,28 +76,22 @@ export function registerWebhookCommands(program: Command): void {
       }),
     );
 
-  webhooks
-    .command('list')
-    .description("List an account's webhooks with their health")
-    .requiredOption('--account <account>', 'account name or id')
-    .option('--json', 'print one JSON document')
-    .action(
-      command(async (ctx, opts: { account: string }) =>
-        adminPrint(ctx, 'webhooks.list', { account: opts.account }, (list) =>
-          tableOr(
-            'no webhooks',
-            ['ID', 'STATE', 'URL', 'EVENTS', 'FAILING SINCE'],
-            list.map((w) => [
-              w.id,
-              w.enabled ? 'enabled' : 'disabled',
-              w.url,
-              w.events?.join(',') ?? 'all',
-              w.failingSince ?? '-',
-            ]),
-          ),
-        ),
-      ),
-    );
+  accountListCommand(
+    webhooks,
+    "List an account's webhooks with their health",
+    (ctx, account) => admin(ctx, 'webhooks.list', { account }),
+    {
+      empty: 'no webhooks',
+      header: ['ID', 'STATE', 'URL', 'EVENTS', 'FAILING SINCE'],
+      row: (w) => [
+        w.id,
+        w.enabled ? 'enabled' : 'disabled',
+        w.url,
+        w.events?.join(',') ?? 'all',
+        w.failingSince ?? '-',
+      ],
+    },
+  );
 
   webhooks
     .command('show <id>')
