@@ -7,8 +7,8 @@ import { levelsFile } from '../levels-file.js';
 import { jsonOption } from '../output.js';
 import { paramOption, paramsFromFlags } from '../param-flags.js';
 import { type SchedulingFlags, schedulingOf } from '../scheduling-options.js';
+import { generateOptions } from '../task-flags.js';
 import { answerCreated } from '../task-follow.js';
-import { generateOptions } from '../task-report.js';
 
 /** The options of `imgtask generate`, as commander gives them (strings: numbers and choices are checked here, the rest by the server). */
 interface GenerateOptions extends SchedulingFlags {

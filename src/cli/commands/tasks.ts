@@ -1,8 +1,17 @@
 import type { Command } from 'commander';
+import type { Client } from '../../client/http-client.js';
 import { clientCommand } from '../client-command.js';
 import { print } from '../output.js';
+import { taskListQuery } from '../task-flags.js';
 import { followAndReport, reportSettled } from '../task-follow.js';
-import { describeTask, taskListQuery } from '../task-report.js';
+import { describeTask } from '../task-report.js';
+
+/** The action of `tasks <verb> <id>`: one call on the task, its answer printed (JSON, or `text` of it). */
+const onTask = <T>(call: (client: Client, id: string) => Promise<T>, text: (task: T) => string) =>
+  clientCommand(async (client, json, id: string) => {
+    const task = await call(client, id);
+    print({ json }, task, () => text(task));
+  });
 
 export function registerTaskCommands(program: Command): void {
   const tasks = program.command('tasks').description('Tasks: list, show, watch, cancel, delete');
@@ -28,12 +37,7 @@ export function registerTaskCommands(program: Command): void {
     .command('show <id>')
     .description('One task (a PAT given as --key reads its status and result)')
     .option('--json', 'print one JSON document')
-    .action(
-      clientCommand(async (client, json, id: string) => {
-        const task = await client.task(id);
-        print({ json }, task, describeTask(task));
-      }),
-    );
+    .action(onTask((client, id) => client.task(id), describeTask));
   tasks
     .command('watch <id>')
     .description('Follow a task until it settles (works with a PAT as --key)')
@@ -51,10 +55,10 @@ export function registerTaskCommands(program: Command): void {
     .description('Cancel a pending task (API key with tasks:cancel); prints its final status')
     .option('--json', 'print one JSON document')
     .action(
-      clientCommand(async (client, json, id: string) => {
-        const task = await client.cancel(id);
-        print({ json }, task, () => `${task.id} cancelled: ${task.status}, charged ${task.cost} USD`);
-      }),
+      onTask(
+        (client, id) => client.cancel(id),
+        (task) => `${task.id} cancelled: ${task.status}, charged ${task.cost} USD`,
+      ),
     );
   tasks
     .command('delete <id>')
@@ -63,14 +67,10 @@ export function registerTaskCommands(program: Command): void {
     )
     .option('--json', 'print one JSON document')
     .action(
-      clientCommand(async (client, json, id: string) => {
-        const task = await client.deleteTask(id);
-        print(
-          { json },
-          task,
-          () =>
-            `${task.id} deleted: its outputs, prompt, metadata and result are gone (${task.status}, charged ${task.cost} USD, kept for accounting)`,
-        );
-      }),
+      onTask(
+        (client, id) => client.deleteTask(id),
+        (task) =>
+          `${task.id} deleted: its outputs, prompt, metadata and result are gone (${task.status}, charged ${task.cost} USD, kept for accounting)`,
+      ),
     );
 }
