@@ -1,5 +1,6 @@
 import type { AdminArgs, AdminOpName, AdminResult } from '../app/admin/ops.js';
 import type { DataDirUse } from './data-dir-guard.js';
+import { print } from './output.js';
 import type { CommandContext } from './run.js';
 
 /**
@@ -19,4 +20,15 @@ export async function admin<Name extends AdminOpName>(
     const { runOnDataDir } = await import('../app/data-dir-admin.js');
     return runOnDataDir(context.data, context.config, op, args);
   });
+}
+
+/** Runs an operator action and prints its answer: one JSON document with --json, else `text` of it. */
+export async function adminPrint<Name extends AdminOpName>(
+  context: CommandContext,
+  op: Name,
+  args: AdminArgs<Name>,
+  text: (result: AdminResult<Name>) => string,
+): Promise<void> {
+  const result = await admin(context, op, args);
+  print(context, result, () => text(result));
 }

@@ -59,6 +59,10 @@ export function table(rows: string[][]): string {
     .join('\n');
 }
 
+/** A listing's human text: `rows` as a table under `header`, or `empty` when there are none. */
+export const tableOr = (empty: string, header: string[], rows: string[][]): string =>
+  rows.length ? table([header, ...rows]) : empty;
+
 /** A comma-separated list; empty items dropped. */
 export const listOption = (text: string): string[] =>
   text

@@ -1,27 +1,6 @@
-import {
-  ApiError,
-  type Client,
-  type GenerateInput,
-  type SyncAnswer,
-  type Task,
-  type TaskView,
-} from '../client/http-client.js';
-import { SIZE_PRESETS } from '../domain/sizes.js';
-import { TASK_STATUSES } from '../domain/tasks.js';
+import { ApiError, type Client, type SyncAnswer, type TaskView } from '../client/http-client.js';
 import { deadlineOf, plainText, taskLines, type UrlResult, urlResultLine, urlResultsOf } from '../tui/task-lines.js';
-import { EXIT, enumOption, intOption, print } from './output.js';
-
-/** Images one generate task may make (the API's limit). */
-const MAX_COUNT = 20;
-/** The task types `tasks list --type` filters on (a record of them, so a type the API gains fails to compile here). */
-const TASK_TYPES = Object.keys({
-  'image.generate': 1,
-  'image.remove_background': 1,
-  'image.rate': 1,
-  'image.alt': 1,
-  'image.review': 1,
-  'video.generate': 1,
-} satisfies Record<Task['type'], 1>) as Task['type'][];
+import { EXIT, print } from './output.js';
 
 /** A task as text, the files rate/alt sources came from named as given. */
 export const describeTask = (task: TaskView, files?: ReadonlyMap<string, string>): string =>
@@ -53,10 +32,40 @@ export const withFiles = <R extends { url: string }>(
 
 type UrlListData = { task: { id: string; status: string; cost?: string }; results?: UrlResult[] };
 
+/** A task the API's sync answer names as failed, or the answer itself. */
+type WaitedAnswer<Data> = { answer: SyncAnswer<Data> } | { failed: TaskView };
+
+/**
+ * Sends a request that waits for its task (rate, alt, review). When the task failed, the API
+ * answers 500 UNKNOWN_ERROR naming it: that task is fetched and answered as `failed`, to be
+ * reported as any other failed task is. Other errors are thrown.
+ */
+export async function sendWaiting<Data>(
+  client: Client,
+  send: () => Promise<SyncAnswer<Data>>,
+): Promise<WaitedAnswer<Data>> {
+  try {
+    return { answer: await send() };
+  } catch (err) {
+    const failed =
+      err instanceof ApiError && err.code === 'UNKNOWN_ERROR'
+        ? /\btask (tsk_[0-9A-Za-z]+) failed\b/.exec(err.message)
+        : null;
+    if (!failed) throw err;
+    return { failed: await client.task(failed[1]) };
+  }
+}
+
+/** A sync request answered 202 (still running, or --async): the task to poll, and how. */
+export function printPending(json: boolean, data: { task: { id: string } }): number {
+  print({ json }, data, `task ${data.task.id} pending: imgtask tasks watch ${data.task.id}`);
+  return EXIT.ok;
+}
+
 /**
  * Sends a rate or alt request and reports its answer: the results (each under the name it was
- * given), the task to poll (202), or, when the sync task failed (500 UNKNOWN_ERROR naming it),
- * the failed task with its errors on stderr and exit 3, as for any other failed task.
+ * given), the task to poll (202), or, when the sync task failed, the failed task with its errors
+ * on stderr and exit 3, as for any other failed task.
  */
 export async function syncAnswer(
   client: Client,
@@ -64,16 +73,9 @@ export async function syncAnswer(
   files: ReadonlyMap<string, string>,
   send: () => Promise<SyncAnswer<UrlListData>>,
 ): Promise<number> {
-  let answer: SyncAnswer<UrlListData>;
-  try {
-    answer = await send();
-  } catch (err) {
-    const failed =
-      err instanceof ApiError && err.code === 'UNKNOWN_ERROR'
-        ? /\btask (tsk_[0-9A-Za-z]+) failed\b/.exec(err.message)
-        : null;
-    if (!failed) throw err;
-    const task = await client.task(failed[1]);
+  const sent = await sendWaiting(client, send);
+  if ('failed' in sent) {
+    const task = sent.failed;
     const results = urlResultsOf(task);
     const shown =
       results.length && 'result' in task
@@ -82,11 +84,8 @@ export async function syncAnswer(
     print({ json }, shown, () => describeTask(task, files));
     return reportTaskFailure(task) ?? EXIT.taskFailed;
   }
-  const { data } = answer;
-  if (answer.status === 202) {
-    print({ json }, data, `task ${data.task.id} pending: imgtask tasks watch ${data.task.id}`);
-    return EXIT.ok;
-  }
+  const { data } = sent.answer;
+  if (sent.answer.status === 202) return printPending(json, data);
   const results = data.results ?? [];
   print({ json }, { ...data, results: withFiles(results, files) }, () =>
     plainText([
@@ -95,43 +94,4 @@ export async function syncAnswer(
     ]),
   );
   return results.some((r) => r.status === 'failed') ? EXIT.itemsFailed : EXIT.ok;
-}
-
-/** The generate options that are numbers or fixed choices, checked here before anything is sent. */
-/** The largest seed: seeds are 32-bit. */
-const MAX_SEED = 2 ** 32 - 1;
-
-export function generateOptions(opts: {
-  size?: string;
-  count?: string;
-  format?: string;
-  quality?: string;
-  seed?: string;
-}): Pick<GenerateInput, 'size' | 'count' | 'output' | 'seed'> {
-  const size = enumOption(opts.size, '--size', SIZE_PRESETS);
-  const seed = intOption(opts.seed, '--seed', 0, MAX_SEED);
-  const count = intOption(opts.count, '--count', 1, MAX_COUNT);
-  const format = enumOption(opts.format, '--format', ['png', 'jpg', 'webp']);
-  const quality = intOption(opts.quality, '--quality', 1, 100);
-  return {
-    ...(size === undefined ? {} : { size: size as GenerateInput['size'] }),
-    ...(count === undefined ? {} : { count }),
-    ...(seed === undefined ? {} : { seed }),
-    ...(format === undefined && quality === undefined
-      ? {}
-      : { output: { ...(format ? { format } : {}), ...(quality === undefined ? {} : { quality }) } }),
-  };
-}
-
-/** The query of `tasks list`, checked here. */
-export function taskListQuery(opts: { status?: string; type?: string; limit: string }): {
-  status?: string;
-  type?: string;
-  limit?: number;
-} {
-  return {
-    status: enumOption(opts.status, '--status', TASK_STATUSES),
-    type: enumOption(opts.type, '--type', TASK_TYPES),
-    limit: intOption(opts.limit, '--limit', 1, 100),
-  };
 }

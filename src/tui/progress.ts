@@ -1,4 +1,4 @@
-/** What the views need of a pending task's progress (the API's TaskProgress, or the dashboard's copy of it). */
+/** What the views need of a pending task's progress (the API's TaskProgress, or the dashboard's DashboardProgress). */
 export interface ProgressLike {
   total: number;
   finished: number;

@@ -3,8 +3,8 @@ import type { Command } from 'commander';
 import type { AdminResult } from '../../app/admin/ops.js';
 import { ACCOUNT_RETENTION_KINDS, type AccountRetentionKind, retentionProblem } from '../../domain/retention.js';
 import { ACCOUNT_WEIGHT } from '../../domain/scheduling.js';
-import { admin } from '../context.js';
-import { EXIT, intOption, print, table, UsageError, usdOption } from '../output.js';
+import { admin, adminPrint } from '../context.js';
+import { EXIT, intOption, print, tableOr, UsageError, usdOption } from '../output.js';
 import { type CommandContext, command } from '../run.js';
 
 const accountLine = (a: AdminResult<'accounts.create'>) =>
@@ -129,17 +129,15 @@ export function registerAccountCommands(program: Command): void {
     .description('List accounts with balances')
     .option('--json', 'print one JSON document')
     .action(
-      command(async (ctx) => {
-        const list = await admin(ctx, 'accounts.list', {});
-        print(ctx, list, () =>
-          list.length === 0
-            ? 'no accounts yet: imgtask accounts create <name> --credit 10'
-            : table([
-                ['ID', 'NAME', 'BALANCE', 'RESERVED', 'AVAILABLE', 'WEIGHT'],
-                ...list.map((a) => [a.id, a.name, a.balance, a.reserved, a.available, String(a.weight)]),
-              ]),
-        );
-      }),
+      command(async (ctx) =>
+        adminPrint(ctx, 'accounts.list', {}, (list) =>
+          tableOr(
+            'no accounts yet: imgtask accounts create <name> --credit 10',
+            ['ID', 'NAME', 'BALANCE', 'RESERVED', 'AVAILABLE', 'WEIGHT'],
+            list.map((a) => [a.id, a.name, a.balance, a.reserved, a.available, String(a.weight)]),
+          ),
+        ),
+      ),
     );
 
   accounts
@@ -147,9 +145,8 @@ export function registerAccountCommands(program: Command): void {
     .description('Show an account: balance, reserved, available, weight, retention and its keys')
     .option('--json', 'print one JSON document')
     .action(
-      command(async (ctx, account: string) => {
-        const shown = await admin(ctx, 'accounts.show', { account });
-        print(ctx, shown, () =>
+      command(async (ctx, account: string) =>
+        adminPrint(ctx, 'accounts.show', { account }, (shown) =>
           [
             accountLine(shown),
             ...(shown.erasedAt
@@ -157,24 +154,23 @@ export function registerAccountCommands(program: Command): void {
               : shown.erasingSince
                 ? [`being erased since ${shown.erasingSince}`]
                 : [retentionLine(shown)]),
-            shown.keys.length
-              ? table([
-                  ['KEY', 'PREVIEW', 'NAME', 'SPENT', 'LIMIT', 'PERIOD', 'MAX CONCURRENT', 'MAX PRIORITY'],
-                  ...shown.keys.map((k) => [
-                    k.id,
-                    k.keyPreview,
-                    k.name ?? '',
-                    k.periodSpend,
-                    k.spendingLimit ?? '-',
-                    `${k.spendingLimitPeriod} ${k.period}`,
-                    k.maxConcurrent === null ? '-' : String(k.maxConcurrent),
-                    String(k.maxPriority),
-                  ]),
-                ])
-              : 'no live API keys',
+            tableOr(
+              'no live API keys',
+              ['KEY', 'PREVIEW', 'NAME', 'SPENT', 'LIMIT', 'PERIOD', 'MAX CONCURRENT', 'MAX PRIORITY'],
+              shown.keys.map((k) => [
+                k.id,
+                k.keyPreview,
+                k.name ?? '',
+                k.periodSpend,
+                k.spendingLimit ?? '-',
+                `${k.spendingLimitPeriod} ${k.period}`,
+                k.maxConcurrent === null ? '-' : String(k.maxConcurrent),
+                String(k.maxPriority),
+              ]),
+            ),
           ].join('\n'),
-        );
-      }),
+        ),
+      ),
     );
 }
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { admin } from '../context.js';
-import { print, printSecret, table, UsageError } from '../output.js';
+import { admin, adminPrint } from '../context.js';
+import { print, printSecret, tableOr, UsageError } from '../output.js';
 import { command } from '../run.js';
 
 export function registerConsoleCommands(program: Command): void {
@@ -39,20 +39,19 @@ export function registerConsoleCommands(program: Command): void {
         const state = (s: (typeof list)[number]) =>
           s.revokedAt ? 'revoked' : s.kind === 'link' ? (s.usedAt ? 'used' : 'unused') : 'live';
         print(ctx, list, () =>
-          list.length
-            ? table([
-                ['ID', 'KIND', 'ACCOUNT', 'STATE', 'CREATED', 'EXPIRES', 'BROWSER'],
-                ...list.map((s) => [
-                  s.id,
-                  s.kind,
-                  s.account ?? '(operator)',
-                  state(s),
-                  s.createdAt,
-                  s.expiresAt,
-                  s.userAgent ?? '',
-                ]),
-              ])
-            : 'no console sessions',
+          tableOr(
+            'no console sessions',
+            ['ID', 'KIND', 'ACCOUNT', 'STATE', 'CREATED', 'EXPIRES', 'BROWSER'],
+            list.map((s) => [
+              s.id,
+              s.kind,
+              s.account ?? '(operator)',
+              state(s),
+              s.createdAt,
+              s.expiresAt,
+              s.userAgent ?? '',
+            ]),
+          ),
         );
       }),
     );
@@ -61,9 +60,8 @@ export function registerConsoleCommands(program: Command): void {
     .description('End a console session (or cancel an unused link) at once')
     .option('--json', 'print one JSON document')
     .action(
-      command(async (ctx, id: string) => {
-        const result = await admin(ctx, 'console.sessions.revoke', { id });
-        print(ctx, result, () => `console session ${id} revoked`);
-      }),
+      command(async (ctx, id: string) =>
+        adminPrint(ctx, 'console.sessions.revoke', { id }, () => `console session ${id} revoked`),
+      ),
     );
 }

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { AdminArgs, AdminResult } from '../../app/admin/ops.js';
-import { admin } from '../context.js';
-import { enumOption, jsonOption, print, table } from '../output.js';
+import { accountListCommand } from '../account-list-command.js';
+import { admin, adminPrint } from '../context.js';
+import { enumOption, jsonOption, print } from '../output.js';
 import { command } from '../run.js';
 
 const describe = (d: AdminResult<'destinations.show'>) =>
@@ -46,31 +47,19 @@ export function registerDestinationCommands(program: Command): void {
       }),
     );
 
-  destinations
-    .command('list')
-    .description("List an account's destinations (secrets masked)")
-    .requiredOption('--account <account>', 'account name or id')
-    .option('--json', 'print one JSON document')
-    .action(
-      command(async (ctx, opts: { account: string }) => {
-        const list = await admin(ctx, 'destinations.list', { account: opts.account });
-        print(ctx, list, () =>
-          list.length
-            ? table([['ID', 'NAME', 'PROVIDER'], ...list.map((d) => [d.id, d.name, d.provider.id])])
-            : 'no destinations',
-        );
-      }),
-    );
+  accountListCommand(
+    destinations,
+    "List an account's destinations (secrets masked)",
+    (ctx, account) => admin(ctx, 'destinations.list', { account }),
+    { empty: 'no destinations', header: ['ID', 'NAME', 'PROVIDER'], row: (d) => [d.id, d.name, d.provider.id] },
+  );
 
   destinations
     .command('show <id>')
     .description('Show a destination (secrets masked)')
     .option('--json', 'print one JSON document')
     .action(
-      command(async (ctx, id: string) => {
-        const shown = await admin(ctx, 'destinations.show', { id });
-        print(ctx, shown, () => describe(shown));
-      }),
+      command(async (ctx, id: string) => adminPrint(ctx, 'destinations.show', { id }, (shown) => describe(shown))),
     );
 
   destinations
@@ -94,26 +83,21 @@ export function registerDestinationCommands(program: Command): void {
     .command('delete <id>')
     .description('Delete a destination')
     .option('--json', 'print one JSON document')
-    .action(
-      command(async (ctx, id: string) => {
-        const deleted = await admin(ctx, 'destinations.delete', { id });
-        print(ctx, deleted, () => `deleted ${id}`);
-      }),
-    );
+    .action(command(async (ctx, id: string) => adminPrint(ctx, 'destinations.delete', { id }, () => `deleted ${id}`)));
 
   destinations
     .command('test <id>')
     .description('Write a small test object; exits 1 with the storage message when it refuses')
     .option('--json', 'print one JSON document')
     .action(
-      command(async (ctx, id: string) => {
-        const result = await admin(ctx, 'destinations.test', { id });
-        print(
+      command(async (ctx, id: string) =>
+        adminPrint(
           ctx,
-          result,
-          () =>
+          'destinations.test',
+          { id },
+          (result) =>
             `test object written: ${result.key}${result.url ? ` (${result.url})` : ''}; ${result.deleted ? 'deleted again' : `not deleted: ${result.deleteError}`}`,
-        );
-      }),
+        ),
+      ),
     );
 }

@@ -4,7 +4,8 @@ import { PERIODS } from '../../domain/periods.js';
 import { MAX_CONCURRENT_BOUND, PRIORITY } from '../../domain/scheduling.js';
 import { API_KEY_SCOPES, isTokenOnlyScope } from '../../domain/scopes.js';
 import { parseDuration } from '../../domain/time.js';
-import { admin } from '../context.js';
+import { accountListCommand } from '../account-list-command.js';
+import { admin, adminPrint } from '../context.js';
 import {
   durationOption,
   enumOption,
@@ -12,7 +13,6 @@ import {
   listOption,
   print,
   printSecret,
-  table,
   UsageError,
   usdOption,
 } from '../output.js';
@@ -125,48 +125,35 @@ export function registerKeyCommands(program: Command): void {
       }),
     );
 
-  keys
-    .command('list')
-    .description("List an account's live API keys")
-    .requiredOption('--account <account>', 'account name or id')
-    .option('--json', 'print one JSON document')
-    .action(
-      command(async (ctx, opts: { account: string }) => {
-        const list = await admin(ctx, 'keys.list', { account: opts.account });
-        print(ctx, list, () =>
-          list.length
-            ? table([
-                [
-                  'ID',
-                  'PREVIEW',
-                  'NAME',
-                  'SCOPES',
-                  'LIMIT',
-                  'PERIOD',
-                  'MAX CONCURRENT',
-                  'MAX PRIORITY',
-                  'RPM',
-                  'EXPIRES',
-                  'LAST USED',
-                ],
-                ...list.map((k) => [
-                  k.id,
-                  k.keyPreview,
-                  k.name ?? '',
-                  k.scopes.join(','),
-                  k.spendingLimit ?? '-',
-                  k.spendingLimitPeriod,
-                  k.maxConcurrent === null ? '-' : String(k.maxConcurrent),
-                  String(k.maxPriority),
-                  k.requestsPerMinute === undefined ? '-' : String(k.requestsPerMinute),
-                  k.expiresAt ?? '-',
-                  k.lastUsedAt ?? 'never',
-                ]),
-              ])
-            : 'no live API keys',
-        );
-      }),
-    );
+  accountListCommand(keys, "List an account's live API keys", (ctx, account) => admin(ctx, 'keys.list', { account }), {
+    empty: 'no live API keys',
+    header: [
+      'ID',
+      'PREVIEW',
+      'NAME',
+      'SCOPES',
+      'LIMIT',
+      'PERIOD',
+      'MAX CONCURRENT',
+      'MAX PRIORITY',
+      'RPM',
+      'EXPIRES',
+      'LAST USED',
+    ],
+    row: (k) => [
+      k.id,
+      k.keyPreview,
+      k.name ?? '',
+      k.scopes.join(','),
+      k.spendingLimit ?? '-',
+      k.spendingLimitPeriod,
+      k.maxConcurrent === null ? '-' : String(k.maxConcurrent),
+      String(k.maxPriority),
+      k.requestsPerMinute === undefined ? '-' : String(k.requestsPerMinute),
+      k.expiresAt ?? '-',
+      k.lastUsedAt ?? 'never',
+    ],
+  });
 
   keys
     .command('update <id>')
@@ -236,9 +223,6 @@ export function registerKeyCommands(program: Command): void {
     .description('Revoke (delete) an API key; it stops working at once')
     .option('--json', 'print one JSON document')
     .action(
-      command(async (ctx, id: string) => {
-        const revoked = await admin(ctx, 'keys.revoke', { id });
-        print(ctx, revoked, () => `revoked ${revoked.id}`);
-      }),
+      command(async (ctx, id: string) => adminPrint(ctx, 'keys.revoke', { id }, (revoked) => `revoked ${revoked.id}`)),
     );
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { AdminResult } from '../../app/admin/ops.js';
 import { bytesText } from '../../domain/bytes.js';
-import { admin } from '../context.js';
+import { admin, adminPrint } from '../context.js';
 import { EXIT, print } from '../output.js';
 import { command } from '../run.js';
 import { provenanceDoctorLines } from './provenance.js';
@@ -43,12 +43,7 @@ export function registerLedgerCommands(program: Command): void {
       "Run the sweep now: fail tasks still pending 24 hours after their last update (TASK_EXPIRED), finish erasures a crash interrupted, and remove what retention.* (and accounts' own retention) says has aged out",
     )
     .option('--json', 'print one JSON document')
-    .action(
-      command(async (ctx) => {
-        const result = await admin(ctx, 'sweep', {});
-        print(ctx, result, () => sweepText(result));
-      }),
-    );
+    .action(command(async (ctx) => adminPrint(ctx, 'sweep', {}, (result) => sweepText(result))));
 }
 
 /** What the sweep did: expired tasks, erasures finished, and what retention removed, by kind. */

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { AdminResult } from '../../app/admin/ops.js';
-import { admin } from '../context.js';
-import { print } from '../output.js';
+import { adminPrint } from '../context.js';
 import { command } from '../run.js';
 
 type Report = AdminResult<'provenance'>;
@@ -42,12 +41,7 @@ export function registerProvenanceCommands(program: Command): void {
       "Print the signer's state (signing, off, unavailable with why) and the certificate in use: subject, issuer, serial, SHA-256 fingerprint, validity and days left, local or configured",
     )
     .option('--json', 'print one JSON document')
-    .action(
-      command(async (ctx) => {
-        const report = await admin(ctx, 'provenance', {});
-        print(ctx, report, () => reportText(report));
-      }),
-    );
+    .action(command(async (ctx) => adminPrint(ctx, 'provenance', {}, (report) => reportText(report))));
 }
 
 /** Doctor's provenance lines: the state and the certificate's expiry, with what to do about it. */

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { AdminResult } from '../../app/admin/ops.js';
 import { waitText } from '../../domain/waits.js';
-import { admin } from '../context.js';
-import { print, table } from '../output.js';
+import { adminPrint } from '../context.js';
+import { tableOr } from '../output.js';
 import { command } from '../run.js';
 
 type Lane = AdminResult<'queues.list'>[number];
@@ -13,20 +13,19 @@ const LANE_ARGUMENT = 'the lane, as imgtask queues lists it (image.rate, gpu-1+g
 const topText = (lane: Lane): string => lane.topAccounts.map((top) => `${top.name} ${top.queued}`).join(', ') || '-';
 
 const listing = (lanes: Lane[]): string =>
-  lanes.length === 0
-    ? 'no lane has work queued or running, and none is paused'
-    : table([
-        ['LANE', 'QUEUED', 'RUNNING', 'CAPACITY', 'OLDEST WAIT', 'STATE', 'TOP ACCOUNTS (QUEUED)'],
-        ...lanes.map((lane) => [
-          lane.lane,
-          String(lane.queued),
-          String(lane.running),
-          String(lane.capacity),
-          lane.queued > 0 ? waitText(lane.oldestQueuedSeconds) : '-',
-          lane.paused ? 'paused' : 'active',
-          topText(lane),
-        ]),
-      ]);
+  tableOr(
+    'no lane has work queued or running, and none is paused',
+    ['LANE', 'QUEUED', 'RUNNING', 'CAPACITY', 'OLDEST WAIT', 'STATE', 'TOP ACCOUNTS (QUEUED)'],
+    lanes.map((lane) => [
+      lane.lane,
+      String(lane.queued),
+      String(lane.running),
+      String(lane.capacity),
+      lane.queued > 0 ? waitText(lane.oldestQueuedSeconds) : '-',
+      lane.paused ? 'paused' : 'active',
+      topText(lane),
+    ]),
+  );
 
 export function registerQueueCommands(program: Command): void {
   const queues = program
@@ -35,12 +34,7 @@ export function registerQueueCommands(program: Command): void {
       'List the work lanes: items queued and running, capacity, the oldest wait, pauses and the accounts with the most queued (the fleet on PostgreSQL)',
     )
     .option('--json', 'print one JSON document')
-    .action(
-      command(async (ctx) => {
-        const lanes = await admin(ctx, 'queues.list', {});
-        print(ctx, lanes, () => listing(lanes));
-      }),
-    );
+    .action(command(async (ctx) => adminPrint(ctx, 'queues.list', {}, (lanes) => listing(lanes))));
 
   queues
     .command('pause')
@@ -50,15 +44,15 @@ export function registerQueueCommands(program: Command): void {
     )
     .option('--json', 'print one JSON document')
     .action(
-      command(async (ctx, lane: string) => {
-        const paused = await admin(ctx, 'queues.pause', { lane });
-        print(
+      command(async (ctx, lane: string) =>
+        adminPrint(
           ctx,
-          paused,
-          () =>
+          'queues.pause',
+          { lane },
+          (paused) =>
             `paused ${paused.lane} (since ${paused.pausedAt}): queued items wait until imgtask queues resume ${paused.lane}`,
-        );
-      }),
+        ),
+      ),
     );
 
   queues
@@ -67,9 +61,8 @@ export function registerQueueCommands(program: Command): void {
     .description('Resume a paused lane: its queued items start again')
     .option('--json', 'print one JSON document')
     .action(
-      command(async (ctx, lane: string) => {
-        const resumed = await admin(ctx, 'queues.resume', { lane });
-        print(ctx, resumed, () => `resumed ${resumed.lane}`);
-      }),
+      command(async (ctx, lane: string) =>
+        adminPrint(ctx, 'queues.resume', { lane }, (resumed) => `resumed ${resumed.lane}`),
+      ),
     );
 }

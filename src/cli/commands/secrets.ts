@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { admin } from '../context.js';
-import { print, table, UsageError } from '../output.js';
+import { admin, adminPrint } from '../context.js';
+import { print, tableOr, UsageError } from '../output.js';
 import { command } from '../run.js';
 
 async function readStdin(): Promise<string> {
@@ -39,12 +39,15 @@ export function registerSecretCommands(program: Command): void {
     .description('List secret names (never their values)')
     .option('--json', 'print one JSON document')
     .action(
-      command(async (ctx) => {
-        const list = await admin(ctx, 'secrets.list', {});
-        print(ctx, list, () =>
-          list.length ? table([['NAME', 'UPDATED'], ...list.map((s) => [s.name, s.updatedAt])]) : 'no secrets',
-        );
-      }),
+      command(async (ctx) =>
+        adminPrint(ctx, 'secrets.list', {}, (list) =>
+          tableOr(
+            'no secrets',
+            ['NAME', 'UPDATED'],
+            list.map((s) => [s.name, s.updatedAt]),
+          ),
+        ),
+      ),
     );
 
   secrets
@@ -52,9 +55,6 @@ export function registerSecretCommands(program: Command): void {
     .description('Delete a secret')
     .option('--json', 'print one JSON document')
     .action(
-      command(async (ctx, name: string) => {
-        const result = await admin(ctx, 'secrets.delete', { name });
-        print(ctx, result, () => `secret ${name} deleted`);
-      }),
+      command(async (ctx, name: string) => adminPrint(ctx, 'secrets.delete', { name }, () => `secret ${name} deleted`)),
     );
 }

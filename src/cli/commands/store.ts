@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
+import type { Config } from '../../config/schema.js';
+import type { DataDirUse } from '../data-dir-guard.js';
 import { EXIT, print } from '../output.js';
-import { command } from '../run.js';
+import { type CommandContext, command } from '../run.js';
 
 const KINDS = ['account', 'credit', 'apiKey', 'task', 'secret', 'webhook', 'event', 'delivery', 'destination'] as const;
 const LABELS: Record<(typeof KINDS)[number], [one: string, many: string]> = {
@@ -18,6 +20,23 @@ const LABELS: Record<(typeof KINDS)[number], [one: string, many: string]> = {
 const countsText = (counts: Record<(typeof KINDS)[number], number>): string =>
   KINDS.map((kind) => `${counts[kind]} ${LABELS[kind][counts[kind] === 1 ? 0 : 1]}`).join(', ');
 
+/**
+ * Runs `run` on the store the config names: a file store is the data dir's, which `use` says
+ * must be there already or may be made (see data-dir-guard.ts); PostgreSQL needs no data dir.
+ */
+async function onConfiguredStore<T>(
+  ctx: CommandContext,
+  use: DataDirUse,
+  run: (config: Config) => Promise<T>,
+): Promise<T> {
+  const [{ loadConfig }, { onDataDir }] = await Promise.all([
+    import('../../config/load.js'),
+    import('../data-dir-guard.js'),
+  ]);
+  const config = loadConfig({ file: ctx.config });
+  return config.store.driver === 'file' ? onDataDir(ctx.data, use, () => run(config)) : run(config);
+}
+
 export function registerStoreCommands(program: Command): void {
   const store = program
     .command('store')
@@ -31,15 +50,9 @@ export function registerStoreCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx, file: string) => {
-        const [{ loadConfig }, { exportStore }, { onDataDir }] = await Promise.all([
-          import('../../config/load.js'),
-          import('../../app/store-dump.js'),
-          import('../data-dir-guard.js'),
-        ]);
-        const config = loadConfig({ file: ctx.config });
-        const run = () => exportStore(config, ctx.data, file);
-        // A file store is read from the data dir, which must be there; PostgreSQL needs none.
-        const outcome = config.store.driver === 'file' ? await onDataDir(ctx.data, 'existing', run) : await run();
+        const { exportStore } = await import('../../app/store-dump.js');
+        // A file store is read from the data dir, which must be there.
+        const outcome = await onConfiguredStore(ctx, 'existing', (config) => exportStore(config, ctx.data, file));
         print(
           ctx,
           outcome,
@@ -56,15 +69,9 @@ export function registerStoreCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(
       command(async (ctx, file: string) => {
-        const [{ loadConfig }, { importStore }, { onDataDir }] = await Promise.all([
-          import('../../config/load.js'),
-          import('../../app/store-dump.js'),
-          import('../data-dir-guard.js'),
-        ]);
-        const config = loadConfig({ file: ctx.config });
-        const run = () => importStore(config, ctx.data, file);
+        const { importStore } = await import('../../app/store-dump.js');
         // Into a file store: a new data dir is made when there is none, and said so.
-        const outcome = config.store.driver === 'file' ? await onDataDir(ctx.data, 'create', run) : await run();
+        const outcome = await onConfiguredStore(ctx, 'create', (config) => importStore(config, ctx.data, file));
         const { doctor } = outcome;
         print(ctx, outcome, () =>
           [

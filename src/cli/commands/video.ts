@@ -1,18 +1,13 @@
 import type { Command } from 'commander';
 import type { VideoInput } from '../../client/http-client.js';
 import { SIZE_PRESETS } from '../../domain/sizes.js';
+import { clientCommand } from '../client-command.js';
 import { resolveSources } from '../client-context.js';
-import { createdText } from '../created-task.js';
-import { enumOption, intOption, jsonOption, print } from '../output.js';
+import { followOptions } from '../create-options.js';
+import { enumOption, intOption, jsonOption } from '../output.js';
 import { paramOption, paramsFromFlags } from '../param-flags.js';
-import {
-  cancelAfterOption,
-  priorityOption,
-  type Scheduling,
-  type SchedulingFlags,
-  schedulingOf,
-} from '../scheduling-options.js';
-import { clientCommand, followAndReport } from './client.js';
+import { type Scheduling, type SchedulingFlags, schedulingOf } from '../scheduling-options.js';
+import { answerCreated } from '../task-follow.js';
 
 /** The API's limits on a video.generate request, checked here so nothing is sent when one is wrong. */
 const LIMITS = { count: [1, 4], durationS: [1, 10], fps: [8, 30] } as const;
@@ -62,7 +57,7 @@ function videoRequest(prompt: string, opts: VideoOptions): { body: VideoInput; r
 }
 
 export function registerVideoCommand(program: Command): void {
-  program
+  const video = program
     .command('video <prompt>')
     .description('Generate videos (a local file given with --input is uploaded first)')
     .option('--model <id>', 'a video model id or auto')
@@ -79,21 +74,15 @@ export function registerVideoCommand(program: Command): void {
     .option('--input <url|file>', 'one input image, the first frame')
     .option('--destination <name>', 'a destination name')
     .option('--metadata <json>', 'metadata as a JSON object')
-    .addOption(paramOption('GET /video/models'))
-    .addOption(priorityOption())
-    .addOption(cancelAfterOption())
-    .option('--watch', 'follow the task until it settles')
-    .option('--out <dir>', 'with --watch: save the videos here')
-    .option('--json', 'print one JSON document')
-    .action(
-      clientCommand(async (client, json, prompt: string, opts: VideoOptions) => {
-        const { body, request } = videoRequest(prompt, opts);
-        const parameters = await paramsFromFlags(opts.param, opts.model, client.videoModels);
-        if (parameters) body.parameters = parameters;
-        if (opts.input) body.inputs = await resolveSources(client, [opts.input], 'id');
-        const created = await client.video(body, request);
-        if (!opts.watch) return print({ json }, created, createdText(created));
-        return followAndReport(client, created.taskId, 'video.generate', body.count ?? 1, { json, out: opts.out });
-      }),
-    );
+    .addOption(paramOption('GET /video/models'));
+  followOptions(video, 'videos').action(
+    clientCommand(async (client, json, prompt: string, opts: VideoOptions) => {
+      const { body, request } = videoRequest(prompt, opts);
+      const parameters = await paramsFromFlags(opts.param, opts.model, client.videoModels);
+      if (parameters) body.parameters = parameters;
+      if (opts.input) body.inputs = await resolveSources(client, [opts.input], 'id');
+      const created = await client.video(body, request);
+      return answerCreated(client, json, created, { ...opts, type: 'video.generate', expected: body.count ?? 1 });
+    }),
+  );
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { AdminArgs, AdminResult } from '../../app/admin/ops.js';
-import { admin } from '../context.js';
+import { accountListCommand } from '../account-list-command.js';
+import { admin, adminPrint } from '../context.js';
 import { intOption, listOption, print, printSecret, table } from '../output.js';
 import { command } from '../run.js';
 import { registerWebhookListen } from './webhooks-listen.js';
@@ -75,59 +76,45 @@ export function registerWebhookCommands(program: Command): void {
       }),
     );
 
-  webhooks
-    .command('list')
-    .description("List an account's webhooks with their health")
-    .requiredOption('--account <account>', 'account name or id')
-    .option('--json', 'print one JSON document')
-    .action(
-      command(async (ctx, opts: { account: string }) => {
-        const list = await admin(ctx, 'webhooks.list', { account: opts.account });
-        print(ctx, list, () =>
-          list.length
-            ? table([
-                ['ID', 'STATE', 'URL', 'EVENTS', 'FAILING SINCE'],
-                ...list.map((w) => [
-                  w.id,
-                  w.enabled ? 'enabled' : 'disabled',
-                  w.url,
-                  w.events?.join(',') ?? 'all',
-                  w.failingSince ?? '-',
-                ]),
-              ])
-            : 'no webhooks',
-        );
-      }),
-    );
+  accountListCommand(
+    webhooks,
+    "List an account's webhooks with their health",
+    (ctx, account) => admin(ctx, 'webhooks.list', { account }),
+    {
+      empty: 'no webhooks',
+      header: ['ID', 'STATE', 'URL', 'EVENTS', 'FAILING SINCE'],
+      row: (w) => [
+        w.id,
+        w.enabled ? 'enabled' : 'disabled',
+        w.url,
+        w.events?.join(',') ?? 'all',
+        w.failingSince ?? '-',
+      ],
+    },
+  );
 
   webhooks
     .command('show <id>')
     .description('Show a webhook: secret, key binding, health')
     .option('--json', 'print one JSON document')
     .action(
-      command(async (ctx, id: string) => {
-        const shown = await admin(ctx, 'webhooks.show', { id });
-        print(ctx, shown, () => {
+      command(async (ctx, id: string) =>
+        adminPrint(ctx, 'webhooks.show', { id }, (shown) => {
           const health = shown.disabledReason
             ? `\ndisabled: ${shown.disabledReason}`
             : shown.failingSince
               ? `\nfailing since ${shown.failingSince}`
               : '';
           return `${line(shown)}\nsecret ${shown.secret}${shown.apiKeyIds.length ? `\nkeys ${shown.apiKeyIds.join(', ')}` : ''}${health}`;
-        });
-      }),
+        }),
+      ),
     );
 
   webhooks
     .command('delete <id>')
     .description('Delete a webhook')
     .option('--json', 'print one JSON document')
-    .action(
-      command(async (ctx, id: string) => {
-        const deleted = await admin(ctx, 'webhooks.delete', { id });
-        print(ctx, deleted, () => `deleted ${id}`);
-      }),
-    );
+    .action(command(async (ctx, id: string) => adminPrint(ctx, 'webhooks.delete', { id }, () => `deleted ${id}`)));
 
   webhooks
     .command('rotate-secret <id>')
@@ -145,10 +132,14 @@ export function registerWebhookCommands(program: Command): void {
     .description('Send a webhook.test event to it')
     .option('--json', 'print one JSON document')
     .action(
-      command(async (ctx, id: string) => {
-        const delivery = await admin(ctx, 'webhooks.test', { id });
-        print(ctx, delivery, () => `sent webhook.test (delivery ${delivery.id}, event ${delivery.eventId})`);
-      }),
+      command(async (ctx, id: string) =>
+        adminPrint(
+          ctx,
+          'webhooks.test',
+          { id },
+          (delivery) => `sent webhook.test (delivery ${delivery.id}, event ${delivery.eventId})`,
+        ),
+      ),
     );
 
   webhooks
@@ -187,10 +178,11 @@ export function registerWebhookCommands(program: Command): void {
     .option('--limit <n>', 'how many, 1 to 1000', '20')
     .option('--json', 'print one JSON document')
     .action(
-      command(async (ctx, id: string, opts: { limit: string }) => {
-        const list = await admin(ctx, 'webhooks.deliveries', { id, limit: intOption(opts.limit, '--limit', 1, 1000) });
-        print(ctx, list, () => (list.length ? deliveriesText(list) : 'no deliveries'));
-      }),
+      command(async (ctx, id: string, opts: { limit: string }) =>
+        adminPrint(ctx, 'webhooks.deliveries', { id, limit: intOption(opts.limit, '--limit', 1, 1000) }, (list) =>
+          list.length ? deliveriesText(list) : 'no deliveries',
+        ),
+      ),
     );
 
   webhooks
@@ -198,10 +190,14 @@ export function registerWebhookCommands(program: Command): void {
     .description('Send a delivery again, with the same event id')
     .option('--json', 'print one JSON document')
     .action(
-      command(async (ctx, deliveryId: string) => {
-        const result = await admin(ctx, 'webhooks.redeliver', { deliveryId });
-        print(ctx, result, () => `queued ${result.id} again (event ${result.eventId})`);
-      }),
+      command(async (ctx, deliveryId: string) =>
+        adminPrint(
+          ctx,
+          'webhooks.redeliver',
+          { deliveryId },
+          (result) => `queued ${result.id} again (event ${result.eventId})`,
+        ),
+      ),
     );
 
   registerWebhookListen(webhooks);

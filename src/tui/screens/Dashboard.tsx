@@ -1,47 +1,16 @@
 import { Box, Text, useInput } from 'ink';
 import { useState } from 'react';
-import { overallFraction, type ProgressLike, progressBar, progressText } from '../progress.js';
+import type { DashboardFigures, DashboardTask, LaneFigures } from '../../domain/dashboard.js';
+import { overallFraction, progressBar, progressText } from '../progress.js';
 
-interface DashboardTask {
-  id: string;
-  type: string;
-  status: 'pending' | 'completed' | 'failed';
-  account: string;
-  cost: string;
-  createdAt: string;
-  updatedAt: string;
-  errorCode?: string;
-  /** A pending task's progress (items, running fractions, queue position, estimates). */
-  progress?: ProgressLike;
-}
-
-/** A work lane: items waiting and running, its slots, and whether an operator paused it. */
-interface DashboardLane {
-  lane: string;
-  queued: number;
-  running: number;
-  capacity: number;
-  paused: boolean;
-}
-
-export interface DashboardData {
-  url: string;
-  generatedAt: string;
-  counts: { pending: number; completed: number; failed: number };
-  /** Tasks settled in the last minute. */
-  throughputPerMinute: number;
-  failures: { code: string; count: number }[];
-  accounts: { name: string; balance: string; reserved: string; available: string }[];
-  webhooks: {
-    pending: number;
-    delivered: number;
-    failed: number;
-    disabled: { id: string; url: string; reason: string }[];
-  };
+/** The dashboard's figures, as the admin socket answers them (the operator service's shape). */
+export type DashboardData = Omit<DashboardFigures, 'lanes'> & {
   /** Absent from a server older than the lanes' figures. */
   lanes?: DashboardLane[];
-  tasks: DashboardTask[];
-}
+};
+
+/** What the lanes line reads of a lane: items waiting and running, its slots, and whether an operator paused it. */
+type DashboardLane = Pick<LaneFigures, 'lane' | 'queued' | 'running' | 'capacity' | 'paused'>;
 
 const ROWS = 8;
 const clip = (text: string, width: number) => (text.length > width ? `${text.slice(0, width - 1)}…` : text);

@@ -1,0 +1,65 @@
+/**
+ * What the operator's dashboard shows: the operator service computes it, the admin socket carries
+ * it, and the terminal dashboard draws it. It lives here, in domain, because the service and the
+ * terminal views are layers that may not import each other; both may import domain.
+ */
+
+export interface DashboardFigures {
+  url: string;
+  generatedAt: string;
+  counts: { pending: number; completed: number; failed: number };
+  /** Tasks settled in the last minute. */
+  throughputPerMinute: number;
+  failures: { code: string; count: number }[];
+  accounts: { name: string; balance: string; reserved: string; available: string }[];
+  webhooks: {
+    pending: number;
+    delivered: number;
+    failed: number;
+    disabled: { id: string; url: string; reason: string }[];
+  };
+  /** Each lane with work or a pause (the fleet's on a shared database). */
+  lanes: LaneFigures[];
+  tasks: DashboardTask[];
+}
+
+/** One of the newest tasks as the dashboard lists it. */
+export interface DashboardTask {
+  id: string;
+  type: string;
+  status: 'pending' | 'completed' | 'failed';
+  account: string;
+  cost: string;
+  createdAt: string;
+  updatedAt: string;
+  errorCode?: string;
+  /** A pending task's progress, as GET /tasks/{id} shows it. */
+  progress?: DashboardProgress;
+}
+
+/** Where a pending task stands (the API's task progress): items finished, running items' fractions, queue position, estimates. */
+export interface DashboardProgress {
+  total: number;
+  finished: number;
+  items: { status: string; fraction?: number }[];
+  queuePosition?: number;
+  estimatedStartAt?: string;
+  estimatedFinishAt?: string;
+}
+
+/** One lane as the engine reports it (its QueueView, seen here by its shape: docs/scheduling.md#operators). */
+export interface LaneReport {
+  lane: string;
+  queued: number;
+  running: number;
+  capacity: number;
+  oldestQueuedSeconds: number;
+  paused: boolean;
+  pausedAt?: string;
+  topAccounts: { account: string; queued: number }[];
+}
+
+/** A lane as operators see it: the engine's report, each top account named. */
+export interface LaneFigures extends Omit<LaneReport, 'topAccounts'> {
+  topAccounts: { account: string; name: string; queued: number }[];
+}
