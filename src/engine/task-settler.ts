@@ -38,11 +38,7 @@ const EXPIRED: Ending = {
 export function createTaskSettler(deps: { store: Store; registry: TaskTypeRegistry; clock: Clock; events: EventBus }) {
   const { store, registry, clock, events } = deps;
 
-  const definition = (type: string): AnyTaskType => {
-    const def = registry.get(type);
-    if (!def) throw new Error(`no task type ${type} is registered`);
-    return def;
-  };
+  const definition = (type: string): AnyTaskType => registry.named(type);
 
   async function settle(
     task: TaskRecord,

@@ -1,6 +1,5 @@
 /** @jsxImportSource hono/jsx */
 import type { Context, Hono } from 'hono';
-import { createKeyFields, keyChanges } from '../../api/routes/api-keys/inputs.js';
 import { RotateApiKeyBody } from '../../api/routes/api-keys/rotate.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import { accountSession, principalOf, readForm, readFormAll, render, seeOther } from '../http.js';
@@ -40,7 +39,7 @@ export function registerKeys(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     if ('refused' in checked) return refusedPage(checked.refused);
     const created = await attempt(() =>
       deps.apiKeys.create({
-        ...createKeyFields(checked.body),
+        ...checked.body,
         accountId: session.accountId,
         creatorScopes: principalOf(session).scopes,
       }),
@@ -74,7 +73,7 @@ export function registerKeys(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     if ('refused' in checked) return refusedPage(checked.refused);
     if (Object.values(checked.body).every((value) => value === undefined))
       return seeOther(c, '/console/keys?done=unchanged');
-    const updated = await attempt(() => deps.apiKeys.update(session.accountId, keyView.id, keyChanges(checked.body)));
+    const updated = await attempt(() => deps.apiKeys.update(session.accountId, keyView.id, checked.body));
     if ('refused' in updated) return refusedPage(updated.refused);
     return seeOther(c, '/console/keys?done=updated');
   });

@@ -5,7 +5,6 @@ import { ALL_SCOPES } from '../../../domain/scopes.js';
 import { addRoute } from '../../route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
-import { createKeyFields } from './inputs.js';
 import { ApiKey, ExpiresAt, MaxConcurrent, MaxPriority, RequestsPerMinute } from './schemas.js';
 
 export const CreateApiKeyBody = z.object({
@@ -57,7 +56,7 @@ export function registerApiKeysCreate(app: Hono<ApiEnv>, deps: ApiDeps): void {
     },
     async (_c, { principal, body }) => {
       const created = await deps.apiKeys.create({
-        ...createKeyFields(body),
+        ...body,
         accountId: principal.accountId,
         creatorScopes: principal.scopes,
       });

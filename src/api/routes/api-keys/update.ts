@@ -4,7 +4,6 @@ import { parseUsd } from '../../../domain/money.js';
 import { addRoute } from '../../route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
-import { keyChanges } from './inputs.js';
 import { ApiKey, ExpiresAt, MaxConcurrent, MaxPriority, RequestsPerMinute } from './schemas.js';
 
 /** Fields left out are kept; null removes a setting. Scopes are not changed here: a key with other scopes is a new key. */
@@ -43,7 +42,7 @@ export function registerApiKeysUpdate(app: Hono<ApiEnv>, deps: ApiDeps): void {
       errors: ['API_KEY_NOT_FOUND', 'VALIDATION_ERROR'],
     },
     async (c, { principal, body }) => {
-      const key = await deps.apiKeys.update(principal.accountId, c.req.param('id')!, keyChanges(body));
+      const key = await deps.apiKeys.update(principal.accountId, c.req.param('id')!, body);
       return { body: { data: key } };
     },
   );
