@@ -25,9 +25,13 @@ interface TaskRoute {
   accept?: RouteGuard['accept'];
 }
 
-const guardOf = (deps: ApiDeps, route: TaskRoute) => ({
-  accept: route.accept ?? (['apiKey', 'accessToken'] as const),
-  scope: deps.registry.named(route.type).scope,
+/** The spec's parts every create route shares: POST, guarded by the type's scope, in the image family. */
+const commonSpec = (deps: ApiDeps, route: TaskRoute) => ({
+  method: 'post' as const,
+  path: route.path,
+  summary: route.summary,
+  guard: { accept: route.accept ?? (['apiKey', 'accessToken'] as const), scope: deps.registry.named(route.type).scope },
+  family: 'image' as const,
 });
 
 /**
@@ -45,11 +49,7 @@ export function addTaskCreateRoute(
     app,
     deps,
     {
-      method: 'post',
-      path: route.path,
-      summary: route.summary,
-      guard: guardOf(deps, route),
-      family: 'image',
+      ...commonSpec(deps, route),
       body: route.body ?? (() => type.body() as z.ZodType),
       status: 201,
       response: CreatedTaskResponse,
@@ -81,11 +81,7 @@ export function addSyncTaskRoute<B extends z.ZodType, R extends z.ZodType>(
     app,
     deps,
     {
-      method: 'post',
-      path: route.path,
-      summary: route.summary,
-      guard: guardOf(deps, route),
-      family: 'image',
+      ...commonSpec(deps, route),
       body: route.body,
       status: 200,
       response: route.response,
