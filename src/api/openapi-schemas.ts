@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BILLING_THRESHOLD_EVENT, TEST_EVENT_KIND } from '../domain/events.js';
+import { BILLING_THRESHOLD_EVENT, TEST_EVENT_KIND, taskEventKind } from '../domain/events.js';
 import { TASK_ERROR_CODES } from '../domain/tasks.js';
 import { TASK_MODULES } from '../task-types/index.js';
 import { ApiKey } from './routes/api-keys/schemas.js';
@@ -121,7 +121,7 @@ for (const module of TASK_MODULES) {
   const completed = named(
     `${name}CompletedEvent`,
     envelope(
-      z.literal(`task.${module.type}.completed`),
+      z.literal(taskEventKind(module.type, 'completed')),
       z
         .object({
           ...taskData,
@@ -135,7 +135,7 @@ for (const module of TASK_MODULES) {
   const failed = named(
     `${name}FailedEvent`,
     envelope(
-      z.literal(`task.${module.type}.failed`),
+      z.literal(taskEventKind(module.type, 'failed')),
       z.object({
         ...taskData,
         taskType: z.literal(module.type),
@@ -145,8 +145,8 @@ for (const module of TASK_MODULES) {
     ),
   );
   EVENT_PAYLOADS.push(
-    { type: `task.${module.type}.completed`, schema: completed, completed: true },
-    { type: `task.${module.type}.failed`, schema: failed, completed: false },
+    { type: taskEventKind(module.type, 'completed'), schema: completed, completed: true },
+    { type: taskEventKind(module.type, 'failed'), schema: failed, completed: false },
   );
 }
 

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { formatUsd } from '../domain/money.js';
-import type { AnyTaskType, TaskRecord } from '../engine/task-registry.js';
+import type { TaskRecord } from '../engine/task-registry.js';
 import type { Principal } from '../services/auth.js';
 import { cancelAfterOf } from './cancel-after.js';
 import type { CreatedTaskResponse } from './routes/image/schemas.js';
@@ -14,13 +14,6 @@ export function noteCreated(c: Context<ApiEnv>, task: TaskRecord): void {
 /** `access.pat.enabled` (default true) decides whether a PAT is returned. */
 const patEnabled = (body: unknown): boolean =>
   (body as { access?: { pat?: { enabled?: boolean } } })?.access?.pat?.enabled !== false;
-
-/** The registered task type a create route serves; a missing one is a wiring mistake, found at start-up. */
-export function taskTypeOf(deps: ApiDeps, type: string): AnyTaskType {
-  const def = deps.registry.get(type);
-  if (!def) throw new Error(`the route for ${type} is mounted but no such task type is registered`);
-  return def;
-}
 
 /**
  * The handler every asynchronous task-creating route shares: one service call with the parsed

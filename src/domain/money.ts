@@ -20,6 +20,14 @@ export function parseUsd(text: string): Micros | null {
   return micros <= MAX_MICROS ? micros : null;
 }
 
+/**
+ * An amount given either as micro-USD or as the API's decimal USD text ("25", "0.5"), in micro-USD:
+ * the one conversion every door (route, operator, console) relies on. Text that is no amount is null.
+ */
+export function toMicros(amount: Micros | string): Micros | null {
+  return typeof amount === 'number' ? amount : parseUsd(amount);
+}
+
 /** Formats micros as the shortest exact decimal string: 200 → "0.0002", 0 → "0". */
 export function formatUsd(micros: Micros): string {
   if (!Number.isSafeInteger(micros)) throw new RangeError(`not an integer amount: ${micros}`);

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { AppError } from '../domain/errors.js';
 import type { LivePreview } from '../domain/media-types.js';
 import type { Micros } from '../domain/money.js';
 import type { Scope } from '../domain/scopes.js';
@@ -117,6 +118,13 @@ export class TaskTypeRegistry {
   }
   get(type: string): AnyTaskType | undefined {
     return this.types.get(type);
+  }
+  /** The registered type named `type`; VALIDATION_ERROR, listing the known ones, when there is none. */
+  named(type: string): AnyTaskType {
+    const definition = this.types.get(type);
+    if (!definition)
+      throw new AppError('VALIDATION_ERROR', `no task type "${type}"; known: ${[...this.types.keys()].join(', ')}`);
+    return definition;
   }
   list(): AnyTaskType[] {
     return [...this.types.values()];

@@ -139,16 +139,7 @@ export function createTaskService(deps: TaskServiceDeps): TaskService {
 
     /** The registered type named `type`; VALIDATION_ERROR, listing the known ones, when there is none. */
     typeNamed(type: string): AnyTaskType {
-      const def = registry.get(type);
-      if (!def)
-        throw new AppError(
-          'VALIDATION_ERROR',
-          `no task type "${type}"; known: ${registry
-            .list()
-            .map((d) => d.type)
-            .join(', ')}`,
-        );
-      return def;
+      return registry.named(type);
     },
 
     /**

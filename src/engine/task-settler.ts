@@ -82,11 +82,7 @@ export function createTaskSettler(deps: {
 }): TaskSettler {
   const { store, registry, clock, events } = deps;
 
-  const definition = (type: string): AnyTaskType => {
-    const def = registry.get(type);
-    if (!def) throw new Error(`no task type ${type} is registered`);
-    return def;
-  };
+  const definition = (type: string): AnyTaskType => registry.named(type);
 
   async function settle(
     task: TaskRecord,

@@ -1,11 +1,11 @@
 import { hash } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
 import { randomBase62, sortableId } from '../domain/ids.js';
-import { formatUsd, type Micros } from '../domain/money.js';
+import { formatUsd, type Micros, toMicros } from '../domain/money.js';
 import { PRIORITY } from '../domain/scheduling.js';
 import { API_KEY_SCOPES, isOptInScope, isTokenOnlyScope } from '../domain/scopes.js';
 import { isoTime } from '../domain/time.js';
-import type { ApiKeyRecord, SpendingLimitPeriod } from '../store/records.js';
+import type { ApiKeyChanges, ApiKeyRecord, SpendingLimitPeriod } from '../store/records.js';
 import type { Store } from '../store/types.js';
 import { type Clock, type Owner, ownedBy } from './ports.js';
 
@@ -70,18 +70,25 @@ export interface KeyRateState {
   allowed: boolean;
 }
 
-/** A change of a key's settings (PATCH /api-key/{id}); null removes a setting. */
+/**
+ * A spending limit as every door gives it: micro-USD, or the API's decimal USD text ("25", "0.5"),
+ * which the service turns into micro-USD.
+ */
+export type SpendingLimitInput = Micros | string;
+
+/** A change of a key's settings (PATCH /api-key/{id}, as its body); null removes a setting. */
 export interface UpdateKeyInput {
   name?: string | null;
   requestsPerMinute?: number | null;
   /** ISO time, in the future. */
   expiresAt?: string | null;
-  spendingLimit?: Micros | null;
+  spendingLimit?: SpendingLimitInput | null;
   spendingLimitPeriod?: SpendingLimitPeriod;
   maxConcurrent?: number | null;
   maxPriority?: number | null;
 }
 
+/** A new key (POST /api-key, as its body), for an account. */
 export interface CreateKeyInput {
   accountId: string;
   name?: string;
@@ -92,13 +99,50 @@ export interface CreateKeyInput {
    * Omitted for the operator (CLI, admin socket), who may grant every API-key scope.
    */
   creatorScopes?: readonly string[];
-  spendingLimit?: Micros;
+  spendingLimit?: SpendingLimitInput;
   spendingLimitPeriod?: SpendingLimitPeriod;
   requestsPerMinute?: number;
   /** ISO time, in the future. */
   expiresAt?: string;
-  maxConcurrent?: number;
-  maxPriority?: number;
+  /** null, as absent: no bound. */
+  maxConcurrent?: number | null;
+  /** null, as absent: the default. */
+  maxPriority?: number | null;
+}
+
+/** A new key: the raw key, shown here once and never stored, and its view. */
+export interface CreatedKey {
+  apiKey: ApiKeyView;
+  raw: string;
+}
+
+/** API keys: made, listed, changed, rotated and revoked per account; resolved and counted per request. */
+export interface ApiKeyService {
+  /** Makes a key; the raw key is returned here once and never stored. */
+  create(input: CreateKeyInput): Promise<CreatedKey>;
+  /** The account's live keys: an expired key is gone as a deleted one is. */
+  list(accountId: string): Promise<ApiKeyView[]>;
+  /** A live key of this account; anything else is API_KEY_NOT_FOUND. */
+  get(accountId: string, id: string): Promise<ApiKeyView>;
+  revoke(owner: Owner, id: string): Promise<ApiKeyView>;
+  /** Changes a live key's name, limits or expiry; null removes a setting. */
+  update(owner: Owner, id: string, input: UpdateKeyInput): Promise<ApiKeyView>;
+  /** A new raw key with the old one's settings; the old key works for `graceSeconds` (default 24 h), 0 revokes it. */
+  rotate(owner: Owner, id: string, graceSeconds?: number): Promise<CreatedKey & { previous: ApiKeyView }>;
+  /** The live key a raw key names, if any: not revoked, not expired. */
+  resolve(raw: string): Promise<ApiKeyRecord | undefined>;
+  /** Notes that a key authenticated a request (lastUsedAt, written at most once a minute per key). */
+  markUsed(key: ApiKeyRecord): void;
+  /** Counts one request of a key with requestsPerMinute in its current fixed window. */
+  countRequest(keyId: string, limit: number): Promise<KeyRateState>;
+}
+
+/** A spending limit in micro-USD; text that is no USD amount is VALIDATION_ERROR (the doors' schemas refuse it first). */
+function spendingLimitMicros(amount: SpendingLimitInput): Micros {
+  const micros = toMicros(amount);
+  if (micros === null)
+    throw new AppError('VALIDATION_ERROR', 'spendingLimit: a decimal USD amount such as "25" or "0.5"');
+  return micros;
 }
 
 /**
@@ -147,7 +191,11 @@ function futureTime(text: string, now: number): string {
   return isoTime(millis);
 }
 
-export function createApiKeyService(store: Store, clock: Clock, log: (message: string) => void = () => {}) {
+export function createApiKeyService(
+  store: Store,
+  clock: Clock,
+  log: (message: string) => void = () => {},
+): ApiKeyService {
   const limits = () => ({ maxLive: MAX_LIVE_KEYS, now: isoTime(clock.now()) });
   /** A live key (not revoked, not expired) the owner may see; anything else is API_KEY_NOT_FOUND. */
   async function liveKey(owner: Owner, id: string): Promise<ApiKeyRecord> {
@@ -161,7 +209,7 @@ export function createApiKeyService(store: Store, clock: Clock, log: (message: s
 
   return {
     /** Makes a key; the raw key is returned here once and never stored. */
-    async create(input: CreateKeyInput): Promise<{ apiKey: ApiKeyView; raw: string }> {
+    async create(input: CreateKeyInput): Promise<CreatedKey> {
       const scopes = grantedScopes(input);
       // 32 random bytes of entropy: 43 base62 characters.
       const raw = `mak_${randomBase62(43)}`;
@@ -175,11 +223,11 @@ export function createApiKeyService(store: Store, clock: Clock, log: (message: s
         createdAt: isoTime(clock.now()),
       };
       if (input.name !== undefined) record.name = input.name;
-      if (input.spendingLimit !== undefined) record.spendingLimit = input.spendingLimit;
+      if (input.spendingLimit !== undefined) record.spendingLimit = spendingLimitMicros(input.spendingLimit);
       if (input.requestsPerMinute !== undefined) record.requestsPerMinute = input.requestsPerMinute;
       if (input.expiresAt !== undefined) record.expiresAt = futureTime(input.expiresAt, clock.now());
-      if (input.maxConcurrent !== undefined) record.maxConcurrent = input.maxConcurrent;
-      if (input.maxPriority !== undefined) record.maxPriority = input.maxPriority;
+      if (input.maxConcurrent != null) record.maxConcurrent = input.maxConcurrent;
+      if (input.maxPriority != null) record.maxPriority = input.maxPriority;
       const stored = await store.apiKeys.create(record, limits());
       return { apiKey: toApiKeyView(stored), raw };
     },
@@ -204,9 +252,13 @@ export function createApiKeyService(store: Store, clock: Clock, log: (message: s
 
     /** Changes a live key's name, limits or expiry; null removes a setting. */
     async update(owner: Owner, id: string, input: UpdateKeyInput): Promise<ApiKeyView> {
+      const { spendingLimit, ...rest } = input;
       const changes = Object.fromEntries(
-        Object.entries(input).filter(([, value]) => value !== undefined),
-      ) as UpdateKeyInput;
+        Object.entries({
+          ...rest,
+          spendingLimit: spendingLimit == null ? spendingLimit : spendingLimitMicros(spendingLimit),
+        }).filter(([, value]) => value !== undefined),
+      ) as ApiKeyChanges;
       if (Object.keys(changes).length === 0) {
         throw new AppError(
           'VALIDATION_ERROR',
@@ -229,7 +281,7 @@ export function createApiKeyService(store: Store, clock: Clock, log: (message: s
       owner: Owner,
       id: string,
       graceSeconds = DEFAULT_ROTATION_GRACE_SECONDS,
-    ): Promise<{ apiKey: ApiKeyView; raw: string; previous: ApiKeyView }> {
+    ): Promise<CreatedKey & { previous: ApiKeyView }> {
       const old = await liveKey(owner, id);
       const now = clock.now();
       const raw = `mak_${randomBase62(43)}`;
@@ -292,5 +344,3 @@ export function createApiKeyService(store: Store, clock: Clock, log: (message: s
     },
   };
 }
-
-export type ApiKeyService = ReturnType<typeof createApiKeyService>;

@@ -115,6 +115,45 @@ function renderKey(
   return template.replace(/\{(taskId|imageId|index|date|ext)\}/g, (_, name: keyof typeof vars) => String(vars[name]));
 }
 
+/** A destination as every door gives it (POST /destinations, as its body). */
+export interface CreateDestinationInput {
+  name: string;
+  provider: { id: DestinationProviderId };
+  config: unknown;
+}
+
+/** A change of a destination (PATCH /destinations/{id}, as its body): a new name and/or a whole new config. */
+export interface UpdateDestinationInput {
+  name?: string;
+  provider?: { id: string };
+  config?: Record<string, unknown>;
+}
+
+/** An image to deliver, and what its object key is made of. */
+export interface DeliveredImage {
+  taskId: string;
+  imageId: string;
+  index: number;
+  ext: string;
+  data: Buffer;
+  contentType: string;
+}
+
+/** Destinations: an account's named storage targets, managed, tested, and delivered to by tasks. */
+export interface DestinationService {
+  create(accountId: string, input: CreateDestinationInput): Promise<DestinationView>;
+  list(accountId: string): Promise<DestinationView[]>;
+  get(owner: Owner, id: string): Promise<DestinationView>;
+  /** Changes name and/or config; the provider cannot change (DESTINATIONS_INVALID_PROVIDER). */
+  update(owner: Owner, id: string, input: UpdateDestinationInput): Promise<DestinationView>;
+  delete(owner: Owner, id: string): Promise<void>;
+  /** Writes a small test object, then deletes it (DESTINATION_TEST_FAILED when the write is refused). */
+  test(owner: Owner, id: string): Promise<TestUpload>;
+  exists(accountId: string, name: string): Promise<boolean>;
+  /** Delivers one image to the named destination; a failure is an answer, not a throw. */
+  deliver(accountId: string, name: string, image: DeliveredImage, signal?: AbortSignal): Promise<DeliveredTo>;
+}
+
 /**
  * Destinations: named storage targets of an account (docs/api/destinations.md). Secret config
  * fields are sealed with the secrets key and answered masked; reading a secret that cannot be
@@ -129,7 +168,7 @@ export function createDestinationService(deps: {
   isUnderAllowedRoot: (path: string, roots: readonly string[]) => boolean;
   /** Folders local destinations may always write under (the data dir's exports folder), beside the configured roots. */
   localRoots?: readonly string[];
-}) {
+}): DestinationService {
   const allowedRoots = () => [...(deps.localRoots ?? []), ...deps.config.current().destinations.local.allowedRoots];
   const { store, clock } = deps;
 
@@ -226,11 +265,7 @@ export function createDestinationService(deps: {
   }
 
   return {
-    view,
-    async create(
-      accountId: string,
-      input: { name: string; provider: { id: DestinationProviderId }; config: unknown },
-    ): Promise<DestinationView> {
+    async create(accountId: string, input: CreateDestinationInput): Promise<DestinationView> {
       const config = parseConfig(input.provider.id, input.config);
       const id = sortableId('dst', clock.now());
       const at = isoTime(clock.now());
@@ -253,11 +288,7 @@ export function createDestinationService(deps: {
       return view(await owned(owner, id));
     },
     /** Changes name and/or config; the provider cannot change (DESTINATIONS_INVALID_PROVIDER). Masked secrets sent back keep their values. */
-    async update(
-      owner: Owner,
-      id: string,
-      input: { name?: string; provider?: { id: string }; config?: Record<string, unknown> },
-    ): Promise<DestinationView> {
+    async update(owner: Owner, id: string, input: UpdateDestinationInput): Promise<DestinationView> {
       const record = await owned(owner, id);
       if (input.provider && input.provider.id !== record.provider.id) {
         throw new AppError(
@@ -327,12 +358,7 @@ export function createDestinationService(deps: {
      * null when the storage has no public URL). Failure: `{ name, status: failed, error }`.
      * `signal` (the item's) aborts the upload under way.
      */
-    async deliver(
-      accountId: string,
-      name: string,
-      image: { taskId: string; imageId: string; index: number; ext: string; data: Buffer; contentType: string },
-      signal?: AbortSignal,
-    ): Promise<DeliveredTo> {
+    async deliver(accountId: string, name: string, image: DeliveredImage, signal?: AbortSignal): Promise<DeliveredTo> {
       const record = await store.destinations.getByName(accountId, name);
       if (!record)
         return {
@@ -365,5 +391,3 @@ export function createDestinationService(deps: {
     },
   };
 }
-
-export type DestinationService = ReturnType<typeof createDestinationService>;

@@ -1,3 +1,4 @@
+import { taskEventKind } from '../domain/events.js';
 import type { LivePreview } from '../domain/media-types.js';
 import type { TaskRecord } from '../store/records.js';
 
@@ -13,7 +14,7 @@ export interface TaskPreview {
 }
 
 /** `task.<type>.completed` or `task.<type>.failed`, the webhook event kinds (docs/api/webhooks.md). */
-export const settledEventKind = (task: TaskRecord): string => `task.${task.type}.${task.status}`;
+export const settledEventKind = (task: TaskRecord): string => taskEventKind(task.type, task.status);
 
 /**
  * The in-process events and their payloads. Each is emitted after the change it reports is

@@ -1,4 +1,4 @@
-import { BILLING_THRESHOLD_EVENT } from '../domain/events.js';
+import { BILLING_THRESHOLD_EVENT, taskEventKind } from '../domain/events.js';
 import type { AnyTaskType } from '../engine/task-registry.js';
 import type { ImageTaskDeps } from './deps.js';
 import { AltResult, createAltType } from './image-alt.js';
@@ -33,7 +33,7 @@ export const EVENT_KINDS = [
   'all',
   'task.completed',
   'task.failed',
-  ...TASK_MODULES.flatMap(({ type }) => [`task.${type}.completed`, `task.${type}.failed`]),
+  ...TASK_MODULES.flatMap(({ type }) => [taskEventKind(type, 'completed'), taskEventKind(type, 'failed')]),
   BILLING_THRESHOLD_EVENT,
 ] as [string, ...string[]];
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { CreateApiKeyBody } from '../../api/routes/api-keys/create.js';
-import { createKeyFields, keyChanges } from '../../api/routes/api-keys/inputs.js';
 import { RotateApiKeyBody } from '../../api/routes/api-keys/rotate.js';
 import { UpdateApiKeyBody } from '../../api/routes/api-keys/update.js';
 import { AppError } from '../../domain/errors.js';
@@ -14,12 +13,12 @@ export const credentialOps = {
   'keys.create': adminOp({
     args: CreateApiKeyBody.extend({ account: AccountRef }),
     run: async (s, { account, ...body }) =>
-      s.apiKeys.create({ ...createKeyFields(body), accountId: (await s.accounts.find(account)).id }),
+      s.apiKeys.create({ ...body, accountId: (await s.accounts.find(account)).id }),
   }),
   /** The body of `PATCH /api-key/{id}`, for any account's key. */
   'keys.update': adminOp({
     args: UpdateApiKeyBody.extend({ id: z.string().min(1) }),
-    run: async (s, { id, ...body }) => s.apiKeys.update(null, id, keyChanges(body)),
+    run: async (s, { id, ...body }) => s.apiKeys.update(null, id, body),
   }),
   /** `POST /api-key/{id}/rotate`, for any account's key. */
   'keys.rotate': adminOp({

@@ -1,6 +1,5 @@
 /** @jsxImportSource hono/jsx */
 import type { Hono } from 'hono';
-import { createKeyFields, keyChanges } from '../../api/routes/api-keys/inputs.js';
 import { RotateApiKeyBody } from '../../api/routes/api-keys/rotate.js';
 import { attempt, type Refusal, schemaRefusal } from '../components/refusal.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
@@ -37,7 +36,7 @@ export function registerKeys(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     if ('refused' in checked) return refusedPage(checked.refused);
     const created = await attempt(() =>
       deps.apiKeys.create({
-        ...createKeyFields(checked.body),
+        ...checked.body,
         accountId: session.accountId,
         creatorScopes: principalOf(session).scopes,
       }),
@@ -71,7 +70,7 @@ export function registerKeys(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     if ('refused' in checked) return refusedPage(checked.refused);
     if (Object.values(checked.body).every((value) => value === undefined))
       return seeOther(c, '/console/keys?done=unchanged');
-    const updated = await attempt(() => deps.apiKeys.update(session.accountId, keyView.id, keyChanges(checked.body)));
+    const updated = await attempt(() => deps.apiKeys.update(session.accountId, keyView.id, checked.body));
     if ('refused' in updated) return refusedPage(updated.refused);
     return seeOther(c, '/console/keys?done=updated');
   });

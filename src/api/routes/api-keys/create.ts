@@ -2,10 +2,9 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { parseUsd } from '../../../domain/money.js';
 import { ALL_SCOPES } from '../../../domain/scopes.js';
-import { addRoute } from '../../route.js';
+import { addDataRoute } from '../../data-route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
-import { createKeyFields } from './inputs.js';
 import { ApiKey, ExpiresAt, MaxConcurrent, MaxPriority, RequestsPerMinute } from './schemas.js';
 
 export const CreateApiKeyBody = z.object({
@@ -41,7 +40,7 @@ export const CreateApiKeyResponse = dataOf(
 export type CreateApiKeyResponse = z.infer<typeof CreateApiKeyResponse>;
 
 export function registerApiKeysCreate(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  addRoute(
+  addDataRoute(
     app,
     deps,
     {
@@ -49,19 +48,12 @@ export function registerApiKeysCreate(app: Hono<ApiEnv>, deps: ApiDeps): void {
       path: '/api-key',
       summary: 'Create an API key; the raw key is in the answer once',
       guard: { accept: ['accessToken'], scope: 'keys' },
-      family: 'resource',
       body: CreateApiKeyBody,
       status: 201,
       response: CreateApiKeyResponse,
       errors: ['API_KEY_LIMIT_REACHED', 'SCOPE_ESCALATION', 'VALIDATION_ERROR'],
     },
-    async (_c, { principal, body }) => {
-      const created = await deps.apiKeys.create({
-        ...createKeyFields(body),
-        accountId: principal.accountId,
-        creatorScopes: principal.scopes,
-      });
-      return { body: { data: created } };
-    },
+    ({ principal, body }) =>
+      deps.apiKeys.create({ ...body, accountId: principal.accountId, creatorScopes: principal.scopes }),
   );
 }

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
-import { addRoute } from '../../route.js';
+import { addDataRoute } from '../../data-route.js';
 import { Deleted, dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 
@@ -8,7 +8,7 @@ export const DeleteApiKeyResponse = dataOf(Deleted);
 export type DeleteApiKeyResponse = z.infer<typeof DeleteApiKeyResponse>;
 
 export function registerApiKeysDelete(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  addRoute(
+  addDataRoute(
     app,
     deps,
     {
@@ -16,14 +16,12 @@ export function registerApiKeysDelete(app: Hono<ApiEnv>, deps: ApiDeps): void {
       path: '/api-key/:id',
       summary: 'Delete (revoke) an API key; it stops working at once',
       guard: { accept: ['accessToken'], scope: 'keys' },
-      family: 'resource',
-      status: 200,
       response: DeleteApiKeyResponse,
       errors: ['API_KEY_NOT_FOUND'],
     },
-    async (c, { principal }) => {
-      const key = await deps.apiKeys.revoke(principal.accountId, c.req.param('id')!);
-      return { body: { data: { id: key.id, deleted: true as const } } };
+    async ({ principal, id }) => {
+      const key = await deps.apiKeys.revoke(principal.accountId, id);
+      return { id: key.id, deleted: true as const };
     },
   );
 }

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { addRoute } from '../../route.js';
+import { addDataRoute } from '../../data-route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { ApiKey } from './schemas.js';
@@ -9,18 +9,15 @@ export const ListApiKeysResponse = dataOf(z.array(ApiKey));
 export type ListApiKeysResponse = z.infer<typeof ListApiKeysResponse>;
 
 export function registerApiKeysList(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  addRoute(
+  addDataRoute(
     app,
     deps,
     {
-      method: 'get',
       path: '/api-key',
       summary: "List the account's live API keys, oldest first",
       guard: { accept: ['accessToken'], scope: 'keys' },
-      family: 'resource',
-      status: 200,
       response: ListApiKeysResponse,
     },
-    async (_c, { principal }) => ({ body: { data: await deps.apiKeys.list(principal.accountId) } }),
+    ({ principal }) => deps.apiKeys.list(principal.accountId),
   );
 }

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { DEFAULT_ROTATION_GRACE_SECONDS } from '../../../services/api-keys.js';
-import { addRoute } from '../../route.js';
+import { addDataRoute } from '../../data-route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { ApiKey } from './schemas.js';
@@ -30,7 +30,7 @@ export const RotateApiKeyResponse = dataOf(
 export type RotateApiKeyResponse = z.infer<typeof RotateApiKeyResponse>;
 
 export function registerApiKeysRotate(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  addRoute(
+  addDataRoute(
     app,
     deps,
     {
@@ -38,15 +38,11 @@ export function registerApiKeysRotate(app: Hono<ApiEnv>, deps: ApiDeps): void {
       path: '/api-key/:id/rotate',
       summary: 'Replace a key by a new raw key with the same settings; the old one works for a grace period',
       guard: { accept: ['accessToken'], scope: 'keys' },
-      family: 'resource',
       body: RotateApiKeyBody,
       status: 201,
       response: RotateApiKeyResponse,
       errors: ['API_KEY_NOT_FOUND', 'API_KEY_LIMIT_REACHED'],
     },
-    async (c, { principal, body }) => {
-      const rotated = await deps.apiKeys.rotate(principal.accountId, c.req.param('id')!, body.graceSeconds);
-      return { body: { data: rotated } };
-    },
+    ({ principal, body, id }) => deps.apiKeys.rotate(principal.accountId, id, body.graceSeconds),
   );
 }

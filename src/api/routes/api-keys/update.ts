@@ -1,10 +1,9 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { parseUsd } from '../../../domain/money.js';
-import { addRoute } from '../../route.js';
+import { addDataRoute } from '../../data-route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
-import { keyChanges } from './inputs.js';
 import { ApiKey, ExpiresAt, MaxConcurrent, MaxPriority, RequestsPerMinute } from './schemas.js';
 
 /** Fields left out are kept; null removes a setting. Scopes are not changed here: a key with other scopes is a new key. */
@@ -28,7 +27,7 @@ export const UpdateApiKeyResponse = dataOf(ApiKey);
 export type UpdateApiKeyResponse = z.infer<typeof UpdateApiKeyResponse>;
 
 export function registerApiKeysUpdate(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  addRoute(
+  addDataRoute(
     app,
     deps,
     {
@@ -36,15 +35,10 @@ export function registerApiKeysUpdate(app: Hono<ApiEnv>, deps: ApiDeps): void {
       path: '/api-key/:id',
       summary: "Change a live key's name, request limit, expiry, spending limit or scheduling limits",
       guard: { accept: ['accessToken'], scope: 'keys' },
-      family: 'resource',
       body: UpdateApiKeyBody,
-      status: 200,
       response: UpdateApiKeyResponse,
       errors: ['API_KEY_NOT_FOUND', 'VALIDATION_ERROR'],
     },
-    async (c, { principal, body }) => {
-      const key = await deps.apiKeys.update(principal.accountId, c.req.param('id')!, keyChanges(body));
-      return { body: { data: key } };
-    },
+    ({ principal, body, id }) => deps.apiKeys.update(principal.accountId, id, body),
   );
 }

@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { DESTINATION_CONFIGS, DESTINATION_PROVIDERS } from '../../../services/destinations.js';
 import { DestinationName } from '../../../task-types/request-parts.js';
-import { addRoute } from '../../route.js';
+import { addDataRoute } from '../../data-route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { Destination } from './schemas.js';
@@ -24,7 +24,7 @@ export const CreateDestinationResponse = dataOf(Destination);
 export type CreateDestinationResponse = z.infer<typeof CreateDestinationResponse>;
 
 export function registerDestinationsCreate(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  addRoute(
+  addDataRoute(
     app,
     deps,
     {
@@ -32,12 +32,11 @@ export function registerDestinationsCreate(app: Hono<ApiEnv>, deps: ApiDeps): vo
       path: '/destinations',
       summary: 'Create a destination',
       guard: { accept: ['accessToken'], scope: 'manage' },
-      family: 'resource',
       body: CreateDestinationBody,
       status: 201,
       response: CreateDestinationResponse,
       errors: ['DESTINATION_NAME_TAKEN', 'VALIDATION_ERROR', 'UNKNOWN_ERROR'],
     },
-    async (_c, { principal, body }) => ({ body: { data: await deps.destinations.create(principal.accountId, body) } }),
+    ({ principal, body }) => deps.destinations.create(principal.accountId, body),
   );
 }

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
-import { addRoute } from '../../route.js';
+import { addDataRoute } from '../../data-route.js';
 import { Deleted, dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 
@@ -8,7 +8,7 @@ export const DeleteDestinationResponse = dataOf(Deleted);
 export type DeleteDestinationResponse = z.infer<typeof DeleteDestinationResponse>;
 
 export function registerDestinationsDelete(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  addRoute(
+  addDataRoute(
     app,
     deps,
     {
@@ -16,15 +16,12 @@ export function registerDestinationsDelete(app: Hono<ApiEnv>, deps: ApiDeps): vo
       path: '/destinations/:id',
       summary: 'Delete a destination',
       guard: { accept: ['accessToken'], scope: 'manage' },
-      family: 'resource',
-      status: 200,
       response: DeleteDestinationResponse,
       errors: ['DESTINATION_NOT_FOUND'],
     },
-    async (c, { principal }) => {
-      const id = c.req.param('id')!;
+    async ({ principal, id }) => {
       await deps.destinations.delete(principal.accountId, id);
-      return { body: { data: { id, deleted: true as const } } };
+      return { id, deleted: true as const };
     },
   );
 }

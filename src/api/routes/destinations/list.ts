@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { addRoute } from '../../route.js';
+import { addDataRoute } from '../../data-route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { Destination } from './schemas.js';
@@ -9,19 +9,16 @@ export const ListDestinationsResponse = dataOf(z.array(Destination));
 export type ListDestinationsResponse = z.infer<typeof ListDestinationsResponse>;
 
 export function registerDestinationsList(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  addRoute(
+  addDataRoute(
     app,
     deps,
     {
-      method: 'get',
       path: '/destinations',
       summary: "List the account's destinations (secrets masked)",
       guard: { accept: ['accessToken'], scope: 'manage' },
-      family: 'resource',
-      status: 200,
       response: ListDestinationsResponse,
       errors: ['UNKNOWN_ERROR'],
     },
-    async (_c, { principal }) => ({ body: { data: await deps.destinations.list(principal.accountId) } }),
+    ({ principal }) => deps.destinations.list(principal.accountId),
   );
 }

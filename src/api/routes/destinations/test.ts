@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { addRoute } from '../../route.js';
+import { addDataRoute } from '../../data-route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 
@@ -16,7 +16,7 @@ export const TestDestinationResponse = dataOf(
 export type TestDestinationResponse = z.infer<typeof TestDestinationResponse>;
 
 export function registerDestinationsTest(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  addRoute(
+  addDataRoute(
     app,
     deps,
     {
@@ -25,13 +25,9 @@ export function registerDestinationsTest(app: Hono<ApiEnv>, deps: ApiDeps): void
       summary:
         'Write a small test object; 502 with the storage message when it refuses, 400 when the SSRF guard refuses its address',
       guard: { accept: ['accessToken'], scope: 'manage' },
-      family: 'resource',
-      status: 200,
       response: TestDestinationResponse,
       errors: ['VALIDATION_ERROR', 'DESTINATION_NOT_FOUND', 'DESTINATION_TEST_FAILED', 'UNKNOWN_ERROR'],
     },
-    async (c, { principal }) => ({
-      body: { data: await deps.destinations.test(principal.accountId, c.req.param('id')!) },
-    }),
+    ({ principal, id }) => deps.destinations.test(principal.accountId, id),
   );
 }

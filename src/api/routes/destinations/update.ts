@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { DestinationName } from '../../../task-types/request-parts.js';
-import { addRoute } from '../../route.js';
+import { addDataRoute } from '../../data-route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { Destination } from './schemas.js';
@@ -17,7 +17,7 @@ export const UpdateDestinationResponse = dataOf(Destination);
 export type UpdateDestinationResponse = z.infer<typeof UpdateDestinationResponse>;
 
 export function registerDestinationsUpdate(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  addRoute(
+  addDataRoute(
     app,
     deps,
     {
@@ -25,9 +25,7 @@ export function registerDestinationsUpdate(app: Hono<ApiEnv>, deps: ApiDeps): vo
       path: '/destinations/:id',
       summary: 'Rename or reconfigure a destination; masked secrets sent back keep their values',
       guard: { accept: ['accessToken'], scope: 'manage' },
-      family: 'resource',
       body: UpdateDestinationBody,
-      status: 200,
       response: UpdateDestinationResponse,
       errors: [
         'DESTINATION_NOT_FOUND',
@@ -37,8 +35,6 @@ export function registerDestinationsUpdate(app: Hono<ApiEnv>, deps: ApiDeps): vo
         'UNKNOWN_ERROR',
       ],
     },
-    async (c, { principal, body }) => ({
-      body: { data: await deps.destinations.update(principal.accountId, c.req.param('id')!, body) },
-    }),
+    ({ principal, body, id }) => deps.destinations.update(principal.accountId, id, body),
   );
 }

@@ -1,10 +1,9 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { ReviewBody, ReviewResult } from '../../../task-types/image-review.js';
-import { addRoute } from '../../route.js';
 import { dataOf, Usd } from '../../schemas.js';
 import { createAndMaybeWaitForResult } from '../../sync-answer.js';
-import { taskTypeOf } from '../../task-create.js';
+import { addSyncTaskRoute } from '../../task-create-route.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 
 export { ReviewBody } from '../../../task-types/image-review.js';
@@ -27,37 +26,14 @@ export const PendingReviewAnswer = dataOf(
 );
 
 export function registerImageReview(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  const type = taskTypeOf(deps, 'image.review');
-  addRoute(
-    app,
-    deps,
-    {
-      method: 'post',
-      path: '/image/review',
-      summary:
-        'Review an image: technical checks, prompt adherence and criteria (sync by default: 200 with the review, or 202 to poll)',
-      guard: { accept: ['apiKey', 'accessToken'], scope: type.scope },
-      family: 'image',
-      body: ReviewBody,
-      status: 200,
-      response: ReviewResponse,
-      also: [
-        {
-          status: 202,
-          description:
-            'Accepted: `sync: false`, or the task still pending after the sync timeout (sync.timeoutMs); poll GET /tasks/{id}',
-          schema: PendingReviewAnswer,
-        },
-      ],
-      errors: [
-        'VALIDATION_ERROR',
-        'INSUFFICIENT_BALANCE',
-        'SPENDING_LIMIT_EXCEEDED',
-        'RATE_LIMIT_EXCEEDED',
-        'UNKNOWN_ERROR',
-        'ENQUEUE_FAILED',
-      ],
-    },
-    (c, { principal, body }) => createAndMaybeWaitForResult<ReviewResult>(c, deps, principal, type.type, body),
-  );
+  addSyncTaskRoute(app, deps, {
+    type: 'image.review',
+    path: '/image/review',
+    summary:
+      'Review an image: technical checks, prompt adherence and criteria (sync by default: 200 with the review, or 202 to poll)',
+    body: ReviewBody,
+    response: ReviewResponse,
+    pending: PendingReviewAnswer,
+    answer: (c, { principal, body }, type) => createAndMaybeWaitForResult<ReviewResult>(c, deps, principal, type, body),
+  });
 }

@@ -1,9 +1,9 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { addRoute } from '../../route.js';
+import { addDataRoute } from '../../data-route.js';
 import { dataOf, Usd } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
-import { ModelParametersInfo, parametersInfo } from './parameters.js';
+import { listedModels, ModelParametersInfo } from './parameters.js';
 
 /** A generation model as the config defines it: prices (USD per image) and capabilities. */
 export const Model = z.object({
@@ -28,32 +28,18 @@ export const ListModelsResponse = dataOf(z.array(Model));
 export type ListModelsResponse = z.infer<typeof ListModelsResponse>;
 
 export function registerModelsList(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  addRoute(
+  addDataRoute(
     app,
     deps,
     {
-      method: 'get',
       path: '/models',
       summary: 'The generation models, their prices (USD per image) and capabilities',
       guard: { accept: ['apiKey', 'accessToken'] },
-      family: 'resource',
-      status: 200,
       response: ListModelsResponse,
     },
     async () => {
       const { models, defaultModel } = deps.config.current();
-      return {
-        body: {
-          data: Object.entries(models).map(([id, model]) => ({
-            id,
-            default: id === defaultModel,
-            price: model.price,
-            capabilities: model.capabilities,
-            parameters: parametersInfo(model.parameters),
-            ...(model.allowRawWorkflows ? { allowRawWorkflows: true as const } : {}),
-          })),
-        },
-      };
+      return listedModels(models, defaultModel);
     },
   );
 }

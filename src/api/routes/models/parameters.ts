@@ -31,3 +31,28 @@ export function parametersInfo(
   if (!parameters || Object.keys(parameters).length === 0) return undefined;
   return Object.fromEntries(Object.entries(parameters).map(([name, { binding: _binding, ...shown }]) => [name, shown]));
 }
+
+/** A config's models as GET /models and GET /video/models list them: whether `auto` picks each, its price, capabilities and parameters. */
+export function listedModels<Price, Capabilities>(
+  models: Readonly<
+    Record<
+      string,
+      {
+        price: Price;
+        capabilities: Capabilities;
+        parameters?: Readonly<Record<string, ModelParameter>>;
+        allowRawWorkflows?: boolean;
+      }
+    >
+  >,
+  defaultModel: string,
+) {
+  return Object.entries(models).map(([id, model]) => ({
+    id,
+    default: id === defaultModel,
+    price: model.price,
+    capabilities: model.capabilities,
+    parameters: parametersInfo(model.parameters),
+    ...(model.allowRawWorkflows ? { allowRawWorkflows: true as const } : {}),
+  }));
+}

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { addRoute } from '../../route.js';
+import { addDataRoute } from '../../data-route.js';
 import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { TaskStatusSchema } from './schemas.js';
@@ -9,21 +9,16 @@ export const GetTaskStatusResponse = dataOf(z.object({ status: TaskStatusSchema 
 export type GetTaskStatusResponse = z.infer<typeof GetTaskStatusResponse>;
 
 export function registerTasksStatus(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  addRoute(
+  addDataRoute(
     app,
     deps,
     {
-      method: 'get',
       path: '/tasks/:id/status',
       summary: "A task's status and nothing else (API key, or a PAT for this task)",
       guard: { accept: ['apiKey', 'pat'], scope: 'tasks:read' },
-      family: 'resource',
-      status: 200,
       response: GetTaskStatusResponse,
       errors: ['TASK_NOT_FOUND'],
     },
-    async (c, { principal }) => ({
-      body: { data: { status: (await deps.tasks.getReadable(principal, c.req.param('id')!)).status } },
-    }),
+    async ({ principal, id }) => ({ status: (await deps.tasks.getReadable(principal, id)).status }),
   );
 }

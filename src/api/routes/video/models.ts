@@ -1,9 +1,9 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { addRoute } from '../../route.js';
+import { addDataRoute } from '../../data-route.js';
 import { dataOf, Usd } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
-import { ModelParametersInfo, parametersInfo } from '../models/parameters.js';
+import { listedModels, ModelParametersInfo } from '../models/parameters.js';
 
 /** A video model as the config defines it: prices (USD per second of footage, per input image) and capabilities. */
 export const VideoModel = z.object({
@@ -30,32 +30,18 @@ export const ListVideoModelsResponse = dataOf(z.array(VideoModel));
 export type ListVideoModelsResponse = z.infer<typeof ListVideoModelsResponse>;
 
 export function registerVideoModelsList(app: Hono<ApiEnv>, deps: ApiDeps): void {
-  addRoute(
+  addDataRoute(
     app,
     deps,
     {
-      method: 'get',
       path: '/video/models',
       summary: 'The video models, their prices (USD per second) and capabilities',
       guard: { accept: ['apiKey', 'accessToken'] },
-      family: 'resource',
-      status: 200,
       response: ListVideoModelsResponse,
     },
     async () => {
       const { videoModels, defaultVideoModel } = deps.config.current();
-      return {
-        body: {
-          data: Object.entries(videoModels).map(([id, model]) => ({
-            id,
-            default: id === defaultVideoModel,
-            price: model.price,
-            capabilities: model.capabilities,
-            parameters: parametersInfo(model.parameters),
-            ...(model.allowRawWorkflows ? { allowRawWorkflows: true as const } : {}),
-          })),
-        },
-      };
+      return listedModels(videoModels, defaultVideoModel);
     },
   );
 }
