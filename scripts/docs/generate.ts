@@ -1,7 +1,7 @@
 /**
  * Writes the generated reference pages of docs/reference/ (`npm run docs`): the configuration
  * (from the zod schema and config/default.json), the CLI (from the commander tree) and the error
- * codes (from src/domain). test/unit/docs/generated-references.test.ts fails when a committed
+ * codes (from src/domain). test/project/generated-references.test.ts fails when a committed
  * page differs from what this would write.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { StoreCorruptError } from '../../../../src/store/file/journal/journal-reader.js';
-import { JsonStore } from '../../../../src/store/file/json-store.js';
-import type { AccountRecord } from '../../../../src/store/records/accounts.js';
-import type { TaskRecord } from '../../../../src/store/records/tasks.js';
-import { tempDir } from '../../../helpers/temp-dir.js';
+import { StoreCorruptError } from '../../../../../src/store/file/journal/journal-reader.js';
+import { JsonStore } from '../../../../../src/store/file/json-store.js';
+import type { AccountRecord } from '../../../../../src/store/records/accounts.js';
+import type { TaskRecord } from '../../../../../src/store/records/tasks.js';
+import { tempDir } from '../../../../helpers/temp-dir.js';
 
 const at = '2026-11-22T08:00:00.000Z';
 const account: AccountRecord = { id: 'acc_1', name: 'acme', balance: 50_000, createdAt: at, updatedAt: at };

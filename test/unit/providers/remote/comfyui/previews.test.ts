@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import sharp from 'sharp';
 import type WebSocket from 'ws';
-import { decodePreviewFrame, relayPreviews } from '../../../../src/providers/remote/comfyui/previews.js';
+import { decodePreviewFrame, relayPreviews } from '../../../../../src/providers/remote/comfyui/previews.js';
 
 /** Frames as server.py's send_bytes writes them: a ">I" event type, then the payload. */
 const uint32 = (value: number) => {

@@ -4,9 +4,9 @@ import { chmod, cp, mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { tempDir } from '../../helpers/temp-dir.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-const ROOT = join(import.meta.dirname, '../../..');
+const ROOT = join(import.meta.dirname, '../..');
 const run = promisify(execFile);
 
 /** The part of a clone the test server needs: its starter and the packages holding the binaries. */
@@ -54,7 +54,7 @@ test('starts, restarts and stops a server from a clone in a folder only its owne
 });
 
 test('a randomly picked port that is taken is picked again', { timeout: 120_000 }, async (t) => {
-  const { startPostgresServer } = await import('../../../scripts/postgres-server.mjs');
+  const { startPostgresServer } = await import('../../scripts/postgres-server.mjs');
   const first = await startPostgresServer();
   t.after(() => first.stop());
   // The next pick lands on the first server's port, the one after on a free one.

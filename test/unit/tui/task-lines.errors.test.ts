@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { TaskView } from '../../src/client/http-client.js';
-import { plainText, taskLines, urlResultLine } from '../../src/tui/task-lines.js';
+import type { TaskView } from '../../../src/client/http-client.js';
+import { plainText, taskLines, urlResultLine } from '../../../src/tui/task-lines.js';
 
 test('a rate or alt item that failed shows its code and the reason the API gave', () => {
   const failed = {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createSharedRuns, type RunHooks } from '../../../../src/providers/remote/comfyui/shared-runs.js';
+import { createSharedRuns, type RunHooks } from '../../../../../src/providers/remote/comfyui/shared-runs.js';
 
 /**
  * Items that are outputs of one ComfyUI run share its job: the first starts it, the others await

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
 
-const DEPLOY = join(import.meta.dirname, '../../../deploy/kubernetes');
+const DEPLOY = join(import.meta.dirname, '../../deploy/kubernetes');
 const read = async (file: string) => parse(await readFile(join(DEPLOY, file), 'utf8'));
-const METRICS_SOURCE = join(import.meta.dirname, '../../../src/app/metrics.ts');
+const METRICS_SOURCE = join(import.meta.dirname, '../../src/app/metrics.ts');
 
 /** A label value as Kubernetes takes it in a selector: 63 characters at most, alphanumeric at both ends, `-`, `_`, `.` between. */
 const K8S_LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;

@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import semver from 'semver';
 
-const ROOT = join(import.meta.dirname, '../../..');
+const ROOT = join(import.meta.dirname, '../..');
 
 /** Packages that declare a newer Node than they need, each with the test that shows it works on ours. */
 const RUNS_ANYWAY: Record<string, string> = {
-  // Declares node >= 22; its Node-API binary loads, signs and reads on Node 20 (test/unit/provenance/).
+  // Declares node >= 22; its Node-API binary loads, signs and reads on Node 20 (test/unit/services/provenance*.test.ts).
   'node_modules/@contentauth/c2pa-node': '>=22',
 };
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { TaskView } from '../../src/client/http-client.js';
-import { plainText, taskLines } from '../../src/tui/task-lines.js';
+import type { TaskView } from '../../../src/client/http-client.js';
+import { plainText, taskLines } from '../../../src/tui/task-lines.js';
 
 const task = (fields: Record<string, unknown>) =>
   ({

@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 
-const SRC = resolve(import.meta.dirname, '../../../src');
+const SRC = resolve(import.meta.dirname, '../../src');
 
 /**
  * Which top-level folders of src each folder may import (shared/STYLE.md, "Layout and the

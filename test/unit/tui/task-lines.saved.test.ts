@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { TaskView } from '../../src/client/http-client.js';
-import { imagesOf, plainText, taskLines } from '../../src/tui/task-lines.js';
+import type { TaskView } from '../../../src/client/http-client.js';
+import { imagesOf, plainText, taskLines } from '../../../src/tui/task-lines.js';
 
 test("where --out saved remove-background's image is part of its report, as for generate", () => {
   const image = {

@@ -5,9 +5,9 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import sharp from 'sharp';
 import WebSocket from 'ws';
-import type { WorkflowGraph } from '../../../src/domain/comfy-workflows.js';
-import { ProviderError } from '../../../src/domain/tasks.js';
-import { createComfyUi } from '../../../src/providers/remote/comfyui/generator.js';
+import type { WorkflowGraph } from '../../src/domain/comfy-workflows.js';
+import { ProviderError } from '../../src/domain/tasks.js';
+import { createComfyUi } from '../../src/providers/remote/comfyui/generator.js';
 import {
   animatedWebpWorkflow,
   type FakeComfyUi,
@@ -15,7 +15,7 @@ import {
   img2imgWorkflow,
   startFakeComfyUi,
   txt2imgWorkflow,
-} from '../../fakes/comfyui.js';
+} from './comfyui.js';
 
 /** A client's WebSocket: the JSON messages and binary frames it received, in order. */
 async function connect(fake: FakeComfyUi, clientId: string, headers: Record<string, string> = {}) {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { LoadedWorkflow, WorkflowGraph } from '../../../../src/domain/comfy-workflows.js';
-import { comfyHttp } from '../../../../src/providers/remote/comfyui/http.js';
-import { readObjectInfo } from '../../../../src/providers/remote/comfyui/object-info.js';
-import { outputNodeProblems } from '../../../../src/providers/remote/comfyui/output-node-check.js';
-import { twoOutputWorkflow } from '../../../fakes/comfyui/workflows.js';
-import { startFakeComfyUi } from '../../../fakes/comfyui.js';
+import type { LoadedWorkflow, WorkflowGraph } from '../../../../../src/domain/comfy-workflows.js';
+import { comfyHttp } from '../../../../../src/providers/remote/comfyui/http.js';
+import { readObjectInfo } from '../../../../../src/providers/remote/comfyui/object-info.js';
+import { outputNodeProblems } from '../../../../../src/providers/remote/comfyui/output-node-check.js';
+import { twoOutputWorkflow } from '../../../../fakes/comfyui/workflows.js';
+import { startFakeComfyUi } from '../../../../fakes/comfyui.js';
 
 /** Doctor: each node whose files are a model's items must be an output node (OUTPUT_NODE) on the server, per its GET /object_info. */
 test('output nodes the server runs as such pass; a named node of a class that is no output node is a problem', async (t) => {

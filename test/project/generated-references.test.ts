@@ -3,13 +3,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Command } from 'commander';
-import { CONFIG_ENV, configRows, PAGES, RESTART_CONFIG_KEYS } from '../../../scripts/docs/generate.js';
-import { RESTART_KEYS } from '../../../src/app/reload.js';
-import { buildProgram } from '../../../src/cli/program.js';
-import { ERROR_STATUS } from '../../../src/domain/errors.js';
-import { TASK_ERROR_CODES } from '../../../src/domain/tasks.js';
+import { CONFIG_ENV, configRows, PAGES, RESTART_CONFIG_KEYS } from '../../scripts/docs/generate.js';
+import { RESTART_KEYS } from '../../src/app/reload.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { ERROR_STATUS } from '../../src/domain/errors.js';
+import { TASK_ERROR_CODES } from '../../src/domain/tasks.js';
 
-const root = join(import.meta.dirname, '..', '..', '..');
+const root = join(import.meta.dirname, '..', '..');
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
 const page = (path: string): string => {
   const render = PAGES[path];

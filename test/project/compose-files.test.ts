@@ -3,9 +3,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { loadConfig } from '../../../src/config/load.js';
+import { loadConfig } from '../../src/config/load.js';
 
-const ROOT = join(import.meta.dirname, '../../..');
+const ROOT = join(import.meta.dirname, '../..');
 
 test('the fleet compose file: PostgreSQL, MinIO, init before every imgtask process, API without work, workers', async () => {
   const compose = parse(await readFile(join(ROOT, 'compose.fleet.yaml'), 'utf8'), { merge: true }) as {
