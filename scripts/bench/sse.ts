@@ -79,8 +79,8 @@ async function imgtaskServer(dataDir: string): Promise<void> {
     import('../../src/config/load.js'),
     import('../../src/api/route.js'),
     import('../../src/api/routes/image/schemas.js'),
-    import('../../src/api/task-create.js'),
-    import('../../src/domain/tasks.js'),
+    import('../../src/api/task-create-handler.js'),
+    import('../../src/domain/task-status.js'),
   ]);
   const HeldRequest = z.object({});
   // Two items each, run by no one: their runs wait until aborted; the benchmark records the items itself.

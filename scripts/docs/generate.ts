@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { buildProgram } from '../../src/cli/program.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { ERROR_MEANINGS, ERROR_STATUS } from '../../src/domain/errors.js';
-import { isRetryable, TASK_ERROR_CODES, TASK_ERROR_MEANINGS } from '../../src/domain/tasks.js';
+import { isRetryable, TASK_ERROR_CODES, TASK_ERROR_MEANINGS } from '../../src/domain/task-status.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -444,7 +444,7 @@ export function errorsPage(): string {
     '',
     '## Task failure codes',
     '',
-    'A failed item of a task carries `error: { code, message? }` with one of these (`src/domain/tasks.ts`). Retried: the code is worth another',
+    'A failed item of a task carries `error: { code, message? }` with one of these (`src/domain/task-status.ts`). Retried: the code is worth another',
     'attempt (on the next provider of the model), up to the attempts allowed, before it is reported.',
     '',
     '| Code | Retried | Meaning |',

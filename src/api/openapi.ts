@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../domain/errors.js';
-import { BILLING_THRESHOLD_EVENT, TEST_EVENT_KIND } from '../domain/events.js';
+import { BILLING_THRESHOLD_EVENT, TEST_EVENT_KIND } from '../domain/event-kinds.js';
 import { IDEMPOTENCY_KEY_DESCRIPTION, takesIdempotencyKey } from './idempotency.js';
 import {
   BillingThresholdEvent,

@@ -4,7 +4,7 @@ import { formatUsd } from '../domain/money.js';
 import type { Principal } from '../services/auth.js';
 import { cancelAfterOf } from './cancel-after.js';
 import { taskFailureMessage } from './failure-message.js';
-import { noteCreated } from './task-create.js';
+import { noteCreated } from './task-create-handler.js';
 import type { ApiDeps, ApiEnv } from './types.js';
 
 /**

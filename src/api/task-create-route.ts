@@ -4,7 +4,7 @@ import type { ErrorCode } from '../domain/errors.js';
 import type { Principal, RouteGuard } from '../services/auth.js';
 import { addRoute, type Reply } from './route.js';
 import { CreatedTaskResponse } from './routes/image/schemas.js';
-import { createTaskHandler } from './task-create.js';
+import { createTaskHandler } from './task-create-handler.js';
 import type { ApiDeps, ApiEnv } from './types.js';
 
 /** What any create can be refused with: the body, the balance, the key's spending limit, the key's request rate. */

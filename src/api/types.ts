@@ -10,11 +10,11 @@ import type { AuthService, Principal } from '../services/auth.js';
 import type { DataRemoval } from '../services/data-removal.js';
 import type { DestinationService } from '../services/destinations.js';
 import type { IdempotencyService } from '../services/idempotency.js';
-import type { ImageLibrary } from '../services/images.js';
+import type { ImageLibrary } from '../services/image-library.js';
 import type { UploadService } from '../services/uploads.js';
 import type { UsageService } from '../services/usage.js';
 import type { VerifySource } from '../services/verify-source.js';
-import type { VideoLibrary } from '../services/videos.js';
+import type { VideoLibrary } from '../services/video-library.js';
 import type { WebhookService } from '../services/webhooks/webhook-service.js';
 
 /** What the API needs from the rest of the service; tests hand it real ones. */

@@ -1,7 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { QueueView } from '../engine/queues.js';
+import type { QueueView } from '../engine/queue-views.js';
 import type { AnyTaskType } from '../engine/task-registry.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import type { AttemptOutcome } from '../webhooks/dispatcher.js';
 
 /** Seconds: from a cached read (a few ms) to a slow generation or a stalled upload. */

@@ -2,8 +2,8 @@ import { environment } from '../config/environment.js';
 import type { Config } from '../config/schema.js';
 import type { OutputSigner } from '../domain/provenance.js';
 import type { C2paLoad } from '../media/c2pa.js';
-import { createOutputSigner } from '../services/provenance.js';
 import { loadSigningKeys, loadTrustAnchors } from '../services/provenance-keys.js';
+import { createOutputSigner } from '../services/provenance-signer.js';
 import type { Logger } from './logger.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ProviderSet } from '../providers/types.js';
+import type { ProviderSet } from '../providers/provider-types.js';
 
 /** A provider that can load its model before the first request (the embedded ones can). */
 interface Preloadable {

@@ -11,13 +11,6 @@ import { createEmbeddedNsfwRater, type NsfwPrediction } from '../providers/embed
 import { createPlaceholderGenerator } from '../providers/embedded/placeholder.js';
 import { createPlaceholderVideoGenerator } from '../providers/embedded/placeholder-video.js';
 import { createRulePromptEnhancer } from '../providers/embedded/prompt-rules.js';
-import { createAutomatic1111 } from '../providers/remote/automatic1111.js';
-import { createComfyUi } from '../providers/remote/comfyui/generator.js';
-import type { ComfyLog } from '../providers/remote/comfyui/outage.js';
-import { createWorkflowCheck } from '../providers/remote/comfyui/workflow-check.js';
-import { createOpenAiChat } from '../providers/remote/openai-chat.js';
-import { createOpenAiImages } from '../providers/remote/openai-images.js';
-import { createOpenAiVideo } from '../providers/remote/openai-video.js';
 import type {
   AltTextWriter,
   BackgroundRemover,
@@ -27,7 +20,14 @@ import type {
   SourceImage,
   TextReader,
   VideoGenerator,
-} from '../providers/types.js';
+} from '../providers/provider-types.js';
+import { createAutomatic1111 } from '../providers/remote/automatic1111.js';
+import { createComfyUi } from '../providers/remote/comfyui/generator.js';
+import type { ComfyLog } from '../providers/remote/comfyui/outage.js';
+import { createWorkflowCheck } from '../providers/remote/comfyui/workflow-check.js';
+import { createOpenAiChat } from '../providers/remote/openai-chat.js';
+import { createOpenAiImages } from '../providers/remote/openai-images.js';
+import { createOpenAiVideo } from '../providers/remote/openai-video.js';
 import { workflowsServedBy } from './comfy-workflows-served.js';
 
 type KeyedProvider = { apiKey?: string; apiKeyEnv?: string; apiKeySecret?: string };

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import type { SpaceGuard } from '../services/space-guard.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import type { ModelPreload } from './preload-models.js';
 
 /**

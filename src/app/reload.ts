@@ -1,7 +1,7 @@
 import type { Config } from '../config/schema.js';
 import type { SettableConfigSource } from '../config/source.js';
+import type { ProviderSet } from '../providers/provider-types.js';
 import type { ComfyLog } from '../providers/remote/comfyui/outage.js';
-import type { ProviderSet } from '../providers/types.js';
 import { buildProviderSet, type EmbeddedRuntime, secretNames } from './providers.js';
 
 /** Config keys a running process cannot change: they need a restart. */

@@ -1,9 +1,9 @@
 import type { ConfigSource } from '../config/source.js';
 import type { SingletonDuties } from '../engine/intake/intake-types.js';
 import type { EraseReport } from '../services/account-erase.js';
-import type { EventBus } from '../services/events.js';
+import type { EventBus } from '../services/event-bus.js';
 import type { Clock } from '../services/ports.js';
-import type { RetentionCounts } from '../services/retention.js';
+import type { RetentionCounts } from '../services/retention-sweep.js';
 import { deliverWebhook } from '../webhooks/deliver.js';
 import { type AttemptOutcome, createWebhookDispatcher } from '../webhooks/dispatcher.js';
 import type { Outbox } from '../webhooks/outbox.js';

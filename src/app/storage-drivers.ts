@@ -2,7 +2,7 @@ import type { ConfigSource } from '../config/source.js';
 import { createHttpPut } from '../destinations/http-put.js';
 import { createLocalFolder } from '../destinations/local-folder.js';
 import { createS3 } from '../destinations/s3.js';
-import { guardFailure } from '../destinations/types.js';
+import { guardFailure } from '../destinations/storage-driver.js';
 import { createSafeFetcher, SafeFetchError } from '../net/safe-fetch.js';
 import type { DriverFactory } from '../services/destinations.js';
 

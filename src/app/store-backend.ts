@@ -1,7 +1,7 @@
 import type { Config } from '../config/schema.js';
 import type { StorageFs } from '../store/durable-fs.js';
 import { JsonStore } from '../store/file/json-store.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 
 /**
  * The store backend chosen by `store.driver`: the journaled files of the data dir, or a
@@ -85,7 +85,7 @@ export async function openStore(config: Config, options: OpenStoreOptions): Prom
     });
   }
   const url = databaseUrl(config);
-  const { PgStore, schemaVersion } = await import('../store/postgres/index.js');
+  const { PgStore, schemaVersion } = await import('../store/postgres/postgres-store.js');
   let version: { current: number; latest: number };
   try {
     version = await schemaVersion(url);
@@ -122,7 +122,7 @@ export type MigrateOutcome =
 export async function migrateStore(config: Config, log?: (message: string) => void): Promise<MigrateOutcome> {
   if (config.store.driver === 'file') return { driver: 'file' };
   const url = databaseUrl(config);
-  const { migrate } = await import('../store/postgres/index.js');
+  const { migrate } = await import('../store/postgres/postgres-store.js');
   try {
     const { from, to, applied } = await migrate(url, log);
     return { driver: 'postgres', database: redactUrl(url), from, to, applied };

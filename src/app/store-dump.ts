@@ -4,7 +4,7 @@ import { AppError } from '../domain/errors.js';
 import { checkLedger, type LedgerReport } from '../services/doctor.js';
 import { checkDump, type DumpCounts, type DumpRecord, readDump, writeDump } from '../store/dump.js';
 import { lockHolder } from '../store/file/lock.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import { dataDirLayout } from './data-dir.js';
 import { openStore, redactUrl } from './store-backend.js';
 

@@ -1,5 +1,5 @@
-import type { EventBus } from '../services/events.js';
-import type { Store } from '../store/types.js';
+import type { EventBus } from '../services/event-bus.js';
+import type { Store } from '../store/store-contract.js';
 import type { AttemptOutcome } from '../webhooks/dispatcher.js';
 import type { Logger } from './logger.js';
 

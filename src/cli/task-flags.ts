@@ -1,7 +1,7 @@
 /** The flags of generate and tasks list that are numbers or fixed choices, checked here so nothing is sent when one is wrong. */
 import type { GenerateInput, Task } from '../client/http-client.js';
 import { SIZE_PRESETS } from '../domain/sizes.js';
-import { TASK_STATUSES } from '../domain/tasks.js';
+import { TASK_STATUSES } from '../domain/task-status.js';
 import { enumOption, intOption } from './output.js';
 
 /** Images one generate task may make (the API's limit). */

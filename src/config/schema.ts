@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import { AuthSection, ConsoleSection } from './schema/auth.js';
-import { EmbeddedSection } from './schema/embedded.js';
-import { ModelId } from './schema/fields.js';
-import { ModelSchema, VideoModelSchema } from './schema/models.js';
-import { BillingSection, LogSection, MetricsSection, RetentionSection } from './schema/operations.js';
-import { DestinationsSection, FetchSection, WebhooksSection } from './schema/outbound.js';
-import { type PemSourceSchema, ProvenanceSchema } from './schema/provenance.js';
-import { ProviderSchema } from './schema/providers.js';
-import { ReviewSection } from './schema/review.js';
-import { CorsSection, ServerSection } from './schema/server.js';
-import { ImagesSection, StoreSection } from './schema/storage.js';
-import { LimitsSection, SyncSection, TaskEventsSection, WorkSection } from './schema/work.js';
+import { AuthSection, ConsoleSection } from './schema/auth-settings.js';
+import { EmbeddedSection } from './schema/embedded-settings.js';
+import { ModelSchema, VideoModelSchema } from './schema/model-settings.js';
+import { BillingSection, LogSection, MetricsSection, RetentionSection } from './schema/operations-settings.js';
+import { DestinationsSection, FetchSection, WebhooksSection } from './schema/outbound-settings.js';
+import { type PemSourceSchema, ProvenanceSchema } from './schema/provenance-settings.js';
+import { ProviderSchema } from './schema/provider-settings.js';
+import { ReviewSection } from './schema/review-settings.js';
+import { CorsSection, ServerSection } from './schema/server-settings.js';
+import { ModelId } from './schema/setting-fields.js';
+import { ImagesSection, StoreSection } from './schema/storage-settings.js';
+import { LimitsSection, SyncSection, TaskEventsSection, WorkSection } from './schema/work-settings.js';
 import type { LoadedWorkflow } from './workflows.js';
 
 /**

@@ -1,6 +1,6 @@
 import { SafeFetchError } from '../net/safe-fetch.js';
-import type { StorageDriver } from './types.js';
-import { encodeKey, guardFailure, StorageError } from './types.js';
+import type { StorageDriver } from './storage-driver.js';
+import { encodeKey, guardFailure, StorageError } from './storage-driver.js';
 
 type HttpRequest = { method: 'PUT' | 'DELETE'; headers: Record<string, string>; body: Buffer };
 

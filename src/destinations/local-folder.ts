@@ -1,7 +1,7 @@
 import { mkdir, open, realpath, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
-import type { StorageDriver } from './types.js';
-import { publicUrl, StorageError } from './types.js';
+import type { StorageDriver } from './storage-driver.js';
+import { publicUrl, StorageError } from './storage-driver.js';
 
 const inside = (root: string, path: string) => {
   const rel = relative(root, path);

@@ -3,8 +3,8 @@ import type { Agent as HttpsAgent } from 'node:https';
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { SafeFetchError } from '../net/safe-fetch.js';
-import type { StorageDriver } from './types.js';
-import { guardFailure, publicUrl, StorageError } from './types.js';
+import type { StorageDriver } from './storage-driver.js';
+import { guardFailure, publicUrl, StorageError } from './storage-driver.js';
 
 export interface S3Options {
   bucket: string;

@@ -1,9 +1,9 @@
 import { sortableId } from '../domain/ids.js';
 import { isoTime } from '../domain/time.js';
-import type { EventBus } from '../services/events.js';
+import type { EventBus } from '../services/event-bus.js';
 import type { Clock } from '../services/ports.js';
 import type { TaskRecord } from '../store/records.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import { taskEventEnvelope, type WebhookEnvelope } from './task-views.js';
 
 /** One settled task's event, with what a subscription filters on. */

@@ -1,4 +1,4 @@
-import type { EventBus, ItemFractions } from '../services/events.js';
+import type { EventBus, ItemFractions } from '../services/event-bus.js';
 import type { Clock } from '../services/ports.js';
 import type { RunnerProgress } from './runner/live-tasks.js';
 

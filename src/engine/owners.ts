@@ -1,4 +1,4 @@
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 
 /** How long an account's weight and a key's maxConcurrent are kept before they are read again. */
 const TTL_MS = 1000;

@@ -3,7 +3,7 @@ import { AppError } from '../domain/errors.js';
 import type { LivePreview } from '../domain/media-types.js';
 import type { Micros } from '../domain/money.js';
 import type { Scope } from '../domain/scopes.js';
-import type { TaskError, TaskErrorCode } from '../domain/tasks.js';
+import type { TaskError, TaskErrorCode } from '../domain/task-status.js';
 import type { StoredFile, TaskRecord } from '../store/records.js';
 
 /** The records task types and the worker handle, as services expose them. */

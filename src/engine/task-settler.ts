@@ -1,6 +1,6 @@
-import type { TaskError } from '../domain/tasks.js';
+import type { TaskError } from '../domain/task-status.js';
 import { isoTime } from '../domain/time.js';
-import { type EventBus, settledEventKind } from '../services/events.js';
+import { type EventBus, settledEventKind } from '../services/event-bus.js';
 import type { Clock } from '../services/ports.js';
 import {
   finishedItems,
@@ -10,7 +10,7 @@ import {
   type TaskRecord,
   type TaskSettlement,
 } from '../store/records.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import type { AnyTaskType, TaskTypeRegistry } from './task-registry.js';
 
 /** How a task's unfinished items end when it is ended from outside: a cancel, or its deadline passing. */

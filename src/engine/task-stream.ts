@@ -1,6 +1,6 @@
-import type { EventBus, TaskPreview } from '../services/events.js';
+import type { EventBus, TaskPreview } from '../services/event-bus.js';
 import type { TaskRecord } from '../store/records.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import { type LiveProgress, progressKey } from './live-progress.js';
 
 /**

@@ -1,6 +1,6 @@
 import { formatUsd } from '../domain/money.js';
-import { metadataOf } from '../domain/tasks.js';
-import { settledEventKind } from '../services/events.js';
+import { metadataOf } from '../domain/task-status.js';
+import { settledEventKind } from '../services/event-bus.js';
 import type { TaskRecord } from '../store/records.js';
 import type { LiveProgress } from './live-progress.js';
 

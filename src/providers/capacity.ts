@@ -1,4 +1,4 @@
-import { ProviderError } from '../domain/tasks.js';
+import { ProviderError } from '../domain/task-status.js';
 
 /** A call capped at `concurrency` in flight: past it the provider is busy and a call fails PROVIDERS_BUSY (retried, then reported). */
 export interface Limited<Args extends unknown[], Output> {

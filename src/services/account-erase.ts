@@ -1,7 +1,7 @@
 import { AppError } from '../domain/errors.js';
 import { isoTime } from '../domain/time.js';
 import type { AccountRecord, TaskRecord, UploadRecord } from '../store/records.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import type { Clock } from './ports.js';
 
 /** Records read and removed at a time. */

@@ -12,7 +12,7 @@ import {
 import { ACCOUNT_WEIGHT } from '../domain/scheduling.js';
 import { isoTime } from '../domain/time.js';
 import type { AccountRecord, RetentionOverrides } from '../store/records.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import type { Clock } from './ports.js';
 
 const ACCOUNT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

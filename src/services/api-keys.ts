@@ -6,7 +6,7 @@ import { PRIORITY } from '../domain/scheduling.js';
 import { API_KEY_SCOPES, isOptInScope, isTokenOnlyScope } from '../domain/scopes.js';
 import { isoTime } from '../domain/time.js';
 import type { ApiKeyChanges, ApiKeyRecord, SpendingLimitPeriod } from '../store/records.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import { type Clock, type Owner, ownedBy } from './ports.js';
 
 /** An account can hold at most 100 live keys (docs/api/keys-and-scopes.md#api-keys). */

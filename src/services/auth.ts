@@ -1,7 +1,7 @@
 import { AppError } from '../domain/errors.js';
 import { API_KEY_SCOPES, isTokenOnlyScope, type Scope } from '../domain/scopes.js';
 import type { AccountRecord } from '../store/records.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import type { ApiKeyService } from './api-keys.js';
 import { PAT_PREFIX, type TokenService } from './tokens.js';
 

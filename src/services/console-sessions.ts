@@ -4,7 +4,7 @@ import { AppError } from '../domain/errors.js';
 import { randomBase62, randomId } from '../domain/ids.js';
 import { ALL_SCOPES } from '../domain/scopes.js';
 import type { ConsoleSessionRecord } from '../store/records.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import type { AuthService } from './auth.js';
 import type { Clock } from './ports.js';
 

@@ -2,7 +2,7 @@ import { AppError } from '../domain/errors.js';
 import { isoTime } from '../domain/time.js';
 import type { BlobStore } from '../store/blobs.js';
 import { NO_EVENT, type StoredFile, scrubbedTask, type TaskRecord, type UploadRecord } from '../store/records.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import { type Clock, type Owner, ownedBy } from './ports.js';
 import { posterName } from './video-posters.js';
 

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { ConfigSource } from '../config/source.js';
-import type { StorageDriver, StoredObject } from '../destinations/types.js';
+import type { StorageDriver, StoredObject } from '../destinations/storage-driver.js';
 import { AppError } from '../domain/errors.js';
 import { randomBase62, sortableId } from '../domain/ids.js';
 import { isoTime } from '../domain/time.js';
 import type { DestinationRecord } from '../store/records.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import { type Clock, type Owner, ownedBy } from './ports.js';
 import { open, seal } from './secrets.js';
 

@@ -1,6 +1,6 @@
 import { formatUsd } from '../domain/money.js';
 import { PERIODS, periodKey } from '../domain/periods.js';
-import type { LedgerView, Store } from '../store/types.js';
+import type { LedgerView, Store } from '../store/store-contract.js';
 
 /** The ledger's verdict (one section of `imgtask doctor`: docs/operations.md). */
 export interface LedgerReport {

@@ -2,7 +2,7 @@ import { AppError } from '../domain/errors.js';
 import { randomBase62 } from '../domain/ids.js';
 import { isoTime } from '../domain/time.js';
 import type { IdempotencyRecord } from '../store/records.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import type { Clock } from './ports.js';
 import { open, seal } from './secrets.js';
 

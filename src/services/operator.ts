@@ -2,7 +2,7 @@ import type { DashboardFigures, DashboardProgress, LaneFigures, LaneReport } fro
 import { formatUsd } from '../domain/money.js';
 import { periodKey } from '../domain/periods.js';
 import type { TaskRecord } from '../store/records.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import type { AccountService, AccountView } from './accounts.js';
 import { type ApiKeyView, toApiKeyView } from './api-keys.js';
 import type { Clock } from './ports.js';

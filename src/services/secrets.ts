@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
 import { isoTime } from '../domain/time.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import type { Clock } from './ports.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

@@ -1,5 +1,5 @@
 import type { BlobStore, ListedBlob } from '../store/blobs.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 
 /** How many files, and their bytes. */
 interface FileCount {

@@ -3,8 +3,8 @@ import { sizeText } from '../domain/sizes.js';
 import { isoTime } from '../domain/time.js';
 import { ImageReadError, probeImage } from '../media/images.js';
 import type { UploadRecord } from '../store/records.js';
-import type { Store } from '../store/types.js';
-import type { ImageLibrary } from './images.js';
+import type { Store } from '../store/store-contract.js';
+import type { ImageLibrary } from './image-library.js';
 import type { Clock } from './ports.js';
 
 /** Upload limits (docs/api/uploads.md, docs/api/limits.md). */

@@ -1,7 +1,7 @@
 import { AppError } from '../domain/errors.js';
 import { formatUsd } from '../domain/money.js';
 import { isoTime } from '../domain/time.js';
-import type { Store, UsageEntry } from '../store/types.js';
+import type { Store, UsageEntry } from '../store/store-contract.js';
 import type { Clock } from './ports.js';
 
 export const USAGE_GROUP_BY = ['day', 'key', 'type', 'model'] as const;

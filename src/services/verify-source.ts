@@ -2,8 +2,8 @@ import { AppError } from '../domain/errors.js';
 import { IMAGE_MIME, VIDEO_MIME } from '../domain/media-types.js';
 import { sniffImage } from '../media/images.js';
 import type { BlobStore } from '../store/blobs.js';
-import type { Store } from '../store/types.js';
-import { storageFailure } from './images.js';
+import type { Store } from '../store/store-contract.js';
+import { storageFailure } from './image-library.js';
 import type { UrlFetcher } from './ports.js';
 
 /** What POST /image/verify reads: an http(s) URL, or an `img_` id (the caller's upload, or a made image). */

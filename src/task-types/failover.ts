@@ -1,4 +1,4 @@
-import { ProviderError } from '../domain/tasks.js';
+import { ProviderError } from '../domain/task-status.js';
 
 /**
  * The provider an attempt uses: attempt n starts at the model's n-th provider (failover across

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { UNIT_PRICES } from '../domain/prices.js';
-import { ProviderError } from '../domain/tasks.js';
+import { ProviderError } from '../domain/task-status.js';
 import type { TaskTypeDefinition } from '../engine/task-registry.js';
 import { requireProvider } from './checks.js';
-import type { ImageTaskDeps } from './deps.js';
 import { ImageRef, LIMITS, Priority, priorityPart } from './request-parts.js';
 import { urlResults } from './result-parts.js';
+import type { ImageTaskDeps } from './task-type-deps.js';
 import { createUrlListType, type UrlListRequest } from './url-list.js';
 
 /** POST /image/alt. */

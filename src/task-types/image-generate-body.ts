@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ASPECT_RATIOS, SIZE_PRESETS } from '../domain/sizes.js';
-import { ParametersField, WorkflowField } from './model-parameters.js';
+import { ParametersField, WorkflowField } from './parameter-fields.js';
 import {
   AccessOptions,
   DestinationName,

@@ -1,7 +1,7 @@
 import { NSFW_LEVELS } from '../domain/rating.js';
-import type { RatingRequest, SourceImage } from '../providers/types.js';
-import type { ImageTaskDeps } from './deps.js';
+import type { RatingRequest, SourceImage } from '../providers/provider-types.js';
 import type { GenerateBody } from './image-generate-body.js';
+import type { ImageTaskDeps } from './task-type-deps.js';
 
 /** The rating a generate request asks for, as the raters take it; null when it asks for none. */
 export const ratingRequestOf = (rating: GenerateBody['rating']): RatingRequest | null => {

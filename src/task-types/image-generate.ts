@@ -4,21 +4,21 @@ import { AppError } from '../domain/errors.js';
 import { formatUsd, parseUsd } from '../domain/money.js';
 import { modelProviders, providersLane } from '../domain/provider-lanes.js';
 import { dimensionsFor, normalizeSize, parseSizeText, sizeText } from '../domain/sizes.js';
-import { MAX_ATTEMPTS, ProviderError } from '../domain/tasks.js';
+import { MAX_ATTEMPTS, ProviderError } from '../domain/task-status.js';
 import type { TaskTypeDefinition } from '../engine/task-registry.js';
 import { probeImage, sniffImage } from '../media/images.js';
-import type { GenerateParams, SourceImage } from '../providers/types.js';
+import type { GenerateParams, SourceImage } from '../providers/provider-types.js';
 import { checkDestination, checkMetadata, requireProvider, requireVision } from './checks.js';
-import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { providerForAttempt } from './failover.js';
 import { type GenerateBody, generateBody } from './image-generate-body.js';
 import { rateGeneratedImage, ratingRequestOf } from './image-generate-rating.js';
 import { checkRunSeeds, outputsPerRun, runOf, taskOutputsPerRun } from './image-runs.js';
-import { checkParameters, checkRawWorkflow, parameterPrice, providerParameters } from './model-parameters.js';
 import { generationOrigin, providerNameOf } from './output-origin.js';
+import { checkParameters, checkRawWorkflow, parameterPrice, providerParameters } from './parameter-fields.js';
 import { inputUrl } from './request-parts.js';
 import { DestinationOutcome, ItemError, Provenance, UsdText } from './result-parts.js';
 import { baseSeed, ItemSeed, itemSeed } from './seeds.js';
+import { deliverToDestination, type ImageTaskDeps } from './task-type-deps.js';
 
 /** One image item: made (and charged), or failed on its own while the task completes (docs/api/images.md#generate-post-imagegenerate). */
 const GeneratedImage = z.discriminatedUnion('status', [

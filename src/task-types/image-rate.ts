@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { UNIT_PRICES } from '../domain/prices.js';
 import { NSFW_LEVELS } from '../domain/rating.js';
-import { ProviderError } from '../domain/tasks.js';
+import { ProviderError } from '../domain/task-status.js';
 import type { TaskTypeDefinition } from '../engine/task-registry.js';
 import { requireProvider, requireVision } from './checks.js';
-import type { ImageTaskDeps } from './deps.js';
 import { ImageRef, Levels, LIMITS, Priority, priorityPart, type RatingLevel } from './request-parts.js';
 import { urlResults } from './result-parts.js';
+import type { ImageTaskDeps } from './task-type-deps.js';
 import { createUrlListType } from './url-list.js';
 
 /** POST /image/rate. `levels` is required, and kept, only in custom mode. */

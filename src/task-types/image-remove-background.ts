@@ -3,13 +3,13 @@ import { z } from 'zod';
 import { IMAGE_ID } from '../domain/ids.js';
 import { UNIT_PRICES } from '../domain/prices.js';
 import { sizeText } from '../domain/sizes.js';
-import { MAX_ATTEMPTS, ProviderError, type TaskErrorCode } from '../domain/tasks.js';
+import { MAX_ATTEMPTS, ProviderError, type TaskErrorCode } from '../domain/task-status.js';
 import type { TaskTypeDefinition } from '../engine/task-registry.js';
 import { checkDestination, checkMetadata, requireProvider } from './checks.js';
-import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { ingredientOf } from './output-origin.js';
 import { AccessOptions, DestinationName, HttpUrl, Metadata, Priority, WebhookOptions } from './request-parts.js';
 import { DestinationOutcome, Provenance } from './result-parts.js';
+import { deliverToDestination, type ImageTaskDeps } from './task-type-deps.js';
 
 /**
  * The one image: an http(s) URL (the service's own URLs included) or an uploaded image's bare

@@ -2,12 +2,11 @@ import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { parseUsd } from '../domain/money.js';
 import { NSFW_LEVELS } from '../domain/rating.js';
-import { MAX_ATTEMPTS, ProviderError, type TaskErrorCode } from '../domain/tasks.js';
+import { MAX_ATTEMPTS, ProviderError, type TaskErrorCode } from '../domain/task-status.js';
 import type { TaskTypeDefinition } from '../engine/task-registry.js';
 import { measureQuality } from '../media/quality.js';
-import type { SourceImage } from '../providers/types.js';
+import type { SourceImage } from '../providers/provider-types.js';
 import { checkMetadata, VISION_SETUP } from './checks.js';
-import type { ImageTaskDeps } from './deps.js';
 import { AccessOptions, FreeText, ImageRef, LIMITS, Metadata, Priority, WebhookOptions } from './request-parts.js';
 import { OFFLINE_PHRASINGS } from './review-criteria.js';
 import {
@@ -18,6 +17,7 @@ import {
   planReview,
   type ReviewAbilities,
 } from './review-findings.js';
+import type { ImageTaskDeps } from './task-type-deps.js';
 
 /** Criteria one review may ask for, and the length of each. */
 export const REVIEW_LIMITS = { criteria: 10, criterion: 200 } as const;

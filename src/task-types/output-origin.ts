@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../config/schema.js';
 import { IMAGE_MIME } from '../domain/media-types.js';
 import type { OutputOrigin } from '../domain/provenance.js';
-import type { SourceImage } from '../providers/types.js';
+import type { SourceImage } from '../providers/provider-types.js';
 
 /** JSON with every object's keys sorted: the same graph or parameters hash the same however they were written. */
 function canonicalJson(value: unknown): string {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TASK_ERROR_CODES } from '../domain/tasks.js';
+import { TASK_ERROR_CODES } from '../domain/task-status.js';
 
 /**
  * Result pieces several task types share (docs/api/images.md, docs/api/destinations.md). Each type's module exports its own

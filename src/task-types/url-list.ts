@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import type { Micros } from '../domain/money.js';
 import type { Scope } from '../domain/scopes.js';
-import { MAX_ATTEMPTS, type TaskError, type TaskErrorCode } from '../domain/tasks.js';
+import { MAX_ATTEMPTS, type TaskError, type TaskErrorCode } from '../domain/task-status.js';
 import type { TaskTypeDefinition } from '../engine/task-registry.js';
-import type { SourceImage } from '../providers/types.js';
-import type { ImageTaskDeps } from './deps.js';
+import type { SourceImage } from '../providers/provider-types.js';
+import type { ImageTaskDeps } from './task-type-deps.js';
 
 /** A failed item's error as results show it: its code and, when it has one, why (the fetch's or the provider's words). */
 const itemError = (error: { code: string; message?: string }) =>

@@ -5,13 +5,13 @@ import { AppError } from '../domain/errors.js';
 import { formatUsd, type Micros, parseUsd } from '../domain/money.js';
 import { modelProviders, providersLane } from '../domain/provider-lanes.js';
 import { ASPECT_RATIOS, SIZE_PRESETS, sizeText } from '../domain/sizes.js';
-import { MAX_ATTEMPTS, ProviderError } from '../domain/tasks.js';
+import { MAX_ATTEMPTS, ProviderError } from '../domain/task-status.js';
 import type { TaskTypeDefinition } from '../engine/task-registry.js';
-import type { SourceImage, VideoParams } from '../providers/types.js';
+import type { SourceImage, VideoParams } from '../providers/provider-types.js';
 import { checkDestination, checkMetadata } from './checks.js';
-import { deliverToDestination, type ImageTaskDeps } from './deps.js';
 import { providerForAttempt } from './failover.js';
 import { checkRunSeeds } from './image-runs.js';
+import { generationOrigin, providerNameOf } from './output-origin.js';
 import {
   checkParameters,
   checkRawWorkflow,
@@ -19,8 +19,7 @@ import {
   parameterPrice,
   providerParameters,
   WorkflowField,
-} from './model-parameters.js';
-import { generationOrigin, providerNameOf } from './output-origin.js';
+} from './parameter-fields.js';
 import {
   AccessOptions,
   DestinationName,
@@ -34,6 +33,7 @@ import {
 } from './request-parts.js';
 import { DestinationOutcome, ItemError, Provenance, UsdText } from './result-parts.js';
 import { baseSeed, ItemSeed, itemSeed, SeedField } from './seeds.js';
+import { deliverToDestination, type ImageTaskDeps } from './task-type-deps.js';
 import { videoOutput } from './video-output.js';
 import { videoDimensions } from './video-size.js';
 

@@ -1,9 +1,9 @@
-import { ProviderError } from '../domain/tasks.js';
+import { ProviderError } from '../domain/task-status.js';
 import { mp4ToWebp } from '../media/video-encode.js';
 import { framesProblem } from '../media/video-frames.js';
 import { probeVideo, type VideoInfo, VideoReadError } from '../media/video-probe.js';
 import { webpToMp4 } from '../media/video-webp.js';
-import type { GeneratedVideo, VideoFormat } from '../providers/types.js';
+import type { GeneratedVideo, VideoFormat } from '../providers/provider-types.js';
 
 export interface VideoOutputOptions {
   format: VideoFormat;

@@ -1,13 +1,13 @@
 import type { ConfigSource } from '../config/source.js';
-import { BILLING_THRESHOLD_EVENT } from '../domain/events.js';
+import { BILLING_THRESHOLD_EVENT } from '../domain/event-kinds.js';
 import { sortableId } from '../domain/ids.js';
 import { formatUsd, type Micros } from '../domain/money.js';
 import { periodKey } from '../domain/periods.js';
 import { isoTime } from '../domain/time.js';
-import type { EventBus } from '../services/events.js';
+import type { EventBus } from '../services/event-bus.js';
 import type { Clock } from '../services/ports.js';
 import type { BillingAlertRecord, EventRecord, TaskRecord, WebhookRecord } from '../store/records.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import { newDelivery } from './new-delivery.js';
 
 /** A budget and what of it is used, for one scope and period. */

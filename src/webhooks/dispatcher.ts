@@ -1,6 +1,6 @@
 import type { ConfigSource } from '../config/source.js';
 import { isOutOfSpace } from '../domain/storage-full.js';
-import type { EventBus } from '../services/events.js';
+import type { EventBus } from '../services/event-bus.js';
 import { DeliveryTurns, type SlotLimits } from './delivery-turns.js';
 import { EndpointBackoff } from './endpoint-backoff.js';
 import type { DeliveryRecord, DeliverySource } from './outbox.js';

@@ -1,13 +1,13 @@
 import type { ConfigSource } from '../config/source.js';
-import { TEST_EVENT_KIND } from '../domain/events.js';
+import { TEST_EVENT_KIND } from '../domain/event-kinds.js';
 import { sortableId } from '../domain/ids.js';
 import { isoTime } from '../domain/time.js';
-import type { EventBus } from '../services/events.js';
+import type { EventBus } from '../services/event-bus.js';
 import type { Clock } from '../services/ports.js';
 import type { DeliveryQueue } from '../services/webhooks/delivery-log.js';
 import { openWebhookSecret } from '../services/webhooks/webhook-secret.js';
 import type { DeliveryAttempt, DeliveryRecord, EventRecord, TaskRecord, WebhookRecord } from '../store/records.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import { newDelivery } from './new-delivery.js';
 import { listenForSettlements, type SettlementEvents } from './settlement-events.js';
 

@@ -1,11 +1,11 @@
-import { eventMatches } from '../domain/events.js';
+import { eventMatches } from '../domain/event-kinds.js';
 import { sortableId } from '../domain/ids.js';
 import { isoTime } from '../domain/time.js';
 import { taskEventEnvelope } from '../engine/task-views.js';
-import { type EventBus, settledEventKind } from '../services/events.js';
+import { type EventBus, settledEventKind } from '../services/event-bus.js';
 import type { Clock } from '../services/ports.js';
 import type { EventRecord, TaskRecord } from '../store/records.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import { createFoundEndpoints } from './found-endpoints.js';
 import { newDelivery } from './new-delivery.js';
 

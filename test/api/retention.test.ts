@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { runAdminOp } from '../../src/app/admin/ops.js';
 import { loadConfig } from '../../src/config/load.js';
 import { isoTime } from '../../src/domain/time.js';
-import { createRetention } from '../../src/services/retention.js';
+import { createRetention } from '../../src/services/retention-sweep.js';
 import type { ConsoleSessionRecord } from '../../src/store/records.js';
 import { consoleSignIn } from '../helpers/console.js';
 import { type Harness, send, startService, waitForTask, webhooksQuiet } from '../helpers/harness.js';

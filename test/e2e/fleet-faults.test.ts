@@ -3,7 +3,7 @@ import { type TestContext, test } from 'node:test';
 import { openServices } from '../../src/app/services.js';
 import { loadConfig } from '../../src/config/load.js';
 import { checkLedger } from '../../src/services/doctor.js';
-import { migrate, PgStore } from '../../src/store/postgres/index.js';
+import { migrate, PgStore } from '../../src/store/postgres/postgres-store.js';
 import type { TaskRecord } from '../../src/store/records.js';
 import { countBy } from '../helpers/counts.js';
 import { startMember, until } from '../helpers/fleet.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { openServices } from '../../src/app/services.js';
 import { loadConfig } from '../../src/config/load.js';
-import { migrate, PgStore } from '../../src/store/postgres/index.js';
+import { migrate, PgStore } from '../../src/store/postgres/postgres-store.js';
 import { startMember, until } from '../helpers/fleet.js';
 import { send } from '../helpers/harness.js';
 import { testDatabase } from '../helpers/postgres.js';

@@ -6,7 +6,7 @@ import { type TestContext, test } from 'node:test';
 import { openServices } from '../../src/app/services.js';
 import { loadConfig } from '../../src/config/load.js';
 import { checkLedger } from '../../src/services/doctor.js';
-import { migrate, PgStore } from '../../src/store/postgres/index.js';
+import { migrate, PgStore } from '../../src/store/postgres/postgres-store.js';
 import { BIN, runCli, startServeProcess } from '../helpers/cli.js';
 import { until as untilValue } from '../helpers/fleet.js';
 import { send } from '../helpers/harness.js';

@@ -4,7 +4,7 @@ import { startPostgresServer } from '../../scripts/postgres-server.mjs';
 import { openServices } from '../../src/app/services.js';
 import { loadConfig } from '../../src/config/load.js';
 import { checkLedger } from '../../src/services/doctor.js';
-import { migrate, PgStore } from '../../src/store/postgres/index.js';
+import { migrate, PgStore } from '../../src/store/postgres/postgres-store.js';
 import { startMember } from '../helpers/fleet.js';
 import { type ApiResponse, send } from '../helpers/harness.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import sharp from 'sharp';
 import WebSocket from 'ws';
 import type { WorkflowGraph } from '../../src/domain/comfy-workflows.js';
-import { ProviderError } from '../../src/domain/tasks.js';
+import { ProviderError } from '../../src/domain/task-status.js';
 import { createComfyUi } from '../../src/providers/remote/comfyui/generator.js';
 import {
   animatedWebpWorkflow,

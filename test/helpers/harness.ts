@@ -4,7 +4,7 @@ import { type RunningServer, startServer } from '../../src/app/server.js';
 import type { ServiceOptions } from '../../src/app/services.js';
 import { deepMerge, type JsonObject, loadConfig } from '../../src/config/load.js';
 import { ALL_SCOPES } from '../../src/domain/scopes.js';
-import type { ProviderSet } from '../../src/providers/types.js';
+import type { ProviderSet } from '../../src/providers/provider-types.js';
 import type { Clock } from '../../src/services/ports.js';
 import type { StorageFs } from '../../src/store/durable-fs.js';
 import { fakeProviders } from '../fixtures/test-providers.js';
@@ -88,7 +88,7 @@ export async function testStoreConfig(t: TestContext): Promise<JsonObject> {
   if (testStore() === 'file') return {};
   const [{ testDatabase }, { migrate }] = await Promise.all([
     import('./postgres.js'),
-    import('../../src/store/postgres/index.js'),
+    import('../../src/store/postgres/postgres-store.js'),
   ]);
   const url = await testDatabase(t);
   await migrate(url);

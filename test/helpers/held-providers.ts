@@ -1,8 +1,8 @@
-import { ProviderError } from '../../src/domain/tasks.js';
+import { ProviderError } from '../../src/domain/task-status.js';
 import { bundledFfmpegPath } from '../../src/media/ffmpeg.js';
 import { createPlaceholderGenerator } from '../../src/providers/embedded/placeholder.js';
 import { createPlaceholderVideoGenerator } from '../../src/providers/embedded/placeholder-video.js';
-import type { ProviderSet } from '../../src/providers/types.js';
+import type { ProviderSet } from '../../src/providers/provider-types.js';
 import { fakeProviders } from '../fixtures/test-providers.js';
 
 /**

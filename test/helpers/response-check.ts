@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { type RouteSpec, routesOf } from '../../src/api/route.js';
-import { TASK_MODULES } from '../../src/task-types/index.js';
+import { TASK_MODULES } from '../../src/task-types/task-modules.js';
 
 const BUILT_IN = new Set<string>(TASK_MODULES.map((m) => m.type));
 const isForeignTask = (value: unknown) =>

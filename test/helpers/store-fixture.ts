@@ -2,7 +2,7 @@ import { hash, randomBytes } from 'node:crypto';
 import { PERIODS } from '../../src/domain/periods.js';
 import { seal } from '../../src/services/secrets.js';
 import type { DeliveryRecord, EventRecord, ItemRecord, TaskRecord } from '../../src/store/records.js';
-import type { Store } from '../../src/store/types.js';
+import type { Store } from '../../src/store/store-contract.js';
 
 /**
  * A store holding one of everything `imgtask store export|import` must carry: two accounts with

@@ -77,7 +77,7 @@ const FILES: Record<string, Record<string, RegExp>> = {
  */
 const TYPE_ONLY_FILES: Record<string, Record<string, RegExp>> = {
   'task-types': {
-    services: /^services\/(ports|images|videos|destinations)\.ts$/,
+    services: /^services\/(ports|image-library|video-library|destinations)\.ts$/,
     engine: /^engine\/task-registry\.ts$/,
   },
   client: { api: /^api\/routes\// },

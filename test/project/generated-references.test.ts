@@ -7,7 +7,7 @@ import { CONFIG_ENV, configRows, PAGES, RESTART_CONFIG_KEYS } from '../../script
 import { RESTART_KEYS } from '../../src/app/reload.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { ERROR_STATUS } from '../../src/domain/errors.js';
-import { TASK_ERROR_CODES } from '../../src/domain/tasks.js';
+import { TASK_ERROR_CODES } from '../../src/domain/task-status.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { GenerateParams } from '../../src/providers/provider-types.js';
 import { createAutomatic1111 } from '../../src/providers/remote/automatic1111.js';
-import type { GenerateParams } from '../../src/providers/types.js';
 import { startFakeA1111 } from '../fixtures/fake-a1111.js';
 
 const INTERVAL_MS = 10;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { WorkflowBindings, WorkflowGraph } from '../../src/domain/comfy-workflows.js';
-import { comfyHttp } from '../../src/providers/remote/comfyui/http.js';
+import { comfyHttp } from '../../src/providers/remote/comfyui/comfy-http.js';
 import {
   graphProblems,
   type ObjectInfo,

@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import sharp from 'sharp';
 import type { LoadedWorkflow, WorkflowBindings, WorkflowGraph } from '../../src/domain/comfy-workflows.js';
-import { ProviderError } from '../../src/domain/tasks.js';
+import { ProviderError } from '../../src/domain/task-status.js';
 import { limitGenerator } from '../../src/providers/capacity.js';
+import type { GenerateParams } from '../../src/providers/provider-types.js';
 import { createComfyUi } from '../../src/providers/remote/comfyui/generator.js';
-import type { GenerateParams } from '../../src/providers/types.js';
 import { providerForAttempt } from '../../src/task-types/failover.js';
 import { type FakeComfyUi, fakeImageColour, startFakeComfyUi, txt2imgWorkflow } from '../fakes/comfyui.js';
 

@@ -6,9 +6,9 @@ import sharp from 'sharp';
 import { type LoadedWorkflow, loadWorkflow } from '../../src/config/workflows.js';
 import type { WorkflowBindings } from '../../src/domain/comfy-workflows.js';
 import type { LivePreview } from '../../src/domain/media-types.js';
-import { ProviderError } from '../../src/domain/tasks.js';
+import { ProviderError } from '../../src/domain/task-status.js';
+import type { GenerateParams, VideoParams } from '../../src/providers/provider-types.js';
 import { createComfyUi } from '../../src/providers/remote/comfyui/generator.js';
-import type { GenerateParams, VideoParams } from '../../src/providers/types.js';
 
 /**
  * Opt-in: the provider scenarios of comfyui.test.ts against a real ComfyUI (0.3.64 or later) at

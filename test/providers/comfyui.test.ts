@@ -8,10 +8,10 @@ import {
   type WorkflowBindings,
   type WorkflowGraph,
 } from '../../src/domain/comfy-workflows.js';
-import { ProviderError } from '../../src/domain/tasks.js';
+import { ProviderError } from '../../src/domain/task-status.js';
 import { limitGenerator } from '../../src/providers/capacity.js';
+import type { GenerateParams, SourceImage, VideoParams } from '../../src/providers/provider-types.js';
 import { createComfyUi } from '../../src/providers/remote/comfyui/generator.js';
-import type { GenerateParams, SourceImage, VideoParams } from '../../src/providers/types.js';
 import {
   animatedWebpWorkflow,
   type FakeComfyUi,

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { test } from 'node:test';
-import { ProviderError } from '../../src/domain/tasks.js';
+import { ProviderError } from '../../src/domain/task-status.js';
+import type { VideoParams } from '../../src/providers/provider-types.js';
 import { createOpenAiVideo, nearestSeconds, type OpenAiVideoOptions } from '../../src/providers/remote/openai-video.js';
-import type { VideoParams } from '../../src/providers/types.js';
 import { type FakeOpenAiVideo, type FakeVideoMode, startFakeOpenAiVideo } from '../fixtures/fake-openai-video.js';
 import { makeImage } from '../helpers/images.js';
 

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { bundledFfmpegPath } from '../../src/media/ffmpeg.js';
 import { createPlaceholderGenerator } from '../../src/providers/embedded/placeholder.js';
 import { createPlaceholderVideoGenerator } from '../../src/providers/embedded/placeholder-video.js';
-import type { GenerateParams, VideoParams } from '../../src/providers/types.js';
+import type { GenerateParams, VideoParams } from '../../src/providers/provider-types.js';
 
 const images = createPlaceholderGenerator();
 const videos = createPlaceholderVideoGenerator({ ffmpegPath: bundledFfmpegPath });

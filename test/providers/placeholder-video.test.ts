@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { ProviderError } from '../../src/domain/tasks.js';
+import { ProviderError } from '../../src/domain/task-status.js';
 import { bundledFfmpegPath } from '../../src/media/ffmpeg.js';
 import { probeVideo } from '../../src/media/video-probe.js';
 import { createPlaceholderVideoGenerator } from '../../src/providers/embedded/placeholder-video.js';
-import type { SourceImage, VideoParams } from '../../src/providers/types.js';
+import type { SourceImage, VideoParams } from '../../src/providers/provider-types.js';
 import { makeImage } from '../helpers/images.js';
 import { decodeVideo, meanAbsDiff, webpAnimation, webpFrames } from '../helpers/video-check.js';
 

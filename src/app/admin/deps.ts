@@ -9,7 +9,7 @@ import type { DestinationService } from '../../services/destinations.js';
 import type { LedgerReport } from '../../services/doctor.js';
 import type { OperatorService } from '../../services/operator.js';
 import type { Clock } from '../../services/ports.js';
-import type { RetentionCounts } from '../../services/retention.js';
+import type { RetentionCounts } from '../../services/retention-sweep.js';
 import type { SpaceGuard } from '../../services/space-guard.js';
 import type { StorageInventoryService } from '../../services/storage-inventory.js';
 import type { TokenService } from '../../services/tokens.js';

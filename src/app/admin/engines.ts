@@ -1,8 +1,8 @@
 import { workflowsNotLoaded } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
 import { recheckWorkflow } from '../../config/workflows.js';
-import { type ComfyHealth, comfyHealth } from '../../providers/remote/comfyui/health.js';
-import { type ComfyServer, comfyHttp } from '../../providers/remote/comfyui/http.js';
+import { type ComfyHealth, comfyHealth } from '../../providers/remote/comfyui/comfy-health.js';
+import { type ComfyServer, comfyHttp } from '../../providers/remote/comfyui/comfy-http.js';
 import { readObjectInfo, workflowFitProblems } from '../../providers/remote/comfyui/object-info.js';
 import { outputNodeProblems } from '../../providers/remote/comfyui/output-node-check.js';
 import { workflowsServedBy } from '../comfy-workflows-served.js';

@@ -2,7 +2,7 @@ import { AppError } from '../../domain/errors.js';
 import type { TaskService } from '../../engine/task-service.js';
 import type { Principal } from '../../services/auth.js';
 import type { TaskRecord } from '../../store/records.js';
-import type { TaskListQuery } from '../../store/types.js';
+import type { TaskListQuery } from '../../store/store-contract.js';
 import { type GalleryItem, galleryItemsOf, verdictsIn } from './gallery-items.js';
 
 /** The gallery's filters, as its GET form sends them (empty: any). */

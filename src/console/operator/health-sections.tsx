@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import { LaneTable } from './lane-table.js';
-import type { OperatorView } from './load.js';
+import type { OperatorView } from './operator-data.js';
 
 /** The doctor's verdict on the ledger, the storage and the engines, with each problem. */
 export function Doctor({ doctor }: { doctor: OperatorView['doctor'] }) {

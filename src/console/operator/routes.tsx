@@ -3,14 +3,14 @@ import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { laneNameProblem } from '../../domain/lane-names.js';
 import { DoneNotice } from '../components/done-notice.js';
+import { operatorSession, readForm, render, seeOther } from '../console-http.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
-import { operatorSession, readForm, render, seeOther } from '../http.js';
 import { EmptyState, Notice, Page } from '../layout.js';
 import { Accounts, Keys } from './account-sections.js';
 import { ERASE_ACTION } from './erase-form.js';
 import { Doctor, Queues } from './health-sections.js';
 import { LANE_ACTIONS } from './lane-table.js';
-import { loadOperatorView } from './load.js';
+import { loadOperatorView } from './operator-data.js';
 
 /** What a lane form did, after its 303 (`?done=`). */
 const DONE = {

@@ -1,11 +1,11 @@
 /** @jsxImportSource hono/jsx */
 import type { Hono } from 'hono';
 import { CHART_ASSETS } from '../components/charts.js';
+import { accountSession, render } from '../console-http.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
-import { accountSession, render } from '../http.js';
 import { EmptyState, Page } from '../layout.js';
-import { loadOverview, type Overview } from './load.js';
 import { Balance, Spend } from './money-sections.js';
+import { loadOverview, type Overview } from './overview-data.js';
 import { Failures, LastDay } from './task-sections.js';
 
 function Tasks({ tasks }: { tasks: Overview['tasks'] }) {

@@ -3,7 +3,7 @@ import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import { Csrf, EmptyState, Notice, Page } from '../layout.js';
 import type { FormIssue } from './build-body.js';
-import { CANCEL_AFTER_FIELD } from './cancel-after.js';
+import { CANCEL_AFTER_FIELD } from './cancel-after-field.js';
 import { ADVANCED_FIELD, type FormContext, KEY_FIELD, type TypeForm } from './field-specs.js';
 import { FieldView, fieldId, issuesAt } from './field-view.js';
 

@@ -3,11 +3,11 @@ import { toSchemaIssues } from '../../api/schema-issues.js';
 import type { Micros } from '../../domain/money.js';
 import type { AnyTaskType } from '../../engine/task-registry.js';
 import type { Principal } from '../../services/auth.js';
+import type { AccountSession } from '../console-http.js';
 import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
-import type { AccountSession } from '../http.js';
 import { authorizeSession, keyPrincipal } from '../key-principal.js';
 import { buildBody, type FormIssue } from './build-body.js';
-import { cancelAfterOfForm } from './cancel-after.js';
+import { cancelAfterOfForm } from './cancel-after-field.js';
 import { KEY_FIELD } from './field-specs.js';
 import { formFor } from './type-forms.js';
 

@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import { TASK_STATUSES } from '../../domain/tasks.js';
+import { TASK_STATUSES } from '../../domain/task-status.js';
 import type { ApiKeyView } from '../../services/api-keys.js';
 import { hasFilters, PAGE_SIZE, type TaskFilters } from './list-query.js';
 

@@ -3,10 +3,10 @@ import { toProgressView } from '../../engine/task-views.js';
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { WebhookService } from '../../services/webhooks/webhook-service.js';
+import { principalOf } from '../console-http.js';
 import type { ConsoleDeps } from '../deps.js';
 import { type GalleryItem, galleryItemsOf } from '../gallery/gallery-items.js';
 import { verdictsSince } from '../gallery/recent-reviews.js';
-import { principalOf } from '../http.js';
 
 export type ProgressView = ReturnType<typeof toProgressView>;
 export type TaskDeliveries = Awaited<ReturnType<WebhookService['taskDeliveries']>>;

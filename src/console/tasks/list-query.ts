@@ -1,5 +1,5 @@
-import { TASK_STATUSES, type TaskStatus } from '../../domain/tasks.js';
-import type { TaskListQuery } from '../../store/types.js';
+import { TASK_STATUSES, type TaskStatus } from '../../domain/task-status.js';
+import type { TaskListQuery } from '../../store/store-contract.js';
 
 /** Tasks per page unless the URL says otherwise (`limit`, 1..100, as GET /tasks takes). */
 export const PAGE_SIZE = 25;

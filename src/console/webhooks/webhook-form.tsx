@@ -3,7 +3,7 @@ import { CreateWebhookBody } from '../../api/routes/webhooks/create.js';
 import { UpdateWebhookBody } from '../../api/routes/webhooks/update.js';
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
-import { EVENT_KINDS } from '../../task-types/index.js';
+import { EVENT_KINDS } from '../../task-types/task-modules.js';
 import { type Refusal, schemaRefusal } from '../components/refusal.js';
 import { keyLabel } from '../keys/key-table.js';
 import { Csrf } from '../layout.js';

@@ -1,4 +1,4 @@
-import type { ClaimWant } from '../../store/types.js';
+import type { ClaimWant } from '../../store/store-contract.js';
 import type { TaskRecord } from '../task-registry.js';
 
 /** The store's leases, bound to this worker's id and lease length. */

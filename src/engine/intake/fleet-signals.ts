@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { EventBus, ItemFractions } from '../../services/events.js';
-import type { StoreSignals } from '../../store/types.js';
+import type { EventBus, ItemFractions } from '../../services/event-bus.js';
+import type { StoreSignals } from '../../store/store-contract.js';
 import type { Dispatcher } from './intake-types.js';
 import { bridgePreviews } from './preview-signals.js';
 

@@ -1,4 +1,4 @@
-import type { Store } from '../../store/types.js';
+import type { Store } from '../../store/store-contract.js';
 import type { FleetKeySlots } from '../runner/key-gate.js';
 import type { IntakeDeps, TaskIntake } from './intake-types.js';
 import { createLocalIntake } from './local.js';

@@ -1,5 +1,5 @@
-import type { Store } from '../../store/types.js';
-import { localQueues } from '../queues.js';
+import type { Store } from '../../store/store-contract.js';
+import { localQueues } from '../queue-views.js';
 import { startSweepTimer, sweepWith } from '../sweep-timer.js';
 import type { Dispatcher, IntakeDeps, TaskIntake } from './intake-types.js';
 

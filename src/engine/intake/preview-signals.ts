@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import type { LivePreview } from '../../domain/media-types.js';
-import type { EventBus, TaskPreview } from '../../services/events.js';
-import type { StoreSignals } from '../../store/types.js';
+import type { EventBus, TaskPreview } from '../../services/event-bus.js';
+import type { StoreSignals } from '../../store/store-contract.js';
 
 /** Where running items' previews go between the processes sharing one database. */
 export const PREVIEW_CHANNEL = 'imgtask_task_preview';

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ConfigSource } from '../../config/source.js';
-import type { EventBus } from '../../services/events.js';
+import type { EventBus } from '../../services/event-bus.js';
 import type { TaskRecord } from '../../store/records.js';
-import type { ClaimWant, SharedQueueStore } from '../../store/types.js';
-import { fleetQueues } from '../queues.js';
+import type { ClaimWant, SharedQueueStore } from '../../store/store-contract.js';
+import { fleetQueues } from '../queue-views.js';
 import type { Lanes } from '../runner/lanes.js';
 import type { TaskRunner } from '../runner/task-runner.js';
 import { startSweepTimer, sweepWith } from '../sweep-timer.js';

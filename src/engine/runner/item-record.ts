@@ -1,4 +1,4 @@
-import type { ProviderError } from '../../domain/tasks.js';
+import type { ProviderError } from '../../domain/task-status.js';
 import type { StoredFile } from '../../store/records.js';
 import type { ItemRecord, TaskRecord, TaskTypeDefinition } from '../task-registry.js';
 

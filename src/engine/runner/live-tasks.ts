@@ -1,5 +1,5 @@
 import type { LivePreview } from '../../domain/media-types.js';
-import type { EventBus, ItemFractions } from '../../services/events.js';
+import type { EventBus, ItemFractions } from '../../services/event-bus.js';
 import type { TaskRecord } from '../task-registry.js';
 import type { LaneBatch } from './lanes.js';
 import { createPreviewRelay } from './preview-relay.js';

@@ -1,4 +1,4 @@
-import type { ItemFractions } from '../../services/events.js';
+import type { ItemFractions } from '../../services/event-bus.js';
 
 /** The least time between two progress events of one task: at most four a second. */
 export const PROGRESS_INTERVAL_MS = 250;

@@ -1,5 +1,5 @@
 import { isOutOfSpace } from '../../domain/storage-full.js';
-import { ProviderError } from '../../domain/tasks.js';
+import { ProviderError } from '../../domain/task-status.js';
 
 /**
  * Anything thrown by a driver, as a ProviderError; an unexpected error is UNKNOWN_ERROR, not

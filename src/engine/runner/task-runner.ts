@@ -1,8 +1,8 @@
 import type { ConfigSource } from '../../config/source.js';
 import type { LivePreview } from '../../domain/media-types.js';
 import { isOutOfSpace } from '../../domain/storage-full.js';
-import { ProviderError } from '../../domain/tasks.js';
-import type { EventBus } from '../../services/events.js';
+import { ProviderError } from '../../domain/task-status.js';
+import type { EventBus } from '../../services/event-bus.js';
 import type { StoredFile } from '../../store/records.js';
 import type { LaneBacklog } from '../load-limits.js';
 import type { Prepared, TaskRecord } from '../task-registry.js';

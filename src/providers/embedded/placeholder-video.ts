@@ -1,7 +1,7 @@
 import sharp from 'sharp';
-import { ProviderError } from '../../domain/tasks.js';
+import { ProviderError } from '../../domain/task-status.js';
 import { encodeFrames } from '../../media/video-encode.js';
-import type { GeneratedVideo, SourceImage, VideoGenerator, VideoParams } from '../types.js';
+import type { GeneratedVideo, SourceImage, VideoGenerator, VideoParams } from '../provider-types.js';
 import { placeholderHash } from './placeholder.js';
 import { svgText } from './svg-text.js';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
-import { ProviderError, TASK_ERROR_CODES, type TaskErrorCode } from '../../domain/tasks.js';
-import type { GeneratedImage, GenerateParams, ImageGenerator } from '../types.js';
+import { ProviderError, TASK_ERROR_CODES, type TaskErrorCode } from '../../domain/task-status.js';
+import type { GeneratedImage, GenerateParams, ImageGenerator } from '../provider-types.js';
 import { svgText } from './svg-text.js';
 
 /** Splits text into at most `maxLines` lines of about `width` characters. */

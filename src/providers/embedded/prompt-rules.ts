@@ -1,4 +1,4 @@
-import type { PromptEnhancer } from '../types.js';
+import type { PromptEnhancer } from '../provider-types.js';
 
 /** Added to every negative prompt. */
 const DEFAULT_NEGATIVE = 'blurry, low quality, jpeg artifacts, distorted, deformed, watermark, signature, text';

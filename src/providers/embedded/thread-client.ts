@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { ProviderError } from '../../domain/tasks.js';
+import { ProviderError } from '../../domain/task-status.js';
 
 /**
  * Talks to a model running in a worker thread: started lazily on first use, one request map,

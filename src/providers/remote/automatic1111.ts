@@ -1,8 +1,8 @@
-import { ProviderError } from '../../domain/tasks.js';
+import { ProviderError } from '../../domain/task-status.js';
 import { type ProviderHttpResponse, providerRequest } from '../../net/provider-http.js';
-import type { GeneratedImage, GenerateParams, ImageGenerator } from '../types.js';
+import type { GeneratedImage, GenerateParams, ImageGenerator } from '../provider-types.js';
 import { watchAutomatic1111Progress } from './automatic1111-progress.js';
-import { excerpt, httpFailure, transportFailure } from './errors.js';
+import { excerpt, httpFailure, transportFailure } from './provider-errors.js';
 
 export interface Automatic1111Options {
   name: string;

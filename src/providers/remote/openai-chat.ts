@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IMAGE_MIME } from '../../domain/media-types.js';
-import { ProviderError } from '../../domain/tasks.js';
+import { ProviderError } from '../../domain/task-status.js';
 import { type ProviderHttpResponse, providerRequest } from '../../net/provider-http.js';
 import type {
   AltTextWriter,
@@ -11,8 +11,8 @@ import type {
   PromptEnhancer,
   RatingLevel,
   SourceImage,
-} from '../types.js';
-import { excerpt, httpFailure, transportFailure } from './errors.js';
+} from '../provider-types.js';
+import { excerpt, httpFailure, transportFailure } from './provider-errors.js';
 
 export interface OpenAiChatOptions {
   name: string;

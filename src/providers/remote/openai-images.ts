@@ -1,9 +1,9 @@
 import { IMAGE_MIME } from '../../domain/media-types.js';
-import { ProviderError } from '../../domain/tasks.js';
+import { ProviderError } from '../../domain/task-status.js';
 import { type ProviderHttpResponse, providerRequest } from '../../net/provider-http.js';
-import type { GeneratedImage, GenerateParams, ImageGenerator } from '../types.js';
-import { excerpt, httpFailure, transportFailure } from './errors.js';
-import { nearestSize } from './sizes.js';
+import type { GeneratedImage, GenerateParams, ImageGenerator } from '../provider-types.js';
+import { nearestSize } from './nearest-size.js';
+import { excerpt, httpFailure, transportFailure } from './provider-errors.js';
 
 export interface OpenAiImagesOptions {
   name: string;

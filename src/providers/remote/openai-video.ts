@@ -1,10 +1,10 @@
 import sharp from 'sharp';
 import { parseSizeText } from '../../domain/sizes.js';
-import { ProviderError } from '../../domain/tasks.js';
+import { ProviderError } from '../../domain/task-status.js';
 import { type ProviderHttpResponse, providerRequest } from '../../net/provider-http.js';
-import type { GeneratedVideo, SourceImage, VideoGenerator, VideoParams } from '../types.js';
-import { excerpt, httpFailure, transportFailure } from './errors.js';
-import { nearestSize } from './sizes.js';
+import type { GeneratedVideo, SourceImage, VideoGenerator, VideoParams } from '../provider-types.js';
+import { nearestSize } from './nearest-size.js';
+import { excerpt, httpFailure, transportFailure } from './provider-errors.js';
 
 export interface OpenAiVideoOptions {
   name: string;

@@ -1,6 +1,6 @@
 import { AppError } from '../../domain/errors.js';
 import type { DeliveryAttempt, DeliveryRecord, EventRecord, WebhookRecord } from '../../store/records.js';
-import type { Store } from '../../store/types.js';
+import type { Store } from '../../store/store-contract.js';
 import { type Owner, ownedBy } from '../ports.js';
 
 /** A delivery as the API shows it. */

@@ -2,7 +2,7 @@ import { AppError } from '../../domain/errors.js';
 import { randomId } from '../../domain/ids.js';
 import { isoTime } from '../../domain/time.js';
 import type { WebhookChanges as StoredWebhookChanges, WebhookRecord } from '../../store/records.js';
-import type { Store } from '../../store/types.js';
+import type { Store } from '../../store/store-contract.js';
 import { type Clock, type Owner, ownedBy } from '../ports.js';
 import { createDeliveryLog, type DeliveryLog, type DeliveryQueue } from './delivery-log.js';
 import { openWebhookSecret, sealWebhookSecret } from './webhook-secret.js';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
+import { type DbHealth, isConnectionError, storeUnavailable } from './connection-health.js';
 import type { Db, Statement } from './db.js';
-import { type DbHealth, isConnectionError, storeUnavailable } from './health.js';
 import type { Pipelines } from './pipelines.js';
 
 /** What the PostgreSQL repositories share: the pool's checkouts and transactions, and how records are kept. */

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { overallFraction as overall, type ProgressLike, progressBar, progressText } from '../progress.js';
+import { overallFraction as overall, type ProgressLike, progressBar, progressText } from '../progress-view.js';
 import type { Line, Tone } from '../task-lines.js';
 
 export interface TaskWatchProps {

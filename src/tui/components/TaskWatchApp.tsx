@@ -2,7 +2,7 @@ import { useApp } from 'ink';
 import { useEffect, useState } from 'react';
 import type { TaskView } from '../../client/http-client.js';
 import { SPINNER, useTicker } from '../hooks/use-ticker.js';
-import type { ProgressLike } from '../progress.js';
+import type { ProgressLike } from '../progress-view.js';
 import { type Line, type TaskLinesOptions, taskLines } from '../task-lines.js';
 import { seconds, TaskWatch } from './TaskWatch.js';
 

@@ -1,7 +1,7 @@
 import { Box, Text, useInput } from 'ink';
 import { useState } from 'react';
 import type { DashboardFigures, DashboardTask, LaneFigures } from '../../domain/dashboard.js';
-import { overallFraction, progressBar, progressText } from '../progress.js';
+import { overallFraction, progressBar, progressText } from '../progress-view.js';
 
 /** The dashboard's figures, as the admin socket answers them (the operator service's shape). */
 export type DashboardData = Omit<DashboardFigures, 'lanes'> & {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TASK_STATUSES } from '../../../src/domain/tasks.js';
-import { EVENT_KINDS, TASK_MODULES } from '../../../src/task-types/index.js';
+import { TASK_STATUSES } from '../../../src/domain/task-status.js';
+import { EVENT_KINDS, TASK_MODULES } from '../../../src/task-types/task-modules.js';
 import { startService, waitForTask } from '../../helpers/harness.js';
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });

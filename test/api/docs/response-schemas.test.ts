@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { routesOf } from '../../../src/api/route.js';
-import { TASK_MODULES } from '../../../src/task-types/index.js';
+import { TASK_MODULES } from '../../../src/task-types/task-modules.js';
 import { startService, waitForTask } from '../../helpers/harness.js';
 import { createResponseChecker } from '../../helpers/response-check.js';
 

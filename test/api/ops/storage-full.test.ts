@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { maintenanceOps } from '../../../src/app/admin/maintenance.js';
-import type { SourceImage } from '../../../src/providers/types.js';
+import type { SourceImage } from '../../../src/providers/provider-types.js';
 import { JsonStore } from '../../../src/store/file/json-store.js';
 import { fakeProviders } from '../../fixtures/test-providers.js';
 import { fillableFs } from '../../helpers/full-disk.js';

@@ -4,10 +4,10 @@ import { loadConfig } from '../../../src/config/load.js';
 import { createConfigSource } from '../../../src/config/source.js';
 import { type AnyTaskType, TaskTypeRegistry } from '../../../src/engine/task-registry.js';
 import { createTaskSettler } from '../../../src/engine/task-settler.js';
-import { EventBus } from '../../../src/services/events.js';
+import { EventBus } from '../../../src/services/event-bus.js';
 import { systemClock } from '../../../src/services/ports.js';
 import type { TaskRecord, WebhookRecord } from '../../../src/store/records.js';
-import type { Store } from '../../../src/store/types.js';
+import type { Store } from '../../../src/store/store-contract.js';
 import { createOutbox } from '../../../src/webhooks/outbox.js';
 import { BACKENDS } from '../store/store-backends.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ProviderError } from '../../../src/domain/tasks.js';
+import { ProviderError } from '../../../src/domain/task-status.js';
 import { limitCalls, limitGenerator } from '../../../src/providers/capacity.js';
 
 test('a limited call refuses past its concurrency with a retryable PROVIDERS_BUSY, and frees its slot however the call ends', async () => {

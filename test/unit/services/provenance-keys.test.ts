@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Builder, LocalSigner, Reader } from '@contentauth/c2pa-node';
 import type { ProvenanceConfig } from '../../../src/config/schema.js';
-import { createOutputSigner } from '../../../src/services/provenance.js';
 import { describeUsage } from '../../../src/services/provenance-certificates.js';
 import {
   loadSigningKeys,
@@ -13,6 +12,7 @@ import {
   localKeyFiles,
   type SigningKeyOptions,
 } from '../../../src/services/provenance-keys.js';
+import { createOutputSigner } from '../../../src/services/provenance-signer.js';
 import { makeSelfSignedLeaf, makeTestChain } from '../../helpers/c2pa-certs.js';
 import { makeImage } from '../../helpers/images.js';
 import { tempDir } from '../../helpers/temp-dir.js';

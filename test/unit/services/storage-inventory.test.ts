@@ -6,7 +6,7 @@ import { randomId } from '../../../src/domain/ids.js';
 import { createStorageInventory } from '../../../src/services/storage-inventory.js';
 import { IMAGE_BLOBS, LocalBlobStore, POSTER_BLOBS, VIDEO_BLOBS } from '../../../src/store/blobs.js';
 import type { TaskRecord, UploadRecord } from '../../../src/store/records.js';
-import type { Store } from '../../../src/store/types.js';
+import type { Store } from '../../../src/store/store-contract.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00.000Z');

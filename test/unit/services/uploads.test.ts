@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import sharp from 'sharp';
 import { randomId } from '../../../src/domain/ids.js';
-import type { ImageLibrary } from '../../../src/services/images.js';
+import type { ImageLibrary } from '../../../src/services/image-library.js';
 import { createUploadService } from '../../../src/services/uploads.js';
 import { JsonStore } from '../../../src/store/file/json-store.js';
 import type { UploadRecord } from '../../../src/store/records.js';

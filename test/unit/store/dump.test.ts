@@ -13,7 +13,7 @@ import {
   writeDump,
 } from '../../../src/store/dump.js';
 import { JsonStore } from '../../../src/store/file/json-store.js';
-import type { Store } from '../../../src/store/types.js';
+import type { Store } from '../../../src/store/store-contract.js';
 import { fillStore, storeView } from '../../helpers/store-fixture.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { BACKENDS, jsonBackend, pgBackend } from './store-backends.js';

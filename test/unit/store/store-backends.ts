@@ -1,8 +1,8 @@
 import { after, type TestContext } from 'node:test';
 import pg from 'pg';
 import { JsonStore } from '../../../src/store/file/json-store.js';
-import { migrate, PgStore } from '../../../src/store/postgres/index.js';
-import type { Store } from '../../../src/store/types.js';
+import { migrate, PgStore } from '../../../src/store/postgres/postgres-store.js';
+import type { Store } from '../../../src/store/store-contract.js';
 import { testDatabase } from '../../helpers/postgres.js';
 import { closeBeforeRemoval, tempDir } from '../../helpers/temp-dir.js';
 

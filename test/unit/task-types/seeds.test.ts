@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadConfig } from '../../../src/config/load.js';
-import type { GenerateParams, VideoParams } from '../../../src/providers/types.js';
-import type { ImageTaskDeps } from '../../../src/task-types/deps.js';
+import type { GenerateParams, VideoParams } from '../../../src/providers/provider-types.js';
 import { createGenerateType } from '../../../src/task-types/image-generate.js';
 import { itemSeed } from '../../../src/task-types/seeds.js';
+import type { ImageTaskDeps } from '../../../src/task-types/task-type-deps.js';
 import { createVideoType } from '../../../src/task-types/video-generate.js';
 
 /** The task types over the default config, with generators that record what they were asked and report one step. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EventBus } from '../../../src/services/events.js';
+import { EventBus } from '../../../src/services/event-bus.js';
 import { createWebhookDispatcher } from '../../../src/webhooks/dispatcher.js';
 import type { DeliveryRecord, Outbox } from '../../../src/webhooks/outbox.js';
 

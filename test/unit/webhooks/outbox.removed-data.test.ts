@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadConfig } from '../../../src/config/load.js';
 import { createConfigSource } from '../../../src/config/source.js';
-import { EventBus } from '../../../src/services/events.js';
+import { EventBus } from '../../../src/services/event-bus.js';
 import { systemClock } from '../../../src/services/ports.js';
 import type { TaskRecord } from '../../../src/store/records.js';
-import type { Store } from '../../../src/store/types.js';
+import type { Store } from '../../../src/store/store-contract.js';
 import { createOutbox } from '../../../src/webhooks/outbox.js';
 import { BACKENDS } from '../store/store-backends.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_CONCURRENT_BOUND, PRIORITY } from '../../../domain/scheduling.js';
-import { Timestamp, Usd } from '../../schemas.js';
+import { Timestamp, Usd } from '../../common-schemas.js';
 
 /** The API key resource (docs/api/keys-and-scopes.md#api-keys); never the raw key, which only the create answer carries. */
 export const ApiKey = z.object({

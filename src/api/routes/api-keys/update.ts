@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { parseUsd } from '../../../domain/money.js';
+import { dataOf } from '../../common-schemas.js';
 import { addDataRoute } from '../../data-route.js';
-import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { ApiKey, ExpiresAt, MaxConcurrent, MaxPriority, RequestsPerMinute } from './schemas.js';
 

@@ -2,8 +2,8 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { DESTINATION_CONFIGS, DESTINATION_PROVIDERS } from '../../../services/destinations.js';
 import { DestinationName } from '../../../task-types/request-parts.js';
+import { dataOf } from '../../common-schemas.js';
 import { addDataRoute } from '../../data-route.js';
-import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { Destination } from './schemas.js';
 /** `{ name, provider: { id }, config }`, the config checked against the provider's own schema. */

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
+import { Deleted, dataOf } from '../../common-schemas.js';
 import { addDataRoute } from '../../data-route.js';
-import { Deleted, dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 
 export const DeleteDestinationResponse = dataOf(Deleted);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Timestamp } from '../../schemas.js';
+import { Timestamp } from '../../common-schemas.js';
 
 /** The destination resource (docs/api/destinations.md); secret config fields are masked (`****1234`). */
 export const Destination = z.object({

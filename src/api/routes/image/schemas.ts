@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataOf, Usd } from '../../schemas.js';
+import { dataOf, Usd } from '../../common-schemas.js';
 
 /** The answer of an asynchronous create: the task id, and its PAT when enabled (docs/api/images.md#generate-post-imagegenerate). */
 export const CreatedTaskResponse = dataOf(

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
+import { dataOf, Usd } from '../../common-schemas.js';
 import { addDataRoute } from '../../data-route.js';
-import { dataOf, Usd } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { listedModels, ModelParametersInfo } from './parameters.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ModelParameter } from '../../../domain/model-parameters.js';
-import { Usd } from '../../schemas.js';
+import { Usd } from '../../common-schemas.js';
 
 /** One declared parameter of a model as clients see it (never its binding): enough to draw a form field from. */
 export const ModelParameterInfo = z.object({

@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { AppError } from '../../../domain/errors.js';
+import { dataOf } from '../../common-schemas.js';
 import { addRoute } from '../../route.js';
-import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 
 export const ReadyResponse = dataOf(

@@ -2,9 +2,9 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { formatUsd } from '../../../domain/money.js';
 import { rejectSchema } from '../../body.js';
+import { dataOf, Usd } from '../../common-schemas.js';
 import { addRoute } from '../../route.js';
 import { toSchemaIssues } from '../../schema-issues.js';
-import { dataOf, Usd } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 
 /** `request` is what the type's create route takes as its body. */

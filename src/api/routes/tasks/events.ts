@@ -7,7 +7,7 @@ import type { TaskRecord } from '../../../engine/task-registry.js';
 import { taskVersion } from '../../../engine/task-stream.js';
 import { toProgressView } from '../../../engine/task-views.js';
 import type { Principal } from '../../../services/auth.js';
-import type { TaskPreview } from '../../../services/events.js';
+import type { TaskPreview } from '../../../services/event-bus.js';
 import { addRoute, requestCredential } from '../../route.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { taskBody, taskResultBody } from './schemas.js';

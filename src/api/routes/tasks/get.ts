@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
 import { toProgressView } from '../../../engine/task-views.js';
+import { dataOf } from '../../common-schemas.js';
 import { addRoute } from '../../route.js';
-import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { Task, taskBody } from './schemas.js';
 

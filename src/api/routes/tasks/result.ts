@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
+import { dataOf } from '../../common-schemas.js';
 import { addDataRoute } from '../../data-route.js';
-import { dataOf } from '../../schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { TaskResult, taskResultBody } from './schemas.js';
 

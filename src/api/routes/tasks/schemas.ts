@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { PRIORITY } from '../../../domain/scheduling.js';
-import { TASK_STATUSES, type TaskStatus } from '../../../domain/tasks.js';
+import { TASK_STATUSES, type TaskStatus } from '../../../domain/task-status.js';
 import type { TaskRecord } from '../../../engine/task-registry.js';
 import { toResultView, toTaskView } from '../../../engine/task-views.js';
-import { TASK_MODULES } from '../../../task-types/index.js';
-import { Timestamp, Usd } from '../../schemas.js';
+import { TASK_MODULES } from '../../../task-types/task-modules.js';
+import { Timestamp, Usd } from '../../common-schemas.js';
 
 export const TaskStatusSchema = z.enum(TASK_STATUSES as [TaskStatus, ...TaskStatus[]]);
 const TaskError = z.object({ code: z.string(), message: z.string().optional() });

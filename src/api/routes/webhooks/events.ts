@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import { AppError } from '../../../domain/errors.js';
-import { eventMatches } from '../../../domain/events.js';
+import { eventMatches } from '../../../domain/event-kinds.js';
 import type { AccountEvent } from '../../../engine/account-events.js';
 import { addRoute, requestCredential } from '../../route.js';
 import { createStreamWakeup } from '../../stream-wakeup.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { EVENT_KINDS } from '../../../task-types/index.js';
-import { Timestamp } from '../../schemas.js';
+import { EVENT_KINDS } from '../../../task-types/task-modules.js';
+import { Timestamp } from '../../common-schemas.js';
 
 export const WebhookUrl = z.url({ protocol: /^https?$/, error: 'an http or https URL' }).max(2048);
 /** A subscription value: an event kind to receive, `all`, or `task.completed|failed` for every type's. */

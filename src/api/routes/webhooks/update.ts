@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { dataOf } from '../../schemas.js';
+import { dataOf } from '../../common-schemas.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { Webhook, WebhookUrl, webhookSettings } from './schemas.js';
 import { addWebhookRoute } from './webhook-route.js';

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { usableText } from '../../../domain/ocr-text.js';
-import type { AltTextWriter, SourceImage, TextReader } from '../../types.js';
+import type { AltTextWriter, SourceImage, TextReader } from '../../provider-types.js';
 import { colourName } from './colour-names.js';
 import { createOcr } from './ocr.js';
 

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import type { BackgroundRemover, SourceImage } from '../../types.js';
+import type { BackgroundRemover, SourceImage } from '../../provider-types.js';
 import { ThreadClient } from '../thread-client.js';
 
 export interface EmbeddedBackgroundOptions {

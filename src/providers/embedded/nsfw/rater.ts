@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import { ProviderError } from '../../../domain/tasks.js';
-import type { ImageRater } from '../../types.js';
+import { ProviderError } from '../../../domain/task-status.js';
+import type { ImageRater } from '../../provider-types.js';
 import { ThreadClient } from '../thread-client.js';
 
 export interface NsfwPrediction {

@@ -1,4 +1,4 @@
-import { ProviderError } from '../../../domain/tasks.js';
+import { ProviderError } from '../../../domain/task-status.js';
 
 /**
  * The server could not be reached: a connection refused, reset or cut off, or a gateway in front

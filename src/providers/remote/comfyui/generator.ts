@@ -1,6 +1,6 @@
 import { runOutputs } from '../../../domain/comfy-outputs.js';
 import type { LoadedWorkflow } from '../../../domain/comfy-workflows.js';
-import { ProviderError } from '../../../domain/tasks.js';
+import { ProviderError } from '../../../domain/task-status.js';
 import type {
   GeneratedImage,
   GeneratedVideo,
@@ -9,9 +9,9 @@ import type {
   SourceImage,
   VideoGenerator,
   VideoParams,
-} from '../../types.js';
+} from '../../provider-types.js';
+import { type ComfyFile, type ComfyServer, comfyHttp, type HistoryEntry } from './comfy-http.js';
 import { ServerUnreachable } from './failures.js';
-import { type ComfyFile, type ComfyServer, comfyHttp, type HistoryEntry } from './http.js';
 import { runJob } from './job.js';
 import { type ComfyLog, createOutage, type ProbeBackoff, rerunWhenForgotten } from './outage.js';
 import { createRequestGraphs } from './request-graph.js';

@@ -3,12 +3,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import type { WorkflowGraph } from '../../../domain/comfy-workflows.js';
 import type { LivePreview } from '../../../domain/media-types.js';
-import { ProviderError } from '../../../domain/tasks.js';
+import { ProviderError } from '../../../domain/task-status.js';
+import type { ComfyHttp, ComfyServer, HistoryEntry } from './comfy-http.js';
+import { createJobProgress } from './comfy-progress.js';
 import { describeExecutionError, type ExecutionFailure } from './execution-error.js';
 import { JobForgotten, ServerUnreachable } from './failures.js';
-import type { ComfyHttp, ComfyServer, HistoryEntry } from './http.js';
 import { relayPreviews } from './previews.js';
-import { createJobProgress } from './progress.js';
 
 export interface JobOptions {
   server: ComfyServer;

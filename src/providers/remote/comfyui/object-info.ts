@@ -5,8 +5,8 @@ import {
   type WorkflowGraph,
 } from '../../../domain/comfy-workflows.js';
 import type { ModelParameter } from '../../../domain/model-parameters.js';
-import { ProviderError } from '../../../domain/tasks.js';
-import type { ComfyHttp } from './http.js';
+import { ProviderError } from '../../../domain/task-status.js';
+import type { ComfyHttp } from './comfy-http.js';
 
 /**
  * One input as INPUT_TYPES declares it: a type name ("INT", "STRING", "IMAGE", "INT,FLOAT", "*",

@@ -1,8 +1,8 @@
 import type { LoadedWorkflow, WorkflowGraph } from '../../../domain/comfy-workflows.js';
-import { ProviderError } from '../../../domain/tasks.js';
-import type { GenerateParams, VideoParams } from '../../types.js';
+import { ProviderError } from '../../../domain/task-status.js';
+import type { GenerateParams, VideoParams } from '../../provider-types.js';
+import type { ComfyHttp } from './comfy-http.js';
 import { type BoundValues, bindWorkflow } from './graph.js';
-import type { ComfyHttp } from './http.js';
 import { graphProblems, type ObjectInfo, readObjectInfo } from './object-info.js';
 
 /** How long a server's node catalogue is trusted for checking posted graphs (custom nodes change with a restart, rarely). */

@@ -1,6 +1,6 @@
 import type { LoadedWorkflow } from '../../../domain/comfy-workflows.js';
 import type { ModelParameter } from '../../../domain/model-parameters.js';
-import { type ComfyServer, comfyHttp } from './http.js';
+import { type ComfyServer, comfyHttp } from './comfy-http.js';
 import { readObjectInfo, workflowFitProblems } from './object-info.js';
 import type { ComfyLog } from './outage.js';
 import { outputNodeProblems } from './output-node-check.js';

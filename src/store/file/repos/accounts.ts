@@ -1,7 +1,7 @@
 import { AppError } from '../../../domain/errors.js';
 import type { AccountRecord, CreditRecord } from '../../records/accounts.js';
 import type { AccountRepo } from '../../repos/accounts.js';
-import type { JournalEngine } from '../journal/engine.js';
+import type { JournalEngine } from '../journal/journal-engine.js';
 
 export function createAccountRepo(engine: JournalEngine): AccountRepo {
   const { state } = engine;

@@ -1,7 +1,7 @@
 import { AppError } from '../../../domain/errors.js';
 import type { ApiKeyRecord } from '../../records/api-keys.js';
 import type { ApiKeyRepo, KeyLimits, RequestWindowRepo } from '../../repos/api-keys.js';
-import type { JournalEngine } from '../journal/engine.js';
+import type { JournalEngine } from '../journal/journal-engine.js';
 import type { State } from '../state.js';
 
 /** The account's live keys: not revoked (the index), and not expired at `now` when given. */

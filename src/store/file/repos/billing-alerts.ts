@@ -1,6 +1,6 @@
 import { modelOf, type TaskRecord } from '../../records/tasks.js';
 import type { BillingRepo, UsageEntry } from '../../repos/billing-alerts.js';
-import type { JournalEngine } from '../journal/engine.js';
+import type { JournalEngine } from '../journal/journal-engine.js';
 
 function usageEntryOf(task: TaskRecord): UsageEntry {
   return {

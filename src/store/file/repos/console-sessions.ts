@@ -1,5 +1,5 @@
 import type { ConsoleSessionRepo } from '../../repos/console-sessions.js';
-import type { JournalEngine } from '../journal/engine.js';
+import type { JournalEngine } from '../journal/journal-engine.js';
 
 /**
  * Console links and sessions over the journal. One process owns the data dir, so a link's check

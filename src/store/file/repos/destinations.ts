@@ -1,7 +1,7 @@
 import { AppError } from '../../../domain/errors.js';
 import type { DestinationRecord } from '../../records/destinations.js';
 import type { DestinationRepo } from '../../repos/destinations.js';
-import type { JournalEngine } from '../journal/engine.js';
+import type { JournalEngine } from '../journal/journal-engine.js';
 
 export function createDestinationRepo(engine: JournalEngine): DestinationRepo {
   const { state } = engine;

@@ -1,6 +1,6 @@
 import type { IdempotencyRecord } from '../../records/idempotency.js';
 import type { IdempotencyRepo } from '../../repos/idempotency.js';
-import type { JournalEngine } from '../journal/engine.js';
+import type { JournalEngine } from '../journal/journal-engine.js';
 
 /**
  * Idempotency-Key records over the journal. Only answers are journaled: a claim lives in this

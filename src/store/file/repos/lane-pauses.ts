@@ -1,5 +1,5 @@
 import type { LanePauseRepo } from '../../repos/lane-pauses.js';
-import type { JournalEngine } from '../journal/engine.js';
+import type { JournalEngine } from '../journal/journal-engine.js';
 
 export function createLanePauseRepo(engine: JournalEngine): LanePauseRepo {
   const { state } = engine;

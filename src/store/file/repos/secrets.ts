@@ -1,5 +1,5 @@
 import type { SecretRepo } from '../../repos/secrets.js';
-import type { JournalEngine } from '../journal/engine.js';
+import type { JournalEngine } from '../journal/journal-engine.js';
 
 export function createSecretRepo(engine: JournalEngine): SecretRepo {
   const { state } = engine;

@@ -1,12 +1,12 @@
 import { AppError } from '../../../domain/errors.js';
 import type { Period } from '../../../domain/periods.js';
-import { metadataMatches, metadataOf } from '../../../domain/tasks.js';
+import { metadataMatches, metadataOf } from '../../../domain/task-status.js';
 import { finishedItems, type ItemRecord, type TaskRecord, type TaskSettlement } from '../../records/tasks.js';
 import type { TaskListQuery, TaskRepo } from '../../repos/tasks.js';
 import { lowerBound } from '../indexes/by-key.js';
 import { mergeByTime } from '../indexes/sorted-keys.js';
 import { storedBytesOf } from '../indexes/sums.js';
-import type { JournalEngine } from '../journal/engine.js';
+import type { JournalEngine } from '../journal/journal-engine.js';
 
 /** The first `limit` ids of a walk. */
 function take(walk: Iterable<{ id: string }>, limit: number): string[] {

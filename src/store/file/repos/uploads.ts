@@ -1,6 +1,6 @@
 import type { UploadRecord } from '../../records/uploads.js';
 import type { UploadRepo } from '../../repos/uploads.js';
-import type { JournalEngine } from '../journal/engine.js';
+import type { JournalEngine } from '../journal/journal-engine.js';
 
 /** Uploaded images and their owners over the journal; each account's count and bytes are kept in step (no scan). */
 export function createUploadRepo(engine: JournalEngine): UploadRepo {

@@ -1,6 +1,6 @@
 import { applyWebhookChanges, applyWebhookHealth, type DeliveryRecord } from '../../records/webhooks.js';
 import type { WebhookRepo } from '../../repos/webhooks.js';
-import type { JournalEngine } from '../journal/engine.js';
+import type { JournalEngine } from '../journal/journal-engine.js';
 
 export function createWebhookRepo(engine: JournalEngine): WebhookRepo {
   const { state } = engine;

@@ -1,5 +1,5 @@
 import { PERIODS, periodKey } from '../../../domain/periods.js';
-import { metadataOf } from '../../../domain/tasks.js';
+import { metadataOf } from '../../../domain/task-status.js';
 import type { ItemRecord, TaskRecord } from '../../records/tasks.js';
 import { decode } from '../sql.js';
 

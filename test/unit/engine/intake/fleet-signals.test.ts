@@ -9,8 +9,8 @@ import {
   SWEEP_LOCK,
   underLock,
 } from '../../../../src/engine/intake/fleet-signals.js';
-import { EventBus } from '../../../../src/services/events.js';
-import { PgStore } from '../../../../src/store/postgres/index.js';
+import { EventBus } from '../../../../src/services/event-bus.js';
+import { PgStore } from '../../../../src/store/postgres/postgres-store.js';
 import type { TaskRecord } from '../../../../src/store/records.js';
 import { migratedSchema } from '../../store/store-backends.js';
 

@@ -8,9 +8,9 @@ import type { Lanes } from '../../../../src/engine/runner/lanes.js';
 import type { TaskRunner } from '../../../../src/engine/runner/task-runner.js';
 import { sweepWith } from '../../../../src/engine/sweep-timer.js';
 import type { AnyTaskType } from '../../../../src/engine/task-registry.js';
-import { EventBus } from '../../../../src/services/events.js';
+import { EventBus } from '../../../../src/services/event-bus.js';
 import type { TaskRecord } from '../../../../src/store/records.js';
-import type { SharedQueueStore, Store } from '../../../../src/store/types.js';
+import type { SharedQueueStore, Store } from '../../../../src/store/store-contract.js';
 
 /** The intake is picked once, from what the store offers; these fakes record what each intake does with a create and a start. */
 const task = (id: string) => ({ id, type: 'test.echo', request: {} }) as TaskRecord;

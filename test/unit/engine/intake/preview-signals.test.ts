@@ -7,8 +7,8 @@ import {
   MAX_NOTIFIED_PREVIEW_BYTES,
   PREVIEW_CHANNEL,
 } from '../../../../src/engine/intake/preview-signals.js';
-import { EventBus, type TaskPreview } from '../../../../src/services/events.js';
-import { PgStore } from '../../../../src/store/postgres/index.js';
+import { EventBus, type TaskPreview } from '../../../../src/services/event-bus.js';
+import { PgStore } from '../../../../src/store/postgres/postgres-store.js';
 import { migratedSchema } from '../../store/store-backends.js';
 
 /** A JPEG of random pixels: far larger than a notification holds. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import { createProgressPublisher } from '../../../../src/engine/runner/progress-publisher.js';
-import type { ItemFractions } from '../../../../src/services/events.js';
+import type { ItemFractions } from '../../../../src/services/event-bus.js';
 
 function publisher(t: TestContext, intervalMs = 250) {
   t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadConfig } from '../../../../src/config/load.js';
 import { createConfigSource } from '../../../../src/config/source.js';
-import { ProviderError } from '../../../../src/domain/tasks.js';
+import { ProviderError } from '../../../../src/domain/task-status.js';
 import { Lanes } from '../../../../src/engine/runner/lanes.js';
 import { createTaskRunner } from '../../../../src/engine/runner/task-runner.js';
 import type { ItemContext } from '../../../../src/engine/task-registry.js';
-import { EventBus, type ItemFractions } from '../../../../src/services/events.js';
+import { EventBus, type ItemFractions } from '../../../../src/services/event-bus.js';
 import type { ItemRecord, TaskRecord } from '../../../../src/store/records.js';
 import { eventually } from '../../../helpers/harness.js';
 

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { isAppError } from '../../../../src/domain/errors.js';
 import { PERIODS, periodKey } from '../../../../src/domain/periods.js';
 import { checkLedger } from '../../../../src/services/doctor.js';
-import { PgStore } from '../../../../src/store/postgres/index.js';
+import { PgStore } from '../../../../src/store/postgres/postgres-store.js';
 import type { ItemRecord, TaskRecord } from '../../../../src/store/records/tasks.js';
 import { outcomeCodes } from '../../../helpers/counts.js';
 import { migratedSchema } from '../store-backends.js';

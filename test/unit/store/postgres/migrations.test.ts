@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
-import { migrate, PgStore, schemaVersion } from '../../../../src/store/postgres/index.js';
 import { LATEST_SCHEMA, MIGRATIONS } from '../../../../src/store/postgres/migrations.js';
+import { migrate, PgStore, schemaVersion } from '../../../../src/store/postgres/postgres-store.js';
 import { migratedSchema } from '../store-backends.js';
 
 async function run(url: string, sql: string): Promise<pg.QueryResult> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { checkLedger } from '../../../../src/services/doctor.js';
-import { PgStore } from '../../../../src/store/postgres/index.js';
+import { PgStore } from '../../../../src/store/postgres/postgres-store.js';
 import type { TaskRecord } from '../../../../src/store/records/tasks.js';
 import { outcomeCodes } from '../../../helpers/counts.js';
 import { migratedSchema } from '../store-backends.js';

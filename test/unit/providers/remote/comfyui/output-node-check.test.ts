@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LoadedWorkflow, WorkflowGraph } from '../../../../../src/domain/comfy-workflows.js';
-import { comfyHttp } from '../../../../../src/providers/remote/comfyui/http.js';
+import { comfyHttp } from '../../../../../src/providers/remote/comfyui/comfy-http.js';
 import { readObjectInfo } from '../../../../../src/providers/remote/comfyui/object-info.js';
 import { outputNodeProblems } from '../../../../../src/providers/remote/comfyui/output-node-check.js';
 import { twoOutputWorkflow } from '../../../../fakes/comfyui/workflows.js';

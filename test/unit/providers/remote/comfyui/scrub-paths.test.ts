@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { ProviderError } from '../../../../../src/domain/tasks.js';
+import { ProviderError } from '../../../../../src/domain/task-status.js';
+import { comfyHttp } from '../../../../../src/providers/remote/comfyui/comfy-http.js';
 import { describeExecutionError } from '../../../../../src/providers/remote/comfyui/execution-error.js';
-import { comfyHttp } from '../../../../../src/providers/remote/comfyui/http.js';
 import { scrubPaths } from '../../../../../src/providers/remote/comfyui/scrub-paths.js';
 
 test('scrubPaths: absolute POSIX, Windows and UNC paths keep their last two segments, never a user name', () => {

@@ -3,7 +3,7 @@ import { access, readFile, rename, rm, truncate, writeFile } from 'node:fs/promi
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JournalEngine } from '../../../../../src/store/file/journal/engine.js';
+import { JournalEngine } from '../../../../../src/store/file/journal/journal-engine.js';
 import { StoreCorruptError } from '../../../../../src/store/file/journal/journal-reader.js';
 import { JsonStore } from '../../../../../src/store/file/json-store.js';
 import { tempDir } from '../../../../helpers/temp-dir.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ItemRecord, TaskRecord } from '../../../../../src/store/records/tasks.js';
-import type { Store } from '../../../../../src/store/types.js';
+import type { Store } from '../../../../../src/store/store-contract.js';
 import { jsonBackend, migratedSchema, pgBackend } from '../../store-backends.js';
 
 /**
@@ -101,7 +101,7 @@ test('postgres: an expired lease is claimable again; a renewed one is not; a rel
 });
 
 test('postgres: claims from separate pools (processes) at once never share a task', async (t) => {
-  const { PgStore } = await import('../../../../../src/store/postgres/index.js');
+  const { PgStore } = await import('../../../../../src/store/postgres/postgres-store.js');
   const closers: (() => Promise<void>)[] = [];
   const url = await migratedSchema(t, closers);
   const stores = await Promise.all(
@@ -238,7 +238,7 @@ test('postgres: tasks of a key whose maxConcurrent is leased already are passed 
 });
 
 test("postgres: a key's slots are shared by the processes: each slot is held by one, given back when released or when its connection goes", async (t) => {
-  const { PgStore } = await import('../../../../../src/store/postgres/index.js');
+  const { PgStore } = await import('../../../../../src/store/postgres/postgres-store.js');
   const closers: (() => Promise<void>)[] = [];
   const url = await migratedSchema(t, closers);
   const [one, two] = await Promise.all(

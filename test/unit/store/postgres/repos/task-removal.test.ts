@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import { checkLedger } from '../../../../../src/services/doctor.js';
-import { migrate, PgStore } from '../../../../../src/store/postgres/index.js';
 import { MIGRATIONS } from '../../../../../src/store/postgres/migrations.js';
+import { migrate, PgStore } from '../../../../../src/store/postgres/postgres-store.js';
 import type { TaskRecord } from '../../../../../src/store/records/tasks.js';
 import type { DeliveryRecord, EventRecord } from '../../../../../src/store/records/webhooks.js';
 import { sql, tablesHolding } from '../../../../helpers/postgres.js';

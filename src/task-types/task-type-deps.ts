@@ -1,9 +1,9 @@
 import type { ConfigSource } from '../config/source.js';
 import { IMAGE_MIME, VIDEO_MIME } from '../domain/media-types.js';
-import type { ProviderSet } from '../providers/types.js';
+import type { ProviderSet } from '../providers/provider-types.js';
 import type { DestinationService } from '../services/destinations.js';
-import type { ImageLibrary } from '../services/images.js';
-import type { VideoLibrary } from '../services/videos.js';
+import type { ImageLibrary } from '../services/image-library.js';
+import type { VideoLibrary } from '../services/video-library.js';
 
 /** What the image task types need from the running service (the composition root wires it). */
 export interface ImageTaskDeps {

@@ -1,4 +1,4 @@
-import { taskEventKind } from '../domain/events.js';
+import { taskEventKind } from '../domain/event-kinds.js';
 import type { LivePreview } from '../domain/media-types.js';
 import type { TaskRecord } from '../store/records.js';
 

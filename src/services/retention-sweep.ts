@@ -2,7 +2,7 @@ import type { ConfigSource } from '../config/source.js';
 import { effectiveRetention, RETENTION_KINDS, type RetentionKind, retentionMs } from '../domain/retention.js';
 import { isoTime } from '../domain/time.js';
 import type { AccountRecord, TaskRecord, UploadRecord } from '../store/records.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/store-contract.js';
 import type { Clock } from './ports.js';
 
 /** Records read and removed at a time: a batch is a few store writes, then the event loop gets a turn. */

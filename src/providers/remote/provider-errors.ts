@@ -1,4 +1,4 @@
-import { ProviderError } from '../../domain/tasks.js';
+import { ProviderError } from '../../domain/task-status.js';
 import { ProviderHttpError, type ProviderHttpResponse } from '../../net/provider-http.js';
 
 /** What a provider said, cut short, for operators; never carries our request (or its key). */

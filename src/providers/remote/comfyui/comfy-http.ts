@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { ProviderError } from '../../../domain/tasks.js';
+import { ProviderError } from '../../../domain/task-status.js';
 import { ProviderHttpError, type ProviderHttpResponse, providerRequest } from '../../../net/provider-http.js';
-import type { SourceImage } from '../../types.js';
-import { excerpt, transportFailure } from '../errors.js';
+import type { SourceImage } from '../../provider-types.js';
+import { excerpt, transportFailure } from '../provider-errors.js';
 import { unreachable } from './failures.js';
 import { scrubPaths } from './scrub-paths.js';
 

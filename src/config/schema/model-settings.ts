@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parameterDeclarationProblems, STRING_PARAMETER_MAX } from '../../domain/model-parameters.js';
-import { UsdString } from './fields.js';
+import { UsdString } from './setting-fields.js';
 
 // Image and video models: providers, ComfyUI workflows and bindings, declared parameters, prices, capabilities.
 

@@ -1,10 +1,10 @@
 import { randomId } from '../domain/ids.js';
 import { VIDEO_MIME } from '../domain/media-types.js';
 import type { OutputOrigin, ProvenanceState } from '../domain/provenance.js';
-import type { VideoFormat } from '../providers/types.js';
+import type { VideoFormat } from '../providers/provider-types.js';
 import type { BlobStore, ByteRange, OpenedBlob } from '../store/blobs.js';
 import type { StoredFile } from '../store/records.js';
-import { putBlob } from './images.js';
+import { putBlob } from './image-library.js';
 import { type StoringSigner, signForStorage } from './output-signing.js';
 import { createVideoPosters, posterName } from './video-posters.js';
 

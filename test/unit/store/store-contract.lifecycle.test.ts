@@ -8,7 +8,7 @@ import type { ApiKeyRecord } from '../../../src/store/records/api-keys.js';
 import type { ItemRecord, TaskRecord } from '../../../src/store/records/tasks.js';
 import type { UploadRecord } from '../../../src/store/records/uploads.js';
 import type { DeliveryRecord, EventRecord } from '../../../src/store/records/webhooks.js';
-import type { Store } from '../../../src/store/types.js';
+import type { Store } from '../../../src/store/store-contract.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { BACKENDS, type Backend } from './store-backends.js';
 

@@ -6,7 +6,7 @@ import type { ConsoleSessionRecord } from '../../../src/store/records/console-se
 import type { DestinationRecord } from '../../../src/store/records/destinations.js';
 import type { ItemRecord, TaskRecord } from '../../../src/store/records/tasks.js';
 import type { DeliveryRecord, EventRecord, WebhookRecord } from '../../../src/store/records/webhooks.js';
-import type { Store } from '../../../src/store/types.js';
+import type { Store } from '../../../src/store/store-contract.js';
 import { BACKENDS } from './store-backends.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UsdString } from './fields.js';
+import { UsdString } from './setting-fields.js';
 
 // The review section: the price of image.review and the thresholds of its embedded checks.
 

@@ -1,5 +1,5 @@
 import type { LanePauseRecord } from '../store/records.js';
-import type { FleetLaneFigures } from '../store/types.js';
+import type { FleetLaneFigures } from '../store/store-contract.js';
 import type { LaneStats } from './runner/lanes.js';
 
 /** How many accounts a lane's view names. */

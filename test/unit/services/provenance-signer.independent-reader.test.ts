@@ -4,7 +4,7 @@ import { type Asset, JPEG, PNG } from '@trustnxt/c2pa-ts/asset';
 import { SuperBox } from '@trustnxt/c2pa-ts/jumbf';
 import { ManifestStore } from '@trustnxt/c2pa-ts/manifest';
 import type { OutputOrigin, OutputSigner } from '../../../src/domain/provenance.js';
-import { createOutputSigner } from '../../../src/services/provenance.js';
+import { createOutputSigner } from '../../../src/services/provenance-signer.js';
 import { makeTestChain } from '../../helpers/c2pa-certs.js';
 import { makeImage } from '../../helpers/images.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RETENTION_DEFAULTS } from '../../domain/retention.js';
-import { Retention } from './fields.js';
+import { Retention } from './setting-fields.js';
 
 // Running the service: budget alerts (billing), the log, GET /metrics and retention.
 

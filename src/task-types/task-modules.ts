@@ -1,14 +1,14 @@
-import { BILLING_THRESHOLD_EVENT, taskEventKind } from '../domain/events.js';
+import { BILLING_THRESHOLD_EVENT, taskEventKind } from '../domain/event-kinds.js';
 import type { AnyTaskType } from '../engine/task-registry.js';
-import type { ImageTaskDeps } from './deps.js';
 import { AltResult, createAltType } from './image-alt.js';
 import { createGenerateType, GenerateResult } from './image-generate.js';
 import { createRateType, RateResult } from './image-rate.js';
 import { createRemoveBackgroundType, RemoveBackgroundResult } from './image-remove-background.js';
 import { createReviewType, ReviewResult } from './image-review.js';
+import type { ImageTaskDeps } from './task-type-deps.js';
 import { createVideoType, VideoResult } from './video-generate.js';
 
-export type { ImageTaskDeps } from './deps.js';
+export type { ImageTaskDeps } from './task-type-deps.js';
 
 /**
  * Every built-in task type, in one list: its name, the schema of its result (the API

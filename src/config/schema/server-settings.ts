@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseProxyRange } from '../../domain/client-address.js';
-import { CorsOrigin } from './fields.js';
+import { CorsOrigin } from './setting-fields.js';
 
 // The HTTP server section and the CORS origins.
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EventBus } from '../../../src/services/events.js';
+import { EventBus } from '../../../src/services/event-bus.js';
 import type { TaskRecord } from '../../../src/store/records.js';
 
 const task = { id: 'tsk_1', type: 'image.alt', status: 'completed' } as TaskRecord;

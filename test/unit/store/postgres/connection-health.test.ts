@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import pg from 'pg';
 import { isAppError } from '../../../../src/domain/errors.js';
 import { createPool } from '../../../../src/store/postgres/connection.js';
-import { createDbHealth } from '../../../../src/store/postgres/health.js';
-import { PgStore } from '../../../../src/store/postgres/index.js';
+import { createDbHealth } from '../../../../src/store/postgres/connection-health.js';
+import { PgStore } from '../../../../src/store/postgres/postgres-store.js';
 import { poolDb } from '../../../../src/store/postgres/sql.js';
 import { migratedSchema } from '../store-backends.js';
 

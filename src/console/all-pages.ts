@@ -1,8 +1,8 @@
 import type { Hono, MiddlewareHandler } from 'hono';
+import { accountSession } from './console-http.js';
 import type { ConsoleDeps, ConsoleEnv } from './deps.js';
 import { registerDestinations } from './destinations/routes.js';
 import { registerGallery } from './gallery/routes.js';
-import { accountSession } from './http.js';
 import { authorizeSession } from './key-principal.js';
 import { registerKeys } from './keys/routes.js';
 import { registerOperator } from './operator/routes.js';

@@ -1,4 +1,4 @@
-import { type ComfyServer, comfyHttp } from './http.js';
+import { type ComfyServer, comfyHttp } from './comfy-http.js';
 
 /** One ComfyUI server as doctor reports it: reachable or not, its version and device, its queue. */
 export interface ComfyHealth {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Duration } from './fields.js';
+import { Duration } from './setting-fields.js';
 
 // The auth section (access tokens, an external issuer) and the console section (its sessions).
 

@@ -6,7 +6,7 @@ import { before, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { OutputOrigin, OutputSigner } from '../../../src/domain/provenance.js';
 import { bundledFfmpegPath } from '../../../src/media/ffmpeg.js';
-import { createOutputSigner } from '../../../src/services/provenance.js';
+import { createOutputSigner } from '../../../src/services/provenance-signer.js';
 import { makeTestChain, type TestChain } from '../../helpers/c2pa-certs.js';
 import { makeImage } from '../../helpers/images.js';
 import { tempDir } from '../../helpers/temp-dir.js';
@@ -225,7 +225,7 @@ test('provenance.enabled false: off, no log line, outputs unsigned, verify still
 test('a process that built the signer and signed exits on its own (the signer holds no handle that keeps it alive)', async (t) => {
   const dir = await tempDir(t);
   const script = join(dir, 'sign-and-end.mts');
-  const src = new URL('../../../src/services/provenance.ts', import.meta.url).pathname;
+  const src = new URL('../../../src/services/provenance-signer.ts', import.meta.url).pathname;
   const certs = new URL('../../helpers/c2pa-certs.ts', import.meta.url).pathname;
   await writeFile(
     script,
