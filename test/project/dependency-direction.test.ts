@@ -146,3 +146,75 @@ test("only the engine's intake reads the store's shared queue (signals, leases)"
   }
   assert.deepEqual(readers, []);
 });
+
+/** The relative imports of every source file, resolved to source files (type-only ones too). */
+async function importGraph(): Promise<Map<string, string[]>> {
+  const graph = new Map<string, string[]>();
+  const files = await sourceFiles(SRC);
+  const known = new Set(files);
+  for (const file of files) {
+    const targets: string[] = [];
+    for (const match of (await readFile(file, 'utf8')).matchAll(IMPORT)) {
+      const specifier = match[3] ?? match[4];
+      if (!specifier.startsWith('.')) continue;
+      const base = resolve(dirname(file), specifier).replace(/\.js$/, '');
+      const target = [`${base}.ts`, `${base}.tsx`].find((candidate) => known.has(candidate));
+      if (target && target !== file) targets.push(target);
+    }
+    graph.set(file, targets);
+  }
+  return graph;
+}
+
+/** Groups of files that import each other round a circle (Tarjan's strongly connected components). */
+function circles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      group.push(relative(SRC, member));
+    } while (member !== file);
+    if (group.length > 1) found.push(group.sort());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return found;
+}
+
+/** A circle makes load order matter and hides which file owns a shape: shared types get a module of their own. */
+test('no source files import each other in a circle', async () => {
+  assert.deepEqual(circles(await importGraph()), []);
+});
+
+test('the circle finder finds a circle', () => {
+  const a = join(SRC, 'a.ts');
+  const b = join(SRC, 'b.ts');
+  const c = join(SRC, 'c.ts');
+  assert.deepEqual(
+    circles(
+      new Map([
+        [a, [b]],
+        [b, [a, c]],
+        [c, []],
+      ]),
+    ),
+    [['a.ts', 'b.ts']],
+  );
+});
