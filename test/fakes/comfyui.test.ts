@@ -617,7 +617,7 @@ test('the model-free fixture workflows of the real-server test run on the fake: 
   const fake = await startFakeComfyUi(t);
   const client = await connect(fake, 'c');
   const fixture = (name: string) =>
-    JSON.parse(readFileSync(new URL(`../../fixtures/comfyui/workflows/${name}.json`, import.meta.url), 'utf8'));
+    JSON.parse(readFileSync(new URL(`../fixtures/comfyui/workflows/${name}.json`, import.meta.url), 'utf8'));
   const run = async (prompt: unknown) => {
     const { json } = await post(fake, '/prompt', { prompt, client_id: 'c' });
     await finished(fake, json.prompt_id);
