@@ -1,24 +1,32 @@
 import { z } from 'zod';
-import type { ModelConfig } from '../config/schema.js';
 import { AppError } from '../domain/errors.js';
 import { formatUsd, parseUsd } from '../domain/money.js';
-import { modelProviders, providersLane } from '../domain/provider-lanes.js';
 import { dimensionsFor, normalizeSize, parseSizeText, sizeText } from '../domain/sizes.js';
 import { MAX_ATTEMPTS, ProviderError } from '../domain/task-status.js';
 import type { TaskTypeDefinition } from '../engine/task-registry.js';
 import { probeImage, sniffImage } from '../media/images.js';
 import type { GenerateParams, SourceImage } from '../providers/provider-types.js';
-import { checkDestination, checkMetadata, requireProvider, requireVision } from './checks.js';
-import { providerForAttempt } from './failover.js';
+import { requireProvider, requireVision } from './checks.js';
+import {
+  bodyPerConfig,
+  checkGenerationRequest,
+  checkNegativePrompt,
+  itemResults,
+  loadInputs,
+  modelLane,
+  modelProvider,
+  plannedModel,
+  resolveModel,
+  storedItem,
+} from './generation.js';
 import { type GenerateBody, generateBody } from './image-generate-body.js';
 import { rateGeneratedImage, ratingRequestOf } from './image-generate-rating.js';
 import { checkRunSeeds, outputsPerRun, runOf, taskOutputsPerRun } from './image-runs.js';
-import { generationOrigin, providerNameOf } from './output-origin.js';
-import { checkParameters, checkRawWorkflow, parameterPrice, providerParameters } from './parameter-fields.js';
-import { inputUrl } from './request-parts.js';
+import { generationOrigin } from './output-origin.js';
+import { parameterPrice, providerParameters } from './parameter-fields.js';
 import { DestinationOutcome, ItemError, Provenance, UsdText } from './result-parts.js';
 import { baseSeed, ItemSeed, itemSeed } from './seeds.js';
-import { deliverToDestination, type ImageTaskDeps } from './task-type-deps.js';
+import type { ImageTaskDeps } from './task-type-deps.js';
 
 /** One image item: made (and charged), or failed on its own while the task completes (docs/api/images.md#generate-post-imagegenerate). */
 const GeneratedImage = z.discriminatedUnion('status', [
@@ -66,16 +74,11 @@ interface GenerationPlan {
 
 /** image.generate: one item per image, on the model's providers in turn (failover), priced per image from config. */
 export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<GenerateBody> {
-  const resolveModel = (request: GenerateBody): { id: string; model: ModelConfig | undefined } => {
-    const config = deps.config.current();
-    const id = request.model === 'auto' ? config.defaultModel : request.model;
-    return { id, model: config.models[id] };
-  };
-  const providersOf = modelProviders;
+  const resolveImageModel = (request: GenerateBody) => resolveModel(deps.config.current(), 'models', request.model);
 
   /** perImage (or the 4K price at 4K scale, when the model has one) + perInput × inputs. */
   const imageCost = (request: GenerateBody): number => {
-    const { model } = resolveModel(request);
+    const { model } = resolveImageModel(request);
     if (!model) return 0;
     const size = normalizeSize(request.size);
     const fourK =
@@ -93,7 +96,7 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
     request: GenerateBody,
     signal: AbortSignal,
   ): Promise<GenerationPlan> {
-    const { id, model } = resolveModel(request);
+    const { id, model } = resolveImageModel(request);
     if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `model ${id} is no longer configured`);
     if (task.prepared) return task.prepared as GenerationPlan;
     const size = normalizeSize(request.size);
@@ -117,25 +120,13 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
       .then(({ format, width, height }) => ({ data, format, width, height }))
       .catch(() => ({ data, format: sniffImage(data) ?? 'png', width: planned.width, height: planned.height }));
 
-  // The schema names the model ids, so it is built once per config (a reload builds it anew).
-  let bodyFor: { config: object; schema: ReturnType<typeof generateBody> } | null = null;
-
   return {
     type: 'image.generate',
     scope: 'image:generate',
-    body: () => {
-      const config = deps.config.current();
-      if (bodyFor?.config !== config) bodyFor = { config, schema: generateBody(Object.keys(config.models)) };
-      return bodyFor.schema;
-    },
+    body: bodyPerConfig(deps, (config) => generateBody(Object.keys(config.models))),
     toRequest: (body) => body,
-    async validate(request, { accountId, scopes }) {
-      checkMetadata(request.metadata);
-      await checkDestination(deps.destinations, accountId, request.destination);
-      const { id, model } = resolveModel(request);
-      if (!model) throw new AppError('VALIDATION_ERROR', `the default model "${id}" is not configured`);
-      checkRawWorkflow(id, model, request.workflow, scopes);
-      checkParameters(id, model, request.parameters);
+    async validate(request, credential) {
+      const { id, model } = await checkGenerationRequest(deps, 'models', request, credential);
       const { capabilities } = model;
       if (request.inputs.length > capabilities.maxInputs) {
         throw new AppError(
@@ -143,8 +134,7 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
           `model ${id} takes at most ${capabilities.maxInputs} input image(s); ${request.inputs.length} were sent`,
         );
       }
-      if (request.negative_prompt !== undefined && !capabilities.negativePrompt)
-        throw new AppError('VALIDATION_ERROR', `model ${id} does not take a negative_prompt`);
+      checkNegativePrompt(id, model, request);
       checkRunSeeds(deps.config.current(), id, request.count);
       const rating = ratingRequestOf(request.rating);
       if (rating?.mode === 'custom') requireVision(deps.providers().visionRater, 'custom rating');
@@ -152,23 +142,17 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
     },
     // `count` runs, each making one item per output of the model's workflow.
     itemCount: (request) =>
-      request.count * outputsPerRun(deps.config.current(), resolveModel(request).id, request.workflow),
+      request.count * outputsPerRun(deps.config.current(), resolveImageModel(request).id, request.workflow),
     itemCost: (request) => imageCost(request),
 
-    lane: (request) => {
-      const { model } = resolveModel(request);
-      return model && providersOf(model).length > 0 ? providersLane(providersOf(model)) : 'image.generate';
-    },
+    lane: (request) => modelLane(resolveImageModel(request).model, 'image.generate'),
     maxAttempts: MAX_ATTEMPTS.image,
     // A server that last ran this model has it loaded: the lane sends the item there first.
-    affinity: (task, prepared) => ((task.prepared ?? prepared.saved) as GenerationPlan | undefined)?.model,
+    affinity: plannedModel,
 
     async prepare(task, request, signal) {
       const saved = await plan(task, request, signal);
-      const inputs: SourceImage[] = await Promise.all(
-        request.inputs.map((entry) => deps.images.load(inputUrl(entry), 'INVALID_INPUT', signal)),
-      );
-      return { saved, runtime: inputs };
+      return { saved, runtime: await loadInputs(deps, request.inputs, signal) };
     },
 
     async runItem({
@@ -185,14 +169,12 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
       storedFiles,
     }) {
       const planned = (task.prepared ?? prepared.saved) as GenerationPlan;
-      const model = deps.config.current().models[planned.model];
-      if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `model ${planned.model} is no longer configured`);
-      const lookup = (name: string) => deps.providers().generator(name);
-      const generator = providerForAttempt(
-        providersOf(model),
+      const { model, generator, providerName } = modelProvider(
+        deps,
+        'models',
+        planned.model,
+        (name) => deps.providers().generator(name),
         attempt,
-        lookup,
-        `model ${planned.model}`,
         preferredProvider,
       );
       // The items of one run share its job and its seed (docs/comfyui.md#every-output).
@@ -233,7 +215,7 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
         taskType: 'image.generate',
         section: 'models',
         model: planned.model,
-        provider: providerNameOf(providersOf(model), lookup, generator),
+        provider: providerName(),
         seed,
         prompt,
         postedWorkflow: request.workflow,
@@ -248,34 +230,23 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
         origin,
       );
       storedFiles?.(stored.files);
-      const item: Record<string, unknown> = {
-        status: 'success',
-        id: stored.id,
-        url: stored.serviceUrl,
-        service_url: stored.serviceUrl,
-        size: sizeText(stored.width, stored.height),
-        cost: formatUsd(imageCost(request)),
-      };
-      if (seed !== undefined) item.seed = seed;
-      if (stored.provenance) item.provenance = stored.provenance;
-      await deliverToDestination(deps, item, {
-        accountId: task.accountId,
-        destination: request.destination,
-        taskId: task.id,
-        index,
-        image: stored,
-        signal,
-      });
+      const item = await storedItem(
+        deps,
+        stored,
+        { size: sizeText(stored.width, stored.height), cost: formatUsd(imageCost(request)) },
+        seed,
+        { task, destination: request.destination, index, signal },
+      );
       if (rated) item.rating = rated;
       return item;
     },
 
     settle(task, request) {
       const planned = task.prepared as GenerationPlan | undefined;
-      const images = task.items.map((item) =>
-        item.status === 'success' ? item.result : { status: 'failed', error: item.error },
-      );
-      const result: Record<string, unknown> = { model: planned?.model ?? resolveModel(request).id, images };
+      const result: Record<string, unknown> = {
+        model: planned?.model ?? resolveImageModel(request).id,
+        images: itemResults(task),
+      };
       if (planned?.magicPrompt) result.magic_prompt = planned.magicPrompt;
       // Failed images are item failures; the task completes (docs/api/images.md#generate-post-imagegenerate).
       return { status: 'completed', result };

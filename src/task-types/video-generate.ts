@@ -1,31 +1,31 @@
 import { z } from 'zod';
-import type { VideoModelConfig } from '../config/schema.js';
 import { parseBinding } from '../domain/comfy-workflows.js';
 import { AppError } from '../domain/errors.js';
 import { formatUsd, type Micros, parseUsd } from '../domain/money.js';
-import { modelProviders, providersLane } from '../domain/provider-lanes.js';
 import { ASPECT_RATIOS, SIZE_PRESETS, sizeText } from '../domain/sizes.js';
 import { MAX_ATTEMPTS, ProviderError } from '../domain/task-status.js';
 import type { TaskTypeDefinition } from '../engine/task-registry.js';
 import type { SourceImage, VideoParams } from '../providers/provider-types.js';
-import { checkDestination, checkMetadata } from './checks.js';
-import { providerForAttempt } from './failover.js';
-import { checkRunSeeds } from './image-runs.js';
-import { generationOrigin, providerNameOf } from './output-origin.js';
 import {
-  checkParameters,
-  checkRawWorkflow,
-  ParametersField,
-  parameterPrice,
-  providerParameters,
-  WorkflowField,
-} from './parameter-fields.js';
+  bodyPerConfig,
+  checkGenerationRequest,
+  checkNegativePrompt,
+  itemResults,
+  loadInputs,
+  modelLane,
+  modelProvider,
+  plannedModel,
+  resolveModel,
+  storedItem,
+} from './generation.js';
+import { checkRunSeeds } from './image-runs.js';
+import { generationOrigin } from './output-origin.js';
+import { ParametersField, parameterPrice, providerParameters, WorkflowField } from './parameter-fields.js';
 import {
   AccessOptions,
   DestinationName,
   FreeText,
   InputEntry,
-  inputUrl,
   LIMITS,
   Metadata,
   Priority,
@@ -33,7 +33,7 @@ import {
 } from './request-parts.js';
 import { DestinationOutcome, ItemError, Provenance, UsdText } from './result-parts.js';
 import { baseSeed, ItemSeed, itemSeed, SeedField } from './seeds.js';
-import { deliverToDestination, type ImageTaskDeps } from './task-type-deps.js';
+import type { ImageTaskDeps } from './task-type-deps.js';
 import { videoOutput } from './video-output.js';
 import { videoDimensions } from './video-size.js';
 
@@ -98,8 +98,6 @@ const GeneratedVideo = z.discriminatedUnion('status', [
 /** The task's result: the resolved model and one item per video. */
 export const VideoResult = z.object({ model: z.string(), videos: z.array(GeneratedVideo) });
 
-const providersOf = modelProviders;
-
 /** Whether the frames binding reaches the graph run: the model's own workflow (checked at load), or a posted graph holding that node input. */
 function framesBound(binding: string | undefined, posted: Record<string, unknown> | undefined): boolean {
   if (!binding) return false;
@@ -120,15 +118,11 @@ interface VideoPlan {
 
 /** video.generate: one item per video, on the model's providers in turn (failover), priced per second of footage from config. */
 export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBody> {
-  const resolveModel = (request: VideoBody): { id: string; model: VideoModelConfig | undefined } => {
-    const config = deps.config.current();
-    const id = request.model === 'auto' ? config.defaultVideoModel : request.model;
-    return { id, model: config.videoModels[id] };
-  };
+  const resolveVideoModel = (request: VideoBody) => resolveModel(deps.config.current(), 'videoModels', request.model);
 
   /** (perSecond + the parameters' price) × duration_s + perInput × inputs. */
   const videoCost = (request: VideoBody): Micros => {
-    const { model } = resolveModel(request);
+    const { model } = resolveVideoModel(request);
     if (!model) return 0;
     return (
       (parseUsd(model.price.perSecond)! + parameterPrice(model, request.parameters)) * request.duration_s +
@@ -136,24 +130,13 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
     );
   };
 
-  let bodyFor: { config: object; schema: ReturnType<typeof videoBody> } | null = null;
-
   return {
     type: 'video.generate',
     scope: 'video:generate',
-    body: () => {
-      const config = deps.config.current();
-      if (bodyFor?.config !== config) bodyFor = { config, schema: videoBody(Object.keys(config.videoModels)) };
-      return bodyFor.schema;
-    },
+    body: bodyPerConfig(deps, (config) => videoBody(Object.keys(config.videoModels))),
     toRequest: (body) => body,
-    async validate(request, { accountId, scopes }) {
-      checkMetadata(request.metadata);
-      await checkDestination(deps.destinations, accountId, request.destination);
-      const { id, model } = resolveModel(request);
-      if (!model) throw new AppError('VALIDATION_ERROR', `the default video model "${id}" is not configured`);
-      checkRawWorkflow(id, model, request.workflow, scopes);
-      checkParameters(id, model, request.parameters);
+    async validate(request, credential) {
+      const { id, model } = await checkGenerationRequest(deps, 'videoModels', request, credential);
       const { capabilities } = model;
       if (request.duration_s > capabilities.maxDurationS)
         throw new AppError(
@@ -171,34 +154,27 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
           `model ${id} takes ${capabilities.maxInputs === 0 ? 'no input image' : 'one input image (the first frame)'}; ${request.inputs.length} were sent`,
         );
       }
-      if (request.negative_prompt !== undefined && !capabilities.negativePrompt)
-        throw new AppError('VALIDATION_ERROR', `model ${id} does not take a negative_prompt`);
+      checkNegativePrompt(id, model, request);
       checkRunSeeds(deps.config.current(), id, request.count, 'videoModels');
     },
     itemCount: (request) => request.count,
     itemCost: (request) => videoCost(request),
 
     // Video work has its own lanes (video:<provider>), so a clip being encoded never holds up images.
-    lane: (request) => {
-      const { model } = resolveModel(request);
-      return `video:${model && providersOf(model).length > 0 ? providersLane(providersOf(model)) : 'generate'}`;
-    },
+    lane: (request) => `video:${modelLane(resolveVideoModel(request).model, 'generate')}`,
     maxAttempts: MAX_ATTEMPTS.video,
     // A server that last ran this model has it loaded: the lane sends the item there first.
-    affinity: (task, prepared) => ((task.prepared ?? prepared.saved) as VideoPlan | undefined)?.model,
+    affinity: plannedModel,
 
     async prepare(task, request, signal) {
-      const { id, model } = resolveModel(request);
+      const { id, model } = resolveVideoModel(request);
       if (!model) throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `video model ${id} is no longer configured`);
       const saved: VideoPlan = (task.prepared as VideoPlan | undefined) ?? {
         model: id,
         ...videoDimensions(request.size, model.capabilities),
         seed: baseSeed(request.seed),
       };
-      const inputs: SourceImage[] = await Promise.all(
-        request.inputs.map((entry) => deps.images.load(inputUrl(entry), 'INVALID_INPUT', signal)),
-      );
-      return { saved, runtime: inputs };
+      return { saved, runtime: await loadInputs(deps, request.inputs, signal) };
     },
 
     async runItem({
@@ -215,15 +191,12 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
       storedFiles,
     }) {
       const planned = (task.prepared ?? prepared.saved) as VideoPlan;
-      const model = deps.config.current().videoModels[planned.model];
-      if (!model)
-        throw new ProviderError('CAPABILITY_NOT_SUPPORTED', `video model ${planned.model} is no longer configured`);
-      const lookup = (name: string) => deps.providers().videoGenerator(name);
-      const generator = providerForAttempt(
-        providersOf(model),
+      const { model, generator, providerName } = modelProvider(
+        deps,
+        'videoModels',
+        planned.model,
+        (name) => deps.providers().videoGenerator(name),
         attempt,
-        lookup,
-        `video model ${planned.model}`,
         preferredProvider,
       );
       const [input] = prepared.runtime as SourceImage[];
@@ -265,7 +238,7 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
         taskType: 'video.generate',
         section: 'videoModels',
         model: planned.model,
-        provider: providerNameOf(providersOf(model), lookup, generator),
+        provider: providerName(),
         seed,
         prompt: request.prompt,
         postedWorkflow: request.workflow,
@@ -282,37 +255,23 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
       });
       const stored = await deps.videos.save(data, request.format, origin);
       storedFiles?.(stored.files);
-      const item: Record<string, unknown> = {
-        status: 'success',
-        id: stored.id,
-        url: stored.serviceUrl,
-        service_url: stored.serviceUrl,
+      const fields = {
         size: sizeText(info.width, info.height),
         duration_s: Math.round(info.durationS * 100) / 100,
         fps: Math.round(info.fps * 100) / 100,
         format: request.format,
         cost: formatUsd(videoCost(request)),
       };
-      if (seed !== undefined) item.seed = seed;
-      if (stored.provenance) item.provenance = stored.provenance;
-      await deliverToDestination(deps, item, {
-        accountId: task.accountId,
-        destination: request.destination,
-        taskId: task.id,
-        index,
-        image: stored,
-        signal,
-      });
-      return item;
+      return storedItem(deps, stored, fields, seed, { task, destination: request.destination, index, signal });
     },
 
     settle(task, request) {
       const planned = task.prepared as VideoPlan | undefined;
-      const videos = task.items.map((item) =>
-        item.status === 'success' ? item.result : { status: 'failed', error: item.error },
-      );
       // Failed videos are item failures; the task completes (docs/api/videos.md#generate-post-videogenerate).
-      return { status: 'completed', result: { model: planned?.model ?? resolveModel(request).id, videos } };
+      return {
+        status: 'completed',
+        result: { model: planned?.model ?? resolveVideoModel(request).id, videos: itemResults(task) },
+      };
     },
   };
 }

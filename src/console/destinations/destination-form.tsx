@@ -2,7 +2,7 @@
 import { CreateDestinationBody } from '../../api/routes/destinations/create.js';
 import { UpdateDestinationBody } from '../../api/routes/destinations/update.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
-import { DESTINATION_PROVIDERS, type DestinationProviderId } from '../../services/destinations.js';
+import { DESTINATION_PROVIDERS, type DestinationProviderId } from '../../services/destination-configs.js';
 import { type Refusal, schemaRefusal } from '../components/refusal.js';
 import { Csrf } from '../layout.js';
 import { exampleConfig, PROVIDER_NAMES, ProviderHelp } from './provider-help.js';

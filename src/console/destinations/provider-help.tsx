@@ -1,6 +1,10 @@
 /** @jsxImportSource hono/jsx */
 import type { ZodType } from 'zod';
-import { DESTINATION_CONFIGS, DESTINATION_PROVIDERS, type DestinationProviderId } from '../../services/destinations.js';
+import {
+  DESTINATION_CONFIGS,
+  DESTINATION_PROVIDERS,
+  type DestinationProviderId,
+} from '../../services/destination-configs.js';
 
 export const PROVIDER_NAMES: Record<DestinationProviderId, string> = {
   local: 'Local folder',

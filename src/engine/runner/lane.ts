@@ -2,20 +2,10 @@ import { performance } from 'node:perf_hooks';
 import { FairQueue } from './fair-queue.js';
 import type { KeyGate } from './key-gate.js';
 import type { LaneJob, LaneView, SlotGrant, Started } from './lane-batch.js';
+import { AFFINITY_WINDOW, LaneProviders, type ProviderRoom } from './lane-providers.js';
 
 /** Weight of the newest item in a lane's mean item time (an exponentially weighted mean): about the last ten items count. */
 const ITEM_TIME_WEIGHT = 0.2;
-
-/** How far past the head of the order a free provider looks for an item of the model it last ran. */
-export const AFFINITY_WINDOW = 8;
-
-/** One provider of a lane: its room, and the model its last item ran (still loaded there). */
-interface ProviderRoom {
-  readonly name: string;
-  capacity: number;
-  running: number;
-  last: string | undefined;
-}
 
 /** What a lane reads from the lanes around it. */
 export interface LaneEnv {
@@ -48,7 +38,7 @@ export class Lane implements LaneView {
   /** Items whose work has not ended (in a slot or past it). */
   private active = 0;
   private idleWaiters: (() => void)[] = [];
-  private providers: ProviderRoom[] = [];
+  private readonly providers = new LaneProviders();
   /** Queued items in arrival order, for the oldest wait (started and dropped ones are passed over lazily). */
   private arrivals: LaneJob[] = [];
   private arrivalsHead = 0;
@@ -68,7 +58,7 @@ export class Lane implements LaneView {
 
   /** Items it should hold queued beyond its slots for model affinity to have a choice (a lane of several providers). */
   get lookahead(): number {
-    return this.providers.length >= 2 ? AFFINITY_WINDOW : 0;
+    return this.providers.count >= 2 ? AFFINITY_WINDOW : 0;
   }
 
   get queued(): number {
@@ -78,15 +68,7 @@ export class Lane implements LaneView {
   /** The config changed: slots and providers again, then start what now fits. */
   resize(): void {
     this.concurrency = this.env.concurrencyOf(this.name);
-    const known = new Map(this.providers.map((provider) => [provider.name, provider]));
-    this.providers = this.env.providersOf(this.name).map(({ name, capacity }) => {
-      const kept = known.get(name);
-      if (kept) {
-        kept.capacity = capacity;
-        return kept;
-      }
-      return { name, capacity, running: 0, last: undefined };
-    });
+    this.providers.resize(this.env.providersOf(this.name));
     this.pump();
   }
 
@@ -174,14 +156,7 @@ export class Lane implements LaneView {
     }
   }
 
-  /**
-   * The next item and the provider it should go to. Items whose key runs its cap are parked on
-   * the way. With several providers, an item goes to a free one that last ran its model; a free
-   * provider whose model the head of the order does not want takes an item of its own model
-   * from just behind the head, when the head's model is loaded on a provider that will soon take
-   * it; otherwise the head goes to a free provider (one never used first), so none idles while
-   * work waits.
-   */
+  /** The next item and the provider it should go to (lane-providers.ts); items whose key runs its cap are parked on the way. */
   private pick(): { job: LaneJob; provider: ProviderRoom | undefined } | undefined {
     let head = this.queue.first();
     while (head && this.env.gate.full(head)) {
@@ -189,22 +164,12 @@ export class Lane implements LaneView {
       head = this.queue.first();
     }
     if (!head) return undefined;
-    if (this.providers.length < 2) return { job: head, provider: this.providers[0] };
-    const free = this.providers.filter((provider) => provider.running < provider.capacity);
-    if (free.length === 0) return { job: head, provider: undefined };
-    const wanted = head.affinity;
-    const match = wanted === undefined ? undefined : free.find((provider) => provider.last === wanted);
-    if (wanted === undefined || match) return { job: head, provider: match ?? free[0] };
-    if (this.providers.some((provider) => provider.last === wanted)) {
-      for (const provider of free) {
-        if (provider.last === undefined) continue;
-        const own = this.queue
-          .head(AFFINITY_WINDOW)
-          .find((job) => job.affinity === provider.last && job.priority === head.priority && !this.env.gate.full(job));
-        if (own) return { job: own, provider };
-      }
-    }
-    return { job: head, provider: free.find((provider) => provider.last === undefined) ?? free[0] };
+    const { priority } = head;
+    return this.providers.choose(head, (model) =>
+      this.queue
+        .head(AFFINITY_WINDOW)
+        .find((job) => job.affinity === model && job.priority === priority && !this.env.gate.full(job)),
+    );
   }
 
   private park(job: LaneJob): void {

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { DESTINATION_CONFIGS, DESTINATION_PROVIDERS } from '../../../services/destinations.js';
+import { DESTINATION_CONFIGS, DESTINATION_PROVIDERS } from '../../../services/destination-configs.js';
 import { DestinationName } from '../../../task-types/request-parts.js';
 import { dataOf } from '../../common-schemas.js';
 import { addDataRoute } from '../../data-route.js';

@@ -1,5 +1,5 @@
 import type { Config } from '../../../config/schema.js';
-import { buildOpenApi } from '../../openapi.js';
+import { buildOpenApi } from '../../openapi/document.js';
 import type { RouteSpec } from '../../route.js';
 import type { ApiDeps } from '../../types.js';
 

@@ -1,17 +1,17 @@
 import { z } from 'zod';
-import { BILLING_THRESHOLD_EVENT, TEST_EVENT_KIND, taskEventKind } from '../domain/event-kinds.js';
-import { TASK_ERROR_CODES } from '../domain/task-status.js';
-import { TASK_MODULES } from '../task-types/task-modules.js';
-import { Timestamp, Usd } from './common-schemas.js';
-import { ApiKey } from './routes/api-keys/schemas.js';
-import { Destination } from './routes/destinations/schemas.js';
-import { PendingTaskAnswer } from './routes/image/schemas.js';
-import { UploadedFile } from './routes/image/upload.js';
-import { CredentialsReport } from './routes/image/verify.js';
-import { Model } from './routes/models/list.js';
-import { Task, TaskProgress, TaskResult, TaskStatusSchema } from './routes/tasks/schemas.js';
-import { VideoModel } from './routes/video/models.js';
-import { Delivery, EventKind, Webhook } from './routes/webhooks/schemas.js';
+import { BILLING_THRESHOLD_EVENT, TEST_EVENT_KIND, taskEventKind } from '../../domain/event-kinds.js';
+import { TASK_ERROR_CODES } from '../../domain/task-status.js';
+import { TASK_MODULES } from '../../task-types/task-modules.js';
+import { Timestamp, Usd } from '../common-schemas.js';
+import { ApiKey } from '../routes/api-keys/schemas.js';
+import { Destination } from '../routes/destinations/schemas.js';
+import { PendingTaskAnswer } from '../routes/image/schemas.js';
+import { UploadedFile } from '../routes/image/upload.js';
+import { CredentialsReport } from '../routes/image/verify.js';
+import { Model } from '../routes/models/list.js';
+import { Task, TaskProgress, TaskResult, TaskStatusSchema } from '../routes/tasks/schemas.js';
+import { VideoModel } from '../routes/video/models.js';
+import { Delivery, EventKind, Webhook } from '../routes/webhooks/schemas.js';
 
 /**
  * Error and event shapes, and the names of the schemas the API description shows under
