@@ -18,7 +18,6 @@ import { createAuthService } from '../services/auth.js';
 import { createConsoleSessionService } from '../services/console-sessions.js';
 import { createDataRemoval, removeStoredFiles } from '../services/data-removal.js';
 import { createDestinationService } from '../services/destinations.js';
-import { checkLedger } from '../services/doctor.js';
 import { EventBus } from '../services/events.js';
 import { createIdempotencyService } from '../services/idempotency.js';
 import { createImageLibrary } from '../services/images.js';
@@ -36,18 +35,20 @@ import { createVideoLibrary } from '../services/videos.js';
 import { createWebhookService } from '../services/webhooks/webhook-service.js';
 import { nodeStorageFs, type StorageFs } from '../store/durable-fs.js';
 import { createFreeSpaceWatch } from '../store/free-space.js';
-import { removeTempFiles } from '../store/temp-files.js';
 import { createTaskTypes } from '../task-types/index.js';
 import { createBillingAlerts } from '../webhooks/billing-alerts.js';
 import { createOutbox } from '../webhooks/outbox.js';
 import { newWebhookSecret } from '../webhooks/sign.js';
 import { webhookTargetRefusal } from '../webhooks/target-check.js';
 import type { AdminDeps } from './admin/deps.js';
-import { runAdminOp } from './admin/ops.js';
-import { openBlobStores } from './blob-storage.js';
+import { adminDepsOf } from './admin-deps.js';
+import { apiDepsOf } from './api-deps.js';
+import { createApiOps } from './api-ops.js';
+import { openBlobStores, tidyBlobStores } from './blob-storage.js';
+import { consoleDepsOf } from './console-deps.js';
 import { prepareDataDir } from './data-dir.js';
 import { quietLibraryNotices } from './library-notices.js';
-import type { Lifecycle } from './lifecycle.js';
+import { createLifecycle, type Lifecycle } from './lifecycle.js';
 import { type Logger, messageLog, silentLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { openOutputSigner } from './output-signer.js';
@@ -55,6 +56,9 @@ import { createModelPreload } from './preload-models.js';
 import { createEmbeddedRuntime, ffmpegPathOf } from './providers.js';
 import { createReadiness } from './readiness.js';
 import { createConfigReload, providerBuilder } from './reload.js';
+import type { ServiceInternals } from './service-internals.js';
+import { serviceInternals } from './service-internals.js';
+import type { ServiceParts } from './service-parts.js';
 import { createSingletonDuties } from './singleton-duties.js';
 import { createDriverFactory } from './storage-drivers.js';
 import { openStore } from './store-backend.js';
@@ -79,16 +83,13 @@ export interface ServiceOptions {
   loadC2pa?: () => Promise<C2paLoad>;
 }
 
-/** A temp file older than this in images/ or videos/ is a write that never finished (a younger one may be under way in another process). */
-const STALE_TEMP_MS = 60 * 60 * 1000;
-
 /**
  * Opens the store and builds every service over it, in dependency order: the one place they
  * are constructed. The task engine is built here too (the task service hands it created
  * tasks), but runs nothing until `serve` or `worker` starts it; operator commands on a stopped
  * data dir never do.
  */
-export async function openServices(options: ServiceOptions) {
+export async function openServices(options: ServiceOptions): Promise<Services> {
   const clock = options.clock ?? systemClock;
   quietLibraryNotices();
   const logger = options.logger ?? silentLogger();
@@ -135,19 +136,7 @@ export async function openServices(options: ServiceOptions) {
   const blobs = await orClose(
     openBlobStores(options.config, { root: layout.root, secret: (name) => secrets.get(name), fs: storageFs }),
   );
-  // Since when every file stored is recorded: marked by the first start of a version that records them, before it stores any (doctor's orphans rest on it).
-  await blobs
-    .recordedSince(Date.now())
-    .catch((err: Error) =>
-      log(`storage: could not mark since when files are recorded (${err.message}); doctor marks it later`),
-    );
-  // Temp files of blob writes a crash interrupted, in the background: start-up does not wait for a walk of images/.
-  for (const folder of blobs.folders) {
-    removeTempFiles(folder.path, STALE_TEMP_MS, 1).then(
-      (removed) => removed > 0 && log(`storage: removed ${removed} stale temp file(s) from ${folder.name}/`),
-      (err: Error) => log(`storage: could not sweep stale temp files from ${folder.name}/ (${err.message})`),
-    );
-  }
+  await tidyBlobStores(blobs, log);
   // Free space where the service writes: the store's folder (file store) and the blob folders (local storage).
   const freeSpace = createFreeSpaceWatch({
     fs: storageFs,
@@ -358,75 +347,46 @@ export async function openServices(options: ServiceOptions) {
     log,
   });
   const notReady = createReadiness({ store, storeDir: fileStore ? layout.store : null, space, models });
+  const ops = createApiOps({ logger, metrics, notReady, outputSigner, store });
 
-  const api: ApiDeps = {
+  const parts: ServiceParts = {
     config,
-    apiKeys,
-    auth,
-    tasks: engine.tasks,
-    registry,
+    configReload,
+    clock,
+    log,
+    layout,
+    publicBase,
+    store,
+    events,
+    secrets,
+    space,
+    outputSigner,
     images,
     uploads,
-    dataRemoval,
     videos,
-    webhooks,
-    destinations,
-    idempotency,
-    taskStreams: engine.streams,
-    accountEvents: engine.accountEvents,
-    usage,
-    outputSigner,
     verifySource,
-    log,
-    ops: {
-      accessLog: logger,
-      observeRequest: metrics.observeRequest,
-      metrics: async () => ({ contentType: metrics.contentType, text: await metrics.render() }),
-      notReady,
-      provenance: () => {
-        const { state, reason } = outputSigner.status();
-        return reason ? { state, reason } : { state };
-      },
-      // The pauses alone (not the lanes' figures): a readiness probe comes often and must stay cheap.
-      pausedLanes: async () =>
-        (await store.lanePauses.list()).map((pause) => ({ lane: pause.id, pausedAt: pause.pausedAt })),
-    },
-  };
-  const admin: AdminDeps = {
-    config,
-    clock,
-    publicBase,
+    destinations,
+    registry,
     accounts,
     apiKeys,
     tokens,
-    consoleSessions,
-    webhooks,
-    destinations,
-    usage,
-    operator,
-    secrets,
-    refreshProviders: configReload.refreshProviders,
+    auth,
     engine,
-    tasks: engine.tasks,
+    outbox,
+    webhooks,
+    dataRemoval,
     accountErase,
     retention,
-    checkLedger: () => checkLedger(store),
-    space,
-    storageInventory,
-    outputSigner,
-  };
-  const consoleDeps: ConsoleDeps = {
-    ...api,
-    accounts,
-    consoleSessions,
-    tokens,
-    clock,
     operator,
-    // The operator view's doctor status: the checks of `imgtask doctor`, without the storage walk.
-    doctor: () => runAdminOp(admin, 'doctor', { inventory: false }),
-    accountErase,
-    engine,
+    idempotency,
+    billingAlerts,
+    usage,
+    storageInventory,
+    consoleSessions,
+    ops,
   };
+  const api = apiDepsOf(parts);
+  const admin = adminDepsOf(parts);
   const close = async () => {
     engine.streams.close();
     outbox.close();
@@ -437,73 +397,29 @@ export async function openServices(options: ServiceOptions) {
     blobs.close();
     await store.close();
   };
-  const lifecycle: Lifecycle = {
-    config,
-    log,
-    adminSocket: layout.adminSocket,
+  const lifecycle = createLifecycle(parts, {
     firstStart,
-    start: (working) => engine.start(working ? singletonDuties : null),
-    workerId: () => engine.workerId(),
-    stopWork: (graceMs) => engine.close(graceMs),
-    closeStreams: () => engine.streams.close(),
-    async pendingWork() {
-      const tasks = await store.tasks.listPending();
-      const items = tasks.reduce((sum, task) => sum + task.items.filter((item) => item.status === 'pending').length, 0);
-      return { tasks: tasks.length, items };
-    },
-    reload: configReload.reload,
-    notReady,
+    duties: singletonDuties,
     preloadModels: models.preload,
-    setServerUrl(url) {
+    setServerUrl: (url) => {
       serverUrl = url;
     },
     close,
-  };
+  });
   return {
     api,
-    console: consoleDeps,
+    console: consoleDepsOf(parts, api, admin),
     admin,
     lifecycle,
-    /**
-     * Every part, for tests, benchmarks and the store dump to reach into; never handed to an adapter
-     * (the API, the console and the admin operations get their facades above).
-     */
-    internals: {
-      /** The operator actions' facade (runAdminOp). */
-      admin,
-      config,
-      reload: configReload.reload,
-      preloadModels: models.preload,
-      close,
-      clock,
-      log,
-      layout,
-      store,
-      events,
-      secrets,
-      accounts,
-      apiKeys,
-      tokens,
-      engine,
-      settlement: engine.settlement,
-      lanes: engine.lanes,
-      tasks: engine.tasks,
-      taskStreams: engine.streams,
-      images,
-      videos,
-      webhooks,
-      outbox,
-      destinations,
-      dataRemoval,
-      accountErase,
-      retention,
-      operator,
-      consoleSessions,
-      billingAlerts,
-    },
+    internals: serviceInternals(parts, { admin, preloadModels: models.preload, close }),
   };
 }
 
-export type Services = Awaited<ReturnType<typeof openServices>>;
-/** The test-facing view of the opened services (see `internals`). */
-export type ServiceInternals = Services['internals'];
+/** The opened services: the adapters' facades, the server's lifecycle, and the internals of tests and benchmarks. */
+export interface Services {
+  api: ApiDeps;
+  console: ConsoleDeps;
+  admin: AdminDeps;
+  lifecycle: Lifecycle;
+  internals: ServiceInternals;
+}
