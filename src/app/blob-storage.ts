@@ -12,6 +12,7 @@ import {
 } from '../store/blobs.js';
 import type { StorageFs } from '../store/durable-fs.js';
 import { localMark, MARK_NAME, objectMark, recordedSince } from '../store/recorded-since.js';
+import { removeTempFiles } from '../store/temp-files.js';
 
 export interface BlobStores {
   images: BlobStore;
@@ -91,4 +92,27 @@ export async function openBlobStores(
     recordedSince: (now) => recordedSince(objectMark(objects, `${s3.prefix}${MARK_NAME}`), Object.values(stores), now),
     close: () => objects.close(),
   };
+}
+
+/** A temp file older than this in images/ or videos/ is a write that never finished (a younger one may be under way in another process). */
+const STALE_TEMP_MS = 60 * 60 * 1000;
+
+/**
+ * The start-up chores of the blob stores, in the background: marking since when every file stored is
+ * recorded (by the first start of a version that records them, before it stores any: doctor's orphans
+ * rest on it), and removing the temp files of writes a crash interrupted (start-up does not wait for a
+ * walk of images/).
+ */
+export async function tidyBlobStores(blobs: BlobStores, log: (message: string) => void): Promise<void> {
+  await blobs
+    .recordedSince(Date.now())
+    .catch((err: Error) =>
+      log(`storage: could not mark since when files are recorded (${err.message}); doctor marks it later`),
+    );
+  for (const folder of blobs.folders) {
+    removeTempFiles(folder.path, STALE_TEMP_MS, 1).then(
+      (removed) => removed > 0 && log(`storage: removed ${removed} stale temp file(s) from ${folder.name}/`),
+      (err: Error) => log(`storage: could not sweep stale temp files from ${folder.name}/ (${err.message})`),
+    );
+  }
 }

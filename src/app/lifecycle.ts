@@ -1,5 +1,7 @@
 import type { Config } from '../config/schema.js';
 import type { ConfigSource } from '../config/source.js';
+import type { SingletonDuties } from '../engine/intake/intake-types.js';
+import type { ServiceParts } from './service-parts.js';
 
 /** The pending tasks and their unfinished items, as the store holds them now. */
 export interface PendingWork {
@@ -43,4 +45,42 @@ export interface Lifecycle {
   setServerUrl(url: string): void;
   /** Closes the streams, the outbox, the models, the blob stores and the store (flushing the journal). */
   close(): Promise<void>;
+}
+
+/** What the lifecycle has of its own, beyond the services: made by openServices as it wires them. */
+export interface LifecycleOwn {
+  firstStart: boolean;
+  /** What a working process runs besides tasks (handed to the engine when `start` is asked to work). */
+  duties: SingletonDuties;
+  preloadModels(needed?: boolean): void;
+  setServerUrl(url: string): void;
+  close(): Promise<void>;
+}
+
+/** The server's (or a worker's) handle on the opened services. */
+export function createLifecycle(
+  parts: Pick<ServiceParts, 'config' | 'log' | 'layout' | 'store' | 'engine' | 'configReload' | 'ops'>,
+  own: LifecycleOwn,
+): Lifecycle {
+  const { engine, store } = parts;
+  return {
+    config: parts.config,
+    log: parts.log,
+    adminSocket: parts.layout.adminSocket,
+    firstStart: own.firstStart,
+    start: (working) => engine.start(working ? own.duties : null),
+    workerId: () => engine.workerId(),
+    stopWork: (graceMs) => engine.close(graceMs),
+    closeStreams: () => engine.streams.close(),
+    async pendingWork() {
+      const tasks = await store.tasks.listPending();
+      const items = tasks.reduce((sum, task) => sum + task.items.filter((item) => item.status === 'pending').length, 0);
+      return { tasks: tasks.length, items };
+    },
+    reload: parts.configReload.reload,
+    notReady: parts.ops.notReady,
+    preloadModels: own.preloadModels,
+    setServerUrl: own.setServerUrl,
+    close: own.close,
+  };
 }

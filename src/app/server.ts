@@ -8,7 +8,8 @@ import type { ConfigFlags } from '../config/load.js';
 import { mountConsole } from '../console/mount.js';
 import { listenAdminSocket } from './admin-socket.js';
 import { watchConfig } from './config-watch.js';
-import { openServices, type ServiceInternals, type ServiceOptions } from './services.js';
+import type { ServiceInternals } from './service-internals.js';
+import { openServices, type ServiceOptions } from './services.js';
 
 export interface ServerOptions extends ServiceOptions {
   /** The config file to watch and reload live (with the flags it was loaded with). */

@@ -3,62 +3,47 @@ import type { Config } from '../config/schema.js';
 import { createConfigSource } from '../config/source.js';
 import type { ConsoleDeps } from '../console/deps.js';
 import { isUnderAllowedRoot } from '../destinations/local-folder.js';
-import { retentionMs } from '../domain/retention.js';
-import { parseDuration } from '../domain/time.js';
 import { createEngine } from '../engine/engine.js';
 import { type AnyTaskType, TaskTypeRegistry } from '../engine/task-registry.js';
-import { taskEventEnvelope, toProgressView } from '../engine/task-views.js';
+import { toProgressView } from '../engine/task-views.js';
 import type { C2paLoad } from '../media/c2pa.js';
-import { createSafeFetcher } from '../net/safe-fetch.js';
 import type { ProviderSet } from '../providers/provider-types.js';
-import { createAccountErase } from '../services/account-erase.js';
-import { createAccountService } from '../services/accounts.js';
-import { createApiKeyService } from '../services/api-keys.js';
-import { createAuthService } from '../services/auth.js';
-import { createConsoleSessionService } from '../services/console-sessions.js';
-import { createDataRemoval, removeStoredFiles } from '../services/data-removal.js';
+import { removeStoredFiles } from '../services/data-removal.js';
 import { createDestinationService } from '../services/destinations.js';
-import { checkLedger } from '../services/doctor.js';
 import { EventBus } from '../services/event-bus.js';
 import { createIdempotencyService } from '../services/idempotency.js';
-import { createImageLibrary } from '../services/image-library.js';
 import { createOperatorService } from '../services/operator.js';
-import { type Clock, systemClock, type UrlFetcher } from '../services/ports.js';
-import { createRetention } from '../services/retention-sweep.js';
+import { type Clock, systemClock } from '../services/ports.js';
 import { createSecretService } from '../services/secrets.js';
-import { createSpaceGuard } from '../services/space-guard.js';
-import { createStorageInventory } from '../services/storage-inventory.js';
-import { createTokenService } from '../services/tokens.js';
 import { createUploadService } from '../services/uploads.js';
 import { createUsageService } from '../services/usage.js';
-import { createVerifySource } from '../services/verify-source.js';
-import { createVideoLibrary } from '../services/video-library.js';
-import { createWebhookService } from '../services/webhooks/webhook-service.js';
 import { nodeStorageFs, type StorageFs } from '../store/durable-fs.js';
-import { createFreeSpaceWatch } from '../store/free-space.js';
-import { removeTempFiles } from '../store/temp-files.js';
 import { createTaskTypes } from '../task-types/task-modules.js';
-import { createBillingAlerts } from '../webhooks/billing-alerts.js';
-import { createOutbox } from '../webhooks/outbox.js';
-import { newWebhookSecret } from '../webhooks/sign.js';
 import { webhookTargetRefusal } from '../webhooks/target-check.js';
+import { createAccessServices } from './access-services.js';
 import type { AdminDeps } from './admin/deps.js';
-import { runAdminOp } from './admin/ops.js';
-import { openBlobStores } from './blob-storage.js';
+import { adminDepsOf } from './admin-deps.js';
+import { apiDepsOf } from './api-deps.js';
+import { createApiOps } from './api-ops.js';
+import { consoleDepsOf } from './console-deps.js';
 import { prepareDataDir } from './data-dir.js';
+import { createDataLifecycle } from './data-lifecycle.js';
 import { quietLibraryNotices } from './library-notices.js';
-import type { Lifecycle } from './lifecycle.js';
+import { createLifecycle, type Lifecycle } from './lifecycle.js';
 import { type Logger, messageLog, silentLogger } from './logger.js';
+import { openMediaServices } from './media-services.js';
 import { createMetrics } from './metrics.js';
-import { openOutputSigner } from './output-signer.js';
 import { createModelPreload } from './preload-models.js';
 import { createEmbeddedRuntime, ffmpegPathOf } from './providers.js';
 import { createReadiness } from './readiness.js';
 import { createConfigReload, providerBuilder } from './reload.js';
+import { type ServiceInternals, serviceInternals } from './service-internals.js';
+import type { ServiceParts } from './service-parts.js';
 import { createSingletonDuties } from './singleton-duties.js';
 import { createDriverFactory } from './storage-drivers.js';
 import { openStore } from './store-backend.js';
 import { logDeliveryOutcome, logTaskLifecycle } from './task-log.js';
+import { createWebhookServices } from './webhook-services.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -79,16 +64,13 @@ export interface ServiceOptions {
   loadC2pa?: () => Promise<C2paLoad>;
 }
 
-/** A temp file older than this in images/ or videos/ is a write that never finished (a younger one may be under way in another process). */
-const STALE_TEMP_MS = 60 * 60 * 1000;
-
 /**
  * Opens the store and builds every service over it, in dependency order: the one place they
  * are constructed. The task engine is built here too (the task service hands it created
  * tasks), but runs nothing until `serve` or `worker` starts it; operator commands on a stopped
  * data dir never do.
  */
-export async function openServices(options: ServiceOptions) {
+export async function openServices(options: ServiceOptions): Promise<Services> {
   const clock = options.clock ?? systemClock;
   quietLibraryNotices();
   const logger = options.logger ?? silentLogger();
@@ -131,83 +113,28 @@ export async function openServices(options: ServiceOptions) {
   });
   const configReload = createConfigReload(config, providersFor, await orClose(providersFor(options.config)));
 
-  // images.storage: the data dir's folders, or one S3-compatible bucket shared by every process (read at start).
-  const blobs = await orClose(
-    openBlobStores(options.config, { root: layout.root, secret: (name) => secrets.get(name), fs: storageFs }),
-  );
-  // Since when every file stored is recorded: marked by the first start of a version that records them, before it stores any (doctor's orphans rest on it).
-  await blobs
-    .recordedSince(Date.now())
-    .catch((err: Error) =>
-      log(`storage: could not mark since when files are recorded (${err.message}); doctor marks it later`),
-    );
-  // Temp files of blob writes a crash interrupted, in the background: start-up does not wait for a walk of images/.
-  for (const folder of blobs.folders) {
-    removeTempFiles(folder.path, STALE_TEMP_MS, 1).then(
-      (removed) => removed > 0 && log(`storage: removed ${removed} stale temp file(s) from ${folder.name}/`),
-      (err: Error) => log(`storage: could not sweep stale temp files from ${folder.name}/ (${err.message})`),
-    );
-  }
-  // Free space where the service writes: the store's folder (file store) and the blob folders (local storage).
-  const freeSpace = createFreeSpaceWatch({
-    fs: storageFs,
-    folders: [...(fileStore ? [{ name: 'store', path: layout.store }] : []), ...blobs.folders],
-  });
-  const space = createSpaceGuard({
-    readings: freeSpace.read,
-    minFreeBytes: () => config.current().store.minFreeBytes,
-    writeFailure: () => store.writeFailure(),
-  });
-  // Signs made images and videos as they are stored (provenance.*, read at start); a refused certificate stops the start.
-  const outputSigner = await orClose(
-    openOutputSigner({
-      config: options.config,
-      dataDir: layout.root,
+  const media = await orClose(
+    openMediaServices({
+      initial: options.config,
+      config,
+      layout,
+      store,
       secret: (name) => secrets.get(name),
-      log: options.log,
+      fs: storageFs,
+      publicBase,
+      log,
+      plainLog: options.log,
       logger,
-      load: options.loadC2pa,
+      loadC2pa: options.loadC2pa,
     }),
   );
-  // Other URLs through the SSRF guard, built per call from the fetch.* settings in force, so a reload applies to the next fetch.
-  const fetcher: UrlFetcher = {
-    fetch: (url, signal) =>
-      createSafeFetcher({ ...config.current().fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(
-        url,
-        signal,
-      ),
-  };
-  const images = createImageLibrary({
-    signer: outputSigner,
-    log,
-    space,
-    blobs: blobs.images,
-    fetcher,
-    publicBase,
-    config,
-  });
+  const { blobs, space, outputSigner, images, videos } = media;
   const uploads = createUploadService({
     images,
     store,
     clock,
     maxPixels: () => config.current().fetch.maxPixels,
-    discard: (upload) => dataRemoval.removeUploadData(upload),
-  });
-  const videos = createVideoLibrary({
-    blobs: blobs.videos,
-    posters: blobs.posters,
-    publicBase,
-    ffmpegPath: () => ffmpegPathOf(config.current()),
-    signer: outputSigner,
-    log,
-  });
-  // What POST /image/verify reads: other URLs through the guarded fetcher.
-  const verifySource = createVerifySource({
-    store,
-    images: blobs.images,
-    videos: blobs.videos,
-    publicBase,
-    fetcher,
+    discard: (upload) => dataLifecycle.dataRemoval.removeUploadData(upload),
   });
   const destinations = createDestinationService({
     store,
@@ -230,10 +157,7 @@ export async function openServices(options: ServiceOptions) {
   const metrics = createMetrics({ store, lanes: () => engine.lanes.stats(), queues: () => engine.queues() });
   for (const type of [...builtIn, ...(options.taskTypes ?? [])]) registry.register(metrics.timed(type));
 
-  const accounts = createAccountService(store, clock, () => config.current().retention);
-  const apiKeys = createApiKeyService(store, clock, log);
-  const tokens = createTokenService({ signingKey, clock, config });
-  const auth = createAuthService({ store, apiKeys, tokens });
+  const access = createAccessServices({ store, clock, config, signingKey, log });
   // Webhook URLs deliveries could never reach, under the setting in force, are refused when given.
   const checkWebhookUrl = (url: string) => webhookTargetRefusal(url, config.current().webhooks.allowPrivateAddresses);
   // The task lifecycle: how created tasks reach a runner (this process's, or the fleet's on a shared database) is the engine's to pick.
@@ -243,96 +167,49 @@ export async function openServices(options: ServiceOptions) {
     clock,
     events,
     config,
-    tokens,
+    tokens: access.tokens,
     log,
     space,
     checkWebhookUrl,
     discardFiles: (files) => removeStoredFiles(blobs, files),
   });
-  // Each listener subscribes itself: the outbox records every settlement's event (durably, after the settlement itself).
-  // A task being deleted has its settlement's event written scrubbed (dataRemoval is made just below; asked only once tasks run).
-  const outbox = createOutbox({
+  // A task being deleted has its settlement's event written scrubbed (its data removal is made just below; asked only once tasks run).
+  const hooks = createWebhookServices({
     store,
-    secretsKey,
     clock,
     config,
     events,
-    log,
-    eventTask: (task) => dataRemoval.eventTask(task),
-  });
-  // Managing webhooks (API, console, admin); its test and redeliver queue through the outbox.
-  const webhooks = createWebhookService({
-    store,
-    clock,
     secretsKey,
-    newSecret: newWebhookSecret,
-    delivery: outbox,
+    log,
     checkUrl: checkWebhookUrl,
+    eventTask: (task) => dataLifecycle.dataRemoval.eventTask(task),
   });
-  // Deleting a task's or an upload's data (DELETE /tasks/{id}, /image/upload/{id}; retention and erase too).
-  const dataRemoval = createDataRemoval({
+  const dataLifecycle = createDataLifecycle({
     store,
     blobs,
     clock,
-    cancel: (taskId) => engine.settlement.cancel(taskId),
-    eventEnvelope: taskEventEnvelope,
-    eventRecorded: (taskId) => outbox.recorded(taskId),
-  });
-  // Erasing an account (imgtask accounts erase), and finishing an erase a crash interrupted (at start and by the sweep).
-  const accountErase = createAccountErase({ store, clock, removal: dataRemoval, log });
-  // What has aged out (retention.*), removed by the sweep and by imgtask sweep.
-  const retention = createRetention({
-    store,
     config,
-    clock,
-    removal: dataRemoval,
+    space,
     log,
-    removed: metrics.countRetention,
+    cancel: (taskId) => engine.settlement.cancel(taskId),
+    eventRecorded: (taskId) => hooks.outbox.recorded(taskId),
+    retentionRemoved: metrics.countRetention,
   });
   const operator = createOperatorService({
     store,
-    accounts,
+    accounts: access.accounts,
     clock,
     publicBase,
     progressOf: (task) => toProgressView(task, engine.tasks.liveProgress(task.id)),
     queues: () => engine.queues(),
   });
   const idempotency = createIdempotencyService({ store, clock, secretsKey, log });
-  // An event refused for lack of space is recorded once space returns, as a start would.
-  afterSpaceReturns = () => {
-    outbox.recoverMissing().then(
-      (recovered) => recovered > 0 && log(`webhooks: recorded ${recovered} event(s) refused while the disk was full`),
-      (err: Error) =>
-        log(
-          `webhooks: events refused while the disk was full not recorded yet (${err.message}); the next start records them`,
-        ),
-    );
-  };
-  // Budget alerts: each charging settlement is compared with the thresholds (billing.threshold_reached).
-  const billingAlerts = createBillingAlerts({ store, clock, config, events, log });
+  afterSpaceReturns = hooks.recoverRefusedEvents;
   const usage = createUsageService({ store, clock });
-  // What the blob storage holds, and orphans (imgtask doctor, --fix).
-  const storageInventory = createStorageInventory({
-    store,
-    blobs,
-    fixHeld: async () => {
-      const refused = store.writeFailure();
-      if (refused) return `the store refuses writes (${refused})`;
-      const short = await space.problems();
-      return short.length > 0 ? short.join('; ') : null;
-    },
-  });
-  const consoleSessions = createConsoleSessionService({
-    store,
-    clock,
-    auth,
-    sessionTtlMs: () => parseDuration(config.current().console.sessionTtl) ?? 12 * 3_600_000,
-    keepExpiredMs: () => retentionMs(config.current().retention.consoleSessions),
-  });
   const singletonDuties = createSingletonDuties({
-    outbox,
-    accountErase,
-    retention,
+    outbox: hooks.outbox,
+    accountErase: dataLifecycle.accountErase,
+    retention: dataLifecycle.retention,
     events,
     config,
     clock,
@@ -358,152 +235,66 @@ export async function openServices(options: ServiceOptions) {
     log,
   });
   const notReady = createReadiness({ store, storeDir: fileStore ? layout.store : null, space, models });
+  const ops = createApiOps({ logger, metrics, notReady, outputSigner, store });
 
-  const api: ApiDeps = {
+  const parts: ServiceParts = {
+    ...media,
+    ...access,
+    ...hooks,
+    ...dataLifecycle,
     config,
-    apiKeys,
-    auth,
-    tasks: engine.tasks,
-    registry,
-    images,
-    uploads,
-    dataRemoval,
-    videos,
-    webhooks,
-    destinations,
-    idempotency,
-    taskStreams: engine.streams,
-    accountEvents: engine.accountEvents,
-    usage,
-    outputSigner,
-    verifySource,
+    configReload,
+    clock,
     log,
-    ops: {
-      accessLog: logger,
-      observeRequest: metrics.observeRequest,
-      metrics: async () => ({ contentType: metrics.contentType, text: await metrics.render() }),
-      notReady,
-      provenance: () => {
-        const { state, reason } = outputSigner.status();
-        return reason ? { state, reason } : { state };
-      },
-      // The pauses alone (not the lanes' figures): a readiness probe comes often and must stay cheap.
-      pausedLanes: async () =>
-        (await store.lanePauses.list()).map((pause) => ({ lane: pause.id, pausedAt: pause.pausedAt })),
-    },
-  };
-  const admin: AdminDeps = {
-    config,
-    clock,
+    layout,
     publicBase,
-    accounts,
-    apiKeys,
-    tokens,
-    consoleSessions,
-    webhooks,
-    destinations,
-    usage,
-    operator,
+    store,
+    events,
     secrets,
-    refreshProviders: configReload.refreshProviders,
+    uploads,
+    destinations,
+    registry,
     engine,
-    tasks: engine.tasks,
-    accountErase,
-    retention,
-    checkLedger: () => checkLedger(store),
-    space,
-    storageInventory,
-    outputSigner,
-  };
-  const consoleDeps: ConsoleDeps = {
-    ...api,
-    accounts,
-    consoleSessions,
-    tokens,
-    clock,
     operator,
-    // The operator view's doctor status: the checks of `imgtask doctor`, without the storage walk.
-    doctor: () => runAdminOp(admin, 'doctor', { inventory: false }),
-    accountErase,
-    engine,
+    idempotency,
+    usage,
+    ops,
   };
+  const api = apiDepsOf(parts);
+  const admin = adminDepsOf(parts);
   const close = async () => {
     engine.streams.close();
-    outbox.close();
-    billingAlerts.close();
+    hooks.outbox.close();
+    hooks.billingAlerts.close();
     models.stop(); // then closing the models lets a load under way finish (embedded/thread-client.ts)
     engine.lanes.stop();
     await embedded.close();
     blobs.close();
     await store.close();
   };
-  const lifecycle: Lifecycle = {
-    config,
-    log,
-    adminSocket: layout.adminSocket,
+  const lifecycle = createLifecycle(parts, {
     firstStart,
-    start: (working) => engine.start(working ? singletonDuties : null),
-    workerId: () => engine.workerId(),
-    stopWork: (graceMs) => engine.close(graceMs),
-    closeStreams: () => engine.streams.close(),
-    async pendingWork() {
-      const tasks = await store.tasks.listPending();
-      const items = tasks.reduce((sum, task) => sum + task.items.filter((item) => item.status === 'pending').length, 0);
-      return { tasks: tasks.length, items };
-    },
-    reload: configReload.reload,
-    notReady,
+    duties: singletonDuties,
     preloadModels: models.preload,
-    setServerUrl(url) {
+    setServerUrl: (url) => {
       serverUrl = url;
     },
     close,
-  };
+  });
   return {
     api,
-    console: consoleDeps,
+    console: consoleDepsOf(parts, api, admin),
     admin,
     lifecycle,
-    /**
-     * Every part, for tests, benchmarks and the store dump to reach into; never handed to an adapter
-     * (the API, the console and the admin operations get their facades above).
-     */
-    internals: {
-      /** The operator actions' facade (runAdminOp). */
-      admin,
-      config,
-      reload: configReload.reload,
-      preloadModels: models.preload,
-      close,
-      clock,
-      log,
-      layout,
-      store,
-      events,
-      secrets,
-      accounts,
-      apiKeys,
-      tokens,
-      engine,
-      settlement: engine.settlement,
-      lanes: engine.lanes,
-      tasks: engine.tasks,
-      taskStreams: engine.streams,
-      images,
-      videos,
-      webhooks,
-      outbox,
-      destinations,
-      dataRemoval,
-      accountErase,
-      retention,
-      operator,
-      consoleSessions,
-      billingAlerts,
-    },
+    internals: serviceInternals(parts, { admin, preloadModels: models.preload, close }),
   };
 }
 
-export type Services = Awaited<ReturnType<typeof openServices>>;
-/** The test-facing view of the opened services (see `internals`). */
-export type ServiceInternals = Services['internals'];
+/** The opened services: the adapters' facades, the server's lifecycle, and the internals of tests and benchmarks. */
+export interface Services {
+  api: ApiDeps;
+  console: ConsoleDeps;
+  admin: AdminDeps;
+  lifecycle: Lifecycle;
+  internals: ServiceInternals;
+}

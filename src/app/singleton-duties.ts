@@ -1,9 +1,9 @@
 import type { ConfigSource } from '../config/source.js';
 import type { SingletonDuties } from '../engine/intake/intake-types.js';
-import type { EraseReport } from '../services/account-erase.js';
+import type { AccountErase } from '../services/account-erase.js';
 import type { EventBus } from '../services/event-bus.js';
 import type { Clock } from '../services/ports.js';
-import type { RetentionCounts } from '../services/retention-sweep.js';
+import type { Retention } from '../services/retention-sweep.js';
 import { deliverWebhook } from '../webhooks/deliver.js';
 import { type AttemptOutcome, createWebhookDispatcher } from '../webhooks/dispatcher.js';
 import type { Outbox } from '../webhooks/outbox.js';
@@ -11,8 +11,8 @@ import type { Outbox } from '../webhooks/outbox.js';
 /** What a working process runs besides tasks; the engine's intake places each (here, or in one process of the fleet). */
 export function createSingletonDuties(deps: {
   outbox: Outbox;
-  accountErase: { resumeAll(): Promise<EraseReport[]> };
-  retention: { sweep(): Promise<RetentionCounts> };
+  accountErase: Pick<AccountErase, 'resumeAll'>;
+  retention: Retention;
   events: EventBus;
   config: ConfigSource;
   clock: Clock;

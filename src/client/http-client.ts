@@ -67,6 +67,59 @@ export interface SyncAnswer<Data> {
   data: Data;
 }
 
+/** How `watch` reports while it follows a task. */
+export interface WatchOptions {
+  onPoll?: (status: TaskStatus) => void;
+  onProgress?: (progress: TaskProgress) => void;
+  onPreview?: (preview: TaskPreview) => void;
+  timeoutMs?: number;
+}
+
+/** A typed client of the imgtask HTTP API (createClient). */
+export interface Client {
+  /** The server's URL, without a trailing slash. */
+  base: string;
+  generate(body: GenerateInput, options?: CreateOptions): Promise<GenerateResponse['data']>;
+  removeBackground(body: RemoveBackgroundInput, options?: CreateOptions): Promise<RemoveBackgroundResponse['data']>;
+  video(body: VideoInput, options?: CreateOptions): Promise<GenerateVideoResponse['data']>;
+  rate(body: RateInput, options?: CreateOptions): Promise<SyncAnswer<RateResponse['data']>>;
+  alt(body: AltInput, options?: CreateOptions): Promise<SyncAnswer<AltResponse['data']>>;
+  review(body: ReviewInput, options?: CreateOptions): Promise<SyncAnswer<ReviewResponse['data']>>;
+  /** The Content Credentials of a URL's file or an upload's (POST /image/verify): free, no task. */
+  verify(body: VerifyBody): Promise<VerifyResponse['data']>;
+  /** The Content Credentials of a local file's bytes (POST /image/verify/file): read by the server, nothing stored. */
+  verifyFile(data: Buffer): Promise<VerifyResponse['data']>;
+  upload(files: { name: string; data: Buffer }[]): Promise<UploadedFile[]>;
+  /** The generation models (GET /models): prices, capabilities, declared parameters, which one is the default. */
+  models(): Promise<ListModelsResponse['data']>;
+  /** The video models (GET /video/models), as models() lists the image ones. */
+  videoModels(): Promise<ListVideoModelsResponse['data']>;
+  /** The full task with an API key; with a PAT, its result view (the routes a PAT may read). */
+  task(id: string): Promise<TaskView>;
+  status(id: string): Promise<TaskStatus>;
+  /** Cancels a pending task (POST /tasks/{id}/cancel, owner's API key): the task as it settled. */
+  cancel(id: string): Promise<Task>;
+  /** Deletes a task's data (DELETE /tasks/{id}; a pending one is cancelled first): the task as it is kept. */
+  deleteTask(id: string): Promise<Task>;
+  tasks(query?: Record<string, string | number | undefined>): Promise<{ tasks: Task[]; nextCursor: string | null }>;
+  /**
+   * Follows a task until it settles: over its live status stream (GET /tasks/{id}/events), or,
+   * when the server has no such route or the stream fails, by polling with backoff (250 ms
+   * doubling to 5 s). Either way the answer is the settled task, read as `task()` reads it.
+   * `onProgress` hears each state's progress the stream sends, `onPreview` each running item's
+   * live preview (polling has neither to tell).
+   */
+  watch(id: string, options?: WatchOptions): Promise<TaskView>;
+  /**
+   * The account's webhook events as they happen (GET /webhook/events; `key` an access token
+   * with `manage`), of the kinds `events` names (comma-separated; default all): `ready` once
+   * the stream is open, then each event, until the server ends the stream. An error answer
+   * throws its ApiError; a connection lost throws.
+   */
+  webhookEvents(events?: string): AsyncGenerator<WebhookStreamEvent>;
+  download(url: string): Promise<Buffer>;
+}
+
 /** How many times a creating POST is sent at most, and the pause before a resend (× the attempt). */
 const CREATE_ATTEMPTS = 3;
 const RETRY_DELAY_MS = 300;
@@ -90,7 +143,12 @@ interface Answer<T> {
  * PAT only a task's status and result can be read, and `task()` uses those routes.
  * `unreachableHint` ends the UNREACHABLE error: how the URL was chosen, where else to look.
  */
-export function createClient(options: { url: string; key?: string; fetch?: typeof fetch; unreachableHint?: string }) {
+export function createClient(options: {
+  url: string;
+  key?: string;
+  fetch?: typeof fetch;
+  unreachableHint?: string;
+}): Client {
   const base = options.url.replace(/\/+$/, '');
   const doFetch = options.fetch ?? fetch;
   const auth = (): Record<string, string> => (options.key ? { authorization: `Bearer ${options.key}` } : {});
@@ -231,10 +289,8 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
       const answer = await create<ReviewResponse>('/image/review', body, options);
       return { status: answer.status, data: answer.body.data };
     },
-    /** The Content Credentials of a URL's file or an upload's (POST /image/verify): free, no task. */
     verify: async (body: VerifyBody): Promise<VerifyResponse['data']> =>
       (await call<VerifyResponse>('POST', '/image/verify', body)).body.data,
-    /** The Content Credentials of a local file's bytes (POST /image/verify/file): read by the server, nothing stored. */
     verifyFile: async (data: Buffer): Promise<VerifyResponse['data']> =>
       (
         await call<VerifyResponse>(
@@ -248,18 +304,14 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
       for (const file of files) form.append('files', new Blob([new Uint8Array(file.data)]), basename(file.name));
       return (await create<UploadResponse>('/image/upload', form)).body.data.files;
     },
-    /** The generation models (GET /models): prices, capabilities, declared parameters, which one is the default. */
     models: async (): Promise<ListModelsResponse['data']> =>
       (await call<ListModelsResponse>('GET', '/models')).body.data,
-    /** The video models (GET /video/models), as models() lists the image ones. */
     videoModels: async (): Promise<ListVideoModelsResponse['data']> =>
       (await call<ListVideoModelsResponse>('GET', '/video/models')).body.data,
     task,
     status,
-    /** Cancels a pending task (POST /tasks/{id}/cancel, owner's API key): the task as it settled. */
     cancel: async (id: string): Promise<Task> =>
       (await call<CancelTaskResponse>('POST', `/tasks/${encodeURIComponent(id)}/cancel`)).body.data,
-    /** Deletes a task's data (DELETE /tasks/{id}; a pending one is cancelled first): the task as it is kept. */
     deleteTask: async (id: string): Promise<Task> =>
       (await call<DeleteTaskResponse>('DELETE', `/tasks/${encodeURIComponent(id)}`)).body.data,
     async tasks(
@@ -271,22 +323,7 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
       const { body } = await call<ListTasksResponse>('GET', `/tasks${params.size ? `?${params}` : ''}`);
       return { tasks: body.data, nextCursor: body.nextCursor };
     },
-    /**
-     * Follows a task until it settles: over its live status stream (GET /tasks/{id}/events), or,
-     * when the server has no such route or the stream fails, by polling with backoff (250 ms
-     * doubling to 5 s). Either way the answer is the settled task, read as `task()` reads it.
-     * `onProgress` hears each state's progress the stream sends, `onPreview` each running item's
-     * live preview (polling has neither to tell).
-     */
-    async watch(
-      id: string,
-      options: {
-        onPoll?: (status: TaskStatus) => void;
-        onProgress?: (progress: TaskProgress) => void;
-        onPreview?: (preview: TaskPreview) => void;
-        timeoutMs?: number;
-      } = {},
-    ): Promise<TaskView> {
+    async watch(id: string, options: WatchOptions = {}): Promise<TaskView> {
       const { onPoll, onProgress, onPreview, timeoutMs = 24 * 3600 * 1000 } = options;
       const started = Date.now();
       const onStatus = onPoll && ((status: string) => onPoll(status as TaskStatus));
@@ -310,12 +347,6 @@ export function createClient(options: { url: string; key?: string; fetch?: typeo
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
     },
-    /**
-     * The account's webhook events as they happen (GET /webhook/events; `key` an access token
-     * with `manage`), of the kinds `events` names (comma-separated; default all): `ready` once
-     * the stream is open, then each event, until the server ends the stream. An error answer
-     * throws its ApiError; a connection lost throws.
-     */
     async *webhookEvents(events?: string): AsyncGenerator<WebhookStreamEvent> {
       const res = await send(
         'GET',
@@ -339,5 +370,3 @@ interface Issue {
   path: (string | number)[];
   message: string;
 }
-
-export type Client = ReturnType<typeof createClient>;

@@ -51,6 +51,17 @@ export interface AccountEraseDeps {
   log: (message: string) => void;
 }
 
+/** Erasing accounts, and finishing the erasures a crash left unfinished. */
+export interface AccountErase {
+  /**
+   * Erases an account, named by id or name; an account erased already answers a report of
+   * nothing removed. Answers what it removed.
+   */
+  erase(ref: string): Promise<EraseReport>;
+  /** Finishes every erase a crash interrupted (at start, and by the sweep); answers their reports. */
+  resumeAll(): Promise<EraseReport[]>;
+}
+
 /** Lets other work run between batches. */
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -62,7 +73,7 @@ const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * scrubbed; the account's name becomes its id. Last, the store compacts, so no old journal or
  * snapshot keeps what was removed.
  */
-export function createAccountErase(deps: AccountEraseDeps) {
+export function createAccountErase(deps: AccountEraseDeps): AccountErase {
   const { store, clock, removal } = deps;
   const now = () => isoTime(clock.now());
   /** Erases under way in this process, by account: a second call joins the first. */
@@ -152,10 +163,6 @@ export function createAccountErase(deps: AccountEraseDeps) {
   }
 
   return {
-    /**
-     * Erases an account, named by id or name; an account erased already answers a report of
-     * nothing removed. Answers what it removed.
-     */
     async erase(ref: string): Promise<EraseReport> {
       const account = ref.startsWith('acc_') ? await store.accounts.get(ref) : await store.accounts.getByName(ref);
       if (!account) throw new AppError('VALIDATION_ERROR', `no account "${ref}"`);
@@ -165,7 +172,6 @@ export function createAccountErase(deps: AccountEraseDeps) {
       return erase(account);
     },
 
-    /** Finishes every erase a crash interrupted (at start, and by the sweep); answers their reports. */
     async resumeAll(): Promise<EraseReport[]> {
       const reports: EraseReport[] = [];
       for (const account of await store.accounts.list()) {

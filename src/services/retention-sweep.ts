@@ -29,6 +29,12 @@ export interface RetentionDeps {
   batchSize?: number;
 }
 
+/** The retention sweep (imgtask sweep, and the sweep of a running service). */
+export interface Retention {
+  /** Removes what has aged out now; answers what it removed, by kind. */
+  sweep(): Promise<RetentionCounts>;
+}
+
 /** Lets other work run between batches (a create burst beside a long sweep). */
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -40,7 +46,7 @@ const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * answers that one's counts. Where it runs in a fleet is the intake's to decide (one process, under
  * the sweep lock).
  */
-export function createRetention(deps: RetentionDeps) {
+export function createRetention(deps: RetentionDeps): Retention {
   const { store, clock } = deps;
   const batch = deps.batchSize ?? BATCH;
   let running: Promise<RetentionCounts> | undefined;
@@ -160,7 +166,6 @@ export function createRetention(deps: RetentionDeps) {
   }
 
   return {
-    /** Removes what has aged out now; answers what it removed, by kind. */
     sweep(): Promise<RetentionCounts> {
       running ??= run().finally(() => {
         running = undefined;

@@ -23,14 +23,30 @@ export function open(key: Uint8Array, name: string, sealed: string): string {
   return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
 }
 
+/** A stored secret's record, without its value. */
+export interface SecretEntry {
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Provider keys and header values, sealed with the data dir's key. */
+export interface SecretService {
+  set(name: string, value: string): Promise<SecretEntry>;
+  /** The value, or undefined when there is no such secret. Throws UNKNOWN_ERROR when it cannot be decrypted. */
+  get(name: string): Promise<string | undefined>;
+  list(): Promise<SecretEntry[]>;
+  delete(name: string): Promise<boolean>;
+}
+
 /**
  * Secrets at rest (provider keys now, destination credentials later): encrypted with a key
  * file in the data dir (`keys/secrets.key`, 0600), journaled only as ciphertext, never listed
  * with their values.
  */
-export function createSecretService(store: Store, key: Uint8Array, clock: Clock) {
+export function createSecretService(store: Store, key: Uint8Array, clock: Clock): SecretService {
   return {
-    async set(name: string, value: string): Promise<{ name: string; createdAt: string; updatedAt: string }> {
+    async set(name: string, value: string): Promise<SecretEntry> {
       if (!NAME.test(name))
         throw new AppError('VALIDATION_ERROR', 'a secret name is 1 to 64 letters, digits, ".", "_" or "-"');
       if (!value) throw new AppError('VALIDATION_ERROR', 'a secret value cannot be empty');
@@ -44,7 +60,6 @@ export function createSecretService(store: Store, key: Uint8Array, clock: Clock)
       });
       return { name, createdAt: existing?.createdAt ?? now, updatedAt: now };
     },
-    /** The value, or undefined when there is no such secret. Throws UNKNOWN_ERROR when it cannot be decrypted. */
     async get(name: string): Promise<string | undefined> {
       const record = await store.secrets.get(name);
       if (!record) return undefined;
@@ -54,7 +69,7 @@ export function createSecretService(store: Store, key: Uint8Array, clock: Clock)
         throw new AppError('UNKNOWN_ERROR', `the secret "${name}" cannot be decrypted with this data dir's key`);
       }
     },
-    async list(): Promise<{ name: string; createdAt: string; updatedAt: string }[]> {
+    async list(): Promise<SecretEntry[]> {
       return (await store.secrets.list()).map((s) => ({ name: s.id, createdAt: s.createdAt, updatedAt: s.updatedAt }));
     },
     async delete(name: string): Promise<boolean> {

@@ -19,6 +19,16 @@ interface Budget {
   limit: Micros;
 }
 
+/** Budget alerts, checked after each charging settlement of this process. */
+export interface BillingAlerts {
+  /** Records what `task`'s settlement made reached; answers the alerts recorded (by this call). */
+  check(task: TaskRecord): Promise<BillingAlertRecord[]>;
+  /** Stops checking settlements (checks under way still finish: see `idle`). */
+  close(): void;
+  /** Resolves once every check started so far has finished. */
+  idle(): Promise<void>;
+}
+
 const subscribed = (webhook: WebhookRecord): boolean =>
   webhook.enabled &&
   (webhook.events === null || webhook.events.includes('all') || webhook.events.includes(BILLING_THRESHOLD_EVENT));
@@ -45,7 +55,7 @@ export function createBillingAlerts(deps: {
   config: Pick<ConfigSource, 'current'>;
   events: EventBus;
   log: (message: string) => void;
-}) {
+}): BillingAlerts {
   const { store, clock, events } = deps;
 
   async function budgets(task: TaskRecord): Promise<Budget[]> {
@@ -160,9 +170,7 @@ export function createBillingAlerts(deps: {
 
   return {
     check,
-    /** Stops checking settlements (checks under way still finish: see `idle`). */
     close: unsubscribe,
-    /** Resolves once every check started so far has finished. */
     async idle(): Promise<void> {
       while (inFlight.size > 0) await Promise.all(inFlight);
     },

@@ -1,7 +1,7 @@
 import type { ConfigSource } from '../../config/source.js';
 import type { OutputSigner } from '../../domain/provenance.js';
 import type { TaskService } from '../../engine/task-service.js';
-import type { EraseReport } from '../../services/account-erase.js';
+import type { AccountErase } from '../../services/account-erase.js';
 import type { AccountService } from '../../services/accounts.js';
 import type { ApiKeyService } from '../../services/api-keys.js';
 import type { ConsoleSessionService } from '../../services/console-sessions.js';
@@ -9,20 +9,14 @@ import type { DestinationService } from '../../services/destinations.js';
 import type { LedgerReport } from '../../services/doctor.js';
 import type { OperatorService } from '../../services/operator.js';
 import type { Clock } from '../../services/ports.js';
-import type { RetentionCounts } from '../../services/retention-sweep.js';
+import type { Retention } from '../../services/retention-sweep.js';
+import type { SecretService } from '../../services/secrets.js';
 import type { SpaceGuard } from '../../services/space-guard.js';
 import type { StorageInventoryService } from '../../services/storage-inventory.js';
 import type { TokenService } from '../../services/tokens.js';
 import type { UsageService } from '../../services/usage.js';
 import type { WebhookService } from '../../services/webhooks/webhook-service.js';
 import type { LanePauseRecord } from '../../store/records.js';
-
-/** A stored secret's record, without its value. */
-interface SecretEntry {
-  name: string;
-  createdAt: string;
-  updatedAt: string;
-}
 
 /** What the operator actions (the CLI on a data dir, the admin socket of a running server) need. */
 export interface AdminDeps {
@@ -41,12 +35,7 @@ export interface AdminDeps {
   usage: UsageService;
   operator: OperatorService;
   /** Provider keys and header values, sealed with the data dir's key. */
-  secrets: {
-    set(name: string, value: string): Promise<SecretEntry>;
-    get(name: string): Promise<string | undefined>;
-    list(): Promise<SecretEntry[]>;
-    delete(name: string): Promise<boolean>;
-  };
+  secrets: SecretService;
   /** Rebuilds the providers, after a secret they use changed. */
   refreshProviders(): Promise<void>;
   /** Pausing and resuming lanes, fleet-wide on a shared database. */
@@ -57,12 +46,8 @@ export interface AdminDeps {
   };
   /** Expiry (imgtask sweep). */
   tasks: Pick<TaskService, 'sweep'>;
-  accountErase: {
-    erase(ref: string): Promise<EraseReport>;
-    /** Finishes the erasures a crash left unfinished. */
-    resumeAll(): Promise<EraseReport[]>;
-  };
-  retention: { sweep(): Promise<RetentionCounts> };
+  accountErase: AccountErase;
+  retention: Retention;
   /** The ledger's consistency (imgtask doctor): the one store read an operator action needs. */
   checkLedger(): Promise<LedgerReport>;
   /** Free space against store.minFreeBytes. */

@@ -9,6 +9,7 @@ import { toProgressView } from '../../../engine/task-views.js';
 import type { Principal } from '../../../services/auth.js';
 import type { TaskPreview } from '../../../services/event-bus.js';
 import { addRoute, requestCredential } from '../../route.js';
+import { createStreamWakeup } from '../../stream-wakeup.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { taskBody, taskResultBody } from './schemas.js';
 
@@ -88,10 +89,10 @@ export function registerTasksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
       const id = c.req.param('id')!;
       // Changes from now on are queued, so none falls between the read below and the stream.
       const queue: (TaskRecord | 'end')[] = [];
-      let wake: (() => void) | undefined;
+      const wakeup = createStreamWakeup();
       const push = (next: TaskRecord | 'end') => {
         queue.push(next);
-        wake?.();
+        wakeup.wake();
       };
       // A change of live progress is a flag, not a queued state: however many come meanwhile, one read of it.
       let progressed = false;
@@ -101,12 +102,12 @@ export function registerTasksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
         update: push,
         progress: () => {
           progressed = true;
-          wake?.();
+          wakeup.wake();
         },
         preview: (preview) => {
           // Only the newest of each item waits to be written.
           previews.set(preview.index, preview);
-          wake?.();
+          wakeup.wake();
         },
         end: () => push('end'),
       });
@@ -148,9 +149,9 @@ export function registerTasksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
         const heartbeat = setInterval(async () => {
           if (await stillValid()) return void stream.write(': ping\n\n');
           revoked = true;
-          wake?.();
+          wakeup.wake();
         }, heartbeatMs);
-        stream.onAbort(() => wake?.());
+        stream.onAbort(() => wakeup.wake());
         try {
           let next: TaskRecord | 'end' | undefined = task;
           while (!stream.aborted && !revoked && next !== 'end') {
@@ -190,10 +191,7 @@ export function registerTasksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
             }
             next = queue.shift();
             if (next === undefined && !progressed && previews.size === 0 && !stream.aborted && !revoked) {
-              await new Promise<void>((resolve) => {
-                wake = resolve;
-              });
-              wake = undefined;
+              await wakeup.sleep();
             }
           }
         } finally {
