@@ -1,3 +1,4 @@
+import type { ApiDeps } from '../api/types.js';
 import type { Lanes } from '../engine/runner/lanes.js';
 import type { TaskService } from '../engine/task-service.js';
 import type { TaskSettler } from '../engine/task-settler.js';
@@ -35,6 +36,8 @@ type Exposed =
  * handed to an adapter (the API, the console and the admin operations get their facades).
  */
 export interface ServiceInternals extends Pick<ServiceParts, Exposed> {
+  /** The API's facade, for tests that build a variant of the API (a fault injected). */
+  api: ApiDeps;
   /** The operator actions' facade (runAdminOp). */
   admin: AdminDeps;
   reload: ServiceParts['configReload']['reload'];
@@ -49,10 +52,11 @@ export interface ServiceInternals extends Pick<ServiceParts, Exposed> {
 /** The internals view of `parts`, with the facade and the handles openServices made of them. */
 export function serviceInternals(
   parts: ServiceParts,
-  own: Pick<ServiceInternals, 'admin' | 'preloadModels' | 'close'>,
+  own: Pick<ServiceInternals, 'api' | 'admin' | 'preloadModels' | 'close'>,
 ): ServiceInternals {
   const { engine } = parts;
   return {
+    api: own.api,
     admin: own.admin,
     config: parts.config,
     reload: parts.configReload.reload,

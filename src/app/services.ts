@@ -286,7 +286,7 @@ export async function openServices(options: ServiceOptions): Promise<Services> {
     console: consoleDepsOf(parts, api, admin),
     admin,
     lifecycle,
-    internals: serviceInternals(parts, { admin, preloadModels: models.preload, close }),
+    internals: serviceInternals(parts, { api, admin, preloadModels: models.preload, close }),
   };
 }
 

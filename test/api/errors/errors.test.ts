@@ -23,7 +23,7 @@ test('an unknown route is 404 NOT_FOUND with the flat body', async (t) => {
 test('a fault is 500 INTERNAL_SERVER_ERROR with a request id, logged, and no internals in the body', async (t) => {
   const h = await startService(t);
   const lines: Array<{ level: string; fields: Record<string, any> }> = [];
-  const deps = h.server.services as unknown as ApiDeps;
+  const deps = h.server.services.api;
   const line = (level: string) => (fields: object) => lines.push({ level, fields: fields as Record<string, any> });
   const broken: ApiDeps = {
     ...deps,
