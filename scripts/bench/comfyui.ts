@@ -31,7 +31,10 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 };
 
-/** Runs `job` in `width` loops for SECONDS (after a 1 s warm-up); answers completions per second and latency percentiles. */
+/**
+ * Runs `job` in `width` loops for SECONDS (after a 1 s warm-up); answers completions per second and latency
+ * percentiles.
+ */
 async function drive(width: number, job: (n: number) => Promise<void>): Promise<Figure> {
   const run = async (ms: number) => {
     const latencies: number[] = [];

@@ -53,7 +53,8 @@ async function benchServer(dataDir: string): Promise<void> {
       dataDir,
       config,
       log: () => undefined,
-      // The server's own CPU time (user + system, µs), so a figure can be told per request whatever else the machine runs.
+      // The server's own CPU time (user + system, µs), so a figure can be told per request whatever else the machine
+      // runs.
       extendApi: (app) => app.get('/bench/cpu', (c) => c.json(process.cpuUsage())),
     });
   const seeding = await open();
@@ -130,7 +131,8 @@ async function benchServer(dataDir: string): Promise<void> {
     await Promise.all(Array.from({ length: Math.min(500, IMAGES - n) }, (_, i) => write(n + i)));
   const seededSeconds = ((performance.now() - began) / 1000).toFixed(1);
 
-  // Restarted on what was written, as a server holding 10,000 images starts: the store snapshotted and loaded, nothing left to write while measured.
+  // Restarted on what was written, as a server holding 10,000 images starts: the store snapshotted and loaded, nothing
+  // left to write while measured.
   await seeding.close();
   const server = await open();
   const link = await runAdminOp(server.services.admin, 'console.link', { account: 'bench' });
@@ -191,7 +193,10 @@ async function serverCpu(url: string): Promise<number> {
   return (used.user + used.system) / 1000;
 }
 
-/** Requests/s at CONNECTIONS connections for SECONDS (after a 1 s warm-up), and the server's CPU ms per request meanwhile. */
+/**
+ * Requests/s at CONNECTIONS connections for SECONDS (after a 1 s warm-up), and the server's CPU ms per request
+ * meanwhile.
+ */
 async function cannon(
   base: string,
   path: string,
@@ -303,7 +308,8 @@ async function drive(): Promise<void> {
       etags.set(asset, res.headers.get('etag') ?? '');
       assetBytes += res.bytes;
     }
-    // A browser fetches the page, then its assets at once: cold, every byte; cached, the page alone (assets are immutable) or the page and a 304 for each.
+    // A browser fetches the page, then its assets at once: cold, every byte; cached, the page alone (assets are
+    // immutable) or the page and a 304 for each.
     const cold = await timed(50, async () => {
       await get(`${url}/console`, session);
       await Promise.all(assets.map((asset) => get(`${url}${asset}`, {})));
@@ -322,7 +328,8 @@ async function drive(): Promise<void> {
         [...first.text().matchAll(/src="(\/console\/thumbs\/[^"]+)"/g)].map((m) => m[1].replaceAll('&amp;', '&')),
       ),
     ];
-    // The first page's 48 tiles cycle through the 32 files: the first 32 are 32 distinct images, each resized once here.
+    // The first page's 48 tiles cycle through the 32 files: the first 32 are 32 distinct images, each resized once
+    // here.
     const distinct = thumbs.slice(0, FILES);
     const coldSamples: number[] = [];
     let thumbBytes = 0;

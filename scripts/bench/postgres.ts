@@ -131,7 +131,10 @@ function migrate(url: string, cwd: string): Promise<void> {
   });
 }
 
-/** A 2-second warm-up, then a burst per entry of `accountCounts` (on that many accounts), each waited for until every task settled. */
+/**
+ * A 2-second warm-up, then a burst per entry of `accountCounts` (on that many accounts), each waited for until every
+ * task settled.
+ */
 async function measure(
   store: Row['store'],
   label: string,

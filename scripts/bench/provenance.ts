@@ -16,7 +16,8 @@
  *     50 connections; creates/s while posting, and end to end (tasks ÷ the time from the first
  *     post to the last task settled).
  *
- *   npm run bench:provenance     BENCH_RUNS=60 (signing rounds)  BENCH_BURST=200 (tasks a burst)  BENCH_ROUNDS=3 (off/on pairs)
+ *   npm run bench:provenance     BENCH_RUNS=60 (signing rounds)  BENCH_BURST=200 (tasks a burst)  BENCH_ROUNDS=3
+ * (off/on pairs)
  *                                BENCH_PART=signing|burst (one half only)
  *                                BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR' (node flags of the burst's servers)
  */
@@ -115,7 +116,10 @@ const SETTINGS = { builder: { thumbnail: { enabled: false } } };
 
 type Sign = (asset: Asset) => Promise<Buffer>;
 
-/** The bare library, as its README signs: a builder from the manifest definition, a LocalSigner, `builder.sign` into a buffer. */
+/**
+ * The bare library, as its README signs: a builder from the manifest definition, a LocalSigner, `builder.sign` into a
+ * buffer.
+ */
 function bareSigner(chain: TestChain): Sign {
   const signer = LocalSigner.newSigner(Buffer.from(chain.chainPem), Buffer.from(chain.privateKeyPem), 'es256');
   return async (asset) => {
@@ -213,7 +217,10 @@ interface Burst {
   p50: number;
   p99: number;
   endToEnd: number;
-  /** The server's CPU time (all its threads) per task, ms: what the rates above share the cores for, less sensitive to the machine's other load. */
+  /**
+   * The server's CPU time (all its threads) per task, ms: what the rates above share the cores for, less sensitive to
+   * the machine's other load.
+   */
   cpuPerTask: number;
   non2xx: number;
   /** The items of the last 50 tasks whose stored image says `provenance: signed`, of those that say either. */

@@ -262,7 +262,10 @@ async function burst(url: string, key: string, warm = false): Promise<Burst> {
   };
 }
 
-/** `loops` clients creating back to back until `stop` resolves; answers each create's start and end (ms since the epoch). */
+/**
+ * `loops` clients creating back to back until `stop` resolves; answers each create's start and end (ms since the
+ * epoch).
+ */
 async function createLoops(
   url: string,
   key: string,

@@ -76,9 +76,15 @@ const ITEM_MS = 150;
 const FAIR_ITEM_MS = 60;
 const SLOW_ITEM_MS = 1000;
 const SLOW_ITEMS = 20;
-/** Item times vary by ±jitterMs (as a GPU's do): which server frees first is then not a tie the lane order always breaks one way. */
+/**
+ * Item times vary by ±jitterMs (as a GPU's do): which server frees first is then not a tie the lane order always breaks
+ * one way.
+ */
 const AFFINITY = { itemMs: 200, switchMs: 1000, jitterMs: 50, items: 30 };
-/** The checkpoints of the affinity runs, in queue order: strictly alternating, and a shuffle of as many of each (a fixed seed). */
+/**
+ * The checkpoints of the affinity runs, in queue order: strictly alternating, and a shuffle of as many of each (a fixed
+ * seed).
+ */
 const CHECKPOINTS = {
   alternating: Array.from({ length: AFFINITY.items }, (_, i) => (i % 2 === 0 ? 'm1' : 'm2')),
   mixed: shuffled(Array.from({ length: AFFINITY.items }, (_, i) => (i < AFFINITY.items / 2 ? 'm1' : 'm2'))),
@@ -399,7 +405,8 @@ function rowsOf(store: string, f: StoreFigures): Target[] {
     if (!run) continue;
     const { with: w, without } = run;
     const speedup = without.ms / w.ms;
-    // A placement blind to models switches on about half the items after each server's first: the same work, those switches, two servers.
+    // A placement blind to models switches on about half the items after each server's first: the same work, those
+    // switches, two servers.
     const blindMs = (w.workMs + ((w.items - 2) / 2) * AFFINITY.switchMs) / 2;
     add({
       what: `affinity: ${w.items} items, two checkpoints ${order === 'alternating' ? 'alternating' : 'in a shuffled order'} over two one-slot servers (${AFFINITY.itemMs} ± ${AFFINITY.jitterMs} ms an item, ${AFFINITY.switchMs} ms a switch); computed for a placement blind to models: ${(blindMs / 1000).toFixed(2)} s (${x(blindMs / w.ms)})`,

@@ -65,7 +65,8 @@ async function anchorServer(): Promise<void> {
   );
 }
 
-// ---------------------------------------------------------------- imgtask, with tasks whose items the benchmark finishes
+// ---------------------------------------------------------------- imgtask, with tasks whose items the benchmark
+// finishes
 async function imgtaskServer(dataDir: string): Promise<void> {
   const [
     { startServer },
@@ -133,7 +134,8 @@ async function imgtaskServer(dataDir: string): Promise<void> {
       app.get('/bench/memory', async (c) =>
         c.json({ ...(await memoryAfterGc()), streams: deps.taskStreams.stats().streams }),
       );
-      // Records item `index` of every listed task as a success, all at once; answers when each task's event left the bus.
+      // Records item `index` of every listed task as a success, all at once; answers when each task's event left the
+      // bus.
       app.post('/bench/finish', async (c) => {
         const { ids, index } = (await c.req.json()) as { ids: string[]; index: number };
         emitted.clear();
@@ -213,7 +215,10 @@ async function holdAll(
   return out;
 }
 
-/** Waits until every stream has `n` events (or the timeout), then the latencies from `at` (one instant, or one per stream) to each one's n-th event. */
+/**
+ * Waits until every stream has `n` events (or the timeout), then the latencies from `at` (one instant, or one per
+ * stream) to each one's n-th event.
+ */
 async function latencies(
   streams: HeldStream[],
   n: number,

@@ -32,7 +32,10 @@ export const RESTART_CONFIG_KEYS = [
   'provenance',
 ] as const;
 
-/** The environment variables that set a config key (src/config/load.ts, envOverrides); the test checks it against that file. */
+/**
+ * The environment variables that set a config key (src/config/load.ts, envOverrides); the test checks it against that
+ * file.
+ */
 export const CONFIG_ENV: Readonly<Record<string, string>> = {
   'server.host': 'IMGTASK_HOST',
   'server.port': 'IMGTASK_PORT',
@@ -83,7 +86,9 @@ export interface ConfigRow {
 
 const isNull = (schema: JsonSchema): boolean => schema.type === 'null';
 
-/** A row as the walk finds it, with the schema's own description of its key (used where the `$comment` text has none). */
+/**
+ * A row as the walk finds it, with the schema's own description of its key (used where the `$comment` text has none).
+ */
 type BareRow = Omit<ConfigRow, 'description' | 'reload' | 'env'> & { schemaDescription: string };
 
 /** The schema's description of a key: the outer schema's, else that of what its null alternative wraps. */
@@ -201,7 +206,8 @@ function walk(schema: JsonSchema, path: string, rows: BareRow[], defaults: Json,
         });
         continue;
       }
-      // Without a discriminator (a choice of shapes, as provenance's PEM sources), each key is its own variant: no note.
+      // Without a discriminator (a choice of shapes, as provenance's PEM sources), each key is its own variant: no
+      // note.
       const only =
         !discriminator || entry.types.length === names.length ? '' : `${discriminator} ${entry.types.join(', ')}`;
       const start = rows.length;
@@ -253,7 +259,10 @@ function walk(schema: JsonSchema, path: string, rows: BareRow[], defaults: Json,
   rows.push({ path, type, default: defaultText, schemaDescription: descriptionOf(schema) });
 }
 
-/** A key's description across the variants that take it: the one text when they agree, else each with the variants that have it. */
+/**
+ * A key's description across the variants that take it: the one text when they agree, else each with the variants that
+ * have it.
+ */
 function variantDescriptions(types: readonly string[], descriptions: readonly string[]): string {
   const byText = new Map<string, string[]>();
   descriptions.forEach((text, i) => {
@@ -278,7 +287,9 @@ function sectionComment(defaults: Record<string, Json>, section: string): string
   return '';
 }
 
-/** Where a key is described in a section's comment: `rel:`, `a/rel:` for keys described together, or `rel (a note):`. */
+/**
+ * Where a key is described in a section's comment: `rel:`, `a/rel:` for keys described together, or `rel (a note):`.
+ */
 function markerIndex(comment: string, rel: string): { start: number; end: number } | null {
   const escaped = rel.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const match = new RegExp(`(^|[\\s.;(])((?:\\w+/)*${escaped}(?:/\\w+)*(?: \\([^)]*\\))?):\\s`).exec(comment);

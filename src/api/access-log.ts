@@ -3,7 +3,10 @@ import { routePath } from 'hono/route';
 import type { Principal } from '../services/auth.js';
 import type { ApiDeps, ApiEnv } from './types.js';
 
-/** The route label of a request no route matched (404s, preflights answered by middleware): raw paths would make every scanner's probe a series. */
+/**
+ * The route label of a request no route matched (404s, preflights answered by middleware): raw paths would make every
+ * scanner's probe a series.
+ */
 const UNMATCHED = '(unmatched)';
 
 /** Who made the request, as far as the log may say: the key's id, never the key or a token. */

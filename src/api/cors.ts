@@ -3,7 +3,10 @@ import { cors } from 'hono/cors';
 import type { ConfigSource } from '../config/source.js';
 import type { ApiEnv } from './types.js';
 
-/** What a cross-origin caller may send: every method of the API, its bearer credential, JSON bodies, an idempotency key, a stream's resume point. */
+/**
+ * What a cross-origin caller may send: every method of the API, its bearer credential, JSON bodies, an idempotency key,
+ * a stream's resume point.
+ */
 const ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'Last-Event-ID', 'Cancel-After'];
 /** Response headers a browser script may read beyond the safelisted ones. */

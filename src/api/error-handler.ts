@@ -15,7 +15,8 @@ export function createErrorHandler() {
   return (err: Error, c: Context<ApiEnv>): Response => {
     if (isAppError(err)) return c.json(err.toBody(), err.status as 400, err.headers);
     if (err instanceof HTTPException) return err.getResponse();
-    // A write refused for lack of space that no layer below named (PostgreSQL's disk_full, an ENOSPC): 507 with Retry-After, not a fault.
+    // A write refused for lack of space that no layer below named (PostgreSQL's disk_full, an ENOSPC): 507 with
+    // Retry-After, not a fault.
     const full = asStorageFull(err);
     if (full) return c.json(full.toBody(), full.status as 400, full.headers);
     const cutShort = cutShortStatus(c.env?.incoming) ?? (err instanceof RequestCutShortError ? 499 : null);

@@ -82,7 +82,10 @@ async function readBounded(c: Context<ApiEnv>, limit: number, upload: boolean): 
   return bytes;
 }
 
-/** Hands the route the bytes already read, as the request's body (the upload route reads `c.env.incoming` first: it is spent). */
+/**
+ * Hands the route the bytes already read, as the request's body (the upload route reads `c.env.incoming` first: it is
+ * spent).
+ */
 function replaceBody(c: Context<ApiEnv>, bytes: Uint8Array): void {
   const headers = new Headers(c.req.raw.headers);
   headers.delete('transfer-encoding');
@@ -182,7 +185,8 @@ export function idempotency(deps: ApiDeps, app: object): MiddlewareHandler<ApiEn
       fingerprintOf(c.req.method, c.req.path, c.req.header('content-type') ?? '', bytes),
     );
     if (outcome.kind === 'replay') {
-      // A replay is a request of the key like any other: it counts against the key's requestsPerMinute (the route counts the others).
+      // A replay is a request of the key like any other: it counts against the key's requestsPerMinute (the route
+      // counts the others).
       await enforceKeyRateLimit(c, deps.apiKeys, principal);
       const { status, headers, body } = outcome.answer;
       return c.newResponse(body, status as ContentfulStatusCode, { ...headers, 'idempotent-replayed': 'true' });

@@ -6,7 +6,10 @@ import type { Principal } from '../services/auth.js';
 /** The window state of each answered request of a limited key, for answers built without its headers. */
 const STATES = new WeakMap<Context, KeyRateState>();
 
-/** The IETF draft's names (draft-ietf-httpapi-ratelimit-headers): limit, what is left, seconds until the window resets, and the policy. */
+/**
+ * The IETF draft's names (draft-ietf-httpapi-ratelimit-headers): limit, what is left, seconds until the window resets,
+ * and the policy.
+ */
 function rateLimitHeaders(state: KeyRateState): Record<string, string> {
   return {
     'RateLimit-Limit': String(state.limit),

@@ -55,7 +55,10 @@ interface RouteInput<B extends Schema> {
   body: B extends z.ZodType ? z.infer<B> : undefined;
 }
 
-/** What a handler of a JSON route answers: the body its response schema describes, and a status when it is not the route's own. */
+/**
+ * What a handler of a JSON route answers: the body its response schema describes, and a status when it is not the
+ * route's own.
+ */
 export interface Reply<Body> {
   body: Body;
   status?: ContentfulStatusCode;

@@ -66,7 +66,10 @@ function unwrapUnions(issues: readonly Issue[]): Issue[] {
   });
 }
 
-/** Maps zod issues to the API's schema-rejection issues (docs/api/errors.md): every issue carries path, code, expected, actual and message. */
+/**
+ * Maps zod issues to the API's schema-rejection issues (docs/api/errors.md): every issue carries path, code, expected,
+ * actual and message.
+ */
 export function toSchemaIssues(error: z.ZodError, input: unknown): SchemaIssue[] {
   return unwrapUnions(error.issues).map((issue) => {
     const path = issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key));

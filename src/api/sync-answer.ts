@@ -8,7 +8,8 @@ import { noteCreated } from './task-create-handler.js';
 import type { ApiDeps, ApiEnv } from './types.js';
 
 /**
- * Rate and alt answers (docs/api/images.md#rate-and-alt-post-imagerate-post-imagealt): with `sync` (the default) wait up to sync.timeoutMs;
+ * Rate and alt answers (docs/api/images.md#rate-and-alt-post-imagerate-post-imagealt): with `sync` (the default) wait
+ * up to sync.timeoutMs;
  * a completed task answers 200 with the results, a failed one 500 UNKNOWN_ERROR, and one
  * still pending (or `sync: false`) answers 202 with the task to poll.
  */
@@ -67,7 +68,10 @@ export async function createAndMaybeWaitForResult<Result>(
   };
 }
 
-/** Waits up to sync.timeoutMs: the completed task, null while pending; a failed task is 500 UNKNOWN_ERROR naming it and why its items failed. */
+/**
+ * Waits up to sync.timeoutMs: the completed task, null while pending; a failed task is 500 UNKNOWN_ERROR naming it and
+ * why its items failed.
+ */
 async function waitForCompleted(deps: ApiDeps, taskId: string) {
   const settled = await deps.tasks.waitForSettled(taskId, deps.config.current().sync.timeoutMs);
   if (settled.status === 'pending') return null;

@@ -57,7 +57,10 @@ export interface Ops {
   metrics(): Promise<{ contentType: string; text: string }>;
   /** What keeps the service from being ready, one phrase each; empty when it is ready. */
   notReady(): Promise<string[]>;
-  /** Whether outputs are signed (GET /ready's detail): an unavailable signer leaves the service ready, its outputs unsigned. */
+  /**
+   * Whether outputs are signed (GET /ready's detail): an unavailable signer leaves the service ready, its outputs
+   * unsigned.
+   */
   provenance(): Pick<ProvenanceStatus, 'state' | 'reason'>;
   /** The lanes an operator paused (GET /ready's detail): their work waits, yet the service is ready. */
   pausedLanes(): Promise<{ lane: string; pausedAt: string }[]>;

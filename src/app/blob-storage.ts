@@ -23,7 +23,10 @@ export interface BlobStores {
   folders: { name: string; path: string }[];
   /** Where they live, as doctor names it: the data dir, or s3://bucket/prefix. */
   location: string;
-  /** Since when every blob stored is recorded in the store (store/recorded-since.ts); the first call of a version marks it. */
+  /**
+   * Since when every blob stored is recorded in the store (store/recorded-since.ts); the first call of a version marks
+   * it.
+   */
   recordedSince(now: number): Promise<number>;
   /** Ends the bucket's kept-alive connections (nothing to do for local files). */
   close(): void;
@@ -94,7 +97,10 @@ export async function openBlobStores(
   };
 }
 
-/** A temp file older than this in images/ or videos/ is a write that never finished (a younger one may be under way in another process). */
+/**
+ * A temp file older than this in images/ or videos/ is a write that never finished (a younger one may be under way in
+ * another process).
+ */
 const STALE_TEMP_MS = 60 * 60 * 1000;
 
 /**

@@ -10,7 +10,10 @@ export interface ServedWorkflow {
   parameters?: Readonly<Record<string, ModelParameter>>;
 }
 
-/** The workflows a ComfyUI provider runs: each model (`models.<id>`, `videoModels.<id>`) that names it, with its loaded workflow. */
+/**
+ * The workflows a ComfyUI provider runs: each model (`models.<id>`, `videoModels.<id>`) that names it, with its loaded
+ * workflow.
+ */
 export function workflowsServedBy(config: Config, provider: string): ServedWorkflow[] {
   const served: ServedWorkflow[] = [];
   const sections = [

@@ -8,7 +8,8 @@ const workflowFiles = (workflows: Config['workflows'] | undefined): string[] =>
   Object.values(workflows ?? {}).map((workflow) => workflow.file);
 
 /**
- * Watches the config file (and the ComfyUI workflow files it names) and applies edits without a restart: models, prices, providers,
+ * Watches the config file (and the ComfyUI workflow files it names) and applies edits without a restart: models,
+ * prices, providers,
  * limits, webhooks and the rest. An edit that does not validate is refused, with the reason
  * naming the key, and the old config stays in force; a change to any file the refused load read
  * (a workflow file fixed) tries it again; `apply` keeps changes to server or store
@@ -18,7 +19,9 @@ export async function watchConfig(options: {
   file: string;
   flags: ConfigFlags;
   apply: (next: Config) => Promise<{ deferred: string[] }>;
-  /** The ComfyUI workflow files of the config in force: an edit to one reloads the config as an edit to the file does. */
+  /**
+   * The ComfyUI workflow files of the config in force: an edit to one reloads the config as an edit to the file does.
+   */
   workflows?: Config['workflows'];
   log: (message: string) => void;
 }): Promise<{ close(): Promise<void> }> {
@@ -27,7 +30,10 @@ export async function watchConfig(options: {
     awaitWriteFinish: { stabilityThreshold: 100, pollInterval: 20 },
   });
   let applying = Promise.resolve();
-  /** Adds files to the watch, resolving once chokidar watches each that exists (an edit right after is seen), within a second. */
+  /**
+   * Adds files to the watch, resolving once chokidar watches each that exists (an edit right after is seen), within a
+   * second.
+   */
   const watchAlso = async (paths: string[]) => {
     const fresh = paths.filter((path) => !isWatched(path));
     if (fresh.length === 0) return;

@@ -8,7 +8,9 @@ export interface DataDirLayout {
   signingKey: string;
   secretsKey: string;
   adminSocket: string;
-  /** Always open to `local` destinations, beside `destinations.local.allowedRoots`: a place that works with no config. */
+  /**
+   * Always open to `local` destinations, beside `destinations.local.allowedRoots`: a place that works with no config.
+   */
   exports: string;
 }
 

@@ -43,7 +43,8 @@ export function createDataLifecycle(deps: {
     eventEnvelope: taskEventEnvelope,
     eventRecorded: deps.eventRecorded,
   });
-  // Erasing an account (imgtask accounts erase), and finishing an erase a crash interrupted (at start and by the sweep).
+  // Erasing an account (imgtask accounts erase), and finishing an erase a crash interrupted (at start and by the
+  // sweep).
   const accountErase = createAccountErase({ store, clock, removal: dataRemoval, log });
   // What has aged out (retention.*), removed by the sweep and by imgtask sweep.
   const retention = createRetention({

@@ -59,7 +59,8 @@ export async function openMediaServices(deps: {
     minFreeBytes: () => config.current().store.minFreeBytes,
     writeFailure: () => store.writeFailure(),
   });
-  // Signs made images and videos as they are stored (provenance.*, read at start); a refused certificate stops the start.
+  // Signs made images and videos as they are stored (provenance.*, read at start); a refused certificate stops the
+  // start.
   const outputSigner = await openOutputSigner({
     config: initial,
     dataDir: layout.root,
@@ -68,7 +69,8 @@ export async function openMediaServices(deps: {
     logger: deps.logger,
     load: deps.loadC2pa,
   });
-  // Other URLs through the SSRF guard, built per call from the fetch.* settings in force, so a reload applies to the next fetch.
+  // Other URLs through the SSRF guard, built per call from the fetch.* settings in force, so a reload applies to the
+  // next fetch.
   const fetcher: UrlFetcher = {
     fetch: (url, signal) =>
       createSafeFetcher({ ...config.current().fetch, privateAddressesSetting: 'fetch.allowPrivateAddresses' }).fetch(

@@ -31,7 +31,9 @@ export interface MetricsDeps {
   queues: () => Promise<QueueView[]>;
 }
 
-/** How long one reading of the lanes serves scrapes: frequent scrapes (several Prometheus, a dashboard) cost one read. */
+/**
+ * How long one reading of the lanes serves scrapes: frequent scrapes (several Prometheus, a dashboard) cost one read.
+ */
 const QUEUES_FRESH_MS = 2000;
 
 /** `read`, called at most once per `freshMs`: callers within that time share its answer (a failed read is not kept). */
@@ -126,7 +128,8 @@ export function createMetrics(deps: MetricsDeps) {
   laneGauge('imgtask_lane_queued', 'Items waiting for a slot in a work lane (its depth)', (lane) => lane.queued);
   laneGauge('imgtask_lane_running', 'Items running in a work lane', (lane) => lane.running);
   laneGauge('imgtask_lane_concurrency', 'Slots of a work lane (items it runs at once)', (lane) => lane.concurrency);
-  // The lanes as `imgtask queues` shows them, a signal to scale workers on (docs/scaling.md#scaling-workers-on-queued-work).
+  // The lanes as `imgtask queues` shows them, a signal to scale workers on
+  // (docs/scaling.md#scaling-workers-on-queued-work).
   const queues = cached(deps.queues, QUEUES_FRESH_MS);
   const FLEET = "On PostgreSQL the figure is the fleet's, the same from every process: aggregate with max(), not sum()";
   const queueGauge = (name: string, help: string, pick: (view: QueueView) => number) =>

@@ -52,7 +52,10 @@ export const secretNames = (config: Config): string[] =>
   });
 
 type ComfyProvider = Extract<ProviderConfig, { type: 'comfyui' }>;
-/** A ComfyUI server's headers with their values resolved (a value not found is left out, and the server runs without it). */
+/**
+ * A ComfyUI server's headers with their values resolved (a value not found is left out, and the server runs without
+ * it).
+ */
 export function comfyHeaders(provider: ComfyProvider, secrets: SecretValues): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(provider.headers)) {

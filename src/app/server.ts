@@ -145,7 +145,8 @@ async function startProcess(options: ServerOptions) {
       workerId: lifecycle.workerId(),
       close: () =>
         (closing ??= (async () => {
-          // Open live status streams end now (their clients reconnect with Last-Event-ID); each would hold its connection, and the close, open.
+          // Open live status streams end now (their clients reconnect with Last-Event-ID); each would hold its
+          // connection, and the close, open.
           lifecycle.closeStreams();
           await configWatch?.close();
           const httpClosed = http ? new Promise<void>((resolve) => http!.close(() => resolve())) : Promise.resolve();

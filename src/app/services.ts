@@ -58,7 +58,10 @@ export interface ServiceOptions {
   taskTypes?: AnyTaskType[];
   /** Replaces providers by capability (tests use fakes of remote ones). */
   providers?: Partial<ProviderSet>;
-  /** Where the file store and the local blob stores write; Node's own (tests fail writes through it as a full disk would). */
+  /**
+   * Where the file store and the local blob stores write; Node's own (tests fail writes through it as a full disk
+   * would).
+   */
   storageFs?: StorageFs;
   /** Loads the C2PA library (tests inject one that does not load). */
   loadC2pa?: () => Promise<C2paLoad>;
@@ -108,7 +111,8 @@ export async function openServices(options: ServiceOptions): Promise<Services> {
     embedded,
     injected: options.providers,
     log,
-    // A provider's own reports (a ComfyUI server down, then back) at their level; plain messages when the caller takes those.
+    // A provider's own reports (a ComfyUI server down, then back) at their level; plain messages when the caller takes
+    // those.
     report: (level, message) => (options.log ? options.log(message) : logger[level]({ component: 'comfyui' }, message)),
   });
   const configReload = createConfigReload(config, providersFor, await orClose(providersFor(options.config)));
@@ -160,7 +164,8 @@ export async function openServices(options: ServiceOptions): Promise<Services> {
   const access = createAccessServices({ store, clock, config, signingKey, log });
   // Webhook URLs deliveries could never reach, under the setting in force, are refused when given.
   const checkWebhookUrl = (url: string) => webhookTargetRefusal(url, config.current().webhooks.allowPrivateAddresses);
-  // The task lifecycle: how created tasks reach a runner (this process's, or the fleet's on a shared database) is the engine's to pick.
+  // The task lifecycle: how created tasks reach a runner (this process's, or the fleet's on a shared database) is the
+  // engine's to pick.
   const engine = createEngine({
     store,
     registry,
@@ -173,7 +178,8 @@ export async function openServices(options: ServiceOptions): Promise<Services> {
     checkWebhookUrl,
     discardFiles: (files) => removeStoredFiles(blobs, files),
   });
-  // A task being deleted has its settlement's event written scrubbed (its data removal is made just below; asked only once tasks run).
+  // A task being deleted has its settlement's event written scrubbed (its data removal is made just below; asked only
+  // once tasks run).
   const hooks = createWebhookServices({
     store,
     clock,

@@ -8,7 +8,9 @@ import { deliverWebhook } from '../webhooks/deliver.js';
 import { type AttemptOutcome, createWebhookDispatcher } from '../webhooks/dispatcher.js';
 import type { Outbox } from '../webhooks/outbox.js';
 
-/** What a working process runs besides tasks; the engine's intake places each (here, or in one process of the fleet). */
+/**
+ * What a working process runs besides tasks; the engine's intake places each (here, or in one process of the fleet).
+ */
 export function createSingletonDuties(deps: {
   outbox: Outbox;
   accountErase: Pick<AccountErase, 'resumeAll'>;
@@ -33,7 +35,8 @@ export function createSingletonDuties(deps: {
       // Each settlement records its event as it happens; this finds those a crash left out.
       const recovered = await outbox.recoverMissing();
       if (recovered) log(`webhooks: recorded ${recovered} event(s) missing after a crash`);
-      // An erase a crash interrupted is finished before this process serves or works (its account takes no request meanwhile).
+      // An erase a crash interrupted is finished before this process serves or works (its account takes no request
+      // meanwhile).
       await resumeErasures();
     },
     /** Unfinished erasures, then retention: each failure logged, and tried again by the next sweep. */

@@ -20,7 +20,9 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** The secrets of a database URL, as they could appear in a message: the password, raw and decoded, and the URL itself. */
+/**
+ * The secrets of a database URL, as they could appear in a message: the password, raw and decoded, and the URL itself.
+ */
 function secretsOf(url: string): string[] {
   const out = [url];
   try {

@@ -6,7 +6,10 @@ import type { CommandContext } from './run.js';
 import { savedImageId } from './saved-images.js';
 import { chooseServer } from './server-discovery.js';
 
-/** The API client for a command: its server (chooseServer: --url, IMGTASK_URL, the data dir's, the default) and --key (IMGTASK_API_KEY). */
+/**
+ * The API client for a command: its server (chooseServer: --url, IMGTASK_URL, the data dir's, the default) and --key
+ * (IMGTASK_API_KEY).
+ */
 export async function clientOf(context: CommandContext): Promise<Client> {
   const server = await chooseServer(context);
   if (!context.key)

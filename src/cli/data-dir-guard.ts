@@ -13,7 +13,9 @@ export type DataDirUse = 'existing' | 'create';
 
 const POINT = 'with --data DIR or IMGTASK_DATA=DIR';
 
-/** "a server is running on …" for this user's servers on other data dirs (the registry `serve` writes); '' when none. */
+/**
+ * "a server is running on …" for this user's servers on other data dirs (the registry `serve` writes); '' when none.
+ */
 export async function serversElsewhere(root: string): Promise<string> {
   const others = (await runningServers()).filter((server) => server.dataDir !== root);
   const one = (s: RunningServer) => `${s.dataDir} (pid ${s.pid}, ${s.url})`;

@@ -7,7 +7,10 @@ import { parseDuration } from '../domain/time.js';
  */
 export const EXIT = { ok: 0, failure: 1, usage: 2, taskFailed: 3, itemsFailed: 4 } as const;
 
-/** Bad arguments caught before anything is asked of a server or a store; `code` names the kind (VALIDATION_ERROR unless told). */
+/**
+ * Bad arguments caught before anything is asked of a server or a store; `code` names the kind (VALIDATION_ERROR unless
+ * told).
+ */
 export class UsageError extends Error {
   constructor(
     message: string,
@@ -103,7 +106,10 @@ export function enumOption<const T extends string>(
   return text as T;
 }
 
-/** A comma-separated list whose items are each one of `allowed`. UsageError naming the first unknown item and the valid values. */
+/**
+ * A comma-separated list whose items are each one of `allowed`. UsageError naming the first unknown item and the valid
+ * values.
+ */
 export function enumListOption<const T extends string>(text: string, option: string, allowed: readonly T[]): T[] {
   return listOption(text).map((item) => enumOption(item, option, allowed) as T);
 }

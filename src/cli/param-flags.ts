@@ -9,7 +9,10 @@ import { UsageError } from './output.js';
  * values are the server's to refuse.
  */
 
-/** --param, repeatable (a new Option each: commander keeps one per command); `listing` is where the model's parameters are listed. */
+/**
+ * --param, repeatable (a new Option each: commander keeps one per command); `listing` is where the model's parameters
+ * are listed.
+ */
 export const paramOption = (listing: string): Option =>
   new Option(
     '--param <name=value>',
@@ -37,7 +40,10 @@ const BOOLEANS: Readonly<Record<string, boolean>> = {
   '0': false,
 };
 
-/** The flags split at their first `=`, in the order given; UsageError for one without `=`, without a name, or a name given twice. */
+/**
+ * The flags split at their first `=`, in the order given; UsageError for one without `=`, without a name, or a name
+ * given twice.
+ */
 function splitParamFlags(flags: readonly string[]): [string, string][] {
   const pairs: [string, string][] = [];
   for (const flag of flags) {
@@ -85,7 +91,10 @@ function coerceParam(name: string, text: string, parameter: ListedParameter): Pa
   }
 }
 
-/** The request's `parameters` from the flags, typed by `model`'s declared parameters; UsageError for a name it does not declare. */
+/**
+ * The request's `parameters` from the flags, typed by `model`'s declared parameters; UsageError for a name it does not
+ * declare.
+ */
 function parametersOf(pairs: readonly [string, string][], model: ListedModel): Record<string, ParameterValue> {
   const declared = model.parameters ?? {};
   const names = Object.keys(declared);

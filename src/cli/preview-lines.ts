@@ -5,7 +5,10 @@ export const PREVIEW_LINE_INTERVAL_MS = 1000;
 /** How many terminal rows an inline preview takes. */
 const IMAGE_ROWS = 8;
 
-/** The inline image protocol the terminal speaks, if any: iTerm2's (iTerm2, WezTerm) or kitty's; none inside tmux or screen, which do not pass them on. */
+/**
+ * The inline image protocol the terminal speaks, if any: iTerm2's (iTerm2, WezTerm) or kitty's; none inside tmux or
+ * screen, which do not pass them on.
+ */
 export function inlineImageProtocol(
   env: { TERM?: string; TERM_PROGRAM?: string; TMUX?: string; STY?: string },
   isTTY: boolean,

@@ -15,7 +15,9 @@ export interface Scheduling {
   request: CreateOptions;
 }
 
-/** --priority and --cancel-after of a command that creates a task (a new Option each: commander keeps one per command). */
+/**
+ * --priority and --cancel-after of a command that creates a task (a new Option each: commander keeps one per command).
+ */
 export const priorityOption = (): Option =>
   new Option(
     '--priority <n>',

@@ -1,4 +1,7 @@
-/** The flags of generate and tasks list that are numbers or fixed choices, checked here so nothing is sent when one is wrong. */
+/**
+ * The flags of generate and tasks list that are numbers or fixed choices, checked here so nothing is sent when one is
+ * wrong.
+ */
 import type { GenerateInput, Task } from '../client/http-client.js';
 import { SIZE_PRESETS } from '../domain/sizes.js';
 import { TASK_STATUSES } from '../domain/task-status.js';

@@ -30,7 +30,10 @@ const exitCodeOf = (task: TaskView): number =>
       ? EXIT.itemsFailed
       : 0;
 
-/** Follows a task to its end: the Ink view on a terminal (its progress bar fed by the live stream), quietly otherwise; then saves its images or videos. */
+/**
+ * Follows a task to its end: the Ink view on a terminal (its progress bar fed by the live stream), quietly otherwise;
+ * then saves its images or videos.
+ */
 async function follow(
   client: Client,
   taskId: string,
@@ -38,7 +41,8 @@ async function follow(
   expected: number,
   options: { json: boolean; out?: string },
 ): Promise<TaskView> {
-  // Live previews: a line each (on stderr beside a JSON answer, above the live view on a terminal), and the image where the terminal shows images.
+  // Live previews: a line each (on stderr beside a JSON answer, above the live view on a terminal), and the image where
+  // the terminal shows images.
   const onPreview = options.json
     ? createPreviewPrinter({ write: (line) => process.stderr.write(`${line}\n`) })
     : createPreviewPrinter({
@@ -51,7 +55,8 @@ async function follow(
     return task;
   };
   if (options.json) return finish();
-  // Ink and React load only for the live view, not when the CLI starts (no JSX in this file: it would import react/jsx-runtime at start).
+  // Ink and React load only for the live view, not when the CLI starts (no JSX in this file: it would import
+  // react/jsx-runtime at start).
   const [{ render }, { createElement }, { TaskWatchApp }, { drawableStdout }] = await Promise.all([
     import('ink'),
     import('react'),

@@ -12,7 +12,10 @@ type Def = {
 };
 const defOf = (schema: z.core.$ZodType): Def => schema._zod.def as unknown as Def;
 
-/** The schema under wrappers that do not change what keys an object takes (optional, default, nullable, a pipe's input…). */
+/**
+ * The schema under wrappers that do not change what keys an object takes (optional, default, nullable, a pipe's
+ * input…).
+ */
 function unwrap(schema: z.core.$ZodType): z.core.$ZodType {
   let def = defOf(schema);
   while (def.innerType || (def.type === 'pipe' && def.in)) {

@@ -16,7 +16,10 @@ export const environment = {
   path: (): string | undefined => process.env.PATH,
   /** XDG_RUNTIME_DIR: the user's private runtime folder, where running servers note their data dir. */
   runtimeDir: (): string | undefined => process.env.XDG_RUNTIME_DIR || undefined,
-  /** What says which terminal this is (TERM, TERM_PROGRAM) and whether it runs inside tmux or screen (TMUX, STY): for inline previews. */
+  /**
+   * What says which terminal this is (TERM, TERM_PROGRAM) and whether it runs inside tmux or screen (TMUX, STY): for
+   * inline previews.
+   */
   terminal: (): { TERM?: string; TERM_PROGRAM?: string; TMUX?: string; STY?: string } => ({
     TERM: process.env.TERM,
     TERM_PROGRAM: process.env.TERM_PROGRAM,

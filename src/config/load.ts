@@ -62,7 +62,10 @@ function readJson(path: string | URL, label: string): JsonObject {
   }
 }
 
-/** Validates a merged config and reads the workflows its ComfyUI models name (relative to `baseDir`); the error names every offending key. */
+/**
+ * Validates a merged config and reads the workflows its ComfyUI models name (relative to `baseDir`); the error names
+ * every offending key.
+ */
 function validateConfig(raw: unknown, baseDir: string, load: WorkflowLoad = { read: [], broken: null }): Config {
   const result = ConfigSchema.safeParse(raw);
   if (!result.success) {
@@ -198,7 +201,10 @@ export interface WorkflowFailure {
   problem: string;
 }
 
-/** What one load reads: every workflow file it names (read or not), and, when it goes on past them, the workflows that did not load. */
+/**
+ * What one load reads: every workflow file it names (read or not), and, when it goes on past them, the workflows that
+ * did not load.
+ */
 interface WorkflowLoad {
   read: string[];
   broken: WorkflowFailure[] | null;
@@ -232,7 +238,10 @@ function envOverrides(env: NodeJS.ProcessEnv): JsonObject {
 const setsDriver = (layer: JsonObject | undefined): boolean =>
   isObject(layer?.store) && (layer.store as JsonObject).driver !== undefined;
 
-/** provenance's `{ file }` PEMs are relative to the config file's folder: made absolute here, as workflow files are read from it. */
+/**
+ * provenance's `{ file }` PEMs are relative to the config file's folder: made absolute here, as workflow files are read
+ * from it.
+ */
 function withAbsolutePemFiles(provenance: Config['provenance'], baseDir: string): Config['provenance'] {
   const absolute = <T extends PemSource | undefined>(source: T): T =>
     source && 'file' in source ? ({ file: resolve(baseDir, source.file) } as T) : source;

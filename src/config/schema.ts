@@ -62,7 +62,10 @@ export const ConfigSchema = z.strictObject({
   ),
 });
 
-/** The config as loaded: the settings, and the ComfyUI workflows models name, read and checked (keyed `models.<id>` / `videoModels.<id>`). */
+/**
+ * The config as loaded: the settings, and the ComfyUI workflows models name, read and checked (keyed `models.<id>` /
+ * `videoModels.<id>`).
+ */
 export type Config = z.infer<typeof ConfigSchema> & { workflows: Readonly<Record<string, LoadedWorkflow>> };
 export type ModelConfig = z.infer<typeof ModelSchema>;
 export type VideoModelConfig = z.infer<typeof VideoModelSchema>;

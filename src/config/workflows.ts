@@ -44,7 +44,10 @@ export function loadWorkflow(
   return parameters ? { file: path, graph, bindings, parameters } : { file: path, graph, bindings };
 }
 
-/** Reads a loaded workflow's file again (doctor): the problems it has now, none when it still parses and every binding names a node input. */
+/**
+ * Reads a loaded workflow's file again (doctor): the problems it has now, none when it still parses and every binding
+ * names a node input.
+ */
 export function recheckWorkflow(workflow: LoadedWorkflow): string[] {
   try {
     const reread = loadWorkflow(workflow.file, '/', workflow.bindings, workflow.parameters);
@@ -65,7 +68,10 @@ export function parameterBindings(
   );
 }
 
-/** An image model's workflow with the output nodes of its runs (config `outputs`, or its save nodes); throws an Error naming what is wrong with `outputs`. */
+/**
+ * An image model's workflow with the output nodes of its runs (config `outputs`, or its save nodes); throws an Error
+ * naming what is wrong with `outputs`.
+ */
 export function withRunOutputs(workflow: LoadedWorkflow, named: readonly string[] | undefined): LoadedWorkflow {
   const problems = named ? outputsProblems(workflow.graph, named) : [];
   if (problems.length > 0) throw new Error(problems.join('; '));

@@ -70,7 +70,10 @@ const MAX_CLIENTS = 10_000;
 export function createAttemptLimiter(perMinute: number, now: () => number = Date.now) {
   /** Per client, in the order their window began (a new window goes to the end): the oldest first. */
   const windows = new Map<string, { start: number; count: number }>();
-  /** Makes room: windows of past minutes go; if this minute's clients still fill it, its oldest tenth (never all, which would forgive everyone). */
+  /**
+   * Makes room: windows of past minutes go; if this minute's clients still fill it, its oldest tenth (never all, which
+   * would forgive everyone).
+   */
   const evict = (current: number) => {
     for (const [client, window] of windows) if (window.start !== current) windows.delete(client);
     let extra = windows.size - MAX_CLIENTS * 0.9;
@@ -96,7 +99,10 @@ export function createAttemptLimiter(perMinute: number, now: () => number = Date
   };
 }
 
-/** Who is asking, for the attempt limiter: the peer's address, or behind a trusted proxy the client it forwards for (`server.trustedProxies`). */
+/**
+ * Who is asking, for the attempt limiter: the peer's address, or behind a trusted proxy the client it forwards for
+ * (`server.trustedProxies`).
+ */
 export function clientAddress(c: Context<ConsoleEnv>, trustedProxies: readonly string[]): string {
   return clientAddressOf(c.env?.incoming?.socket?.remoteAddress, c.req.header('x-forwarded-for'), trustedProxies);
 }

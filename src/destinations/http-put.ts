@@ -14,7 +14,10 @@ export interface HttpPutOptions {
   send: (url: string, request: HttpRequest, signal?: AbortSignal) => Promise<{ status: number; body: string }>;
 }
 
-/** The template with the key in it, encoded. A `.` or `..` segment is refused: URL parsing would resolve it to another path. */
+/**
+ * The template with the key in it, encoded. A `.` or `..` segment is refused: URL parsing would resolve it to another
+ * path.
+ */
 function fill(template: string, key: string): string {
   if (key.split('/').some((segment) => segment === '.' || segment === '..'))
     throw new StorageError(`the key ${key} has a "." or ".." segment, which a URL cannot hold`);

@@ -30,7 +30,10 @@ export function createLocalFolder(options: {
     return { path, key: relative(base, path).split(sep).join('/') };
   }
 
-  /** The file's path with its folder's symlinks resolved, refused when that lies outside the folder or the allowed roots. */
+  /**
+   * The file's path with its folder's symlinks resolved, refused when that lies outside the folder or the allowed
+   * roots.
+   */
   async function realFile(path: string): Promise<string> {
     const roots = await Promise.all(options.allowedRoots.map((root) => realpath(root).catch(() => null)));
     let realDir: string;

@@ -39,7 +39,10 @@ export class StorageError extends Error {
   }
 }
 
-/** The SSRF guard's failure as a StorageError, in its own words (they name the host and, for an address it refuses, the setting). */
+/**
+ * The SSRF guard's failure as a StorageError, in its own words (they name the host and, for an address it refuses, the
+ * setting).
+ */
 export const guardFailure = (err: SafeFetchError) =>
   new StorageError(err.message, undefined, err.reason === 'timeout', err.reason === 'refused');
 

@@ -1,12 +1,19 @@
 /**
- * Which nodes of a ComfyUI workflow make an image model's items (docs/comfyui.md#every-output): every file-saving image node by default, or the ones a model names in `outputs`.
+ * Which nodes of a ComfyUI workflow make an image model's items (docs/comfyui.md#every-output): every file-saving image
+ * node by default, or the ones a model names in `outputs`.
  * Known at config load from the graph alone, without the server.
  */
 import type { WorkflowGraph } from './comfy-workflows.js';
 
-/** Nodes that show an image without writing it to the output folder (PreviewImage writes to `temp`), or send it elsewhere. */
+/**
+ * Nodes that show an image without writing it to the output folder (PreviewImage writes to `temp`), or send it
+ * elsewhere.
+ */
 const NOT_SAVED = /preview|websocket/i;
-/** Image save nodes: ComfyUI's SaveImage, SaveAnimatedWEBP and SaveAnimatedPNG, and custom ones named alike ("Image Save", SaveImageExtended). */
+/**
+ * Image save nodes: ComfyUI's SaveImage, SaveAnimatedWEBP and SaveAnimatedPNG, and custom ones named alike ("Image
+ * Save", SaveImageExtended).
+ */
 const SAVES_IMAGES = /save.*(image|animated)|image.*save/i;
 
 /** Node ids ordered as ComfyUI's history lists outputs here: numerically, then by text. */
@@ -29,7 +36,10 @@ export function saveNodes(graph: WorkflowGraph): string[] {
     .sort(byNodeId);
 }
 
-/** The problems of a model's `outputs` against its workflow: each a node of it, named once, not a preview. Empty when all is well. */
+/**
+ * The problems of a model's `outputs` against its workflow: each a node of it, named once, not a preview. Empty when
+ * all is well.
+ */
 export function outputsProblems(graph: WorkflowGraph, outputs: readonly string[]): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();

@@ -34,7 +34,10 @@ export interface LoadedWorkflow {
   bindings: WorkflowBindings;
   /** The model's declared parameters (config `parameters`): each name's binding. */
   parameters?: Readonly<Record<string, string>>;
-  /** Image models: the output nodes whose files are the items of one run, in order (comfy-outputs.ts runOutputs); absent: one item per run. */
+  /**
+   * Image models: the output nodes whose files are the items of one run, in order (comfy-outputs.ts runOutputs);
+   * absent: one item per run.
+   */
   outputs?: readonly string[];
   /** Image models: the `outputs` the model names itself, as configured (doctor checks them again). */
   namedOutputs?: readonly string[];
@@ -99,7 +102,9 @@ export function parseWorkflow(text: string): WorkflowGraph {
   return top as WorkflowGraph;
 }
 
-/** The problems of `bindings` against `graph`: each binding must name a node input that exists. Empty when all is well. */
+/**
+ * The problems of `bindings` against `graph`: each binding must name a node input that exists. Empty when all is well.
+ */
 export function bindingProblems(graph: WorkflowGraph, bindings: WorkflowBindings): string[] {
   const problems: string[] = [];
   for (const [name, path] of bindingEntries(bindings)) {

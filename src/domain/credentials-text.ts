@@ -81,7 +81,9 @@ export function assertionFacts(report: CredentialsReport): { label: string; valu
   return facts;
 }
 
-/** The whole report in words, one line each: the verdict, what made it, imgtask's facts, and when Invalid the failures. */
+/**
+ * The whole report in words, one line each: the verdict, what made it, imgtask's facts, and when Invalid the failures.
+ */
 export function credentialsLines(report: CredentialsReport): string[] {
   const lines = [verdictText(report)];
   if (!report.present) return lines;

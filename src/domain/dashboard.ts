@@ -37,7 +37,10 @@ export interface DashboardTask {
   progress?: DashboardProgress;
 }
 
-/** Where a pending task stands (the API's task progress): items finished, running items' fractions, queue position, estimates. */
+/**
+ * Where a pending task stands (the API's task progress): items finished, running items' fractions, queue position,
+ * estimates.
+ */
 export interface DashboardProgress {
   total: number;
   finished: number;

@@ -40,10 +40,14 @@ export const ERROR_STATUS = {
   /**
    * A write refused for lack of space (the disk is full, a quota is used up, or free space is
    * below store.minFreeBytes), with Retry-After: the server's condition, not a fault; nothing
-   * was written, and writes resume by themselves once space returns (ours, an addition to the interface: RFC 4918's 507).
+   * was written, and writes resume by themselves once space returns (ours, an addition to the interface: RFC 4918's
+   * 507).
    */
   STORAGE_FULL: 507,
-  /** The database could not be reached (restarting, failing over, the connection killed) while the request ran: retry after Retry-After. */
+  /**
+   * The database could not be reached (restarting, failing over, the connection killed) while the request ran: retry
+   * after Retry-After.
+   */
   STORE_UNAVAILABLE: 503,
 } as const;
 

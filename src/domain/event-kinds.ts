@@ -1,7 +1,9 @@
 /** A delivery check sent by `imgtask webhooks test` / `POST /webhook/{id}/test`, to that webhook only. */
 export const TEST_EVENT_KIND = 'webhook.test';
 
-/** A budget threshold reached: an account's month, or a key's spending limit period (see services/billing-alerts.ts). */
+/**
+ * A budget threshold reached: an account's month, or a key's spending limit period (see services/billing-alerts.ts).
+ */
 export const BILLING_THRESHOLD_EVENT = 'billing.threshold_reached';
 
 /** The event kind of a settled task, `task.<type>.completed` or `task.<type>.failed` (docs/api/webhooks.md). */

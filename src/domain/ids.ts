@@ -50,5 +50,7 @@ export function sortableId(prefix: string, now: number = Date.now()): string {
 /** Opaque random id: `prefix_` + 22 base62 chars (~131 bits). */
 export const randomId = (prefix: string): string => `${prefix}_${randomBase62(22)}`;
 
-/** A stored image's id, as `randomId('img')` makes it: what an upload answers, usable wherever an image URL is taken. */
+/**
+ * A stored image's id, as `randomId('img')` makes it: what an upload answers, usable wherever an image URL is taken.
+ */
 export const IMAGE_ID = /^img_[0-9A-Za-z]{22}$/;

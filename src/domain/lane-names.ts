@@ -1,4 +1,7 @@
-/** The longest lane name an operator may pause: names from the config are far shorter, and a bound keeps a pasted blob out of the store. */
+/**
+ * The longest lane name an operator may pause: names from the config are far shorter, and a bound keeps a pasted blob
+ * out of the store.
+ */
 const LANE_NAME_MAX = 256;
 
 /** C0 and C1 control characters (a newline, an escape sequence) and DEL. */

@@ -24,7 +24,10 @@ export interface ModelParameter {
   price?: { perUnit: string };
 }
 
-/** The most one parameter's value may add to a price, in micro-dollars (1,000 USD): sums over parameters, seconds and items stay exact amounts. */
+/**
+ * The most one parameter's value may add to a price, in micro-dollars (1,000 USD): sums over parameters, seconds and
+ * items stay exact amounts.
+ */
 const MAX_PARAMETER_PRICE = 1_000_000_000;
 
 /** The longest string a parameter may take, and the most a declaration may allow. */
@@ -70,7 +73,10 @@ export function parameterValueProblem(parameter: ModelParameter, value: unknown)
   }
 }
 
-/** The problems of one declaration on its own (its fields fit its type, its default is one of its values); empty when all is well. */
+/**
+ * The problems of one declaration on its own (its fields fit its type, its default is one of its values); empty when
+ * all is well.
+ */
 export function parameterDeclarationProblems(parameter: ModelParameter): string[] {
   const problems: string[] = [];
   const numeric = parameter.type === 'integer' || parameter.type === 'number';

@@ -35,7 +35,10 @@ export type ProvenanceState = 'signed' | 'unsigned';
 export interface CredentialsReport {
   /** False: the file carries no C2PA manifest (nothing else is set). */
   present: boolean;
-  /** `Trusted`: valid and signed by a certificate chaining to a trust anchor; `Valid`: intact, signer not trusted here; `Invalid`: altered or badly signed. */
+  /**
+   * `Trusted`: valid and signed by a certificate chaining to a trust anchor; `Valid`: intact, signer not trusted here;
+   * `Invalid`: altered or badly signed.
+   */
   validation?: 'Valid' | 'Trusted' | 'Invalid';
   signer?: { commonName?: string; organization?: string; issuer?: string; time?: string };
   claimGenerator?: string;
@@ -50,18 +53,30 @@ export interface CredentialsReport {
 
 /** Signs stored outputs and reads credentials; the one port task types, routes and the CLI use. */
 export interface OutputSigner {
-  /** Signs encoded bytes (image/png, image/jpeg, image/webp, video/mp4). Answers them unchanged with `unsigned` when signing is off or unavailable; never throws for that. */
+  /**
+   * Signs encoded bytes (image/png, image/jpeg, image/webp, video/mp4). Answers them unchanged with `unsigned` when
+   * signing is off or unavailable; never throws for that.
+   */
   sign(data: Buffer, mimeType: string, origin: OutputOrigin): Promise<{ data: Buffer; state: ProvenanceState }>;
-  /** Reads and validates the credentials of any image or video (trust anchors: the local CA and `provenance.trustAnchors`). */
+  /**
+   * Reads and validates the credentials of any image or video (trust anchors: the local CA and
+   * `provenance.trustAnchors`).
+   */
   verify(data: Buffer, mimeType: string): Promise<CredentialsReport>;
   status(): ProvenanceStatus;
 }
 
 export interface ProvenanceStatus {
-  /** `signing`; `off` (provenance.enabled false); `unavailable` (the native library did not load, or the certificate was refused). */
+  /**
+   * `signing`; `off` (provenance.enabled false); `unavailable` (the native library did not load, or the certificate was
+   * refused).
+   */
   state: 'signing' | 'off' | 'unavailable';
   reason?: string;
-  /** The signing certificate: `sha256` its fingerprint (hex), `serial` its serial number (hex), `local` true for the one made under the data dir's keys/. */
+  /**
+   * The signing certificate: `sha256` its fingerprint (hex), `serial` its serial number (hex), `local` true for the one
+   * made under the data dir's keys/.
+   */
   certificate?: {
     subject: string;
     issuer: string;

@@ -29,7 +29,9 @@ export const RETENTION_FLOOR_MS: Readonly<Record<RetentionKind, number>> = {
   consoleSessions: HOUR_MS,
 };
 
-/** What each kind keeps by default: everything, except delivery logs (30 days) and expired console sessions (7 days). */
+/**
+ * What each kind keeps by default: everything, except delivery logs (30 days) and expired console sessions (7 days).
+ */
 export const RETENTION_DEFAULTS: Readonly<Record<RetentionKind, RetentionSetting>> = {
   outputs: RETENTION_OFF,
   uploads: RETENTION_OFF,
@@ -42,7 +44,9 @@ export const RETENTION_DEFAULTS: Readonly<Record<RetentionKind, RetentionSetting
 export const retentionMs = (setting: RetentionSetting): number | null =>
   setting === RETENTION_OFF ? null : parseDuration(setting);
 
-/** Why a setting is refused for `kind` (not a duration nor `off`, or below the kind's floor), or null when it is fine. */
+/**
+ * Why a setting is refused for `kind` (not a duration nor `off`, or below the kind's floor), or null when it is fine.
+ */
 export function retentionProblem(kind: RetentionKind, setting: string): string | null {
   if (setting === RETENTION_OFF) return null;
   const ms = parseDuration(setting);

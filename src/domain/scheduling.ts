@@ -14,7 +14,9 @@ export const ACCOUNT_WEIGHT = { min: 1, max: 100, default: 1 } as const;
 /** The largest maxConcurrent a key may hold: a bound no fleet reaches, so that a typo is refused. */
 export const MAX_CONCURRENT_BOUND = 1_000_000;
 
-/** The shortest and longest deadline a create may ask for with Cancel-After (docs/api/tasks.md#deadlines-cancel-after). */
+/**
+ * The shortest and longest deadline a create may ask for with Cancel-After (docs/api/tasks.md#deadlines-cancel-after).
+ */
 export const CANCEL_AFTER_MS = { min: 1000, max: 24 * 3_600_000 } as const;
 
 /**

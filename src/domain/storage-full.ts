@@ -13,7 +13,10 @@ export const STORAGE_RETRY_AFTER_SECONDS = 30;
  */
 const OUT_OF_SPACE_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', '53100']);
 
-/** Whether `err` is a write refused for lack of space: raw (an errno or SQLSTATE code) or already a STORAGE_FULL AppError. */
+/**
+ * Whether `err` is a write refused for lack of space: raw (an errno or SQLSTATE code) or already a STORAGE_FULL
+ * AppError.
+ */
 export function isOutOfSpace(err: unknown): boolean {
   if (isAppError(err)) return err.code === 'STORAGE_FULL';
   const code = (err as { code?: unknown } | null)?.code;

@@ -1,7 +1,10 @@
 export type TaskStatus = 'pending' | 'completed' | 'failed';
 export const TASK_STATUSES: readonly TaskStatus[] = ['pending', 'completed', 'failed'];
 
-/** Task failure codes (docs/reference/errors.md#task-failure-codes), plus TASK_CANCELLED (POST /tasks/{id}/cancel, ours: an addition to the interface). */
+/**
+ * Task failure codes (docs/reference/errors.md#task-failure-codes), plus TASK_CANCELLED (POST /tasks/{id}/cancel, ours:
+ * an addition to the interface).
+ */
 export const TASK_ERROR_CODES = [
   'RESTRICTED_CONTENT',
   'INVALID_PROMPT',
@@ -44,7 +47,10 @@ export const TASK_ERROR_MEANINGS: Readonly<Record<TaskErrorCode, string>> = {
   UNKNOWN_ERROR: 'Nothing else matched.',
 };
 
-/** Codes worth another attempt on another provider (docs/api/tasks.md; the Retried column of docs/reference/errors.md#task-failure-codes). */
+/**
+ * Codes worth another attempt on another provider (docs/api/tasks.md; the Retried column of
+ * docs/reference/errors.md#task-failure-codes).
+ */
 const RETRYABLE: ReadonlySet<TaskErrorCode> = new Set(['PROVIDERS_BUSY', 'RATE_LIMITED', 'TIMEOUT', 'PROVIDER_ERROR']);
 export const isRetryable = (code: TaskErrorCode): boolean => RETRYABLE.has(code);
 
@@ -91,7 +97,10 @@ export const MAX_ATTEMPTS = { image: 4, video: 3 } as const;
 /** A task pending this long after its last update is swept as TASK_EXPIRED (docs/api/tasks.md). */
 export const TASK_EXPIRY_MS = 24 * 60 * 60 * 1000;
 
-/** A task's metadata: what its request carried under `metadata` (docs/api/images.md#generate-post-imagegenerate), else null. */
+/**
+ * A task's metadata: what its request carried under `metadata` (docs/api/images.md#generate-post-imagegenerate), else
+ * null.
+ */
 export function metadataOf(request: unknown): unknown {
   return request !== null && typeof request === 'object' && 'metadata' in request
     ? (request as { metadata: unknown }).metadata

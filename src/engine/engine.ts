@@ -61,7 +61,8 @@ export function createEngine(deps: EngineDeps) {
   });
   // Cancel-After: a task whose deadline passes is ended as a cancel is, with TASK_EXPIRED.
   const deadlines = createDeadlines({ expire: (taskId) => settlement.expire(taskId), now: () => clock.now(), log });
-  // Where pending tasks stand (running items' fractions, queue position, estimates): this runner's, or relayed from the process running them.
+  // Where pending tasks stand (running items' fractions, queue position, estimates): this runner's, or relayed from the
+  // process running them.
   // Made before the streams: it hears a relayed report first, so a stream told of it reads it.
   const live = createLiveProgress({ events, clock, local: (taskId) => runner.progressOf(taskId) });
   // Live status streams (GET /tasks/{id}/events): one bus subscription fanning out to every stream.
@@ -136,7 +137,8 @@ export function createEngine(deps: EngineDeps) {
     /** Stops taking work; running items get `graceMs`, then stay pending for the next start. */
     close: async (graceMs: number) => {
       for (const off of offPauses) off();
-      // Open account streams end now (their clients connect again): each would hold its connection, and the server's close, open.
+      // Open account streams end now (their clients connect again): each would hold its connection, and the server's
+      // close, open.
       accountEvents.close();
       deadlines.close();
       await intake.close(graceMs);

@@ -2,11 +2,16 @@ import type { EventBus, ItemFractions } from '../services/event-bus.js';
 import type { Clock } from '../services/ports.js';
 import type { RunnerProgress } from './runner/live-tasks.js';
 
-/** Where a pending task stands beyond its items recorded: in memory only, never journaled (lost with the process, as it should be). */
+/**
+ * Where a pending task stands beyond its items recorded: in memory only, never journaled (lost with the process, as it
+ * should be).
+ */
 export interface LiveProgress {
   /** Each running item's fraction 0..1, by item index, for the items whose provider reports one. */
   fractions: ItemFractions;
-  /** Tasks ahead of it in its lane while none of its items has started (known only in the process whose lanes hold it). */
+  /**
+   * Tasks ahead of it in its lane while none of its items has started (known only in the process whose lanes hold it).
+   */
   queuePosition?: number;
   /** ISO 8601 estimates from the lane's measured item times (known only in the process whose lanes hold it). */
   estimatedStartAt?: string;

@@ -5,7 +5,9 @@ import type { LaneStats } from './runner/lanes.js';
 /** How many accounts a lane's view names. */
 const TOP_ACCOUNTS = 5;
 
-/** One lane as operators see it: `imgtask queues`, the dashboards, /metrics and /ready (docs/scheduling.md#operators). */
+/**
+ * One lane as operators see it: `imgtask queues`, the dashboards, /metrics and /ready (docs/scheduling.md#operators).
+ */
 export interface QueueView {
   lane: string;
   /** Items waiting to start. */

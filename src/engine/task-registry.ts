@@ -30,7 +30,10 @@ export interface ItemContext<Req> {
    * `preview` event of the task's stream, and forgets it when the task settles (never stored).
    */
   reportPreview?: (preview: LivePreview) => void;
-  /** The provider of the lane this item should try first (model affinity: it last ran the same model); undefined: the type's own order. */
+  /**
+   * The provider of the lane this item should try first (model affinity: it last ran the same model); undefined: the
+   * type's own order.
+   */
   preferredProvider?: string;
   /**
    * Says the engine has answered: the item's lane slot goes to the next item at once, while this

@@ -37,7 +37,10 @@ export interface TaskServiceDeps {
   store: Store;
   registry: TaskTypeRegistry;
   settlement: TaskSettler;
-  /** Where created tasks go to be worked on (this process's runner, or the processes sharing the store), and how long this process's lanes' backlog is. */
+  /**
+   * Where created tasks go to be worked on (this process's runner, or the processes sharing the store), and how long
+   * this process's lanes' backlog is.
+   */
   intake: Pick<TaskIntake, 'enqueue' | 'leaseForCreate' | 'queueDelayMs'>;
   tokens: TokenService;
   clock: Clock;
@@ -46,7 +49,9 @@ export interface TaskServiceDeps {
   log: (message: string) => void;
   /** Refuses creates (507 STORAGE_FULL) while free space is below store.minFreeBytes; none: never refused. */
   space?: Pick<SpaceGuard, 'admit'>;
-  /** Where a pending task stands in memory (running items' fractions, queue position, estimates); none: nothing known. */
+  /**
+   * Where a pending task stands in memory (running items' fractions, queue position, estimates); none: nothing known.
+   */
   live?: (taskId: string) => LiveProgress | undefined;
   /** Where tasks created with a Cancel-After wait for their deadline in this process. */
   deadlines?: Pick<Deadlines, 'add'>;
@@ -68,7 +73,8 @@ export interface TaskService {
   typeNamed(type: string): AnyTaskType;
   /**
    * Creates a task from a body its type's schema parsed: load limits, the estimate (the
-   * type's own checks included), the queue-delay bound of its lane, then the task record and its reserve in one atomic store
+   * type's own checks included), the queue-delay bound of its lane, then the task record and its reserve in one atomic
+   * store
    * write, then the intake. If queueing fails the task is failed with ENQUEUE_FAILED, its
    * reserve released, and the call answers 500.
    */
@@ -80,7 +86,10 @@ export interface TaskService {
   ): Promise<CreatedTask>;
   /** An account's tasks, newest first, a page at a time. */
   list: (accountId: string, query: TaskListQuery) => Promise<{ tasks: TaskRecord[]; more: boolean }>;
-  /** Where a pending task stands beyond its recorded items (in memory: this process's runner, or relayed from the one running it). */
+  /**
+   * Where a pending task stands beyond its recorded items (in memory: this process's runner, or relayed from the one
+   * running it).
+   */
   liveProgress(taskId: string): LiveProgress | undefined;
   /** The owner's task (GET /tasks/{id}): another account's task is TASK_NOT_FOUND. */
   getOwned(principal: Principal, id: string): Promise<TaskRecord>;
@@ -111,7 +120,10 @@ export function createTaskService(deps: TaskServiceDeps): TaskService {
     () => clock.now(),
   );
 
-  /** A task's own endpoints (`webhook.custom[].url`) are refused as a dashboard webhook's are: when given, with nothing created. */
+  /**
+   * A task's own endpoints (`webhook.custom[].url`) are refused as a dashboard webhook's are: when given, with nothing
+   * created.
+   */
   function checkCustomWebhooks(request: unknown): void {
     const custom = (request as { webhook?: { custom?: { url: string }[] } } | null)?.webhook?.custom ?? [];
     for (const [index, { url }] of custom.entries()) {
@@ -144,7 +156,8 @@ export function createTaskService(deps: TaskServiceDeps): TaskService {
 
     /**
      * Creates a task from a body its type's schema parsed: load limits, the estimate (the
-     * type's own checks included), the queue-delay bound of its lane, then the task record and its reserve in one atomic store
+     * type's own checks included), the queue-delay bound of its lane, then the task record and its reserve in one
+     * atomic store
      * write, then the intake. If queueing fails the task is failed with ENQUEUE_FAILED, its
      * reserve released, and the call answers 500.
      */
@@ -228,7 +241,10 @@ export function createTaskService(deps: TaskServiceDeps): TaskService {
 
     list: (accountId: string, query: TaskListQuery) => store.tasks.list(accountId, query),
 
-    /** Where a pending task stands beyond its recorded items (in memory: this process's runner, or relayed from the one running it). */
+    /**
+     * Where a pending task stands beyond its recorded items (in memory: this process's runner, or relayed from the one
+     * running it).
+     */
     liveProgress: (taskId: string): LiveProgress | undefined => deps.live?.(taskId),
 
     /** The owner's task (GET /tasks/{id}): another account's task is TASK_NOT_FOUND. */

@@ -139,7 +139,10 @@ export function createTaskSettler(deps: {
     return settle(cancelled, outcome.status, outcome.result, outcome.errors, undefined, cancel);
   }
 
-  /** Ends a pending task's unfinished items `ending`'s way through the one settlement, again while items finish meanwhile. Undefined when it had settled. */
+  /**
+   * Ends a pending task's unfinished items `ending`'s way through the one settlement, again while items finish
+   * meanwhile. Undefined when it had settled.
+   */
   async function end(taskId: string, ending: Ending): Promise<TaskRecord | undefined> {
     for (;;) {
       const task = await store.tasks.get(taskId);

@@ -20,11 +20,20 @@ export const taskVersion = (task: TaskRecord): number =>
 
 /** One open stream of one task. */
 export interface TaskWatcher {
-  /** A state of the task newer than any this process handed out for it before (a watcher still drops one older than what it sent). */
+  /**
+   * A state of the task newer than any this process handed out for it before (a watcher still drops one older than what
+   * it sent).
+   */
   update(task: TaskRecord): void;
-  /** Its live progress (running items' fractions, queue position) may have changed since the watcher was last told: it reads it again. */
+  /**
+   * Its live progress (running items' fractions, queue position) may have changed since the watcher was last told: it
+   * reads it again.
+   */
   progress?(): void;
-  /** A running item's newest live preview, from this process's runner or the one running it (never stored: a stream that misses it waits for the next). */
+  /**
+   * A running item's newest live preview, from this process's runner or the one running it (never stored: a stream that
+   * misses it waits for the next).
+   */
   preview?(preview: TaskPreview): void;
   /** The process is closing: the stream ends (its client reconnects, to this process once it is back or to another). */
   end(): void;
@@ -45,7 +54,10 @@ interface Watched {
 export interface TaskStreams {
   /** Follows a task; returns the function that stops following it (call it when the stream ends). */
   watch(taskId: string, watcher: TaskWatcher): () => void;
-  /** Reads every followed task again (notifications from other processes may have been missed: the database connection was lost). */
+  /**
+   * Reads every followed task again (notifications from other processes may have been missed: the database connection
+   * was lost).
+   */
   refresh(): void;
   /** Open streams, and the tasks they follow (for tests and the operator's figures). */
   stats(): { streams: number; tasks: number };
@@ -182,7 +194,10 @@ export function createTaskStreams(deps: {
         if (mine.watchers.size === 0 && watched.get(taskId) === mine) watched.delete(taskId);
       };
     },
-    /** Reads every followed task again (notifications from other processes may have been missed: the database connection was lost). */
+    /**
+     * Reads every followed task again (notifications from other processes may have been missed: the database connection
+     * was lost).
+     */
     refresh(): void {
       for (const taskId of watched.keys()) reread(taskId);
     },

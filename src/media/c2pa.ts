@@ -24,7 +24,10 @@ export async function loadC2pa(): Promise<C2paLoad> {
 /** c2pa-node's signing algorithms. */
 export type SigningAlg = 'es256' | 'es384' | 'es512' | 'ps256' | 'ed25519';
 
-/** The certificate chain (leaf first) and its PKCS#8 key, PEM; the key's algorithm (default es256); the timestamp authority, when one is configured. */
+/**
+ * The certificate chain (leaf first) and its PKCS#8 key, PEM; the key's algorithm (default es256); the timestamp
+ * authority, when one is configured.
+ */
 export interface SignerMaterial {
   chainPem: string;
   privateKeyPem: string;
@@ -32,7 +35,10 @@ export interface SignerMaterial {
   timestampUrl?: string;
 }
 
-/** How Node's crypto makes each algorithm's signature as COSE holds it (ECDSA as r||s; RSA-PSS with a salt the hash's length). */
+/**
+ * How Node's crypto makes each algorithm's signature as COSE holds it (ECDSA as r||s; RSA-PSS with a salt the hash's
+ * length).
+ */
 const NODE_SIGNING: Record<SigningAlg, { hash: string | null; options: Omit<SignKeyObjectInput, 'key'> }> = {
   es256: { hash: 'sha256', options: { dsaEncoding: 'ieee-p1363' } },
   es384: { hash: 'sha384', options: { dsaEncoding: 'ieee-p1363' } },

@@ -20,7 +20,10 @@ export class ProviderHttpError extends Error {
   }
 }
 
-/** A request to a provider: its method, headers and body, its deadline, the caller's signal, and the most bytes read back. */
+/**
+ * A request to a provider: its method, headers and body, its deadline, the caller's signal, and the most bytes read
+ * back.
+ */
 interface ProviderRequestInit {
   method: 'GET' | 'POST' | 'DELETE';
   headers?: Record<string, string>;

@@ -55,7 +55,10 @@ export class SafeFetchError extends Error {
 /** The one setting that lets fetched URLs reach metadata addresses (docs/security.md#cloud-metadata-addresses). */
 const METADATA_SETTING = 'fetch.allowMetadataAddresses';
 
-/** The abort reason of a request stopped by its caller's signal (a cancelled task, a worker stopping), not by its deadline. */
+/**
+ * The abort reason of a request stopped by its caller's signal (a cancelled task, a worker stopping), not by its
+ * deadline.
+ */
 const BY_CALLER = Symbol('aborted by the caller');
 
 /**
@@ -154,7 +157,10 @@ export function createSafeFetcher(options: SafeFetchOptions) {
       const host = url.hostname.replace(/^\[|\]$/g, '');
       if (isIP(host) && blocked(host)) return reject(offLimits(host));
       const client = url.protocol === 'https:' ? https : http;
-      /** The status of an answer whose head came, while its body is read: a deadline then is the body's, not a missing answer. */
+      /**
+       * The status of an answer whose head came, while its body is read: a deadline then is the body's, not a missing
+       * answer.
+       */
       let answered: number | null = null;
       const bodyTooSlow = (status: number) =>
         new SafeFetchError(
@@ -190,7 +196,8 @@ export function createSafeFetcher(options: SafeFetchOptions) {
         const status = res.statusCode ?? 0;
         answered = status;
         if (send) {
-          // The answer to a POST, PUT or DELETE: its status and a bounded excerpt of its body (a storage's error message).
+          // The answer to a POST, PUT or DELETE: its status and a bounded excerpt of its body (a storage's error
+          // message).
           const chunks: Buffer[] = [];
           let kept = 0;
           res.on('data', (chunk: Buffer) => {

@@ -1,6 +1,9 @@
 import { ProviderError } from '../domain/task-status.js';
 
-/** A call capped at `concurrency` in flight: past it the provider is busy and a call fails PROVIDERS_BUSY (retried, then reported). */
+/**
+ * A call capped at `concurrency` in flight: past it the provider is busy and a call fails PROVIDERS_BUSY (retried, then
+ * reported).
+ */
 export interface Limited<Args extends unknown[], Output> {
   busy(): boolean;
   call(...args: Args): Promise<Output>;
@@ -26,7 +29,10 @@ export function limitCalls<Args extends unknown[], Output>(
   };
 }
 
-/** Caps a generator (images or videos) at `concurrency` requests in flight; past it, or when the generator says so, it is busy. Its `down` passes through. */
+/**
+ * Caps a generator (images or videos) at `concurrency` requests in flight; past it, or when the generator says so, it
+ * is busy. Its `down` passes through.
+ */
 export function limitGenerator<Params, Output>(
   generator: { generate(params: Params): Promise<Output>; busy?(): boolean; down?(): boolean },
   concurrency: () => number,

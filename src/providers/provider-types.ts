@@ -9,21 +9,35 @@ export interface SourceImage {
   height: number;
 }
 
-/** What every item handed to a provider carries, image or video: its place, seed, options, signal, reports and workflow. */
+/**
+ * What every item handed to a provider carries, image or video: its place, seed, options, signal, reports and workflow.
+ */
 export interface ItemParams {
   /** The item's position in its task. */
   index: number;
-  /** The item's seed (the request's seed + index, 0..2^32−1): every provider that takes one uses it; deterministic providers draw from it. */
+  /**
+   * The item's seed (the request's seed + index, 0..2^32−1): every provider that takes one uses it; deterministic
+   * providers draw from it.
+   */
   seed?: number;
   options: Record<string, unknown>;
   signal: AbortSignal;
   /** Reports how far the work has come, 0..1, where the provider knows (see ItemContext.reportProgress). */
   onProgress?: (fraction: number) => void;
-  /** Hands over a live preview of the image being made (ComfyUI's binary preview frames), where the provider sends them (see ItemContext.reportPreview). */
+  /**
+   * Hands over a live preview of the image being made (ComfyUI's binary preview frames), where the provider sends them
+   * (see ItemContext.reportPreview).
+   */
   onPreview?: (preview: LivePreview) => void;
-  /** The model's declared parameters, as this request set them with every default filled in (config `parameters`, checked at create). */
+  /**
+   * The model's declared parameters, as this request set them with every default filled in (config `parameters`,
+   * checked at create).
+   */
   parameters?: Record<string, string | number | boolean>;
-  /** A whole API-format graph the request posted (`workflow`, keys with the `workflow:raw` scope, models with `allowRawWorkflows`): run instead of the model's own. */
+  /**
+   * A whole API-format graph the request posted (`workflow`, keys with the `workflow:raw` scope, models with
+   * `allowRawWorkflows`): run instead of the model's own.
+   */
   workflow?: Record<string, { class_type: string; inputs: Record<string, unknown> }>;
   /**
    * Which output of which run this item is, when one run of the model's workflow writes several
@@ -51,7 +65,10 @@ export interface ImageGenerator {
   generate(params: GenerateParams): Promise<GeneratedImage>;
   /** True when the provider has no capacity now (see capacity.ts); absent = never busy. */
   busy?(): boolean;
-  /** True while the provider's server cannot be reached: failover prefers one that is up, and when every one is down picks one whose generate() waits for it. Absent = never down. */
+  /**
+   * True while the provider's server cannot be reached: failover prefers one that is up, and when every one is down
+   * picks one whose generate() waits for it. Absent = never down.
+   */
   down?(): boolean;
 }
 

@@ -84,7 +84,10 @@ export function createAccountErase(deps: AccountEraseDeps): AccountErase {
     while ((await step()) >= BATCH) await yieldTurn();
   }
 
-  /** Cancels the account's pending tasks and removes their data, then every settled task's; answers whether a pending one was found. */
+  /**
+   * Cancels the account's pending tasks and removes their data, then every settled task's; answers whether a pending
+   * one was found.
+   */
   async function removeTasks(accountId: string, report: EraseReport): Promise<boolean> {
     let found = false;
     for (const task of await store.tasks.listPending()) {

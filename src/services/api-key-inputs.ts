@@ -48,7 +48,9 @@ export interface CreateKeyInput {
   maxPriority?: number | null;
 }
 
-/** A spending limit in micro-USD; text that is no USD amount is VALIDATION_ERROR (the doors' schemas refuse it first). */
+/**
+ * A spending limit in micro-USD; text that is no USD amount is VALIDATION_ERROR (the doors' schemas refuse it first).
+ */
 export function spendingLimitMicros(amount: SpendingLimitInput): Micros {
   const micros = toMicros(amount);
   if (micros === null)

@@ -153,7 +153,10 @@ export function createApiKeyService(
       return (await store.apiKeys.listLive(accountId)).filter((key) => !expired(key, now)).map(toApiKeyView);
     },
 
-    /** A live key of this account; another account's, a deleted or an expired key is API_KEY_NOT_FOUND (its message stays out of API answers: docs/api/errors.md). */
+    /**
+     * A live key of this account; another account's, a deleted or an expired key is API_KEY_NOT_FOUND (its message
+     * stays out of API answers: docs/api/errors.md).
+     */
     async get(accountId: string, id: string): Promise<ApiKeyView> {
       return toApiKeyView(await liveKey(accountId, id));
     },

@@ -40,7 +40,10 @@ const ACCEPTED_TEXT: Record<CredentialKind, string> = {
 export interface AuthService {
   /** The principal an Authorization header names; UNAUTHORIZED when it names none. */
   authenticate(header: string | undefined): Promise<Principal>;
-  /** Checks a principal against a route's guard; throws the documented error when it fails (docs/api/keys-and-scopes.md#authentication-and-scopes). */
+  /**
+   * Checks a principal against a route's guard; throws the documented error when it fails
+   * (docs/api/keys-and-scopes.md#authentication-and-scopes).
+   */
   authorize(principal: Principal, guard: RouteGuard, params?: Readonly<Record<string, string>>): void;
 }
 
@@ -52,7 +55,8 @@ export function createAuthService(deps: { store: Store; apiKeys: ApiKeyService; 
 
     if (token.startsWith('mak_')) {
       const key = await deps.apiKeys.resolve(token);
-      // An expired key is refused as a deleted one is: UNAUTHORIZED (docs/api/keys-and-scopes.md#key-expiry-and-rotation).
+      // An expired key is refused as a deleted one is: UNAUTHORIZED
+      // (docs/api/keys-and-scopes.md#key-expiry-and-rotation).
       if (!key || !takesRequests(await deps.store.accounts.get(key.accountId)))
         throw new AppError('UNAUTHORIZED', 'unknown, deleted or expired API key');
       deps.apiKeys.markUsed(key);
@@ -75,7 +79,10 @@ export function createAuthService(deps: { store: Store; apiKeys: ApiKeyService; 
     return { kind: 'accessToken', accountId: account.id, scopes: claims.scopes };
   }
 
-  /** Checks a principal against a route's guard; throws the documented error when it fails (docs/api/keys-and-scopes.md#authentication-and-scopes). */
+  /**
+   * Checks a principal against a route's guard; throws the documented error when it fails
+   * (docs/api/keys-and-scopes.md#authentication-and-scopes).
+   */
   function authorize(principal: Principal, guard: RouteGuard, params: Readonly<Record<string, string>> = {}): void {
     const { scope } = guard;
     if (principal.kind === 'pat' && guard.taskParam && principal.taskId !== params[guard.taskParam])

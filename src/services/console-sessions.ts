@@ -35,7 +35,10 @@ export interface ConsoleSession {
   accountId: string | null;
   scopes: string[];
   expiresAt: string;
-  /** The token of the session's forms (CSRF): derived from the cookie's secret, so a page of another site cannot know it. */
+  /**
+   * The token of the session's forms (CSRF): derived from the cookie's secret, so a page of another site cannot know
+   * it.
+   */
   csrf: string;
 }
 
@@ -56,7 +59,10 @@ export const csrfOf = (secret: string): string => sha256(`csrf:${secret}`).slice
 
 /** The web console's sign-in links and sessions. */
 export interface ConsoleSessionService {
-  /** A one-time sign-in link for an account (or the operator view: `accountId` null). Answers the code to put in the link. */
+  /**
+   * A one-time sign-in link for an account (or the operator view: `accountId` null). Answers the code to put in the
+   * link.
+   */
   issueLink(
     accountId: string | null,
     next?: string,
@@ -74,7 +80,10 @@ export interface ConsoleSessionService {
     session: ConsoleSession;
     next: string;
   }>;
-  /** Opens a session from an OAuth access token (ours, or an external issuer's): the token's scopes, never past its expiry. */
+  /**
+   * Opens a session from an OAuth access token (ours, or an external issuer's): the token's scopes, never past its
+   * expiry.
+   */
   signInWithToken(token: string, userAgent?: string): Promise<{ cookie: string; session: ConsoleSession }>;
   /** The live session of a cookie's secret, or undefined (unknown, expired or revoked). */
   resolve(secret: string | undefined): Promise<ConsoleSession | undefined>;
@@ -142,7 +151,10 @@ export function createConsoleSessionService(deps: {
   }
 
   return {
-    /** A one-time sign-in link for an account (or the operator view: `accountId` null). Answers the code to put in the link. */
+    /**
+     * A one-time sign-in link for an account (or the operator view: `accountId` null). Answers the code to put in the
+     * link.
+     */
     async issueLink(
       accountId: string | null,
       next?: string,
@@ -181,7 +193,10 @@ export function createConsoleSessionService(deps: {
       return { ...opened, next: link.next ?? '/console' };
     },
 
-    /** Opens a session from an OAuth access token (ours, or an external issuer's): the token's scopes, never past its expiry. */
+    /**
+     * Opens a session from an OAuth access token (ours, or an external issuer's): the token's scopes, never past its
+     * expiry.
+     */
     async signInWithToken(token: string, userAgent?: string): Promise<{ cookie: string; session: ConsoleSession }> {
       const trimmed = token.trim();
       if (trimmed.startsWith('mak_') || trimmed.startsWith('pat_'))
@@ -206,7 +221,8 @@ export function createConsoleSessionService(deps: {
       if (!secret?.startsWith(SESSION_PREFIX) || secret.length > 100) return undefined;
       const record = await store.consoleSessions.getByHash(sha256(secret));
       if (record?.kind !== 'session' || record.revokedAt || record.expiresAt <= iso(clock.now())) return undefined;
-      // A session opened as its account's erase began outlives the erase's deletion of sessions: it ends with the account.
+      // A session opened as its account's erase began outlives the erase's deletion of sessions: it ends with the
+      // account.
       if (record.accountId !== null && !(await accountLive(record.accountId))) return undefined;
       return {
         id: record.id,

@@ -25,7 +25,10 @@ export interface DataRemovalDeps {
   eventRecorded?: (taskId: string) => Promise<void>;
 }
 
-/** The blob names a task's items stored: their recorded `files`, and for items stored before files were recorded, the output their result names. */
+/**
+ * The blob names a task's items stored: their recorded `files`, and for items stored before files were recorded, the
+ * output their result names.
+ */
 function fileNamesOf(task: TaskRecord): string[] {
   const names = new Set<string>();
   for (const item of task.items) {
@@ -69,7 +72,10 @@ export interface DataRemoval {
    * TASK_NOT_FOUND. Again on a deleted task: the same scrubbed task.
    */
   removeTask(owner: Owner, taskId: string): Promise<TaskRecord>;
-  /** Deletes the owner's upload (DELETE /image/upload/{id}), leaving a tombstone: again, the same answer. Another account's, or none, is NOT_FOUND. */
+  /**
+   * Deletes the owner's upload (DELETE /image/upload/{id}), leaving a tombstone: again, the same answer. Another
+   * account's, or none, is NOT_FOUND.
+   */
   removeUpload(owner: Owner, id: string): Promise<UploadRecord>;
 }
 
@@ -82,7 +88,10 @@ export interface DataRemoval {
  */
 export function createDataRemoval(deps: DataRemovalDeps): DataRemoval {
   const { store, blobs, clock } = deps;
-  /** Pending tasks this process is cancelling to delete them: their settlement's event is written scrubbed from the start. */
+  /**
+   * Pending tasks this process is cancelling to delete them: their settlement's event is written scrubbed from the
+   * start.
+   */
   const deleting = new Set<string>();
 
   /** The event of a scrubbed task, its payload rebuilt from what is left. */
@@ -108,7 +117,8 @@ export function createDataRemoval(deps: DataRemovalDeps): DataRemoval {
     await deps.eventRecorded?.(task.id);
     const at = isoTime(clock.now());
     const stored = await store.tasks.removeData(task.id, at);
-    // Gone meanwhile (retention purged the record): what is answered is scrubbed all the same, and there is no event left to rebuild.
+    // Gone meanwhile (retention purged the record): what is answered is scrubbed all the same, and there is no event
+    // left to rebuild.
     if (!stored) return scrubbedTask(task, at);
     await scrubEvent(stored);
     return stored;
@@ -143,7 +153,8 @@ export function createDataRemoval(deps: DataRemovalDeps): DataRemoval {
       if (task.status !== 'pending') return removeTaskData(task);
       deleting.add(taskId);
       try {
-        // A cancel settles it at once (an item finishing meanwhile makes it work the settlement out again); a few tries bound a task another process keeps settling.
+        // A cancel settles it at once (an item finishing meanwhile makes it work the settlement out again); a few tries
+        // bound a task another process keeps settling.
         for (let tries = 0; task.status === 'pending' && tries < 3; tries++) {
           task = (await deps.cancel(taskId)) ?? (await store.tasks.get(taskId)) ?? task;
         }
@@ -154,7 +165,10 @@ export function createDataRemoval(deps: DataRemovalDeps): DataRemoval {
       }
     },
 
-    /** Deletes the owner's upload (DELETE /image/upload/{id}), leaving a tombstone: again, the same answer. Another account's, or none, is NOT_FOUND. */
+    /**
+     * Deletes the owner's upload (DELETE /image/upload/{id}), leaving a tombstone: again, the same answer. Another
+     * account's, or none, is NOT_FOUND.
+     */
     async removeUpload(owner: Owner, id: string): Promise<UploadRecord> {
       const upload = await store.uploads.get(id);
       if (!upload || !ownedBy(owner, upload.accountId)) throw new AppError('NOT_FOUND', `no upload ${id}`);

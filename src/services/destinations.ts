@@ -188,7 +188,10 @@ export function createDestinationService(deps: {
 
   const driverOf = (record: DestinationRecord) => deps.driver(record.provider.id, fullConfig(record));
 
-  /** As the service's own copies are served: for images.cacheMaxAgeSeconds, not as immutable (what a cache may keep after a delete: docs/data-lifecycle.md). */
+  /**
+   * As the service's own copies are served: for images.cacheMaxAgeSeconds, not as immutable (what a cache may keep
+   * after a delete: docs/data-lifecycle.md).
+   */
   const imageCacheControl = () => `public, max-age=${deps.config.current().images.cacheMaxAgeSeconds}`;
 
   /** Deletes the test object; a failure is reported, not thrown: the write, which is what was tested, succeeded. */
@@ -227,7 +230,10 @@ export function createDestinationService(deps: {
     async get(owner: Owner, id: string): Promise<DestinationView> {
       return view(await owned(owner, id));
     },
-    /** Changes name and/or config; the provider cannot change (DESTINATIONS_INVALID_PROVIDER). Masked secrets sent back keep their values. */
+    /**
+     * Changes name and/or config; the provider cannot change (DESTINATIONS_INVALID_PROVIDER). Masked secrets sent back
+     * keep their values.
+     */
     async update(owner: Owner, id: string, input: UpdateDestinationInput): Promise<DestinationView> {
       const record = await owned(owner, id);
       if (input.provider && input.provider.id !== record.provider.id) {

@@ -22,7 +22,10 @@ export interface DoctorReport<E extends EngineChecks = EngineChecks> {
   problems: string[];
   warnings: string[];
   ledger: LedgerReport;
-  /** `inventory`: what the blob storage holds; null when not taken (the console's view) or when it failed (a warning says why). */
+  /**
+   * `inventory`: what the blob storage holds; null when not taken (the console's view) or when it failed (a warning
+   * says why).
+   */
   storage: StorageReport & { ok: boolean; inventory: StorageInventory | null };
   engines: E & { ok: boolean };
   /** The signing certificate's state and expiry (src/services/provenance-check.ts); null when not checked. */
@@ -38,7 +41,10 @@ const storageProblems = (storage: StorageReport): string[] => [
   ...(storage.writesRefused === null ? [] : [`storage: the store refuses writes: ${storage.writesRefused}`]),
 ];
 
-/** Engine problems, one phrase each: a ComfyUI server that does not answer, a workflow that no longer matches, or that a server cannot run. */
+/**
+ * Engine problems, one phrase each: a ComfyUI server that does not answer, a workflow that no longer matches, or that a
+ * server cannot run.
+ */
 const engineProblems = (engines: EngineChecks): string[] => [
   ...engines.comfyui
     .filter((server) => !server.ok)

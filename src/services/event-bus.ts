@@ -30,7 +30,9 @@ export interface ServiceEvents {
    * answers waiting on it read it again. Not a settlement to act on (that is `task:settled`).
    */
   'task:settled-elsewhere': { taskId: string };
-  /** One item of a pending task finished (recorded durably) and others are still running; `task` is the task after it. */
+  /**
+   * One item of a pending task finished (recorded durably) and others are still running; `task` is the task after it.
+   */
   'task:item': { task: TaskRecord };
   /**
    * An item finished, maybe in another process sharing the database (PostgreSQL NOTIFY):
@@ -44,18 +46,27 @@ export interface ServiceEvents {
    * task (the runner throttles it), the latest always sent.
    */
   'task:progress': { taskId: string; fractions: ItemFractions };
-  /** The same, from the process running the task on a shared database (PostgreSQL NOTIFY): the whole set, replacing what came before. */
+  /**
+   * The same, from the process running the task on a shared database (PostgreSQL NOTIFY): the whole set, replacing what
+   * came before.
+   */
   'task:progress-elsewhere': { taskId: string; fractions: ItemFractions };
   /**
    * A running item's newest live preview (a ComfyUI preview frame), in this process: at most two
    * a second per item (the runner throttles it), never stored. Live status streams send it on.
    */
   'task:preview': TaskPreview;
-  /** The same, from the process running the item on a shared database (PostgreSQL NOTIFY), made small enough for a notification. */
+  /**
+   * The same, from the process running the item on a shared database (PostgreSQL NOTIFY), made small enough for a
+   * notification.
+   */
   'task:preview-elsewhere': TaskPreview;
   /** Webhook deliveries became due now (recorded, or queued again): the dispatcher wakes. */
   'delivery:due': Record<string, never>;
-  /** An operator paused or resumed a lane (imgtask queues pause|resume), here or in another process of the fleet: the lanes read the pauses again. */
+  /**
+   * An operator paused or resumed a lane (imgtask queues pause|resume), here or in another process of the fleet: the
+   * lanes read the pauses again.
+   */
   'lanes:changed': Record<string, never>;
   /** The same, announced by another process (PostgreSQL NOTIFY). */
   'lanes:changed-elsewhere': Record<string, never>;
@@ -89,7 +100,10 @@ export class EventBus {
     };
   }
 
-  /** Whether `task`, settled as `status`, has anyone to tell; true while nobody answers (the listeners decide after it is written). */
+  /**
+   * Whether `task`, settled as `status`, has anyone to tell; true while nobody answers (the listeners decide after it
+   * is written).
+   */
   hasAudience(task: TaskRecord, status: 'completed' | 'failed'): Promise<boolean> {
     // An answer that fails is no answer: the settlement is written unmarked and the listener decides after.
     return this.audience ? this.audience(task, status).catch(() => true) : Promise.resolve(true);

@@ -26,7 +26,9 @@ const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** A claim lapses this long after its last renewal: a process that stopped mid-request frees its keys within it. */
 const CLAIM_MS = 60_000;
 const RENEW_EVERY_MS = 20_000;
-/** How long a retry waits for a first request answered by another process, polling, before 409 IDEMPOTENCY_KEY_IN_USE. */
+/**
+ * How long a retry waits for a first request answered by another process, polling, before 409 IDEMPOTENCY_KEY_IN_USE.
+ */
 const WAIT_MS = 5_000;
 const POLL_MS = 50;
 const PURGE_EVERY_MS = 10 * 60_000;

@@ -86,7 +86,10 @@ export interface ImageLibrary {
     quality: number,
     origin?: OutputOrigin,
   ): Promise<StoredImage & { data: Buffer }>;
-  /** Stores bytes as they are (uploads; provider output already in the right format), signed first when they have an `origin`. */
+  /**
+   * Stores bytes as they are (uploads; provider output already in the right format), signed first when they have an
+   * `origin`.
+   */
   saveAsIs(
     data: Buffer,
     format: 'png' | 'jpg' | 'webp' | 'gif',
@@ -187,7 +190,10 @@ export function createImageLibrary(deps: {
       return this.saveAsIs(encoded.data, format, encoded.width, encoded.height, origin);
     },
 
-    /** Stores bytes as they are (uploads; provider output already in the right format), signed first when they have an `origin`. */
+    /**
+     * Stores bytes as they are (uploads; provider output already in the right format), signed first when they have an
+     * `origin`.
+     */
     async saveAsIs(
       data: Buffer,
       format: 'png' | 'jpg' | 'webp' | 'gif',

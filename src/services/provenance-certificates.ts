@@ -64,7 +64,10 @@ export async function makeLocalCa(now: Date): Promise<PemPair> {
   return { certificatePem: certToPem(cert), keyPem: await keyToPem(keys.privateKey) };
 }
 
-/** A new signing certificate from the local CA: EC P-256, digitalSignature, emailProtection and documentSigning, CA:FALSE, 1 year. */
+/**
+ * A new signing certificate from the local CA: EC P-256, digitalSignature, emailProtection and documentSigning,
+ * CA:FALSE, 1 year.
+ */
 export async function makeLocalLeaf(ca: PemPair, now: Date): Promise<PemPair> {
   const caCert = new x509.X509Certificate(ca.certificatePem);
   const caKey = await webcrypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(ca.keyPem), EC_P256, false, [

@@ -5,14 +5,20 @@ import { LOCAL_RENEW_DAYS } from './provenance-keys.js';
 export const EXPIRY_WARNING_DAYS = 30;
 const DAY_MS = 86_400_000;
 
-/** `imgtask provenance show` and doctor's provenance section: the signer's state and its certificate with the days it has left. */
+/**
+ * `imgtask provenance show` and doctor's provenance section: the signer's state and its certificate with the days it
+ * has left.
+ */
 export interface ProvenanceReport {
   state: ProvenanceStatus['state'];
   reason?: string;
   certificate?: NonNullable<ProvenanceStatus['certificate']> & { daysLeft: number };
 }
 
-/** Doctor's view of provenance: `ok` false past expiry; `problems` fail doctor, `warnings` do not, `notes` say what is well. */
+/**
+ * Doctor's view of provenance: `ok` false past expiry; `problems` fail doctor, `warnings` do not, `notes` say what is
+ * well.
+ */
 export interface ProvenanceCheck extends ProvenanceReport {
   ok: boolean;
   problems: string[];

@@ -39,7 +39,9 @@ export interface SigningKeyOptions {
   provenance: ProvenanceConfig;
   /** The data dir's root: the local certificate lives in its keys/. */
   dataDir: string;
-  /** The folder a relative `{ file }` is read from (loadConfig already makes them absolute; default the working folder). */
+  /**
+   * The folder a relative `{ file }` is read from (loadConfig already makes them absolute; default the working folder).
+   */
   configDir?: string;
   /** A secret of the encrypted store, by name. */
   secret(name: string): Promise<string | undefined>;
@@ -54,13 +56,19 @@ export interface SigningKeyOptions {
 export const LOCAL_RENEW_DAYS = 30;
 const DAY_MS = 86_400_000;
 
-/** Where the local certificate lives: the CA (certificate and key) and the signing certificate (chain and key), one file each so each is written at once. */
+/**
+ * Where the local certificate lives: the CA (certificate and key) and the signing certificate (chain and key), one file
+ * each so each is written at once.
+ */
 export const localKeyFiles = (dataDir: string) => ({
   ca: join(dataDir, 'keys', 'provenance-ca.pem'),
   signing: join(dataDir, 'keys', 'provenance-signing.pem'),
 });
 
-/** Loads (or, without a configured certificate, makes) the signing certificate and key; throws a ConfigError naming what is wrong with a configured one. */
+/**
+ * Loads (or, without a configured certificate, makes) the signing certificate and key; throws a ConfigError naming what
+ * is wrong with a configured one.
+ */
 export async function loadSigningKeys(options: SigningKeyOptions): Promise<SigningKeys> {
   const { provenance } = options;
   const now = options.now?.() ?? new Date();
@@ -81,7 +89,10 @@ export async function loadSigningKeys(options: SigningKeyOptions): Promise<Signi
   return { ...local, anchorsPem: [local.caPem, ...extraAnchors] };
 }
 
-/** The CA certificates verify trusts when signing is off: the local CA when one was made, and provenance.trustAnchors (nothing is made). */
+/**
+ * The CA certificates verify trusts when signing is off: the local CA when one was made, and provenance.trustAnchors
+ * (nothing is made).
+ */
 export async function loadTrustAnchors(options: Omit<SigningKeyOptions, 'log' | 'now'>): Promise<string[]> {
   const localCa = await readLocalCa(options.dataDir);
   return [...(localCa ? [localCa.certificatePem] : []), ...(await readAnchors(options))];
@@ -132,7 +143,10 @@ async function readPem(
   }
 }
 
-/** EKUs a C2PA validator accepts on a signing certificate (C2PA 2.x, 14.5.2): emailProtection, documentSigning, timeStamping, OCSPSigning, Microsoft's and C2PA's own. */
+/**
+ * EKUs a C2PA validator accepts on a signing certificate (C2PA 2.x, 14.5.2): emailProtection, documentSigning,
+ * timeStamping, OCSPSigning, Microsoft's and C2PA's own.
+ */
 const ACCEPTED_EKUS: Record<string, string> = {
   '1.3.6.1.5.5.7.3.4': 'emailProtection',
   '1.3.6.1.5.5.7.3.36': 'documentSigning',
@@ -145,7 +159,10 @@ const ACCEPTED_EKUS: Record<string, string> = {
 const refuse = (problem: string, fix: string) =>
   new ConfigError(`config: provenance.certificate: ${problem}; ${fix} (docs/provenance.md#certificates)`);
 
-/** The checks a C2PA validator makes of a signing certificate, made at start so a refused one is named then, not at the first output. */
+/**
+ * The checks a C2PA validator makes of a signing certificate, made at start so a refused one is named then, not at the
+ * first output.
+ */
 function checkConfiguredCertificate(
   chainPem: string,
   keyPem: string,
@@ -263,7 +280,10 @@ async function readLocalCa(dataDir: string): Promise<PemPair | null> {
   return certificatePem && keyPem ? { certificatePem, keyPem } : null;
 }
 
-/** The local CA and signing certificate: read, made at the first start (saying so once, as a warning), or the signing certificate renewed near its expiry. */
+/**
+ * The local CA and signing certificate: read, made at the first start (saying so once, as a warning), or the signing
+ * certificate renewed near its expiry.
+ */
 async function localKeys(options: SigningKeyOptions, now: Date): Promise<LocalKeys> {
   const files = localKeyFiles(options.dataDir);
   await mkdir(join(options.dataDir, 'keys'), { recursive: true, mode: 0o700 });
@@ -271,7 +291,8 @@ async function localKeys(options: SigningKeyOptions, now: Date): Promise<LocalKe
   let madeCa = false;
   if (!ca || expiresWithin(ca.certificatePem, now, LOCAL_RENEW_DAYS)) {
     const made = await makeLocalCa(now);
-    // Two first starts on one data dir (a fleet sharing it): the one that links its file first wins, the other reads it.
+    // Two first starts on one data dir (a fleet sharing it): the one that links its file first wins, the other reads
+    // it.
     if (ca) await replace(files.ca, made.certificatePem + made.keyPem);
     madeCa = ca !== null || (await createOnce(files.ca, made.certificatePem + made.keyPem));
     ca = madeCa ? made : await readLocalCa(options.dataDir);
@@ -310,7 +331,10 @@ async function localKeys(options: SigningKeyOptions, now: Date): Promise<LocalKe
 const expiresWithin = (pem: string, now: Date, days: number): boolean =>
   new Date(new NodeCertificate(pem).validTo).getTime() - now.getTime() < days * DAY_MS;
 
-/** The local signing certificate in `text`, when it was issued by `ca` and has more than LOCAL_RENEW_DAYS left; null: make a new one. */
+/**
+ * The local signing certificate in `text`, when it was issued by `ca` and has more than LOCAL_RENEW_DAYS left; null:
+ * make a new one.
+ */
 function localSigning(text: string, ca: PemPair, now: Date): LocalKeys | null {
   const [leafPem] = pemBlocks(text, 'CERTIFICATE');
   const keyPem = pemBlocks(text, 'PRIVATE KEY')[0];
@@ -329,7 +353,10 @@ function localSigning(text: string, ca: PemPair, now: Date): LocalKeys | null {
   };
 }
 
-/** Writes `path` only if it does not exist yet (a temp file linked into place, 0600): false when another start made it first. */
+/**
+ * Writes `path` only if it does not exist yet (a temp file linked into place, 0600): false when another start made it
+ * first.
+ */
 async function createOnce(path: string, text: string): Promise<boolean> {
   // Unique per call: two loads in one process within a millisecond must not share a temp file.
   const temp = `${path}.${process.pid}.${randomUUID()}.tmp`;

@@ -163,7 +163,10 @@ function softwareAgentOf(agent: unknown): string | undefined {
   return undefined;
 }
 
-/** c2pa's validation state; a store without one (an old reader) is Invalid when it lists a failure other than an untrusted signer. */
+/**
+ * c2pa's validation state; a store without one (an old reader) is Invalid when it lists a failure other than an
+ * untrusted signer.
+ */
 function validationOf(store: ManifestStore): 'Valid' | 'Trusted' | 'Invalid' {
   const state = (store as { validation_state?: string }).validation_state;
   if (state === 'Valid' || state === 'Trusted' || state === 'Invalid') return state;

@@ -10,7 +10,10 @@ const BATCH = 200;
 /** Removals under way at once within a batch (bounded: a PostgreSQL pool has a few connections). */
 const PARALLEL = 25;
 
-/** What one sweep removed, by kind: tasks whose outputs and text went, uploads, task records, delivery logs, expired console sessions. */
+/**
+ * What one sweep removed, by kind: tasks whose outputs and text went, uploads, task records, delivery logs, expired
+ * console sessions.
+ */
 export type RetentionCounts = Record<RetentionKind, number>;
 
 export interface RetentionDeps {
@@ -51,13 +54,17 @@ export function createRetention(deps: RetentionDeps): Retention {
   const batch = deps.batchSize ?? BATCH;
   let running: Promise<RetentionCounts> | undefined;
 
-  /** Repeats `step` (one batch: how many it handled, how many it removed) until a batch comes back short or removes nothing. */
+  /**
+   * Repeats `step` (one batch: how many it handled, how many it removed) until a batch comes back short or removes
+   * nothing.
+   */
   async function inBatches(step: () => Promise<{ read: number; removed: number }>): Promise<number> {
     let total = 0;
     for (;;) {
       const { read, removed } = await step();
       total += removed;
-      // A short batch was the last; a full one that removed nothing would come back the same (a failure: logged, retried next sweep).
+      // A short batch was the last; a full one that removed nothing would come back the same (a failure: logged,
+      // retried next sweep).
       if (read < batch || removed === 0) return total;
       await yieldTurn();
     }
@@ -106,7 +113,10 @@ export function createRetention(deps: RetentionDeps): Retention {
       };
     });
 
-  /** Task records settled before `before`: any still holding data lose it first, then the records go (their charges kept by the ledger). */
+  /**
+   * Task records settled before `before`: any still holding data lose it first, then the records go (their charges kept
+   * by the ledger).
+   */
   const tasksOf = (account: AccountRecord, before: string) =>
     inBatches(async () => {
       const ids = await store.tasks.settledBefore(account.id, before, batch);

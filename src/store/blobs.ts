@@ -49,9 +49,14 @@ export interface BlobStore {
   open(name: string, range?: ByteRange): Promise<OpenedBlob | null>;
   /** Finds a stored file by id alone, whatever its extension. */
   findById(id: string): Promise<string | null>;
-  /** Every blob of this kind, shard by shard, as it is found (never held as one list); other files beside them are skipped. */
+  /**
+   * Every blob of this kind, shard by shard, as it is found (never held as one list); other files beside them are
+   * skipped.
+   */
   list(): AsyncIterable<ListedBlob>;
-  /** Removes a blob (a deleted task's output, an upload); a name that holds nothing, or is not this kind's, is no error. */
+  /**
+   * Removes a blob (a deleted task's output, an upload); a name that holds nothing, or is not this kind's, is no error.
+   */
   delete(name: string): Promise<void>;
 }
 
@@ -148,7 +153,8 @@ export class LocalBlobStore implements BlobStore {
       if (!shard.isDirectory()) continue;
       const dir = join(this.root, shard.name);
       for await (const entry of entriesOf(dir)) {
-        // Only this kind's names in their own shard: temp files, a video's poster beside it, stray files are not its blobs.
+        // Only this kind's names in their own shard: temp files, a video's poster beside it, stray files are not its
+        // blobs.
         if (!entry.isFile() || this.pathOf(entry.name) !== join(dir, entry.name)) continue;
         const info = await stat(join(dir, entry.name)).catch(() => null); // removed since the folder was read
         if (info) yield { name: entry.name, bytes: info.size, modifiedAt: info.mtime };

@@ -40,7 +40,9 @@ export async function writeAll(handle: FileHandle, data: Buffer): Promise<void> 
   }
 }
 
-/** The suffix of every temp file a write leaves only if the process dies mid-write (the start-up sweep removes them). */
+/**
+ * The suffix of every temp file a write leaves only if the process dies mid-write (the start-up sweep removes them).
+ */
 export const TEMP_SUFFIX = '.tmp';
 
 /**

@@ -2,7 +2,10 @@ import { AppError } from '../domain/errors.js';
 import type { DestinationLookup } from '../services/ports.js';
 import { LIMITS } from './request-parts.js';
 
-/** Checks after the schema passed (VALIDATION_ERROR, docs/reference/errors.md#request-errors): they answer 400 with a code. */
+/**
+ * Checks after the schema passed (VALIDATION_ERROR, docs/reference/errors.md#request-errors): they answer 400 with a
+ * code.
+ */
 export function checkMetadata(metadata: unknown): void {
   if (metadata === undefined) return;
   const bytes = Buffer.byteLength(JSON.stringify(metadata));

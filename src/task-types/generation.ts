@@ -49,7 +49,10 @@ interface GenerationRequest {
   negative_prompt?: string;
 }
 
-/** The checks every generation request passes first: metadata, destination, a configured model, a posted graph, parameters. */
+/**
+ * The checks every generation request passes first: metadata, destination, a configured model, a posted graph,
+ * parameters.
+ */
 export async function checkGenerationRequest<S extends ModelSection>(
   deps: ImageTaskDeps,
   section: S,
@@ -107,7 +110,10 @@ export function modelProvider<S extends ModelSection, P extends { busy?(): boole
   return { model, generator, providerName: () => providerNameOf(providers, lookup, generator) };
 }
 
-/** A stored output as the task's item: its ids and URLs, then `fields`, its seed and credentials; delivered to the request's destination. */
+/**
+ * A stored output as the task's item: its ids and URLs, then `fields`, its seed and credentials; delivered to the
+ * request's destination.
+ */
 export async function storedItem(
   deps: ImageTaskDeps,
   stored: { id: string; serviceUrl: string; provenance?: unknown; format: string; data: Buffer },

@@ -32,7 +32,9 @@ const SizeValue = z.union([
   z.object({ type: z.literal('auto') }),
 ]);
 
-/** POST /image/generate. Built per set of model ids: an unknown id fails the schema. The task keeps the body as it is. */
+/**
+ * POST /image/generate. Built per set of model ids: an unknown id fails the schema. The task keeps the body as it is.
+ */
 export function generateBody(modelIds: readonly string[]) {
   return z.object({
     prompt: FreeText.min(1).max(LIMITS.prompt),

@@ -28,7 +28,10 @@ import { DestinationOutcome, ItemError, Provenance, UsdText } from './result-par
 import { baseSeed, ItemSeed, itemSeed } from './seeds.js';
 import type { ImageTaskDeps } from './task-type-deps.js';
 
-/** One image item: made (and charged), or failed on its own while the task completes (docs/api/images.md#generate-post-imagegenerate). */
+/**
+ * One image item: made (and charged), or failed on its own while the task completes
+ * (docs/api/images.md#generate-post-imagegenerate).
+ */
 const GeneratedImage = z.discriminatedUnion('status', [
   z.object({
     status: z.literal('success'),
@@ -194,7 +197,8 @@ export function createGenerateType(deps: ImageTaskDeps): TaskTypeDefinition<Gene
         inputs,
         index,
         seed,
-        // Not keyed by attempt: an item that comes to its run late (its attempt 1 after a sibling's retry) takes that run's outcome.
+        // Not keyed by attempt: an item that comes to its run late (its attempt 1 after a sibling's retry) takes that
+        // run's outcome.
         ...(outputs > 1 && { run: { key: `${task.id}:${run}`, output, outputs } }),
         parameters,
         workflow: request.workflow as GenerateParams['workflow'],

@@ -27,7 +27,10 @@ export type RateBody = z.infer<typeof RateBody>;
 /** The task's result: each URL's level, or why it failed. */
 export const RateResult = urlResults({ level: z.string() });
 
-/** The task's request: mode, urls and, in custom mode only, levels (docs/api/images.md#rate-and-alt-post-imagerate-post-imagealt). */
+/**
+ * The task's request: mode, urls and, in custom mode only, levels
+ * (docs/api/images.md#rate-and-alt-post-imagerate-post-imagealt).
+ */
 export interface RateRequest {
   mode: 'nsfw_sfw' | 'custom';
   urls: string[];

@@ -45,7 +45,10 @@ export const RemoveBackgroundResult = z.object({
   }),
 });
 
-/** The failure codes a background-removal task reports (docs/api/images.md#remove-background-post-imageremove-background). */
+/**
+ * The failure codes a background-removal task reports
+ * (docs/api/images.md#remove-background-post-imageremove-background).
+ */
 const ALLOWED: ReadonlySet<TaskErrorCode> = new Set([
   'INVALID_INPUT',
   'PROVIDER_ERROR',

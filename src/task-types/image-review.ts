@@ -52,10 +52,16 @@ export const ReviewResult = z.object({
 });
 export type ReviewResult = z.infer<typeof ReviewResult>;
 
-/** The codes a review reports; any other provider code is REVIEW_FAILED (docs/api/review.md#review-an-image-post-imagereview). */
+/**
+ * The codes a review reports; any other provider code is REVIEW_FAILED
+ * (docs/api/review.md#review-an-image-post-imagereview).
+ */
 const ALLOWED: ReadonlySet<TaskErrorCode> = new Set(['FETCH_FAILED', 'REVIEW_FAILED', 'TIMEOUT', 'PROVIDERS_BUSY']);
 
-/** image.review: one item; measured checks from the pixels, the nsfw rater and the OCR; the vision judge for the prompt and free-text criteria. */
+/**
+ * image.review: one item; measured checks from the pixels, the nsfw rater and the OCR; the vision judge for the prompt
+ * and free-text criteria.
+ */
 export function createReviewType(deps: ImageTaskDeps): TaskTypeDefinition<ReviewBody, ReviewRequest> {
   const abilities = (): ReviewAbilities => {
     const providers = deps.providers();

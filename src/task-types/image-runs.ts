@@ -11,7 +11,10 @@ import { AppError } from '../domain/errors.js';
 
 const workflowOf = (config: Config, modelId: string) => config.workflows[`models.${modelId}`];
 
-/** Items one run of the model makes: its workflow's counted output nodes (of a posted graph, its save nodes); 1 for any other model. */
+/**
+ * Items one run of the model makes: its workflow's counted output nodes (of a posted graph, its save nodes); 1 for any
+ * other model.
+ */
 export function outputsPerRun(config: Config, modelId: string, posted?: Record<string, unknown>): number {
   const outputs = posted ? runOutputs(posted as WorkflowGraph, undefined) : workflowOf(config, modelId)?.outputs;
   return Math.max(1, outputs?.length ?? 1);

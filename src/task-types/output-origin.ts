@@ -44,7 +44,10 @@ export interface GenerationRun {
   prompt: string;
   /** The graph the request posted (`workflow`), run instead of the model's own. */
   postedWorkflow?: unknown;
-  /** The generation parameters (size, seed, negative prompt, the model's parameters…), hashed when no ComfyUI workflow ran. */
+  /**
+   * The generation parameters (size, seed, negative prompt, the model's parameters…), hashed when no ComfyUI workflow
+   * ran.
+   */
   parameters: Record<string, unknown>;
   /** The first input image: the output is an edit of it. */
   input?: SourceImage;

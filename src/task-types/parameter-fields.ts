@@ -11,7 +11,8 @@ import { type Micros, parseUsd } from '../domain/money.js';
 
 /**
  * The request side of a ComfyUI model's declared `parameters` and of a posted raw graph
- * (`workflow`), shared by /image/generate and /video/generate (docs/comfyui.md#parameters-per-request, docs/comfyui.md#raw-graphs-trusted-keys).
+ * (`workflow`), shared by /image/generate and /video/generate (docs/comfyui.md#parameters-per-request,
+ * docs/comfyui.md#raw-graphs-trusted-keys).
  */
 
 /** The scope a credential needs to post a whole graph. */
@@ -38,7 +39,10 @@ interface ModelWithParameters {
   allowRawWorkflows?: boolean;
 }
 
-/** Refuses a request's `parameters` unless each names a declared parameter with a value it takes (VALIDATION_ERROR naming it). */
+/**
+ * Refuses a request's `parameters` unless each names a declared parameter with a value it takes (VALIDATION_ERROR
+ * naming it).
+ */
 export function checkParameters(
   modelId: string,
   model: ModelWithParameters,
@@ -60,7 +64,10 @@ export function checkParameters(
   }
 }
 
-/** What the provider gets: every declared parameter's value, defaults filled in; undefined for a model that declares none. */
+/**
+ * What the provider gets: every declared parameter's value, defaults filled in; undefined for a model that declares
+ * none.
+ */
 export function providerParameters(
   model: ModelWithParameters,
   given: Readonly<Record<string, ParameterValue>> | undefined,
@@ -70,7 +77,10 @@ export function providerParameters(
     : undefined;
 }
 
-/** Σ value × price.perUnit over the priced parameters (the request's value, else the default), rounded to the micro-dollar: added per image, or per second of video. */
+/**
+ * Σ value × price.perUnit over the priced parameters (the request's value, else the default), rounded to the
+ * micro-dollar: added per image, or per second of video.
+ */
 export function parameterPrice(
   model: ModelWithParameters,
   given: Readonly<Record<string, ParameterValue>> | undefined,

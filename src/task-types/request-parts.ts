@@ -23,7 +23,8 @@ export const LIMITS = {
 } as const;
 
 /**
- * Body pieces several task types share (docs/api/images.md#generate-post-imagegenerate). A type's own fields live in its module;
+ * Body pieces several task types share (docs/api/images.md#generate-post-imagegenerate). A type's own fields live in
+ * its module;
  * these are the ones whose meaning is the same everywhere: webhooks, access, metadata,
  * destination, image URLs and rating levels.
  */
@@ -50,7 +51,9 @@ export const FreeText = z
     'must not contain control characters (U+0000 to U+001F other than tab, line feed and carriage return)',
   );
 
-/** An input image of generation: a URL (service URL or `img_` id too), or `{ type: image, source: { type: url, url } }`. */
+/**
+ * An input image of generation: a URL (service URL or `img_` id too), or `{ type: image, source: { type: url, url } }`.
+ */
 export const InputEntry = z.union([
   ImageRef,
   z.object({ type: z.literal('image'), source: z.object({ type: z.literal('url'), url: ImageRef }) }),
@@ -60,7 +63,9 @@ export const inputUrl = (entry: z.infer<typeof InputEntry>): string =>
   typeof entry === 'string' ? entry : entry.source.url;
 export const HttpUrl = z.url({ protocol: /^https?$/, error: 'an http or https URL' }).max(LIMITS.inputUrl);
 
-/** Where the task goes in its lane against other work (docs/scheduling.md): higher first; at most its key's maxPriority. */
+/**
+ * Where the task goes in its lane against other work (docs/scheduling.md): higher first; at most its key's maxPriority.
+ */
 export const Priority = z
   .number()
   .int()

@@ -1,7 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 
-/** Seeds are 32-bit unsigned: what Stable Diffusion front ends (A1111, ComfyUI) and most OpenAI-compatible servers take. */
+/**
+ * Seeds are 32-bit unsigned: what Stable Diffusion front ends (A1111, ComfyUI) and most OpenAI-compatible servers take.
+ */
 const SEED_SPACE = 2 ** 32;
 
 /** The `seed` of a generate or video body: item i is made with (seed + i) mod 2^32. */
@@ -15,7 +17,9 @@ export const SeedField = z
     '0..4294967295; item i is made with (seed + i) mod 2^32 (run i, of a ComfyUI model that makes several images a run: its images share the seed); a random seed is chosen (and reported on each item) when absent',
   );
 
-/** The seed a successful item reports, in a result (optional: items of tasks prepared before seeds were kept have none). */
+/**
+ * The seed a successful item reports, in a result (optional: items of tasks prepared before seeds were kept have none).
+ */
 export const ItemSeed = z
   .number()
   .int()

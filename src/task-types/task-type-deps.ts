@@ -18,7 +18,8 @@ export interface ImageTaskDeps {
 }
 
 /**
- * Sends a stored image (or video: its id stands for {imageId} in the key) to the request's destination, if it names one. The image item keeps
+ * Sends a stored image (or video: its id stands for {imageId} in the key) to the request's destination, if it names
+ * one. The image item keeps
  * `destination` (success: name, status, key, url; failure: name, status, error) and its `url`
  * becomes the destination's public URL, or null when the storage has none or delivery failed
  * (the image stays at its service_url either way, and is charged: it was made).

@@ -6,7 +6,9 @@ import type { TaskTypeDefinition } from '../engine/task-registry.js';
 import type { SourceImage } from '../providers/provider-types.js';
 import type { ImageTaskDeps } from './task-type-deps.js';
 
-/** A failed item's error as results show it: its code and, when it has one, why (the fetch's or the provider's words). */
+/**
+ * A failed item's error as results show it: its code and, when it has one, why (the fetch's or the provider's words).
+ */
 const itemError = (error: { code: string; message?: string }) =>
   error.message ? { code: error.code, message: error.message } : { code: error.code };
 

@@ -45,7 +45,10 @@ const VideoSize = z.union([
   z.object({ type: z.literal('auto') }),
 ]);
 
-/** POST /video/generate. Built per set of video model ids: an unknown id fails the schema. The task keeps the body as it is. */
+/**
+ * POST /video/generate. Built per set of video model ids: an unknown id fails the schema. The task keeps the body as it
+ * is.
+ */
 export function videoBody(modelIds: readonly string[]) {
   return z.object({
     prompt: FreeText.min(1).max(LIMITS.prompt),
@@ -71,7 +74,10 @@ export function videoBody(modelIds: readonly string[]) {
 }
 export type VideoBody = z.infer<ReturnType<typeof videoBody>>;
 
-/** One video item: made (and charged), or failed on its own while the task completes (docs/api/videos.md#generate-post-videogenerate). */
+/**
+ * One video item: made (and charged), or failed on its own while the task completes
+ * (docs/api/videos.md#generate-post-videogenerate).
+ */
 const GeneratedVideo = z.discriminatedUnion('status', [
   z.object({
     status: z.literal('success'),
@@ -98,7 +104,10 @@ const GeneratedVideo = z.discriminatedUnion('status', [
 /** The task's result: the resolved model and one item per video. */
 export const VideoResult = z.object({ model: z.string(), videos: z.array(GeneratedVideo) });
 
-/** Whether the frames binding reaches the graph run: the model's own workflow (checked at load), or a posted graph holding that node input. */
+/**
+ * Whether the frames binding reaches the graph run: the model's own workflow (checked at load), or a posted graph
+ * holding that node input.
+ */
 function framesBound(binding: string | undefined, posted: Record<string, unknown> | undefined): boolean {
   if (!binding) return false;
   if (!posted) return true;
@@ -116,7 +125,10 @@ interface VideoPlan {
   seed?: number;
 }
 
-/** video.generate: one item per video, on the model's providers in turn (failover), priced per second of footage from config. */
+/**
+ * video.generate: one item per video, on the model's providers in turn (failover), priced per second of footage from
+ * config.
+ */
 export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBody> {
   const resolveVideoModel = (request: VideoBody) => resolveModel(deps.config.current(), 'videoModels', request.model);
 
@@ -222,7 +234,8 @@ export function createVideoType(deps: ImageTaskDeps): TaskTypeDefinition<VideoBo
       });
       // The engine has answered: its slot goes to the next item while this one is stored.
       engineDone?.();
-      // A posted graph takes the frames binding only where it has that node input (else its clip keeps its own frame count).
+      // A posted graph takes the frames binding only where it has that node input (else its clip keeps its own frame
+      // count).
       const boundFrames = framesBound(model.bindings?.frames, request.workflow)
         ? Math.max(1, Math.round(request.duration_s * request.fps))
         : undefined;

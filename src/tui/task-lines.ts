@@ -90,7 +90,10 @@ function schedulingLine(task: TaskView): Line | undefined {
   return parts.length > 0 ? [{ text: `  ${parts.join('  ')}` }] : undefined;
 }
 
-/** The model parameters the request set (`parameters`), as NAME=VALUE: what made this run differ from the model's defaults. */
+/**
+ * The model parameters the request set (`parameters`), as NAME=VALUE: what made this run differ from the model's
+ * defaults.
+ */
 function parametersLine(task: TaskView): Line | undefined {
   const request = 'request' in task ? (task.request as { parameters?: unknown }) : undefined;
   const parameters = request?.parameters;
@@ -114,7 +117,9 @@ export const sourceName = (url: string, files?: ReadonlyMap<string, string>): st
   return file ? `${file} (${url})` : url;
 };
 
-/** The line of one URL result of rate or alt: its level or alt text, or ✗ its error code and why (the API's message). */
+/**
+ * The line of one URL result of rate or alt: its level or alt text, or ✗ its error code and why (the API's message).
+ */
 export const urlResultLine = (r: UrlResult, files?: ReadonlyMap<string, string>): Line =>
   r.status === 'success'
     ? [{ text: `  ${sourceName(r.url, files)}: ${r.level ?? r.alt}` }]
@@ -177,7 +182,9 @@ function imageLines(image: ImageItem, n: number): Line[] {
   return lines;
 }
 
-/** One video: ✓ size, duration, frame rate, format, cost and URL (its destination and saved file below), or ✗ its error. */
+/**
+ * One video: ✓ size, duration, frame rate, format, cost and URL (its destination and saved file below), or ✗ its error.
+ */
 function videoLines(video: VideoItem, n: number): Line[] {
   if (video.status !== 'success') return [[{ text: `  video ${n} ` }, { text: `✗ ${code(video.error)}`, tone: 'bad' }]];
   const lines: Line[] = [

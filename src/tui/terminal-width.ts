@@ -1,4 +1,6 @@
-/** The size Ink lays out in when the terminal gives none: the width it uses for a pipe, and a classic terminal's height. */
+/**
+ * The size Ink lays out in when the terminal gives none: the width it uses for a pipe, and a classic terminal's height.
+ */
 const FALLBACK = { columns: 80, rows: 24 } as const;
 
 /**

@@ -33,7 +33,9 @@ export class EndpointBackoff {
     if (this.failing.size > MAX_TRACKED) this.failing.delete(this.failing.keys().next().value!);
   }
 
-  /** How many sends to `url` may run at once now: none while it cools down, one while it is failing, else `perEndpoint`. */
+  /**
+   * How many sends to `url` may run at once now: none while it cools down, one while it is failing, else `perEndpoint`.
+   */
   cap(url: string, perEndpoint: number): number {
     const state = this.failing.get(url);
     if (!state) return perEndpoint;

@@ -8,7 +8,10 @@
 export function createFoundEndpoints<Endpoints>(limit: number) {
   const kept = new Map<string, { status: string; endpoints: Promise<Endpoints> }>();
   return {
-    /** What `read` answers for `taskId` settling as `status`, kept; the kept answer while one is (a concurrent attempt's). */
+    /**
+     * What `read` answers for `taskId` settling as `status`, kept; the kept answer while one is (a concurrent
+     * attempt's).
+     */
     find(taskId: string, status: string, read: () => Promise<Endpoints>): Promise<Endpoints> {
       const known = kept.get(taskId);
       if (known?.status === status) return known.endpoints;

@@ -1,7 +1,9 @@
 import { randomId } from '../domain/ids.js';
 import type { DeliveryRecord, EventRecord } from '../store/records.js';
 
-/** A new delivery of `event` to `url` (a dashboard webhook's, or a task's custom endpoint: webhookId null), due at once. */
+/**
+ * A new delivery of `event` to `url` (a dashboard webhook's, or a task's custom endpoint: webhookId null), due at once.
+ */
 export const newDelivery = (
   event: Pick<EventRecord, 'id' | 'accountId'>,
   url: string,

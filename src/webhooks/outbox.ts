@@ -13,7 +13,10 @@ import { listenForSettlements, type SettlementEvents } from './settlement-events
 
 export type { DeliveryRecord } from '../store/records.js';
 
-/** What is sent for a delivery: the event id, the body, and the signing secret of its webhook (none for custom endpoints). */
+/**
+ * What is sent for a delivery: the event id, the body, and the signing secret of its webhook (none for custom
+ * endpoints).
+ */
 export type DeliveryMessage = { id: string; body: string; secret?: string };
 /** What one attempt came to; `skip`: none was made (the event or the webhook is gone, or the webhook disabled). */
 export type AttemptResult = { status: number | null; latencyMs: number; error?: string } | { skip: string };
@@ -38,7 +41,9 @@ export interface DeliverySource {
   recordAttempt(d: DeliveryRecord, result: AttemptResult): Promise<DeliveryRecord>;
 }
 
-/** The durable outbox: settlements' events recorded, test and repeated deliveries queued, and the dispatcher's source. */
+/**
+ * The durable outbox: settlements' events recorded, test and repeated deliveries queued, and the dispatcher's source.
+ */
 export interface Outbox extends SettlementEvents, DeliveryQueue, DeliverySource {}
 
 /**

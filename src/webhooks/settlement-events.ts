@@ -11,7 +11,10 @@ import { newDelivery } from './new-delivery.js';
 
 /** Tasks recovered at once at start-up: enough to fill group commits, few enough to bound memory. */
 const RECOVERY_CHUNK = 1000;
-/** Settlements whose endpoints are kept between the audience check and their settled event: far more than settle at once. */
+/**
+ * Settlements whose endpoints are kept between the audience check and their settled event: far more than settle at
+ * once.
+ */
 const FOUND_KEPT = 1000;
 
 type Endpoint = { url: string; webhookId: string | null };
@@ -46,7 +49,10 @@ export function listenForSettlements(deps: {
 }): SettlementEvents {
   const { store, clock, events } = deps;
 
-  /** Where the event of `task`, settled as `status`, goes: each matching dashboard webhook (unless the task opted out) and each custom endpoint of the task. */
+  /**
+   * Where the event of `task`, settled as `status`, goes: each matching dashboard webhook (unless the task opted out)
+   * and each custom endpoint of the task.
+   */
   async function endpointsOf(task: TaskRecord, status: 'completed' | 'failed'): Promise<Endpoint[]> {
     const options = (task.request as { webhook?: { dashboard?: boolean; custom?: { url: string }[] } } | null)?.webhook;
     const endpoints: Endpoint[] = [];
@@ -61,7 +67,10 @@ export function listenForSettlements(deps: {
     return endpoints;
   }
 
-  /** Events being written, by task: a task's data removed meanwhile waits for its event (`recorded`), so it is scrubbed too. */
+  /**
+   * Events being written, by task: a task's data removed meanwhile waits for its event (`recorded`), so it is scrubbed
+   * too.
+   */
   const writing = new Map<string, Promise<void>>();
 
   /** Records the event of a settled task; `found` is what the audience check before its write found, when kept. */
@@ -99,7 +108,8 @@ export function listenForSettlements(deps: {
       event,
       endpoints.map((endpoint) => newDelivery(event, endpoint.url, endpoint.webhookId, at)),
     );
-    // The task's data removed before this write (it read the task as it settled): the event is rebuilt from what is left.
+    // The task's data removed before this write (it read the task as it settled): the event is rebuilt from what is
+    // left.
     const now = await store.tasks.get(task.id);
     if (now?.dataRemovedAt !== undefined) await store.webhooks.replaceEventPayload(id, taskEventEnvelope(id, at, now));
     deps.due();

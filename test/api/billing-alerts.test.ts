@@ -5,7 +5,8 @@ import { periodKey } from '../../src/domain/periods.js';
 import { type Harness, startService, waitForTask, webhooksQuiet } from '../helpers/harness.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
 
-// Short retries; a timeout long enough for a receiver on a loaded machine (a timed-out attempt also cools its endpoint down).
+// Short retries; a timeout long enough for a receiver on a loaded machine (a timed-out attempt also cools its endpoint
+// down).
 const FAST = { webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0, 50, 100], timeoutMs: 3000 } };
 
 async function hook(h: Harness, url: string, extra: Record<string, unknown> = {}) {
@@ -45,7 +46,10 @@ async function quiet(h: Harness): Promise<void> {
 
 const billingEvents = (receiver: Receiver) =>
   receiver.received.map((r) => r.json).filter((json) => json?.type === 'billing.threshold_reached');
-/** The thresholds a receiver was told of, by scope, lowest first: events are delivered independently, in no set order (two crossed at once may arrive either way). */
+/**
+ * The thresholds a receiver was told of, by scope, lowest first: events are delivered independently, in no set order
+ * (two crossed at once may arrive either way).
+ */
 const thresholdsOf = (receiver: Receiver) =>
   billingEvents(receiver)
     .map((event) => ({ scope: event.data.scope as string, threshold: event.data.threshold as number }))

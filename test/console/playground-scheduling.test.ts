@@ -1,4 +1,5 @@
-// The playground's Priority and Cancel after fields: sent as the body's priority and as the create's Cancel-After deadline.
+// The playground's Priority and Cancel after fields: sent as the body's priority and as the create's Cancel-After
+// deadline.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { consoleSignIn } from '../helpers/console.js';

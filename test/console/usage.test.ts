@@ -33,7 +33,10 @@ function lastMonth(): { from: string; to: string; today: string } {
   return { from: day(tomorrow - 30 * DAY_MS), to: day(tomorrow), today: day(Date.now()) };
 }
 
-/** Three settled tasks of two keys: the harness key (2 × 0.5, and one failing whole: free) and "second" (3 × 0.1, one item failing). */
+/**
+ * Three settled tasks of two keys: the harness key (2 × 0.5, and one failing whole: free) and "second" (3 × 0.1, one
+ * item failing).
+ */
 async function someUsage(h: Harness) {
   const second = await h.server.services.apiKeys.create({ accountId: h.accountId, name: 'second' });
   await settle(h, h.apiKey, { items: 2, price: '0.5' });

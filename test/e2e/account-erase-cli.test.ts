@@ -11,7 +11,10 @@ import { uploadImage } from '../helpers/reload.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { hasScript } from '../helpers/terminal.js';
 
-/** `imgtask …` on the harness's data dir and store (through its admin socket on the file store, the database on PostgreSQL). */
+/**
+ * `imgtask …` on the harness's data dir and store (through its admin socket on the file store, the database on
+ * PostgreSQL).
+ */
 async function cliOf(t: TestContext, h: Harness) {
   const configFile = join(await tempDir(t), 'store.json');
   await writeFile(configFile, JSON.stringify(h.storeConfig));

@@ -33,7 +33,10 @@ async function filesHolding(dir: string, marker: string): Promise<string[]> {
 }
 
 /** Rows of a query on the test database. */
-/** The account's erase marks and how many of its tasks still hold data, read from the store at rest (file) or the database. */
+/**
+ * The account's erase marks and how many of its tasks still hold data, read from the store at rest (file) or the
+ * database.
+ */
 async function eraseState(data: string, dbUrl: string | undefined, accountId: string) {
   if (dbUrl) {
     // The name is kept as its JSON text.

@@ -8,7 +8,10 @@ import { runCli } from '../helpers/cli.js';
 import { type Harness, startService } from '../helpers/harness.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-/** `imgtask …` on the harness's data dir and store (through its admin socket on the file store, the database on PostgreSQL). */
+/**
+ * `imgtask …` on the harness's data dir and store (through its admin socket on the file store, the database on
+ * PostgreSQL).
+ */
 async function cliOf(t: Parameters<typeof startService>[0], h: Harness) {
   const configFile = join(await tempDir(t), 'store.json');
   await writeFile(configFile, JSON.stringify(h.storeConfig));

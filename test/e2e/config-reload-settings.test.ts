@@ -282,7 +282,8 @@ test('a reload that shortens webhooks.retryScheduleMs retries the next failed de
 });
 
 test('a reload that sets webhooks.allowPrivateAddresses lets deliveries reach a loopback receiver', async (t) => {
-  // A loopback URL is refused when given while the setting is off: the webhook is made while it is on, then a reload turns it off.
+  // A loopback URL is refused when given while the setting is off: the webhook is made while it is on, then a reload
+  // turns it off.
   const h = await startService(t, { config: { webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0] } } });
   const receiver = await startReceiver(t);
   const webhookId = await createWebhook(h, receiver.url());

@@ -37,7 +37,10 @@ async function screenshotDir(t: TestContext): Promise<string> {
   return kept;
 }
 
-/** A service whose model `flux` is served by a fake ComfyUI: its jobs can be held, so a task stays pending while the page watches. */
+/**
+ * A service whose model `flux` is served by a fake ComfyUI: its jobs can be held, so a task stays pending while the
+ * page watches.
+ */
 async function serviceWithComfy(t: TestContext) {
   const fake = await startFakeComfyUi(t, { stepDelayMs: 20 });
   const dir = await tempDir(t);
@@ -149,7 +152,10 @@ async function openBrowser(h: Harness): Promise<{
   return { browser, page, offHost, errors, failed, thumbs };
 }
 
-/** axe-core over the page (run through the debugger protocol, so the page's CSP does not apply to it): the serious and critical violations. */
+/**
+ * axe-core over the page (run through the debugger protocol, so the page's CSP does not apply to it): the serious and
+ * critical violations.
+ */
 async function accessibilityProblems(page: Page): Promise<string[]> {
   await page.evaluate(await AXE_SOURCE);
   const result = await page.evaluate(async () => {

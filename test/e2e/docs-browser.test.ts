@@ -137,7 +137,8 @@ test('/docs in a real headless Chromium: renders the reference, searches, follow
       [],
       'loaded from another host',
     );
-    // Scalar probes once whether it may compile code (`new Function`), catches the refusal and goes on; nothing else is refused.
+    // Scalar probes once whether it may compile code (`new Function`), catches the refusal and goes on; nothing else is
+    // refused.
     const violations: string[] = await page.evaluate(() => window.cspViolations);
     assert.deepEqual(
       violations.filter((v) => v !== 'script-src eval'),

@@ -74,7 +74,8 @@ test('a fleet of 3 servers and 2 workers on one database: creates anywhere compl
   await migrate(url);
   const store = { driver: 'postgres', postgres: { url, poolSize: 4 } };
 
-  // The account and key, made once; every process gets a copy of the same keys (the data dir's keys must match across the fleet).
+  // The account and key, made once; every process gets a copy of the same keys (the data dir's keys must match across
+  // the fleet).
   const seedDir = await tempDir(t);
   const seed = (
     await openServices({
@@ -139,7 +140,8 @@ test('a fleet of 3 servers and 2 workers on one database: creates anywhere compl
   assert.equal(rated.json.data.task.status, 'completed');
   assert.equal(rated.json.data.results[0].level, 'sfw');
 
-  // 3. The process running a slow item is killed: after its lease, another claims the task, runs the item, the task completes once, charged once.
+  // 3. The process running a slow item is killed: after its lease, another claims the task, runs the item, the task
+  // completes once, charged once.
   const runLog = join(seedDir, 'runs.log');
   const slow = await send(s3.url!, 'POST', '/test/tasks', {
     auth: apiKey,

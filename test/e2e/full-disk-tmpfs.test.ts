@@ -12,7 +12,9 @@ import { type ApiResponse, eventually, send } from '../helpers/harness.js';
 import { makeImage, makeNoisePng } from '../helpers/images.js';
 import { closeBeforeRemoval, tempDir } from '../helpers/temp-dir.js';
 
-/** A 12 MB tmpfs mounted for the test (unmounted after it); null, with the reason, where the machine does not allow it. */
+/**
+ * A 12 MB tmpfs mounted for the test (unmounted after it); null, with the reason, where the machine does not allow it.
+ */
 async function smallDisk(t: TestContext): Promise<string | { skip: string }> {
   if (process.getuid?.() !== 0) return { skip: 'needs root to mount a tmpfs' };
   const dir = await tempDir(t, 'imgtask-tmpfs-');

@@ -90,7 +90,8 @@ test('serve logs JSON lines: access lines by route pattern with the request id a
   );
   assert.equal((await send(url, 'GET', `/tasks/${taskId}`, { auth: 'sk_not_a_key' })).status, 401);
 
-  // An S3 destination test builds an AWS SDK client (where the SDK's Node.js version notice comes from); nothing listens on port 9.
+  // An S3 destination test builds an AWS SDK client (where the SDK's Node.js version notice comes from); nothing
+  // listens on port 9.
   const destination = await send(url, 'POST', '/destinations', {
     auth: token,
     body: {

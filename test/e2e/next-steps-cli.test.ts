@@ -20,7 +20,10 @@ const ROOT = resolve(import.meta.dirname, '../..');
  */
 const AT_ONCE_CPU_MS = 15_000;
 
-/** The environment of a user's terminal: no imgtask settings, and none of the folders npm puts on PATH while it runs a script. */
+/**
+ * The environment of a user's terminal: no imgtask settings, and none of the folders npm puts on PATH while it runs a
+ * script.
+ */
 function userEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,

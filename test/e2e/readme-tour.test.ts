@@ -34,7 +34,9 @@ function withoutComment(line: string): string {
   return line.trimEnd();
 }
 
-/** The commands of the section's ```sh blocks, in order: comments and blank lines dropped, `\`-continued lines joined. */
+/**
+ * The commands of the section's ```sh blocks, in order: comments and blank lines dropped, `\`-continued lines joined.
+ */
 function commandsOf(text: string): string[] {
   const commands: string[] = [];
   for (const [, block] of text.matchAll(/^```sh\n([\s\S]*?)^```$/gm)) {
@@ -104,7 +106,10 @@ function startServe(
   });
 }
 
-/** Runs the tour's dashboard in a pseudo-terminal (`script`), waits for its first screen, then quits it with q as the tour says. */
+/**
+ * Runs the tour's dashboard in a pseudo-terminal (`script`), waits for its first screen, then quits it with q as the
+ * tour says.
+ */
 function runDashboard(
   command: string,
   cwd: string,
@@ -134,7 +139,10 @@ function runDashboard(
   });
 }
 
-/** What the tour's `webhooks listen` (terminal 3) printed, and what the receiver on its port got (null: the port was taken). */
+/**
+ * What the tour's `webhooks listen` (terminal 3) printed, and what the receiver on its port got (null: the port was
+ * taken).
+ */
 interface Listening {
   stdout: () => string;
   received: { headers: Record<string, string>; body: string }[] | null;
@@ -224,7 +232,8 @@ test("the README's five-minute tour: each command runs as written, in order, aga
   await symlink(join(ROOT, 'bin'), join(cwd, 'bin'));
   assert.equal(manifest.bin.imgtask, 'bin/imgtask.js');
 
-  // The server listens on a free port (IMGTASK_PORT); the client commands find it through ./data, as a user's would on another port.
+  // The server listens on a free port (IMGTASK_PORT); the client commands find it through ./data, as a user's would on
+  // another port.
   // PATH as a user's terminal has it: without the folders npm adds while it runs a script (`npm test`).
   const PATH = (process.env.PATH ?? '')
     .split(':')

@@ -79,7 +79,8 @@ test('webhooks listen finds its server through the data dir, and again on anothe
       await then();
       res.end();
     });
-  // The second server stays up (its stream open); the first one "restarts" onto the second's port: its registry entry moves, then its stream ends.
+  // The second server stays up (its stream open); the first one "restarts" onto the second's port: its registry entry
+  // moves, then its stream ends.
   const second = standIn('second', () => new Promise(() => undefined));
   const secondUrl = await listen(second);
   const first = standIn('first', () => register(secondUrl));

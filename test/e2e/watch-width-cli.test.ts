@@ -12,7 +12,10 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: terminal escape sequences, taken out to read the text
 const plain = (screen: string) => screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
 
-/** Runs `imgtask …` in a pseudo-terminal of `cols` × `rows` (`stty`); answers what the terminal received (`raw`, and as text) and the exit code. */
+/**
+ * Runs `imgtask …` in a pseudo-terminal of `cols` × `rows` (`stty`); answers what the terminal received (`raw`, and as
+ * text) and the exit code.
+ */
 async function inTerminalOf(
   cols: number,
   rows: number,

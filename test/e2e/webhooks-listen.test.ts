@@ -24,7 +24,8 @@ interface Listener {
 
 /**
  * `imgtask webhooks listen …` on the harness's server (and its data dir, with the store under test
- * and `settings`: on PostgreSQL the CLI issues tokens on the database itself, under its own config), running until stopped.
+ * and `settings`: on PostgreSQL the CLI issues tokens on the database itself, under its own config), running until
+ * stopped.
  */
 async function listen(
   t: TestContext,
@@ -156,7 +157,8 @@ test('with --account an expired token is replaced and the stream opened again', 
   await listener.waitFor(/^Ready/m);
   await listener.waitFor(/connected again$/m);
   assert.match(listener.stderr(), /stream lost \(the server ended the stream\); connecting again in 1 s/);
-  // Its 3 s tokens keep ending the stream: a task settled while it is reconnecting is not streamed, so try until one is.
+  // Its 3 s tokens keep ending the stream: a task settled while it is reconnecting is not streamed, so try until one
+  // is.
   const sent: string[] = [];
   await eventually(async () => {
     sent.push(await settled(h, {}));

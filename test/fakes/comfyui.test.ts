@@ -114,7 +114,8 @@ test('a prompt runs and its messages reach the socket of the client that queued 
     assert.equal(message.data.prompt_id, promptId, message.type);
   assert.equal(client.json.find((m) => m.type === 'progress')!.data.node, '3');
   assert.deepEqual(client.json.find((m) => m.type === 'execution_cached')!.data.nodes, []);
-  // Preview frames: a ">I" event type then the payload; a client that sent no feature_flags gets the older form (1) only.
+  // Preview frames: a ">I" event type then the payload; a client that sent no feature_flags gets the older form (1)
+  // only.
   assert.deepEqual([...new Set(client.binary.map((frame) => frame.readUInt32BE(0)))], [1]);
   assert.equal(client.binary.length, 3, 'one preview per step');
   // progress_state: every node that started, each finished by the end, broadcast to every socket.

@@ -39,13 +39,17 @@ export interface FakeComfyUiOptions {
   historyDelayMs?: number;
   /** Milliseconds each sampler step takes. @default 0 */
   stepDelayMs?: number;
-  /** The most steps a KSampler runs (and `progress` messages it sends): its `steps` input, capped at this. @default 3 */
+  /**
+   * The most steps a KSampler runs (and `progress` messages it sends): its `steps` input, capped at this. @default 3
+   */
   maxSteps?: number;
   /** The checkpoint files CheckpointLoaderSimple's `ckpt_name` may name. @default DEFAULT_CHECKPOINTS */
   checkpoints?: string[];
   /** Binary preview frames with each sampler step. @default true */
   previews?: boolean;
-  /** Reuse the outputs of nodes whose inputs did not change since the previous prompt, as ComfyUI does. @default true */
+  /**
+   * Reuse the outputs of nodes whose inputs did not change since the previous prompt, as ComfyUI does. @default true
+   */
   cache?: boolean;
   /** --max-upload-size, in MB: an upload whose body is larger is answered 413. @default 100 */
   maxUploadSizeMb?: number;
@@ -77,13 +81,25 @@ export interface FakeComfyUi {
   openSockets(): number;
   /** The first message, sent already or to come, that `match` accepts; rejects after `timeoutMs`. */
   waitForMessage(match: (message: SentMessage) => boolean, timeoutMs?: number): Promise<SentMessage>;
-  /** The next prompt that runs a KSampler (or ImgtaskTestSteps) fails there with execution_error (an exception, or a CUDA out-of-memory). */
+  /**
+   * The next prompt that runs a KSampler (or ImgtaskTestSteps) fails there with execution_error (an exception, or a
+   * CUDA out-of-memory).
+   */
   failNext(kind: FailureKind, message: string, times?: number): void;
-  /** A restart: the running job stops without a word, the queue and the history are forgotten (the server keeps listening). */
+  /**
+   * A restart: the running job stops without a word, the queue and the history are forgotten (the server keeps
+   * listening).
+   */
   forget(): void;
-  /** At the first progress message of the next job that samples, every WebSocket is cut; the job goes on and lands in history. */
+  /**
+   * At the first progress message of the next job that samples, every WebSocket is cut; the job goes on and lands in
+   * history.
+   */
   dropSocketsDuringNextJob(): void;
-  /** At the first progress message of the next job that samples, the server dies: sockets cut, the port refuses, no history. */
+  /**
+   * At the first progress message of the next job that samples, the server dies: sockets cut, the port refuses, no
+   * history.
+   */
   dieDuringNextJob(): void;
   /** Jobs pause after their first progress message until releaseJobs() or an interrupt. */
   holdJobs(): void;

@@ -75,7 +75,10 @@ export async function makeTestChain(
   };
 }
 
-/** A self-signed certificate otherwise fit for signing (digitalSignature, emailProtection, CA:FALSE), with its key: C2PA refuses it. */
+/**
+ * A self-signed certificate otherwise fit for signing (digitalSignature, emailProtection, CA:FALSE), with its key: C2PA
+ * refuses it.
+ */
 export async function makeSelfSignedLeaf(): Promise<{ certificatePem: string; privateKeyPem: string }> {
   const keys = (await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const cert = await x509.X509CertificateGenerator.createSelfSigned({

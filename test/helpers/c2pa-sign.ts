@@ -34,7 +34,10 @@ export async function signWithChain(
   return output.buffer;
 }
 
-/** The same bytes with one byte of the image data changed (a PNG's first IDAT chunk), so its data hash no longer matches. */
+/**
+ * The same bytes with one byte of the image data changed (a PNG's first IDAT chunk), so its data hash no longer
+ * matches.
+ */
 export function tamperPng(data: Buffer): Buffer {
   const at = data.indexOf('IDAT');
   if (at < 0) throw new Error('no IDAT chunk');

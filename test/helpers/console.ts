@@ -11,7 +11,10 @@ export interface ConsoleResponse {
   location: string | null;
 }
 
-/** A browser-like client of the console: it keeps the session cookie, and its posts carry the origin and the form token as a console page's would. */
+/**
+ * A browser-like client of the console: it keeps the session cookie, and its posts carry the origin and the form token
+ * as a console page's would.
+ */
 export interface ConsoleClient {
   /** The session cookie's value (the secret). */
   cookie: string;
@@ -56,7 +59,10 @@ export async function followLink(url: string, headers: Record<string, string> = 
   });
 }
 
-/** Signs in through a one-time link (as the account `acme` of the harness by default) and answers a client holding the session. */
+/**
+ * Signs in through a one-time link (as the account `acme` of the harness by default) and answers a client holding the
+ * session.
+ */
 export async function consoleSignIn(
   h: Harness,
   who: { account?: string; operator?: boolean } = { account: 'acme' },

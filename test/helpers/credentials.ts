@@ -1,6 +1,8 @@
 import { Reader } from '@contentauth/c2pa-node';
 
-/** An output's C2PA manifest as c2pa-node reads it: its actions, imgtask's assertion, its ingredients and validation. */
+/**
+ * An output's C2PA manifest as c2pa-node reads it: its actions, imgtask's assertion, its ingredients and validation.
+ */
 export interface ReadCredentials {
   actions: { action: string; digitalSourceType?: string }[];
   imgtask: Record<string, unknown>;
@@ -10,7 +12,10 @@ export interface ReadCredentials {
   failures: string[];
 }
 
-/** Reads the Content Credentials of a file with c2pa-node's Reader (not the service's signer); null when it carries none. */
+/**
+ * Reads the Content Credentials of a file with c2pa-node's Reader (not the service's signer); null when it carries
+ * none.
+ */
 export async function readCredentials(data: Buffer, mimeType: string): Promise<ReadCredentials | null> {
   let reader: Reader | null;
   try {

@@ -74,7 +74,10 @@ export async function sql<R extends pg.QueryResultRow = pg.QueryResultRow>(
   }
 }
 
-/** Every table of the schema whose rows, as text, hold `marker` (a dump of the whole schema: nothing removed may stay in any of them). */
+/**
+ * Every table of the schema whose rows, as text, hold `marker` (a dump of the whole schema: nothing removed may stay in
+ * any of them).
+ */
 export async function tablesHolding(url: string, marker: string): Promise<string[]> {
   const tables = await sql<{ name: string }>(
     url,

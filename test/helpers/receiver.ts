@@ -15,7 +15,10 @@ export interface Received {
 export interface Receiver {
   url: (path?: string) => string;
   received: Received[];
-  /** Statuses to answer, in order; the last one repeats. `'hang'` never answers; `'trickle'` answers 200 and then never finishes its body. */
+  /**
+   * Statuses to answer, in order; the last one repeats. `'hang'` never answers; `'trickle'` answers 200 and then never
+   * finishes its body.
+   */
   answers: Array<number | 'hang' | 'trickle'>;
   waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;

@@ -14,13 +14,17 @@ export function runInTerminal(
   return running.exited.then((code) => ({ code, screen: running.screen() }));
 }
 
-/** Starts `imgtask …` in a 160×40 pseudo-terminal: what the terminal has received so far, and its exit code once it ends. */
+/**
+ * Starts `imgtask …` in a 160×40 pseudo-terminal: what the terminal has received so far, and its exit code once it
+ * ends.
+ */
 export function startInTerminal(
   args: string[],
   env: Record<string, string>,
 ): { screen(): string; exited: Promise<number | null> } {
   const command = `stty cols 160 rows 40; ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}`;
-  // As on an operator's terminal: no CI markers (Ink then draws only a last frame and chalk no colour), no colour overrides.
+  // As on an operator's terminal: no CI markers (Ink then draws only a last frame and chalk no colour), no colour
+  // overrides.
   const childEnv: Record<string, string | undefined> = { ...process.env, TERM: 'xterm-256color', ...env };
   for (const name of ['CI', 'CONTINUOUS_INTEGRATION', 'BUILD_NUMBER', 'RUN_ID', 'FORCE_COLOR', 'COLORTERM'])
     delete childEnv[name];

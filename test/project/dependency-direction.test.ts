@@ -65,7 +65,10 @@ const TYPE_ONLY_ALLOWED: Record<string, string[]> = {
   client: ['api'],
 };
 
-/** Within an allowed edge, the only files that may be seen: webhook delivery takes the engine's task view (an event carries the values of the task endpoints), nothing else of it. */
+/**
+ * Within an allowed edge, the only files that may be seen: webhook delivery takes the engine's task view (an event
+ * carries the values of the task endpoints), nothing else of it.
+ */
 const FILES: Record<string, Record<string, RegExp>> = {
   webhooks: { engine: /^engine\/task-views\.ts$/ },
 };

@@ -11,7 +11,8 @@ const ROOT = join(import.meta.dirname, '../..');
 
 /** Packages that declare a newer Node than they need, each with the test that shows it works on ours. */
 const RUNS_ANYWAY: Record<string, string> = {
-  // Declares node >= 22; its Node-API binary loads, signs and reads on Node 20 (test/unit/services/provenance*.test.ts).
+  // Declares node >= 22; its Node-API binary loads, signs and reads on Node 20
+  // (test/unit/services/provenance*.test.ts).
   'node_modules/@contentauth/c2pa-node': '>=22',
 };
 

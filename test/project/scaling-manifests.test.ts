@@ -10,7 +10,10 @@ const DEPLOY = join(import.meta.dirname, '../../deploy/kubernetes');
 const read = async (file: string) => parse(await readFile(join(DEPLOY, file), 'utf8'));
 const METRICS_SOURCE = join(import.meta.dirname, '../../src/app/metrics.ts');
 
-/** A label value as Kubernetes takes it in a selector: 63 characters at most, alphanumeric at both ends, `-`, `_`, `.` between. */
+/**
+ * A label value as Kubernetes takes it in a selector: 63 characters at most, alphanumeric at both ends, `-`, `_`, `.`
+ * between.
+ */
 const K8S_LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 test('the KEDA ScaledObject scales the worker Deployment on the max() of the lane figures, never their sum', async () => {

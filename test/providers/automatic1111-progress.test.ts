@@ -6,7 +6,8 @@ import { createAutomatic1111 } from '../../src/providers/remote/automatic1111.js
 import { startFakeA1111 } from '../fixtures/fake-a1111.js';
 
 const INTERVAL_MS = 10;
-// Each test waits for events (a fraction reported, a read arrived); the timeout turns a wait that never ends into a failure.
+// Each test waits for events (a fraction reported, a read arrived); the timeout turns a wait that never ends into a
+// failure.
 
 const sd = (baseUrl: string, apiKey?: string) =>
   createAutomatic1111({

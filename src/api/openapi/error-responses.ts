@@ -27,16 +27,19 @@ export function errorResponses(route: RouteSpec, convert: Convert): Json {
     if (route.guard.accept.includes('pat')) pairs.push([401, 'INVALID_TOKEN'], [401, 'TOKEN_EXPIRED']);
     pairs.push([403, 'INSUFFICIENT_SCOPE']);
     if (route.guard.scope === 'keys' || route.guard.scope === 'manage') pairs.push([403, 'SCOPE_ESCALATION']);
-    // A key with requestsPerMinute is limited on every route it authenticates (docs/api/keys-and-scopes.md#per-key-request-limits).
+    // A key with requestsPerMinute is limited on every route it authenticates
+    // (docs/api/keys-and-scopes.md#per-key-request-limits).
     if (route.guard.accept.includes('apiKey')) pairs.push([429, 'RATE_LIMIT_EXCEEDED']);
   }
   // Bodies are bounded: past the bound (100 MB for uploads) the answer is 413 VALIDATION_ERROR.
   if (route.body || route.path === '/image/upload') pairs.push([413, 'VALIDATION_ERROR']);
-  // An Idempotency-Key: 400 when malformed, 409 when sent with another request or while its first request runs elsewhere.
+  // An Idempotency-Key: 400 when malformed, 409 when sent with another request or while its first request runs
+  // elsewhere.
   if (takesIdempotencyKey(route.method, route.path))
     pairs.push([400, 'VALIDATION_ERROR'], [409, 'IDEMPOTENCY_KEY_REUSED'], [409, 'IDEMPOTENCY_KEY_IN_USE']);
   pairs.push([500, 'INTERNAL_SERVER_ERROR']);
-  // A route that writes may find no room (the disk full, a quota used up, free space below store.minFreeBytes): 507 with Retry-After.
+  // A route that writes may find no room (the disk full, a quota used up, free space below store.minFreeBytes): 507
+  // with Retry-After.
   if (route.method !== 'get') pairs.push([507, 'STORAGE_FULL']);
   // Authenticating reads the store: with the database out of reach (PostgreSQL restarting), 503 with Retry-After.
   if (route.guard) pairs.push([503, 'STORE_UNAVAILABLE']);

@@ -9,7 +9,10 @@ const SECURITY: Record<string, string> = { apiKey: 'apiKey', accessToken: 'acces
 
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
-/** Parameters from the schema a handler parses its query (or headers) with; a catch-all becomes one form-exploded object. */
+/**
+ * Parameters from the schema a handler parses its query (or headers) with; a catch-all becomes one form-exploded
+ * object.
+ */
 function parametersOf(schema: z.ZodObject, where: 'query' | 'header', convert: Convert): Json[] {
   const params: Json[] = Object.entries(schema.shape).map(([name, field]) => {
     const json = convert(field as z.ZodType, 'input');

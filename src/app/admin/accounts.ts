@@ -16,7 +16,10 @@ export const accountOps = {
     args: z.object({ account: AccountRef, amount: Usd, note: z.string().optional() }),
     run: async (s, a) => s.accounts.view(await s.accounts.credit(a.account, parseUsd(a.amount)!, a.note)),
   }),
-  /** An account's settings: its scheduling weight, its retention of outputs, uploads and tasks (a duration, `off`, or `default`: the config's). */
+  /**
+   * An account's settings: its scheduling weight, its retention of outputs, uploads and tasks (a duration, `off`, or
+   * `default`: the config's).
+   */
   'accounts.set': adminOp({
     args: z
       .object({
@@ -31,7 +34,8 @@ export const accountOps = {
         'give a weight or a retention to set',
       ),
     run: async (s, a) => {
-      // Retention first: its settings are checked there, and a refused one leaves the weight unchanged too (the weight's schema checked it).
+      // Retention first: its settings are checked there, and a refused one leaves the weight unchanged too (the
+      // weight's schema checked it).
       let account = a.retention ? await s.accounts.setRetention(a.account, a.retention) : undefined;
       if (a.weight !== undefined) account = await s.accounts.setWeight(a.account, a.weight);
       return s.accounts.view(account ?? (await s.accounts.find(a.account)));

@@ -8,7 +8,8 @@ export const maintenanceOps = {
   dashboard: adminOp({ args: z.object({}), run: (s) => s.operator.dashboard() }),
   // The ledger, the free space the service writes into (with the floor, and whether the store refuses writes)
   // and the image engines the config names (ComfyUI servers and workflow files), under one verdict; beside
-  // it the blob storage's inventory (`inventory: false` skips its walk: the console's view), `fix` removing old orphans.
+  // it the blob storage's inventory (`inventory: false` skips its walk: the console's view), `fix` removing old
+  // orphans.
   doctor: adminOp({
     args: z.object({ fix: z.boolean().optional(), inventory: z.boolean().optional() }),
     run: async (s, { fix, inventory }) => {

@@ -34,7 +34,9 @@ export type AdminResult<Name extends AdminOpName> = Awaited<ReturnType<Ops[Name]
 
 export const isAdminOp = (name: string): name is AdminOpName => Object.hasOwn(OPS, name);
 
-/** Validates the arguments and runs one operator action. Bad arguments are VALIDATION_ERROR naming the first bad one. */
+/**
+ * Validates the arguments and runs one operator action. Bad arguments are VALIDATION_ERROR naming the first bad one.
+ */
 export async function runAdminOp<Name extends AdminOpName>(
   services: AdminDeps,
   name: Name,

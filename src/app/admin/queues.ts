@@ -15,7 +15,10 @@ export const queueOps = {
     args: z.object({}),
     run: (s) => s.operator.lanes(),
   }),
-  /** Fleet-wide: queued work waits, running items finish, creates are still taken. A lane paused already keeps its first time. */
+  /**
+   * Fleet-wide: queued work waits, running items finish, creates are still taken. A lane paused already keeps its first
+   * time.
+   */
   'queues.pause': adminOp({
     args: z.object({ lane: LaneName }),
     run: async (s, a) => {

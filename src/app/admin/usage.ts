@@ -3,7 +3,10 @@ import { USAGE_GROUP_BY } from '../../services/usage.js';
 import { AccountRef } from './accounts.js';
 import { adminOp } from './op.js';
 
-/** GET /usage for any account (an erased one too: its charges stay on the books): the same report, the same checks of from, to and groupBy. */
+/**
+ * GET /usage for any account (an erased one too: its charges stay on the books): the same report, the same checks of
+ * from, to and groupBy.
+ */
 export const usageOps = {
   usage: adminOp({
     args: z.object({

@@ -27,7 +27,8 @@ export function registerDashboardCommand(program: Command): void {
           );
         });
         if (!process.stdin.isTTY) throw new UsageError('the dashboard needs a terminal');
-        // Ink and React load only now, not when the CLI starts (no JSX in this file: it would import react/jsx-runtime at start).
+        // Ink and React load only now, not when the CLI starts (no JSX in this file: it would import react/jsx-runtime
+        // at start).
         const [{ render }, { createElement }, { DashboardApp }, { drawableStdout }] = await Promise.all([
           import('ink'),
           import('react'),

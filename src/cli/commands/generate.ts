@@ -10,7 +10,10 @@ import { type SchedulingFlags, schedulingOf } from '../scheduling-options.js';
 import { generateOptions } from '../task-flags.js';
 import { answerCreated } from '../task-follow.js';
 
-/** The options of `imgtask generate`, as commander gives them (strings: numbers and choices are checked here, the rest by the server). */
+/**
+ * The options of `imgtask generate`, as commander gives them (strings: numbers and choices are checked here, the rest
+ * by the server).
+ */
 interface GenerateOptions extends SchedulingFlags {
   model?: string;
   size?: string;

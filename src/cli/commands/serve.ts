@@ -50,7 +50,8 @@ export function registerServeCommand(program: Command): void {
         await registerServer({ dataDir, url: server.url });
         print(ctx, { url: server.url, dataDir, firstStart: server.firstStart }, () => {
           const lines = [`imgtask listening on ${server.url} (data dir ${dataDir})`];
-          // Commands that work as printed where this was started: the CLI as the user can type it, this data dir and config.
+          // Commands that work as printed where this was started: the CLI as the user can type it, this data dir and
+          // config.
           if (server.firstStart) lines.push(...firstSteps(thisCli(), ctx, process.cwd()));
           return lines.join('\n');
         });

@@ -11,7 +11,10 @@ const GROUP_BY = ['day', 'key', 'type', 'model'] as const;
 const csvField = (value: string): string => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
 const csvLine = (fields: string[]): string => `${fields.map(csvField).join(',')}\r\n`;
 
-/** The report as CSV: a header row (the grouping, cost, tasks, items), then one row per group; a null key is an empty field. */
+/**
+ * The report as CSV: a header row (the grouping, cost, tasks, items), then one row per group; a null key is an empty
+ * field.
+ */
 export function usageCsv(report: AdminResult<'usage'>): string {
   return [
     csvLine([report.groupBy, 'cost_usd', 'tasks', 'items']),

@@ -14,7 +14,10 @@ const LIMITS = { count: [1, 4], durationS: [1, 10], fps: [8, 30] } as const;
 /** Size presets as for images, without the 4K ones (no video model makes 4K frames). */
 const VIDEO_SIZES = SIZE_PRESETS.filter((preset) => !preset.endsWith('_4k'));
 
-/** The options of `imgtask video`, as commander gives them (strings: numbers and choices are checked here, the rest by the server). */
+/**
+ * The options of `imgtask video`, as commander gives them (strings: numbers and choices are checked here, the rest by
+ * the server).
+ */
 interface VideoOptions extends SchedulingFlags {
   model?: string;
   count?: string;

@@ -110,7 +110,8 @@ async function listen(ctx: CommandContext, opts: ListenOptions): Promise<number>
       lost = 'the server ended the stream';
     } catch (err) {
       const refused = err instanceof ApiError && REFUSED.has(err.code);
-      // A refusal of a token we issued: issue another, at once. Any other refusal (4xx), or no server at the first try, stops here with its reason.
+      // A refusal of a token we issued: issue another, at once. Any other refusal (4xx), or no server at the first try,
+      // stops here with its reason.
       if (refused && opts.account !== undefined && connected && !reissued) {
         reissued = true;
         token = undefined;

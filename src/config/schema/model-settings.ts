@@ -35,7 +35,9 @@ const Bindings = z.strictObject({
       'LoadImage inputs, one per input image in request order: each receives the name ComfyUI gave its upload (at most 20). capabilities.maxInputs may not exceed their number.',
     ),
 });
-/** A ComfyUI workflow in API format ("Export (API)"), its path relative to the config file's folder, and its bindings. */
+/**
+ * A ComfyUI workflow in API format ("Export (API)"), its path relative to the config file's folder, and its bindings.
+ */
 const WorkflowFields = {
   workflow: z
     .string()

@@ -4,7 +4,10 @@ import { Retention } from './setting-fields.js';
 
 // Running the service: budget alerts (billing), the log, GET /metrics and retention.
 
-/** Budget alerts: the percentages of an account's monthly budget and of a key's spending limit that send `billing.threshold_reached` once per period. */
+/**
+ * Budget alerts: the percentages of an account's monthly budget and of a key's spending limit that send
+ * `billing.threshold_reached` once per period.
+ */
 export const BillingSection = z
   .strictObject({
     alerts: z

@@ -4,7 +4,10 @@ import { z } from 'zod';
 
 export const FetchSection = z.strictObject({
   allowPrivateAddresses: z.boolean(),
-  /** Cloud metadata addresses stay refused whatever allowPrivateAddresses says; this alone opens them (docs/security.md#cloud-metadata-addresses). */
+  /**
+   * Cloud metadata addresses stay refused whatever allowPrivateAddresses says; this alone opens them
+   * (docs/security.md#cloud-metadata-addresses).
+   */
   allowMetadataAddresses: z.boolean().default(false),
   maxBytes: z.number().int().min(1024),
   timeoutMs: z.number().int().min(100),

@@ -27,6 +27,9 @@ export const ServerSection = z.strictObject({
 });
 
 export const CorsSection = z.strictObject({
-  /** Browser origins allowed cross-origin (compared as the browser sends them: scheme://host[:port]), or "*"; [] = no CORS headers. */
+  /**
+   * Browser origins allowed cross-origin (compared as the browser sends them: scheme://host[:port]), or "*"; [] = no
+   * CORS headers.
+   */
   origins: z.array(CorsOrigin),
 });

@@ -134,7 +134,10 @@ export const StoreSection = z.strictObject({
 export const ImagesSection = z
   .strictObject({
     cacheMaxAgeSeconds: z.number().int().min(0),
-    /** Where images and videos live: the data dir ("local") or an S3-compatible bucket ("s3", images.s3), shared by processes on several machines. Read at start. */
+    /**
+     * Where images and videos live: the data dir ("local") or an S3-compatible bucket ("s3", images.s3), shared by
+     * processes on several machines. Read at start.
+     */
     storage: z.enum(['local', 's3']).default('local'),
     s3: ImagesS3.nullable().default(null),
   })

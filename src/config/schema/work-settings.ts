@@ -31,13 +31,19 @@ export const WorkSection = z.strictObject({
 export const LimitsSection = z.strictObject({
   requestsPerMinutePerKey: z.number().int().min(1).nullable(),
   maxPendingTasks: z.number().int().min(1),
-  /** Creates whose lane has more than this many seconds of work queued ahead (estimated from recent item times) get 429 with Retry-After; null = no bound. */
+  /**
+   * Creates whose lane has more than this many seconds of work queued ahead (estimated from recent item times) get 429
+   * with Retry-After; null = no bound.
+   */
   maxQueueDelaySeconds: z.number().int().min(1).nullable(),
 });
 
 export const SyncSection = z.strictObject({ timeoutMs: z.number().int().min(0).max(600_000) });
 
-/** Live status streams (GET /tasks/{id}/events): how often an idle stream sends a `: ping` comment, so proxies keep it open. */
+/**
+ * Live status streams (GET /tasks/{id}/events): how often an idle stream sends a `: ping` comment, so proxies keep it
+ * open.
+ */
 export const TaskEventsSection = z
   .strictObject({ heartbeatMs: z.number().int().min(10).max(600_000).default(15_000) })
   .default({ heartbeatMs: 15_000 });

@@ -23,7 +23,9 @@ interface TableProps {
   children?: Child;
 }
 
-/** A console table: it scrolls sideways on narrow screens, its headings come from `columns`, its rows are the children. */
+/**
+ * A console table: it scrolls sideways on narrow screens, its headings come from `columns`, its rows are the children.
+ */
 export function Table({ columns, caption, id, class: className, body, foot, children }: TableProps) {
   return (
     <div class="table-wrap">

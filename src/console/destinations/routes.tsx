@@ -72,7 +72,8 @@ export function registerDestinations(app: Hono<ConsoleEnv>, deps: ConsoleDeps): 
     return seeOther(c, `/console/destinations/${id}?done=saved`);
   });
 
-  // The outcome is shown in the answer (a redirect could not carry the storage's message): success, or its refusal as text.
+  // The outcome is shown in the answer (a redirect could not carry the storage's message): success, or its refusal as
+  // text.
   app.post('/destinations/:id/test', async (c) => {
     const session = holder(c);
     const tested = await attempt(() => deps.destinations.test(session.accountId, c.req.param('id')));

@@ -90,7 +90,10 @@ function madeBy(task: TaskRecord, request: Json, result: Json): Made | null {
   }
 }
 
-/** A pending task has no result yet (a cancelled one, none at all): its succeeded items stand in for it (item i is the result's entry i, as its type settles it). */
+/**
+ * A pending task has no result yet (a cancelled one, none at all): its succeeded items stand in for it (item i is the
+ * result's entry i, as its type settles it).
+ */
 function resultSoFar(task: TaskRecord): Json {
   const entries = task.items.map((item) => (item.status === 'success' ? item.result : null));
   return { images: entries, videos: entries, image: entries[0] };
@@ -137,7 +140,10 @@ export function galleryItemsOf(task: TaskRecord): GalleryItem[] {
   return items;
 }
 
-/** The stored image an `image.review` task reviewed (the id its `url` names), with its verdict; null for any other task or a foreign URL. */
+/**
+ * The stored image an `image.review` task reviewed (the id its `url` names), with its verdict; null for any other task
+ * or a foreign URL.
+ */
 export function reviewOf(task: TaskRecord): { imageId: string; verdict: 'pass' | 'fail' } | null {
   if (task.type !== 'image.review' || task.status !== 'completed' || !isObject(task.result) || !isObject(task.request))
     return null;

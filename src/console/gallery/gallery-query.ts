@@ -22,7 +22,10 @@ export interface GalleryCursor {
 
 export const DEFAULT_PAGE_SIZE = 48;
 const MAX_PAGE_SIZE = 96;
-/** Reads of a page of tasks at most, when filters applied in memory (model, rating) or tasks without images leave a page short. */
+/**
+ * Reads of a page of tasks at most, when filters applied in memory (model, rating) or tasks without images leave a page
+ * short.
+ */
 const MAX_READS = 3;
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -119,7 +122,10 @@ export async function readGalleryPage(
   const items: GalleryItem[] = [];
   const read: TaskRecord[] = [];
   let next: GalleryCursor | null = null;
-  /** Takes the task's wanted items from `from` on; false once the page is full (and `next` says where the following one starts). */
+  /**
+   * Takes the task's wanted items from `from` on; false once the page is full (and `next` says where the following one
+   * starts).
+   */
   const take = (task: TaskRecord, from: number): boolean => {
     for (const item of galleryItemsOf(task)) {
       if (item.index < from || !wanted(item)) continue;

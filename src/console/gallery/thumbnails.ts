@@ -2,7 +2,10 @@ import sharp from 'sharp';
 import { AppError } from '../../domain/errors.js';
 import { createThumbCache } from './thumb-cache.js';
 
-/** The only widths thumbnails are made at: the grid's srcset (160, 320, 640), the inspector's (160, 320) and the full view's (640, 1280). */
+/**
+ * The only widths thumbnails are made at: the grid's srcset (160, 320, 640), the inspector's (160, 320) and the full
+ * view's (640, 1280).
+ */
 export const THUMB_WIDTHS = [160, 320, 640, 1280] as const;
 export type ThumbWidth = (typeof THUMB_WIDTHS)[number];
 /** The grid's widths: a tile is at most 320 CSS pixels wide, so 640 serves a 2× screen. */
@@ -60,7 +63,10 @@ export function createThumbnailMaker(deps: { maxPixels: () => number }, maxBytes
   }
 
   return {
-    /** The thumbnail of the stored file `name` at `width`, from the bytes `read` answers (`made`: resized now rather than found in memory). */
+    /**
+     * The thumbnail of the stored file `name` at `width`, from the bytes `read` answers (`made`: resized now rather
+     * than found in memory).
+     */
     thumbnail: (name: string, width: ThumbWidth, read: () => Promise<Buffer | null>) =>
       cache.get(`${name}@${width}`, () => resize(read, width)),
   };

@@ -10,7 +10,10 @@ import { keyBody, keyFormValues } from './key-form.js';
 import { DEFAULT_GRACE } from './key-table.js';
 import { KeysPage, loadKeys } from './keys-page.js';
 
-/** Keys: the account's live keys, create (the raw key shown once), rotate, delete, usage per key. Scope `keys`, as /api-key. */
+/**
+ * Keys: the account's live keys, create (the raw key shown once), rotate, delete, usage per key. Scope `keys`, as
+ * /api-key.
+ */
 export function registerKeys(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   /** The signed-in account holder, allowed what POST/GET /api-key allow. */
   const holder = accountHolder(deps, 'keys');

@@ -22,7 +22,10 @@ function RetentionCell({ account }: { account: AccountDetail }) {
   );
 }
 
-/** Every account's money (balance, what pending tasks hold, what is left, every credit summed), its scheduling weight, retention and erase. */
+/**
+ * Every account's money (balance, what pending tasks hold, what is left, every credit summed), its scheduling weight,
+ * retention and erase.
+ */
 export function Accounts({ accounts, session }: { accounts: AccountDetail[]; session: ConsoleSession }) {
   return (
     <section aria-labelledby="accounts-title">

@@ -5,7 +5,9 @@ import type { LaneFigures } from '../../services/operator.js';
 import { PostForm } from '../components/post-form.js';
 import { num, Table } from '../components/table.js';
 
-/** Where the operator view's lane forms post, under /console (the lane is a form field: its name may hold `+` or `:`). */
+/**
+ * Where the operator view's lane forms post, under /console (the lane is a form field: its name may hold `+` or `:`).
+ */
 export const LANE_ACTIONS = { pause: '/operator/lanes/pause', resume: '/operator/lanes/resume' } as const;
 
 /** Pause (asking first) or Resume, named for its lane to a screen reader. */
@@ -30,7 +32,10 @@ function LaneAction({ lane, session }: { lane: LaneFigures; session: ConsoleSess
   );
 }
 
-/** Each lane: items queued and running, its slots, the oldest wait, its state and the accounts with the most queued, with its Pause or Resume. */
+/**
+ * Each lane: items queued and running, its slots, the oldest wait, its state and the accounts with the most queued,
+ * with its Pause or Resume.
+ */
 export function LaneTable({ lanes, session }: { lanes: readonly LaneFigures[]; session: ConsoleSession }) {
   return (
     <Table

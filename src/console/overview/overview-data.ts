@@ -17,7 +17,10 @@ export interface Overview {
   tasks: { any: boolean; day: DayOfTasks; failures: Failure[] } | null;
 }
 
-/** Whether the session's principal passes the guard a route with this scope has (a session from a pasted token may hold fewer scopes). */
+/**
+ * Whether the session's principal passes the guard a route with this scope has (a session from a pasted token may hold
+ * fewer scopes).
+ */
 function holds(deps: ConsoleDeps, session: ConsoleSession & { accountId: string }, scope: Scope): boolean {
   try {
     deps.auth.authorize(principalOf(session), { accept: ['accessToken'], scope });

@@ -44,7 +44,10 @@ export interface KeyLimit {
   period: SpendingLimitPeriod;
 }
 
-/** Each live key with a spending limit, with its spend in the limit's current period (the operator service works it out as the limit check does). */
+/**
+ * Each live key with a spending limit, with its spend in the limit's current period (the operator service works it out
+ * as the limit check does).
+ */
 export async function keyLimits(deps: ConsoleDeps, accountId: string, now: number): Promise<KeyLimit[]> {
   const detail = await deps.operator.accountDetail(accountId);
   // An expired key is gone, as the keys page and the API see it.

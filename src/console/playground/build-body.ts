@@ -14,7 +14,9 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** Sets an own property, whatever its name: assignment would take "__proto__" for the prototype and drop it silently. */
+/**
+ * Sets an own property, whatever its name: assignment would take "__proto__" for the prototype and drop it silently.
+ */
 function define(target: Json, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }

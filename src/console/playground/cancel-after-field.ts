@@ -17,7 +17,10 @@ export const CANCEL_AFTER_FIELD = {
 
 const ISSUE_PATH = CANCEL_AFTER_FIELD.path.join('.');
 
-/** The deadline typed in the form, checked as the API checks the header: milliseconds, none when empty, or the issue naming it. */
+/**
+ * The deadline typed in the form, checked as the API checks the header: milliseconds, none when empty, or the issue
+ * naming it.
+ */
 export function cancelAfterOfForm(fields: Record<string, string>): { ms?: number } | { issue: FormIssue } {
   const text = (fields[CANCEL_AFTER_FIELD.name] ?? '').trim();
   if (text === '') return {};

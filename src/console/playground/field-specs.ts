@@ -57,7 +57,9 @@ export type FieldSpec =
   | (BaseField & { kind: 'levels'; when: (fields: Record<string, string>) => boolean })
   /** A JSON value typed as text (metadata). */
   | (BaseField & { kind: 'json' })
-  /** The declared parameters of the chosen model (of `section`): a field each, drawn per model (parameter-fields.tsx). */
+  /**
+   * The declared parameters of the chosen model (of `section`): a field each, drawn per model (parameter-fields.tsx).
+   */
   | (BaseField & { kind: 'parameters'; section: 'models' | 'videoModels' });
 
 /** One task type's form. */

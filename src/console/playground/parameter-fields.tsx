@@ -29,7 +29,10 @@ const fieldName = (model: string, name: string, parameter: ShownParameter) =>
 /** The hidden field holding the model `auto` stands for, so the body can take that model's parameters. */
 export const AUTO_MODEL_FIELD = 'parameters_auto';
 
-/** The body's `parameters` from the posted form: the fields of the chosen model that are not empty; undefined when there are none. */
+/**
+ * The body's `parameters` from the posted form: the fields of the chosen model that are not empty; undefined when there
+ * are none.
+ */
 export function parametersFromForm(fields: Record<string, string>): Record<string, unknown> | undefined {
   const chosen = !fields.model || fields.model === 'auto' ? fields[AUTO_MODEL_FIELD] : fields.model;
   const parameters: Record<string, unknown> = {};
@@ -102,7 +105,10 @@ function ParameterInput({
   );
 }
 
-/** One fieldset per model with parameters: each field sent only when its model is the one chosen; empty keeps the default. */
+/**
+ * One fieldset per model with parameters: each field sent only when its model is the one chosen; empty keeps the
+ * default.
+ */
 export function ParameterFields({
   idOf,
   models,

@@ -14,7 +14,10 @@ import { formFor } from './type-forms.js';
 /** A form read as the type's request: the parsed body, or the issues that keep it from being one. */
 export type ParsedForm = { ok: true; body: unknown } | { ok: false; issues: FormIssue[] };
 
-/** The form's fields as the body its type's create route would take, checked by the type's own schema (as the route checks it). */
+/**
+ * The form's fields as the body its type's create route would take, checked by the type's own schema (as the route
+ * checks it).
+ */
 export function parseForm(def: AnyTaskType, fields: Record<string, string>): ParsedForm {
   const { body, issues } = buildBody(formFor(def.type), fields);
   if (issues.length > 0) return { ok: false, issues };

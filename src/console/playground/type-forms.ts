@@ -260,7 +260,9 @@ const VIDEO: TypeForm = {
   ],
 };
 
-/** The console's forms, in the order the playground offers them; each ends with the priority every create body takes. */
+/**
+ * The console's forms, in the order the playground offers them; each ends with the priority every create body takes.
+ */
 const KNOWN_FORMS: TypeForm[] = [GENERATE, RATE, ALT, REMOVE_BACKGROUND, REVIEW, VIDEO].map((form) => ({
   ...form,
   fields: [...form.fields, priorityField()],

@@ -17,7 +17,10 @@ interface ActionsProps {
   chosenKeyId?: string;
 }
 
-/** Cancel (while pending), "Run again" (a new task of the same type with the same request) and Delete (asks first, on a page of its own). */
+/**
+ * Cancel (while pending), "Run again" (a new task of the same type with the same request) and Delete (asks first, on a
+ * page of its own).
+ */
 export function TaskActions({ session, task, keys, chosenKeyId }: ActionsProps) {
   // A deleted task keeps no request to run again, and nothing more to delete.
   if (task.dataRemovedAt !== undefined) return null;

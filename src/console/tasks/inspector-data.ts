@@ -22,11 +22,17 @@ export interface InspectorData {
   verdicts: Map<string, 'pass' | 'fail'>;
   /** The event sent and its deliveries; null while none is recorded. */
   sent: TaskDeliveries;
-  /** While pending: where it stands, and its live status stream (with a PAT for this task: EventSource cannot send a header). */
+  /**
+   * While pending: where it stands, and its live status stream (with a PAT for this task: EventSource cannot send a
+   * header).
+   */
   live?: { progress: ProgressView; eventsUrl: string };
 }
 
-/** Reads one task of the session's account (another account's: TASK_NOT_FOUND, the 404 page) and all the inspector shows. */
+/**
+ * Reads one task of the session's account (another account's: TASK_NOT_FOUND, the 404 page) and all the inspector
+ * shows.
+ */
 export async function loadInspector(
   deps: ConsoleDeps,
   session: ConsoleSession & { accountId: string },

@@ -84,7 +84,10 @@ interface InspectorProps {
   chosenKeyId?: string;
 }
 
-/** GET /console/tasks/{id}: the task, its request and result, each item, its live progress, the events sent, and cancel / run again. */
+/**
+ * GET /console/tasks/{id}: the task, its request and result, each item, its live progress, the events sent, and cancel
+ * / run again.
+ */
 export function TaskInspectorPage({ session, data, notice, chosenKeyId }: InspectorProps) {
   const { task, live } = data;
   return (

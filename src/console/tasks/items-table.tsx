@@ -17,7 +17,10 @@ function outputHref(result: unknown): string | undefined {
 const pendingText = (fraction: number | undefined): string =>
   fraction === undefined ? 'pending' : `running ${Math.round(fraction * 100)} %`;
 
-/** Each item, numbered from 1 as the CLI numbers them: its status, error code and message, and what it made (a thumbnail with its verdicts) or a link to the image it was about. */
+/**
+ * Each item, numbered from 1 as the CLI numbers them: its status, error code and message, and what it made (a thumbnail
+ * with its verdicts) or a link to the image it was about.
+ */
 export function ItemsTable({
   task,
   progress,
@@ -77,7 +80,9 @@ export function ItemsTable({
   );
 }
 
-/** While pending: a progress bar, the live counts and estimates; tasks.js follows the task's status stream from here. */
+/**
+ * While pending: a progress bar, the live counts and estimates; tasks.js follows the task's status stream from here.
+ */
 export function LiveProgress({ progress, eventsUrl }: { progress: ProgressView; eventsUrl: string }) {
   return (
     <section id="live" class="panel" aria-labelledby="live-heading" data-events={eventsUrl}>

@@ -35,7 +35,10 @@ function doneNotice(c: Context<ConsoleEnv>): InspectorNotice | undefined {
   return undefined;
 }
 
-/** The inspector again, with why an action was refused and the status the API would answer; not-found and faults go on to the error page. */
+/**
+ * The inspector again, with why an action was refused and the status the API would answer; not-found and faults go on
+ * to the error page.
+ */
 async function refused(
   c: Context<ConsoleEnv>,
   deps: ConsoleDeps,

@@ -56,7 +56,8 @@ export async function runAgain(
   id: string,
   chosenKeyId: string | undefined,
 ): Promise<TaskRecord> {
-  // It reads the task's request: the session needs what GET /tasks/{id} needs, and then the type's own scope (keyPrincipal).
+  // It reads the task's request: the session needs what GET /tasks/{id} needs, and then the type's own scope
+  // (keyPrincipal).
   authorizeSession(deps, session, 'tasks:read');
   const task = await deps.tasks.getOwned(principalOf(session), id);
   const def = deps.tasks.typeNamed(task.type);

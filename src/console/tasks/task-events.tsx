@@ -67,7 +67,8 @@ export function TaskEvents({ task, sent }: { task: TaskRecord; sent: TaskDeliver
     );
   else if (!sent && !task.eventId) body = <p class="muted">Its event is being recorded: reload in a moment.</p>;
   else if (!sent)
-    // Nothing was stored for delivery; live streams (webhooks listen) are never recorded, so say what they got rather than "no event was sent".
+    // Nothing was stored for delivery; live streams (webhooks listen) are never recorded, so say what they got rather
+    // than "no event was sent".
     body = optedOut(task) ? (
       <p class="muted">
         This task was created with <code>webhook.dashboard: false</code> and no endpoint of its own: its event went to

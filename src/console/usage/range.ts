@@ -6,7 +6,9 @@ const DAY_MS = 86_400_000;
 /** The default range: the last 30 UTC days, today included. */
 const DEFAULT_DAYS = 30;
 
-/** A usage range as the page's form and the CSV link carry it: `from` included, `to` excluded, as GET /usage reads them. */
+/**
+ * A usage range as the page's form and the CSV link carry it: `from` included, `to` excluded, as GET /usage reads them.
+ */
 export interface UsageRange {
   from: string;
   to: string;

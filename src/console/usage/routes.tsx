@@ -35,7 +35,10 @@ function Figures({ reports, from, to }: { reports: UsageReports; from: string; t
   );
 }
 
-/** `GET /console/usage` (charts per day, key and type, with tables) and `GET /console/usage.csv` (the same figures to download). */
+/**
+ * `GET /console/usage` (charts per day, key and type, with tables) and `GET /console/usage.csv` (the same figures to
+ * download).
+ */
 export function registerUsage(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   /** The signed-in account, holding the scope GET /usage needs (manage). */
   const usageSession = accountHolder(deps, 'manage');

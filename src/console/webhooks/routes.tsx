@@ -8,7 +8,10 @@ import { accountHolder } from '../key-principal.js';
 import { createBody, updateBody, type WebhookFormValues, webhookFormValues } from './webhook-form.js';
 import { loadWebhook, loadWebhooks, WebhookPage, WebhooksPage } from './webhooks-page.js';
 
-/** Webhooks: list, add (the secret shown once), edit, test, delete, the delivery log with redeliver, secret rotation. Scope `manage`, as /webhook. */
+/**
+ * Webhooks: list, add (the secret shown once), edit, test, delete, the delivery log with redeliver, secret rotation.
+ * Scope `manage`, as /webhook.
+ */
 export function registerWebhooks(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   const holder = accountHolder(deps, 'manage');
 

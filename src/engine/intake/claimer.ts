@@ -3,7 +3,10 @@ import type { TaskRecord } from '../task-registry.js';
 
 /** The store's leases, bound to this worker's id and lease length. */
 export interface LeaseSource {
-  /** Leases pending tasks not leased by anyone else (or whose lease expired), up to each lane's limit, in each lane's fair order. */
+  /**
+   * Leases pending tasks not leased by anyone else (or whose lease expired), up to each lane's limit, in each lane's
+   * fair order.
+   */
   claim(wants: readonly ClaimWant[]): Promise<TaskRecord[]>;
   /** Renews the leases still held among `ids`; answers those. */
   renew(ids: readonly string[]): Promise<string[]>;
@@ -16,7 +19,10 @@ export interface ClaimerOptions {
   run(task: TaskRecord): Promise<void>;
   /** The lane a task runs in. */
   laneOf(task: TaskRecord): string;
-  /** How many more tasks this process can take now, lane by lane (its free lane capacity), holding `held` tasks per lane (`total` in all). */
+  /**
+   * How many more tasks this process can take now, lane by lane (its free lane capacity), holding `held` tasks per lane
+   * (`total` in all).
+   */
   wants(held: ReadonlyMap<string, number>, total: number): ClaimWant[];
   /** The lease length: leases are renewed every third of it. */
   leaseMs(): number;
@@ -62,7 +68,9 @@ export function createClaimer(options: ClaimerOptions) {
   let again = false;
   /** A task of its own finished while a claim was in flight. */
   let againFreed = false;
-  /** The last claim found fewer tasks than it could take in every lane: only a notification or the poll claims again. */
+  /**
+   * The last claim found fewer tasks than it could take in every lane: only a notification or the poll claims again.
+   */
   let drained = false;
   /**
    * Lanes whose last claim found fewer tasks than it asked for, and of which no create was
@@ -70,7 +78,10 @@ export function createClaimer(options: ClaimerOptions) {
    * this process at once (offer) without passing older ones.
    */
   const drainedLanes = new Set<string>();
-  /** Tasks being created here already leased to this process (offer): counted against its room until they are adopted or not created. */
+  /**
+   * Tasks being created here already leased to this process (offer): counted against its room until they are adopted or
+   * not created.
+   */
   let promised = 0;
 
   /** Runs a task leased to this process, and gives its lease back once it has run. */
@@ -87,7 +98,8 @@ export function createClaimer(options: ClaimerOptions) {
       .run(task)
       .catch((err: Error) => log(`task ${task.id}: ${err.message}`))
       .then(async () => {
-        // Closing: close() gives back every lease still held, this one included (its queued items were dropped, not run).
+        // Closing: close() gives back every lease still held, this one included (its queued items were dropped, not
+        // run).
         if (closing) return;
         held.delete(task.id);
         count(lane, -1);
@@ -212,7 +224,10 @@ export function createClaimer(options: ClaimerOptions) {
       wake();
     },
     wake,
-    /** A create was announced in `lane`: it may wait in the store, so creates here are not leased to this process ahead of it. */
+    /**
+     * A create was announced in `lane`: it may wait in the store, so creates here are not leased to this process ahead
+     * of it.
+     */
     backlog(lane: string): void {
       drainedLanes.delete(lane);
     },

@@ -45,7 +45,10 @@ export const DEADLINE_LOCK = 0x1a6_7a5f;
 /** How often a working process claims without being woken, and a standby dispatcher tries for the lock. */
 export const POLL_MS = 2000;
 
-/** PostgreSQL refuses a payload of 8000 bytes or more: parts go in notifications under this many characters (task ids are ASCII). */
+/**
+ * PostgreSQL refuses a payload of 8000 bytes or more: parts go in notifications under this many characters (task ids
+ * are ASCII).
+ */
 const MAX_PAYLOAD = 7000;
 
 /**

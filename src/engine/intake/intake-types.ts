@@ -18,7 +18,10 @@ export interface Dispatcher {
 
 /** What a working process runs besides tasks, handed in by the composition root; the intake decides where each runs. */
 export interface SingletonDuties {
-  /** Catches up on what a crash left undone (the webhook events of settlements), once at start, in one process at a time. */
+  /**
+   * Catches up on what a crash left undone (the webhook events of settlements), once at start, in one process at a
+   * time.
+   */
   recover(): Promise<void>;
   /** Makes the webhook dispatcher (started by the intake where it is to run). */
   dispatcher(): Dispatcher;
@@ -60,7 +63,10 @@ export interface TaskIntake extends LaneBacklog {
   start(work: SingletonDuties | null): Promise<void>;
   /** This process's name in task leases, once working on a shared store. */
   workerId(): string | undefined;
-  /** The lanes as operators see them: this process's (a store it owns), or the fleet's (a shared store), with the pauses given. */
+  /**
+   * The lanes as operators see them: this process's (a store it owns), or the fleet's (a shared store), with the pauses
+   * given.
+   */
   queues(pauses: readonly LanePauseRecord[]): Promise<QueueView[]>;
   /** Stops taking work; running items get `graceMs` to finish (and the dispatcher as long), then are left pending. */
   close(graceMs: number): Promise<void>;
@@ -81,7 +87,10 @@ export interface IntakeDeps {
   settlement: Pick<TaskSettler, 'definition'>;
   /** The expiry sweep (the task service's), answering the ids it expired. */
   sweep(): Promise<string[]>;
-  /** Reads the operators' lane pauses again (a shared store's poll: a pause made where no notification was sent, or one missed). */
+  /**
+   * Reads the operators' lane pauses again (a shared store's poll: a pause made where no notification was sent, or one
+   * missed).
+   */
   refreshPauses(): Promise<void>;
   /** Ends the pending tasks whose deadline passed (the task service's); a shared store's poll runs it for the fleet. */
   expireDue(): Promise<string[]>;

@@ -20,7 +20,10 @@ const SHRINK_STEPS = [
   { side: 96, quality: 50 },
 ];
 
-/** The preview as it is when it fits a notification, else a smaller JPEG of it; undefined when none fits (or it does not decode). */
+/**
+ * The preview as it is when it fits a notification, else a smaller JPEG of it; undefined when none fits (or it does not
+ * decode).
+ */
 export async function fitForNotification(preview: LivePreview): Promise<LivePreview | undefined> {
   if (preview.data.length <= MAX_NOTIFIED_PREVIEW_BYTES) return preview;
   try {

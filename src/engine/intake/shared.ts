@@ -24,7 +24,10 @@ import type { IntakeDeps, TaskIntake } from './intake-types.js';
 /** The mark of a created notification's lane where a task of a raised priority was created. */
 const URGENT = 'p';
 
-/** How often a working process looks for deadlines passed in the fleet (each process also keeps its own tasks' on a timer). */
+/**
+ * How often a working process looks for deadlines passed in the fleet (each process also keeps its own tasks' on a
+ * timer).
+ */
 const DEADLINE_POLL_MS = 1000;
 
 /** This process's name in leases: host, pid and a random part (a pid is reused after a restart). */
@@ -34,7 +37,8 @@ const newWorkerId = (): string => `${hostname()}:${process.pid}:${randomBytes(4)
  * The intake of a store several processes share (PostgreSQL: `serve`, `serve --no-work` and
  * `worker` on one database). A create does not queue here: it tells every working process
  * (after its commit; the creates of one batch by one notification), and whichever has room
- * claims it; a lost notification costs at most a poll interval. Every process relays events (fleet-signals.ts); a working one also claims,
+ * claims it; a lost notification costs at most a poll interval. Every process relays events (fleet-signals.ts); a
+ * working one also claims,
  * sweeps under the sweep lock and stands for the dispatch lock.
  */
 export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): TaskIntake {
@@ -104,7 +108,8 @@ export function createSharedIntake(shared: SharedQueueStore, deps: IntakeDeps): 
         return outcome.ran ? outcome.value : [];
       };
       sweeper = startSweepTimer(sweep, config, log);
-      // Deadlines of tasks whose process went away (or that no process has claimed) are kept by a poll, in one process at a time.
+      // Deadlines of tasks whose process went away (or that no process has claimed) are kept by a poll, in one process
+      // at a time.
       deadlinePoll = setInterval(() => {
         void underLock(signals, DEADLINE_LOCK, deps.expireDue).catch((err: Error) =>
           log(`deadlines not checked (${err.message})`),
@@ -182,7 +187,10 @@ async function startClaiming(options: {
   });
   // The lanes with pending tasks: from created notifications as they come, and read again on every poll.
   const known = new Set<string>();
-  /** Lanes where a task of a raised priority was announced: a full process still takes one of those (it starts before its queued work). */
+  /**
+   * Lanes where a task of a raised priority was announced: a full process still takes one of those (it starts before
+   * its queued work).
+   */
   const urgent = new Set<string>();
   let legacy = false;
   const refreshLanes = async () => {

@@ -26,7 +26,9 @@ const order = (a: FairItem, b: FairItem): number => b.priority - a.priority || a
 export class FairQueue<Item extends FairItem> {
   private readonly items = new OrderedSet<Item>([], order, true);
   private vtime = 0;
-  /** Each account's finish tag, kept while it may still matter (the account has items queued, or its tag is ahead of V). */
+  /**
+   * Each account's finish tag, kept while it may still matter (the account has items queued, or its tag is ahead of V).
+   */
   private readonly finish = new Map<string, number>();
   /** Items queued per account (for pruning `finish`, and the operators' top accounts). */
   private readonly perAccount = new Map<string, number>();

@@ -29,7 +29,9 @@ export function itemRecordOf(
   return item;
 }
 
-/** An item's failure for the log: its message and, when something unexpected was thrown underneath, that with its stack. */
+/**
+ * An item's failure for the log: its message and, when something unexpected was thrown underneath, that with its stack.
+ */
 export function describeFailure(error: Error): string {
   const { cause } = error;
   if (cause === undefined) return error.message;

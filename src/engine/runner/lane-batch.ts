@@ -53,7 +53,9 @@ export interface LaneJob extends FairItem {
 export interface SlotGrant {
   /** The provider of the lane it should try first (model affinity); undefined: its own failover order. */
   readonly provider?: string;
-  /** Gives the slot to the next item at once (the engine answered); the rest of the work runs outside it. Idempotent. */
+  /**
+   * Gives the slot to the next item at once (the engine answered); the rest of the work runs outside it. Idempotent.
+   */
   release(): void;
 }
 

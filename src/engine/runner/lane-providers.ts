@@ -11,7 +11,9 @@ export interface ProviderRoom {
   last: string | undefined;
 }
 
-/** The providers a lane is made of, their room, and the model each last ran: where the next item goes (model affinity). */
+/**
+ * The providers a lane is made of, their room, and the model each last ran: where the next item goes (model affinity).
+ */
 export class LaneProviders {
   private rooms: ProviderRoom[] = [];
 

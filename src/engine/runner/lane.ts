@@ -4,7 +4,10 @@ import type { KeyGate } from './key-gate.js';
 import type { LaneJob, LaneView, SlotGrant, Started } from './lane-batch.js';
 import { AFFINITY_WINDOW, LaneProviders, type ProviderRoom } from './lane-providers.js';
 
-/** Weight of the newest item in a lane's mean item time (an exponentially weighted mean): about the last ten items count. */
+/**
+ * Weight of the newest item in a lane's mean item time (an exponentially weighted mean): about the last ten items
+ * count.
+ */
 const ITEM_TIME_WEIGHT = 0.2;
 
 /** What a lane reads from the lanes around it. */
@@ -156,7 +159,10 @@ export class Lane implements LaneView {
     }
   }
 
-  /** The next item and the provider it should go to (lane-providers.ts); items whose key runs its cap are parked on the way. */
+  /**
+   * The next item and the provider it should go to (lane-providers.ts); items whose key runs its cap are parked on the
+   * way.
+   */
   private pick(): { job: LaneJob; provider: ProviderRoom | undefined } | undefined {
     let head = this.queue.first();
     while (head && this.env.gate.full(head)) {
@@ -192,7 +198,9 @@ export class Lane implements LaneView {
     const started: Started = { at: performance.now() };
     let released = false;
     let fleetRelease: (() => void) | undefined;
-    /** Frees the slot (and the key's and provider's room) once. `worked`: the item did something, so its time counts. */
+    /**
+     * Frees the slot (and the key's and provider's room) once. `worked`: the item did something, so its time counts.
+     */
     const release = (worked: boolean) => {
       if (released) return;
       released = true;
@@ -218,7 +226,8 @@ export class Lane implements LaneView {
       if (this.active === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
     };
     const run = async () => {
-      // A key with a fleet-wide cap asks the fleet for a slot first; refused, the item is parked and asks again shortly.
+      // A key with a fleet-wide cap asks the fleet for a slot first; refused, the item is parked and asks again
+      // shortly.
       if (job.cap !== undefined && job.key !== null && this.env.gate.fleet) {
         let granted: (() => void) | null = null;
         try {

@@ -246,7 +246,9 @@ export class Lanes implements LaneBacklog {
     return loadOf(this.get(name));
   }
 
-  /** Each lane as operators see it (imgtask queues, metrics): includes a sort of its accounts, so not for every create. */
+  /**
+   * Each lane as operators see it (imgtask queues, metrics): includes a sort of its accounts, so not for every create.
+   */
   stats(): Record<string, LaneStats> {
     const out: Record<string, LaneStats> = {};
     const now = performance.now();

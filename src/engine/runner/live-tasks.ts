@@ -11,7 +11,10 @@ export interface RunnerProgress {
   fractions: ItemFractions;
   /** Tasks ahead of it in its lane while none of its items has started. */
   queuePosition?: number;
-  /** From now until its first item starts (while none has), and until its last one ends: estimates from the lane's item times. */
+  /**
+   * From now until its first item starts (while none has), and until its last one ends: estimates from the lane's item
+   * times.
+   */
   startInMs?: number;
   finishInMs?: number;
 }
@@ -20,9 +23,15 @@ export interface RunnerProgress {
 export interface LiveTask {
   /** Its items in their lane, once prepared and queued. */
   batch?: LaneBatch;
-  /** The fraction each running item reported, with the run of it it belongs to (a retry starts again from 0); made at the first report. */
+  /**
+   * The fraction each running item reported, with the run of it it belongs to (a retry starts again from 0); made at
+   * the first report.
+   */
   items?: Map<number, { run: number; fraction: number }>;
-  /** Runs of its items begun here (attempts, counted across the task: attempt numbers start again when a full disk has an item run again). */
+  /**
+   * Runs of its items begun here (attempts, counted across the task: attempt numbers start again when a full disk has
+   * an item run again).
+   */
   runs: number;
   /** Settled (here or elsewhere): late reports are ignored. */
   settled: boolean;
@@ -59,7 +68,8 @@ export function createLiveTasks(options: { events?: EventBus; progressIntervalMs
 
     /** Holds a task from its start here; answers its entry. */
     hold(task: TaskRecord): LiveTask {
-      // Every field named at once: an object keeps the fields it is made with in itself, one added later costs an array of its own.
+      // Every field named at once: an object keeps the fields it is made with in itself, one added later costs an array
+      // of its own.
       const entry: LiveTask = { batch: undefined, items: undefined, runs: 0, settled: false, task, stale: false };
       live.set(task.id, entry);
       return entry;
@@ -94,7 +104,10 @@ export function createLiveTasks(options: { events?: EventBus; progressIntervalMs
       return run;
     },
 
-    /** A run (attempt) of an item reports how far it has come: clamped to 0..1, never back within a run, a newer run's starting again. */
+    /**
+     * A run (attempt) of an item reports how far it has come: clamped to 0..1, never back within a run, a newer run's
+     * starting again.
+     */
     report(taskId: string, entry: LiveTask, index: number, run: number, fraction: number): void {
       if (entry.settled || typeof fraction !== 'number' || Number.isNaN(fraction)) return;
       const clamped = Math.min(1, Math.max(0, fraction));

@@ -1,6 +1,8 @@
 import type { LivePreview } from '../../domain/media-types.js';
 
-/** A preview larger than this is dropped: a live glimpse, not an output (ComfyUI's are a few KB to a few tens of KB). */
+/**
+ * A preview larger than this is dropped: a live glimpse, not an output (ComfyUI's are a few KB to a few tens of KB).
+ */
 export const MAX_PREVIEW_BYTES = 256 * 1024;
 /** The least time between two previews of one item sent on: at most two a second. */
 export const PREVIEW_INTERVAL_MS = 500;

@@ -29,20 +29,29 @@ export interface TaskRunnerOptions {
   progressIntervalMs?: number;
   /** The task's account weight and its key's maxConcurrent, for its place in the lane (none: weight 1, no cap). */
   owner?: (task: TaskRecord) => Promise<{ weight: number; maxConcurrent?: number }>;
-  /** Removes files an item stored that no record names (its task settled, or its data removed, before the item was recorded); none: they stay. */
+  /**
+   * Removes files an item stored that no record names (its task settled, or its data removed, before the item was
+   * recorded); none: they stay.
+   */
   discardFiles?: (files: readonly StoredFile[]) => Promise<void>;
 }
 
 /** The runner as the intakes drive it (intake/local.ts queues into it, intake/shared.ts hands it claimed tasks). */
 export interface TaskRunner extends LaneBacklog {
-  /** Schedules the task's pending items. Throws when the runner cannot take work (then the create fails with ENQUEUE_FAILED). */
+  /**
+   * Schedules the task's pending items. Throws when the runner cannot take work (then the create fails with
+   * ENQUEUE_FAILED).
+   */
   enqueue(task: TaskRecord): void;
   resume(pending: TaskRecord[]): void;
   run(task: TaskRecord): Promise<void>;
   close(graceMs: number): Promise<void>;
   /** The lease of a task held here was lost (another process may run it): its items read it again before each runs. */
   leaseLost(taskId: string): void;
-  /** Where a task held here stands (its running items' fractions, its queue position, estimates); undefined when this runner does not hold it. */
+  /**
+   * Where a task held here stands (its running items' fractions, its queue position, estimates); undefined when this
+   * runner does not hold it.
+   */
   progressOf(taskId: string): RunnerProgress | undefined;
 }
 
@@ -190,7 +199,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     live.itemEnded(taskId, entry, index);
     if (!ran) return false;
     const outcome = ran.value;
-    // Stopping mid-item: leave it pending so the next start runs it again (however the abort made it fail: a fetch cut short fails FETCH_FAILED, not retried).
+    // Stopping mid-item: leave it pending so the next start runs it again (however the abort made it fail: a fetch cut
+    // short fails FETCH_FAILED, not retried).
     if (stopSignal.aborted && !outcome.ok) return false;
     const item = itemRecordOf(def, task, index, outcome, files);
     if (!outcome.ok && outcome.error.code === 'UNKNOWN_ERROR' && (await stillPending(taskId, index)))
@@ -203,7 +213,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
       again = true;
       // The task as read before the item ran: items only ever leave pending, so what it shows
       // finished is final (finishItem reads it again only if it is not enough to settle).
-      // The start-time record says which other items are finished only for a task of one item (or one read just now): else it is read again here, outside the slot.
+      // The start-time record says which other items are finished only for a task of one item (or one read just now):
+      // else it is read again here, outside the slot.
       const known = retry || (task === entry.task && task.items.length > 1) ? undefined : task;
       if (
         await tasks.finishItem(taskId, index, item, {
@@ -236,7 +247,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRunner {
     } catch (err) {
       // Stopping while preparing (its fetches aborted): the task stays pending and is prepared again on the next start.
       if (stopSignal.aborted) return null;
-      // Refused for lack of space (what prepare worked out not saved): the task stays pending and starts again once space is back.
+      // Refused for lack of space (what prepare worked out not saved): the task stays pending and starts again once
+      // space is back.
       if (isOutOfSpace(err)) {
         if (spaceTries === 0)
           log(

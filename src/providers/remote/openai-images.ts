@@ -13,10 +13,16 @@ export interface OpenAiImagesOptions {
   sizes: readonly string[];
   responseFormat: 'b64_json' | 'url' | null;
   editImageField: 'image' | 'image[]';
-  /** Send the item's seed (`seed`): LocalAI and some other compatible servers take it; OpenAI itself refuses unknown fields. */
+  /**
+   * Send the item's seed (`seed`): LocalAI and some other compatible servers take it; OpenAI itself refuses unknown
+   * fields.
+   */
   seed?: boolean;
   timeoutMs: number;
-  /** Fetches an image the provider answers with by URL (the SSRF-guarded fetcher, or a direct read of the provider's own host); `signal` is the item's. */
+  /**
+   * Fetches an image the provider answers with by URL (the SSRF-guarded fetcher, or a direct read of the provider's own
+   * host); `signal` is the item's.
+   */
   fetchImage: (url: string, signal: AbortSignal) => Promise<Buffer>;
 }
 

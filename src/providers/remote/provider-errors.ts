@@ -8,7 +8,8 @@ const REFUSAL = /content[_ ]policy|moderation|safety system|content[_ ]filter|no
 const BAD_PROMPT = /prompt/i;
 
 /**
- * Maps a provider's HTTP failure to task failure codes (docs/reference/errors.md#task-failure-codes): a refusal or content filter →
+ * Maps a provider's HTTP failure to task failure codes (docs/reference/errors.md#task-failure-codes): a refusal or
+ * content filter →
  * RESTRICTED_CONTENT (not retried); a bad prompt → INVALID_PROMPT (not retried); 429 →
  * RATE_LIMITED; anything else → PROVIDER_ERROR, retried on the next provider.
  */

@@ -1,6 +1,9 @@
 import { AppError } from '../../domain/errors.js';
 
-/** Why deliveries to a URL can never be made under the config in force (webhooks/target-check.ts), or null; none: only the scheme is checked. */
+/**
+ * Why deliveries to a URL can never be made under the config in force (webhooks/target-check.ts), or null; none: only
+ * the scheme is checked.
+ */
 export type WebhookUrlCheck = (url: string) => string | null;
 
 /**
@@ -23,7 +26,9 @@ const isHttpUrl = (url: string) => {
   }
 };
 
-/** Refuses a dashboard webhook's URL when given, not at every delivery: nothing is created that could only ever fail. */
+/**
+ * Refuses a dashboard webhook's URL when given, not at every delivery: nothing is created that could only ever fail.
+ */
 export function checkWebhookUrl(url: string, check: WebhookUrlCheck | undefined): void {
   if (!isHttpUrl(url)) throw new AppError('VALIDATION_ERROR', 'a webhook URL must be http or https');
   const refusal = check?.(url);

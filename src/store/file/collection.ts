@@ -158,7 +158,10 @@ export class Collection<T extends { id: string }> {
   capture(): T[] {
     return Array.from(this.byId.keys(), (id) => this.get(id)!);
   }
-  /** A point-in-time copy for a snapshot: records, and the lines of those never read (turned into text as the copy is read). */
+  /**
+   * A point-in-time copy for a snapshot: records, and the lines of those never read (turned into text as the copy is
+   * read).
+   */
   captureEntries(): { length: number } & Iterable<T | string> {
     const entries = Array.from(this.byId.values());
     const lines = this.lines;

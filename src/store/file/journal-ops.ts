@@ -59,7 +59,9 @@ export interface JournalOps {
   'task.settle': TaskSettlement;
   /** A settled task's data removed: the handler scrubs it (`scrubbedTask`), so the record holds none of it. */
   'task.removeData': { id: string; at: string };
-  /** Records of settled tasks whose data is removed, deleted; their charges move to their accounts' `removedCharges`. */
+  /**
+   * Records of settled tasks whose data is removed, deleted; their charges move to their accounts' `removedCharges`.
+   */
   'task.purge': { ids: string[] };
   /** An uploaded image's owner record. */
   'upload.put': UploadRecord;

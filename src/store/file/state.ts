@@ -46,7 +46,10 @@ export class State {
   readonly settledWithData = new TimeOrderIndex<TaskRecord>((task) =>
     task.status !== 'pending' && !task.dataRemovedAt ? { group: task.accountId, time: task.updatedAt } : undefined,
   );
-  /** Settled tasks whose data is removed, per account, by settlement time: with the above, every settled task once (retention of records). */
+  /**
+   * Settled tasks whose data is removed, per account, by settlement time: with the above, every settled task once
+   * (retention of records).
+   */
   readonly settledDataRemoved = new TimeOrderIndex<TaskRecord>((task) =>
     task.status !== 'pending' && task.dataRemovedAt ? { group: task.accountId, time: task.updatedAt } : undefined,
   );

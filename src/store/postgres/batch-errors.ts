@@ -1,6 +1,8 @@
 import { groupCommit, type Outcome } from './group-commit.js';
 
-/** SQLSTATEs after which the same batch is simply run again: a deadlock victim (40P01), a serialization failure (40001). */
+/**
+ * SQLSTATEs after which the same batch is simply run again: a deadlock victim (40P01), a serialization failure (40001).
+ */
 const RETRIED = new Set(['40P01', '40001']);
 const TRIES = 3;
 

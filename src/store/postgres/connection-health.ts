@@ -27,7 +27,10 @@ const SOCKET_ERRORS = new Set([
 const LOST_CONNECTION =
   /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout)/;
 
-/** Whether `err` says the database is out of reach (restarting, failed over, the connection killed), not that a statement was wrong. */
+/**
+ * Whether `err` says the database is out of reach (restarting, failed over, the connection killed), not that a
+ * statement was wrong.
+ */
 export function isConnectionError(err: unknown): boolean {
   const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && (UNAVAILABLE_STATES.test(code) || SOCKET_ERRORS.has(code))) return true;

@@ -2,7 +2,10 @@ import pg from 'pg';
 import type { StoreSignals } from '../repos/shared-queue.js';
 import { clientConfig } from './connection.js';
 
-/** How long to wait before opening the dedicated connection again after it broke: from RECONNECT_MIN_MS, doubling while it fails, up to RECONNECT_MAX_MS. */
+/**
+ * How long to wait before opening the dedicated connection again after it broke: from RECONNECT_MIN_MS, doubling while
+ * it fails, up to RECONNECT_MAX_MS.
+ */
 const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 5000;
 

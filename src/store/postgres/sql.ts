@@ -7,7 +7,10 @@ import type { Pipelines } from './pipelines.js';
 
 export class StoreClosed extends Error {}
 
-/** A client checked out of the pool, and the error that broke its connection, if one did (set by its user when it must not be reused). */
+/**
+ * A client checked out of the pool, and the error that broke its connection, if one did (set by its user when it must
+ * not be reused).
+ */
 export interface Held {
   client: pg.PoolClient;
   broken?: Error;

@@ -14,7 +14,10 @@
  * overdraws.
  */
 
-/** The account rows with what waits here added in: the columns of `accounts` (balance, reserved and updated_at as the ledger stands). */
+/**
+ * The account rows with what waits here added in: the columns of `accounts` (balance, reserved and updated_at as the
+ * ledger stands).
+ */
 export const EFFECTIVE_ACCOUNTS = `(SELECT a.id, a.seq, a.name_key, a.weight, a.balance - coalesce(u.charged, 0) AS balance, a.reserved - coalesce(u.released, 0) AS reserved,
     a.removed_charges, a.retention, a.erasing_since, a.erased_at, a.created_at, greatest(a.updated_at, u.charged_at) AS updated_at
   FROM accounts a LEFT JOIN LATERAL (

@@ -11,7 +11,10 @@ export interface AccountRecord {
   weight?: number;
   /** Its own retention, in place of the config's (imgtask accounts set --retain-*): absent kinds follow the config. */
   retention?: RetentionOverrides;
-  /** Charges of its tasks whose records retention removed (TaskRepo.purge): the ledger still adds them (credits − charges = balance). */
+  /**
+   * Charges of its tasks whose records retention removed (TaskRepo.purge): the ledger still adds them (credits −
+   * charges = balance).
+   */
   removedCharges?: Micros;
   /** An erase under way (imgtask accounts erase): set first, so a crash in the middle is finished at the next start. */
   erasingSince?: string;
@@ -21,7 +24,10 @@ export interface AccountRecord {
   updatedAt: string;
 }
 
-/** Per-account retention (docs/data-lifecycle.md): a duration in the config's form (`7d`, `12h`), or `off` (kept forever). */
+/**
+ * Per-account retention (docs/data-lifecycle.md): a duration in the config's form (`7d`, `12h`), or `off` (kept
+ * forever).
+ */
 export interface RetentionOverrides {
   outputs?: string;
   uploads?: string;

@@ -18,7 +18,10 @@ export interface ApiKeyRecord {
   requestsPerMinute?: number;
   /** From then on the key is refused as a deleted one is (a rotated key's grace ends here). */
   expiresAt?: string;
-  /** When the key last authenticated a request (written at most once a minute per key and process, so it may lag by a minute). */
+  /**
+   * When the key last authenticated a request (written at most once a minute per key and process, so it may lag by a
+   * minute).
+   */
   lastUsedAt?: string;
   /** The key this one replaced (POST /api-key/{id}/rotate). */
   rotatedFrom?: string;

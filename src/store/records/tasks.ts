@@ -18,7 +18,9 @@ export interface ItemRecord {
   /** Why a failed item failed. `details` holds type-specific extras. */
   error?: { code: string; message?: string };
   attempts?: number;
-  /** The files it stored (outputs, thumbnails, posters): what deleting the task removes, and the account's stored bytes. */
+  /**
+   * The files it stored (outputs, thumbnails, posters): what deleting the task removes, and the account's stored bytes.
+   */
   files?: StoredFile[];
 }
 
@@ -113,7 +115,10 @@ export interface TaskSettlement {
   unfinishedItem?: ItemRecord;
   /** What prepare worked out, kept with this write when the task has none yet (see TaskRepo.recordItem). */
   prepared?: unknown;
-  /** Nobody is to be told of it (no webhook or endpoint would get its event): marked in this write, not in one of its own. */
+  /**
+   * Nobody is to be told of it (no webhook or endpoint would get its event): marked in this write, not in one of its
+   * own.
+   */
   noEvent?: boolean;
 }
 
@@ -144,7 +149,10 @@ export function preparedOnce(task: Pick<TaskRecord, 'prepared'>, prepared: unkno
   return prepared === undefined || task.prepared !== undefined ? {} : { prepared };
 }
 
-/** The task's items once settled: `lastItem` in its place, each item still pending as `unfinishedItem` says (else left as it is). */
+/**
+ * The task's items once settled: `lastItem` in its place, each item still pending as `unfinishedItem` says (else left
+ * as it is).
+ */
 export function settledItems(
   items: readonly ItemRecord[],
   s: Pick<TaskSettlement, 'lastItem' | 'unfinishedItem'>,

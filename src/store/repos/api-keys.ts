@@ -21,7 +21,10 @@ export interface ApiKeyRepo {
   listLive(accountId: string): Promise<ApiKeyRecord[]>;
   /** Changes a key's settings; undefined when it is unknown or revoked. */
   update(id: string, changes: ApiKeyChanges): Promise<ApiKeyRecord | undefined>;
-  /** Removes the name (a client's text) of every key of the account, revoked ones included (an erase); answers how many had one. */
+  /**
+   * Removes the name (a client's text) of every key of the account, revoked ones included (an erase); answers how many
+   * had one.
+   */
   forgetNames(accountId: string): Promise<number>;
   /** Records when a key was last used; a time older than the one kept is ignored. */
   touch(id: string, at: string): Promise<void>;
@@ -43,6 +46,8 @@ export interface ApiKeyRepo {
  * PostgreSQL; in memory for the file store (one process owns it).
  */
 export interface RequestWindowRepo {
-  /** Counts one request of the key in the window starting at `windowStart` (ms); the count so far, this one included. */
+  /**
+   * Counts one request of the key in the window starting at `windowStart` (ms); the count so far, this one included.
+   */
   hit(keyId: string, windowStart: number): Promise<number>;
 }

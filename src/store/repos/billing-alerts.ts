@@ -8,7 +8,10 @@ export interface UsageEntry {
   settledAt: string;
   apiKeyId: string | null;
   type: string;
-  /** The model it ran on (`prepared.model` of image.generate and video.generate); null for other types, or a task that never got that far. */
+  /**
+   * The model it ran on (`prepared.model` of image.generate and video.generate); null for other types, or a task that
+   * never got that far.
+   */
   model: string | null;
   /** Charged, micro-USD. */
   cost: number;

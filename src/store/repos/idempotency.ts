@@ -13,7 +13,9 @@ export interface IdempotencyRepo {
   claim(record: IdempotencyRecord, now: string): Promise<IdempotencyClaimResult>;
   /** Moves a claim's expiry on; false when the claim is no longer held (it lapsed and was taken). */
   renew(id: string, claim: string, expiresAt: string): Promise<boolean>;
-  /** Replaces the claim `claim` with the answered record; false, with nothing written, when the claim is no longer held. */
+  /**
+   * Replaces the claim `claim` with the answered record; false, with nothing written, when the claim is no longer held.
+   */
   complete(record: IdempotencyRecord, claim: string): Promise<boolean>;
   /** Drops the claim `claim` (an answer that is not kept), so the key can be used again. */
   release(id: string, claim: string): Promise<void>;

@@ -20,7 +20,10 @@ export interface FleetLaneFigures {
   capacity: number;
   /** Creation time of the oldest pending task no process has claimed; null when none waits unclaimed. */
   waitingSince: string | null;
-  /** Items waiting per account: of its tasks no process has claimed yet, and queued in the processes (as they last reported); accounts with none left out. */
+  /**
+   * Items waiting per account: of its tasks no process has claimed yet, and queued in the processes (as they last
+   * reported); accounts with none left out.
+   */
   accounts: { account: string; items: number }[];
 }
 
@@ -38,7 +41,10 @@ export interface FleetLaneRepo {
   ): Promise<void>;
   /** This process stopped: its report goes. */
   forget(worker: string): Promise<void>;
-  /** The fleet's figures, leaving out what `exceptWorker` reported (a working process adds its own lanes as they are now). */
+  /**
+   * The fleet's figures, leaving out what `exceptWorker` reported (a working process adds its own lanes as they are
+   * now).
+   */
   figures(exceptWorker?: string): Promise<FleetLaneFigures[]>;
 }
 
@@ -47,7 +53,10 @@ export interface FleetLaneRepo {
  * lock per slot, so a process that dies gives its slots back with its connection).
  */
 export interface KeySlotRepo {
-  /** Takes one of `key`'s `cap` slots: answers how to give it back (resolved once given back), or null when all are taken. */
+  /**
+   * Takes one of `key`'s `cap` slots: answers how to give it back (resolved once given back), or null when all are
+   * taken.
+   */
   acquire(key: string, cap: number): Promise<(() => Promise<void>) | null>;
 }
 
@@ -71,7 +80,10 @@ export interface LeaseRepo {
   claim(workerId: string, wants: readonly ClaimWant[], leaseMs: number): Promise<TaskRecord[]>;
   /** The lanes with pending tasks, and whether tasks created before lanes were kept are pending (`legacy`). */
   pendingLanes(): Promise<{ lanes: string[]; legacy: boolean }>;
-  /** Extends the leases `workerId` still holds among `ids` by `leaseMs` from now; answers those ids (a lease lost or a task settled is left out). */
+  /**
+   * Extends the leases `workerId` still holds among `ids` by `leaseMs` from now; answers those ids (a lease lost or a
+   * task settled is left out).
+   */
   renew(workerId: string, ids: readonly string[], leaseMs: number): Promise<string[]>;
   /** Gives a task's lease back (when `workerId` holds it), so another worker may claim it at once. */
   release(workerId: string, id: string): Promise<void>;
@@ -86,9 +98,15 @@ export interface StoreSignals {
   notify(channel: string, payload: string): Promise<void>;
   /** Calls `fn` with each payload sent on `channel` (from now on, and again after a reconnection). */
   listen(channel: string, fn: (payload: string) => void): Promise<void>;
-  /** Called after the dedicated connection was lost and opened again: held locks are gone, notifications may have been missed. */
+  /**
+   * Called after the dedicated connection was lost and opened again: held locks are gone, notifications may have been
+   * missed.
+   */
   onReconnect(fn: () => void): void;
-  /** Takes the advisory lock `key` for this process if free (true), or says it already holds it; held until `unlock` or the connection ends. */
+  /**
+   * Takes the advisory lock `key` for this process if free (true), or says it already holds it; held until `unlock` or
+   * the connection ends.
+   */
   tryLock(key: number): Promise<boolean>;
   /** Takes the first free one of `keys` in one round trip; answers it, or null when all are held (by anyone). */
   tryLockAny(keys: readonly number[]): Promise<number | null>;

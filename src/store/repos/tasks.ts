@@ -30,7 +30,10 @@ export interface CreateOptions {
    * creates it runs it: no other process claims it, and no claim is needed). Other stores ignore it.
    */
   lease?: { owner: string; ms: number };
-  /** The lane the task's items run in: where a shared store queues it for claims (docs/scheduling.md). Other stores ignore it. */
+  /**
+   * The lane the task's items run in: where a shared store queues it for claims (docs/scheduling.md). Other stores
+   * ignore it.
+   */
   lane?: string;
 }
 
@@ -79,9 +82,15 @@ export interface TaskRepo {
    * answers as it is, unchanged (cancel it first); undefined for no such task.
    */
   removeData(id: string, at: string): Promise<TaskRecord | undefined>;
-  /** The account's settled tasks that still hold data and settled (updatedAt) before `before`: at most `limit`, oldest first. */
+  /**
+   * The account's settled tasks that still hold data and settled (updatedAt) before `before`: at most `limit`, oldest
+   * first.
+   */
   withDataSettledBefore(accountId: string, before: string, limit: number): Promise<TaskRecord[]>;
-  /** Ids of the account's settled tasks (data removed or not) that settled before `before`: at most `limit`, oldest first. */
+  /**
+   * Ids of the account's settled tasks (data removed or not) that settled before `before`: at most `limit`, oldest
+   * first.
+   */
   settledBefore(accountId: string, before: string, limit: number): Promise<string[]>;
   /**
    * Deletes the records of settled tasks whose data is removed, in one write, adding their cost to

@@ -48,7 +48,10 @@ export interface WebhookRepo {
   deliveriesOfEvent(eventId: string): Promise<DeliveryRecord[]>;
   deliveryCounts(): Promise<{ pending: number; delivered: number; failed: number }>;
   listAll(): Promise<WebhookRecord[]>;
-  /** Replaces a recorded event's payload (a deleted task's: its scrubbed envelope); pending deliveries then send that. False when there is no such event. */
+  /**
+   * Replaces a recorded event's payload (a deleted task's: its scrubbed envelope); pending deliveries then send that.
+   * False when there is no such event.
+   */
   replaceEventPayload(eventId: string, payload: unknown): Promise<boolean>;
   /**
    * Deletes deliveries no longer pending whose last change (updatedAt) is before `before`, at most

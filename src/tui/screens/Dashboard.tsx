@@ -15,7 +15,9 @@ type DashboardLane = Pick<LaneFigures, 'lane' | 'queued' | 'running' | 'capacity
 const ROWS = 8;
 const clip = (text: string, width: number) => (text.length > width ? `${text.slice(0, width - 1)}…` : text);
 
-/** A row's last column: the cost, or for a pending task how far it has come (`q2`: two tasks ahead in its queue; `40%`). */
+/**
+ * A row's last column: the cost, or for a pending task how far it has come (`q2`: two tasks ahead in its queue; `40%`).
+ */
 const lastColumn = (task: DashboardTask): string => {
   if (task.status !== 'pending' || !task.progress) return task.cost;
   if (task.progress.queuePosition !== undefined) return `q${task.progress.queuePosition}`;

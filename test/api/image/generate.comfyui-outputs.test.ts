@@ -97,7 +97,8 @@ test('every output: two SaveImage nodes and count 2 make 4 items from 2 jobs, ea
   assert.equal(prompts(fake), 2, 'one job per run, shared by its two items');
   assert.equal(new Set(images.map((image: { id: string }) => image.id)).size, 4, 'four stored images');
   assert.equal(new Set(images.map((image: { service_url: string }) => image.service_url)).size, 4);
-  // Items 0 and 1 are run 0 (seed 42), items 2 and 3 run 1 (seed 43); output 0 is node 9 (512×512), output 1 node 12 (inverted, 64×64).
+  // Items 0 and 1 are run 0 (seed 42), items 2 and 3 run 1 (seed 43); output 0 is node 9 (512×512), output 1 node 12
+  // (inverted, 64×64).
   assert.deepEqual(
     images.map((image: { seed: number }) => image.seed),
     [42, 42, 43, 43],

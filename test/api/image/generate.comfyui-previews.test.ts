@@ -56,7 +56,8 @@ async function readStream(
 
 /** A service whose model `flux` runs on a fake ComfyUI that sends a preview with each of 12 steps of 100 ms. */
 async function comfyService(t: TestContext): Promise<{ fake: FakeComfyUi; h: Harness }> {
-  // Twelve steps of 100 ms after the job is released: longer than the relay's half second between two previews of an item.
+  // Twelve steps of 100 ms after the job is released: longer than the relay's half second between two previews of an
+  // item.
   const fake = await startFakeComfyUi(t, { stepDelayMs: 100, maxSteps: 12 });
   const dir = await tempDir(t);
   const workflow = join(dir, 'flux.json');

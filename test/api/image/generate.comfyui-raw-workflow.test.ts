@@ -237,7 +237,8 @@ test('ComfyUI raw workflow: a posted video graph without the frames binding’s 
   const fake = await startFakeComfyUi(t);
   const h = await serviceOn(t, fake);
   const raw = await keyWith(h, ['video:generate', 'tasks:read', 'workflow:raw']);
-  // The latent (and its batch: the frames) under another node id: the model's frames binding, 5.inputs.batch_size, has no input here.
+  // The latent (and its batch: the frames) under another node id: the model's frames binding, 5.inputs.batch_size, has
+  // no input here.
   const graph = animatedWebpWorkflow() as Record<string, { class_type: string; inputs: Record<string, unknown> }>;
   graph['50'] = { ...graph['5'], inputs: { ...graph['5'].inputs, batch_size: 4, width: 64, height: 48 } };
   delete graph['5'];

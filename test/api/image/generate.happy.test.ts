@@ -189,7 +189,8 @@ test('magic_prompt returns the enhanced prompt; rating rates each image', async 
         auth: h.apiKey,
         body: {
           prompt: 'custom scale',
-          // A fixed seed: the placeholder's colours follow it, and the fake vision rater refuses red-dominant images (seed 1 draws one).
+          // A fixed seed: the placeholder's colours follow it, and the fake vision rater refuses red-dominant images
+          // (seed 1 draws one).
           seed: 2,
           rating: {
             mode: 'custom',

@@ -91,7 +91,8 @@ test('blurred, dark and small images fail their checks: a fail verdict is a comp
   assert.equal(blur.task.cost, '0.001', 'a fail verdict is charged: the review was made');
 
   const dark = (await review(h, { url: url('/dark.png') })).json.data.result;
-  // Darkening also lowers the contrast, and with it the variance of the Laplacian: only exposure and the rater are asserted.
+  // Darkening also lowers the contrast, and with it the variance of the Laplacian: only exposure and the rater are
+  // asserted.
   assert.deepEqual(criteriaOf(dark.findings).slice(2), ['✗ exposure', '✗ safe for work']);
   assert.match(dark.findings[2].note, /mean brightness \d+(\.\d)? is below 40: underexposed/);
   assert.equal(dark.findings[3].note, 'the nsfw rater says nsfw');

@@ -141,7 +141,8 @@ test('top accounts count the items each account has waiting, not those running',
   await create(h, { items: 1 });
   await create(h, { items: 2 }, globexKey);
   await eventually(async () => (await testLane(h))?.queued === 3, 10_000);
-  // On PostgreSQL a task being claimed is for a moment in neither the database's waiting items nor a lane: wait for both to show.
+  // On PostgreSQL a task being claimed is for a moment in neither the database's waiting items nor a lane: wait for
+  // both to show.
   await eventually(async () => (await testLane(h))?.topAccounts.length === 2, 10_000);
   assert.deepEqual((await testLane(h))?.topAccounts, [
     { account: globex.id, name: 'globex', queued: 2 },

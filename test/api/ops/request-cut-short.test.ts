@@ -66,7 +66,8 @@ test('a client that sends a Content-Length and then no body is answered 408 and 
   assert.equal(sample(metrics, 'imgtask_http_requests_total{method="POST",route="/test/tasks",status="408"}'), 1);
   assert.deepEqual(serverFaults(metrics), []);
 
-  // The bound is on receiving a request, not on answering it: a live stream outlasting it (its task takes a second) runs to its end.
+  // The bound is on receiving a request, not on answering it: a live stream outlasting it (its task takes a second)
+  // runs to its end.
   const created = await send(server.url, 'POST', '/test/tasks', { auth: apiKey, body: { delayMs: 1_000 } });
   assert.equal(created.status, 201, created.text);
   const stream = await fetch(`${server.url}/tasks/${created.json.data.taskId}/events`, {

@@ -24,7 +24,10 @@ async function pageOrigin(t: TestContext): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** What the page's script sees of a cross-origin GET with the PAT: status, body and the x-request-id it may read, or the error. */
+/**
+ * What the page's script sees of a cross-origin GET with the PAT: status, body and the x-request-id it may read, or the
+ * error.
+ */
 type Seen = { status: number; body: unknown; requestId: string | null } | { error: string };
 
 test('a page on a listed origin polls status and result with a PAT; a page on another origin is blocked by the browser', {

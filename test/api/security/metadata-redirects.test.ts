@@ -64,7 +64,8 @@ test('fetch.allowMetadataAddresses lets the hop be tried: it then fails as an un
     config: { fetch: { allowPrivateAddresses: true, allowMetadataAddresses: true, timeoutMs: 500 } },
   });
   const url = await imageServer(t);
-  // Not 169.254.169.254, which may answer on the machine running the tests: nothing is asked of a metadata service here.
+  // Not 169.254.169.254, which may answer on the machine running the tests: nothing is asked of a metadata service
+  // here.
   const res = await rate(h, [url('/a.png'), url('/to-alibaba'), url('/to-aws-ipv6')]);
   assert.equal(res.status, 200, res.text);
   for (const item of res.json.data.results.slice(1)) {

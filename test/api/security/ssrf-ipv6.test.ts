@@ -16,7 +16,8 @@ const LOOPBACK_IN_IPV6 = [
 
 const REFUSED = /may not reach/;
 
-// Short deadlines, and one webhook attempt, so that a regression fails fast instead of hanging; private addresses stay refused (the default).
+// Short deadlines, and one webhook attempt, so that a regression fails fast instead of hanging; private addresses stay
+// refused (the default).
 const CONFIG = {
   fetch: { timeoutMs: 2000 },
   webhooks: { retryScheduleMs: [0], timeoutMs: 2000 },

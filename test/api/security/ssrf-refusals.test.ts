@@ -120,7 +120,8 @@ test('an item fetch refused for a private address names fetch.allowPrivateAddres
 
 test('a webhook delivery refused by the guard names webhooks.allowPrivateAddresses', async (t) => {
   const { receiver } = await storage(t);
-  // Made while allowed (a loopback URL is refused when given otherwise), then turned off by a reload: the delivery meets the guard.
+  // Made while allowed (a loopback URL is refused when given otherwise), then turned off by a reload: the delivery
+  // meets the guard.
   const h = await startService(t, { config: { webhooks: { allowPrivateAddresses: true, retryScheduleMs: [0] } } });
   const created = await h.request('POST', '/webhook', { auth: h.token, body: { url: receiver.url('/hook') } });
   const { services } = h.server;

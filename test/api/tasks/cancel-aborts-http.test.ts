@@ -1,4 +1,5 @@
-// A cancel (and a stop) aborts the HTTP requests its task's items have under way: each fetch and upload takes the item's signal.
+// A cancel (and a stop) aborts the HTTP requests its task's items have under way: each fetch and upload takes the
+// item's signal.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startServer } from '../../../src/app/server.js';

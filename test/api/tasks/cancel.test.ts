@@ -189,7 +189,8 @@ test('100 cancel/complete races: each task settles once, the answer matches the 
             assert.equal(task.cost, '0');
             outcomes.cancelled++;
           } else {
-            // Charged for exactly the items that had succeeded; the others were cancelled (none, when both had finished).
+            // Charged for exactly the items that had succeeded; the others were cancelled (none, when both had
+            // finished).
             const succeeded = task.result.items.filter((item: { error?: unknown }) => !item.error).length;
             assert.ok(succeeded >= 1);
             assert.equal(task.cost, String(succeeded * 0.5));

@@ -4,7 +4,10 @@ import { type Harness, startService, waitForTask } from '../../helpers/harness.j
 import { makeImage } from '../../helpers/images.js';
 import { startS3 } from '../../helpers/s3.js';
 
-/** images.storage s3 on the test bucket under `fleet/`, with the placeholder video model small (the real encoder stays fast). */
+/**
+ * images.storage s3 on the test bucket under `fleet/`, with the placeholder video model small (the real encoder stays
+ * fast).
+ */
 const onBucket = (s3: { endpoint: string; bucket: string }) => ({
   images: {
     storage: 's3',

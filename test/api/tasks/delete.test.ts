@@ -99,7 +99,8 @@ test('settled tasks of every type: DELETE removes their outputs and text, keeps 
   for (const [type, task] of Object.entries(settled))
     assert.equal(task.status, 'completed', `${type}: ${JSON.stringify(task.errors)}`);
 
-  // What the items stored is recorded on them (never shown): each image, the cut-out, the video and its poster, with their sizes.
+  // What the items stored is recorded on them (never shown): each image, the cut-out, the video and its poster, with
+  // their sizes.
   const urls = [
     ...settled['image.generate'].result.images.map((i: { service_url: string }) => i.service_url),
     settled['image.remove_background'].result.image.service_url,

@@ -619,7 +619,10 @@ test('on PostgreSQL, progress reported in the working process reaches a stream a
   await eventually(() => apiOnly.services.engine.live.elsewhereSize() === 0, 5000);
 });
 
-/** A proxy in front of the server that counts the paths asked for; `breakEvents` answers the events route 404 (as a server without it would) or cuts it. */
+/**
+ * A proxy in front of the server that counts the paths asked for; `breakEvents` answers the events route 404 (as a
+ * server without it would) or cuts it.
+ */
 async function proxy(t: TestContext, target: string, breakEvents: 'no' | 'absent' | 'cut') {
   const paths: string[] = [];
   const base = new URL(target);

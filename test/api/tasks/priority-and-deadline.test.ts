@@ -1,4 +1,5 @@
-// A create's priority (bounded by its key's maxPriority) and its Cancel-After deadline, over real HTTP on every create route.
+// A create's priority (bounded by its key's maxPriority) and its Cancel-After deadline, over real HTTP on every create
+// route.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -243,7 +244,8 @@ test('Cancel-After on a rate task closes the fetches its items have under way wh
 test('a task with one item finished before its deadline settles by its type’s rules: completed, the finished item charged, the other TASK_EXPIRED', async (t) => {
   const h = await startService(t, { config: ONE_AT_A_TIME });
   const seen = settlements(h);
-  // Items run one after another, 2 s each: the first finishes at about 2 s, the second would at 4 s; the deadline is at 3 s.
+  // Items run one after another, 2 s each: the first finishes at about 2 s, the second would at 4 s; the deadline is at
+  // 3 s.
   const taskId = await createTest(h, { items: 2, price: '2', delayMs: 2000 }, '3s');
   const task = await waitForTask(h, taskId, 8000);
   assert.equal(task.status, 'completed');

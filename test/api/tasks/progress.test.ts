@@ -49,7 +49,8 @@ test('GET /tasks/{id} of a pending task has progress with the running item’s f
 });
 
 test("queue position: items ahead of it in its lane's order while none of its items has started, then none", async (t) => {
-  // On PostgreSQL a process takes as many tasks as twice its widest lane (or defaultConcurrency): room here for all four.
+  // On PostgreSQL a process takes as many tasks as twice its widest lane (or defaultConcurrency): room here for all
+  // four.
   const h = await startService(t, { config: { work: { lanes: { test: 1 }, defaultConcurrency: 4 } } });
   const first = await create(h, { items: 1, delayMs: 60_000 });
   await eventually(() => (h.server.services.lanes.stats().test?.running ?? 0) === 1);

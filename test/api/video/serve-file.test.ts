@@ -141,7 +141,9 @@ test('If-None-Match with the ETag is 304 with no body, even with a Range', async
   assert.equal(other.status, 200);
 });
 
-/** A HEAD over node:http, which (unlike fetch) shows the headers a HEAD answer really carries and any body bytes sent. */
+/**
+ * A HEAD over node:http, which (unlike fetch) shows the headers a HEAD answer really carries and any body bytes sent.
+ */
 function head(h: Harness, path: string, headers: Record<string, string> = {}) {
   return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: number }>(
     (resolve, reject) => {

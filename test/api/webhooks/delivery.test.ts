@@ -207,7 +207,8 @@ test('a test event and a redelivery reach the receiver with the same event id', 
 });
 
 test('webhook URLs on private addresses are refused by the SSRF guard unless allowed', async (t) => {
-  // Made while allowed (a loopback URL is refused when given otherwise: unreachable-urls.test.ts), then turned off by a reload.
+  // Made while allowed (a loopback URL is refused when given otherwise: unreachable-urls.test.ts), then turned off by a
+  // reload.
   const h = await startService(t, { config: FAST });
   const receiver = await startReceiver(t);
   const webhook = await hook(h, receiver.url());

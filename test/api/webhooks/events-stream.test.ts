@@ -4,7 +4,10 @@ import { readEvents } from '../../../src/client/task-events.js';
 import { eventually, type Harness, startService } from '../../helpers/harness.js';
 import { startReceiver } from '../../helpers/receiver.js';
 
-/** GET /webhook/events: the account's webhook events, live, as Server-Sent Events (what `imgtask webhooks listen` forwards). */
+/**
+ * GET /webhook/events: the account's webhook events, live, as Server-Sent Events (what `imgtask webhooks listen`
+ * forwards).
+ */
 
 interface Sse {
   event: string;

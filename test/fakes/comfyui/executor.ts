@@ -9,7 +9,10 @@ import type { PromptQueue, QueueItem } from './queue.js';
 import type { Sockets } from './sockets.js';
 
 export interface ExecutorOptions {
-  /** Milliseconds between execution_success and the history write (ComfyUI writes it a moment later, from its worker loop). */
+  /**
+   * Milliseconds between execution_success and the history write (ComfyUI writes it a moment later, from its worker
+   * loop).
+   */
   historyDelayMs: number;
   stepDelayMs: number;
   maxSteps: number;
@@ -90,7 +93,10 @@ export class Executor {
     this.wake?.();
   }
 
-  /** A restart: the running job ends here without a word or a history entry; the executor goes on with what is queued next. */
+  /**
+   * A restart: the running job ends here without a word or a history entry; the executor goes on with what is queued
+   * next.
+   */
   forget(): void {
     this.generation += 1;
     this.wake?.();

@@ -45,7 +45,10 @@ export class Folders {
       .sort();
   }
 
-  /** The file an (annotated) input name stands for: folder_paths.get_annotated_filepath, what LoadImage reads and checks. */
+  /**
+   * The file an (annotated) input name stands for: folder_paths.get_annotated_filepath, what LoadImage reads and
+   * checks.
+   */
   annotatedFile(name: string): Buffer | undefined {
     const { name: path, type } = annotated(name);
     return this.files.get(`${type ?? 'input'}:${posix.normalize(path)}`);

@@ -24,7 +24,10 @@ export class JobMessages {
     private readonly clientId: string | null,
   ) {}
 
-  /** PromptExecutor.add_message: recorded with a timestamp; sent to the client, or to all when `broadcast` and there is none. */
+  /**
+   * PromptExecutor.add_message: recorded with a timestamp; sent to the client, or to all when `broadcast` and there is
+   * none.
+   */
   status(event: string, data: Record<string, unknown>, broadcast: boolean): void {
     const full = { prompt_id: this.promptId, ...data, timestamp: Date.now() };
     this.messages.push([event, full]);
@@ -91,7 +94,9 @@ export class JobMessages {
     if (preview && !tagged) this.sockets.sendBytes(PREVIEW_IMAGE, Buffer.concat([uint32(1), preview]), this.clientId);
   }
 
-  /** execution_error: the node that raised, the exception, the node's inputs, the nodes done and those the cache held. */
+  /**
+   * execution_error: the node that raised, the exception, the node's inputs, the nodes done and those the cache held.
+   */
   error(nodeId: string, message: string, pyType: string, tips: string, executed: string[], cached: string[]): void {
     const node = this.prompt[nodeId];
     const inputs = Object.entries(node.inputs).map(([name, value]) => [

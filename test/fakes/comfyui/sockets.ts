@@ -20,7 +20,10 @@ export interface SentMessage {
   data: any;
 }
 
-/** comfy_api.feature_flags.get_server_features(): answered to a client that sends its own flags first, and on GET /features. */
+/**
+ * comfy_api.feature_flags.get_server_features(): answered to a client that sends its own flags first, and on GET
+ * /features.
+ */
 export const serverFeatures = (maxUploadBytes: number) => ({
   supports_preview_metadata: true,
   max_upload_size: maxUploadBytes,

@@ -39,7 +39,9 @@ const detail = (
   extra_info: Record<string, unknown> = {},
 ): ErrorDetail => ({ type, message, details, extra_info });
 
-/** comfy_execution.validation.validate_node_input: a link's type fits the input's ("*" fits anything; "A,B" is a union). */
+/**
+ * comfy_execution.validation.validate_node_input: a link's type fits the input's ("*" fits anything; "A,B" is a union).
+ */
 function typeFits(received: unknown, wanted: unknown): boolean {
   if (received === wanted || received === '*' || wanted === '*') return true;
   if (typeof received !== 'string' || typeof wanted !== 'string') return false;

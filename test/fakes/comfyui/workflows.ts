@@ -2,7 +2,9 @@
 // Each call answers a fresh copy: ComfyUI converts literal inputs in place when it validates.
 import type { Prompt } from './validate.js';
 
-/** ComfyUI's default graph: checkpoint, positive and negative prompts, empty latent, KSampler, VAE decode, SaveImage. */
+/**
+ * ComfyUI's default graph: checkpoint, positive and negative prompts, empty latent, KSampler, VAE decode, SaveImage.
+ */
 export function txt2imgWorkflow(): Prompt {
   return {
     '3': {
@@ -50,7 +52,10 @@ export function txt2imgWorkflow(): Prompt {
   } as Prompt;
 }
 
-/** img2img: node "10" LoadImage (an uploaded file's name) through "11" VAEEncode into the KSampler, in place of the empty latent. */
+/**
+ * img2img: node "10" LoadImage (an uploaded file's name) through "11" VAEEncode into the KSampler, in place of the
+ * empty latent.
+ */
 export function img2imgWorkflow(): Prompt {
   const { '5': _latent, ...graph } = txt2imgWorkflow() as Record<string, any>;
   graph['3'].inputs = { ...graph['3'].inputs, denoise: 0.6, latent_image: ['11', 0] };
@@ -63,7 +68,10 @@ export function img2imgWorkflow(): Prompt {
   return graph as Prompt;
 }
 
-/** An animation: the txt2img graph sampling a batch of 8 frames, saved by SaveAnimatedWEBP (outputs under `images`, `animated: [true]`). */
+/**
+ * An animation: the txt2img graph sampling a batch of 8 frames, saved by SaveAnimatedWEBP (outputs under `images`,
+ * `animated: [true]`).
+ */
 export function animatedWebpWorkflow(): Prompt {
   const graph = txt2imgWorkflow() as Record<string, any>;
   graph['5'].inputs.batch_size = 8;

@@ -6,7 +6,10 @@ import { Worker } from 'node:worker_threads';
 
 const ROOT = join(import.meta.dirname, '../../..');
 
-/** Builds an S3 client in a fresh Node process (where the AWS SDK's notice is emitted, once), optionally after quietLibraryNotices; answers its stderr. */
+/**
+ * Builds an S3 client in a fresh Node process (where the AWS SDK's notice is emitted, once), optionally after
+ * quietLibraryNotices; answers its stderr.
+ */
 function s3ClientStderr(quiet: boolean): string {
   const script = `
     ${quiet ? "(await import('./src/app/library-notices.ts')).quietLibraryNotices();" : ''}

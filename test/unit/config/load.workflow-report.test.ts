@@ -6,7 +6,10 @@ import { ConfigError, loadConfig, workflowsNotLoaded } from '../../../src/config
 import { txt2imgWorkflow } from '../../fakes/comfyui.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
-/** What a config load tells of the workflow files it read: every one named (for the watcher), and, for doctor, those that did not load. */
+/**
+ * What a config load tells of the workflow files it read: every one named (for the watcher), and, for doctor, those
+ * that did not load.
+ */
 async function configWith(t: Parameters<typeof tempDir>[0]) {
   const dir = await tempDir(t);
   await writeFile(join(dir, 'good.json'), JSON.stringify(txt2imgWorkflow()));

@@ -169,7 +169,10 @@ const METADATA_HOPS: [path: string, location: string, address: string][] = [
   ['/mapped', 'http://[::ffff:169.254.169.254]/', '::ffff:a9fe:a9fe'],
 ];
 
-/** A loopback image server that redirects each path of METADATA_HOPS to its metadata address, counting the requests it got. */
+/**
+ * A loopback image server that redirects each path of METADATA_HOPS to its metadata address, counting the requests it
+ * got.
+ */
 async function redirectingToMetadata(t: TestContext) {
   const seen: string[] = [];
   const url = await server(t, (req, res) => {
@@ -227,7 +230,8 @@ test('allowMetadataAddresses alone lets a redirect reach a metadata address: it 
     privateAddressesSetting: 'fetch.allowPrivateAddresses',
     timeoutMs: 300,
   });
-  // Not 169.254.169.254, which may answer on the machine running the tests: nothing is asked of a metadata service here.
+  // Not 169.254.169.254, which may answer on the machine running the tests: nothing is asked of a metadata service
+  // here.
   for (const path of ['/alibaba', '/aws-ipv6']) {
     // Nothing answers there off that cloud (an answer is not a refusal either).
     const outcome = await open.fetch(`${url}${path}`).then(

@@ -56,7 +56,8 @@ test('the first load makes a local CA and signing certificate under keys/ (0600 
     'no temp file left behind',
   );
 
-  // The chain: the leaf (CA:FALSE, digitalSignature, emailProtection + documentSigning, ~1 year), then the CA (CA:TRUE, ~10 years).
+  // The chain: the leaf (CA:FALSE, digitalSignature, emailProtection + documentSigning, ~1 year), then the CA (CA:TRUE,
+  // ~10 years).
   const [leafPem, caPem] = keys.chainPem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
   const leaf = new X509Certificate(leafPem as string);
   const ca = new X509Certificate(caPem as string);

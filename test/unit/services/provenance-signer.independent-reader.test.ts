@@ -8,7 +8,10 @@ import { createOutputSigner } from '../../../src/services/provenance-signer.js';
 import { makeTestChain } from '../../helpers/c2pa-certs.js';
 import { makeImage } from '../../helpers/images.js';
 
-/** Validates with @trustnxt/c2pa-ts, a C2PA reader written apart from c2pa-rs (it checks hashes and the signature, not the chain of trust). */
+/**
+ * Validates with @trustnxt/c2pa-ts, a C2PA reader written apart from c2pa-rs (it checks hashes and the signature, not
+ * the chain of trust).
+ */
 async function independentlyValidate(asset: Asset) {
   const jumbf = asset.getManifestJUMBF();
   assert.ok(jumbf, 'the file carries a C2PA manifest store');

@@ -12,7 +12,10 @@ export interface Backend {
   open(t: TestContext): Promise<Store>;
 }
 
-/** One database per test file, dropped when the file's tests end; each test gets a schema of its own in it (far cheaper than a database). */
+/**
+ * One database per test file, dropped when the file's tests end; each test gets a schema of its own in it (far cheaper
+ * than a database).
+ */
 let shared: Promise<{ url: string; drop: () => Promise<void> }> | undefined;
 
 function sharedDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {

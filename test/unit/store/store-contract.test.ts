@@ -731,7 +731,8 @@ contract('webhooks: events, deliveries, attempts, due order, redelivery', async 
   );
   assert.deepEqual(await store.webhooks.deliveriesOfEvent('evt_none'), []);
   assert.deepEqual(await store.webhooks.deliveriesOfEvent('evt\u0000'), []);
-  // A URL may hold a NUL or a lone surrogate (the API's URL schemas take them): its delivery is stored and found all the same.
+  // A URL may hold a NUL or a lone surrogate (the API's URL schemas take them): its delivery is stored and found all
+  // the same.
   const odd = {
     ...delivery('dlv_5', null, AT),
     eventId: 'evt_3',

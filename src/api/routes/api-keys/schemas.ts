@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { MAX_CONCURRENT_BOUND, PRIORITY } from '../../../domain/scheduling.js';
 import { Timestamp, Usd } from '../../common-schemas.js';
 
-/** The API key resource (docs/api/keys-and-scopes.md#api-keys); never the raw key, which only the create answer carries. */
+/**
+ * The API key resource (docs/api/keys-and-scopes.md#api-keys); never the raw key, which only the create answer carries.
+ */
 export const ApiKey = z.object({
   id: z.string(),
   keyPreview: z.string(),

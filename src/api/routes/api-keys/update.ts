@@ -6,7 +6,9 @@ import { addDataRoute } from '../../data-route.js';
 import type { ApiDeps, ApiEnv } from '../../types.js';
 import { ApiKey, ExpiresAt, MaxConcurrent, MaxPriority, RequestsPerMinute } from './schemas.js';
 
-/** Fields left out are kept; null removes a setting. Scopes are not changed here: a key with other scopes is a new key. */
+/**
+ * Fields left out are kept; null removes a setting. Scopes are not changed here: a key with other scopes is a new key.
+ */
 export const UpdateApiKeyBody = z.object({
   name: z.string().min(1).max(64).nullable().optional(),
   requestsPerMinute: RequestsPerMinute.nullable().optional(),

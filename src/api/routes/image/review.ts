@@ -10,7 +10,10 @@ export { ReviewBody } from '../../../task-types/image-review.js';
 
 const PatAccess = z.object({ publicAccessToken: z.string().describe('a pat_ token for this task, valid one hour') });
 
-/** 200: the review when the task completed within sync.timeoutMs; 202 (same schema, no result): still pending, or `sync: false`. */
+/**
+ * 200: the review when the task completed within sync.timeoutMs; 202 (same schema, no result): still pending, or `sync:
+ * false`.
+ */
 export const ReviewResponse = dataOf(
   z.object({
     task: z.object({ id: z.string(), status: z.enum(['pending', 'completed']), cost: Usd.optional() }),

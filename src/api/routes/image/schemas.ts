@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { dataOf, Usd } from '../../common-schemas.js';
 
-/** The answer of an asynchronous create: the task id, and its PAT when enabled (docs/api/images.md#generate-post-imagegenerate). */
+/**
+ * The answer of an asynchronous create: the task id, and its PAT when enabled
+ * (docs/api/images.md#generate-post-imagegenerate).
+ */
 export const CreatedTaskResponse = dataOf(
   z.object({
     taskId: z.string(),
@@ -14,7 +17,8 @@ export const CreatedTaskResponse = dataOf(
 export type CreatedTaskResponse = z.infer<typeof CreatedTaskResponse>;
 
 /**
- * The answer of rate and alt (docs/api/images.md#rate-and-alt-post-imagerate-post-imagealt): with the results when the task finished within the
+ * The answer of rate and alt (docs/api/images.md#rate-and-alt-post-imagerate-post-imagealt): with the results when the
+ * task finished within the
  * sync timeout (200), or only the pending task to poll (202).
  */
 export const syncAnswer = <Results extends z.ZodType>(results: Results) =>

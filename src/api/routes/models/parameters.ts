@@ -32,7 +32,10 @@ export function parametersInfo(
   return Object.fromEntries(Object.entries(parameters).map(([name, { binding: _binding, ...shown }]) => [name, shown]));
 }
 
-/** A config's models as GET /models and GET /video/models list them: whether `auto` picks each, its price, capabilities and parameters. */
+/**
+ * A config's models as GET /models and GET /video/models list them: whether `auto` picks each, its price, capabilities
+ * and parameters.
+ */
 export function listedModels<Price, Capabilities>(
   models: Readonly<
     Record<

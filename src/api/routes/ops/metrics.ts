@@ -7,7 +7,10 @@ import type { ApiDeps, ApiEnv } from '../../types.js';
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
-/** Compares the bearer sent with the configured token in constant time (over their digests, so the length does not show either). */
+/**
+ * Compares the bearer sent with the configured token in constant time (over their digests, so the length does not show
+ * either).
+ */
 function bearerMatches(header: string | undefined, token: string): boolean {
   const sent = header ? BEARER.exec(header)?.[1] : undefined;
   return timingSafeEqual(digest(sent ?? ''), digest(token)) && sent !== undefined;

@@ -8,9 +8,15 @@ import type { ApiDeps, ApiEnv } from '../../types.js';
 export const ReadyResponse = dataOf(
   z.object({
     status: z.literal('ready'),
-    /** Only while an operator has paused a lane: its queued work waits, yet the service is ready (docs/operations.md#logs-metrics-and-readiness). */
+    /**
+     * Only while an operator has paused a lane: its queued work waits, yet the service is ready
+     * (docs/operations.md#logs-metrics-and-readiness).
+     */
     pausedLanes: z.array(z.object({ lane: z.string(), pausedAt: z.string() })).optional(),
-    /** Content Credentials (docs/provenance.md): `signing`, `off` (provenance.enabled false) or `unavailable` (the C2PA library does not load here: outputs are stored unsigned, the service still ready). */
+    /**
+     * Content Credentials (docs/provenance.md): `signing`, `off` (provenance.enabled false) or `unavailable` (the C2PA
+     * library does not load here: outputs are stored unsigned, the service still ready).
+     */
     provenance: z.object({ state: z.enum(['signing', 'off', 'unavailable']), reason: z.string().optional() }),
   }),
 );

@@ -34,7 +34,10 @@ export const TaskEventsHeaders = z.object({
 /** The answers of an authentication that refuses the credential itself. */
 const REFUSED: ReadonlySet<string> = new Set(['UNAUTHORIZED', 'TOKEN_EXPIRED', 'INVALID_TOKEN']);
 
-/** An event's data: the task as the credential may read it (the full task with an API key, its result view with a PAT), and its progress. */
+/**
+ * An event's data: the task as the credential may read it (the full task with an API key, its result view with a PAT),
+ * and its progress.
+ */
 const eventData = (principal: Principal, task: TaskRecord, live: LiveProgress | undefined): string =>
   JSON.stringify({
     ...(principal.kind === 'pat' ? taskResultBody(task) : taskBody(task)),
@@ -127,14 +130,16 @@ export function registerTasksEvents(app: Hono<ApiEnv>, deps: ApiDeps): void {
       }
       // An id past the task's version is not one of its events: start afresh.
       let sent = lastSeen <= version ? lastSeen : -1;
-      // Resumed at the state it has: that state again, as a progress event of the same id (the current live progress), never as a second `task` event.
+      // Resumed at the state it has: that state again, as a progress event of the same id (the current live progress),
+      // never as a second `task` event.
       progressed = task.status === 'pending' && sent === version;
       /** The state the events sent so far show (version `sent`), and the live progress sent with it. */
       let shown = task;
       let shownProgress: string | undefined;
       const liveOf = (state: TaskRecord) => (state.status === 'pending' ? deps.tasks.liveProgress(id) : undefined);
       const heartbeatMs = deps.config.current().taskEvents.heartbeatMs;
-      // Checked again at every heartbeat: a stream ends once its key is deleted or expires (a rotated key: at the grace's end) or its PAT expires.
+      // Checked again at every heartbeat: a stream ends once its key is deleted or expires (a rotated key: at the
+      // grace's end) or its PAT expires.
       const credential = requestCredential(c, true);
       const stillValid = () =>
         deps.auth.authenticate(credential).then(

@@ -9,7 +9,10 @@ import { Timestamp, Usd } from '../../common-schemas.js';
 export const TaskStatusSchema = z.enum(TASK_STATUSES as [TaskStatus, ...TaskStatus[]]);
 const TaskError = z.object({ code: z.string(), message: z.string().optional() });
 
-/** Where a task stands, item by item: the live status stream's `progress`, and GET /tasks/{id}'s while the task is pending. */
+/**
+ * Where a task stands, item by item: the live status stream's `progress`, and GET /tasks/{id}'s while the task is
+ * pending.
+ */
 export const TaskProgress = z
   .object({
     total: z.number().int(),

@@ -5,7 +5,10 @@ import type { ApiDeps, ApiEnv } from '../../types.js';
 import { Webhook, webhookSettings } from './schemas.js';
 import { addWebhookRoute } from './webhook-route.js';
 
-/** `{ url, events?, apiKeyIds? }`: events null (or omitted) for every kind; apiKeyIds limit it to tasks those keys create. */
+/**
+ * `{ url, events?, apiKeyIds? }`: events null (or omitted) for every kind; apiKeyIds limit it to tasks those keys
+ * create.
+ */
 export const CreateWebhookBody = z.object(webhookSettings);
 export type CreateWebhookBody = z.infer<typeof CreateWebhookBody>;
 

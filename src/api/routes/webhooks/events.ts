@@ -18,7 +18,10 @@ export const WebhookEventsQuery = z.object({
     ),
 });
 
-/** Events held for a stream whose client reads slower than they come; past it the stream ends (its client connects again). */
+/**
+ * Events held for a stream whose client reads slower than they come; past it the stream ends (its client connects
+ * again).
+ */
 const MAX_HELD = 1000;
 /** The answers of an authentication that refuses the credential itself. */
 const REFUSED: ReadonlySet<string> = new Set(['UNAUTHORIZED', 'TOKEN_EXPIRED', 'INVALID_TOKEN']);

@@ -47,7 +47,9 @@ export function createEmbeddedBackgroundRemover(
         out = await sharp(out).resize(image.width, image.height, { fit: 'fill' }).png().toBuffer();
       return { data: out, format: 'png' };
     },
-    /** Creates the model's session in its thread now (a preload at start), so the first removal does not wait for it. */
+    /**
+     * Creates the model's session in its thread now (a preload at start), so the first removal does not wait for it.
+     */
     warmUp: () => thread.warmUp(timeoutMs, settings()),
     close: () => thread.close(),
   };

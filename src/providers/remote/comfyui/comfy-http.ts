@@ -12,7 +12,10 @@ export interface ComfyServer {
   baseUrl: string;
   /** Sent with every request (a proxy's credentials). */
   headers: Record<string, string>;
-  /** Told of each request's outcome: true when the server answered, false when it could not be reached (workflow-check.ts). */
+  /**
+   * Told of each request's outcome: true when the server answered, false when it could not be reached
+   * (workflow-check.ts).
+   */
   reached?: (answered: boolean) => void;
 }
 

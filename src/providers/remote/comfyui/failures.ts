@@ -18,7 +18,10 @@ export class ServerUnreachable extends ProviderError {
 export const unreachable = (server: string, reason: string): ServerUnreachable =>
   new ServerUnreachable(`${server} cannot be reached (${reason})`, reason);
 
-/** The server answers but no longer knows a job it took: it restarted, and a restart empties ComfyUI's queue and history. */
+/**
+ * The server answers but no longer knows a job it took: it restarted, and a restart empties ComfyUI's queue and
+ * history.
+ */
 export class JobForgotten extends ProviderError {
   constructor(server: string) {
     super('PROVIDER_ERROR', `${server} no longer knows the job (restarted?)`);

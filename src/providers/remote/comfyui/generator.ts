@@ -20,9 +20,13 @@ import { createSharedRuns, type RunHooks } from './shared-runs.js';
 export interface ComfyUiOptions extends ComfyServer {
   timeoutMs: number;
   pollIntervalMs: number;
-  /** Busy while the server's queue holds this many waiting jobs (every client's, from GET /queue); null: never for that. */
+  /**
+   * Busy while the server's queue holds this many waiting jobs (every client's, from GET /queue); null: never for that.
+   */
   maxQueued: number | null;
-  /** The workflow of an image model (`models.<id>`) or a video model (`videoModels.<id>`), as loaded with the config. */
+  /**
+   * The workflow of an image model (`models.<id>`) or a video model (`videoModels.<id>`), as loaded with the config.
+   */
   workflowOf(key: string): LoadedWorkflow | undefined;
   /** Where the server's going down and coming back are logged. */
   log?: ComfyLog;
@@ -32,10 +36,16 @@ export interface ComfyUiOptions extends ComfyServer {
 /** How often the server's queue is read, at most, while work asks whether it is busy. */
 const QUEUE_READ_MS = 2000;
 
-/** Output lists a history entry may hold: SaveImage and most nodes use `images`, VideoHelperSuite's VHS_VideoCombine `gifs`. */
+/**
+ * Output lists a history entry may hold: SaveImage and most nodes use `images`, VideoHelperSuite's VHS_VideoCombine
+ * `gifs`.
+ */
 const OUTPUT_LISTS = ['images', 'gifs', 'videos'];
 
-/** Files a job wrote to ComfyUI's output folder (previews go to `temp` and are skipped), in node order; of `nodes` only, when given. */
+/**
+ * Files a job wrote to ComfyUI's output folder (previews go to `temp` and are skipped), in node order; of `nodes` only,
+ * when given.
+ */
 export function outputFiles(entry: HistoryEntry, nodes?: readonly string[]): ComfyFile[] {
   const files: ComfyFile[] = [];
   for (const node of nodes ?? Object.keys(entry.outputs).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b))) {
@@ -67,7 +77,8 @@ export function createComfyUi(options: ComfyUiOptions): { image: ImageGenerator;
   // The graph each item queues: the model's workflow bound, or a posted graph checked against the server.
   const requestGraph = createRequestGraphs(http, options.name);
   // Items that are outputs of one run share its job (GenerateParams.run).
-  // A failure another try would meet again (a node's exception, a graph the server refuses) is kept for the items still to come.
+  // A failure another try would meet again (a node's exception, a graph the server refuses) is kept for the items still
+  // to come.
   const runs = createSharedRuns<HistoryEntry>(
     undefined,
     (err) => err instanceof ProviderError && !err.retryable && !(err instanceof ServerUnreachable),

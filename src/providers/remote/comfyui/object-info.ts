@@ -28,7 +28,10 @@ export interface NodeInfo {
   [key: string]: unknown;
 }
 
-/** GET /object_info as ComfyUI answers it: node class → its inputs (required/optional, each [type or list of values, options]), output_node, … */
+/**
+ * GET /object_info as ComfyUI answers it: node class → its inputs (required/optional, each [type or list of values,
+ * options]), output_node, …
+ */
 export type ObjectInfo = Record<string, NodeInfo>;
 
 /** Asks the server for its node catalogue; an answer that is not an object of classes is a PROVIDER_ERROR. */
@@ -186,7 +189,10 @@ const declaredInputs = (node: NodeInfo): string[] => [
   ...Object.keys(node.input.optional ?? {}),
 ];
 
-/** Everything a server's catalogue says against one model's workflow: its graph and bindings, then its declared parameters. */
+/**
+ * Everything a server's catalogue says against one model's workflow: its graph and bindings, then its declared
+ * parameters.
+ */
 export function workflowFitProblems(
   info: ObjectInfo,
   workflow: LoadedWorkflow,

@@ -83,7 +83,8 @@ export function createOutage(options: OutageOptions): Outage {
           return true;
         },
         (err: Error) => {
-          // Answered, but not well (an error status, no answer in time): said without the server's name, which the messages carry already.
+          // Answered, but not well (an error status, no answer in time): said without the server's name, which the
+          // messages carry already.
           markDown(err instanceof ServerUnreachable ? err.reason : err.message.replace(`${options.name}: `, ''));
           return false;
         },

@@ -5,7 +5,10 @@ import type { ComfyHttp } from './comfy-http.js';
 import { type BoundValues, bindWorkflow } from './graph.js';
 import { graphProblems, type ObjectInfo, readObjectInfo } from './object-info.js';
 
-/** How long a server's node catalogue is trusted for checking posted graphs (custom nodes change with a restart, rarely). */
+/**
+ * How long a server's node catalogue is trusted for checking posted graphs (custom nodes change with a restart,
+ * rarely).
+ */
 const OBJECT_INFO_FOR_MS = 60_000;
 
 /**
@@ -16,7 +19,8 @@ const OBJECT_INFO_FOR_MS = 60_000;
  * INVALID_INPUT before it is queued (not retried: every server of the model would refuse it).
  */
 export function createRequestGraphs(http: ComfyHttp, serverName: string) {
-  // One read at a time, shared by every item that needs it (a large server's catalogue is megabytes); one that failed is not kept.
+  // One read at a time, shared by every item that needs it (a large server's catalogue is megabytes); one that failed
+  // is not kept.
   let catalogue: { info: Promise<ObjectInfo>; readAt: number } | undefined;
   function objectInfo(signal: AbortSignal): Promise<ObjectInfo> {
     signal.throwIfAborted();

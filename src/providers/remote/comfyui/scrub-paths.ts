@@ -31,7 +31,10 @@ function keepEnd(path: string): string {
 /** Folders whose child is a person's name: a path's second-to-last segment under one of these is not kept. */
 const HOME_FOLDERS = new Set(['home', 'users']);
 
-/** `…/` and the path's last two segments (or its last one, when it has no more, or when the other would be a user name: /home/alice/x.png is `…/x.png`). */
+/**
+ * `…/` and the path's last two segments (or its last one, when it has no more, or when the other would be a user name:
+ * /home/alice/x.png is `…/x.png`).
+ */
 function shorten(path: string): string {
   const segments = path.split(/[\\/]+/).filter((segment) => segment !== '' && !/^[A-Za-z]:$/.test(segment));
   if (segments.length === 0) return path;

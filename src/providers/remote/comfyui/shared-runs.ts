@@ -1,13 +1,19 @@
 import type { LivePreview } from '../../../domain/media-types.js';
 
-/** What a job is run with: the items' own, or a shared run's (the signal of all its items, progress and previews to each). */
+/**
+ * What a job is run with: the items' own, or a shared run's (the signal of all its items, progress and previews to
+ * each).
+ */
 export interface RunHooks {
   signal: AbortSignal;
   onProgress?: (fraction: number) => void;
   onPreview?: (preview: LivePreview) => void;
 }
 
-/** How long a finished run waits for items that have not taken their output yet (one queued behind other work): later, one starts the run again. */
+/**
+ * How long a finished run waits for items that have not taken their output yet (one queued behind other work): later,
+ * one starts the run again.
+ */
 const LINGER_MS = 10 * 60_000;
 
 interface SharedRun<T> {
@@ -79,7 +85,10 @@ export function createSharedRuns<T>(lingerMs = LINGER_MS, keepsFailure: (err: un
   }
 
   return {
-    /** The result of run `key` for the item `hooks` belong to, which takes output `output` of `outputs`; `job` starts the run when none is under way. */
+    /**
+     * The result of run `key` for the item `hooks` belong to, which takes output `output` of `outputs`; `job` starts
+     * the run when none is under way.
+     */
     async join(
       run: { key: string; output: number; outputs: number },
       hooks: RunHooks,

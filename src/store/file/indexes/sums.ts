@@ -23,7 +23,10 @@ export class MoneyIndex implements Index<TaskRecord> {
   remove(task: TaskRecord): void {
     this.apply(task, -1);
   }
-  /** Moves only the differences: an item recorded moves nothing; a settlement releases the reserve and turns the estimate into the charge. */
+  /**
+   * Moves only the differences: an item recorded moves nothing; a settlement releases the reserve and turns the
+   * estimate into the charge.
+   */
   update(old: TaskRecord, next: TaskRecord): void {
     if (old.accountId !== next.accountId || old.apiKeyId !== next.apiKeyId || old.createdAt !== next.createdAt) {
       this.remove(old);
@@ -152,7 +155,9 @@ export class StoredBytesIndex implements Index<TaskRecord> {
   }
 }
 
-/** How many records each group (an account) holds and the sum of their `bytes`: kept in step, never counted by scanning. */
+/**
+ * How many records each group (an account) holds and the sum of their `bytes`: kept in step, never counted by scanning.
+ */
 export class UsageIndex<T extends { id: string; bytes: number }> implements Index<T> {
   private readonly usage = new Map<string, { count: number; bytes: number }>();
   /** `groupOf` answers undefined for a record not counted (a tombstone). */

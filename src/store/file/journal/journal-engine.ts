@@ -43,7 +43,9 @@ export interface JournalEngineOptions {
   onFatal?: (err: Error) => void;
   /** Called each time writes are taken again after a refusal for lack of space. */
   onResume?: () => void;
-  /** How often, while writes are refused for lack of space, a probe write checks whether space is back. @default 1000 */
+  /**
+   * How often, while writes are refused for lack of space, a probe write checks whether space is back. @default 1000
+   */
   retryEveryMs?: number;
   /** Where the store's files are written; Node's own unless a test fails writes on purpose. */
   fs?: StorageFs;

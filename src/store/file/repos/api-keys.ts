@@ -77,7 +77,10 @@ export function createApiKeyRepo(engine: JournalEngine): ApiKeyRepo {
   };
 }
 
-/** Counters of the file store: one process owns the data dir, so memory is the truth. Only each key's current window is kept. */
+/**
+ * Counters of the file store: one process owns the data dir, so memory is the truth. Only each key's current window is
+ * kept.
+ */
 export function createMemoryRequestWindows(): RequestWindowRepo {
   const windows = new Map<string, { start: number; count: number }>();
   return {

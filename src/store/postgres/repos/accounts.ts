@@ -44,7 +44,10 @@ export function accountOf(row: AccountRow): AccountRecord {
   return account;
 }
 
-/** Sets what `changes` names: an absent field is kept; `erasingSince: null` clears it; `retention` replaces the overrides whole. */
+/**
+ * Sets what `changes` names: an absent field is kept; `erasingSince: null` clears it; `retention` replaces the
+ * overrides whole.
+ */
 const UPDATE = `UPDATE accounts SET weight = coalesce($2, weight),
     retention = CASE WHEN $3::boolean THEN $4 ELSE retention END,
     name_key = coalesce($5, name_key),

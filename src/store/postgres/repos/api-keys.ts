@@ -52,7 +52,10 @@ const insertKey = (client: pg.PoolClient, key: ApiKeyRecord, doc: string) =>
     doc,
   ]);
 
-/** Reads a key under a row lock, changes it with `change` and writes it back; undefined (nothing written) when it is not there or `change` declines. */
+/**
+ * Reads a key under a row lock, changes it with `change` and writes it back; undefined (nothing written) when it is not
+ * there or `change` declines.
+ */
 async function rewrite(
   client: pg.PoolClient,
   id: string,

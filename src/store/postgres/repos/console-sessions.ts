@@ -17,7 +17,10 @@ const read = (row: Row): ConsoleSessionRecord => {
 
 const COLUMNS = 'doc, used_at, revoked_at';
 
-/** Console links and sessions in `console_sessions`, shared by every process on the database; `account_id` null for the operator's. */
+/**
+ * Console links and sessions in `console_sessions`, shared by every process on the database; `account_id` null for the
+ * operator's.
+ */
 export function createPgConsoleSessionRepo(db: Db): ConsoleSessionRepo {
   return {
     async put(record) {

@@ -40,7 +40,10 @@ const CLAIM = `WITH want AS (
 )
 SELECT set_config('imgtask.claimed', coalesce(json_agg(id)::text, '[]'), true) FROM claimed`;
 
-/** The lanes with pending tasks (a loose index scan: one probe per lane, whatever the backlog), and whether tasks created before lanes were kept wait. */
+/**
+ * The lanes with pending tasks (a loose index scan: one probe per lane, whatever the backlog), and whether tasks
+ * created before lanes were kept wait.
+ */
 const PENDING_LANES = `WITH RECURSIVE l AS (
   (SELECT lane FROM tasks WHERE status = 'pending' AND lane IS NOT NULL ORDER BY lane LIMIT 1)
   UNION ALL
@@ -104,7 +107,8 @@ export function createPgLeaseRepo(db: Db): LeaseRepo {
           text: `SELECT ${TASK_COLUMNS}, t.seq, t.priority, t.vstart FROM tasks t WHERE t.id IN (SELECT json_array_elements_text(current_setting('imgtask.claimed')::json))`,
         },
       ]);
-      // In claim order: priority, then start tag, then age (sorted here: an ORDER BY could make the planner walk an index).
+      // In claim order: priority, then start tag, then age (sorted here: an ORDER BY could make the planner walk an
+      // index).
       return (claimed.rows as (TaskRow & { seq: number; priority: number; vstart: number })[])
         .sort((a, b) => b.priority - a.priority || a.vstart - b.vstart || a.seq - b.seq)
         .map(taskOf);

@@ -6,7 +6,10 @@ import { docOf, encode } from '../sql.js';
 import { foldCtes } from '../unapplied.js';
 import { fileBytes, MUTABLE, metadataPairs, spendPeriods } from './task-rows.js';
 
-/** One create as handed to the store: the task, the key's spending limit if it has one, the lease it is written with if any. */
+/**
+ * One create as handed to the store: the task, the key's spending limit if it has one, the lease it is written with if
+ * any.
+ */
 export interface CreateRequest extends CreateOptions {
   task: TaskRecord;
 }

@@ -76,7 +76,10 @@ const SETTLE = `WITH s AS (
 )
 SELECT ${TASK_COLUMNS}, t.id, t.id IN (SELECT id FROM ok) AS done FROM tasks t WHERE t.id = ANY($1::text[])`;
 
-/** What prepare worked out, saved in one statement after LOCK_TASKS: each only while its task is pending. Answers each task as it now is. */
+/**
+ * What prepare worked out, saved in one statement after LOCK_TASKS: each only while its task is pending. Answers each
+ * task as it now is.
+ */
 const SAVE_PREPARED = `UPDATE tasks t SET prepared = u.prepared, updated_at = u.at
 FROM unnest($1::text[], $2::text[], $3::text[]) AS u(id, prepared, at)
 WHERE t.id = u.id AND t.id = ANY($1::text[]) AND ${PENDING} RETURNING ${TASK_COLUMNS}, t.id, true AS done`;
@@ -122,7 +125,10 @@ function taskBatches<I extends { id: string }, O>(
   return batchedWrites(once, (member) => member.id);
 }
 
-/** Records finished items through group commit; each answers the task with its item, or undefined when the task or item was no longer pending. */
+/**
+ * Records finished items through group commit; each answers the task with its item, or undefined when the task or item
+ * was no longer pending.
+ */
 export function createItemRecorder(db: Db): (write: ItemWrite) => Promise<TaskRecord | undefined> {
   return taskBatches<ItemWrite, TaskRecord | undefined>(
     db,
@@ -151,7 +157,10 @@ export function createItemRecorder(db: Db): (write: ItemWrite) => Promise<TaskRe
   );
 }
 
-/** Settles through group commit; each answers the settled task, or undefined when it was no longer pending (or an item finished since it was worked out). */
+/**
+ * Settles through group commit; each answers the settled task, or undefined when it was no longer pending (or an item
+ * finished since it was worked out).
+ */
 export function createSettler(db: Db): (settlement: TaskSettlement) => Promise<TaskRecord | undefined> {
   return taskBatches<TaskSettlement, TaskRecord | undefined>(
     db,
@@ -200,7 +209,10 @@ export function createSettler(db: Db): (settlement: TaskSettlement) => Promise<T
   );
 }
 
-/** Saves what prepare worked out through group commit; each answers the task as saved, or undefined when it was no longer pending. */
+/**
+ * Saves what prepare worked out through group commit; each answers the task as saved, or undefined when it was no
+ * longer pending.
+ */
 export function createPreparedSaver(
   db: Db,
 ): (write: { id: string; prepared: unknown; at: string }) => Promise<TaskRecord | undefined> {

@@ -13,11 +13,16 @@ import { MUTABLE, TASK_COLUMNS, type TaskRow, taskOf } from './task-rows.js';
  */
 type RemovalRepo = Pick<TaskRepo, 'removeData' | 'withDataSettledBefore' | 'settledBefore' | 'purge' | 'storedBytes'>;
 
-/** A settled task's settlement time is its updated_at (nothing changes it after), compared in byte order; ties by id, as the file store orders them. */
+/**
+ * A settled task's settlement time is its updated_at (nothing changes it after), compared in byte order; ties by id, as
+ * the file store orders them.
+ */
 const SETTLED_BEFORE = `t.account_id = $1 AND t.status <> 'pending' AND t.updated_at COLLATE "C" < $2`;
 const OLDEST_FIRST = 'ORDER BY t.updated_at COLLATE "C", t.id LIMIT $3';
 
-/** Locks the tasks in id order, as every writer of several tasks does (task-finish.ts): only those a purge may delete. */
+/**
+ * Locks the tasks in id order, as every writer of several tasks does (task-finish.ts): only those a purge may delete.
+ */
 const LOCK_PURGEABLE = `SELECT 1 FROM tasks WHERE id = ANY($1::text[]) AND status <> 'pending' AND data_removed_at IS NOT NULL ORDER BY id FOR UPDATE`;
 
 /** After LOCK_PURGEABLE: the tasks and their items deleted, their charges added to their accounts' removed charges. */
@@ -80,7 +85,8 @@ export function createPgRemovalRepo(db: Db): RemovalRepo {
     async purge(ids) {
       const wanted = [...new Set(ids)].filter((id) => !hasNul(id));
       if (wanted.length === 0) return 0;
-      // On a pooled connection of its own, not the pipelines creates and settlements share: a sweep's batch waits for no one there.
+      // On a pooled connection of its own, not the pipelines creates and settlements share: a sweep's batch waits for
+      // no one there.
       return db.tx(async (client) => {
         await client.query(LOCK_PURGEABLE, [wanted]);
         return (await client.query<{ purged: number }>(PURGE, [wanted])).rows[0].purged;

@@ -46,7 +46,10 @@ export function taskOf(row: TaskRow): TaskRecord {
 /** The bytes of the files an item stored (its row's `bytes`: what an account's stored bytes add up). */
 export const fileBytes = (item: ItemRecord): number => (item.files ?? []).reduce((sum, file) => sum + file.bytes, 0);
 
-/** A metadata filter as containment: each top-level key with a text-comparable value, as the text `[key, String(value)]`. */
+/**
+ * A metadata filter as containment: each top-level key with a text-comparable value, as the text `[key,
+ * String(value)]`.
+ */
 export function metadataPairs(request: unknown): string[] {
   const metadata = metadataOf(request);
   if (metadata === null || typeof metadata !== 'object') return [];

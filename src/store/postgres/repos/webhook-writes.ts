@@ -37,7 +37,10 @@ SELECT count(*) AS recorded FROM ins`;
 const MARK_NO_EVENT = `UPDATE tasks SET event_id = '${NO_EVENT}'
   WHERE id IN (SELECT id FROM tasks WHERE id = ANY($1::text[]) AND event_id IS NULL ORDER BY id FOR UPDATE)`;
 
-/** Delivery attempts, in one statement: each appended to its delivery's attempts, with its status and when it is due next. */
+/**
+ * Delivery attempts, in one statement: each appended to its delivery's attempts, with its status and when it is due
+ * next.
+ */
 const RECORD_ATTEMPTS = `UPDATE deliveries d SET
   attempts = CASE WHEN d.attempts = '[]' THEN '[' || u.attempt || ']' ELSE left(d.attempts, -1) || ',' || u.attempt || ']' END,
   pending_seq = CASE WHEN d.status <> 'pending' AND u.status = 'pending' THEN nextval('imgtask_order') ELSE d.pending_seq END,

@@ -17,7 +17,10 @@ import { createAttemptRecorder, createEventRecorder, createNoEventMarker } from 
 const webhooksOf = (rows: { doc: string }[]): WebhookRecord[] =>
   rows.map((row) => JSON.parse(row.doc) as WebhookRecord);
 
-/** Reads a webhook under a row lock, changes it with `change` and writes it back; undefined (nothing written) when it is gone or `change` declines. */
+/**
+ * Reads a webhook under a row lock, changes it with `change` and writes it back; undefined (nothing written) when it is
+ * gone or `change` declines.
+ */
 async function rewrite(
   db: Db,
   id: string,

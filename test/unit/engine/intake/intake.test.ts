@@ -12,7 +12,10 @@ import { EventBus } from '../../../../src/services/event-bus.js';
 import type { TaskRecord } from '../../../../src/store/records.js';
 import type { SharedQueueStore, Store } from '../../../../src/store/store-contract.js';
 
-/** The intake is picked once, from what the store offers; these fakes record what each intake does with a create and a start. */
+/**
+ * The intake is picked once, from what the store offers; these fakes record what each intake does with a create and a
+ * start.
+ */
 const task = (id: string) => ({ id, type: 'test.echo', request: {} }) as TaskRecord;
 
 function fakes() {

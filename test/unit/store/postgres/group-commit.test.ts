@@ -424,7 +424,8 @@ test("a settlement does not wait for its account's row; what it charged and rele
   assert.equal(await waiting(), 1, 'its money waits for the row');
   await holder.query('ROLLBACK');
 
-  // The account's next create applies it, and checks against the balance it leaves: 8500 available, so 8500 fits and 1 more does not.
+  // The account's next create applies it, and checks against the balance it leaves: 8500 available, so 8500 fits and 1
+  // more does not.
   const results = await Promise.allSettled([
     store.tasks.create(task('acc_1', 8500), {}),
     store.tasks.create(task('acc_1', 1), {}),

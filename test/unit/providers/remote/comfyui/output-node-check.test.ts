@@ -7,7 +7,10 @@ import { outputNodeProblems } from '../../../../../src/providers/remote/comfyui/
 import { twoOutputWorkflow } from '../../../../fakes/comfyui/workflows.js';
 import { startFakeComfyUi } from '../../../../fakes/comfyui.js';
 
-/** Doctor: each node whose files are a model's items must be an output node (OUTPUT_NODE) on the server, per its GET /object_info. */
+/**
+ * Doctor: each node whose files are a model's items must be an output node (OUTPUT_NODE) on the server, per its GET
+ * /object_info.
+ */
 test('output nodes the server runs as such pass; a named node of a class that is no output node is a problem', async (t) => {
   const fake = await startFakeComfyUi(t);
   const info = await readObjectInfo(comfyHttp({ name: 'gpu-1', baseUrl: fake.baseUrl, headers: {} }));

@@ -42,7 +42,10 @@ const listings = async (store: JsonStore) => ({
 const isStorageFull = (err: unknown) =>
   isAppError(err) && err.code === 'STORAGE_FULL' && err.status === 507 && err.headers?.['retry-after'] !== undefined;
 
-/** `promise`, or a failure after `ms`: the probe timer is unref'd, so a test waiting on it must hold the event loop open itself. */
+/**
+ * `promise`, or a failure after `ms`: the probe timer is unref'd, so a test waiting on it must hold the event loop open
+ * itself.
+ */
 async function within<T>(promise: Promise<T>, ms = 5000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {

@@ -217,7 +217,8 @@ test('postgres: tasks of a key whose maxConcurrent is leased already are passed 
   for (let i = 0; i < 3; i++)
     await store.tasks.create(taskOf(`tsk_k${i}`, 'acc_a', { apiKeyId: 'key_cap' }), { lane: 'L' });
   await store.tasks.create(taskOf('tsk_b0', 'acc_b'), { lane: 'L' });
-  // Nothing of the key is leased yet: a claim may take several of its tasks (their items are held to the bound by key slots).
+  // Nothing of the key is leased yet: a claim may take several of its tasks (their items are held to the bound by key
+  // slots).
   const first = ids(await leases(store).claim('w1', want(4), 60_000));
   assert.ok(
     first.includes('tsk_b0') && first.includes('tsk_k0'),
@@ -245,7 +246,8 @@ test("postgres: a key's slots are shared by the processes: each slot is held by 
     [1, 2].map((n) => PgStore.open({ url, poolSize: 2, applicationName: `slots-${n}` })),
   );
   closers.push(() => two.close());
-  // Asked for at once by one process: a session's locks are reentrant, so the second must not get the first's slot again.
+  // Asked for at once by one process: a session's locks are reentrant, so the second must not get the first's slot
+  // again.
   const [a, a2] = await Promise.all([
     one.shared!.keySlots.acquire('key_z', 2),
     one.shared!.keySlots.acquire('key_z', 2),

@@ -58,7 +58,8 @@ test('after removeData, replaceEventPayload, purgeDeliveries(account) and delete
   for (const id of ['acc_m', 'acc_o'])
     await store.accounts.credit({ id: `crd_${id}`, accountId: id, amount: 10_000, createdAt: AT });
 
-  // A generation with a prompt, metadata, an alt text, a magic prompt and files; a failure whose message quotes the prompt.
+  // A generation with a prompt, metadata, an alt text, a magic prompt and files; a failure whose message quotes the
+  // prompt.
   await store.tasks.create(
     task('tsk_1', 'acc_m', { prompt: `a fox, ${marker}`, metadata: { note: marker, n: 1 } }, 2),
     {},
