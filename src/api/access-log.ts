@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import type { Principal } from '../services/auth.js';
-import type { ApiDeps, ApiEnv } from './types.js';
+import type { ApiDeps, ApiEnv } from './api-deps.js';
 
 /**
  * The route label of a request no route matched (404s, preflights answered by middleware): raw paths would make every

@@ -1,4 +1,5 @@
 import type { Hono } from 'hono';
+import type { ApiDeps, ApiEnv } from './api-deps.js';
 import { registerApiKeysCreate } from './routes/api-keys/create.js';
 import { registerApiKeysDelete } from './routes/api-keys/delete.js';
 import { registerApiKeysGet } from './routes/api-keys/get.js';
@@ -51,7 +52,6 @@ import { registerWebhooksRedeliver } from './routes/webhooks/redeliver.js';
 import { registerWebhooksRotateSecret } from './routes/webhooks/rotate-secret.js';
 import { registerWebhooksTest } from './routes/webhooks/test.js';
 import { registerWebhooksUpdate } from './routes/webhooks/update.js';
-import type { ApiDeps, ApiEnv } from './types.js';
 
 /** Every route of the API, in one list. */
 export function registerRoutes(app: Hono<ApiEnv>, deps: ApiDeps): void {

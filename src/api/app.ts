@@ -2,13 +2,13 @@ import { Hono } from 'hono';
 import { randomId } from '../domain/ids.js';
 import { accessLog } from './access-log.js';
 import { registerRoutes } from './all-routes.js';
+import type { ApiDeps, ApiEnv } from './api-deps.js';
 import { corsMiddleware } from './cors.js';
 import { createErrorHandler, notFound } from './error-handler.js';
 import { idempotency } from './idempotency.js';
 import { keyRateLimitHeaders } from './rate-limit.js';
 import { routesOf } from './route.js';
 import { setDocumented } from './routes/docs/document.js';
-import type { ApiDeps, ApiEnv } from './types.js';
 
 /** Builds the HTTP API over the given services; it owns no state of its own. */
 export function createApi(deps: ApiDeps, extend?: (app: Hono<ApiEnv>, deps: ApiDeps) => void): Hono<ApiEnv> {

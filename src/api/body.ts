@@ -2,10 +2,10 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { z } from 'zod';
 import { AppError } from '../domain/errors.js';
+import type { ApiEnv } from './api-deps.js';
 import { assertBodyArrived } from './cut-short.js';
 import { MalformedJsonError, parseRequestJson } from './json-depth.js';
 import { type SchemaIssue, toSchemaIssues } from './schema-issues.js';
-import type { ApiEnv } from './types.js';
 
 /**
  * Route families shape their schema rejections differently (docs/api/errors.md):

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { ConfigSource } from '../config/source.js';
-import type { ApiEnv } from './types.js';
+import type { ApiEnv } from './api-deps.js';
 
 /**
  * What a cross-origin caller may send: every method of the API, its bearer credential, JSON bodies, an idempotency key,

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
-import type { ApiEnv } from './types.js';
+import type { ApiEnv } from './api-deps.js';
 
 /** A body that stopped before its end: the client closed the connection, or ran past server.requestTimeout. */
 export class RequestCutShortError extends Error {

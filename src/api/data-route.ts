@@ -1,8 +1,8 @@
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import type { Principal } from '../services/auth.js';
+import type { ApiDeps, ApiEnv } from './api-deps.js';
 import { addRoute, type RouteSpec } from './route.js';
-import type { ApiDeps, ApiEnv } from './types.js';
 
 type Schema = z.ZodType | undefined;
 

@@ -2,8 +2,8 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { AppError, isAppError } from '../domain/errors.js';
 import { asStorageFull } from '../domain/storage-full.js';
+import type { ApiEnv } from './api-deps.js';
 import { cutShortStatus, RequestCutShortError } from './cut-short.js';
-import type { ApiEnv } from './types.js';
 
 /**
  * The one error handler: AppError → flat body (and its headers); a request whose client went

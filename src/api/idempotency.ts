@@ -5,12 +5,12 @@ import { AppError } from '../domain/errors.js';
 import type { Principal } from '../services/auth.js';
 import type { StoredAnswer } from '../services/idempotency.js';
 import { UPLOAD_LIMITS } from '../services/uploads.js';
+import type { ApiDeps, ApiEnv } from './api-deps.js';
 import { readStreamBounded } from './body.js';
 import { assertBodyArrived } from './cut-short.js';
 import { MalformedJsonError, parseRequestJson } from './json-depth.js';
 import { enforceKeyRateLimit } from './rate-limit.js';
 import { routesOf } from './route.js';
-import type { ApiDeps, ApiEnv } from './types.js';
 
 /**
  * The creating POSTs that take an `Idempotency-Key` (hono path syntax): every task-creating

@@ -3,9 +3,9 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import { AppError, type ErrorCode } from '../domain/errors.js';
 import type { Principal, RouteGuard } from '../services/auth.js';
+import type { ApiDeps, ApiEnv } from './api-deps.js';
 import { parseJsonBody, type SchemaFamily } from './body.js';
 import { enforceKeyRateLimit } from './rate-limit.js';
-import type { ApiDeps, ApiEnv } from './types.js';
 
 type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 

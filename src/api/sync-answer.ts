@@ -2,10 +2,10 @@ import type { Context } from 'hono';
 import { AppError } from '../domain/errors.js';
 import { formatUsd } from '../domain/money.js';
 import type { Principal } from '../services/auth.js';
+import type { ApiDeps, ApiEnv } from './api-deps.js';
 import { cancelAfterOf } from './cancel-after.js';
 import { taskFailureMessage } from './failure-message.js';
 import { noteCreated } from './task-create-handler.js';
-import type { ApiDeps, ApiEnv } from './types.js';
 
 /**
  * Rate and alt answers (docs/api/images.md#rate-and-alt-post-imagerate-post-imagealt): with `sync` (the default) wait

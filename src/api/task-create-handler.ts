@@ -2,9 +2,9 @@ import type { Context } from 'hono';
 import { formatUsd } from '../domain/money.js';
 import type { TaskRecord } from '../engine/task-registry.js';
 import type { Principal } from '../services/auth.js';
+import type { ApiDeps, ApiEnv } from './api-deps.js';
 import { cancelAfterOf } from './cancel-after.js';
 import type { CreatedTaskResponse } from './routes/image/schemas.js';
-import type { ApiDeps, ApiEnv } from './types.js';
 
 /** Puts the task a create made on the request's access line: one info line per create, not two. */
 export function noteCreated(c: Context<ApiEnv>, task: TaskRecord): void {

@@ -2,10 +2,10 @@ import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import type { ErrorCode } from '../domain/errors.js';
 import type { Principal, RouteGuard } from '../services/auth.js';
+import type { ApiDeps, ApiEnv } from './api-deps.js';
 import { addRoute, type Reply } from './route.js';
 import { CreatedTaskResponse } from './routes/image/schemas.js';
 import { createTaskHandler } from './task-create-handler.js';
-import type { ApiDeps, ApiEnv } from './types.js';
 
 /** What any create can be refused with: the body, the balance, the key's spending limit, the key's request rate. */
 const REFUSALS: ErrorCode[] = [

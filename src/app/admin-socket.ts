@@ -4,7 +4,7 @@ import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { MalformedJsonError, parseRequestJson } from '../api/json-depth.js';
 import { AppError, isAppError } from '../domain/errors.js';
-import type { AdminDeps } from './admin/deps.js';
+import type { AdminDeps } from './admin/admin-deps.js';
 import { isAdminOp, runAdminOp } from './admin/ops.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Ops } from '../api/types.js';
+import type { Ops } from '../api/api-deps.js';
 import type { OutputSigner } from '../domain/provenance.js';
 import type { Store } from '../store/store-contract.js';
 import type { Logger } from './logger.js';

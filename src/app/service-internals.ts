@@ -1,9 +1,9 @@
-import type { ApiDeps } from '../api/types.js';
+import type { ApiDeps } from '../api/api-deps.js';
 import type { Lanes } from '../engine/runner/lanes.js';
 import type { TaskService } from '../engine/task-service.js';
 import type { TaskSettler } from '../engine/task-settler.js';
 import type { TaskStreams } from '../engine/task-stream.js';
-import type { AdminDeps } from './admin/deps.js';
+import type { AdminDeps } from './admin/admin-deps.js';
 import type { ServiceParts } from './service-parts.js';
 
 /** The parts the internals view hands out as they are. */

@@ -1,4 +1,4 @@
-import type { Ops } from '../api/types.js';
+import type { Ops } from '../api/api-deps.js';
 import type { ConfigSource } from '../config/source.js';
 import type { OutputSigner } from '../domain/provenance.js';
 import type { createEngine } from '../engine/engine.js';

@@ -1,6 +1,6 @@
 import type { Hono, MiddlewareHandler } from 'hono';
+import type { ConsoleDeps, ConsoleEnv } from './console-deps.js';
 import { accountSession } from './console-http.js';
-import type { ConsoleDeps, ConsoleEnv } from './deps.js';
 import { registerDestinations } from './destinations/routes.js';
 import { registerGallery } from './gallery/routes.js';
 import { authorizeSession } from './key-principal.js';

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
-import type { ConsoleEnv } from './deps.js';
+import type { ConsoleEnv } from './console-deps.js';
 
 /** The console's own files: public/console at the package root (two levels above src/console and dist/console). */
 const PUBLIC_DIR = fileURLToPath(new URL('../../public/console/', import.meta.url));

@@ -5,7 +5,7 @@ import { HtmlEscapedCallbackPhase, resolveCallback } from 'hono/utils/html';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Principal } from '../services/auth.js';
 import type { ConsoleSession } from '../services/console-sessions.js';
-import type { ConsoleEnv } from './deps.js';
+import type { ConsoleEnv } from './console-deps.js';
 
 /**
  * Answers a console page: the doctype, then the page. The body is handed over as a plain string:

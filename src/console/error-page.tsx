@@ -2,8 +2,8 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { AppError, ERROR_STATUS } from '../domain/errors.js';
+import type { ConsoleEnv } from './console-deps.js';
 import { render, SignInNeeded, WrongSession } from './console-http.js';
-import type { ConsoleEnv } from './deps.js';
 import { Notice, Page } from './layout.js';
 import { signInAnswer } from './sign-in/routes.js';
 

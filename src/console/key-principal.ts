@@ -3,8 +3,8 @@ import { enforceKeyRateLimit } from '../api/rate-limit.js';
 import type { Scope } from '../domain/scopes.js';
 import type { Principal } from '../services/auth.js';
 import type { ConsoleSession } from '../services/console-sessions.js';
+import type { ConsoleDeps, ConsoleEnv } from './console-deps.js';
 import { type AccountSession, accountSession } from './console-http.js';
-import type { ConsoleDeps, ConsoleEnv } from './deps.js';
 
 /**
  * The principal of a task the console creates or acts on: one of the account's own API keys,

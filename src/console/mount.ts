@@ -1,11 +1,11 @@
 import { type Context, Hono, type Next } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { ApiEnv } from '../api/api-deps.js';
 import { notFound } from '../api/error-handler.js';
-import type { ApiEnv } from '../api/types.js';
 import { AppError } from '../domain/errors.js';
 import { registerPages } from './all-pages.js';
 import { registerAssets } from './assets.js';
-import type { ConsoleDeps, ConsoleEnv } from './deps.js';
+import type { ConsoleDeps, ConsoleEnv } from './console-deps.js';
 import { errorAnswer, notFoundAnswer } from './error-page.js';
 import { CSRF_FIELD } from './layout.js';
 import { fromOwnOrigin, sameSecret, securityHeaders } from './security.js';

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { clientAddress as clientAddressOf } from '../domain/client-address.js';
-import type { ConsoleEnv } from './deps.js';
+import type { ConsoleEnv } from './console-deps.js';
 
 /**
  * No inline script or style, nothing from another host: every script and stylesheet is a file

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import type { ConsoleDeps, ConsoleEnv } from './deps.js';
+import type { ConsoleDeps, ConsoleEnv } from './console-deps.js';
 import { requestOrigin } from './security.js';
 
 /** The session cookie: HttpOnly, SameSite=Strict, only under /console, Secure when the public URL is https. */

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import type { Hono } from 'hono';
-import type { ApiDeps, ApiEnv } from '../../src/api/types.js';
+import type { ApiDeps, ApiEnv } from '../../src/api/api-deps.js';
 import { createLogger } from '../../src/app/logger.js';
 import { startServer } from '../../src/app/server.js';
 import { deepMerge, type JsonObject, loadConfig } from '../../src/config/load.js';

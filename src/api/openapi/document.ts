@@ -3,7 +3,7 @@ import type { RouteSpec } from '../route.js';
 import { addDiscriminators, createConverter } from './converter.js';
 import { buildPaths } from './operations.js';
 import { EVENTS_TAG, TAGS } from './tags.js';
-import { buildWebhooks } from './webhook-events.js';
+import { buildWebhooks } from './webhook-event-schemas.js';
 
 /** The package's version (package.json beside src/ and dist/): the description's version is the service's. */
 const VERSION = (

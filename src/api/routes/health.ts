@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
+import type { ApiDeps, ApiEnv } from '../api-deps.js';
 import { dataOf } from '../common-schemas.js';
 import { addRoute } from '../route.js';
-import type { ApiDeps, ApiEnv } from '../types.js';
 
 export const HealthResponse = dataOf(z.object({ status: z.literal('ok') }));
 export type HealthResponse = z.infer<typeof HealthResponse>;

@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
+import type { ApiDeps, ApiEnv } from '../api-deps.js';
 import { dataOf } from '../common-schemas.js';
 import { addRoute } from '../route.js';
-import type { ApiDeps, ApiEnv } from '../types.js';
 import { documentOf } from './docs/document.js';
 
 const RootResponse = dataOf(

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { AdminDeps } from './deps.js';
+import type { AdminDeps } from './admin-deps.js';
 
 /** An operator action: its arguments' schema, and what it does with the services. */
 export interface AdminOp<Args extends z.ZodType, Result> {

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import { AppError } from '../../domain/errors.js';
 import { accountOps } from './accounts.js';
+import type { AdminDeps } from './admin-deps.js';
 import { consoleOps } from './console.js';
 import { credentialOps } from './credentials.js';
-import type { AdminDeps } from './deps.js';
 import { destinationOps } from './destinations.js';
 import { maintenanceOps } from './maintenance.js';
 import { queueOps } from './queues.js';

@@ -2,9 +2,9 @@
 
 import type { Context, Hono } from 'hono';
 import { attempt, type Refusal } from '../components/refusal.js';
+import type { ConsoleDeps, ConsoleEnv } from '../console-deps.js';
 import type { AccountSession } from '../console-http.js';
 import { readForm, render, seeOther } from '../console-http.js';
-import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import { accountHolder } from '../key-principal.js';
 import { createBody, type DestinationFormValues, destinationFormValues, updateBody } from './destination-form.js';
 import { DestinationPage, DestinationsPage } from './destinations-page.js';

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { actionsText, assertionFacts, signerText, verdictText } from '../../domain/credentials-text.js';
 import type { CredentialsReport } from '../../domain/provenance.js';
-import type { ConsoleDeps } from '../deps.js';
+import type { ConsoleDeps } from '../console-deps.js';
 import type { GalleryItem } from './gallery-items.js';
 
 /** What the full view shows of an item's credentials: the report, or why it could not be read. */

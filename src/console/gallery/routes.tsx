@@ -1,8 +1,8 @@
 /** @jsxImportSource hono/jsx */
 import type { Context, Hono } from 'hono';
 import { AppError } from '../../domain/errors.js';
+import type { ConsoleDeps, ConsoleEnv } from '../console-deps.js';
 import { accountSession, principalOf, render } from '../console-http.js';
-import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import { EmptyState, Notice, Page } from '../layout.js';
 import { credentialsOf } from './credentials.js';
 import { FullView } from './full-view.js';

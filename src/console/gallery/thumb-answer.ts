@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { AppError } from '../../domain/errors.js';
-import type { ConsoleDeps } from '../deps.js';
+import type { ConsoleDeps } from '../console-deps.js';
 import type { GalleryItem } from './gallery-items.js';
 import { createThumbnailMaker, type ThumbWidth, thumbEtag } from './thumbnails.js';
 import { videoPlaceholder } from './video-placeholder.js';

@@ -1,5 +1,5 @@
 import type { UsageReport } from '../../services/usage.js';
-import type { ConsoleDeps } from '../deps.js';
+import type { ConsoleDeps } from '../console-deps.js';
 
 /**
  * What each key has spent in its limit's current period (UTC day, ISO week or month): charged

@@ -6,7 +6,7 @@ import { DoneNotice } from '../components/done-notice.js';
 import { type Refusal, RefusalNotice } from '../components/refusal.js';
 import { ShownOnce } from '../components/shown-once.js';
 import { When } from '../components/when.js';
-import type { ConsoleDeps } from '../deps.js';
+import type { ConsoleDeps } from '../console-deps.js';
 import { EmptyState, Page } from '../layout.js';
 import { CreateKeyForm, type KeyFormValues, NEW_KEY_FORM } from './key-form.js';
 import { periodSpend, recentUsage } from './key-spend.js';

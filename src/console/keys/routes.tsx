@@ -2,8 +2,8 @@
 import type { Hono } from 'hono';
 import { RotateApiKeyBody } from '../../api/routes/api-keys/rotate.js';
 import { attempt, type Refusal, schemaRefusal } from '../components/refusal.js';
+import type { ConsoleDeps, ConsoleEnv } from '../console-deps.js';
 import { principalOf, readForm, readFormAll, render, seeOther } from '../console-http.js';
-import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import { accountHolder } from '../key-principal.js';
 import { EditKeyPage, editBody, editValuesFrom, editValuesOf } from './edit-form.js';
 import { keyBody, keyFormValues } from './key-form.js';

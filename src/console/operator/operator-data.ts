@@ -1,5 +1,5 @@
 import type { AccountDetail, DashboardFigures } from '../../services/operator.js';
-import type { ConsoleDeps } from '../deps.js';
+import type { ConsoleDeps } from '../console-deps.js';
 
 export interface OperatorView {
   /** Every account with its money, credits and live keys (each key's spend in its limit's period). */

@@ -1,6 +1,6 @@
 import type { TaskRecord } from '../../store/records.js';
 import type { ChartSpec } from '../components/charts.js';
-import type { ConsoleDeps } from '../deps.js';
+import type { ConsoleDeps } from '../console-deps.js';
 
 const HOUR_MS = 3_600_000;
 const HOURS = 24;

@@ -2,8 +2,8 @@ import { AppError } from '../../domain/errors.js';
 import type { Scope } from '../../domain/scopes.js';
 import type { AccountView } from '../../services/accounts.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
+import type { ConsoleDeps } from '../console-deps.js';
 import { principalOf } from '../console-http.js';
-import type { ConsoleDeps } from '../deps.js';
 import { type DayOfTasks, type Failure, latestFailures, tasksOfLastDay } from './activity.js';
 import { type KeyLimit, keyLimits, type PeriodSpend, spendByPeriod } from './spend.js';
 

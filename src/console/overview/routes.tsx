@@ -1,8 +1,8 @@
 /** @jsxImportSource hono/jsx */
 import type { Hono } from 'hono';
 import { CHART_ASSETS } from '../components/charts.js';
+import type { ConsoleDeps, ConsoleEnv } from '../console-deps.js';
 import { accountSession, render } from '../console-http.js';
-import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import { EmptyState, Page } from '../layout.js';
 import { Balance, Spend } from './money-sections.js';
 import { loadOverview, type Overview } from './overview-data.js';

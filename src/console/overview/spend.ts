@@ -1,7 +1,7 @@
 import { formatUsd, parseUsd } from '../../domain/money.js';
 import { periodKey } from '../../domain/periods.js';
 import type { SpendingLimitPeriod } from '../../store/records.js';
-import type { ConsoleDeps } from '../deps.js';
+import type { ConsoleDeps } from '../console-deps.js';
 import { keyLabel } from '../usage/format.js';
 
 export interface PeriodSpend {

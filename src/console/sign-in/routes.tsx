@@ -2,8 +2,8 @@
 import type { Context, Hono } from 'hono';
 import { AppError } from '../../domain/errors.js';
 import { safeNext } from '../../services/console-sessions.js';
+import type { ConsoleDeps, ConsoleEnv } from '../console-deps.js';
 import { readForm, render, seeOther, sessionOf } from '../console-http.js';
-import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import { Notice, Page } from '../layout.js';
 import { clientAddress, createAttemptLimiter } from '../security.js';
 import { clearSessionCookie, sessionSecret, setSessionCookie } from '../session.js';

@@ -3,8 +3,8 @@ import { toProgressView } from '../../engine/task-views.js';
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import type { WebhookService } from '../../services/webhooks/webhook-service.js';
+import type { ConsoleDeps } from '../console-deps.js';
 import { principalOf } from '../console-http.js';
-import type { ConsoleDeps } from '../deps.js';
 import { type GalleryItem, galleryItemsOf } from '../gallery/gallery-items.js';
 import { verdictsSince } from '../gallery/recent-reviews.js';
 

@@ -3,9 +3,9 @@
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { AppError } from '../../domain/errors.js';
+import type { ConsoleDeps, ConsoleEnv } from '../console-deps.js';
 import type { AccountSession } from '../console-http.js';
 import { accountSession, principalOf, readForm, render, seeOther } from '../console-http.js';
-import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import { TaskDeletePage } from './delete-page.js';
 import { loadInspector } from './inspector-data.js';
 import { type InspectorNotice, TaskInspectorPage } from './inspector-page.js';

@@ -2,9 +2,9 @@ import type { Context } from 'hono';
 import { toSchemaIssues } from '../../api/schema-issues.js';
 import { AppError } from '../../domain/errors.js';
 import type { TaskRecord } from '../../engine/task-registry.js';
+import type { ConsoleDeps, ConsoleEnv } from '../console-deps.js';
 import type { AccountSession } from '../console-http.js';
 import { principalOf } from '../console-http.js';
-import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import { authorizeSession, keyPrincipal } from '../key-principal.js';
 
 /**

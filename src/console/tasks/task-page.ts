@@ -1,5 +1,5 @@
 import type { TaskRecord } from '../../engine/task-registry.js';
-import type { ConsoleDeps } from '../deps.js';
+import type { ConsoleDeps } from '../console-deps.js';
 import type { TaskListRequest } from './list-query.js';
 
 /** One page of the list and where its "Older" and "Newer" links lead. */

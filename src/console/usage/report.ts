@@ -1,7 +1,7 @@
 import type { ApiKeyView } from '../../services/api-keys.js';
 import type { UsageGroupBy, UsageReport } from '../../services/usage.js';
 import type { ChartSpec } from '../components/charts.js';
-import type { ConsoleDeps } from '../deps.js';
+import type { ConsoleDeps } from '../console-deps.js';
 import { keyLabel, NO_KEY_LABEL } from './format.js';
 import { daysOf, type UsageRange } from './range.js';
 

@@ -2,8 +2,8 @@
 import type { Context, Hono } from 'hono';
 import type { ConsoleSession } from '../../services/console-sessions.js';
 import { attempt, type Refusal } from '../components/refusal.js';
+import type { ConsoleDeps, ConsoleEnv } from '../console-deps.js';
 import { readFormAll, render, seeOther } from '../console-http.js';
-import type { ConsoleDeps, ConsoleEnv } from '../deps.js';
 import { accountHolder } from '../key-principal.js';
 import { createBody, updateBody, type WebhookFormValues, webhookFormValues } from './webhook-form.js';
 import { loadWebhook, loadWebhooks, WebhookPage, WebhooksPage } from './webhooks-page.js';

@@ -7,7 +7,7 @@ import { PostForm } from '../components/post-form.js';
 import { type Refusal, RefusalNotice } from '../components/refusal.js';
 import { ShownOnce } from '../components/shown-once.js';
 import { When } from '../components/when.js';
-import type { ConsoleDeps } from '../deps.js';
+import type { ConsoleDeps } from '../console-deps.js';
 import { EmptyState, Page } from '../layout.js';
 import { DeliveryLog } from './delivery-log.js';
 import { NEW_WEBHOOK_FORM, WebhookForm, type WebhookFormValues } from './webhook-form.js';

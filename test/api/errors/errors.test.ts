@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { serve } from '@hono/node-server';
+import type { ApiDeps } from '../../../src/api/api-deps.js';
 import { createApi } from '../../../src/api/app.js';
-import type { ApiDeps } from '../../../src/api/types.js';
 import { send, startService } from '../../helpers/harness.js';
 
 test('an unknown route is 404 NOT_FOUND with the flat body', async (t) => {

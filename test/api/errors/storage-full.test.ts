@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Hono } from 'hono';
 import pg from 'pg';
+import type { ApiEnv } from '../../../src/api/api-deps.js';
 import { createErrorHandler } from '../../../src/api/error-handler.js';
-import type { ApiEnv } from '../../../src/api/types.js';
 import { AppError } from '../../../src/domain/errors.js';
 import { isOutOfSpace, storageFull } from '../../../src/domain/storage-full.js';
 

@@ -8,8 +8,8 @@ import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import type { Hono } from 'hono';
 import { z } from 'zod';
+import type { ApiEnv } from '../../../src/api/api-deps.js';
 import { parseJsonBody } from '../../../src/api/body.js';
-import type { ApiEnv } from '../../../src/api/types.js';
 import { eventually, send } from '../../helpers/harness.js';
 import { startLoggedServer } from '../../helpers/logged-server.js';
 

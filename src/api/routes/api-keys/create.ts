@@ -2,9 +2,9 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { parseUsd } from '../../../domain/money.js';
 import { ALL_SCOPES } from '../../../domain/scopes.js';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { dataOf } from '../../common-schemas.js';
 import { addDataRoute } from '../../data-route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 import { ApiKey, ExpiresAt, MaxConcurrent, MaxPriority, RequestsPerMinute } from './schemas.js';
 
 export const CreateApiKeyBody = z.object({

@@ -1,9 +1,9 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { DEFAULT_ROTATION_GRACE_SECONDS } from '../../../services/api-keys.js';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { dataOf } from '../../common-schemas.js';
 import { addDataRoute } from '../../data-route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 import { ApiKey } from './schemas.js';
 
 /** At most 30 days of grace: a longer overlap is two keys, made and deleted on purpose. */

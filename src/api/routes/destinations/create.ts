@@ -2,9 +2,9 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { DESTINATION_CONFIGS, DESTINATION_PROVIDERS } from '../../../services/destination-configs.js';
 import { DestinationName } from '../../../task-types/request-parts.js';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { dataOf } from '../../common-schemas.js';
 import { addDataRoute } from '../../data-route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 import { Destination } from './schemas.js';
 /** `{ name, provider: { id }, config }`, the config checked against the provider's own schema. */
 export const CreateDestinationBody = z

@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { Deleted, dataOf } from '../../common-schemas.js';
 import { addDataRoute } from '../../data-route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 
 export const DeleteDestinationResponse = dataOf(Deleted);
 export type DeleteDestinationResponse = z.infer<typeof DeleteDestinationResponse>;

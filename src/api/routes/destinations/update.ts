@@ -1,9 +1,9 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { DestinationName } from '../../../task-types/request-parts.js';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { dataOf } from '../../common-schemas.js';
 import { addDataRoute } from '../../data-route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 import { Destination } from './schemas.js';
 /** A new name, or a whole new config (masked secrets sent back keep their values); `provider.id` cannot change. */
 export const UpdateDestinationBody = z.object({

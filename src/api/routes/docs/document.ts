@@ -1,7 +1,7 @@
 import type { Config } from '../../../config/schema.js';
+import type { ApiDeps } from '../../api-deps.js';
 import { buildOpenApi } from '../../openapi/document.js';
 import type { RouteSpec } from '../../route.js';
-import type { ApiDeps } from '../../types.js';
 
 const DOCUMENTED = new WeakMap<object, RouteSpec[]>();
 const CACHE = new WeakMap<object, { config: Config; doc: ReturnType<typeof buildOpenApi> }>();

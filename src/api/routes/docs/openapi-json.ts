@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { addRoute } from '../../route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 import { documentOf } from './document.js';
 
 export function registerOpenApiJson(app: Hono<ApiEnv>, deps: ApiDeps): void {

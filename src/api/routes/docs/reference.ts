@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { addRoute } from '../../route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 import { documentOf } from './document.js';
 import { SCALAR_PATH, scalarBundle } from './scalar-bundle.js';
 

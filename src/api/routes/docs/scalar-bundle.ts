@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { Hono } from 'hono';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { addRoute } from '../../route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 
 /** Where the reference page loads its renderer from. */
 export const SCALAR_PATH = '/docs/scalar.js';

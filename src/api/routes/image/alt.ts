@@ -1,9 +1,9 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
 import { AltBody, AltResult } from '../../../task-types/image-alt.js';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { createAndMaybeWait } from '../../sync-answer.js';
 import { addSyncTaskRoute } from '../../task-create-route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 import { PendingTaskAnswer, syncAnswer } from './schemas.js';
 
 export { AltBody } from '../../../task-types/image-alt.js';

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { addTaskCreateRoute } from '../../task-create-route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 import { CreatedTaskResponse } from './schemas.js';
 
 /** The body schema lives with the task type (built per config: unknown model ids fail it). */

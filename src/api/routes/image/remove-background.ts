@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { RemoveBackgroundBody } from '../../../task-types/image-remove-background.js';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { addTaskCreateRoute } from '../../task-create-route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 import { CreatedTaskResponse } from './schemas.js';
 
 export { RemoveBackgroundBody } from '../../../task-types/image-remove-background.js';

@@ -1,10 +1,10 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { ReviewBody, ReviewResult } from '../../../task-types/image-review.js';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { dataOf, Usd } from '../../common-schemas.js';
 import { createAndMaybeWaitForResult } from '../../sync-answer.js';
 import { addSyncTaskRoute } from '../../task-create-route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 
 export { ReviewBody } from '../../../task-types/image-review.js';
 

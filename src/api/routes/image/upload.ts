@@ -4,10 +4,10 @@ import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { AppError } from '../../../domain/errors.js';
 import { type ReceivedFile, UPLOAD_LIMITS } from '../../../services/uploads.js';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { dataOf } from '../../common-schemas.js';
 import { RequestCutShortError } from '../../cut-short.js';
 import { addRoute } from '../../route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 
 /** One stored upload: use its id (or service_url) wherever an image URL is taken. */
 export const UploadedFile = z.object({

@@ -1,10 +1,10 @@
 import type { Hono } from 'hono';
 import { AppError } from '../../../domain/errors.js';
 import { assetOf } from '../../../services/verify-source.js';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { readStreamBounded } from '../../body.js';
 import { assertBodyArrived } from '../../cut-short.js';
 import { addRoute } from '../../route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 import { reportOf, VerifyResponse } from './verify.js';
 
 /**

@@ -5,9 +5,9 @@ import { IMAGE_ID } from '../../../domain/ids.js';
 import type { CredentialsReport as Report } from '../../../domain/provenance.js';
 import type { VerifyAsset } from '../../../services/verify-source.js';
 import { HttpUrl } from '../../../task-types/request-parts.js';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { dataOf } from '../../common-schemas.js';
 import { addRoute } from '../../route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 
 export const VerifyBody = z.object({
   url: HttpUrl.optional().describe(

@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { dataOf, Usd } from '../../common-schemas.js';
 import { addDataRoute } from '../../data-route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 import { listedModels, ModelParametersInfo } from './parameters.js';
 
 /** A generation model as the config defines it: prices (USD per image) and capabilities. */

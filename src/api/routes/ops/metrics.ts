@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Hono } from 'hono';
 import { AppError } from '../../../domain/errors.js';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { addRoute } from '../../route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 const digest = (value: string) => createHash('sha256').update(value).digest();

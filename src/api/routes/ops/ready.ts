@@ -1,9 +1,9 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { AppError } from '../../../domain/errors.js';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { dataOf } from '../../common-schemas.js';
 import { addRoute } from '../../route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 
 export const ReadyResponse = dataOf(
   z.object({

@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { dataOf } from '../../common-schemas.js';
 import { addRoute } from '../../route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 import { Task, taskBody } from './schemas.js';
 
 export const DeleteTaskResponse = dataOf(Task);

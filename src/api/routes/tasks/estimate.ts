@@ -1,11 +1,11 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { formatUsd } from '../../../domain/money.js';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { rejectSchema } from '../../body.js';
 import { dataOf, Usd } from '../../common-schemas.js';
 import { addRoute } from '../../route.js';
 import { toSchemaIssues } from '../../schema-issues.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 
 /** `request` is what the type's create route takes as its body. */
 export const EstimateBody = z.object({

@@ -8,9 +8,9 @@ import { taskVersion } from '../../../engine/task-stream.js';
 import { toProgressView } from '../../../engine/task-views.js';
 import type { Principal } from '../../../services/auth.js';
 import type { TaskPreview } from '../../../services/event-bus.js';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { addRoute, requestCredential } from '../../route.js';
 import { createStreamWakeup } from '../../stream-wakeup.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 import { taskBody, taskResultBody } from './schemas.js';
 
 export const TaskEventsQuery = z.object({

@@ -1,9 +1,9 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
 import { toProgressView } from '../../../engine/task-views.js';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { dataOf } from '../../common-schemas.js';
 import { addRoute } from '../../route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 import { Task, taskBody } from './schemas.js';
 
 export const GetTaskResponse = dataOf(Task);

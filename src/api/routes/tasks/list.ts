@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { parseQuery } from '../../body.js';
 import { addRoute } from '../../route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 import { Task, TaskStatusSchema, taskBody } from './schemas.js';
 
 export const ListTasksQuery = z

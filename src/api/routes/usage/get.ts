@@ -2,9 +2,9 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { AppError } from '../../../domain/errors.js';
 import { MAX_USAGE_DAYS, USAGE_GROUP_BY } from '../../../services/usage.js';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { dataOf, Timestamp, Usd } from '../../common-schemas.js';
 import { addRoute } from '../../route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 
 const When = z.string().max(64);
 

@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { dataOf, Usd } from '../../common-schemas.js';
 import { addDataRoute } from '../../data-route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 import { listedModels, ModelParametersInfo } from '../models/parameters.js';
 
 /** A video model as the config defines it: prices (USD per second of footage, per input image) and capabilities. */

@@ -3,8 +3,8 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { AppError } from '../../../domain/errors.js';
 import { VIDEO_MIME } from '../../../domain/media-types.js';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { addRoute } from '../../route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 
 const VideoRequestHeaders = z.object({
   range: z

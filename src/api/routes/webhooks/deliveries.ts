@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { dataOf } from '../../common-schemas.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 import { Delivery } from './schemas.js';
 import { addWebhookRoute } from './webhook-route.js';
 

@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { AppError } from '../../../domain/errors.js';
 import { eventMatches } from '../../../domain/event-kinds.js';
 import type { AccountEvent } from '../../../engine/account-events.js';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { addRoute, requestCredential } from '../../route.js';
 import { createStreamWakeup } from '../../stream-wakeup.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 import { EventKind } from './schemas.js';
 
 export const WebhookEventsQuery = z.object({

@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
 import type { ErrorCode } from '../../../domain/errors.js';
+import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { addRoute } from '../../route.js';
-import type { ApiDeps, ApiEnv } from '../../types.js';
 
 type BodySchema = z.ZodType | undefined;
 type BodyOf<B extends BodySchema> = B extends z.ZodType ? z.infer<B> : undefined;

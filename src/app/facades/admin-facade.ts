@@ -1,6 +1,6 @@
-import { checkLedger } from '../services/doctor.js';
-import type { AdminDeps } from './admin/deps.js';
-import type { ServiceParts } from './service-parts.js';
+import { checkLedger } from '../../services/doctor.js';
+import type { AdminDeps } from '../admin/admin-deps.js';
+import type { ServiceParts } from '../service-parts.js';
 
 /** The operator actions' facade (the CLI on a data dir, the admin socket of a running server). */
 export function adminDepsOf(parts: ServiceParts): AdminDeps {

@@ -1,5 +1,5 @@
-import type { ApiDeps } from '../api/types.js';
-import type { ServiceParts } from './service-parts.js';
+import type { ApiDeps } from '../../api/api-deps.js';
+import type { ServiceParts } from '../service-parts.js';
 
 /** The API's facade: the services its routes call, the engine's request side, and the operations view. */
 export function apiDepsOf(parts: ServiceParts): ApiDeps {

@@ -1,4 +1,4 @@
-import type { ApiDeps, ApiEnv } from '../api/types.js';
+import type { ApiDeps, ApiEnv } from '../api/api-deps.js';
 import type { AccountService } from '../services/accounts.js';
 import type { ConsoleSession, ConsoleSessionService } from '../services/console-sessions.js';
 import type { OperatorService } from '../services/operator.js';

@@ -1,8 +1,8 @@
-import type { ApiDeps } from '../api/types.js';
-import type { ConsoleDeps } from '../console/deps.js';
-import type { AdminDeps } from './admin/deps.js';
-import { runAdminOp } from './admin/ops.js';
-import type { ServiceParts } from './service-parts.js';
+import type { ApiDeps } from '../../api/api-deps.js';
+import type { ConsoleDeps } from '../../console/console-deps.js';
+import type { AdminDeps } from '../admin/admin-deps.js';
+import { runAdminOp } from '../admin/ops.js';
+import type { ServiceParts } from '../service-parts.js';
 
 /** The console's facade: the API's, plus the operator view's services (its doctor status runs the admin op). */
 export function consoleDepsOf(parts: ServiceParts, api: ApiDeps, admin: AdminDeps): ConsoleDeps {
