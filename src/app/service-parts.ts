@@ -1,7 +1,7 @@
 import type { Ops } from '../api/api-deps.js';
 import type { ConfigSource } from '../config/source.js';
 import type { OutputSigner } from '../domain/provenance.js';
-import type { createEngine } from '../engine/engine.js';
+import type { Engine } from '../engine/engine.js';
 import type { TaskTypeRegistry } from '../engine/task-registry.js';
 import type { AccountErase } from '../services/account-erase.js';
 import type { AccountService } from '../services/accounts.js';
@@ -30,9 +30,6 @@ import type { BillingAlerts } from '../webhooks/billing-alerts.js';
 import type { Outbox } from '../webhooks/outbox.js';
 import type { DataDirLayout } from './data-dir.js';
 import type { ConfigReload } from './reload.js';
-
-/** The task engine as createEngine builds it: its lifecycle, lanes, streams and task service. */
-export type Engine = ReturnType<typeof createEngine>;
 
 /**
  * Every service openServices builds, by name: what the facades (ApiDeps, ConsoleDeps, AdminDeps,

@@ -7,11 +7,11 @@ import type { TokenService } from '../services/tokens.js';
 import type { WebhookUrlCheck } from '../services/webhooks/webhook-url.js';
 import type { LanePauseRecord, StoredFile } from '../store/records.js';
 import type { Store } from '../store/store-contract.js';
-import { createAccountEvents } from './account-events.js';
+import { type AccountEvents, createAccountEvents } from './account-events.js';
 import { createDeadlines } from './deadlines.js';
 import { fleetKeySlotsOf, openIntake } from './intake/intake.js';
 import type { SingletonDuties } from './intake/intake-types.js';
-import { createLiveProgress } from './live-progress.js';
+import { createLiveProgress, type LiveProgressSource } from './live-progress.js';
 import { createLoadLimits } from './load-limits.js';
 import { createOwnerLookup } from './owners.js';
 import type { QueueView } from './queue-views.js';
@@ -19,8 +19,8 @@ import { Lanes } from './runner/lanes.js';
 import { createTaskRunner } from './runner/task-runner.js';
 import type { TaskTypeRegistry } from './task-registry.js';
 import { createTaskService, type TaskService } from './task-service.js';
-import { createTaskSettler } from './task-settler.js';
-import { createTaskStreams } from './task-stream.js';
+import { createTaskSettler, type TaskSettler } from './task-settler.js';
+import { createTaskStreams, type TaskStreams } from './task-stream.js';
 
 export interface EngineDeps {
   store: Store;
@@ -38,13 +38,40 @@ export interface EngineDeps {
   discardFiles?: (files: readonly StoredFile[]) => Promise<void>;
 }
 
+/** The task lifecycle of one process, as the composition root holds it. */
+export interface Engine {
+  /** Records items as they finish and settles tasks. */
+  settlement: TaskSettler;
+  lanes: Lanes;
+  /** The request side: estimate, create, read, cancel, sweep, sync waits. */
+  tasks: TaskService;
+  /** Live status streams (GET /tasks/{id}/events). */
+  streams: TaskStreams;
+  /** An account's settled events, live (GET /webhook/events). */
+  accountEvents: AccountEvents;
+  /** Where pending tasks stand in memory (this runner's, or relayed from the process running them). */
+  live: LiveProgressSource;
+  /** Starts this process's part of the work (`work`), or only its serving part (null: `serve --no-work`). */
+  start(work: SingletonDuties | null): Promise<void>;
+  /** Every lane with work or a pause: this process's, or the fleet's on a shared store. */
+  queues(): Promise<QueueView[]>;
+  /** Pauses a lane, fleet-wide: its queued items wait, running ones finish, creates are still taken. */
+  pauseLane(lane: string): Promise<LanePauseRecord>;
+  /** Resumes a paused lane, fleet-wide; false when it was not paused. */
+  resumeLane(lane: string): Promise<boolean>;
+  /** This process's name in task leases (a working process on a shared store). */
+  workerId(): string | undefined;
+  /** Stops taking work; running items get `graceMs`, then stay pending for the next start. */
+  close(graceMs: number): Promise<void>;
+}
+
 /**
  * The task lifecycle of one process, built in dependency order: settlement, the
  * lanes and the runner, the live status fan-out, the intake (picked from the store, once), and
  * the request side, which hands each created task to the intake. Nothing runs until `start`;
  * operator commands on a stopped data dir never start it.
  */
-export function createEngine(deps: EngineDeps) {
+export function createEngine(deps: EngineDeps): Engine {
   const { store, registry, clock, events, config, log } = deps;
   const settlement = createTaskSettler({ store, registry, clock, events });
   const lanes = new Lanes(config, { log, fleetKeySlots: fleetKeySlotsOf(store) });

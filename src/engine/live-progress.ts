@@ -37,11 +37,19 @@ const isoIn = (now: number, ms: number): string => new Date(Math.round((now + ms
  * on a shared database, the fractions the process running it last announced (`task:progress-elsewhere`),
  * kept per task until it settles, in a bounded map.
  */
+/** Where each pending task stands, from this runner or relayed from the process running it. */
+export interface LiveProgressSource {
+  of(taskId: string): LiveProgress | undefined;
+  /** How many tasks' relayed fractions are held (bounded). */
+  elsewhereSize(): number;
+  close(): void;
+}
+
 export function createLiveProgress(deps: {
   events: EventBus;
   clock: Clock;
   local: (taskId: string) => RunnerProgress | undefined;
-}) {
+}): LiveProgressSource {
   const elsewhere = new Map<string, ItemFractions>();
   const off = [
     deps.events.on('task:progress-elsewhere', ({ taskId, fractions }) => {
