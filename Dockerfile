@@ -9,13 +9,13 @@ WORKDIR /app
 # Dependencies first, so that a change to the sources does not reinstall them. Install scripts
 # are not needed: every native part (sharp, onnxruntime-node) ships inside its registry package,
 # and onnxruntime-node's own script would download optional CUDA libraries.
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev --ignore-scripts
 
-# ---- runtime: the compiled CLI, production dependencies, the default config ----
+# ---- runtime: the compiled CLI, production dependencies, the default config, the console's files, the SQL migrations ----
 FROM node:20-slim
 ENV NODE_ENV=production \
     IMGTASK_DATA=/data \
@@ -26,6 +26,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json README.md LICENSE ./
 COPY config ./config
+COPY public ./public
+COPY sql ./sql
 COPY bin/imgtask.js ./bin/imgtask.js
 # `imgtask` on PATH, for `docker exec <container> imgtask accounts create …` (operator commands
 # reach the running server through its socket in /data).

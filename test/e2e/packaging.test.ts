@@ -43,7 +43,7 @@ test('the packed package holds the compiled CLI and its workers, and runs as ins
   const dir = await tempDir(t, 'imgtask-pack-');
   const pkg = join(dir, 'pkg');
   mkdirSync(pkg);
-  for (const entry of ['package.json', 'README.md', 'LICENSE', 'bin', 'config', 'public'])
+  for (const entry of ['package.json', 'README.md', 'LICENSE', 'bin', 'config', 'public', 'sql'])
     cpSync(join(ROOT, entry), join(pkg, entry), { recursive: true });
   // The build of tsconfig.build.json, into the copy; types are checked by `tsc --noEmit` in npm test.
   run(process.execPath, [

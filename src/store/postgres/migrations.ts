@@ -3,7 +3,7 @@ import pg from 'pg';
 import { clientConfig } from './connection.js';
 
 /**
- * The schema, as ordered migrations: the numbered `.sql` files in migrations/. Each runs once, in its own
+ * The schema, as ordered migrations: the numbered `.sql` files in sql/ at the package root. Each runs once, in its own
  * transaction, recorded in `imgtask_schema_migrations`. Never edit a released one: add the next.
  *
  * Conventions: ids, names and times are `text COLLATE "C"` (byte order, the order JS compares
@@ -17,10 +17,10 @@ export interface Migration {
 }
 
 /**
- * The folder of the `.sql` files, found from the package root: this module runs from src/ (tsx) and from dist/
- * (built), both one level below the root, and the build does not copy `.sql` (package.json "files" ships them).
+ * The folder of the `.sql` files, `sql/` at the package root: this module runs from src/ (tsx) and from dist/
+ * (built), both one level below the root; package.json "files" ships the folder.
  */
-const MIGRATIONS_DIR = new URL('../../../src/store/postgres/migrations/', import.meta.url);
+const MIGRATIONS_DIR = new URL('../../../sql/', import.meta.url);
 
 /** `0003-idempotency-keys.sql`: the version is the number; the first line, `-- Migration: <name>`, names it. */
 const FILE_NAME = /^(\d+)-[a-z0-9-]+\.sql$/;
