@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { QueueView } from '../engine/queue-views.js';
+import type { QueueView } from '../domain/dashboard.js';
 import type { AnyTaskType } from '../engine/task-registry.js';
 import type { Store } from '../store/store-contract.js';
 import type { AttemptOutcome } from '../webhooks/dispatcher.js';

@@ -50,19 +50,27 @@ export interface DashboardProgress {
   estimatedFinishAt?: string;
 }
 
-/** One lane as the engine reports it (its QueueView, seen here by its shape: docs/scheduling.md#operators). */
-export interface LaneReport {
+/**
+ * One lane as operators see it: `imgtask queues`, the dashboards, /metrics and /ready (docs/scheduling.md#operators).
+ */
+export interface QueueView {
   lane: string;
+  /** Items waiting to start. */
   queued: number;
+  /** Items holding a slot now. */
   running: number;
+  /** Slots: how many items the lane runs at once (summed over the fleet's processes on PostgreSQL). */
   capacity: number;
+  /** How long the oldest waiting item has waited, in seconds (0 with none waiting). */
   oldestQueuedSeconds: number;
   paused: boolean;
+  /** When an operator paused it. */
   pausedAt?: string;
+  /** The accounts with the most items waiting, most first. */
   topAccounts: { account: string; queued: number }[];
 }
 
 /** A lane as operators see it: the engine's report, each top account named. */
-export interface LaneFigures extends Omit<LaneReport, 'topAccounts'> {
+export interface LaneFigures extends Omit<QueueView, 'topAccounts'> {
   topAccounts: { account: string; name: string; queued: number }[];
 }

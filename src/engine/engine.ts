@@ -1,4 +1,5 @@
 import type { ConfigSource } from '../config/source.js';
+import type { QueueView } from '../domain/dashboard.js';
 import { isoTime } from '../domain/time.js';
 import type { EventBus } from '../services/event-bus.js';
 import type { Clock } from '../services/ports.js';
@@ -14,7 +15,6 @@ import type { SingletonDuties } from './intake/intake-types.js';
 import { createLiveProgress, type LiveProgressSource } from './live-progress.js';
 import { createLoadLimits } from './load-limits.js';
 import { createOwnerLookup } from './owners.js';
-import type { QueueView } from './queue-views.js';
 import { Lanes } from './runner/lanes.js';
 import { createTaskRunner } from './runner/task-runner.js';
 import type { TaskTypeRegistry } from './task-registry.js';

@@ -1,29 +1,10 @@
+import type { QueueView } from '../domain/dashboard.js';
 import type { LanePauseRecord } from '../store/records.js';
 import type { FleetLaneFigures } from '../store/store-contract.js';
 import type { LaneStats } from './runner/lanes.js';
 
 /** How many accounts a lane's view names. */
 const TOP_ACCOUNTS = 5;
-
-/**
- * One lane as operators see it: `imgtask queues`, the dashboards, /metrics and /ready (docs/scheduling.md#operators).
- */
-export interface QueueView {
-  lane: string;
-  /** Items waiting to start. */
-  queued: number;
-  /** Items holding a slot now. */
-  running: number;
-  /** Slots: how many items the lane runs at once (summed over the fleet's processes on PostgreSQL). */
-  capacity: number;
-  /** How long the oldest waiting item has waited, in seconds (0 with none waiting). */
-  oldestQueuedSeconds: number;
-  paused: boolean;
-  /** When an operator paused it. */
-  pausedAt?: string;
-  /** The accounts with the most items waiting, most first. */
-  topAccounts: { account: string; queued: number }[];
-}
 
 const byName = (a: QueueView, b: QueueView) => (a.lane < b.lane ? -1 : a.lane > b.lane ? 1 : 0);
 

@@ -1,4 +1,4 @@
-import type { DashboardFigures, DashboardProgress, LaneFigures, LaneReport } from '../domain/dashboard.js';
+import type { DashboardFigures, DashboardProgress, LaneFigures, QueueView } from '../domain/dashboard.js';
 import { formatUsd } from '../domain/money.js';
 import { periodKey } from '../domain/periods.js';
 import type { TaskRecord } from '../store/records.js';
@@ -38,7 +38,7 @@ export function createOperatorService(deps: {
   /** A pending task's progress (the engine's, held in memory); none: the dashboard shows none. */
   progressOf?: (task: TaskRecord) => DashboardProgress | undefined;
   /** The engine's lanes (none: no lane is shown). */
-  queues?: () => Promise<LaneReport[]>;
+  queues?: () => Promise<QueueView[]>;
 }): OperatorService {
   const { store, clock } = deps;
 

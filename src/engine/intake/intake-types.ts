@@ -1,9 +1,9 @@
 import type { ConfigSource } from '../../config/source.js';
+import type { QueueView } from '../../domain/dashboard.js';
 import type { EventBus } from '../../services/event-bus.js';
 import type { LanePauseRecord, TaskRecord } from '../../store/records.js';
 import type { Deadlines } from '../deadlines.js';
 import type { LaneBacklog } from '../load-limits.js';
-import type { QueueView } from '../queue-views.js';
 import type { Lanes } from '../runner/lanes.js';
 import type { TaskRunner } from '../runner/task-runner.js';
 import type { TaskSettler } from '../task-settler.js';

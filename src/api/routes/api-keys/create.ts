@@ -1,11 +1,18 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { parseUsd } from '../../../domain/money.js';
 import { ALL_SCOPES } from '../../../domain/scopes.js';
 import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { dataOf } from '../../common-schemas.js';
 import { addDataRoute } from '../../data-route.js';
-import { ApiKey, ExpiresAt, MaxConcurrent, MaxPriority, RequestsPerMinute } from './schemas.js';
+import {
+  ApiKey,
+  ExpiresAt,
+  MaxConcurrent,
+  MaxPriority,
+  RequestsPerMinute,
+  SpendingLimit,
+  SpendingLimitPeriod,
+} from './schemas.js';
 
 export const CreateApiKeyBody = z.object({
   name: z.string().min(1).max(64).optional(),
@@ -20,11 +27,8 @@ export const CreateApiKeyBody = z.object({
     )
     .max(ALL_SCOPES.length * 2)
     .optional(),
-  spendingLimit: z
-    .string()
-    .refine((value) => parseUsd(value) !== null, 'a decimal USD amount such as "25" or "0.5"')
-    .optional(),
-  spendingLimitPeriod: z.enum(['day', 'week', 'month']).optional(),
+  spendingLimit: SpendingLimit.optional(),
+  spendingLimitPeriod: SpendingLimitPeriod.optional(),
   requestsPerMinute: RequestsPerMinute.optional(),
   expiresAt: ExpiresAt.optional(),
   /** null, as absent: no bound. */

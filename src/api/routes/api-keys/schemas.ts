@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseUsd } from '../../../domain/money.js';
 import { MAX_CONCURRENT_BOUND, PRIORITY } from '../../../domain/scheduling.js';
 import { Timestamp, Usd } from '../../common-schemas.js';
 
@@ -37,6 +38,14 @@ export const ApiKey = z.object({
     .describe(`the highest priority a task created with this key may ask for (${PRIORITY.default} unless set)`),
 });
 export type ApiKey = z.infer<typeof ApiKey>;
+
+/** spendingLimit of a key in a body: decimal USD text (the key service turns it into micro-USD). */
+export const SpendingLimit = z
+  .string()
+  .refine((value) => parseUsd(value) !== null, 'a decimal USD amount such as "25" or "0.5"');
+
+/** spendingLimitPeriod of a key: the calendar period its spending limit counts over. */
+export const SpendingLimitPeriod = z.enum(['day', 'week', 'month']);
 
 /** requestsPerMinute of a key: a positive integer (null in a PATCH removes the limit). */
 export const RequestsPerMinute = z.number().int().min(1).max(1_000_000).describe('requests per fixed 60 s window');

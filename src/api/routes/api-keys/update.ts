@@ -1,10 +1,17 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { parseUsd } from '../../../domain/money.js';
 import type { ApiDeps, ApiEnv } from '../../api-deps.js';
 import { dataOf } from '../../common-schemas.js';
 import { addDataRoute } from '../../data-route.js';
-import { ApiKey, ExpiresAt, MaxConcurrent, MaxPriority, RequestsPerMinute } from './schemas.js';
+import {
+  ApiKey,
+  ExpiresAt,
+  MaxConcurrent,
+  MaxPriority,
+  RequestsPerMinute,
+  SpendingLimit,
+  SpendingLimitPeriod,
+} from './schemas.js';
 
 /**
  * Fields left out are kept; null removes a setting. Scopes are not changed here: a key with other scopes is a new key.
@@ -13,12 +20,8 @@ export const UpdateApiKeyBody = z.object({
   name: z.string().min(1).max(64).nullable().optional(),
   requestsPerMinute: RequestsPerMinute.nullable().optional(),
   expiresAt: ExpiresAt.nullable().optional(),
-  spendingLimit: z
-    .string()
-    .refine((value) => parseUsd(value) !== null, 'a decimal USD amount such as "25" or "0.5"')
-    .nullable()
-    .optional(),
-  spendingLimitPeriod: z.enum(['day', 'week', 'month']).optional(),
+  spendingLimit: SpendingLimit.nullable().optional(),
+  spendingLimitPeriod: SpendingLimitPeriod.optional(),
   maxConcurrent: MaxConcurrent.nullable().optional(),
   /** null: back to the default. */
   maxPriority: MaxPriority.nullable().optional(),
