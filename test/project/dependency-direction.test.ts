@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
+import { sourceFiles } from '../helpers/source-files.js';
 
 const SRC = resolve(import.meta.dirname, '../../src');
 
@@ -86,18 +87,6 @@ const TYPE_ONLY_FILES: Record<string, Record<string, RegExp>> = {
   client: { api: /^api\/routes\// },
   '*': { config: /^config\/(schema|source)\.ts$/ },
 };
-
-async function sourceFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  const nested = await Promise.all(
-    entries.map((e) =>
-      e.isDirectory()
-        ? sourceFiles(join(dir, e.name))
-        : Promise.resolve(/\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []),
-    ),
-  );
-  return nested.flat();
-}
 
 const IMPORT = /^\s*(import|export)\s+(type\s+)?[^'";]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
-import { basename, join, relative, resolve } from 'node:path';
+import { basename, relative, resolve } from 'node:path';
 import { test } from 'node:test';
+import { sourceFiles } from '../helpers/source-files.js';
 
 const SRC = resolve(import.meta.dirname, '../../src');
 
@@ -20,13 +20,6 @@ const BY_LAYER = [
   /^console\/[^/]+\/routes\.tsx$/,
 ];
 
-async function sourceFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  return entries
-    .filter((e) => e.isFile() && /\.tsx?$/.test(e.name))
-    .map((e) => relative(SRC, join(e.parentPath, e.name)));
-}
-
 /** Names used by more than one file where at most one of them may be: every other file name is used once. */
 function clashes(files: string[]): string[] {
   const outside = new Map<string, string[]>();
@@ -39,7 +32,7 @@ function clashes(files: string[]): string[] {
 }
 
 test('no two source files share a name, but for the files named for their resource, endpoint or command', async () => {
-  assert.deepEqual(clashes(await sourceFiles(SRC)), []);
+  assert.deepEqual(clashes((await sourceFiles(SRC)).map((file) => relative(SRC, file))), []);
 });
 
 test('the name check finds two files of one name outside the by-layer places', () => {
